@@ -1,0 +1,163 @@
+"""Parameter validation shared by every core entry point.
+
+Each check names the parameter, shows the value and states what is allowed,
+and runs before any work or allocation, e.g.::
+
+    octaves must be an integer in [1, 16], got 40
+
+``ParameterError`` subclasses both ``ValueError`` and ``TypeError`` so callers
+may catch either; the Blender side catches it and turns it into a report.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+__all__ = [
+    "ParameterError",
+    "check_int",
+    "check_float",
+    "check_choice",
+    "check_bool",
+    "check_shape",
+    "check_array",
+    "check_pair",
+    "make_rng",
+]
+
+#: Largest number of cells any 2-D grid may have (8193 x 8193, about 67 M);
+#: a float32 grid of that size is 268 MB and generators keep a few of them.
+MAX_CELLS = 8193 * 8193
+
+
+class ParameterError(ValueError, TypeError):
+    """A parameter is out of range, of the wrong type, or not finite."""
+
+
+def _fmt_bounds(bounds, integer=False):
+    lo, hi = bounds
+    lo_s = "-inf" if lo is None else (str(int(lo)) if integer else f"{lo:g}")
+    hi_s = "inf" if hi is None else (str(int(hi)) if integer else f"{hi:g}")
+    return lo_s, hi_s
+
+
+def check_int(value, *, name, bounds=(None, None)):
+    """Return ``value`` as an int in the closed interval ``bounds`` (None = open end).
+
+    >>> check_int(3, name="octaves", bounds=(1, 16))
+    3
+    """
+    lo, hi = bounds
+    lo_s, hi_s = _fmt_bounds(bounds, integer=True)
+    allowed = f"an integer in [{lo_s}, {hi_s}]"
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        if isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)) \
+                and math.isfinite(float(value)) and float(value).is_integer():
+            value = int(value)
+        else:
+            raise ParameterError(f"{name} must be {allowed}, got {value!r}")
+    value = int(value)
+    if (lo is not None and value < lo) or (hi is not None and value > hi):
+        raise ParameterError(f"{name} must be {allowed}, got {value}")
+    return value
+
+
+def check_float(value, *, name, bounds=(None, None), open_low=False, open_high=False):
+    """Return ``value`` as a finite float within ``bounds``.
+
+    ``open_low``/``open_high`` exclude the end points.
+
+    >>> check_float(0.5, name="persistence", bounds=(0.0, 1.0))
+    0.5
+    """
+    lo, hi = bounds
+    lo_s, hi_s = _fmt_bounds(bounds)
+    allowed = f"a finite number in {'(' if open_low else '['}{lo_s}, {hi_s}{')' if open_high else ']'}"
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise ParameterError(f"{name} must be {allowed}, got {value!r}")
+    value = float(value)
+    if not math.isfinite(value):
+        raise ParameterError(f"{name} must be {allowed}, got {value}")
+    if lo is not None and (value < lo or (open_low and value == lo)):
+        raise ParameterError(f"{name} must be {allowed}, got {value:g}")
+    if hi is not None and (value > hi or (open_high and value == hi)):
+        raise ParameterError(f"{name} must be {allowed}, got {value:g}")
+    return value
+
+
+def check_choice(value, *, name, choices):
+    """Return ``value`` if it is one of ``choices`` (strings)."""
+    if not isinstance(value, str) or value not in choices:
+        listed = ", ".join(repr(c) for c in choices)
+        raise ParameterError(f"{name} must be one of {listed}, got {value!r}")
+    return value
+
+
+def check_bool(value, *, name):
+    """Return ``value`` if it is a bool."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ParameterError(f"{name} must be true or false, got {value!r}")
+    return bool(value)
+
+
+def check_pair(value, *, name, bounds=(None, None)):
+    """Return a pair of finite floats (e.g. an offset), each within ``bounds``."""
+    try:
+        a, b = value
+    except (TypeError, ValueError):
+        raise ParameterError(f"{name} must be a pair of numbers, got {value!r}") from None
+    return (check_float(a, name=f"{name}[0]", bounds=bounds),
+            check_float(b, name=f"{name}[1]", bounds=bounds))
+
+
+def check_shape(shape, *, name="shape", min_side=1, max_side=None, max_cells=MAX_CELLS):
+    """Return ``(rows, cols)`` after checking each side and the total cell count.
+
+    Refuses sizes that would exhaust memory before anything is allocated.
+
+    >>> check_shape((3, 4))
+    (3, 4)
+    """
+    try:
+        rows, cols = shape
+    except (TypeError, ValueError):
+        raise ParameterError(f"{name} must be a (rows, cols) pair of integers, got {shape!r}") from None
+    rows = check_int(rows, name=f"{name}[0]", bounds=(min_side, max_side))
+    cols = check_int(cols, name=f"{name}[1]", bounds=(min_side, max_side))
+    if rows * cols > max_cells:
+        raise ParameterError(
+            f"{name} {rows} x {cols} has {rows * cols:,} cells, more than the {max_cells:,} allowed "
+            "(it would exhaust memory)")
+    return rows, cols
+
+
+def check_array(value, *, name, ndim=None, shape=None, dtype_kind="f", finite=True):
+    """Return ``value`` as an ndarray after checking dimensions, shape and dtype kind.
+
+    ``shape`` may use None for any length. ``dtype_kind`` is a string of
+    accepted numpy kinds ('f' float, 'i'/'u' integers, 'b' bool).
+    """
+    arr = np.asarray(value)
+    if arr.dtype.kind not in dtype_kind:
+        if dtype_kind == "f" and arr.dtype.kind in "iub":
+            arr = arr.astype(np.float64)
+        else:
+            raise ParameterError(f"{name} must be a numeric array, got dtype {arr.dtype}")
+    if ndim is not None and arr.ndim != ndim:
+        raise ParameterError(f"{name} must be a {ndim}-dimensional array, got shape {arr.shape}")
+    if shape is not None:
+        if arr.ndim != len(shape) or any(s is not None and s != a for s, a in zip(shape, arr.shape)):
+            want = "(" + ", ".join("any" if s is None else str(s) for s in shape) + ")"
+            raise ParameterError(f"{name} must have shape {want}, got {arr.shape}")
+    if finite and arr.dtype.kind == "f" and not np.isfinite(arr).all():
+        raise ParameterError(f"{name} must contain only finite values (found NaN or inf)")
+    return arr
+
+
+def make_rng(seed, *, name="seed"):
+    """Return a ``numpy.random.Generator`` from an int seed (>= 0) or a Generator."""
+    if isinstance(seed, np.random.Generator):
+        return seed
+    return np.random.default_rng(check_int(seed, name=name, bounds=(0, 2**63 - 1)))
