@@ -1,0 +1,542 @@
+"""Heightmap shaping: normalise, island falloff, redistribution, terraces, curves, sea level, slope.
+
+A heightmap is a 2-D ``(rows, cols)`` array, usually float32 in ``[0, 1]``.
+Row ``i`` is the ``i``-th line along +Y (row 0 at the smallest Y) and column
+``j`` the ``j``-th sample along +X, the same layout ``mesh.grid_mesh`` uses.
+
+Every function takes the heights first and its options keyword-only, checks
+its parameters before allocating, never modifies its input and returns a new
+float32 array.  Float input of any precision is accepted (integers are turned
+into floats); NaN or infinite heights are refused.
+
+Bounds of every tunable are module constants (``TERRACES``, ``POWER`` ...), so
+the Blender property groups import them for their ``min``/``max``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ._checks import ParameterError, check_array, check_choice, check_float, check_int, check_shape
+
+__all__ = [
+    "FALLOFF_MODES",
+    "FALLOFF_WIDTH",
+    "FALLOFF_STRENGTH",
+    "FALLOFF_FLOOR",
+    "POWER",
+    "TERRACES",
+    "SHARPNESS",
+    "CURVE_POINTS",
+    "SEA_LEVEL",
+    "CELL_SIZE",
+    "HEIGHT_SCALE",
+    "normalize",
+    "island_falloff",
+    "apply_falloff",
+    "redistribute",
+    "terrace",
+    "curve_remap",
+    "sea_level",
+    "gradient",
+    "slope_degrees",
+]
+
+#: Shapes of the island mask: no falloff, a square (Chebyshev) border, a round (Euclidean) border.
+FALLOFF_MODES = ("none", "square", "radial")
+#: Fraction of the half-size over which the island mask falls from 1 to 0.
+FALLOFF_WIDTH = (0.01, 1.0)
+#: How much of the mask is applied: 0 = no effect, 1 = full mask.
+FALLOFF_STRENGTH = (0.0, 1.0)
+#: Height the terrain falls to where the mask is 0.
+FALLOFF_FLOOR = (0.0, 1.0)
+#: Exponent of ``redistribute``: < 1 lifts lowlands, > 1 flattens valleys and sharpens peaks.
+POWER = (0.05, 8.0)
+#: Number of terrace steps; 0 switches terracing off.
+TERRACES = (0, 64)
+#: Terrace sharpness: 0 = unchanged, 1 = hard flat steps.
+SHARPNESS = (0.0, 1.0)
+#: Number of control points of a height curve.
+CURVE_POINTS = (2, 64)
+#: Water line (and sea-floor height) on the ``[0, 1]`` height scale.
+SEA_LEVEL = (0.0, 1.0)
+#: Distance between neighbouring samples, in scene units (metres).
+CELL_SIZE = (0.001, 10_000.0)
+#: Multiplier from ``[0, 1]`` heights to scene units (metres).
+HEIGHT_SCALE = (0.0, 100_000.0)
+
+
+def _heights(h, name="h"):
+    """Validated 2-D float array (not copied when it already is float32/float64)."""
+    arr = check_array(h, name=name, ndim=2)
+    if arr.dtype not in (np.float32, np.float64):
+        arr = arr.astype(np.float32)
+    return arr
+
+
+def _smoothstep(t):
+    """``3t^2 - 2t^3`` of ``t`` already clipped to [0, 1]; returns a new array of t's dtype."""
+    return t * t * (3 - 2 * t)
+
+
+def normalize(h, *, low=None, high=None):
+    """Map heights linearly onto ``[0, 1]``.
+
+    Parameters
+    ----------
+    h : (M, N) array_like of float
+        Heights, any finite range.
+    low, high : float or None, optional
+        The input values that become 0 and 1.  ``None`` (the default) uses the
+        minimum (for ``low``) or the maximum (for ``high``) of ``h``, so the
+        result spans exactly ``[0, 1]``.  With a fixed range, values outside it
+        are clipped.  Given together, ``low`` must be below ``high``.
+
+    Returns
+    -------
+    out : (M, N) float32 ndarray
+        ``clip((h - low) / (high - low), 0, 1)``.
+
+    Notes
+    -----
+    When the range is empty (a flat input with both ends ``None``, or one
+    given end that meets the data's other end) nothing is divided: the result
+    is the step ``1 where h > low else 0``, which is all zeros for a flat map.
+
+    Examples
+    --------
+    >>> normalize([[2.0, 4.0], [6.0, 10.0]]).tolist()
+    [[0.0, 0.25], [0.5, 1.0]]
+    >>> normalize([[3.0, 3.0]]).tolist()
+    [[0.0, 0.0]]
+    >>> normalize([[-1.0, 0.5, 2.0]], low=0.0, high=1.0).tolist()
+    [[0.0, 0.5, 1.0]]
+    """
+    arr = _heights(h)
+    if low is not None:
+        low = check_float(low, name="low")
+    if high is not None:
+        high = check_float(high, name="high")
+    if low is not None and high is not None and not low < high:
+        raise ParameterError(f"low must be below high, got low={low:g} and high={high:g}")
+    work = arr.dtype.type                       # keep every scalar in the array's precision
+    lo = work(arr.min() if low is None else low) if arr.size else work(0)
+    hi = work(arr.max() if high is None else high) if arr.size else work(1)
+    span = hi - lo
+    if not span > 0:
+        return (arr > lo).astype(np.float32)
+    out = arr - lo                              # new array; h - lo == span exactly where h == hi
+    out /= span
+    np.clip(out, 0, 1, out=out)
+    return out.astype(np.float32, copy=False)
+
+
+def island_falloff(shape, *, mode="radial", width=0.35):
+    """Island mask: 1 in the middle, falling smoothly to 0 at the border.
+
+    Parameters
+    ----------
+    shape : (rows, cols) tuple of int
+        Size of the mask, the same as the heightmap it will shape.
+    mode : {'radial', 'square', 'none'}, optional
+        ``'radial'`` measures the Euclidean distance from the centre (a round
+        island), ``'square'`` the larger of the two axis distances (an island
+        that fills the square), ``'none'`` returns all ones.
+    width : float, optional
+        Fraction of the half-size over which the mask falls, within
+        ``FALLOFF_WIDTH`` = (0.01, 1).  0.35 keeps the inner 65 % at 1.
+
+    Returns
+    -------
+    mask : (rows, cols) float32 ndarray in [0, 1]
+
+    Notes
+    -----
+    Coordinates run from -1 at the first row/column to +1 at the last, so the
+    distance ``d`` is 1 on the whole border (more in the corners for
+    ``'radial'``).  The mask is ``1 - smoothstep((d - (1 - width)) / width)``,
+    clipped: 1 for ``d <= 1 - width``, 0 for ``d >= 1``, with zero slope at
+    both ends of the fall.  Both modes are exactly 0 along the border.
+
+    Examples
+    --------
+    >>> m = island_falloff((5, 5), mode="square", width=0.5)
+    >>> float(m[2, 2]), float(m[0, 2]), float(m[2, 3])
+    (1.0, 0.0, 1.0)
+    >>> island_falloff((3, 3), mode="none").min()
+    1.0
+    """
+    rows, cols = check_shape(shape, name="shape")
+    check_choice(mode, name="mode", choices=FALLOFF_MODES)
+    width = check_float(width, name="width", bounds=FALLOFF_WIDTH)
+    if mode == "none":
+        return np.ones((rows, cols), dtype=np.float32)
+    y = np.abs(np.linspace(-1.0, 1.0, rows, dtype=np.float32)) if rows > 1 else np.zeros(1, np.float32)
+    x = np.abs(np.linspace(-1.0, 1.0, cols, dtype=np.float32)) if cols > 1 else np.zeros(1, np.float32)
+    if mode == "square":
+        d = np.maximum(y[:, None], x[None, :])
+    else:
+        d = np.hypot(y[:, None], x[None, :])
+    t = d                                        # reuse the buffer: t = (d - inner) / width
+    t -= np.float32(1.0 - width)
+    t /= np.float32(width)
+    np.clip(t, 0, 1, out=t)
+    mask = _smoothstep(t)
+    np.subtract(1, mask, out=mask)
+    return mask
+
+
+def apply_falloff(h, mask, *, strength=1.0, floor=0.0):
+    """Pull heights towards ``floor`` where ``mask`` is below 1.
+
+    Parameters
+    ----------
+    h : (M, N) array_like of float
+        Heights.
+    mask : (M, N) array_like of float
+        Weights in [0, 1], e.g. from `island_falloff`; values outside are clipped.
+    strength : float, optional
+        Within ``FALLOFF_STRENGTH`` = (0, 1); 0 leaves ``h`` unchanged, 1 applies
+        the full mask.
+    floor : float, optional
+        Height where the mask is 0, within ``FALLOFF_FLOOR`` = (0, 1).
+
+    Returns
+    -------
+    out : (M, N) float32 ndarray
+        ``floor + (h - floor) * w`` with ``w = 1 - strength * (1 - mask)``; with
+        the defaults simply ``h * mask``.
+
+    Examples
+    --------
+    >>> apply_falloff([[1.0, 0.5]], [[1.0, 0.0]]).tolist()
+    [[1.0, 0.0]]
+    >>> apply_falloff([[1.0, 0.5]], [[1.0, 0.0]], strength=0.5, floor=0.25).tolist()
+    [[1.0, 0.375]]
+    """
+    arr = _heights(h)
+    m = _heights(mask, name="mask")
+    if m.shape != arr.shape:
+        raise ParameterError(f"mask must have the shape of h {arr.shape}, got {m.shape}")
+    strength = check_float(strength, name="strength", bounds=FALLOFF_STRENGTH)
+    floor = check_float(floor, name="floor", bounds=FALLOFF_FLOOR)
+    w = np.clip(m, 0, 1).astype(np.float32, copy=False)
+    w = 1 - np.float32(strength) * (1 - w)
+    out = np.subtract(arr, np.float32(floor), dtype=np.float32)
+    out *= w
+    out += np.float32(floor)
+    return out
+
+
+def redistribute(h, *, power):
+    """Raise heights to a power: ``clip(h, 0, 1) ** power``.
+
+    Parameters
+    ----------
+    h : (M, N) array_like of float
+        Heights, clipped to [0, 1] first.
+    power : float
+        Exponent within ``POWER`` = (0.05, 8).  Above 1 it widens valleys and
+        sharpens peaks; below 1 it lifts the lowlands into plateaus.
+
+    Returns
+    -------
+    out : (M, N) float32 ndarray in [0, 1]
+        0 and 1 are kept, and the order of heights is preserved.
+
+    Examples
+    --------
+    >>> redistribute([[0.0, 0.5, 1.0]], power=2.0).tolist()
+    [[0.0, 0.25, 1.0]]
+    """
+    arr = _heights(h)
+    power = check_float(power, name="power", bounds=POWER)
+    out = np.clip(arr, 0, 1).astype(np.float32, copy=False)
+    np.power(out, np.float32(power), out=out)
+    return out
+
+
+def terrace(h, *, steps, sharpness=0.5):
+    """Cut heights into terraces.
+
+    Parameters
+    ----------
+    h : (M, N) array_like of float
+        Heights, clipped to [0, 1] first.
+    steps : int
+        Number of terraces within ``TERRACES`` = (0, 64); 0 returns the clipped
+        heights unchanged.
+    sharpness : float, optional
+        Within ``SHARPNESS`` = (0, 1): 0 leaves heights unchanged, 1 gives hard
+        flat steps at ``k / steps``; in between each step has a flat tread and a
+        smooth riser.
+
+    Returns
+    -------
+    out : (M, N) float32 ndarray in [0, 1]
+        Monotone non-decreasing in ``h`` for every setting; 0 and 1 are kept.
+
+    Notes
+    -----
+    With ``t = h * steps``, ``k = floor(t)`` and ``f = t - k``, the result is
+    ``(k + g(f)) / steps``.  The riser ``r = clip((f - s) / (1 - s), 0, 1)``
+    (``s`` = sharpness) is flat over the first ``s`` of each step and rises over
+    the rest; ``g = r + s * (smoothstep(r) - r)`` rounds its corners more as
+    the steps get sharper.  ``g`` is monotone with ``g(0) = 0`` and
+    ``g(1) = 1``, so the result is continuous for ``s < 1``; at ``s = 1`` it is
+    ``k / steps``.
+
+    Examples
+    --------
+    >>> terrace([[0.0, 0.3, 0.6, 1.0]], steps=2, sharpness=1.0).tolist()
+    [[0.0, 0.0, 0.5, 1.0]]
+    >>> terrace([[0.3]], steps=2, sharpness=0.0).tolist()
+    [[0.30000001192092896]]
+    """
+    arr = _heights(h)
+    steps = check_int(steps, name="steps", bounds=TERRACES)
+    sharpness = check_float(sharpness, name="sharpness", bounds=SHARPNESS)
+    out = np.clip(arr, 0, 1).astype(np.float32, copy=False)
+    if steps == 0 or sharpness == 0.0:
+        return out                               # np.clip already made a new array
+    out *= np.float32(steps)                     # t
+    k = np.floor(out)
+    out -= k                                     # f in [0, 1)
+    if sharpness == 1.0:
+        out[...] = 0
+    else:
+        s = np.float32(sharpness)
+        out -= s
+        out /= np.float32(1.0 - sharpness)
+        np.clip(out, 0, 1, out=out)              # r
+        smooth = _smoothstep(out)
+        smooth -= out
+        smooth *= s
+        out += smooth                            # g
+    out += k
+    out /= np.float32(steps)
+    np.clip(out, 0, 1, out=out)
+    return out
+
+
+def _curve_points(points):
+    pts = check_array(points, name="points", ndim=2, shape=(None, 2))
+    n = pts.shape[0]
+    if not CURVE_POINTS[0] <= n <= CURVE_POINTS[1]:
+        raise ParameterError(
+            f"points must hold between {CURVE_POINTS[0]} and {CURVE_POINTS[1]} (x, y) pairs, got {n}")
+    if pts.min() < 0 or pts.max() > 1:
+        raise ParameterError(f"points must have x and y in [0, 1], got values in "
+                             f"[{pts.min():g}, {pts.max():g}]")
+    pts = pts[np.argsort(pts[:, 0], kind="stable")].astype(np.float64)
+    if not (np.diff(pts[:, 0]) > 0).all():
+        raise ParameterError(f"points must have distinct x values, got x = {pts[:, 0].tolist()}")
+    return pts[:, 0], pts[:, 1]
+
+
+def _pchip_slopes(x, y):
+    """Fritsch-Carlson tangents (the rule SciPy's PchipInterpolator uses)."""
+    hk = np.diff(x)
+    delta = np.diff(y) / hk
+    m = np.zeros_like(y)
+    if len(x) == 2:
+        m[:] = delta[0]
+        return m
+    # interior: weighted harmonic mean of the secants, 0 at local extrema
+    w1 = 2 * hk[1:] + hk[:-1]
+    w2 = hk[1:] + 2 * hk[:-1]
+    same = (delta[:-1] * delta[1:]) > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        harmonic = (w1 + w2) / (w1 / delta[:-1] + w2 / delta[1:])
+    m[1:-1] = np.where(same, harmonic, 0.0)
+
+    def edge(h0, h1, d0, d1):                     # one-sided three-point estimate, kept shape-preserving
+        d = ((2 * h0 + h1) * d0 - h0 * d1) / (h0 + h1)
+        if np.sign(d) != np.sign(d0):
+            return 0.0
+        if np.sign(d0) != np.sign(d1) and abs(d) > abs(3 * d0):
+            return 3 * d0
+        return d
+
+    m[0] = edge(hk[0], hk[1], delta[0], delta[1])
+    m[-1] = edge(hk[-1], hk[-2], delta[-1], delta[-2])
+    return m
+
+
+def curve_remap(h, *, points):
+    """Remap heights through an artist's curve, a monotone cubic through control points.
+
+    Parameters
+    ----------
+    h : (M, N) array_like of float
+        Heights; values left of the first control point's x take its y, values
+        right of the last one take the last y.
+    points : (K, 2) array_like of float
+        ``(x, y)`` control points in [0, 1], ``K`` within ``CURVE_POINTS`` =
+        (2, 64), in any order; after sorting by x, the x values must be
+        strictly increasing.
+
+    Returns
+    -------
+    out : (M, N) float32 ndarray
+        Passes through every control point and never overshoots: between two
+        neighbouring points the curve stays between their y values, and it is
+        monotone wherever the points are.
+
+    Notes
+    -----
+    Piecewise cubic Hermite interpolation (PCHIP) with Fritsch-Carlson
+    tangents: interior tangents are the weighted harmonic mean of the two
+    neighbouring secants, or 0 where the secants change sign; end tangents use
+    the shape-preserving three-point formula.  This is the construction of
+    SciPy's ``PchipInterpolator``, written here in numpy.  Two points give a
+    straight line.
+
+    References
+    ----------
+    F. N. Fritsch and R. E. Carlson, "Monotone Piecewise Cubic Interpolation",
+    SIAM J. Numer. Anal. 17(2), 1980.
+
+    Examples
+    --------
+    >>> print(curve_remap([[0.0, 0.25, 0.5, 1.0]], points=[(0, 0), (0.5, 0.2), (1, 1)]))
+    [[0.   0.06 0.2  1.  ]]
+    """
+    arr = _heights(h)
+    x, y = _curve_points(points)
+    m = _pchip_slopes(x, y)
+    # cubic per interval in the local coordinate s = h - x_i:  y_i + s*(m_i + s*(c2 + s*c3))
+    hk = np.diff(x)
+    delta = np.diff(y) / hk
+    c2 = (3 * delta - 2 * m[:-1] - m[1:]) / hk
+    c3 = (m[:-1] + m[1:] - 2 * delta) / hk ** 2
+    f32 = np.float32
+    xs = np.clip(arr, float(x[0]), float(x[-1])).astype(np.float32, copy=False)
+    i = np.searchsorted(x[1:-1].astype(np.float32), xs, side="right")   # interval index 0..K-2
+    s = xs - x[:-1].astype(f32)[i]
+    out = c3.astype(f32)[i]
+    out *= s
+    out += c2.astype(f32)[i]
+    out *= s
+    out += m[:-1].astype(f32)[i]
+    out *= s
+    out += y[:-1].astype(f32)[i]
+    # float rounding must not poke out of the interval's y range (no overshoot, even in the last bit)
+    lo = np.minimum(y[:-1], y[1:]).astype(f32)
+    hi = np.maximum(y[:-1], y[1:]).astype(f32)
+    np.clip(out, lo[i], hi[i], out=out)
+    return out
+
+
+def sea_level(h, *, level, floor=None):
+    """Flatten (or gently compress) everything below the water line.
+
+    Parameters
+    ----------
+    h : (M, N) array_like of float
+        Heights on the [0, 1] scale.
+    level : float
+        Water line within ``SEA_LEVEL`` = (0, 1).  Heights at or above it are
+        returned unchanged.
+    floor : float or None, optional
+        Height of the sea floor, within ``[0, level]``.  ``None`` (the
+        default) means ``floor = level``: everything below the water line
+        becomes exactly ``level``, a flat sea.
+
+    Returns
+    -------
+    out : (M, N) float32 ndarray
+        For ``h < level``: ``floor + (level - floor) * clip(h, 0, level) / level``,
+        i.e. the under-water range ``[0, level)`` is squeezed linearly onto
+        ``[floor, level)``.  ``floor = level`` flattens it, ``floor = 0`` leaves
+        ``[0, level)`` unchanged, and values in between compress the sea bed
+        while keeping its relief.  The result is continuous at ``level`` and
+        monotone non-decreasing; heights below 0 count as 0.  ``level = 0``
+        changes nothing.
+
+    Examples
+    --------
+    >>> print(sea_level([[0.1, 0.3, 0.8]], level=0.4))
+    [[0.4 0.4 0.8]]
+    >>> print(sea_level([[0.0, 0.2, 0.8]], level=0.4, floor=0.2))
+    [[0.2 0.3 0.8]]
+    """
+    arr = _heights(h)
+    level = check_float(level, name="level", bounds=SEA_LEVEL)
+    floor = level if floor is None else check_float(floor, name="floor", bounds=(0.0, level))
+    out = arr.astype(np.float32, copy=True)
+    if level == 0.0:
+        return out
+    below = out < np.float32(level)
+    sub = np.clip(out[below], 0, None)
+    sub *= np.float32((level - floor) / level)
+    sub += np.float32(floor)
+    np.minimum(sub, np.float32(level), out=sub)  # stay continuous/monotone in float32
+    out[below] = sub
+    return out
+
+
+def gradient(h, *, cell_size=1.0, height_scale=1.0):
+    """Height gradient ``(dz/dx, dz/dy)`` in scene units.
+
+    Parameters
+    ----------
+    h : (M, N) array_like of float
+        Heights, ``M, N >= 2``; columns run along +X, rows along +Y.
+    cell_size : float, optional
+        Sample spacing within ``CELL_SIZE``.
+    height_scale : float, optional
+        Height of 1.0 in scene units, within ``HEIGHT_SCALE``.
+
+    Returns
+    -------
+    dzdx, dzdy : (M, N) float32 ndarray
+        Central differences inside, one-sided (first-order) differences on the
+        edges, as ``numpy.gradient`` does.
+
+    Examples
+    --------
+    >>> gx, gy = gradient([[0.0, 1.0, 2.0], [0.0, 1.0, 2.0]], cell_size=0.5)
+    >>> gx.tolist(), gy.tolist()
+    ([[2.0, 2.0, 2.0], [2.0, 2.0, 2.0]], [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]])
+    """
+    arr = _heights(h)
+    if min(arr.shape) < 2:
+        raise ParameterError(f"h must have at least 2 rows and 2 columns, got shape {arr.shape}")
+    cell_size = check_float(cell_size, name="cell_size", bounds=CELL_SIZE)
+    height_scale = check_float(height_scale, name="height_scale", bounds=HEIGHT_SCALE)
+    arr = arr.astype(np.float32, copy=False)
+    dzdy, dzdx = np.gradient(arr, np.float32(cell_size))
+    factor = np.float32(height_scale)
+    dzdx *= factor
+    dzdy *= factor
+    return dzdx, dzdy
+
+
+def slope_degrees(h, *, cell_size=1.0, height_scale=1.0):
+    """Steepness of the terrain in degrees (0 = flat, towards 90 = a cliff).
+
+    Parameters
+    ----------
+    h : (M, N) array_like of float
+        Heights, ``M, N >= 2``.
+    cell_size : float, optional
+        Sample spacing in scene units, within ``CELL_SIZE``.
+    height_scale : float, optional
+        Height of 1.0 in scene units, within ``HEIGHT_SCALE``.
+
+    Returns
+    -------
+    slope : (M, N) float32 ndarray in [0, 90)
+        ``degrees(arctan(|grad z|))`` with the gradient from `gradient`.
+
+    Examples
+    --------
+    >>> slope_degrees([[0.0, 1.0, 2.0], [0.0, 1.0, 2.0]]).round(3).tolist()
+    [[45.0, 45.0, 45.0], [45.0, 45.0, 45.0]]
+    """
+    dzdx, dzdy = gradient(h, cell_size=cell_size, height_scale=height_scale)
+    slope = np.hypot(dzdx, dzdy, out=dzdx)
+    del dzdy
+    np.arctan(slope, out=slope)
+    np.degrees(slope, out=slope)
+    return slope
