@@ -20,7 +20,7 @@ demo: $(STAMP)
 	$(VPY) worldseed_run.py --out out/demo
 
 test: $(STAMP)
-	$(VPY) -m pytest -q
+	$(VPY) -m pytest tests -q
 
 build: $(STAMP)
 	$(VPY) tools/build_extension.py --out dist

@@ -1,0 +1,181 @@
+"""Headless entry: build a world from a recipe file and write FBX, .blend and a preview.
+
+Run through the ``worldseed_run.py`` script at the extension root, either in
+Blender (``blender --background --python worldseed_run.py -- --recipe
+world.toml --out DIR``) or with the ``bpy`` module (``python worldseed_run.py
+--recipe world.toml --out DIR``). Errors print one line naming the problem and
+exit with status 2; nothing already on disk is replaced by a partial file.
+"""
+import argparse
+import json
+import os
+import sys
+import time
+
+import bpy
+
+from ..core import preview as core_preview
+from ..core import recipe as core_recipe
+from ..core import terrain as core_terrain
+from ..core import unity as core_unity
+from ..core._checks import ParameterError
+from ..operators import build, export
+
+#: The recipe `make demo` builds when no --recipe is given: an island with a beach and snowy peaks.
+DEFAULT_RECIPE = """\
+# Worldseed demo recipe: a 1 km island, 257 x 257 vertices, three LODs for Unity.
+[world]
+name = "DemoIsland"
+seed = 20261202
+
+[terrain]
+resolution = 257
+size = 1024.0
+height = 160.0
+basis = "perlin"
+kind = "fbm"
+scale = 380.0
+octaves = 7
+persistence = 0.5
+lacunarity = 2.0
+warp = 0.2
+falloff = "radial"
+falloff_width = 0.6
+redistribution = 1.35
+curve = [[0.0, 0.0], [0.3, 0.22], [0.75, 0.8], [1.0, 1.0]]
+sea_level = 0.12
+lods = 3
+
+[export]
+fbx = true
+glb = false
+heightmap_raw = true
+preview = true
+"""
+
+
+class TerminalProgress:
+    """A one-line progress bar on stderr (a line every 10% when not a terminal)."""
+
+    def __init__(self, label, stream=None, width=30):
+        self.label, self.stream, self.width = label, stream or sys.stderr, width
+        self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
+        self.last_decile = -1
+        self.start = time.perf_counter()
+
+    def __call__(self, done, total, stage):
+        frac = done / max(total, 1)
+        if self.tty:
+            fill = int(frac * self.width)
+            self.stream.write(f"\r{self.label} [{'#' * fill}{'.' * (self.width - fill)}] {frac:4.0%} {stage:<12}")
+            if done >= total:
+                self.stream.write(f" {time.perf_counter() - self.start:.2f}s\n")
+        elif int(frac * 10) > self.last_decile:
+            self.last_decile = int(frac * 10)
+            self.stream.write(f"{self.label}: {frac:4.0%} {stage}\n")
+        self.stream.flush()
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(prog="worldseed_run.py", description="Build a Worldseed world headless.")
+    parser.add_argument("--recipe", help="recipe file (TOML); the embedded demo recipe when left out")
+    parser.add_argument("--out", required=True, help="output folder (created if missing)")
+    parser.add_argument("--name", default="world", help="base name of the output files (default: world)")
+    parser.add_argument("--write-recipe", action="store_true", help="also write the recipe used, as recipe.toml")
+    return parser.parse_args(argv)
+
+
+def _fresh_scene():
+    """An empty scene to build into (the default cube, camera and light would end up in the FBX)."""
+    scene = bpy.context.scene
+    for obj in list(scene.objects):
+        bpy.data.objects.remove(obj, do_unlink=True)
+    for block in (bpy.data.meshes, bpy.data.materials, bpy.data.cameras, bpy.data.lights):
+        for item in list(block):
+            if item.users == 0:
+                block.remove(item)
+    return scene
+
+
+def _write_atomic(path, data):
+    core_unity.write_bytes_atomic(path, data)
+    return path
+
+
+def _save_blend(path):
+    folder = os.path.dirname(path)
+    tmp = os.path.join(folder, f".{os.path.basename(path)}.tmp.blend")
+    try:
+        bpy.ops.wm.save_as_mainfile(filepath=tmp, copy=True, check_existing=False)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+    return path
+
+
+def build_world(recipe, out_dir, *, name="world", progress=None):
+    """Build ``recipe`` into the current scene and write the files; returns the paths written."""
+    os.makedirs(out_dir, exist_ok=True)
+    if not os.access(out_dir, os.W_OK):
+        raise export.ExportError(f"output folder {out_dir!r} is not writable")
+    scene = _fresh_scene()
+    heights_out = []
+    root = build.run(build.terrain_steps(recipe, collection=scene.collection, heights_out=heights_out),
+                     progress)
+    heights = heights_out[0]
+    written = []
+    formats = tuple(f for f in ("fbx", "glb") if getattr(recipe.export, f))
+    if formats:
+        written += export.export_unity([root], os.path.join(out_dir, f"{name}.fbx"), formats=formats,
+                                       per_object=recipe.export.per_object)
+    written.append(_save_blend(os.path.join(out_dir, f"{name}.blend")))
+    if recipe.export.preview:
+        image = core_preview.shaded_relief(heights.values, cell_size=heights.cell_size, height=heights.height,
+                                           sea_level=recipe.terrain.sea_level)
+        written.append(_write_atomic(os.path.join(out_dir, "preview.png"), core_preview.png_bytes(image)))
+    if recipe.export.heightmap_raw:
+        written += write_unity_heightmap(heights, recipe, out_dir, name=name)
+    return written
+
+
+def write_unity_heightmap(heights, recipe, out_dir, *, name="world"):
+    """A 16-bit RAW heightmap for Unity's Terrain plus a JSON of its import settings."""
+    n = heights.values.shape[0]
+    sides = [s for s in core_unity.UNITY_HEIGHTMAP_RESOLUTIONS if s >= n] or [max(core_unity.UNITY_HEIGHTMAP_RESOLUTIONS)]
+    side = sides[0]
+    values = heights.values if side == n else core_unity.resample_square(heights.values, side=side)
+    raw_path = _write_atomic(os.path.join(out_dir, f"{name}_heightmap.raw"),
+                             core_unity.heightmap_raw16(values, byte_order="little"))
+    settings = {
+        "file": os.path.basename(raw_path),
+        "depth": "Bit16",
+        "byte_order": "Windows",
+        "width": side,
+        "height": side,
+        "flip_vertically": False,
+        "terrain_size_m": [recipe.terrain.size, recipe.terrain.height, recipe.terrain.size],
+        "resampled_from": None if side == n else n,
+    }
+    json_path = _write_atomic(os.path.join(out_dir, f"{name}_heightmap.json"),
+                              (json.dumps(settings, indent=2) + "\n").encode())
+    return [raw_path, json_path]
+
+
+def main(argv=None):
+    """Entry point; returns the process exit status (0 ok, 2 bad input or failed write)."""
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    try:
+        recipe = (core_recipe.load(args.recipe) if args.recipe
+                  else core_recipe.loads(DEFAULT_RECIPE, source="embedded demo recipe"))
+        out_dir = os.path.abspath(args.out)
+        written = build_world(recipe, out_dir, name=args.name,
+                              progress=TerminalProgress(f"worldseed {recipe.world.name}"))
+        if args.write_recipe:
+            written.append(_write_atomic(os.path.join(out_dir, "recipe.toml"), core_recipe.dumps(recipe).encode()))
+    except (ParameterError, export.ExportError, OSError) as err:
+        print(f"worldseed: error: {err}", file=sys.stderr)
+        return 2
+    for path in written:
+        print(f"worldseed: wrote {path}")
+    return 0

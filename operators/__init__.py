@@ -1,0 +1,4 @@
+"""Blender operators: thin wrappers that gather a recipe and call :mod:`.build`."""
+from . import curve, export, presets, terrain
+
+classes = (*terrain.classes, *curve.classes, *presets.classes, *export.classes)

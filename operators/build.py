@@ -1,0 +1,382 @@
+"""Arrays to Blender objects: the one bridge between core and bpy.
+
+Used by the operators and by the headless batch entry alike, so the UI and
+``blender --background`` build the same thing. Meshes are written in bulk
+through the attribute API (``position``, ``.edge_verts``, ``.corner_vert``,
+``.corner_edge``) with precomputed edges, so Blender never has to derive the
+topology itself, and never with per-vertex Python loops.
+
+Builds are generators that yield ``(done, total, label)`` between stages, so
+the UI can show progress and cancel; a build that fails or is closed removes
+everything it created, leaving the scene as it was.
+"""
+import bpy
+import numpy as np
+
+from ..core import mesh as core_mesh
+from ..core import preview as core_preview
+from ..core import recipe as core_recipe
+from ..core import terrain as core_terrain
+
+KIND_KEY = "worldseed_kind"
+RECIPE_KEY = "worldseed_recipe"
+HEIGHT_KEY = "worldseed_height"
+SEA_KEY = "worldseed_sea_level"
+TERRAIN_MATERIAL = "Worldseed Terrain"
+
+
+# --------------------------------------------------------------------------- meshes
+
+def _set_attr(mesh, name, key, values):
+    mesh.attributes[name].data.foreach_set(key, values)
+
+
+def mesh_from_topology(name, positions, topology, *, corner_uvs=None):
+    """A new mesh from (V, 3) float32 positions and a :class:`core.mesh.PolygonTopology`."""
+    me = bpy.data.meshes.new(name)
+    try:
+        me.vertices.add(len(positions))
+        _set_attr(me, "position", "vector", np.ascontiguousarray(positions, np.float32).ravel())
+        me.edges.add(len(topology.edges))
+        _set_attr(me, ".edge_verts", "value", np.ascontiguousarray(topology.edges, np.int32).ravel())
+        me.loops.add(len(topology.corner_verts))
+        _set_attr(me, ".corner_vert", "value", np.ascontiguousarray(topology.corner_verts, np.int32))
+        _set_attr(me, ".corner_edge", "value", np.ascontiguousarray(topology.corner_edges, np.int32))
+        me.polygons.add(len(topology.loop_starts))
+        me.polygons.foreach_set("loop_start", np.ascontiguousarray(topology.loop_starts, np.int32))
+        if corner_uvs is not None:
+            uv = me.attributes.new("UVMap", "FLOAT2", "CORNER")
+            uv.data.foreach_set("vector", np.ascontiguousarray(corner_uvs, np.float32).ravel())
+        me.update()
+    except BaseException:
+        bpy.data.meshes.remove(me)
+        raise
+    return me
+
+
+def mesh_from_indexed(name, indexed):
+    """A new triangle mesh from a :class:`core.mesh.IndexedMesh` (UVs included)."""
+    topology = core_mesh.triangle_topology(indexed.indices)
+    corner_uvs = indexed.uvs[topology.corner_verts]
+    return mesh_from_topology(name, indexed.vertices, topology, corner_uvs=corner_uvs)
+
+
+def grid_positions(heights_m, xs, ys):
+    """(rows*cols, 3) float32 positions of a grid with column coords xs and row coords ys."""
+    rows, cols = heights_m.shape
+    pos = np.empty((rows, cols, 3), dtype=np.float32)
+    pos[..., 0] = xs[None, :]
+    pos[..., 1] = ys[:, None]
+    pos[..., 2] = heights_m
+    return pos.reshape(-1, 3)
+
+
+def grid_corner_uvs(rows, cols):
+    """(4*(rows-1)*(cols-1), 2) float32 UVs of the grid quads' corners, in core.mesh.grid_faces order."""
+    u = np.linspace(0.0, 1.0, cols, dtype=np.float32)
+    v = np.linspace(0.0, 1.0, rows, dtype=np.float32)
+    uv = np.empty((rows - 1, cols - 1, 4, 2), dtype=np.float32)
+    uv[:, :, 0, 0] = u[None, :-1]
+    uv[:, :, 1, 0] = u[None, 1:]
+    uv[:, :, 2, 0] = u[None, 1:]
+    uv[:, :, 3, 0] = u[None, :-1]
+    uv[:, :, 0, 1] = v[:-1, None]
+    uv[:, :, 1, 1] = v[:-1, None]
+    uv[:, :, 2, 1] = v[1:, None]
+    uv[:, :, 3, 1] = v[1:, None]
+    return uv.reshape(-1, 2)
+
+
+def lod_indices(n, stride):
+    """Sample indices 0, s, 2s, ... always ending on n - 1 (so LODs keep the whole extent)."""
+    idx = np.arange(0, n, stride)
+    return idx if idx[-1] == n - 1 else np.append(idx, n - 1)
+
+
+def terrain_mesh(name, heights, *, stride=1):
+    """A quad-grid mesh of a :class:`core.terrain.TerrainHeights`, centred on the origin."""
+    n = heights.values.shape[0]
+    idx = lod_indices(n, stride)
+    half = (n - 1) / 2.0
+    coords = ((idx - half) * heights.cell_size).astype(np.float32)
+    z = heights.values[np.ix_(idx, idx)] * np.float32(heights.height)
+    k = len(idx)
+    return mesh_from_topology(name, grid_positions(z, coords, coords), core_mesh.grid_topology(k, k),
+                              corner_uvs=grid_corner_uvs(k, k))
+
+
+# --------------------------------------------------------------------------- material
+
+def _hex_to_rgba(rgb):
+    return (*rgb, 1.0)
+
+
+def terrain_material():
+    """The shared height-and-slope terrain material (created once per file).
+
+    Height comes from object-space Z divided by the object's ``worldseed_height``
+    property, so one material serves terrains of any height; slopes steeper
+    than about 35 degrees turn to rock and heights at or below the object's
+    ``worldseed_sea_level`` to water. The palette is core.preview's, shared with
+    the shaded-relief preview.
+    """
+    mat = bpy.data.materials.get(TERRAIN_MATERIAL)
+    if mat is not None:
+        return mat
+    mat = bpy.data.materials.new(TERRAIN_MATERIAL)
+    mat.diffuse_color = _hex_to_rgba(core_preview.TERRAIN_PALETTE[2][1])
+    mat.roughness = 0.9
+    tree = mat.node_tree
+    nodes, links = tree.nodes, tree.links
+    bsdf = nodes.get("Principled BSDF")
+    bsdf.inputs["Roughness"].default_value = 0.92
+    coords = nodes.new("ShaderNodeTexCoord")
+    split = nodes.new("ShaderNodeSeparateXYZ")
+    links.new(coords.outputs["Object"], split.inputs["Vector"])
+    height_attr = nodes.new("ShaderNodeAttribute")
+    height_attr.attribute_type = "OBJECT"
+    height_attr.attribute_name = HEIGHT_KEY
+    rel = nodes.new("ShaderNodeMath")
+    rel.operation = "DIVIDE"
+    rel.use_clamp = True
+    links.new(split.outputs["Z"], rel.inputs[0])
+    links.new(height_attr.outputs["Fac"], rel.inputs[1])
+    ramp = nodes.new("ShaderNodeValToRGB")
+    elements = ramp.color_ramp.elements
+    stops = core_preview.TERRAIN_PALETTE
+    elements[0].position, elements[0].color = stops[0][0], _hex_to_rgba(stops[0][1])
+    elements[1].position, elements[1].color = stops[-1][0], _hex_to_rgba(stops[-1][1])
+    for pos, rgb in stops[1:-1]:
+        el = elements.new(pos)
+        el.color = _hex_to_rgba(rgb)
+    links.new(rel.outputs[0], ramp.inputs["Fac"])
+    # Slope: the world normal's Z is cos(slope); rock where it is below cos(28 deg).
+    geometry = nodes.new("ShaderNodeNewGeometry")
+    normal_z = nodes.new("ShaderNodeSeparateXYZ")
+    links.new(geometry.outputs["Normal"], normal_z.inputs["Vector"])
+    rock_t = nodes.new("ShaderNodeMapRange")
+    lo, hi = (float(np.cos(np.radians(a))) for a in core_preview.ROCK_SLOPE[::-1])
+    rock_t.inputs["From Min"].default_value = lo
+    rock_t.inputs["From Max"].default_value = hi
+    rock_t.inputs["To Min"].default_value = 1.0
+    rock_t.inputs["To Max"].default_value = 0.0
+    links.new(normal_z.outputs["Z"], rock_t.inputs["Value"])
+    rock = nodes.new("ShaderNodeMix")
+    rock.data_type = "RGBA"
+    links.new(rock_t.outputs["Result"], rock.inputs["Factor"])
+    links.new(ramp.outputs["Color"], rock.inputs[6])
+    rock.inputs[7].default_value = _hex_to_rgba(core_preview.ROCK_COLOUR)
+    # Water at or below the object's sea level.
+    sea_attr = nodes.new("ShaderNodeAttribute")
+    sea_attr.attribute_type = "OBJECT"
+    sea_attr.attribute_name = SEA_KEY
+    below = nodes.new("ShaderNodeMath")
+    below.operation = "LESS_THAN"
+    links.new(rel.outputs[0], below.inputs[0])
+    sea_eps = nodes.new("ShaderNodeMath")
+    sea_eps.operation = "ADD"
+    links.new(sea_attr.outputs["Fac"], sea_eps.inputs[0])
+    sea_eps.inputs[1].default_value = 1e-4
+    links.new(sea_eps.outputs[0], below.inputs[1])
+    water = nodes.new("ShaderNodeMix")
+    water.data_type = "RGBA"
+    links.new(below.outputs[0], water.inputs["Factor"])
+    links.new(rock.outputs[2], water.inputs[6])
+    water.inputs[7].default_value = _hex_to_rgba(core_preview.WATER_COLOUR)
+    links.new(water.outputs[2], bsdf.inputs["Base Color"])
+    for i, node in enumerate((coords, split, height_attr, rel, ramp, geometry, normal_z, rock_t, rock,
+                              sea_attr, sea_eps, below, water)):
+        node.location = (-1200 + 160 * (i % 7), 300 - 260 * (i // 7))
+    return mat
+
+
+# --------------------------------------------------------------------------- objects
+
+def is_terrain(obj):
+    """True for the root object of a Worldseed terrain."""
+    return obj is not None and obj.get(KIND_KEY) == "terrain"
+
+
+def terrain_root(obj):
+    """The Worldseed terrain root of ``obj`` (itself, or its LOD parent), or None."""
+    while obj is not None:
+        if is_terrain(obj):
+            return obj
+        obj = obj.parent
+    return None
+
+
+def stored_recipe(obj):
+    """The recipe a Worldseed object was built from."""
+    return core_recipe.loads(obj[RECIPE_KEY], source=f"object {obj.name!r}")
+
+
+def _free_base_name(base, lods):
+    """``base`` or ``base.001`` ... such that the root and all ``_LODn`` names are unused."""
+    def free(name):
+        names = [name] + ([f"{name}_LOD{i}" for i in range(lods)] if lods > 1 else [])
+        return all(bpy.data.objects.get(n) is None for n in names)
+    if free(base):
+        return base
+    k = 1
+    while not free(f"{base}.{k:03d}"):
+        k += 1
+    return f"{base}.{k:03d}"
+
+
+def _tag(obj, recipe):
+    obj[KIND_KEY] = "terrain"
+    obj[RECIPE_KEY] = core_recipe.dumps(recipe)
+
+
+def _descendants(obj):
+    out = []
+    for child in obj.children:
+        out.append(child)
+        out.extend(_descendants(child))
+    return out
+
+
+def _remove_objects(objs):
+    meshes = {o.data for o in objs if o.type == "MESH"}
+    for o in objs:
+        bpy.data.objects.remove(o, do_unlink=True)
+    for me in meshes:
+        if me.users == 0:
+            bpy.data.meshes.remove(me)
+
+
+def terrain_steps(recipe, *, collection, location=(0.0, 0.0, 0.0), replace=None, heights_out=None):
+    """Build a terrain, yielding ``(done, total, label)``; returns the root object.
+
+    ``heights_out``, a list, receives the :class:`core.terrain.TerrainHeights`
+    (for previews and heightmap files, without computing them twice).
+
+    ``replace`` (a terrain root) is rebuilt in place: it keeps its transform,
+    parent and collections, and its mesh objects keep their names.
+    Everything created is removed again if the build fails or is closed early.
+    """
+    spec = recipe.terrain
+    n = spec.resolution
+    bands = -(-n // max(1, min(n, core_terrain.BAND_CELLS // n)))
+    total = bands + 1 + spec.lods + 1
+    created_meshes, created_objects = [], []
+    try:
+        gen = core_terrain.noise_bands(spec, seed=recipe.world.seed)
+        done = 0
+        while True:
+            try:
+                next(gen)
+            except StopIteration as stop:
+                raw = stop.value
+                break
+            done += 1
+            yield done, total, "noise"
+        heights = core_terrain.TerrainHeights(core_terrain.shape_heights(raw, spec), spec.cell_size, spec.height)
+        del raw
+        if heights_out is not None:
+            heights_out.append(heights)
+        done += 1
+        yield done, total, "shaping"
+        meshes = []
+        for level in range(spec.lods):
+            me = terrain_mesh(f"{recipe.world.name}_LOD{level}", heights, stride=2 ** level)
+            created_meshes.append(me)
+            meshes.append(me)
+            done += 1
+            yield done, total, f"mesh LOD{level}"
+        material = terrain_material() if spec.material else None
+        for me in meshes:
+            if material is not None:
+                me.materials.append(material)
+        root = _commit_terrain(recipe, meshes, collection=collection, location=location, replace=replace,
+                               created_objects=created_objects)
+        yield total, total, "done"
+        return root
+    except BaseException:
+        _remove_objects(created_objects)
+        for me in created_meshes:
+            if me.users == 0:
+                bpy.data.meshes.remove(me)
+        raise
+
+
+def _commit_terrain(recipe, meshes, *, collection, location, replace, created_objects):
+    """Link the finished meshes as objects (the only step that changes the scene)."""
+    lods = len(meshes)
+    spec = recipe.terrain
+    if replace is not None:
+        old_children = [c for c in replace.children if c.type == "MESH"]
+        same_layout = ((lods == 1 and replace.type == "MESH" and not old_children)
+                       or (lods > 1 and replace.type == "EMPTY" and len(old_children) == lods))
+        if same_layout:
+            targets = [replace] if lods == 1 else sorted(old_children, key=lambda o: o.name)
+            for obj, me in zip(targets, meshes):
+                old = obj.data
+                me.name = obj.name
+                obj.data = me
+                obj[HEIGHT_KEY] = spec.height
+                obj[SEA_KEY] = spec.sea_level
+                if old.users == 0:
+                    bpy.data.meshes.remove(old)
+            _tag(replace, recipe)
+            replace[HEIGHT_KEY] = spec.height
+            replace[SEA_KEY] = spec.sea_level
+            return replace
+    base = _free_base_name(recipe.world.name, lods)
+    if replace is not None:
+        base_matrix, parent = replace.matrix_world.copy(), replace.parent
+        collections = list(replace.users_collection)
+        old_name = replace.name
+        _remove_objects([replace] + _descendants(replace))
+        base = _free_base_name(old_name, lods)
+    else:
+        base_matrix, parent, collections = None, None, [collection]
+    if lods == 1:
+        root = bpy.data.objects.new(base, meshes[0])
+        meshes[0].name = base
+        objs = [root]
+    else:
+        root = bpy.data.objects.new(base, None)
+        root.empty_display_type = "PLAIN_AXES"
+        objs = [root]
+        for level, me in enumerate(meshes):
+            name = f"{base}_LOD{level}"
+            me.name = name
+            child = bpy.data.objects.new(name, me)
+            child.parent = root
+            child.hide_set(False)
+            objs.append(child)
+    created_objects.extend(objs)
+    for obj in objs:
+        obj[HEIGHT_KEY] = spec.height
+        obj[SEA_KEY] = spec.sea_level
+        for coll in collections:
+            coll.objects.link(obj)
+    for level, child in enumerate(objs[1:]):
+        if level > 0:
+            child.hide_viewport = False
+            child.hide_set(True)  # show LOD0 only; the others stay exportable
+    _tag(root, recipe)
+    if base_matrix is not None:
+        root.parent = parent
+        root.matrix_world = base_matrix
+    else:
+        root.location = location
+    return root
+
+
+def run(steps, progress=None):
+    """Drive a build generator to the end, calling ``progress(done, total, label)``; return its result."""
+    while True:
+        try:
+            done, total, label = next(steps)
+        except StopIteration as stop:
+            return stop.value
+        if progress is not None:
+            progress(done, total, label)
+
+
+def build_terrain(recipe, *, collection, location=(0.0, 0.0, 0.0), replace=None, progress=None):
+    """Build (or rebuild in place) a terrain from a recipe and return its root object."""
+    return run(terrain_steps(recipe, collection=collection, location=location, replace=replace), progress)

@@ -1,0 +1,221 @@
+"""Export Worldseed objects for Unity: FBX (and optionally glTF binary).
+
+FBX settings that make meshes and empties arrive in Unity with rotation 0,
+scale 1, Y up, in metres: axis -Z forward / Y up, ``bake_space_transform``
+(Apply Transform) and ``apply_scale_options="FBX_SCALE_UNITS"`` (so the file
+says 1 unit = 1 m). Cameras and lights would keep a rotation, so only meshes
+and empties are exported.
+
+Every file is written to a temporary name in the target folder and renamed
+over the target only once the exporter has finished, so a failed export never
+destroys an earlier file.
+"""
+import contextlib
+import os
+import tempfile
+
+import bpy
+
+FBX_UNITY = dict(
+    axis_forward="-Z",
+    axis_up="Y",
+    apply_unit_scale=True,
+    apply_scale_options="FBX_SCALE_UNITS",
+    bake_space_transform=True,
+    object_types={"MESH", "EMPTY"},
+    use_mesh_modifiers=True,
+    mesh_smooth_type="FACE",
+    use_tspace=False,
+    add_leaf_bones=False,
+    use_custom_props=False,
+    bake_anim=False,
+    path_mode="AUTO",
+)
+
+GLB_UNITY = dict(
+    export_format="GLB",
+    export_yup=True,
+    export_apply=True,
+    export_animations=False,
+    export_cameras=False,
+    export_extras=False,
+)
+
+FORMATS = {"fbx": ".fbx", "glb": ".glb"}
+
+
+class ExportError(RuntimeError):
+    """An export could not be written; any earlier file is untouched."""
+
+
+def _check_folder(path):
+    folder = os.path.dirname(os.path.abspath(path)) or "."
+    if not os.path.isdir(folder):
+        raise ExportError(f"export folder {folder!r} does not exist")
+    if not os.access(folder, os.W_OK):
+        raise ExportError(f"export folder {folder!r} is not writable")
+
+
+@contextlib.contextmanager
+def _exporting(objects):
+    """Select exactly ``objects`` (unhidden) for the exporter and restore the selection after."""
+    view_layer = bpy.context.view_layer
+    previous_selection = [o for o in view_layer.objects if o.select_get()]
+    previous_active = view_layer.objects.active
+    hidden = [o for o in objects if o.hide_get()]
+    for o in hidden:
+        o.hide_set(False)
+    for o in previous_selection:
+        o.select_set(False)
+    for o in objects:
+        o.select_set(True)
+    if objects:
+        view_layer.objects.active = objects[0]
+    try:
+        yield
+    finally:
+        for o in objects:
+            if o.name in view_layer.objects:
+                o.select_set(False)
+        for o in hidden:
+            o.hide_set(True)
+        for o in previous_selection:
+            o.select_set(True)
+        view_layer.objects.active = previous_active
+
+
+def _write_atomic(path, write):
+    """Call ``write(tmp_path)`` then move the temporary file over ``path``."""
+    _check_folder(path)
+    folder, base = os.path.split(os.path.abspath(path))
+    stem, ext = os.path.splitext(base)
+    fd, tmp = tempfile.mkstemp(prefix=f".{stem}.", suffix=f".tmp{ext}", dir=folder)
+    os.close(fd)
+    try:
+        write(tmp)
+        if not os.path.exists(tmp) or os.path.getsize(tmp) == 0:
+            raise ExportError(f"the exporter wrote nothing for {path!r}")
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.remove(tmp)
+        raise
+    return path
+
+
+def _export_one(path, objects, fmt):
+    def write(tmp):
+        with _exporting(objects):
+            if fmt == "fbx":
+                result = bpy.ops.export_scene.fbx(filepath=tmp, use_selection=True, **FBX_UNITY)
+            else:
+                result = bpy.ops.export_scene.gltf(filepath=tmp, use_selection=True, **GLB_UNITY)
+        if "FINISHED" not in result:
+            raise ExportError(f"the {fmt.upper()} exporter did not finish for {path!r}")
+    return _write_atomic(path, write)
+
+
+def exportable(objects):
+    """Objects plus their descendants, meshes and empties only, each once, parents first."""
+    seen, out = set(), []
+
+    def visit(o):
+        if o.name in seen:
+            return
+        seen.add(o.name)
+        if o.type in {"MESH", "EMPTY"}:
+            out.append(o)
+        for child in o.children:
+            visit(child)
+
+    for o in objects:
+        visit(o)
+    return out
+
+
+def _safe_file_name(name):
+    keep = "".join(c if c.isalnum() or c in "-_." else "_" for c in name).strip(".")
+    return keep or "object"
+
+
+def export_unity(objects, filepath, *, formats=("fbx",), per_object=False):
+    """Export ``objects`` (with their children) to ``filepath``; returns the written paths.
+
+    ``filepath`` names the FBX (other formats get their own extension beside
+    it). With ``per_object`` every top-level object gets its own file, named
+    after the object, in the folder of ``filepath``.
+    """
+    formats = tuple(formats)
+    bad = [f for f in formats if f not in FORMATS]
+    if bad or not formats:
+        raise ExportError(f"formats must be some of {sorted(FORMATS)}, got {list(formats)}")
+    roots = [o for o in objects if o.parent is None or o.parent not in objects]
+    if not exportable(roots):
+        raise ExportError("nothing to export: no mesh or empty objects were given")
+    stem, _ = os.path.splitext(os.path.abspath(filepath))
+    if per_object:
+        folder = os.path.dirname(stem)
+        jobs = [(os.path.join(folder, _safe_file_name(r.name)), exportable([r])) for r in roots]
+    else:
+        jobs = [(stem, exportable(roots))]
+    written = []
+    for job_stem, objs in jobs:
+        if not objs:
+            continue
+        for fmt in formats:
+            written.append(_export_one(job_stem + FORMATS[fmt], objs, fmt))
+    return written
+
+
+def worldseed_roots(scene):
+    """Top-level Worldseed objects of ``scene`` (anything a Worldseed build tagged)."""
+    from .build import KIND_KEY
+    return [o for o in scene.objects if o.get(KIND_KEY) and (o.parent is None or not o.parent.get(KIND_KEY))]
+
+
+class WORLDSEED_OT_export_unity(bpy.types.Operator):
+    """Export Worldseed objects (or the selection) as FBX for Unity: rotation 0, scale 1, Y up, metres"""
+    bl_idname = "worldseed.export_unity"
+    bl_label = "Export for Unity"
+    bl_options = {"REGISTER"}
+
+    filepath: bpy.props.StringProperty(subtype="FILE_PATH", options={"SKIP_SAVE"})
+    filter_glob: bpy.props.StringProperty(default="*.fbx;*.glb", options={"HIDDEN"})
+    scope: bpy.props.EnumProperty(
+        name="Objects", default="WORLDSEED",
+        items=[("WORLDSEED", "Worldseed Objects", "Every object Worldseed generated in this scene"),
+               ("SELECTION", "Selection", "The selected objects and their children")])
+    formats: bpy.props.EnumProperty(
+        name="Formats", default="FBX",
+        items=[("FBX", "FBX", "FBX for Unity's model importer"),
+               ("GLB", "glTF Binary", "glTF binary (.glb), for glTFast and other glTF importers"),
+               ("BOTH", "FBX and glTF", "Both files side by side")])
+    per_object: bpy.props.BoolProperty(
+        name="One File per Object", default=False,
+        description="Write one file per top-level object, named after it, in the chosen folder")
+
+    def invoke(self, context, event):
+        if not self.filepath:
+            stem = os.path.splitext(os.path.basename(bpy.data.filepath))[0] or "world"
+            self.filepath = os.path.join(os.path.dirname(bpy.data.filepath) or os.getcwd(), stem + ".fbx")
+        context.window_manager.fileselect_add(self)
+        return {"RUNNING_MODAL"}
+
+    def execute(self, context):
+        if not self.filepath:
+            self.report({"ERROR"}, "filepath must name the file to write, got an empty path")
+            return {"CANCELLED"}
+        objects = (worldseed_roots(context.scene) if self.scope == "WORLDSEED"
+                   else list(context.selected_objects))
+        formats = {"FBX": ("fbx",), "GLB": ("glb",), "BOTH": ("fbx", "glb")}[self.formats]
+        path = bpy.path.abspath(self.filepath)
+        try:
+            written = export_unity(objects, path, formats=formats, per_object=self.per_object)
+        except (ExportError, OSError) as err:
+            self.report({"ERROR"}, f"Worldseed export failed: {err}")
+            return {"CANCELLED"}
+        self.report({"INFO"}, f"Worldseed: wrote {', '.join(os.path.basename(p) for p in written)}")
+        return {"FINISHED"}
+
+
+classes = (WORLDSEED_OT_export_unity,)

@@ -1,0 +1,45 @@
+"""Auto update: rebuild the active Worldseed terrain when a sidebar setting changes.
+
+Property update callbacks fire on every step of a slider drag, so the rebuild
+is deferred to a one-shot timer that coalesces a burst of changes. Errors end
+up in the settings' ``last_error`` (drawn by the panel) and the console, not
+as tracebacks.
+"""
+import bpy
+
+from . import build
+from ..core._checks import ParameterError
+
+_pending = {"scene": None}
+DELAY = 0.15
+
+
+def schedule_update(context):
+    settings = context.scene.worldseed.terrain
+    if not settings.auto_update or bpy.app.background:
+        return
+    if build.terrain_root(context.active_object) is None:
+        return
+    first = _pending["scene"] is None
+    _pending["scene"] = context.scene.name
+    if first:
+        bpy.app.timers.register(_run, first_interval=DELAY)
+
+
+def _run():
+    scene = bpy.data.scenes.get(_pending["scene"] or "")
+    _pending["scene"] = None
+    if scene is None:
+        return None
+    settings = scene.worldseed.terrain
+    root = build.terrain_root(bpy.context.view_layer.objects.active)
+    if root is None:
+        return None
+    from . import terrain
+    try:
+        terrain.rebuild_from_settings(root, scene)
+        settings.last_error = ""
+    except ParameterError as err:
+        settings.last_error = str(err)
+        print(f"Worldseed: {err}")
+    return None

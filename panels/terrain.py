@@ -1,0 +1,123 @@
+"""Sidebar (View3D > N > Worldseed): the Terrain panel and its sub-panels. Drawing only."""
+import bpy
+
+from ..addon import presets
+from ..operators import build, curve
+
+
+class WORLDSEED_MT_terrain_presets(bpy.types.Menu):
+    bl_label = "Terrain Presets"
+    bl_idname = "WORLDSEED_MT_terrain_presets"
+
+    def draw(self, context):
+        layout = self.layout
+        for path in presets.builtin_presets():
+            name = presets.display_name(path)
+            layout.operator("worldseed.terrain_preset_apply", text=name).preset = name
+        user = presets.user_presets()
+        if user:
+            layout.separator()
+            for path in user:
+                name = presets.display_name(path)
+                row = layout.row(align=True)
+                row.operator("worldseed.terrain_preset_apply", text=name, icon="USER").preset = name
+                row.operator("worldseed.terrain_preset_remove", text="", icon="X").preset = name
+        layout.separator()
+        layout.operator("worldseed.terrain_preset_save", text="Save Current as Preset...", icon="ADD")
+
+
+class _Sidebar:
+    bl_space_type = "VIEW_3D"
+    bl_region_type = "UI"
+    bl_category = "Worldseed"
+
+
+class WORLDSEED_PT_terrain(_Sidebar, bpy.types.Panel):
+    bl_label = "Terrain"
+    bl_idname = "WORLDSEED_PT_terrain"
+
+    def draw(self, context):
+        layout = self.layout
+        settings = context.scene.worldseed.terrain
+        layout.menu("WORLDSEED_MT_terrain_presets", text=settings.preset or "Presets", icon="PRESET")
+        col = layout.column(align=True)
+        col.use_property_split = True
+        col.prop(settings, "name")
+        row = col.row(align=True)
+        row.prop(settings, "seed")
+        row.operator("worldseed.terrain_reseed", text="", icon="FILE_REFRESH")
+        col.prop(settings, "resolution")
+        col.prop(settings, "size")
+        col.prop(settings, "height")
+        layout.operator("worldseed.terrain_add", icon="MESH_GRID")
+        root = build.terrain_root(context.active_object)
+        box = layout.box()
+        if root is None:
+            box.label(text="Select a Worldseed terrain to update it", icon="INFO")
+        else:
+            box.label(text=f"Active: {root.name}", icon="OBJECT_DATA")
+            row = box.row(align=True)
+            row.operator("worldseed.terrain_update", icon="FILE_REFRESH")
+            row.operator("worldseed.terrain_load_settings", text="", icon="IMPORT")
+            box.prop(settings, "auto_update")
+        if settings.last_error:
+            layout.label(text=settings.last_error, icon="ERROR")
+
+
+class WORLDSEED_PT_terrain_noise(_Sidebar, bpy.types.Panel):
+    bl_label = "Noise"
+    bl_parent_id = "WORLDSEED_PT_terrain"
+
+    def draw(self, context):
+        layout = self.layout
+        layout.use_property_split = True
+        settings = context.scene.worldseed.terrain
+        col = layout.column(align=True)
+        for name in ("basis", "kind", "scale", "octaves", "persistence", "lacunarity", "warp", "offset"):
+            col.prop(settings, name)
+
+
+class WORLDSEED_PT_terrain_shape(_Sidebar, bpy.types.Panel):
+    bl_label = "Shape"
+    bl_parent_id = "WORLDSEED_PT_terrain"
+
+    def draw(self, context):
+        layout = self.layout
+        layout.use_property_split = True
+        settings = context.scene.worldseed.terrain
+        col = layout.column(align=True)
+        col.prop(settings, "normalize")
+        col.prop(settings, "falloff")
+        sub = col.column(align=True)
+        sub.active = settings.falloff != "none"
+        sub.prop(settings, "falloff_width")
+        col.prop(settings, "redistribution")
+        col.prop(settings, "terraces")
+        sub = col.column(align=True)
+        sub.active = settings.terraces > 0
+        sub.prop(settings, "terrace_sharpness")
+        col.prop(settings, "sea_level")
+        node = curve.curve_node(settings)
+        if node is None:
+            layout.operator("worldseed.height_curve_add", icon="FCURVE")
+        else:
+            layout.label(text="Height Curve")
+            layout.template_curve_mapping(node, "mapping")
+            layout.operator("worldseed.height_curve_reset", icon="LOOP_BACK")
+
+
+class WORLDSEED_PT_terrain_mesh(_Sidebar, bpy.types.Panel):
+    bl_label = "Mesh"
+    bl_parent_id = "WORLDSEED_PT_terrain"
+    bl_options = {"DEFAULT_CLOSED"}
+
+    def draw(self, context):
+        layout = self.layout
+        layout.use_property_split = True
+        settings = context.scene.worldseed.terrain
+        layout.prop(settings, "lods")
+        layout.prop(settings, "material")
+
+
+classes = (WORLDSEED_MT_terrain_presets, WORLDSEED_PT_terrain, WORLDSEED_PT_terrain_noise,
+           WORLDSEED_PT_terrain_shape, WORLDSEED_PT_terrain_mesh)
