@@ -345,7 +345,7 @@ def _pchip_slopes(x, y):
     w1 = 2 * hk[1:] + hk[:-1]
     w2 = hk[1:] + 2 * hk[:-1]
     same = (delta[:-1] * delta[1:]) > 0
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(all="ignore"):                # tiny secants may overflow to inf -> 0
         harmonic = (w1 + w2) / (w1 / delta[:-1] + w2 / delta[1:])
     m[1:-1] = np.where(same, harmonic, 0.0)
 
@@ -424,6 +424,8 @@ def curve_remap(h, *, points):
     lo = np.minimum(y[:-1], y[1:]).astype(f32)
     hi = np.maximum(y[:-1], y[1:]).astype(f32)
     np.clip(out, lo[i], hi[i], out=out)
+    # the last point is reached at s = x[-1] - x[-2] in float32; pin it (and the clamp beyond) exactly
+    np.copyto(out, f32(y[-1]), where=xs >= f32(x[-1]))
     return out
 
 
@@ -450,8 +452,8 @@ def sea_level(h, *, level, floor=None):
         ``[floor, level)``.  ``floor = level`` flattens it, ``floor = 0`` leaves
         ``[0, level)`` unchanged, and values in between compress the sea bed
         while keeping its relief.  The result is continuous at ``level`` and
-        monotone non-decreasing; heights below 0 count as 0.  ``level = 0``
-        changes nothing.
+        monotone non-decreasing; heights below 0 count as 0 (so ``level = 0``
+        only lifts negative heights to 0).
 
     Examples
     --------
@@ -464,11 +466,9 @@ def sea_level(h, *, level, floor=None):
     level = check_float(level, name="level", bounds=SEA_LEVEL)
     floor = level if floor is None else check_float(floor, name="floor", bounds=(0.0, level))
     out = arr.astype(np.float32, copy=True)
-    if level == 0.0:
-        return out
     below = out < np.float32(level)
     sub = np.clip(out[below], 0, None)
-    sub *= np.float32((level - floor) / level)
+    sub *= np.float32((level - floor) / level if level > 0 else 0.0)
     sub += np.float32(floor)
     np.minimum(sub, np.float32(level), out=sub)  # stay continuous/monotone in float32
     out[below] = sub
