@@ -162,7 +162,7 @@ def island_falloff(shape, *, mode="radial", width=0.35):
     >>> m = island_falloff((5, 5), mode="square", width=0.5)
     >>> float(m[2, 2]), float(m[0, 2]), float(m[2, 3])
     (1.0, 0.0, 1.0)
-    >>> island_falloff((3, 3), mode="none").min()
+    >>> float(island_falloff((3, 3), mode="none").min())
     1.0
     """
     rows, cols = check_shape(shape, name="shape")
