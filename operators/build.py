@@ -313,8 +313,10 @@ def _commit_terrain(recipe, meshes, *, collection, location, replace, created_ob
             targets = [replace] if lods == 1 else sorted(old_children, key=lambda o: o.name)
             for obj, me in zip(targets, meshes):
                 old = obj.data
-                me.name = obj.name
+                name = old.name
+                old.name = name + ".old"  # free the name for the new mesh
                 obj.data = me
+                me.name = name
                 obj[HEIGHT_KEY] = spec.height
                 obj[SEA_KEY] = spec.sea_level
                 if old.users == 0:

@@ -106,10 +106,14 @@ def _write_atomic(path, write):
 def _export_one(path, objects, fmt):
     def write(tmp):
         with _exporting(objects):
-            if fmt == "fbx":
-                result = bpy.ops.export_scene.fbx(filepath=tmp, use_selection=True, **FBX_UNITY)
-            else:
-                result = bpy.ops.export_scene.gltf(filepath=tmp, use_selection=True, **GLB_UNITY)
+            try:
+                if fmt == "fbx":
+                    result = bpy.ops.export_scene.fbx(filepath=tmp, use_selection=True, **FBX_UNITY)
+                else:
+                    result = bpy.ops.export_scene.gltf(filepath=tmp, use_selection=True, **GLB_UNITY)
+            except RuntimeError as err:  # the exporter raised; Blender wraps it with its traceback
+                reason = str(err).strip().splitlines()[-1] if str(err).strip() else "unknown error"
+                raise ExportError(f"the {fmt.upper()} exporter failed writing {path!r}: {reason}") from None
         if "FINISHED" not in result:
             raise ExportError(f"the {fmt.upper()} exporter did not finish for {path!r}")
     return _write_atomic(path, write)

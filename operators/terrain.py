@@ -104,16 +104,24 @@ class WORLDSEED_OT_terrain_add(_ModalBuild, bpy.types.Operator):
         "new_seed": bpy.props.BoolProperty(
             name="New Seed", default=False, options={"SKIP_SAVE"},
             description="Draw a fresh random seed for this terrain"),
+        "from_settings": bpy.props.BoolProperty(
+            name="From Sidebar", default=False, options={"SKIP_SAVE", "HIDDEN"},
+            description="Start from the Terrain panel's settings (what the sidebar button does)"),
     }
 
     def _recipe(self):
         return properties.recipe_from_props(self, curve=properties.curve_from_text(self.curve))
 
-    def invoke(self, context, event):
+    def _load_settings(self, context):
+        """Copy the sidebar settings into this operator's properties (once; redo keeps the edits)."""
         settings = context.scene.worldseed.terrain
         for name in ("name", "seed", *properties.TERRAIN_FIELDS):
             setattr(self, name, getattr(settings, name))
         self.curve = properties.curve_to_text(curve.curve_points(settings))
+        self.from_settings = False
+
+    def invoke(self, context, event):
+        self._load_settings(context)
         try:
             recipe = self._recipe()
         except ParameterError as err:
@@ -130,6 +138,8 @@ class WORLDSEED_OT_terrain_add(_ModalBuild, bpy.types.Operator):
         self.report({"INFO"}, f"Worldseed: added terrain {root.name!r}")
 
     def execute(self, context):
+        if self.from_settings:
+            self._load_settings(context)
         if self.new_seed:
             self.seed = _reseed()
             self.new_seed = False

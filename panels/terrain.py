@@ -49,7 +49,7 @@ class WORLDSEED_PT_terrain(_Sidebar, bpy.types.Panel):
         col.prop(settings, "resolution")
         col.prop(settings, "size")
         col.prop(settings, "height")
-        layout.operator("worldseed.terrain_add", icon="MESH_GRID")
+        layout.operator("worldseed.terrain_add", icon="MESH_GRID").from_settings = True
         root = build.terrain_root(context.active_object)
         box = layout.box()
         if root is None:

@@ -1,0 +1,122 @@
+"""The headless entry, run as a user would: a separate process on a recipe file."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+RUN = os.path.join(ROOT, "worldseed_run.py")
+
+SMALL = """
+[world]
+name = "BatchTile"
+seed = 4
+[terrain]
+resolution = 65
+size = 128.0
+height = 20.0
+octaves = 4
+lods = 2
+sea_level = 0.1
+[export]
+fbx = true
+glb = true
+heightmap_raw = true
+"""
+
+
+def run(*args, cwd=None):
+    return subprocess.run([sys.executable, RUN, *args], capture_output=True, text=True, timeout=600, cwd=cwd)
+
+
+@pytest.fixture(scope="module")
+def batch_out(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("batch")
+    recipe = folder / "world.toml"
+    recipe.write_text(SMALL)
+    proc = run("--recipe", str(recipe), "--out", str(folder / "out"), "--write-recipe")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return folder / "out", proc
+
+
+def test_batch_writes_every_file(batch_out):
+    out, proc = batch_out
+    assert sorted(os.listdir(out)) == ["preview.png", "recipe.toml", "world.blend", "world.fbx", "world.glb",
+                                       "world_heightmap.json", "world_heightmap.raw"]
+    assert (out / "preview.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (out / "world.blend").read_bytes()[:7] == b"BLENDER"
+    assert os.path.getsize(out / "world_heightmap.raw") == 65 * 65 * 2
+    assert "worldseed: wrote" in proc.stdout and "100%" in proc.stderr  # progress on the terminal
+
+
+def test_batch_output_matches_the_ui_build(batch_out):
+    """The FBX from the batch run holds the same meshes the operator builds from the same recipe."""
+    import bpy
+    import importlib
+    from worldseed.core import recipe as core_recipe
+    from worldseed.operators import build
+    out, _ = batch_out
+    recipe = core_recipe.load(out / "recipe.toml")
+    bpy.ops.wm.read_homefile(use_empty=True)
+    bpy.ops.import_scene.fbx(filepath=str(out / "world.fbx"), axis_forward="-Z", axis_up="Y",
+                             bake_space_transform=True)
+    imported = {o.name: len(o.data.vertices) for o in bpy.data.objects if o.type == "MESH"}
+    assert imported == {"BatchTile_LOD0": 65 * 65, "BatchTile_LOD1": 33 * 33}
+    z_imported = np.array(sorted(v.co.z for v in bpy.data.objects["BatchTile_LOD0"].data.vertices))
+    bpy.ops.wm.read_homefile(use_empty=True)
+    root = build.build_terrain(recipe, collection=bpy.context.scene.collection)
+    lod0 = [c for c in root.children if c.name.endswith("_LOD0")][0]
+    z_built = np.array(sorted(v.co.z for v in lod0.data.vertices))
+    np.testing.assert_allclose(z_imported, z_built, atol=1e-4)
+
+
+def test_batch_is_deterministic(tmp_path, batch_out):
+    out, _ = batch_out
+    proc = run("--recipe", str(out / "recipe.toml"), "--out", str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    for name in ("preview.png", "world_heightmap.raw"):
+        assert (tmp_path / name).read_bytes() == (out / name).read_bytes(), name
+
+
+def test_malformed_recipe_names_the_key(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[terrain]\noctaves = 40\n")
+    proc = run("--recipe", str(bad), "--out", str(tmp_path / "out"))
+    assert proc.returncode == 2
+    assert "terrain.octaves" in proc.stderr and "40" in proc.stderr and "[1, 16]" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("text, words", [
+    ("[terrain\nresolution = 3", "not valid TOML"),
+    ("[terrain]\nresolutoin = 65\n", "resolutoin"),
+    ("[terrain]\nresolution = 100000\n", "terrain.resolution"),
+    ("[terrain]\nheight = nan\n", "terrain.height"),
+    ("[terrain]\nbasis = \"value\"\n", "terrain.basis"),
+    ("[world]\nseed = -1\n", "world.seed"),
+    ("[terrain]\nscale = \"big\"\n", "terrain.scale"),
+])
+def test_bad_recipes_exit_2_with_one_clear_line(tmp_path, text, words):
+    bad = tmp_path / "bad.toml"
+    bad.write_text(text)
+    proc = run("--recipe", str(bad), "--out", str(tmp_path / "out"))
+    assert proc.returncode == 2 and words in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_missing_recipe_file(tmp_path):
+    proc = run("--recipe", str(tmp_path / "none.toml"), "--out", str(tmp_path))
+    assert proc.returncode == 2 and "cannot be read" in proc.stderr
+
+
+def test_output_path_that_is_a_file(tmp_path):
+    (tmp_path / "taken").write_text("keep me")
+    proc = run("--recipe", str(tmp_path / "x.toml"), "--out", str(tmp_path / "taken"))
+    assert proc.returncode == 2
+    good = tmp_path / "ok.toml"
+    good.write_text("[terrain]\nresolution = 9\n")
+    proc = run("--recipe", str(good), "--out", str(tmp_path / "taken"))
+    assert proc.returncode == 2 and "taken" in proc.stderr
+    assert (tmp_path / "taken").read_text() == "keep me"
