@@ -1,9 +1,10 @@
 """Auto update: rebuild the active Worldseed terrain when a sidebar setting changes.
 
 Property update callbacks fire on every step of a slider drag, so the rebuild
-is deferred to a one-shot timer that coalesces a burst of changes. Errors end
-up in the settings' ``last_error`` (drawn by the panel) and the console, not
-as tracebacks.
+is deferred to a one-shot timer that coalesces a burst of changes. Timers do
+not run while a background script holds the main thread, so there the
+rebuild happens at once. Errors end up in the settings' ``last_error`` (drawn
+by the panel) and the console, not as tracebacks.
 """
 import bpy
 
@@ -16,9 +17,11 @@ DELAY = 0.15
 
 def schedule_update(context):
     settings = context.scene.worldseed.terrain
-    if not settings.auto_update or bpy.app.background:
+    if not settings.auto_update or build.terrain_root(context.active_object) is None:
         return
-    if build.terrain_root(context.active_object) is None:
+    if bpy.app.background:
+        _pending["scene"] = context.scene.name
+        _run()
         return
     first = _pending["scene"] is None
     _pending["scene"] = context.scene.name

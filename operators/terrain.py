@@ -12,8 +12,14 @@ from . import build, curve
 from ..addon import properties
 from ..core._checks import ParameterError
 
-#: Builds with more vertices than this run modally, with progress and Esc to cancel.
+#: Builds with more vertices than this run modally, with progress and Esc to cancel
+#: (the add-on preferences can change it).
 MODAL_VERTICES = 600_000
+
+
+def _modal_vertices(context):
+    addon = context.preferences.addons.get(__package__.rpartition(".")[0])
+    return addon.preferences.modal_vertices if addon is not None and addon.preferences else MODAL_VERTICES
 
 
 def settings_recipe(scene):
@@ -127,7 +133,7 @@ class WORLDSEED_OT_terrain_add(_ModalBuild, bpy.types.Operator):
         except ParameterError as err:
             self.report({"ERROR"}, str(err))
             return {"CANCELLED"}
-        if _vertex_count(recipe) <= MODAL_VERTICES or context.window is None:
+        if _vertex_count(recipe) <= _modal_vertices(context) or context.window is None:
             return self.execute(context)
         steps = build.terrain_steps(recipe, collection=context.collection,
                                     location=tuple(context.scene.cursor.location))
@@ -181,7 +187,7 @@ class WORLDSEED_OT_terrain_update(_ModalBuild, bpy.types.Operator):
         except ParameterError as err:
             self.report({"ERROR"}, str(err))
             return {"CANCELLED"}
-        if _vertex_count(recipe) <= MODAL_VERTICES or context.window is None:
+        if _vertex_count(recipe) <= _modal_vertices(context) or context.window is None:
             return self.execute(context)
         steps = build.terrain_steps(recipe, collection=context.collection, replace=root)
         return self._start_modal(context, steps, "updating terrain")

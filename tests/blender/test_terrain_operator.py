@@ -214,3 +214,26 @@ def test_height_curve_widget_travels_into_the_recipe(empty_scene):
     assert stored.terrain.curve == ((0.0, 0.0), (0.5, 0.1), (1.0, 1.0))
     bpy.ops.worldseed.height_curve_reset()
     assert curve.curve_points(settings) == ((0.0, 0.0), (1.0, 1.0))
+
+
+def test_auto_update_rebuilds_when_a_setting_changes(empty_scene):
+    settings = bpy.context.scene.worldseed.terrain
+    settings.resolution = 9
+    bpy.ops.worldseed.terrain_add(from_settings=True)
+    obj = bpy.context.active_object
+    settings.auto_update = True
+    settings.resolution = 17
+    assert len(obj.data.vertices) == 17 * 17
+    settings.octaves = 2
+    assert core_recipe.loads(obj["worldseed_recipe"]).terrain.octaves == 2
+    settings.auto_update = False
+    settings.resolution = 33
+    assert len(obj.data.vertices) == 17 * 17  # off: nothing changes
+
+
+def test_new_meshes_are_smooth_shaded(empty_scene):
+    bpy.ops.worldseed.terrain_add(resolution=9)
+    me = bpy.context.active_object.data
+    smooth = np.empty(len(me.polygons), bool)
+    me.polygons.foreach_get("use_smooth", smooth)
+    assert smooth.all()
