@@ -1,0 +1,122 @@
+"""OpenSimplex2-style 2-D simplex noise, vectorised (private kernel of ``noise``).
+
+Skew to the triangular lattice with F2 = (sqrt(3) - 1) / 2, find the cell
+(i, j) and which of its two triangles holds the point (x0 > y0: lower), then
+sum the three corner kernels ``max(0, 0.5 - r^2)^4 * (g . d)``; gradients are
+24 unit vectors 15 degrees apart (7.5 degrees off the axes), picked by the same
+hash chain as Perlin's, precomputed in a padded (257, 257) table. The 2-D
+simplex lattice is not covered by the 3-D texture-synthesis patent (and that
+patent has expired anyway).
+
+Only IEEE-exact elementwise operations are used; the gradient components are
+literal constants (no sin/cos at run time or import time).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ._perlin import PERIOD, hash_table
+
+__all__ = ["F2", "G2", "NORMALISE", "gradient_tables", "point_octave"]
+
+F2 = 0.5 * (3.0 ** 0.5 - 1.0)          # skew   (x, y) -> (x + s, y + s),  s = (x + y) F2
+G2 = (3.0 - 3.0 ** 0.5) / 6.0          # unskew (i, j) -> (i - t, j - t),  t = (i + j) G2
+#: Scales the kernel sum into [-1, 1]: 1 / max over the cell of sum a^4 max_g(g . d)
+#: for this gradient set (the same constant FastNoiseLite uses for OpenSimplex2).
+NORMALISE = 99.83685446303647
+_W = PERIOD + 1
+
+# cos of 7.5, 22.5, 37.5, 52.5, 67.5, 82.5 degrees (the sines are the same list reversed)
+_C = (0.9914448613738104, 0.9238795325112867, 0.7933533402912352,
+      0.6087614290087207, 0.3826834323650898, 0.1305261922200516)
+
+
+def _gradients():
+    first = [(_C[k], _C[5 - k]) for k in range(6)]                  # quadrant 1, 7.5 .. 82.5 deg
+    quads = [(c, s) for c, s in first] + [(-s, c) for c, s in first] \
+        + [(-c, -s) for c, s in first] + [(s, -c) for c, s in first]
+    g = np.array(quads, dtype=np.float64)
+    return g[:, 0], g[:, 1]
+
+
+GRAD_X, GRAD_Y = _gradients()
+
+
+def gradient_tables(perm):
+    """Flat padded tables (gx, gy), float32, of the gradient at lattice (i, j) -> [j, i]."""
+    h = hash_table(perm)                    # 0..255
+    k = (h * 3) >> 5                        # 0..23, near-uniform
+    return (GRAD_X[k].astype(np.float32).ravel(), GRAD_Y[k].astype(np.float32).ravel())
+
+
+def _corner(dx, dy, gx, gy, k, acc_tmp, t, a):
+    """a = max(0, .5 - dx^2 - dy^2)^4 (g . d); returns a (float32)."""
+    np.multiply(dx, dx, out=a)
+    np.multiply(dy, dy, out=t)
+    a += t
+    np.subtract(np.float32(0.5), a, out=a)
+    np.maximum(a, np.float32(0), out=a)
+    a *= a
+    a *= a
+    np.take(gx, k, out=t)
+    t *= dx
+    np.take(gy, k, out=acc_tmp)
+    acc_tmp *= dy
+    t += acc_tmp
+    a *= t
+    return a
+
+
+def point_octave(x, y, sx, sy, swap, f, ox, oy, gx, gy, amp, acc):
+    """Add ``amp * simplex(M (x, y) f + o)`` to ``acc`` (1-D float32, in place).
+
+    M is the octave's dihedral orientation (``swap`` the axes, then multiply by
+    the signs ``sx``, ``sy``); applied to the coordinates directly (simplex has
+    no separable fast path to preserve).
+    """
+    if swap:
+        x, y = y, x
+    nx = np.multiply(x, sx * f)
+    nx += ox
+    ny = np.multiply(y, sy * f)
+    ny += oy
+    s = nx + ny
+    s *= F2
+    nx += s
+    ny += s
+    fi = np.floor(nx)
+    fj = np.floor(ny)
+    nx -= fi                                  # skewed fractions in [0, 1), float64
+    ny -= fj
+    i = fi.astype(np.int64)
+    i &= PERIOD - 1
+    j = fj.astype(np.int64)
+    j &= PERIOD - 1
+    k = j * _W
+    k += i
+    fx = nx.astype(np.float32)
+    fy = ny.astype(np.float32)
+    t = fx + fy
+    t *= np.float32(G2)
+    x0 = fx - t                               # offsets from corner 0, unskewed, float32
+    y0 = fy - t
+    lower = x0 > y0                           # lower triangle: corner 1 = (i+1, j)
+    i1 = lower.astype(np.float32)
+    x1 = x0 - i1
+    x1 += np.float32(G2)
+    y1 = y0 + i1                              # y0 - (1 - i1) + G2
+    y1 += np.float32(G2 - 1.0)
+    x2 = x0 + np.float32(2.0 * G2 - 1.0)
+    y2 = y0 + np.float32(2.0 * G2 - 1.0)
+    k1 = k + 1
+    k1 += (~lower) * (_W - 1)                 # (i+1, j) or (i, j+1)
+    tmp = np.empty_like(x0)
+    t2 = np.empty_like(x0)
+    a = np.empty_like(x0)
+    n = _corner(x0, y0, gx, gy, k, tmp, t2, a).copy()
+    n += _corner(x1, y1, gx, gy, k1, tmp, t2, a)
+    k += _W + 1
+    n += _corner(x2, y2, gx, gy, k, tmp, t2, a)
+    n *= np.float32(NORMALISE * amp)
+    acc += n
+    return acc
