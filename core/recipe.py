@@ -58,14 +58,6 @@ class RecipeError(ParameterError):
     """A recipe file or value is malformed."""
 
 
-def _limits(name, default):
-    """Look up a bounds constant in noise/heightmap, falling back to ``default``."""
-    for module in (noise, heightmap):
-        if hasattr(module, name):
-            return getattr(module, name)
-    return default
-
-
 # One table of what each numeric field allows: (kind, bounds or choices).
 # The Blender property groups read their min/max from here, so every range is written once.
 FIELD_LIMITS = {
@@ -74,12 +66,12 @@ FIELD_LIMITS = {
     "size": ("float", SIZE),
     "height": ("float", HEIGHT),
     "scale": ("float", SCALE_M),
-    "octaves": ("int", _limits("OCTAVES", (1, 16))),
-    "persistence": ("float", _limits("PERSISTENCE", (0.0, 1.0))),
-    "lacunarity": ("float", _limits("LACUNARITY", (1.0, 4.0))),
-    "warp": ("float", _limits("WARP", (0.0, 4.0))),
-    "basis": ("choice", _limits("BASES", ("perlin", "simplex"))),
-    "kind": ("choice", _limits("KINDS", ("fbm", "ridged", "billow"))),
+    "octaves": ("int", noise.OCTAVES),
+    "persistence": ("float", noise.PERSISTENCE),
+    "lacunarity": ("float", noise.LACUNARITY),
+    "warp": ("float", noise.WARP),
+    "basis": ("choice", noise.BASES),
+    "kind": ("choice", noise.KINDS),
     "normalize": ("choice", NORMALIZE_MODES),
     "falloff": ("choice", heightmap.FALLOFF_MODES),
     "falloff_width": ("float", heightmap.FALLOFF_WIDTH),

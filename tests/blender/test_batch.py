@@ -46,9 +46,18 @@ def test_batch_writes_every_file(batch_out):
     assert sorted(os.listdir(out)) == ["preview.png", "recipe.toml", "world.blend", "world.fbx", "world.glb",
                                        "world_heightmap.json", "world_heightmap.raw"]
     assert (out / "preview.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert (out / "world.blend").read_bytes()[:7] == b"BLENDER"
+    assert os.path.getsize(out / "world.blend") > 10_000
     assert os.path.getsize(out / "world_heightmap.raw") == 65 * 65 * 2
     assert "worldseed: wrote" in proc.stdout and "100%" in proc.stderr  # progress on the terminal
+
+
+def test_batch_blend_opens_with_the_terrain(batch_out):
+    import bpy
+    out, _ = batch_out
+    bpy.ops.wm.open_mainfile(filepath=str(out / "world.blend"))
+    names = sorted(o.name for o in bpy.data.objects)
+    assert names == ["BatchTile", "BatchTile_LOD0", "BatchTile_LOD1"]
+    assert bpy.data.objects["BatchTile"]["worldseed_kind"] == "terrain"
 
 
 def test_batch_output_matches_the_ui_build(batch_out):
