@@ -54,6 +54,10 @@ preview = true
 """
 
 
+#: Pixels per side of preview.png for maps smaller than this.
+PREVIEW_SIDE = 513
+
+
 class TerminalProgress:
     """A one-line progress bar on stderr (a line every 10% when not a terminal)."""
 
@@ -131,7 +135,11 @@ def build_world(recipe, out_dir, *, name="world", progress=None):
                                        per_object=recipe.export.per_object)
     written.append(_save_blend(os.path.join(out_dir, f"{name}.blend")))
     if recipe.export.preview:
-        image = core_preview.shaded_relief(heights.values, cell_size=heights.cell_size, height=heights.height,
+        values, cell = heights.values, heights.cell_size
+        n = values.shape[0]
+        if n < PREVIEW_SIDE:  # small maps are resampled so the picture is worth looking at
+            values, cell = core_unity.resample_square(values, side=PREVIEW_SIDE), cell * (n - 1) / (PREVIEW_SIDE - 1)
+        image = core_preview.shaded_relief(values, cell_size=cell, height=heights.height,
                                            sea_level=recipe.terrain.sea_level)
         written.append(_write_atomic(os.path.join(out_dir, "preview.png"), core_preview.png_bytes(image)))
     if recipe.export.heightmap_raw:

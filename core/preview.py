@@ -32,14 +32,19 @@ ROCK_SLOPE = (28.0, 42.0)
 
 
 def terrain_colours(heights01, *, slope_degrees=None, sea_level=0.0):
-    """RGB float32 (rows, cols, 3) colours for heights in [0, 1]."""
+    """RGB float32 (rows, cols, 3) colours for heights in [0, 1].
+
+    The palette spans the land, from ``sea_level`` (the beach) to 1 (the
+    peaks); heights at or below the sea level are water.
+    """
     h = check_array(heights01, name="heights01", ndim=2)
+    land = (h - np.float32(sea_level)) / np.float32(1.0 - sea_level) if sea_level < 1.0 else h
     stops = np.array([s for s, _ in TERRAIN_PALETTE], dtype=np.float32)
     cols = np.array([c for _, c in TERRAIN_PALETTE], dtype=np.float32)
-    rgb = np.stack([np.interp(h, stops, cols[:, k]) for k in range(3)], axis=-1).astype(np.float32)
+    rgb = np.stack([np.interp(land, stops, cols[:, k]) for k in range(3)], axis=-1).astype(np.float32)
     if slope_degrees is not None:
         t = np.clip((slope_degrees - ROCK_SLOPE[0]) / (ROCK_SLOPE[1] - ROCK_SLOPE[0]), 0.0, 1.0)
-        t = (t * (h < TERRAIN_PALETTE[-2][0]))[..., None].astype(np.float32)
+        t = (t * (land < TERRAIN_PALETTE[-2][0]))[..., None].astype(np.float32)
         rgb = rgb * (1 - t) + np.asarray(ROCK_COLOUR, np.float32) * t
     if sea_level > 0.0:
         water = (h <= sea_level + 1e-6)[..., None]

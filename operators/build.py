@@ -141,6 +141,13 @@ def terrain_material():
     rel.use_clamp = True
     links.new(split.outputs["Z"], rel.inputs[0])
     links.new(height_attr.outputs["Fac"], rel.inputs[1])
+    # The palette spans the land: from the sea level (beach) to 1 (peaks).
+    sea_attr = nodes.new("ShaderNodeAttribute")
+    sea_attr.attribute_type = "OBJECT"
+    sea_attr.attribute_name = SEA_KEY
+    land = nodes.new("ShaderNodeMapRange")
+    links.new(rel.outputs[0], land.inputs["Value"])
+    links.new(sea_attr.outputs["Fac"], land.inputs["From Min"])
     ramp = nodes.new("ShaderNodeValToRGB")
     elements = ramp.color_ramp.elements
     stops = core_preview.TERRAIN_PALETTE
@@ -149,7 +156,7 @@ def terrain_material():
     for pos, rgb in stops[1:-1]:
         el = elements.new(pos)
         el.color = _hex_to_rgba(rgb)
-    links.new(rel.outputs[0], ramp.inputs["Fac"])
+    links.new(land.outputs["Result"], ramp.inputs["Fac"])
     # Slope: the world normal's Z is cos(slope); rock where it is below cos(28 deg).
     geometry = nodes.new("ShaderNodeNewGeometry")
     normal_z = nodes.new("ShaderNodeSeparateXYZ")
@@ -167,9 +174,6 @@ def terrain_material():
     links.new(ramp.outputs["Color"], rock.inputs[6])
     rock.inputs[7].default_value = _hex_to_rgba(core_preview.ROCK_COLOUR)
     # Water at or below the object's sea level.
-    sea_attr = nodes.new("ShaderNodeAttribute")
-    sea_attr.attribute_type = "OBJECT"
-    sea_attr.attribute_name = SEA_KEY
     below = nodes.new("ShaderNodeMath")
     below.operation = "LESS_THAN"
     links.new(rel.outputs[0], below.inputs[0])
@@ -184,8 +188,8 @@ def terrain_material():
     links.new(rock.outputs[2], water.inputs[6])
     water.inputs[7].default_value = _hex_to_rgba(core_preview.WATER_COLOUR)
     links.new(water.outputs[2], bsdf.inputs["Base Color"])
-    for i, node in enumerate((coords, split, height_attr, rel, ramp, geometry, normal_z, rock_t, rock,
-                              sea_attr, sea_eps, below, water)):
+    for i, node in enumerate((coords, split, height_attr, rel, sea_attr, land, ramp, geometry, normal_z,
+                              rock_t, rock, sea_eps, below, water)):
         node.location = (-1200 + 160 * (i % 7), 300 - 260 * (i // 7))
     return mat
 
