@@ -10,6 +10,9 @@ Builds are generators that yield ``(done, total, label)`` between stages, so
 the UI can show progress and cancel; a build that fails or is closed removes
 everything it created, leaving the scene as it was.
 """
+import concurrent.futures
+import functools
+
 import bpy
 import numpy as np
 
@@ -93,16 +96,40 @@ def lod_indices(n, stride):
     return idx if idx[-1] == n - 1 else np.append(idx, n - 1)
 
 
-def terrain_mesh(name, heights, *, stride=1):
-    """A quad-grid mesh of a :class:`core.terrain.TerrainHeights`, centred on the origin."""
+#: Grids up to this many vertices keep their topology and UVs cached between builds (a rebuild
+#: at the same resolution -- redo panel, auto update, new seed -- then only writes new heights).
+CACHED_GRID_VERTICES = 1500 * 1500
+
+
+@functools.lru_cache(maxsize=4)
+def _cached_grid(side):
+    topology, uvs = core_mesh.grid_topology(side, side), grid_corner_uvs(side, side)
+    for a in (topology.loop_starts, topology.corner_verts, topology.edges, topology.corner_edges, uvs):
+        a.flags.writeable = False
+    return topology, uvs
+
+
+def grid_topology_and_uvs(side):
+    """Topology and corner UVs of a ``side x side`` grid (cached for grids that are not huge)."""
+    if side * side <= CACHED_GRID_VERTICES:
+        return _cached_grid(side)
+    return core_mesh.grid_topology(side, side), grid_corner_uvs(side, side)
+
+
+def terrain_mesh(name, heights, *, stride=1, topology_and_uvs=None):
+    """A quad-grid mesh of a :class:`core.terrain.TerrainHeights`, centred on the origin.
+
+    ``topology_and_uvs`` may hand in :func:`grid_topology_and_uvs` of the LOD's
+    side, computed ahead (the terrain build does so while the noise runs).
+    """
     n = heights.values.shape[0]
     idx = lod_indices(n, stride)
     half = (n - 1) / 2.0
     coords = ((idx - half) * heights.cell_size).astype(np.float32)
-    z = heights.values[np.ix_(idx, idx)] * np.float32(heights.height)
-    k = len(idx)
-    return mesh_from_topology(name, grid_positions(z, coords, coords), core_mesh.grid_topology(k, k),
-                              corner_uvs=grid_corner_uvs(k, k))
+    z = heights.values[np.ix_(idx, idx)] if stride > 1 else heights.values
+    z = z * np.float32(heights.height)
+    topology, uvs = topology_and_uvs or grid_topology_and_uvs(len(idx))
+    return mesh_from_topology(name, grid_positions(z, coords, coords), topology, corner_uvs=uvs)
 
 
 # --------------------------------------------------------------------------- material
@@ -265,6 +292,12 @@ def terrain_steps(recipe, *, collection, location=(0.0, 0.0, 0.0), replace=None,
     bands = -(-n // max(1, min(n, core_terrain.BAND_CELLS // n)))
     total = bands + 1 + spec.lods + 1
     created_meshes, created_objects = [], []
+    # The grid topology and UVs depend only on the resolution: a second thread (numpy releases
+    # the GIL) prepares them while the noise runs. Nothing of Blender is touched off the main thread.
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="worldseed")
+    sides = [len(lod_indices(n, 2 ** level)) for level in range(spec.lods)]
+    topologies = [pool.submit(grid_topology_and_uvs, side) for side in sides]
+    pool.shutdown(wait=False)
     try:
         gen = core_terrain.noise_bands(spec, seed=recipe.world.seed)
         done = 0
@@ -284,7 +317,8 @@ def terrain_steps(recipe, *, collection, location=(0.0, 0.0, 0.0), replace=None,
         yield done, total, "shaping"
         meshes = []
         for level in range(spec.lods):
-            me = terrain_mesh(f"{recipe.world.name}_LOD{level}", heights, stride=2 ** level)
+            me = terrain_mesh(f"{recipe.world.name}_LOD{level}", heights, stride=2 ** level,
+                              topology_and_uvs=topologies[level].result())
             created_meshes.append(me)
             meshes.append(me)
             done += 1
