@@ -34,22 +34,37 @@ def _set_attr(mesh, name, key, values):
     mesh.attributes[name].data.foreach_set(key, values)
 
 
+def _resolve(value):
+    return value() if callable(value) else value
+
+
 def mesh_from_topology(name, positions, topology, *, corner_uvs=None):
-    """A new mesh from (V, 3) float32 positions and a :class:`core.mesh.PolygonTopology`."""
+    """A new mesh from (V, 3) float32 positions and a :class:`core.mesh.PolygonTopology`.
+
+    Each argument may also be a function returning it: the mesh is then
+    written one array at a time, each made just before it is written and
+    dropped just after, which keeps the peak memory of huge grids down.
+    """
     me = bpy.data.meshes.new(name)
     try:
-        me.vertices.add(len(positions))
-        _set_attr(me, "position", "vector", np.ascontiguousarray(positions, np.float32).ravel())
-        me.edges.add(len(topology.edges))
-        _set_attr(me, ".edge_verts", "value", np.ascontiguousarray(topology.edges, np.int32).ravel())
-        me.loops.add(len(topology.corner_verts))
-        _set_attr(me, ".corner_vert", "value", np.ascontiguousarray(topology.corner_verts, np.int32))
-        _set_attr(me, ".corner_edge", "value", np.ascontiguousarray(topology.corner_edges, np.int32))
-        me.polygons.add(len(topology.loop_starts))
-        me.polygons.foreach_set("loop_start", np.ascontiguousarray(topology.loop_starts, np.int32))
+        pos = np.ascontiguousarray(_resolve(positions), np.float32)
+        me.vertices.add(len(pos))
+        _set_attr(me, "position", "vector", pos.ravel())
+        del pos
+        topo = _resolve(topology)
+        me.edges.add(len(topo.edges))
+        _set_attr(me, ".edge_verts", "value", np.ascontiguousarray(topo.edges, np.int32).ravel())
+        me.loops.add(len(topo.corner_verts))
+        _set_attr(me, ".corner_vert", "value", np.ascontiguousarray(topo.corner_verts, np.int32))
+        _set_attr(me, ".corner_edge", "value", np.ascontiguousarray(topo.corner_edges, np.int32))
+        me.polygons.add(len(topo.loop_starts))
+        me.polygons.foreach_set("loop_start", np.ascontiguousarray(topo.loop_starts, np.int32))
+        del topo
         if corner_uvs is not None:
+            uvs = np.ascontiguousarray(_resolve(corner_uvs), np.float32)
             uv = me.attributes.new("UVMap", "FLOAT2", "CORNER")
-            uv.data.foreach_set("vector", np.ascontiguousarray(corner_uvs, np.float32).ravel())
+            uv.data.foreach_set("vector", uvs.ravel())
+            del uvs
         me.update()
     except BaseException:
         bpy.data.meshes.remove(me)
@@ -110,10 +125,11 @@ def _cached_grid(side):
 
 
 def grid_topology_and_uvs(side):
-    """Topology and corner UVs of a ``side x side`` grid (cached for grids that are not huge)."""
+    """Topology and corner UVs of a ``side x side`` grid: cached arrays for grids up to
+    :data:`CACHED_GRID_VERTICES`, functions that make them on demand for larger ones."""
     if side * side <= CACHED_GRID_VERTICES:
         return _cached_grid(side)
-    return core_mesh.grid_topology(side, side), grid_corner_uvs(side, side)
+    return (lambda: core_mesh.grid_topology(side, side)), (lambda: grid_corner_uvs(side, side))
 
 
 def terrain_mesh(name, heights, *, stride=1, topology_and_uvs=None):
@@ -126,10 +142,13 @@ def terrain_mesh(name, heights, *, stride=1, topology_and_uvs=None):
     idx = lod_indices(n, stride)
     half = (n - 1) / 2.0
     coords = ((idx - half) * heights.cell_size).astype(np.float32)
-    z = heights.values[np.ix_(idx, idx)] if stride > 1 else heights.values
-    z = z * np.float32(heights.height)
+
+    def positions():
+        z = heights.values[np.ix_(idx, idx)] if stride > 1 else heights.values
+        return grid_positions(z * np.float32(heights.height), coords, coords)
+
     topology, uvs = topology_and_uvs or grid_topology_and_uvs(len(idx))
-    return mesh_from_topology(name, grid_positions(z, coords, coords), topology, corner_uvs=uvs)
+    return mesh_from_topology(name, positions, topology, corner_uvs=uvs)
 
 
 # --------------------------------------------------------------------------- material
