@@ -77,18 +77,18 @@ REFERENCE_PERMUTATION = np.array([
     dtype=np.int64)
 
 
-def fade(t, out=None):
+def fade(t, out=None, tmp=None):
     """Perlin's quintic fade ``6t^5 - 15t^4 + 10t^3`` as ``t*t*t*(t*(t*6-15)+10)``.
 
-    One fixed sequence of elementwise operations (so every caller rounds the
-    same way); ``out`` may be given to avoid an allocation (it must not be ``t``).
+    One fixed sequence of elementwise operations, so every caller rounds the
+    same way; ``out`` and ``tmp`` (distinct from ``t``) avoid allocations.
     """
     dt = t.dtype.type
     a = np.multiply(t, dt(6), out=out)
     a -= dt(15)
     a *= t
     a += dt(10)
-    b = t * t
+    b = np.multiply(t, t, out=tmp)
     b *= t
     a *= b
     return a
@@ -130,71 +130,106 @@ def gradient_tables(perm, orientation=0):
 # ---------------------------------------------------------------------------
 # factor helpers (shared by both kernels so their rounding is identical)
 
-def lattice(coord, f, off, dtype=np.float32):
+class Workspace:
+    """Preallocated buffers for ``point_octave`` on chunks of up to ``size`` points.
+
+    Fresh chunk-sized temporaries would be new pages from the OS on every call
+    (page faults cost more than the arithmetic), so the kernels write into these.
+    """
+
+    def __init__(self, size, dtype=np.float32):
+        self.size = size
+        self.f64 = [np.empty(size, np.float64) for _ in range(3)]
+        self.idx = [np.empty(size, np.intp) for _ in range(3)]
+        self.flt = [np.empty(size, dtype) for _ in range(12)]
+        self.mask = np.empty(size, np.bool_)
+        # for the callers (noise.py): coordinates, warped coordinates, an octave, warp fields
+        self.coords = [np.empty(size, np.float64) for _ in range(3)]
+        self.octave = np.empty(size, dtype)
+        self.warp = [np.empty(size, dtype) for _ in range(2)]
+
+    def view(self, n):
+        return ([b[:n] for b in self.f64], [b[:n] for b in self.idx], [b[:n] for b in self.flt])
+
+
+def lattice(coord, f, off, dtype=np.float32, out=None, f64=None):
     """Noise coordinate ``coord * f + off`` split into (cell index & 255, fraction).
 
     The product and the floor are float64, the fraction is then rounded to
     ``dtype`` -- precise far from the origin. Returns (intp index, fraction).
+    ``out`` = (index, fraction) and ``f64`` = two float64 buffers avoid allocations.
     """
-    n = np.multiply(coord, f)
+    n, fl = f64 if f64 is not None else (np.empty(coord.shape), np.empty(coord.shape))
+    idx, frac = out if out is not None else (np.empty(coord.shape, np.intp),
+                                             np.empty(coord.shape, dtype))
+    np.multiply(coord, f, out=n)
     n += off
-    fl = np.floor(n)
+    np.floor(n, out=fl)
     n -= fl
-    idx = fl.astype(np.int64)
+    np.copyto(frac, n, casting="same_kind")
+    np.copyto(idx, fl, casting="unsafe")      # |fl| < 2**62, checked by the caller
     idx &= PERIOD - 1
-    return idx.astype(np.intp, copy=False), n.astype(dtype)
+    return idx, frac
 
 
-def column_factors(u):
+def column_factors(u, out=None, tmp=None):
     """(alpha, beta, gamma, fu) = (u(1-fu), (u-1)fu, 1-fu, fu) of the fraction ``u``."""
     dt = u.dtype.type
-    fu = fade(u)
-    gam = dt(1) - fu
-    alp = u * gam
-    bet = u - dt(1)
+    alp, bet, gam, fu = out if out is not None else [np.empty_like(u) for _ in range(4)]
+    fade(u, out=fu, tmp=tmp)
+    np.subtract(dt(1), fu, out=gam)
+    np.multiply(u, gam, out=alp)
+    np.subtract(u, dt(1), out=bet)
     bet *= fu
     return alp, bet, gam, fu
 
 
-def row_factors(v, amp):
+def row_factors(v, amp, out=None, tmp=None):
     """(R1, R2, R3, R4) = amp * ((1-fv), (1-fv) v, fv, fv (v-1)) of the fraction ``v``."""
     dt = v.dtype.type
-    fv = fade(v)
-    r1 = dt(1) - fv
+    r1, r2, r3, r4 = out if out is not None else [np.empty_like(v) for _ in range(4)]
+    fade(v, out=r3, tmp=tmp)                  # fv
+    np.subtract(dt(1), r3, out=r1)
     r1 *= dt(amp)
-    r2 = r1 * v
-    r3 = fv * dt(amp)
-    r4 = v - dt(1)
+    np.multiply(r1, v, out=r2)
+    r3 *= dt(amp)
+    np.subtract(v, dt(1), out=r4)
     r4 *= r3
     return r1, r2, r3, r4
 
 
-def point_octave(x, y, f, ox, oy, gx, gy, amp, acc):
+def point_octave(x, y, f, ox, oy, gx, gy, amp, acc, ws=None):
     """Add ``amp * perlin(x f + ox, y f + oy)`` to ``acc`` (1-D float arrays, in place).
 
-    ``gx``/``gy`` are flat padded gradient tables of ``acc.dtype``.
+    ``gx``/``gy`` are flat padded gradient tables of ``acc.dtype``; ``ws`` is a
+    :class:`Workspace` of at least ``len(acc)`` points (allocated if None).
     """
-    dt = acc.dtype
-    ix, u = lattice(x, f, ox, dt)
-    iy, v = lattice(y, f, oy, dt)
-    k = iy * _W
+    n = acc.shape[0]
+    if ws is None:
+        ws = Workspace(n, acc.dtype)
+    f64, (ix, iy, _), flt = ws.view(n)
+    f64 = f64[:2]
+    u, v, alp, bet, gam, fu, r1, r2, r3, r4, t, side = flt
+    lattice(x, f, ox, out=(ix, u), f64=f64)
+    lattice(y, f, oy, out=(iy, v), f64=f64)
+    k = iy
+    k *= _W
     k += ix
-    alp, bet, gam, fu = column_factors(u)
-    r1, r2, r3, r4 = row_factors(v, amp)
-    t = np.empty_like(u)
-    side = np.empty_like(u)
-    # row Y: P0 then Q0, row Y+1: P1 then Q1, each added to acc as R * factor
+    column_factors(u, out=(alp, bet, gam, fu), tmp=t)
+    row_factors(v, amp, out=(r1, r2, r3, r4), tmp=t)
+    # row Y: P0 then Q0, row Y+1: P1 then Q1, each added to acc as R * factor.
+    # (mode="wrap" only because it is the fastest take; indices are always in range)
     for tx, ty, r_p, r_q in ((gx, gy, r1, r2), (gx[_W:], gy[_W:], r3, r4)):
-        np.take(tx, k, out=t)
+        np.take(tx, k, out=t, mode="wrap")
         t *= alp
-        np.take(tx[1:], k, out=side)
+        np.take(tx[1:], k, out=side, mode="wrap")
         side *= bet
         t += side                       # P
         t *= r_p
         acc += t
-        np.take(ty, k, out=t)
+        np.take(ty, k, out=t, mode="wrap")
         t *= gam
-        np.take(ty[1:], k, out=side)
+        np.take(ty[1:], k, out=side, mode="wrap")
         side *= fu
         t += side                       # Q
         t *= r_q

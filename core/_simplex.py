@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._perlin import PERIOD, hash_table
+from ._perlin import PERIOD, Workspace, hash_table
 
 __all__ = ["F2", "G2", "NORMALISE", "gradient_tables", "point_octave"]
 
@@ -49,8 +49,8 @@ def gradient_tables(perm):
     return (GRAD_X[k].astype(np.float32).ravel(), GRAD_Y[k].astype(np.float32).ravel())
 
 
-def _corner(dx, dy, gx, gy, k, acc_tmp, t, a):
-    """a = max(0, .5 - dx^2 - dy^2)^4 (g . d); returns a (float32)."""
+def _corner(dx, dy, gx, gy, k, a, t, t2):
+    """a = max(0, .5 - dx^2 - dy^2)^4 (g . d) into ``a`` (float32)."""
     np.multiply(dx, dx, out=a)
     np.multiply(dy, dy, out=t)
     a += t
@@ -58,65 +58,71 @@ def _corner(dx, dy, gx, gy, k, acc_tmp, t, a):
     np.maximum(a, np.float32(0), out=a)
     a *= a
     a *= a
-    np.take(gx, k, out=t)
+    np.take(gx, k, out=t, mode="wrap")        # indices are in range; "wrap" is the fast take
     t *= dx
-    np.take(gy, k, out=acc_tmp)
-    acc_tmp *= dy
-    t += acc_tmp
+    np.take(gy, k, out=t2, mode="wrap")
+    t2 *= dy
+    t += t2
     a *= t
     return a
 
 
-def point_octave(x, y, sx, sy, swap, f, ox, oy, gx, gy, amp, acc):
+def point_octave(x, y, sx, sy, swap, f, ox, oy, gx, gy, amp, acc, ws=None):
     """Add ``amp * simplex(M (x, y) f + o)`` to ``acc`` (1-D float32, in place).
 
     M is the octave's dihedral orientation (``swap`` the axes, then multiply by
     the signs ``sx``, ``sy``); applied to the coordinates directly (simplex has
-    no separable fast path to preserve).
+    no separable fast path to preserve). ``ws`` is a ``_perlin.Workspace``.
     """
+    size = acc.shape[0]
+    if ws is None:
+        ws = Workspace(size)
+    (nx, ny, s), (i, j, k1), flt = ws.view(size)
+    x0, y0, x1, y1, x2, y2, t, t2, a, n, i1, _ = flt
+    lower = ws.mask[:size]
     if swap:
         x, y = y, x
-    nx = np.multiply(x, sx * f)
+    np.multiply(x, sx * f, out=nx)
     nx += ox
-    ny = np.multiply(y, sy * f)
+    np.multiply(y, sy * f, out=ny)
     ny += oy
-    s = nx + ny
+    np.add(nx, ny, out=s)
     s *= F2
     nx += s
     ny += s
-    fi = np.floor(nx)
-    fj = np.floor(ny)
-    nx -= fi                                  # skewed fractions in [0, 1), float64
-    ny -= fj
-    i = fi.astype(np.int64)
+    np.floor(nx, out=s)
+    nx -= s                                   # skewed fractions in [0, 1), float64
+    np.copyto(i, s, casting="unsafe")
+    np.floor(ny, out=s)
+    ny -= s
+    np.copyto(j, s, casting="unsafe")
     i &= PERIOD - 1
-    j = fj.astype(np.int64)
     j &= PERIOD - 1
-    k = j * _W
-    k += i
-    fx = nx.astype(np.float32)
-    fy = ny.astype(np.float32)
-    t = fx + fy
+    k = j
+    k *= _W
+    k += i                                    # corner 0: (i, j)
+    np.copyto(x0, nx, casting="same_kind")
+    np.copyto(y0, ny, casting="same_kind")
+    np.add(x0, y0, out=t)
     t *= np.float32(G2)
-    x0 = fx - t                               # offsets from corner 0, unskewed, float32
-    y0 = fy - t
-    lower = x0 > y0                           # lower triangle: corner 1 = (i+1, j)
-    i1 = lower.astype(np.float32)
-    x1 = x0 - i1
+    x0 -= t                                   # offsets from corner 0, unskewed, float32
+    y0 -= t
+    np.greater(x0, y0, out=lower)             # lower triangle: corner 1 = (i+1, j)
+    np.copyto(i1, lower, casting="unsafe")
+    np.subtract(x0, i1, out=x1)
     x1 += np.float32(G2)
-    y1 = y0 + i1                              # y0 - (1 - i1) + G2
+    np.add(y0, i1, out=y1)                    # y0 - (1 - i1) + G2
     y1 += np.float32(G2 - 1.0)
-    x2 = x0 + np.float32(2.0 * G2 - 1.0)
-    y2 = y0 + np.float32(2.0 * G2 - 1.0)
-    k1 = k + 1
-    k1 += (~lower) * (_W - 1)                 # (i+1, j) or (i, j+1)
-    tmp = np.empty_like(x0)
-    t2 = np.empty_like(x0)
-    a = np.empty_like(x0)
-    n = _corner(x0, y0, gx, gy, k, tmp, t2, a).copy()
-    n += _corner(x1, y1, gx, gy, k1, tmp, t2, a)
+    np.add(x0, np.float32(2.0 * G2 - 1.0), out=x2)
+    np.add(y0, np.float32(2.0 * G2 - 1.0), out=y2)
+    np.copyto(k1, lower, casting="unsafe")    # 1 (lower) or 0 (upper)
+    k1 *= 1 - _W
+    k1 += _W                                  # -> 1 (lower: i+1) or 257 (upper: j+1)
+    k1 += k
+    np.copyto(n, _corner(x0, y0, gx, gy, k, a, t, t2))
+    n += _corner(x1, y1, gx, gy, k1, a, t, t2)
     k += _W + 1
-    n += _corner(x2, y2, gx, gy, k, tmp, t2, a)
+    n += _corner(x2, y2, gx, gy, k, a, t, t2)
     n *= np.float32(NORMALISE * amp)
     acc += n
     return acc

@@ -16,6 +16,10 @@ the recipe reader import them for their min/max.
 """
 from __future__ import annotations
 
+import functools
+import os
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 
 from . import _perlin, _simplex
@@ -45,10 +49,13 @@ KINDS = ("fbm", "ridged", "billow")
 WARP_OCTAVES = 3
 
 _MAX_OCTAVES = OCTAVES[1]
-_CHUNK = 1 << 16          # points per chunk in the point kernels (fits in L2 with its temporaries)
+_CHUNK = 1 << 17          # points per chunk in the point kernels (measured best with 2 threads)
 _GRID_CHUNK = 1 << 16     # cells per row chunk in the grid kernel
 _TABLE_BUDGET = 1 << 23   # float32 elements of Perlin column tables alive at once (32 MB)
 _BAND_CELLS = 1 << 14     # below this many cells per band, gather rows instead of looping bands
+# Chunks are independent and numpy releases the GIL, so they run on a few threads;
+# every chunk does the same operations whichever thread runs it (same bytes).
+_THREADS = max(1, min(4, os.cpu_count() or 1))
 # Largest |noise coordinate| before floor() -> int64 could overflow (with margin).
 _REACH = float(2 ** 62)
 
@@ -85,22 +92,30 @@ class _Field:
     """
 
     def __init__(self, rng):
-        self.perm = rng.permutation(_perlin.PERIOD)
+        self.perm = rng.permutation(_perlin.PERIOD).astype(np.int64)   # int32 on some platforms
         # real-valued per-octave offsets (no lattice lines up with another octave's)
         self.offsets = rng.random((_MAX_OCTAVES, 2)) * _perlin.PERIOD
         # per-octave dihedral orientation: bit 2 swaps the axes, bits 0/1 flip them
         self.orientations = rng.integers(0, 8, size=_MAX_OCTAVES)
-        self._tables = {}
 
     def perlin_tables(self, orientation):
-        if orientation not in self._tables:
-            self._tables[orientation] = _perlin.gradient_tables(self.perm, orientation)
-        return self._tables[orientation]
+        return _cached_tables(self.perm.tobytes(), int(orientation))
 
     def simplex_tables(self):
-        if "simplex" not in self._tables:
-            self._tables["simplex"] = _simplex.gradient_tables(self.perm)
-        return self._tables["simplex"]
+        return _cached_tables(self.perm.tobytes(), "simplex")
+
+
+@functools.lru_cache(maxsize=64)
+def _cached_tables(perm_bytes, orientation):
+    """Gradient tables of a permutation (a pure function of its arguments; read-only)."""
+    perm = np.frombuffer(perm_bytes, dtype=np.int64)
+    if orientation == "simplex":
+        tables = _simplex.gradient_tables(perm)
+    else:
+        tables = _perlin.gradient_tables(perm, orientation)
+    for t in tables:
+        t.flags.writeable = False
+    return tables
 
 
 def _fields(seed):
@@ -154,11 +169,14 @@ class _Plan:
         return acc
 
     # -- arbitrary points -------------------------------------------------------
-    def points(self, x, y, acc):
-        """Evaluate the field at 1-D float64 x, y (one chunk) into float32 ``acc``."""
+    def points(self, x, y, acc, ws):
+        """Evaluate the field at 1-D float64 x, y (one chunk) into float32 ``acc``.
+
+        ``ws`` is a ``_perlin.Workspace`` of at least ``len(acc)`` points.
+        """
         acc.fill(0)
         linear = self.kind == "fbm"
-        n = acc if linear else np.empty_like(acc)
+        n = acc if linear else ws.octave[:acc.shape[0]]
         for octave in self.octaves:
             amp = octave[-1]
             w = self.octave_weight(amp)
@@ -166,19 +184,26 @@ class _Plan:
                 n.fill(0)
             if self.basis == "perlin":
                 f, ox, oy, gx, gy, _ = octave
-                _perlin.point_octave(x, y, f, ox, oy, gx, gy, w, n)
+                _perlin.point_octave(x, y, f, ox, oy, gx, gy, w, n, ws)
             else:
                 f, sx, sy, swap, ox, oy, gx, gy, _ = octave
-                _simplex.point_octave(x, y, sx, sy, swap, f, ox, oy, gx, gy, w, n)
+                _simplex.point_octave(x, y, sx, sy, swap, f, ox, oy, gx, gy, w, n, ws)
             if not linear:
                 self.shape_into(n, amp, acc)
         return self.finish(acc)
 
+    def eval_points(self, x, y, out, threads=True):
+        """Evaluate at 1-D float64 x, y into 1-D float32 ``out``, chunk by chunk."""
+        def work(s, e, ws):
+            self.points(x[s:e], y[s:e], out[s:e], ws)
+        _parallel(len(out), _CHUNK, work, threads)
+        return out
+
     # -- regular grid -----------------------------------------------------------
-    def grid(self, xs, ys, out):
+    def grid(self, xs, ys, out, threads=True):
         """Evaluate at every (ys[i], xs[j]) into ``out`` (rows, cols) float32."""
         if self.basis != "perlin":
-            return self._grid_by_points(xs, ys, out)
+            return self._grid_by_points(xs, ys, out, threads)
         rows, cols = out.shape
         # Perlin tables: at most 256 distinct lattice rows (the lattice wraps)
         table_rows = []
@@ -187,22 +212,20 @@ class _Plan:
             table_rows.append(int(min(_perlin.PERIOD, ly[1] - ly[0] + 2)))
         block = int(max(64, min(cols, _TABLE_BUDGET // (2 * sum(table_rows)))))
         for c0 in range(0, cols, block):
-            self._perlin_block(xs[c0:c0 + block], ys, out[:, c0:c0 + block])
+            self._perlin_block(xs[c0:c0 + block], ys, out[:, c0:c0 + block], threads)
         return out
 
-    def _grid_by_points(self, xs, ys, out):
+    def _grid_by_points(self, xs, ys, out, threads):
         rows, cols = out.shape
         step = max(1, _CHUNK // cols)
-        acc = np.empty(step * cols, np.float32)
-        for r0 in range(0, rows, step):
-            r1 = min(rows, r0 + step)
-            m = (r1 - r0) * cols
-            x = np.broadcast_to(xs, (r1 - r0, cols)).ravel()
-            y = np.repeat(ys[r0:r1], cols)
-            out[r0:r1] = self.points(x, y, acc[:m]).reshape(r1 - r0, cols)
+
+        def work(r0, r1, ws):
+            x, y = _grid_coords(xs, ys[r0:r1], ws)
+            self.points(x, y, out[r0:r1].reshape(-1), ws)
+        _parallel(rows, step, work, threads, size=step * cols)
         return out
 
-    def _perlin_block(self, xs, ys, out):
+    def _perlin_block(self, xs, ys, out, threads):
         rows, cols = out.shape
         prepared = []
         for f, ox, oy, gx, gy, amp in self.octaves:
@@ -243,31 +266,28 @@ class _Plan:
             prepared.append((p_tab, q_tab, r, trow, trow1, bounds, banded, amp))
 
         step = max(1, min(rows, _GRID_CHUNK // cols))
-        buf = np.empty((step, cols), np.float32)
         linear = self.kind == "fbm"
-        nbuf = None if linear else np.empty((step, cols), np.float32)
-        for r0 in range(0, rows, step):
-            r1 = min(rows, r0 + step)
+
+        def work(r0, r1, ws):
+            buf = ws.flt[0][:step * cols].reshape(step, cols)
             acc = out[r0:r1]
             acc[...] = 0
-            n = acc if linear else nbuf[:r1 - r0]
+            n = acc if linear else ws.octave[:(r1 - r0) * cols].reshape(r1 - r0, cols)
             for p_tab, q_tab, (r1_, r2_, r3_, r4_), trow, trow1, bounds, banded, amp in prepared:
                 if not linear:
                     n[...] = 0
                 terms = ((p_tab, r1_, trow), (q_tab, r2_, trow), (p_tab, r3_, trow1), (q_tab, r4_, trow1))
-                if banded:
-                    b0 = int(np.searchsorted(bounds, r0, side="right")) - 1
-                    b = b0
+                if banded:        # tall bands: four outer products per band
+                    b = int(np.searchsorted(bounds, r0, side="right")) - 1
                     while bounds[b] < r1:
                         a, z = max(bounds[b], r0), min(bounds[b + 1], r1)
-                        h = z - a
                         seg = n[a - r0:z - r0]
-                        tmp = buf[:h]
+                        tmp = buf[:z - a]
                         for tab, rf, tr in terms:
                             np.multiply(rf[a:z, None], tab[tr[a]], out=tmp)
                             seg += tmp
                         b += 1
-                else:
+                else:             # thin bands: gather each row's table row, then multiply
                     g = buf[:r1 - r0]
                     for tab, rf, tr in terms:
                         np.take(tab, tr[r0:r1], axis=0, out=g)
@@ -276,7 +296,49 @@ class _Plan:
                 if not linear:
                     self.shape_into(n, amp, acc)
             self.finish(acc)
+        _parallel(rows, step, work, threads, size=step * cols)
         return out
+
+
+def _parallel(total, step, work, threads=True, size=None):
+    """Run ``work(start, stop, ws)`` over [0, total) in chunks of ``step``.
+
+    Chunks are dealt round-robin to up to ``_THREADS`` threads, each with its own
+    ``_perlin.Workspace`` of ``size`` points (default ``step``).
+    """
+    starts = range(0, total, step)
+    n_threads = min(_THREADS if threads else 1, len(starts))
+    size = min(step, total) if size is None else size
+
+    def worker(w):
+        ws = _perlin.Workspace(size)
+        for s in starts[w::n_threads]:
+            work(s, min(total, s + step), ws)
+    if n_threads <= 1:
+        worker(0)
+        return
+    with ThreadPoolExecutor(n_threads) as pool:
+        for f in [pool.submit(worker, w) for w in range(n_threads)]:
+            f.result()
+
+
+def _grid_coords(xs, ys, ws):
+    """Flat float64 (x, y) of the grid rows ``ys`` x columns ``xs``, in workspace buffers."""
+    m = len(xs) * len(ys)
+    x, y = ws.coords[0][:m], ws.coords[1][:m]
+    np.copyto(x.reshape(len(ys), len(xs)), xs[None, :])
+    np.copyto(y.reshape(len(ys), len(xs)), ys[:, None])
+    return x, y
+
+
+def _warp_into(plan, x, y, wx, wy, reach, out, ws):
+    """Move (x, y) (in place) by reach * (wx, wy), float64, and evaluate ``plan`` there."""
+    d = ws.coords[2][:len(x)]
+    np.multiply(wx, reach, out=d, dtype=np.float64)
+    x += d
+    np.multiply(wy, reach, out=d, dtype=np.float64)
+    y += d
+    plan.points(x, y, out, ws)
 
 
 def _warp_plans(fields, basis, scale, octaves, persistence, lacunarity):
@@ -375,26 +437,15 @@ def fbm(shape, *, scale=64.0, octaves=6, persistence=0.5, lacunarity=2.0, seed=0
         return plan.grid(xs, ys, out)
     warps = _warp_plans(fields, basis, scale, octaves, persistence, lacunarity)
     step = max(1, _CHUNK // cols)
-    for r0 in range(0, rows, step):
-        r1 = min(rows, r0 + step)
-        x = np.broadcast_to(xs, (r1 - r0, cols)).ravel()
-        y = np.repeat(ys[r0:r1], cols)
-        wx = warps[0].grid(xs, ys[r0:r1], np.empty((r1 - r0, cols), np.float32)).ravel()
-        wy = warps[1].grid(xs, ys[r0:r1], np.empty((r1 - r0, cols), np.float32)).ravel()
-        _warped_points(plan, x, y, wx, wy, warp * scale, out[r0:r1].reshape(-1))
+
+    def work(r0, r1, ws):
+        m = (r1 - r0) * cols
+        wx = warps[0].grid(xs, ys[r0:r1], ws.warp[0][:m].reshape(r1 - r0, cols), threads=False)
+        wy = warps[1].grid(xs, ys[r0:r1], ws.warp[1][:m].reshape(r1 - r0, cols), threads=False)
+        x, y = _grid_coords(xs, ys[r0:r1], ws)
+        _warp_into(plan, x, y, wx.reshape(-1), wy.reshape(-1), warp * scale, out[r0:r1].reshape(-1), ws)
+    _parallel(rows, step, work, size=step * cols)
     return out
-
-
-def _warped_points(plan, x, y, wx, wy, reach, out):
-    """Displace (x, y) by reach * (wx, wy) and evaluate ``plan`` there, into ``out``."""
-    xw = np.multiply(wx, reach, dtype=np.float64)
-    xw += x
-    yw = np.multiply(wy, reach, dtype=np.float64)
-    yw += y
-    acc = np.empty(min(len(x), _CHUNK), np.float32)
-    for s in range(0, len(x), _CHUNK):
-        e = min(len(x), s + _CHUNK)
-        out[s:e] = plan.points(xw[s:e], yw[s:e], acc[:e - s])
 
 
 def fbm_at(x, y, *, scale=64.0, octaves=6, persistence=0.5, lacunarity=2.0, seed=0,
@@ -436,23 +487,18 @@ def fbm_at(x, y, *, scale=64.0, octaves=6, persistence=0.5, lacunarity=2.0, seed
     plan = _Plan(fields[0], basis, kind, scale, octaves, persistence, lacunarity)
     out = np.empty(x.size, np.float32)
     if warp == 0.0:
-        acc = np.empty(min(x.size, _CHUNK), np.float32)
-        for s in range(0, x.size, _CHUNK):
-            e = min(x.size, s + _CHUNK)
-            out[s:e] = plan.points(x[s:e], y[s:e], acc[:e - s])
-        return out.reshape(shape)
+        return plan.eval_points(x, y, out).reshape(shape)
     warps = _warp_plans(fields, basis, scale, octaves, persistence, lacunarity)
-    acc = np.empty(min(x.size, _CHUNK), np.float32)
-    step = _CHUNK * 16
-    for s in range(0, x.size, step):
-        e = min(x.size, s + step)
-        wx = np.empty(e - s, np.float32)
-        wy = np.empty(e - s, np.float32)
-        for c in range(s, e, _CHUNK):
-            d = min(e, c + _CHUNK)
-            wx[c - s:d - s] = warps[0].points(x[c:d], y[c:d], acc[:d - c])
-            wy[c - s:d - s] = warps[1].points(x[c:d], y[c:d], acc[:d - c])
-        _warped_points(plan, x[s:e], y[s:e], wx, wy, warp * scale, out[s:e])
+
+    def work(s, e, ws):
+        m = e - s
+        wx = warps[0].points(x[s:e], y[s:e], ws.warp[0][:m], ws)
+        wy = warps[1].points(x[s:e], y[s:e], ws.warp[1][:m], ws)
+        xw, yw = ws.coords[0][:m], ws.coords[1][:m]
+        np.copyto(xw, x[s:e])
+        np.copyto(yw, y[s:e])
+        _warp_into(plan, xw, yw, wx, wy, warp * scale, out[s:e], ws)
+    _parallel(x.size, _CHUNK, work)
     return out.reshape(shape)
 
 
@@ -501,11 +547,12 @@ def noise2(x, y, *, seed=0, basis="perlin"):
     x = np.ascontiguousarray(x, dtype=np.float64).ravel()
     y = np.ascontiguousarray(y, dtype=np.float64).ravel()
     out = np.zeros(x.size, np.float32)
+    ws = _perlin.Workspace(x.size)
     if basis == "perlin":
         gx, gy = field.perlin_tables(0)
-        _perlin.point_octave(x, y, 1.0, 0.0, 0.0, gx, gy, 1.0, out)
+        _perlin.point_octave(x, y, 1.0, 0.0, 0.0, gx, gy, 1.0, out, ws)
     else:
         gx, gy = field.simplex_tables()
-        _simplex.point_octave(x, y, 1.0, 1.0, False, 1.0, 0.0, 0.0, gx, gy, 1.0, out)
+        _simplex.point_octave(x, y, 1.0, 1.0, False, 1.0, 0.0, 0.0, gx, gy, 1.0, out, ws)
     np.clip(out, np.float32(-1), np.float32(1), out=out)
     return out.reshape(shape)
