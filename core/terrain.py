@@ -3,7 +3,10 @@
 The heights are computed in horizontal bands of rows, each an independent
 ``noise.fbm`` call at its own offset. Because noise is sampled in world
 coordinates the bands join exactly, so the banded result equals one big call
-while giving callers progress and a chance to cancel between bands.
+while giving callers progress and a chance to cancel between bands. (When the
+tile's offset is not a whole number of cells the tile is one band: adding a
+fractional offset and a band's first row in another order could change the
+last bit.)
 """
 from __future__ import annotations
 
@@ -49,6 +52,10 @@ def noise_bands(spec, *, seed, band_cells=BAND_CELLS):
     cell = spec.cell_size
     ox, oy = spec.offset[0] / cell, spec.offset[1] / cell
     band = max(1, min(n, band_cells // n))
+    if not float(oy).is_integer():
+        # (oy + row0) + i can differ from oy + (row0 + i) in the last bit; one band keeps the
+        # field exactly what a single fbm call gives.
+        band = n
     raw = np.empty((n, n), dtype=np.float32)
     kwargs = _noise_kwargs(spec, seed)
     for row0 in range(0, n, band):

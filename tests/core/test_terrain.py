@@ -26,6 +26,21 @@ def test_banded_noise_equals_one_call():
     assert banded.tobytes() == whole.tobytes()
 
 
+def test_fractional_offsets_give_one_call_exactly():
+    s = spec(resolution=65, offset=[3.3, 7.7])
+    gen = terrain.noise_bands(s, seed=3, band_cells=65 * 4)
+    while True:
+        try:
+            next(gen)
+        except StopIteration as stop:
+            banded = stop.value
+            break
+    cell = s.cell_size
+    whole = noise.fbm((65, 65), scale=s.scale / cell, octaves=s.octaves, persistence=s.persistence,
+                      lacunarity=s.lacunarity, seed=3, offset=(3.3 / cell, 7.7 / cell))
+    assert banded.tobytes() == whole.tobytes()
+
+
 def test_heights_in_unit_range_and_deterministic():
     s = spec(resolution=65, falloff="radial", terraces=4, sea_level=0.2,
              curve=[[0.0, 0.0], [0.5, 0.3], [1.0, 1.0]])
