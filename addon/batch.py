@@ -19,6 +19,7 @@ from ..core import recipe as core_recipe
 from ..core import terrain as core_terrain
 from ..core import unity as core_unity
 from ..core._checks import ParameterError
+from ..core.steps import drive
 from ..operators import build, export
 
 #: The recipe `make demo` builds when no --recipe is given: an island with a beach and snowy peaks.
@@ -125,7 +126,7 @@ def build_world(recipe, out_dir, *, name="world", progress=None):
         raise export.ExportError(f"output folder {out_dir!r} is not writable")
     scene = _fresh_scene()
     heights_out = []
-    root = build.run(build.terrain_steps(recipe, collection=scene.collection, heights_out=heights_out),
+    root = drive(build.terrain_steps(recipe, collection=scene.collection, heights_out=heights_out),
                      progress)
     heights = heights_out[0]
     written = []

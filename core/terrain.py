@@ -15,8 +15,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import heightmap, noise
+from .steps import drive
 
-__all__ = ["TerrainHeights", "noise_bands", "shape_heights", "terrain_heights", "BAND_CELLS"]
+__all__ = ["TerrainHeights", "noise_bands", "band_count", "shape_heights", "heights_steps", "terrain_heights",
+           "BAND_CELLS"]
 
 #: Roughly how many cells one band of rows holds (about 1 M: a few tens of ms).
 BAND_CELLS = 1 << 20
@@ -42,8 +44,22 @@ def _noise_kwargs(spec, seed):
                 warp=spec.warp)
 
 
+def _band_rows(spec, band_cells):
+    n = spec.resolution
+    if not float(spec.offset[1] / spec.cell_size).is_integer():
+        # (oy + row0) + i can differ from oy + (row0 + i) in the last bit; one band keeps the
+        # field exactly what a single fbm call gives.
+        return n
+    return max(1, min(n, band_cells // n))
+
+
+def band_count(spec, *, band_cells=BAND_CELLS):
+    """How many bands :func:`noise_bands` computes the tile in."""
+    return -(-spec.resolution // _band_rows(spec, band_cells))
+
+
 def noise_bands(spec, *, seed, band_cells=BAND_CELLS):
-    """Yield ``(row0, rows)`` band by band while filling one raw noise grid; return it at the end.
+    """Yield ``(rows_done, rows)`` band by band while filling one raw noise grid; return it at the end.
 
     Use as a generator (``raw = yield from noise_bands(...)``) to report
     progress, or call :func:`terrain_heights` for the whole thing at once.
@@ -51,11 +67,7 @@ def noise_bands(spec, *, seed, band_cells=BAND_CELLS):
     n = spec.resolution
     cell = spec.cell_size
     ox, oy = spec.offset[0] / cell, spec.offset[1] / cell
-    band = max(1, min(n, band_cells // n))
-    if not float(oy).is_integer():
-        # (oy + row0) + i can differ from oy + (row0 + i) in the last bit; one band keeps the
-        # field exactly what a single fbm call gives.
-        band = n
+    band = _band_rows(spec, band_cells)
     raw = np.empty((n, n), dtype=np.float32)
     kwargs = _noise_kwargs(spec, seed)
     for row0 in range(0, n, band):
@@ -85,13 +97,29 @@ def shape_heights(raw, spec):
     return np.asarray(h, dtype=np.float32)
 
 
-def terrain_heights(spec, *, seed):
-    """The whole tile at once: a :class:`TerrainHeights` in [0, 1]."""
-    gen = noise_bands(spec, seed=seed)
+def heights_steps(spec, *, seed, more_steps=0):
+    """Noise band by band, then shaping, as a step generator (see :mod:`.steps`).
+
+    Yields ``(done, total, label)`` with ``total = band_count(spec) + 1 +
+    more_steps`` (room for a caller's own later steps) and returns the
+    :class:`TerrainHeights`.
+    """
+    total = band_count(spec) + 1 + more_steps
+    bands = noise_bands(spec, seed=seed)
+    done = 0
     while True:
         try:
-            next(gen)
+            next(bands)
         except StopIteration as stop:
             raw = stop.value
             break
-    return TerrainHeights(shape_heights(raw, spec), spec.cell_size, spec.height)
+        done += 1
+        yield done, total, "noise"
+    heights = TerrainHeights(shape_heights(raw, spec), spec.cell_size, spec.height)
+    yield done + 1, total, "shaping"
+    return heights
+
+
+def terrain_heights(spec, *, seed):
+    """The whole tile at once: a :class:`TerrainHeights` in [0, 1]."""
+    return drive(heights_steps(spec, seed=seed))

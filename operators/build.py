@@ -20,6 +20,7 @@ from ..core import mesh as core_mesh
 from ..core import preview as core_preview
 from ..core import recipe as core_recipe
 from ..core import terrain as core_terrain
+from ..core.steps import drive
 
 KIND_KEY = "worldseed_kind"
 RECIPE_KEY = "worldseed_recipe"
@@ -308,8 +309,8 @@ def terrain_steps(recipe, *, collection, location=(0.0, 0.0, 0.0), replace=None,
     """
     spec = recipe.terrain
     n = spec.resolution
-    bands = -(-n // max(1, min(n, core_terrain.BAND_CELLS // n)))
-    total = bands + 1 + spec.lods + 1
+    mesh_steps = spec.lods + 1
+    total = core_terrain.band_count(spec) + 1 + mesh_steps
     created_meshes, created_objects = [], []
     # The grid topology and UVs depend only on the resolution: a second thread (numpy releases
     # the GIL) prepares them while the noise runs. Nothing of Blender is touched off the main thread.
@@ -318,22 +319,10 @@ def terrain_steps(recipe, *, collection, location=(0.0, 0.0, 0.0), replace=None,
     topologies = [pool.submit(grid_topology_and_uvs, side) for side in sides]
     pool.shutdown(wait=False)
     try:
-        gen = core_terrain.noise_bands(spec, seed=recipe.world.seed)
-        done = 0
-        while True:
-            try:
-                next(gen)
-            except StopIteration as stop:
-                raw = stop.value
-                break
-            done += 1
-            yield done, total, "noise"
-        heights = core_terrain.TerrainHeights(core_terrain.shape_heights(raw, spec), spec.cell_size, spec.height)
-        del raw
+        heights = yield from core_terrain.heights_steps(spec, seed=recipe.world.seed, more_steps=mesh_steps)
         if heights_out is not None:
             heights_out.append(heights)
-        done += 1
-        yield done, total, "shaping"
+        done = total - mesh_steps
         meshes = []
         for level in range(spec.lods):
             me = terrain_mesh(f"{recipe.world.name}_LOD{level}", heights, stride=2 ** level,
@@ -425,17 +414,6 @@ def _commit_terrain(recipe, meshes, *, collection, location, replace, created_ob
     return root
 
 
-def run(steps, progress=None):
-    """Drive a build generator to the end, calling ``progress(done, total, label)``; return its result."""
-    while True:
-        try:
-            done, total, label = next(steps)
-        except StopIteration as stop:
-            return stop.value
-        if progress is not None:
-            progress(done, total, label)
-
-
 def build_terrain(recipe, *, collection, location=(0.0, 0.0, 0.0), replace=None, progress=None):
     """Build (or rebuild in place) a terrain from a recipe and return its root object."""
-    return run(terrain_steps(recipe, collection=collection, location=location, replace=replace), progress)
+    return drive(terrain_steps(recipe, collection=collection, location=location, replace=replace), progress)

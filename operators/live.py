@@ -6,6 +6,8 @@ not run while a background script holds the main thread, so there the
 rebuild happens at once. Errors end up in the settings' ``last_error`` (drawn
 by the panel) and the console, not as tracebacks.
 """
+import contextlib
+
 import bpy
 
 from . import build
@@ -13,6 +15,17 @@ from ..core._checks import ParameterError
 
 _pending = {"scene": None}
 DELAY = 0.15
+
+
+@contextlib.contextmanager
+def paused(settings):
+    """Change several settings without one auto update per change."""
+    auto = settings.auto_update
+    settings.auto_update = False
+    try:
+        yield settings
+    finally:
+        settings.auto_update = auto
 
 
 def schedule_update(context):

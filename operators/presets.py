@@ -1,7 +1,7 @@
 """Preset operators: apply, save and remove terrain presets (recipe files)."""
 import bpy
 
-from . import build, curve
+from . import build, curve, live
 from ..addon import presets, properties
 from ..core._checks import ParameterError
 from .terrain import settings_recipe
@@ -22,15 +22,11 @@ class WORLDSEED_OT_terrain_preset_apply(bpy.types.Operator):
         except ParameterError as err:
             self.report({"ERROR"}, str(err))
             return {"CANCELLED"}
-        auto = settings.auto_update
-        settings.auto_update = False
-        try:
+        with live.paused(settings):
             properties.apply_recipe_to_props(settings, recipe, world=False)
             curve.set_curve_points(settings, recipe.terrain.curve)
             settings.preset = self.preset
-        finally:
-            settings.auto_update = auto
-        if auto and build.terrain_root(context.active_object) is not None:
+        if settings.auto_update and build.terrain_root(context.active_object) is not None:
             bpy.ops.worldseed.terrain_update()
         return {"FINISHED"}
 

@@ -8,7 +8,7 @@ import os
 
 import bpy
 
-from . import build, curve
+from . import build, curve, live
 from ..addon import properties
 from ..core._checks import ParameterError
 
@@ -214,12 +214,8 @@ class WORLDSEED_OT_terrain_reseed(bpy.types.Operator):
 
     def execute(self, context):
         settings = context.scene.worldseed.terrain
-        auto = settings.auto_update
-        settings.auto_update = False  # one rebuild below, not one from the update callback
-        try:
+        with live.paused(settings):  # one rebuild below, not one from the update callback
             settings.seed = _reseed()
-        finally:
-            settings.auto_update = auto
         root = build.terrain_root(context.active_object)
         if root is not None:
             try:
@@ -247,14 +243,9 @@ class WORLDSEED_OT_terrain_load_settings(bpy.types.Operator):
         except ParameterError as err:
             self.report({"ERROR"}, str(err))
             return {"CANCELLED"}
-        settings = context.scene.worldseed.terrain
-        auto = settings.auto_update
-        settings.auto_update = False
-        try:
+        with live.paused(context.scene.worldseed.terrain) as settings:
             properties.apply_recipe_to_props(settings, recipe)
             curve.set_curve_points(settings, recipe.terrain.curve)
-        finally:
-            settings.auto_update = auto
         return {"FINISHED"}
 
 

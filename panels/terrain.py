@@ -64,28 +64,30 @@ class WORLDSEED_PT_terrain(_Sidebar, bpy.types.Panel):
             layout.label(text=settings.last_error, icon="ERROR")
 
 
-class WORLDSEED_PT_terrain_noise(_Sidebar, bpy.types.Panel):
-    bl_label = "Noise"
+class _TerrainSubPanel(_Sidebar):
     bl_parent_id = "WORLDSEED_PT_terrain"
 
+    def settings_column(self, context):
+        """(settings, a property-split column) for drawing."""
+        self.layout.use_property_split = True
+        return context.scene.worldseed.terrain, self.layout.column(align=True)
+
+
+class WORLDSEED_PT_terrain_noise(_TerrainSubPanel, bpy.types.Panel):
+    bl_label = "Noise"
+
     def draw(self, context):
-        layout = self.layout
-        layout.use_property_split = True
-        settings = context.scene.worldseed.terrain
-        col = layout.column(align=True)
+        settings, col = self.settings_column(context)
         for name in ("basis", "kind", "scale", "octaves", "persistence", "lacunarity", "warp", "offset"):
             col.prop(settings, name)
 
 
-class WORLDSEED_PT_terrain_shape(_Sidebar, bpy.types.Panel):
+class WORLDSEED_PT_terrain_shape(_TerrainSubPanel, bpy.types.Panel):
     bl_label = "Shape"
-    bl_parent_id = "WORLDSEED_PT_terrain"
 
     def draw(self, context):
+        settings, col = self.settings_column(context)
         layout = self.layout
-        layout.use_property_split = True
-        settings = context.scene.worldseed.terrain
-        col = layout.column(align=True)
         col.prop(settings, "normalize")
         col.prop(settings, "falloff")
         sub = col.column(align=True)
@@ -106,17 +108,14 @@ class WORLDSEED_PT_terrain_shape(_Sidebar, bpy.types.Panel):
             layout.operator("worldseed.height_curve_reset", icon="LOOP_BACK")
 
 
-class WORLDSEED_PT_terrain_mesh(_Sidebar, bpy.types.Panel):
+class WORLDSEED_PT_terrain_mesh(_TerrainSubPanel, bpy.types.Panel):
     bl_label = "Mesh"
-    bl_parent_id = "WORLDSEED_PT_terrain"
     bl_options = {"DEFAULT_CLOSED"}
 
     def draw(self, context):
-        layout = self.layout
-        layout.use_property_split = True
-        settings = context.scene.worldseed.terrain
-        layout.prop(settings, "lods")
-        layout.prop(settings, "material")
+        settings, col = self.settings_column(context)
+        col.prop(settings, "lods")
+        col.prop(settings, "material")
 
 
 classes = (WORLDSEED_MT_terrain_presets, WORLDSEED_PT_terrain, WORLDSEED_PT_terrain_noise,

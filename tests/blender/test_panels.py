@@ -58,10 +58,20 @@ class OperatorProps:
         assert name in self.rna.properties, f"{self.rna.identifier} has no property {name!r}"
 
 
+class PanelSelf:
+    """Stands in for the panel instance Blender would pass: its layout plus the class's own methods."""
+
+    def __init__(self, cls, layout):
+        self.cls, self.layout = cls, layout
+
+    def __getattr__(self, name):
+        attr = getattr(self.cls, name)
+        return types.MethodType(attr, self) if callable(attr) and not isinstance(attr, type) else attr
+
+
 def draw(panel_cls, context=None):
     calls = []
-    fake = types.SimpleNamespace(layout=Recorder(calls))
-    panel_cls.draw(fake, context or bpy.context)
+    panel_cls.draw(PanelSelf(panel_cls, Recorder(calls)), context or bpy.context)
     return calls
 
 
