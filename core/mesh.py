@@ -38,6 +38,8 @@ __all__ = [
     "grid_triangles",
     "grid_mesh",
     "grid_lods",
+    "lod_indices",
+    "grid_corner_uvs",
     "vertex_normals",
     "grid_topology",
     "polygon_topology",
@@ -286,6 +288,35 @@ def grid_faces(rows, cols):
     return _grid_corners(rows, cols, (0, 1, cols + 1, cols), index_dtype(rows * cols))
 
 
+def grid_corner_uvs(rows, cols):
+    """UVs of every quad corner of a ``rows x cols`` grid, in `grid_faces` order.
+
+    The same values as ``grid_mesh``'s vertex UVs gathered by corner
+    (``uvs[grid_faces(rows, cols)]``), but written directly: what Blender's
+    corner-domain UV map needs, without the gather.
+
+    Returns
+    -------
+    uvs : (4 * (rows - 1) * (cols - 1), 2) float32 ndarray
+
+    >>> grid_corner_uvs(2, 3).tolist()[:4]
+    [[0.0, 0.0], [0.5, 0.0], [0.5, 1.0], [0.0, 1.0]]
+    """
+    rows, cols = _check_grid_size(rows, cols)
+    u = (np.arange(cols) / (cols - 1)).astype(np.float32)
+    v = (np.arange(rows) / (rows - 1)).astype(np.float32)
+    uv = np.empty((rows - 1, cols - 1, 4, 2), dtype=np.float32)
+    uv[:, :, 0, 0] = u[None, :-1]
+    uv[:, :, 1, 0] = u[None, 1:]
+    uv[:, :, 2, 0] = u[None, 1:]
+    uv[:, :, 3, 0] = u[None, :-1]
+    uv[:, :, 0, 1] = v[:-1, None]
+    uv[:, :, 1, 1] = v[:-1, None]
+    uv[:, :, 2, 1] = v[1:, None]
+    uv[:, :, 3, 1] = v[1:, None]
+    return uv.reshape(-1, 2)
+
+
 def grid_triangles(rows, cols):
     """Triangles of a ``rows x cols`` vertex grid, two per quad, counter-clockwise seen from +Z.
 
@@ -327,8 +358,13 @@ def _check_heights(heights):
     return h
 
 
-def _stride_index(n, stride):
-    """``0, s, 2s, ...`` plus the last index ``n - 1`` when the stride skips it."""
+def lod_indices(n, stride):
+    """Sample indices ``0, s, 2s, ...`` plus the last index ``n - 1`` when the stride skips it,
+    so every level of detail keeps the whole extent.
+
+    >>> lod_indices(9, 4).tolist(), lod_indices(8, 4).tolist()
+    ([0, 4, 8], [0, 4, 7])
+    """
     idx = np.arange(0, n, stride)
     return idx if idx[-1] == n - 1 else np.append(idx, n - 1)
 
@@ -486,7 +522,7 @@ def grid_lods(heights, *, strides=(1, 2, 4), cell_size=1.0, height_scale=1.0, or
     strides = tuple(check_int(s, name="strides", bounds=LOD_STRIDE) for s in strides)
     cell_size, height_scale, origin = _grid_options(cell_size, height_scale, origin)
     rows, cols = h.shape
-    index = {s: (_stride_index(rows, s), _stride_index(cols, s)) for s in strides}
+    index = {s: (lod_indices(rows, s), lod_indices(cols, s)) for s in strides}
     for s, (ri, ci) in index.items():
         if len(ri) * len(ci) > MAX_GRID_VERTICES:
             raise ParameterError(f"strides entry {s} gives {len(ri)} x {len(ci)} vertices, more than the "

@@ -90,28 +90,6 @@ def grid_positions(heights_m, xs, ys):
     return pos.reshape(-1, 3)
 
 
-def grid_corner_uvs(rows, cols):
-    """(4*(rows-1)*(cols-1), 2) float32 UVs of the grid quads' corners, in core.mesh.grid_faces order."""
-    u = np.linspace(0.0, 1.0, cols, dtype=np.float32)
-    v = np.linspace(0.0, 1.0, rows, dtype=np.float32)
-    uv = np.empty((rows - 1, cols - 1, 4, 2), dtype=np.float32)
-    uv[:, :, 0, 0] = u[None, :-1]
-    uv[:, :, 1, 0] = u[None, 1:]
-    uv[:, :, 2, 0] = u[None, 1:]
-    uv[:, :, 3, 0] = u[None, :-1]
-    uv[:, :, 0, 1] = v[:-1, None]
-    uv[:, :, 1, 1] = v[:-1, None]
-    uv[:, :, 2, 1] = v[1:, None]
-    uv[:, :, 3, 1] = v[1:, None]
-    return uv.reshape(-1, 2)
-
-
-def lod_indices(n, stride):
-    """Sample indices 0, s, 2s, ... always ending on n - 1 (so LODs keep the whole extent)."""
-    idx = np.arange(0, n, stride)
-    return idx if idx[-1] == n - 1 else np.append(idx, n - 1)
-
-
 #: Grids up to this many vertices keep their topology and UVs cached between builds (a rebuild
 #: at the same resolution -- redo panel, auto update, new seed -- then only writes new heights).
 CACHED_GRID_VERTICES = 1500 * 1500
@@ -119,7 +97,7 @@ CACHED_GRID_VERTICES = 1500 * 1500
 
 @functools.lru_cache(maxsize=4)
 def _cached_grid(side):
-    topology, uvs = core_mesh.grid_topology(side, side), grid_corner_uvs(side, side)
+    topology, uvs = core_mesh.grid_topology(side, side), core_mesh.grid_corner_uvs(side, side)
     for a in (topology.loop_starts, topology.corner_verts, topology.edges, topology.corner_edges, uvs):
         a.flags.writeable = False
     return topology, uvs
@@ -130,7 +108,7 @@ def grid_topology_and_uvs(side):
     :data:`CACHED_GRID_VERTICES`, functions that make them on demand for larger ones."""
     if side * side <= CACHED_GRID_VERTICES:
         return _cached_grid(side)
-    return (lambda: core_mesh.grid_topology(side, side)), (lambda: grid_corner_uvs(side, side))
+    return (lambda: core_mesh.grid_topology(side, side)), (lambda: core_mesh.grid_corner_uvs(side, side))
 
 
 def terrain_mesh(name, heights, *, stride=1, topology_and_uvs=None):
@@ -140,7 +118,7 @@ def terrain_mesh(name, heights, *, stride=1, topology_and_uvs=None):
     side, computed ahead (the terrain build does so while the noise runs).
     """
     n = heights.values.shape[0]
-    idx = lod_indices(n, stride)
+    idx = core_mesh.lod_indices(n, stride)
     half = (n - 1) / 2.0
     coords = ((idx - half) * heights.cell_size).astype(np.float32)
 
@@ -315,7 +293,7 @@ def terrain_steps(recipe, *, collection, location=(0.0, 0.0, 0.0), replace=None,
     # The grid topology and UVs depend only on the resolution: a second thread (numpy releases
     # the GIL) prepares them while the noise runs. Nothing of Blender is touched off the main thread.
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="worldseed")
-    sides = [len(lod_indices(n, 2 ** level)) for level in range(spec.lods)]
+    sides = [len(core_mesh.lod_indices(n, 2 ** level)) for level in range(spec.lods)]
     topologies = [pool.submit(grid_topology_and_uvs, side) for side in sides]
     pool.shutdown(wait=False)
     try:

@@ -10,6 +10,7 @@ import bpy
 
 from . import build, curve, live
 from ..addon import properties
+from ..core import mesh as core_mesh
 from ..core._checks import ParameterError
 
 #: Builds with more vertices than this run modally, with progress and Esc to cancel
@@ -44,7 +45,7 @@ def _select_only(context, obj):
 
 def _vertex_count(recipe):
     n = recipe.terrain.resolution
-    return sum(len(build.lod_indices(n, 2 ** k)) ** 2 for k in range(recipe.terrain.lods))
+    return sum(len(core_mesh.lod_indices(n, 2 ** k)) ** 2 for k in range(recipe.terrain.lods))
 
 
 class _ModalBuild:

@@ -362,3 +362,12 @@ def test_polygon_topology_dataclass_checks():
         mesh.PolygonTopology(t.loop_starts, t.corner_verts, t.edges[:-1], t.corner_edges)
     with pytest.raises(ValueError, match="3 or 4 corners per polygon"):
         mesh.PolygonTopology(t.loop_starts[:-1], t.corner_verts, t.edges, t.corner_edges)
+
+
+@pytest.mark.parametrize("rows, cols", [(2, 2), (3, 5), (17, 9)])
+def test_grid_corner_uvs_are_the_vertex_uvs_by_corner(rows, cols):
+    m = mesh.grid_mesh(np.zeros((rows, cols), np.float32))
+    corners = mesh.grid_faces(rows, cols).ravel()
+    expected = m.uvs[corners]
+    got = mesh.grid_corner_uvs(rows, cols)
+    assert got.dtype == np.float32 and got.tobytes() == expected.tobytes()
