@@ -237,3 +237,24 @@ def test_new_meshes_are_smooth_shaded(empty_scene):
     smooth = np.empty(len(me.polygons), bool)
     me.polygons.foreach_get("use_smooth", smooth)
     assert smooth.all()
+
+
+def test_indexed_mesh_loads_as_a_valid_triangle_mesh(empty_scene):
+    from worldseed.core import mesh as core_mesh
+    from worldseed.operators import build
+    y, x = np.mgrid[0:12, 0:9]
+    heights = (0.5 + 0.25 * np.sin(x / 3.0) * np.cos(y / 4.0)).astype(np.float32)
+    indexed = core_mesh.grid_mesh(heights, cell_size=0.5, height_scale=3.0)
+    me = build.mesh_from_indexed("tri", indexed)
+    assert (len(me.vertices), len(me.polygons)) == (12 * 9, 2 * 11 * 8)
+    assert len(me.edges) == 11 * 9 + 12 * 8 + 11 * 8  # grid edges plus one diagonal per quad
+    assert me.validate(verbose=False) is False
+    np.testing.assert_array_equal(_positions(me), indexed.vertices)
+    uv = np.empty(len(me.loops) * 2, np.float32)
+    me.uv_layers["UVMap"].data.foreach_get("uv", uv)
+    corner_vert = np.empty(len(me.loops), np.int32)
+    me.attributes[".corner_vert"].data.foreach_get("value", corner_vert)
+    np.testing.assert_array_equal(uv.reshape(-1, 2), indexed.uvs[corner_vert])
+    # Blender's own normals agree with the mesh's analytic ones on this smooth surface
+    normals = np.array([v.normal[:] for v in me.vertices], np.float32)
+    assert np.min(np.sum(normals * indexed.normals, axis=1)) > 0.99
