@@ -1,6 +1,8 @@
 """Headless entry: build a world from a recipe file and write FBX, .blend and a preview.
 
-Run through the ``worldseed_run.py`` script at the extension root, either in
+Besides the FBX (and .glb) and the .blend it writes ``relief.png`` (a shaded
+relief map) and, with ``render = true``, ``preview.png`` (a 3-D Workbench
+render). Run through the ``worldseed_run.py`` script at the extension root, either in
 Blender (``blender --background --python worldseed_run.py -- --recipe
 world.toml --out DIR``) or with the ``bpy`` module (``python worldseed_run.py
 --recipe world.toml --out DIR``). Errors print one line naming the problem and
@@ -20,7 +22,7 @@ from ..core import terrain as core_terrain
 from ..core import unity as core_unity
 from ..core._checks import ParameterError
 from ..core.steps import drive
-from ..operators import build, export
+from ..operators import build, export, render
 
 #: The recipe `make demo` builds when no --recipe is given: an island with a beach and snowy peaks.
 DEFAULT_RECIPE = """\
@@ -52,6 +54,7 @@ fbx = true
 glb = false
 heightmap_raw = true
 preview = true
+render = true
 """
 
 
@@ -142,7 +145,12 @@ def build_world(recipe, out_dir, *, name="world", progress=None):
             values, cell = core_unity.resample_square(values, side=PREVIEW_SIDE), cell * (n - 1) / (PREVIEW_SIDE - 1)
         image = core_preview.shaded_relief(values, cell_size=cell, height=heights.height,
                                            sea_level=recipe.terrain.sea_level)
-        written.append(_write_atomic(os.path.join(out_dir, "preview.png"), core_preview.png_bytes(image)))
+        written.append(_write_atomic(os.path.join(out_dir, "relief.png"), core_preview.png_bytes(image)))
+    if recipe.export.render:
+        try:
+            written.append(render.render_preview(scene, root, os.path.join(out_dir, "preview.png")))
+        except render.RenderError as err:  # a machine without OpenGL still gets every other file
+            print(f"worldseed: warning: {err}; relief.png is the preview", file=sys.stderr)
     if recipe.export.heightmap_raw:
         written += write_unity_heightmap(heights, recipe, out_dir, name=name)
     return written

@@ -47,7 +47,8 @@ _UI = {
     "glb": ("glTF Binary", "Also write a .glb file", {}),
     "per_object": ("One File per Object", "Write one file per object instead of one for all", {}),
     "heightmap_raw": ("Unity RAW Heightmap", "Also write a 16-bit RAW heightmap for Unity's Terrain", {}),
-    "preview": ("Preview", "Write a preview.png", {}),
+    "preview": ("Preview", "Write a shaded-relief map, relief.png", {}),
+    "render": ("Render", "Write a 3-D preview render, preview.png (Workbench; needs OpenGL)", {}),
 }
 
 _CHOICE_LABELS = {

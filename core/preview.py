@@ -14,7 +14,7 @@ import numpy as np
 
 from ._checks import check_array, check_float
 
-__all__ = ["TERRAIN_PALETTE", "ROCK_COLOUR", "WATER_COLOUR", "terrain_colours", "shaded_relief", "png_bytes"]
+__all__ = ["srgb_to_linear", "TERRAIN_PALETTE", "ROCK_COLOUR", "WATER_COLOUR", "terrain_colours", "shaded_relief", "png_bytes"]
 
 #: (height in [0, 1], linear-ish sRGB colour) stops: beach, grass, forest, rock, snow.
 TERRAIN_PALETTE = (
@@ -29,6 +29,17 @@ ROCK_COLOUR = (0.40, 0.37, 0.34)
 WATER_COLOUR = (0.16, 0.33, 0.50)
 #: Slopes (degrees) over which grass gives way to rock.
 ROCK_SLOPE = (28.0, 42.0)
+
+
+def srgb_to_linear(rgb):
+    """sRGB display values in [0, 1] to linear light (the IEC 61966-2-1 curve), as Blender's
+    colour ramps and colour attributes expect them.
+
+    >>> [round(float(v), 4) for v in srgb_to_linear(np.array([0.0, 0.5, 1.0]))]
+    [0.0, 0.214, 1.0]
+    """
+    c = np.asarray(rgb, dtype=np.float32)
+    return np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4).astype(np.float32)
 
 
 def terrain_colours(heights01, *, slope_degrees=None, sea_level=0.0):

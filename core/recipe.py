@@ -139,6 +139,7 @@ class ExportSpec:
     per_object: bool = False
     heightmap_raw: bool = False
     preview: bool = True
+    render: bool = False
 
 
 @dataclass(frozen=True)

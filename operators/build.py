@@ -133,7 +133,8 @@ def terrain_mesh(name, heights, *, stride=1, topology_and_uvs=None):
 # --------------------------------------------------------------------------- material
 
 def _hex_to_rgba(rgb):
-    return (*rgb, 1.0)
+    """A palette colour (sRGB) as the linear RGBA Blender's material colours hold."""
+    return (*(float(c) for c in core_preview.srgb_to_linear(rgb)), 1.0)
 
 
 def terrain_material():

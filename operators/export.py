@@ -11,8 +11,11 @@ over the target only once the exporter has finished, so a failed export never
 destroys an earlier file.
 """
 import contextlib
+import datetime
+import hashlib
 import os
 import tempfile
+import types
 
 import bpy
 
@@ -42,6 +45,11 @@ GLB_UNITY = dict(
 )
 
 FORMATS = {"fbx": ".fbx", "glb": ".glb"}
+
+
+#: The creation time written into FBX headers, so the same scene gives the same bytes
+#: (``SOURCE_DATE_EPOCH`` overrides it, as in reproducible builds).
+FBX_TIMESTAMP = datetime.datetime(2026, 1, 1)
 
 
 class ExportError(RuntimeError):
@@ -103,12 +111,51 @@ def _write_atomic(path, write):
     return path
 
 
+def _stable_hash(key):
+    """A hash of an FBX id key that is the same in every process (str's hash() is salted)."""
+    return int.from_bytes(hashlib.blake2b(repr(key).encode(), digest_size=8).digest(), "little") >> 1
+
+
+@contextlib.contextmanager
+def _reproducible_fbx():
+    """Make Blender's FBX exporter write the same bytes for the same scene in any process.
+
+    Two things in its output vary between runs: the creation time it stamps
+    (``datetime.datetime.now()`` in the header) and the object ids it derives
+    from names with Python's salted ``hash()``. For the duration of the export
+    the first gets a fixed time (``SOURCE_DATE_EPOCH`` if set) and the second a
+    stable hash, by shadowing those names in the exporter's modules; both are
+    restored afterwards.
+    """
+    from io_scene_fbx import export_fbx_bin, fbx_utils
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "")
+    stamp = (datetime.datetime.fromtimestamp(int(epoch), datetime.timezone.utc).replace(tzinfo=None)
+             if epoch.isdigit() else FBX_TIMESTAMP)
+    fixed = type("FixedDateTime", (), {"now": staticmethod(lambda tz=None: stamp)})
+    original_datetime = export_fbx_bin.datetime
+    export_fbx_bin.datetime = types.SimpleNamespace(datetime=fixed)
+    fbx_utils.hash = _stable_hash  # module globals shadow the builtin for fbx_utils' functions
+    saved_ids = (dict(fbx_utils._keys_to_uuids), dict(fbx_utils._uuids_to_keys))
+    fbx_utils._keys_to_uuids.clear()
+    fbx_utils._uuids_to_keys.clear()
+    try:
+        yield
+    finally:
+        export_fbx_bin.datetime = original_datetime
+        del fbx_utils.hash
+        fbx_utils._keys_to_uuids.clear()
+        fbx_utils._uuids_to_keys.clear()
+        fbx_utils._keys_to_uuids.update(saved_ids[0])
+        fbx_utils._uuids_to_keys.update(saved_ids[1])
+
+
 def _export_one(path, objects, fmt):
     def write(tmp):
         with _exporting(objects):
             try:
                 if fmt == "fbx":
-                    result = bpy.ops.export_scene.fbx(filepath=tmp, use_selection=True, **FBX_UNITY)
+                    with _reproducible_fbx():
+                        result = bpy.ops.export_scene.fbx(filepath=tmp, use_selection=True, **FBX_UNITY)
                 else:
                     result = bpy.ops.export_scene.gltf(filepath=tmp, use_selection=True, **GLB_UNITY)
             except RuntimeError as err:  # the exporter raised; Blender wraps it with its traceback

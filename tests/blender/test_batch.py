@@ -24,6 +24,7 @@ sea_level = 0.1
 fbx = true
 glb = true
 heightmap_raw = true
+render = true
 """
 
 
@@ -43,9 +44,13 @@ def batch_out(tmp_path_factory):
 
 def test_batch_writes_every_file(batch_out):
     out, proc = batch_out
-    assert sorted(os.listdir(out)) == ["preview.png", "recipe.toml", "world.blend", "world.fbx", "world.glb",
-                                       "world_heightmap.json", "world_heightmap.raw"]
-    assert (out / "preview.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    files = set(os.listdir(out))
+    assert files - {"preview.png"} == {"relief.png", "recipe.toml", "world.blend", "world.fbx", "world.glb",
+                                       "world_heightmap.json", "world_heightmap.raw"}
+    # the 3-D render needs OpenGL; without it the run warns and relief.png is the preview
+    assert "preview.png" in files or "relief.png is the preview" in proc.stderr
+    for name in files & {"relief.png", "preview.png"}:
+        assert (out / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert os.path.getsize(out / "world.blend") > 10_000
     assert os.path.getsize(out / "world_heightmap.raw") == 65 * 65 * 2
     assert "worldseed: wrote" in proc.stdout and "100%" in proc.stderr  # progress on the terminal
@@ -85,7 +90,7 @@ def test_batch_is_deterministic(tmp_path, batch_out):
     out, _ = batch_out
     proc = run("--recipe", str(out / "recipe.toml"), "--out", str(tmp_path))
     assert proc.returncode == 0, proc.stderr
-    for name in ("preview.png", "world_heightmap.raw"):
+    for name in ("relief.png", "world_heightmap.raw", "world.fbx", "world.glb"):
         assert (tmp_path / name).read_bytes() == (out / name).read_bytes(), name
 
 

@@ -145,3 +145,16 @@ def test_failed_export_keeps_the_earlier_file(tmp_path):
     assert "export failed" in proc.stdout
     assert target.read_bytes() == b"previous export"
     assert sorted(os.listdir(tmp_path)) == ["world.fbx"]  # no temporary file left behind
+
+
+def test_fbx_bytes_are_reproducible_and_the_exporter_is_restored(empty_scene, tmp_path):
+    from io_scene_fbx import export_fbx_bin, fbx_utils
+    bpy.ops.worldseed.terrain_add(resolution=9, lods=2)
+    a, b = str(tmp_path / "a.fbx"), str(tmp_path / "b.fbx")
+    bpy.ops.worldseed.export_unity(filepath=a)
+    bpy.ops.worldseed.export_unity(filepath=b)
+    assert open(a, "rb").read() == open(b, "rb").read()
+    assert "hash" not in vars(fbx_utils)
+    assert export_fbx_bin.datetime.datetime.now().year >= 2026  # the real clock again
+    # a plain export afterwards still works and uses Blender's own settings
+    assert bpy.ops.export_scene.fbx(filepath=str(tmp_path / "plain.fbx")) == {"FINISHED"}

@@ -1,0 +1,103 @@
+"""A Workbench render of a built world, for previews (headless and in the UI alike).
+
+The terrain gets a temporary point colour attribute from the same palette as
+the material and the shaded relief (Workbench cannot evaluate node
+materials), a camera and a sun are added for the shot, and everything added
+is removed again afterwards, so the scene, the .blend and the exports are as
+they were.
+"""
+import math
+import os
+
+import bpy
+import numpy as np
+from mathutils import Vector
+
+from ..core import preview as core_preview
+
+COLOUR_ATTRIBUTE = "worldseed_preview_colour"
+
+
+class RenderError(RuntimeError):
+    """The preview could not be rendered (e.g. no OpenGL on this machine)."""
+
+
+def _mesh_colours(obj, sea_level, height):
+    me = obj.data
+    co = np.empty(len(me.vertices) * 3, np.float32)
+    me.attributes["position"].data.foreach_get("vector", co)
+    z = co.reshape(-1, 3)[:, 2]
+    normals = np.empty(len(me.vertices) * 3, np.float32)
+    me.vertex_normals.foreach_get("vector", normals)
+    nz = np.clip(normals.reshape(-1, 3)[:, 2], -1.0, 1.0)
+    slope = np.degrees(np.arccos(nz))
+    h = (z / np.float32(height if height > 0 else 1.0))[None, :]
+    rgb = core_preview.srgb_to_linear(
+        core_preview.terrain_colours(h, slope_degrees=slope[None, :], sea_level=sea_level)[0])
+    rgba = np.concatenate([rgb, np.ones((len(rgb), 1), np.float32)], axis=1)
+    attr = me.color_attributes.new(COLOUR_ATTRIBUTE, "FLOAT_COLOR", "POINT")
+    attr.data.foreach_set("color", rgba.ravel())
+    return attr
+
+
+def render_preview(scene, root, path, *, size=(960, 540)):
+    """Render ``root`` (a Worldseed terrain) from a three-quarter view into the PNG ``path``."""
+    meshes = [root] if root.type == "MESH" else sorted((c for c in root.children if c.type == "MESH"),
+                                                      key=lambda o: o.name)
+    shown = meshes[0]
+    hidden = [(o, o.hide_render) for o in meshes[1:]]
+    added = []
+    saved = (scene.camera, scene.render.engine, scene.render.filepath, scene.render.resolution_x,
+             scene.render.resolution_y, scene.render.resolution_percentage, scene.display.shading.color_type,
+             scene.display.shading.light, scene.render.image_settings.file_format)
+    attr_name = None
+    try:
+        height = float(root.get("worldseed_height", 1.0))
+        attr = _mesh_colours(shown, float(root.get("worldseed_sea_level", 0.0)), height)
+        attr_name = attr.name
+        shown.data.color_attributes.active_color = attr
+        for obj, _ in hidden:
+            obj.hide_render = True
+        lo = Vector(shown.bound_box[0])
+        hi = Vector(shown.bound_box[6])
+        extent = max(hi.x - lo.x, hi.y - lo.y, 1e-3)
+        centre = shown.matrix_world @ ((lo + hi) / 2)
+        cam_data = bpy.data.cameras.new("Worldseed Preview")
+        cam_data.lens = 32
+        cam_data.clip_end = extent * 20
+        cam = bpy.data.objects.new("Worldseed Preview", cam_data)
+        added += [cam, cam_data]
+        scene.collection.objects.link(cam)
+        cam.location = centre + Vector((0.62, -0.82, 0.55)) * extent
+        cam.rotation_euler = (centre - cam.location).to_track_quat("-Z", "Y").to_euler()
+        scene.camera = cam
+        scene.render.engine = "BLENDER_WORKBENCH"
+        scene.display.shading.light = "STUDIO"
+        scene.display.shading.color_type = "VERTEX"
+        scene.render.resolution_x, scene.render.resolution_y = size
+        scene.render.resolution_percentage = 100
+        scene.render.image_settings.file_format = "PNG"
+        folder, base = os.path.split(os.path.abspath(path))
+        tmp = os.path.join(folder, f".{base}.tmp.png")
+        scene.render.filepath = tmp
+        try:
+            bpy.ops.render.render(write_still=True, scene=scene.name)
+        except RuntimeError as err:
+            raise RenderError(f"the preview render failed: {str(err).strip().splitlines()[-1]}") from None
+        if not os.path.isfile(tmp):
+            raise RenderError("the preview render wrote no image (no OpenGL on this machine?)")
+        os.replace(tmp, path)
+        return path
+    finally:
+        (scene.camera, scene.render.engine, scene.render.filepath, scene.render.resolution_x,
+         scene.render.resolution_y, scene.render.resolution_percentage, scene.display.shading.color_type,
+         scene.display.shading.light, scene.render.image_settings.file_format) = saved
+        for obj, flag in hidden:
+            obj.hide_render = flag
+        if attr_name is not None and attr_name in shown.data.color_attributes:
+            shown.data.color_attributes.remove(shown.data.color_attributes[attr_name])
+        for block in added:
+            if isinstance(block, bpy.types.Object):
+                bpy.data.objects.remove(block, do_unlink=True)
+            else:
+                bpy.data.cameras.remove(block)
