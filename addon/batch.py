@@ -102,6 +102,7 @@ def _fresh_scene():
         for item in list(block):
             if item.users == 0:
                 block.remove(item)
+    bpy.context.view_layer.update()  # or the view layer keeps listing the removed objects
     return scene
 
 

@@ -68,7 +68,7 @@ def _check_folder(path):
 def _exporting(objects):
     """Select exactly ``objects`` (unhidden) for the exporter and restore the selection after."""
     view_layer = bpy.context.view_layer
-    previous_selection = [o for o in view_layer.objects if o.select_get()]
+    previous_selection = [o for o in view_layer.objects if o is not None and o.select_get()]
     previous_active = view_layer.objects.active
     hidden = [o for o in objects if o.hide_get()]
     for o in hidden:

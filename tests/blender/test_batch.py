@@ -94,6 +94,20 @@ def test_batch_is_deterministic(tmp_path, batch_out):
         assert (tmp_path / name).read_bytes() == (out / name).read_bytes(), name
 
 
+PRESETS = sorted(p for p in os.listdir(os.path.join(ROOT, "presets", "terrain")) if p.endswith(".toml"))
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_every_builtin_preset_builds_headless(tmp_path, preset):
+    """The presets are recipes too; each builds (with the default single LOD) and exports."""
+    recipe = tmp_path / "r.toml"
+    recipe.write_text(open(os.path.join(ROOT, "presets", "terrain", preset)).read()
+                      + "resolution = 65\n")
+    proc = run("--recipe", str(recipe), "--out", str(tmp_path / "out"))
+    assert proc.returncode == 0, proc.stderr
+    assert {"world.fbx", "world.blend", "relief.png"} <= set(os.listdir(tmp_path / "out"))
+
+
 def test_malformed_recipe_names_the_key(tmp_path):
     bad = tmp_path / "bad.toml"
     bad.write_text("[terrain]\noctaves = 40\n")
