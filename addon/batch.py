@@ -11,6 +11,7 @@ exit with status 2; nothing already on disk is replaced by a partial file.
 import argparse
 import json
 import os
+import re
 import sys
 import time
 
@@ -123,9 +124,41 @@ def _save_blend(path):
     return path
 
 
+FILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_\-]{0,63}$")
+
+
+def output_paths(recipe, out_dir, *, name="world"):
+    """Every file a run of ``recipe`` may write (FBX/GLB per object are named after the objects)."""
+    paths = [f"{name}.blend"]
+    if not recipe.export.per_object:
+        paths += [f"{name}.{fmt}" for fmt in ("fbx", "glb") if getattr(recipe.export, fmt)]
+    if recipe.export.preview:
+        paths.append("relief.png")
+    if recipe.export.render:
+        paths.append("preview.png")
+    if recipe.export.heightmap_raw:
+        paths += [f"{name}_heightmap.raw", f"{name}_heightmap.json"]
+    return [os.path.join(out_dir, p) for p in paths]
+
+
+def check_outputs(recipe, out_dir, *, name="world"):
+    """Refuse, before any work, an output folder or file name that cannot be written."""
+    if not FILE_NAME.match(name or ""):
+        raise export.ExportError(f"--name must be 1 to 64 letters, digits, '-' or '_' (no folders), got {name!r}")
+    if os.path.exists(out_dir) and not os.path.isdir(out_dir):
+        raise export.ExportError(f"output folder {out_dir!r} is a file, not a folder")
+    for path in output_paths(recipe, out_dir, name=name):
+        if os.path.isdir(path):
+            raise export.ExportError(f"cannot write {path!r}: a folder of that name is in the way")
+
+
 def build_world(recipe, out_dir, *, name="world", progress=None):
     """Build ``recipe`` into the current scene and write the files; returns the paths written."""
-    os.makedirs(out_dir, exist_ok=True)
+    check_outputs(recipe, out_dir, name=name)
+    try:
+        os.makedirs(out_dir, exist_ok=True)
+    except OSError as err:
+        raise export.ExportError(f"output folder {out_dir!r} cannot be created: {err.strerror}") from None
     if not os.access(out_dir, os.W_OK):
         raise export.ExportError(f"output folder {out_dir!r} is not writable")
     scene = _fresh_scene()
@@ -153,18 +186,25 @@ def build_world(recipe, out_dir, *, name="world", progress=None):
         except render.RenderError as err:  # a machine without OpenGL still gets every other file
             print(f"worldseed: warning: {err}; relief.png is the preview", file=sys.stderr)
     if recipe.export.heightmap_raw:
-        written += write_unity_heightmap(heights, recipe, out_dir, name=name)
+        written += write_unity_heightmap(heights, recipe, out_dir, name=name,
+                                         blender_centre=tuple(root.matrix_world.translation))
     return written
 
 
-def write_unity_heightmap(heights, recipe, out_dir, *, name="world"):
-    """A 16-bit RAW heightmap for Unity's Terrain plus a JSON of its import settings."""
+def write_unity_heightmap(heights, recipe, out_dir, *, name="world", blender_centre=(0.0, 0.0, 0.0)):
+    """A 16-bit RAW heightmap for Unity's Terrain plus a JSON of its import settings.
+
+    The heights are turned to match the exported FBX in Unity (see
+    ``core.unity``), so a Terrain placed at ``terrain_position`` lines up
+    with the mesh.
+    """
     n = heights.values.shape[0]
     sides = [s for s in core_unity.UNITY_HEIGHTMAP_RESOLUTIONS if s >= n] or [max(core_unity.UNITY_HEIGHTMAP_RESOLUTIONS)]
     side = sides[0]
     values = heights.values if side == n else core_unity.resample_square(heights.values, side=side)
     raw_path = _write_atomic(os.path.join(out_dir, f"{name}_heightmap.raw"),
-                             core_unity.heightmap_raw16(values, byte_order="little"))
+                             core_unity.heightmap_raw16(core_unity.unity_heights(values), byte_order="little"))
+    size = recipe.terrain.size
     settings = {
         "file": os.path.basename(raw_path),
         "depth": "Bit16",
@@ -172,8 +212,11 @@ def write_unity_heightmap(heights, recipe, out_dir, *, name="world"):
         "width": side,
         "height": side,
         "flip_vertically": False,
-        "terrain_size_m": [recipe.terrain.size, recipe.terrain.height, recipe.terrain.size],
+        "terrain_size_m": {"width": size, "height": recipe.terrain.height, "length": size},
+        "terrain_position": core_unity.unity_terrain_position(size, blender_centre=blender_centre).tolist(),
         "resampled_from": None if side == n else n,
+        "note": "Terrain Settings > Import Raw with these values; put the Terrain at terrain_position "
+                "(world space) and it lines up with the FBX mesh.",
     }
     json_path = _write_atomic(os.path.join(out_dir, f"{name}_heightmap.json"),
                               (json.dumps(settings, indent=2) + "\n").encode())

@@ -19,6 +19,14 @@ Seen from above, the map in Unity looks like it did in Blender's top view
 writes the rows last-to-first, as image files and GIS rasters do; tick Flip
 Vertically in Unity's dialog to read such a file the same way round.
 
+Our FBX exports use Unity's usual convention for Blender models (axis -Z
+forward, Y up, so a model's front, Blender -Y, faces Unity's +Z). Unity then
+mirrors X on import, so a Blender point ``(x, y, z)`` arrives at Unity
+``(-x, z, -y)`` (:func:`unity_position`): the exported world is turned 180
+degrees about the vertical. To line a Unity Terrain up with the exported mesh,
+:func:`unity_heights` turns the heightmap the same way before it is written,
+and :func:`unity_terrain_position` says where the Terrain goes.
+
 Byte order: Unity's "Windows" is little-endian and "Mac" big-endian.  Depth:
 choose "Bit 16".  Width and height are the file's side (one of
 `UNITY_HEIGHTMAP_RESOLUTIONS`).
@@ -34,6 +42,9 @@ import numpy as np
 from ._checks import ParameterError, check_array, check_bool, check_choice, check_int
 
 __all__ = [
+    "unity_position",
+    "unity_heights",
+    "unity_terrain_position",
     "UNITY_HEIGHTMAP_RESOLUTIONS",
     "BYTE_ORDERS",
     "heightmap_raw16",
@@ -55,6 +66,48 @@ def _check_side(side, *, name):
         listed = ", ".join(str(s) for s in UNITY_HEIGHTMAP_RESOLUTIONS)
         raise ParameterError(f"{name} must be one of Unity's heightmap resolutions {listed}, got {side}")
     return side
+
+
+def unity_position(blender_xyz):
+    """Where Blender positions land in Unity after a Worldseed FBX export: ``(-x, z, -y)``.
+
+    Parameters
+    ----------
+    blender_xyz : (..., 3) array_like of float
+
+    >>> unity_position([10.0, 20.0, 3.0]).tolist()
+    [-10.0, 3.0, -20.0]
+    """
+    p = check_array(blender_xyz, name="blender_xyz")
+    if p.shape[-1:] != (3,):
+        raise ParameterError(f"blender_xyz must have 3 values per point, got shape {p.shape}")
+    return np.stack([-p[..., 0], p[..., 2], -p[..., 1]], axis=-1)
+
+
+def unity_heights(heights01):
+    """A heightmap in our layout (row 0 = Blender -Y) turned to match the exported mesh in Unity.
+
+    Blender +X arrives as Unity -X and Blender +Y as Unity -Z, so Unity's
+    ``heights[z, x]`` is ours turned by 180 degrees.
+
+    >>> unity_heights(np.array([[0.0, 1.0], [2.0, 3.0]])).tolist()
+    [[3.0, 2.0], [1.0, 0.0]]
+    """
+    h = check_array(heights01, name="heights01", ndim=2)
+    return np.ascontiguousarray(h[::-1, ::-1])
+
+
+def unity_terrain_position(size, *, blender_centre=(0.0, 0.0, 0.0)):
+    """Unity position of a Terrain of ``size`` metres that lines up with a mesh centred at ``blender_centre``.
+
+    A Unity Terrain grows from its position along +X and +Z, so it goes half
+    a size before the mesh's centre on both axes.
+
+    >>> unity_terrain_position(512.0).tolist()
+    [-256.0, 0.0, -256.0]
+    """
+    cx, cy, cz = unity_position(blender_centre).tolist()
+    return np.array([cx - size / 2.0, cy, cz - size / 2.0])
 
 
 def heightmap_raw16(heights01, *, byte_order="little", flip_vertically=False):

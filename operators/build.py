@@ -15,6 +15,7 @@ import functools
 
 import bpy
 import numpy as np
+from mathutils import Vector
 
 from ..core import mesh as core_mesh
 from ..core import preview as core_preview
@@ -326,39 +327,61 @@ def terrain_steps(recipe, *, collection, location=(0.0, 0.0, 0.0), replace=None,
         raise
 
 
+def _own_keys(obj):
+    return {k: obj[k] for k in obj.keys() if not k.startswith("worldseed_")}
+
+
 def _commit_terrain(recipe, meshes, *, collection, location, replace, created_objects):
-    """Link the finished meshes as objects (the only step that changes the scene)."""
+    """Link the finished meshes as objects (the only step that changes the scene).
+
+    A new terrain goes to ``location`` plus its tile offset, so tiles built
+    from neighbouring offsets sit side by side. A rebuilt one keeps its name,
+    transform (moved by any change of offset), parent, collections, its own
+    custom properties and the materials the artist gave its meshes.
+    """
     lods = len(meshes)
     spec = recipe.terrain
     if replace is not None:
-        old_children = [c for c in replace.children if c.type == "MESH"]
-        same_layout = ((lods == 1 and replace.type == "MESH" and not old_children)
-                       or (lods > 1 and replace.type == "EMPTY" and len(old_children) == lods))
+        old = stored_recipe(replace)
+        recipe = core_recipe.replace(recipe, world_name=old.world.name)  # the objects keep their names
+        shift = Vector((spec.offset[0] - old.terrain.offset[0], spec.offset[1] - old.terrain.offset[1], 0.0))
+        old_meshes = ([replace] if replace.type == "MESH" else
+                      sorted((c for c in replace.children if c.type == "MESH"), key=lambda o: o.name))
+        artist_materials = [list(o.data.materials) for o in old_meshes if len(o.data.materials)]
+        artist_materials = [m for m in artist_materials if [x.name for x in m if x] != [TERRAIN_MATERIAL]]
+        if artist_materials:
+            for me in meshes:
+                me.materials.clear()
+                for mat in artist_materials[0]:
+                    me.materials.append(mat)
+        same_layout = ((lods == 1 and replace.type == "MESH" and not replace.children)
+                       or (lods > 1 and replace.type == "EMPTY" and len(old_meshes) == lods))
         if same_layout:
-            targets = [replace] if lods == 1 else sorted(old_children, key=lambda o: o.name)
-            for obj, me in zip(targets, meshes):
-                old = obj.data
-                name = old.name
-                old.name = name + ".old"  # free the name for the new mesh
+            for obj, me in zip(old_meshes, meshes):
+                previous = obj.data
+                name = previous.name
+                previous.name = name + ".old"  # free the name for the new mesh
                 obj.data = me
                 me.name = name
                 obj[HEIGHT_KEY] = spec.height
                 obj[SEA_KEY] = spec.sea_level
-                if old.users == 0:
-                    bpy.data.meshes.remove(old)
+                if previous.users == 0:
+                    bpy.data.meshes.remove(previous)
             _tag(replace, recipe)
             replace[HEIGHT_KEY] = spec.height
             replace[SEA_KEY] = spec.sea_level
+            replace.matrix_world.translation += shift
             return replace
-    base = _free_base_name(recipe.world.name, lods)
-    if replace is not None:
         base_matrix, parent = replace.matrix_world.copy(), replace.parent
+        base_matrix.translation += shift
         collections = list(replace.users_collection)
+        keep = _own_keys(replace)
         old_name = replace.name
         _remove_objects([replace] + _descendants(replace))
         base = _free_base_name(old_name, lods)
     else:
-        base_matrix, parent, collections = None, None, [collection]
+        base = _free_base_name(recipe.world.name, lods)
+        base_matrix, parent, collections, keep = None, None, [collection], {}
     if lods == 1:
         root = bpy.data.objects.new(base, meshes[0])
         meshes[0].name = base
@@ -372,7 +395,6 @@ def _commit_terrain(recipe, meshes, *, collection, location, replace, created_ob
             me.name = name
             child = bpy.data.objects.new(name, me)
             child.parent = root
-            child.hide_set(False)
             objs.append(child)
     created_objects.extend(objs)
     for obj in objs:
@@ -380,16 +402,16 @@ def _commit_terrain(recipe, meshes, *, collection, location, replace, created_ob
         obj[SEA_KEY] = spec.sea_level
         for coll in collections:
             coll.objects.link(obj)
-    for level, child in enumerate(objs[1:]):
-        if level > 0:
-            child.hide_viewport = False
-            child.hide_set(True)  # show LOD0 only; the others stay exportable
+    for child in objs[2:]:
+        child.hide_set(True)  # show LOD0 only; the others stay exportable
+    for key, value in keep.items():
+        root[key] = value
     _tag(root, recipe)
     if base_matrix is not None:
         root.parent = parent
         root.matrix_world = base_matrix
     else:
-        root.location = location
+        root.location = (location[0] + spec.offset[0], location[1] + spec.offset[1], location[2])
     return root
 
 

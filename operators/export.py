@@ -92,8 +92,20 @@ def _exporting(objects):
         view_layer.objects.active = previous_active
 
 
+def _file_mode(path):
+    """The mode a written file should get: the existing file's, else 0666 less the umask."""
+    try:
+        return os.stat(path).st_mode & 0o7777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
 def _write_atomic(path, write):
     """Call ``write(tmp_path)`` then move the temporary file over ``path``."""
+    if os.path.isdir(path):
+        raise ExportError(f"filepath {path!r} is a folder; give the name of the file to write")
     _check_folder(path)
     folder, base = os.path.split(os.path.abspath(path))
     stem, ext = os.path.splitext(base)
@@ -103,6 +115,7 @@ def _write_atomic(path, write):
         write(tmp)
         if not os.path.exists(tmp) or os.path.getsize(tmp) == 0:
             raise ExportError(f"the exporter wrote nothing for {path!r}")
+        os.chmod(tmp, _file_mode(path))  # mkstemp makes files private (0600)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -203,6 +216,8 @@ def export_unity(objects, filepath, *, formats=("fbx",), per_object=False):
     roots = [o for o in objects if o.parent is None or o.parent not in objects]
     if not exportable(roots):
         raise ExportError("nothing to export: no mesh or empty objects were given")
+    if os.path.isdir(filepath):
+        raise ExportError(f"filepath {filepath!r} is a folder; give the name of the file to write")
     stem, _ = os.path.splitext(os.path.abspath(filepath))
     if per_object:
         folder = os.path.dirname(stem)

@@ -148,3 +148,56 @@ def test_output_path_that_is_a_file(tmp_path):
     proc = run("--recipe", str(good), "--out", str(tmp_path / "taken"))
     assert proc.returncode == 2 and "taken" in proc.stderr
     assert (tmp_path / "taken").read_text() == "keep me"
+
+
+@pytest.mark.parametrize("name", ["../escape", "", "a/b", ".hidden"])
+def test_bad_output_names_are_refused(tmp_path, name):
+    good = tmp_path / "ok.toml"
+    good.write_text("[terrain]\nresolution = 9\n")
+    proc = run("--recipe", str(good), "--out", str(tmp_path / "out"), "--name", name)
+    assert proc.returncode == 2 and "--name" in proc.stderr
+    assert not (tmp_path / "out").exists() and not (tmp_path / "escape.fbx").exists()
+
+
+def test_a_folder_in_the_way_stops_the_run_before_anything_is_replaced(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "world.fbx").write_bytes(b"old export")
+    (out / "world.blend").mkdir()
+    good = tmp_path / "ok.toml"
+    good.write_text("[terrain]\nresolution = 9\n")
+    proc = run("--recipe", str(good), "--out", str(out))
+    assert proc.returncode == 2 and "world.blend" in proc.stderr and "Errno" not in proc.stderr
+    assert (out / "world.fbx").read_bytes() == b"old export"
+
+
+def test_unity_terrain_from_the_raw_lines_up_with_the_fbx_mesh(batch_out):
+    """Put a Unity Terrain where the JSON says and read its heights: they are the FBX mesh's heights.
+
+    Unity mirrors FBX X on import, so a mesh vertex at FBX (x, y, z) is at Unity (-x, y, z); a
+    Terrain at P has sample [row, col] (file order, Flip Vertically off) at P + (col, h, row) * cell.
+    """
+    import json
+    from io_scene_fbx import parse_fbx
+    from worldseed.core import unity
+    out, _ = batch_out
+    settings = json.loads((out / "world_heightmap.json").read_text())
+    side = settings["width"]
+    heights = unity.read_raw16((out / "world_heightmap.raw").read_bytes(), side=side)
+    size = settings["terrain_size_m"]["width"]
+    cell = size / (side - 1)
+    px, py, pz = settings["terrain_position"]
+    root, _ = parse_fbx.parse(str(out / "world.fbx"))
+    objects = [e for e in root.elems if e.id == b"Objects"][0]
+    models = {m.props[1].split(b"\x00")[0].decode(): m.props[0] for m in objects.elems if m.id == b"Model"}
+    geometries = {g.props[0]: g for g in objects.elems if g.id == b"Geometry"}
+    links = [e for e in root.elems if e.id == b"Connections"][0]
+    geom_of = {c.props[2]: c.props[1] for c in links.elems if c.props[1] in geometries}
+    lod0 = geometries[geom_of[models["BatchTile_LOD0"]]]
+    v = np.asarray([e for e in lod0.elems if e.id == b"Vertices"][0].props[0]).reshape(-1, 3)
+    unity_xyz = v * np.array([-1.0, 1.0, 1.0])  # the mesh root sits at the origin with identity transform
+    col = np.rint((unity_xyz[:, 0] - px) / cell).astype(int)
+    row = np.rint((unity_xyz[:, 2] - pz) / cell).astype(int)
+    assert col.min() == 0 and row.min() == 0 and col.max() == side - 1 and row.max() == side - 1
+    terrain_y = py + heights[row, col] * settings["terrain_size_m"]["height"]
+    np.testing.assert_allclose(terrain_y, unity_xyz[:, 1], atol=settings["terrain_size_m"]["height"] / 65535 * 2)

@@ -158,3 +158,25 @@ def test_fbx_bytes_are_reproducible_and_the_exporter_is_restored(empty_scene, tm
     assert export_fbx_bin.datetime.datetime.now().year >= 2026  # the real clock again
     # a plain export afterwards still works and uses Blender's own settings
     assert bpy.ops.export_scene.fbx(filepath=str(tmp_path / "plain.fbx")) == {"FINISHED"}
+
+
+def test_exported_files_get_normal_permissions(empty_scene, tmp_path):
+    bpy.ops.worldseed.terrain_add(resolution=9)
+    path = tmp_path / "perm.fbx"
+    umask = os.umask(0o022)
+    try:
+        bpy.ops.worldseed.export_unity(filepath=str(path), formats="BOTH")
+    finally:
+        os.umask(umask)
+    assert (path.stat().st_mode & 0o777) == 0o644
+    assert ((tmp_path / "perm.glb").stat().st_mode & 0o777) == 0o644
+    path.chmod(0o664)  # an existing file keeps its mode
+    bpy.ops.worldseed.export_unity(filepath=str(path))
+    assert (path.stat().st_mode & 0o777) == 0o664
+
+
+def test_export_to_a_folder_path_is_refused(empty_scene, tmp_path):
+    bpy.ops.worldseed.terrain_add(resolution=9)
+    with pytest.raises(RuntimeError, match="is a folder"):
+        bpy.ops.worldseed.export_unity(filepath=str(tmp_path))
+    assert list(tmp_path.parent.glob(tmp_path.name + ".fbx")) == []

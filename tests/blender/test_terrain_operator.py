@@ -258,3 +258,35 @@ def test_indexed_mesh_loads_as_a_valid_triangle_mesh(empty_scene):
     # Blender's own normals agree with the mesh's analytic ones on this smooth surface
     normals = np.array([v.normal[:] for v in me.vertices], np.float32)
     assert np.min(np.sum(normals * indexed.normals, axis=1)) > 0.99
+
+
+def test_tiles_are_placed_at_their_offsets(empty_scene):
+    bpy.ops.worldseed.terrain_add(resolution=9, size=64.0, normalize="fixed", name="A")
+    bpy.ops.worldseed.terrain_add(resolution=9, size=64.0, normalize="fixed", offset=(64.0, 0.0), name="B")
+    a, b = bpy.data.objects["A"], bpy.data.objects["B"]
+    assert tuple(b.location) == (64.0, 0.0, 0.0) and tuple(a.location) == (0.0, 0.0, 0.0)
+    # the shared edge: A's east column and B's west column are the same vertices in world space
+    pa = _positions(a.data).reshape(9, 9, 3)[:, -1] + np.array(a.location, np.float32)
+    pb = _positions(b.data).reshape(9, 9, 3)[:, 0] + np.array(b.location, np.float32)
+    np.testing.assert_array_equal(pa, pb)
+
+
+def test_update_keeps_the_artists_material_properties_and_name(empty_scene):
+    settings = bpy.context.scene.worldseed.terrain
+    settings.resolution, settings.name = 9, "Valley"
+    bpy.ops.worldseed.terrain_add(from_settings=True)
+    obj = bpy.context.active_object
+    rock = bpy.data.materials.new("ArtistRock")
+    obj.data.materials[0] = rock
+    obj["team_note"] = "keep me"
+    settings.name = "Renamed"
+    settings.offset = (10.0, 0.0)
+    bpy.ops.worldseed.terrain_update()
+    assert obj.name == "Valley" and obj.data.materials[0] == rock
+    assert core_recipe.loads(obj["worldseed_recipe"]).world.name == "Valley"
+    assert tuple(obj.location) == (10.0, 0.0, 0.0)  # moved with its tile offset
+    settings.lods = 2  # a new hierarchy: the root is rebuilt
+    bpy.ops.worldseed.terrain_update()
+    root = bpy.context.active_object
+    assert root.name == "Valley" and root["team_note"] == "keep me"
+    assert all(c.data.materials[0] == rock for c in root.children)
