@@ -131,13 +131,21 @@ def recipe_from_props(props, *, curve, export=None):
     return core_recipe.from_dict(data, source="settings")
 
 
-def apply_recipe_to_props(props, recipe, *, world=True):
-    """Copy a recipe's values into an object holding :func:`terrain_props` (not the curve)."""
+#: Settings of the output rather than of the look; applying a preset leaves them alone.
+OUTPUT_FIELDS = ("resolution", "lods", "material", "offset")
+
+
+def apply_recipe_to_props(props, recipe, *, world=True, keep=()):
+    """Copy a recipe's values into an object holding :func:`terrain_props` (not the curve).
+
+    ``keep`` names terrain fields to leave as they are.
+    """
     if world:
         props.name = recipe.world.name
         props.seed = recipe.world.seed
     for name in TERRAIN_FIELDS:
-        setattr(props, name, getattr(recipe.terrain, name))
+        if name not in keep:
+            setattr(props, name, getattr(recipe.terrain, name))
 
 
 def _on_terrain_change(self, context):

@@ -26,6 +26,7 @@ would otherwise be silently ignored)::
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import math
 import re
 import tomllib
@@ -214,6 +215,10 @@ def from_dict(data, *, source="recipe"):
         raise RecipeError(f"{source}: a recipe must be a table of sections, got {type(data).__name__}")
     unknown = sorted(set(data) - set(_SECTIONS))
     if unknown:
+        loose = [k for k in unknown if not isinstance(data[k], dict)]
+        if loose:
+            raise RecipeError(f"{source}: key(s) {loose} stand outside any section; put them under "
+                              f"[world], [terrain] or [export]")
         raise RecipeError(f"{source}: unknown section(s) {unknown}; allowed: {sorted(_SECTIONS)}")
     parts = {}
     for section, cls in _SECTIONS.items():
@@ -223,7 +228,9 @@ def from_dict(data, *, source="recipe"):
         allowed = {f.name for f in fields(cls)}
         bad = sorted(set(table) - allowed)
         if bad:
-            raise RecipeError(f"{source}: unknown key(s) {bad} in [{section}]; allowed: {sorted(allowed)}")
+            hints = [f"{b!r} -> {m[0]!r}" for b in bad for m in [difflib.get_close_matches(b, allowed, 1)] if m]
+            hint = f" (did you mean {', '.join(hints)}?)" if hints else ""
+            raise RecipeError(f"{source}: unknown key(s) {bad} in [{section}]{hint}; allowed: {sorted(allowed)}")
         try:
             parts[section] = cls(**{k: _check_value(section, k, v) for k, v in table.items()})
         except ParameterError as err:

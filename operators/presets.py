@@ -8,7 +8,7 @@ from .terrain import settings_recipe
 
 
 class WORLDSEED_OT_terrain_preset_apply(bpy.types.Operator):
-    """Load a terrain preset into the Terrain panel (the seed and name are kept)"""
+    """Load a terrain preset's look into the Terrain panel (seed, name, resolution, LODs and offset are kept)"""
     bl_idname = "worldseed.terrain_preset_apply"
     bl_label = "Apply Terrain Preset"
     bl_options = {"REGISTER", "UNDO", "INTERNAL"}
@@ -23,7 +23,7 @@ class WORLDSEED_OT_terrain_preset_apply(bpy.types.Operator):
             self.report({"ERROR"}, str(err))
             return {"CANCELLED"}
         with live.paused(settings):
-            properties.apply_recipe_to_props(settings, recipe, world=False)
+            properties.apply_recipe_to_props(settings, recipe, world=False, keep=properties.OUTPUT_FIELDS)
             curve.set_curve_points(settings, recipe.terrain.curve)
             settings.preset = self.preset
         if settings.auto_update and build.terrain_root(context.active_object) is not None:

@@ -33,7 +33,9 @@ def test_partial_sections_take_defaults():
     ("[terrain]\ncurve = [[0.0, 0.0], [1.5, 1.0]]\n", r"terrain\.curve\[1\]\.x"),
     ("[terrain]\noffset = [1.0]\n", r"terrain\.offset must be a pair"),
     ("[terrain]\nlods = 4\nresolution = 5\n", r"terrain\.lods 4 needs terrain\.resolution >= 9"),
-    ("[terrain]\nresolutoin = 3\n", r"unknown key\(s\) \['resolutoin'\] in \[terrain\]"),
+    ("[terrain]\nresolutoin = 3\n", r"unknown key\(s\) \['resolutoin'\] in \[terrain\] \(did you mean "
+                                    r"'resolutoin' -> 'resolution'\?\)"),
+    ("octaves = 3\n", r"\['octaves'\] stand outside any section"),
     ("[trees]\n", r"unknown section"),
     ("[world]\nname = \"a/b\"\n", r"world\.name"),
     ("[world]\nseed = 4294967296\n", r"world\.seed"),
