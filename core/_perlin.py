@@ -128,29 +128,135 @@ def gradient_tables(perm, orientation=0):
 
 
 # ---------------------------------------------------------------------------
-# factor helpers (shared by both kernels so their rounding is identical)
+# workspace: preallocated, 4K-staggered buffers
+
+#: x + _MAGIC (exact for integer x, |x| < 2**51) holds x in the low mantissa bits,
+#: so ``(x + _MAGIC).view(int64) & 255`` is ``x mod 256`` without a float -> int cast.
+_MAGIC = 6755399441055744.0            # 1.5 * 2**52
+#: Noise coordinates below this (in magnitude) may use the _MAGIC index; beyond, fmod first.
+MAGIC_REACH = 2.0 ** 50
+_PAGE = 4096
+
+
+def _placed(shape, dtype, pos, row_pos=0):
+    """Zero-copy-friendly buffer whose first element sits at address ``pos`` (mod 4096).
+
+    Streams that start at the same address mod 4096 stall each other (4K
+    aliasing: a load is held behind an older store to the same page offset), and
+    every large allocation lands at the same page offset, which made in-place
+    passes up to 3x slower. 2-D buffers get padded rows so row ``r`` starts at
+    ``pos + r * row_pos`` (mod 4096); rows are contiguous, the array is not.
+    """
+    dtype = np.dtype(dtype)
+    if isinstance(shape, int):
+        shape = (shape,)
+    n = shape[-1]
+    row_bytes = n * dtype.itemsize
+    stride = row_bytes + ((row_pos - row_bytes) % _PAGE) if len(shape) == 2 else row_bytes
+    nbytes = stride * (shape[0] - 1) + row_bytes if len(shape) == 2 else row_bytes
+    raw = np.empty(nbytes + _PAGE + dtype.itemsize, np.uint8)
+    start = (pos - raw.ctypes.data) % _PAGE
+    flat = raw[start:start + nbytes]
+    if len(shape) == 1:
+        return flat.view(dtype)
+    return np.lib.stride_tricks.as_strided(flat.view(dtype), shape=shape,
+                                           strides=(stride, dtype.itemsize), writeable=True)
+
 
 class Workspace:
-    """Preallocated buffers for ``point_octave`` on chunks of up to ``size`` points.
+    """Preallocated buffers for the point kernels on chunks of up to ``size`` points.
 
     Fresh chunk-sized temporaries would be new pages from the OS on every call
     (page faults cost more than the arithmetic), so the kernels write into these.
+    Buffers are created on first use, each at its own page offset (see
+    :func:`_placed`): the offsets of the Perlin kernel's buffers are chosen so
+    every out-of-place pass writes 128..1024 bytes (mod 4096) ahead of what it
+    reads and no two operands of an in-place pass share a page offset.
     """
+
+    # page offsets (bytes) of the Perlin point kernel's buffers; 2-D float rows 2112 apart
+    _POS = dict(nb=1408, flx=1664, fly=1920, u=0, v=2048, au=128, bu=256, cu=384, du=512,
+                av=2176, bv=2304, cv=2432, dv=2560, t=640, s=896, acc=1152, octave=2816,
+                coords0=3072, coords1=3200, coords2=3328, warp0=3456, warp1=3584)
+    _ROW, _ROW64 = 2112, 1024
 
     def __init__(self, size, dtype=np.float32):
         self.size = size
-        self.f64 = [np.empty(size, np.float64) for _ in range(3)]
-        self.idx = [np.empty(size, np.intp) for _ in range(3)]
-        self.flt = [np.empty(size, dtype) for _ in range(12)]
-        self.mask = np.empty(size, np.bool_)
-        # for the callers (noise.py): coordinates, warped coordinates, an octave, warp fields
-        self.coords = [np.empty(size, np.float64) for _ in range(3)]
-        self.octave = np.empty(size, dtype)
-        self.warp = [np.empty(size, dtype) for _ in range(2)]
+        self.dtype = np.dtype(dtype)
+        self._bufs = {}
+
+    def _get(self, name, rows=None, dtype=None):
+        b = self._bufs.get(name)
+        if b is None:
+            dt = np.dtype(self.dtype if dtype is None else dtype)
+            pos = self._POS.get(name, 0)
+            if rows is None:
+                b = _placed(self.size, dt, pos)
+            else:
+                b = _placed((rows, self.size), dt, pos, self._ROW64 if dt.itemsize == 8 else self._ROW)
+            self._bufs[name] = b
+        return b
+
+    def _list(self, name, count, dtype, first):
+        b = self._bufs.get(name)
+        if b is None:       # staggered 320 bytes apart (distinct mod 4096)
+            b = [_placed(self.size, dtype, (64 * (first + 5 * i)) % _PAGE) for i in range(count)]
+            self._bufs[name] = b
+        return b
+
+    # -- for the callers (noise.py) and the simplex kernel -----------------------
+    @property
+    def coords(self):
+        return [self._get(f"coords{i}", dtype=np.float64) for i in range(3)]
+
+    @property
+    def octave(self):
+        return self._get("octave")
+
+    @property
+    def acc(self):
+        return self._get("acc")
+
+    @property
+    def warp(self):
+        return [self._get(f"warp{i}") for i in range(2)]
+
+    @property
+    def f64(self):
+        return self._list("f64", 3, np.float64, 1)
+
+    @property
+    def idx(self):
+        return self._list("idx", 3, np.intp, 16)
+
+    @property
+    def flt(self):
+        return self._list("flt", 12, self.dtype, 31)
+
+    @property
+    def mask(self):
+        b = self._bufs.get("mask")
+        if b is None:
+            b = self._bufs["mask"] = np.empty(self.size, np.bool_)
+        return b
 
     def view(self, n):
         return ([b[:n] for b in self.f64], [b[:n] for b in self.idx], [b[:n] for b in self.flt])
 
+    def perlin(self, n):
+        """Views (nb, flx, fly, u, v, au, bu, cu, du, av, bv, cv, dv, t, s) of n points."""
+        v = self._bufs.get(("perlin", n))
+        if v is None:
+            g = self._get
+            v = tuple([g(k, dtype=np.float64)[:n] for k in ("nb", "flx", "fly")]
+                      + [g(k)[:n] for k in ("u", "v", "au", "bu", "cu", "du", "av", "bv", "cv", "dv", "t", "s")])
+            if n == self.size:
+                self._bufs[("perlin", n)] = v
+        return v
+
+
+# ---------------------------------------------------------------------------
+# kernels (shared by the grid and the point paths so their rounding is identical)
 
 def lattice(coord, f, off, dtype=np.float32, out=None, f64=None):
     """Noise coordinate ``coord * f + off`` split into (cell index & 255, fraction).
@@ -172,67 +278,69 @@ def lattice(coord, f, off, dtype=np.float32, out=None, f64=None):
     return idx, frac
 
 
-def column_factors(u, out=None, tmp=None):
-    """(alpha, beta, gamma, fu) = (u(1-fu), (u-1)fu, 1-fu, fu) of the fraction ``u``."""
-    dt = u.dtype.type
-    alp, bet, gam, fu = out if out is not None else [np.empty_like(u) for _ in range(4)]
-    fade(u, out=fu, tmp=tmp)
-    np.subtract(dt(1), fu, out=gam)
-    np.multiply(u, gam, out=alp)
-    np.subtract(u, dt(1), out=bet)
-    bet *= fu
-    return alp, bet, gam, fu
+def factors(t, out=None):
+    """(A, B, C, D) = (t(1-ft), (t-1)ft, 1-ft, ft) of the fraction ``t`` (``ft`` its fade).
+
+    Column factors of u and, reordered (C, A, D, B), the row factors of v.
+    """
+    dt = t.dtype.type
+    a, b, c, d = out if out is not None else [np.empty_like(t) for _ in range(4)]
+    fade(t, out=d, tmp=c)
+    np.subtract(dt(1), d, out=c)
+    np.multiply(t, c, out=a)
+    np.subtract(t, dt(1), out=b)
+    b *= d
+    return a, b, c, d
 
 
-def row_factors(v, amp, out=None, tmp=None):
-    """(R1, R2, R3, R4) = amp * ((1-fv), (1-fv) v, fv, fv (v-1)) of the fraction ``v``."""
-    dt = v.dtype.type
-    r1, r2, r3, r4 = out if out is not None else [np.empty_like(v) for _ in range(4)]
-    fade(v, out=r3, tmp=tmp)                  # fv
-    np.subtract(dt(1), r3, out=r1)
-    r1 *= dt(amp)
-    np.multiply(r1, v, out=r2)
-    r3 *= dt(amp)
-    np.subtract(v, dt(1), out=r4)
-    r4 *= r3
-    return r1, r2, r3, r4
-
-
-def point_octave(x, y, f, ox, oy, gx, gy, amp, acc, ws=None):
+def point_octave(x, y, f, ox, oy, gx, gy, amp, acc, ws=None, near=None):
     """Add ``amp * perlin(x f + ox, y f + oy)`` to ``acc`` (1-D float arrays, in place).
 
-    ``gx``/``gy`` are flat padded gradient tables of ``acc.dtype``; ``ws`` is a
-    :class:`Workspace` of at least ``len(acc)`` points (allocated if None).
+    ``gx``/``gy`` are flat padded gradient tables of ``acc.dtype``; pass them
+    already multiplied by the amplitude with ``amp=1`` (otherwise they are scaled
+    here, on every call). ``ws`` is a :class:`Workspace` of at least ``len(acc)``
+    points (allocated if None). ``near``: every ``|x f + ox|``, ``|y f + oy|`` is
+    below :data:`MAGIC_REACH` (checked here if None).
+
+    Per point and octave: the float64 lattice split of x then y (three float64
+    buffers, reused), the cell index from the float bits (no float->int cast),
+    the four factors of u and of v, then for each lattice row two gathers and
+    five float32 passes into two reused temporaries; chunks of ~100k points
+    stream from L3, so few distinct buffers beat fewer (larger) calls.
     """
     n = acc.shape[0]
     if ws is None:
         ws = Workspace(n, acc.dtype)
-    f64, (ix, iy, _), flt = ws.view(n)
-    f64 = f64[:2]
-    u, v, alp, bet, gam, fu, r1, r2, r3, r4, t, side = flt
-    lattice(x, f, ox, out=(ix, u), f64=f64)
-    lattice(y, f, oy, out=(iy, v), f64=f64)
-    k = iy
+    if amp != 1:
+        gx, gy = gx * acc.dtype.type(amp), gy * acc.dtype.type(amp)
+    nb, flx, fly, u, v, au, bu, cu, du, av, bv, cv, dv, t, s = ws.perlin(n)
+    kx, k = flx.view(np.int64), fly.view(np.int64)
+    check = near is None
+    for c, f_off, fl, frac, idx in ((x, ox, flx, u, kx), (y, oy, fly, v, k)):
+        np.multiply(c, f, out=nb)
+        nb += f_off
+        np.floor(nb, out=fl)
+        nb -= fl
+        np.copyto(frac, nb, casting="same_kind")
+        if check:
+            near = max(-float(fl.min(initial=0.0)), float(fl.max(initial=0.0))) < MAGIC_REACH
+        if not near:
+            np.fmod(fl, PERIOD, out=fl)     # exact, so the sum below stays exact
+        fl += _MAGIC
+        idx &= PERIOD - 1
     k *= _W
-    k += ix
-    column_factors(u, out=(alp, bet, gam, fu), tmp=t)
-    row_factors(v, amp, out=(r1, r2, r3, r4), tmp=t)
+    k += kx                                 # k = 257 Y + X: corner (X, Y) in the padded table
+    factors(u, out=(au, bu, cu, du))
+    factors(v, out=(av, bv, cv, dv))
     # row Y: P0 then Q0, row Y+1: P1 then Q1, each added to acc as R * factor.
     # (mode="wrap" only because it is the fastest take; indices are always in range)
-    for tx, ty, r_p, r_q in ((gx, gy, r1, r2), (gx[_W:], gy[_W:], r3, r4)):
-        np.take(tx, k, out=t, mode="wrap")
-        t *= alp
-        np.take(tx[1:], k, out=side, mode="wrap")
-        side *= bet
-        t += side                       # P
-        t *= r_p
-        acc += t
-        np.take(ty, k, out=t, mode="wrap")
-        t *= gam
-        np.take(ty[1:], k, out=side, mode="wrap")
-        side *= fu
-        t += side                       # Q
-        t *= r_q
+    for tab, fa, fb, r in ((gx, au, bu, cv), (gy, cu, du, av), (gx[_W:], au, bu, dv), (gy[_W:], cu, du, bv)):
+        np.take(tab, k, out=t, mode="wrap")
+        t *= fa
+        np.take(tab[1:], k, out=s, mode="wrap")
+        s *= fb
+        t += s
+        t *= r
         acc += t
     return acc
 

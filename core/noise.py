@@ -74,7 +74,11 @@ def _check_params(scale, octaves, persistence, lacunarity, basis, kind, warp):
 
 
 def _check_reach(max_abs, scale, octaves, lacunarity, warp, name):
-    """Refuse coordinates whose noise coordinates would overflow the lattice index."""
+    """Refuse coordinates whose noise coordinates would overflow the lattice index.
+
+    Returns True if every noise coordinate is below ``_perlin.MAGIC_REACH`` (the
+    Perlin point kernel's fast cell index applies).
+    """
     f_max = lacunarity ** (octaves - 1) / scale
     reach = (max_abs + warp * scale + 2.0) * f_max + 2.0 * _perlin.PERIOD
     if not reach < _REACH:
@@ -82,6 +86,7 @@ def _check_reach(max_abs, scale, octaves, lacunarity, warp, name):
         raise ParameterError(
             f"{name} reaches {max_abs:g} grid units, too far for scale {scale:g}, lacunarity "
             f"{lacunarity:g} and {octaves} octaves (at most {max(limit, 0.0):g})")
+    return reach < _perlin.MAGIC_REACH
 
 
 class _Field:
@@ -126,8 +131,9 @@ def _fields(seed):
 class _Plan:
     """Octave list of one field: frequency, offset, orientation, amplitude."""
 
-    def __init__(self, field, basis, kind, scale, octaves, persistence, lacunarity):
+    def __init__(self, field, basis, kind, scale, octaves, persistence, lacunarity, near=False):
         self.field, self.basis, self.kind = field, basis, kind
+        self.near = near          # noise coordinates below _perlin.MAGIC_REACH
         self.octaves = []
         total = 0.0
         for o in range(octaves):
@@ -141,6 +147,9 @@ class _Plan:
                 # noise(M q + o) = noise'(q + M^T o) with a remapped gradient table
                 eff = (sy * oy, sx * ox) if swap else (sx * ox, sy * oy)
                 gx, gy = field.perlin_tables(orient)
+                w = np.float32(self.octave_weight(amp))
+                if w != 1:        # the weight is folded into the gradients (exact: g in {0, +-1})
+                    gx, gy = gx * w, gy * w
                 self.octaves.append((f, eff[0], eff[1], gx, gy, amp))
             else:
                 gx, gy = field.simplex_tables()
@@ -163,34 +172,38 @@ class _Plan:
         n *= np.float32(amp)
         acc += n
 
-    def finish(self, acc):
-        acc *= self.inv_total
-        np.clip(acc, np.float32(-1), np.float32(1), out=acc)
-        return acc
+    def finish(self, acc, out=None):
+        out = acc if out is None else out
+        np.multiply(acc, self.inv_total, out=out)
+        np.clip(out, np.float32(-1), np.float32(1), out=out)
+        return out
 
     # -- arbitrary points -------------------------------------------------------
-    def points(self, x, y, acc, ws):
-        """Evaluate the field at 1-D float64 x, y (one chunk) into float32 ``acc``.
+    def points(self, x, y, out, ws):
+        """Evaluate the field at 1-D float64 x, y (one chunk) into float32 ``out``.
 
-        ``ws`` is a ``_perlin.Workspace`` of at least ``len(acc)`` points.
+        ``ws`` is a ``_perlin.Workspace`` of at least ``len(out)`` points; the
+        octaves are summed in its (page-offset placed) accumulator.
         """
+        m = out.shape[0]
+        acc = ws.acc[:m]
         acc.fill(0)
         linear = self.kind == "fbm"
-        n = acc if linear else ws.octave[:acc.shape[0]]
+        n = acc if linear else ws.octave[:m]
         for octave in self.octaves:
             amp = octave[-1]
             w = self.octave_weight(amp)
             if not linear:
                 n.fill(0)
             if self.basis == "perlin":
-                f, ox, oy, gx, gy, _ = octave
-                _perlin.point_octave(x, y, f, ox, oy, gx, gy, w, n, ws)
+                f, ox, oy, gx, gy, _ = octave      # weight already in gx, gy
+                _perlin.point_octave(x, y, f, ox, oy, gx, gy, 1.0, n, ws, near=self.near)
             else:
                 f, sx, sy, swap, ox, oy, gx, gy, _ = octave
                 _simplex.point_octave(x, y, sx, sy, swap, f, ox, oy, gx, gy, w, n, ws)
             if not linear:
                 self.shape_into(n, amp, acc)
-        return self.finish(acc)
+        return self.finish(acc, out)
 
     def eval_points(self, x, y, out, threads=True):
         """Evaluate at 1-D float64 x, y into 1-D float32 ``out``, chunk by chunk."""
@@ -228,15 +241,16 @@ class _Plan:
     def _perlin_block(self, xs, ys, out, threads):
         rows, cols = out.shape
         prepared = []
-        for f, ox, oy, gx, gy, amp in self.octaves:
+        for f, ox, oy, gx, gy, amp in self.octaves:          # weight already in gx, gy
             ix, u = _perlin.lattice(xs, f, ox)
-            alp, bet, gam, fu = _perlin.column_factors(u)
+            alp, bet, gam, fu = _perlin.factors(u)
             ny = np.multiply(ys, f)
             ny += oy
             fl = np.floor(ny)
             ny -= fl
             ly = fl.astype(np.int64)
-            r = _perlin.row_factors(ny.astype(np.float32), self.octave_weight(amp))
+            a_v, b_v, c_v, d_v = _perlin.factors(ny.astype(np.float32))
+            r = (c_v, a_v, d_v, b_v)
             l0 = int(ly[0])
             n_l = int(ly[-1]) - l0 + 2
             if n_l <= _perlin.PERIOD:
@@ -341,9 +355,9 @@ def _warp_into(plan, x, y, wx, wy, reach, out, ws):
     plan.points(x, y, out, ws)
 
 
-def _warp_plans(fields, basis, scale, octaves, persistence, lacunarity):
+def _warp_plans(fields, basis, scale, octaves, persistence, lacunarity, near):
     k = min(octaves, WARP_OCTAVES)
-    return [_Plan(fd, basis, "fbm", scale, k, persistence, lacunarity) for fd in fields[1:]]
+    return [_Plan(fd, basis, "fbm", scale, k, persistence, lacunarity, near) for fd in fields[1:]]
 
 
 # ---------------------------------------------------------------------------
@@ -427,15 +441,15 @@ def fbm(shape, *, scale=64.0, octaves=6, persistence=0.5, lacunarity=2.0, seed=0
     scale, octaves, persistence, lacunarity, basis, kind, warp = _check_params(
         scale, octaves, persistence, lacunarity, basis, kind, warp)
     ox, oy = check_pair(offset, name="offset", bounds=OFFSET)
-    _check_reach(max(abs(ox), abs(oy)) + max(rows, cols), scale, octaves, lacunarity, warp, "offset")
+    near = _check_reach(max(abs(ox), abs(oy)) + max(rows, cols), scale, octaves, lacunarity, warp, "offset")
     fields = _fields(seed)
-    plan = _Plan(fields[0], basis, kind, scale, octaves, persistence, lacunarity)
+    plan = _Plan(fields[0], basis, kind, scale, octaves, persistence, lacunarity, near)
     xs = np.arange(cols, dtype=np.float64) + ox
     ys = np.arange(rows, dtype=np.float64) + oy
     out = np.empty((rows, cols), np.float32)
     if warp == 0.0:
         return plan.grid(xs, ys, out)
-    warps = _warp_plans(fields, basis, scale, octaves, persistence, lacunarity)
+    warps = _warp_plans(fields, basis, scale, octaves, persistence, lacunarity, near)
     step = max(1, _CHUNK // cols)
 
     def work(r0, r1, ws):
@@ -479,16 +493,16 @@ def fbm_at(x, y, *, scale=64.0, octaves=6, persistence=0.5, lacunarity=2.0, seed
         scale, octaves, persistence, lacunarity, basis, kind, warp)
     x, y = _check_points(x, y)
     max_abs = max(float(np.abs(x).max(initial=0.0)), float(np.abs(y).max(initial=0.0)))
-    _check_reach(max_abs, scale, octaves, lacunarity, warp, "x, y")
+    near = _check_reach(max_abs, scale, octaves, lacunarity, warp, "x, y")
     shape = x.shape
     x = np.ascontiguousarray(x, dtype=np.float64).ravel()
     y = np.ascontiguousarray(y, dtype=np.float64).ravel()
     fields = _fields(seed)
-    plan = _Plan(fields[0], basis, kind, scale, octaves, persistence, lacunarity)
+    plan = _Plan(fields[0], basis, kind, scale, octaves, persistence, lacunarity, near)
     out = np.empty(x.size, np.float32)
     if warp == 0.0:
         return plan.eval_points(x, y, out).reshape(shape)
-    warps = _warp_plans(fields, basis, scale, octaves, persistence, lacunarity)
+    warps = _warp_plans(fields, basis, scale, octaves, persistence, lacunarity, near)
 
     def work(s, e, ws):
         m = e - s
@@ -541,7 +555,7 @@ def noise2(x, y, *, seed=0, basis="perlin"):
     basis = check_choice(basis, name="basis", choices=BASES)
     x, y = _check_points(x, y)
     max_abs = max(float(np.abs(x).max(initial=0.0)), float(np.abs(y).max(initial=0.0)))
-    _check_reach(max_abs, 1.0, 1, 1.0, 0.0, "x, y")
+    near = _check_reach(max_abs, 1.0, 1, 1.0, 0.0, "x, y")
     field = _Field(make_rng(seed))
     shape = x.shape
     x = np.ascontiguousarray(x, dtype=np.float64).ravel()
@@ -550,7 +564,7 @@ def noise2(x, y, *, seed=0, basis="perlin"):
     ws = _perlin.Workspace(x.size)
     if basis == "perlin":
         gx, gy = field.perlin_tables(0)
-        _perlin.point_octave(x, y, 1.0, 0.0, 0.0, gx, gy, 1.0, out, ws)
+        _perlin.point_octave(x, y, 1.0, 0.0, 0.0, gx, gy, 1.0, out, ws, near=near)
     else:
         gx, gy = field.simplex_tables()
         _simplex.point_octave(x, y, 1.0, 1.0, False, 1.0, 0.0, 0.0, gx, gy, 1.0, out, ws)
