@@ -352,3 +352,21 @@ def test_noise2_bad_input():
         noise.noise2(0.0, 0.0, basis="cubic")
     with pytest.raises(ParameterError, match="seed"):
         noise.noise2(0.0, 0.0, seed=-3)
+
+
+def test_point_kernel_cell_index_near_and_far():
+    # The cell index comes from the float bits of floor + 1.5 * 2**52 below MAGIC_REACH
+    # and from fmod(floor, 256) beyond it; both must agree with the lattice period.
+    rng = np.random.default_rng(3)
+    x = rng.integers(-500, 500, 2000) + rng.integers(0, 2, 2000) * 0.5
+    y = rng.integers(-500, 500, 2000) + rng.integers(0, 2, 2000) * 0.5
+    gx, gy = _perlin.gradient_tables(_perlin.REFERENCE_PERMUTATION)
+    outs = []
+    for near in (True, False):
+        acc = np.zeros(x.size, np.float32)
+        _perlin.point_octave(x, y, 1.0, 0.0, 0.0, gx, gy, 1.0, acc, near=near)
+        outs.append(acc.tobytes())
+    assert outs[0] == outs[1]
+    base = _perlin.perlin2(x, y)
+    for shift in (2.0 ** 48, 2.0 ** 51, -(2.0 ** 51)):          # multiples of the period; exact (half-integers)
+        assert _perlin.perlin2(x + shift, y - shift).tobytes() == base.tobytes()
