@@ -178,7 +178,7 @@ def build_world(recipe, out_dir, *, name="world", progress=None):
         if n < PREVIEW_SIDE:  # small maps are resampled so the picture is worth looking at
             values, cell = core_unity.resample_square(values, side=PREVIEW_SIDE), cell * (n - 1) / (PREVIEW_SIDE - 1)
         image = core_preview.shaded_relief(values, cell_size=cell, height=heights.height,
-                                           sea_level=recipe.terrain.sea_level)
+                                           sea_level=recipe.terrain.sea_level, palette=recipe.terrain.palette)
         written.append(_write_atomic(os.path.join(out_dir, "relief.png"), core_preview.png_bytes(image)))
     if recipe.export.render:
         try:

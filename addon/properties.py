@@ -43,6 +43,7 @@ _UI = {
     "sea_level": ("Sea Level", "Heights below this fraction become a flat sea floor", {}),
     "lods": ("LODs", "Number of levels of detail to build (Name_LOD0, Name_LOD1, ...)", {}),
     "material": ("Material", "Give the terrain the height-and-slope material", {}),
+    "palette": ("Palette", "Colours of the height-and-slope material and the previews", {}),
     "fbx": ("FBX", "Write an FBX file for Unity", {}),
     "glb": ("glTF Binary", "Also write a .glb file", {}),
     "per_object": ("One File per Object", "Write one file per object instead of one for all", {}),
@@ -62,6 +63,9 @@ _CHOICE_LABELS = {
     "none": ("None", "No falloff"),
     "square": ("Square", "Edges fall along a square"),
     "radial": ("Radial", "Edges fall in a circle"),
+    "temperate": ("Temperate", "Beach, grass, forest, rock and snow on the high peaks"),
+    "desert": ("Desert", "Sand and red rock"),
+    "arctic": ("Arctic", "Snow over grey rock"),
 }
 
 

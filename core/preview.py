@@ -1,9 +1,8 @@
 """A shaded-relief picture of a heightmap, and a tiny PNG writer.
 
-The colours come from :data:`TERRAIN_PALETTE`, the same height bands the
-Blender material uses, with steep slopes turning to rock, lit by a sun from
-the north-west (the cartographers' convention). Pure numpy plus zlib, so the
-picture is the same bytes on any machine.
+The colours come from :mod:`.palette`, the same bands the Blender material
+uses, lit by a sun from the north-west (the cartographers' convention). Pure
+numpy plus zlib, so the picture is the same bytes on any machine.
 """
 from __future__ import annotations
 
@@ -13,58 +12,13 @@ import zlib
 import numpy as np
 
 from ._checks import check_array, check_float
+from .palette import terrain_colours
 
-__all__ = ["srgb_to_linear", "TERRAIN_PALETTE", "ROCK_COLOUR", "WATER_COLOUR", "terrain_colours", "shaded_relief", "png_bytes"]
-
-#: (height in [0, 1], linear-ish sRGB colour) stops: beach, grass, forest, rock, snow.
-TERRAIN_PALETTE = (
-    (0.00, (0.76, 0.70, 0.50)),
-    (0.08, (0.42, 0.56, 0.26)),
-    (0.40, (0.26, 0.42, 0.20)),
-    (0.68, (0.45, 0.40, 0.35)),
-    (0.86, (0.92, 0.93, 0.95)),
-    (1.00, (0.98, 0.98, 1.00)),
-)
-ROCK_COLOUR = (0.40, 0.37, 0.34)
-WATER_COLOUR = (0.16, 0.33, 0.50)
-#: Slopes (degrees) over which grass gives way to rock.
-ROCK_SLOPE = (28.0, 42.0)
+__all__ = ["shaded_relief", "png_bytes"]
 
 
-def srgb_to_linear(rgb):
-    """sRGB display values in [0, 1] to linear light (the IEC 61966-2-1 curve), as Blender's
-    colour ramps and colour attributes expect them.
-
-    >>> [round(float(v), 4) for v in srgb_to_linear(np.array([0.0, 0.5, 1.0]))]
-    [0.0, 0.214, 1.0]
-    """
-    c = np.asarray(rgb, dtype=np.float32)
-    return np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4).astype(np.float32)
-
-
-def terrain_colours(heights01, *, slope_degrees=None, sea_level=0.0):
-    """RGB float32 (rows, cols, 3) colours for heights in [0, 1].
-
-    The palette spans the land, from ``sea_level`` (the beach) to 1 (the
-    peaks); heights at or below the sea level are water.
-    """
-    h = check_array(heights01, name="heights01", ndim=2)
-    land = (h - np.float32(sea_level)) / np.float32(1.0 - sea_level) if sea_level < 1.0 else h
-    stops = np.array([s for s, _ in TERRAIN_PALETTE], dtype=np.float32)
-    cols = np.array([c for _, c in TERRAIN_PALETTE], dtype=np.float32)
-    rgb = np.stack([np.interp(land, stops, cols[:, k]) for k in range(3)], axis=-1).astype(np.float32)
-    if slope_degrees is not None:
-        t = np.clip((slope_degrees - ROCK_SLOPE[0]) / (ROCK_SLOPE[1] - ROCK_SLOPE[0]), 0.0, 1.0)
-        t = (t * (land < TERRAIN_PALETTE[-2][0]))[..., None].astype(np.float32)
-        rgb = rgb * (1 - t) + np.asarray(ROCK_COLOUR, np.float32) * t
-    if sea_level > 0.0:
-        water = (h <= sea_level + 1e-6)[..., None]
-        rgb = np.where(water, np.asarray(WATER_COLOUR, np.float32), rgb)
-    return rgb
-
-
-def shaded_relief(heights01, *, cell_size, height, sea_level=0.0, azimuth=315.0, altitude=45.0,
-                  max_side=1024):
+def shaded_relief(heights01, *, cell_size, height, sea_level=0.0, palette="temperate", azimuth=315.0,
+                  altitude=45.0, max_side=1024):
     """Coloured hillshade as uint8 RGB (rows, cols, 3), north (last row) at the top.
 
     Parameters
@@ -94,7 +48,7 @@ def shaded_relief(heights01, *, cell_size, height, sea_level=0.0, azimuth=315.0,
     norm = np.sqrt(gx * gx + gy * gy + 1.0)
     shade = np.clip((-gx * sun[0] - gy * sun[1] + sun[2]) / norm, 0.0, 1.0)
     slope = np.degrees(np.arctan(np.hypot(gx, gy)))
-    rgb = terrain_colours(h, slope_degrees=slope, sea_level=sea_level)
+    rgb = terrain_colours(h, height_m=height, slope_degrees=slope, sea_level=sea_level, palette=palette)
     lit = rgb * (0.35 + 0.65 * shade)[..., None]
     img = np.clip(np.round(lit ** (1 / 1.2) * 255.0), 0, 255).astype(np.uint8)
     return img[::-1]  # row 0 of the heightmap is the south edge; pictures start at the top

@@ -32,7 +32,7 @@ import re
 import tomllib
 from dataclasses import dataclass, field, fields
 
-from . import heightmap, noise
+from . import heightmap, noise, palette
 from ._checks import ParameterError, check_bool, check_choice, check_float, check_int
 
 __all__ = [
@@ -80,6 +80,7 @@ FIELD_LIMITS = {
     "terraces": ("int", heightmap.TERRACES),
     "terrace_sharpness": ("float", heightmap.SHARPNESS),
     "sea_level": ("float", heightmap.SEA_LEVEL),
+    "palette": ("choice", palette.PALETTE_NAMES),
     "lods": ("int", LODS),
 }
 
@@ -125,6 +126,7 @@ class TerrainSpec:
     sea_level: float = 0.0
     lods: int = 1
     material: bool = True
+    palette: str = "temperate"
 
     @property
     def cell_size(self):

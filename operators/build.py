@@ -18,16 +18,13 @@ import numpy as np
 from mathutils import Vector
 
 from ..core import mesh as core_mesh
-from ..core import preview as core_preview
 from ..core import recipe as core_recipe
 from ..core import terrain as core_terrain
 from ..core.steps import drive
+from .material import is_terrain_material, set_shading_properties, terrain_material
 
 KIND_KEY = "worldseed_kind"
 RECIPE_KEY = "worldseed_recipe"
-HEIGHT_KEY = "worldseed_height"
-SEA_KEY = "worldseed_sea_level"
-TERRAIN_MATERIAL = "Worldseed Terrain"
 
 
 # --------------------------------------------------------------------------- meshes
@@ -131,96 +128,6 @@ def terrain_mesh(name, heights, *, stride=1, topology_and_uvs=None):
     return mesh_from_topology(name, positions, topology, corner_uvs=uvs)
 
 
-# --------------------------------------------------------------------------- material
-
-def _hex_to_rgba(rgb):
-    """A palette colour (sRGB) as the linear RGBA Blender's material colours hold."""
-    return (*(float(c) for c in core_preview.srgb_to_linear(rgb)), 1.0)
-
-
-def terrain_material():
-    """The shared height-and-slope terrain material (created once per file).
-
-    Height comes from object-space Z divided by the object's ``worldseed_height``
-    property, so one material serves terrains of any height; slopes steeper
-    than about 35 degrees turn to rock and heights at or below the object's
-    ``worldseed_sea_level`` to water. The palette is core.preview's, shared with
-    the shaded-relief preview.
-    """
-    mat = bpy.data.materials.get(TERRAIN_MATERIAL)
-    if mat is not None:
-        return mat
-    mat = bpy.data.materials.new(TERRAIN_MATERIAL)
-    mat.diffuse_color = _hex_to_rgba(core_preview.TERRAIN_PALETTE[2][1])
-    mat.roughness = 0.9
-    tree = mat.node_tree
-    nodes, links = tree.nodes, tree.links
-    bsdf = nodes.get("Principled BSDF")
-    bsdf.inputs["Roughness"].default_value = 0.92
-    coords = nodes.new("ShaderNodeTexCoord")
-    split = nodes.new("ShaderNodeSeparateXYZ")
-    links.new(coords.outputs["Object"], split.inputs["Vector"])
-    height_attr = nodes.new("ShaderNodeAttribute")
-    height_attr.attribute_type = "OBJECT"
-    height_attr.attribute_name = HEIGHT_KEY
-    rel = nodes.new("ShaderNodeMath")
-    rel.operation = "DIVIDE"
-    rel.use_clamp = True
-    links.new(split.outputs["Z"], rel.inputs[0])
-    links.new(height_attr.outputs["Fac"], rel.inputs[1])
-    # The palette spans the land: from the sea level (beach) to 1 (peaks).
-    sea_attr = nodes.new("ShaderNodeAttribute")
-    sea_attr.attribute_type = "OBJECT"
-    sea_attr.attribute_name = SEA_KEY
-    land = nodes.new("ShaderNodeMapRange")
-    links.new(rel.outputs[0], land.inputs["Value"])
-    links.new(sea_attr.outputs["Fac"], land.inputs["From Min"])
-    ramp = nodes.new("ShaderNodeValToRGB")
-    elements = ramp.color_ramp.elements
-    stops = core_preview.TERRAIN_PALETTE
-    elements[0].position, elements[0].color = stops[0][0], _hex_to_rgba(stops[0][1])
-    elements[1].position, elements[1].color = stops[-1][0], _hex_to_rgba(stops[-1][1])
-    for pos, rgb in stops[1:-1]:
-        el = elements.new(pos)
-        el.color = _hex_to_rgba(rgb)
-    links.new(land.outputs["Result"], ramp.inputs["Fac"])
-    # Slope: the world normal's Z is cos(slope); rock where it is below cos(28 deg).
-    geometry = nodes.new("ShaderNodeNewGeometry")
-    normal_z = nodes.new("ShaderNodeSeparateXYZ")
-    links.new(geometry.outputs["Normal"], normal_z.inputs["Vector"])
-    rock_t = nodes.new("ShaderNodeMapRange")
-    lo, hi = (float(np.cos(np.radians(a))) for a in core_preview.ROCK_SLOPE[::-1])
-    rock_t.inputs["From Min"].default_value = lo
-    rock_t.inputs["From Max"].default_value = hi
-    rock_t.inputs["To Min"].default_value = 1.0
-    rock_t.inputs["To Max"].default_value = 0.0
-    links.new(normal_z.outputs["Z"], rock_t.inputs["Value"])
-    rock = nodes.new("ShaderNodeMix")
-    rock.data_type = "RGBA"
-    links.new(rock_t.outputs["Result"], rock.inputs["Factor"])
-    links.new(ramp.outputs["Color"], rock.inputs[6])
-    rock.inputs[7].default_value = _hex_to_rgba(core_preview.ROCK_COLOUR)
-    # Water at or below the object's sea level.
-    below = nodes.new("ShaderNodeMath")
-    below.operation = "LESS_THAN"
-    links.new(rel.outputs[0], below.inputs[0])
-    sea_eps = nodes.new("ShaderNodeMath")
-    sea_eps.operation = "ADD"
-    links.new(sea_attr.outputs["Fac"], sea_eps.inputs[0])
-    sea_eps.inputs[1].default_value = 1e-4
-    links.new(sea_eps.outputs[0], below.inputs[1])
-    water = nodes.new("ShaderNodeMix")
-    water.data_type = "RGBA"
-    links.new(below.outputs[0], water.inputs["Factor"])
-    links.new(rock.outputs[2], water.inputs[6])
-    water.inputs[7].default_value = _hex_to_rgba(core_preview.WATER_COLOUR)
-    links.new(water.outputs[2], bsdf.inputs["Base Color"])
-    for i, node in enumerate((coords, split, height_attr, rel, sea_attr, land, ramp, geometry, normal_z,
-                              rock_t, rock, sea_eps, below, water)):
-        node.location = (-1200 + 160 * (i % 7), 300 - 260 * (i // 7))
-    return mat
-
-
 # --------------------------------------------------------------------------- objects
 
 def is_terrain(obj):
@@ -311,7 +218,7 @@ def terrain_steps(recipe, *, collection, location=(0.0, 0.0, 0.0), replace=None,
             meshes.append(me)
             done += 1
             yield done, total, f"mesh LOD{level}"
-        material = terrain_material() if spec.material else None
+        material = terrain_material(spec.palette) if spec.material else None
         for me in meshes:
             if material is not None:
                 me.materials.append(material)
@@ -348,7 +255,7 @@ def _commit_terrain(recipe, meshes, *, collection, location, replace, created_ob
         old_meshes = ([replace] if replace.type == "MESH" else
                       sorted((c for c in replace.children if c.type == "MESH"), key=lambda o: o.name))
         artist_materials = [list(o.data.materials) for o in old_meshes if len(o.data.materials)]
-        artist_materials = [m for m in artist_materials if [x.name for x in m if x] != [TERRAIN_MATERIAL]]
+        artist_materials = [m for m in artist_materials if not all(is_terrain_material(x) for x in m)]
         if artist_materials:
             for me in meshes:
                 me.materials.clear()
@@ -363,13 +270,11 @@ def _commit_terrain(recipe, meshes, *, collection, location, replace, created_ob
                 previous.name = name + ".old"  # free the name for the new mesh
                 obj.data = me
                 me.name = name
-                obj[HEIGHT_KEY] = spec.height
-                obj[SEA_KEY] = spec.sea_level
+                set_shading_properties(obj, spec)
                 if previous.users == 0:
                     bpy.data.meshes.remove(previous)
             _tag(replace, recipe)
-            replace[HEIGHT_KEY] = spec.height
-            replace[SEA_KEY] = spec.sea_level
+            set_shading_properties(replace, spec)
             replace.matrix_world.translation += shift
             return replace
         base_matrix, parent = replace.matrix_world.copy(), replace.parent
@@ -398,8 +303,7 @@ def _commit_terrain(recipe, meshes, *, collection, location, replace, created_ob
             objs.append(child)
     created_objects.extend(objs)
     for obj in objs:
-        obj[HEIGHT_KEY] = spec.height
-        obj[SEA_KEY] = spec.sea_level
+        set_shading_properties(obj, spec)
         for coll in collections:
             coll.objects.link(obj)
     for child in objs[2:]:

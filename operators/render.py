@@ -13,7 +13,9 @@ import bpy
 import numpy as np
 from mathutils import Vector
 
-from ..core import preview as core_preview
+from . import build
+
+from ..core import palette as core_palette
 
 COLOUR_ATTRIBUTE = "worldseed_preview_colour"
 
@@ -22,7 +24,7 @@ class RenderError(RuntimeError):
     """The preview could not be rendered (e.g. no OpenGL on this machine)."""
 
 
-def _mesh_colours(obj, sea_level, height):
+def _mesh_colours(obj, sea_level, height, palette):
     me = obj.data
     co = np.empty(len(me.vertices) * 3, np.float32)
     me.attributes["position"].data.foreach_get("vector", co)
@@ -32,8 +34,8 @@ def _mesh_colours(obj, sea_level, height):
     nz = np.clip(normals.reshape(-1, 3)[:, 2], -1.0, 1.0)
     slope = np.degrees(np.arccos(nz))
     h = (z / np.float32(height if height > 0 else 1.0))[None, :]
-    rgb = core_preview.srgb_to_linear(
-        core_preview.terrain_colours(h, slope_degrees=slope[None, :], sea_level=sea_level)[0])
+    rgb = core_palette.srgb_to_linear(core_palette.terrain_colours(
+        h, height_m=height, slope_degrees=slope[None, :], sea_level=sea_level, palette=palette)[0])
     rgba = np.concatenate([rgb, np.ones((len(rgb), 1), np.float32)], axis=1)
     attr = me.color_attributes.new(COLOUR_ATTRIBUTE, "FLOAT_COLOR", "POINT")
     attr.data.foreach_set("color", rgba.ravel())
@@ -53,7 +55,8 @@ def render_preview(scene, root, path, *, size=(960, 540)):
     attr_name = None
     try:
         height = float(root.get("worldseed_height", 1.0))
-        attr = _mesh_colours(shown, float(root.get("worldseed_sea_level", 0.0)), height)
+        palette = build.stored_recipe(root).terrain.palette
+        attr = _mesh_colours(shown, float(root.get("worldseed_sea_level", 0.0)), height, palette)
         attr_name = attr.name
         shown.data.color_attributes.active_color = attr
         for obj, _ in hidden:

@@ -116,6 +116,9 @@ class WORLDSEED_PT_terrain_mesh(_TerrainSubPanel, bpy.types.Panel):
         settings, col = self.settings_column(context)
         col.prop(settings, "lods")
         col.prop(settings, "material")
+        sub = col.column(align=True)
+        sub.active = settings.material
+        sub.prop(settings, "palette")
 
 
 classes = (WORLDSEED_MT_terrain_presets, WORLDSEED_PT_terrain, WORLDSEED_PT_terrain_noise,

@@ -52,7 +52,7 @@ def test_relief_is_lit_from_the_north_west():
 
 def test_relief_colours_water_and_snow():
     h = np.linspace(0, 1, 64, dtype=np.float32)[None, :].repeat(8, 0)
-    img = preview.shaded_relief(h, cell_size=1000.0, height=1.0, sea_level=0.2)
+    img = preview.shaded_relief(h, cell_size=100000.0, height=1000.0, sea_level=0.2)
     water, snow = img[4, 2].astype(int), img[4, -1].astype(int)
     assert water[2] > water[0]  # blue
     assert snow.min() > 200  # white

@@ -1,0 +1,124 @@
+"""The height-and-slope terrain material, one per palette, shared by every terrain.
+
+Height comes from object-space Z divided by the object's ``worldseed_height``
+property, mapped onto the palette from the object's ``worldseed_sea_level``
+upwards and scaled by ``worldseed_palette_scale`` (see ``core.palette``), so
+one material serves terrains of any height. Slopes steeper than
+``core.palette.ROCK_SLOPE`` turn to rock and heights at or below the sea
+level to water. It shows in Material Preview and Rendered shading and
+exports to Unity as a plain material slot.
+"""
+import bpy
+import numpy as np
+
+from ..core import palette as core_palette
+
+HEIGHT_KEY = "worldseed_height"
+SEA_KEY = "worldseed_sea_level"
+SCALE_KEY = "worldseed_palette_scale"
+MATERIAL_PREFIX = "Worldseed Terrain"
+
+
+def material_name(palette):
+    return MATERIAL_PREFIX if palette == "temperate" else f"{MATERIAL_PREFIX} ({palette.title()})"
+
+
+def is_terrain_material(material):
+    return material is not None and material.name.startswith(MATERIAL_PREFIX)
+
+
+def set_shading_properties(obj, spec):
+    """The object properties the material reads."""
+    obj[HEIGHT_KEY] = spec.height
+    obj[SEA_KEY] = spec.sea_level
+    obj[SCALE_KEY] = core_palette.palette_scale(spec.height)
+
+
+def linear_rgba(rgb):
+    """A palette colour (sRGB) as the linear RGBA Blender's material colours hold."""
+    return (*(float(c) for c in core_palette.srgb_to_linear(rgb)), 1.0)
+
+
+def _object_attribute(nodes, name):
+    node = nodes.new("ShaderNodeAttribute")
+    node.attribute_type = "OBJECT"
+    node.attribute_name = name
+    return node
+
+
+def _math(nodes, operation, clamp=False):
+    node = nodes.new("ShaderNodeMath")
+    node.operation = operation
+    node.use_clamp = clamp
+    return node
+
+
+def _mix_colour(nodes, links, factor, a, b_rgb):
+    node = nodes.new("ShaderNodeMix")
+    node.data_type = "RGBA"
+    links.new(factor, node.inputs["Factor"])
+    links.new(a, node.inputs[6])
+    node.inputs[7].default_value = linear_rgba(b_rgb)
+    return node
+
+
+def terrain_material(palette="temperate"):
+    """The terrain material for ``palette`` (created once per file)."""
+    name = material_name(palette)
+    mat = bpy.data.materials.get(name)
+    if mat is not None:
+        return mat
+    pal = core_palette.PALETTES[palette]
+    mat = bpy.data.materials.new(name)
+    mat.diffuse_color = linear_rgba(pal.stops[min(2, len(pal.stops) - 1)][1])
+    mat.roughness = 0.9
+    tree = mat.node_tree
+    nodes, links = tree.nodes, tree.links
+    bsdf = nodes.get("Principled BSDF")
+    bsdf.inputs["Roughness"].default_value = 0.92
+    # relative height = object-space z / height
+    coords = nodes.new("ShaderNodeTexCoord")
+    split = nodes.new("ShaderNodeSeparateXYZ")
+    links.new(coords.outputs["Object"], split.inputs["Vector"])
+    rel = _math(nodes, "DIVIDE", clamp=True)
+    links.new(split.outputs["Z"], rel.inputs[0])
+    links.new(_object_attribute(nodes, HEIGHT_KEY).outputs["Fac"], rel.inputs[1])
+    # land fraction = (rel - sea) / (1 - sea) * palette scale
+    sea = _object_attribute(nodes, SEA_KEY)
+    land = nodes.new("ShaderNodeMapRange")
+    links.new(rel.outputs[0], land.inputs["Value"])
+    links.new(sea.outputs["Fac"], land.inputs["From Min"])
+    scaled = _math(nodes, "MULTIPLY", clamp=True)
+    links.new(land.outputs["Result"], scaled.inputs[0])
+    links.new(_object_attribute(nodes, SCALE_KEY).outputs["Fac"], scaled.inputs[1])
+    ramp = nodes.new("ShaderNodeValToRGB")
+    elements = ramp.color_ramp.elements
+    elements[0].position, elements[0].color = pal.stops[0][0], linear_rgba(pal.stops[0][1])
+    elements[1].position, elements[1].color = pal.stops[-1][0], linear_rgba(pal.stops[-1][1])
+    for pos, rgb in pal.stops[1:-1]:
+        elements.new(pos).color = linear_rgba(rgb)
+    links.new(scaled.outputs[0], ramp.inputs["Fac"])
+    # rock where the world normal's z (cos of the slope) is below cos(ROCK_SLOPE[0])
+    geometry = nodes.new("ShaderNodeNewGeometry")
+    normal_z = nodes.new("ShaderNodeSeparateXYZ")
+    links.new(geometry.outputs["Normal"], normal_z.inputs["Vector"])
+    rock_t = nodes.new("ShaderNodeMapRange")
+    lo, hi = (float(np.cos(np.radians(a))) for a in core_palette.ROCK_SLOPE[::-1])
+    rock_t.inputs["From Min"].default_value = lo
+    rock_t.inputs["From Max"].default_value = hi
+    rock_t.inputs["To Min"].default_value = 1.0
+    rock_t.inputs["To Max"].default_value = 0.0
+    links.new(normal_z.outputs["Z"], rock_t.inputs["Value"])
+    rock = _mix_colour(nodes, links, rock_t.outputs["Result"], ramp.outputs["Color"], pal.rock)
+    # water at or below the sea level
+    sea_eps = _math(nodes, "ADD")
+    links.new(sea.outputs["Fac"], sea_eps.inputs[0])
+    sea_eps.inputs[1].default_value = 1e-4
+    below = _math(nodes, "LESS_THAN")
+    links.new(rel.outputs[0], below.inputs[0])
+    links.new(sea_eps.outputs[0], below.inputs[1])
+    water = _mix_colour(nodes, links, below.outputs[0], rock.outputs[2], pal.water)
+    links.new(water.outputs[2], bsdf.inputs["Base Color"])
+    for i, node in enumerate(n for n in nodes if n not in (bsdf, nodes.get("Material Output"))):
+        node.location = (-1400 + 180 * (i % 8), 400 - 260 * (i // 8))
+    return mat
