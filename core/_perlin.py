@@ -177,7 +177,7 @@ class Workspace:
     # page offsets (bytes) of the Perlin point kernel's buffers; 2-D float rows 2112 apart
     _POS = dict(nb=1408, flx=1664, fly=1920, u=0, v=2048, au=128, bu=256, cu=384, du=512,
                 av=2176, bv=2304, cv=2432, dv=2560, t=640, s=896, acc=1152, octave=2816,
-                coords0=3072, coords1=3200, coords2=3328, warp0=3456, warp1=3584)
+                coords0=3072, coords1=3200, coords2=3328, warp0=3456, warp1=3584, ridge=3712)
     _ROW, _ROW64 = 2112, 1024
 
     def __init__(self, size, dtype=np.float32):
@@ -216,6 +216,10 @@ class Workspace:
     @property
     def acc(self):
         return self._get("acc")
+
+    @property
+    def ridge(self):
+        return self._get("ridge")
 
     @property
     def warp(self):

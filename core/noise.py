@@ -128,6 +128,10 @@ def _fields(seed):
     return _Field(rng), _Field(rng), _Field(rng)      # main, warp x, warp y
 
 
+#: Musgrave's gain: how strongly a ridged octave's signal feeds the next octave's weight.
+RIDGE_GAIN = 2.0
+
+
 class _Plan:
     """Octave list of one field: frequency, offset, orientation, amplitude."""
 
@@ -161,12 +165,21 @@ class _Plan:
         """Amplitude folded into the basis (fbm) or applied after shaping (others)."""
         return amp if self.kind == "fbm" else 1.0
 
-    def shape_into(self, n, amp, acc):
-        """acc += amp * shape(n) for ridged/billow (n is overwritten)."""
+    def shape_into(self, n, amp, acc, weight=None):
+        """acc += amp * shape(n) for ridged/billow (n is overwritten).
+
+        Ridged is Musgrave's ridged multifractal: each octave's ridge signal
+        ``(1 - |n|)^2`` is multiplied by ``weight`` (1 for the first octave),
+        and the next octave's weight is ``clip(signal * RIDGE_GAIN, 0, 1)``, so
+        detail gathers on the ridges and the valleys stay smooth.
+        """
         np.abs(n, out=n)
         if self.kind == "ridged":
             np.subtract(np.float32(1), n, out=n)
             n *= n                                    # (1 - |n|)^2 in [0, 1]
+            n *= weight
+            np.multiply(n, np.float32(RIDGE_GAIN), out=weight)
+            np.clip(weight, np.float32(0), np.float32(1), out=weight)
         n *= np.float32(2)
         n -= np.float32(1)                            # -> [-1, 1]
         n *= np.float32(amp)
@@ -190,6 +203,9 @@ class _Plan:
         acc.fill(0)
         linear = self.kind == "fbm"
         n = acc if linear else ws.octave[:m]
+        weight = ws.ridge[:m] if self.kind == "ridged" else None
+        if weight is not None:
+            weight.fill(1)
         for octave in self.octaves:
             amp = octave[-1]
             w = self.octave_weight(amp)
@@ -202,7 +218,7 @@ class _Plan:
                 f, sx, sy, swap, ox, oy, gx, gy, _ = octave
                 _simplex.point_octave(x, y, sx, sy, swap, f, ox, oy, gx, gy, w, n, ws)
             if not linear:
-                self.shape_into(n, amp, acc)
+                self.shape_into(n, amp, acc, weight)
         return self.finish(acc, out)
 
     def eval_points(self, x, y, out, threads=True):
@@ -287,6 +303,9 @@ class _Plan:
             acc = out[r0:r1]
             acc[...] = 0
             n = acc if linear else ws.octave[:(r1 - r0) * cols].reshape(r1 - r0, cols)
+            weight = ws.ridge[:(r1 - r0) * cols].reshape(r1 - r0, cols) if self.kind == "ridged" else None
+            if weight is not None:
+                weight.fill(1)
             for p_tab, q_tab, (r1_, r2_, r3_, r4_), trow, trow1, bounds, banded, amp in prepared:
                 if not linear:
                     n[...] = 0
@@ -308,7 +327,7 @@ class _Plan:
                         g *= rf[r0:r1, None]
                         n += g
                 if not linear:
-                    self.shape_into(n, amp, acc)
+                    self.shape_into(n, amp, acc, weight)
             self.finish(acc)
         _parallel(rows, step, work, threads, size=step * cols)
         return out
@@ -397,8 +416,10 @@ def fbm(shape, *, scale=64.0, octaves=6, persistence=0.5, lacunarity=2.0, seed=0
     basis : {'perlin', 'simplex'}
         Improved Perlin (2002) or OpenSimplex2-style simplex noise.
     kind : {'fbm', 'ridged', 'billow'}
-        fbm sums the octaves; billow sums ``2|n| - 1``; ridged sums
-        ``2(1 - |n|)^2 - 1``. Every kind is divided by the sum of the weights.
+        fbm sums the octaves; billow sums ``2|n| - 1``; ridged is Musgrave's
+        ridged multifractal, summing ``2 s - 1`` with ``s = w (1 - |n|)^2`` and
+        each octave's weight ``w`` from the previous octave's ``s`` (see
+        ``RIDGE_GAIN``). Every kind is divided by the sum of the weights.
     warp : float, within ``WARP``
         Domain warp: the sample position moves by ``warp * scale`` times two
         independent ``min(octaves, WARP_OCTAVES)``-octave fbm fields drawn
