@@ -22,10 +22,11 @@ def test_apply_sets_the_look_and_keeps_the_output_settings(empty_scene):
     assert settings.preset == "Island"
 
 
-def test_apply_sets_the_height_curve(empty_scene):
+def test_apply_sets_the_height_curve(empty_scene, user_presets):
+    (user_presets / "curvy.toml").write_text("[terrain]\ncurve = [[0.0, 0.0], [0.3, 0.1], [0.7, 0.8], [1.0, 1.0]]\n")
     settings = bpy.context.scene.worldseed.terrain
-    bpy.ops.worldseed.terrain_preset_apply(preset="Alpine Mountains")
-    assert len(curve.curve_points(settings)) == 4
+    bpy.ops.worldseed.terrain_preset_apply(preset="Curvy")
+    assert curve.curve_points(settings) == ((0.0, 0.0), (0.3, 0.1), (0.7, 0.8), (1.0, 1.0))
     bpy.ops.worldseed.terrain_preset_apply(preset="Rolling Hills")  # no curve: back to a straight line
     assert curve.curve_points(settings) == curve.IDENTITY
 
