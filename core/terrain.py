@@ -15,9 +15,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import heightmap, noise
+from ._checks import ParameterError
 from .steps import drive
 
-__all__ = ["TerrainHeights", "noise_bands", "band_count", "shape_heights", "heights_steps", "terrain_heights",
+__all__ = ["grid_normals", "TerrainHeights", "noise_bands", "band_count", "shape_heights", "heights_steps", "terrain_heights",
            "BAND_CELLS"]
 
 #: Roughly how many cells one band of rows holds (about 1 M: a few tens of ms).
@@ -26,10 +27,17 @@ BAND_CELLS = 1 << 20
 
 @dataclass(frozen=True)
 class TerrainHeights:
-    """Heights in [0, 1] (``values``, float32 (rows, cols)) and how to place them."""
+    """Heights in [0, 1] (``values``, float32 (rows, cols)) and how to place them.
+
+    ``margin``, when present, holds the same heights with one more cell on
+    every side (float32 (rows + 2, cols + 2)), sampled from the same world
+    field: what the tile's neighbours would have there. Normals computed from
+    it agree along the shared edges of neighbouring tiles.
+    """
     values: np.ndarray
     cell_size: float
     height: float
+    margin: np.ndarray = None
 
     @property
     def metres(self):
@@ -44,8 +52,8 @@ def _noise_kwargs(spec, seed):
                 warp=spec.warp)
 
 
-def _band_rows(spec, band_cells):
-    n = spec.resolution
+def _band_rows(spec, band_cells, margin=0):
+    n = spec.resolution + 2 * margin
     if not float(spec.offset[1] / spec.cell_size).is_integer():
         # (oy + row0) + i can differ from oy + (row0 + i) in the last bit; one band keeps the
         # field exactly what a single fbm call gives.
@@ -53,21 +61,22 @@ def _band_rows(spec, band_cells):
     return max(1, min(n, band_cells // n))
 
 
-def band_count(spec, *, band_cells=BAND_CELLS):
+def band_count(spec, *, band_cells=BAND_CELLS, margin=0):
     """How many bands :func:`noise_bands` computes the tile in."""
-    return -(-spec.resolution // _band_rows(spec, band_cells))
+    return -(-(spec.resolution + 2 * margin) // _band_rows(spec, band_cells, margin))
 
 
-def noise_bands(spec, *, seed, band_cells=BAND_CELLS):
+def noise_bands(spec, *, seed, band_cells=BAND_CELLS, margin=0):
     """Yield ``(rows_done, rows)`` band by band while filling one raw noise grid; return it at the end.
 
-    Use as a generator (``raw = yield from noise_bands(...)``) to report
-    progress, or call :func:`terrain_heights` for the whole thing at once.
+    ``margin`` adds that many cells on every side. Use as a generator
+    (``raw = yield from noise_bands(...)``) to report progress, or call
+    :func:`terrain_heights` for the whole thing at once.
     """
-    n = spec.resolution
+    n = spec.resolution + 2 * margin
     cell = spec.cell_size
-    ox, oy = spec.offset[0] / cell, spec.offset[1] / cell
-    band = _band_rows(spec, band_cells)
+    ox, oy = spec.offset[0] / cell - margin, spec.offset[1] / cell - margin
+    band = _band_rows(spec, band_cells, margin)
     raw = np.empty((n, n), dtype=np.float32)
     kwargs = _noise_kwargs(spec, seed)
     for row0 in range(0, n, band):
@@ -77,15 +86,23 @@ def noise_bands(spec, *, seed, band_cells=BAND_CELLS):
     return raw
 
 
-def shape_heights(raw, spec):
-    """Apply the spec's shaping steps to raw noise in [-1, 1]; returns float32 in [0, 1]."""
+def shape_heights(raw, spec, *, margin=0):
+    """Apply the spec's shaping steps to raw noise in [-1, 1]; returns float32 in [0, 1].
+
+    With a ``margin`` (cells around the tile in ``raw``) the island falloff is
+    the tile's own, extended by its edge values; every other step is pointwise.
+    A margin needs ``normalize = "fixed"``: stretching depends on the extent.
+    """
+    if margin and spec.normalize != "fixed":
+        raise ParameterError("a margin needs terrain.normalize = 'fixed', got 'stretch'")
     if spec.normalize == "stretch":
         h = heightmap.normalize(raw)
     else:
         h = heightmap.normalize(raw, low=-1.0, high=1.0)
     if spec.falloff != "none":
-        mask = heightmap.island_falloff(h.shape, mode=spec.falloff, width=spec.falloff_width)
-        h = heightmap.apply_falloff(h, mask)
+        inner = (h.shape[0] - 2 * margin, h.shape[1] - 2 * margin)
+        mask = heightmap.island_falloff(inner, mode=spec.falloff, width=spec.falloff_width)
+        h = heightmap.apply_falloff(h, np.pad(mask, margin, mode="edge") if margin else mask)
     if spec.redistribution != 1.0:
         h = heightmap.redistribute(h, power=spec.redistribution)
     if spec.terraces > 0:
@@ -100,12 +117,14 @@ def shape_heights(raw, spec):
 def heights_steps(spec, *, seed, more_steps=0):
     """Noise band by band, then shaping, as a step generator (see :mod:`.steps`).
 
-    Yields ``(done, total, label)`` with ``total = band_count(spec) + 1 +
+    Yields ``(done, total, label)`` with ``total = band_count(...) + 1 +
     more_steps`` (room for a caller's own later steps) and returns the
-    :class:`TerrainHeights`.
+    :class:`TerrainHeights`. Tiles (``normalize = "fixed"``) get a one-cell
+    margin, so their normals join their neighbours' (:func:`grid_normals`).
     """
-    total = band_count(spec) + 1 + more_steps
-    bands = noise_bands(spec, seed=seed)
+    margin = 1 if spec.normalize == "fixed" else 0
+    total = band_count(spec, margin=margin) + 1 + more_steps
+    bands = noise_bands(spec, seed=seed, margin=margin)
     done = 0
     while True:
         try:
@@ -115,7 +134,11 @@ def heights_steps(spec, *, seed, more_steps=0):
             break
         done += 1
         yield done, total, "noise"
-    heights = TerrainHeights(shape_heights(raw, spec), spec.cell_size, spec.height)
+    shaped = shape_heights(raw, spec, margin=margin)
+    if margin:
+        heights = TerrainHeights(np.ascontiguousarray(shaped[1:-1, 1:-1]), spec.cell_size, spec.height, shaped)
+    else:
+        heights = TerrainHeights(shaped, spec.cell_size, spec.height)
     yield done + 1, total, "shaping"
     return heights
 
@@ -123,3 +146,34 @@ def heights_steps(spec, *, seed, more_steps=0):
 def terrain_heights(spec, *, seed):
     """The whole tile at once: a :class:`TerrainHeights` in [0, 1]."""
     return drive(heights_steps(spec, seed=seed))
+
+
+def grid_normals(heights, *, stride=1):
+    """Unit vertex normals (k * k, 3) float32 of the grid samples ``lod_indices(n, stride)``.
+
+    Central differences of the full-resolution heights, so every level of
+    detail is lit alike; with a margin the border vertices see past the edge,
+    and two tiles that share an edge get the same normals there, bit for bit.
+    Without a margin the border uses one-sided differences.
+    """
+    from .mesh import lod_indices
+    n = heights.values.shape[0]
+    idx = lod_indices(n, stride)
+    if heights.margin is not None:
+        ext, r = heights.margin, idx + 1
+        lo, hi = r - 1, r + 1
+        span = np.full(len(idx), 2.0, np.float32)
+    else:
+        ext, r = heights.values, idx
+        lo, hi = np.maximum(idx - 1, 0), np.minimum(idx + 1, n - 1)
+        span = (hi - lo).astype(np.float32)
+    scale = np.float32(heights.height / heights.cell_size)
+    dzdx = (ext[np.ix_(r, hi)] - ext[np.ix_(r, lo)]) * (scale / span)[None, :]
+    dzdy = (ext[np.ix_(hi, r)] - ext[np.ix_(lo, r)]) * (scale / span)[:, None]
+    normals = np.empty(dzdx.shape + (3,), np.float32)
+    normals[..., 0] = -dzdx
+    normals[..., 1] = -dzdy
+    normals[..., 2] = 1.0
+    length = np.sqrt(dzdx * dzdx + dzdy * dzdy + np.float32(1.0))
+    normals /= length[..., None]
+    return normals.reshape(-1, 3)

@@ -125,7 +125,15 @@ def terrain_mesh(name, heights, *, stride=1, topology_and_uvs=None):
         return grid_positions(z * np.float32(heights.height), coords, coords)
 
     topology, uvs = topology_and_uvs or grid_topology_and_uvs(len(idx))
-    return mesh_from_topology(name, positions, topology, corner_uvs=uvs)
+    me = mesh_from_topology(name, positions, topology, corner_uvs=uvs)
+    if heights.margin is not None:  # tiles: normals that join the neighbours' (Blender's own would not)
+        try:
+            normals = me.attributes.new("custom_normal", "FLOAT_VECTOR", "POINT")
+            normals.data.foreach_set("vector", core_terrain.grid_normals(heights, stride=stride).ravel())
+        except BaseException:
+            bpy.data.meshes.remove(me)
+            raise
+    return me
 
 
 # --------------------------------------------------------------------------- objects

@@ -290,3 +290,20 @@ def test_update_keeps_the_artists_material_properties_and_name(empty_scene):
     root = bpy.context.active_object
     assert root.name == "Valley" and root["team_note"] == "keep me"
     assert all(c.data.materials[0] == rock for c in root.children)
+
+
+def test_tile_normals_join_across_the_shared_edge(empty_scene):
+    bpy.ops.worldseed.terrain_add(resolution=17, size=64.0, normalize="fixed", name="A", octaves=5)
+    bpy.ops.worldseed.terrain_add(resolution=17, size=64.0, normalize="fixed", offset=(64.0, 0.0), name="B",
+                                  octaves=5)
+
+    def vertex_normals(obj):
+        me = obj.data
+        assert me.has_custom_normals
+        v = np.empty(len(me.vertices) * 3, np.float32)
+        me.vertex_normals.foreach_get("vector", v)
+        return v.reshape(17, 17, 3)
+    np.testing.assert_allclose(vertex_normals(bpy.data.objects["A"])[:, -1],
+                               vertex_normals(bpy.data.objects["B"])[:, 0], atol=1e-6)
+    bpy.ops.worldseed.terrain_add(resolution=9, name="C")  # stretched tiles keep Blender's own normals
+    assert not bpy.data.objects["C"].data.has_custom_normals

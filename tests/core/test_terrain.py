@@ -81,3 +81,36 @@ def test_resolution_changes_keep_the_shape():
     lo = terrain.terrain_heights(spec(resolution=33, octaves=3, normalize="fixed"), seed=4).values
     hi = terrain.terrain_heights(spec(resolution=65, octaves=3, normalize="fixed"), seed=4).values
     np.testing.assert_allclose(hi[::2, ::2], lo, atol=1e-5)
+
+
+def test_tile_normals_join_exactly_and_lods_share_them():
+    size, n = 256.0, 65
+    a = terrain.terrain_heights(spec(resolution=n, size=size, normalize="fixed"), seed=8)
+    b = terrain.terrain_heights(spec(resolution=n, size=size, normalize="fixed", offset=[size, 0.0]), seed=8)
+    assert a.margin.shape == (n + 2, n + 2)
+    np.testing.assert_array_equal(a.margin[1:-1, 1:-1], a.values)
+    na, nb = terrain.grid_normals(a).reshape(n, n, 3), terrain.grid_normals(b).reshape(n, n, 3)
+    assert na[:, -1].tobytes() == nb[:, 0].tobytes()
+    np.testing.assert_allclose(np.linalg.norm(na, axis=-1), 1.0, atol=1e-6)
+    lod1 = terrain.grid_normals(a, stride=2).reshape(33, 33, 3)
+    assert lod1.tobytes() == na[::2, ::2].tobytes()
+
+
+def test_margin_does_not_change_the_tile():
+    s = spec(resolution=65, normalize="fixed", falloff="square", terraces=3)
+    with_margin = terrain.terrain_heights(s, seed=2)
+    raw = terrain.noise_bands(s, seed=2)
+    while True:
+        try:
+            next(raw)
+        except StopIteration as stop:
+            plain = terrain.shape_heights(stop.value, s)
+            break
+    assert with_margin.values.tobytes() == plain.tobytes()
+
+
+def test_normals_of_a_plane_without_margin():
+    x = np.linspace(0, 1, 9, dtype=np.float32)
+    h = terrain.TerrainHeights(np.tile(x, (9, 1)), cell_size=0.125, height=1.0)  # slope 1 along +x
+    normals = terrain.grid_normals(h)
+    np.testing.assert_allclose(normals, np.tile([-np.sqrt(0.5), 0.0, np.sqrt(0.5)], (81, 1)), atol=1e-6)
