@@ -13,7 +13,8 @@ import os
 import sys
 
 
-def _load_package():
+def load_package():
+    """Import the extension in this script's folder as ``worldseed`` (or find it already loaded)."""
     root = os.path.dirname(os.path.abspath(__file__))
     for name, module in list(sys.modules.items()):  # already loaded, e.g. as bl_ext.user_default.worldseed
         if getattr(module, "__file__", None) == os.path.join(root, "__init__.py"):
@@ -32,7 +33,7 @@ def _argv():
 
 def main():
     import bpy
-    package = _load_package()
+    package = load_package()
     if not hasattr(bpy.types.Scene, "worldseed"):
         package.register()
     batch = importlib.import_module(package.__name__ + ".addon.batch")
