@@ -74,8 +74,13 @@ def set_positions(me, positions, *, normals=None):
     """Write (V, 3) float32 positions (and optional custom vertex normals) and finish the mesh."""
     _set_attr(me, "position", "vector", np.ascontiguousarray(_resolve(positions), np.float32).ravel())
     if normals is not None:
-        attr = me.attributes.new("custom_normal", "FLOAT_VECTOR", "POINT")
-        attr.data.foreach_set("vector", np.ascontiguousarray(_resolve(normals), np.float32).ravel())
+        normals = np.ascontiguousarray(_resolve(normals), np.float32)
+        if bpy.app.version >= (4, 5, 0):  # free normals: a plain attribute, written in bulk
+            attr = me.attributes.new("custom_normal", "FLOAT_VECTOR", "POINT")
+            attr.data.foreach_set("vector", normals.ravel())
+        else:
+            me.update()
+            me.normals_split_custom_set_from_vertices(normals)
     me.update()
     return me
 

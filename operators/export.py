@@ -141,6 +141,10 @@ def _reproducible_fbx():
     restored afterwards.
     """
     from io_scene_fbx import export_fbx_bin, fbx_utils
+    if not (hasattr(export_fbx_bin, "datetime") and hasattr(fbx_utils, "_keys_to_uuids")
+            and hasattr(fbx_utils, "_uuids_to_keys")):
+        yield  # another exporter version: export as it is, just not byte-reproducible
+        return
     epoch = os.environ.get("SOURCE_DATE_EPOCH", "")
     stamp = (datetime.datetime.fromtimestamp(int(epoch), datetime.timezone.utc).replace(tzinfo=None)
              if epoch.isdigit() else FBX_TIMESTAMP)

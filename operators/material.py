@@ -70,6 +70,8 @@ def terrain_material(palette="temperate"):
         return mat
     pal = core_palette.PALETTES[palette]
     mat = bpy.data.materials.new(name)
+    if mat.node_tree is None:  # Blender before 5.0 makes materials without nodes
+        mat.use_nodes = True
     mat.diffuse_color = linear_rgba(pal.stops[min(2, len(pal.stops) - 1)][1])
     mat.roughness = 0.9
     tree = mat.node_tree
