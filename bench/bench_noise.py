@@ -10,27 +10,13 @@ arbitrary-coordinate path (fbm_at, what domain warp uses) at least as fast as
 FastNoiseLite on the same 4M jittered points. Simplex is reported as measured.
 Timings are best of N (the machine is shared).
 """
-import importlib.util
 import os
-import pathlib
 import sys
 import time
 
 import numpy as np
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
-
-
-def _install_package_alias():
-    """Same loader as tests/conftest.py: the repo root as package ``worldseed``, root __init__ not run."""
-    if "worldseed" in sys.modules:
-        return
-    spec = importlib.util.spec_from_file_location(
-        "worldseed", ROOT / "__init__.py", submodule_search_locations=[str(ROOT)])
-    sys.modules["worldseed"] = importlib.util.module_from_spec(spec)
-
-
-_install_package_alias()
+import _loader  # noqa: F401  (the repo root as package ``worldseed``, as in tests/conftest.py)
 from worldseed.core import noise  # noqa: E402
 
 try:
