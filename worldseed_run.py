@@ -1,6 +1,7 @@
 """Run a Worldseed recipe headless.
 
-In Blender:      blender --background --factory-startup --python worldseed_run.py -- --recipe world.toml --out DIR
+In Blender:      blender --background --factory-startup --python-exit-code 1 --python worldseed_run.py -- \
+                     --recipe world.toml --out DIR
 With bpy (pip):  python worldseed_run.py --recipe world.toml --out DIR
 
 Leave out --recipe to build the embedded demo recipe. The extension is taken
