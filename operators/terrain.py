@@ -51,13 +51,16 @@ def _vertex_count(recipe):
 class _ModalBuild:
     """Run a build generator on a timer with progress; Esc cancels and removes what was made."""
 
-    def _start_modal(self, context, steps, label):
+    def _start_modal(self, context, steps, label, *, handler=True):
+        """Start feeding ``steps`` from timer events; ``handler=False`` leaves the events to the
+        caller (the tests, since background Blender delivers none)."""
         self._steps = steps
         self._label = label
         wm = context.window_manager
         self._timer = wm.event_timer_add(0.001, window=context.window)
         wm.progress_begin(0, 1000)
-        wm.modal_handler_add(self)
+        if handler:
+            wm.modal_handler_add(self)
         context.workspace.status_text_set(f"Worldseed: {label}... (Esc to cancel)")
         return {"RUNNING_MODAL"}
 
