@@ -75,6 +75,10 @@ def save(name, recipe):
     if not isinstance(name, str) or not _NAME_OK.match(name.strip() or "?"):
         raise core_recipe.RecipeError(
             f"preset name must be 1 to 48 letters, digits, spaces, '-' or '_', got {name!r}")
+    builtin = {os.path.basename(p) for p in builtin_presets()}
+    if file_name(name) in builtin:
+        raise core_recipe.RecipeError(
+            f"preset name {name!r} is taken by a built-in preset; choose another name")
     text = core_recipe.dumps(core_recipe.Recipe(terrain=recipe.terrain))
     path = os.path.join(user_dir(create=True), file_name(name))
     tmp = path + ".tmp"

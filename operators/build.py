@@ -314,6 +314,12 @@ def _commit_terrain(recipe, meshes, *, collection, location, replace, created_ob
         same_layout = ((lods == 1 and replace.type == "MESH" and not replace.children)
                        or (lods > 1 and replace.type == "EMPTY" and len(old_meshes) == lods))
         if same_layout:
+            if lods > 1:  # LODs follow a renamed root, so Unity's LOD Group keeps matching names
+                for level, obj in enumerate(old_meshes):
+                    wanted = f"{replace.name}_LOD{level}"
+                    if obj.name != wanted and bpy.data.objects.get(wanted) is None:
+                        obj.name = wanted
+                        obj.data.name = wanted
             for obj, me in zip(old_meshes, meshes):
                 previous = obj.data
                 name = previous.name

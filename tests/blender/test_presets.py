@@ -61,3 +61,9 @@ def test_apply_with_auto_update_rebuilds_the_active_terrain(empty_scene):
     from worldseed.core import recipe
     stored = recipe.loads(bpy.context.active_object["worldseed_recipe"])
     assert stored.terrain.terraces == 7 and stored.terrain.resolution == 9
+
+
+def test_a_user_preset_cannot_take_a_builtin_name(empty_scene, user_presets):
+    with pytest.raises(RuntimeError, match="taken by a built-in preset"):
+        bpy.ops.worldseed.terrain_preset_save(preset_name="Island")
+    assert list(user_presets.iterdir()) == []

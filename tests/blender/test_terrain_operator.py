@@ -305,3 +305,13 @@ def test_tile_normals_join_across_the_shared_edge(empty_scene):
                                vertex_normals(bpy.data.objects["B"])[:, 0], atol=1e-6)
     bpy.ops.worldseed.terrain_add(resolution=9, name="C")  # stretched tiles keep Blender's own normals
     assert not bpy.data.objects["C"].data.has_custom_normals
+
+
+def test_lods_follow_a_renamed_root_on_update(empty_scene):
+    settings = bpy.context.scene.worldseed.terrain
+    settings.resolution, settings.lods = 9, 2
+    bpy.ops.worldseed.terrain_add(from_settings=True)
+    root = bpy.context.active_object
+    root.name = "Ridge"
+    bpy.ops.worldseed.terrain_update()
+    assert sorted(c.name for c in root.children) == ["Ridge_LOD0", "Ridge_LOD1"]
