@@ -19,7 +19,6 @@ import bpy
 
 from ..core import preview as core_preview
 from ..core import recipe as core_recipe
-from ..core import terrain as core_terrain
 from ..core import unity as core_unity
 from ..core._checks import ParameterError
 from ..core.steps import drive

@@ -6,7 +6,6 @@ materials), a camera and a sun are added for the shot, and everything added
 is removed again afterwards, so the scene, the .blend and the exports are as
 they were.
 """
-import math
 import os
 
 import bpy

@@ -68,7 +68,6 @@ def test_batch_blend_opens_with_the_terrain(batch_out):
 def test_batch_output_matches_the_ui_build(batch_out):
     """The FBX from the batch run holds the same meshes the operator builds from the same recipe."""
     import bpy
-    import importlib
     from worldseed.core import recipe as core_recipe
     from worldseed.operators import build
     out, _ = batch_out

@@ -1,6 +1,5 @@
 """FBX for Unity: read back with Blender's own FBX parser and importer."""
 import os
-import resource
 import subprocess
 import sys
 import textwrap

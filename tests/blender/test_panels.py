@@ -9,7 +9,6 @@ typos in idnames) in each state the panel can be in.
 import types
 
 import bpy
-import pytest
 
 
 class Recorder:

@@ -5,14 +5,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from worldseed.core import mesh
+from worldseed.core import _grid, _topology, mesh
 from worldseed.core._checks import ParameterError
 
 sides = st.integers(2, 12)
 
 
-def test_doctests():
-    result = doctest.testmod(mesh)
+@pytest.mark.parametrize("module", [mesh, _grid, _topology], ids=lambda m: m.__name__)
+def test_doctests(module):
+    result = doctest.testmod(module)
     assert result.attempted > 0 and result.failed == 0
 
 

@@ -1,6 +1,5 @@
 """A terrain tile from a spec: banding, shaping, seams, determinism."""
 import numpy as np
-import pytest
 
 from worldseed.core import noise, recipe, terrain
 
