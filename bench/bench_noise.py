@@ -17,7 +17,7 @@ import time
 import numpy as np
 
 import _loader  # noqa: F401  (the repo root as package ``worldseed``, as in tests/conftest.py)
-from worldseed.core import noise  # noqa: E402
+from worldseed.core import _fractal, noise  # noqa: E402
 
 try:
     from pyfastnoiselite.pyfastnoiselite import FastNoiseLite, FractalType, NoiseType
@@ -70,9 +70,9 @@ def main():
         met = "-" if target is None else ("yes" if ratio >= target else "NO")
         rows.append((label, ours, theirs, ratio, "-" if target is None else f">= {target:g}x", met))
 
-    threads = noise._THREADS
+    threads = _fractal._THREADS
     for n_threads in sorted({threads, 1}, reverse=True):
-        noise._THREADS = n_threads
+        _fractal._THREADS = n_threads
         tag = f"[{n_threads} thr]"
         row(f"grid 2048^2 perlin fbm {tag}", best_of(lambda: noise.fbm((SIDE, SIDE), basis="perlin", **kw)),
             best_of(lambda: perlin.gen_from_coords(grid_coords)), 3.0 if n_threads == threads else None)
@@ -82,7 +82,7 @@ def main():
             best_of(lambda: perlin.gen_from_coords(jitter_coords)), 1.0 if n_threads == threads else None)
         row(f"points 4M simplex fbm_at {tag}", best_of(lambda: noise.fbm_at(jx, jy, basis="simplex", **kw)),
             best_of(lambda: simplex.gen_from_coords(jitter_coords)), None)
-    noise._THREADS = threads
+    _fractal._THREADS = threads
     warp_t = best_of(lambda: noise.fbm((SIDE, SIDE), basis="perlin", warp=1.0, **kw))
 
     print(f"worldseed.core.noise vs FastNoiseLite (pyfastnoiselite), {OCTAVES} octaves, scale {SCALE:g}, "

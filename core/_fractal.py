@@ -1,0 +1,323 @@
+"""The evaluation engine behind :mod:`.noise`: octave plans, grid and point paths, threads.
+
+A plan holds one field's octaves (frequency, offset, orientation and
+amplitude drawn from the seed); it evaluates them on a regular grid (Perlin:
+separable row and column factors, a few full-array passes per octave) or at
+arbitrary points (cache-sized chunks through the ``_perlin``/``_simplex``
+kernels), in chunks spread over a few threads. Every chunk does the same
+operations whichever thread runs it, so the bytes never depend on threading.
+"""
+from __future__ import annotations
+
+import functools
+import os
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from . import _perlin, _simplex
+from ._checks import make_rng
+
+#: Octaves of the two warp fields (fewer if ``octaves`` is smaller).
+WARP_OCTAVES = 3
+_MAX_OCTAVES = 16
+_CHUNK = 1 << 17          # points per chunk in the point kernels (measured best with 2 threads)
+_GRID_CHUNK = 1 << 17     # cells per row chunk in the grid kernel (measured best with 2 threads)
+_TABLE_BUDGET = 1 << 23   # float32 elements of Perlin column tables alive at once (32 MB)
+_BAND_CELLS = 1 << 14     # below this many cells per band, gather rows instead of looping bands
+# Chunks are independent and numpy releases the GIL, so they run on a few threads;
+# every chunk does the same operations whichever thread runs it (same bytes).
+_THREADS = max(1, min(4, os.cpu_count() or 1))
+# Largest |noise coordinate| before floor() -> int64 could overflow (with margin).
+_REACH = float(2 ** 62)
+
+
+
+class _Field:
+    """Random parameters of one noise field, drawn from a Generator in a fixed order.
+
+    Always draws for ``OCTAVES[1]`` octaves, so changing ``octaves`` never
+    changes the octaves that remain.
+    """
+
+    def __init__(self, rng):
+        self.perm = rng.permutation(_perlin.PERIOD).astype(np.int64)   # int32 on some platforms
+        # real-valued per-octave offsets (no lattice lines up with another octave's)
+        self.offsets = rng.random((_MAX_OCTAVES, 2)) * _perlin.PERIOD
+        # per-octave dihedral orientation: bit 2 swaps the axes, bits 0/1 flip them
+        self.orientations = rng.integers(0, 8, size=_MAX_OCTAVES)
+
+    def perlin_tables(self, orientation):
+        return _cached_tables(self.perm.tobytes(), int(orientation))
+
+    def simplex_tables(self):
+        return _cached_tables(self.perm.tobytes(), "simplex")
+
+
+@functools.lru_cache(maxsize=64)
+def _cached_tables(perm_bytes, orientation):
+    """Gradient tables of a permutation (a pure function of its arguments; read-only)."""
+    perm = np.frombuffer(perm_bytes, dtype=np.int64)
+    if orientation == "simplex":
+        tables = _simplex.gradient_tables(perm)
+    else:
+        tables = _perlin.gradient_tables(perm, orientation)
+    for t in tables:
+        t.flags.writeable = False
+    return tables
+
+
+def _fields(seed):
+    rng = make_rng(seed)
+    return _Field(rng), _Field(rng), _Field(rng)      # main, warp x, warp y
+
+
+#: Musgrave's gain: how strongly a ridged octave's signal feeds the next octave's weight.
+RIDGE_GAIN = 2.0
+
+
+class _Plan:
+    """Octave list of one field: frequency, offset, orientation, amplitude."""
+
+    def __init__(self, field, basis, kind, scale, octaves, persistence, lacunarity, near=False):
+        self.field, self.basis, self.kind = field, basis, kind
+        self.near = near          # noise coordinates below _perlin.MAGIC_REACH
+        self.octaves = []
+        total = 0.0
+        for o in range(octaves):
+            amp = persistence ** o
+            total += amp
+            f = lacunarity ** o / scale
+            orient = int(field.orientations[o])
+            swap, sx, sy = orient & 4, (-1.0 if orient & 1 else 1.0), (-1.0 if orient & 2 else 1.0)
+            ox, oy = (float(v) for v in field.offsets[o])
+            if basis == "perlin":
+                # noise(M q + o) = noise'(q + M^T o) with a remapped gradient table
+                eff = (sy * oy, sx * ox) if swap else (sx * ox, sy * oy)
+                gx, gy = field.perlin_tables(orient)
+                w = np.float32(self.octave_weight(amp))
+                if w != 1:        # the weight is folded into the gradients (exact: g in {0, +-1})
+                    gx, gy = gx * w, gy * w
+                self.octaves.append((f, eff[0], eff[1], gx, gy, amp))
+            else:
+                gx, gy = field.simplex_tables()
+                self.octaves.append((f, sx, sy, bool(swap), ox, oy, gx, gy, amp))
+        self.inv_total = np.float32(1.0 / total)
+
+    # -- per-octave shaping, shared by the grid and the point paths -------------
+    def octave_weight(self, amp):
+        """Amplitude folded into the basis (fbm) or applied after shaping (others)."""
+        return amp if self.kind == "fbm" else 1.0
+
+    def shape_into(self, n, amp, acc, weight=None):
+        """acc += amp * shape(n) for ridged/billow (n is overwritten).
+
+        Ridged is Musgrave's ridged multifractal: each octave's ridge signal
+        ``(1 - |n|)^2`` is multiplied by ``weight`` (1 for the first octave),
+        and the next octave's weight is ``clip(signal * RIDGE_GAIN, 0, 1)``, so
+        detail gathers on the ridges and the valleys stay smooth.
+        """
+        np.abs(n, out=n)
+        if self.kind == "ridged":
+            np.subtract(np.float32(1), n, out=n)
+            n *= n                                    # (1 - |n|)^2 in [0, 1]
+            n *= weight
+            np.multiply(n, np.float32(RIDGE_GAIN), out=weight)
+            np.clip(weight, np.float32(0), np.float32(1), out=weight)
+        n *= np.float32(2)
+        n -= np.float32(1)                            # -> [-1, 1]
+        n *= np.float32(amp)
+        acc += n
+
+    def finish(self, acc, out=None):
+        out = acc if out is None else out
+        np.multiply(acc, self.inv_total, out=out)
+        np.clip(out, np.float32(-1), np.float32(1), out=out)
+        return out
+
+    # -- arbitrary points -------------------------------------------------------
+    def points(self, x, y, out, ws):
+        """Evaluate the field at 1-D float64 x, y (one chunk) into float32 ``out``.
+
+        ``ws`` is a ``_perlin.Workspace`` of at least ``len(out)`` points; the
+        octaves are summed in its (page-offset placed) accumulator.
+        """
+        m = out.shape[0]
+        acc = ws.acc[:m]
+        acc.fill(0)
+        linear = self.kind == "fbm"
+        n = acc if linear else ws.octave[:m]
+        weight = ws.ridge[:m] if self.kind == "ridged" else None
+        if weight is not None:
+            weight.fill(1)
+        for octave in self.octaves:
+            amp = octave[-1]
+            w = self.octave_weight(amp)
+            if not linear:
+                n.fill(0)
+            if self.basis == "perlin":
+                f, ox, oy, gx, gy, _ = octave      # weight already in gx, gy
+                _perlin.point_octave(x, y, f, ox, oy, gx, gy, 1.0, n, ws, near=self.near)
+            else:
+                f, sx, sy, swap, ox, oy, gx, gy, _ = octave
+                _simplex.point_octave(x, y, sx, sy, swap, f, ox, oy, gx, gy, w, n, ws)
+            if not linear:
+                self.shape_into(n, amp, acc, weight)
+        return self.finish(acc, out)
+
+    def eval_points(self, x, y, out, threads=True):
+        """Evaluate at 1-D float64 x, y into 1-D float32 ``out``, chunk by chunk."""
+        def work(s, e, ws):
+            self.points(x[s:e], y[s:e], out[s:e], ws)
+        _parallel(len(out), _CHUNK, work, threads)
+        return out
+
+    # -- regular grid -----------------------------------------------------------
+    def grid(self, xs, ys, out, threads=True):
+        """Evaluate at every (ys[i], xs[j]) into ``out`` (rows, cols) float32."""
+        if self.basis != "perlin":
+            return self._grid_by_points(xs, ys, out, threads)
+        rows, cols = out.shape
+        # Perlin tables: at most 256 distinct lattice rows (the lattice wraps)
+        table_rows = []
+        for f, ox, oy, *_ in self.octaves:
+            ly = np.floor(np.multiply(ys[[0, -1]], f) + oy)
+            table_rows.append(int(min(_perlin.PERIOD, ly[1] - ly[0] + 2)))
+        block = int(max(64, min(cols, _TABLE_BUDGET // (2 * sum(table_rows)))))
+        for c0 in range(0, cols, block):
+            self._perlin_block(xs[c0:c0 + block], ys, out[:, c0:c0 + block], threads)
+        return out
+
+    def _grid_by_points(self, xs, ys, out, threads):
+        rows, cols = out.shape
+        step = max(1, _CHUNK // cols)
+
+        def work(r0, r1, ws):
+            x, y = _grid_coords(xs, ys[r0:r1], ws)
+            self.points(x, y, out[r0:r1].reshape(-1), ws)
+        _parallel(rows, step, work, threads, size=step * cols)
+        return out
+
+    def _perlin_block(self, xs, ys, out, threads):
+        rows, cols = out.shape
+        prepared = []
+        for f, ox, oy, gx, gy, amp in self.octaves:          # weight already in gx, gy
+            ix, u = _perlin.lattice(xs, f, ox)
+            alp, bet, gam, fu = _perlin.factors(u)
+            ny = np.multiply(ys, f)
+            ny += oy
+            fl = np.floor(ny)
+            ny -= fl
+            ly = fl.astype(np.int64)
+            a_v, b_v, c_v, d_v = _perlin.factors(ny.astype(np.float32))
+            r = (c_v, a_v, d_v, b_v)
+            l0 = int(ly[0])
+            n_l = int(ly[-1]) - l0 + 2
+            if n_l <= _perlin.PERIOD:
+                wrapped = (l0 + np.arange(n_l)) & (_perlin.PERIOD - 1)
+                trow = (ly - l0).astype(np.intp)
+                trow1 = trow + 1
+            else:
+                wrapped = np.arange(_perlin.PERIOD)
+                trow = (ly & (_perlin.PERIOD - 1)).astype(np.intp)
+                trow1 = ((ly + 1) & (_perlin.PERIOD - 1)).astype(np.intp)
+            # column tables P[t, c], Q[t, c] of lattice row wrapped[t] (same rounding as point_octave)
+            gx2 = gx.reshape(_perlin.PERIOD + 1, -1)[wrapped]
+            gy2 = gy.reshape(_perlin.PERIOD + 1, -1)[wrapped]
+            p_tab = np.take(gx2, ix, axis=1)
+            p_tab *= alp
+            side = np.take(gx2, ix + 1, axis=1)
+            side *= bet
+            p_tab += side
+            q_tab = np.take(gy2, ix, axis=1)
+            q_tab *= gam
+            np.take(gy2, ix + 1, axis=1, out=side)
+            side *= fu
+            q_tab += side
+            del side
+            bounds = np.concatenate([[0], np.flatnonzero(np.diff(ly)) + 1, [rows]])
+            banded = rows * cols >= _BAND_CELLS * (len(bounds) - 1)
+            prepared.append((p_tab, q_tab, r, trow, trow1, bounds, banded, amp))
+
+        step = max(1, min(rows, _GRID_CHUNK // cols))
+        linear = self.kind == "fbm"
+
+        def work(r0, r1, ws):
+            buf = ws.flt[0][:step * cols].reshape(step, cols)
+            acc = out[r0:r1]
+            acc[...] = 0
+            n = acc if linear else ws.octave[:(r1 - r0) * cols].reshape(r1 - r0, cols)
+            weight = ws.ridge[:(r1 - r0) * cols].reshape(r1 - r0, cols) if self.kind == "ridged" else None
+            if weight is not None:
+                weight.fill(1)
+            for p_tab, q_tab, (r1_, r2_, r3_, r4_), trow, trow1, bounds, banded, amp in prepared:
+                if not linear:
+                    n[...] = 0
+                terms = ((p_tab, r1_, trow), (q_tab, r2_, trow), (p_tab, r3_, trow1), (q_tab, r4_, trow1))
+                if banded:        # tall bands: four outer products per band
+                    b = int(np.searchsorted(bounds, r0, side="right")) - 1
+                    while bounds[b] < r1:
+                        a, z = max(bounds[b], r0), min(bounds[b + 1], r1)
+                        seg = n[a - r0:z - r0]
+                        tmp = buf[:z - a]
+                        for tab, rf, tr in terms:
+                            np.multiply(rf[a:z, None], tab[tr[a]], out=tmp)
+                            seg += tmp
+                        b += 1
+                else:             # thin bands: gather each row's table row, then multiply
+                    g = buf[:r1 - r0]
+                    for tab, rf, tr in terms:
+                        np.take(tab, tr[r0:r1], axis=0, out=g)
+                        g *= rf[r0:r1, None]
+                        n += g
+                if not linear:
+                    self.shape_into(n, amp, acc, weight)
+            self.finish(acc)
+        _parallel(rows, step, work, threads, size=step * cols)
+        return out
+
+
+def _parallel(total, step, work, threads=True, size=None):
+    """Run ``work(start, stop, ws)`` over [0, total) in chunks of ``step``.
+
+    Chunks are dealt round-robin to up to ``_THREADS`` threads, each with its own
+    ``_perlin.Workspace`` of ``size`` points (default ``step``).
+    """
+    starts = range(0, total, step)
+    n_threads = min(_THREADS if threads else 1, len(starts))
+    size = min(step, total) if size is None else size
+
+    def worker(w):
+        ws = _perlin.Workspace(size)
+        for s in starts[w::n_threads]:
+            work(s, min(total, s + step), ws)
+    if n_threads <= 1:
+        worker(0)
+        return
+    with ThreadPoolExecutor(n_threads) as pool:
+        for f in [pool.submit(worker, w) for w in range(n_threads)]:
+            f.result()
+
+
+def _grid_coords(xs, ys, ws):
+    """Flat float64 (x, y) of the grid rows ``ys`` x columns ``xs``, in workspace buffers."""
+    m = len(xs) * len(ys)
+    x, y = ws.coords[0][:m], ws.coords[1][:m]
+    np.copyto(x.reshape(len(ys), len(xs)), xs[None, :])
+    np.copyto(y.reshape(len(ys), len(xs)), ys[:, None])
+    return x, y
+
+
+def _warp_into(plan, x, y, wx, wy, reach, out, ws):
+    """Move (x, y) (in place) by reach * (wx, wy), float64, and evaluate ``plan`` there."""
+    d = ws.coords[2][:len(x)]
+    np.multiply(wx, reach, out=d, dtype=np.float64)
+    x += d
+    np.multiply(wy, reach, out=d, dtype=np.float64)
+    y += d
+    plan.points(x, y, out, ws)
+
+
+def _warp_plans(fields, basis, scale, octaves, persistence, lacunarity, near):
+    k = min(octaves, WARP_OCTAVES)
+    return [_Plan(fd, basis, "fbm", scale, k, persistence, lacunarity, near) for fd in fields[1:]]
