@@ -23,6 +23,7 @@ __all__ = [
     "check_bool",
     "check_shape",
     "check_array",
+    "check_heights",
     "check_pair",
     "make_rng",
 ]
@@ -153,6 +154,14 @@ def check_array(value, *, name, ndim=None, shape=None, dtype_kind="f", finite=Tr
             raise ParameterError(f"{name} must have shape {want}, got {arr.shape}")
     if finite and arr.dtype.kind == "f" and not np.isfinite(arr).all():
         raise ParameterError(f"{name} must contain only finite values (found NaN or inf)")
+    return arr
+
+
+def check_heights(h, name="h"):
+    """A validated 2-D float heightmap (float32/float64 kept as they are, others made float32)."""
+    arr = check_array(h, name=name, ndim=2)
+    if arr.dtype not in (np.float32, np.float64):
+        arr = arr.astype(np.float32)
     return arr
 
 

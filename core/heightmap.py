@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import ParameterError, check_array, check_choice, check_float, check_int, check_shape
+from ._checks import ParameterError, check_choice, check_float, check_heights, check_int, check_shape
+from ._curve import CURVE_POINTS, curve_remap
 
 __all__ = [
     "FALLOFF_MODES",
@@ -55,22 +56,12 @@ POWER = (0.05, 8.0)
 TERRACES = (0, 64)
 #: Terrace sharpness: 0 = unchanged, 1 = hard flat steps.
 SHARPNESS = (0.0, 1.0)
-#: Number of control points of a height curve.
-CURVE_POINTS = (2, 64)
 #: Water line (and sea-floor height) on the ``[0, 1]`` height scale.
 SEA_LEVEL = (0.0, 1.0)
 #: Distance between neighbouring samples, in scene units (metres).
 CELL_SIZE = (0.001, 10_000.0)
 #: Multiplier from ``[0, 1]`` heights to scene units (metres).
 HEIGHT_SCALE = (0.0, 100_000.0)
-
-
-def _heights(h, name="h"):
-    """Validated 2-D float array (not copied when it already is float32/float64)."""
-    arr = check_array(h, name=name, ndim=2)
-    if arr.dtype not in (np.float32, np.float64):
-        arr = arr.astype(np.float32)
-    return arr
 
 
 def _smoothstep(t):
@@ -111,7 +102,7 @@ def normalize(h, *, low=None, high=None):
     >>> normalize([[-1.0, 0.5, 2.0]], low=0.0, high=1.0).tolist()
     [[0.0, 0.5, 1.0]]
     """
-    arr = _heights(h)
+    arr = check_heights(h)
     if low is not None:
         low = check_float(low, name="low")
     if high is not None:
@@ -213,8 +204,8 @@ def apply_falloff(h, mask, *, strength=1.0, floor=0.0):
     >>> apply_falloff([[1.0, 0.5]], [[1.0, 0.0]], strength=0.5, floor=0.25).tolist()
     [[1.0, 0.375]]
     """
-    arr = _heights(h)
-    m = _heights(mask, name="mask")
+    arr = check_heights(h)
+    m = check_heights(mask, name="mask")
     if m.shape != arr.shape:
         raise ParameterError(f"mask must have the shape of h {arr.shape}, got {m.shape}")
     strength = check_float(strength, name="strength", bounds=FALLOFF_STRENGTH)
@@ -248,7 +239,7 @@ def redistribute(h, *, power):
     >>> redistribute([[0.0, 0.5, 1.0]], power=2.0).tolist()
     [[0.0, 0.25, 1.0]]
     """
-    arr = _heights(h)
+    arr = check_heights(h)
     power = check_float(power, name="power", bounds=POWER)
     out = np.clip(arr, 0, 1).astype(np.float32, copy=False)
     np.power(out, np.float32(power), out=out)
@@ -292,7 +283,7 @@ def terrace(h, *, steps, sharpness=0.5):
     >>> terrace([[0.3]], steps=2, sharpness=0.0).tolist()
     [[0.30000001192092896]]
     """
-    arr = _heights(h)
+    arr = check_heights(h)
     steps = check_int(steps, name="steps", bounds=TERRACES)
     sharpness = check_float(sharpness, name="sharpness", bounds=SHARPNESS)
     out = np.clip(arr, 0, 1).astype(np.float32, copy=False)
@@ -315,117 +306,6 @@ def terrace(h, *, steps, sharpness=0.5):
     out += k
     out /= np.float32(steps)
     np.clip(out, 0, 1, out=out)
-    return out
-
-
-def _curve_points(points):
-    pts = check_array(points, name="points", ndim=2, shape=(None, 2))
-    n = pts.shape[0]
-    if not CURVE_POINTS[0] <= n <= CURVE_POINTS[1]:
-        raise ParameterError(
-            f"points must hold between {CURVE_POINTS[0]} and {CURVE_POINTS[1]} (x, y) pairs, got {n}")
-    if pts.min() < 0 or pts.max() > 1:
-        raise ParameterError(f"points must have x and y in [0, 1], got values in "
-                             f"[{pts.min():g}, {pts.max():g}]")
-    pts = pts[np.argsort(pts[:, 0], kind="stable")].astype(np.float64)
-    if not (np.diff(pts[:, 0]) > 0).all():
-        raise ParameterError(f"points must have distinct x values, got x = {pts[:, 0].tolist()}")
-    return pts[:, 0], pts[:, 1]
-
-
-def _pchip_slopes(x, y):
-    """Fritsch-Carlson tangents (the rule SciPy's PchipInterpolator uses)."""
-    hk = np.diff(x)
-    delta = np.diff(y) / hk
-    m = np.zeros_like(y)
-    if len(x) == 2:
-        m[:] = delta[0]
-        return m
-    # interior: weighted harmonic mean of the secants, 0 at local extrema
-    w1 = 2 * hk[1:] + hk[:-1]
-    w2 = hk[1:] + 2 * hk[:-1]
-    same = (delta[:-1] * delta[1:]) > 0
-    with np.errstate(all="ignore"):                # tiny secants may overflow to inf -> 0
-        harmonic = (w1 + w2) / (w1 / delta[:-1] + w2 / delta[1:])
-    m[1:-1] = np.where(same, harmonic, 0.0)
-
-    def edge(h0, h1, d0, d1):                     # one-sided three-point estimate, kept shape-preserving
-        d = ((2 * h0 + h1) * d0 - h0 * d1) / (h0 + h1)
-        if np.sign(d) != np.sign(d0):
-            return 0.0
-        if np.sign(d0) != np.sign(d1) and abs(d) > abs(3 * d0):
-            return 3 * d0
-        return d
-
-    m[0] = edge(hk[0], hk[1], delta[0], delta[1])
-    m[-1] = edge(hk[-1], hk[-2], delta[-1], delta[-2])
-    return m
-
-
-def curve_remap(h, *, points):
-    """Remap heights through an artist's curve, a monotone cubic through control points.
-
-    Parameters
-    ----------
-    h : (M, N) array_like of float
-        Heights; values left of the first control point's x take its y, values
-        right of the last one take the last y.
-    points : (K, 2) array_like of float
-        ``(x, y)`` control points in [0, 1], ``K`` within ``CURVE_POINTS`` =
-        (2, 64), in any order; after sorting by x, the x values must be
-        strictly increasing.
-
-    Returns
-    -------
-    out : (M, N) float32 ndarray
-        Passes through every control point and never overshoots: between two
-        neighbouring points the curve stays between their y values, and it is
-        monotone wherever the points are.
-
-    Notes
-    -----
-    Piecewise cubic Hermite interpolation (PCHIP) with Fritsch-Carlson
-    tangents: interior tangents are the weighted harmonic mean of the two
-    neighbouring secants, or 0 where the secants change sign; end tangents use
-    the shape-preserving three-point formula.  This is the construction of
-    SciPy's ``PchipInterpolator``, written here in numpy.  Two points give a
-    straight line.
-
-    References
-    ----------
-    F. N. Fritsch and R. E. Carlson, "Monotone Piecewise Cubic Interpolation",
-    SIAM J. Numer. Anal. 17(2), 1980.
-
-    Examples
-    --------
-    >>> print(curve_remap([[0.0, 0.25, 0.5, 1.0]], points=[(0, 0), (0.5, 0.2), (1, 1)]))
-    [[0.   0.06 0.2  1.  ]]
-    """
-    arr = _heights(h)
-    x, y = _curve_points(points)
-    m = _pchip_slopes(x, y)
-    # cubic per interval in the local coordinate s = h - x_i:  y_i + s*(m_i + s*(c2 + s*c3))
-    hk = np.diff(x)
-    delta = np.diff(y) / hk
-    c2 = (3 * delta - 2 * m[:-1] - m[1:]) / hk
-    c3 = (m[:-1] + m[1:] - 2 * delta) / hk ** 2
-    f32 = np.float32
-    xs = np.clip(arr, float(x[0]), float(x[-1])).astype(np.float32, copy=False)
-    i = np.searchsorted(x[1:-1].astype(np.float32), xs, side="right")   # interval index 0..K-2
-    s = xs - x[:-1].astype(f32)[i]
-    out = c3.astype(f32)[i]
-    out *= s
-    out += c2.astype(f32)[i]
-    out *= s
-    out += m[:-1].astype(f32)[i]
-    out *= s
-    out += y[:-1].astype(f32)[i]
-    # float rounding must not poke out of the interval's y range (no overshoot, even in the last bit)
-    lo = np.minimum(y[:-1], y[1:]).astype(f32)
-    hi = np.maximum(y[:-1], y[1:]).astype(f32)
-    np.clip(out, lo[i], hi[i], out=out)
-    # the last point is reached at s = x[-1] - x[-2] in float32; pin it (and the clamp beyond) exactly
-    np.copyto(out, f32(y[-1]), where=xs >= f32(x[-1]))
     return out
 
 
@@ -462,7 +342,7 @@ def sea_level(h, *, level, floor=None):
     >>> print(sea_level([[0.0, 0.2, 0.8]], level=0.4, floor=0.2))
     [[0.2 0.3 0.8]]
     """
-    arr = _heights(h)
+    arr = check_heights(h)
     level = check_float(level, name="level", bounds=SEA_LEVEL)
     floor = level if floor is None else check_float(floor, name="floor", bounds=(0.0, level))
     out = arr.astype(np.float32, copy=True)
@@ -499,7 +379,7 @@ def gradient(h, *, cell_size=1.0, height_scale=1.0):
     >>> gx.tolist(), gy.tolist()
     ([[2.0, 2.0, 2.0], [2.0, 2.0, 2.0]], [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]])
     """
-    arr = _heights(h)
+    arr = check_heights(h)
     if min(arr.shape) < 2:
         raise ParameterError(f"h must have at least 2 rows and 2 columns, got shape {arr.shape}")
     cell_size = check_float(cell_size, name="cell_size", bounds=CELL_SIZE)

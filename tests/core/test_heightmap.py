@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from worldseed.core import heightmap
+from worldseed.core import _curve, heightmap
 from worldseed.core._checks import ParameterError
 
 heights_2d = hnp.arrays(
@@ -18,8 +18,9 @@ sorted_line = st.lists(st.floats(-0.5, 1.5, width=32), min_size=2, max_size=60).
     lambda v: np.sort(np.array(v, dtype=np.float32))[None, :])
 
 
-def test_doctests():
-    result = doctest.testmod(heightmap)
+@pytest.mark.parametrize("module", [heightmap, _curve], ids=lambda m: m.__name__)
+def test_doctests(module):
+    result = doctest.testmod(module)
     assert result.attempted > 0 and result.failed == 0
 
 
