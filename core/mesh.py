@@ -81,6 +81,9 @@ class IndexedMesh:
         Texture coordinates; the grids built here keep them in [0, 1].
     normals : (V, 3) float32 ndarray
         Unit vertex normals.
+    materials : (F,) uint8 ndarray or None
+        Material slot of each triangle (e.g. 0 bark, 1 leaves), or None when
+        the whole mesh uses one material.
 
     Notes
     -----
@@ -102,6 +105,7 @@ class IndexedMesh:
     indices: np.ndarray
     uvs: np.ndarray
     normals: np.ndarray
+    materials: np.ndarray | None = None
 
     def __post_init__(self):
         _field(self.vertices, "vertices", np.float32, 3)
@@ -118,6 +122,12 @@ class IndexedMesh:
             if getattr(self, name).shape[0] != n:
                 raise ParameterError(f"{name} must have one row per vertex ({n:,}), "
                                      f"got {getattr(self, name).shape[0]:,}")
+        if self.materials is not None:
+            m = self.materials
+            if not isinstance(m, np.ndarray) or m.dtype != np.uint8 or m.shape != (self.indices.shape[0],):
+                got = f"{m.dtype} {m.shape}" if isinstance(m, np.ndarray) else type(m).__name__
+                raise ParameterError(f"materials must be a uint8 array with one entry per triangle "
+                                     f"({self.indices.shape[0]:,}), got {got}")
         if self.indices.size and int(self.indices.max()) >= n:
             raise ParameterError(f"indices must be in [0, {n}) for {n:,} vertices, "
                                  f"got a maximum of {int(self.indices.max())}")
