@@ -93,7 +93,7 @@ def _prop(name, default, update=None):
 
 
 #: Terrain fields shown as properties; ``curve`` is edited with a curve widget instead.
-TERRAIN_FIELDS = tuple(f.name for f in dataclasses.fields(core_recipe.TerrainSpec) if f.name != "curve")
+TERRAIN_FIELDS = tuple(f.name for f in dataclasses.fields(core_recipe.TerrainSpec) if f.name not in ("curve", "enabled"))
 EXPORT_FIELDS = tuple(f.name for f in dataclasses.fields(core_recipe.ExportSpec))
 
 

@@ -33,6 +33,9 @@ import tomllib
 from dataclasses import dataclass, field, fields
 
 from . import heightmap, noise, palette
+from . import tree as _tree
+from ._toml import toml_table
+from ._toml import toml_value as _toml_value
 from ._checks import ParameterError, check_bool, check_choice, check_float, check_int
 
 __all__ = [
@@ -127,6 +130,7 @@ class TerrainSpec:
     lods: int = 1
     material: bool = True
     palette: str = "temperate"
+    enabled: bool = True
 
     @property
     def cell_size(self):
@@ -150,6 +154,7 @@ class Recipe:
     world: WorldSpec = field(default_factory=WorldSpec)
     terrain: TerrainSpec = field(default_factory=TerrainSpec)
     export: ExportSpec = field(default_factory=ExportSpec)
+    trees: tuple = ()
 
 
 _SECTIONS = {"world": WorldSpec, "terrain": TerrainSpec, "export": ExportSpec}
@@ -211,10 +216,33 @@ def _cross_checks(recipe):
         raise RecipeError(f"terrain.lods {t.lods} needs terrain.resolution >= {min_res}, got {t.resolution}")
 
 
+MAX_TREE_ENTRIES = 64
+
+
+def _trees(value, *, source):
+    """``[[trees]]`` entries: each a table of :class:`core.tree.TreeSpec` fields, usually a ``species``
+    plus the keys that differ from it."""
+    if isinstance(value, dict):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(t, dict) for t in value):
+        raise RecipeError(f"{source}: trees must be written as [[trees]] tables, got {value!r}")
+    if len(value) > MAX_TREE_ENTRIES:
+        raise RecipeError(f"{source}: at most {MAX_TREE_ENTRIES} [[trees]] entries, got {len(value)}")
+    out = []
+    for i, table in enumerate(value):
+        try:
+            out.append(_tree.tree_spec(table, prefix=f"trees[{i}]."))
+        except ParameterError as err:
+            raise RecipeError(f"{source}: {err}") from None
+    return tuple(out)
+
+
 def from_dict(data, *, source="recipe"):
     """Validate a nested dict (as parsed from TOML) into a :class:`Recipe`."""
     if not isinstance(data, dict):
         raise RecipeError(f"{source}: a recipe must be a table of sections, got {type(data).__name__}")
+    data = dict(data)
+    trees = _trees(data.pop("trees"), source=source) if "trees" in data else ()
     unknown = sorted(set(data) - set(_SECTIONS))
     if unknown:
         loose = [k for k in unknown if not isinstance(data[k], dict)]
@@ -237,7 +265,7 @@ def from_dict(data, *, source="recipe"):
             parts[section] = cls(**{k: _check_value(section, k, v) for k, v in table.items()})
         except ParameterError as err:
             raise RecipeError(f"{source}: {err}") from None
-    recipe = Recipe(**parts)
+    recipe = Recipe(**parts, trees=trees)
     try:
         _cross_checks(recipe)
     except ParameterError as err:
@@ -280,27 +308,22 @@ def to_dict(recipe):
                 value = [list(v) if isinstance(v, tuple) else v for v in value]
             table[f.name] = value
         out[section] = table
+    if recipe.trees:
+        out["trees"] = [_tree.tree_spec_dict(t) for t in recipe.trees]
     return out
 
 
-def _toml_value(value):
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return repr(value) if math.isfinite(value) else "nan"
-    if isinstance(value, str):
-        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
-    raise TypeError(f"cannot write {value!r} as TOML")
 
 
 def dumps(recipe):
     """Write a recipe as TOML text that :func:`loads` reads back equal."""
     lines = ["# Worldseed recipe"]
     for section, table in to_dict(recipe).items():
+        if section == "trees":
+            for tree in table:
+                lines.append("\n[[trees]]")
+                lines.extend(toml_table(tree))
+            continue
         lines.append(f"\n[{section}]")
         lines.extend(f"{key} = {_toml_value(value)}" for key, value in table.items())
     return "\n".join(lines) + "\n"

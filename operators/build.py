@@ -85,21 +85,23 @@ def set_positions(me, positions, *, normals=None):
     return me
 
 
-def mesh_from_topology(name, positions, topology, *, corner_uvs=None):
+def mesh_from_topology(name, positions, topology, *, corner_uvs=None, normals=None):
     """A new mesh from (V, 3) float32 positions and a :class:`core.mesh.PolygonTopology`."""
     me = mesh_topology(name, len(positions), topology, corner_uvs=corner_uvs)
     try:
-        return set_positions(me, positions)
+        return set_positions(me, positions, normals=normals)
     except BaseException:
         bpy.data.meshes.remove(me)
         raise
 
 
-def mesh_from_indexed(name, indexed):
-    """A new triangle mesh from a :class:`core.mesh.IndexedMesh` (UVs included)."""
+def mesh_from_indexed(name, indexed, *, normals=False):
+    """A new triangle mesh from a :class:`core.mesh.IndexedMesh` (UVs included; its normals as
+    custom normals when ``normals``)."""
     topology = core_mesh.triangle_topology(indexed.indices)
     corner_uvs = indexed.uvs[topology.corner_verts]
-    return mesh_from_topology(name, indexed.vertices, topology, corner_uvs=corner_uvs)
+    return mesh_from_topology(name, indexed.vertices, topology, corner_uvs=corner_uvs,
+                              normals=indexed.normals if normals else None)
 
 
 def grid_positions(heights_m, xs, ys):

@@ -36,7 +36,7 @@ def test_partial_sections_take_defaults():
     ("[terrain]\nresolutoin = 3\n", r"unknown key\(s\) \['resolutoin'\] in \[terrain\] \(did you mean "
                                     r"'resolutoin' -> 'resolution'\?\)"),
     ("octaves = 3\n", r"\['octaves'\] stand outside any section"),
-    ("[trees]\n", r"unknown section"),
+    ("[forest]\n", r"unknown section"),
     ("[world]\nname = \"a/b\"\n", r"world\.name"),
     ("[world]\nseed = 4294967296\n", r"world\.seed"),
     ("[export]\nfbx = \"yes\"\n", r"export\.fbx must be true or false"),
