@@ -1,0 +1,276 @@
+"""Arithmetic of parametric L-systems: rule-text expressions checked with ``ast`` and turned into Python source.
+
+An expression such as ``l*r1^2 && !(w > 1)`` is first translated to Python
+syntax (``^`` -> ``**``, ``&&`` -> ``and``, ``||`` -> ``or``, ``!`` -> ``not``),
+parsed with ``ast.parse(mode="eval")`` and walked node by node.  Only a
+whitelist survives: numbers, the formal parameters, named constants, ``pi``,
+``+ - * /``, power, unary minus, comparisons, ``and``/``or``/``not`` and calls of
+the functions in `FUNCTIONS`.  The walk rewrites the tree on the way:
+
+* formal parameter ``l`` -> ``_p0`` (its position in the predecessor),
+* constants and ``pi`` -> their float value (folded in, no lookup at run time),
+* integer literals -> floats, so parameters stay floats,
+* ``a ** b`` -> ``_pow(a, b)`` (``math.pow``: a float or an error, never complex),
+* ``sin(x)`` -> ``_sin(x)`` (degrees), ``rand(lo, hi)`` -> ``_rand(_u, lo, hi)``,
+
+and `ast.unparse` gives the Python source that the rewriting engine pastes
+into one generated function per production group (see ``_rewrite``).  The
+generated code can only see `NAMESPACE`, so nothing else is reachable.
+"""
+from __future__ import annotations
+
+import ast
+import keyword
+import math
+import re
+from dataclasses import dataclass
+
+__all__ = ["ExpressionError", "Expression", "FUNCTIONS", "NAMESPACE", "RESERVED",
+           "compile_expression", "evaluate_constant", "check_name"]
+
+
+class ExpressionError(ValueError):
+    """What is wrong with one expression (the caller adds the line and text)."""
+
+
+def _sin(x):
+    return math.sin(math.radians(x))
+
+
+def _cos(x):
+    return math.cos(math.radians(x))
+
+
+def _tan(x):
+    return math.tan(math.radians(x))
+
+
+def _asin(x):
+    return math.degrees(math.asin(x))
+
+
+def _acos(x):
+    return math.degrees(math.acos(x))
+
+
+def _atan(x):
+    return math.degrees(math.atan(x))
+
+
+def _atan2(y, x):
+    return math.degrees(math.atan2(y, x))
+
+
+def _floor(x):
+    return float(math.floor(x))
+
+
+def _ceil(x):
+    return float(math.ceil(x))
+
+
+def _rand(u, lo, hi):
+    return lo + (hi - lo) * u()
+
+
+#: Functions an expression may call: name -> (implementation, fewest arguments, most arguments).
+#: Angles are in degrees, as everywhere in the rule text.
+FUNCTIONS = {
+    "sin": (_sin, 1, 1), "cos": (_cos, 1, 1), "tan": (_tan, 1, 1),
+    "asin": (_asin, 1, 1), "acos": (_acos, 1, 1), "atan": (_atan, 1, 1), "atan2": (_atan2, 2, 2),
+    "sqrt": (math.sqrt, 1, 1), "abs": (abs, 1, 1), "min": (min, 2, None), "max": (max, 2, None),
+    "floor": (_floor, 1, 1), "ceil": (_ceil, 1, 1), "exp": (math.exp, 1, 1), "log": (math.log, 1, 1),
+    "rand": (_rand, 2, 2),
+}
+#: Names with a meaning of their own: no formal parameter or constant may use them.
+RESERVED = frozenset(FUNCTIONS) | {"pi", "and", "or", "not"}
+#: The only globals generated code can see.
+NAMESPACE = {"__builtins__": {}, "float": float, "_pow": math.pow,
+             **{"_" + name: impl for name, (impl, _, _) in FUNCTIONS.items()}}
+
+_COMPARE = (ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq)
+_ARITH = (ast.Add, ast.Sub, ast.Mult, ast.Div)
+_BAD_OPERATORS = {
+    ast.Mod: "'%' (remainder) is not supported", ast.FloorDiv: "'//' is not supported (use floor(a / b))",
+    ast.BitAnd: "'&' is not an operator here (use && or 'and')",
+    ast.BitOr: "'|' is not an operator here (use || or 'or')",
+    ast.BitXor: "'^' could not be read as a power", ast.LShift: "'<<' is not supported",
+    ast.RShift: "'>>' is not supported", ast.MatMult: "'@' is not supported",
+    ast.Invert: "'~' is not supported in expressions",
+}
+_TRANSLATE = re.compile(r"&&|\|\||!(?!=)|\^")
+_SPELLING = {"&&": " and ", "||": " or ", "!": " not ", "^": "**"}
+
+
+@dataclass(frozen=True)
+class Expression:
+    """One checked expression.
+
+    source : str -- Python source over ``_p0, _p1, ...`` (and ``_u`` when ``uses_rand``).
+    uses_rand : bool -- it calls ``rand``, so it draws from the generator each time it runs.
+    formals : frozenset of int -- positions of the formal parameters it reads.
+    boolean : bool -- it contains a comparison or logic, so its value may be a bool.
+    """
+
+    source: str
+    uses_rand: bool
+    formals: frozenset
+    boolean: bool
+
+    @property
+    def float_source(self):
+        """Source whose value is always a float (comparisons give 1.0 / 0.0)."""
+        return f"float({self.source})" if self.boolean else self.source
+
+
+def check_name(name, *, what):
+    """Raise ExpressionError unless ``name`` can name a formal parameter or a constant."""
+    if not isinstance(name, str) or not name.isidentifier() or keyword.iskeyword(name):
+        raise ExpressionError(f"{what} {name!r} is not a valid name (letters, digits and _, not starting "
+                              "with a digit)")
+    if name in RESERVED:
+        raise ExpressionError(f"{what} {name!r} clashes with the built-in {name!r}")
+    if name.startswith("_"):
+        raise ExpressionError(f"{what} {name!r} may not start with '_'")
+
+
+class _Rewriter:
+    """Check a parsed expression against the whitelist and rewrite it (see the module docstring)."""
+
+    def __init__(self, formals, constants, allow_rand):
+        self.formals = {name: i for i, name in enumerate(formals)}
+        self.constants = constants
+        self.allow_rand = allow_rand
+        self.uses_rand = False
+        self.needs_float = False          # bool-valued nodes inside: wrap the result in float()
+        self.used = set()
+
+    def visit(self, node):
+        method = getattr(self, "visit_" + type(node).__name__, None)
+        if method is None:
+            raise ExpressionError(f"{_describe(node)} is not allowed in an expression")
+        return ast.copy_location(method(node), node)
+
+    def visit_Constant(self, node):
+        if isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
+            raise ExpressionError(f"{node.value!r} is not a number")
+        return ast.Constant(float(node.value))
+
+    def visit_Name(self, node):
+        name = node.id
+        if name in self.formals:
+            self.used.add(self.formals[name])
+            return ast.Name(f"_p{self.formals[name]}", ast.Load())
+        if name in self.constants:
+            return ast.Constant(float(self.constants[name]))
+        if name == "pi":
+            return ast.Constant(math.pi)
+        if name in FUNCTIONS:
+            raise ExpressionError(f"function {name!r} needs arguments, e.g. {name}(x)")
+        known = [*self.formals, *self.constants]
+        hint = f"; known names: {', '.join(known)}" if known else "; no parameters or constants are defined here"
+        raise ExpressionError(f"unknown name {name!r}{hint}")
+
+    def visit_BinOp(self, node):
+        op = type(node.op)
+        if op in _BAD_OPERATORS:
+            raise ExpressionError(_BAD_OPERATORS[op])
+        left, right = self.visit(node.left), self.visit(node.right)
+        if op is ast.Pow:
+            return ast.Call(ast.Name("_pow", ast.Load()), [left, right], [])
+        return ast.BinOp(left, node.op, right)
+
+    def visit_UnaryOp(self, node):
+        op = type(node.op)
+        if op in _BAD_OPERATORS:
+            raise ExpressionError(_BAD_OPERATORS[op])
+        if op is ast.Not:
+            self.needs_float = True
+        return ast.UnaryOp(node.op, self.visit(node.operand))
+
+    def visit_BoolOp(self, node):
+        self.needs_float = True
+        return ast.BoolOp(node.op, [self.visit(v) for v in node.values])
+
+    def visit_Compare(self, node):
+        for op in node.ops:
+            if not isinstance(op, _COMPARE):
+                raise ExpressionError(f"comparison {_describe(op)} is not supported (use < <= > >= == !=)")
+        self.needs_float = True
+        return ast.Compare(self.visit(node.left), node.ops, [self.visit(c) for c in node.comparators])
+
+    def visit_Call(self, node):
+        if not isinstance(node.func, ast.Name):
+            raise ExpressionError(f"only the functions {', '.join(FUNCTIONS)} can be called")
+        name = node.func.id
+        if name not in FUNCTIONS:
+            raise ExpressionError(f"unknown function {name!r}; available: {', '.join(FUNCTIONS)}")
+        if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
+            raise ExpressionError(f"{name}() takes plain arguments only")
+        _, lo, hi = FUNCTIONS[name]
+        n = len(node.args)
+        if n < lo or (hi is not None and n > hi):
+            want = str(lo) if lo == hi else f"at least {lo}"
+            raise ExpressionError(f"{name}() takes {want} argument{'s' if want != '1' else ''}, got {n}")
+        args = [self.visit(a) for a in node.args]
+        if name == "rand":
+            if not self.allow_rand:
+                raise ExpressionError("rand() is only allowed in productions (it needs the seeded generator)")
+            self.uses_rand = True
+            args.insert(0, ast.Name("_u", ast.Load()))
+        return ast.Call(ast.Name("_" + name, ast.Load()), args, [])
+
+
+def _describe(node):
+    names = {"Attribute": "attribute access ('.')", "Subscript": "indexing ('[ ]')",
+             "IfExp": "'if ... else'", "Lambda": "'lambda'", "Tuple": "a tuple (stray ',')",
+             "List": "a list", "Dict": "a dict", "Set": "a set", "Starred": "'*'",
+             "NamedExpr": "':='", "JoinedStr": "a string", "Is": "'is'", "IsNot": "'is not'",
+             "In": "'in'", "NotIn": "'not in'"}
+    return names.get(type(node).__name__, f"'{type(node).__name__}'")
+
+
+def compile_expression(text, *, formals=(), constants=None, allow_rand=True):
+    """Check ``text`` and return an `Expression` whose source computes a float.
+
+    Parameters
+    ----------
+    text : str
+        The expression as written in the rule text, e.g. ``"l*0.7"``.
+    formals : tuple of str
+        Formal parameter names of the predecessor, in order (``_p0``, ``_p1`` ...).
+    constants : mapping of str to float, optional
+        Named constants, folded into the source as numbers.
+    allow_rand : bool
+        Whether ``rand(lo, hi)`` may be called.
+
+    Raises
+    ------
+    ExpressionError
+        With a message that says what is wrong (the caller adds where).
+
+    >>> compile_expression("l^2 + sin(a)", formals=("l",), constants={"a": 30}).source
+    '_pow(_p0, 2.0) + _sin(30.0)'
+    """
+    if not isinstance(text, str) or not text.strip():
+        raise ExpressionError("empty expression")
+    python = _TRANSLATE.sub(lambda m: _SPELLING[m.group()], text.strip())
+    try:
+        tree = ast.parse(python, mode="eval")
+    except SyntaxError as err:
+        hint = " (use == to compare)" if re.search(r"(?<![<>=!])=(?!=)", text) else ""
+        raise ExpressionError(f"syntax error in expression {text.strip()!r}: {err.msg}{hint}") from None
+    rewriter = _Rewriter(formals, constants or {}, allow_rand)
+    body = rewriter.visit(tree.body)
+    source = ast.unparse(ast.fix_missing_locations(body))
+    return Expression(source, rewriter.uses_rand, frozenset(rewriter.used), rewriter.needs_float)
+
+
+def evaluate_constant(text, *, constants=None, what="expression"):
+    """Value of an expression of numbers and constants only (no parameters, no rand)."""
+    expression = compile_expression(text, constants=constants, allow_rand=False)
+    try:
+        value = eval(compile(expression.float_source, "<l-system>", "eval"), dict(NAMESPACE))  # noqa: S307 (checked)
+    except (ArithmeticError, ValueError) as err:
+        raise ExpressionError(f"{what} {text.strip()!r} cannot be evaluated: {err}") from None
+    return float(value)

@@ -1,0 +1,368 @@
+"""The rewriting engines behind ``core.lsystem.expand``.
+
+`build_program` turns checked productions into two forms:
+
+* **Groups** (always): one generated Python function per ``(symbol, arity)``
+  pair, ``rewrite(params, u) -> (successor symbols, successor params) or
+  None``, with the conditions, the weighted choice and the parameter
+  expressions written inline.  `expand_general` loops over the modules once
+  per step and calls them: the parametric engine.
+* **Fast tables** (when no successor carries parameters and no condition
+  calls ``rand``): a 1:1 ``str.translate`` table that turns every rewritten
+  symbol into a placeholder character (ASCII control characters, or the
+  private-use area when those run out, neither of which can be a module
+  symbol), one ``str.replace`` per deterministic symbol, and for each
+  stochastic symbol its successors, cumulative weights and lengths.
+  `expand_fast` works on ``str`` only.  (A ``translate`` that maps a character
+  straight to a whole string runs item by item through a dict in CPython and
+  is no faster than a Python loop; the 1:1 translate has a cached C path, and
+  ``replace`` is a C loop, which makes each step about 9x faster.)
+
+Random numbers: one uniform stream per expansion, ``rng.random`` read in
+order, consumed module by module from left to right; within a module the
+conditions in file order, then one draw for the weighted choice (when the
+matching productions carry weights), then the ``rand`` calls of the successor
+from left to right.  The fast engine draws ``rng.random(k)`` for the ``k``
+stochastic modules of a step in the same order, so both engines give the same
+word for the same seed (the tests check this).
+"""
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections import Counter
+from dataclasses import dataclass
+from itertools import accumulate
+
+import numpy as np
+
+from ._lsystem_expr import NAMESPACE
+from ._lsystem_parse import LSystemError, compile_production, fail
+from .skeleton import Word
+
+__all__ = ["Program", "build_program", "expand_fast", "expand_general"]
+
+#: Uniforms drawn at a time by the general engine (only the order matters, not the chunking).
+_CHUNK = 4096
+_ASCII_PLACEHOLDERS = [chr(i) for i in range(32)] + [chr(127)]
+
+
+@dataclass(frozen=True)
+class _Choice:
+    """A stochastic symbol of the fast engine."""
+
+    symbol: str
+    placeholder: str
+    successors: np.ndarray      # (K,) object: successor strings
+    lengths: np.ndarray         # (K,) int64
+    cumulative: np.ndarray      # (K,) float64: running sum of the weights
+
+
+@dataclass(frozen=True)
+class _FastTables:
+    table: dict                 # ord(symbol) -> ord(placeholder), every rewritten symbol
+    replacements: tuple         # (placeholder, successor) of the deterministic symbols
+    growth: tuple               # (symbol, len(successor) - 1) of deterministic symbols that change length
+    successor_counts: dict      # deterministic symbol -> Counter of its successor
+    choices: tuple              # _Choice per stochastic symbol
+    ascii_kinds: np.ndarray     # (256,) int8: index into choices, -1 for others
+
+
+@dataclass(frozen=True)
+class Program:
+    """What `expand` runs: generated group functions and, when possible, the fast tables."""
+
+    groups: dict                # symbol -> tuple indexed by arity: rewrite function or None
+    lines: dict                 # (symbol, arity) -> line numbers of its productions
+    sources: dict               # (symbol, arity) -> generated source (for reading / debugging)
+    fast: _FastTables | None
+
+
+# --- building ---------------------------------------------------------------------------------
+
+def _params_source(compiled):
+    modules = []
+    for exprs in compiled.params:
+        modules.append("(" + ", ".join(e.float_source for e in exprs) + ",)" if exprs else "()")
+    return "(" + ", ".join(modules) + ("," if len(modules) == 1 else "") + ")"
+
+
+def _return(compiled, indent):
+    return f"{indent}return ({compiled.symbols!r}, {_params_source(compiled)})"
+
+
+def _group_source(arity, members):
+    """Source of ``def _rewrite(_p, _u)`` for the productions of one (symbol, arity), in file order."""
+    out = ["def _rewrite(_p, _u):"]
+    if arity:
+        out.append("    " + ", ".join(f"_p{i}" for i in range(arity)) + ", = _p")
+    weighted = any(m.production.weight is not None for m in members)
+    conditional = any(m.condition is not None for m in members)
+    if not weighted:                                   # first matching production in file order
+        for m in members:
+            if m.condition is None:
+                out.append(_return(m, "    "))
+                break
+            out += [f"    if {m.condition.source}:", _return(m, "        ")]
+        else:
+            out.append("    return None")
+        return "\n".join(out)
+    if not conditional:                                # one weighted draw among all of them
+        out.append("    _k = _bisect(_cumulative, _u() * _total)")
+    else:                                              # the matching set depends on the parameters
+        out.append("    _m = []")
+        for k, m in enumerate(members):
+            if m.condition is None:
+                out.append(f"    _m.append({k})")
+            else:
+                out += [f"    if {m.condition.source}:", f"        _m.append({k})"]
+        out += ["    if not _m:", "        return None", "    _k = _choose(_m, _u)"]
+    for k, m in enumerate(members[:-1]):
+        out += [f"    if _k == {k}:", _return(m, "        ")]
+    out.append(_return(members[-1], "    "))
+    return "\n".join(out)
+
+
+def _make_chooser(weights, has_weight):
+    def choose(matching, u):
+        if not any(has_weight[i] for i in matching):
+            return matching[0]
+        cumulative = list(accumulate(weights[i] for i in matching))
+        return matching[bisect_right(cumulative, u() * cumulative[-1])]
+    return choose
+
+
+def _compile_group(symbol, arity, members):
+    source = _group_source(arity, members)
+    weights = [1.0 if m.production.weight is None else float(m.production.weight) for m in members]
+    cumulative = list(accumulate(weights))
+    namespace = dict(NAMESPACE, _bisect=bisect_right, _cumulative=cumulative, _total=cumulative[-1],
+                     _choose=_make_chooser(weights, [m.production.weight is not None for m in members]))
+    exec(compile(source, f"<l-system productions for {symbol!r}/{arity}>", "exec"), namespace)  # noqa: S102
+    return namespace["_rewrite"], source
+
+
+def _check_ambiguity(members):
+    plain = [m.production for m in members if m.condition is None and m.production.weight is None]
+    if len(plain) > 1:
+        first, second = plain[0], plain[1]
+        arity = len(first.params)
+        raise fail(f"line {second.line}" if second.line else "production",
+                   f"a second production for {first.predecessor!r} with {arity} parameter"
+                   f"{'' if arity == 1 else 's'} and neither condition nor weight (the one on line "
+                   f"{first.line} would always win): add ': weight' to each for a random choice, or a "
+                   "condition", second.text or str(second))
+
+
+def _static_condition(compiled):
+    """Value of the condition of a production without parameters and without rand (True if none)."""
+    if compiled.condition is None:
+        return True
+    try:
+        return bool(eval(compile(compiled.condition.source, "<condition>", "eval"), dict(NAMESPACE)))  # noqa: S307
+    except (ArithmeticError, ValueError) as err:
+        p = compiled.production
+        raise fail(f"line {p.line}" if p.line else "production",
+                   f"the condition {p.condition!r} cannot be evaluated: {err}", p.text or str(p)) from None
+
+
+def _fast_tables(grouped):
+    placeholders = iter(_ASCII_PLACEHOLDERS + [chr(0xE000 + i) for i in range(6400)])
+    table, replacements, growth, counts, choices = {}, [], [], {}, []
+    for (symbol, arity), members in grouped.items():
+        if arity:
+            continue                                   # no module ever carries parameters here
+        live = [m for m in members if _static_condition(m)]
+        if not live:
+            continue
+        if any(m.production.weight is not None for m in live):
+            placeholder = next(placeholders)
+            weights = [1.0 if m.production.weight is None else float(m.production.weight) for m in live]
+            successors = np.empty(len(live), dtype=object)
+            successors[:] = [m.symbols for m in live]
+            choices.append(_Choice(symbol, placeholder, successors,
+                                   np.array([len(m.symbols) for m in live], dtype=np.int64),
+                                   np.array(list(accumulate(weights)))))
+        else:
+            successor = live[0].symbols
+            if successor == symbol:
+                continue
+            placeholder = next(placeholders)
+            replacements.append((placeholder, successor))
+            counts[symbol] = Counter(successor)
+            if len(successor) != 1:
+                growth.append((symbol, len(successor) - 1))
+        table[ord(symbol)] = ord(placeholder)
+    ascii_kinds = np.full(256, -1, dtype=np.int8)
+    for k, choice in enumerate(choices):
+        if ord(choice.symbol) < 128:
+            ascii_kinds[ord(choice.symbol)] = k
+    return _FastTables(table, tuple(replacements), tuple(growth), counts, tuple(choices), ascii_kinds)
+
+
+def build_program(productions, constants):
+    """Check and compile ``productions`` (a tuple of Production) into a `Program`."""
+    grouped = {}
+    for production in productions:
+        compiled = compile_production(production, constants)
+        grouped.setdefault((production.predecessor, compiled.arity), []).append(compiled)
+    table, lines, sources = {}, {}, {}
+    for (symbol, arity), members in grouped.items():
+        _check_ambiguity(members)
+        function, sources[symbol, arity] = _compile_group(symbol, arity, members)
+        slots = list(table.get(symbol, ()))
+        slots += [None] * (arity + 1 - len(slots))
+        slots[arity] = function
+        table[symbol] = tuple(slots)
+        lines[symbol, arity] = tuple(m.production.line for m in members)
+    compiled_all = [m for members in grouped.values() for m in members]
+    simple = not any(m.parametric for m in compiled_all) and not any(
+        m.condition is not None and m.condition.uses_rand for m in compiled_all)
+    return Program(table, lines, sources, _fast_tables(grouped) if simple else None)
+
+
+# --- the fast engine (words without parameters) -----------------------------------------------
+
+def _too_long(length, iteration, limit, *, at_least=False):
+    return LSystemError(f"the word would reach {'at least ' if at_least else ''}{length:,} modules at iteration "
+                        f"{iteration}, more than max_modules={limit:,}; use fewer iterations or raise max_modules")
+
+
+def _predict_lengths(symbols, fast, iterations, limit):
+    """Refuse a deterministic expansion that would outgrow ``limit``, before any work (growth matrix)."""
+    counts = Counter(symbols)
+    for iteration in range(1, iterations + 1):
+        grown = Counter()
+        for symbol, k in counts.items():
+            successor = fast.successor_counts.get(symbol)
+            if successor is None:
+                grown[symbol] += k
+            else:
+                for other, m in successor.items():
+                    grown[other] += k * m
+        counts = grown
+        length = sum(counts.values())
+        if length > limit:
+            raise _too_long(length, iteration, limit)
+
+
+def _stochastic_kinds(symbols, fast):
+    """(n,) int8 index into ``fast.choices`` of every module, -1 where not stochastic."""
+    if symbols.isascii():
+        return fast.ascii_kinds[np.frombuffer(symbols.encode("ascii"), np.uint8)]
+    codes = np.frombuffer(symbols.encode("utf-32-le"), np.uint32)
+    kinds = np.full(codes.shape, -1, dtype=np.int8)
+    for k, choice in enumerate(fast.choices):
+        kinds[codes == ord(choice.symbol)] = k
+    return kinds
+
+
+def _fast_step(symbols, fast, rng, limit, iteration):
+    length = len(symbols) + sum(symbols.count(s) * d for s, d in fast.growth)
+    draws = []
+    if fast.choices:
+        if len(fast.choices) == 1:
+            kinds, counts = None, [symbols.count(fast.choices[0].symbol)]
+        else:
+            kinds = _stochastic_kinds(symbols, fast)
+            kinds = kinds[kinds >= 0]
+            counts = np.bincount(kinds, minlength=len(fast.choices)).tolist()
+        shortest = length + sum(k * (int(c.lengths.min()) - 1) for k, c in zip(counts, fast.choices))
+        if shortest > limit:                           # refused before drawing anything
+            raise _too_long(shortest, iteration, limit, at_least=True)
+        u = rng.random(sum(counts))
+        uniforms = [u] if kinds is None else [u[kinds == k] for k in range(len(fast.choices))]
+        for choice, u in zip(fast.choices, uniforms):
+            picked = np.searchsorted(choice.cumulative, u * choice.cumulative[-1], side="right")
+            draws.append(picked)
+            length += int(choice.lengths[picked].sum()) - picked.size
+    if length > limit:
+        raise _too_long(length, iteration, limit)
+    out = symbols.translate(fast.table)
+    for placeholder, successor in fast.replacements:
+        out = out.replace(placeholder, successor)
+    for choice, picked in zip(fast.choices, draws):
+        parts = out.split(choice.placeholder)
+        pieces = [None] * (2 * len(parts) - 1)
+        pieces[::2] = parts
+        pieces[1::2] = choice.successors[picked].tolist()
+        out = "".join(pieces)
+    return out
+
+
+def expand_fast(symbols, program, iterations, rng, limit):
+    """Rewrite the str ``symbols`` ``iterations`` times with the fast tables; returns a str."""
+    fast = program.fast
+    if not fast.choices:
+        _predict_lengths(symbols, fast, iterations, limit)
+    for iteration in range(1, iterations + 1):
+        if not fast.table:
+            break
+        symbols = _fast_step(symbols, fast, rng, limit, iteration)
+    return symbols
+
+
+# --- the general engine (parameters, conditions, rand) ----------------------------------------
+
+def _uniform_stream(rng):
+    while True:
+        yield from rng.random(_CHUNK).tolist()
+
+
+def _general_step(symbols, params, groups, u, limit):
+    """One parallel rewrite; returns (list of str pieces, list of param tuples) or raises.
+
+    Stops as soon as the output holds more than ``limit`` modules (returns None then).
+    """
+    out_symbols, out_params = [], []
+    add_symbols, add_param, add_params = out_symbols.append, out_params.append, out_params.extend
+    get = groups.get
+    for symbol, p in zip(symbols, params):
+        functions = get(symbol)
+        if functions is not None and len(p) < len(functions):
+            function = functions[len(p)]
+            if function is not None:
+                result = function(p, u)
+                if result is not None:
+                    add_symbols(result[0])
+                    add_params(result[1])
+                    if len(out_params) > limit:
+                        return None
+                    continue
+        add_symbols(symbol)
+        add_param(p)
+    return out_symbols, out_params
+
+
+def expand_general(word, program, iterations, rng, limit):
+    """Rewrite the `Word` ``word`` ``iterations`` times by calling the group functions; returns a Word."""
+    symbols = word.symbols
+    params = list(word.params) if word.params is not None else [()] * len(symbols)
+    u = _uniform_stream(rng).__next__
+    for iteration in range(1, iterations + 1):
+        try:
+            result = _general_step(symbols, params, program.groups, u, limit)
+        except (ArithmeticError, ValueError, TypeError) as err:
+            symbol, p = _failing_module(symbols, params, err)
+            raise _evaluation_error(program, symbol, p, iteration, err) from None
+        if result is None or len(result[1]) > limit:
+            raise LSystemError(f"the word grew past max_modules={limit:,} modules at iteration {iteration} "
+                               "(stopped there); use fewer iterations or raise max_modules")
+        symbols, params = "".join(result[0]), result[1]
+    return Word(symbols, tuple(params) if any(params) else None)
+
+
+def _failing_module(symbols, params, err):
+    """The module being rewritten when ``err`` was raised (from the traceback of the step loop)."""
+    tb = err.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code is _general_step.__code__:
+            return tb.tb_frame.f_locals.get("symbol"), tb.tb_frame.f_locals.get("p")
+        tb = tb.tb_next
+    return None, None
+
+
+def _evaluation_error(program, symbol, p, iteration, err):
+    module = str(Word(symbol, (p,))) if symbol is not None else "a module"
+    lines = program.lines.get((symbol, len(p) if p is not None else 0), ())
+    at = f" (productions on line{'s' if len(lines) > 1 else ''} {', '.join(map(str, lines))})" if lines else ""
+    return LSystemError(f"iteration {iteration}: rewriting {module} failed{at}: {err}")
