@@ -1,0 +1,194 @@
+"""Foliage: leaf cards (the turtle's ``~``) and polygons (``{ . }``) as flat, single-sided triangles.
+
+A leaf card lies in the plane of its heading H and its across direction
+``A = H x U``, facing its up U: a point ``(u, v)`` of the shape's outline
+(texture space, ``u`` across with the axis at 0.5, ``v`` from base to tip)
+sits at ``position + (u - 0.5) * width * A + v * size * H``.  Since
+``A x H = U``, outlines counter-clockwise in ``(u, v)`` face U.
+
+Polygons are fanned from their first vertex (ABOP's leaves are convex or
+star-shaped around their base), face their Newell normal and get UVs from
+their own plane, fitted into the unit square.  Public through
+:mod:`.tree_mesh`.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+#: Outline (u, v) of each leaf shape, counter-clockwise, and its triangles.
+SHAPES = {
+    # base, right (two points), tip, left (two points)
+    "leaf": (np.array([[0.5, 0.0], [1.0, 0.3], [0.8, 0.7], [0.5, 1.0], [0.2, 0.7], [0.0, 0.3]]),
+             np.array([[0, 1, 5], [1, 4, 5], [1, 2, 4], [2, 3, 4]])),
+    "card": (np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]]),
+             np.array([[0, 1, 2], [0, 2, 3]])),
+    "diamond": (np.array([[0.5, 0.0], [1.0, 0.5], [0.5, 1.0], [0.0, 0.5]]),
+                np.array([[0, 1, 2], [0, 2, 3]])),
+}
+
+
+def _unit(a):
+    n = np.sqrt(np.einsum("ij,ij->i", a, a))
+    return a / np.maximum(n, 1e-300)[:, None], n
+
+
+def kept(keys, keep):
+    """Indices (ascending) of the ``round(keep * n)`` smallest ``keys``.
+
+    With the same keys, a smaller ``keep`` keeps a subset of what a larger one
+    keeps, so LODs thin the same foliage rather than picking new leaves.
+    """
+    n = keys.shape[0]
+    k = min(n, int(math.floor(keep * n + 0.5)))
+    if k == n:
+        return np.arange(n)
+    return np.sort(np.argsort(keys, kind="stable")[:k])
+
+
+def card_frames(headings, ups, sizes, *, leaf_width, tiny):
+    """Unit H, U (made orthogonal to H) and A = H x U of each card, and which cards are drawable."""
+    h, hn = _unit(headings)
+    up = ups - np.einsum("ij,ij->i", ups, h)[:, None] * h
+    up, un = _unit(up)
+    ok = (hn > 1e-9) & (un > 1e-9) & (sizes * min(1.0, leaf_width) > tiny)
+    return h, up, np.cross(h, up), ok
+
+
+def card_arrays(positions, h, up, across, sizes, *, shape, leaf_width):
+    """Vertices, normals, UVs and triangles of cards (frames from `card_frames`)."""
+    outline, tris = SHAPES[shape]
+    n, k = positions.shape[0], outline.shape[0]
+    x = (outline[:, 0] - 0.5) * leaf_width
+    y = outline[:, 1]
+    vertices = (positions[:, None, :]
+                + sizes[:, None, None] * (x[None, :, None] * across[:, None, :] + y[None, :, None] * h[:, None, :]))
+    normals = np.broadcast_to(up[:, None, :], (n, k, 3))
+    uvs = np.broadcast_to(outline[None], (n, k, 2))
+    triangles = (np.arange(n) * k)[:, None, None] + tris[None]
+    return vertices.reshape(-1, 3), normals.reshape(-1, 3), uvs.reshape(-1, 2), triangles.reshape(-1, 3)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class PolygonPlan:
+    """Triangulated polygons of a skeleton, before the ``keep_leaves`` subset.
+
+    vertices, normals : (V, 3) float64; uvs : (V, 2) float64;
+    triangles : (T, 3) int64 into vertices; vertex_polygon : (V,) int64 and
+    triangle_polygon : (T,) int64, the polygon (index into the skeleton's
+    tuple) of each; base : (P, 3) float64, each polygon's first vertex (the
+    centre of ``keep_leaves`` scaling); triangle_count : (P,) int64, 0 for a
+    dropped polygon.
+    """
+
+    vertices: np.ndarray
+    normals: np.ndarray
+    uvs: np.ndarray
+    triangles: np.ndarray
+    vertex_polygon: np.ndarray
+    triangle_polygon: np.ndarray
+    base: np.ndarray
+    triangle_count: np.ndarray
+
+
+def _no_polygons(n_poly):
+    z3, zi = np.zeros((0, 3)), np.zeros(0, np.int64)
+    return PolygonPlan(z3, z3, np.zeros((0, 2)), np.zeros((0, 3), np.int64), zi, zi,
+                       np.zeros((n_poly, 3)), np.zeros(n_poly, np.int64))
+
+
+def polygon_plan(vertex_lists, *, tiny):
+    """Fan-triangulate polygons given as a list of (k, 3) float64 arrays.
+
+    Repeated consecutive vertices (closer than ``tiny``) and a last vertex
+    equal to the first are dropped, then polygons with fewer than 3 vertices
+    or a vector area below ``tiny**2``, and fan triangles with an area below
+    ``tiny**2`` (collinear vertices).
+    """
+    n_poly = len(vertex_lists)
+    counts = np.array([v.shape[0] for v in vertex_lists], np.int64)
+    if n_poly == 0 or counts.sum() == 0:
+        return _no_polygons(n_poly)
+    v = np.concatenate(vertex_lists)
+    pid = np.repeat(np.arange(n_poly), counts)
+    first = np.r_[True, pid[1:] != pid[:-1]]
+    last = np.r_[first[1:], True]
+    step = np.full(v.shape[0], np.inf)
+    step[1:] = np.linalg.norm(v[1:] - v[:-1], axis=1)
+    step[first] = np.inf
+    start_of = np.flatnonzero(first)[np.cumsum(first) - 1]
+    closing = np.linalg.norm(v - v[start_of], axis=1)
+    keep = (step > tiny) & ~(last & ~first & (closing <= tiny))
+    counts = np.bincount(pid[keep], minlength=n_poly)
+    keep &= counts[pid] >= 3
+    v, pid = v[keep], pid[keep]
+    counts = np.bincount(pid, minlength=n_poly)
+    poly = np.flatnonzero(counts >= 3)                 # polygons left, ascending
+    if poly.size == 0:
+        return _no_polygons(n_poly)
+    k = counts[poly]
+    start = np.r_[0, np.cumsum(k)[:-1]]
+    local = np.repeat(np.arange(poly.size), k)         # compact polygon of each vertex
+    nxt = np.arange(v.shape[0]) + 1
+    nxt[start + k - 1] = start
+    rel = v - v[start][local]
+    area = np.add.reduceat(np.cross(rel, rel[nxt]), start) / 2
+    normal, size = _unit(area)
+
+    # fan (start, start + i, start + i + 1), i = 1 .. k - 2
+    nt = k - 2
+    tri_local = np.repeat(np.arange(poly.size), nt)
+    i = np.arange(nt.sum()) - np.repeat(np.cumsum(nt) - nt, nt) + 1
+    s0 = start[tri_local]
+    tris = np.stack([s0, s0 + i, s0 + i + 1], axis=1)
+    c = np.cross(v[tris[:, 1]] - v[tris[:, 0]], v[tris[:, 2]] - v[tris[:, 0]])
+    good = (np.linalg.norm(c, axis=1) / 2 > tiny * tiny) & (size[tri_local] > tiny * tiny)
+    tris, tri_local = tris[good], tri_local[good]
+
+    # UVs in the polygon's plane: v from the base toward the centroid, u across; fitted into [0, 1]^2
+    centroid = np.add.reduceat(rel, start) / k[:, None]
+    along = centroid - np.einsum("ij,ij->i", centroid, normal)[:, None] * normal
+    along, length = _unit(along)
+    weak = length <= tiny
+    if weak.any():
+        e = rel[start + 1][weak]
+        e -= np.einsum("ij,ij->i", e, normal[weak])[:, None] * normal[weak]
+        along[weak] = _unit(e)[0]
+    across = np.cross(along, normal)                   # across x along = normal: not mirrored from the front
+    x = np.einsum("ij,ij->i", rel, across[local])
+    y = np.einsum("ij,ij->i", rel, along[local])
+    lo = np.column_stack([np.minimum.reduceat(x, start), np.minimum.reduceat(y, start)])
+    hi = np.column_stack([np.maximum.reduceat(x, start), np.maximum.reduceat(y, start)])
+    extent = hi - lo
+    scale = np.maximum(extent.max(axis=1), 1e-300)
+    pad = (1.0 - extent / scale[:, None]) / 2
+    uvs = (np.column_stack([x, y]) - lo[local]) / scale[local][:, None] + pad[local]
+    uvs = np.clip(uvs, 0.0, 1.0)
+
+    # drop vertices no triangle uses
+    used = np.zeros(v.shape[0], bool)
+    used[tris.ravel()] = True
+    remap = np.cumsum(used) - 1
+    triangle_count = np.zeros(n_poly, np.int64)
+    triangle_count[poly] = np.bincount(tri_local, minlength=poly.size)
+    base = np.zeros((n_poly, 3))
+    base[poly] = v[start]
+    return PolygonPlan(vertices=v[used], normals=normal[local][used], uvs=uvs[used], triangles=remap[tris],
+                       vertex_polygon=poly[local][used], triangle_polygon=poly[tri_local], base=base,
+                       triangle_count=triangle_count)
+
+
+def polygon_arrays(plan, chosen, scale):
+    """Vertices, normals, UVs and triangles of the ``chosen`` polygons (indices), scaled about their bases."""
+    take = np.zeros(plan.base.shape[0], bool)
+    take[chosen] = True
+    vsel = take[plan.vertex_polygon]
+    tsel = take[plan.triangle_polygon]
+    remap = np.cumsum(vsel) - 1
+    pid = plan.vertex_polygon[vsel]
+    vertices = plan.vertices[vsel]
+    if scale != 1.0:
+        vertices = plan.base[pid] + (vertices - plan.base[pid]) * scale
+    return vertices, plan.normals[vsel], plan.uvs[vsel], remap[plan.triangles[tsel]]

@@ -1,0 +1,392 @@
+"""Bark: the chains of a skeleton swept into tapered tubes (generalized cylinders).
+
+Glossary
+--------
+chain
+    A run of nodes in which each node continues the one before (its first
+    child, lowest index, of the same branch order).  One chain is one tube.
+ring
+    A cross-section of a tube: ``sides + 1`` vertices, the last one a copy of
+    the first with ``u = 1`` (the UV seam).
+base ring
+    The ring a side branch starts with, at its parent node's position, with
+    the branch's own radius (no larger than the parent's).
+
+Work is split in two: `tube_plan` does everything that does not depend on
+the meshing options (chains, rings, radii, v, pruning and bending measures),
+once per skeleton; `select_rings` picks the rings for a ``min_radius`` and a
+``simplify_angle`` and `tube_counts` / `tube_arrays` count or build from that
+pick.  LOD searches count many picks and build few.  Public through
+:mod:`.tree_mesh`.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+#: Radii below this (metres) are raised to it, so no ring collapses to a point.
+RADIUS_FLOOR = 1e-4
+#: Length of the tip cone that closes a chain, in units of its last ring's radius.
+TIP_LENGTH = 1.0
+#: Consecutive rings of a chain closer than this times the skeleton's size
+#: (at least 1 m) are merged; float32 positions could not tell them apart.
+MERGE_DISTANCE = 1e-5
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class TubePlan:
+    """Rings of every chain of a skeleton, before pruning and simplification.
+
+    Rings are stored chain after chain, in order along each chain; ``R``
+    rings, ``C`` chains.
+
+    Attributes
+    ----------
+    position : (R, 3) float64 -- ring centre.
+    radius : (R,) float64 -- ring radius, at least `RADIUS_FLOOR`.
+    v : (R,) float64 -- texture v at the ring for ``uv_scale = 1``.
+    chain : (R,) int64 -- chain of the ring (non-decreasing).
+    survive : (R,) float64 -- smallest radius on the way from the root to the
+        ring: the ring is kept while ``min_radius < survive`` (non-increasing
+        along a chain, so pruning keeps a prefix of every chain).
+    branch : (R,) float64 -- largest ``survive`` among the side branches that
+        start at the ring's node (-1 if none): with ``min_radius < branch`` a
+        branch starts there and simplification keeps the ring.
+    turn : (R,) float64 -- turning angle (radians) accumulated along the chain
+        up to the ring.
+    start : (C,) int64 -- first ring of each chain.
+    root : (C,) bool -- the chain starts at a root (its base gets a cap).
+    up : (C, 3) float64 -- the skeleton's up at the chain's first node (seeds
+        the ring frames).
+    v_per_metre : (C,) float64 -- ``1 / (2 pi base radius)``.
+    """
+
+    position: np.ndarray
+    radius: np.ndarray
+    v: np.ndarray
+    chain: np.ndarray
+    survive: np.ndarray
+    branch: np.ndarray
+    turn: np.ndarray
+    start: np.ndarray
+    root: np.ndarray
+    up: np.ndarray
+    v_per_metre: np.ndarray
+
+
+def _unit(a, eps=1e-300):
+    n = np.sqrt(np.einsum("ij,ij->i", a, a))
+    return a / np.maximum(n, eps)[:, None], n
+
+
+def tree_scan(values, parents, op):
+    """``op``-accumulate ``values`` from each root down to every node.
+
+    Pointer jumping: ``log2(depth)`` vectorised rounds.  After a round,
+    ``acc[i]`` holds ``op`` over the path from ``i`` up to (not including)
+    ``anc[i]``, which then jumps to ``anc[anc[i]]``.
+    """
+    acc = values.copy()
+    anc = parents.copy()
+    live = np.flatnonzero(anc >= 0)
+    while live.size:
+        a = anc[live]
+        acc[live] = op(acc[live], acc[a])        # right-hand sides read the previous round
+        anc[live] = anc[a]
+        live = live[anc[live] >= 0]
+    return acc
+
+
+def _group_max(keys, values, n, fill):
+    """``out[k] = max(values[keys == k])``, ``fill`` where no key is ``k``."""
+    out = np.full(n, fill)
+    if keys.size:
+        o = np.lexsort((values, keys))
+        k = keys[o]
+        last = np.r_[k[1:] != k[:-1], True]
+        out[k[last]] = values[o][last]
+    return out
+
+
+def chain_heads(parents, orders):
+    """Head (first node) of every node's chain, and which nodes start side branches.
+
+    Returns
+    -------
+    head : (N,) int64
+        The chain's first node: a root or a side-branch head.
+    side : (N,) bool
+        Heads that have a parent (their tube starts with a base ring).
+    """
+    n = parents.shape[0]
+    index = np.arange(n)
+    has_parent = parents >= 0
+    p = np.where(has_parent, parents, 0)
+    same = np.flatnonzero(has_parent & (orders == orders[p]))
+    cont = np.full(n, -1)
+    if same.size:
+        # np.unique's return_index gives the first occurrence: the lowest-index same-order child
+        ps, first = np.unique(parents[same], return_index=True)
+        cont[ps] = same[first]
+    continues = has_parent & (cont[p] == index)
+    head = np.where(continues, parents, index)
+    while True:
+        nxt = head[head]
+        if np.array_equal(nxt, head):
+            break
+        head = nxt
+    return head, has_parent & ~continues
+
+
+def tube_plan(positions, ups, radii, parents, orders):
+    """Plan the tubes of a skeleton (see `TubePlan`); arrays as in `Skeleton`."""
+    n = positions.shape[0]
+    if n == 0:
+        e = np.zeros(0)
+        return TubePlan(np.zeros((0, 3)), e, e, np.zeros(0, np.int64), e, e, e, np.zeros(0, np.int64),
+                        np.zeros(0, bool), np.zeros((0, 3)), e)
+    radius = np.maximum(radii, RADIUS_FLOOR)
+    has_parent = parents >= 0
+    p = np.where(has_parent, parents, 0)
+    head, side = chain_heads(parents, orders)
+
+    base_radius = np.where(side, np.minimum(radius, radius[p]), radius)     # read at heads
+    seg = np.zeros(n)
+    d = positions[has_parent] - positions[parents[has_parent]]
+    seg[has_parent] = np.sqrt(np.einsum("ij,ij->i", d, d))
+    v = tree_scan(seg / (2 * math.pi * base_radius[head]), parents, np.add)
+    survive = tree_scan(radius, parents, np.minimum)
+    heads_side = np.flatnonzero(side)
+    branch = _group_max(parents[heads_side], survive[heads_side], n, -1.0)
+
+    # rings: every node in chain order, a base ring before each side head
+    order = np.argsort(head, kind="stable")        # a chain's nodes have increasing indices
+    side_o = side[order]
+    node_slot = np.arange(n) + np.cumsum(side_o)
+    base_slot = node_slot[side_o] - 1
+    heads_o = order[side_o]
+    n_rings = n + heads_o.size
+    node = np.empty(n_rings, np.int64)                 # node whose position the ring takes
+    key = np.empty(n_rings, np.int64)                  # node whose survival decides the ring's
+    node[node_slot] = order
+    node[base_slot] = parents[heads_o]
+    key[node_slot] = order
+    key[base_slot] = heads_o
+    is_base = np.zeros(n_rings, bool)
+    is_base[base_slot] = True
+    ring_radius = radius[key]
+    ring_radius[base_slot] = base_radius[heads_o]
+    ring_branch = np.where(is_base, -1.0, branch[node])
+    chain_head = head[key]
+    first = np.r_[True, chain_head[1:] != chain_head[:-1]]
+
+    # merge rings that float32 could not separate from the ring before them
+    pos = positions[node]
+    size = max(1.0, float(np.abs(positions).max()))
+    step = np.zeros(n_rings)
+    dd = pos[1:] - pos[:-1]
+    step[1:] = np.sqrt(np.einsum("ij,ij->i", dd, dd))
+    keep = first | (step > MERGE_DISTANCE * size)
+    pos, node, key = pos[keep], node[keep], key[keep]
+    ring_radius, ring_branch, first = ring_radius[keep], ring_branch[keep], first[keep]
+    chain = np.cumsum(first) - 1
+    start = np.flatnonzero(first)
+    heads = chain_head[keep][start]
+
+    # turning angle accumulated along each chain (bends at interior rings)
+    last = np.r_[first[1:], True]
+    dn, _ = _unit(pos[1:] - pos[:-1])
+    bend = np.zeros(pos.shape[0])
+    interior = np.flatnonzero(~first & ~last)
+    if interior.size:
+        a, b = dn[interior - 1], dn[interior]
+        bend[interior] = np.arctan2(np.linalg.norm(np.cross(a, b), axis=1), np.einsum("ij,ij->i", a, b))
+    turn = np.cumsum(bend)
+    turn -= turn[start][chain]
+    return TubePlan(position=pos, radius=ring_radius, v=v[node], chain=chain, survive=survive[key],
+                    branch=ring_branch, turn=turn, start=start, root=parents[heads] < 0,
+                    up=ups[heads], v_per_metre=1.0 / (2 * math.pi * base_radius[heads]))
+
+
+def select_rings(plan, min_radius, simplify_angle):
+    """Rings to mesh: pruned at ``min_radius``, simplified by ``simplify_angle`` (degrees).
+
+    A ring survives when every radius from the root down to it is above
+    ``min_radius``; a chain needs two surviving rings.  Simplification keeps a
+    chain's first and last surviving rings, the rings where a surviving side
+    branch starts, and a ring wherever the turning accumulated along the chain
+    crosses a multiple of ``simplify_angle`` (so a long gentle arc keeps a
+    ring every ``simplify_angle`` of turning, unlike a per-ring test).
+
+    Returns
+    -------
+    (R,) bool ndarray over the plan's rings.
+    """
+    if plan.start.size == 0:
+        return np.zeros(0, bool)
+    keep = plan.survive > min_radius
+    kept = np.add.reduceat(keep.astype(np.int64), plan.start)
+    ok = kept >= 2
+    if simplify_angle > 0:
+        ends = np.zeros_like(keep)
+        ends[plan.start] = True
+        ends[(plan.start + kept - 1)[kept > 0]] = True
+        bucket = np.floor(plan.turn / math.radians(simplify_angle))
+        crossed = np.r_[False, bucket[1:] > bucket[:-1]]
+        keep &= ends | crossed | (plan.branch > min_radius)
+    return keep & ok[plan.chain]
+
+
+def tube_counts(plan, selected, sides):
+    """``(vertices, triangles)`` of the tubes of the ``selected`` rings with ``sides`` sides."""
+    if not selected.any():
+        return 0, 0
+    rings = np.add.reduceat(selected.astype(np.int64), plan.start)
+    used = rings > 0
+    n_chains = int(used.sum())
+    n_rings = int(rings.sum())
+    caps = int(np.count_nonzero(used & plan.root))
+    vertices = n_rings * (sides + 1) + n_chains
+    triangles = (n_rings - n_chains) * 2 * sides + n_chains * sides + caps * (sides - 2)
+    return vertices, triangles
+
+
+def _qmul(a, b):
+    """Hamilton products of (n, 4) quaternions ``(w, x, y, z)``."""
+    aw, ax, ay, az = a.T
+    bw, bx, by, bz = b.T
+    return np.stack([aw * bw - ax * bx - ay * by - az * bz,
+                     aw * bx + ax * bw + ay * bz - az * by,
+                     aw * by - ax * bz + ay * bw + az * bx,
+                     aw * bz + ax * by - ay * bx + az * bw], axis=1)
+
+
+def _perpendicular(t):
+    """Some unit vector orthogonal to each unit row of ``t``."""
+    helper = np.where((np.abs(t[:, 0]) < 0.9)[:, None], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0])
+    return _unit(np.cross(t, helper))[0]
+
+
+def _transported_frames(t, first, pos_in_chain, up0):
+    """Rotation-minimising ring frames: ``up0`` carried from ring to ring by minimal rotations.
+
+    The minimal rotation taking tangent ``t[k-1]`` to ``t[k]`` is the
+    quaternion ``(1 + t0.t1, t0 x t1)`` normalised.  Frames are running
+    products of these along each chain, computed for all chains at once by a
+    Hillis-Steele scan (``log2`` of the longest chain rounds).
+    """
+    r = t.shape[0]
+    q = np.zeros((r, 4))
+    q[:, 0] = 1.0
+    k = np.flatnonzero(~first)
+    if k.size:
+        a, b = t[k - 1], t[k]
+        w = 1.0 + np.einsum("ij,ij->i", a, b)
+        xyz = np.cross(a, b)
+        flip = w < 1e-9                               # a U-turn: half a turn about any perpendicular axis
+        if flip.any():
+            w[flip] = 0.0
+            xyz[flip] = _perpendicular(a[flip])
+        qk = np.column_stack([w, xyz])
+        q[k] = qk / np.linalg.norm(qk, axis=1)[:, None]
+        s = 1
+        longest = int(pos_in_chain.max())
+        while s <= longest:
+            m = np.flatnonzero(pos_in_chain >= s)
+            q[m] = _qmul(q[m], q[m - s])              # right-hand side reads the previous round
+            s *= 2
+    # rotate up0 by q: v + 2w (q x v) + 2 q x (q x v)
+    qw, qv = q[:, :1], q[:, 1:]
+    c = np.cross(qv, up0)
+    u = up0 + 2 * qw * c + 2 * np.cross(qv, c)
+    u -= np.einsum("ij,ij->i", u, t)[:, None] * t
+    return _unit(u)[0]
+
+
+def tube_arrays(plan, selected, *, sides, uv_scale):
+    """Vertices, normals, UVs and triangles of the tubes of the ``selected`` rings.
+
+    Vertex ``k * (sides + 1) + j`` is column ``j`` of kept ring ``k``, at angle
+    ``2 pi j / sides`` from the ring's frame vector ``u`` toward ``t x u``
+    (``t`` the tangent), counter-clockwise seen from the tip; column
+    ``sides`` repeats column 0 with ``u = 1``.  One tip apex per chain
+    follows all ring vertices.  Triangles: tube quads, then tip cones, then
+    base caps, all counter-clockwise seen from outside::
+
+        ring k+1   b_j ---- b_j+1        (a_j, a_j+1, b_j+1), (a_j, b_j+1, b_j)
+                    |    /    |
+        ring k     a_j ---- a_j+1
+
+    Returns
+    -------
+    vertices, normals : (V, 3) float64
+    uvs : (V, 2) float64
+    triangles : (F, 3) int64
+    """
+    ring = np.flatnonzero(selected)
+    r = ring.size
+    if r == 0:
+        return np.zeros((0, 3)), np.zeros((0, 3)), np.zeros((0, 2)), np.zeros((0, 3), np.int64)
+    p = plan.position[ring]
+    radius = plan.radius[ring]
+    chain_of = plan.chain[ring]
+    first = np.r_[True, chain_of[1:] != chain_of[:-1]]
+    last = np.r_[first[1:], True]
+    cid = np.cumsum(first) - 1
+    starts = np.flatnonzero(first)
+    ends = np.flatnonzero(last)
+    chains = chain_of[starts]                          # plan chain of each meshed chain
+    pos_in_chain = np.arange(r) - starts[cid]
+
+    # tangents: the segment direction at the ends, the bisector of the two segments inside
+    d, _ = _unit(p[1:] - p[:-1])
+    t = np.empty((r, 3))
+    t[:-1] = d
+    t[ends] = d[ends - 1]                            # every chain has two rings or more
+    inner = np.flatnonzero(~first & ~last)
+    if inner.size:
+        bis, length = _unit(d[inner - 1] + d[inner])
+        t[inner] = np.where((length > 1e-6)[:, None], bis, d[inner])
+
+    up0 = plan.up[chains]
+    t0 = t[starts]
+    up0 = up0 - np.einsum("ij,ij->i", up0, t0)[:, None] * t0
+    up0, length = _unit(up0)
+    bad = length < 1e-6
+    if bad.any():
+        up0[bad] = _perpendicular(t0[bad])
+    u = _transported_frames(t, first, pos_in_chain, up0[cid])
+    s = np.cross(t, u)
+
+    angle = 2 * math.pi * np.arange(sides) / sides
+    cos = np.r_[np.cos(angle), 1.0]
+    sin = np.r_[np.sin(angle), 0.0]
+    radial = cos[None, :, None] * u[:, None, :] + sin[None, :, None] * s[:, None, :]     # (r, sides+1, 3)
+    ring_vertices = p[:, None, :] + radius[:, None, None] * radial
+    tip = TIP_LENGTH * radius[ends]
+    apex = p[ends] + tip[:, None] * t[ends]
+
+    v = plan.v[ring] * uv_scale
+    uvs = np.empty((r, sides + 1, 2))
+    uvs[..., 0] = np.arange(sides + 1) / sides
+    uvs[..., 1] = v[:, None]
+    apex_uv = np.column_stack([np.full(ends.size, 0.5), v[ends] + tip * plan.v_per_metre[chains] * uv_scale])
+
+    vertices = np.concatenate([ring_vertices.reshape(-1, 3), apex])
+    normals = np.concatenate([radial.reshape(-1, 3), t[ends]])
+    uv = np.concatenate([uvs.reshape(-1, 2), apex_uv])
+
+    w = sides + 1
+    j = np.arange(sides)
+    quad = np.stack([np.stack([j, j + 1, j + 1 + w], 1), np.stack([j, j + 1 + w, j + w], 1)], 1).reshape(-1, 3)
+    tubes = (np.flatnonzero(~last) * w)[:, None, None] + quad[None]
+    cone = np.stack([j, j + 1, np.zeros_like(j)], 1)
+    tips = (ends * w)[:, None, None] + cone[None]
+    tips[:, :, 2] = (r * w + np.arange(ends.size))[:, None]
+    jc = np.arange(1, sides - 1)
+    fan = np.stack([np.zeros_like(jc), jc + 1, jc], 1)
+    caps = (starts[plan.root[chains]] * w)[:, None, None] + fan[None]
+    triangles = np.concatenate([tubes.reshape(-1, 3), tips.reshape(-1, 3), caps.reshape(-1, 3)])
+    return vertices, normals, uv, triangles

@@ -1,0 +1,457 @@
+"""Tree meshes from a turtle `Skeleton`: bark tubes, leaves, levels of detail and billboards.
+
+Bark.  Every chain of the skeleton (a node followed by its continuation, the
+first child of the same branch order, and so on) becomes one tube, a
+generalized cylinder: a ``sides``-gon ring at each node, ring planes that
+bisect the two segments meeting there, ring frames carried along the chain
+by parallel transport (seeded from the skeleton's ``ups``, so tubes do not
+twist), a cone closing the tip and a fan closing the base of a root chain.
+A side branch starts with a ring at its parent node, with its own radius
+(never more than the parent's), left open inside the parent.
+
+Texture coordinates run continuously along the bark: ``u`` goes once around
+a ring (the seam column is duplicated with ``u = 1``), ``v`` is the length
+along the chain over ``2 pi`` times the chain's base radius (square texels
+at the base), continuing from the parent's ``v`` where a branch starts.
+
+Leaves.  Leaf cards become small flat outlines (`LEAF_SHAPES`) and polygons a
+fan of triangles, all single-sided in material slot `LEAVES`.
+
+Levels of detail.  `tree_lods` lowers the ring sides, prunes thin branches
+(``min_radius``), drops rings along nearly straight runs
+(``simplify_angle``) and keeps fewer, larger leaves (``keep_leaves``), each
+level searched by counting triangles so that it lands near a ratio of the
+full mesh.  `billboard_mesh` makes crossed quads for the farthest level.
+
+Material slots (`IndexedMesh.materials`): `BARK` 0, `LEAVES` 1, `BILLBOARD` 2.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._checks import ParameterError, check_array, check_choice, check_float, check_int, make_rng
+from ._leaves import SHAPES, PolygonPlan, card_arrays, card_frames, kept, polygon_arrays, polygon_plan
+from ._tube import (MERGE_DISTANCE, RADIUS_FLOOR, TIP_LENGTH, TubePlan, select_rings, tube_arrays, tube_counts,
+                    tube_plan)
+from .mesh import IndexedMesh, index_dtype
+from .skeleton import Skeleton
+
+__all__ = [
+    "BARK",
+    "LEAVES",
+    "BILLBOARD",
+    "LEAF_SHAPES",
+    "SIDES",
+    "LEAF_WIDTH",
+    "SIMPLIFY_ANGLE",
+    "UV_SCALE",
+    "LEVELS",
+    "PLANES",
+    "MAX_VERTICES",
+    "RADIUS_FLOOR",
+    "TIP_LENGTH",
+    "tree_mesh",
+    "tree_lods",
+    "billboard_mesh",
+]
+
+#: Material slots of the triangles.
+BARK, LEAVES, BILLBOARD = 0, 1, 2
+#: Outlines of a leaf card: a pointed 6-vertex leaf (4 triangles), a quad (2), a diamond (2).
+LEAF_SHAPES = ("leaf", "card", "diamond")
+#: Sides of a bark ring.
+SIDES = (3, 64)
+#: Leaf width as a fraction of its length.
+LEAF_WIDTH = (0.01, 4.0)
+#: Turning (degrees) a chain may accumulate between kept rings; 0 keeps every ring.
+SIMPLIFY_ANGLE = (0.0, 60.0)
+#: Texture repeats per ``2 pi`` base radii of bark (the low end is excluded).
+UV_SCALE = (0.0, 1e4)
+#: Levels `tree_lods` makes.
+LEVELS = (1, 8)
+#: Crossed quads of a billboard.
+PLANES = (1, 16)
+#: Most vertices one tree mesh may have (refused before anything is built).
+MAX_VERTICES = 2**25
+
+
+@dataclass(frozen=True, slots=True)
+class _Detail:
+    """The options that set a mesh's level of detail."""
+    sides: int
+    min_radius: float = 0.0
+    simplify_angle: float = 0.0
+    keep_leaves: float = 1.0
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class _Plan:
+    """What a skeleton's meshes share, whatever the level of detail."""
+    tubes: TubePlan
+    card_positions: np.ndarray
+    card_headings: np.ndarray
+    card_ups: np.ndarray
+    card_across: np.ndarray
+    card_sizes: np.ndarray
+    card_ok: np.ndarray
+    card_keys: np.ndarray
+    polygons: PolygonPlan
+    polygon_keys: np.ndarray
+    polygon_vertices: np.ndarray
+
+
+def _check_skeleton(skeleton):
+    if not isinstance(skeleton, Skeleton):
+        raise ParameterError(f"skeleton must be a Skeleton, got {type(skeleton).__name__}")
+    for name in ("positions", "ups", "radii"):
+        if not np.isfinite(getattr(skeleton, name)).all():
+            raise ParameterError(f"skeleton.{name} must contain only finite values (found NaN or inf)")
+    for name in ("positions", "headings", "ups", "sizes"):
+        if not np.isfinite(getattr(skeleton.leaves, name)).all():
+            raise ParameterError(f"skeleton.leaves.{name} must contain only finite values (found NaN or inf)")
+    vertex_lists = []
+    for i, polygon in enumerate(skeleton.polygons):
+        vertex_lists.append(check_array(getattr(polygon, "vertices", None), name=f"skeleton.polygons[{i}].vertices",
+                                        ndim=2, shape=(None, 3)).astype(np.float64, copy=False))
+    return vertex_lists
+
+
+def _check_common(sides, leaf_shape, leaf_width, uv_scale):
+    sides = check_int(sides, name="sides", bounds=SIDES)
+    check_choice(leaf_shape, name="leaf_shape", choices=LEAF_SHAPES)
+    leaf_width = check_float(leaf_width, name="leaf_width", bounds=LEAF_WIDTH)
+    uv_scale = check_float(uv_scale, name="uv_scale", bounds=UV_SCALE, open_low=True)
+    return sides, leaf_width, uv_scale
+
+
+def _plan(skeleton, vertex_lists, *, leaf_width, seed):
+    rng = make_rng(seed)
+    sk, leaves = skeleton, skeleton.leaves
+    scale = max([1.0, float(np.abs(sk.positions).max(initial=0.0)), float(np.abs(leaves.positions).max(initial=0.0))]
+                + [float(np.abs(v).max(initial=0.0)) for v in vertex_lists])
+    tiny = MERGE_DISTANCE * scale
+    h, up, across, ok = card_frames(leaves.headings, leaves.ups, leaves.sizes, leaf_width=leaf_width, tiny=tiny)
+    polygons = polygon_plan(vertex_lists, tiny=tiny)
+    return _Plan(tubes=tube_plan(sk.positions, sk.ups, sk.radii, sk.parents, sk.orders),
+                 card_positions=leaves.positions, card_headings=h, card_ups=up, card_across=across,
+                 card_sizes=leaves.sizes, card_ok=ok, card_keys=rng.random(len(leaves)),
+                 polygons=polygons, polygon_keys=rng.random(len(vertex_lists)),
+                 polygon_vertices=np.bincount(polygons.vertex_polygon, minlength=len(vertex_lists)))
+
+
+def _leaf_counts(plan, keep, shape):
+    """``(vertices, triangles)`` of the leaves kept with ``keep``."""
+    outline, tris = SHAPES[shape]
+    cards = int(np.count_nonzero(plan.card_ok[kept(plan.card_keys, keep)]))
+    chosen = kept(plan.polygon_keys, keep)
+    return (cards * outline.shape[0] + int(plan.polygon_vertices[chosen].sum()),
+            cards * tris.shape[0] + int(plan.polygons.triangle_count[chosen].sum()))
+
+
+def _bark_counts(plan, detail):
+    return tube_counts(plan.tubes, select_rings(plan.tubes, detail.min_radius, detail.simplify_angle), detail.sides)
+
+
+def _build(plan, detail, *, leaf_shape, leaf_width, uv_scale):
+    bark_v, _ = _bark_counts(plan, detail)
+    leaf_v, _ = _leaf_counts(plan, detail.keep_leaves, leaf_shape)
+    if bark_v + leaf_v > MAX_VERTICES:
+        raise ParameterError(f"the tree mesh would have {bark_v + leaf_v:,} vertices, more than the "
+                             f"{MAX_VERTICES:,} allowed (it would exhaust memory); use fewer sides "
+                             f"(got {detail.sides}) or a smaller skeleton")
+    selected = select_rings(plan.tubes, detail.min_radius, detail.simplify_angle)
+    parts = [tube_arrays(plan.tubes, selected, sides=detail.sides, uv_scale=uv_scale)]
+    grow = 1.0 / math.sqrt(detail.keep_leaves) if 0.0 < detail.keep_leaves < 1.0 else 1.0
+    cards = kept(plan.card_keys, detail.keep_leaves)
+    cards = cards[plan.card_ok[cards]]
+    parts.append(card_arrays(plan.card_positions[cards], plan.card_headings[cards], plan.card_ups[cards],
+                             plan.card_across[cards], plan.card_sizes[cards] * grow,
+                             shape=leaf_shape, leaf_width=leaf_width))
+    parts.append(polygon_arrays(plan.polygons, kept(plan.polygon_keys, detail.keep_leaves), grow))
+    return _assemble(parts, [BARK, LEAVES, LEAVES])
+
+
+def _assemble(parts, slots):
+    """One IndexedMesh from ``(vertices, normals, uvs, triangles)`` parts, one material slot per part."""
+    sizes = [p[0].shape[0] for p in parts]
+    offsets = np.cumsum([0] + sizes[:-1])
+    n = sum(sizes)
+    dtype = index_dtype(n)
+    vertices = np.concatenate([p[0] for p in parts]).astype(np.float32)
+    normals = np.concatenate([p[1] for p in parts]).astype(np.float32)
+    uvs = np.concatenate([p[2] for p in parts]).astype(np.float32)
+    indices = np.concatenate([p[3] + o for p, o in zip(parts, offsets)]).astype(dtype).reshape(-1, 3)
+    materials = np.concatenate([np.full(p[3].shape[0], s, np.uint8) for p, s in zip(parts, slots)])
+    return IndexedMesh(vertices.reshape(-1, 3), indices, uvs.reshape(-1, 2), normals.reshape(-1, 3), materials)
+
+
+def tree_mesh(skeleton, *, sides=8, leaf_shape="leaf", leaf_width=0.5, min_radius=0.0, keep_leaves=1.0,
+              simplify_angle=0.0, uv_scale=1.0, seed=0):
+    """Mesh a skeleton: bark tubes (slot `BARK`) and leaves (slot `LEAVES`).
+
+    Parameters
+    ----------
+    skeleton : Skeleton
+        The turtle's drawing.  Radii below `RADIUS_FLOOR` (1e-4 m) are raised
+        to it; positions, ups, radii, leaves and polygons must be finite.
+    sides : int, optional
+        Sides of a bark ring, within `SIDES`.
+    leaf_shape : {'leaf', 'card', 'diamond'}, optional
+        Outline of a leaf card: a pointed leaf (6 vertices, 4 triangles), a
+        quad covering the whole texture (for alpha-cut leaf atlases), or a
+        diamond (4 vertices, 2 triangles).
+    leaf_width : float, optional
+        Leaf width over its length, within `LEAF_WIDTH`.
+    min_radius : float, optional
+        Prune the bark where the radius is at or below this (metres, >= 0):
+        a chain ends with its tip at its last node above it, and every branch
+        beyond is dropped.
+    keep_leaves : float, optional
+        Fraction of the leaves (cards and polygons) to keep, in [0, 1]; a
+        seeded random subset, kept leaves scaled by ``1 / sqrt(keep_leaves)``
+        so the crown covers about as much.  Smaller fractions keep subsets
+        of larger ones (same seed).
+    simplify_angle : float, optional
+        Degrees, within `SIMPLIFY_ANGLE`: drop rings inside a chain while the
+        turning accumulated since the last kept ring stays below this (ends
+        and the starts of surviving branches are kept).  0 keeps all rings.
+    uv_scale : float, optional
+        Multiplies the bark's ``v`` (texture repeats along the bark), within
+        `UV_SCALE`.
+    seed : int or numpy.random.Generator, optional
+        Picks the ``keep_leaves`` subset; the same seed gives the same bytes.
+
+    Returns
+    -------
+    IndexedMesh
+        Bark vertices first: ``sides + 1`` per ring (``u = j / sides``, the
+        last repeating the first), ring after ring along each chain, then one
+        tip apex per chain; then leaf cards, then polygons.  ``materials`` is
+        `BARK` or `LEAVES` per triangle.  Normals: radial on the bark, along
+        the chain at a tip apex, the leaf's up on cards, the Newell normal on
+        polygons.  Leaf UVs lie in [0, 1]^2 (``u`` across, ``v`` along).
+
+    Raises
+    ------
+    ParameterError
+        An option out of range, a skeleton with non-finite values, or a mesh
+        of more than `MAX_VERTICES` vertices.
+
+    Examples
+    --------
+    >>> n = 4                                     # a straight trunk of 3 segments
+    >>> trunk = Skeleton(positions=np.column_stack([np.zeros(n), np.zeros(n), np.arange(n, dtype=float)]),
+    ...                  headings=np.tile([0.0, 0.0, 1.0], (n, 1)), ups=np.tile([0.0, -1.0, 0.0], (n, 1)),
+    ...                  radii=np.linspace(0.2, 0.05, n), parents=np.arange(-1, n - 1),
+    ...                  orders=np.zeros(n, np.int16))
+    >>> m = tree_mesh(trunk, sides=6)
+    >>> m.n_vertices, m.n_triangles              # 4 rings of 7 + apex; 3 x 12 tube + 6 tip + 4 cap
+    (29, 46)
+    >>> m.indices.dtype, m.materials.max() == BARK
+    (dtype('uint16'), True)
+    """
+    vertex_lists = _check_skeleton(skeleton)
+    sides, leaf_width, uv_scale = _check_common(sides, leaf_shape, leaf_width, uv_scale)
+    min_radius = check_float(min_radius, name="min_radius", bounds=(0.0, None))
+    keep_leaves = check_float(keep_leaves, name="keep_leaves", bounds=(0.0, 1.0))
+    simplify_angle = check_float(simplify_angle, name="simplify_angle", bounds=SIMPLIFY_ANGLE)
+    plan = _plan(skeleton, vertex_lists, leaf_width=leaf_width, seed=seed)
+    return _build(plan, _Detail(sides, min_radius, simplify_angle, keep_leaves),
+                  leaf_shape=leaf_shape, leaf_width=leaf_width, uv_scale=uv_scale)
+
+
+def _check_ratios(ratios, levels):
+    try:
+        ratios = tuple(ratios)
+    except TypeError:
+        raise ParameterError(f"ratios must be a sequence of numbers, got {ratios!r}") from None
+    if len(ratios) < levels:
+        raise ParameterError(f"ratios must hold at least levels = {levels} entries, got {len(ratios)}")
+    ratios = tuple(check_float(r, name="ratios", bounds=(0.0, 1.0), open_low=True) for r in ratios[:levels])
+    if ratios[0] != 1.0 or any(b >= a for a, b in zip(ratios, ratios[1:])):
+        raise ParameterError(f"ratios must start at 1.0 and decrease strictly, got {ratios!r}")
+    return ratios
+
+
+def _lod_details(plan, *, levels, sides, ratios, leaf_shape):
+    """The detail of each level: level 0 full, the others searched by counting triangles.
+
+    A level with ratio ``r`` keeps the fraction ``r`` of the leaves, has
+    ``round(sides * sqrt(r))`` ring sides (8 -> 5 -> 3 for 1, 0.4, 0.15) and a
+    simplify angle of ``45 (1 - sqrt(r))`` degrees, then prunes the thinnest
+    branches (bisection on ``min_radius`` over the skeleton's radii) until
+    its triangle count comes nearest ``r`` times the full count.  Every
+    option only ever coarsens from one level to the next and each level has
+    fewer triangles than the one before (when pruning can still remove any).
+    The trunk's first segment is never pruned.
+    """
+    full = _Detail(sides)
+    details = [full]
+    total = _bark_counts(plan, full)[1] + _leaf_counts(plan, 1.0, leaf_shape)[1]
+    counts = [total]
+    tubes = plan.tubes
+    survive = np.unique(tubes.survive)
+    second = tubes.start[tubes.root] + 1
+    second = second[second < tubes.chain.size]
+    second = second[tubes.chain[second] == tubes.chain[second - 1]]
+    if second.size:                                   # keep the thickest root chain's first segment
+        survive = survive[survive < tubes.survive[second].max()]
+    for ratio in ratios[1:]:
+        prev = details[-1]
+        target = min(ratio * total, counts[-1] - 1)
+        keep = min(prev.keep_leaves, ratio)
+        leaves = _leaf_counts(plan, keep, leaf_shape)[1]
+        angle = max(prev.simplify_angle, 45.0 * (1.0 - math.sqrt(ratio)))
+        n_sides = min(prev.sides, max(SIDES[0], round(sides * math.sqrt(ratio))))
+
+        def count(n, min_radius):
+            return leaves + _bark_counts(plan, _Detail(n, min_radius, angle))[1]
+
+        at_least = prev.min_radius
+        if count(n_sides, at_least) <= target:
+            # coarse enough without pruning: take back sides while still under the target
+            while n_sides < prev.sides and count(n_sides + 1, at_least) <= target:
+                n_sides += 1
+            best = at_least
+        else:
+            cands = survive[survive > at_least]
+            lo, hi = -1, cands.size - 1               # count(cands[hi]) <= target is sought at the smallest hi
+            if hi < 0 or count(n_sides, cands[hi]) > target:
+                best = cands[hi] if hi >= 0 else at_least
+            else:
+                while hi - lo > 1:
+                    mid = (lo + hi) // 2
+                    if count(n_sides, cands[mid]) <= target:
+                        hi = mid
+                    else:
+                        lo = mid
+                best = cands[hi]
+                below = cands[lo] if lo >= 0 else at_least
+                c_below = count(n_sides, below)
+                if abs(c_below - ratio * total) < abs(count(n_sides, best) - ratio * total) \
+                        and c_below < counts[-1]:
+                    best = below
+        detail = _Detail(n_sides, float(best), angle, keep)
+        details.append(detail)
+        counts.append(count(n_sides, best))
+    return details
+
+
+def tree_lods(skeleton, *, levels=3, sides=8, ratios=(1.0, 0.4, 0.15), leaf_shape="leaf", leaf_width=0.5,
+              uv_scale=1.0, seed=0):
+    """Levels of detail of a tree: the full mesh, then coarser ones near ``ratios`` of its triangles.
+
+    Parameters
+    ----------
+    skeleton : Skeleton
+        As for `tree_mesh`.
+    levels : int, optional
+        Number of meshes, within `LEVELS`.
+    sides : int, optional
+        Ring sides of level 0, within `SIDES`; coarser levels use fewer.
+    ratios : sequence of float, optional
+        Target triangle count of each level over level 0's: at least
+        ``levels`` entries (the first ``levels`` are used), starting at 1.0
+        and strictly decreasing, each in (0, 1].
+    leaf_shape, leaf_width, uv_scale, seed
+        As for `tree_mesh`; every level uses the same leaf subset order, so a
+        coarser level's leaves are a subset of a finer one's.
+
+    Returns
+    -------
+    tuple of IndexedMesh
+        Level 0 (``tree_mesh`` with ``sides``) first.  Each coarser level keeps
+        the fraction ``ratio`` of the leaves (scaled up to cover as much),
+        uses fewer ring sides, simplifies nearly straight runs and prunes the
+        thinnest branches until its triangle count is nearest
+        ``ratio * level 0's`` (see Notes).
+
+    Notes
+    -----
+    The search only counts triangles (no mesh is built until the end); a
+    skeleton of 5,000 segments and 3,000 leaves takes a few milliseconds.
+    Exact ratios are not always reachable: pruning removes whole branch
+    tips, the trunk's first segment is never pruned, and a level never has
+    more triangles than the one before.
+
+    Examples
+    --------
+    >>> n = 9
+    >>> trunk = Skeleton(positions=np.column_stack([np.zeros(n), np.zeros(n), np.arange(n, dtype=float)]),
+    ...                  headings=np.tile([0.0, 0.0, 1.0], (n, 1)), ups=np.tile([0.0, -1.0, 0.0], (n, 1)),
+    ...                  radii=np.linspace(0.2, 0.05, n), parents=np.arange(-1, n - 1),
+    ...                  orders=np.zeros(n, np.int16))
+    >>> [m.n_triangles for m in tree_lods(trunk)]   # 8 x 16 + 8 + 6; then one segment: 16 + 8 + 6, 10 + 5 + 3
+    [142, 30, 18]
+    """
+    vertex_lists = _check_skeleton(skeleton)
+    levels = check_int(levels, name="levels", bounds=LEVELS)
+    sides, leaf_width, uv_scale = _check_common(sides, leaf_shape, leaf_width, uv_scale)
+    ratios = _check_ratios(ratios, levels)
+    plan = _plan(skeleton, vertex_lists, leaf_width=leaf_width, seed=seed)
+    details = _lod_details(plan, levels=levels, sides=sides, ratios=ratios, leaf_shape=leaf_shape)
+    return tuple(_build(plan, d, leaf_shape=leaf_shape, leaf_width=leaf_width, uv_scale=uv_scale)
+                 for d in details)
+
+
+def billboard_mesh(vertices, *, planes=2):
+    """Crossed vertical quads around points (a tree's far LOD), material slot `BILLBOARD`.
+
+    Parameters
+    ----------
+    vertices : (V, 3) array_like of float
+        Points to cover, e.g. ``tree_lods(...)[0].vertices``; finite, spanning
+        some width and height.
+    planes : int, optional
+        Number of quads, within `PLANES`, at angles ``180 k / planes`` degrees
+        about the vertical axis through the centre of the points' X/Y bounds.
+
+    Returns
+    -------
+    IndexedMesh
+        ``8 * planes`` vertices and ``4 * planes`` triangles: each plane is a
+        front quad and a back quad (same corners, opposite normals and
+        winding), so it shows from every side.  Each quad is ``width`` wide,
+        the larger of the X and Y extents, and spans the points' Z range.
+        Corner UVs are 0 and 1 (``u`` along the quad, the same on both faces,
+        ``v`` up).
+
+    Examples
+    --------
+    >>> b = billboard_mesh([[0, 0, 0], [2, 1, 5]])
+    >>> b.n_vertices, b.n_triangles, b.materials.tolist() == [BILLBOARD] * 8
+    (16, 8, True)
+    >>> b.vertices.min(axis=0).tolist(), b.vertices.max(axis=0).tolist()
+    ([0.0, -0.5, 0.0], [2.0, 1.5, 5.0])
+    """
+    points = check_array(vertices, name="vertices", ndim=2, shape=(None, 3))
+    planes = check_int(planes, name="planes", bounds=PLANES)
+    if points.shape[0] == 0:
+        raise ParameterError("vertices must hold at least one point, got none")
+    lo = points.min(axis=0).astype(np.float64)
+    hi = points.max(axis=0).astype(np.float64)
+    width = float(max(hi[0] - lo[0], hi[1] - lo[1]))
+    if width <= 0.0 or hi[2] <= lo[2]:
+        raise ParameterError(f"vertices must span some width and height, got extents "
+                             f"{(hi - lo).tolist()}")
+    centre = (lo + hi) / 2
+    phi = math.pi * np.arange(planes) / planes
+    along = np.column_stack([np.cos(phi), np.sin(phi), np.zeros(planes)])
+    front = np.cross(along, [0.0, 0.0, 1.0])             # along x up: quads below are CCW seen from here
+    corner_u = np.array([0.0, 1.0, 1.0, 0.0])
+    corner_v = np.array([0.0, 0.0, 1.0, 1.0])
+    quad = (centre[None, None, :2] + (corner_u - 0.5)[None, :, None] * width * along[:, None, :2])
+    quad = np.concatenate([quad, np.broadcast_to((lo[2] + corner_v * (hi[2] - lo[2]))[None, :, None],
+                                                 (planes, 4, 1))], axis=2)
+    verts = np.concatenate([quad, quad], axis=1)                               # (planes, 8, 3)
+    normals = np.concatenate([np.repeat(front[:, None], 4, 1), np.repeat(-front[:, None], 4, 1)], axis=1)
+    uvs = np.broadcast_to(np.tile(np.column_stack([corner_u, corner_v]), (2, 1)), (planes, 8, 2))
+    tris = np.array([[0, 1, 2], [0, 2, 3], [4, 6, 5], [4, 7, 6]])
+    indices = (np.arange(planes) * 8)[:, None, None] + tris[None]
+    n = planes * 8
+    return IndexedMesh(verts.reshape(n, 3).astype(np.float32), indices.reshape(-1, 3).astype(index_dtype(n)),
+                       uvs.reshape(n, 2).astype(np.float32), normals.reshape(n, 3).astype(np.float32),
+                       np.full(planes * 4, BILLBOARD, np.uint8))
