@@ -29,7 +29,6 @@ word for the same seed (the tests check this).
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections import Counter
 from dataclasses import dataclass
 from itertools import accumulate
 
@@ -62,9 +61,11 @@ class _FastTables:
     table: dict                 # ord(symbol) -> ord(placeholder), every rewritten symbol
     replacements: tuple         # (placeholder, successor) of the deterministic symbols
     growth: tuple               # (symbol, len(successor) - 1) of deterministic symbols that change length
-    successor_counts: dict      # deterministic symbol -> Counter of its successor
+    rewritten: tuple            # the deterministic symbols, in the order of growth_matrix
+    growth_matrix: np.ndarray   # (k+1, k+1) int64: row i = counts of rewritten[j] (and of all others, last
+                                # column) in the successor of rewritten[i]; the last row keeps the others
     choices: tuple              # _Choice per stochastic symbol
-    ascii_kinds: np.ndarray     # (256,) int8: index into choices, -1 for others
+    ascii_kinds: np.ndarray     # (256,) int16: index into choices, -1 for others
 
 
 @dataclass(frozen=True)
@@ -166,16 +167,19 @@ def _static_condition(compiled):
 
 
 def _fast_tables(grouped):
-    placeholders = iter(_ASCII_PLACEHOLDERS + [chr(0xE000 + i) for i in range(6400)])
-    table, replacements, growth, counts, choices = {}, [], [], {}, []
+    """String-engine tables, or None with more rewritten symbols than placeholders (6,433)."""
+    placeholders = iter(_ASCII_PLACEHOLDERS + [chr(0xE000 + i) for i in range(6400)])  # never symbols
+    table, replacements, growth, rewritten, choices = {}, [], [], [], []
     for (symbol, arity), members in grouped.items():
         if arity:
             continue                                   # no module ever carries parameters here
         live = [m for m in members if _static_condition(m)]
         if not live:
             continue
+        placeholder = next(placeholders, None)
+        if placeholder is None:
+            return None
         if any(m.production.weight is not None for m in live):
-            placeholder = next(placeholders)
             weights = [1.0 if m.production.weight is None else float(m.production.weight) for m in live]
             successors = np.empty(len(live), dtype=object)
             successors[:] = [m.symbols for m in live]
@@ -186,17 +190,24 @@ def _fast_tables(grouped):
             successor = live[0].symbols
             if successor == symbol:
                 continue
-            placeholder = next(placeholders)
             replacements.append((placeholder, successor))
-            counts[symbol] = Counter(successor)
+            rewritten.append((symbol, successor))
             if len(successor) != 1:
                 growth.append((symbol, len(successor) - 1))
         table[ord(symbol)] = ord(placeholder)
-    ascii_kinds = np.full(256, -1, dtype=np.int8)
+    ascii_kinds = np.full(256, -1, dtype=np.int16)
     for k, choice in enumerate(choices):
         if ord(choice.symbol) < 128:
             ascii_kinds[ord(choice.symbol)] = k
-    return _FastTables(table, tuple(replacements), tuple(growth), counts, tuple(choices), ascii_kinds)
+    k = len(rewritten)
+    matrix = np.zeros((k + 1, k + 1), dtype=np.int64)
+    matrix[k, k] = 1
+    for i, (_, successor) in enumerate(rewritten):
+        for j, (other, _) in enumerate(rewritten):
+            matrix[i, j] = successor.count(other)
+        matrix[i, k] = len(successor) - matrix[i, :k].sum()
+    return _FastTables(table, tuple(replacements), tuple(growth), tuple(s for s, _ in rewritten), matrix,
+                       tuple(choices), ascii_kinds)
 
 
 def build_program(productions, constants):
@@ -228,29 +239,26 @@ def _too_long(length, iteration, limit, *, at_least=False):
 
 
 def _predict_lengths(symbols, fast, iterations, limit):
-    """Refuse a deterministic expansion that would outgrow ``limit``, before any work (growth matrix)."""
-    counts = Counter(symbols)
+    """Refuse a deterministic expansion that would outgrow ``limit``, before any work (growth matrix).
+
+    Counts stay exact in int64: the loop stops at the first length above ``limit``
+    (at most 5e7), which is at most ``limit`` times the longest successor.
+    """
+    counts = np.array([symbols.count(c) for c in fast.rewritten] + [0], dtype=np.int64)
+    counts[-1] = len(symbols) - counts.sum()
     for iteration in range(1, iterations + 1):
-        grown = Counter()
-        for symbol, k in counts.items():
-            successor = fast.successor_counts.get(symbol)
-            if successor is None:
-                grown[symbol] += k
-            else:
-                for other, m in successor.items():
-                    grown[other] += k * m
-        counts = grown
-        length = sum(counts.values())
+        counts = counts @ fast.growth_matrix
+        length = int(counts.sum())
         if length > limit:
             raise _too_long(length, iteration, limit)
 
 
 def _stochastic_kinds(symbols, fast):
-    """(n,) int8 index into ``fast.choices`` of every module, -1 where not stochastic."""
+    """(n,) int16 index into ``fast.choices`` of every module, -1 where not stochastic."""
     if symbols.isascii():
         return fast.ascii_kinds[np.frombuffer(symbols.encode("ascii"), np.uint8)]
     codes = np.frombuffer(symbols.encode("utf-32-le"), np.uint32)
-    kinds = np.full(codes.shape, -1, dtype=np.int8)
+    kinds = np.full(codes.shape, -1, dtype=np.int16)
     for k, choice in enumerate(fast.choices):
         kinds[codes == ord(choice.symbol)] = k
     return kinds

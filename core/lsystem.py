@@ -11,8 +11,9 @@ starts a comment; blank lines are ignored::
 
     predecessor [: condition] -> successor [: weight]
 
-The arrow may be written ``->``, ``-->`` or ``→``.  A condition of ``*`` means
-none.  Examples::
+The arrow may be written ``->``, ``-->`` or ``→`` (the first arrow in the
+line counts; write ``- -> +`` with spaces when the predecessor is ``-``).  A
+condition of ``*`` means none.  Examples::
 
     F -> F[+F]F[-F]F                    # ABOP fig. 1.24 (a)
     X -> F[+X]F[-X]+X ; F -> FF         # fig. 1.24 (d), two productions on one line

@@ -1,3 +1,4 @@
+import dataclasses
 import doctest
 import math
 import re
@@ -194,6 +195,19 @@ def test_expressions_evaluate():
     assert word.symbols == "B"
     assert word.params[0] == pytest.approx(expected, abs=1e-12)
     assert all(type(v) is float for v in word.params[0])
+
+
+def test_negative_constants_fold_into_valid_code():
+    word = expand(parse("A(3)", "A(x) -> B(x*k, -k, k^2, x-k, k<x)", constants={"k": -2}), 1)
+    assert word.params == ((-6.0, 2.0, 4.0, 5.0, 1.0),)
+
+
+def test_production_str_reads_back():
+    system = parse("A(1,1)", "A(l,w) : l > 1 && w < 2 -> !(w)F(l)[&(30)A(l*0.7,w)] : 0.5\n"
+                             "A(l,w) -> F : 2 ; F -> FF")
+    for production in system.productions:
+        again = parse("F", str(production)).productions[0]
+        assert dataclasses.replace(again, line=production.line) == production
 
 
 def test_matching_is_by_symbol_and_arity():
