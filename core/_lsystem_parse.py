@@ -25,6 +25,7 @@ __all__ = ["LSystemError", "Production", "CompiledProduction", "EXCLUDED", "is_s
 #: Printable characters that can never be module symbols (they are rule-text punctuation).
 EXCLUDED = frozenset("(),:;#")
 _ARROW = re.compile(r"-?->|→")
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 
 
 class LSystemError(ParameterError):
@@ -186,8 +187,12 @@ def parse_word(text, *, constants=None, where="axiom"):
         modules = scan_modules(text)
         symbols = "".join(symbol for symbol, _ in modules)
         check_brackets(symbols, f"the {where}")
-        params = tuple(tuple(evaluate_constant(a, constants=constants, what="parameter") for a in args)
+        params = tuple(tuple(float(a) if _NUMBER.fullmatch(a) else
+                             evaluate_constant(a, constants=constants, what="parameter") for a in args)
                        for _, args in modules)
+        bad = next((v for p in params for v in p if not math.isfinite(v)), None)
+        if bad is not None:
+            raise ExpressionError(f"parameters must be finite, got {bad}")
     except ExpressionError as err:
         raise fail(where, str(err), text) from None
     return Word(symbols, params if any(params) else None)

@@ -280,6 +280,8 @@ def test_parse_word_with_constants_and_errors():
         parse_word("F(rand(0, 1))")
     with pytest.raises(LSystemError, match="unbalanced"):
         parse_word("F[+F")
+    with pytest.raises(LSystemError, match="finite"):
+        parse_word("F(1e400)")
 
 
 # --- errors -----------------------------------------------------------------------------------
