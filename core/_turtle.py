@@ -32,7 +32,8 @@ from __future__ import annotations
 
 import math
 import struct
-from itertools import chain, islice
+from itertools import chain, compress, islice
+from operator import itemgetter
 
 import numpy as np
 
@@ -102,11 +103,12 @@ def module_table(word, *, angle, jitter_draws, move_jitter):
     args = np.full(m, np.nan)
     if word.params is not None and m:
         params = word.params
-        try:
-            has = np.fromiter((len(params[i]) > 0 for i in index.tolist()), bool, m)
+        try:                                         # C-level iteration: itemgetter, map, compress
+            chosen = [params[int(index[0])]] if m == 1 else itemgetter(*index.tolist())(params)
+            has = np.fromiter(map(len, chosen), np.int64, m) > 0
             where = np.flatnonzero(has)
-            values = np.fromiter((params[i][0] for i in index[where].tolist()), float, where.size)
-        except (TypeError, ValueError):
+            values = np.fromiter(map(itemgetter(0), compress(chosen, has.tolist())), np.float64, where.size)
+        except (TypeError, ValueError, IndexError):
             raise ParameterError("word.params must hold one tuple of numbers per module") from None
         _check_params(index[where], codes[where], values)
         args[where] = values

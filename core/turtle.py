@@ -11,6 +11,7 @@ Symbols (every other character, e.g. ``A``, ``X``, ``L``, ``S``, is ignored)::
     &  ^   pitch down / up (about L; & turns H toward -U)
     \\  /   roll left / right (about H; \\ turns L toward -U)
     |      turn around (180 degrees about U)
+           (the rotations are ABOP's R_U, R_L, R_H applied to the frame rows [H; L; U])
     $      roll so that L is horizontal (L = Z x H, normalised; U = H x L);
            nothing when H is vertical
     [  ]   push / pop position, frame, width, step, colour and current node
@@ -43,7 +44,14 @@ Tropism (ABOP p. 58): after each drawing move the frame turns about H x T by
 the default T = -Z and a positive strength).  Jitter: every rotation angle
 gets a normal perturbation with standard deviation ``jitter`` degrees
 (clipped to 3 standard deviations) and every drawing move a pitch and a roll
-of ``MOVE_JITTER`` times that size before it is drawn.
+of ``MOVE_JITTER`` times that size before it is drawn.  The draws are made up
+front, two per interpreted module, so ignored symbols never shift the stream.
+
+Width and length: ``width`` is the diameter; ``!`` multiplies it by
+``width_decay``, ``"`` multiplies the step by ``length_decay``, and each ``[``
+multiplies the width by ``order_width_ratio`` and the step by
+``order_length_ratio`` (branch-order decay, off by default since ABOP's plants
+taper with ``!``); ``]`` restores both.
 """
 from __future__ import annotations
 

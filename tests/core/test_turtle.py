@@ -434,6 +434,11 @@ def test_bad_module_parameters_are_refused(module, message):
         turtle.interpret(parametric("F", module, "F"))
 
 
+def test_malformed_params_are_refused():
+    with pytest.raises(ParameterError, match="params"):
+        turtle.interpret(Word("F+", (None, ())))
+
+
 def test_max_nodes_refuses_before_any_work():
     with pytest.raises(ParameterError, match="max_nodes"):
         draw("F" * 1001, max_nodes=1000)
