@@ -22,7 +22,7 @@ from ..core import recipe as core_recipe
 from ..core import unity as core_unity
 from ..core._checks import ParameterError
 from ..core.steps import drive
-from ..operators import build, export, render
+from ..operators import build, export, render, tree_build
 
 #: The recipe `make demo` builds when no --recipe is given: an island with a beach and snowy peaks.
 DEFAULT_RECIPE = """\
@@ -129,13 +129,14 @@ FILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_\-]{0,63}$")
 def output_paths(recipe, out_dir, *, name="world"):
     """Every file a run of ``recipe`` may write (FBX/GLB per object are named after the objects)."""
     paths = [f"{name}.blend"]
+    has_terrain = recipe.terrain.enabled
     if not recipe.export.per_object:
         paths += [f"{name}.{fmt}" for fmt in ("fbx", "glb") if getattr(recipe.export, fmt)]
-    if recipe.export.preview:
+    if recipe.export.preview and has_terrain:
         paths.append("relief.png")
     if recipe.export.render:
         paths.append("preview.png")
-    if recipe.export.heightmap_raw:
+    if recipe.export.heightmap_raw and has_terrain:
         paths += [f"{name}_heightmap.raw", f"{name}_heightmap.json"]
     return [os.path.join(out_dir, p) for p in paths]
 
@@ -161,16 +162,27 @@ def build_world(recipe, out_dir, *, name="world", progress=None):
     if not os.access(out_dir, os.W_OK):
         raise export.ExportError(f"output folder {out_dir!r} is not writable")
     scene = _fresh_scene()
-    heights_out = []
-    root = drive(build.terrain_steps(recipe, collection=scene.collection, heights_out=heights_out),
+    root, heights = None, None
+    if recipe.terrain.enabled:
+        heights_out = []
+        root = drive(build.terrain_steps(recipe, collection=scene.collection, heights_out=heights_out),
                      progress)
-    heights = heights_out[0]
+        heights = heights_out[0]
+    trees = grow_trees(recipe, scene, progress=progress)
     written = []
     formats = tuple(f for f in ("fbx", "glb") if getattr(recipe.export, f))
     if formats:
-        written += export.export_unity([root], os.path.join(out_dir, f"{name}.fbx"), formats=formats,
+        written += export.export_unity(([root] if root is not None else []) + trees,
+                                       os.path.join(out_dir, f"{name}.fbx"), formats=formats,
                                        per_object=recipe.export.per_object)
     written.append(_save_blend(os.path.join(out_dir, f"{name}.blend")))
+    if root is None:
+        if recipe.export.render and trees:
+            try:
+                written.append(render.render_trees(scene, trees, os.path.join(out_dir, "preview.png")))
+            except render.RenderError as err:
+                print(f"worldseed: warning: {err}", file=sys.stderr)
+        return written
     if recipe.export.preview:
         values, cell = heights.values, heights.cell_size
         n = values.shape[0]
@@ -188,6 +200,35 @@ def build_world(recipe, out_dir, *, name="world", progress=None):
         written += write_unity_heightmap(heights, recipe, out_dir, name=name,
                                          blender_centre=tuple(root.matrix_world.translation))
     return written
+
+
+#: Metres between the trees a recipe grows, beyond their crowns.
+TREE_GAP = 2.0
+
+
+def grow_trees(recipe, scene, *, progress=None):
+    """Grow every ``[[trees]]`` entry's variants (seeds ``seed``, ``seed + 1``, ...) into a "Trees"
+    collection, in a row in front of the terrain (or at the origin without one); returns the roots."""
+    if not recipe.trees:
+        return []
+    collection = bpy.data.collections.new("Trees")
+    scene.collection.children.link(collection)
+    jobs = [(spec, k) for spec in recipe.trees for k in range(spec.variants)]
+    roots = []
+    for i, (spec, k) in enumerate(jobs):
+        if progress is not None:
+            progress(i, len(jobs), "trees")
+        name = spec.name if spec.variants == 1 else f"{spec.name}_V{k + 1:02d}"
+        roots.append(tree_build.build_tree(spec, collection=collection, seed=(spec.seed + k) % 2**31, name=name))
+    if progress is not None:
+        progress(len(jobs), len(jobs), "trees")
+    widths = [max(c.dimensions.x, c.dimensions.y) for r in roots for c in r.children if c.name.endswith("_LOD0")]
+    spacing = max(widths, default=1.0) + TREE_GAP
+    y = -(recipe.terrain.size / 2 + spacing) if recipe.terrain.enabled else 0.0
+    x0 = -spacing * (len(roots) - 1) / 2
+    for i, root in enumerate(roots):
+        root.location = (x0 + i * spacing, y, 0.0)
+    return roots
 
 
 def write_unity_heightmap(heights, recipe, out_dir, *, name="world", blender_centre=(0.0, 0.0, 0.0)):

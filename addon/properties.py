@@ -10,6 +10,7 @@ import dataclasses
 import bpy
 
 from ..core import recipe as core_recipe
+from .tree_properties import WorldseedTreeSettings
 
 _TERRAIN_DEFAULTS = core_recipe.TerrainSpec()
 _WORLD_DEFAULTS = core_recipe.WorldSpec()
@@ -180,6 +181,8 @@ class WorldseedExportSettings(bpy.types.PropertyGroup):
 class WorldseedSettings(bpy.types.PropertyGroup):
     terrain: bpy.props.PointerProperty(type=WorldseedTerrainSettings)
     export: bpy.props.PointerProperty(type=WorldseedExportSettings)
+    trees: bpy.props.PointerProperty(type=WorldseedTreeSettings)
 
 
-classes = (WorldseedTerrainSettings, WorldseedExportSettings, WorldseedSettings)  # children before parents
+classes = (WorldseedTerrainSettings, WorldseedExportSettings, WorldseedTreeSettings,
+           WorldseedSettings)  # children before parents

@@ -1,4 +1,4 @@
 """Blender operators: thin wrappers that gather a recipe and call :mod:`.build`."""
-from . import curve, export, presets, terrain
+from . import curve, export, presets, terrain, tree
 
-classes = (*terrain.classes, *curve.classes, *presets.classes, *export.classes)
+classes = (*terrain.classes, *curve.classes, *presets.classes, *tree.classes, *export.classes)

@@ -103,3 +103,69 @@ def render_preview(scene, root, path, *, size=(960, 540)):
                 bpy.data.objects.remove(block, do_unlink=True)
             else:
                 bpy.data.cameras.remove(block)
+
+
+def render_trees(scene, roots, path, *, size=(960, 540)):
+    """Render the LOD0 of each tree root (material colours, studio light) from the front into ``path``."""
+    lod0 = [c for r in roots for c in r.children if c.type == "MESH" and c.name.endswith("_LOD0")]
+    if not lod0:
+        raise RenderError("no tree LOD0 meshes to render")
+    others = [c for r in roots for c in r.children if c not in lod0]
+    saved = (scene.camera, scene.render.engine, scene.render.filepath, scene.render.resolution_x,
+             scene.render.resolution_y, scene.render.resolution_percentage, scene.display.shading.color_type,
+             scene.display.shading.light, scene.render.image_settings.file_format,
+             scene.render.film_transparent)
+    hidden = [(o, o.hide_render) for o in others] + [(o, o.hide_render) for o in lod0]
+    added = []
+    try:
+        for o in others:
+            o.hide_render = True
+        for o in lod0:
+            o.hide_render = False
+        bpy.context.view_layer.update()
+        corners = [o.matrix_world @ Vector(c) for o in lod0 for c in o.bound_box]
+        lo = Vector([min(c[i] for c in corners) for i in range(3)])
+        hi = Vector([max(c[i] for c in corners) for i in range(3)])
+        centre = (lo + hi) / 2
+        aspect = size[0] / size[1]
+        extent = max(hi.z - lo.z, (hi.x - lo.x) / aspect, 1e-3)
+        cam_data = bpy.data.cameras.new("Worldseed Preview")
+        cam_data.lens = 50
+        cam_data.clip_end = extent * 50
+        cam = bpy.data.objects.new("Worldseed Preview", cam_data)
+        added += [cam, cam_data]
+        scene.collection.objects.link(cam)
+        distance = 1.25 * extent * cam_data.lens / cam_data.sensor_width + (hi.y - lo.y) / 2
+        cam.location = centre + Vector((0.0, -1.0, 0.12)).normalized() * distance
+        cam.rotation_euler = (centre - cam.location).to_track_quat("-Z", "Y").to_euler()
+        scene.camera = cam
+        scene.render.engine = "BLENDER_WORKBENCH"
+        scene.display.shading.light = "STUDIO"
+        scene.display.shading.color_type = "MATERIAL"
+        scene.render.film_transparent = False
+        scene.render.resolution_x, scene.render.resolution_y = size
+        scene.render.resolution_percentage = 100
+        scene.render.image_settings.file_format = "PNG"
+        folder, base = os.path.split(os.path.abspath(path))
+        tmp = os.path.join(folder, f".{base}.tmp.png")
+        scene.render.filepath = tmp
+        try:
+            bpy.ops.render.render(write_still=True, scene=scene.name)
+        except RuntimeError as err:
+            raise RenderError(f"the preview render failed: {str(err).strip().splitlines()[-1]}") from None
+        if not os.path.isfile(tmp):
+            raise RenderError("the preview render wrote no image (no OpenGL on this machine?)")
+        os.replace(tmp, path)
+        return path
+    finally:
+        (scene.camera, scene.render.engine, scene.render.filepath, scene.render.resolution_x,
+         scene.render.resolution_y, scene.render.resolution_percentage, scene.display.shading.color_type,
+         scene.display.shading.light, scene.render.image_settings.file_format,
+         scene.render.film_transparent) = saved
+        for obj, flag in hidden:
+            obj.hide_render = flag
+        for block in added:
+            if isinstance(block, bpy.types.Object):
+                bpy.data.objects.remove(block, do_unlink=True)
+            else:
+                bpy.data.cameras.remove(block)

@@ -103,14 +103,21 @@ def tree_materials(spec):
 # --------------------------------------------------------------------------- meshes and objects
 
 def mesh_from_lod(name, indexed, materials):
-    """A Blender mesh from a tree LOD (an ``IndexedMesh`` with material slots) and its materials."""
+    """A Blender mesh from a tree LOD (an ``IndexedMesh`` with material slots).
+
+    Only the materials the LOD uses become slots (Unity makes one sub-mesh
+    per slot), in slot order: a bare tree gets bark only, the billboard only
+    its own material.
+    """
     me = build.mesh_from_indexed(name, indexed, normals=True)
     try:
-        for mat in materials:
-            me.materials.append(mat)
-        if indexed.materials is not None and indexed.n_triangles:
+        slots = indexed.materials if indexed.materials is not None else np.zeros(indexed.n_triangles, np.uint8)
+        used = np.unique(slots)
+        for i in used:
+            me.materials.append(materials[int(i)])
+        if len(used) > 1:
             attr = me.attributes.new("material_index", "INT", "FACE")
-            attr.data.foreach_set("value", indexed.materials.astype(np.int32))
+            attr.data.foreach_set("value", np.searchsorted(used, slots).astype(np.int32))
     except BaseException:
         bpy.data.meshes.remove(me)
         raise
@@ -173,6 +180,15 @@ def build_tree(spec, *, collection, location=(0.0, 0.0, 0.0), seed=None, name=No
     return tree_objects(tree, collection=collection, location=location, name=name)
 
 
+def remove_trees(roots):
+    """Remove tree roots with their LOD objects and now unused meshes."""
+    objs = []
+    for root in roots:
+        objs.append(root)
+        objs.extend(root.children)
+    build._remove_objects(objs)
+
+
 def is_tree(obj):
     return obj is not None and obj.get(build.KIND_KEY) == TREE_KIND
 
@@ -192,4 +208,4 @@ def stored_spec(obj):
 
 
 __all__ = ["build_tree", "tree_objects", "tree_materials", "mesh_from_lod", "is_tree", "tree_root",
-           "stored_spec", "free_base_name"]
+           "stored_spec", "free_base_name", "remove_trees"]
