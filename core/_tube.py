@@ -14,10 +14,18 @@ base ring
 
 Work is split in two: `tube_plan` does everything that does not depend on
 the meshing options (chains, rings, radii, v, pruning and bending measures),
-once per skeleton; `select_rings` picks the rings for a ``min_radius`` and a
+once per skeleton; `select_rings` picks the rings for a pruning level and a
 ``simplify_angle`` and `tube_counts` / `tube_arrays` count or build from that
-pick.  LOD searches count many picks and build few.  Public through
-:mod:`.tree_mesh`.
+pick.  LOD searches count many picks and build few.
+
+Pruning: ``min_radius`` removes every node with a radius at or below it on
+its way from the root.  LOD searches prune in finer steps, by level: nodes
+off the root chains are ranked by that smallest radius, then (among equal
+radii) by the bark length from the root, longest first, and the root chains
+(the trunk) rank above all of them.  Every node ranks at or below its
+parent, so removing the lowest ``prune`` levels removes whole branch ends
+-- the thinnest branches, their outermost segments first -- and never the
+trunk.  Public through :mod:`.tree_mesh`.
 """
 from __future__ import annotations
 
@@ -49,11 +57,14 @@ class TubePlan:
     v : (R,) float64 -- texture v at the ring for ``uv_scale = 1``.
     chain : (R,) int64 -- chain of the ring (non-decreasing).
     survive : (R,) float64 -- smallest radius on the way from the root to the
-        ring: the ring is kept while ``min_radius < survive`` (non-increasing
-        along a chain, so pruning keeps a prefix of every chain).
-    branch : (R,) float64 -- largest ``survive`` among the side branches that
-        start at the ring's node (-1 if none): with ``min_radius < branch`` a
-        branch starts there and simplification keeps the ring.
+        ring: the ring is kept while ``min_radius < survive``.
+    level : (R,) int64 -- pruning level: the ring is kept while
+        ``level >= prune``.  Both are non-increasing along a chain, so
+        pruning keeps a prefix of every chain.
+    branch_survive, branch_level : (R,) -- largest ``survive`` and ``level``
+        among the side branches that start at the ring's node (-1 if none):
+        when such a branch is kept, simplification keeps the ring.
+    prunable : int -- levels below the root chains'.
     turn : (R,) float64 -- turning angle (radians) accumulated along the chain
         up to the ring.
     start : (C,) int64 -- first ring of each chain.
@@ -68,7 +79,10 @@ class TubePlan:
     v: np.ndarray
     chain: np.ndarray
     survive: np.ndarray
-    branch: np.ndarray
+    level: np.ndarray
+    branch_survive: np.ndarray
+    branch_level: np.ndarray
+    prunable: int
     turn: np.ndarray
     start: np.ndarray
     root: np.ndarray
@@ -144,9 +158,8 @@ def tube_plan(positions, ups, radii, parents, orders):
     """Plan the tubes of a skeleton (see `TubePlan`); arrays as in `Skeleton`."""
     n = positions.shape[0]
     if n == 0:
-        e = np.zeros(0)
-        return TubePlan(np.zeros((0, 3)), e, e, np.zeros(0, np.int64), e, e, e, np.zeros(0, np.int64),
-                        np.zeros(0, bool), np.zeros((0, 3)), e)
+        e, ei = np.zeros(0), np.zeros(0, np.int64)
+        return TubePlan(np.zeros((0, 3)), e, e, ei, e, ei, e, ei, 0, e, ei, np.zeros(0, bool), np.zeros((0, 3)), e)
     radius = np.maximum(radii, RADIUS_FLOOR)
     has_parent = parents >= 0
     p = np.where(has_parent, parents, 0)
@@ -158,8 +171,16 @@ def tube_plan(positions, ups, radii, parents, orders):
     seg[has_parent] = np.sqrt(np.einsum("ij,ij->i", d, d))
     v = tree_scan(seg / (2 * math.pi * base_radius[head]), parents, np.add)
     survive = tree_scan(radius, parents, np.minimum)
+    reach = tree_scan(seg, parents, np.add)
+    trunk = parents[head] < 0
+    rank = np.lexsort((-reach, survive, trunk))
+    new = np.r_[True, (np.diff(survive[rank]) != 0) | (np.diff(reach[rank]) != 0) | (np.diff(trunk[rank]) != 0)]
+    level = np.empty(n, np.int64)
+    level[rank] = np.cumsum(new) - 1
+    prunable = int(level[trunk].min()) if trunk.any() else int(level.max()) + 1
     heads_side = np.flatnonzero(side)
-    branch = _group_max(parents[heads_side], survive[heads_side], n, -1.0)
+    branch_survive = _group_max(parents[heads_side], survive[heads_side], n, -1.0)
+    branch_level = _group_max(parents[heads_side], level[heads_side], n, -1)
 
     # rings: every node in chain order, a base ring before each side head
     order = np.argsort(head, kind="stable")        # a chain's nodes have increasing indices
@@ -178,7 +199,8 @@ def tube_plan(positions, ups, radii, parents, orders):
     is_base[base_slot] = True
     ring_radius = radius[key]
     ring_radius[base_slot] = base_radius[heads_o]
-    ring_branch = np.where(is_base, -1.0, branch[node])
+    ring_branch_survive = np.where(is_base, -1.0, branch_survive[node])
+    ring_branch_level = np.where(is_base, -1, branch_level[node])
     chain_head = head[key]
     first = np.r_[True, chain_head[1:] != chain_head[:-1]]
 
@@ -190,7 +212,8 @@ def tube_plan(positions, ups, radii, parents, orders):
     step[1:] = np.sqrt(np.einsum("ij,ij->i", dd, dd))
     keep = first | (step > MERGE_DISTANCE * size)
     pos, node, key = pos[keep], node[keep], key[keep]
-    ring_radius, ring_branch, first = ring_radius[keep], ring_branch[keep], first[keep]
+    ring_radius, first = ring_radius[keep], first[keep]
+    ring_branch_survive, ring_branch_level = ring_branch_survive[keep], ring_branch_level[keep]
     chain = np.cumsum(first) - 1
     start = np.flatnonzero(first)
     heads = chain_head[keep][start]
@@ -206,15 +229,17 @@ def tube_plan(positions, ups, radii, parents, orders):
     turn = np.cumsum(bend)
     turn -= turn[start][chain]
     return TubePlan(position=pos, radius=ring_radius, v=v[node], chain=chain, survive=survive[key],
-                    branch=ring_branch, turn=turn, start=start, root=parents[heads] < 0,
+                    level=level[key], branch_survive=ring_branch_survive, branch_level=ring_branch_level,
+                    prunable=prunable, turn=turn, start=start, root=parents[heads] < 0,
                     up=ups[heads], v_per_metre=1.0 / (2 * math.pi * base_radius[heads]))
 
 
-def select_rings(plan, min_radius, simplify_angle):
-    """Rings to mesh: pruned at ``min_radius``, simplified by ``simplify_angle`` (degrees).
+def select_rings(plan, min_radius, prune, simplify_angle):
+    """Rings to mesh: pruned by ``min_radius`` and ``prune`` levels, simplified by ``simplify_angle`` (degrees).
 
     A ring survives when every radius from the root down to it is above
-    ``min_radius``; a chain needs two surviving rings.  Simplification keeps a
+    ``min_radius`` and its level is ``prune`` or above; a chain needs two
+    surviving rings.  Simplification keeps a
     chain's first and last surviving rings, the rings where a surviving side
     branch starts, and a ring wherever the turning accumulated along the chain
     crosses a multiple of ``simplify_angle`` (so a long gentle arc keeps a
@@ -226,7 +251,7 @@ def select_rings(plan, min_radius, simplify_angle):
     """
     if plan.start.size == 0:
         return np.zeros(0, bool)
-    keep = plan.survive > min_radius
+    keep = (plan.survive > min_radius) & (plan.level >= prune)
     kept = np.add.reduceat(keep.astype(np.int64), plan.start)
     ok = kept >= 2
     if simplify_angle > 0:
@@ -235,7 +260,8 @@ def select_rings(plan, min_radius, simplify_angle):
         ends[(plan.start + kept - 1)[kept > 0]] = True
         bucket = np.floor(plan.turn / math.radians(simplify_angle))
         crossed = np.r_[False, bucket[1:] > bucket[:-1]]
-        keep &= ends | crossed | (plan.branch > min_radius)
+        branch = (plan.branch_survive > min_radius) & (plan.branch_level >= prune)   # exact with one of the two
+        keep &= ends | crossed | branch
     return keep & ok[plan.chain]
 
 

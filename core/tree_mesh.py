@@ -76,6 +76,9 @@ LEVELS = (1, 8)
 PLANES = (1, 16)
 #: Most vertices one tree mesh may have (refused before anything is built).
 MAX_VERTICES = 2**25
+#: A LOD reached by fewer sides and simplification alone is taken when it has at least this
+#: fraction of its target triangle count; below, it prunes branch ends to come nearer.
+ENOUGH = 0.8
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +86,7 @@ class _Detail:
     """The options that set a mesh's level of detail."""
     sides: int
     min_radius: float = 0.0
+    prune: int = 0
     simplify_angle: float = 0.0
     keep_leaves: float = 1.0
 
@@ -152,7 +156,7 @@ def _leaf_counts(plan, keep, shape):
 
 
 def _bark_counts(plan, detail):
-    return tube_counts(plan.tubes, select_rings(plan.tubes, detail.min_radius, detail.simplify_angle), detail.sides)
+    return tube_counts(plan.tubes, select_rings(plan.tubes, detail.min_radius, detail.prune, detail.simplify_angle), detail.sides)
 
 
 def _build(plan, detail, *, leaf_shape, leaf_width, uv_scale):
@@ -162,7 +166,7 @@ def _build(plan, detail, *, leaf_shape, leaf_width, uv_scale):
         raise ParameterError(f"the tree mesh would have {bark_v + leaf_v:,} vertices, more than the "
                              f"{MAX_VERTICES:,} allowed (it would exhaust memory); use fewer sides "
                              f"(got {detail.sides}) or a smaller skeleton")
-    selected = select_rings(plan.tubes, detail.min_radius, detail.simplify_angle)
+    selected = select_rings(plan.tubes, detail.min_radius, detail.prune, detail.simplify_angle)
     parts = [tube_arrays(plan.tubes, selected, sides=detail.sides, uv_scale=uv_scale)]
     grow = 1.0 / math.sqrt(detail.keep_leaves) if 0.0 < detail.keep_leaves < 1.0 else 1.0
     cards = kept(plan.card_keys, detail.keep_leaves)
@@ -259,7 +263,7 @@ def tree_mesh(skeleton, *, sides=8, leaf_shape="leaf", leaf_width=0.5, min_radiu
     keep_leaves = check_float(keep_leaves, name="keep_leaves", bounds=(0.0, 1.0))
     simplify_angle = check_float(simplify_angle, name="simplify_angle", bounds=SIMPLIFY_ANGLE)
     plan = _plan(skeleton, vertex_lists, leaf_width=leaf_width, seed=seed)
-    return _build(plan, _Detail(sides, min_radius, simplify_angle, keep_leaves),
+    return _build(plan, _Detail(sides, min_radius, 0, simplify_angle, keep_leaves),
                   leaf_shape=leaf_shape, leaf_width=leaf_width, uv_scale=uv_scale)
 
 
@@ -276,68 +280,85 @@ def _check_ratios(ratios, levels):
     return ratios
 
 
+def _more_sides(count, n_sides, most, angle, prune, target):
+    """Take ring sides back, up to ``most``, while the count stays within ``target``."""
+    while n_sides < most and count(n_sides + 1, angle, prune) <= target:
+        n_sides += 1
+    return n_sides
+
+
 def _lod_details(plan, *, levels, sides, ratios, leaf_shape):
     """The detail of each level: level 0 full, the others searched by counting triangles.
 
-    A level with ratio ``r`` keeps the fraction ``r`` of the leaves, has
-    ``round(sides * sqrt(r))`` ring sides (8 -> 5 -> 3 for 1, 0.4, 0.15) and a
-    simplify angle of ``45 (1 - sqrt(r))`` degrees, then prunes the thinnest
-    branches (bisection on ``min_radius`` over the skeleton's radii) until
-    its triangle count comes nearest ``r`` times the full count.  Every
-    option only ever coarsens from one level to the next and each level has
-    fewer triangles than the one before (when pruning can still remove any).
-    The trunk's first segment is never pruned.
+    A level with ratio ``r`` keeps the fraction ``r`` of the leaves and has
+    ``round(sides * sqrt(r))`` ring sides (8 -> 5 -> 3 for 1, 0.4, 0.15).
+    Then it coarsens only as far as needed to come down to ``goal = r``
+    times the full triangle count:
+
+    1. if fewer sides are enough, sides come back one at a time while the
+       count stays within the goal;
+    2. else if simplifying nearly straight runs by up to ``45 (1 - sqrt(r))``
+       degrees is enough, the least angle that is (bisection), sides taken
+       back as in 1, is taken when it reaches `ENOUGH` of the goal;
+    3. otherwise branch ends are pruned, one pruning level at a time
+       (bisection over the levels, never the root chains), until the count
+       is nearest the goal; of this and step 2's result, the nearer wins.
+
+    Options only ever coarsen from one level to the next, and each level has
+    fewer triangles than the one before whenever any option can still cut.
     """
     full = _Detail(sides)
-    details = [full]
     total = _bark_counts(plan, full)[1] + _leaf_counts(plan, 1.0, leaf_shape)[1]
-    counts = [total]
-    tubes = plan.tubes
-    survive = np.unique(tubes.survive)
-    second = tubes.start[tubes.root] + 1
-    second = second[second < tubes.chain.size]
-    second = second[tubes.chain[second] == tubes.chain[second - 1]]
-    if second.size:                                   # keep the thickest root chain's first segment
-        survive = survive[survive < tubes.survive[second].max()]
+    details, counts = [full], [total]
     for ratio in ratios[1:]:
         prev = details[-1]
-        target = min(ratio * total, counts[-1] - 1)
+        goal = ratio * total
+        target = min(goal, counts[-1] - 1)
         keep = min(prev.keep_leaves, ratio)
         leaves = _leaf_counts(plan, keep, leaf_shape)[1]
-        angle = max(prev.simplify_angle, 45.0 * (1.0 - math.sqrt(ratio)))
+
+        def count(n_sides, angle, prune):
+            return leaves + _bark_counts(plan, _Detail(n_sides, 0.0, prune, angle))[1]
+
         n_sides = min(prev.sides, max(SIDES[0], round(sides * math.sqrt(ratio))))
-
-        def count(n, min_radius):
-            return leaves + _bark_counts(plan, _Detail(n, min_radius, angle))[1]
-
-        at_least = prev.min_radius
-        if count(n_sides, at_least) <= target:
-            # coarse enough without pruning: take back sides while still under the target
-            while n_sides < prev.sides and count(n_sides + 1, at_least) <= target:
-                n_sides += 1
-            best = at_least
+        angle, prune = prev.simplify_angle, prev.prune
+        simplified = max(angle, 45.0 * (1.0 - math.sqrt(ratio)))
+        found = []                                    # (sides, angle, prune) candidates
+        if count(n_sides, angle, prune) <= target:
+            found.append((_more_sides(count, n_sides, prev.sides, angle, prune, target), angle, prune))
         else:
-            cands = survive[survive > at_least]
-            lo, hi = -1, cands.size - 1               # count(cands[hi]) <= target is sought at the smallest hi
-            if hi < 0 or count(n_sides, cands[hi]) > target:
-                best = cands[hi] if hi >= 0 else at_least
+            if count(n_sides, simplified, prune) <= target:
+                lo, hi = angle, simplified            # count(lo) > target >= count(hi)
+                while hi - lo > 0.25:
+                    mid = (lo + hi) / 2
+                    lo, hi = (lo, mid) if count(n_sides, mid, prune) <= target else (mid, hi)
+                found.append((_more_sides(count, n_sides, prev.sides, hi, prune, target), hi, prune))
+                angle = lo                            # straight runs may collapse all at once: try pruning too
             else:
-                while hi - lo > 1:
-                    mid = (lo + hi) // 2
-                    if count(n_sides, cands[mid]) <= target:
-                        hi = mid
-                    else:
-                        lo = mid
-                best = cands[hi]
-                below = cands[lo] if lo >= 0 else at_least
-                c_below = count(n_sides, below)
-                if abs(c_below - ratio * total) < abs(count(n_sides, best) - ratio * total) \
-                        and c_below < counts[-1]:
-                    best = below
-        detail = _Detail(n_sides, float(best), angle, keep)
-        details.append(detail)
-        counts.append(count(n_sides, best))
+                angle = simplified
+            if not found or count(*found[0]) < ENOUGH * target:
+                found.append((n_sides, angle, _prune_to(count, n_sides, angle, prune, plan.tubes.prunable,
+                                                        target, goal)))
+        counted = [(count(*f), f) for f in found]
+        fewer = [cf for cf in counted if cf[0] < counts[-1]] or [min(counted)]
+        c, (n_sides, angle, prune) = min(fewer, key=lambda cf: abs(cf[0] - goal))
+        details.append(_Detail(n_sides, 0.0, prune, angle, keep))
+        counts.append(c)
     return details
+
+
+def _prune_to(count, n_sides, angle, prune, most, target, goal):
+    """The pruning level in ``[prune, most]`` whose count is nearest ``goal`` without a first count
+    above ``target`` being passed over (bisection for the least level within ``target``)."""
+    lo, hi = prune, most
+    if count(n_sides, angle, lo) <= target:
+        return lo
+    if count(n_sides, angle, hi) > target:
+        return hi
+    while hi - lo > 1:                                # count(lo) > target >= count(hi)
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if count(n_sides, angle, mid) <= target else (mid, hi)
+    return hi if abs(count(n_sides, angle, hi) - goal) <= abs(count(n_sides, angle, lo) - goal) else lo
 
 
 def tree_lods(skeleton, *, levels=3, sides=8, ratios=(1.0, 0.4, 0.15), leaf_shape="leaf", leaf_width=0.5,

@@ -132,8 +132,27 @@ def triangle_areas(m):
     return np.linalg.norm(np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0]), axis=1) / 2
 
 
+def tubes(m):
+    """Bark triangles, and the tube (connected component) of every vertex (-1 off the bark)."""
+    tri = m.indices[m.materials == BARK].astype(np.int64)
+    label = np.full(m.n_vertices, -1)
+    label[tri.ravel()] = tri.ravel()
+    while True:                                      # min-label propagation with pointer jumping
+        low = label[tri].min(axis=1)
+        new = label.copy()
+        np.minimum.at(new, tri.ravel(), np.repeat(low, 3))
+        new[new >= 0] = new[new[new >= 0]]
+        if np.array_equal(new, label):
+            return tri, label
+        label = new
+
+
 def check_mesh(m):
-    """The invariants every tree mesh keeps (duplicate positions: bark only, where leaves may touch)."""
+    """The invariants every tree mesh keeps.
+
+    Duplicate positions are checked within each bark tube (only its seam column may repeat); different
+    tubes may touch where branches meet, and leaves may share their attachment point.
+    """
     n = m.n_vertices
     assert m.indices.dtype == (np.uint16 if n <= 65_535 else np.uint32)
     assert m.materials is not None and m.materials.shape == (m.n_triangles,)
@@ -145,9 +164,10 @@ def check_mesh(m):
     used = np.zeros(n, bool)
     used[m.indices.ravel()] = True
     assert used.all(), "unused vertex"
-    # bark duplicates: only the seam columns (u = 0 and u = 1, same v)
-    bark = np.unique(m.indices[m.materials == BARK].ravel()).astype(np.int64)
-    _, inverse, counts = np.unique(m.vertices[bark], axis=0, return_inverse=True, return_counts=True)
+    _, label = tubes(m)
+    bark = np.flatnonzero(label >= 0)
+    keys = np.column_stack([label[bark], (m.vertices[bark] + np.float32(0)).view(np.int32)])   # -0.0 -> 0.0
+    _, inverse, counts = np.unique(keys, axis=0, return_inverse=True, return_counts=True)
     inverse = inverse.ravel()
     dup = np.flatnonzero(counts[inverse] > 1)
     if dup.size:
@@ -160,9 +180,11 @@ def check_mesh(m):
 
 
 def bark_edges(m):
-    """Undirected edges of the bark (seam columns welded) -> number of triangles using each, and directed edges."""
-    tri = m.indices[m.materials == BARK].astype(np.int64)
-    _, weld = np.unique(m.vertices, axis=0, return_inverse=True)
+    """Bark edges with the seam columns welded within each tube: undirected edges, the number of
+    triangles using each, the directed edges, and the welded id of every vertex."""
+    tri, label = tubes(m)
+    keys = np.column_stack([label, (m.vertices + np.float32(0)).view(np.int32)])
+    _, weld = np.unique(keys, axis=0, return_inverse=True)
     tri = weld.ravel()[tri]
     directed = tri[:, [0, 1, 1, 2, 2, 0]].reshape(-1, 2)
     undirected = np.sort(directed, axis=1)
@@ -547,9 +569,9 @@ def test_lod_levels_coarsen_every_option(leafy):
     plan = tree_mesh._plan(leafy, [], leaf_width=0.5, seed=0)
     details = tree_mesh._lod_details(plan, levels=4, sides=12, ratios=(1.0, 0.5, 0.25, 0.1), leaf_shape="leaf")
     for a, b in zip(details, details[1:]):
-        assert b.sides <= a.sides and b.min_radius >= a.min_radius
+        assert b.sides <= a.sides and b.prune >= a.prune
         assert b.simplify_angle >= a.simplify_angle and b.keep_leaves <= a.keep_leaves
-    assert details[-1].sides < 12 and details[-1].min_radius > 0
+    assert details[-1].sides < 12 and details[-1].prune > 0
 
 
 def test_lods_keep_the_trunk_and_are_deterministic(bare):
