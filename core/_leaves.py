@@ -57,18 +57,30 @@ def card_frames(headings, ups, sizes, *, leaf_width, tiny):
     return h, up, np.cross(h, up), ok
 
 
-def card_arrays(positions, h, up, across, sizes, *, shape, leaf_width):
-    """Vertices, normals, UVs and triangles of cards (frames from `card_frames`)."""
+def card_counts(n, shape):
+    """``(vertices, triangles)`` of ``n`` cards of ``shape``."""
+    outline, tris = SHAPES[shape]
+    return n * outline.shape[0], n * tris.shape[0]
+
+
+def card_arrays(positions, h, up, across, sizes, *, shape, leaf_width, out, offset=0):
+    """Write the vertices, normals, UVs and triangles of cards (frames from `card_frames`).
+
+    ``out`` holds (vertices, normals, uvs, triangles) arrays of exactly
+    `card_counts` rows; triangle indices get ``offset`` added.
+    """
+    vertices, normals, uvs, triangles = out
     outline, tris = SHAPES[shape]
     n, k = positions.shape[0], outline.shape[0]
     x = (outline[:, 0] - 0.5) * leaf_width
     y = outline[:, 1]
-    vertices = (positions[:, None, :]
-                + sizes[:, None, None] * (x[None, :, None] * across[:, None, :] + y[None, :, None] * h[:, None, :]))
-    normals = np.broadcast_to(up[:, None, :], (n, k, 3))
-    uvs = np.broadcast_to(outline[None], (n, k, 2))
-    triangles = (np.arange(n) * k)[:, None, None] + tris[None]
-    return vertices.reshape(-1, 3), normals.reshape(-1, 3), uvs.reshape(-1, 2), triangles.reshape(-1, 3)
+    cards = vertices.reshape(n, k, 3)
+    cards[...] = positions[:, None, :]
+    cards += sizes[:, None, None] * (x[None, :, None] * across[:, None, :] + y[None, :, None] * h[:, None, :])
+    normals.reshape(n, k, 3)[...] = up[:, None, :]
+    uvs.reshape(n, k, 2)[...] = outline[None]
+    np.add((np.arange(n) * k + offset)[:, None, None], tris[None], casting="unsafe",
+           out=triangles.reshape(n, tris.shape[0], 3))
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -80,7 +92,7 @@ class PolygonPlan:
     triangle_polygon : (T,) int64, the polygon (index into the skeleton's
     tuple) of each; base : (P, 3) float64, each polygon's first vertex (the
     centre of ``keep_leaves`` scaling); triangle_count : (P,) int64, 0 for a
-    dropped polygon.
+    dropped polygon; vertex_count : (P,) int64, likewise.
     """
 
     vertices: np.ndarray
@@ -91,27 +103,27 @@ class PolygonPlan:
     triangle_polygon: np.ndarray
     base: np.ndarray
     triangle_count: np.ndarray
+    vertex_count: np.ndarray
 
 
 def _no_polygons(n_poly):
     z3, zi = np.zeros((0, 3)), np.zeros(0, np.int64)
     return PolygonPlan(z3, z3, np.zeros((0, 2)), np.zeros((0, 3), np.int64), zi, zi,
-                       np.zeros((n_poly, 3)), np.zeros(n_poly, np.int64))
+                       np.zeros((n_poly, 3)), np.zeros(n_poly, np.int64), np.zeros(n_poly, np.int64))
 
 
-def polygon_plan(vertex_lists, *, tiny):
-    """Fan-triangulate polygons given as a list of (k, 3) float64 arrays.
+def polygon_plan(vertices, counts, *, tiny):
+    """Fan-triangulate polygons: (sum(counts), 3) float64 ``vertices``, ``counts[i]`` of them for polygon ``i``.
 
     Repeated consecutive vertices (closer than ``tiny``) and a last vertex
     equal to the first are dropped, then polygons with fewer than 3 vertices
     or a vector area below ``tiny**2``, and fan triangles with an area below
     ``tiny**2`` (collinear vertices).
     """
-    n_poly = len(vertex_lists)
-    counts = np.array([v.shape[0] for v in vertex_lists], np.int64)
-    if n_poly == 0 or counts.sum() == 0:
+    n_poly = counts.shape[0]
+    if vertices.shape[0] == 0:
         return _no_polygons(n_poly)
-    v = np.concatenate(vertex_lists)
+    v = vertices
     pid = np.repeat(np.arange(n_poly), counts)
     first = np.r_[True, pid[1:] != pid[:-1]]
     last = np.r_[first[1:], True]
@@ -175,20 +187,28 @@ def polygon_plan(vertex_lists, *, tiny):
     triangle_count[poly] = np.bincount(tri_local, minlength=poly.size)
     base = np.zeros((n_poly, 3))
     base[poly] = v[start]
+    vertex_polygon = poly[local][used]
     return PolygonPlan(vertices=v[used], normals=normal[local][used], uvs=uvs[used], triangles=remap[tris],
-                       vertex_polygon=poly[local][used], triangle_polygon=poly[tri_local], base=base,
-                       triangle_count=triangle_count)
+                       vertex_polygon=vertex_polygon, triangle_polygon=poly[tri_local], base=base,
+                       triangle_count=triangle_count, vertex_count=np.bincount(vertex_polygon, minlength=n_poly))
 
 
-def polygon_arrays(plan, chosen, scale):
-    """Vertices, normals, UVs and triangles of the ``chosen`` polygons (indices), scaled about their bases."""
+def polygon_counts(plan, chosen):
+    """``(vertices, triangles)`` of the ``chosen`` polygons (indices)."""
+    return int(plan.vertex_count[chosen].sum()), int(plan.triangle_count[chosen].sum())
+
+
+def polygon_arrays(plan, chosen, scale, *, out, offset=0):
+    """Write the ``chosen`` polygons (indices), scaled about their bases, into ``out`` (as `card_arrays`)."""
+    vertices, normals, uvs, triangles = out
     take = np.zeros(plan.base.shape[0], bool)
     take[chosen] = True
     vsel = take[plan.vertex_polygon]
-    tsel = take[plan.triangle_polygon]
-    remap = np.cumsum(vsel) - 1
-    pid = plan.vertex_polygon[vsel]
-    vertices = plan.vertices[vsel]
+    remap = np.cumsum(vsel) - 1 + offset
+    vertices[...] = plan.vertices[vsel]
     if scale != 1.0:
-        vertices = plan.base[pid] + (vertices - plan.base[pid]) * scale
-    return vertices, plan.normals[vsel], plan.uvs[vsel], remap[plan.triangles[tsel]]
+        base = plan.base[plan.vertex_polygon[vsel]]
+        vertices[...] = base + (plan.vertices[vsel] - base) * scale
+    normals[...] = plan.normals[vsel]
+    uvs[...] = plan.uvs[vsel]
+    triangles[...] = remap[plan.triangles[take[plan.triangle_polygon]]]

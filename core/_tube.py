@@ -52,7 +52,7 @@ class TubePlan:
 
     Attributes
     ----------
-    position : (R, 3) float64 -- ring centre.
+    position : (3, R) float64 -- ring centres, one row per coordinate.
     radius : (R,) float64 -- ring radius, at least `RADIUS_FLOOR`.
     v : (R,) float64 -- texture v at the ring for ``uv_scale = 1``.
     chain : (R,) int64 -- chain of the ring (non-decreasing).
@@ -69,7 +69,7 @@ class TubePlan:
         up to the ring.
     start : (C,) int64 -- first ring of each chain.
     root : (C,) bool -- the chain starts at a root (its base gets a cap).
-    up : (C, 3) float64 -- the skeleton's up at the chain's first node (seeds
+    up : (3, C) float64 -- the skeleton's up at the chain's first node (seeds
         the ring frames).
     v_per_metre : (C,) float64 -- ``1 / (2 pi base radius)``.
     """
@@ -159,7 +159,7 @@ def tube_plan(positions, ups, radii, parents, orders):
     n = positions.shape[0]
     if n == 0:
         e, ei = np.zeros(0), np.zeros(0, np.int64)
-        return TubePlan(np.zeros((0, 3)), e, e, ei, e, ei, e, ei, 0, e, ei, np.zeros(0, bool), np.zeros((0, 3)), e)
+        return TubePlan(np.zeros((3, 0)), e, e, ei, e, ei, e, ei, 0, e, ei, np.zeros(0, bool), np.zeros((3, 0)), e)
     radius = np.maximum(radii, RADIUS_FLOOR)
     has_parent = parents >= 0
     p = np.where(has_parent, parents, 0)
@@ -228,10 +228,11 @@ def tube_plan(positions, ups, radii, parents, orders):
         bend[interior] = np.arctan2(np.linalg.norm(np.cross(a, b), axis=1), np.einsum("ij,ij->i", a, b))
     turn = np.cumsum(bend)
     turn -= turn[start][chain]
-    return TubePlan(position=pos, radius=ring_radius, v=v[node], chain=chain, survive=survive[key],
+    return TubePlan(position=np.ascontiguousarray(pos.T), radius=ring_radius, v=v[node], chain=chain,
+                    survive=survive[key],
                     level=level[key], branch_survive=ring_branch_survive, branch_level=ring_branch_level,
                     prunable=prunable, turn=turn, start=start, root=parents[heads] < 0,
-                    up=ups[heads], v_per_metre=1.0 / (2 * math.pi * base_radius[heads]))
+                    up=np.ascontiguousarray(ups[heads].T), v_per_metre=1.0 / (2 * math.pi * base_radius[heads]))
 
 
 def select_rings(plan, min_radius, prune, simplify_angle):
@@ -279,20 +280,43 @@ def tube_counts(plan, selected, sides):
     return vertices, triangles
 
 
+def _dot(a, b):
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+def _cross(a, b):
+    out = np.empty(np.broadcast_shapes(a.shape, b.shape))
+    out[0] = a[1] * b[2] - a[2] * b[1]
+    out[1] = a[2] * b[0] - a[0] * b[2]
+    out[2] = a[0] * b[1] - a[1] * b[0]
+    return out
+
+
+def _normalise(a):
+    """Unit columns of a (3, n) array (zero columns stay zero), and the lengths."""
+    length = np.sqrt(_dot(a, a))
+    return a / np.maximum(length, 1e-300), length
+
+
 def _qmul(a, b):
-    """Hamilton products of (n, 4) quaternions ``(w, x, y, z)``."""
-    aw, ax, ay, az = a.T
-    bw, bx, by, bz = b.T
-    return np.stack([aw * bw - ax * bx - ay * by - az * bz,
-                     aw * bx + ax * bw + ay * bz - az * by,
-                     aw * by - ax * bz + ay * bw + az * bx,
-                     aw * bz + ax * by - ay * bx + az * bw], axis=1)
+    """Hamilton products of (4, n) quaternions ``(w, x, y, z)``."""
+    aw, ax, ay, az = a
+    bw, bx, by, bz = b
+    out = np.empty(a.shape)
+    out[0] = aw * bw - ax * bx - ay * by - az * bz
+    out[1] = aw * bx + ax * bw + ay * bz - az * by
+    out[2] = aw * by - ax * bz + ay * bw + az * bx
+    out[3] = aw * bz + ax * by - ay * bx + az * bw
+    return out
 
 
 def _perpendicular(t):
-    """Some unit vector orthogonal to each unit row of ``t``."""
-    helper = np.where((np.abs(t[:, 0]) < 0.9)[:, None], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0])
-    return _unit(np.cross(t, helper))[0]
+    """Some unit vector orthogonal to each unit column of (3, n) ``t``."""
+    helper = np.zeros_like(t)
+    x_ok = np.abs(t[0]) < 0.9
+    helper[0, x_ok] = 1.0
+    helper[1, ~x_ok] = 1.0
+    return _normalise(_cross(t, helper))[0]
 
 
 def _transported_frames(t, first, pos_in_chain, up0):
@@ -301,38 +325,39 @@ def _transported_frames(t, first, pos_in_chain, up0):
     The minimal rotation taking tangent ``t[k-1]`` to ``t[k]`` is the
     quaternion ``(1 + t0.t1, t0 x t1)`` normalised.  Frames are running
     products of these along each chain, computed for all chains at once by a
-    Hillis-Steele scan (``log2`` of the longest chain rounds).
+    Hillis-Steele scan (``log2`` of the longest chain rounds).  Vectors are
+    (3, n) columns, quaternions (4, n).
     """
-    r = t.shape[0]
-    q = np.zeros((r, 4))
-    q[:, 0] = 1.0
+    r = t.shape[1]
+    q = np.zeros((4, r))
+    q[0] = 1.0
     k = np.flatnonzero(~first)
     if k.size:
-        a, b = t[k - 1], t[k]
-        w = 1.0 + np.einsum("ij,ij->i", a, b)
-        xyz = np.cross(a, b)
-        flip = w < 1e-9                               # a U-turn: half a turn about any perpendicular axis
+        a, b = t[:, k - 1], t[:, k]
+        qk = np.empty((4, k.size))
+        qk[0] = 1.0 + _dot(a, b)
+        qk[1:] = _cross(a, b)
+        flip = qk[0] < 1e-9                           # a U-turn: half a turn about any perpendicular axis
         if flip.any():
-            w[flip] = 0.0
-            xyz[flip] = _perpendicular(a[flip])
-        qk = np.column_stack([w, xyz])
-        q[k] = qk / np.linalg.norm(qk, axis=1)[:, None]
+            qk[0, flip] = 0.0
+            qk[1:, flip] = _perpendicular(a[:, flip])
+        q[:, k] = qk / np.sqrt((qk * qk).sum(axis=0))
         s = 1
         longest = int(pos_in_chain.max())
         while s <= longest:
             m = np.flatnonzero(pos_in_chain >= s)
-            q[m] = _qmul(q[m], q[m - s])              # right-hand side reads the previous round
+            q[:, m] = _qmul(q[:, m], q[:, m - s])     # right-hand side reads the previous round
             s *= 2
     # rotate up0 by q: v + 2w (q x v) + 2 q x (q x v)
-    qw, qv = q[:, :1], q[:, 1:]
-    c = np.cross(qv, up0)
-    u = up0 + 2 * qw * c + 2 * np.cross(qv, c)
-    u -= np.einsum("ij,ij->i", u, t)[:, None] * t
-    return _unit(u)[0]
+    qv = q[1:]
+    c = _cross(qv, up0)
+    u = up0 + 2 * q[0] * c + 2 * _cross(qv, c)
+    u -= _dot(u, t) * t
+    return _normalise(u)[0]
 
 
-def tube_arrays(plan, selected, *, sides, uv_scale):
-    """Vertices, normals, UVs and triangles of the tubes of the ``selected`` rings.
+def tube_arrays(plan, selected, *, sides, uv_scale, out, offset=0):
+    """Write the vertices, normals, UVs and triangles of the tubes of the ``selected`` rings.
 
     Vertex ``k * (sides + 1) + j`` is column ``j`` of kept ring ``k``, at angle
     ``2 pi j / sides`` from the ring's frame vector ``u`` toward ``t x u``
@@ -345,17 +370,18 @@ def tube_arrays(plan, selected, *, sides, uv_scale):
                     |    /    |
         ring k     a_j ---- a_j+1
 
-    Returns
-    -------
-    vertices, normals : (V, 3) float64
-    uvs : (V, 2) float64
-    triangles : (F, 3) int64
+    Parameters
+    ----------
+    out : (vertices, normals, uvs, triangles)
+        Arrays of exactly `tube_counts` rows ((V, 3), (V, 3), (V, 2) and
+        (F, 3)) to write into; triangle indices get ``offset`` added.
     """
+    vertices, normals, uvs, triangles = out
     ring = np.flatnonzero(selected)
     r = ring.size
     if r == 0:
-        return np.zeros((0, 3)), np.zeros((0, 3)), np.zeros((0, 2)), np.zeros((0, 3), np.int64)
-    p = plan.position[ring]
+        return
+    p = plan.position[:, ring]
     radius = plan.radius[ring]
     chain_of = plan.chain[ring]
     first = np.r_[True, chain_of[1:] != chain_of[:-1]]
@@ -367,52 +393,63 @@ def tube_arrays(plan, selected, *, sides, uv_scale):
     pos_in_chain = np.arange(r) - starts[cid]
 
     # tangents: the segment direction at the ends, the bisector of the two segments inside
-    d, _ = _unit(p[1:] - p[:-1])
-    t = np.empty((r, 3))
-    t[:-1] = d
-    t[ends] = d[ends - 1]                            # every chain has two rings or more
+    d, _ = _normalise(p[:, 1:] - p[:, :-1])
+    t = np.empty((3, r))
+    t[:, :-1] = d
+    t[:, ends] = d[:, ends - 1]                        # every chain has two rings or more
     inner = np.flatnonzero(~first & ~last)
     if inner.size:
-        bis, length = _unit(d[inner - 1] + d[inner])
-        t[inner] = np.where((length > 1e-6)[:, None], bis, d[inner])
+        bis, length = _normalise(d[:, inner - 1] + d[:, inner])
+        t[:, inner] = np.where(length > 1e-6, bis, d[:, inner])
 
-    up0 = plan.up[chains]
-    t0 = t[starts]
-    up0 = up0 - np.einsum("ij,ij->i", up0, t0)[:, None] * t0
-    up0, length = _unit(up0)
+    t0 = t[:, starts]
+    up0 = plan.up[:, chains]
+    up0 = up0 - _dot(up0, t0) * t0
+    up0, length = _normalise(up0)
     bad = length < 1e-6
     if bad.any():
-        up0[bad] = _perpendicular(t0[bad])
-    u = _transported_frames(t, first, pos_in_chain, up0[cid])
-    s = np.cross(t, u)
+        up0[:, bad] = _perpendicular(t0[:, bad])
+    u = _transported_frames(t, first, pos_in_chain, up0[:, cid])
+    s = _cross(t, u)
 
+    w = sides + 1
     angle = 2 * math.pi * np.arange(sides) / sides
     cos = np.r_[np.cos(angle), 1.0]
     sin = np.r_[np.sin(angle), 0.0]
-    radial = cos[None, :, None] * u[:, None, :] + sin[None, :, None] * s[:, None, :]     # (r, sides+1, 3)
-    ring_vertices = p[:, None, :] + radius[:, None, None] * radial
+    n_ring = r * w
+    ring_v = vertices[:n_ring].reshape(r, w, 3)
+    ring_n = normals[:n_ring].reshape(r, w, 3)
+    for c in range(3):                                 # (w, r) blocks: long inner loops, one transposed write
+        radial = np.multiply.outer(cos, u[c])
+        radial += np.multiply.outer(sin, s[c])
+        ring_n[:, :, c] = radial.T
+        radial *= radius
+        radial += p[c]
+        ring_v[:, :, c] = radial.T
     tip = TIP_LENGTH * radius[ends]
-    apex = p[ends] + tip[:, None] * t[ends]
+    vertices[n_ring:] = (p[:, ends] + tip * t[:, ends]).T
+    normals[n_ring:] = t[:, ends].T
 
     v = plan.v[ring] * uv_scale
-    uvs = np.empty((r, sides + 1, 2))
-    uvs[..., 0] = np.arange(sides + 1) / sides
-    uvs[..., 1] = v[:, None]
-    apex_uv = np.column_stack([np.full(ends.size, 0.5), v[ends] + tip * plan.v_per_metre[chains] * uv_scale])
+    ring_uv = uvs[:n_ring].reshape(r, w, 2)
+    ring_uv[:, :, 0] = np.arange(w) / sides
+    ring_uv[:, :, 1] = v[:, None]
+    uvs[n_ring:, 0] = 0.5
+    uvs[n_ring:, 1] = v[ends] + tip * plan.v_per_metre[chains] * uv_scale
 
-    vertices = np.concatenate([ring_vertices.reshape(-1, 3), apex])
-    normals = np.concatenate([radial.reshape(-1, 3), t[ends]])
-    uv = np.concatenate([uvs.reshape(-1, 2), apex_uv])
-
-    w = sides + 1
     j = np.arange(sides)
     quad = np.stack([np.stack([j, j + 1, j + 1 + w], 1), np.stack([j, j + 1 + w, j + w], 1)], 1).reshape(-1, 3)
-    tubes = (np.flatnonzero(~last) * w)[:, None, None] + quad[None]
     cone = np.stack([j, j + 1, np.zeros_like(j)], 1)
-    tips = (ends * w)[:, None, None] + cone[None]
-    tips[:, :, 2] = (r * w + np.arange(ends.size))[:, None]
     jc = np.arange(1, sides - 1)
     fan = np.stack([np.zeros_like(jc), jc + 1, jc], 1)
-    caps = (starts[plan.root[chains]] * w)[:, None, None] + fan[None]
-    triangles = np.concatenate([tubes.reshape(-1, 3), tips.reshape(-1, 3), caps.reshape(-1, 3)])
-    return vertices, normals, uv, triangles
+    pairs = np.flatnonzero(~last)
+    caps = starts[plan.root[chains]]
+    n_quad = pairs.size * 2 * sides
+    n_tip = ends.size * sides
+    np.add((pairs * w + offset)[:, None, None], quad[None], casting="unsafe",
+           out=triangles[:n_quad].reshape(pairs.size, 2 * sides, 3))
+    tips = triangles[n_quad:n_quad + n_tip].reshape(ends.size, sides, 3)
+    np.add((ends * w + offset)[:, None, None], cone[None], casting="unsafe", out=tips)
+    tips[:, :, 2] = (n_ring + offset + np.arange(ends.size))[:, None]
+    np.add((caps * w + offset)[:, None, None], fan[None], casting="unsafe",
+           out=triangles[n_quad + n_tip:].reshape(caps.size, sides - 2, 3))

@@ -33,7 +33,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._checks import ParameterError, check_array, check_choice, check_float, check_int, make_rng
-from ._leaves import SHAPES, PolygonPlan, card_arrays, card_frames, kept, polygon_arrays, polygon_plan
+from ._leaves import (PolygonPlan, card_arrays, card_counts, card_frames, kept, polygon_arrays, polygon_counts,
+                      polygon_plan)
 from ._tube import (MERGE_DISTANCE, RADIUS_FLOOR, TIP_LENGTH, TubePlan, select_rings, tube_arrays, tube_counts,
                     tube_plan)
 from .mesh import IndexedMesh, index_dtype
@@ -104,10 +105,10 @@ class _Plan:
     card_keys: np.ndarray
     polygons: PolygonPlan
     polygon_keys: np.ndarray
-    polygon_vertices: np.ndarray
 
 
 def _check_skeleton(skeleton):
+    """The skeleton's polygon vertices stacked ((K, 3) float64) and counted per polygon, after checks."""
     if not isinstance(skeleton, Skeleton):
         raise ParameterError(f"skeleton must be a Skeleton, got {type(skeleton).__name__}")
     for name in ("positions", "ups", "radii"):
@@ -116,11 +117,18 @@ def _check_skeleton(skeleton):
     for name in ("positions", "headings", "ups", "sizes"):
         if not np.isfinite(getattr(skeleton.leaves, name)).all():
             raise ParameterError(f"skeleton.leaves.{name} must contain only finite values (found NaN or inf)")
-    vertex_lists = []
-    for i, polygon in enumerate(skeleton.polygons):
-        vertex_lists.append(check_array(getattr(polygon, "vertices", None), name=f"skeleton.polygons[{i}].vertices",
-                                        ndim=2, shape=(None, 3)).astype(np.float64, copy=False))
-    return vertex_lists
+    lists = [getattr(p, "vertices", None) for p in skeleton.polygons]
+    if not all(isinstance(v, np.ndarray) and v.ndim == 2 and v.shape[1] == 3 and v.dtype.kind in "fiu"
+               for v in lists):
+        for i, v in enumerate(lists):                 # name the first bad one
+            check_array(v, name=f"skeleton.polygons[{i}].vertices", ndim=2, shape=(None, 3))
+    counts = np.array([v.shape[0] for v in lists], np.int64)
+    stacked = np.concatenate(lists).astype(np.float64, copy=False) if lists else np.zeros((0, 3))
+    if not np.isfinite(stacked).all():
+        bad = int(np.repeat(np.arange(len(lists)), counts)[~np.isfinite(stacked).all(axis=1)][0])
+        raise ParameterError(f"skeleton.polygons[{bad}].vertices must contain only finite values "
+                             "(found NaN or inf)")
+    return stacked, counts
 
 
 def _check_common(sides, leaf_shape, leaf_width, uv_scale):
@@ -131,65 +139,67 @@ def _check_common(sides, leaf_shape, leaf_width, uv_scale):
     return sides, leaf_width, uv_scale
 
 
-def _plan(skeleton, vertex_lists, *, leaf_width, seed):
+def _plan(skeleton, poly_vertices, poly_counts, *, leaf_width, seed):
     rng = make_rng(seed)
     sk, leaves = skeleton, skeleton.leaves
-    scale = max([1.0, float(np.abs(sk.positions).max(initial=0.0)), float(np.abs(leaves.positions).max(initial=0.0))]
-                + [float(np.abs(v).max(initial=0.0)) for v in vertex_lists])
+    scale = max(1.0, *(float(np.abs(a).max(initial=0.0)) for a in (sk.positions, leaves.positions,
+                                                                      poly_vertices)))
     tiny = MERGE_DISTANCE * scale
     h, up, across, ok = card_frames(leaves.headings, leaves.ups, leaves.sizes, leaf_width=leaf_width, tiny=tiny)
-    polygons = polygon_plan(vertex_lists, tiny=tiny)
     return _Plan(tubes=tube_plan(sk.positions, sk.ups, sk.radii, sk.parents, sk.orders),
                  card_positions=leaves.positions, card_headings=h, card_ups=up, card_across=across,
                  card_sizes=leaves.sizes, card_ok=ok, card_keys=rng.random(len(leaves)),
-                 polygons=polygons, polygon_keys=rng.random(len(vertex_lists)),
-                 polygon_vertices=np.bincount(polygons.vertex_polygon, minlength=len(vertex_lists)))
+                 polygons=polygon_plan(poly_vertices, poly_counts, tiny=tiny),
+                 polygon_keys=rng.random(poly_counts.shape[0]))
+
+
+def _chosen_leaves(plan, keep):
+    """Indices of the kept cards (drawable ones only) and polygons."""
+    cards = kept(plan.card_keys, keep)
+    return cards[plan.card_ok[cards]], kept(plan.polygon_keys, keep)
 
 
 def _leaf_counts(plan, keep, shape):
     """``(vertices, triangles)`` of the leaves kept with ``keep``."""
-    outline, tris = SHAPES[shape]
-    cards = int(np.count_nonzero(plan.card_ok[kept(plan.card_keys, keep)]))
-    chosen = kept(plan.polygon_keys, keep)
-    return (cards * outline.shape[0] + int(plan.polygon_vertices[chosen].sum()),
-            cards * tris.shape[0] + int(plan.polygons.triangle_count[chosen].sum()))
+    cards, polygons = _chosen_leaves(plan, keep)
+    cv, ct = card_counts(cards.size, shape)
+    pv, pt = polygon_counts(plan.polygons, polygons)
+    return cv + pv, ct + pt
 
 
 def _bark_counts(plan, detail):
-    return tube_counts(plan.tubes, select_rings(plan.tubes, detail.min_radius, detail.prune, detail.simplify_angle), detail.sides)
+    selected = select_rings(plan.tubes, detail.min_radius, detail.prune, detail.simplify_angle)
+    return tube_counts(plan.tubes, selected, detail.sides)
 
 
 def _build(plan, detail, *, leaf_shape, leaf_width, uv_scale):
-    bark_v, _ = _bark_counts(plan, detail)
-    leaf_v, _ = _leaf_counts(plan, detail.keep_leaves, leaf_shape)
-    if bark_v + leaf_v > MAX_VERTICES:
-        raise ParameterError(f"the tree mesh would have {bark_v + leaf_v:,} vertices, more than the "
-                             f"{MAX_VERTICES:,} allowed (it would exhaust memory); use fewer sides "
-                             f"(got {detail.sides}) or a smaller skeleton")
+    """The mesh of ``detail``: counted first, refused if too big, then written part by part into its arrays."""
     selected = select_rings(plan.tubes, detail.min_radius, detail.prune, detail.simplify_angle)
-    parts = [tube_arrays(plan.tubes, selected, sides=detail.sides, uv_scale=uv_scale)]
+    cards, polygons = _chosen_leaves(plan, detail.keep_leaves)
+    sizes = [tube_counts(plan.tubes, selected, detail.sides), card_counts(cards.size, leaf_shape),
+             polygon_counts(plan.polygons, polygons)]
+    n = sum(v for v, _ in sizes)
+    if n > MAX_VERTICES:
+        raise ParameterError(f"the tree mesh would have {n:,} vertices, more than the {MAX_VERTICES:,} allowed "
+                             f"(it would exhaust memory); use fewer sides (got {detail.sides}) or a smaller skeleton")
+    f = sum(t for _, t in sizes)
+    vertices = np.empty((n, 3), np.float32)
+    normals = np.empty((n, 3), np.float32)
+    uvs = np.empty((n, 2), np.float32)
+    indices = np.empty((f, 3), index_dtype(n))
+    materials = np.full(f, LEAVES, np.uint8)
+    materials[:sizes[0][1]] = BARK
+    v0 = np.cumsum([0] + [v for v, _ in sizes])
+    t0 = np.cumsum([0] + [t for _, t in sizes])
+    out = [(vertices[v0[i]:v0[i + 1]], normals[v0[i]:v0[i + 1]], uvs[v0[i]:v0[i + 1]], indices[t0[i]:t0[i + 1]])
+           for i in range(3)]
     grow = 1.0 / math.sqrt(detail.keep_leaves) if 0.0 < detail.keep_leaves < 1.0 else 1.0
-    cards = kept(plan.card_keys, detail.keep_leaves)
-    cards = cards[plan.card_ok[cards]]
-    parts.append(card_arrays(plan.card_positions[cards], plan.card_headings[cards], plan.card_ups[cards],
-                             plan.card_across[cards], plan.card_sizes[cards] * grow,
-                             shape=leaf_shape, leaf_width=leaf_width))
-    parts.append(polygon_arrays(plan.polygons, kept(plan.polygon_keys, detail.keep_leaves), grow))
-    return _assemble(parts, [BARK, LEAVES, LEAVES])
-
-
-def _assemble(parts, slots):
-    """One IndexedMesh from ``(vertices, normals, uvs, triangles)`` parts, one material slot per part."""
-    sizes = [p[0].shape[0] for p in parts]
-    offsets = np.cumsum([0] + sizes[:-1])
-    n = sum(sizes)
-    dtype = index_dtype(n)
-    vertices = np.concatenate([p[0] for p in parts]).astype(np.float32)
-    normals = np.concatenate([p[1] for p in parts]).astype(np.float32)
-    uvs = np.concatenate([p[2] for p in parts]).astype(np.float32)
-    indices = np.concatenate([p[3] + o for p, o in zip(parts, offsets)]).astype(dtype).reshape(-1, 3)
-    materials = np.concatenate([np.full(p[3].shape[0], s, np.uint8) for p, s in zip(parts, slots)])
-    return IndexedMesh(vertices.reshape(-1, 3), indices, uvs.reshape(-1, 2), normals.reshape(-1, 3), materials)
+    tube_arrays(plan.tubes, selected, sides=detail.sides, uv_scale=uv_scale, out=out[0])
+    card_arrays(plan.card_positions[cards], plan.card_headings[cards], plan.card_ups[cards],
+                plan.card_across[cards], plan.card_sizes[cards] * grow, shape=leaf_shape, leaf_width=leaf_width,
+                out=out[1], offset=int(v0[1]))
+    polygon_arrays(plan.polygons, polygons, grow, out=out[2], offset=int(v0[2]))
+    return IndexedMesh(vertices, indices, uvs, normals, materials)
 
 
 def tree_mesh(skeleton, *, sides=8, leaf_shape="leaf", leaf_width=0.5, min_radius=0.0, keep_leaves=1.0,
@@ -257,12 +267,12 @@ def tree_mesh(skeleton, *, sides=8, leaf_shape="leaf", leaf_width=0.5, min_radiu
     >>> m.indices.dtype, m.materials.max() == BARK
     (dtype('uint16'), True)
     """
-    vertex_lists = _check_skeleton(skeleton)
+    poly_vertices, poly_counts = _check_skeleton(skeleton)
     sides, leaf_width, uv_scale = _check_common(sides, leaf_shape, leaf_width, uv_scale)
     min_radius = check_float(min_radius, name="min_radius", bounds=(0.0, None))
     keep_leaves = check_float(keep_leaves, name="keep_leaves", bounds=(0.0, 1.0))
     simplify_angle = check_float(simplify_angle, name="simplify_angle", bounds=SIMPLIFY_ANGLE)
-    plan = _plan(skeleton, vertex_lists, leaf_width=leaf_width, seed=seed)
+    plan = _plan(skeleton, poly_vertices, poly_counts, leaf_width=leaf_width, seed=seed)
     return _build(plan, _Detail(sides, min_radius, 0, simplify_angle, keep_leaves),
                   leaf_shape=leaf_shape, leaf_width=leaf_width, uv_scale=uv_scale)
 
@@ -408,11 +418,11 @@ def tree_lods(skeleton, *, levels=3, sides=8, ratios=(1.0, 0.4, 0.15), leaf_shap
     >>> [m.n_triangles for m in tree_lods(trunk)]   # 8 x 16 + 8 + 6; then one segment: 16 + 8 + 6, 10 + 5 + 3
     [142, 30, 18]
     """
-    vertex_lists = _check_skeleton(skeleton)
+    poly_vertices, poly_counts = _check_skeleton(skeleton)
     levels = check_int(levels, name="levels", bounds=LEVELS)
     sides, leaf_width, uv_scale = _check_common(sides, leaf_shape, leaf_width, uv_scale)
     ratios = _check_ratios(ratios, levels)
-    plan = _plan(skeleton, vertex_lists, leaf_width=leaf_width, seed=seed)
+    plan = _plan(skeleton, poly_vertices, poly_counts, leaf_width=leaf_width, seed=seed)
     details = _lod_details(plan, levels=levels, sides=sides, ratios=ratios, leaf_shape=leaf_shape)
     return tuple(_build(plan, d, leaf_shape=leaf_shape, leaf_width=leaf_width, uv_scale=uv_scale)
                  for d in details)

@@ -566,7 +566,7 @@ def test_lod_ratios_land_near_the_targets(which, request):
 
 
 def test_lod_levels_coarsen_every_option(leafy):
-    plan = tree_mesh._plan(leafy, [], leaf_width=0.5, seed=0)
+    plan = tree_mesh._plan(leafy, np.zeros((0, 3)), np.zeros(0, np.int64), leaf_width=0.5, seed=0)
     details = tree_mesh._lod_details(plan, levels=4, sides=12, ratios=(1.0, 0.5, 0.25, 0.1), leaf_shape="leaf")
     for a, b in zip(details, details[1:]):
         assert b.sides <= a.sides and b.prune >= a.prune
