@@ -10,6 +10,7 @@ import dataclasses
 import functools
 
 import bpy
+import numpy as np
 
 from ..core import tree as core_tree
 from ..core._checks import ParameterError
@@ -117,11 +118,20 @@ def species_items():
     return items
 
 
+def _decimal(value):
+    """A float property's value as the shortest decimal that gives the same float32 (what the artist
+    typed, or what a species file says), so the UI and a recipe grow the same bytes."""
+    return float(np.format_float_positional(np.float32(value), unique=True, trim="0"))
+
+
 def spec_from_props(props, *, rules=None, species=""):
     """A validated TreeSpec from an object holding :func:`tree_props` (``rules`` overrides its text)."""
     data = {name: getattr(props, name) for name in TREE_FIELDS}
+    for name, value in data.items():
+        if isinstance(value, float):
+            data[name] = _decimal(value)
     for name in ("tropism", "bark_colour", "leaf_colour"):
-        data[name] = tuple(data[name])
+        data[name] = tuple(_decimal(v) for v in data[name])
     data["constants"] = constants_from_text(props.constants)
     if rules is not None:
         data["rules"] = rules

@@ -135,7 +135,7 @@ def render_trees(scene, roots, path, *, size=(960, 540)):
         cam = bpy.data.objects.new("Worldseed Preview", cam_data)
         added += [cam, cam_data]
         scene.collection.objects.link(cam)
-        distance = 1.25 * extent * cam_data.lens / cam_data.sensor_width + (hi.y - lo.y) / 2
+        distance = 1.15 * extent * aspect * cam_data.lens / cam_data.sensor_width + (hi.y - lo.y) / 2
         cam.location = centre + Vector((0.0, -1.0, 0.12)).normalized() * distance
         cam.rotation_euler = (centre - cam.location).to_track_quat("-Z", "Y").to_euler()
         scene.camera = cam
