@@ -1,4 +1,6 @@
 """Add Tree, Grow Forest and tree export on real Blender: LOD objects, materials, undo, errors, FBX."""
+import os
+
 import bpy
 import numpy as np
 import pytest
@@ -160,3 +162,49 @@ def test_fbx_keeps_the_lod_group_names_and_counts(empty_scene, tmp_path):
     assert all(o.parent == imported["Bush"] for n, o in imported.items() if n != "Bush")
     assert [m.name for m in imported["Bush_LOD0"].data.materials] == ["Bush_Bark", "Bush_Leaves"]
     assert [m.name for m in imported["Bush_LOD3"].data.materials] == ["Bush_Billboard"]
+
+
+TREES_ONLY = """
+[world]
+name = "Grove"
+[terrain]
+enabled = false
+[[trees]]
+species = "abop_1_25_bush"
+name = "Shrub"
+iterations = 4
+variants = 2
+seed = 7
+[[trees]]
+species = "abop_1_24d"
+iterations = 4
+variants = 1
+billboard = true
+[export]
+fbx = true
+per_object = true
+render = true
+"""
+
+
+def test_batch_grows_recipe_trees_one_fbx_per_tree(tmp_path):
+    from .test_batch import run
+    recipe_path = tmp_path / "grove.toml"
+    recipe_path.write_text(TREES_ONLY)
+    out = tmp_path / "out"
+    proc = run("--recipe", str(recipe_path), "--out", str(out))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    files = set(os.listdir(out))
+    assert {"Shrub_V01.fbx", "Shrub_V02.fbx", "Plant_D.fbx", "world.blend"} <= files
+    assert "relief.png" not in files and "world_heightmap.raw" not in files  # no terrain, no terrain files
+    _settings, models, _ = read_fbx(str(out / "Shrub_V02.fbx"))
+    assert set(models) == {"Shrub_V02", "Shrub_V02_LOD0", "Shrub_V02_LOD1", "Shrub_V02_LOD2"}
+    _settings, models, _ = read_fbx(str(out / "Plant_D.fbx"))
+    assert "Plant_D_LOD3" in models  # the billboard is the last LOD
+    # the batch grows the same bytes as core with the same spec and seed
+    bpy.ops.wm.open_mainfile(filepath=str(out / "world.blend"))
+    shrub = bpy.data.objects["Shrub_V02_LOD0"]
+    spec = core_tree.tree_spec({"species": "abop_1_25_bush", "name": "Shrub", "iterations": 4, "variants": 2,
+                                "seed": 7})
+    np.testing.assert_array_equal(_positions(shrub), core_tree.grow_tree(spec, seed=8).lods[0].vertices)
+    assert tree_build.stored_spec(bpy.data.objects["Shrub_V02"]).seed == 8
