@@ -74,9 +74,8 @@ def card_arrays(positions, h, up, across, sizes, *, shape, leaf_width, out, offs
     n, k = positions.shape[0], outline.shape[0]
     x = (outline[:, 0] - 0.5) * leaf_width
     y = outline[:, 1]
-    cards = vertices.reshape(n, k, 3)
-    cards[...] = positions[:, None, :]
-    cards += sizes[:, None, None] * (x[None, :, None] * across[:, None, :] + y[None, :, None] * h[:, None, :])
+    vertices.reshape(n, k, 3)[...] = positions[:, None, :] + sizes[:, None, None] * (
+        x[None, :, None] * across[:, None, :] + y[None, :, None] * h[:, None, :])     # float64, rounded once
     normals.reshape(n, k, 3)[...] = up[:, None, :]
     uvs.reshape(n, k, 2)[...] = outline[None]
     np.add((np.arange(n) * k + offset)[:, None, None], tris[None], casting="unsafe",
@@ -205,10 +204,11 @@ def polygon_arrays(plan, chosen, scale, *, out, offset=0):
     take[chosen] = True
     vsel = take[plan.vertex_polygon]
     remap = np.cumsum(vsel) - 1 + offset
-    vertices[...] = plan.vertices[vsel]
+    points = plan.vertices[vsel]
     if scale != 1.0:
         base = plan.base[plan.vertex_polygon[vsel]]
-        vertices[...] = base + (plan.vertices[vsel] - base) * scale
+        points = base + (points - base) * scale
+    vertices[...] = points
     normals[...] = plan.normals[vsel]
     uvs[...] = plan.uvs[vsel]
     triangles[...] = remap[plan.triangles[take[plan.triangle_polygon]]]

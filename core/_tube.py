@@ -229,8 +229,8 @@ def tube_plan(positions, ups, radii, parents, orders):
     turn = np.cumsum(bend)
     turn -= turn[start][chain]
     return TubePlan(position=np.ascontiguousarray(pos.T), radius=ring_radius, v=v[node], chain=chain,
-                    survive=survive[key],
-                    level=level[key], branch_survive=ring_branch_survive, branch_level=ring_branch_level,
+                    survive=survive[key], level=level[key], branch_survive=ring_branch_survive,
+                    branch_level=ring_branch_level,
                     prunable=prunable, turn=turn, start=start, root=parents[heads] < 0,
                     up=np.ascontiguousarray(ups[heads].T), v_per_metre=1.0 / (2 * math.pi * base_radius[heads]))
 
@@ -240,11 +240,11 @@ def select_rings(plan, min_radius, prune, simplify_angle):
 
     A ring survives when every radius from the root down to it is above
     ``min_radius`` and its level is ``prune`` or above; a chain needs two
-    surviving rings.  Simplification keeps a
-    chain's first and last surviving rings, the rings where a surviving side
-    branch starts, and a ring wherever the turning accumulated along the chain
-    crosses a multiple of ``simplify_angle`` (so a long gentle arc keeps a
-    ring every ``simplify_angle`` of turning, unlike a per-ring test).
+    surviving rings.  Simplification keeps a chain's first and last
+    surviving rings, the rings where a surviving side branch starts, and a
+    ring wherever the turning accumulated along the chain crosses a multiple
+    of ``simplify_angle`` (so a long gentle arc keeps a ring every
+    ``simplify_angle`` of turning, where a per-ring test would drop them all).
 
     Returns
     -------

@@ -17,11 +17,11 @@ at the base), continuing from the parent's ``v`` where a branch starts.
 Leaves.  Leaf cards become small flat outlines (`LEAF_SHAPES`) and polygons a
 fan of triangles, all single-sided in material slot `LEAVES`.
 
-Levels of detail.  `tree_lods` lowers the ring sides, prunes thin branches
-(``min_radius``), drops rings along nearly straight runs
-(``simplify_angle``) and keeps fewer, larger leaves (``keep_leaves``), each
-level searched by counting triangles so that it lands near a ratio of the
-full mesh.  `billboard_mesh` makes crossed quads for the farthest level.
+Levels of detail.  `tree_lods` lowers the ring sides, drops rings along
+nearly straight runs (``simplify_angle``), prunes the ends of the thinnest
+branches (never the trunk) and keeps fewer, larger leaves
+(``keep_leaves``), each level searched by counting triangles so that it
+lands near a ratio of the full mesh.  `billboard_mesh` makes crossed quads for the farthest level.
 
 Material slots (`IndexedMesh.materials`): `BARK` 0, `LEAVES` 1, `BILLBOARD` 2.
 """
@@ -404,9 +404,10 @@ def tree_lods(skeleton, *, levels=3, sides=8, ratios=(1.0, 0.4, 0.15), leaf_shap
     -----
     The search only counts triangles (no mesh is built until the end); a
     skeleton of 5,000 segments and 3,000 leaves takes a few milliseconds.
-    Exact ratios are not always reachable: pruning removes whole branch
-    tips, the trunk's first segment is never pruned, and a level never has
-    more triangles than the one before.
+    Exact ratios are not always reachable: the root chains (the trunk) are
+    never pruned, a straight run simplifies all at once, and a level never
+    has more triangles than the one before.  Leaves are not tied to
+    branches, so those of pruned branch ends stay (as bigger, fewer cards).
 
     Examples
     --------
@@ -417,6 +418,9 @@ def tree_lods(skeleton, *, levels=3, sides=8, ratios=(1.0, 0.4, 0.15), leaf_shap
     ...                  orders=np.zeros(n, np.int16))
     >>> [m.n_triangles for m in tree_lods(trunk)]   # 8 x 16 + 8 + 6; then one segment: 16 + 8 + 6, 10 + 5 + 3
     [142, 30, 18]
+
+    A lone straight trunk cannot be pruned and simplifies to one segment, so
+    its levels fall below 40 % and take back sides (8, then 5) instead.
     """
     poly_vertices, poly_counts = _check_skeleton(skeleton)
     levels = check_int(levels, name="levels", bounds=LEVELS)

@@ -532,6 +532,27 @@ def test_keep_leaves_is_a_seeded_nested_subset_with_bigger_leaves():
     assert tree_mesh.tree_mesh(sk, keep_leaves=0.0).n_triangles == 0
 
 
+def test_keep_leaves_thins_and_grows_polygons_too():
+    rng = np.random.default_rng(8)
+    triangle = np.array([[0, 0, 0], [0.1, 0, 0.02], [0, 0.1, 0.05]])
+    offsets = rng.normal(0, 3, (100, 3))
+    sk = make_skeleton(np.zeros((0, 3)), np.zeros(0, np.int64), np.zeros(0),
+                       polygons=[Polygon(triangle + o) for o in offsets])
+    m = tree_mesh.tree_mesh(sk, keep_leaves=0.25, seed=3)
+    assert m.n_triangles == 25 and (m.materials == LEAVES).all()
+    v = m.vertices.reshape(25, 3, 3).astype(np.float64)
+    hit = np.linalg.norm(v[:, 0, None] - offsets[None], axis=2).argmin(axis=1)
+    np.testing.assert_allclose(v[:, 0], offsets[hit], atol=1e-5)        # scaled about the first vertex
+    np.testing.assert_allclose(v - v[:, :1], np.broadcast_to(triangle * 2, (25, 3, 3)), atol=1e-5)
+
+
+def test_too_many_vertices_are_refused_before_building(monkeypatch):
+    monkeypatch.setattr(tree_mesh, "MAX_VERTICES", 100)
+    with pytest.raises(ParameterError, match="vertices"):
+        tree_mesh.tree_mesh(trunk(20), sides=8)
+    assert tree_mesh.tree_mesh(trunk(5), sides=3).n_vertices == 5 * 4 + 1
+
+
 # --- levels of detail -----------------------------------------------------------------------------
 
 
@@ -563,6 +584,23 @@ def test_lod_ratios_land_near_the_targets(which, request):
     if which == "leafy":
         leaves = [int(np.count_nonzero(m.materials == LEAVES)) for m in lods]
         assert leaves[0] > leaves[1] > leaves[2] > 0
+
+
+@pytest.mark.parametrize("name", ["abop_1_25_bush", "abop_1_24a", "abop_1_24d"])
+def test_species_through_the_real_pipeline(name):
+    """ABOP's bush (polygon leaves) and two bare figures, grown by core.lsystem and core.turtle."""
+    from worldseed.core import tree
+    spec = tree.species_spec(name)
+    sk, _ = tree.grow_skeleton(spec)
+    lods = tree_lods(sk, sides=spec.sides, leaf_shape=spec.leaf_shape, leaf_width=spec.leaf_width)
+    counts = [m.n_triangles for m in lods]
+    assert 0.30 <= counts[1] / counts[0] <= 0.50
+    assert 0.10 <= counts[2] / counts[0] <= 0.20
+    for m in lods:
+        check_mesh(m)
+    check_manifold(lods[0], side_branch_count(sk), spec.sides)
+    if sk.polygons:
+        assert (lods[0].materials == LEAVES).sum() >= len(sk.polygons)
 
 
 def test_lod_levels_coarsen_every_option(leafy):
