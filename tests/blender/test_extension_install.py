@@ -25,7 +25,8 @@ def test_zip_holds_the_extension_and_nothing_else(extension_zip):
     names = zipfile.ZipFile(extension_zip).namelist()
     assert "blender_manifest.toml" in names and "__init__.py" in names
     assert {"addon/__init__.py", "operators/build.py", "panels/terrain.py", "core/noise.py",
-            "presets/terrain/island.toml", "worldseed_run.py"} <= set(names)
+            "presets/terrain/island.toml", "presets/trees/abop_1_25_bush.toml", "core/lsystem.py",
+            "panels/trees.py", "worldseed_run.py"} <= set(names)
     assert not [n for n in names if n.startswith(("tests/", "bench/", "tools/", ".", "dist/", "out/"))
                 or "__pycache__" in n or n.endswith(".pyc")]
 
@@ -49,6 +50,10 @@ def test_installed_extension_runs_like_a_users(extension_zip, tmp_path):
         print("PRESET", bpy.context.scene.worldseed.terrain.falloff)
         bpy.ops.worldseed.terrain_preset_save(preset_name="Mine")
         print("USERDIR", ext.addon.presets.user_dir())
+        bpy.context.scene.worldseed.trees.species = "abop_1_24b"
+        bpy.context.scene.worldseed.trees.iterations = 3
+        bpy.ops.worldseed.tree_add(from_settings=True)
+        print("TREE", sorted(c.name for c in bpy.context.active_object.children))
         bpy.ops.worldseed.export_unity(filepath={str(tmp_path / "ext.fbx")!r})
     """)
     env = dict(os.environ, BLENDER_USER_RESOURCES=str(tmp_path / "user"))
@@ -58,6 +63,7 @@ def test_installed_extension_runs_like_a_users(extension_zip, tmp_path):
     assert "OBJECT World 1089" in proc.stdout
     assert "PREFS 600000" in proc.stdout
     assert "PRESET radial" in proc.stdout
+    assert "TREE ['Plant_B_LOD0', 'Plant_B_LOD1', 'Plant_B_LOD2']" in proc.stdout
     user_dir = [line.split(" ", 1)[1] for line in proc.stdout.splitlines() if line.startswith("USERDIR")][0]
     assert user_dir.startswith(str(tmp_path / "user")) and os.path.isfile(os.path.join(user_dir, "mine.toml"))
     assert (tmp_path / "ext.fbx").stat().st_size > 10_000

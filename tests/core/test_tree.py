@@ -52,7 +52,7 @@ def test_abop_species_match_the_book():
 
 
 @pytest.mark.parametrize("data, match", [
-    ({"angel": 20}, r"unknown key.*did you mean 'angle'"),
+    ({"angel": 20}, r"unknown key.*did you mean 'angel' -> 'angle'"),
     ({"iterations": 99}, r"tree\.iterations must be an integer in \[0, 30\], got 99"),
     ({"sides": 2}, r"tree\.sides"),
     ({"leaf_shape": "round"}, r"tree\.leaf_shape"),
