@@ -151,18 +151,25 @@ class WORLDSEED_OT_forest_add(bpy.types.Operator):
         collection = bpy.data.collections.new(self.collection_name or "Forest")
         context.scene.collection.children.link(collection)
         roots = []
+        wm = context.window_manager
         try:
             specs = self._specs(context)
+            wm.progress_begin(0, len(specs) * self.variants)
             for spec in specs:
                 for k in range(self.variants):
                     seed = (self.seed + k) % 2**31
                     roots.append(tree_build.build_tree(spec, collection=collection, seed=seed,
                                                        name=f"{spec.name}_V{k + 1:02d}"))
-        except ParameterError as err:
+                    wm.progress_update(len(roots))
+        except BaseException as err:
             tree_build.remove_trees(roots)
             bpy.data.collections.remove(collection)
+            if not isinstance(err, ParameterError):
+                raise
             self.report({"ERROR"}, str(err))
             return {"CANCELLED"}
+        finally:
+            wm.progress_end()
         spacing = _spacing(roots)
         origin = context.scene.cursor.location
         for i, root in enumerate(roots):

@@ -208,3 +208,19 @@ def test_batch_grows_recipe_trees_one_fbx_per_tree(tmp_path):
                                 "seed": 7})
     np.testing.assert_array_equal(_positions(shrub), core_tree.grow_tree(spec, seed=8).lods[0].vertices)
     assert tree_build.stored_spec(bpy.data.objects["Shrub_V02"]).seed == 8
+
+
+def test_redo_panel_species_change_loads_that_species(empty_scene):
+    """The redo panel re-runs execute with the last properties; a changed species replaces the rules and
+    settings (keeping the seed), while edits to other fields under the same species are kept."""
+    a = core_tree.species_spec("abop_1_24a")
+    # what the redo panel sends after a first run of 1.24a (every field set) with the species switched to 1.24e
+    fields = {n: getattr(a, n) for n in ("angle", "step", "iterations", "axiom", "name")}
+    bpy.ops.worldseed.tree_add(species="abop_1_24e", loaded_species="abop_1_24a", seed=9, **fields)
+    spec = tree_build.stored_spec(bpy.context.active_object)
+    e = core_tree.species_spec("abop_1_24e")
+    assert (spec.axiom, spec.angle, spec.iterations, spec.name, spec.seed) == (e.axiom, e.angle, e.iterations,
+                                                                              e.name, 9)
+    # same species, an edited angle: the edit stays
+    bpy.ops.worldseed.tree_add(species="abop_1_24e", loaded_species="abop_1_24e", angle=40.0, iterations=3)
+    assert tree_build.stored_spec(bpy.context.active_object).angle == 40.0
