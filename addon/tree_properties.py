@@ -16,8 +16,12 @@ from ..core import tree as core_tree
 from ..core._checks import ParameterError
 
 def _first_species_spec():
-    names = core_tree.species_names()
-    return core_tree.species_spec(names[0]) if names else core_tree.TreeSpec()
+    for name in core_tree.species_names():
+        try:
+            return core_tree.species_spec(name)
+        except ParameterError:  # a broken species file must not stop the add-on from loading
+            continue
+    return core_tree.TreeSpec()
 
 
 #: The first species (what the species picker shows on a new scene) gives every default.
@@ -113,7 +117,10 @@ def species_items():
     """Enum items of the shipped species: game species first, then ABOP's plants."""
     items = []
     for name in core_tree.species_names():
-        info = core_tree.species_info(name)
+        try:
+            info = core_tree.species_info(name)
+        except ParameterError:
+            continue
         items.append((name, info["label"], info["description"]))
     return items
 

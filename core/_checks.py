@@ -26,6 +26,8 @@ __all__ = [
     "check_heights",
     "check_pair",
     "make_rng",
+    "check_limited",
+    "check_object_name",
 ]
 
 #: Largest number of cells any 2-D grid may have (8193 x 8193, about 67 M);
@@ -170,3 +172,21 @@ def make_rng(seed, *, name="seed"):
     if isinstance(seed, np.random.Generator):
         return seed
     return np.random.default_rng(check_int(seed, name=name, bounds=(0, 2**63 - 1)))
+
+
+def check_limited(value, *, name, limit):
+    """Check ``value`` against a ``(kind, bounds or choices)`` entry of a limits table
+    (``kind`` is "int", "float" or "choice")."""
+    kind, bounds = limit
+    if kind == "int":
+        return check_int(value, name=name, bounds=bounds)
+    if kind == "float":
+        return check_float(value, name=name, bounds=bounds)
+    return check_choice(value, name=name, choices=bounds)
+
+
+def check_object_name(value, *, name, pattern):
+    """A name for generated objects: 1 to 48 letters, digits, spaces, '-' or '_' (``pattern``)."""
+    if not isinstance(value, str) or not pattern.match(value):
+        raise ParameterError(f"{name} must be 1 to 48 letters, digits, spaces, '-' or '_', got {value!r}")
+    return value

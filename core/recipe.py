@@ -36,7 +36,7 @@ from . import heightmap, noise, palette
 from . import tree as _tree
 from ._toml import toml_table
 from ._toml import toml_value as _toml_value
-from ._checks import ParameterError, check_bool, check_choice, check_float, check_int
+from ._checks import ParameterError, check_bool, check_float, check_limited, check_object_name
 
 __all__ = [
     "Recipe", "WorldSpec", "TerrainSpec", "ExportSpec", "RecipeError",
@@ -163,16 +163,9 @@ _SECTIONS = {"world": WorldSpec, "terrain": TerrainSpec, "export": ExportSpec}
 def _check_value(section, key, value):
     name = f"{section}.{key}"
     if key in FIELD_LIMITS:
-        kind, limits = FIELD_LIMITS[key]
-        if kind == "int":
-            return check_int(value, name=name, bounds=limits)
-        if kind == "float":
-            return check_float(value, name=name, bounds=limits)
-        return check_choice(value, name=name, choices=limits)
+        return check_limited(value, name=name, limit=FIELD_LIMITS[key])
     if key == "name":
-        if not isinstance(value, str) or not NAME_PATTERN.match(value):
-            raise RecipeError(f"{name} must be 1 to 48 letters, digits, spaces, '-' or '_', got {value!r}")
-        return value
+        return check_object_name(value, name=name, pattern=NAME_PATTERN)
     if key == "offset":
         try:
             x, y = value

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field, fields
 
 import numpy as np
 
-from ._checks import ParameterError, check_bool, check_choice, check_float, check_int
+from ._checks import ParameterError, check_bool, check_float, check_int, check_limited, check_object_name
 from .mesh import IndexedMesh
 from .skeleton import Skeleton
 
@@ -151,16 +151,9 @@ def _check_colour(value, name):
 def _check_field(key, value, prefix):
     name = f"{prefix}{key}"
     if key in TREE_LIMITS:
-        kind, limits = TREE_LIMITS[key]
-        if kind == "int":
-            return check_int(value, name=name, bounds=limits)
-        if kind == "float":
-            return check_float(value, name=name, bounds=limits)
-        return check_choice(value, name=name, choices=limits)
+        return check_limited(value, name=name, limit=TREE_LIMITS[key])
     if key == "name":
-        if not isinstance(value, str) or not NAME_PATTERN.match(value):
-            raise ParameterError(f"{name} must be 1 to 48 letters, digits, spaces, '-' or '_', got {value!r}")
-        return value
+        return check_object_name(value, name=name, pattern=NAME_PATTERN)
     if key == "species":
         if not isinstance(value, str):
             raise ParameterError(f"{name} must be a species name, got {value!r}")
@@ -249,7 +242,13 @@ def species_names():
     if not os.path.isdir(SPECIES_DIR):
         return []
     names = sorted(f[:-5] for f in os.listdir(SPECIES_DIR) if f.endswith(".toml"))
-    return sorted(names, key=lambda n: (species_info(n)["group"] != "game", n))
+
+    def group(name):
+        try:
+            return species_info(name)["group"]
+        except ParameterError:  # unreadable: listed last; loading it gives the error
+            return "~"
+    return sorted(names, key=lambda n: (group(n) != "game", group(n) == "~", n))
 
 
 def _read_species(name):

@@ -176,11 +176,10 @@ def stored_recipe(obj):
     return core_recipe.loads(obj[RECIPE_KEY], source=f"object {obj.name!r}")
 
 
-def _free_base_name(base, lods):
-    """``base`` or ``base.001`` ... such that the root and all ``_LODn`` names are unused."""
+def free_base_name(base, lods):
+    """``base`` or ``base.001`` ... such that the root and ``base_LOD0 .. base_LOD{lods-1}`` are unused."""
     def free(name):
-        names = [name] + ([f"{name}_LOD{i}" for i in range(lods)] if lods > 1 else [])
-        return all(bpy.data.objects.get(n) is None for n in names)
+        return all(bpy.data.objects.get(n) is None for n in [name] + [f"{name}_LOD{i}" for i in range(lods)])
     if free(base):
         return base
     k = 1
@@ -341,9 +340,9 @@ def _commit_terrain(recipe, meshes, *, collection, location, replace, created_ob
         keep = _own_keys(replace)
         old_name = replace.name
         _remove_objects([replace] + _descendants(replace))
-        base = _free_base_name(old_name, lods)
+        base = free_base_name(old_name, lods if lods > 1 else 0)
     else:
-        base = _free_base_name(recipe.world.name, lods)
+        base = free_base_name(recipe.world.name, lods if lods > 1 else 0)
         base_matrix, parent, collections, keep = None, None, [collection], {}
     if lods == 1:
         root = bpy.data.objects.new(base, meshes[0])

@@ -6,6 +6,7 @@ materials), a camera and a sun are added for the shot, and everything added
 is removed again afterwards, so the scene, the .blend and the exports are as
 they were.
 """
+import contextlib
 import os
 
 import bpy
@@ -41,16 +42,66 @@ def _mesh_colours(obj, sea_level, height, palette):
     return attr
 
 
+
+_SETTINGS = ("camera", "render.engine", "render.filepath", "render.resolution_x", "render.resolution_y",
+             "render.resolution_percentage", "display.shading.color_type", "display.shading.light",
+             "render.image_settings.file_format", "render.film_transparent")
+
+
+def _get(scene, path):
+    obj, _, attr = path.rpartition(".")
+    for part in filter(None, obj.split(".")):
+        scene = getattr(scene, part)
+    return scene, attr
+
+
+@contextlib.contextmanager
+def _studio_shot(scene, *, size, color_type, lens, clip_end):
+    """A Workbench set-up with a new camera (yielded); every setting and the camera go again afterwards."""
+    saved = [(holder, attr, getattr(holder, attr)) for holder, attr in (_get(scene, p) for p in _SETTINGS)]
+    cam_data = bpy.data.cameras.new("Worldseed Preview")
+    cam = bpy.data.objects.new("Worldseed Preview", cam_data)
+    try:
+        cam_data.lens = lens
+        cam_data.clip_end = clip_end
+        scene.collection.objects.link(cam)
+        scene.camera = cam
+        scene.render.engine = "BLENDER_WORKBENCH"
+        scene.display.shading.light = "STUDIO"
+        scene.display.shading.color_type = color_type
+        scene.render.film_transparent = False
+        scene.render.resolution_x, scene.render.resolution_y = size
+        scene.render.resolution_percentage = 100
+        scene.render.image_settings.file_format = "PNG"
+        yield cam
+    finally:
+        for holder, attr, value in saved:
+            setattr(holder, attr, value)
+        bpy.data.objects.remove(cam, do_unlink=True)
+        bpy.data.cameras.remove(cam_data)
+
+
+def _render_png(scene, path):
+    """Render the scene's camera into ``path`` (via a temporary file, renamed when complete)."""
+    folder, base = os.path.split(os.path.abspath(path))
+    tmp = os.path.join(folder, f".{base}.tmp.png")
+    scene.render.filepath = tmp
+    try:
+        bpy.ops.render.render(write_still=True, scene=scene.name)
+    except RuntimeError as err:
+        raise RenderError(f"the preview render failed: {str(err).strip().splitlines()[-1]}") from None
+    if not os.path.isfile(tmp):
+        raise RenderError("the preview render wrote no image (no OpenGL on this machine?)")
+    os.replace(tmp, path)
+    return path
+
+
 def render_preview(scene, root, path, *, size=(960, 540)):
     """Render ``root`` (a Worldseed terrain) from a three-quarter view into the PNG ``path``."""
     meshes = [root] if root.type == "MESH" else sorted((c for c in root.children if c.type == "MESH"),
                                                       key=lambda o: o.name)
     shown = meshes[0]
     hidden = [(o, o.hide_render) for o in meshes[1:]]
-    added = []
-    saved = (scene.camera, scene.render.engine, scene.render.filepath, scene.render.resolution_x,
-             scene.render.resolution_y, scene.render.resolution_percentage, scene.display.shading.color_type,
-             scene.display.shading.light, scene.render.image_settings.file_format)
     attr_name = None
     try:
         height = float(root.get("worldseed_height", 1.0))
@@ -64,45 +115,15 @@ def render_preview(scene, root, path, *, size=(960, 540)):
         hi = Vector(shown.bound_box[6])
         extent = max(hi.x - lo.x, hi.y - lo.y, 1e-3)
         centre = shown.matrix_world @ ((lo + hi) / 2)
-        cam_data = bpy.data.cameras.new("Worldseed Preview")
-        cam_data.lens = 32
-        cam_data.clip_end = extent * 20
-        cam = bpy.data.objects.new("Worldseed Preview", cam_data)
-        added += [cam, cam_data]
-        scene.collection.objects.link(cam)
-        cam.location = centre + Vector((0.62, -0.82, 0.55)) * extent
-        cam.rotation_euler = (centre - cam.location).to_track_quat("-Z", "Y").to_euler()
-        scene.camera = cam
-        scene.render.engine = "BLENDER_WORKBENCH"
-        scene.display.shading.light = "STUDIO"
-        scene.display.shading.color_type = "VERTEX"
-        scene.render.resolution_x, scene.render.resolution_y = size
-        scene.render.resolution_percentage = 100
-        scene.render.image_settings.file_format = "PNG"
-        folder, base = os.path.split(os.path.abspath(path))
-        tmp = os.path.join(folder, f".{base}.tmp.png")
-        scene.render.filepath = tmp
-        try:
-            bpy.ops.render.render(write_still=True, scene=scene.name)
-        except RuntimeError as err:
-            raise RenderError(f"the preview render failed: {str(err).strip().splitlines()[-1]}") from None
-        if not os.path.isfile(tmp):
-            raise RenderError("the preview render wrote no image (no OpenGL on this machine?)")
-        os.replace(tmp, path)
-        return path
+        with _studio_shot(scene, size=size, color_type="VERTEX", lens=32, clip_end=extent * 20) as cam:
+            cam.location = centre + Vector((0.62, -0.82, 0.55)) * extent
+            cam.rotation_euler = (centre - cam.location).to_track_quat("-Z", "Y").to_euler()
+            return _render_png(scene, path)
     finally:
-        (scene.camera, scene.render.engine, scene.render.filepath, scene.render.resolution_x,
-         scene.render.resolution_y, scene.render.resolution_percentage, scene.display.shading.color_type,
-         scene.display.shading.light, scene.render.image_settings.file_format) = saved
         for obj, flag in hidden:
             obj.hide_render = flag
         if attr_name is not None and attr_name in shown.data.color_attributes:
             shown.data.color_attributes.remove(shown.data.color_attributes[attr_name])
-        for block in added:
-            if isinstance(block, bpy.types.Object):
-                bpy.data.objects.remove(block, do_unlink=True)
-            else:
-                bpy.data.cameras.remove(block)
 
 
 def render_trees(scene, roots, path, *, size=(960, 540)):
@@ -111,12 +132,7 @@ def render_trees(scene, roots, path, *, size=(960, 540)):
     if not lod0:
         raise RenderError("no tree LOD0 meshes to render")
     others = [c for r in roots for c in r.children if c not in lod0]
-    saved = (scene.camera, scene.render.engine, scene.render.filepath, scene.render.resolution_x,
-             scene.render.resolution_y, scene.render.resolution_percentage, scene.display.shading.color_type,
-             scene.display.shading.light, scene.render.image_settings.file_format,
-             scene.render.film_transparent)
-    hidden = [(o, o.hide_render) for o in others] + [(o, o.hide_render) for o in lod0]
-    added = []
+    hidden = [(o, o.hide_render) for o in others + lod0]
     try:
         for o in others:
             o.hide_render = True
@@ -129,43 +145,11 @@ def render_trees(scene, roots, path, *, size=(960, 540)):
         centre = (lo + hi) / 2
         aspect = size[0] / size[1]
         extent = max(hi.z - lo.z, (hi.x - lo.x) / aspect, 1e-3)
-        cam_data = bpy.data.cameras.new("Worldseed Preview")
-        cam_data.lens = 50
-        cam_data.clip_end = extent * 50
-        cam = bpy.data.objects.new("Worldseed Preview", cam_data)
-        added += [cam, cam_data]
-        scene.collection.objects.link(cam)
-        distance = 1.15 * extent * aspect * cam_data.lens / cam_data.sensor_width + (hi.y - lo.y) / 2
-        cam.location = centre + Vector((0.0, -1.0, 0.12)).normalized() * distance
-        cam.rotation_euler = (centre - cam.location).to_track_quat("-Z", "Y").to_euler()
-        scene.camera = cam
-        scene.render.engine = "BLENDER_WORKBENCH"
-        scene.display.shading.light = "STUDIO"
-        scene.display.shading.color_type = "MATERIAL"
-        scene.render.film_transparent = False
-        scene.render.resolution_x, scene.render.resolution_y = size
-        scene.render.resolution_percentage = 100
-        scene.render.image_settings.file_format = "PNG"
-        folder, base = os.path.split(os.path.abspath(path))
-        tmp = os.path.join(folder, f".{base}.tmp.png")
-        scene.render.filepath = tmp
-        try:
-            bpy.ops.render.render(write_still=True, scene=scene.name)
-        except RuntimeError as err:
-            raise RenderError(f"the preview render failed: {str(err).strip().splitlines()[-1]}") from None
-        if not os.path.isfile(tmp):
-            raise RenderError("the preview render wrote no image (no OpenGL on this machine?)")
-        os.replace(tmp, path)
-        return path
+        with _studio_shot(scene, size=size, color_type="MATERIAL", lens=50, clip_end=extent * 50) as cam:
+            distance = (1.15 * extent * aspect * cam.data.lens / cam.data.sensor_width + (hi.y - lo.y) / 2)
+            cam.location = centre + Vector((0.0, -1.0, 0.12)).normalized() * distance
+            cam.rotation_euler = (centre - cam.location).to_track_quat("-Z", "Y").to_euler()
+            return _render_png(scene, path)
     finally:
-        (scene.camera, scene.render.engine, scene.render.filepath, scene.render.resolution_x,
-         scene.render.resolution_y, scene.render.resolution_percentage, scene.display.shading.color_type,
-         scene.display.shading.light, scene.render.image_settings.file_format,
-         scene.render.film_transparent) = saved
         for obj, flag in hidden:
             obj.hide_render = flag
-        for block in added:
-            if isinstance(block, bpy.types.Object):
-                bpy.data.objects.remove(block, do_unlink=True)
-            else:
-                bpy.data.cameras.remove(block)

@@ -19,14 +19,22 @@ SPEC_KEY = "worldseed_tree"
 
 # --------------------------------------------------------------------------- materials
 
-def _principled(mat):
-    if mat.node_tree is None:  # Blender before 5.0 makes materials without nodes
-        mat.use_nodes = True
-    return mat.node_tree.nodes.get("Principled BSDF")
-
-
 def _rgba(rgb):
     return (*(float(c) for c in rgb), 1.0)
+
+
+def _new_material(name, rgb, *, roughness, two_sided=False):
+    """A Principled material of colour ``rgb`` (also its viewport colour); returns (material, BSDF node)."""
+    mat = bpy.data.materials.new(name)
+    if mat.node_tree is None:  # Blender before 5.0 makes materials without nodes
+        mat.use_nodes = True
+    bsdf = mat.node_tree.nodes.get("Principled BSDF")
+    mat.diffuse_color = _rgba(rgb)
+    mat.roughness = roughness
+    mat.use_backface_culling = not two_sided
+    bsdf.inputs["Base Color"].default_value = _rgba(rgb)
+    bsdf.inputs["Roughness"].default_value = roughness
+    return mat, bsdf
 
 
 def bark_material(name, rgb):
@@ -34,12 +42,8 @@ def bark_material(name, rgb):
     mat = bpy.data.materials.get(name)
     if mat is not None:
         return mat
-    mat = bpy.data.materials.new(name)
-    bsdf = _principled(mat)
-    mat.diffuse_color = _rgba(rgb)
-    mat.roughness = 0.9
+    mat, bsdf = _new_material(name, rgb, roughness=0.9)
     nodes, links = mat.node_tree.nodes, mat.node_tree.links
-    bsdf.inputs["Roughness"].default_value = 0.9
     uv = nodes.new("ShaderNodeTexCoord")
     stretch = nodes.new("ShaderNodeMapping")
     stretch.inputs["Scale"].default_value = (8.0, 1.5, 1.0)
@@ -61,17 +65,11 @@ def bark_material(name, rgb):
 
 
 def leaf_material(name, rgb):
-    """Leaves: two-sided, a little translucent, slightly varied in colour per leaf."""
+    """Leaves: two-sided and a little translucent."""
     mat = bpy.data.materials.get(name)
     if mat is not None:
         return mat
-    mat = bpy.data.materials.new(name)
-    bsdf = _principled(mat)
-    mat.diffuse_color = _rgba(rgb)
-    mat.roughness = 0.6
-    mat.use_backface_culling = False
-    bsdf.inputs["Base Color"].default_value = _rgba(rgb)
-    bsdf.inputs["Roughness"].default_value = 0.6
+    mat, bsdf = _new_material(name, rgb, roughness=0.6, two_sided=True)
     for key in ("Transmission Weight", "Transmission"):  # 4.x+ / 3.x name
         if key in bsdf.inputs:
             bsdf.inputs[key].default_value = 0.15
@@ -82,14 +80,7 @@ def leaf_material(name, rgb):
 def billboard_material(name, rgb):
     """The far-LOD billboard: the leaf colour, two-sided."""
     mat = bpy.data.materials.get(name)
-    if mat is not None:
-        return mat
-    mat = bpy.data.materials.new(name)
-    bsdf = _principled(mat)
-    mat.diffuse_color = _rgba(rgb)
-    mat.use_backface_culling = False
-    bsdf.inputs["Base Color"].default_value = _rgba(rgb)
-    return mat
+    return mat if mat is not None else _new_material(name, rgb, roughness=0.8, two_sided=True)[0]
 
 
 def tree_materials(spec):
@@ -124,18 +115,6 @@ def mesh_from_lod(name, indexed, materials):
     return me
 
 
-def free_base_name(base, count):
-    """``base`` or ``base.001``... such that ``base`` and ``base_LOD0 .. base_LOD{count-1}`` are unused."""
-    def free(name):
-        return all(bpy.data.objects.get(n) is None for n in [name] + [f"{name}_LOD{i}" for i in range(count)])
-    if free(base):
-        return base
-    k = 1
-    while not free(f"{base}.{k:03d}"):
-        k += 1
-    return f"{base}.{k:03d}"
-
-
 def lod_meshes(tree):
     """LOD meshes of a grown tree, the billboard last."""
     return list(tree.lods) + ([tree.billboard] if tree.billboard is not None else [])
@@ -144,7 +123,7 @@ def lod_meshes(tree):
 def tree_objects(tree, *, collection, location=(0.0, 0.0, 0.0), name=None):
     """Link a grown tree as ``<Name>`` (an empty) with ``<Name>_LOD0..n`` below it; returns the root."""
     meshes_in = lod_meshes(tree)
-    base = free_base_name(name or tree.spec.name, len(meshes_in))
+    base = build.free_base_name(name or tree.spec.name, len(meshes_in))
     created, meshes = [], []
     try:
         materials = tree_materials(tree.spec)
@@ -208,4 +187,4 @@ def stored_spec(obj):
 
 
 __all__ = ["build_tree", "tree_objects", "tree_materials", "mesh_from_lod", "is_tree", "tree_root",
-           "stored_spec", "free_base_name", "remove_trees"]
+           "stored_spec", "remove_trees"]

@@ -63,34 +63,31 @@ class WORLDSEED_PT_trees(_Sidebar, bpy.types.Panel):
         if root is not None:
             layout.label(text=f"Active: {root.name} ({len(root.children)} LODs)", icon="OBJECT_DATA")
 
-class WORLDSEED_PT_trees_turtle(_Sidebar, bpy.types.Panel):
+class _TreeFields(_Sidebar):
+    """A closed sub-panel of the Trees panel listing the tree settings named in ``fields``."""
+    bl_parent_id = "WORLDSEED_PT_trees"
+    bl_options = {"DEFAULT_CLOSED"}
+    fields = ()
+
+    def draw(self, context):
+        settings = context.scene.worldseed.trees
+        col = self.layout.column(align=True)
+        col.use_property_split = True
+        for name in self.fields:
+            col.prop(settings, name)
+
+
+class WORLDSEED_PT_trees_turtle(_TreeFields, bpy.types.Panel):
     bl_label = "Growth"
     bl_idname = "WORLDSEED_PT_trees_turtle"
-    bl_parent_id = "WORLDSEED_PT_trees"
-    bl_options = {"DEFAULT_CLOSED"}
-
-    def draw(self, context):
-        settings = context.scene.worldseed.trees
-        col = self.layout.column(align=True)
-        col.use_property_split = True
-        for name in ("angle", "step", "width", "width_decay", "length_decay", "order_width_ratio",
-                     "order_length_ratio", "tropism", "tropism_strength", "jitter", "leaf_size"):
-            col.prop(settings, name)
+    fields = ("angle", "step", "width", "width_decay", "length_decay", "order_width_ratio", "order_length_ratio",
+              "tropism", "tropism_strength", "jitter", "leaf_size")
 
 
-class WORLDSEED_PT_trees_mesh(_Sidebar, bpy.types.Panel):
+class WORLDSEED_PT_trees_mesh(_TreeFields, bpy.types.Panel):
     bl_label = "Mesh"
     bl_idname = "WORLDSEED_PT_trees_mesh"
-    bl_parent_id = "WORLDSEED_PT_trees"
-    bl_options = {"DEFAULT_CLOSED"}
-
-    def draw(self, context):
-        settings = context.scene.worldseed.trees
-        col = self.layout.column(align=True)
-        col.use_property_split = True
-        for name in ("sides", "leaf_shape", "leaf_width", "lods", "billboard", "uv_scale", "bark_colour",
-                     "leaf_colour"):
-            col.prop(settings, name)
+    fields = ("sides", "leaf_shape", "leaf_width", "lods", "billboard", "uv_scale", "bark_colour", "leaf_colour")
 
 
 classes = (WORLDSEED_PT_trees, WORLDSEED_PT_trees_turtle, WORLDSEED_PT_trees_mesh)
