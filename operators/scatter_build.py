@@ -15,7 +15,9 @@ the props' meshes (:func:`make_real`); a tree prop becomes a root with its
 """
 import bpy
 import numpy as np
+from mathutils import Matrix
 
+from ..core import placement as core_placement
 from . import build
 
 SCATTER_KIND = "scatter"
@@ -146,26 +148,19 @@ def remove_scatter(obj):
 
 def _matrices(obj):
     """World matrices (N, 4, 4) of the instances of a scatter object."""
-    from mathutils import Matrix
     pos, rot, scale, _ = read_points(obj)
-    w, x, y, z = (rot[:, i].astype(np.float64) for i in range(4))
-    r = np.empty((len(pos), 3, 3))
-    r[:, 0, 0] = 1 - 2 * (y * y + z * z); r[:, 0, 1] = 2 * (x * y - z * w); r[:, 0, 2] = 2 * (x * z + y * w)
-    r[:, 1, 0] = 2 * (x * y + z * w); r[:, 1, 1] = 1 - 2 * (x * x + z * z); r[:, 1, 2] = 2 * (y * z - x * w)
-    r[:, 2, 0] = 2 * (x * z - y * w); r[:, 2, 1] = 2 * (y * z + x * w); r[:, 2, 2] = 1 - 2 * (x * x + y * y)
     local = np.zeros((len(pos), 4, 4))
-    local[:, :3, :3] = r * scale[:, None, None]
+    local[:, :3, :3] = core_placement.quaternion_matrices(rot) * scale[:, None, None]
     local[:, :3, 3] = pos
     local[:, 3, 3] = 1.0
-    world = np.asarray(obj.matrix_world, np.float64)
-    return world @ local, Matrix
+    return np.asarray(obj.matrix_world, np.float64) @ local
 
 
 def make_real(obj, *, collection, name_format="{prop}_{index:05d}"):
     """Real objects for every instance of the scatter ``obj``, sharing the props' meshes; returns the
     top-level objects made (a tree prop gives a root with its LOD children, each sharing the LOD meshes)."""
     props = scatter_props(obj)
-    mats, Matrix = _matrices(obj)
+    mats = _matrices(obj)
     _, _, _, which = read_points(obj)
     made = []
     try:

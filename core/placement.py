@@ -1,0 +1,104 @@
+"""Prop placements in Unity's coordinates: the placement file and Unity Terrain tree instances.
+
+Blender is right-handed with Z up; Unity is left-handed with Y up.  A
+Worldseed FBX lands a Blender point ``(x, y, z)`` at Unity ``(-x, z, -y)``
+(:func:`core.unity.unity_position`); the linear map ``M`` doing that has
+determinant -1, so a rotation ``R`` becomes ``M R M^-1``, a proper rotation
+again.  With ``P = -M`` (a rotation of +90 degrees about X, and
+``M R M^-1 = P R P^-1``) the quaternion's vector part is turned by ``P``:
+Blender ``(w, x, y, z)`` becomes Unity ``(x, -z, y, w)`` in Unity's
+``(x, y, z, w)`` order.  Unity builds the same matrix from a quaternion as
+the right-handed formula does, so an object placed with these values sits
+exactly where the FBX puts the same instance.
+
+>>> unity_rotation([[1.0, 0.0, 0.0, 0.0]]).tolist()      # identity stays identity
+[[0.0, 0.0, 0.0, 1.0]]
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ._checks import ParameterError, check_array, check_float
+from .unity import unity_position
+
+__all__ = ["unity_rotation", "quaternion_matrices", "placement_records", "terrain_tree_instances"]
+
+
+def unity_rotation(wxyz):
+    """Blender quaternions ``(N, 4)`` as ``(w, x, y, z)`` -> Unity quaternions ``(N, 4)`` as ``(x, y, z, w)``."""
+    q = check_array(wxyz, name="rotations", ndim=2, shape=(None, 4)).astype(np.float64)
+    return np.column_stack([q[:, 1], -q[:, 3], q[:, 2], q[:, 0]])
+
+
+def quaternion_matrices(wxyz):
+    """(N, 3, 3) rotation matrices of unit quaternions ``(w, x, y, z)``."""
+    q = check_array(wxyz, name="rotations", ndim=2, shape=(None, 4)).astype(np.float64)
+    w, x, y, z = q.T
+    r = np.empty((len(q), 3, 3))
+    r[:, 0, 0] = 1 - 2 * (y * y + z * z)
+    r[:, 0, 1] = 2 * (x * y - z * w)
+    r[:, 0, 2] = 2 * (x * z + y * w)
+    r[:, 1, 0] = 2 * (x * y + z * w)
+    r[:, 1, 1] = 1 - 2 * (x * x + z * z)
+    r[:, 1, 2] = 2 * (y * z - x * w)
+    r[:, 2, 0] = 2 * (x * z - y * w)
+    r[:, 2, 1] = 2 * (y * z + x * w)
+    r[:, 2, 2] = 1 - 2 * (x * x + y * y)
+    return r
+
+
+def _rows(positions, rotations, scales):
+    p = check_array(positions, name="positions", ndim=2, shape=(None, 3))
+    n = p.shape[0]
+    r = check_array(rotations, name="rotations", ndim=2, shape=(n, 4))
+    s = check_array(scales, name="scales", ndim=1, shape=(n,))
+    return p, r, s
+
+
+def placement_records(positions, rotations, scales, props, prop_names, *, layers=None, layer_names=None,
+                      digits=5):
+    """One dict per instance in Unity's coordinates: ``prop`` (name), ``position`` [x, y, z] (metres),
+    ``rotation`` [x, y, z, w], ``scale`` (uniform), and ``layer`` when layers are given.
+
+    ``positions`` (N, 3) and ``rotations`` (N, 4, ``(w, x, y, z)``) are Blender world values;
+    ``props`` (N,) index ``prop_names``.  Values are rounded to ``digits`` decimals.
+    """
+    p, r, s = _rows(positions, rotations, scales)
+    k = np.asarray(props, np.int64)
+    if k.shape != (p.shape[0],) or (k.size and (k.min() < 0 or k.max() >= len(prop_names))):
+        raise ParameterError(f"props must hold one index in [0, {len(prop_names)}) per instance")
+    up = np.round(unity_position(p), digits).tolist()
+    uq = np.round(unity_rotation(r), 7).tolist()
+    us = np.round(s.astype(np.float64), digits).tolist()
+    names = [prop_names[i] for i in k.tolist()]
+    out = [{"prop": n, "position": a, "rotation": b, "scale": c} for n, a, b, c in zip(names, up, uq, us)]
+    if layers is not None:
+        for rec, i in zip(out, np.asarray(layers).tolist()):
+            rec["layer"] = layer_names[i]
+    return out
+
+
+def terrain_tree_instances(positions, rotations, scales, props, *, terrain_position, size, height, digits=6):
+    """Unity ``TreeInstance`` values for trees on a Terrain.
+
+    ``terrain_position`` is the Terrain's Unity position (see
+    :func:`core.unity.unity_terrain_position`), ``size`` its width and length
+    and ``height`` its height in metres.  ``position`` is normalised to 0..1
+    over the Terrain (x, height, z), ``rotation`` the yaw in radians about
+    Unity's Y, ``width_scale``/``height_scale`` the uniform scale and
+    ``prototype`` the tree prototype index (``props``).
+    """
+    p, r, s = _rows(positions, rotations, scales)
+    size = check_float(size, name="size", bounds=(0.0, None), open_low=True)
+    height = check_float(height, name="height", bounds=(0.0, None), open_low=True)
+    origin = np.asarray(terrain_position, np.float64).reshape(3)
+    u = unity_position(p) - origin
+    norm = u / np.array([size, height, size])
+    # yaw of the rotated forward axis (Unity +Z) about Unity's Y
+    m = quaternion_matrices(unity_rotation(r)[:, [3, 0, 1, 2]])
+    forward = m[:, :, 2]
+    yaw = np.arctan2(forward[:, 0], forward[:, 2])
+    k = np.asarray(props, np.int64).tolist()
+    return [{"prototype": i, "position": a, "rotation": b, "width_scale": c, "height_scale": c}
+            for i, a, b, c in zip(k, np.round(norm, digits).tolist(), np.round(yaw, digits).tolist(),
+                                  np.round(s.astype(np.float64), digits).tolist())]
