@@ -33,6 +33,7 @@ import tomllib
 from dataclasses import dataclass, field, fields
 
 from . import heightmap, noise, palette
+from . import scatter_spec as _scatter
 from . import tree as _tree
 from ._toml import toml_table
 from ._toml import toml_value as _toml_value
@@ -155,6 +156,7 @@ class Recipe:
     terrain: TerrainSpec = field(default_factory=TerrainSpec)
     export: ExportSpec = field(default_factory=ExportSpec)
     trees: tuple = ()
+    scatter: tuple = ()
 
 
 _SECTIONS = {"world": WorldSpec, "terrain": TerrainSpec, "export": ExportSpec}
@@ -230,12 +232,27 @@ def _trees(value, *, source):
     return tuple(out)
 
 
+def _scatter_layers(value, *, source):
+    """``[[scatter]]`` entries: one :class:`core.scatter_spec.LayerSpec` each, in order."""
+    if isinstance(value, dict):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(t, dict) for t in value):
+        raise RecipeError(f"{source}: scatter layers must be written as [[scatter]] tables, got {value!r}")
+    if len(value) > _scatter.MAX_LAYERS:
+        raise RecipeError(f"{source}: at most {_scatter.MAX_LAYERS} [[scatter]] layers, got {len(value)}")
+    try:
+        return tuple(_scatter.layer_spec(t, prefix=f"scatter[{i}].") for i, t in enumerate(value))
+    except ParameterError as err:
+        raise RecipeError(f"{source}: {err}") from None
+
+
 def from_dict(data, *, source="recipe"):
     """Validate a nested dict (as parsed from TOML) into a :class:`Recipe`."""
     if not isinstance(data, dict):
         raise RecipeError(f"{source}: a recipe must be a table of sections, got {type(data).__name__}")
     data = dict(data)
     trees = _trees(data.pop("trees"), source=source) if "trees" in data else ()
+    scatter = _scatter_layers(data.pop("scatter"), source=source) if "scatter" in data else ()
     unknown = sorted(set(data) - set(_SECTIONS))
     if unknown:
         loose = [k for k in unknown if not isinstance(data[k], dict)]
@@ -258,7 +275,7 @@ def from_dict(data, *, source="recipe"):
             parts[section] = cls(**{k: _check_value(section, k, v) for k, v in table.items()})
         except ParameterError as err:
             raise RecipeError(f"{source}: {err}") from None
-    recipe = Recipe(**parts, trees=trees)
+    recipe = Recipe(**parts, trees=trees, scatter=scatter)
     try:
         _cross_checks(recipe)
     except ParameterError as err:
@@ -303,6 +320,8 @@ def to_dict(recipe):
         out[section] = table
     if recipe.trees:
         out["trees"] = [_tree.tree_spec_dict(t) for t in recipe.trees]
+    if recipe.scatter:
+        out["scatter"] = [_scatter.layer_spec_dict(t) for t in recipe.scatter]
     return out
 
 
@@ -312,10 +331,10 @@ def dumps(recipe):
     """Write a recipe as TOML text that :func:`loads` reads back equal."""
     lines = ["# Worldseed recipe"]
     for section, table in to_dict(recipe).items():
-        if section == "trees":
-            for tree in table:
-                lines.append("\n[[trees]]")
-                lines.extend(toml_table(tree))
+        if section in ("trees", "scatter"):
+            for entry in table:
+                lines.append(f"\n[[{section}]]")
+                lines.extend(toml_table(entry))
             continue
         lines.append(f"\n[{section}]")
         lines.extend(f"{key} = {_toml_value(value)}" for key, value in table.items())
