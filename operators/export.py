@@ -223,24 +223,27 @@ def export_unity(objects, filepath, *, formats=("fbx",), per_object=False):
     if os.path.isdir(filepath):
         raise ExportError(f"filepath {filepath!r} is a folder; give the name of the file to write")
     stem, _ = os.path.splitext(os.path.abspath(filepath))
-    if per_object:
-        folder = os.path.dirname(stem)
-        jobs = [(os.path.join(folder, _safe_file_name(r.name)), exportable([r])) for r in roots]
-    else:
-        jobs = [(stem, exportable(roots))]
+    from .scatter_export import expanded
     written = []
-    for job_stem, objs in jobs:
-        if not objs:
-            continue
-        for fmt in formats:
-            written.append(_export_one(job_stem + FORMATS[fmt], objs, fmt))
+    with expanded(roots) as roots:  # scatters become real objects sharing the props' meshes
+        if per_object:
+            folder = os.path.dirname(stem)
+            jobs = [(os.path.join(folder, _safe_file_name(r.name)), exportable([r])) for r in roots]
+        else:
+            jobs = [(stem, exportable(roots))]
+        for job_stem, objs in jobs:
+            if not objs:
+                continue
+            for fmt in formats:
+                written.append(_export_one(job_stem + FORMATS[fmt], objs, fmt))
     return written
 
 
 def worldseed_roots(scene):
     """Top-level Worldseed objects of ``scene`` (anything a Worldseed build tagged)."""
     from .build import KIND_KEY
-    return [o for o in scene.objects if o.get(KIND_KEY) and (o.parent is None or not o.parent.get(KIND_KEY))]
+    return [o for o in scene.objects if o.get(KIND_KEY) and not o.get("worldseed_prop")
+            and (o.parent is None or not o.parent.get(KIND_KEY))]
 
 
 class WORLDSEED_OT_export_unity(bpy.types.Operator):

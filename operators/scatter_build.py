@@ -146,7 +146,7 @@ def remove_scatter(obj):
 
 # --------------------------------------------------------------------------- real objects
 
-def _matrices(obj):
+def instance_matrices(obj):
     """World matrices (N, 4, 4) of the instances of a scatter object."""
     pos, rot, scale, _ = read_points(obj)
     local = np.zeros((len(pos), 4, 4))
@@ -160,7 +160,7 @@ def make_real(obj, *, collection, name_format="{prop}_{index:05d}"):
     """Real objects for every instance of the scatter ``obj``, sharing the props' meshes; returns the
     top-level objects made (a tree prop gives a root with its LOD children, each sharing the LOD meshes)."""
     props = scatter_props(obj)
-    mats = _matrices(obj)
+    mats = instance_matrices(obj)
     _, _, _, which = read_points(obj)
     made = []
     try:
