@@ -22,7 +22,7 @@ from ..core import recipe as core_recipe
 from ..core import unity as core_unity
 from ..core._checks import ParameterError
 from ..core.steps import drive
-from ..operators import build, export, render, tree_build
+from ..operators import build, export, render, scatter, scatter_export, tree_build
 
 #: The recipe `make demo` builds when no --recipe is given: an island with a beach and snowy peaks.
 DEFAULT_RECIPE = """\
@@ -136,6 +136,8 @@ def output_paths(recipe, out_dir, *, name="world"):
         paths.append("relief.png")
     if recipe.export.render:
         paths.append("preview.png")
+    if recipe.export.placements and has_terrain and recipe.scatter:
+        paths.append(f"{name}_placements.json")
     if recipe.export.heightmap_raw and has_terrain:
         paths += [f"{name}_heightmap.raw", f"{name}_heightmap.json"]
     return [os.path.join(out_dir, p) for p in paths]
@@ -169,6 +171,14 @@ def build_world(recipe, out_dir, *, name="world", progress=None):
                      progress)
         heights = heights_out[0]
     trees = grow_trees(recipe, scene, progress=progress)
+    scattered = None
+    if root is not None and recipe.scatter:
+        if progress is not None:
+            progress(0, 1, "scatter")
+        scattered = scatter.scatter_onto(root, list(recipe.scatter), [("BUILTIN", None)] * len(recipe.scatter),
+                                         seed=recipe.world.seed, collection=scene.collection)
+        if progress is not None:
+            progress(1, 1, "scatter")
     written = []
     formats = tuple(f for f in ("fbx", "glb") if getattr(recipe.export, f))
     if formats:
@@ -196,6 +206,9 @@ def build_world(recipe, out_dir, *, name="world", progress=None):
             written.append(render.render_preview(scene, root, os.path.join(out_dir, "preview.png")))
         except render.RenderError as err:  # a machine without OpenGL still gets every other file
             print(f"worldseed: warning: {err}; relief.png is the preview", file=sys.stderr)
+    if recipe.export.placements and scattered is not None:
+        written.append(scatter_export.write_placement_file(
+            [scattered], os.path.join(out_dir, f"{name}_placements.json")))
     if recipe.export.heightmap_raw:
         written += write_unity_heightmap(heights, recipe, out_dir, name=name,
                                          blender_centre=tuple(root.matrix_world.translation))

@@ -10,6 +10,8 @@ import dataclasses
 import bpy
 
 from ..core import recipe as core_recipe
+from .scatter_properties import WorldseedScatterSettings
+from .scatter_properties import classes as scatter_classes
 from .tree_properties import WorldseedTreeSettings
 
 _TERRAIN_DEFAULTS = core_recipe.TerrainSpec()
@@ -51,6 +53,8 @@ _UI = {
     "heightmap_raw": ("Unity RAW Heightmap", "Also write a 16-bit RAW heightmap for Unity's Terrain", {}),
     "preview": ("Preview", "Write a shaded-relief map, relief.png", {}),
     "render": ("Render", "Write a 3-D preview render, preview.png (Workbench; needs OpenGL)", {}),
+    "placements": ("Placement File", "Write the scattered props' Unity positions, rotations and scales as JSON",
+                   {}),
 }
 
 _CHOICE_LABELS = {
@@ -182,7 +186,8 @@ class WorldseedSettings(bpy.types.PropertyGroup):
     terrain: bpy.props.PointerProperty(type=WorldseedTerrainSettings)
     export: bpy.props.PointerProperty(type=WorldseedExportSettings)
     trees: bpy.props.PointerProperty(type=WorldseedTreeSettings)
+    scatter: bpy.props.PointerProperty(type=WorldseedScatterSettings)
 
 
-classes = (WorldseedTerrainSettings, WorldseedExportSettings, WorldseedTreeSettings,
+classes = (WorldseedTerrainSettings, WorldseedExportSettings, WorldseedTreeSettings, *scatter_classes,
            WorldseedSettings)  # children before parents

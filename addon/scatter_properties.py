@@ -37,7 +37,7 @@ def _float(label, description, default, bounds, **kw):
                                    max=bounds[1], **kw)
 
 
-L = scatter_spec.LIMITS
+L = {name: bounds for name, (_kind, bounds) in scatter_spec.LIMITS.items()}
 
 
 class WorldseedScatterLayer(bpy.types.PropertyGroup):

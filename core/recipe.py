@@ -148,6 +148,7 @@ class ExportSpec:
     heightmap_raw: bool = False
     preview: bool = True
     render: bool = False
+    placements: bool = False
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,8 @@ from dataclasses import dataclass, fields
 from ._checks import ParameterError, check_bool, check_float, check_limited, check_object_name
 from .tree import NAME_PATTERN
 
-__all__ = ["LayerSpec", "LIMITS", "BUILTIN_PROPS", "layer_spec", "layer_spec_dict", "replace", "MAX_LAYERS"]
+__all__ = ["LayerSpec", "LIMITS", "BUILTIN_PROPS", "layer_spec", "layer_spec_dict", "replace", "MAX_LAYERS",
+           "dumps_layer", "loads_layer", "to_layer"]
 
 BUILTIN_PROPS = ("rock", "grass")
 MAX_LAYERS = 16
@@ -135,3 +136,24 @@ def replace(spec, **changes):
     """A validated copy of ``spec`` with ``changes``."""
     return layer_spec({**layer_spec_dict(spec), **changes})
 
+
+
+def dumps_layer(spec):
+    """The layer as TOML text (one ``[[scatter]]`` table's body)."""
+    from ._toml import toml_table
+    return "\n".join(toml_table(layer_spec_dict(spec))) + "\n"
+
+
+def loads_layer(text, *, source="scatter layer"):
+    """Inverse of :func:`dumps_layer`."""
+    import tomllib
+    try:
+        return layer_spec(tomllib.loads(text), prefix=f"{source}: ")
+    except tomllib.TOMLDecodeError as err:
+        raise ParameterError(f"{source}: not valid TOML: {err}") from None
+
+
+def to_layer(spec, *, sea_level_m):
+    """The :class:`core.scatter.Layer` that places ``spec`` on a terrain whose sea is at ``sea_level_m``."""
+    from . import scatter
+    return scatter.layer_from_spec(spec, sea_level_m=sea_level_m)

@@ -225,12 +225,13 @@ def export_unity(objects, filepath, *, formats=("fbx",), per_object=False):
     stem, _ = os.path.splitext(os.path.abspath(filepath))
     from .scatter_export import expanded
     written = []
-    with expanded(roots) as roots:  # scatters become real objects sharing the props' meshes
+    with expanded(roots) as (roots, extras):  # scatters become real objects sharing the props' meshes
         if per_object:
             folder = os.path.dirname(stem)
-            jobs = [(os.path.join(folder, _safe_file_name(r.name)), exportable([r])) for r in roots]
+            jobs = [(os.path.join(folder, _safe_file_name(r.name)), exportable([r, *extras.get(r.name, [])]))
+                    for r in roots]
         else:
-            jobs = [(stem, exportable(roots))]
+            jobs = [(stem, exportable(roots + [o for r in roots for o in extras.get(r.name, [])]))]
         for job_stem, objs in jobs:
             if not objs:
                 continue

@@ -2,7 +2,7 @@
 
 In the FBX every instance is an object sharing its prop's mesh, named
 ``<Prop>_<index>`` (a tree keeps its ``_LOD0``.. children, so Unity builds an
-LOD Group per tree), under an empty ``<Scatter>`` in the terrain's hierarchy.
+LOD Group per tree), at the top level of the file beside the terrain.
 The placement file lists the same instances in Unity's coordinates (see
 :mod:`core.placement`), so a prefab placed from the file lands where the FBX
 puts the object, plus Unity Terrain tree instances for the layers marked so.
@@ -25,40 +25,37 @@ VERSION = 1
 
 @contextlib.contextmanager
 def expanded(objects):
-    """``objects`` with every scatter object among them (or below them) replaced, for the duration, by an
-    empty of the same name holding real instance objects; yields the new object list."""
-    scatters = [o for root in objects for o in [root, *root.children_recursive] if scatter_build.is_scatter(o)]
-    if not scatters:
-        yield list(objects)
+    """For the duration, real instance objects for every scatter object among ``objects`` or below them.
+
+    Yields ``(objects, extras)``: ``objects`` without the scatter objects
+    (which leave their terrain's hierarchy meanwhile) and ``extras``, for
+    each given object, the top-level instance objects that belong with it.
+    Instances are top-level objects placed in world space: the FBX
+    exporter's baked axis conversion is exact for top-level objects (a
+    child's offset would keep Blender's Z-up axes).
+    """
+    found = [(root, o) for root in objects for o in [root, *root.children_recursive] if scatter_build.is_scatter(o)]
+    if not found:
+        yield list(objects), {}
         return
     temp = bpy.data.collections.new("Worldseed Export")
     bpy.context.scene.collection.children.link(temp)
-    made, renamed = [], []
+    made, moved, extras = [], [], {}
     try:
-        for obj in scatters:
-            name, parent, matrix = obj.name, obj.parent, obj.matrix_world.copy()
-            obj.name = name + ".exporting"
-            obj.parent = None  # out of the terrain's hierarchy while the holder stands in for it
-            renamed.append((obj, name, parent, matrix))
-            holder = bpy.data.objects.new(name, None)
-            temp.objects.link(holder)
-            made.append(holder)
-            holder.parent = parent
-            holder.matrix_world = matrix
+        for root, obj in found:
+            parent, matrix = obj.parent, obj.matrix_world.copy()
+            obj.parent = None  # out of the terrain's hierarchy while its instances stand in for it
+            obj.matrix_world = matrix
+            moved.append((obj, parent, matrix))
             instances = scatter_build.make_real(obj, collection=temp)
             made.extend(o for top in instances for o in [top, *top.children])
-            for top in instances:
-                world = top.matrix_world.copy()
-                top.parent = holder
-                top.matrix_world = world
-        yield [o for o in objects if not scatter_build.is_scatter(o)] + \
-            [o for o in made if o.parent is None]
+            extras.setdefault(root.name, []).extend(instances)
+        yield [o for o in objects if not scatter_build.is_scatter(o)], extras
     finally:
         for o in made:
             bpy.data.objects.remove(o, do_unlink=True)
         bpy.data.collections.remove(temp)
-        for obj, name, parent, matrix in renamed:
-            obj.name = name
+        for obj, parent, matrix in moved:
             obj.parent = parent
             obj.matrix_world = matrix
 

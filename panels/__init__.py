@@ -1,4 +1,4 @@
 """Sidebar panels (View3D > N panel, tab "Worldseed"): drawing only."""
-from . import export, terrain, trees
+from . import export, scatter, terrain, trees
 
-classes = (*terrain.classes, *trees.classes, *export.classes)
+classes = (*terrain.classes, *trees.classes, *scatter.classes, *export.classes)
