@@ -49,12 +49,50 @@ curve = [[0.0, 0.0], [0.3, 0.22], [0.75, 0.8], [1.0, 1.0]]
 sea_level = 0.12
 lods = 3
 
+# Oaks on the lower slopes, pines higher up, rocks where it is steep: each layer keeps its
+# distance from the ones before it; every prop arrives in the FBX and in world_placements.json.
+[[scatter]]
+name = "Oaks"
+prop = "broadleaf"
+variants = 3
+radius = 22.0
+height_range = [24.0, 80.0]
+slope_range = [0.0, 22.0]
+patchiness = 0.35
+patch_scale = 120.0
+sink = 0.1
+unity_tree = true
+
+[[scatter]]
+name = "Pines"
+prop = "conifer"
+variants = 3
+radius = 20.0
+height_range = [60.0, 125.0]
+slope_range = [0.0, 30.0]
+patchiness = 0.3
+patch_scale = 90.0
+sink = 0.1
+unity_tree = true
+
+[[scatter]]
+name = "Rocks"
+prop = "rock"
+variants = 4
+radius = 16.0
+slope_range = [24.0, 90.0]
+scale_range = [1.0, 3.0]
+align = 1.0
+max_tilt = 40.0
+sink = 0.2
+
 [export]
 fbx = true
 glb = false
 heightmap_raw = true
 preview = true
 render = true
+placements = true
 """
 
 
