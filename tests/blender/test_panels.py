@@ -48,6 +48,11 @@ class Recorder:
         assert name in data.bl_rna.properties
         self.calls.append(("curve", name))
 
+    def template_list(self, list_id, _list_name, data, name, active_data, active_name, **kwargs):
+        assert getattr(bpy.types, list_id, None) is not None, f"UI list {list_id} not registered"
+        assert name in data.bl_rna.properties and active_name in active_data.bl_rna.properties
+        self.calls.append(("list", name))
+
 
 class OperatorProps:
     def __init__(self, rna):
@@ -115,3 +120,33 @@ def test_every_terrain_setting_is_on_some_panel(addon, empty_scene):
 def test_presets_menu_lists_builtin_presets(addon, empty_scene):
     calls = draw(bpy.types.WORLDSEED_MT_terrain_presets)
     assert calls.count(("operator", "worldseed.terrain_preset_apply")) >= 5
+
+
+def test_tree_panel_shows_rule_errors_in_red(addon, empty_scene):
+    settings = bpy.context.scene.worldseed.trees
+    assert ("set", "alert") not in draw(bpy.types.WORLDSEED_PT_trees)
+    settings.rules = "F -> F[+F"
+    calls = draw(bpy.types.WORLDSEED_PT_trees)
+    assert ("set", "alert") in calls
+    assert any(kind == "label" and "unbalanced" in text for kind, text in calls)
+
+
+def test_every_tree_setting_is_on_some_panel(addon, empty_scene):
+    from worldseed.addon import tree_properties
+    shown = set()
+    for cls in _panels(addon):
+        shown |= {name for kind, name in draw(cls) if kind == "prop"}
+    assert set(tree_properties.TREE_FIELDS) <= shown
+
+
+def test_scatter_panel_shows_the_active_layer_and_scatter_actions(addon, empty_scene):
+    calls = draw(bpy.types.WORLDSEED_PT_scatter)
+    assert ("list", "layers") in calls and ("prop", "radius") not in calls
+    bpy.ops.worldseed.scatter_layer_add(builtin="rock")
+    bpy.ops.worldseed.terrain_add(resolution=17)
+    calls = draw(bpy.types.WORLDSEED_PT_scatter)
+    layer_fields = {"radius", "slope_range", "height_range", "patchiness", "align", "max_tilt", "sink", "unity_tree"}
+    assert layer_fields <= {name for kind, name in calls if kind == "prop"}
+    assert ("operator", "worldseed.scatter_update") not in calls
+    bpy.ops.worldseed.scatter_add()
+    assert ("operator", "worldseed.scatter_make_real") in draw(bpy.types.WORLDSEED_PT_scatter)
