@@ -27,14 +27,19 @@ def scatter_spec_items():
     return _ITEMS
 
 
+def _on_change(self, context):
+    from ..operators import live
+    live.schedule_scatter_update(context)
+
+
 def _pair(name, label, description, default, lo, hi, **kw):
     return bpy.props.FloatVectorProperty(name=label, description=description, size=2, default=default,
-                                         min=lo, max=hi, **kw)
+                                         min=lo, max=hi, update=_on_change, **kw)
 
 
 def _float(label, description, default, bounds, **kw):
     return bpy.props.FloatProperty(name=label, description=description, default=default, min=bounds[0],
-                                   max=bounds[1], **kw)
+                                   max=bounds[1], update=_on_change, **kw)
 
 
 L = {name: bounds for name, (_kind, bounds) in scatter_spec.LIMITS.items()}
@@ -49,12 +54,12 @@ class WorldseedScatterLayer(bpy.types.PropertyGroup):
             items=[("BUILTIN", "Built-in", "Rocks, grass or trees made by Worldseed"),
                    ("COLLECTION", "Collection", "Every object of a collection, picked at random"),
                    ("OBJECT", "Object", "One object")]),
-        "builtin": bpy.props.EnumProperty(name="Built-in", items=_species_and_builtins,
+        "builtin": bpy.props.EnumProperty(name="Built-in", items=_species_and_builtins, update=_on_change,
                                           description="Which built-in prop"),
         "collection": bpy.props.PointerProperty(type=bpy.types.Collection, name="Collection",
                                                 description="Props to scatter (each instance picks one)"),
         "object": bpy.props.PointerProperty(type=bpy.types.Object, name="Object", description="Prop to scatter"),
-        "variants": bpy.props.IntProperty(name="Variants", default=_D.variants, min=L["variants"][0],
+        "variants": bpy.props.IntProperty(name="Variants", default=_D.variants, min=L["variants"][0], update=_on_change,
                                           max=L["variants"][1],
                                           description="Different built-in props made from consecutive seeds"),
         "radius": _float("Spacing", "Smallest distance between two props of this layer", _D.radius,
@@ -69,7 +74,7 @@ class WorldseedScatterLayer(bpy.types.PropertyGroup):
                              _D.patchiness, (0.0, 1.0)),
         "patch_scale": _float("Patch Size", "Size of the patches", _D.patch_scale, L["patch_scale"],
                               subtype="DISTANCE"),
-        "above_sea": bpy.props.BoolProperty(name="Above Sea", default=_D.above_sea,
+        "above_sea": bpy.props.BoolProperty(name="Above Sea", default=_D.above_sea, update=_on_change,
                                             description="No props at or below the terrain's sea level"),
         "keep_away": _float("Keep Away", "Extra distance from the props of the layers above", _D.keep_away,
                             (0.0, 1e4), subtype="DISTANCE"),
@@ -89,8 +94,13 @@ class WorldseedScatterLayer(bpy.types.PropertyGroup):
 class WorldseedScatterSettings(bpy.types.PropertyGroup):
     layers: bpy.props.CollectionProperty(type=WorldseedScatterLayer)
     active_layer: bpy.props.IntProperty(name="Active Layer", default=0, min=0)
-    seed: bpy.props.IntProperty(name="Seed", default=0, min=0, max=2**31 - 1,
+    seed: bpy.props.IntProperty(name="Seed", default=0, min=0, max=2**31 - 1, update=_on_change,
                                 description="Random seed of the scatter: positions, variants, yaw, scale")
+    auto_update: bpy.props.BoolProperty(
+        name="Auto Update", default=False,
+        description="Re-scatter the active scatter whenever a layer setting changes")
+    last_error: bpy.props.StringProperty(name="Last Error", default="", options={"SKIP_SAVE"},
+                                         description="Why the last automatic re-scatter failed")
 
 
 classes = (WorldseedScatterLayer, WorldseedScatterSettings)

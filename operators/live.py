@@ -13,7 +13,7 @@ import bpy
 from . import build
 from ..core._checks import ParameterError
 
-_pending = {"scene": None}
+_pending = {"scene": None, "scatter": None}
 DELAY = 0.15
 
 
@@ -54,6 +54,39 @@ def _run():
     from . import terrain
     try:
         terrain.rebuild_from_settings(root, scene)
+        settings.last_error = ""
+    except ParameterError as err:
+        settings.last_error = str(err)
+        print(f"Worldseed: {err}")
+    return None
+
+
+def schedule_scatter_update(context):
+    """Re-scatter the active scatter soon (at once in background runs) if Auto Update is on."""
+    settings = context.scene.worldseed.scatter
+    from .scatter import scatter_of
+    if not settings.auto_update or scatter_of(context.active_object) is None:
+        return
+    first = _pending["scatter"] is None
+    _pending["scatter"] = context.scene.name
+    if bpy.app.background:
+        _run_scatter()
+    elif first:
+        bpy.app.timers.register(_run_scatter, first_interval=DELAY)
+
+
+def _run_scatter():
+    scene = bpy.data.scenes.get(_pending["scatter"] or "")
+    _pending["scatter"] = None
+    if scene is None:
+        return None
+    from . import scatter
+    obj = scatter.scatter_of(bpy.context.view_layer.objects.active)
+    if obj is None:
+        return None
+    settings = scene.worldseed.scatter
+    try:
+        scatter.rescatter(obj, scene)
         settings.last_error = ""
     except ParameterError as err:
         settings.last_error = str(err)

@@ -99,6 +99,13 @@ def scatter_of(obj):
     return next((c for c in root.children if scatter_build.is_scatter(c)), None)
 
 
+def rescatter(obj, scene):
+    """Re-scatter the scatter object ``obj`` in place from ``scene``'s Scatter settings."""
+    settings = scene.worldseed.scatter
+    return scatter_onto(obj.parent, layer_specs(settings), layer_sources(settings), seed=settings.seed,
+                        collection=scene.collection, replace=obj)
+
+
 class WORLDSEED_OT_scatter_add(bpy.types.Operator):
     """Scatter the Scatter panel's prop layers over the active Worldseed terrain"""
     bl_idname = "worldseed.scatter_add"
@@ -144,11 +151,9 @@ class WORLDSEED_OT_scatter_update(bpy.types.Operator):
         return scatter_of(context.active_object) is not None
 
     def execute(self, context):
-        settings = context.scene.worldseed.scatter
         obj = scatter_of(context.active_object)
         try:
-            scatter_onto(obj.parent, layer_specs(settings), layer_sources(settings), seed=settings.seed,
-                         collection=context.collection, replace=obj)
+            rescatter(obj, context.scene)
         except ParameterError as err:
             self.report({"ERROR"}, str(err))
             return {"CANCELLED"}

@@ -41,6 +41,11 @@ class WORLDSEED_PT_scatter(_Sidebar, bpy.types.Panel):
             row = box.row(align=True)
             row.operator("worldseed.scatter_update", icon="FILE_REFRESH")
             row.operator("worldseed.scatter_make_real", icon="DUPLICATE")
+            box.prop(settings, "auto_update")
+            if settings.last_error:
+                err = box.column(align=True)
+                err.alert = True
+                err.label(text=settings.last_error, icon="ERROR")
 
 
 def draw_layer(layout, layer):

@@ -195,3 +195,16 @@ placements = true
     assert {r["prop"].split("_P")[0] for r in data["instances"]} == {"Rock", "Grass"}
     _settings, models, _ = read_fbx(str(out / "world.fbx"))
     assert sum(1 for m in models if m.startswith(("Rock_P", "Grass_P"))) == len(data["instances"])
+
+
+def test_auto_update_rescatters_when_a_layer_changes(scattered):
+    root, obj = scattered
+    settings = bpy.context.scene.worldseed.scatter
+    n = len(obj.data.vertices)
+    settings.layers[1].radius = 12.0  # auto update off: nothing happens
+    assert len(obj.data.vertices) == n
+    settings.auto_update = True
+    settings.layers[1].radius = 3.0   # background Blender re-scatters at once
+    assert len(obj.data.vertices) > n
+    settings.layers[1].height_range = (500.0, 400.0)  # low above high: refused, reported in the panel
+    assert "height_range" in settings.last_error
