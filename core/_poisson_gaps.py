@@ -1,0 +1,219 @@
+"""Corners of the gaps left between disks: circle-circle and circle-edge intersection points.
+
+Used by :mod:`._poisson` to find where a packing is not yet maximal.  Let ``U`` be the part of
+a rectangle that no (open) disk covers.  If ``U`` has any area, its boundary is made of circle
+arcs and rectangle edges and has a corner: a point where two circles cross, where a circle
+meets an edge, or a corner of the rectangle, and that corner lies in no other disk.  So
+testing those finitely many points finds every gap, however small.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+_SETTLED = 1e-12                # Newton's method stops below this mismatch (relative to the radius)
+_NEWTON_STEPS = 12
+
+
+class DiskHash:
+    """Disks bucketed on a square grid (CSR layout) whose side is the largest radius plus the
+    largest query radius ``reach`` (default: the largest radius), so that a query disk and a
+    disk it overlaps always lie in neighbouring buckets."""
+
+    def __init__(self, x, y, rho, reach=None):
+        self.x, self.y, self.rho = x, y, rho
+        top = float(rho.max()) if rho.size else 0.5
+        self.cell = cell = top + (top if reach is None else max(float(reach), 1e-300))
+        if not x.size:
+            self.ox = self.oy = 0.0
+            self.nx = self.ny = 1
+            self.order = np.empty(0, np.int64)
+            self.starts = np.zeros(2, np.int64)
+            return
+        self.ox, self.oy = x.min() - cell, y.min() - cell
+        cx, cy = self._cells(x, y)
+        self.nx, self.ny = int(cx.max()) + 2, int(cy.max()) + 2
+        key = cy * self.nx + cx
+        self.order = np.argsort(key, kind="stable")
+        self.starts = np.searchsorted(key[self.order], np.arange(self.nx * self.ny + 1))
+
+    def _cells(self, x, y):
+        return (np.floor((x - self.ox) / self.cell).astype(np.int64),
+                np.floor((y - self.oy) / self.cell).astype(np.int64))
+
+    def overlapping(self, qx, qy, qr):
+        """Pairs ``(query index, disk index)`` with ``|q - p| < qr + rho_p`` (``qr`` at most
+        the hash's ``reach``)."""
+        if not qx.size or not self.order.size:
+            return np.empty(0, np.int64), np.empty(0, np.int64)
+        cx, cy = self._cells(qx, qy)
+        out_q, out_p = [], []
+        for dy in (-1, 0, 1):
+            for dx in (-1, 0, 1):
+                gx, gy = cx + dx, cy + dy
+                inside = (gx >= 0) & (gx < self.nx) & (gy >= 0) & (gy < self.ny)
+                key = np.where(inside, gy * self.nx + gx, 0)
+                lo = self.starts[key]
+                counts = np.where(inside, self.starts[key + 1] - lo, 0)
+                total = int(counts.sum())
+                if not total:
+                    continue
+                q = np.repeat(np.arange(qx.size), counts)
+                p = self.order[lo[q] + (np.arange(total) - (np.cumsum(counts) - counts)[q])]
+                d2 = (self.x[p] - qx[q]) ** 2 + (self.y[p] - qy[q]) ** 2
+                s = self.rho[p] + qr[q]
+                keep = d2 < s * s
+                out_q.append(q[keep])
+                out_p.append(p[keep])
+        if not out_q:
+            return np.empty(0, np.int64), np.empty(0, np.int64)
+        return np.concatenate(out_q), np.concatenate(out_p)
+
+
+def overlapping_pairs(x, y, rho):
+    """Pairs ``(i, j)``, ``i < j``, of disks that overlap: ``|p_i - p_j| < rho_i + rho_j``."""
+    i, j = DiskHash(x, y, rho).overlapping(x, y, rho)
+    keep = i < j
+    return i[keep], j[keep]
+
+
+def circle_crossings(xi, yi, ri, xj, yj, rj, grow=None):
+    """Both crossing points of the circles of each disk pair: ``(px, py, err)``.
+
+    Pairs where one circle lies inside the other (or the centres coincide) give no points.
+    ``err`` is 0 for plain circles.  With ``grow`` (a `RadiusField`), each disk reaches
+    ``max(r_i, r(x))`` and its edge is a curve: the crossing is found by Newton's method from
+    the plain circles' crossing and from circles with the radius at the pair's midpoint (the
+    curves may cross more than once), and ``err`` is the remaining mismatch relative to the
+    radius.
+    """
+    starts = [(ri, rj)]
+    if grow is not None and xi.size:
+        g = grow(0.5 * (xi + xj), 0.5 * (yi + yj))
+        starts.append((np.fmax(ri, g), np.fmax(rj, g)))
+    out_x, out_y, out_e = [], [], []
+    for ai, aj in starts:
+        for side in (-1.0, 1.0):
+            px, py = _crossing(xi, yi, ai, xj, yj, aj, side)
+            err = np.zeros(px.size)
+            if grow is not None:
+                px, py, err = _newton_pair(xi, yi, ri, xj, yj, rj, px, py, grow)
+            keep = np.isfinite(px) & np.isfinite(py)
+            out_x.append(px[keep])
+            out_y.append(py[keep])
+            out_e.append(err[keep])
+    return np.concatenate(out_x), np.concatenate(out_y), np.concatenate(out_e)
+
+
+def _newton_pair(xi, yi, ri, xj, yj, rj, px, py, grow):
+    """Newton's method for ``|x - p_k| = max(r_k, r(x))``, k = i, j, from ``(px, py)``."""
+    px, py = px.copy(), py.copy()
+    scale = np.fmax(ri, rj)
+    err = np.full(px.size, np.inf)
+    idx = np.flatnonzero(np.isfinite(px))
+    for _ in range(_NEWTON_STEPS):
+        if not idx.size:
+            break
+        x, y = px[idx], py[idx]
+        r, rx, ry = grow.with_gradient(x, y)
+        rows = []
+        for cx, cy, rk in ((xi[idx], yi[idx], ri[idx]), (xj[idx], yj[idx], rj[idx])):
+            vx, vy = x - cx, y - cy
+            d = np.hypot(vx, vy)
+            grown = r > rk
+            with np.errstate(invalid="ignore", divide="ignore"):
+                rows.append((d - np.where(grown, r, rk), vx / d - grown * rx, vy / d - grown * ry))
+        (f0, a, b), (f1, c, e) = rows
+        det = a * e - b * c
+        with np.errstate(invalid="ignore", divide="ignore"):
+            dx = (f0 * e - f1 * b) / det
+            dy = (a * f1 - c * f0) / det
+        err[idx] = np.fmax(np.abs(f0), np.abs(f1)) / scale[idx]
+        bad = ~(np.isfinite(dx) & np.isfinite(dy))
+        px[idx] = np.where(bad, x, x - dx)
+        py[idx] = np.where(bad, y, y - dy)
+        idx = idx[~bad & (err[idx] > _SETTLED)]
+    return px, py, _residual_pair(xi, yi, ri, xj, yj, rj, px, py, grow)
+
+
+def _residual_pair(xi, yi, ri, xj, yj, rj, px, py, grow):
+    r = grow(px, py)
+    e = np.fmax(np.abs(np.hypot(px - xi, py - yi) - np.fmax(ri, r)),
+                np.abs(np.hypot(px - xj, py - yj) - np.fmax(rj, r)))
+    return e / np.fmax(ri, rj)
+
+
+def _crossing(xi, yi, ri, xj, yj, rj, side):
+    """One crossing point per pair (left of i -> j for ``side`` -1, right for +1), NaN if none."""
+    dx, dy = xj - xi, yj - yi
+    d2 = dx * dx + dy * dy
+    with np.errstate(invalid="ignore", divide="ignore"):
+        a = (ri * ri - rj * rj + d2) / (2.0 * d2)      # along the centre line, as a fraction of d
+        h2 = ri * ri / d2 - a * a                        # across it, squared, as a fraction of d
+        h = np.where((d2 > 0) & (h2 >= 0), np.sqrt(np.abs(h2)), np.nan)
+    return xi + a * dx + side * h * dy, yi + a * dy - side * h * dx
+
+
+def line_crossings(across, along, rho, line, grow=None, vertical=True):
+    """Where circles cross an axis-parallel line: ``(px, py, circle, err)``, NaN where they do not.
+
+    ``vertical`` lines are ``x = line`` (``across`` is x, ``along`` is y), otherwise
+    ``y = line``; ``line`` is a scalar or one value per circle; ``circle`` indexes the input
+    of each point.  ``grow`` as in `circle_crossings` (Newton's method starts from the plain
+    circle and from the radius at the foot of the centre).
+    """
+    line = np.broadcast_to(np.asarray(line, np.float64), across.shape)
+    gap = line - across
+
+    def xy(t, idx=slice(None)):
+        return (line[idx], t) if vertical else (t, line[idx])
+
+    starts = [rho]
+    if grow is not None and across.size:
+        starts.append(np.fmax(rho, grow(*xy(along))))
+    out_x, out_y, out_src, out_e = [], [], [], []
+    for rad, side in ((rad, side) for rad in starts for side in (-1.0, 1.0)):
+        with np.errstate(invalid="ignore"):
+            t = along + side * np.sqrt(rad * rad - gap * gap)
+        err = np.zeros(t.size)
+        if grow is not None:
+            t = t.copy()
+            idx = np.flatnonzero(np.isfinite(t))
+            for _ in range(_NEWTON_STEPS):
+                if not idx.size:
+                    break
+                qx, qy = xy(t[idx], idx)
+                r, rx, ry = grow.with_gradient(qx, qy)
+                grown = r > rho[idx]
+                v = t[idx] - along[idx]
+                d = np.hypot(gap[idx], v)
+                f = d - np.where(grown, r, rho[idx])
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    step = f / (v / d - grown * (ry if vertical else rx))
+                bad = ~np.isfinite(step)
+                t[idx] = np.where(bad, t[idx], t[idx] - step)
+                idx = idx[~bad & (np.abs(f) > _SETTLED * rho[idx])]
+            err = np.abs(np.hypot(gap, t - along) - np.fmax(rho, grow(*xy(t)))) / rho
+        px, py = xy(t)
+        out_x.append(np.array(px, dtype=np.float64))
+        out_y.append(np.array(py, dtype=np.float64))
+        out_src.append(np.arange(across.size))
+        out_e.append(err)
+    return np.concatenate(out_x), np.concatenate(out_y), np.concatenate(out_src), np.concatenate(out_e)
+
+
+def edge_crossings(x, y, rho, width, height, grow=None, top=0.0):
+    """Points where circles cross the edges of ``[0, width] x [0, height]``: ``(px, py, err)``.
+
+    ``grow`` as in `circle_crossings`; ``top`` is the largest radius it gives.
+    """
+    px, py, err = [], [], []
+    for across, along, line, vertical, limit in ((x, y, 0.0, True, height), (x, y, width, True, height),
+                                                 (y, x, 0.0, False, width), (y, x, height, False, width)):
+        near = np.abs(across - line) < np.fmax(rho, top)
+        cx, cy, _, e = line_crossings(across[near], along[near], rho[near], line, grow, vertical)
+        t = cy if vertical else cx
+        keep = np.isfinite(t) & (t >= 0.0) & (t <= limit)
+        px.append(cx[keep])
+        py.append(cy[keep])
+        err.append(e[keep])
+    return np.concatenate(px), np.concatenate(py), np.concatenate(err)

@@ -1,0 +1,588 @@
+"""core.scatter: maximal Poisson-disk sampling, rule masks, layers, placements, Unity transforms.
+
+Every distance check here uses its own spatial hash (numpy only), independent of the sampler.
+"""
+import doctest
+import inspect
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from worldseed.core import scatter
+from worldseed.core._checks import ParameterError
+from worldseed.core.heightmap import slope_degrees
+
+
+# --- independent geometry helpers ------------------------------------------------------------
+
+def pairs_within(points, dist, queries=None):
+    """All ``(q, p)`` index pairs with ``|queries[q] - points[p]| < dist`` (``queries`` defaults to
+    ``points``, then ``q != p``), by bucketing on a grid of side ``dist``."""
+    points = np.asarray(points, np.float64)
+    same = queries is None
+    queries = points if same else np.asarray(queries, np.float64)
+    if not len(points) or not len(queries):
+        return np.empty(0, np.int64), np.empty(0, np.int64)
+    lo = np.minimum(points.min(0), queries.min(0)) - dist
+    pc = np.floor((points - lo) / dist).astype(np.int64)
+    qc = np.floor((queries - lo) / dist).astype(np.int64)
+    nx = int(max(pc[:, 0].max(), qc[:, 0].max())) + 3
+    key = pc[:, 1] * nx + pc[:, 0]
+    order = np.argsort(key, kind="stable")
+    sorted_keys = key[order]
+    out_q, out_p = [], []
+    for dy in (-1, 0, 1):
+        for dx in (-1, 0, 1):
+            k = (qc[:, 1] + dy) * nx + qc[:, 0] + dx
+            a, b = np.searchsorted(sorted_keys, k), np.searchsorted(sorted_keys, k, "right")
+            counts = b - a
+            q = np.repeat(np.arange(len(queries)), counts)
+            p = order[a[q] + np.arange(counts.sum()) - (np.cumsum(counts) - counts)[q]]
+            keep = np.hypot(*(points[p] - queries[q]).T) < dist
+            if same:
+                keep &= p != q
+            out_q.append(q[keep])
+            out_p.append(p[keep])
+    return np.concatenate(out_q), np.concatenate(out_p)
+
+
+def min_pair_distance(points, dist):
+    q, p = pairs_within(points, dist)
+    return np.hypot(*(points[p] - points[q]).T).min() if len(q) else np.inf
+
+
+def probes(width, height, step):
+    xs = np.arange(step / 2, width, step)
+    ys = np.arange(step / 2, height, step)
+    return np.stack(np.meshgrid(xs, ys), -1).reshape(-1, 2)
+
+
+def worst_cover(points, radii, queries, query_radii):
+    """Largest, over the queries, of min over samples of ``|q - p| / max(r(q), r_p)`` (< 1: covered)."""
+    reach = max(radii.max(initial=0.0), query_radii.max(initial=0.0)) * 1.001
+    q, p = pairs_within(points, reach, queries)
+    ratio = np.full(len(queries), np.inf)
+    d = np.hypot(*(points[p] - queries[q]).T) / np.maximum(query_radii[q], radii[p])
+    np.minimum.at(ratio, q, d)
+    return ratio.max(initial=0.0)
+
+
+def bilinear(grid, x, y, width, height):
+    rows, cols = grid.shape[:2]
+    u = np.clip(x / width * (cols - 1), 0, cols - 1)
+    v = np.clip(y / height * (rows - 1), 0, rows - 1)
+    j, i = np.minimum(u.astype(int), cols - 2), np.minimum(v.astype(int), rows - 2)
+    t, s = u - j, v - i
+    if grid.ndim == 3:
+        t, s = t[:, None], s[:, None]
+    return ((grid[i, j] * (1 - t) + grid[i, j + 1] * t) * (1 - s)
+            + (grid[i + 1, j] * (1 - t) + grid[i + 1, j + 1] * t) * s)
+
+
+def quat_matrix(q):
+    """(N, 3, 3) from (w, x, y, z), written out here rather than imported."""
+    w, x, y, z = np.asarray(q, np.float64).T
+    return np.stack([
+        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], -1),
+        np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], -1),
+        np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], -1)], -2)
+
+
+def test_doctests():
+    result = doctest.testmod(scatter)
+    assert result.attempted > 0 and result.failed == 0
+
+
+# --- poisson_disk -----------------------------------------------------------------------------
+
+def test_poisson_disk_signature_and_output():
+    sig = inspect.signature(scatter.poisson_disk)
+    assert list(sig.parameters) == ["width", "height", "radius", "seed", "k"]
+    assert sig.parameters["seed"].kind is inspect.Parameter.KEYWORD_ONLY and sig.parameters["seed"].default == 0
+    assert sig.parameters["k"].kind is inspect.Parameter.KEYWORD_ONLY and sig.parameters["k"].default == 30
+    pts = scatter.poisson_disk(30.0, 12.0, 1.5)
+    assert pts.ndim == 2 and pts.shape[1] == 2 and pts.dtype == np.float64 and len(pts) > 50
+    assert (pts[:, 0] >= 0).all() and (pts[:, 0] < 30).all() and (pts[:, 1] >= 0).all() and (pts[:, 1] < 12).all()
+
+
+@pytest.mark.parametrize("width, height, radius, seed", [(60.0, 40.0, 1.0, 0), (33.3, 71.0, 2.7, 5),
+                                                         (10.0, 10.0, 4.0, 9), (120.0, 3.0, 0.8, 2)])
+def test_poisson_disk_is_a_maximal_packing(width, height, radius, seed):
+    pts = scatter.poisson_disk(width, height, radius, seed=seed)
+    assert min_pair_distance(pts, 2 * radius) >= radius
+    # every probe (a fine grid, edges included) lies closer than r to a sample: no room is left
+    q = probes(width, height, radius / 12)
+    q = np.concatenate([q, [[0, 0], [width, 0], [0, height], [width, height]]])
+    r = np.full(len(pts), radius)
+    assert worst_cover(pts, r, q, np.full(len(q), radius)) < 1.0
+
+
+def test_poisson_disk_density_is_the_random_sequential_adsorption_limit():
+    # 0.547 of the plane covered by disks of radius r/2 (Feder 1980) gives 0.6965 / r^2 points; the
+    # edges add a little (a sample may sit right at the border)
+    pts = scatter.poisson_disk(200.0, 200.0, 2.0, seed=4)
+    per_area = len(pts) * 4.0 / 200.0 ** 2
+    assert 0.69 < per_area < 0.72
+
+
+def test_poisson_disk_is_deterministic_by_seed():
+    a = scatter.poisson_disk(50.0, 30.0, 1.3, seed=11)
+    b = scatter.poisson_disk(50.0, 30.0, 1.3, seed=11)
+    c = scatter.poisson_disk(50.0, 30.0, 1.3, seed=12)
+    d = scatter.poisson_disk(50.0, 30.0, 1.3, seed=np.random.default_rng(11))
+    assert a.tobytes() == b.tobytes()
+    assert a.shape != c.shape or a.tobytes() != c.tobytes()
+    assert d.shape[1] == 2
+
+
+@pytest.mark.parametrize("k", [1, 4, 30, 200])
+def test_any_k_gives_a_maximal_packing(k):
+    pts = scatter.poisson_disk(25.0, 25.0, 1.5, seed=3, k=k)
+    assert min_pair_distance(pts, 3.0) >= 1.5
+    q = probes(25.0, 25.0, 0.15)
+    assert worst_cover(pts, np.full(len(pts), 1.5), q, np.full(len(q), 1.5)) < 1.0
+
+
+def _neighbour_angles(pts, radius):
+    q, p = pairs_within(pts, 1.5 * radius)
+    d = pts[p] - pts[q]
+    return np.degrees(np.arctan2(d[:, 1], d[:, 0])) % 90.0
+
+
+def test_the_pattern_has_no_grid_bias():
+    # neighbour directions (mod 90 degrees) are uniform: as many near the grid axes as near the
+    # diagonals, and no 10-degree bin far from the mean
+    pts = scatter.poisson_disk(220.0, 220.0, 2.0, seed=8)
+    a = _neighbour_angles(pts, 2.0)
+    axis = ((a < 5) | (a > 85)).mean()
+    diagonal = (np.abs(a - 45) < 5).mean()
+    assert abs(axis / diagonal - 1.0) < 0.12
+    hist = np.histogram(a, bins=9, range=(0, 90))[0]
+    assert hist.min() > 0.88 * hist.mean() and hist.max() < 1.12 * hist.mean()
+
+
+def test_the_spectrum_has_no_peak_at_the_grid_frequency():
+    # power at the background grid's frequency (side r / sqrt 2) along the axes matches the ring
+    pts = scatter.poisson_disk(256.0, 256.0, 2.0, seed=6)
+    n = 512
+    img = np.zeros((n, n))
+    ij = np.minimum((pts / 256.0 * n).astype(int), n - 1)
+    np.add.at(img, (ij[:, 1], ij[:, 0]), 1.0)
+    power = np.abs(np.fft.fft2(img - img.mean())) ** 2 / len(pts)
+    f = np.fft.fftfreq(n, d=256.0 / n)
+    fx, fy = np.meshgrid(f, f)
+    radial = np.hypot(fx, fy)
+    angle = np.degrees(np.arctan2(fy, fx)) % 90
+    ring = np.abs(radial - math.sqrt(2) / 2.0) < 0.02
+    axes = ring & ((angle < 4) | (angle > 86))
+    assert axes.sum() > 20
+    assert 0.75 < power[axes].mean() / power[ring].mean() < 1.25
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.floats(1.0, 30.0), st.floats(1.0, 30.0), st.floats(0.3, 6.0), st.integers(0, 2**31 - 1))
+def test_small_domains_are_maximal_packings(width, height, radius, seed):
+    pts = scatter.poisson_disk(width, height, radius, seed=seed)
+    assert len(pts) >= 1
+    assert (pts >= 0).all() and (pts[:, 0] < width).all() and (pts[:, 1] < height).all()
+    assert min_pair_distance(pts, 2 * radius) >= radius
+    q = probes(width, height, radius / 6)
+    assert worst_cover(pts, np.full(len(pts), radius), q, np.full(len(q), radius)) < 1.0
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: scatter.poisson_disk(10.0, 10.0, 0.0), "radius"),
+    (lambda: scatter.poisson_disk(-1.0, 10.0, 1.0), "width"),
+    (lambda: scatter.poisson_disk(10.0, float("nan"), 1.0), "height"),
+    (lambda: scatter.poisson_disk(10.0, 10.0, 1.0, k=0), "k"),
+    (lambda: scatter.poisson_disk(10.0, 10.0, 1.0, seed=-1), "seed"),
+    (lambda: scatter.poisson_disk(1e6, 1e6, 0.01), "grid cells"),
+])
+def test_poisson_disk_refuses_bad_parameters(call, match):
+    with pytest.raises(ParameterError, match=match):
+        call()
+
+
+# --- poisson_disk_variable --------------------------------------------------------------------
+
+def _blobs(rows=41, cols=51):
+    y, x = np.mgrid[0:rows, 0:cols]
+    return 0.5 + 0.5 * np.sin(x / 5.0) * np.cos(y / 4.0)
+
+
+def _radius_at(density, pts, width, height, r_min, r_max):
+    return r_max - bilinear(density, pts[:, 0], pts[:, 1], width, height) * (r_max - r_min)
+
+
+@pytest.mark.parametrize("r_min, r_max, seed", [(0.6, 1.8, 0), (0.5, 2.0, 1), (1.0, 1.3, 2)])
+def test_variable_radius_rule_and_coverage(r_min, r_max, seed):
+    w, h, dens = 50.0, 40.0, _blobs()
+    pts, radii = scatter.poisson_disk_variable(w, h, dens, r_min=r_min, r_max=r_max, seed=seed)
+    assert pts.dtype == radii.dtype == np.float64 and radii.shape == (len(pts),)
+    np.testing.assert_allclose(radii, _radius_at(dens, pts, w, h, r_min, r_max), rtol=1e-12)
+    # the rule: two samples stay max(r_a, r_b) apart
+    q, p = pairs_within(pts, 2 * r_max)
+    assert (np.hypot(*(pts[p] - pts[q]).T) >= np.maximum(radii[p], radii[q]) * (1 - 1e-12)).all()
+    # maximal: every probe x has a sample p with |x - p| < max(r(x), r_p) ...
+    probe = probes(w, h, r_min / 6)
+    r_probe = _radius_at(dens, probe, w, h, r_min, r_max)
+    assert worst_cover(pts, radii, probe, r_probe) < 1.0
+    # ... so certainly none is farther than 2 r(x) from every sample
+    q, p = pairs_within(pts, 2 * r_max, probe)
+    near = np.zeros(len(probe), bool)
+    near[q[np.hypot(*(pts[p] - probe[q]).T) < 2 * r_probe[q]]] = True
+    assert near.all()
+
+
+def test_variable_density_is_dense_where_the_field_is_high():
+    ramp = np.tile(np.linspace(0.0, 1.0, 11), (6, 1))
+    pts, radii = scatter.poisson_disk_variable(60.0, 30.0, ramp, r_min=0.8, r_max=2.4, seed=3)
+    thirds = np.histogram(pts[:, 0], bins=3, range=(0, 60))[0]
+    assert thirds[0] < thirds[1] < thirds[2]
+    assert radii[pts[:, 0] > 55].max() < 1.0 and radii[pts[:, 0] < 5].min() > 2.1
+
+
+def test_equal_radii_match_the_fixed_sampler():
+    d = np.zeros((3, 3))
+    pts, radii = scatter.poisson_disk_variable(20.0, 20.0, d, r_min=1.2, r_max=1.2, seed=5)
+    assert (radii == 1.2).all()
+    assert min_pair_distance(pts, 2.4) >= 1.2
+
+
+def test_where_keeps_samples_inside_and_fills_it():
+    rows, cols = 61, 81
+    y, x = np.mgrid[0:rows, 0:cols]
+    where = (np.sin(x / 6.0) * np.cos(y / 5.0)) > 0.1
+    w, h, r = 80.0, 60.0, 1.1
+    pts, _ = scatter.poisson_disk_variable(w, h, np.ones((rows, cols)), r_min=r, r_max=r, where=where, seed=2)
+    cell_open = where[:-1, :-1] & where[:-1, 1:] & where[1:, :-1] & where[1:, 1:]
+    i = np.minimum((pts[:, 1] / h * (rows - 1)).astype(int), rows - 2)
+    j = np.minimum((pts[:, 0] / w * (cols - 1)).astype(int), cols - 2)
+    assert cell_open[i, j].all()
+    assert min_pair_distance(pts, 2 * r) >= r
+    probe = probes(w, h, r / 8)
+    pi = np.minimum((probe[:, 1] / h * (rows - 1)).astype(int), rows - 2)
+    pj = np.minimum((probe[:, 0] / w * (cols - 1)).astype(int), cols - 2)
+    probe = probe[cell_open[pi, pj]]
+    assert worst_cover(pts, np.full(len(pts), r), probe, np.full(len(probe), r)) < 1.0
+
+
+def test_existing_samples_are_kept_clear_of_and_count_as_cover():
+    w, h = 60.0, 45.0
+    first = scatter.poisson_disk(w, h, 5.0, seed=1)
+    keep = np.full(len(first), 2.0)
+    pts, radii = scatter.poisson_disk_variable(w, h, np.zeros((2, 2)), r_min=1.0, r_max=1.0, seed=2,
+                                               existing=first, existing_radii=keep)
+    q, p = pairs_within(first, 2.0, pts)
+    assert not len(q)                                   # nothing within max(1, 2) of an earlier sample
+    assert min_pair_distance(pts, 2.0) >= 1.0
+    both = np.concatenate([pts, first])
+    rad = np.concatenate([radii, keep])
+    probe = probes(w, h, 0.15)
+    assert worst_cover(both, rad, probe, np.full(len(probe), 1.0)) < 1.0
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(density=np.full((3, 3), 1.5)), "density"),
+    (dict(density=np.zeros(4)), "density"),
+    (dict(r_min=2.0, r_max=1.0), "r_max"),
+    (dict(existing=np.zeros((2, 2))), "existing"),
+    (dict(existing=np.zeros((2, 2)), existing_radii=np.ones(3)), "existing_radii"),
+    (dict(where=np.ones((2, 2), bool)), "where"),
+])
+def test_poisson_disk_variable_refuses_bad_parameters(kwargs, match):
+    args = dict(density=np.zeros((3, 3)), r_min=1.0, r_max=2.0) | kwargs
+    with pytest.raises(ParameterError, match=match):
+        scatter.poisson_disk_variable(10.0, 10.0, args.pop("density"), **args)
+
+
+# --- terrain look-ups -------------------------------------------------------------------------
+
+def _terrain(n=65, size=128.0, seed=0):
+    """A bumpy terrain (metres) from a few sinusoids, with a sea at 0 m."""
+    y, x = np.mgrid[0:n, 0:n] / (n - 1) * size
+    return 8.0 * np.sin(x / 11.0) * np.cos(y / 13.0) + 1.5 * np.sin((x + 2 * y) / 6.0) + 4.0, size
+
+
+def test_sample_heights_is_bilinear_in_centred_metres():
+    h, size = _terrain()
+    rng = np.random.default_rng(1)
+    xy = rng.uniform(-size / 2, size / 2, (200, 2))
+    z = scatter.sample_heights(h, xy, size=size)
+    expect = bilinear(h, xy[:, 0] + size / 2, xy[:, 1] + size / 2, size, size)
+    np.testing.assert_allclose(z, expect, rtol=1e-12, atol=1e-12)
+    # at the vertices it returns the heights themselves (row 0 is the smallest y)
+    assert scatter.sample_heights(h, [[-size / 2, -size / 2], [size / 2, -size / 2]], size=size).tolist() == \
+        [h[0, 0], h[0, -1]]
+
+
+def test_terrain_normals_are_exact_on_a_plane_and_unit():
+    n, size = 17, 32.0
+    y, x = np.mgrid[0:n, 0:n] / (n - 1) * size
+    plane = 0.3 * x - 0.5 * y
+    xy = np.random.default_rng(2).uniform(-16, 16, (50, 2))
+    normals = scatter.terrain_normals_at(plane, xy, size=size)
+    expect = np.array([-0.3, 0.5, 1.0]) / np.linalg.norm([-0.3, 0.5, 1.0])
+    np.testing.assert_allclose(normals, np.tile(expect, (50, 1)), atol=1e-6)
+    h, size = _terrain()
+    normals = scatter.terrain_normals_at(h, xy, size=size)
+    np.testing.assert_allclose(np.linalg.norm(normals, axis=1), 1.0, rtol=1e-12)
+    assert (normals[:, 2] > 0).all()
+
+
+# --- rule masks -------------------------------------------------------------------------------
+
+def test_rule_mask_rules_and_their_product():
+    h, size = _terrain()
+    cell = size / (h.shape[1] - 1)
+    slope = slope_degrees(h, cell_size=cell)
+    sea = scatter.rule_mask(h, size=size, rules=scatter.ScatterRules(slope_range=(0, 90), sea_level_m=2.0))
+    assert sea.dtype == np.float32 and sea.shape == h.shape
+    assert ((sea > 0) == (h > 2.0)).all()
+    steep = scatter.rule_mask(h, size=size, rules=scatter.ScatterRules(slope_range=(0, 20), above_sea=False))
+    assert ((steep > 0) == (slope <= 20)).all()
+    band = scatter.rule_mask(h, size=size, rules=scatter.ScatterRules(height_range=(0.0, 10.0),
+                                                                     slope_range=(0, 90), above_sea=False))
+    assert ((band > 0) == ((h >= 0) & (h <= 10))).all()
+    both = scatter.rule_mask(h, size=size, rules=scatter.ScatterRules(height_range=(0.0, 10.0),
+                                                                     slope_range=(0, 20), above_sea=False))
+    np.testing.assert_array_equal(both, band * steep)
+
+
+def test_rule_mask_fades_inside_the_range():
+    h = np.tile(np.linspace(0.0, 100.0, 101), (3, 1))
+    m = scatter.rule_mask(h, size=100.0, rules=scatter.ScatterRules(
+        height_range=(20.0, 80.0), height_fade=10.0, slope_range=(0, 90), above_sea=False))
+    row = m[1]
+    assert row[19] == 0 and row[20] == 0 and row[25] == pytest.approx(0.5) and row[30] == 1
+    assert row[75] == pytest.approx(0.5) and row[81] == 0
+
+
+def test_patchiness_leaves_that_share_bare():
+    h, size = _terrain(n=129)
+    for p in (0.25, 0.6):
+        m = scatter.rule_mask(h, size=size, rules=scatter.ScatterRules(
+            slope_range=(0, 90), above_sea=False, patchiness=p, patch_scale=20.0), seed=4)
+        assert abs((m == 0).mean() - p) < 0.01
+    a = scatter.rule_mask(h, size=size, rules=scatter.ScatterRules(patchiness=0.5, slope_range=(0, 90)), seed=4)
+    b = scatter.rule_mask(h, size=size, rules=scatter.ScatterRules(patchiness=0.5, slope_range=(0, 90)), seed=5)
+    assert a.tobytes() != b.tobytes()
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(slope_range=(40, 10)), "slope_range"), (dict(slope_range=(0, 95)), "slope_range"),
+    (dict(patchiness=1.5), "patchiness"), (dict(height_range=(1,)), "height_range"),
+    (dict(keep_away=-1.0), "keep_away"), (dict(patch_fade=2.0), "patch_fade"),
+])
+def test_rules_refuse_bad_values(kwargs, match):
+    with pytest.raises(ParameterError, match=match):
+        scatter.ScatterRules(**kwargs)
+
+
+# --- layers and placements --------------------------------------------------------------------
+
+def _corner_mask_ok(mask, xy, size):
+    """True where all four corners of the heightmap cell holding each point are above 0."""
+    n = mask.shape[0]
+    u = np.clip((xy + size / 2) / size * (n - 1), 0, n - 1)
+    j, i = np.minimum(u[:, 0].astype(int), n - 2), np.minimum(u[:, 1].astype(int), n - 2)
+    return (mask[i, j] > 0) & (mask[i, j + 1] > 0) & (mask[i + 1, j] > 0) & (mask[i + 1, j + 1] > 0)
+
+
+def test_placements_obey_sea_slope_and_height_rules():
+    h, size = _terrain()
+    cell = size / (h.shape[1] - 1)
+    rules = scatter.ScatterRules(slope_range=(0.0, 25.0), height_range=(-5.0, 10.0), sea_level_m=1.0)
+    layer = scatter.Layer("rocks", radius=1.5, rules=rules, align=1.0, max_tilt=90.0)
+    (p,) = scatter.scatter_layers(h, size=size, layers=[layer], seed=2)
+    assert len(p) > 100
+    xy = p.positions[:, :2]
+    z = bilinear(h, xy[:, 0] + size / 2, xy[:, 1] + size / 2, size, size)
+    assert (z > 1.0).all() and (z <= 10.0).all()                      # above the sea, in the range
+    slope = bilinear(slope_degrees(h, cell_size=cell), xy[:, 0] + size / 2, xy[:, 1] + size / 2, size, size)
+    assert slope.max() <= 25.0 + 1e-4
+    normals = scatter.terrain_normals_at(h, xy, size=size)
+    assert np.degrees(np.arccos(normals[:, 2])).max() <= 25.0 + 1e-4
+    mask = scatter.rule_mask(h, size=size, rules=rules)
+    assert _corner_mask_ok(mask, xy, size).all()
+    assert min_pair_distance(xy, 3.0) >= 1.5
+
+
+def test_placement_heights_rotations_and_scales():
+    h, size = _terrain()
+    layer = scatter.Layer("bush", radius=2.0, rules=scatter.ScatterRules(slope_range=(0, 90), above_sea=False),
+                          scale_range=(0.5, 2.0), align=0.6, max_tilt=12.0, sink=0.3)
+    (p,) = scatter.scatter_layers(h, size=size, layers=[layer], seed=7)
+    n = len(p)
+    assert p.positions.shape == (n, 3) and p.rotations.shape == (n, 4) and p.scales.shape == (n,)
+    assert p.positions.dtype == p.rotations.dtype == p.scales.dtype == np.float64
+    xy = p.positions[:, :2]
+    ground = bilinear(h, xy[:, 0] + size / 2, xy[:, 1] + size / 2, size, size)
+    np.testing.assert_allclose(p.positions[:, 2], ground - 0.3 * p.scales, atol=1e-9)
+    assert (p.scales >= 0.5).all() and (p.scales <= 2.0).all() and np.ptp(p.scales) > 1.0
+    np.testing.assert_allclose(np.linalg.norm(p.rotations, axis=1), 1.0, atol=1e-12)
+    up = quat_matrix(p.rotations)[:, :, 2]
+    tilt = np.degrees(np.arccos(np.clip(up[:, 2], -1, 1)))
+    normals = scatter.terrain_normals_at(h, xy, size=size)
+    ground_tilt = np.degrees(np.arccos(normals[:, 2]))
+    np.testing.assert_allclose(tilt, np.minimum(0.6 * ground_tilt, 12.0), atol=1e-6)
+    assert tilt.max() <= 12.0 + 1e-9 and tilt.max() > 11.0
+    # props lean towards the downhill side, like the ground
+    lean = up[:, :2][tilt > 1]
+    assert (np.einsum("ij,ij->i", lean, normals[tilt > 1, :2]) > 0).all()
+
+
+def test_align_zero_stands_props_upright_and_yaw_false_keeps_them_unturned():
+    h, size = _terrain()
+    rules = scatter.ScatterRules(slope_range=(0, 90), above_sea=False)
+    a, b = scatter.scatter_layers(h, size=size, seed=1, layers=[
+        scatter.Layer("a", radius=3.0, rules=rules, align=0.0),
+        scatter.Layer("b", radius=3.0, rules=rules, align=0.0, yaw=False)])
+    m = quat_matrix(a.rotations)
+    np.testing.assert_allclose(m[:, :, 2], np.tile([0.0, 0.0, 1.0], (len(a), 1)), atol=1e-12)
+    yaw = np.arctan2(m[:, 1, 0], m[:, 0, 0]) % (2 * np.pi)
+    assert np.histogram(yaw, bins=4, range=(0, 2 * np.pi))[0].min() > len(a) / 8    # turned all ways
+    np.testing.assert_array_equal(b.rotations, np.tile([1.0, 0.0, 0.0, 0.0], (len(b), 1)))
+
+
+def test_full_alignment_follows_the_terrain_normal():
+    h, size = _terrain()
+    layer = scatter.Layer("a", radius=3.0, rules=scatter.ScatterRules(slope_range=(0, 90), above_sea=False),
+                          align=1.0, max_tilt=90.0)
+    (p,) = scatter.scatter_layers(h, size=size, layers=[layer], seed=3)
+    up = quat_matrix(p.rotations)[:, :, 2]
+    np.testing.assert_allclose(up, scatter.terrain_normals_at(h, p.positions[:, :2], size=size), atol=1e-9)
+
+
+def test_layers_keep_their_distance_from_earlier_layers():
+    h, size = _terrain()
+    rules = dict(slope_range=(0, 90), above_sea=False)
+    trees = scatter.Layer("trees", radius=6.0, rules=scatter.ScatterRules(patchiness=0.5, **rules))
+    rocks = scatter.Layer("rocks", radius=2.0, rules=scatter.ScatterRules(**rules))          # keep_away None
+    grass = scatter.Layer("grass", radius=0.8, rules=scatter.ScatterRules(keep_away=1.5, **rules))
+    t, r, g = scatter.scatter_layers(h, size=size, layers=[trees, rocks, grass], seed=5)
+    assert len(t) and len(r) and len(g)
+    # rocks keep max(own radius, the tree's radius) from trees
+    q, p = pairs_within(t.positions[:, :2], 6.0, r.positions[:, :2])
+    assert not len(q)
+    # grass keeps max(0.8, keep_away 1.5) from trees and rocks
+    earlier = np.concatenate([t.positions[:, :2], r.positions[:, :2]])
+    q, p = pairs_within(earlier, 1.5, g.positions[:, :2])
+    assert not len(q)
+    assert min_pair_distance(g.positions[:, :2], 1.6) >= 0.8
+    # and grass fills what is left: every probe is within 0.8 of grass or 1.5 of an earlier prop
+    both = np.concatenate([g.positions[:, :2], earlier])
+    radii = np.concatenate([np.full(len(g), 0.8), np.full(len(earlier), 1.5)])
+    probe = probes(size, size, 0.2) - size / 2
+    assert worst_cover(both, radii, probe, np.full(len(probe), 0.8)) < 1.0
+
+
+def test_scatter_is_deterministic_and_appending_a_layer_changes_nothing_before_it():
+    h, size = _terrain()
+    rules = scatter.ScatterRules(slope_range=(0, 30), patchiness=0.3)
+    a = scatter.Layer("a", radius=3.0, rules=rules, align=0.5)
+    b = scatter.Layer("b", radius=1.5, rules=scatter.ScatterRules(keep_away=0.0))
+    one = scatter.scatter_layers(h, size=size, layers=[a], seed=9)
+    two = scatter.scatter_layers(h, size=size, layers=[a, b], seed=9)
+    again = scatter.scatter_layers(h, size=size, layers=[a, b], seed=9)
+    other = scatter.scatter_layers(h, size=size, layers=[a, b], seed=10)
+    for name in ("positions", "rotations", "scales", "radii"):
+        assert getattr(one[0], name).tobytes() == getattr(two[0], name).tobytes()
+        assert getattr(two[1], name).tobytes() == getattr(again[1], name).tobytes()
+    assert two[0].positions.tobytes() != other[0].positions.tobytes()
+
+
+def test_patchiness_reduces_the_count_in_proportion():
+    h, size = _terrain(n=129, size=256.0)
+    counts = {}
+    for p in (0.0, 0.5):
+        layer = scatter.Layer("g", radius=2.0, rules=scatter.ScatterRules(
+            slope_range=(0, 90), above_sea=False, patchiness=p, patch_scale=30.0))
+        counts[p] = len(scatter.scatter_layers(h, size=size, layers=[layer], seed=1)[0])
+    assert 0.42 < counts[0.5] / counts[0.0] < 0.58
+
+
+def test_variable_layer_is_denser_where_the_mask_is_high():
+    h = np.tile(np.linspace(0.0, 60.0, 65), (65, 1))          # heights rise along x
+    rules = scatter.ScatterRules(height_range=(0.0, 60.0), height_fade=30.0, slope_range=(0, 90),
+                                 above_sea=False)
+    layer = scatter.Layer("g", radius=1.0, radius_max=3.0, rules=rules)
+    (p,) = scatter.scatter_layers(h, size=64.0, layers=[layer], seed=2)
+    x = p.positions[:, 0]
+    # the mask is 1 - |h - 30| / 30 with h = (x + 32) * 60 / 64, linear in x, so exact
+    height = (x + 32.0) * 60.0 / 64.0
+    np.testing.assert_allclose(p.radii, 3.0 - 2.0 * (1.0 - np.abs(height - 30.0) / 30.0), atol=1e-9)
+    middle, edge = np.abs(x) < 6, np.abs(x) > 20       # a 12 m strip against two 12 m strips
+    assert middle.sum() / 12.0 > 3.0 * edge.sum() / 24.0    # ~ (2.6 / 1.2)^2 = 4.7 times denser
+
+
+def test_scatter_layers_refuses_bad_input():
+    h, size = _terrain()
+    with pytest.raises(ParameterError, match="layers"):
+        scatter.scatter_layers(h, size=size, layers=[object()])
+    with pytest.raises(ParameterError, match="heights"):
+        scatter.scatter_layers(np.zeros(5), size=size, layers=[])
+    with pytest.raises(ParameterError, match="size"):
+        scatter.scatter_layers(h, size=0.0, layers=[])
+    with pytest.raises(ParameterError, match="radius_max"):
+        scatter.Layer(radius=2.0, radius_max=1.0)
+    with pytest.raises(ParameterError, match="max_tilt"):
+        scatter.Layer(max_tilt=120.0)
+    assert scatter.scatter_layers(h, size=size, layers=[]) == ()
+
+
+def test_a_layer_with_no_room_is_empty():
+    h, size = _terrain()
+    layer = scatter.Layer("none", radius=2.0, rules=scatter.ScatterRules(height_range=(500.0, 600.0)))
+    (p,) = scatter.scatter_layers(h, size=size, layers=[layer])
+    assert len(p) == 0 and p.positions.shape == (0, 3) and p.rotations.shape == (0, 4)
+
+
+# --- Unity -------------------------------------------------------------------------------------
+
+M = np.array([[-1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, -1.0, 0.0]])    # Blender (x, y, z) -> (-x, z, -y)
+
+
+def test_the_axis_map_is_a_reflection():
+    assert np.linalg.det(M) == pytest.approx(-1.0)     # so M R M^-1 needs care, but is a rotation
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_unity_transforms_rotate_vectors_like_blender(seed):
+    rng = np.random.default_rng(seed)
+    q = rng.normal(size=(16, 4))
+    q /= np.linalg.norm(q, axis=1, keepdims=True)
+    pos = rng.normal(size=(16, 3)) * 50
+    p = scatter.Placement(scatter.Layer(), pos, q, rng.uniform(0.5, 2, 16), np.ones(16))
+    upos, uq, us = scatter.unity_transforms(p)
+    np.testing.assert_allclose(upos, pos @ M.T)
+    np.testing.assert_array_equal(us, p.scales)
+    ru = quat_matrix(uq[:, [3, 0, 1, 2]])              # Unity (x, y, z, w); same matrix formula
+    np.testing.assert_allclose(np.linalg.det(ru), 1.0)
+    v = rng.normal(size=(16, 3))
+    blender_then_map = (M @ np.einsum("nij,nj->ni", quat_matrix(q), v).T).T
+    map_then_unity = np.einsum("nij,nj->ni", ru, v @ M.T)
+    np.testing.assert_allclose(map_then_unity, blender_then_map, atol=1e-12)
+    # the instance's whole transform (scale, rotate, move) agrees point by point
+    local = rng.normal(size=(16, 3))
+    world_b = pos + p.scales[:, None] * np.einsum("nij,nj->ni", quat_matrix(q), local)
+    world_u = upos + us[:, None] * np.einsum("nij,nj->ni", ru, local @ M.T)
+    np.testing.assert_allclose(world_u, world_b @ M.T, atol=1e-9)
+
+
+# --- recipes -----------------------------------------------------------------------------------
+
+def test_layer_from_spec_maps_a_recipe_layer():
+    from worldseed.core import scatter_spec
+    spec = scatter_spec.layer_spec({"name": "Grass", "prop": "grass", "radius": 1.0, "radius_max": 2.5,
+                                    "slope_range": [0.0, 30.0], "keep_away": 0.5, "sink": 0.1})
+    layer = scatter.layer_from_spec(spec, sea_level_m=12.0)
+    assert layer.name == "Grass" and layer.r_min == 1.0 and layer.r_max == 2.5 and layer.sink == 0.1
+    assert layer.rules.sea_level_m == 12.0 and layer.rules.keep_away == 0.5
+    assert layer.rules.slope_range == (0.0, 30.0) and layer.rules.slope_fade > 0
+    fixed = scatter.layer_from_spec(scatter_spec.layer_spec({"radius": 3.0}), sea_level_m=0.0)
+    assert fixed.radius_max is None and fixed.rules.slope_fade == 0.0
