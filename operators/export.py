@@ -19,6 +19,8 @@ import types
 
 import bpy
 
+from . import scatter_build
+
 FBX_UNITY = dict(
     axis_forward="-Z",
     axis_up="Y",
@@ -267,6 +269,9 @@ class WORLDSEED_OT_export_unity(bpy.types.Operator):
     per_object: bpy.props.BoolProperty(
         name="One File per Object", default=False,
         description="Write one file per top-level object, named after it, in the chosen folder")
+    placements: bpy.props.BoolProperty(
+        name="Placement File", default=True,
+        description="Also write <name>_placements.json: every scattered prop in Unity's coordinates")
 
     def invoke(self, context, event):
         if not self.filepath:
@@ -285,6 +290,12 @@ class WORLDSEED_OT_export_unity(bpy.types.Operator):
         path = bpy.path.abspath(self.filepath)
         try:
             written = export_unity(objects, path, formats=formats, per_object=self.per_object)
+            scatters = [o for root in objects for o in [root, *root.children_recursive]
+                        if scatter_build.is_scatter(o)]
+            if self.placements and scatters:
+                from .scatter_export import write_placement_file
+                stem = os.path.splitext(path)[0]
+                written.append(write_placement_file(scatters, stem + "_placements.json"))
         except (ExportError, OSError) as err:
             self.report({"ERROR"}, f"Worldseed export failed: {err}")
             return {"CANCELLED"}

@@ -208,3 +208,34 @@ def test_auto_update_rescatters_when_a_layer_changes(scattered):
     assert len(obj.data.vertices) > n
     settings.layers[1].height_range = (500.0, 400.0)  # low above high: refused, reported in the panel
     assert "height_range" in settings.last_error
+
+
+def test_artist_objects_and_collections_as_props_and_the_export_operator(empty_scene, tmp_path):
+    root = _terrain(resolution=33)
+    bpy.ops.mesh.primitive_cube_add(size=1.0)
+    cube = bpy.context.active_object
+    coll = bpy.data.collections.new("MyRocks")
+    bpy.context.scene.collection.children.link(coll)
+    for i in range(2):
+        bpy.ops.mesh.primitive_ico_sphere_add(radius=0.5)
+        ball = bpy.context.active_object
+        for c in ball.users_collection:
+            c.objects.unlink(ball)
+        coll.objects.link(ball)
+    settings = bpy.context.scene.worldseed.scatter
+    _layer(settings, "rock", name="Cubes", radius=20.0, source="OBJECT", object=cube)
+    _layer(settings, "rock", name="Balls", radius=12.0, source="COLLECTION", collection=coll)
+    bpy.context.view_layer.objects.active = root
+    bpy.ops.worldseed.scatter_add()
+    obj = bpy.context.active_object
+    assert [p.name for p in scatter_build.scatter_props(obj)] == ["Cube", "Icosphere", "Icosphere.001"]
+    assert "Worldseed Props" not in bpy.data.collections  # no built-ins needed
+    path = tmp_path / "w.fbx"
+    assert bpy.ops.worldseed.export_unity(filepath=str(path)) == {"FINISHED"}
+    data = json.loads((tmp_path / "w_placements.json").read_text())["scatters"][0]
+    assert {r["layer"] for r in data["instances"]} == {"Cubes", "Balls"}
+    _settings, models, _ = read_fbx(str(path))
+    assert sum(1 for m in models if re.search(r"_\d{5}$", m)) == len(obj.data.vertices)
+    settings.layers[0].object = None
+    with pytest.raises(RuntimeError, match="choose an object"):
+        bpy.ops.worldseed.scatter_update()
