@@ -28,67 +28,58 @@ def paused(settings):
         settings.auto_update = auto
 
 
-def schedule_update(context):
-    settings = context.scene.worldseed.terrain
-    if not settings.auto_update or build.terrain_root(context.active_object) is None:
-        return
+def _schedule(key, scene, runner):
+    """Run ``runner`` for ``scene`` soon, once per burst of changes (at once in background runs)."""
+    first = _pending[key] is None
+    _pending[key] = scene.name
     if bpy.app.background:
-        _pending["scene"] = context.scene.name
-        _run()
-        return
-    first = _pending["scene"] is None
-    _pending["scene"] = context.scene.name
-    if first:
-        bpy.app.timers.register(_run, first_interval=DELAY)
+        runner()
+    elif first:
+        bpy.app.timers.register(runner, first_interval=DELAY)
 
 
-def _run():
-    scene = bpy.data.scenes.get(_pending["scene"] or "")
-    _pending["scene"] = None
-    if scene is None:
-        return None
-    settings = scene.worldseed.terrain
-    root = build.terrain_root(bpy.context.view_layer.objects.active)
-    if root is None:
-        return None
-    from . import terrain
+def _take(key):
+    scene = bpy.data.scenes.get(_pending[key] or "")
+    _pending[key] = None
+    return scene
+
+
+def _report(settings, rebuild):
+    """Run ``rebuild``; its error goes to the settings' ``last_error`` (the panel shows it) and the console."""
     try:
-        terrain.rebuild_from_settings(root, scene)
+        rebuild()
         settings.last_error = ""
     except ParameterError as err:
         settings.last_error = str(err)
         print(f"Worldseed: {err}")
+
+
+def schedule_update(context):
+    """Rebuild the active terrain soon if the Terrain panel's Auto Update is on."""
+    if context.scene.worldseed.terrain.auto_update and build.terrain_root(context.active_object) is not None:
+        _schedule("scene", context.scene, _run)
+
+
+def _run():
+    scene = _take("scene")
+    root = build.terrain_root(bpy.context.view_layer.objects.active) if scene is not None else None
+    if root is not None:
+        from . import terrain
+        _report(scene.worldseed.terrain, lambda: terrain.rebuild_from_settings(root, scene))
     return None
 
 
 def schedule_scatter_update(context):
-    """Re-scatter the active scatter soon (at once in background runs) if Auto Update is on."""
-    settings = context.scene.worldseed.scatter
+    """Re-scatter the active scatter soon if the Scatter panel's Auto Update is on."""
     from .scatter import scatter_of
-    if not settings.auto_update or scatter_of(context.active_object) is None:
-        return
-    first = _pending["scatter"] is None
-    _pending["scatter"] = context.scene.name
-    if bpy.app.background:
-        _run_scatter()
-    elif first:
-        bpy.app.timers.register(_run_scatter, first_interval=DELAY)
+    if context.scene.worldseed.scatter.auto_update and scatter_of(context.active_object) is not None:
+        _schedule("scatter", context.scene, _run_scatter)
 
 
 def _run_scatter():
-    scene = bpy.data.scenes.get(_pending["scatter"] or "")
-    _pending["scatter"] = None
-    if scene is None:
-        return None
     from . import scatter
-    obj = scatter.scatter_of(bpy.context.view_layer.objects.active)
-    if obj is None:
-        return None
-    settings = scene.worldseed.scatter
-    try:
-        scatter.rescatter(obj, scene)
-        settings.last_error = ""
-    except ParameterError as err:
-        settings.last_error = str(err)
-        print(f"Worldseed: {err}")
+    scene = _take("scatter")
+    obj = scatter.scatter_of(bpy.context.view_layer.objects.active) if scene is not None else None
+    if obj is not None:
+        _report(scene.worldseed.scatter, lambda: scatter.rescatter(obj, scene))
     return None
