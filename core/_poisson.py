@@ -307,28 +307,28 @@ class Sampler:
 
     # -- gap corners -------------------------------------------------------------------------
 
-    def _uncovered(self, px, py, err):
-        """The corners that are in the domain, in an empty cell and in no disk, with their error.
+    def _uncovered(self, corners):
+        """The rows of a corner table that lie in the domain, in an empty cell and in no disk.
 
         A corner counts as covered only when it lies inside a disk by more than rounding and
-        its own error ``err`` (relative to the radius).
+        its own error (relative to the radius).
         """
+        px, py = corners[:, gaps.X], corners[:, gaps.Y]
         keep = (px >= 0) & (px <= self.width) & (py >= 0) & (py <= self.height)
-        px, py, err = px[keep], py[keep], err[keep]
-        flat = self._cell_of(px, py)
-        keep = self.gx[flat] == _FAR
-        px, py, err, flat = px[keep], py[keep], err[keep], flat[keep]
+        keep[keep] = self.gx[self._cell_of(px[keep], py[keep])] == _FAR
+        corners = corners[keep]
         # crossings come in blocks of neighbouring owners: close enough to sorted for the cache
-        hit = self._conflicts(px, py, self._radius_at(px, py), flat, tol=self._tolerance(err))
-        return px[~hit], py[~hit], err[~hit]
+        return corners[~self._covered(corners)]
 
-    @staticmethod
-    def _tolerance(err):
-        return np.maximum(_GAP_TOL - 4.0 * err, 0.5)
+    def _covered(self, corners):
+        px, py = corners[:, gaps.X], corners[:, gaps.Y]
+        tol = np.maximum(_GAP_TOL - 4.0 * corners[:, gaps.ERR], 0.5)
+        return self._conflicts(px, py, self._radius_at(px, py), self._cell_of(px, py), tol=tol)
 
-    def _sample_pairs(self, cells):
+    def _sample_pairs(self, cells, all_new):
         """Pairs ``(i, j)`` of sample cells whose disks overlap, ``i`` from the (sorted) ``cells``;
-        a pair of two of those cells is returned once."""
+        a pair of two of those cells is returned once.  ``all_new``: ``cells`` are all the
+        samples, so only the offsets to later cells are needed."""
         mine = np.zeros(self.gx.size, bool)
         mine[cells] = True
         reach = None if self.prefix2 is None else self.prefix2[cells]
@@ -341,11 +341,19 @@ class Sampler:
             if reach is not None:
                 alive = alive[reach[alive] > start]
             stop = min(stop, total)
+            offs, rank = self.off_flat[start:stop], np.arange(start, stop)
+            if all_new:
+                later = offs > 0
+                offs, rank = offs[later], rank[later]
             c = cells[alive]
-            nb = c[:, None] + self.off_flat[None, start:stop]
+            nb = c[:, None] + offs[None, :]
             d2 = (self.gx[nb] - self.gx[c][:, None]) ** 2 + (self.gy[nb] - self.gy[c][:, None]) ** 2
             s = 2.0 * self.r_min if self.gr is None else self.gr[c][:, None] + self.gr[nb]
-            hit = (d2 < s * s) & (nb != c[:, None]) & (~mine[nb] | (nb > c[:, None]))
+            hit = d2 < s * s
+            if reach is not None:
+                hit &= rank[None, :] < reach[alive, None]
+            if not all_new:
+                hit &= (nb != c[:, None]) & (~mine[nb] | (nb > c[:, None]))
             q, o = np.nonzero(hit)
             out_i.append(c[q])
             out_j.append(nb[q, o])
@@ -354,19 +362,19 @@ class Sampler:
         return np.concatenate(out_i), np.concatenate(out_j)
 
     def _new_corners(self, mark):
-        """Uncovered gap corners on the circles of the samples accepted since batch ``mark``
-        (and, on the first call, of every existing disk, the domain's corners and ``where``'s
-        boundary vertices), computed in blocks of samples to bound the memory."""
+        """Uncovered gap corners (a table) on the circles of the samples accepted since batch
+        ``mark`` (and, on the first call, of every existing disk, the domain's corners and
+        ``where``'s boundary vertices), computed in blocks of samples to bound the memory."""
         fresh = self.accepted[mark:]
         cells = np.sort(np.concatenate(fresh)) if fresh else np.empty(0, np.intp)
         grow = RadiusField(self.field, self.r_min, self.r_max) if self.variable else None
-        found = [(np.empty(0), np.empty(0), np.empty(0))]
+        found = [np.empty((0, gaps.COLUMNS))]
         if self.existing.classes and mark == 0:
             ex, ey, er = self.existing.all()
             self._ex_disks = gaps.DiskHash(ex, ey, np.maximum(er, self.r_min), reach=self.r_max)
         for b0 in range(0, cells.size, 4 * _BLOCK):
             block = cells[b0:b0 + 4 * _BLOCK]
-            i, j = self._sample_pairs(block)
+            i, j = self._sample_pairs(block, all_new=mark == 0)
             if self.gr is None:
                 ri = rj = np.full(i.size, self.r_min)
             else:
@@ -380,8 +388,8 @@ class Sampler:
                 parts.append(gaps.circle_crossings(x[q], y[q], r[q], h.x[p], h.y[p], h.rho[p], grow))
             found.append(self._corner_candidates(parts, x, y, r, grow))
         if mark == 0:
-            parts = [(np.array([0.0, self.width, 0.0, self.width]), np.array([0.0, 0.0, self.height, self.height]),
-                      np.zeros(4))]
+            w, h = self.width, self.height
+            parts = [gaps.table(np.array([0.0, w, 0.0, w]), np.array([0.0, 0.0, h, h]), np.zeros(4))]
             x = y = r = np.empty(0)
             if self.existing.classes:
                 h = self._ex_disks
@@ -389,58 +397,68 @@ class Sampler:
                 parts.append(gaps.circle_crossings(h.x[i], h.y[i], h.rho[i], h.x[j], h.y[j], h.rho[j], grow))
                 x, y, r = h.x, h.y, h.rho
             found.append(self._corner_candidates(parts, x, y, r, grow, first=True))
-        return tuple(np.concatenate([f[k] for f in found]) for k in range(3))
+        return np.concatenate(found)
 
     def _corner_candidates(self, parts, x, y, r, grow, first=False):
-        """The uncovered points among ``parts`` (crossings of disk circles), where the disks
-        ``(x, y, r)`` cross the domain's edges and ``where``'s boundary (plus its vertices on the
-        ``first`` call)."""
-        parts = parts + [gaps.edge_crossings(x, y, r, self.width, self.height, grow, self.r_max)]
-        px, py, err = (np.concatenate([p[k] for p in parts]) for k in range(3))
+        """The uncovered rows of the corner tables ``parts`` (crossings of disk circles) and of
+        the crossings of the disks ``(x, y, r)`` with the domain's edges and ``where``'s
+        boundary (plus its vertices on the ``first`` call)."""
+        corners = np.concatenate(parts + [gaps.edge_crossings(x, y, r, self.width, self.height, grow, self.r_max)])
         if self.field is not None and self.field.cell_open is not None:
             # corners in closed cells border no room; those on where's boundary come from it
-            keep = self.field.open_at(px, py)
-            edge = [self.field.edge_crossings(x, y, r, grow, self.r_max)]
+            corners = corners[self.field.open_at(corners[:, gaps.X], corners[:, gaps.Y])]
+            edge = [corners, self.field.edge_crossings(x, y, r, grow, self.r_max)]
             if first:
                 bx, by = self.field.boundary_vertices()
-                edge.append((bx, by, np.zeros(bx.size)))
-            px, py, err = (np.concatenate([(px, py, err)[k][keep]] + [e[k] for e in edge]) for k in range(3))
-        return self._uncovered(px, py, err)
+                edge.append(gaps.table(bx, by, np.zeros(bx.size)))
+            corners = np.concatenate(edge)
+        return self._uncovered(corners)
+
+    def _corner_darts(self, corners, level):
+        """Up to ``k`` darts per corner in squares centred on it, ``k / 4`` of each side
+        ``s / 2**level``, ..., ``s / 2**(level + 3)``: the larger squares first, the smaller
+        ones only for corners whose darts all missed.  Returns the hit mask and the first valid
+        dart of each corner that hit."""
+        n = len(corners)
+        per = -(-self.k // _SPREAD)
+        hit = np.zeros(n, bool)
+        got_x, got_y = np.empty(n), np.empty(n)
+        for t in range(_SPREAD):
+            rest = np.flatnonzero(~hit)
+            if not rest.size:
+                break
+            c = corners[rest]
+            half = np.ldexp(0.5 * self.s, -(level[rest] + t))[:, None]
+            u = self.rng.random((2, rest.size, per)) * 2.0 - 1.0
+            x = c[:, gaps.X, None] + u[0] * half
+            y = c[:, gaps.Y, None] + u[1] * half
+            # darts inside either disk that made the corner miss: cheap to rule out first
+            near = np.zeros(x.shape, bool)
+            for cx, cy, cr in ((gaps.AX, gaps.AY, gaps.AR), (gaps.BX, gaps.BY, gaps.BR)):
+                near |= (x - c[:, cx, None]) ** 2 + (y - c[:, cy, None]) ** 2 < c[:, cr, None] ** 2
+            ok = ~near
+            idx = np.flatnonzero(ok)
+            ok.ravel()[idx] = self._valid(x.ravel()[idx], y.ravel()[idx])[0]
+            found = ok.any(axis=1)
+            first_ok = np.flatnonzero(found) * per + ok[found].argmax(axis=1)
+            hit[rest[found]] = True
+            got_x[rest[found]], got_y[rest[found]] = x.ravel()[first_ok], y.ravel()[first_ok]
+        return hit, got_x[hit], got_y[hit]
 
     def _corners(self):
         """Phase 2: darts around the gap corners until none is left."""
-        vx, vy, verr = self._new_corners(0)
-        level = np.zeros(vx.size, np.int64)
-        while vx.size:
+        corners = self._new_corners(0)
+        level = np.zeros(len(corners), np.int64)
+        while len(corners):
             mark = len(self.accepted)
             # one corner per cell throws this pass (only one dart per cell can be kept)
-            home = self._cell_of(vx, vy)
-            order = np.lexsort((self.rng.random(vx.size), home))
+            home = self._cell_of(corners[:, gaps.X], corners[:, gaps.Y])
+            order = np.lexsort((self.rng.random(home.size), home))
             first = np.ones(order.size, bool)
             first[1:] = home[order[1:]] != home[order[:-1]]
             turn = order[first]
-            # up to k darts per corner, uniform in squares centred on it, k / 4 of each side
-            # s / 2**level, ..., s / 2**(level + 3): the larger squares first, the smaller
-            # ones only for corners whose darts all missed
-            per = -(-self.k // _SPREAD)
-            hit = np.zeros(turn.size, bool)
-            got_x, got_y = np.empty(turn.size), np.empty(turn.size)
-            for t in range(_SPREAD):
-                rest = np.flatnonzero(~hit)
-                if not rest.size:
-                    break
-                c = turn[rest]
-                half = np.ldexp(0.5 * self.s, -(level[c] + t))[:, None]
-                u = self.rng.random((2, rest.size, per)) * 2.0 - 1.0
-                x = (vx[c, None] + u[0] * half).ravel()
-                y = (vy[c, None] + u[1] * half).ravel()
-                ok = self._valid(x, y)[0].reshape(rest.size, per)
-                found = ok.any(axis=1)
-                first_ok = np.flatnonzero(found) * per + ok[found].argmax(axis=1)
-                hit[rest[found]] = True
-                got_x[rest[found]], got_y[rest[found]] = x[first_ok], y[first_ok]
+            hit, x, y = self._corner_darts(corners[turn], level[turn])
             # one dart per cell, at random, then by priority against each other
-            x, y = got_x[hit], got_y[hit]
             flat = self._cell_of(x, y)
             order = np.lexsort((self.rng.random(x.size), flat))
             first = np.ones(order.size, bool)
@@ -450,24 +468,20 @@ class Sampler:
             level[turn[~hit]] += _SPREAD
             self.passes += 1
             self.max_level = max(self.max_level, int(level.max(initial=0)))
-            live = level < MAX_LEVEL
-            vx, vy, verr, level = vx[live], vy[live], verr[live], level[live]
-            # old corners the new disks did not cover stay; the new circles add theirs
-            keep = self._still_uncovered(vx, vy, verr)
-            cx, cy, cerr = self._new_corners(mark)
-            vx = np.concatenate([vx[keep], cx])
-            vy = np.concatenate([vy[keep], cy])
-            verr = np.concatenate([verr[keep], cerr])
-            level = np.concatenate([level[keep], np.zeros(cx.size, np.int64)])
+            # corners given up, or covered by the new disks, go; the new circles add theirs
+            keep = level < MAX_LEVEL
+            keep[keep] = self._still_uncovered(corners[keep])
+            new = self._new_corners(mark)
+            corners = np.concatenate([corners[keep], new])
+            level = np.concatenate([level[keep], np.zeros(len(new), np.int64)])
 
-    def _still_uncovered(self, px, py, err):
+    def _still_uncovered(self, corners):
         """Mask of the corners that no disk covers yet (see `_uncovered`)."""
-        flat = self._cell_of(px, py)
+        flat = self._cell_of(corners[:, gaps.X], corners[:, gaps.Y])
         keep = self.gx[flat] == _FAR
         idx = np.flatnonzero(keep)
         o = idx[np.argsort(flat[idx], kind="stable")]
-        keep[o[self._conflicts(px[o], py[o], self._radius_at(px[o], py[o]), flat[o],
-                               tol=self._tolerance(err[o]))]] = False
+        keep[o[self._covered(corners[o])]] = False
         return keep
 
     def run(self):

@@ -125,10 +125,10 @@ class Field:
         return j * self.dx, i * self.dy
 
     def edge_crossings(self, x, y, rho, grow=None, top=0.0):
-        """Points where circles cross ``where``'s boundary (see `_boundary`); ``grow`` and
-        ``top`` as in :func:`._poisson_gaps.edge_crossings`."""
+        """Points where circles cross ``where``'s boundary (see `_boundary`), as a corner table;
+        ``grow`` and ``top`` as in :func:`._poisson_gaps.edge_crossings`."""
         vert, horz = self._boundary()
-        px, py, err = [np.empty(0)], [np.empty(0)], [np.empty(0)]
+        out = [np.empty((0, gaps.COLUMNS))]
         reach = np.fmax(rho, top)
         # only disks whose reach box touches a boundary edge
         near = self._near_boundary(x, y, reach, vert, horz)
@@ -153,7 +153,6 @@ class Field:
                 inside = (seg >= 0) & (seg < flags.shape[0]) & np.isfinite(t_along)
                 hit = np.zeros(k.size, bool)
                 hit[inside] = flags[seg[inside], k[inside]]
-                px.append(cx[hit])
-                py.append(cy[hit])
-                err.append(e[hit])
-        return np.concatenate(px), np.concatenate(py), np.concatenate(err)
+                disk = np.flatnonzero(ok)[src[hit]]
+                out.append(gaps.table(cx[hit], cy[hit], e[hit], (x[disk], y[disk], rho[disk])))
+        return np.concatenate(out)

@@ -76,8 +76,24 @@ def overlapping_pairs(x, y, rho):
     return i[keep], j[keep]
 
 
+#: Columns of a corner table: the point, its error, and the centres and radii of the (up to
+#: two) disks whose edges meet there (radius 0 where there is none).
+X, Y, ERR, AX, AY, AR, BX, BY, BR = range(9)
+COLUMNS = 9
+
+
+def table(px, py, err, a=None, b=None):
+    """A corner table ``(N, COLUMNS)`` from points, errors and the defining disks ``(x, y, r)``."""
+    t = np.zeros((px.size, COLUMNS))
+    t[:, X], t[:, Y], t[:, ERR] = px, py, err
+    for disk, col in ((a, AX), (b, BX)):
+        if disk is not None:
+            t[:, col], t[:, col + 1], t[:, col + 2] = disk
+    return t
+
+
 def circle_crossings(xi, yi, ri, xj, yj, rj, grow=None):
-    """Both crossing points of the circles of each disk pair: ``(px, py, err)``.
+    """Both crossing points of the circles of each disk pair, as a corner `table`.
 
     Pairs where one circle lies inside the other (or the centres coincide) give no points.
     ``err`` is 0 for plain circles.  With ``grow`` (a `RadiusField`), each disk reaches
@@ -90,18 +106,16 @@ def circle_crossings(xi, yi, ri, xj, yj, rj, grow=None):
     if grow is not None and xi.size:
         g = grow(0.5 * (xi + xj), 0.5 * (yi + yj))
         starts.append((np.fmax(ri, g), np.fmax(rj, g)))
-    out_x, out_y, out_e = [], [], []
+    out = [np.empty((0, COLUMNS))]
     for ai, aj in starts:
         for side in (-1.0, 1.0):
             px, py = _crossing(xi, yi, ai, xj, yj, aj, side)
             err = np.zeros(px.size)
             if grow is not None:
                 px, py, err = _newton_pair(xi, yi, ri, xj, yj, rj, px, py, grow)
-            keep = np.isfinite(px) & np.isfinite(py)
-            out_x.append(px[keep])
-            out_y.append(py[keep])
-            out_e.append(err[keep])
-    return np.concatenate(out_x), np.concatenate(out_y), np.concatenate(out_e)
+            k = np.isfinite(px) & np.isfinite(py)
+            out.append(table(px[k], py[k], err[k], (xi[k], yi[k], ri[k]), (xj[k], yj[k], rj[k])))
+    return np.concatenate(out)
 
 
 def _newton_pair(xi, yi, ri, xj, yj, rj, px, py, grow):
@@ -202,18 +216,17 @@ def line_crossings(across, along, rho, line, grow=None, vertical=True):
 
 
 def edge_crossings(x, y, rho, width, height, grow=None, top=0.0):
-    """Points where circles cross the edges of ``[0, width] x [0, height]``: ``(px, py, err)``.
+    """Points where circles cross the edges of ``[0, width] x [0, height]``, as a corner `table`.
 
     ``grow`` as in `circle_crossings`; ``top`` is the largest radius it gives.
     """
-    px, py, err = [], [], []
+    out = [np.empty((0, COLUMNS))]
     for across, along, line, vertical, limit in ((x, y, 0.0, True, height), (x, y, width, True, height),
                                                  (y, x, 0.0, False, width), (y, x, height, False, width)):
         near = np.abs(across - line) < np.fmax(rho, top)
-        cx, cy, _, e = line_crossings(across[near], along[near], rho[near], line, grow, vertical)
+        cx, cy, src, e = line_crossings(across[near], along[near], rho[near], line, grow, vertical)
         t = cy if vertical else cx
         keep = np.isfinite(t) & (t >= 0.0) & (t <= limit)
-        px.append(cx[keep])
-        py.append(cy[keep])
-        err.append(e[keep])
-    return np.concatenate(px), np.concatenate(py), np.concatenate(err)
+        src = np.flatnonzero(near)[src[keep]]
+        out.append(table(cx[keep], cy[keep], e[keep], (x[src], y[src], rho[src])))
+    return np.concatenate(out)
