@@ -102,19 +102,26 @@ def circle_crossings(xi, yi, ri, xj, yj, rj, grow=None):
     curves may cross more than once), and ``err`` is the remaining mismatch relative to the
     radius.
     """
-    starts = [(ri, rj)]
-    if grow is not None and xi.size:
-        g = grow(0.5 * (xi + xj), 0.5 * (yi + yj))
-        starts.append((np.fmax(ri, g), np.fmax(rj, g)))
     out = [np.empty((0, COLUMNS))]
-    for ai, aj in starts:
-        for side in (-1.0, 1.0):
-            px, py = _crossing(xi, yi, ai, xj, yj, aj, side)
-            err = np.zeros(px.size)
-            if grow is not None:
-                px, py, err = _newton_pair(xi, yi, ri, xj, yj, rj, px, py, grow)
-            k = np.isfinite(px) & np.isfinite(py)
-            out.append(table(px[k], py[k], err[k], (xi[k], yi[k], ri[k]), (xj[k], yj[k], rj[k])))
+    for side in (-1.0, 1.0):
+        px, py = _crossing(xi, yi, ri, xj, yj, rj, side)
+        err = np.zeros(px.size)
+        if grow is not None and px.size:
+            # a plain crossing where r(x) reaches neither radius is already exact
+            bent = np.flatnonzero(grow(px, py) > np.fmin(ri, rj))
+            sub = (xi[bent], yi[bent], ri[bent], xj[bent], yj[bent], rj[bent])
+            px[bent], py[bent], err[bent] = _newton_pair(*sub, px[bent], py[bent], grow)
+            # a second start, from the radii at the midpoint, where those differ
+            g = grow(0.5 * (xi + xj), 0.5 * (yi + yj))
+            mid = np.flatnonzero(g > np.fmin(ri, rj))
+            sub = (xi[mid], yi[mid], ri[mid], xj[mid], yj[mid], rj[mid])
+            qx, qy = _crossing(*sub[:2], np.fmax(ri[mid], g[mid]), *sub[3:5], np.fmax(rj[mid], g[mid]), side)
+            qx, qy, e = _newton_pair(*sub, qx, qy, grow)
+            k = np.isfinite(qx) & np.isfinite(qy)
+            m = mid[k]
+            out.append(table(qx[k], qy[k], e[k], (xi[m], yi[m], ri[m]), (xj[m], yj[m], rj[m])))
+        k = np.isfinite(px) & np.isfinite(py)
+        out.append(table(px[k], py[k], err[k], (xi[k], yi[k], ri[k]), (xj[k], yj[k], rj[k])))
     return np.concatenate(out)
 
 
@@ -181,32 +188,49 @@ def line_crossings(across, along, rho, line, grow=None, vertical=True):
     def xy(t, idx=slice(None)):
         return (line[idx], t) if vertical else (t, line[idx])
 
-    starts = [rho]
-    if grow is not None and across.size:
-        starts.append(np.fmax(rho, grow(*xy(along))))
     out_x, out_y, out_src, out_e = [], [], [], []
-    for rad, side in ((rad, side) for rad in starts for side in (-1.0, 1.0)):
+
+    def newton(t, idx, side):
+        t = t.copy()
+        todo = idx[np.isfinite(t[idx])]
+        for _ in range(_NEWTON_STEPS):
+            if not todo.size:
+                break
+            r, rx, ry = grow.with_gradient(*xy(t[todo], todo))
+            grown = r > rho[todo]
+            v = t[todo] - along[todo]
+            d = np.hypot(gap[todo], v)
+            f = d - np.where(grown, r, rho[todo])
+            with np.errstate(invalid="ignore", divide="ignore"):
+                step = f / (v / d - grown * (ry if vertical else rx))
+            bad = ~np.isfinite(step)
+            t[todo] = np.where(bad, t[todo], t[todo] - step)
+            todo = todo[~bad & (np.abs(f) > _SETTLED * rho[todo])]
+        return t
+
+    def error(t, idx):
+        return np.abs(np.hypot(gap[idx], t[idx] - along[idx]) - np.fmax(rho[idx], grow(*xy(t[idx], idx)))) / rho[idx]
+
+    for side in (-1.0, 1.0):
         with np.errstate(invalid="ignore"):
-            t = along + side * np.sqrt(rad * rad - gap * gap)
+            t = along + side * np.sqrt(rho * rho - gap * gap)
         err = np.zeros(t.size)
-        if grow is not None:
-            t = t.copy()
-            idx = np.flatnonzero(np.isfinite(t))
-            for _ in range(_NEWTON_STEPS):
-                if not idx.size:
-                    break
-                qx, qy = xy(t[idx], idx)
-                r, rx, ry = grow.with_gradient(qx, qy)
-                grown = r > rho[idx]
-                v = t[idx] - along[idx]
-                d = np.hypot(gap[idx], v)
-                f = d - np.where(grown, r, rho[idx])
-                with np.errstate(invalid="ignore", divide="ignore"):
-                    step = f / (v / d - grown * (ry if vertical else rx))
-                bad = ~np.isfinite(step)
-                t[idx] = np.where(bad, t[idx], t[idx] - step)
-                idx = idx[~bad & (np.abs(f) > _SETTLED * rho[idx])]
-            err = np.abs(np.hypot(gap, t - along) - np.fmax(rho, grow(*xy(t)))) / rho
+        if grow is not None and t.size:
+            # a plain crossing where r(x) stays within the radius is already exact
+            bent = np.flatnonzero(grow(*xy(t)) > rho)
+            t = newton(t, bent, side)
+            err[bent] = error(t, bent)
+            # a second start, from the radius at the foot of the centre, where that is larger
+            g = grow(*xy(along))
+            foot = np.flatnonzero(g > rho)
+            with np.errstate(invalid="ignore"):
+                t2 = along + side * np.sqrt(np.fmax(rho, g) ** 2 - gap * gap)
+            t2 = newton(t2, foot, side)
+            px, py = xy(t2[foot], foot)
+            out_x.append(np.array(px, dtype=np.float64))
+            out_y.append(np.array(py, dtype=np.float64))
+            out_src.append(foot)
+            out_e.append(error(t2, foot))
         px, py = xy(t)
         out_x.append(np.array(px, dtype=np.float64))
         out_y.append(np.array(py, dtype=np.float64))
