@@ -18,26 +18,30 @@ dart        a uniformly drawn candidate.
 
 Algorithm
 ---------
-1. Darts.  In each round a random tenth of the empty cells throws one dart each (a small
-   fraction keeps the pattern isotropic: when every cell throws at once, the accepted darts
-   inherit the grid's jittered-lattice statistics).  A dart is kept when no sample covers
-   it and no other dart of the round that conflicts with it has a higher random priority,
-   so simultaneous darts never conflict.  A cell stops after ``misses`` failed darts.  This
-   places about four fifths of the samples.
+1. Darts.  In each round a random quarter of the empty cells throws one dart each.  A dart is
+   kept when no sample covers it and no other dart of the round that conflicts with it has
+   a higher random priority, so simultaneous darts never conflict, and the outcome depends
+   on distances only, not on the grid (bench/bench_scatter.py measures no grid bias in the
+   neighbour directions or the spectrum, even with every cell throwing at once; a quarter
+   keeps rounds close to sequential dart throwing at no cost in time).  A cell stops after
+   ``misses`` failed darts.  This places about four fifths of the samples.
 2. Gap corners.  The corners of the gaps left are computed (circle-circle and circle-edge
-   crossings tested against the other disks).  Each throws ``k`` darts, uniform in a square
-   centred on it whose side starts at the cell side and halves every time all its darts
-   miss (near a corner a gap is a wedge, so small squares still hit it).  Each corner keeps
-   one valid dart, one per cell and then by priority as above; the new samples' circles add
-   corners and cover old ones, and so on until no corner is left.  A corner whose square
-   has shrunk ``MAX_LEVEL`` times is given up (a gap that narrow is ``2**-MAX_LEVEL`` of a
-   cell across).
+   crossings tested against the other disks).  In each pass one corner per cell throws up to
+   ``k`` darts, a quarter of them in each of four squares centred on it (side ``s``,
+   ``s / 2``, ``s / 4``, ``s / 8`` times ``2**-level``; the smaller ones only if the larger
+   all missed, and near a corner a gap is a wedge, so small squares still hit it); a corner
+   whose darts all miss moves four levels down.  Each corner keeps its first valid dart, one
+   per cell and then by priority as above; the new samples' circles add corners and cover old
+   ones, and so on until no corner is left.  A corner at ``MAX_LEVEL`` is given up (a gap
+   that narrow is ``2**-MAX_LEVEL`` of a cell across).
 
 For a fixed radius the covered set is exactly the union of the disks, so the result is
 maximal: every point of the domain (inside ``where``) is closer than ``r`` to a sample.  With a
-varying radius the covered set is larger than the union of the disks ``|x - p| < r_p``, so
-some corners of that union are not corners of a real gap; their darts all miss and they are
-given up, which costs time but never misses a real gap that has a corner of the union.
+varying radius a disk reaches ``max(r_p, r(x))`` and its edge is a curve; the corners where two
+such curves cross (or one meets an edge) are found by Newton's method
+(:mod:`._poisson_gaps`), exact where the radius is smooth; at kinks of the density (its
+bilinear cells, or cliffs steeper than the radius changes over a radius) a few corners are
+missed and slivers a few percent of a radius wide can stay.
 """
 from __future__ import annotations
 

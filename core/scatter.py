@@ -46,7 +46,7 @@ from .placement import unity_rotation
 from .unity import unity_position
 
 __all__ = [
-    "RADIUS", "DOMAIN", "K", "SLOPE", "HEIGHT", "PATCHINESS", "PATCH_SCALE", "FADE", "KEEP_AWAY", "SCALE",
+    "RADIUS", "RADIUS_RATIO", "DOMAIN", "K", "SLOPE", "HEIGHT", "PATCHINESS", "PATCH_SCALE", "FADE", "KEEP_AWAY", "SCALE",
     "ALIGN", "TILT", "SINK", "MAX_GRID_CELLS",
     "poisson_disk", "poisson_disk_variable",
     "ScatterRules", "rule_mask", "Layer", "Placement", "scatter_layers", "layer_from_spec",
@@ -55,6 +55,8 @@ __all__ = [
 
 #: Sample spacing (metres, or the domain's units).
 RADIUS = (0.001, 100_000.0)
+#: Largest ``r_max / r_min`` of a varying radius (the neighbour search grows with its square).
+RADIUS_RATIO = 10.0
 #: Width and height of a sampling domain.
 DOMAIN = (0.001, 10_000_000.0)
 #: Darts per gap corner and pass (the role of Bridson's ``k``: candidates per active spot).
@@ -178,9 +180,9 @@ def poisson_disk_variable(width, height, density, *, r_min, r_max, seed=0, k=30,
         ``(j * width / (cols - 1), i * height / (rows - 1))`` (row 0 at y = 0, column 0 at
         x = 0), bilinear in between.
     r_min, r_max : float
-        Radii where the density is 1 and 0, within ``RADIUS``, ``r_min <= r_max``; the radius at
-        a point is ``r(p) = r_max - density(p) * (r_max - r_min)`` (dense where the density is
-        high).
+        Radii where the density is 1 and 0, within ``RADIUS``, ``r_min <= r_max <=
+        RADIUS_RATIO * r_min``; the radius at a point is
+        ``r(p) = r_max - density(p) * (r_max - r_min)`` (dense where the density is high).
     seed : int >= 0 or numpy.random.Generator, optional
     k : int, optional
         Darts per gap corner and pass, within ``K``.
@@ -224,7 +226,7 @@ def poisson_disk_variable(width, height, density, *, r_min, r_max, seed=0, k=30,
     if d.min() < 0.0 or d.max() > 1.0:
         raise ParameterError(f"density must lie in [0, 1], got a range [{d.min():g}, {d.max():g}]")
     r_min = check_float(r_min, name="r_min", bounds=RADIUS)
-    r_max = check_float(r_max, name="r_max", bounds=(r_min, RADIUS[1]))
+    r_max = check_float(r_max, name="r_max", bounds=(r_min, min(RADIUS_RATIO * r_min, RADIUS[1])))
     k = check_int(k, name="k", bounds=K)
     pts, radii = _check_existing(existing, existing_radii)
     if where is not None:
@@ -403,9 +405,9 @@ class Layer:
     radius : float
         Smallest distance between two props of the layer, metres, within ``RADIUS``.
     radius_max : float or None
-        With a value above ``radius``, the spacing follows the rule mask: ``radius`` where it
-        is 1, ``radius_max`` where it approaches 0 (see `poisson_disk_variable`).  None or
-        ``radius``: a fixed spacing.
+        With a value above ``radius`` (at most ``RADIUS_RATIO`` times it), the spacing follows
+        the rule mask: ``radius`` where it is 1, ``radius_max`` where it approaches 0 (see
+        `poisson_disk_variable`).  None or ``radius``: a fixed spacing.
     rules : ScatterRules
     scale_range : (float, float)
         Uniform scale factors, drawn uniformly within the pair (each within ``SCALE``).
@@ -437,7 +439,7 @@ class Layer:
         s(self, "radius", check_float(self.radius, name="radius", bounds=RADIUS))
         if self.radius_max is not None:
             s(self, "radius_max", check_float(self.radius_max, name="radius_max",
-                                              bounds=(self.radius, RADIUS[1])))
+                                              bounds=(self.radius, min(RADIUS_RATIO * self.radius, RADIUS[1]))))
         if not isinstance(self.rules, ScatterRules):
             raise ParameterError(f"rules must be a ScatterRules, got {type(self.rules).__name__}")
         s(self, "scale_range", _pair(self.scale_range, "scale_range", SCALE))

@@ -289,6 +289,7 @@ def test_existing_samples_are_kept_clear_of_and_count_as_cover():
     (dict(density=np.full((3, 3), 1.5)), "density"),
     (dict(density=np.zeros(4)), "density"),
     (dict(r_min=2.0, r_max=1.0), "r_max"),
+    (dict(r_min=0.1, r_max=1.5), "r_max"),
     (dict(existing=np.zeros((2, 2))), "existing"),
     (dict(existing=np.zeros((2, 2)), existing_radii=np.ones(3)), "existing_radii"),
     (dict(where=np.ones((2, 2), bool)), "where"),
@@ -529,6 +530,8 @@ def test_scatter_layers_refuses_bad_input():
         scatter.scatter_layers(h, size=0.0, layers=[])
     with pytest.raises(ParameterError, match="radius_max"):
         scatter.Layer(radius=2.0, radius_max=1.0)
+    with pytest.raises(ParameterError, match="radius_max"):
+        scatter.Layer(radius=0.5, radius_max=8.0)
     with pytest.raises(ParameterError, match="max_tilt"):
         scatter.Layer(max_tilt=120.0)
     assert scatter.scatter_layers(h, size=size, layers=[]) == ()
