@@ -153,28 +153,35 @@ class Sampler:
 
         A sample ``p`` conflicts with a query in cell ``c`` only if it is closer than
         ``max(r(x), r_p)``; both radii are bounded by the largest radius that any cell within
-        ``r_max`` of ``c`` allows (from the density's minimum over those cells).
+        ``r_max`` of ``c`` allows (from the density's minimum over those cells).  Two disks
+        overlap only if closer than ``r_i + r_j``: ``r_i`` has that bound, and ``r_j`` the
+        largest radius within ``2 r_max`` (``prefix2``, the same from both sides of a pair).
         """
         if not self.variable:
             self.prefix = self.prefix2 = None
             self.n_fixed = int(np.searchsorted(self.off_gap, self.r_max, side="left"))
             return
         dmin = self.field.per_cell(self.field.cell_dmin, self.nx, self.ny, self.s, self.s, np.minimum)
-        r_hi = self.r_max - dmin * (self.r_max - self.r_min)
-        m = int(math.ceil(self.r_max / self.s)) + 1
-        grown = np.pad(r_hi, m, constant_values=self.r_min)
+        r_hi = np.minimum(self.r_max - dmin * (self.r_max - self.r_min), self.r_max)
+        near = self._dilate(r_hi, self.r_max)                 # bounds both radii of a conflict
+        far = self._dilate(r_hi, 2.0 * self.r_max)            # bounds the other disk of a pair
+        for name, limit in (("prefix", near), ("prefix2", near + far)):
+            prefix = np.searchsorted(self.off_gap, limit.ravel(), side="left")
+            full = np.zeros((self.ny + 2 * self.pad, self.stride), np.intp)
+            full[self.pad:self.pad + self.ny, self.pad:self.pad + self.nx] = prefix.reshape(self.ny, self.nx)
+            setattr(self, name, full.ravel())
+
+    def _dilate(self, grid, distance):
+        """Largest value of ``grid`` within ``distance`` of each cell (a square window)."""
+        m = int(math.ceil(distance / self.s)) + 1
+        grown = np.pad(grid, m, constant_values=grid.min())
         rows = grown[m:-m].copy()
         for d in range(-m, m + 1):
             np.maximum(rows, grown[m + d:grown.shape[0] - m + d], out=rows)
         out = rows[:, m:-m].copy()
         for d in range(-m, m + 1):
             np.maximum(out, rows[:, m + d:rows.shape[1] - m + d], out=out)
-        reach = np.minimum(out, self.r_max)
-        for name, limit in (("prefix", reach), ("prefix2", 2.0 * reach)):
-            prefix = np.searchsorted(self.off_gap, limit.ravel(), side="left")
-            full = np.zeros((self.ny + 2 * self.pad, self.stride), np.intp)
-            full[self.pad:self.pad + self.ny, self.pad:self.pad + self.nx] = prefix.reshape(self.ny, self.nx)
-            setattr(self, name, full.ravel())
+        return out
 
     def _flat(self, I, J):
         return (I + self.pad) * self.stride + (J + self.pad)

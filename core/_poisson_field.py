@@ -138,11 +138,18 @@ class Field:
             if not flags.any():
                 continue
             n_lines = flags.shape[1]
+            # boundary segments along each line, counted, to skip lines with none in reach
+            count = np.zeros((flags.shape[0] + 1, n_lines), np.int64)
+            count[1:] = np.cumsum(flags, axis=0)
             first = np.maximum(np.ceil((across - reach) / d_line).astype(np.intp), 1)
             last = np.minimum(np.floor((across + reach) / d_line).astype(np.intp), n_lines - 2)
             for t in range(int((last - first).max(initial=-1)) + 1):
                 line = first + t
                 ok = line <= last
+                span = np.sqrt(np.maximum(reach * reach - (line * d_line - across) ** 2, 0.0))
+                lo = np.clip(np.floor((along - span) / d_along).astype(np.intp), 0, flags.shape[0])
+                hi = np.clip(np.floor((along + span) / d_along).astype(np.intp) + 1, 0, flags.shape[0])
+                ok[ok] = count[hi[ok], line[ok]] > count[lo[ok], line[ok]]
                 if not ok.any():
                     continue
                 k = line[ok]
