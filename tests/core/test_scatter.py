@@ -237,6 +237,28 @@ def test_variable_radius_rule_and_coverage(r_min, r_max, seed):
     assert near.all()
 
 
+@settings(max_examples=25, deadline=None)
+@given(st.integers(2, 6), st.integers(2, 6), st.floats(0.4, 2.0), st.floats(1.0, 3.0), st.integers(0, 2**31 - 1))
+def test_variable_radius_on_random_fields(rows, cols, r_min, ratio, seed):
+    # any density field, however steep: the distance rule always holds exactly, and no point of
+    # the domain is 2 r(x) or more from every sample
+    rng = np.random.default_rng(seed)
+    dens = rng.random((rows, cols))
+    w, h = rng.uniform(5.0, 25.0, 2)
+    r_max = r_min * ratio
+    pts, radii = scatter.poisson_disk_variable(w, h, dens, r_min=r_min, r_max=r_max, seed=seed)
+    assert len(pts) and (pts >= 0).all() and (pts[:, 0] < w).all() and (pts[:, 1] < h).all()
+    np.testing.assert_allclose(radii, _radius_at(dens, pts, w, h, r_min, r_max), rtol=1e-12)
+    q, p = pairs_within(pts, 2 * r_max)
+    assert (np.hypot(*(pts[p] - pts[q]).T) >= np.maximum(radii[p], radii[q]) * (1 - 1e-12)).all()
+    probe = probes(w, h, r_min / 4)
+    r_probe = _radius_at(dens, probe, w, h, r_min, r_max)
+    q, p = pairs_within(pts, 2 * r_max, probe)
+    near = np.zeros(len(probe), bool)
+    near[q[np.hypot(*(pts[p] - probe[q]).T) < 2 * r_probe[q]]] = True
+    assert near.all()
+
+
 def test_variable_density_is_dense_where_the_field_is_high():
     ramp = np.tile(np.linspace(0.0, 1.0, 11), (6, 1))
     pts, radii = scatter.poisson_disk_variable(60.0, 30.0, ramp, r_min=0.8, r_max=2.4, seed=3)
