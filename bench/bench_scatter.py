@@ -18,6 +18,11 @@ Isotropy: the share of neighbour directions (pairs closer than 1.5 r) within 5 d
 axes against those within 5 degrees of the diagonals, and the power spectrum at the background
 grid's frequency (cell r / sqrt 2) along the axes against its ring average; both near 1 when
 there is no grid bias.  For comparison, the same with every empty cell throwing at once.
+
+A second anchor, measured here too when bpy is installed (it is in requirements.txt): Blender's
+Geometry Nodes "Distribute Points on Faces" in Poisson mode on the same plane and distance,
+at Density Max 0.5 (about the 75,000 points the issue quotes) and 3.0 (time to evaluate the
+modifier, point count, the same checks).
 """
 import math
 import sys
@@ -83,6 +88,39 @@ def isotropy(points, side, radius):
     return angle_ratio, power[axes].mean() / power[ring].mean()
 
 
+def blender_poisson(side, radius, density_max, seed=0):
+    """Blender's Geometry Nodes "Distribute Points on Faces" (Poisson) on a side x side plane:
+    ``(seconds to evaluate, points (N, 2))``, or None without bpy."""
+    try:
+        import bpy
+    except ImportError:                              # pragma: no cover
+        return None
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    me = bpy.data.meshes.new("plane")
+    me.from_pydata([(0, 0, 0), (side, 0, 0), (side, side, 0), (0, side, 0)], [], [(0, 1, 2, 3)])
+    obj = bpy.data.objects.new("plane", me)
+    bpy.context.scene.collection.objects.link(obj)
+    tree = bpy.data.node_groups.new("scatter", "GeometryNodeTree")
+    tree.interface.new_socket("Geometry", in_out="INPUT", socket_type="NodeSocketGeometry")
+    tree.interface.new_socket("Geometry", in_out="OUTPUT", socket_type="NodeSocketGeometry")
+    node = tree.nodes.new("GeometryNodeDistributePointsOnFaces")
+    node.distribute_method = "POISSON"
+    node.inputs["Distance Min"].default_value = radius
+    node.inputs["Density Max"].default_value = density_max
+    node.inputs["Seed"].default_value = seed
+    tree.links.new(tree.nodes.new("NodeGroupInput").outputs[0], node.inputs["Mesh"])
+    tree.links.new(node.outputs["Points"], tree.nodes.new("NodeGroupOutput").inputs[0])
+    obj.modifiers.new("scatter", "NODES").node_group = tree
+    t0 = time.perf_counter()
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    geometry = obj.evaluated_get(depsgraph).evaluated_geometry()    # keep it alive while reading
+    seconds = time.perf_counter() - t0
+    cloud = geometry.pointcloud
+    pos = np.empty(len(cloud.points) * 3, np.float32)
+    cloud.attributes["position"].data.foreach_get("vector", pos)
+    return seconds, pos.reshape(-1, 3)[:, :2].astype(np.float64)
+
+
 def best_of(fn, repeats=REPEATS):
     fn()
     seconds, result = _loader.best_of(repeats, fn)
@@ -119,13 +157,27 @@ def main():
           + ("" if st is None else f"; >= 20x scipy: {'yes' if st / t >= 20 else 'NO'} ({st / t:.1f}x)"
                                    f"; >= scipy's count: {'yes' if n >= sn else 'NO'}"))
 
+    # Blender's own Poisson mode (not Bridson: dense random points thinned by a k-d tree), at the
+    # density the issue quotes (75,000 points) and at a denser setting
+    blender = []
+    for density_max in (0.5, 3.0):
+        got = blender_poisson(SIDE, RADIUS, density_max)
+        if got is None:
+            print("\n(bpy is missing: no Blender Geometry Nodes anchor)")
+            break
+        blender.append((density_max, *got))
+    for density_max, seconds, pts in blender:
+        print(f"Blender GN Distribute Points on Faces (Poisson), Density Max {density_max:g}: {seconds:.3f} s, "
+              f"{len(pts):,} points; ours {seconds / t_full:.1f}x faster with {len(ours) / len(pts):.3f}x the points")
+
     print("\nchecks (min pair / r >= 1; max gap / r < 1 means maximal):")
     checked = [("ours", ours, SIDE), ("ours", ours_small, SMALL), ("scipy", theirs_small, SMALL)]
     if not quick:
         checked.append(("scipy", theirs, SIDE))
+    checked += [(f"GN {d:g}", pts, SIDE) for d, _, pts in blender]
     for name, pts, side in checked:
         mn, gap = check(pts, side, RADIUS)
-        print(f"  {name:5s} {side:g}^2: min pair {mn:.6f}, max gap {gap:.4f}, N r^2 / A = {len(pts) * RADIUS ** 2 / side ** 2:.4f}")
+        print(f"  {name:6s} {side:g}^2: min pair {mn:.6f}, max gap {gap:.4f}, N r^2 / A = {len(pts) * RADIUS ** 2 / side ** 2:.4f}")
 
     print("\nisotropy (1 = none; neighbour directions axis/diagonal, spectrum at the grid frequency axis/ring):")
     a, s = isotropy(ours, SIDE, RADIUS)
