@@ -31,8 +31,8 @@ class Field:
 
     def cell_of(self, x, y):
         """Field cell ``(i, j)`` of points (clamped to the grid)."""
-        j = np.clip(np.floor(x / self.dx).astype(np.intp), 0, self.cols - 2)
-        i = np.clip(np.floor(y / self.dy).astype(np.intp), 0, self.rows - 2)
+        j = np.floor(np.clip(np.nan_to_num(x / self.dx), 0, self.cols - 2)).astype(np.intp)
+        i = np.floor(np.clip(np.nan_to_num(y / self.dy), 0, self.rows - 2)).astype(np.intp)
         return i, j
 
     def density_at(self, x, y):
@@ -156,7 +156,7 @@ class Field:
                 cx, cy, src, e = gaps.line_crossings(across[ok], along[ok], rho[ok], k * d_line, grow, vertical)
                 k = k[src]
                 t_along = cy if vertical else cx
-                seg = np.floor(np.nan_to_num(t_along, nan=-1.0) / d_along).astype(np.intp)
+                seg = np.floor(np.clip(np.nan_to_num(t_along / d_along, nan=-1.0), -1, flags.shape[0])).astype(np.intp)
                 inside = (seg >= 0) & (seg < flags.shape[0]) & np.isfinite(t_along)
                 hit = np.zeros(k.size, bool)
                 hit[inside] = flags[seg[inside], k[inside]]

@@ -150,8 +150,10 @@ def _newton_pair(xi, yi, ri, xj, yj, rj, px, py, grow):
             dy = (a * f1 - c * f0) / det
         err[idx] = np.fmax(np.abs(f0), np.abs(f1)) / scale[idx]
         bad = ~(np.isfinite(dx) & np.isfinite(dy))
-        px[idx] = np.where(bad, x, x - dx)
-        py[idx] = np.where(bad, y, y - dy)
+        # a step longer than the radius has left the crossing's neighbourhood: clamp it
+        cap = scale[idx] / np.fmax(np.hypot(dx, dy), scale[idx])
+        px[idx] = np.where(bad, x, x - dx * cap)
+        py[idx] = np.where(bad, y, y - dy * cap)
         idx = idx[~bad & (err[idx] > _SETTLED)]
     return px, py, _residual_pair(xi, yi, ri, xj, yj, rj, px, py, grow)
 
@@ -204,7 +206,8 @@ def line_crossings(across, along, rho, line, grow=None, vertical=True):
             with np.errstate(invalid="ignore", divide="ignore"):
                 step = f / (v / d - grown * (ry if vertical else rx))
             bad = ~np.isfinite(step)
-            t[todo] = np.where(bad, t[todo], t[todo] - step)
+            step = np.clip(np.where(bad, 0.0, step), -rho[todo], rho[todo])   # stay near the circle
+            t[todo] = t[todo] - step
             todo = todo[~bad & (np.abs(f) > _SETTLED * rho[todo])]
         return t
 
