@@ -414,11 +414,19 @@ class Sampler:
         """The uncovered rows of the corner tables ``parts`` (crossings of disk circles) and of
         the crossings of the disks ``(x, y, r)`` with the domain's edges and ``where``'s
         boundary (plus its vertices on the ``first`` call)."""
-        corners = np.concatenate(parts + [gaps.edge_crossings(x, y, r, self.width, self.height, grow, self.r_max)])
-        if self.field is not None and self.field.cell_open is not None:
+        masked = self.field is not None and self.field.cell_open is not None
+        if self.variable:
+            # the domain's edges are grid edges of the density field: crossings there are exact
+            parts.append(self.field.edge_crossings(x, y, r, radius=(self.r_max, self.r_max - self.r_min),
+                                                   where_edges=False, domain_edges=True))
+        else:
+            parts.append(gaps.edge_crossings(x, y, r, self.width, self.height))
+        corners = np.concatenate(parts)
+        if masked:
             # corners in closed cells border no room; those on where's boundary come from it
             corners = corners[self.field.open_at(corners[:, gaps.X], corners[:, gaps.Y])]
-            edge = [corners, self.field.edge_crossings(x, y, r, grow, self.r_max)]
+            radius = (self.r_max, self.r_max - self.r_min) if self.variable else None
+            edge = [corners, self.field.edge_crossings(x, y, r, radius=radius)]
             if first:
                 bx, by = self.field.boundary_vertices()
                 edge.append(gaps.table(bx, by, np.zeros(bx.size)))

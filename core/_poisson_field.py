@@ -25,7 +25,7 @@ class Field:
             corners = np.stack([density[:-1, :-1], density[:-1, 1:], density[1:, :-1], density[1:, 1:]])
             self.cell_dmin = corners.min(axis=0)
         self.cell_open = None
-        self._edges = self._sat = None
+        self._edges = {}
         if where is not None:
             self.cell_open = where[:-1, :-1] & where[:-1, 1:] & where[1:, :-1] & where[1:, 1:]
 
@@ -82,84 +82,123 @@ class Field:
             out = acc
         return out
 
-    def _boundary(self):
-        """Field-grid edges between an open and a closed cell, inside the domain:
-        ``vert (rows - 1, cols)`` (edge x = j dx from row i to i + 1) and
-        ``horz (rows, cols - 1)`` (edge y = i dy from column j to j + 1)."""
-        if self._edges is None:
-            self._edges = self._find_boundary()
-        return self._edges
+    def _boundary(self, where_edges=True, domain_edges=False):
+        """Field-grid edges that may bound a gap: ``vert (rows - 1, cols)`` (edge x = j dx from
+        row i to i + 1) and ``horz (rows, cols - 1)`` (edge y = i dy from column j to j + 1).
 
-    def _find_boundary(self):
-        op = self.cell_open
-        vert = np.zeros((self.rows - 1, self.cols), bool)
-        vert[:, 1:-1] = op[:, 1:] != op[:, :-1]
-        horz = np.zeros((self.rows, self.cols - 1), bool)
-        horz[1:-1, :] = op[1:, :] != op[:-1, :]
-        return vert, horz
+        ``where_edges``: those between an open and a closed cell inside the domain;
+        ``domain_edges``: the domain's own edges.
+        """
+        key = (where_edges, domain_edges)
+        if key not in self._edges:
+            vert = np.zeros((self.rows - 1, self.cols), bool)
+            horz = np.zeros((self.rows, self.cols - 1), bool)
+            op = self.cell_open
+            if where_edges and op is not None:
+                vert[:, 1:-1] = op[:, 1:] != op[:, :-1]
+                horz[1:-1, :] = op[1:, :] != op[:-1, :]
+            if domain_edges:
+                vert[:, [0, -1]] = True
+                horz[[0, -1], :] = True
+            self._edges[key] = vert, horz
+        return self._edges[key]
 
-    def _near_boundary(self, x, y, reach, vert, horz):
-        """True for boxes ``[x - reach, x + reach] x [y - reach, y + reach]`` that touch a boundary vertex."""
-        if self._sat is None:
-            self._sat = np.zeros((self.rows + 1, self.cols + 1), np.int64)
-            self._sat[1:, 1:] = self._boundary_vertex_mask(vert, horz).cumsum(0).cumsum(1)
-        sat = self._sat
-        j0 = np.clip(np.ceil((x - reach) / self.dx).astype(np.int64), 0, self.cols)
-        j1 = np.clip(np.floor((x + reach) / self.dx).astype(np.int64) + 1, 0, self.cols)
-        i0 = np.clip(np.ceil((y - reach) / self.dy).astype(np.int64), 0, self.rows)
-        i1 = np.clip(np.floor((y + reach) / self.dy).astype(np.int64) + 1, 0, self.rows)
-        i1, j1 = np.maximum(i1, i0), np.maximum(j1, j0)
-        return (sat[i1, j1] - sat[i0, j1] - sat[i1, j0] + sat[i0, j0]) > 0
-
-    def _boundary_vertex_mask(self, vert, horz):
+    def boundary_vertices(self):
+        """Field-grid vertices on ``where``'s boundary (the corners a gap may have there)."""
+        vert, horz = self._boundary()
         vtx = np.zeros((self.rows, self.cols), bool)
         vtx[:-1, :] |= vert
         vtx[1:, :] |= vert
         vtx[:, :-1] |= horz
         vtx[:, 1:] |= horz
-        return vtx
-
-    def boundary_vertices(self):
-        """Field-grid vertices on ``where``'s boundary (the corners a gap may have there)."""
-        i, j = np.nonzero(self._boundary_vertex_mask(*self._boundary()))
+        i, j = np.nonzero(vtx)
         return j * self.dx, i * self.dy
 
-    def edge_crossings(self, x, y, rho, grow=None, top=0.0):
-        """Points where circles cross ``where``'s boundary (see `_boundary`), as a corner table;
-        ``grow`` and ``top`` as in :func:`._poisson_gaps.edge_crossings`."""
-        vert, horz = self._boundary()
+    def edge_crossings(self, x, y, rho, radius=None, where_edges=True, domain_edges=False):
+        """Where the edges of disks cross field-grid edges (see `_boundary`), as a corner table.
+
+        A disk reaches ``max(rho, r(x))``; ``radius = (r_max, span)`` gives
+        ``r(x) = r_max - density(x) * span`` (None: plain circles of radius ``rho``).  Along a
+        grid edge the bilinear density is linear, so on each edge the crossing solves a
+        quadratic: exact, no iteration.
+        """
+        vert, horz = self._boundary(where_edges, domain_edges)
         out = [np.empty((0, gaps.COLUMNS))]
-        reach = np.fmax(rho, top)
-        # only disks whose reach box touches a boundary edge
-        near = self._near_boundary(x, y, reach, vert, horz)
-        x, y, rho, reach = x[near], y[near], rho[near], reach[near]
+        reach = rho if radius is None else np.fmax(rho, radius[0])
+        d = self.density
         for across, along, d_line, d_along, flags, vertical in ((x, y, self.dx, self.dy, vert, True),
                                                                (y, x, self.dy, self.dx, horz.T, False)):
             if not flags.any():
                 continue
-            n_lines = flags.shape[1]
-            # boundary segments along each line, counted, to skip lines with none in reach
-            count = np.zeros((flags.shape[0] + 1, n_lines), np.int64)
-            count[1:] = np.cumsum(flags, axis=0)
-            first = np.maximum(np.ceil((across - reach) / d_line).astype(np.intp), 1)
-            last = np.minimum(np.floor((across + reach) / d_line).astype(np.intp), n_lines - 2)
+            n_seg, n_lines = flags.shape
+            first = np.maximum(np.ceil((across - reach) / d_line).astype(np.intp), 0)
+            last = np.minimum(np.floor((across + reach) / d_line).astype(np.intp), n_lines - 1)
             for t in range(int((last - first).max(initial=-1)) + 1):
                 line = first + t
-                ok = line <= last
-                span = np.sqrt(np.maximum(reach * reach - (line * d_line - across) ** 2, 0.0))
-                lo = np.clip(np.floor((along - span) / d_along).astype(np.intp), 0, flags.shape[0])
-                hi = np.clip(np.floor((along + span) / d_along).astype(np.intp) + 1, 0, flags.shape[0])
-                ok[ok] = count[hi[ok], line[ok]] > count[lo[ok], line[ok]]
-                if not ok.any():
+                disk = np.flatnonzero(line <= last)
+                if not disk.size:
                     continue
-                k = line[ok]
-                cx, cy, src, e = gaps.line_crossings(across[ok], along[ok], rho[ok], k * d_line, grow, vertical)
-                k = k[src]
-                t_along = cy if vertical else cx
-                seg = np.floor(np.clip(np.nan_to_num(t_along / d_along, nan=-1.0), -1, flags.shape[0])).astype(np.intp)
-                inside = (seg >= 0) & (seg < flags.shape[0]) & np.isfinite(t_along)
-                hit = np.zeros(k.size, bool)
-                hit[inside] = flags[seg[inside], k[inside]]
-                disk = np.flatnonzero(ok)[src[hit]]
-                out.append(gaps.table(cx[hit], cy[hit], e[hit], (x[disk], y[disk], rho[disk])))
+                line = line[disk]
+                gap = line * d_line - across[disk]
+                span = np.sqrt(np.maximum(reach[disk] ** 2 - gap * gap, 0.0))
+                lo = np.clip(np.floor((along[disk] - span) / d_along).astype(np.intp), 0, n_seg - 1)
+                hi = np.clip(np.floor((along[disk] + span) / d_along).astype(np.intp), 0, n_seg - 1)
+                # every (disk, edge) pair within reach, kept where the edge is flagged
+                counts = hi - lo + 1
+                rep = np.repeat(np.arange(disk.size), counts)
+                seg = lo[rep] + (np.arange(rep.size) - (np.cumsum(counts) - counts)[rep])
+                keep = flags[seg, line[rep]]
+                rep, seg = rep[keep], seg[keep]
+                if not rep.size:
+                    continue
+                k, g, a = disk[rep], gap[rep], along[disk][rep]
+                s0 = seg * d_along
+                roots = _plain_roots(a, g, rho[k], s0, d_along)
+                if radius is not None:
+                    ln = line[rep]
+                    dens = (d[seg, ln], d[seg + 1, ln]) if vertical else (d[ln, seg], d[ln, seg + 1])
+                    r0 = radius[0] - dens[0] * radius[1]
+                    r1 = radius[0] - dens[1] * radius[1]
+                    roots = _grown_roots(a, g, rho[k], s0, d_along, r0, r1, roots)
+                for tt in roots:
+                    ok = np.isfinite(tt)
+                    pos = np.full(ok.sum(), 0.0) + (line[rep][ok] * d_line)
+                    px, py = (pos, tt[ok]) if vertical else (tt[ok], pos)
+                    kk = k[ok]
+                    out.append(gaps.table(px, py, np.zeros(kk.size), (x[kk], y[kk], rho[kk])))
         return np.concatenate(out)
+
+
+def _plain_roots(a, g, rho, s0, length):
+    """Where the circle of radius ``rho`` (centre ``a`` along the line, ``g`` across) meets the
+    segment ``[s0, s0 + length]``: two arrays, NaN where there is no such point."""
+    with np.errstate(invalid="ignore"):
+        h = np.sqrt(rho * rho - g * g)
+    out = []
+    for t in (a - h, a + h):
+        out.append(np.where((t >= s0) & (t <= s0 + length), t, np.nan))
+    return out
+
+
+def _grown_roots(a, g, rho, s0, length, r0, r1, plain):
+    """The crossings of ``|x - p| = max(rho, r(x))`` with the segment, ``r`` linear along it from
+    ``r0`` to ``r1``: the plain roots where ``r <= rho`` there, and the roots of
+    ``(t - a)**2 + g**2 = r(t)**2`` where ``r >= rho``.  Four arrays, NaN where none."""
+    m = (r1 - r0) / length
+    out = []
+    for t in plain:
+        r = r0 + m * (t - s0)
+        out.append(np.where(r <= rho, t, np.nan))
+    # u = t - s0:  (1 - m^2) u^2 + 2 ((s0 - a) - m r0) u + ((s0 - a)^2 + g^2 - r0^2) = 0
+    c2 = 1.0 - m * m
+    c1 = 2.0 * ((s0 - a) - m * r0)
+    c0 = (s0 - a) ** 2 + g * g - r0 * r0
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        # the numerically stable form of the roots: q / c2 and c0 / q
+        q = -0.5 * (c1 + np.copysign(np.sqrt(c1 * c1 - 4.0 * c2 * c0), c1))
+        linear = np.abs(c2) < 1e-12
+        for u in (np.where(linear, -c0 / c1, q / c2), np.where(linear, np.nan, c0 / q)):
+            r = r0 + m * u
+            ok = (u >= 0.0) & (u <= length) & (r >= rho) & (r > 0.0)
+            out.append(np.where(ok, s0 + u, np.nan))
+    return out

@@ -176,84 +176,17 @@ def _crossing(xi, yi, ri, xj, yj, rj, side):
     return xi + a * dx + side * h * dy, yi + a * dy - side * h * dx
 
 
-def line_crossings(across, along, rho, line, grow=None, vertical=True):
-    """Where circles cross an axis-parallel line: ``(px, py, circle, err)``, NaN where they do not.
-
-    ``vertical`` lines are ``x = line`` (``across`` is x, ``along`` is y), otherwise
-    ``y = line``; ``line`` is a scalar or one value per circle; ``circle`` indexes the input
-    of each point.  ``grow`` as in `circle_crossings` (Newton's method starts from the plain
-    circle and from the radius at the foot of the centre).
-    """
-    line = np.broadcast_to(np.asarray(line, np.float64), across.shape)
-    gap = line - across
-
-    def xy(t, idx=slice(None)):
-        return (line[idx], t) if vertical else (t, line[idx])
-
-    out_x, out_y, out_src, out_e = [], [], [], []
-
-    def newton(t, idx, side):
-        t = t.copy()
-        todo = idx[np.isfinite(t[idx])]
-        for _ in range(_NEWTON_STEPS):
-            if not todo.size:
-                break
-            r, rx, ry = grow.with_gradient(*xy(t[todo], todo))
-            grown = r > rho[todo]
-            v = t[todo] - along[todo]
-            d = np.hypot(gap[todo], v)
-            f = d - np.where(grown, r, rho[todo])
-            with np.errstate(invalid="ignore", divide="ignore"):
-                step = f / (v / d - grown * (ry if vertical else rx))
-            bad = ~np.isfinite(step)
-            step = np.clip(np.where(bad, 0.0, step), -rho[todo], rho[todo])   # stay near the circle
-            t[todo] = t[todo] - step
-            todo = todo[~bad & (np.abs(f) > _SETTLED * rho[todo])]
-        return t
-
-    def error(t, idx):
-        return np.abs(np.hypot(gap[idx], t[idx] - along[idx]) - np.fmax(rho[idx], grow(*xy(t[idx], idx)))) / rho[idx]
-
-    for side in (-1.0, 1.0):
-        with np.errstate(invalid="ignore"):
-            t = along + side * np.sqrt(rho * rho - gap * gap)
-        err = np.zeros(t.size)
-        if grow is not None and t.size:
-            # a plain crossing where r(x) stays within the radius is already exact
-            bent = np.flatnonzero(grow(*xy(t)) > rho)
-            t = newton(t, bent, side)
-            err[bent] = error(t, bent)
-            # a second start, from the radius at the foot of the centre, where that is larger
-            g = grow(*xy(along))
-            foot = np.flatnonzero(g > rho)
-            with np.errstate(invalid="ignore"):
-                t2 = along + side * np.sqrt(np.fmax(rho, g) ** 2 - gap * gap)
-            t2 = newton(t2, foot, side)
-            px, py = xy(t2[foot], foot)
-            out_x.append(np.array(px, dtype=np.float64))
-            out_y.append(np.array(py, dtype=np.float64))
-            out_src.append(foot)
-            out_e.append(error(t2, foot))
-        px, py = xy(t)
-        out_x.append(np.array(px, dtype=np.float64))
-        out_y.append(np.array(py, dtype=np.float64))
-        out_src.append(np.arange(across.size))
-        out_e.append(err)
-    return np.concatenate(out_x), np.concatenate(out_y), np.concatenate(out_src), np.concatenate(out_e)
-
-
-def edge_crossings(x, y, rho, width, height, grow=None, top=0.0):
-    """Points where circles cross the edges of ``[0, width] x [0, height]``, as a corner `table`.
-
-    ``grow`` as in `circle_crossings`; ``top`` is the largest radius it gives.
-    """
+def edge_crossings(x, y, rho, width, height):
+    """Points where circles cross the edges of ``[0, width] x [0, height]``, as a corner `table`."""
     out = [np.empty((0, COLUMNS))]
     for across, along, line, vertical, limit in ((x, y, 0.0, True, height), (x, y, width, True, height),
                                                  (y, x, 0.0, False, width), (y, x, height, False, width)):
-        near = np.abs(across - line) < np.fmax(rho, top)
-        cx, cy, src, e = line_crossings(across[near], along[near], rho[near], line, grow, vertical)
-        t = cy if vertical else cx
-        keep = np.isfinite(t) & (t >= 0.0) & (t <= limit)
-        src = np.flatnonzero(near)[src[keep]]
-        out.append(table(cx[keep], cy[keep], e[keep], (x[src], y[src], rho[src])))
+        near = np.flatnonzero(np.abs(across - line) < rho)
+        half = np.sqrt(rho[near] ** 2 - (across[near] - line) ** 2)
+        for t in (along[near] - half, along[near] + half):
+            keep = (t >= 0.0) & (t <= limit)
+            k = near[keep]
+            pos = np.full(k.size, line)
+            px, py = (pos, t[keep]) if vertical else (t[keep], pos)
+            out.append(table(px, py, np.zeros(k.size), (x[k], y[k], rho[k])))
     return np.concatenate(out)
