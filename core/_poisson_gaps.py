@@ -5,6 +5,11 @@ a rectangle that no (open) disk covers.  If ``U`` has any area, its boundary is 
 arcs and rectangle edges and has a corner: a point where two circles cross, where a circle
 meets an edge, or a corner of the rectangle, and that corner lies in no other disk.  So
 testing those finitely many points finds every gap, however small.
+
+With a varying radius a disk reaches ``max(r_p, r(x))`` and its edge is a curve; the crossings
+of two such curves are found by Newton's method (`circle_crossings`), those with grid edges in
+closed form (``_poisson_field.Field.edge_crossings``).  Every corner carries its error and the
+disks that made it (a corner `table`).
 """
 from __future__ import annotations
 

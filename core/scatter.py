@@ -8,7 +8,7 @@ fit.  `poisson_disk_variable` does the same with a radius that follows a density
 between ``r_min`` (density 1) and ``r_max`` (density 0); two samples of radii ``r_a`` and
 ``r_b`` stay ``max(r_a, r_b)`` apart (the larger radius wins: a sparse sample keeps its
 neighbourhood clear even next to a dense region).  The engine (``_poisson``) throws darts
-into a random tenth of the background-grid cells at a time, then finds every remaining gap
+into a random quarter of the background-grid cells at a time, then finds every remaining gap
 exactly, from the corners where the samples' circles cross, and fills it.
 
 Scatter
