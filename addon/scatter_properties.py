@@ -76,7 +76,8 @@ class WorldseedScatterLayer(bpy.types.PropertyGroup):
                               subtype="DISTANCE"),
         "above_sea": bpy.props.BoolProperty(name="Above Sea", default=_D.above_sea, update=_on_change,
                                             description="No props at or below the terrain's sea level"),
-        "keep_away": _float("Keep Away", "Extra distance from the props of the layers above", _D.keep_away,
+        "keep_away": _float("Keep Away", "Distance from the props of the layers above (at least this layer's "
+                            "spacing)", _D.keep_away,
                             (0.0, 1e4), subtype="DISTANCE"),
         "scale_range": _pair("scale_range", "Scale", "Random uniform scale between these", _D.scale_range,
                              0.01, 100.0),

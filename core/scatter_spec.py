@@ -59,7 +59,7 @@ class LayerSpec:
     rules' density (dense where the rules allow most).  Rules:
     ``height_range`` (metres), ``slope_range`` (degrees), ``patchiness``
     (0..1) with ``patch_scale`` (metres), ``above_sea``, ``keep_away``
-    (extra metres from earlier layers).  Placement: ``scale_range``,
+    (metres from the props of earlier layers, at least ``radius``).  Placement: ``scale_range``,
     ``align`` (0 upright .. 1 with the ground), ``max_tilt`` (degrees),
     ``sink`` (metres, scaled with the prop).  ``unity_tree``: also list the
     layer as Unity Terrain tree instances.
