@@ -26,6 +26,7 @@ import difflib
 from dataclasses import dataclass, fields
 
 from ._checks import ParameterError, check_bool, check_float, check_limited, check_object_name
+from .scatter import RADIUS_RATIO  # largest radius_max / radius the sampler takes
 from .tree import NAME_PATTERN
 
 __all__ = ["LayerSpec", "LIMITS", "BUILTIN_PROPS", "layer_spec", "layer_spec_dict", "replace", "MAX_LAYERS",
@@ -121,9 +122,9 @@ def layer_spec(data, *, prefix="scatter."):
         hint = f" (did you mean {', '.join(hints)}?)" if hints else ""
         raise ParameterError(f"unknown key(s) {unknown} in {prefix.rstrip('.')}{hint}; allowed: {sorted(_FIELDS)}")
     spec = LayerSpec(**{k: _check(k, v, f"{prefix}{k}") for k, v in data.items()})
-    if spec.radius_max and spec.radius_max < spec.radius:
-        raise ParameterError(f"{prefix}radius_max must be 0 (off) or at least radius {spec.radius:g}, "
-                             f"got {spec.radius_max:g}")
+    if spec.radius_max and not spec.radius <= spec.radius_max <= RADIUS_RATIO * spec.radius:
+        raise ParameterError(f"{prefix}radius_max must be 0 (off) or between radius and {RADIUS_RATIO:g} x radius "
+                             f"[{spec.radius:g}, {RADIUS_RATIO * spec.radius:g}], got {spec.radius_max:g}")
     return spec
 
 
