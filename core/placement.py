@@ -21,7 +21,7 @@ import numpy as np
 from ._checks import ParameterError, check_array, check_float
 from .unity import unity_position
 
-__all__ = ["unity_rotation", "quaternion_matrices", "placement_records", "terrain_tree_instances"]
+__all__ = ["unity_rotation", "quaternion_matrices", "matrix_quaternions", "placement_records", "terrain_tree_instances"]
 
 
 def unity_rotation(wxyz):
@@ -102,3 +102,17 @@ def terrain_tree_instances(positions, rotations, scales, props, *, terrain_posit
     return [{"prototype": i, "position": a, "rotation": b, "width_scale": c, "height_scale": c}
             for i, a, b, c in zip(k, np.round(norm, digits).tolist(), np.round(yaw, digits).tolist(),
                                   np.round(s.astype(np.float64), digits).tolist())]
+
+
+def matrix_quaternions(m):
+    """(N, 3, 3) rotation matrices -> (N, 4) unit quaternions (w, x, y, z), w >= 0."""
+    m = check_array(m, name="matrices", ndim=3, shape=(None, 3, 3)).astype(np.float64)
+    w = np.sqrt(np.maximum(0.0, 1.0 + m[:, 0, 0] + m[:, 1, 1] + m[:, 2, 2])) / 2
+    x = np.sqrt(np.maximum(0.0, 1.0 + m[:, 0, 0] - m[:, 1, 1] - m[:, 2, 2])) / 2
+    y = np.sqrt(np.maximum(0.0, 1.0 - m[:, 0, 0] + m[:, 1, 1] - m[:, 2, 2])) / 2
+    z = np.sqrt(np.maximum(0.0, 1.0 - m[:, 0, 0] - m[:, 1, 1] + m[:, 2, 2])) / 2
+    x = np.copysign(x, m[:, 2, 1] - m[:, 1, 2])
+    y = np.copysign(y, m[:, 0, 2] - m[:, 2, 0])
+    z = np.copysign(z, m[:, 1, 0] - m[:, 0, 1])
+    q = np.column_stack([w, x, y, z])
+    return q / np.linalg.norm(q, axis=1, keepdims=True)

@@ -72,7 +72,7 @@ def placement_data(scatter):
     mats = scatter_build.instance_matrices(scatter)
     world_pos = mats[:, :3, 3]
     # rotation of each instance in world space, scale removed
-    rot_world = _matrix_to_quaternion(mats[:, :3, :3] / np.asarray(scale, np.float64)[:, None, None])
+    rot_world = core_placement.matrix_quaternions(mats[:, :3, :3] / np.asarray(scale, np.float64)[:, None, None])
     prop_names = [p.name for p in props]
     records = core_placement.placement_records(world_pos, rot_world, scale, which, prop_names, layers=layer,
                                                layer_names=[s.name for s in layers])
@@ -96,20 +96,6 @@ def placement_data(scatter):
         "instances": records,
         "terrain_trees": {"prototypes": [prop_names[k] for k in used], "instances": trees},
     }
-
-
-def _matrix_to_quaternion(m):
-    """(N, 3, 3) rotation matrices -> (N, 4) unit quaternions (w, x, y, z), w >= 0."""
-    m = np.asarray(m, np.float64)
-    w = np.sqrt(np.maximum(0.0, 1.0 + m[:, 0, 0] + m[:, 1, 1] + m[:, 2, 2])) / 2
-    x = np.sqrt(np.maximum(0.0, 1.0 + m[:, 0, 0] - m[:, 1, 1] - m[:, 2, 2])) / 2
-    y = np.sqrt(np.maximum(0.0, 1.0 - m[:, 0, 0] + m[:, 1, 1] - m[:, 2, 2])) / 2
-    z = np.sqrt(np.maximum(0.0, 1.0 - m[:, 0, 0] - m[:, 1, 1] + m[:, 2, 2])) / 2
-    x = np.copysign(x, m[:, 2, 1] - m[:, 1, 2])
-    y = np.copysign(y, m[:, 0, 2] - m[:, 2, 0])
-    z = np.copysign(z, m[:, 1, 0] - m[:, 0, 1])
-    q = np.column_stack([w, x, y, z])
-    return q / np.linalg.norm(q, axis=1, keepdims=True)
 
 
 def write_placement_file(scatters, path):

@@ -69,3 +69,9 @@ def test_terrain_tree_instances_are_normalised_over_the_terrain():
     yaws = {round(abs(t["rotation"]), 6) for t in trees}
     assert yaws == {round(theta, 6)}
     assert [t["width_scale"] for t in trees] == [1.0, 2.0, 0.5] and [t["prototype"] for t in trees] == [0, 1, 0]
+
+
+def test_matrix_quaternions_inverts_quaternion_matrices():
+    q = _unit_quaternions(np.random.default_rng(5), 50)
+    q *= np.sign(q[:, :1])  # the same rotation with w >= 0
+    np.testing.assert_allclose(placement.matrix_quaternions(placement.quaternion_matrices(q)), q, atol=1e-9)
