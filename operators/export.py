@@ -187,19 +187,21 @@ def _export_one(path, objects, fmt):
 
 def exportable(objects):
     """Objects plus their descendants, meshes and empties only, each once, parents first."""
+    children = {}
+    for o in bpy.data.objects:  # one pass: Object.children scans every object on each call
+        if o.parent is not None:
+            children.setdefault(o.parent.name, []).append(o)
     seen, out = set(), []
-
-    def visit(o):
-        if o.name in seen:
-            return
-        seen.add(o.name)
-        if o.type in {"MESH", "EMPTY"}:
-            out.append(o)
-        for child in o.children:
-            visit(child)
-
-    for o in objects:
-        visit(o)
+    for root in objects:
+        stack = [root]
+        while stack:
+            o = stack.pop()
+            if o.name in seen:
+                continue
+            seen.add(o.name)
+            if o.type in {"MESH", "EMPTY"}:
+                out.append(o)
+            stack.extend(reversed(sorted(children.get(o.name, []), key=lambda c: c.name)))
     return out
 
 

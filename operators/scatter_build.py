@@ -21,6 +21,7 @@ from ..core import placement as core_placement
 from . import build
 
 SCATTER_KIND = "scatter"
+INSTANCE_KIND = "scatter_instance"   # a real object made from a scatter instance (Make Real)
 ROTATION, SCALE, PROP = "ws_rotation", "ws_scale", "ws_prop"
 PROPS_KEY = "worldseed_props"          # on the scatter object: prop object names in index order
 LAYERS_KEY = "worldseed_layers"        # on the scatter object: the layers' TOML, for re-scatter and export
@@ -47,12 +48,16 @@ def _node_group(name, props):
     nodes, links = tree.nodes, tree.links
     group_in, group_out = nodes.new("NodeGroupInput"), nodes.new("NodeGroupOutput")
     to_instance = nodes.new("GeometryNodeGeometryToInstance")
+    infos = []
     for i, prop in enumerate(props):
         info = nodes.new("GeometryNodeObjectInfo")
         info.transform_space = "ORIGINAL"
         info.inputs["Object"].default_value = prop_mesh_object(prop)
         info.inputs["As Instance"].default_value = True
         info.location = (-600, -160 * i)
+        infos.append(info)
+    # a multi-input socket lists its links newest first: link the last prop first so index k is prop k
+    for info in reversed(infos):
         links.new(info.outputs["Geometry"], to_instance.inputs["Geometry"])
     on_points = nodes.new("GeometryNodeInstanceOnPoints")
     on_points.inputs["Pick Instance"].default_value = True
@@ -160,6 +165,8 @@ def make_real(obj, *, collection, name_format="{prop}_{index:05d}"):
     """Real objects for every instance of the scatter ``obj``, sharing the props' meshes; returns the
     top-level objects made (a tree prop gives a root with its LOD children, each sharing the LOD meshes)."""
     props = scatter_props(obj)
+    # Object.children scans every object in the file: ask once per prop, not once per instance
+    prop_children = {p.name: sorted(p.children, key=lambda o: o.name) for p in props if p.type == "EMPTY"}
     mats = instance_matrices(obj)
     _, _, _, which = read_points(obj)
     made = []
@@ -171,9 +178,10 @@ def make_real(obj, *, collection, name_format="{prop}_{index:05d}"):
             made.append(top)
             collection.objects.link(top)
             top.matrix_world = Matrix(m.tolist())
+            top[build.KIND_KEY] = INSTANCE_KIND
             if prop.type == "EMPTY":
                 top.empty_display_type = prop.empty_display_type
-                for child in sorted(prop.children, key=lambda o: o.name):
+                for child in prop_children[prop.name]:
                     suffix = child.name[len(prop.name):] if child.name.startswith(prop.name) else "_" + child.name
                     c = bpy.data.objects.new(name + suffix, child.data)
                     made.append(c)

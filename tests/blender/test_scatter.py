@@ -53,6 +53,17 @@ def test_scatter_makes_one_instancing_object_on_the_terrain(scattered):
     assert len(set(meshes)) <= 4
     props = scatter_build.scatter_props(obj)
     assert [p.name for p in props] == ["Plant_B_P01", "Plant_B_P02", "Rock_P01", "Rock_P02"]
+    # every point shows its own prop: instance positions grouped by the object they show
+    pos, _, _, which = scatter_build.read_points(obj)
+    world = np.asarray(obj.matrix_world)
+    shown = {}
+    for inst in depsgraph.object_instances:
+        if inst.is_instance and inst.parent and inst.parent.original == obj:
+            key = tuple(np.round(np.asarray(inst.matrix_world.translation), 3))
+            shown[key] = inst.object.original.name
+    for p_local, k in zip(pos, which):
+        key = tuple(np.round((world @ np.r_[p_local, 1.0])[:3], 3))
+        assert shown[key] == scatter_build.prop_mesh_object(props[k]).name
 
 
 def test_props_stand_on_the_terrain_and_obey_the_rules(scattered):
