@@ -225,11 +225,15 @@ def _trees(value, *, source):
     if len(value) > MAX_TREE_ENTRIES:
         raise RecipeError(f"{source}: at most {MAX_TREE_ENTRIES} [[trees]] entries, got {len(value)}")
     out = []
+    from . import lsystem
     for i, table in enumerate(value):
         try:
-            out.append(_tree.tree_spec(table, prefix=f"trees[{i}]."))
+            spec = _tree.tree_spec(table, prefix=f"trees[{i}].")
+            lsystem.parse(spec.axiom, spec.rules, constants=dict(spec.constants))  # rule errors before any work
         except ParameterError as err:
-            raise RecipeError(f"{source}: {err}") from None
+            raise RecipeError(f"{source}: trees[{i}]: {err}" if not str(err).startswith("trees[")
+                              else f"{source}: {err}") from None
+        out.append(spec)
     return tuple(out)
 
 
@@ -259,7 +263,7 @@ def from_dict(data, *, source="recipe"):
         loose = [k for k in unknown if not isinstance(data[k], dict)]
         if loose:
             raise RecipeError(f"{source}: key(s) {loose} stand outside any section; put them under "
-                              f"[world], [terrain] or [export]")
+                              f"[world], [terrain], [export], [[trees]] or [[scatter]]")
         raise RecipeError(f"{source}: unknown section(s) {unknown}; allowed: {sorted(_SECTIONS)}")
     parts = {}
     for section, cls in _SECTIONS.items():

@@ -168,12 +168,29 @@ def _reproducible_fbx():
         fbx_utils._uuids_to_keys.update(saved_ids[1])
 
 
+@contextlib.contextmanager
+def _quiet_shared_mesh_warnings():
+    """Drop the FBX exporter's "Cannot register a valid material index" line, printed once per object that
+    shares a mesh with another (scattered props): harmless, since the index is the same, and thousands of
+    lines would bury real messages. Everything else it prints passes through."""
+    import io
+    import sys
+    buffer = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(buffer):
+            yield
+    finally:
+        for line in buffer.getvalue().splitlines():
+            if not line.startswith("WARNING: Cannot register a valid material index"):
+                print(line, file=sys.stdout)
+
+
 def _export_one(path, objects, fmt):
     def write(tmp):
         with _exporting(objects):
             try:
                 if fmt == "fbx":
-                    with _reproducible_fbx():
+                    with _reproducible_fbx(), _quiet_shared_mesh_warnings():
                         result = bpy.ops.export_scene.fbx(filepath=tmp, use_selection=True, **FBX_UNITY)
                 else:
                     result = bpy.ops.export_scene.gltf(filepath=tmp, use_selection=True, **GLB_UNITY)

@@ -98,9 +98,9 @@ def _render_png(scene, path):
 
 def render_preview(scene, root, path, *, size=(960, 540)):
     """Render ``root`` (a Worldseed terrain) from a three-quarter view into the PNG ``path``."""
-    meshes = [root] if root.type == "MESH" else sorted((c for c in root.children if c.type == "MESH"),
-                                                      key=lambda o: o.name)
-    shown = meshes[0]
+    meshes = [root] if root.type == "MESH" else sorted(
+        (c for c in root.children if c.type == "MESH" and not c.get("worldseed_kind")), key=lambda o: o.name)
+    shown = meshes[0]  # LOD0; the other LODs are hidden for the shot, scattered props stay
     hidden = [(o, o.hide_render) for o in meshes[1:]]
     attr_name = None
     try:

@@ -16,6 +16,8 @@ from ..core._checks import ParameterError
 from . import build, scatter_build, scatter_props
 from .terrain import _reseed, _select_only
 
+#: Most props one scatter may place (a maximal packing holds about 0.7 * area / radius^2 of them).
+MAX_PROPS = 2_000_000
 LAYERS_KEY = "worldseed_scatter_layers"
 SEED_KEY = "worldseed_scatter_seed"
 
@@ -67,6 +69,14 @@ def scatter_onto(root, specs, sources, *, seed, collection, replace=None):
     With ``replace`` (an existing scatter object) its points and props are
     replaced in place: same object, name, parent and modifiers.
     """
+    size = build.stored_recipe(root).terrain.size
+    for spec in specs:
+        estimate = 0.7 * size * size / (spec.radius * spec.radius)
+        if estimate > MAX_PROPS:
+            lowest = (0.7 * size * size / MAX_PROPS) ** 0.5
+            raise ParameterError(f"scatter layer {spec.name!r}: radius {spec.radius:g} m would place about "
+                                 f"{estimate:,.0f} props on a {size:g} m terrain, more than {MAX_PROPS:,}; "
+                                 f"use a radius of at least {lowest:.3g} m")
     heights, size, sea_m = terrain_heights_of(root)
     props_per_layer = scatter_props.layer_props(specs, sources, seed=seed)
     placements = core_scatter.scatter_layers(heights, size=size, seed=seed,
@@ -190,9 +200,13 @@ class WORLDSEED_OT_scatter_layer_add(bpy.types.Operator):
 
     def execute(self, context):
         settings = context.scene.worldseed.scatter
+        kind = self.builtin or ("broadleaf" if not len(settings.layers) else "rock")
+        try:
+            defaults = scatter_props.suggested_layer(kind)
+        except ParameterError as err:
+            self.report({"ERROR"}, f"builtin: {err}")
+            return {"CANCELLED"}
         layer = settings.layers.add()
-        kind = self.builtin or ("broadleaf" if not len(settings.layers) > 1 else "rock")
-        defaults = scatter_props.suggested_layer(kind)
         for name, value in scatter_spec.layer_spec_dict(defaults).items():
             if name != "prop":
                 setattr(layer, name, value)

@@ -31,6 +31,7 @@ SUGGESTED = {
 def suggested_layer(kind):
     """A LayerSpec with good starting values for the built-in prop ``kind``."""
     base = SUGGESTED.get(kind, SUGGESTED["tree"])
+    scatter_spec.layer_spec({"prop": kind})  # an unknown prop is refused here, naming the allowed ones
     label = {"rock": "Rocks", "grass": "Grass"}.get(kind) or core_tree.species_spec(kind).name + "s"
     return scatter_spec.layer_spec({**base, "name": label[:48], "prop": kind})
 
