@@ -264,7 +264,11 @@ def from_dict(data, *, source="recipe"):
         if loose:
             raise RecipeError(f"{source}: key(s) {loose} stand outside any section; put them under "
                               f"[world], [terrain], [export], [[trees]] or [[scatter]]")
-        raise RecipeError(f"{source}: unknown section(s) {unknown}; allowed: {sorted(_SECTIONS)}")
+        names = [*_SECTIONS, "trees", "scatter"]
+        hints = [f"{u!r} -> {m[0]!r}" for u in unknown for m in [difflib.get_close_matches(u, names, 1)] if m]
+        hint = f" (did you mean {', '.join(hints)}?)" if hints else ""
+        raise RecipeError(f"{source}: unknown section(s) {unknown}{hint}; allowed: [world], [terrain], [export], "
+                          f"[[trees]], [[scatter]]")
     parts = {}
     for section, cls in _SECTIONS.items():
         table = data.get(section, {})
