@@ -107,6 +107,7 @@ class TerminalProgress:
         self.label, self.stream, self.width = label, stream or sys.stderr, width
         self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
         self.last_decile = -1
+        self.last_frac = 0.0
         self.start = time.perf_counter()
 
     def __call__(self, done, total, stage):
@@ -116,7 +117,11 @@ class TerminalProgress:
             self.stream.write(f"\r{self.label} [{'#' * fill}{'.' * (self.width - fill)}] {frac:4.0%} {stage:<12}")
             if done >= total:
                 self.stream.write(f" {time.perf_counter() - self.start:.2f}s\n")
-        elif int(frac * 10) > self.last_decile:
+        else:
+            if frac < self.last_frac:  # the next part of the run (trees, scatter) counts from 0 again
+                self.last_decile = -1
+            self.last_frac = frac
+        if not self.tty and int(frac * 10) > self.last_decile:
             self.last_decile = int(frac * 10)
             self.stream.write(f"{self.label}: {frac:4.0%} {stage}\n")
         self.stream.flush()

@@ -201,6 +201,8 @@ def _check_curve(value, *, name):
 
 
 def _cross_checks(recipe):
+    if recipe.scatter and not recipe.terrain.enabled:
+        raise RecipeError("[[scatter]] layers need a terrain to stand on, but terrain.enabled is false")
     t = recipe.terrain
     feature_cells = t.scale / t.cell_size
     if feature_cells < 1e-3:
