@@ -8,15 +8,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from worldseed.core import scatter
+from worldseed.core import _scatter_rules, scatter
 from worldseed.core._checks import ParameterError
 
 
 from ._scatter_geometry import (pairs_within, min_pair_distance, probes, worst_cover, bilinear)
 
 
-def test_doctests():
-    result = doctest.testmod(scatter)
+@pytest.mark.parametrize("module", [scatter, _scatter_rules], ids=lambda m: m.__name__)
+def test_doctests(module):
+    result = doctest.testmod(module)
     assert result.attempted > 0 and result.failed == 0
 
 

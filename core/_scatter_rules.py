@@ -1,0 +1,182 @@
+"""Rule masks for scatter layers: where props may stand on a heightmap (height, slope, sea, noise patches).
+
+`ScatterRules` holds the rules; `rule_mask` turns them into a density in [0, 1] per heightmap
+cell.  Public through :mod:`core.scatter`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import _terrain_sample as ts
+from ._checks import ParameterError, check_bool, check_float, make_rng
+from .heightmap import slope_degrees
+from .noise import fbm
+
+#: Slope limits in degrees.
+SLOPE = (0.0, 90.0)
+#: Height limits in metres.
+HEIGHT = (-10_000_000.0, 10_000_000.0)
+#: Share of the terrain left bare by the noise patches.
+PATCHINESS = (0.0, 1.0)
+#: Feature size of the patch noise, in metres.
+PATCH_SCALE = (0.01, 1_000_000.0)
+#: Fades: metres (height), degrees (slope) or share of the terrain (patches).
+FADE = (0.0, 1_000_000.0)
+#: Distance kept from earlier layers' props, metres.
+KEEP_AWAY = (0.0, 100_000.0)
+
+# ---------------------------------------------------------------------------------------------
+# rules
+
+def _pair(value, name, bounds):
+    try:
+        lo, hi = value
+    except (TypeError, ValueError):
+        raise ParameterError(f"{name} must be a pair (low, high), got {value!r}") from None
+    lo = check_float(lo, name=f"{name}[0]", bounds=bounds)
+    hi = check_float(hi, name=f"{name}[1]", bounds=bounds)
+    if hi < lo:
+        raise ParameterError(f"{name} must have low <= high, got ({lo:g}, {hi:g})")
+    return lo, hi
+
+
+@dataclass(frozen=True)
+class ScatterRules:
+    """Where a layer's props may stand, and how densely.
+
+    Attributes
+    ----------
+    height_range : (float, float) or None
+        Heights in metres (within ``HEIGHT``) props may stand at; None for no limit.
+    slope_range : (float, float)
+        Slopes in degrees (within ``SLOPE``) props may stand on; (0, 90) for no limit.
+    patchiness : float
+        Share of the terrain, within ``PATCHINESS``, left bare by fractal-noise patches
+        (0: none, 0.5: half); the count falls roughly in proportion.
+    patch_scale : float
+        Size of the patches in metres (the noise's first octave), within ``PATCH_SCALE``.
+    patch_fade : float
+        Share of the terrain over which a patch's density rises from 0 to 1 at its edge,
+        within [0, 1]; 0 gives hard edges.
+    height_fade, slope_fade : float
+        Metres and degrees inside the height and slope ranges over which the density rises
+        from 0 at the limit to 1 (0: a hard edge).  The slope's lower limit fades only when
+        it is above 0 (nothing is flatter than flat).
+    above_sea : bool
+        Keep props above ``sea_level_m``.
+    sea_level_m : float
+        The water line in metres (within ``HEIGHT``); props stand only strictly above it.
+    keep_away : float or None
+        Distance in metres (within ``KEEP_AWAY``) this layer's props keep from the props of
+        earlier layers, at least their own radius.  None: the earlier prop's own radius
+        (``max(this radius, earlier radius)``, so a layer only fills room the earlier layers
+        left); 0: this layer's radius only (an understory under a canopy).
+
+    Notes
+    -----
+    Every rule gives a factor in [0, 1] per heightmap vertex and `rule_mask` multiplies them.
+    A prop goes only into heightmap cells whose four corners all have a density above 0, so
+    every rule holds at the prop itself: its bilinear height is within the height range and
+    above the sea, the bilinear slope (and the tilt of the interpolated normal) within the
+    slope range's upper limit.
+    """
+    height_range: tuple | None = None
+    slope_range: tuple = (0.0, 35.0)
+    patchiness: float = 0.0
+    patch_scale: float = 50.0
+    patch_fade: float = 0.0
+    height_fade: float = 0.0
+    slope_fade: float = 0.0
+    above_sea: bool = True
+    sea_level_m: float = 0.0
+    keep_away: float | None = None
+
+    def __post_init__(self):
+        s = object.__setattr__
+        if self.height_range is not None:
+            s(self, "height_range", _pair(self.height_range, "height_range", HEIGHT))
+        s(self, "slope_range", _pair(self.slope_range, "slope_range", SLOPE))
+        s(self, "patchiness", check_float(self.patchiness, name="patchiness", bounds=PATCHINESS))
+        s(self, "patch_scale", check_float(self.patch_scale, name="patch_scale", bounds=PATCH_SCALE))
+        s(self, "patch_fade", check_float(self.patch_fade, name="patch_fade", bounds=(0.0, 1.0)))
+        s(self, "height_fade", check_float(self.height_fade, name="height_fade", bounds=FADE))
+        s(self, "slope_fade", check_float(self.slope_fade, name="slope_fade", bounds=SLOPE))
+        s(self, "above_sea", check_bool(self.above_sea, name="above_sea"))
+        s(self, "sea_level_m", check_float(self.sea_level_m, name="sea_level_m", bounds=HEIGHT))
+        if self.keep_away is not None:
+            s(self, "keep_away", check_float(self.keep_away, name="keep_away", bounds=KEEP_AWAY))
+
+
+def _ramp(v, lo, hi, fade, fade_low=True):
+    """1 inside [lo, hi] (fading to 0 at the limits over ``fade``), 0 outside."""
+    inside = (v >= lo) & (v <= hi)
+    if fade <= 0.0:
+        return inside.astype(np.float32)
+    up = (v - lo) / fade if fade_low else np.ones_like(v)
+    down = (hi - v) / fade
+    return np.where(inside, np.clip(np.minimum(up, down), 0.0, 1.0), 0.0).astype(np.float32)
+
+
+def _rule_mask(h, cell, rules, rng, slope=None):
+    mask = np.ones(h.shape, np.float32)
+    if rules.above_sea:
+        mask *= h > rules.sea_level_m
+    if rules.height_range is not None:
+        mask *= _ramp(h, *rules.height_range, rules.height_fade)
+    lo, hi = rules.slope_range
+    if lo > 0.0 or hi < 90.0:
+        if slope is None:
+            slope = slope_degrees(h, cell_size=cell)
+        mask *= _ramp(slope, lo, hi, rules.slope_fade, fade_low=lo > 0.0)
+    if rules.patchiness > 0.0:
+        if rules.patchiness >= 1.0:
+            return np.zeros(h.shape, np.float32)
+        n = fbm(h.shape, scale=min(rules.patch_scale / cell, 1_000_000.0), octaves=4, seed=rng)
+        t0 = np.quantile(n, rules.patchiness)
+        if rules.patch_fade > 0.0:
+            t1 = np.quantile(n, min(1.0, rules.patchiness + rules.patch_fade))
+            mask *= np.clip((n - t0) / max(t1 - t0, 1e-12), 0.0, 1.0).astype(np.float32)
+        else:
+            mask *= n > t0
+    return mask
+
+
+def rule_mask(heights, *, size, rules, seed=0):
+    """Density in [0, 1] per heightmap vertex from `ScatterRules`: the product of every rule's factor.
+
+    Parameters
+    ----------
+    heights : (rows, cols) array_like of float
+        Heights in metres, rows and cols at least 2 (row 0 at the smallest Y).
+    size : float
+        The terrain's extent along X in metres (cells are ``size / (cols - 1)`` square).
+    rules : ScatterRules
+    seed : int >= 0 or numpy.random.Generator, optional
+        Seeds the patch noise (only drawn from when ``patchiness > 0``).
+
+    Returns
+    -------
+    mask : (rows, cols) float32 ndarray in [0, 1]
+        0 where a rule forbids props; masks of several rule sets combine by multiplication.
+
+    Notes
+    -----
+    Slopes are `heightmap.slope_degrees` of the heights (central differences), the gradient
+    the terrain mesh is shaded with.  The patches threshold fractal noise at its
+    ``patchiness`` quantile over the grid, so exactly that share of the vertices is bare.
+
+    Examples
+    --------
+    >>> h = np.tile(np.arange(5.0), (5, 1)) * 10.0          # heights 0..40 m along x
+    >>> m = rule_mask(h, size=4.0, rules=ScatterRules(height_range=(5.0, 35.0), slope_range=(0.0, 90.0)))
+    >>> m[0].tolist()
+    [0.0, 1.0, 1.0, 1.0, 0.0]
+    """
+    h, size, cell = ts.check_terrain(heights, size)
+    if not isinstance(rules, ScatterRules):
+        raise ParameterError(f"rules must be a ScatterRules, got {type(rules).__name__}")
+    return _rule_mask(h, cell, rules, make_rng(seed))
+
+
