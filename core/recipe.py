@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-import math
 import re
 import tomllib
 from dataclasses import dataclass, field, fields

@@ -29,8 +29,7 @@ from ._checks import ParameterError, check_bool, check_float, check_limited, che
 from .scatter import RADIUS_RATIO  # largest radius_max / radius the sampler takes
 from .tree import NAME_PATTERN
 
-__all__ = ["LayerSpec", "LIMITS", "BUILTIN_PROPS", "layer_spec", "layer_spec_dict", "replace", "MAX_LAYERS",
-           "dumps_layer", "loads_layer", "to_layer"]
+__all__ = ["LayerSpec", "LIMITS", "BUILTIN_PROPS", "layer_spec", "layer_spec_dict", "MAX_LAYERS", "dumps_layer", "loads_layer"]
 
 BUILTIN_PROPS = ("rock", "grass")
 MAX_LAYERS = 16
@@ -133,10 +132,6 @@ def layer_spec_dict(spec):
     return {f.name: (list(v) if isinstance(v := getattr(spec, f.name), tuple) else v) for f in fields(spec)}
 
 
-def replace(spec, **changes):
-    """A validated copy of ``spec`` with ``changes``."""
-    return layer_spec({**layer_spec_dict(spec), **changes})
-
 
 
 def dumps_layer(spec):
@@ -153,8 +148,3 @@ def loads_layer(text, *, source="scatter layer"):
     except tomllib.TOMLDecodeError as err:
         raise ParameterError(f"{source}: not valid TOML: {err}") from None
 
-
-def to_layer(spec, *, sea_level_m):
-    """The :class:`core.scatter.Layer` that places ``spec`` on a terrain whose sea is at ``sea_level_m``."""
-    from . import scatter
-    return scatter.layer_from_spec(spec, sea_level_m=sea_level_m)

@@ -28,11 +28,10 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-import math
 import os
 import re
 import tomllib
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 
 import numpy as np
 

@@ -78,9 +78,9 @@ def scatter_onto(root, specs, sources, *, seed, collection, replace=None):
                                  f"{estimate:,.0f} props on a {size:g} m terrain, more than {MAX_PROPS:,}; "
                                  f"use a radius of at least {lowest:.3g} m")
     heights, size, sea_m = terrain_heights_of(root)
-    props_per_layer = scatter_props.layer_props(specs, sources, seed=seed)
+    props_per_layer = scatter_props.layer_props(specs, sources)
     placements = core_scatter.scatter_layers(heights, size=size, seed=seed,
-                                             layers=[scatter_props.core_layer(s, sea_m) for s in specs])
+                                             layers=[core_scatter.layer_from_spec(s, sea_level_m=sea_m) for s in specs])
     positions, rotations, scales, which, layer_index = scatter_props.pick_props(
         placements, [len(p) for p in props_per_layer], seed=seed)
     offsets = np.cumsum([0] + [len(p) for p in props_per_layer])[:-1]

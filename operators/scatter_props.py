@@ -81,7 +81,7 @@ def _builtin(kind, k, coll):
     return obj
 
 
-def layer_props(specs, sources, *, scene=None, seed=0):
+def layer_props(specs, sources, *, scene=None):
     """Prop objects per layer, in index order."""
     scene = scene or bpy.context.scene
     out, coll = [], None
@@ -98,10 +98,6 @@ def layer_props(specs, sources, *, scene=None, seed=0):
         _hide(coll)
     return out
 
-
-def core_layer(spec, sea_level_m):
-    """The :class:`core.scatter.Layer` a LayerSpec describes, on a terrain whose sea is at ``sea_level_m``."""
-    return scatter_spec.to_layer(spec, sea_level_m=sea_level_m)
 
 
 def pick_props(placements, counts, *, seed=0):
@@ -120,4 +116,4 @@ def pick_props(placements, counts, *, seed=0):
     return tuple(np.concatenate([part[j] for part in parts]) for j in range(5))
 
 
-__all__ = ["layer_props", "core_layer", "pick_props", "suggested_layer", "props_collection"]
+__all__ = ["layer_props", "pick_props", "suggested_layer", "props_collection"]
