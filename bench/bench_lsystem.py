@@ -1,4 +1,4 @@
-"""Benchmark worldseed.core.lsystem.expand against plain Python rewriting loops, same run.
+"""Benchmark worldseed.core.trees.lsystem.expand against plain Python rewriting loops, same run.
 
 Run from the repository root::
 
@@ -19,7 +19,7 @@ from bisect import bisect_right
 from itertools import accumulate
 
 import _loader
-from worldseed.core import lsystem  # noqa: E402
+from worldseed.core.trees import lsystem  # noqa: E402
 
 REPEATS = 7
 

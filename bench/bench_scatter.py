@@ -31,7 +31,8 @@ import time
 import numpy as np
 
 import _loader
-from worldseed.core import _poisson, scatter
+from worldseed.core.scatter import _poisson
+from worldseed.core import scatter
 
 try:
     from scipy.spatial import cKDTree

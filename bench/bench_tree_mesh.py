@@ -1,4 +1,4 @@
-"""Benchmark worldseed.core.tree_mesh against a straightforward loop mesher, same run.
+"""Benchmark worldseed.core.trees.tree_mesh against a straightforward loop mesher, same run.
 
 Run from the repository root::
 
@@ -24,9 +24,9 @@ import numpy as np
 
 import _loader  # noqa: F401  (the repo root as package ``worldseed``, as in tests/conftest.py)
 from _loader import best_of
-from worldseed.core import tree_mesh  # noqa: E402
-from worldseed.core._leaves import SHAPES  # noqa: E402
-from worldseed.core.skeleton import LeafCards, Skeleton  # noqa: E402
+from worldseed.core.trees import tree_mesh  # noqa: E402
+from worldseed.core.trees._leaves import SHAPES  # noqa: E402
+from worldseed.core.trees.skeleton import LeafCards, Skeleton  # noqa: E402
 
 REPEATS = 7
 SIDES = 8
@@ -183,7 +183,7 @@ def loop_tree_mesh(sk, sides=SIDES, leaf_shape="leaf", leaf_width=0.5):
 
 
 def species(name):
-    from worldseed.core import tree
+    from worldseed.core import trees as tree
     spec = tree.species_spec(name)
     return tree.grow_skeleton(spec)[0]
 

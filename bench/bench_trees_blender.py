@@ -19,7 +19,7 @@ import bpy
 import numpy as np
 
 from _loader import best_of
-from worldseed.core import tree as core_tree
+from worldseed.core import trees as core_tree
 
 RUNS = 5
 FOREST_SPECIES = ("broadleaf", "conifer", "birch", "palm", "dead_tree")

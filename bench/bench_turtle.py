@@ -1,4 +1,4 @@
-"""Benchmark worldseed.core.turtle.interpret against a straightforward numpy turtle, same run.
+"""Benchmark worldseed.core.trees.turtle.interpret against a straightforward numpy turtle, same run.
 
 Run from the repository root::
 
@@ -20,8 +20,8 @@ import numpy as np
 
 import _loader  # noqa: F401  (the repo root as package ``worldseed``, as in tests/conftest.py)
 from _loader import best_of
-from worldseed.core import turtle  # noqa: E402
-from worldseed.core.skeleton import Word  # noqa: E402
+from worldseed.core.trees import turtle  # noqa: E402
+from worldseed.core.trees.skeleton import Word  # noqa: E402
 
 REPEATS = 5
 

@@ -5,8 +5,7 @@ and runs before any work or allocation, e.g.::
 
     octaves must be an integer in [1, 16], got 40
 
-``ParameterError`` subclasses both ``ValueError`` and ``TypeError`` so callers
-may catch either; the Blender side catches it and turns it into a report.
+They raise :class:`core.errors.ParameterError` (the one public error type).
 """
 from __future__ import annotations
 
@@ -15,8 +14,9 @@ import numbers
 
 import numpy as np
 
+from .errors import ParameterError, short
+
 __all__ = [
-    "ParameterError",
     "check_int",
     "check_float",
     "check_choice",
@@ -33,10 +33,6 @@ __all__ = [
 #: Largest number of cells any 2-D grid may have (8193 x 8193, about 67 M);
 #: a float32 grid of that size is 268 MB and generators keep a few of them.
 MAX_CELLS = 8193 * 8193
-
-
-class ParameterError(ValueError, TypeError):
-    """A parameter is out of range, of the wrong type, or not finite."""
 
 
 def _fmt_bounds(bounds, integer=False):
@@ -60,7 +56,7 @@ def check_int(value, *, name, bounds=(None, None)):
                 and math.isfinite(float(value)) and float(value).is_integer():
             value = int(value)
         else:
-            raise ParameterError(f"{name} must be {allowed}, got {value!r}")
+            raise ParameterError(f"{name} must be {allowed}, got {short(value)}")
     value = int(value)
     if (lo is not None and value < lo) or (hi is not None and value > hi):
         raise ParameterError(f"{name} must be {allowed}, got {value}")
@@ -79,7 +75,7 @@ def check_float(value, *, name, bounds=(None, None), open_low=False, open_high=F
     lo_s, hi_s = _fmt_bounds(bounds)
     allowed = f"a finite number in {'(' if open_low else '['}{lo_s}, {hi_s}{')' if open_high else ']'}"
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise ParameterError(f"{name} must be {allowed}, got {value!r}")
+        raise ParameterError(f"{name} must be {allowed}, got {short(value)}")
     value = float(value)
     if not math.isfinite(value):
         raise ParameterError(f"{name} must be {allowed}, got {value}")
@@ -94,14 +90,14 @@ def check_choice(value, *, name, choices):
     """Return ``value`` if it is one of ``choices`` (strings)."""
     if not isinstance(value, str) or value not in choices:
         listed = ", ".join(repr(c) for c in choices)
-        raise ParameterError(f"{name} must be one of {listed}, got {value!r}")
+        raise ParameterError(f"{name} must be one of {listed}, got {short(value)}")
     return value
 
 
 def check_bool(value, *, name):
     """Return ``value`` if it is a bool."""
     if not isinstance(value, (bool, np.bool_)):
-        raise ParameterError(f"{name} must be true or false, got {value!r}")
+        raise ParameterError(f"{name} must be true or false, got {short(value)}")
     return bool(value)
 
 
@@ -110,7 +106,7 @@ def check_pair(value, *, name, bounds=(None, None)):
     try:
         a, b = value
     except (TypeError, ValueError):
-        raise ParameterError(f"{name} must be a pair of numbers, got {value!r}") from None
+        raise ParameterError(f"{name} must be a pair of numbers, got {short(value)}") from None
     return (check_float(a, name=f"{name}[0]", bounds=bounds),
             check_float(b, name=f"{name}[1]", bounds=bounds))
 
@@ -126,7 +122,7 @@ def check_shape(shape, *, name="shape", min_side=1, max_side=None, max_cells=MAX
     try:
         rows, cols = shape
     except (TypeError, ValueError):
-        raise ParameterError(f"{name} must be a (rows, cols) pair of integers, got {shape!r}") from None
+        raise ParameterError(f"{name} must be a (rows, cols) pair of integers, got {short(shape)}") from None
     rows = check_int(rows, name=f"{name}[0]", bounds=(min_side, max_side))
     cols = check_int(cols, name=f"{name}[1]", bounds=(min_side, max_side))
     if rows * cols > max_cells:
@@ -188,5 +184,5 @@ def check_limited(value, *, name, limit):
 def check_object_name(value, *, name, pattern):
     """A name for generated objects: 1 to 48 letters, digits, spaces, '-' or '_' (``pattern``)."""
     if not isinstance(value, str) or not pattern.match(value):
-        raise ParameterError(f"{name} must be 1 to 48 letters, digits, spaces, '-' or '_', got {value!r}")
+        raise ParameterError(f"{name} must be 1 to 48 letters, digits, spaces, '-' or '_', got {short(value)}")
     return value

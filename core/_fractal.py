@@ -20,8 +20,8 @@ from ._checks import make_rng
 
 #: Octaves of the two warp fields (fewer if ``octaves`` is smaller).
 WARP_OCTAVES = 3
-_MAX_OCTAVES = 16
-_CHUNK = 1 << 17          # points per chunk in the point kernels (measured best with 2 threads)
+MAX_OCTAVES = 16
+POINT_CHUNK = 1 << 17          # points per chunk in the point kernels (measured best with 2 threads)
 _GRID_CHUNK = 1 << 17     # cells per row chunk in the grid kernel (measured best with 2 threads)
 _TABLE_BUDGET = 1 << 23   # float32 elements of Perlin column tables alive at once (32 MB)
 _BAND_CELLS = 1 << 14     # below this many cells per band, gather rows instead of looping bands
@@ -29,11 +29,11 @@ _BAND_CELLS = 1 << 14     # below this many cells per band, gather rows instead 
 # every chunk does the same operations whichever thread runs it (same bytes).
 _THREADS = max(1, min(4, os.cpu_count() or 1))
 # Largest |noise coordinate| before floor() -> int64 could overflow (with margin).
-_REACH = float(2 ** 62)
+REACH = float(2 ** 62)
 
 
 
-class _Field:
+class OctaveField:
     """Random parameters of one noise field, drawn from a Generator in a fixed order.
 
     Always draws for ``OCTAVES[1]`` octaves, so changing ``octaves`` never
@@ -43,9 +43,9 @@ class _Field:
     def __init__(self, rng):
         self.perm = rng.permutation(_perlin.PERIOD).astype(np.int64)   # int32 on some platforms
         # real-valued per-octave offsets (no lattice lines up with another octave's)
-        self.offsets = rng.random((_MAX_OCTAVES, 2)) * _perlin.PERIOD
+        self.offsets = rng.random((MAX_OCTAVES, 2)) * _perlin.PERIOD
         # per-octave dihedral orientation: bit 2 swaps the axes, bits 0/1 flip them
-        self.orientations = rng.integers(0, 8, size=_MAX_OCTAVES)
+        self.orientations = rng.integers(0, 8, size=MAX_OCTAVES)
 
     def perlin_tables(self, orientation):
         return _cached_tables(self.perm.tobytes(), int(orientation))
@@ -67,9 +67,9 @@ def _cached_tables(perm_bytes, orientation):
     return tables
 
 
-def _fields(seed):
+def make_fields(seed):
     rng = make_rng(seed)
-    return _Field(rng), _Field(rng), _Field(rng)      # main, warp x, warp y
+    return OctaveField(rng), OctaveField(rng), OctaveField(rng)      # main, warp x, warp y
 
 
 #: Musgrave's gain: how strongly a ridged octave's signal feeds the next octave's weight.
@@ -169,7 +169,7 @@ class _Plan:
         """Evaluate at 1-D float64 x, y into 1-D float32 ``out``, chunk by chunk."""
         def work(s, e, ws):
             self.points(x[s:e], y[s:e], out[s:e], ws)
-        _parallel(len(out), _CHUNK, work, threads)
+        _parallel(len(out), POINT_CHUNK, work, threads)
         return out
 
     # -- regular grid -----------------------------------------------------------
@@ -190,10 +190,10 @@ class _Plan:
 
     def _grid_by_points(self, xs, ys, out, threads):
         rows, cols = out.shape
-        step = max(1, _CHUNK // cols)
+        step = max(1, POINT_CHUNK // cols)
 
         def work(r0, r1, ws):
-            x, y = _grid_coords(xs, ys[r0:r1], ws)
+            x, y = grid_coords(xs, ys[r0:r1], ws)
             self.points(x, y, out[r0:r1].reshape(-1), ws)
         _parallel(rows, step, work, threads, size=step * cols)
         return out
@@ -299,7 +299,7 @@ def _parallel(total, step, work, threads=True, size=None):
             f.result()
 
 
-def _grid_coords(xs, ys, ws):
+def grid_coords(xs, ys, ws):
     """Flat float64 (x, y) of the grid rows ``ys`` x columns ``xs``, in workspace buffers."""
     m = len(xs) * len(ys)
     x, y = ws.coords[0][:m], ws.coords[1][:m]

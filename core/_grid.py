@@ -35,7 +35,7 @@ def index_dtype(n_vertices):
     return np.dtype(np.uint16) if n <= UINT16_MAX_VERTICES else np.dtype(np.uint32)
 
 
-def _check_grid_size(rows, cols):
+def check_grid_size(rows, cols):
     rows = check_int(rows, name="rows", bounds=GRID_SIDE)
     cols = check_int(cols, name="cols", bounds=GRID_SIDE)
     if rows * cols > MAX_CELLS:
@@ -51,7 +51,7 @@ def _quad_origins(rows, cols, dtype):
     return (r[:, None] + c[None, :]).ravel()
 
 
-def _grid_corners(rows, cols, pattern, dtype):
+def grid_corners(rows, cols, pattern, dtype):
     """``origin + pattern`` for every quad: ``(Q, len(pattern))`` in ``dtype``, one allocation."""
     tile = np.array(pattern, dtype=dtype)
     return _quad_origins(rows, cols, dtype)[:, None] + tile[None, :]
@@ -84,8 +84,8 @@ def grid_faces(rows, cols):
     >>> grid_faces(2, 3).tolist()
     [[0, 1, 4, 3], [1, 2, 5, 4]]
     """
-    rows, cols = _check_grid_size(rows, cols)
-    return _grid_corners(rows, cols, (0, 1, cols + 1, cols), index_dtype(rows * cols))
+    rows, cols = check_grid_size(rows, cols)
+    return grid_corners(rows, cols, (0, 1, cols + 1, cols), index_dtype(rows * cols))
 
 
 def grid_corner_uvs(rows, cols):
@@ -102,7 +102,7 @@ def grid_corner_uvs(rows, cols):
     >>> grid_corner_uvs(2, 3).tolist()[:4]
     [[0.0, 0.0], [0.5, 0.0], [0.5, 1.0], [0.0, 1.0]]
     """
-    rows, cols = _check_grid_size(rows, cols)
+    rows, cols = check_grid_size(rows, cols)
     u = (np.arange(cols) / (cols - 1)).astype(np.float32)
     v = (np.arange(rows) / (rows - 1)).astype(np.float32)
     uv = np.empty((rows - 1, cols - 1, 4, 2), dtype=np.float32)
@@ -143,8 +143,8 @@ def grid_triangles(rows, cols):
     >>> grid_triangles(2, 2).tolist()
     [[0, 1, 3], [0, 3, 2]]
     """
-    rows, cols = _check_grid_size(rows, cols)
-    six = _grid_corners(rows, cols, (0, 1, cols + 1, 0, cols + 1, cols), index_dtype(rows * cols))
+    rows, cols = check_grid_size(rows, cols)
+    six = grid_corners(rows, cols, (0, 1, cols + 1, 0, cols + 1, cols), index_dtype(rows * cols))
     return six.reshape(-1, 3)
 
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._checks import ParameterError, check_array
-from ._grid import _check_grid_size, _grid_corners
+from ._grid import check_grid_size, grid_corners
 
 _INT32_MAX = np.iinfo(np.int32).max
 
@@ -88,7 +88,7 @@ class PolygonTopology:
         return len(self.edges)
 
 
-def _check_indices(indices, n_vertices, *, name="indices", width=3):
+def check_indices(indices, n_vertices, *, name="indices", width=3):
     f = check_array(indices, name=name, ndim=2, dtype_kind="iu")
     if f.shape[1] != width:
         raise ParameterError(f"{name} must have shape (n, {width}), got {f.shape}")
@@ -135,9 +135,9 @@ def grid_topology(rows, cols):
     >>> t.corner_edges.tolist()
     [0, 5, 2, 4, 1, 6, 3, 5]
     """
-    rows, cols = _check_grid_size(rows, cols)
+    rows, cols = check_grid_size(rows, cols)
     dt = np.dtype(np.int32)
-    quads = _grid_corners(rows, cols, (0, 1, cols + 1, cols), dt)
+    quads = grid_corners(rows, cols, (0, 1, cols + 1, cols), dt)
     n_quads = len(quads)
     n_horizontal = rows * (cols - 1)
 

@@ -23,7 +23,7 @@ import numpy as np
 from ._checks import ParameterError, check_array, check_choice, check_float, check_int
 from ._grid import (GRID_SIDE, UINT16_MAX_VERTICES, grid_corner_uvs, grid_faces, grid_triangles, index_dtype,
                     lod_indices)
-from ._topology import PolygonTopology, _check_indices, grid_topology, polygon_topology, triangle_topology
+from ._topology import PolygonTopology, check_indices, grid_topology, polygon_topology, triangle_topology
 from .heightmap import CELL_SIZE, HEIGHT_SCALE, gradient
 
 __all__ = [
@@ -345,7 +345,7 @@ def vertex_normals(vertices, indices):
     [[0.0, 0.0, 1.0], [0.0, 0.0, 1.0], [0.0, 0.0, 1.0], [0.0, 0.0, 1.0]]
     """
     v = check_array(vertices, name="vertices", ndim=2, shape=(None, 3))
-    f = _check_indices(indices, len(v))
+    f = check_indices(indices, len(v))
     v = v.astype(np.float64, copy=False)
     a = v[f[:, 0]]
     e1 = v[f[:, 1]] - a

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _perlin, _simplex
-from ._fractal import (_CHUNK, _MAX_OCTAVES, _REACH, RIDGE_GAIN, WARP_OCTAVES, _Field, _fields, _grid_coords,
+from ._fractal import (POINT_CHUNK, MAX_OCTAVES, REACH, RIDGE_GAIN, WARP_OCTAVES, OctaveField, make_fields, grid_coords,
                        _parallel, _Plan, _warp_into, _warp_plans)
 from ._checks import (MAX_CELLS, ParameterError, check_array, check_choice, check_float,
                       check_int, check_pair, check_shape, make_rng)
@@ -28,7 +28,7 @@ __all__ = ["fbm", "fbm_at", "noise2", "OCTAVES", "SCALE", "PERSISTENCE", "LACUNA
            "OFFSET", "BASES", "KINDS", "WARP_OCTAVES", "RIDGE_GAIN"]
 
 #: Number of octaves.
-OCTAVES = (1, _MAX_OCTAVES)
+OCTAVES = (1, MAX_OCTAVES)
 #: Feature size of the first octave, in grid units (cells).
 SCALE = (0.001, 1_000_000.0)
 #: Amplitude factor from one octave to the next.
@@ -65,8 +65,8 @@ def _check_reach(max_abs, scale, octaves, lacunarity, warp, name):
     """
     f_max = lacunarity ** (octaves - 1) / scale
     reach = (max_abs + warp * scale + 2.0) * f_max + 2.0 * _perlin.PERIOD
-    if not reach < _REACH:
-        limit = _REACH / f_max - warp * scale - 2.0 * _perlin.PERIOD / f_max - 2.0
+    if not reach < REACH:
+        limit = REACH / f_max - warp * scale - 2.0 * _perlin.PERIOD / f_max - 2.0
         raise ParameterError(
             f"{name} reaches {max_abs:g} grid units, too far for scale {scale:g}, lacunarity "
             f"{lacunarity:g} and {octaves} octaves (at most {max(limit, 0.0):g})")
@@ -157,7 +157,7 @@ def fbm(shape, *, scale=64.0, octaves=6, persistence=0.5, lacunarity=2.0, seed=0
         scale, octaves, persistence, lacunarity, basis, kind, warp)
     ox, oy = check_pair(offset, name="offset", bounds=OFFSET)
     near = _check_reach(max(abs(ox), abs(oy)) + max(rows, cols), scale, octaves, lacunarity, warp, "offset")
-    fields = _fields(seed)
+    fields = make_fields(seed)
     plan = _Plan(fields[0], basis, kind, scale, octaves, persistence, lacunarity, near)
     xs = np.arange(cols, dtype=np.float64) + ox
     ys = np.arange(rows, dtype=np.float64) + oy
@@ -165,13 +165,13 @@ def fbm(shape, *, scale=64.0, octaves=6, persistence=0.5, lacunarity=2.0, seed=0
     if warp == 0.0:
         return plan.grid(xs, ys, out)
     warps = _warp_plans(fields, basis, scale, octaves, persistence, lacunarity, near)
-    step = max(1, _CHUNK // cols)
+    step = max(1, POINT_CHUNK // cols)
 
     def work(r0, r1, ws):
         m = (r1 - r0) * cols
         wx = warps[0].grid(xs, ys[r0:r1], ws.warp[0][:m].reshape(r1 - r0, cols), threads=False)
         wy = warps[1].grid(xs, ys[r0:r1], ws.warp[1][:m].reshape(r1 - r0, cols), threads=False)
-        x, y = _grid_coords(xs, ys[r0:r1], ws)
+        x, y = grid_coords(xs, ys[r0:r1], ws)
         _warp_into(plan, x, y, wx.reshape(-1), wy.reshape(-1), warp * scale, out[r0:r1].reshape(-1), ws)
     _parallel(rows, step, work, size=step * cols)
     return out
@@ -212,7 +212,7 @@ def fbm_at(x, y, *, scale=64.0, octaves=6, persistence=0.5, lacunarity=2.0, seed
     shape = x.shape
     x = np.ascontiguousarray(x, dtype=np.float64).ravel()
     y = np.ascontiguousarray(y, dtype=np.float64).ravel()
-    fields = _fields(seed)
+    fields = make_fields(seed)
     plan = _Plan(fields[0], basis, kind, scale, octaves, persistence, lacunarity, near)
     out = np.empty(x.size, np.float32)
     if warp == 0.0:
@@ -227,7 +227,7 @@ def fbm_at(x, y, *, scale=64.0, octaves=6, persistence=0.5, lacunarity=2.0, seed
         np.copyto(xw, x[s:e])
         np.copyto(yw, y[s:e])
         _warp_into(plan, xw, yw, wx, wy, warp * scale, out[s:e], ws)
-    _parallel(x.size, _CHUNK, work)
+    _parallel(x.size, POINT_CHUNK, work)
     return out.reshape(shape)
 
 
@@ -271,7 +271,7 @@ def noise2(x, y, *, seed=0, basis="perlin"):
     x, y = _check_points(x, y)
     max_abs = max(float(np.abs(x).max(initial=0.0)), float(np.abs(y).max(initial=0.0)))
     near = _check_reach(max_abs, 1.0, 1, 1.0, 0.0, "x, y")
-    field = _Field(make_rng(seed))
+    field = OctaveField(make_rng(seed))
     shape = x.shape
     x = np.ascontiguousarray(x, dtype=np.float64).ravel()
     y = np.ascontiguousarray(y, dtype=np.float64).ravel()

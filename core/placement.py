@@ -27,7 +27,7 @@ __all__ = ["unity_rotation", "quaternion_matrices", "matrix_quaternions", "place
 def unity_rotation(wxyz):
     """Blender quaternions ``(N, 4)`` as ``(w, x, y, z)`` -> Unity quaternions ``(N, 4)`` as ``(x, y, z, w)``."""
     q = check_array(wxyz, name="rotations", ndim=2, shape=(None, 4)).astype(np.float64)
-    return np.column_stack([q[:, 1], -q[:, 3], q[:, 2], q[:, 0]])
+    return np.column_stack([q[:, 1], -q[:, 3], q[:, 2], q[:, 0]]) + 0.0  # + 0.0: no -0.0 in the files
 
 
 def quaternion_matrices(wxyz):

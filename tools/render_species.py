@@ -28,7 +28,7 @@ def main(argv=None):
     import bpy
     import importlib
     importlib.import_module("worldseed.addon").register()
-    from worldseed.core import tree as core_tree
+    from worldseed.core import trees as core_tree
     from worldseed.operators import render, tree_build
     names = core_tree.species_names() if args.all else args.species
     os.makedirs(args.out, exist_ok=True)

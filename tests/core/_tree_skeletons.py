@@ -2,9 +2,9 @@
 
 import numpy as np
 
-from worldseed.core import _tube
-from worldseed.core.skeleton import LeafCards, Skeleton
-from worldseed.core.tree_mesh import BARK
+from worldseed.core.trees import _tube
+from worldseed.core.trees.skeleton import LeafCards, Skeleton
+from worldseed.core.trees.tree_mesh import BARK
 
 # --- skeletons built by hand --------------------------------------------------------------------
 

@@ -1,4 +1,3 @@
-import doctest
 
 import numpy as np
 import pytest
@@ -7,7 +6,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from worldseed.core import _curve, heightmap
-from worldseed.core._checks import ParameterError
+from worldseed.core.errors import ParameterError
 
 heights_2d = hnp.arrays(
     np.float32,
@@ -16,12 +15,6 @@ heights_2d = hnp.arrays(
 )
 sorted_line = st.lists(st.floats(-0.5, 1.5, width=32), min_size=2, max_size=60).map(
     lambda v: np.sort(np.array(v, dtype=np.float32))[None, :])
-
-
-@pytest.mark.parametrize("module", [heightmap, _curve], ids=lambda m: m.__name__)
-def test_doctests(module):
-    result = doctest.testmod(module)
-    assert result.attempted > 0 and result.failed == 0
 
 
 def _check_new_float32(out, h):

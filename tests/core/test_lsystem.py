@@ -1,5 +1,4 @@
 import dataclasses
-import doctest
 import math
 import re
 import time
@@ -11,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from worldseed.core import _lsystem_expr, _rewrite, lsystem
-from worldseed.core._checks import ParameterError
-from worldseed.core.lsystem import LSystemError, Production, expand, parse, parse_word
-from worldseed.core.skeleton import Word
+from worldseed.core.trees import _lsystem_expr, _rewrite, lsystem
+from worldseed.core.errors import ParameterError
+from worldseed.core.trees.lsystem import LSystemError, Production, expand, parse, parse_word
+from worldseed.core.trees.skeleton import Word
 
 # ABOP fig. 1.24 (REFERENCES.md 1.1): axiom, productions, n of the book.
 FIG_1_24 = {
@@ -43,12 +42,6 @@ def _naive(axiom, rules, n):
 def _general(system, n, seed=0, limit=10**8):
     """The parametric engine run on any system (the fast one is chosen by expand when it can)."""
     return _rewrite.expand_general(system.axiom, system._program, n, np.random.default_rng(seed), limit)
-
-
-@pytest.mark.parametrize("module", [lsystem, _lsystem_expr], ids=lambda m: m.__name__)
-def test_doctests(module):
-    result = doctest.testmod(module)
-    assert result.attempted > 0 and result.failed == 0
 
 
 # --- known results ----------------------------------------------------------------------------

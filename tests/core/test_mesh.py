@@ -1,4 +1,3 @@
-import doctest
 
 import numpy as np
 import pytest
@@ -6,15 +5,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from worldseed.core import _grid, _topology, mesh
-from worldseed.core._checks import ParameterError
+from worldseed.core.errors import ParameterError
 
 sides = st.integers(2, 12)
-
-
-@pytest.mark.parametrize("module", [mesh, _grid, _topology], ids=lambda m: m.__name__)
-def test_doctests(module):
-    result = doctest.testmod(module)
-    assert result.attempted > 0 and result.failed == 0
 
 
 def _random_heights(rows, cols, seed=0):

@@ -1,5 +1,4 @@
 """Tests for worldseed.core.noise (and its private Perlin/simplex kernels)."""
-import doctest
 import hashlib
 import math
 
@@ -9,7 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from worldseed.core import _perlin, _simplex, noise
-from worldseed.core._checks import MAX_CELLS, ParameterError
+from worldseed.core._checks import MAX_CELLS
+from worldseed.core.errors import ParameterError
 
 # ---------------------------------------------------------------------------
 # Ken Perlin's 2002 Java reference, ported line by line to scalar Python.
@@ -141,11 +141,6 @@ def test_simplex_normalisation_bounds_single_octave():
 
 # ---------------------------------------------------------------------------
 # public API
-
-def test_doctests():
-    result = doctest.testmod(noise)
-    assert result.attempted > 0 and result.failed == 0
-
 
 def test_constants_are_bounds():
     assert noise.OCTAVES == (1, 16)

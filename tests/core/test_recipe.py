@@ -1,12 +1,11 @@
 """Recipes: parsing, validation messages, round trips."""
-import doctest
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from worldseed.core import recipe
-from worldseed.core._checks import ParameterError
+from worldseed.core.errors import ParameterError
 
 
 def test_defaults_when_empty():
@@ -88,10 +87,35 @@ def test_replace_validates():
 
 
 def test_field_limits_match_the_core_modules():
-    from worldseed.core import heightmap, noise
-    assert recipe.FIELD_LIMITS["octaves"][1] == noise.OCTAVES
-    assert recipe.FIELD_LIMITS["basis"][1] == noise.BASES
-    assert recipe.FIELD_LIMITS["terraces"][1] == heightmap.TERRACES
+    from worldseed.core import heightmap, noise, terrain
+    assert terrain.LIMITS["octaves"].bounds == noise.OCTAVES
+    assert terrain.LIMITS["basis"].bounds == noise.BASES
+    assert terrain.LIMITS["terraces"].bounds == heightmap.TERRACES
+
+
+@pytest.mark.parametrize("section", recipe.SECTIONS, ids=lambda s: s.key)
+def test_every_section_field_has_one_limit_with_a_label(section):
+    """One limits table per family covers every field of its spec, each with a label and a description."""
+    import dataclasses
+    assert list(section.limits) == [f.name for f in dataclasses.fields(section.spec)]
+    for name, limit in section.limits.items():
+        assert limit.label and limit.description, f"{section.key}.{name} has no label or description"
+
+
+@pytest.mark.parametrize("section", recipe.SECTIONS, ids=lambda s: s.key)
+def test_every_section_round_trips_and_names_its_header_in_errors(section):
+    spec = section.spec()
+    table = section.dump(spec)
+    assert section.parse(table, prefix=f"{section.key}.") == spec
+    with pytest.raises(recipe.RecipeError, match=r"unknown key.*did you mean"):
+        bad = {"x" + next(iter(table)): 1}
+        recipe.from_dict({section.key: [bad] if section.many else bad})
+
+
+def test_recipe_has_one_attribute_per_section_in_build_order():
+    import dataclasses
+    assert [f.name for f in dataclasses.fields(recipe.Recipe)] == list(recipe.SECTION_KEYS)
+    assert recipe.SECTION_KEYS[:2] == ("world", "terrain") and recipe.SECTION_KEYS[-1] == "export"
 
 
 def test_builtin_presets_are_valid_recipes():
@@ -103,5 +127,3 @@ def test_builtin_presets_are_valid_recipes():
     assert len({r.terrain for r in loaded}) == len(loaded)  # all different
 
 
-def test_doctests():
-    assert doctest.testmod(recipe).failed == 0

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from worldseed.core import scatter
-from worldseed.core._checks import ParameterError
+from worldseed.core.errors import ParameterError
 from worldseed.core.heightmap import slope_degrees
 
 
@@ -293,12 +293,12 @@ def test_unity_transforms_rotate_vectors_like_blender(seed):
 # --- recipes -----------------------------------------------------------------------------------
 
 def test_layer_from_spec_maps_a_recipe_layer():
-    from worldseed.core import scatter_spec
-    spec = scatter_spec.layer_spec({"name": "Grass", "prop": "grass", "radius": 1.0, "radius_max": 2.5,
+    from worldseed.core import scatter as scatter_spec
+    spec = scatter_spec.from_dict({"name": "Grass", "prop": "grass", "radius": 1.0, "radius_max": 2.5,
                                     "slope_range": [0.0, 30.0], "keep_away": 0.5, "sink": 0.1})
     layer = scatter.layer_from_spec(spec, sea_level_m=12.0)
     assert layer.name == "Grass" and layer.r_min == 1.0 and layer.r_max == 2.5 and layer.sink == 0.1
     assert layer.rules.sea_level_m == 12.0 and layer.rules.keep_away == 0.5
     assert layer.rules.slope_range == (0.0, 30.0) and layer.rules.slope_fade > 0
-    fixed = scatter.layer_from_spec(scatter_spec.layer_spec({"radius": 3.0}), sea_level_m=0.0)
+    fixed = scatter.layer_from_spec(scatter_spec.from_dict({"radius": 3.0}), sea_level_m=0.0)
     assert fixed.radius_max is None and fixed.rules.slope_fade == 0.0

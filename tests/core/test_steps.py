@@ -1,5 +1,4 @@
 """Step generators: progress reporting and driving."""
-import doctest
 
 from worldseed.core import recipe, steps, terrain
 
@@ -15,5 +14,3 @@ def test_heights_steps_count_up_to_their_total():
     assert heights.values.tobytes() == terrain.terrain_heights(spec, seed=1).values.tobytes()
 
 
-def test_doctests():
-    assert doctest.testmod(steps).failed == 0

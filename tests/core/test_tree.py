@@ -4,8 +4,8 @@ import dataclasses
 import numpy as np
 import pytest
 
-from worldseed.core import recipe, tree
-from worldseed.core._checks import ParameterError
+from worldseed.core import recipe, trees as tree
+from worldseed.core.errors import ParameterError
 
 ABOP = ["abop_1_24a", "abop_1_24b", "abop_1_24c", "abop_1_24d", "abop_1_24e", "abop_1_24f", "abop_1_25_bush",
         "abop_1_27_stochastic"]
@@ -39,7 +39,7 @@ def test_abop_species_match_the_book():
         "abop_1_24e": ("X", {"X": "F[+X][-X]FX", "F": "FF"}, 7, 25.7),
         "abop_1_24f": ("X", {"X": "F-[[X]+X]+F[+FX]-X", "F": "FF"}, 5, 22.5),
     }
-    from worldseed.core import lsystem
+    from worldseed.core.trees import lsystem
     for name, (axiom, rules, n, angle) in book.items():
         spec = tree.species_spec(name)
         system = lsystem.parse(spec.axiom, spec.rules)
@@ -64,7 +64,7 @@ def test_abop_species_match_the_book():
 ])
 def test_bad_tree_fields_name_key_and_value(data, match):
     with pytest.raises(ParameterError, match=match):
-        tree.tree_spec(data)
+        tree.from_dict(data)
 
 
 def test_recipe_trees_section_round_trips_and_overrides_the_species():
@@ -119,13 +119,13 @@ def test_grow_gives_lods_and_billboard():
 
 
 def test_rules_that_draw_nothing_are_a_clear_error():
-    spec = tree.tree_spec({"axiom": "A", "rules": "A -> B", "iterations": 2})
+    spec = tree.from_dict({"axiom": "A", "rules": "A -> B", "iterations": 2})
     with pytest.raises(ParameterError, match="draw nothing"):
         tree.grow_tree(spec)
 
 
 def test_runaway_growth_is_refused_before_allocating():
-    spec = tree.tree_spec({"axiom": "F", "rules": "F -> FFFFFFFFFF", "iterations": 20})
+    spec = tree.from_dict({"axiom": "F", "rules": "F -> FFFFFFFFFF", "iterations": 20})
     with pytest.raises(ParameterError, match="max_modules"):
         tree.grow_tree(spec)
 

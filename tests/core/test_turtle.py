@@ -1,4 +1,3 @@
-import doctest
 import time
 
 import numpy as np
@@ -6,9 +5,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from worldseed.core import turtle
-from worldseed.core._checks import ParameterError
-from worldseed.core.skeleton import Word
+from worldseed.core.trees import turtle
+from worldseed.core.errors import ParameterError
+from worldseed.core.trees.skeleton import Word
 
 H0, L0, U0 = np.array([0.0, 0, 1]), np.array([-1.0, 0, 0]), np.array([0.0, -1, 0])
 
@@ -95,11 +94,6 @@ def balanced(tokens):
 
 words = st.lists(st.sampled_from(list("FFFFfG+-&^\\/|$[]!~A")), max_size=80).map(balanced)
 unit_vectors = st.tuples(*[st.floats(-1, 1)] * 3).filter(lambda v: np.linalg.norm(v) > 0.1)
-
-
-def test_doctests():
-    result = doctest.testmod(turtle)
-    assert result.attempted > 0 and result.failed == 0
 
 
 # --- the frame and the symbols ----------------------------------------------------------------

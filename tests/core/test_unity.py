@@ -1,4 +1,3 @@
-import doctest
 import os
 import stat
 
@@ -9,14 +8,9 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from worldseed.core import unity
-from worldseed.core._checks import ParameterError
+from worldseed.core.errors import ParameterError
 
 ALLOWED = "33, 65, 129, 257, 513, 1025, 2049, 4097"
-
-
-def test_doctests():
-    result = doctest.testmod(unity)
-    assert result.attempted > 0 and result.failed == 0
 
 
 def test_resolutions():

@@ -50,7 +50,7 @@ import math
 import numpy as np
 
 from . import _poisson_gaps as gaps
-from ._checks import ParameterError
+from .._checks import ParameterError
 from ._poisson_existing import Existing
 from ._poisson_field import Field
 

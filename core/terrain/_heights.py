@@ -1,4 +1,4 @@
-"""A terrain tile from a :class:`~.recipe.TerrainSpec`: noise, then shaping.
+"""A terrain tile from a :class:`~.spec.TerrainSpec`: noise, then shaping.
 
 The heights are computed in horizontal bands of rows, each an independent
 ``noise.fbm`` call at its own offset. Because noise is sampled in world
@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import heightmap, noise
-from ._checks import ParameterError
-from .steps import drive
+from .. import heightmap, noise
+from ..errors import ParameterError
+from ..steps import drive
 
 __all__ = ["grid_normals", "TerrainHeights", "noise_bands", "band_count", "shape_heights", "heights_steps", "terrain_heights",
            "BAND_CELLS"]
@@ -156,7 +156,7 @@ def grid_normals(heights, *, stride=1):
     and two tiles that share an edge get the same normals there, bit for bit.
     Without a margin the border uses one-sided differences.
     """
-    from .mesh import lod_indices
+    from ..mesh import lod_indices
     n = heights.values.shape[0]
     idx = lod_indices(n, stride)
     if heights.margin is not None:

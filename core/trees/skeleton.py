@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._checks import ParameterError
+from .._checks import ParameterError
 
 __all__ = ["Word", "Skeleton", "LeafCards", "Polygon"]
 

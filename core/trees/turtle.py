@@ -59,7 +59,7 @@ import math
 
 import numpy as np
 
-from ._checks import ParameterError, check_float, check_int, make_rng
+from .._checks import ParameterError, check_float, check_int, make_rng
 from ._turtle import close_polygons, module_table, walk
 from .skeleton import LeafCards, Polygon, Skeleton, Word
 

@@ -37,7 +37,7 @@ from operator import itemgetter
 
 import numpy as np
 
-from ._checks import ParameterError
+from .._checks import ParameterError
 
 #: Symbols the turtle reads; every other character is ignored.
 SYMBOLS = "FGf+-|&^\\/$[]!'\"~{.}%"

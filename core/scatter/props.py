@@ -17,8 +17,8 @@ import math
 
 import numpy as np
 
-from ._checks import check_float, check_int, make_rng
-from .mesh import IndexedMesh, index_dtype, vertex_normals
+from .._checks import check_float, check_int, make_rng
+from ..mesh import IndexedMesh, index_dtype, vertex_normals
 
 __all__ = ["rock_mesh", "grass_mesh", "icosphere", "DETAIL", "CARDS"]
 

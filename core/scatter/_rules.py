@@ -10,9 +10,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _terrain_sample as ts
-from ._checks import ParameterError, check_bool, check_float, make_rng
-from .heightmap import slope_degrees
-from .noise import fbm
+from .._checks import ParameterError, check_bool, check_float, make_rng
+from ..heightmap import slope_degrees
+from ..noise import fbm
 
 #: Slope limits in degrees.
 SLOPE = (0.0, 90.0)
@@ -30,7 +30,7 @@ KEEP_AWAY = (0.0, 100_000.0)
 # ---------------------------------------------------------------------------------------------
 # rules
 
-def _pair(value, name, bounds):
+def check_range(value, name, bounds):
     try:
         lo, hi = value
     except (TypeError, ValueError):
@@ -96,8 +96,8 @@ class ScatterRules:
     def __post_init__(self):
         s = object.__setattr__
         if self.height_range is not None:
-            s(self, "height_range", _pair(self.height_range, "height_range", HEIGHT))
-        s(self, "slope_range", _pair(self.slope_range, "slope_range", SLOPE))
+            s(self, "height_range", check_range(self.height_range, "height_range", HEIGHT))
+        s(self, "slope_range", check_range(self.slope_range, "slope_range", SLOPE))
         s(self, "patchiness", check_float(self.patchiness, name="patchiness", bounds=PATCHINESS))
         s(self, "patch_scale", check_float(self.patch_scale, name="patch_scale", bounds=PATCH_SCALE))
         s(self, "patch_fade", check_float(self.patch_fade, name="patch_fade", bounds=(0.0, 1.0)))
@@ -119,7 +119,7 @@ def _ramp(v, lo, hi, fade, fade_low=True):
     return np.where(inside, np.clip(np.minimum(up, down), 0.0, 1.0), 0.0).astype(np.float32)
 
 
-def _rule_mask(h, cell, rules, rng, slope=None):
+def density_mask(h, cell, rules, rng, slope=None):
     mask = np.ones(h.shape, np.float32)
     if rules.above_sea:
         mask *= h > rules.sea_level_m
@@ -177,6 +177,6 @@ def rule_mask(heights, *, size, rules, seed=0):
     h, size, cell = ts.check_terrain(heights, size)
     if not isinstance(rules, ScatterRules):
         raise ParameterError(f"rules must be a ScatterRules, got {type(rules).__name__}")
-    return _rule_mask(h, cell, rules, make_rng(seed))
+    return density_mask(h, cell, rules, make_rng(seed))
 
 

@@ -100,7 +100,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from ._checks import check_float, check_int, make_rng
+from .._checks import check_float, check_int, make_rng
 from ._lsystem_expr import ExpressionError, check_name
 from ._lsystem_parse import LSystemError, Production, check_brackets, check_symbols, parse_rules
 from ._lsystem_parse import parse_word as _parse_word

@@ -37,14 +37,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import _poisson
-from . import _quaternion as quat
+from .. import _quaternion as quat
 from . import _terrain_sample as ts
-from ._checks import ParameterError, check_array, check_bool, check_float, check_int, make_rng
-from .heightmap import slope_degrees
-from ._scatter_rules import (FADE, HEIGHT, KEEP_AWAY, PATCH_SCALE, PATCHINESS, SLOPE, ScatterRules, _pair,
-                             _rule_mask, rule_mask)
-from .placement import unity_rotation
-from .unity import unity_position
+from .._checks import ParameterError, check_array, check_bool, check_float, check_int, make_rng
+from ..heightmap import slope_degrees
+from ._rules import (FADE, HEIGHT, KEEP_AWAY, PATCH_SCALE, PATCHINESS, SLOPE, ScatterRules, check_range,
+                             density_mask, rule_mask)
+from ..placement import unity_rotation
+from ..unity import unity_position
 
 __all__ = [
     "RADIUS", "RADIUS_RATIO", "DOMAIN", "K", "SLOPE", "HEIGHT", "PATCHINESS", "PATCH_SCALE", "FADE", "KEEP_AWAY", "SCALE",
@@ -69,7 +69,7 @@ ALIGN = (0.0, 1.0)
 #: Largest lean in degrees.
 TILT = (0.0, 90.0)
 #: How far props sink into the ground, metres at scale 1.
-SINK = (-1000.0, 1000.0)
+SINK = (-100.0, 100.0)
 #: Most background-grid cells one sampling call may use (about ``(side / radius)**2 * 2``).
 MAX_GRID_CELLS = _poisson.MAX_GRID_CELLS
 
@@ -278,7 +278,7 @@ class Layer:
                                               bounds=(self.radius, min(RADIUS_RATIO * self.radius, RADIUS[1]))))
         if not isinstance(self.rules, ScatterRules):
             raise ParameterError(f"rules must be a ScatterRules, got {type(self.rules).__name__}")
-        s(self, "scale_range", _pair(self.scale_range, "scale_range", SCALE))
+        s(self, "scale_range", check_range(self.scale_range, "scale_range", SCALE))
         s(self, "align", check_float(self.align, name="align", bounds=ALIGN))
         s(self, "max_tilt", check_float(self.max_tilt, name="max_tilt", bounds=TILT))
         s(self, "sink", check_float(self.sink, name="sink", bounds=SINK))
@@ -386,7 +386,7 @@ def scatter_layers(heights, *, size, layers, seed=0):
     done_xy, done_r = np.empty((0, 2)), np.empty(0)
     out = []
     for layer, (mask_ss, sample_ss, place_ss) in zip(layers, streams):
-        mask = _rule_mask(h, cell, layer.rules, np.random.default_rng(mask_ss), slope)
+        mask = density_mask(h, cell, layer.rules, np.random.default_rng(mask_ss), slope)
         where = None if mask.min() > 0.0 else mask > 0.0
         variable = layer.r_max > layer.r_min
         keep = layer.rules.keep_away

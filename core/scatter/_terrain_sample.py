@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import ParameterError, check_array, check_float
-from .heightmap import gradient
+from .._checks import ParameterError, check_array, check_float
+from ..heightmap import gradient
 
 #: Terrain side in metres.
 SIZE = (0.001, 10_000_000.0)

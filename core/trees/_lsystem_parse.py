@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._checks import ParameterError
+from .._checks import ParameterError
 from ._lsystem_expr import ExpressionError, check_name, compile_expression, evaluate_constant
 from .skeleton import Word
 

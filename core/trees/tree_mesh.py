@@ -32,12 +32,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._checks import ParameterError, check_array, check_choice, check_float, check_int, make_rng
+from .._checks import ParameterError, check_array, check_choice, check_float, check_int, make_rng
 from ._leaves import (PolygonPlan, card_arrays, card_counts, card_frames, kept, polygon_arrays, polygon_counts,
                       polygon_plan)
 from ._tube import (MERGE_DISTANCE, RADIUS_FLOOR, TIP_LENGTH, TubePlan, select_rings, tube_arrays, tube_counts,
                     tube_plan)
-from .mesh import IndexedMesh, index_dtype
+from ..mesh import IndexedMesh, index_dtype
 from .skeleton import Skeleton
 
 __all__ = [

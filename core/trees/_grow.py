@@ -1,0 +1,80 @@
+"""Growing a tree: rules --(lsystem)--> Word --(turtle)--> Skeleton --(tree_mesh)--> LOD meshes.
+
+:func:`grow_tree` runs the pipeline for a :class:`~.spec.TreeSpec` and
+returns a :class:`Tree`; each stage draws from its own seed, derived from the
+spec's seed, so the same spec and seed give the same bytes.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._checks import check_int
+from ..errors import ParameterError
+from ..mesh import IndexedMesh
+from . import lsystem, tree_mesh, turtle
+from .skeleton import Skeleton
+from .spec import SEED
+
+__all__ = ["Tree", "grow_skeleton", "grow_tree", "MAX_TREE_MODULES"]
+
+#: Longest word a tree may grow to (a dense game tree is 10^4 .. 10^5 modules).
+MAX_TREE_MODULES = 2_000_000
+
+
+@dataclass(frozen=True, eq=False)
+class Tree:
+    """A grown tree: its skeleton, its LOD meshes (LOD0 first) and the optional billboard."""
+    spec: TreeSpec
+    skeleton: Skeleton
+    lods: tuple
+    billboard: IndexedMesh | None
+    modules: int
+
+    @property
+    def height(self):
+        """Height of LOD0 above its base, metres."""
+        v = self.lods[0].vertices
+        return float(v[:, 2].max() - min(0.0, float(v[:, 2].min()))) if len(v) else 0.0
+
+
+# -- the pipeline --------------------------------------------------------------------------------------------
+
+
+def _turtle_options(spec):
+    return dict(angle=spec.angle, step=spec.step, width=spec.width, width_decay=spec.width_decay,
+                length_decay=spec.length_decay, order_width_ratio=spec.order_width_ratio,
+                order_length_ratio=spec.order_length_ratio, tropism=spec.tropism,
+                tropism_strength=spec.tropism_strength, jitter=spec.jitter, leaf_size=spec.leaf_size)
+
+
+def _seeds(seed):
+    """Independent seeds for rewriting, turtle and mesh from one user seed."""
+    ss = np.random.SeedSequence(check_int(seed, name="seed", bounds=SEED))
+    return [int(s.generate_state(1, np.uint64)[0] >> np.uint64(1)) for s in ss.spawn(3)]
+
+
+def grow_skeleton(spec, *, seed=None, max_modules=MAX_TREE_MODULES):
+    """Rewrite and interpret ``spec``'s L-system; returns ``(Skeleton, number of modules)``."""
+    s_rules, s_turtle, _ = _seeds(spec.seed if seed is None else seed)
+    system = lsystem.parse(spec.axiom, spec.rules, constants=dict(spec.constants))
+    word = lsystem.expand(system, spec.iterations, seed=s_rules, max_modules=max_modules)
+    skeleton = turtle.interpret(word, seed=s_turtle, **_turtle_options(spec))
+    return skeleton, len(word)
+
+
+def grow_tree(spec, *, seed=None, max_modules=MAX_TREE_MODULES):
+    """Grow the tree ``spec`` describes (with ``seed`` instead of ``spec.seed`` if given)."""
+    seed = spec.seed if seed is None else seed
+    skeleton, modules = grow_skeleton(spec, seed=seed, max_modules=max_modules)
+    if skeleton.n_segments == 0 and len(skeleton.leaves) == 0 and not skeleton.polygons:
+        raise ParameterError(f"tree {spec.name!r}: the rules draw nothing after {spec.iterations} iterations "
+                             f"({modules:,} modules, no F or G); check the axiom and rules")
+    s_mesh = _seeds(seed)[2]
+    lods = tree_mesh.tree_lods(skeleton, levels=spec.lods, sides=spec.sides, leaf_shape=spec.leaf_shape,
+                               leaf_width=spec.leaf_width, uv_scale=spec.uv_scale, seed=s_mesh)
+    billboard = tree_mesh.billboard_mesh(lods[0].vertices) if spec.billboard and lods[0].n_vertices else None
+    return Tree(spec=dataclasses.replace(spec, seed=seed), skeleton=skeleton, lods=tuple(lods),
+                billboard=billboard, modules=modules)
