@@ -37,7 +37,7 @@ class Tree:
     def height(self):
         """Height of LOD0 above its base, metres."""
         v = self.lods[0].vertices
-        return float(v[:, 2].max() - min(0.0, float(v[:, 2].min()))) if len(v) else 0.0
+        return float(v[:, 2].max()) - min(0.0, float(v[:, 2].min())) if len(v) else 0.0
 
 
 # -- the pipeline --------------------------------------------------------------------------------------------

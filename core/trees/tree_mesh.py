@@ -264,7 +264,7 @@ def tree_mesh(skeleton, *, sides=8, leaf_shape="leaf", leaf_width=0.5, min_radiu
     >>> m = tree_mesh(trunk, sides=6)
     >>> m.n_vertices, m.n_triangles              # 4 rings of 7 + apex; 3 x 12 tube + 6 tip + 4 cap
     (29, 46)
-    >>> m.indices.dtype, m.materials.max() == BARK
+    >>> m.indices.dtype, int(m.materials.max()) == BARK
     (dtype('uint16'), True)
     """
     poly_vertices, poly_counts = _check_skeleton(skeleton)
