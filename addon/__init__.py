@@ -1,26 +1,45 @@
-"""Registration: property groups, preferences, operators, panels, in that order.
+"""Registration, the top floor: property groups, preferences, operators, panels, in that order.
 
-The class list is gathered at registration time, not import time, because
-operators and panels import ``addon.properties`` and ``addon.presets``.
+Nothing else imports this package (the extension root's ``__init__`` hands
+on :func:`register` and :func:`unregister`, the headless entry calls
+:mod:`.batch`).  The families come in the order of ``core.recipe.SECTIONS``:
+a family's panel sits in the sidebar where its section stands in a recipe.
 """
 import bpy
 
-from . import preferences, properties
+from .. import operators, panels
+from ..core import recipe as core_recipe
+from . import live, preferences, properties
+
+#: Families with a place in the sidebar, in the order of the recipe registry.
+FAMILIES = tuple(s.key for s in core_recipe.SECTIONS if s.key in panels.FAMILIES)
+
+
+def _ordered_panels():
+    """Panel classes with ``bl_order`` set from the recipe registry (sub-panels follow their parents)."""
+    out = []
+    for order, key in enumerate(FAMILIES):
+        for cls in panels.FAMILIES[key].classes:
+            if issubclass(cls, bpy.types.Panel) and not getattr(cls, "bl_parent_id", ""):
+                cls.bl_order = order
+            out.append(cls)
+    return tuple(out)
 
 
 def all_classes():
     """Every class to register, children before parents, in registration order."""
-    from .. import operators, panels
-    return (*properties.classes, *preferences.classes, *operators.classes, *panels.classes)
+    return (*properties.classes, *preferences.classes, *operators.classes, *_ordered_panels())
 
 
 def register():
     for cls in all_classes():
         bpy.utils.register_class(cls)
     bpy.types.Scene.worldseed = bpy.props.PointerProperty(type=properties.WorldseedSettings)
+    live.register()
 
 
 def unregister():
+    live.unregister()
     del bpy.types.Scene.worldseed
     for cls in reversed(all_classes()):
         bpy.utils.unregister_class(cls)

@@ -3,23 +3,26 @@
 The layers come from the Scatter panel (or a recipe in headless runs); the
 terrain's heights are recomputed from its stored recipe (the same numbers its
 mesh was built from), :mod:`core.scatter` places the props, and
-:mod:`.scatter_build` instances them.  Errors are reports; a failed run leaves
-the scene as it was.
+:mod:`.bridge.scatter` instances them.  Errors are reports; a failed run
+leaves the scene as it was.
 """
 import bpy
-import numpy as np
 
 from ..core import scatter as core_scatter
-from ..core import scatter_spec
-from ..core import terrain as core_terrain
-from ..core._checks import ParameterError
-from . import build, scatter_build, scatter_props
-from .terrain import _reseed, _select_only
+from ..core.errors import ParameterError
+from ..core.spec import from_attrs
+from .bridge import scatter as bridge_scatter
+from .bridge.properties import props_from_limits
+from .bridge.query import scatter_of, terrain_root
+from .common import new_seed, select_only
 
-#: Most props one scatter may place (a maximal packing holds about 0.7 * area / radius^2 of them).
-MAX_PROPS = 2_000_000
-LAYERS_KEY = "worldseed_scatter_layers"
-SEED_KEY = "worldseed_scatter_seed"
+#: Layer fields shown as properties (``prop`` is picked from the built-in props below).
+LAYER_FIELDS = tuple(n for n in core_scatter.LIMITS if n != "prop")
+
+
+def layer_props(update=None):
+    """``{name: bpy.props...}`` for every shown layer field."""
+    return props_from_limits(core_scatter.LIMITS, core_scatter.LayerSpec(), names=LAYER_FIELDS, update=update)
 
 
 def layer_specs(settings):
@@ -27,12 +30,11 @@ def layer_specs(settings):
     ``prop = "rock"`` placeholders here; :func:`layer_sources` says what they really are)."""
     specs = []
     for i, layer in enumerate(settings.layers):
-        data = {name: getattr(layer, name) for name in scatter_spec.LayerSpec.__dataclass_fields__
-                if name not in ("prop",)}
-        for name in ("height_range", "slope_range", "scale_range"):
-            data[name] = tuple(data[name])
-        data["prop"] = layer.builtin if layer.source == "BUILTIN" else "rock"
-        specs.append(scatter_spec.layer_spec(data, prefix=f"scatter layer {i + 1} ({layer.name!r}): "))
+        prop = layer.builtin if layer.source == "BUILTIN" else "rock"
+        spec = from_attrs(core_scatter.LayerSpec, core_scatter.LIMITS, layer, fields=LAYER_FIELDS,
+                          overrides={"prop": prop}, prefix=f"scatter layer {i + 1} ({layer.name!r}): ")
+        specs.append(core_scatter.from_dict(core_scatter.to_dict(spec), prefix=f"scatter layer {i + 1} "
+                                                                                 f"({layer.name!r}): "))
     if not specs:
         raise ParameterError("the Scatter panel has no layers; add one with +")
     return specs
@@ -55,64 +57,10 @@ def layer_sources(settings):
     return out
 
 
-def terrain_heights_of(root):
-    """(heights in metres (rows, cols), size in metres, sea level in metres) of a Worldseed terrain."""
-    recipe = build.stored_recipe(root)
-    heights = core_terrain.terrain_heights(recipe.terrain, seed=recipe.world.seed)
-    spec = recipe.terrain
-    return heights.metres, spec.size, spec.sea_level * spec.height
-
-
-def scatter_onto(root, specs, sources, *, seed, collection, replace=None):
-    """Scatter ``specs`` (with ``sources``) over the terrain ``root``; returns the scatter object.
-
-    With ``replace`` (an existing scatter object) its points and props are
-    replaced in place: same object, name, parent and modifiers.
-    """
-    size = build.stored_recipe(root).terrain.size
-    for spec in specs:
-        estimate = 0.7 * size * size / (spec.radius * spec.radius)
-        if estimate > MAX_PROPS:
-            lowest = (0.7 * size * size / MAX_PROPS) ** 0.5
-            raise ParameterError(f"scatter layer {spec.name!r}: radius {spec.radius:g} m would place about "
-                                 f"{estimate:,.0f} props on a {size:g} m terrain, more than {MAX_PROPS:,}; "
-                                 f"use a radius of at least {lowest:.3g} m")
-    heights, size, sea_m = terrain_heights_of(root)
-    props_per_layer = scatter_props.layer_props(specs, sources)
-    placements = core_scatter.scatter_layers(heights, size=size, seed=seed,
-                                             layers=[core_scatter.layer_from_spec(s, sea_level_m=sea_m) for s in specs])
-    positions, rotations, scales, which, layer_index = scatter_props.pick_props(
-        placements, [len(p) for p in props_per_layer], seed=seed)
-    offsets = np.cumsum([0] + [len(p) for p in props_per_layer])[:-1]
-    all_props = [p for props in props_per_layer for p in props]
-    prop_index = (which + offsets[layer_index]).astype(np.int32)
-    obj = replace
-    if obj is None:
-        obj = scatter_build.scatter_object(f"{root.name}_Scatter", all_props, collection=collection, parent=root)
-    else:
-        scatter_build.set_props(obj, all_props)
-    scatter_build.write_points(obj.data, positions, rotations, scales, prop_index)
-    attr = obj.data.attributes.get("ws_layer") or obj.data.attributes.new("ws_layer", "INT", "POINT")
-    attr.data.foreach_set("value", layer_index.astype(np.int32))
-    obj[LAYERS_KEY] = [scatter_spec.dumps_layer(s) for s in specs]
-    obj[SEED_KEY] = seed
-    return obj
-
-
-def scatter_of(obj):
-    """The scatter object ``obj`` is (or the first one under the terrain ``obj``), or None."""
-    if scatter_build.is_scatter(obj):
-        return obj
-    root = build.terrain_root(obj)
-    if root is None:
-        return None
-    return next((c for c in root.children if scatter_build.is_scatter(c)), None)
-
-
 def rescatter(obj, scene):
     """Re-scatter the scatter object ``obj`` in place from ``scene``'s Scatter settings."""
     settings = scene.worldseed.scatter
-    return scatter_onto(obj.parent, layer_specs(settings), layer_sources(settings), seed=settings.seed,
+    return bridge_scatter.scatter_onto(obj.parent, layer_specs(settings), layer_sources(settings), seed=settings.seed,
                         collection=scene.collection, replace=obj)
 
 
@@ -128,7 +76,7 @@ class WORLDSEED_OT_scatter_add(bpy.types.Operator):
 
     @classmethod
     def poll(cls, context):
-        return build.terrain_root(context.active_object) is not None
+        return terrain_root(context.active_object) is not None
 
     def execute(self, context):
         settings = context.scene.worldseed.scatter
@@ -136,16 +84,16 @@ class WORLDSEED_OT_scatter_add(bpy.types.Operator):
             self.seed = settings.seed
             self.from_settings = False
         if self.new_seed:
-            self.seed = _reseed()
+            self.seed = new_seed()
             self.new_seed = False
-        root = build.terrain_root(context.active_object)
+        root = terrain_root(context.active_object)
         try:
-            obj = scatter_onto(root, layer_specs(settings), layer_sources(settings), seed=self.seed,
+            obj = bridge_scatter.scatter_onto(root, layer_specs(settings), layer_sources(settings), seed=self.seed,
                                collection=context.collection)
         except ParameterError as err:
             self.report({"ERROR"}, str(err))
             return {"CANCELLED"}
-        _select_only(context, obj)
+        select_only(context, obj)
         self.report({"INFO"}, f"Worldseed: scattered {len(obj.data.vertices):,} props on {root.name!r}")
         return {"FINISHED"}
 
@@ -184,8 +132,8 @@ class WORLDSEED_OT_scatter_make_real(bpy.types.Operator):
         obj = scatter_of(context.active_object)
         collection = bpy.data.collections.new(f"{obj.name} Objects")
         context.scene.collection.children.link(collection)
-        made = scatter_build.make_real(obj, collection=collection)
-        scatter_build.remove_scatter(obj)
+        made = bridge_scatter.make_real(obj, collection=collection)
+        bridge_scatter.remove_scatter(obj)
         self.report({"INFO"}, f"Worldseed: made {len(made):,} objects in {collection.name!r}")
         return {"FINISHED"}
 
@@ -202,12 +150,12 @@ class WORLDSEED_OT_scatter_layer_add(bpy.types.Operator):
         settings = context.scene.worldseed.scatter
         kind = self.builtin or ("broadleaf" if not len(settings.layers) else "rock")
         try:
-            defaults = scatter_props.suggested_layer(kind)
+            defaults = core_scatter.suggested_layer(kind)
         except ParameterError as err:
             self.report({"ERROR"}, f"builtin: {err}")
             return {"CANCELLED"}
         layer = settings.layers.add()
-        for name, value in scatter_spec.layer_spec_dict(defaults).items():
+        for name, value in core_scatter.to_dict(defaults).items():
             if name != "prop":
                 setattr(layer, name, value)
         layer.builtin = kind
@@ -239,7 +187,7 @@ class WORLDSEED_OT_scatter_reseed(bpy.types.Operator):
     bl_options = {"REGISTER", "UNDO"}
 
     def execute(self, context):
-        context.scene.worldseed.scatter.seed = _reseed()
+        context.scene.worldseed.scatter.seed = new_seed()
         if scatter_of(context.active_object) is not None:
             return bpy.ops.worldseed.scatter_update()
         return {"FINISHED"}

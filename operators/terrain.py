@@ -1,46 +1,67 @@
-"""Terrain operators: add, rebuild in place, new seed, load settings from a terrain.
+"""Terrain operators: add, rebuild in place, new seed, load settings, height curve, presets.
 
-Operators only gather a recipe and hand it to :mod:`.build`. Large builds run
-as a modal operator with Blender's progress indicator and can be cancelled
-with Esc; the redo panel re-runs ``execute`` with the edited properties.
+Operators only gather a recipe from the Terrain panel (or their redo panel)
+and hand it to :mod:`.bridge.terrain`. Large builds run as a modal operator
+with Blender's progress indicator and can be cancelled with Esc; the redo
+panel re-runs ``execute`` with the edited properties.
 """
-import os
-
 import bpy
 
-from . import build, curve, live
-from ..addon import properties
+from ..core import recipe as core_recipe
+from ..core import terrain as core_terrain
 from ..core import mesh as core_mesh
-from ..core._checks import ParameterError
+from ..core.errors import ParameterError
+from ..core.spec import from_attrs, to_table
+from .bridge import curve, presets
+from .bridge import terrain as bridge_terrain
+from .bridge.properties import apply_spec, props_from_limits
+from .bridge.query import terrain_root
+from .common import ModalBuild, modal_vertices, new_seed, select_only
 
-#: Builds with more vertices than this run modally, with progress and Esc to cancel
-#: (the add-on preferences can change it).
-MODAL_VERTICES = 600_000
+#: Terrain fields shown as properties (the height curve has its own widget; ``enabled`` is for recipes).
+TERRAIN_FIELDS = tuple(n for n, limit in core_terrain.LIMITS.items() if limit.kind != "custom" and n != "enabled")
+WORLD_FIELDS = ("name", "seed")
+EXPORT_FIELDS = tuple(core_recipe.EXPORT_LIMITS)
+#: Settings of the output rather than of the look; applying a preset leaves them alone.
+OUTPUT_FIELDS = ("resolution", "lods", "material", "offset")
 
 
-def _modal_vertices(context):
-    addon = context.preferences.addons.get(__package__.rpartition(".")[0])
-    return addon.preferences.modal_vertices if addon is not None and addon.preferences else MODAL_VERTICES
+def terrain_props(update=None):
+    """``{name: bpy.props...}`` for the world name, the seed and every shown terrain field."""
+    return {**props_from_limits(core_recipe.WORLD_LIMITS, core_recipe.WorldSpec(), names=WORLD_FIELDS, update=update),
+            **props_from_limits(core_terrain.LIMITS, core_terrain.TerrainSpec(), names=TERRAIN_FIELDS,
+                                update=update)}
+
+
+def recipe_from_props(props, *, curve_points, export=None):
+    """A validated recipe from an object holding :func:`terrain_props` (settings or operator)."""
+    world = from_attrs(core_recipe.WorldSpec, core_recipe.WORLD_LIMITS, props, prefix="world.", fields=WORLD_FIELDS)
+    terrain = from_attrs(core_terrain.TerrainSpec, core_terrain.LIMITS, props, prefix="terrain.",
+                         fields=TERRAIN_FIELDS, overrides={"curve": [list(p) for p in curve_points]})
+    data = {"world": to_table(world), "terrain": to_table(terrain)}
+    if export is not None:
+        data["export"] = to_table(from_attrs(core_recipe.ExportSpec, core_recipe.EXPORT_LIMITS, export,
+                                             prefix="export.", fields=EXPORT_FIELDS))
+    return core_recipe.from_dict(data, source="settings")
+
+
+def apply_recipe_to_props(props, recipe, *, world=True, keep=()):
+    """Copy a recipe's values into an object holding :func:`terrain_props` (not the curve)."""
+    if world:
+        apply_spec(props, recipe.world, names=WORLD_FIELDS)
+    apply_spec(props, recipe.terrain, names=TERRAIN_FIELDS, keep=keep)
 
 
 def settings_recipe(scene):
     """The recipe described by the scene's sidebar settings."""
     settings = scene.worldseed
-    return properties.recipe_from_props(settings.terrain, curve=curve.curve_points(settings.terrain),
-                                        export=settings.export)
+    return recipe_from_props(settings.terrain, curve_points=curve.curve_points(settings.terrain),
+                             export=settings.export)
 
 
 def rebuild_from_settings(root, scene):
     """Rebuild the terrain ``root`` in place from the scene's settings."""
-    return build.build_terrain(settings_recipe(scene), collection=scene.collection, replace=root)
-
-
-def _select_only(context, obj):
-    for o in context.view_layer.objects:
-        if o.select_get():
-            o.select_set(False)
-    obj.select_set(True)
-    context.view_layer.objects.active = obj
+    return bridge_terrain.build_terrain(settings_recipe(scene), collection=scene.collection, replace=root)
 
 
 def _vertex_count(recipe):
@@ -48,68 +69,16 @@ def _vertex_count(recipe):
     return sum(len(core_mesh.lod_indices(n, 2 ** k)) ** 2 for k in range(recipe.terrain.lods))
 
 
-class _ModalBuild:
-    """Run a build generator on a timer with progress; Esc cancels and removes what was made."""
-
-    def _start_modal(self, context, steps, label, *, handler=True):
-        """Start feeding ``steps`` from timer events; ``handler=False`` leaves the events to the
-        caller (the tests, since background Blender delivers none)."""
-        self._steps = steps
-        self._label = label
-        wm = context.window_manager
-        self._timer = wm.event_timer_add(0.001, window=context.window)
-        wm.progress_begin(0, 1000)
-        if handler:
-            wm.modal_handler_add(self)
-        context.workspace.status_text_set(f"Worldseed: {label}... (Esc to cancel)")
-        return {"RUNNING_MODAL"}
-
-    def _end_modal(self, context):
-        wm = context.window_manager
-        wm.event_timer_remove(self._timer)
-        wm.progress_end()
-        context.workspace.status_text_set(None)
-
-    def modal(self, context, event):
-        if event.type in {"ESC", "RIGHTMOUSE"} and event.value == "PRESS":
-            self._steps.close()
-            self._end_modal(context)
-            self.report({"WARNING"}, f"Worldseed: {self._label} cancelled")
-            return {"CANCELLED"}
-        if event.type != "TIMER":
-            return {"RUNNING_MODAL"}
-        try:
-            done, total, stage = next(self._steps)
-        except StopIteration as stop:
-            self._end_modal(context)
-            self._finished(context, stop.value)
-            return {"FINISHED"}
-        except ParameterError as err:
-            self._end_modal(context)
-            self.report({"ERROR"}, str(err))
-            return {"CANCELLED"}
-        except BaseException:
-            self._end_modal(context)
-            raise
-        context.window_manager.progress_update(int(1000 * done / max(total, 1)))
-        context.workspace.status_text_set(f"Worldseed: {self._label}: {stage} ({done}/{total}) (Esc to cancel)")
-        return {"RUNNING_MODAL"}
-
-
-def _reseed():
-    return int.from_bytes(os.urandom(4), "little") & 0x7FFFFFFF
-
-
-class WORLDSEED_OT_terrain_add(_ModalBuild, bpy.types.Operator):
+class WORLDSEED_OT_terrain_add(ModalBuild, bpy.types.Operator):
     """Add a procedural terrain built from the Terrain panel's settings"""
     bl_idname = "worldseed.terrain_add"
     bl_label = "Add Terrain"
     bl_options = {"REGISTER", "UNDO"}
 
     __annotations__ = {
-        **properties.terrain_props(),
+        **terrain_props(),
         "curve": bpy.props.StringProperty(
-            name="Height Curve", default=properties.curve_to_text(curve.IDENTITY),
+            name="Height Curve", default=curve.curve_to_text(curve.IDENTITY),
             description="Height curve control points, 'x,y; x,y; ...'"),
         "new_seed": bpy.props.BoolProperty(
             name="New Seed", default=False, options={"SKIP_SAVE"},
@@ -120,14 +89,14 @@ class WORLDSEED_OT_terrain_add(_ModalBuild, bpy.types.Operator):
     }
 
     def _recipe(self):
-        return properties.recipe_from_props(self, curve=properties.curve_from_text(self.curve))
+        return recipe_from_props(self, curve_points=curve.curve_from_text(self.curve))
 
     def _load_settings(self, context):
         """Copy the sidebar settings into this operator's properties (once; redo keeps the edits)."""
         settings = context.scene.worldseed.terrain
-        for name in ("name", "seed", *properties.TERRAIN_FIELDS):
+        for name in ("name", "seed", *TERRAIN_FIELDS):
             setattr(self, name, getattr(settings, name))
-        self.curve = properties.curve_to_text(curve.curve_points(settings))
+        self.curve = curve.curve_to_text(curve.curve_points(settings))
         self.from_settings = False
 
     def invoke(self, context, event):
@@ -137,30 +106,30 @@ class WORLDSEED_OT_terrain_add(_ModalBuild, bpy.types.Operator):
         except ParameterError as err:
             self.report({"ERROR"}, str(err))
             return {"CANCELLED"}
-        if _vertex_count(recipe) <= _modal_vertices(context) or context.window is None:
+        if _vertex_count(recipe) <= modal_vertices(context) or context.window is None:
             return self.execute(context)
-        steps = build.terrain_steps(recipe, collection=context.collection,
+        steps = bridge_terrain.terrain_steps(recipe, collection=context.collection,
                                     location=tuple(context.scene.cursor.location))
-        return self._start_modal(context, steps, "building terrain")
+        return self.start_modal(context, steps, "building terrain")
 
-    def _finished(self, context, root):
-        _select_only(context, root)
+    def finished(self, context, root):
+        select_only(context, root)
         self.report({"INFO"}, f"Worldseed: added terrain {root.name!r}")
 
     def execute(self, context):
         if self.from_settings:
             self._load_settings(context)
         if self.new_seed:
-            self.seed = _reseed()
+            self.seed = new_seed()
             self.new_seed = False
         try:
             recipe = self._recipe()
-            root = build.build_terrain(recipe, collection=context.collection,
+            root = bridge_terrain.build_terrain(recipe, collection=context.collection,
                                        location=tuple(context.scene.cursor.location))
         except ParameterError as err:
             self.report({"ERROR"}, str(err))
             return {"CANCELLED"}
-        self._finished(context, root)
+        self.finished(context, root)
         return {"FINISHED"}
 
     def draw(self, context):
@@ -169,12 +138,12 @@ class WORLDSEED_OT_terrain_add(_ModalBuild, bpy.types.Operator):
         row = layout.row(align=True)
         row.prop(self, "seed")
         row.prop(self, "new_seed", text="", icon="FILE_REFRESH", toggle=True)
-        for name in ("name", *properties.TERRAIN_FIELDS):
+        for name in ("name", *TERRAIN_FIELDS):
             layout.prop(self, name)
         layout.prop(self, "curve")
 
 
-class WORLDSEED_OT_terrain_update(_ModalBuild, bpy.types.Operator):
+class WORLDSEED_OT_terrain_update(ModalBuild, bpy.types.Operator):
     """Rebuild the active Worldseed terrain in place from the Terrain panel's settings"""
     bl_idname = "worldseed.terrain_update"
     bl_label = "Update Terrain"
@@ -182,31 +151,31 @@ class WORLDSEED_OT_terrain_update(_ModalBuild, bpy.types.Operator):
 
     @classmethod
     def poll(cls, context):
-        return build.terrain_root(context.active_object) is not None
+        return terrain_root(context.active_object) is not None
 
     def invoke(self, context, event):
-        root = build.terrain_root(context.active_object)
+        root = terrain_root(context.active_object)
         try:
             recipe = settings_recipe(context.scene)
         except ParameterError as err:
             self.report({"ERROR"}, str(err))
             return {"CANCELLED"}
-        if _vertex_count(recipe) <= _modal_vertices(context) or context.window is None:
+        if _vertex_count(recipe) <= modal_vertices(context) or context.window is None:
             return self.execute(context)
-        steps = build.terrain_steps(recipe, collection=context.collection, replace=root)
-        return self._start_modal(context, steps, "updating terrain")
+        steps = bridge_terrain.terrain_steps(recipe, collection=context.collection, replace=root)
+        return self.start_modal(context, steps, "updating terrain")
 
-    def _finished(self, context, root):
-        _select_only(context, root)
+    def finished(self, context, root):
+        select_only(context, root)
 
     def execute(self, context):
-        root = build.terrain_root(context.active_object)
+        root = terrain_root(context.active_object)
         try:
             root = rebuild_from_settings(root, context.scene)
         except ParameterError as err:
             self.report({"ERROR"}, str(err))
             return {"CANCELLED"}
-        self._finished(context, root)
+        self.finished(context, root)
         return {"FINISHED"}
 
 
@@ -218,9 +187,10 @@ class WORLDSEED_OT_terrain_reseed(bpy.types.Operator):
 
     def execute(self, context):
         settings = context.scene.worldseed.terrain
-        with live.paused(settings):  # one rebuild below, not one from the update callback
-            settings.seed = _reseed()
-        root = build.terrain_root(context.active_object)
+        auto, settings.auto_update = settings.auto_update, False  # one rebuild below, not one per callback
+        settings.seed = new_seed()
+        settings.auto_update = auto
+        root = terrain_root(context.active_object)
         if root is not None:
             try:
                 rebuild_from_settings(root, context.scene)
@@ -238,20 +208,116 @@ class WORLDSEED_OT_terrain_load_settings(bpy.types.Operator):
 
     @classmethod
     def poll(cls, context):
-        return build.terrain_root(context.active_object) is not None
+        return terrain_root(context.active_object) is not None
 
     def execute(self, context):
-        root = build.terrain_root(context.active_object)
+        root = terrain_root(context.active_object)
         try:
-            recipe = build.stored_recipe(root)
+            recipe = bridge_terrain.stored_recipe(root)
         except ParameterError as err:
             self.report({"ERROR"}, str(err))
             return {"CANCELLED"}
-        with live.paused(context.scene.worldseed.terrain) as settings:
-            properties.apply_recipe_to_props(settings, recipe)
+        settings = context.scene.worldseed.terrain
+        auto, settings.auto_update = settings.auto_update, False
+        try:
+            apply_recipe_to_props(settings, recipe)
             curve.set_curve_points(settings, recipe.terrain.curve)
+        finally:
+            settings.auto_update = auto
+        return {"FINISHED"}
+
+
+class WORLDSEED_OT_height_curve_add(bpy.types.Operator):
+    """Add a height curve to reshape the terrain's heights"""
+    bl_idname = "worldseed.height_curve_add"
+    bl_label = "Add Height Curve"
+    bl_options = {"REGISTER", "UNDO", "INTERNAL"}
+
+    def execute(self, context):
+        curve.ensure_curve(context.scene.worldseed.terrain)
+        return {"FINISHED"}
+
+
+class WORLDSEED_OT_height_curve_reset(bpy.types.Operator):
+    """Reset the height curve to a straight line"""
+    bl_idname = "worldseed.height_curve_reset"
+    bl_label = "Reset Height Curve"
+    bl_options = {"REGISTER", "UNDO", "INTERNAL"}
+
+    def execute(self, context):
+        curve.set_curve_points(context.scene.worldseed.terrain, curve.IDENTITY)
+        return {"FINISHED"}
+
+
+class WORLDSEED_OT_terrain_preset_apply(bpy.types.Operator):
+    """Load a terrain preset's look into the Terrain panel (seed, name, resolution, LODs and offset are kept)"""
+    bl_idname = "worldseed.terrain_preset_apply"
+    bl_label = "Apply Terrain Preset"
+    bl_options = {"REGISTER", "UNDO", "INTERNAL"}
+
+    preset: bpy.props.StringProperty(name="Preset")
+
+    def execute(self, context):
+        settings = context.scene.worldseed.terrain
+        try:
+            recipe = presets.load(self.preset)
+        except ParameterError as err:
+            self.report({"ERROR"}, str(err))
+            return {"CANCELLED"}
+        auto, settings.auto_update = settings.auto_update, False  # one rebuild at the end, not one per field
+        try:
+            apply_recipe_to_props(settings, recipe, world=False, keep=OUTPUT_FIELDS)
+            curve.set_curve_points(settings, recipe.terrain.curve)
+            settings.preset = self.preset
+        finally:
+            settings.auto_update = auto
+        if settings.auto_update and terrain_root(context.active_object) is not None:
+            bpy.ops.worldseed.terrain_update()
+        return {"FINISHED"}
+
+
+class WORLDSEED_OT_terrain_preset_save(bpy.types.Operator):
+    """Save the Terrain panel's settings as a user preset"""
+    bl_idname = "worldseed.terrain_preset_save"
+    bl_label = "Save Terrain Preset"
+    bl_options = {"REGISTER", "INTERNAL"}
+
+    preset_name: bpy.props.StringProperty(name="Name", default="My Terrain")
+
+    def invoke(self, context, event):
+        return context.window_manager.invoke_props_dialog(self)
+
+    def execute(self, context):
+        try:
+            path = presets.save(self.preset_name, settings_recipe(context.scene))
+        except (ParameterError, OSError) as err:
+            self.report({"ERROR"}, f"could not save preset: {err}")
+            return {"CANCELLED"}
+        context.scene.worldseed.terrain.preset = presets.display_name(path)
+        self.report({"INFO"}, f"Worldseed: saved preset to {path}")
+        return {"FINISHED"}
+
+
+class WORLDSEED_OT_terrain_preset_remove(bpy.types.Operator):
+    """Remove a user terrain preset"""
+    bl_idname = "worldseed.terrain_preset_remove"
+    bl_label = "Remove Terrain Preset"
+    bl_options = {"REGISTER", "INTERNAL"}
+
+    preset: bpy.props.StringProperty(name="Preset")
+
+    def invoke(self, context, event):
+        return context.window_manager.invoke_confirm(self, event)
+
+    def execute(self, context):
+        try:
+            presets.remove(self.preset)
+        except (ParameterError, OSError) as err:
+            self.report({"ERROR"}, str(err))
+            return {"CANCELLED"}
         return {"FINISHED"}
 
 
 classes = (WORLDSEED_OT_terrain_add, WORLDSEED_OT_terrain_update, WORLDSEED_OT_terrain_reseed,
-           WORLDSEED_OT_terrain_load_settings)
+           WORLDSEED_OT_terrain_load_settings, WORLDSEED_OT_height_curve_add, WORLDSEED_OT_height_curve_reset,
+           WORLDSEED_OT_terrain_preset_apply, WORLDSEED_OT_terrain_preset_save, WORLDSEED_OT_terrain_preset_remove)

@@ -1,13 +1,12 @@
 """Sidebar: the Export panel. Drawing only."""
 import bpy
 
+from .common import SidebarPanel
 
-class WORLDSEED_PT_export(bpy.types.Panel):
+
+class WORLDSEED_PT_export(SidebarPanel, bpy.types.Panel):
     bl_label = "Export"
     bl_idname = "WORLDSEED_PT_export"
-    bl_space_type = "VIEW_3D"
-    bl_region_type = "UI"
-    bl_category = "Worldseed"
     bl_options = {"DEFAULT_CLOSED"}
 
     def draw(self, context):

@@ -1,9 +1,8 @@
 """Sidebar (View3D > N > Worldseed): the Scatter panel with its list of prop layers. Drawing only."""
 import bpy
 
-from ..operators import build
-from ..operators.scatter import scatter_of
-from .terrain import _Sidebar
+from ..operators.bridge.query import scatter_of, terrain_root
+from .common import SidebarPanel
 
 
 class WORLDSEED_UL_scatter_layers(bpy.types.UIList):
@@ -13,7 +12,7 @@ class WORLDSEED_UL_scatter_layers(bpy.types.UIList):
         row.label(text=item.builtin if item.source == "BUILTIN" else item.source.title())
 
 
-class WORLDSEED_PT_scatter(_Sidebar, bpy.types.Panel):
+class WORLDSEED_PT_scatter(SidebarPanel, bpy.types.Panel):
     bl_label = "Scatter"
     bl_idname = "WORLDSEED_PT_scatter"
 
@@ -30,7 +29,7 @@ class WORLDSEED_PT_scatter(_Sidebar, bpy.types.Panel):
         row = layout.row(align=True)
         row.prop(settings, "seed")
         row.operator("worldseed.scatter_reseed", text="", icon="FILE_REFRESH")
-        root = build.terrain_root(context.active_object)
+        root = terrain_root(context.active_object)
         scatter = scatter_of(context.active_object)
         if root is None and scatter is None:
             layout.label(text="Select a Worldseed terrain to scatter on", icon="INFO")

@@ -1,8 +1,9 @@
 """Sidebar (View3D > N > Worldseed): the Terrain panel and its sub-panels. Drawing only."""
 import bpy
 
-from ..addon import presets
-from ..operators import build, curve
+from ..operators.bridge import curve, presets
+from ..operators.bridge.query import terrain_root
+from .common import SidebarPanel
 
 
 class WORLDSEED_MT_terrain_presets(bpy.types.Menu):
@@ -26,13 +27,7 @@ class WORLDSEED_MT_terrain_presets(bpy.types.Menu):
         layout.operator("worldseed.terrain_preset_save", text="Save Current as Preset...", icon="ADD")
 
 
-class _Sidebar:
-    bl_space_type = "VIEW_3D"
-    bl_region_type = "UI"
-    bl_category = "Worldseed"
-
-
-class WORLDSEED_PT_terrain(_Sidebar, bpy.types.Panel):
+class WORLDSEED_PT_terrain(SidebarPanel, bpy.types.Panel):
     bl_label = "Terrain"
     bl_idname = "WORLDSEED_PT_terrain"
 
@@ -50,7 +45,7 @@ class WORLDSEED_PT_terrain(_Sidebar, bpy.types.Panel):
         col.prop(settings, "size")
         col.prop(settings, "height")
         layout.operator("worldseed.terrain_add", icon="MESH_GRID").from_settings = True
-        root = build.terrain_root(context.active_object)
+        root = terrain_root(context.active_object)
         box = layout.box()
         if root is None:
             box.label(text="Select a Worldseed terrain to update it", icon="INFO")
@@ -64,7 +59,7 @@ class WORLDSEED_PT_terrain(_Sidebar, bpy.types.Panel):
             layout.label(text=settings.last_error, icon="ERROR")
 
 
-class _TerrainSubPanel(_Sidebar):
+class _TerrainSubPanel(SidebarPanel):
     bl_parent_id = "WORLDSEED_PT_terrain"
 
     def settings_column(self, context):

@@ -1,9 +1,8 @@
 """Sidebar (View3D > N > Worldseed): the Trees panel and its sub-panels. Drawing only."""
 import bpy
 
-from ..operators import tree_build
-from ..operators.tree import rule_error
-from .terrain import _Sidebar
+from ..operators.bridge.query import tree_root
+from .common import SidebarPanel
 
 #: Rule lines listed in the panel before "... n more".
 SHOWN_RULES = 8
@@ -28,7 +27,7 @@ def draw_rules(layout, settings):
     if len(lines) > SHOWN_RULES:
         col.label(text=f"... {len(lines) - SHOWN_RULES} more")
     box.prop(settings, "constants")
-    error = rule_error(settings.axiom, rules, settings.constants)
+    error = settings.rule_error  # worked out when the rules changed (addon/live.py), not while drawing
     if error:
         err = box.column(align=True)
         err.alert = True
@@ -37,7 +36,7 @@ def draw_rules(layout, settings):
     box.operator("worldseed.tree_edit_rules", icon="TEXT")
 
 
-class WORLDSEED_PT_trees(_Sidebar, bpy.types.Panel):
+class WORLDSEED_PT_trees(SidebarPanel, bpy.types.Panel):
     bl_label = "Trees"
     bl_idname = "WORLDSEED_PT_trees"
 
@@ -59,11 +58,11 @@ class WORLDSEED_PT_trees(_Sidebar, bpy.types.Panel):
         row.prop(settings, "variants")
         row.operator("worldseed.forest_add", text="Grow Forest", icon="OUTLINER_COLLECTION").from_settings = True
         box.prop(settings, "forest_species", text="Species", icon="PRESET")
-        root = tree_build.tree_root(context.active_object)
+        root = tree_root(context.active_object)
         if root is not None:
             layout.label(text=f"Active: {root.name} ({len(root.children)} LODs)", icon="OBJECT_DATA")
 
-class _TreeFields(_Sidebar):
+class _TreeFields(SidebarPanel):
     """A closed sub-panel of the Trees panel listing the tree settings named in ``fields``."""
     bl_parent_id = "WORLDSEED_PT_trees"
     bl_options = {"DEFAULT_CLOSED"}

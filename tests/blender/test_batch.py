@@ -69,7 +69,7 @@ def test_batch_output_matches_the_ui_build(batch_out):
     """The FBX from the batch run holds the same meshes the operator builds from the same recipe."""
     import bpy
     from worldseed.core import recipe as core_recipe
-    from worldseed.operators import build
+    from worldseed.operators.bridge import terrain as build
     out, _ = batch_out
     recipe = core_recipe.load(out / "recipe.toml")
     bpy.ops.wm.read_homefile(use_empty=True)

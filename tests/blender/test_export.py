@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from io_scene_fbx import parse_fbx
 
-from worldseed.operators import export
+from worldseed.operators.bridge import export
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 

@@ -24,8 +24,8 @@ def test_zip_holds_the_extension_and_nothing_else(extension_zip):
     import zipfile
     names = zipfile.ZipFile(extension_zip).namelist()
     assert "blender_manifest.toml" in names and "__init__.py" in names
-    assert {"addon/__init__.py", "operators/build.py", "panels/terrain.py", "core/noise.py",
-            "presets/terrain/island.toml", "presets/trees/abop_1_25_bush.toml", "core/lsystem.py",
+    assert {"addon/__init__.py", "operators/bridge/terrain.py", "panels/terrain.py", "core/noise.py",
+            "presets/terrain/island.toml", "presets/trees/abop_1_25_bush.toml", "core/trees/lsystem.py",
             "panels/trees.py", "worldseed_run.py"} <= set(names)
     assert not [n for n in names if n.startswith(("tests/", "bench/", "tools/", ".", "dist/", "out/"))
                 or "__pycache__" in n or n.endswith(".pyc")]
@@ -49,7 +49,7 @@ def test_installed_extension_runs_like_a_users(extension_zip, tmp_path):
         bpy.ops.worldseed.terrain_preset_apply(preset="Island")
         print("PRESET", bpy.context.scene.worldseed.terrain.falloff)
         bpy.ops.worldseed.terrain_preset_save(preset_name="Mine")
-        print("USERDIR", ext.addon.presets.user_dir())
+        print("USERDIR", ext.operators.bridge.presets.user_dir())
         bpy.context.scene.worldseed.trees.species = "abop_1_24b"
         bpy.context.scene.worldseed.trees.iterations = 3
         bpy.ops.worldseed.tree_add(from_settings=True)

@@ -1,7 +1,7 @@
 """The modal build (progress bar, Esc to cancel) driven step by step.
 
 Background Blender delivers no events, so a small test operator that shares
-the terrain operators' modal machinery (``_ModalBuild``) feeds it TIMER and
+the terrain operators' modal machinery (``ModalBuild``) feeds it TIMER and
 ESC events by hand, inside a real operator call with a real window manager.
 """
 import types
@@ -10,24 +10,24 @@ import bpy
 import pytest
 
 from worldseed.core import recipe as core_recipe
-from worldseed.operators import build
-from worldseed.operators.terrain import _ModalBuild
+from worldseed.operators.bridge import terrain as build
+from worldseed.operators.common import ModalBuild
 
 RESULT = {}
 
 
-class WORLDSEED_OT_test_modal(_ModalBuild, bpy.types.Operator):
+class WORLDSEED_OT_test_modal(ModalBuild, bpy.types.Operator):
     bl_idname = "worldseed.test_modal"
     bl_label = "Test Modal"
     cancel_after: bpy.props.IntProperty(default=-1)
 
-    def _finished(self, context, root):
+    def finished(self, context, root):
         RESULT["root"] = root.name
 
     def execute(self, context):
         recipe = core_recipe.replace(core_recipe.Recipe(), terrain_resolution=65, terrain_lods=3)
         steps = build.terrain_steps(recipe, collection=context.scene.collection)
-        assert self._start_modal(context, steps, "test build", handler=False) == {"RUNNING_MODAL"}
+        assert self.start_modal(context, steps, "test build", handler=False) == {"RUNNING_MODAL"}
         ticks, state = 0, {"RUNNING_MODAL"}
         while state == {"RUNNING_MODAL"}:
             kind = "ESC" if ticks == self.cancel_after else "TIMER"

@@ -109,7 +109,7 @@ def test_noise_panel_shows_every_noise_parameter(addon, empty_scene):
 
 
 def test_every_terrain_setting_is_on_some_panel(addon, empty_scene):
-    from worldseed.addon import properties
+    from worldseed.operators import terrain as properties
     bpy.ops.worldseed.terrain_add(resolution=9)
     shown = set()
     for cls in _panels(addon):
@@ -132,7 +132,7 @@ def test_tree_panel_shows_rule_errors_in_red(addon, empty_scene):
 
 
 def test_every_tree_setting_is_on_some_panel(addon, empty_scene):
-    from worldseed.addon import tree_properties
+    from worldseed.operators import trees as tree_properties
     shown = set()
     for cls in _panels(addon):
         shown |= {name for kind, name in draw(cls) if kind == "prop"}

@@ -2,8 +2,8 @@
 import bpy
 import pytest
 
-from worldseed.addon import presets
-from worldseed.operators import curve
+from worldseed.operators.bridge import presets
+from worldseed.operators.bridge import curve
 
 
 @pytest.fixture

@@ -1,5 +1,6 @@
 """Registration: clean register/unregister, twice, leaving nothing behind."""
 import bpy
+import pytest
 
 OPERATORS = ("terrain_add", "terrain_update", "terrain_reseed", "terrain_load_settings",
              "terrain_preset_apply", "terrain_preset_save", "terrain_preset_remove",
@@ -32,9 +33,40 @@ def test_sidebar_panels_are_in_the_worldseed_tab(addon):
 
 
 def test_settings_ranges_come_from_core(addon):
-    from worldseed.core import heightmap, noise, recipe
+    from worldseed.core import heightmap, noise
+    from worldseed.core.terrain import spec as core_terrain_spec
     rna = bpy.context.scene.worldseed.terrain.bl_rna.properties
     assert (rna["octaves"].hard_min, rna["octaves"].hard_max) == noise.OCTAVES
     assert (rna["terraces"].hard_min, rna["terraces"].hard_max) == heightmap.TERRACES
-    assert (rna["resolution"].hard_min, rna["resolution"].hard_max) == recipe.RESOLUTION
+    assert (rna["resolution"].hard_min, rna["resolution"].hard_max) == core_terrain_spec.RESOLUTION
     assert [i.identifier for i in rna["basis"].enum_items] == list(noise.BASES)
+
+
+def _property_groups(scene):
+    settings = scene.worldseed
+    layer = settings.scatter.layers.add()
+    return {"terrain": settings.terrain, "trees": settings.trees, "scatter": layer, "export": settings.export}
+
+
+def test_every_setting_is_generated_from_its_family_limits_table(addon):
+    """Each family's property group holds every shown field of its core limits table, with that range,
+    label and description: the range is written once, in core."""
+    from worldseed.core import recipe
+    groups = _property_groups(bpy.context.scene)
+    checked = 0
+    for section in recipe.SECTIONS:
+        if section.key not in groups:
+            continue
+        rna = groups[section.key].bl_rna.properties
+        for name, limit in section.limits.items():
+            if limit.kind == "custom" or name not in rna:
+                continue
+            prop = rna[name]
+            if name != "name":  # a PropertyGroup's ``name`` keeps Blender's own description
+                assert (prop.name, prop.description) == (limit.label, limit.description), f"{section.key}.{name}"
+            if limit.kind in ("int", "float", "range", "vector"):
+                assert (prop.hard_min, prop.hard_max) == pytest.approx(limit.bounds), f"{section.key}.{name}"
+            if limit.kind == "choice":
+                assert [i.identifier for i in prop.enum_items] == list(limit.bounds)
+            checked += 1
+    assert checked >= 60  # terrain, trees, scatter layers and export all took part

@@ -2,7 +2,7 @@
 import bpy
 import pytest
 
-from worldseed.operators import render
+from worldseed.operators.bridge import render
 
 
 def test_render_preview_writes_a_png_and_restores_the_scene(empty_scene, tmp_path):

@@ -8,8 +8,10 @@ import pytest
 from io_scene_fbx import parse_fbx
 
 from worldseed.core import unity as core_unity
-from worldseed.operators import export, scatter_build, scatter_export
-from worldseed.operators.scatter import terrain_heights_of
+from worldseed.operators.bridge import export
+from worldseed.operators.bridge import placements as scatter_export
+from worldseed.operators.bridge import scatter as scatter_build
+from worldseed.operators.bridge.terrain import terrain_heights_of
 
 from .test_export import _children, _props70, read_fbx
 

@@ -176,7 +176,7 @@ def test_out_of_range_property_is_refused_by_name(empty_scene):
 
 
 def test_failed_build_removes_what_it_created(empty_scene, small_recipe):
-    from worldseed.operators import build
+    from worldseed.operators.bridge import terrain as build
     steps = build.terrain_steps(small_recipe, collection=bpy.context.scene.collection)
     next(steps)
     steps.close()  # what Esc does in the modal operator
@@ -193,7 +193,7 @@ def test_failed_build_removes_what_it_created(empty_scene, small_recipe):
 
 
 def test_progress_reaches_the_total(empty_scene, small_recipe):
-    from worldseed.operators import build
+    from worldseed.operators.bridge import terrain as build
     seen = []
     build.build_terrain(small_recipe, collection=bpy.context.scene.collection,
                         progress=lambda d, t, label: seen.append((d, t, label)))
@@ -202,7 +202,7 @@ def test_progress_reaches_the_total(empty_scene, small_recipe):
 
 
 def test_height_curve_widget_travels_into_the_recipe(empty_scene):
-    from worldseed.operators import curve
+    from worldseed.operators.bridge import curve
     settings = bpy.context.scene.worldseed.terrain
     bpy.ops.worldseed.height_curve_add()
     curve.set_curve_points(settings, ((0.0, 0.0), (0.5, 0.1), (1.0, 1.0)))
@@ -239,11 +239,11 @@ def test_new_meshes_are_smooth_shaded(empty_scene):
 
 def test_indexed_mesh_loads_as_a_valid_triangle_mesh(empty_scene):
     from worldseed.core import mesh as core_mesh
-    from worldseed.operators import build
+    from worldseed.operators.bridge import mesh
     y, x = np.mgrid[0:12, 0:9]
     heights = (0.5 + 0.25 * np.sin(x / 3.0) * np.cos(y / 4.0)).astype(np.float32)
     indexed = core_mesh.grid_mesh(heights, cell_size=0.5, height_scale=3.0)
-    me = build.mesh_from_indexed("tri", indexed)
+    me = mesh.mesh_from_indexed("tri", indexed)
     assert (len(me.vertices), len(me.polygons)) == (12 * 9, 2 * 11 * 8)
     assert len(me.edges) == 11 * 9 + 12 * 8 + 11 * 8  # grid edges plus one diagonal per quad
     assert me.validate(verbose=False) is False

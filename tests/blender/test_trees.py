@@ -5,8 +5,9 @@ import bpy
 import numpy as np
 import pytest
 
-from worldseed.core import tree as core_tree
-from worldseed.operators import export, tree_build
+from worldseed.core import trees as core_tree
+from worldseed.operators.bridge import export
+from worldseed.operators.bridge import trees as tree_build
 
 from .test_export import read_fbx
 
@@ -204,7 +205,7 @@ def test_batch_grows_recipe_trees_one_fbx_per_tree(tmp_path):
     # the batch grows the same bytes as core with the same spec and seed
     bpy.ops.wm.open_mainfile(filepath=str(out / "world.blend"))
     shrub = bpy.data.objects["Shrub_V02_LOD0"]
-    spec = core_tree.tree_spec({"species": "abop_1_25_bush", "name": "Shrub", "iterations": 4, "variants": 2,
+    spec = core_tree.from_dict({"species": "abop_1_25_bush", "name": "Shrub", "iterations": 4, "variants": 2,
                                 "seed": 7})
     np.testing.assert_array_equal(_positions(shrub), core_tree.grow_tree(spec, seed=8).lods[0].vertices)
     assert tree_build.stored_spec(bpy.data.objects["Shrub_V02"]).seed == 8

@@ -17,19 +17,22 @@ import bpy
 import numpy as np
 from mathutils import Matrix
 
-from ..core import placement as core_placement
-from . import build
+from ...core import placement as core_placement
+from ...core import scatter as core_scatter
+from ...core import trees as core_trees
+from ...core.errors import ParameterError
+from ...core.scatter import props as core_props
+from . import terrain as bridge_terrain
+from .materials import bark_material, leaf_material
+from .mesh import mesh_from_indexed, remove_objects
+from .query import INSTANCE_KIND, KIND_KEY, PROP_KEY, SCATTER_KIND, is_scatter, scatter_of
+from .trees import build_tree
 
-SCATTER_KIND = "scatter"
-INSTANCE_KIND = "scatter_instance"   # a real object made from a scatter instance (Make Real)
 ROTATION, SCALE, PROP = "ws_rotation", "ws_scale", "ws_prop"
 PROPS_KEY = "worldseed_props"          # on the scatter object: prop object names in index order
-LAYERS_KEY = "worldseed_layers"        # on the scatter object: the layers' TOML, for re-scatter and export
+LAYERS_KEY = "worldseed_scatter_layers"  # on the scatter object: the layers' TOML, for re-scatter and export
+SEED_KEY = "worldseed_scatter_seed"
 NODE_GROUP = "Worldseed Scatter"
-
-
-def is_scatter(obj):
-    return obj is not None and obj.get(build.KIND_KEY) == SCATTER_KIND
 
 
 def prop_mesh_object(prop):
@@ -113,7 +116,7 @@ def scatter_object(name, props, *, collection, parent=None):
         collection.objects.link(obj)
         mod = obj.modifiers.new("Worldseed Scatter", "NODES")
         mod.node_group = tree
-        obj[build.KIND_KEY] = SCATTER_KIND
+        obj[KIND_KEY] = SCATTER_KIND
         obj[PROPS_KEY] = [p.name for p in props]
         if parent is not None:
             obj.parent = parent
@@ -178,7 +181,7 @@ def make_real(obj, *, collection, name_format="{prop}_{index:05d}"):
             made.append(top)
             collection.objects.link(top)
             top.matrix_world = Matrix(m.tolist())
-            top[build.KIND_KEY] = INSTANCE_KIND
+            top[KIND_KEY] = INSTANCE_KIND
             if prop.type == "EMPTY":
                 top.empty_display_type = prop.empty_display_type
                 for child in prop_children[prop.name]:
@@ -191,7 +194,126 @@ def make_real(obj, *, collection, name_format="{prop}_{index:05d}"):
                     c.matrix_basis = child.matrix_basis.copy()
                     c.hide_set(child.hide_get())
     except BaseException:
-        for o in made:
-            bpy.data.objects.remove(o, do_unlink=True)
+        remove_objects(made)
         raise
     return [o for o in made if o.parent is None or o.parent not in made]
+
+
+# --------------------------------------------------------------------------- built-in props
+
+PROPS_COLLECTION = "Worldseed Props"
+
+def props_collection(scene):
+    """The (hidden) collection of built-in props, made on first use."""
+    coll = bpy.data.collections.get(PROPS_COLLECTION)
+    if coll is None:
+        coll = bpy.data.collections.new(PROPS_COLLECTION)
+    if coll.name not in scene.collection.children:
+        scene.collection.children.link(coll)
+    return coll
+
+
+def _hide(coll):
+    """Keep the props out of sight and out of renders (the scatter's instances still show them)."""
+    coll.hide_viewport = True
+    coll.hide_render = True
+
+
+def _mesh_prop(name, indexed, material, coll):
+    obj = bpy.data.objects.get(name)
+    if obj is not None:
+        return obj
+    me = mesh_from_indexed(name, indexed, normals=True)
+    me.materials.append(material)
+    obj = bpy.data.objects.new(name, me)
+    coll.objects.link(obj)
+    obj[PROP_KEY] = True
+    return obj
+
+
+def _builtin(kind, k, coll):
+    """Prop variant ``k`` of the built-in ``kind`` (made once, then reused)."""
+    if kind == "rock":
+        mat = bark_material("Worldseed_Rock", (0.32, 0.30, 0.28))
+        return _mesh_prop(f"Rock_P{k + 1:02d}", core_props.rock_mesh(seed=k), mat, coll)
+    if kind == "grass":
+        mat = leaf_material("Worldseed_Grass", (0.12, 0.32, 0.05))
+        return _mesh_prop(f"Grass_P{k + 1:02d}", core_props.grass_mesh(seed=k), mat, coll)
+    spec = core_trees.species_spec(kind)
+    name = f"{spec.name}_P{k + 1:02d}"
+    obj = bpy.data.objects.get(name)
+    if obj is None:
+        obj = build_tree(spec, collection=coll, seed=spec.seed + k, name=name)
+        obj[PROP_KEY] = True
+    return obj
+
+
+def layer_props(specs, sources, *, scene=None):
+    """Prop objects per layer, in index order."""
+    scene = scene or bpy.context.scene
+    out, coll = [], None
+    for spec, (kind, source) in zip(specs, sources):
+        if kind == "COLLECTION":
+            out.append(sorted((o for o in source.objects if o.parent is None), key=lambda o: o.name))
+        elif kind == "OBJECT":
+            out.append([source])
+        else:
+            if coll is None:
+                coll = props_collection(scene)
+            out.append([_builtin(spec.prop, k, coll) for k in range(spec.variants)])
+    if coll is not None:
+        _hide(coll)
+    return out
+
+
+
+def pick_props(placements, counts, *, seed=0):
+    """Concatenate the placements of all layers and pick a prop variant per instance (seeded).
+
+    Returns ``positions, rotations, scales, variant, layer`` arrays.
+    """
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 0x5EED]))
+    parts = []
+    for i, (p, n) in enumerate(zip(placements, counts)):
+        m = len(p.positions)
+        parts.append((p.positions, p.rotations, p.scales, rng.integers(0, n, m), np.full(m, i)))
+    if not parts:
+        z = np.zeros
+        return z((0, 3)), z((0, 4)), z(0), z(0, np.int64), z(0, np.int64)
+    return tuple(np.concatenate([part[j] for part in parts]) for j in range(5))
+
+
+# --------------------------------------------------------------------------- scattering
+
+def scatter_onto(root, specs, sources, *, seed, collection, replace=None):
+    """Scatter ``specs`` (with ``sources``) over the terrain ``root``; returns the scatter object.
+
+    With ``replace`` (an existing scatter object) its points and props are
+    replaced in place: same object, name, parent and modifiers.
+    """
+    core_scatter.check_prop_count(specs, size=bridge_terrain.stored_recipe(root).terrain.size)
+    heights, size, sea_m = bridge_terrain.terrain_heights_of(root)
+    props_per_layer = layer_props(specs, sources)
+    placements = core_scatter.scatter_layers(heights, size=size, seed=seed,
+                                             layers=[core_scatter.layer_from_spec(s, sea_level_m=sea_m) for s in specs])
+    positions, rotations, scales, which, layer_index = pick_props(
+        placements, [len(p) for p in props_per_layer], seed=seed)
+    offsets = np.cumsum([0] + [len(p) for p in props_per_layer])[:-1]
+    all_props = [p for props in props_per_layer for p in props]
+    prop_index = (which + offsets[layer_index]).astype(np.int32)
+    obj = replace
+    if obj is None:
+        obj = scatter_object(f"{root.name}_Scatter", all_props, collection=collection, parent=root)
+    else:
+        set_props(obj, all_props)
+    write_points(obj.data, positions, rotations, scales, prop_index)
+    attr = obj.data.attributes.get("ws_layer") or obj.data.attributes.new("ws_layer", "INT", "POINT")
+    attr.data.foreach_set("value", layer_index.astype(np.int32))
+    obj[LAYERS_KEY] = [core_scatter.dumps_layer(s) for s in specs]
+    obj[SEED_KEY] = seed
+    return obj
+
+
+def stored_layers(obj):
+    """The :class:`core.scatter.LayerSpec` list a scatter was made from."""
+    return [core_scatter.loads_layer(t, source=f"object {obj.name!r}") for t in obj.get(LAYERS_KEY, [])]

@@ -11,7 +11,7 @@ exports to Unity as a plain material slot.
 import bpy
 import numpy as np
 
-from ..core import palette as core_palette
+from ...core import palette as core_palette
 
 HEIGHT_KEY = "worldseed_height"
 SEA_KEY = "worldseed_sea_level"
@@ -124,3 +124,77 @@ def terrain_material(palette="temperate"):
     for i, node in enumerate(n for n in nodes if n not in (bsdf, nodes.get("Material Output"))):
         node.location = (-1400 + 180 * (i % 8), 400 - 260 * (i // 8))
     return mat
+
+
+# --------------------------------------------------------------------------- trees and props
+
+def _rgba(rgb):
+    return (*(float(c) for c in rgb), 1.0)
+
+
+def _new_material(name, rgb, *, roughness, two_sided=False):
+    """A Principled material of colour ``rgb`` (also its viewport colour); returns (material, BSDF node)."""
+    mat = bpy.data.materials.new(name)
+    if mat.node_tree is None:  # Blender before 5.0 makes materials without nodes
+        mat.use_nodes = True
+    bsdf = mat.node_tree.nodes.get("Principled BSDF")
+    mat.diffuse_color = _rgba(rgb)
+    mat.roughness = roughness
+    mat.use_backface_culling = not two_sided
+    bsdf.inputs["Base Color"].default_value = _rgba(rgb)
+    bsdf.inputs["Roughness"].default_value = roughness
+    return mat, bsdf
+
+
+def bark_material(name, rgb):
+    """Bark: the colour broken up by stretched noise along the branches (UV v runs along them)."""
+    mat = bpy.data.materials.get(name)
+    if mat is not None:
+        return mat
+    mat, bsdf = _new_material(name, rgb, roughness=0.9)
+    nodes, links = mat.node_tree.nodes, mat.node_tree.links
+    uv = nodes.new("ShaderNodeTexCoord")
+    stretch = nodes.new("ShaderNodeMapping")
+    stretch.inputs["Scale"].default_value = (8.0, 1.5, 1.0)
+    links.new(uv.outputs["UV"], stretch.inputs["Vector"])
+    noise = nodes.new("ShaderNodeTexNoise")
+    noise.inputs["Scale"].default_value = 4.0
+    noise.inputs["Detail"].default_value = 6.0
+    links.new(stretch.outputs["Vector"], noise.inputs["Vector"])
+    ramp = nodes.new("ShaderNodeValToRGB")
+    dark = tuple(0.45 * c for c in rgb)
+    light = tuple(min(1.0, 1.35 * c) for c in rgb)
+    ramp.color_ramp.elements[0].position, ramp.color_ramp.elements[0].color = 0.35, _rgba(dark)
+    ramp.color_ramp.elements[1].position, ramp.color_ramp.elements[1].color = 0.65, _rgba(light)
+    links.new(noise.outputs["Fac"], ramp.inputs["Fac"])
+    links.new(ramp.outputs["Color"], bsdf.inputs["Base Color"])
+    for i, node in enumerate((uv, stretch, noise, ramp)):
+        node.location = (-1000 + 220 * i, 300)
+    return mat
+
+
+def leaf_material(name, rgb):
+    """Leaves: two-sided and a little translucent."""
+    mat = bpy.data.materials.get(name)
+    if mat is not None:
+        return mat
+    mat, bsdf = _new_material(name, rgb, roughness=0.6, two_sided=True)
+    for key in ("Transmission Weight", "Transmission"):  # 4.x+ / 3.x name
+        if key in bsdf.inputs:
+            bsdf.inputs[key].default_value = 0.15
+            break
+    return mat
+
+
+def billboard_material(name, rgb):
+    """The far-LOD billboard: the leaf colour, two-sided."""
+    mat = bpy.data.materials.get(name)
+    return mat if mat is not None else _new_material(name, rgb, roughness=0.8, two_sided=True)[0]
+
+
+def tree_materials(spec):
+    """Bark, leaf and billboard materials of a species, shared by all its trees (one per file)."""
+    base = spec.name.split(".")[0]
+    return (bark_material(f"{base}_Bark", spec.bark_colour),
+            leaf_material(f"{base}_Leaves", spec.leaf_colour),
+            billboard_material(f"{base}_Billboard", spec.leaf_colour))

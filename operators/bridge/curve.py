@@ -7,8 +7,10 @@ points travel on, into the recipe's ``terrain.curve``.
 """
 import bpy
 
+from ...core.errors import RecipeError, short
+from ...core.terrain.spec import IDENTITY_CURVE as IDENTITY
+
 NODE_GROUP = ".Worldseed Height Curve"
-IDENTITY = ((0.0, 0.0), (1.0, 1.0))
 
 
 def curve_node(settings):
@@ -29,6 +31,23 @@ def ensure_curve(settings):
     node = tree.nodes.new("ShaderNodeFloatCurve")
     settings.height_curve = tree
     return node
+
+
+def curve_to_text(points):
+    """``((x, y), ...)`` as ``"x,y; x,y"`` (how the redo panel carries the height curve)."""
+    return "; ".join(f"{x:.6g},{y:.6g}" for x, y in points)
+
+
+def curve_from_text(text):
+    """Inverse of :func:`curve_to_text`; returns a list of [x, y] (validated by the recipe)."""
+    points = []
+    for part in filter(None, (p.strip() for p in text.split(";"))):
+        try:
+            x, y = (float(v) for v in part.split(","))
+        except ValueError:
+            raise RecipeError(f"terrain.curve must be 'x,y; x,y; ...' pairs of numbers, got {short(text)}") from None
+        points.append([x, y])
+    return points
 
 
 def curve_points(settings):
@@ -56,28 +75,3 @@ def set_curve_points(settings, points):
     for x, y in points[1:-1]:
         curve.points.new(x, y)
     mapping.update()
-
-
-class WORLDSEED_OT_height_curve_add(bpy.types.Operator):
-    """Add a height curve to reshape the terrain's heights"""
-    bl_idname = "worldseed.height_curve_add"
-    bl_label = "Add Height Curve"
-    bl_options = {"REGISTER", "UNDO", "INTERNAL"}
-
-    def execute(self, context):
-        ensure_curve(context.scene.worldseed.terrain)
-        return {"FINISHED"}
-
-
-class WORLDSEED_OT_height_curve_reset(bpy.types.Operator):
-    """Reset the height curve to a straight line"""
-    bl_idname = "worldseed.height_curve_reset"
-    bl_label = "Reset Height Curve"
-    bl_options = {"REGISTER", "UNDO", "INTERNAL"}
-
-    def execute(self, context):
-        set_curve_points(context.scene.worldseed.terrain, IDENTITY)
-        return {"FINISHED"}
-
-
-classes = (WORLDSEED_OT_height_curve_add, WORLDSEED_OT_height_curve_reset)

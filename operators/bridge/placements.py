@@ -1,4 +1,4 @@
-"""Scatters on their way to Unity: real objects for the FBX, and the placement file (JSON).
+"""Scatters on their way to Unity: the placement file (JSON).
 
 In the FBX every instance is an object sharing its prop's mesh, named
 ``<Prop>_<index>`` (a tree keeps its ``_LOD0``.. children, so Unity builds an
@@ -7,69 +7,30 @@ The placement file lists the same instances in Unity's coordinates (see
 :mod:`core.placement`), so a prefab placed from the file lands where the FBX
 puts the object, plus Unity Terrain tree instances for the layers marked so.
 """
-import contextlib
 import json
 import os
 
-import bpy
 import numpy as np
 
-from ..core import placement as core_placement
-from ..core import scatter_spec
-from ..core import unity as core_unity
-from . import build, scatter_build
+from ...core import placement as core_placement
+from ...core import unity as core_unity
+from . import scatter as bridge_scatter
+from . import terrain as bridge_terrain
 
 FORMAT = "worldseed-placements"
 VERSION = 1
 
 
-@contextlib.contextmanager
-def expanded(objects):
-    """For the duration, real instance objects for every scatter object among ``objects`` or below them.
-
-    Yields ``(objects, extras)``: ``objects`` without the scatter objects
-    (which leave their terrain's hierarchy meanwhile) and ``extras``, for
-    each given object, the top-level instance objects that belong with it.
-    Instances are top-level objects placed in world space: the FBX
-    exporter's baked axis conversion is exact for top-level objects (a
-    child's offset would keep Blender's Z-up axes).
-    """
-    found = [(root, o) for root in objects for o in [root, *root.children_recursive] if scatter_build.is_scatter(o)]
-    if not found:
-        yield list(objects), {}
-        return
-    temp = bpy.data.collections.new("Worldseed Export")
-    bpy.context.scene.collection.children.link(temp)
-    made, moved, extras = [], [], {}
-    try:
-        for root, obj in found:
-            parent, matrix = obj.parent, obj.matrix_world.copy()
-            obj.parent = None  # out of the terrain's hierarchy while its instances stand in for it
-            obj.matrix_world = matrix
-            moved.append((obj, parent, matrix))
-            instances = scatter_build.make_real(obj, collection=temp)
-            made.extend(o for top in instances for o in [top, *top.children])
-            extras.setdefault(root.name, []).extend(instances)
-        yield [o for o in objects if not scatter_build.is_scatter(o)], extras
-    finally:
-        for o in made:
-            bpy.data.objects.remove(o, do_unlink=True)
-        bpy.data.collections.remove(temp)
-        for obj, parent, matrix in moved:
-            obj.parent = parent
-            obj.matrix_world = matrix
-
-
 def placement_data(scatter):
     """The placement file's content for one scatter object (a dict of plain JSON values)."""
     root = scatter.parent
-    recipe = build.stored_recipe(root)
-    props = scatter_build.scatter_props(scatter)
-    pos, rot, scale, which = scatter_build.read_points(scatter)
+    recipe = bridge_terrain.stored_recipe(root)
+    props = bridge_scatter.scatter_props(scatter)
+    pos, rot, scale, which = bridge_scatter.read_points(scatter)
     layer = np.empty(len(pos), np.int32)
     scatter.data.attributes["ws_layer"].data.foreach_get("value", layer)
-    layers = [scatter_spec.loads_layer(t) for t in scatter.get("worldseed_scatter_layers", [])]
-    mats = scatter_build.instance_matrices(scatter)
+    layers = bridge_scatter.stored_layers(scatter)
+    mats = bridge_scatter.instance_matrices(scatter)
     world_pos = mats[:, :3, 3]
     # rotation of each instance in world space, scale removed
     rot_world = core_placement.matrix_quaternions(mats[:, :3, :3] / np.asarray(scale, np.float64)[:, None, None])

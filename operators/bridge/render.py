@@ -13,9 +13,8 @@ import bpy
 import numpy as np
 from mathutils import Vector
 
-from . import build
-
-from ..core import palette as core_palette
+from ...core import palette as core_palette
+from .terrain import stored_recipe
 
 COLOUR_ATTRIBUTE = "worldseed_preview_colour"
 
@@ -105,7 +104,7 @@ def render_preview(scene, root, path, *, size=(960, 540)):
     attr_name = None
     try:
         height = float(root.get("worldseed_height", 1.0))
-        palette = build.stored_recipe(root).terrain.palette
+        palette = stored_recipe(root).terrain.palette
         attr = _mesh_colours(shown, float(root.get("worldseed_sea_level", 0.0)), height, palette)
         attr_name = attr.name
         shown.data.color_attributes.active_color = attr

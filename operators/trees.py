@@ -1,33 +1,94 @@
 """Tree operators: Add Tree, Grow Forest, Edit Rules, New Seed.
 
-They gather a :class:`core.tree.TreeSpec` and hand it to :mod:`.tree_build`;
-rule and parameter errors come back as reports, and nothing is left behind.
+They gather a :class:`core.trees.TreeSpec` and hand it to
+:mod:`.bridge.trees`; rule and parameter errors come back as reports, and
+nothing is left behind.
 """
-import functools
+import dataclasses
 
 import bpy
 
-from ..addon import tree_properties as props
-from ..core import lsystem
-from ..core import tree as core_tree
-from ..core._checks import ParameterError
-from . import tree_build
-from .terrain import _reseed, _select_only
+from ..core import recipe as core_recipe
+from ..core import trees as core_trees
+from ..core.errors import ParameterError
+from ..core.spec import from_attrs
+from .bridge import trees as bridge_trees
+from .bridge.properties import apply_spec, props_from_limits
+from .common import new_seed, select_only
+
+#: TreeSpec fields shown as properties (``species`` is the species picker; ``constants`` a text field).
+TREE_FIELDS = tuple(n for n, limit in core_trees.LIMITS.items()
+                    if limit.kind != "custom" and n != "variants") + ("constants",)
+#: Most trees one forest grows (the number of ``[[trees]]`` entries a recipe may hold times their variants).
+MAX_FOREST_SPECIES = next(s.max_entries for s in core_recipe.SECTIONS if s.key == "trees")
+
+
+def _first_species_spec():
+    for name in core_trees.species_names():
+        try:
+            return core_trees.species_spec(name)
+        except ParameterError:  # a broken species file must not stop the add-on from loading
+            continue
+    return core_trees.TreeSpec()
+
+
+#: The first species (what the species picker shows on a new scene) gives every default.
+DEFAULTS = _first_species_spec()
+
+
+def tree_props(update=None, *, rules_update=None):
+    """``{name: bpy.props...}`` for every shown TreeSpec field (constants as 'name=value; ...' text).
+
+    ``rules_update`` is called when the axiom, the rules or the constants change (``update`` for the others).
+    """
+    names = [n for n in TREE_FIELDS if n not in ("constants", "axiom", "rules")]
+    props = props_from_limits(core_trees.LIMITS, DEFAULTS, names=names, update=update)
+    props.update(props_from_limits(core_trees.LIMITS, DEFAULTS, names=("axiom", "rules"),
+                                   update=rules_update or update))
+    limit = core_trees.LIMITS["constants"]
+    update = rules_update or update
+    kw = {"update": update} if update is not None else {}
+    props["constants"] = bpy.props.StringProperty(name=limit.label, description=limit.description,
+                                                  default=core_trees.constants_to_text(DEFAULTS.constants), **kw)
+    return props
+
+
+def spec_from_props(props, *, rules=None, species=""):
+    """A validated TreeSpec from an object holding :func:`tree_props` (``rules`` overrides its text)."""
+    overrides = {"constants": core_trees.constants_from_text(props.constants)}
+    if rules is not None:
+        overrides["rules"] = rules
+    fields = [n for n in TREE_FIELDS if n != "constants"]
+    spec = from_attrs(core_trees.TreeSpec, core_trees.LIMITS, props, prefix="tree.", fields=fields,
+                      overrides=overrides)
+    return dataclasses.replace(spec, species=species) if species else spec
+
+
+def apply_spec_to_props(props, spec, *, keep=()):
+    """Copy a TreeSpec into an object holding :func:`tree_props`, leaving the fields in ``keep``."""
+    apply_spec(props, spec, names=[n for n in TREE_FIELDS if n != "constants"], keep=keep)
+    if "constants" not in keep:
+        props.constants = core_trees.constants_to_text(spec.constants)
+
+
+def species_items():
+    """Enum items of the shipped species: game species first, then ABOP's plants."""
+    if not _SPECIES_ITEMS:
+        for name in core_trees.species_names():
+            try:
+                info = core_trees.species_info(name)
+            except ParameterError:
+                continue
+            _SPECIES_ITEMS.append((name, info["label"], info["description"]))
+    return _SPECIES_ITEMS
+
+
+_SPECIES_ITEMS = []  # Blender needs enum item strings to stay alive while the enum is shown
 
 
 def settings_spec(settings):
     """The TreeSpec the sidebar's tree settings describe (rules from the Text datablock if set)."""
-    return props.spec_from_props(settings, rules=settings.rules_source(), species=settings.species)
-
-
-@functools.lru_cache(maxsize=32)
-def rule_error(axiom, rules, constants):
-    """Why these rules do not parse (a message), or "" when they do; cached, since panels redraw often."""
-    try:
-        lsystem.parse(axiom, rules, constants=props.constants_from_text(constants))
-    except ParameterError as err:
-        return str(err)
-    return ""
+    return spec_from_props(settings, rules=settings.rules_source(), species=settings.species)
 
 
 def _rules_for_redo_panel(text):
@@ -43,9 +104,9 @@ class WORLDSEED_OT_tree_add(bpy.types.Operator):
     bl_options = {"REGISTER", "UNDO"}
 
     __annotations__ = {
-        **props.tree_props(),
+        **tree_props(),
         "species": bpy.props.EnumProperty(
-            name="Species", items=lambda self, context: props.species_items(),
+            name="Species", items=lambda self, context: species_items(),
             description="Species whose rules and settings to start from"),
         "loaded_species": bpy.props.StringProperty(options={"HIDDEN", "SKIP_SAVE"}),
         "new_seed": bpy.props.BoolProperty(
@@ -59,7 +120,7 @@ class WORLDSEED_OT_tree_add(bpy.types.Operator):
     def _load_settings(self, context):
         settings = context.scene.worldseed.trees
         spec = settings_spec(settings)
-        props.apply_spec_to_props(self, spec)
+        apply_spec_to_props(self, spec)
         self.rules = _rules_for_redo_panel(spec.rules)
         self.species = settings.species
         self.loaded_species = settings.species
@@ -69,10 +130,10 @@ class WORLDSEED_OT_tree_add(bpy.types.Operator):
         """Take the chosen species' values: for fields not given by the caller on the first run, for all
         but name and seed when the species is changed in the redo panel."""
         first = not self.loaded_species
-        keep = ({n for n in props.TREE_FIELDS if self.properties.is_property_set(n)} if first
+        keep = ({n for n in TREE_FIELDS if self.properties.is_property_set(n)} if first
                 else {"seed"})
-        spec = core_tree.species_spec(self.species)
-        props.apply_spec_to_props(self, spec, keep=keep)
+        spec = core_trees.species_spec(self.species)
+        apply_spec_to_props(self, spec, keep=keep)
         if "rules" not in keep:
             self.rules = _rules_for_redo_panel(spec.rules)
         self.loaded_species = self.species
@@ -84,15 +145,15 @@ class WORLDSEED_OT_tree_add(bpy.types.Operator):
             elif self.species != self.loaded_species:
                 self._load_species()
             if self.new_seed:
-                self.seed = _reseed()
+                self.seed = new_seed()
                 self.new_seed = False
-            spec = props.spec_from_props(self, species=self.species)
-            root = tree_build.build_tree(spec, collection=context.collection,
+            spec = spec_from_props(self, species=self.species)
+            root = bridge_trees.build_tree(spec, collection=context.collection,
                                          location=tuple(context.scene.cursor.location))
         except ParameterError as err:
             self.report({"ERROR"}, str(err))
             return {"CANCELLED"}
-        _select_only(context, root)
+        select_only(context, root)
         lods = len(root.children)
         self.report({"INFO"}, f"Worldseed: grew tree {root.name!r} ({lods} LOD{'s' if lods > 1 else ''})")
         return {"FINISHED"}
@@ -104,20 +165,9 @@ class WORLDSEED_OT_tree_add(bpy.types.Operator):
         row = layout.row(align=True)
         row.prop(self, "seed")
         row.prop(self, "new_seed", text="", icon="FILE_REFRESH", toggle=True)
-        for name in props.TREE_FIELDS:
+        for name in TREE_FIELDS:
             if name != "seed":
                 layout.prop(self, name)
-
-
-def _spacing(roots):
-    """Distance between forest trees: the widest crown plus a margin."""
-    widest = 1.0
-    for root in roots:
-        lod0 = next((c for c in root.children if c.name.endswith("_LOD0")), None)
-        if lod0 is not None:
-            dims = lod0.dimensions
-            widest = max(widest, dims.x, dims.y)
-    return 1.2 * widest
 
 
 class WORLDSEED_OT_forest_add(bpy.types.Operator):
@@ -126,7 +176,7 @@ class WORLDSEED_OT_forest_add(bpy.types.Operator):
     bl_label = "Grow Forest"
     bl_options = {"REGISTER", "UNDO"}
 
-    variants: props._prop("variants", 4)
+    variants: props_from_limits(core_trees.LIMITS, core_trees.TreeSpec(), names=["variants"])["variants"]
     species: bpy.props.StringProperty(
         name="Species", default="",
         description="Species separated by commas (empty: the Trees panel's species with its current settings)")
@@ -140,7 +190,7 @@ class WORLDSEED_OT_forest_add(bpy.types.Operator):
         names = [n.strip() for n in self.species.split(",") if n.strip()]
         if not names:
             return [settings_spec(settings)]
-        return [settings_spec(settings) if n == settings.species else core_tree.species_spec(n) for n in names]
+        return [settings_spec(settings) if n == settings.species else core_trees.species_spec(n) for n in names]
 
     def execute(self, context):
         settings = context.scene.worldseed.trees
@@ -148,33 +198,29 @@ class WORLDSEED_OT_forest_add(bpy.types.Operator):
             self.variants, self.seed = settings.variants, settings.seed
             self.species = settings.forest_species
             self.from_settings = False
-        collection = bpy.data.collections.new(self.collection_name or "Forest")
-        context.scene.collection.children.link(collection)
-        roots = []
         wm = context.window_manager
+        collection = None
         try:
-            specs = self._specs(context)
-            wm.progress_begin(0, len(specs) * self.variants)
-            for spec in specs:
-                for k in range(self.variants):
-                    seed = (self.seed + k) % 2**31
-                    roots.append(tree_build.build_tree(spec, collection=collection, seed=seed,
-                                                       name=f"{spec.name}_V{k + 1:02d}"))
-                    wm.progress_update(len(roots))
-        except BaseException as err:
-            tree_build.remove_trees(roots)
-            bpy.data.collections.remove(collection)
-            if not isinstance(err, ParameterError):
-                raise
+            specs = [dataclasses.replace(spec, variants=self.variants) for spec in self._specs(context)]
+            if len(specs) > MAX_FOREST_SPECIES:
+                raise ParameterError(f"species: at most {MAX_FOREST_SPECIES} species in one forest, got {len(specs)}")
+            collection = bpy.data.collections.new(self.collection_name or "Forest")
+            context.scene.collection.children.link(collection)
+            wm.progress_begin(0, sum(s.variants for s in specs))
+            roots = bridge_trees.grow_forest(specs, collection=collection, seed=self.seed,
+                                             origin=tuple(context.scene.cursor.location),
+                                             progress=lambda done, total, stage: wm.progress_update(done))
+        except ParameterError as err:
+            if collection is not None:
+                bpy.data.collections.remove(collection)
             self.report({"ERROR"}, str(err))
             return {"CANCELLED"}
+        except BaseException:
+            if collection is not None:
+                bpy.data.collections.remove(collection)
+            raise
         finally:
             wm.progress_end()
-        spacing = _spacing(roots)
-        origin = context.scene.cursor.location
-        for i, root in enumerate(roots):
-            row, col = divmod(i, self.variants)
-            root.location = (origin.x + col * spacing, origin.y + row * spacing, origin.z)
         self.report({"INFO"}, f"Worldseed: grew {len(roots)} trees into collection {collection.name!r}")
         return {"FINISHED"}
 
@@ -224,11 +270,12 @@ class WORLDSEED_OT_tree_reseed(bpy.types.Operator):
     bl_options = {"REGISTER", "UNDO"}
 
     def execute(self, context):
-        context.scene.worldseed.trees.seed = _reseed()
+        context.scene.worldseed.trees.seed = new_seed()
         return {"FINISHED"}
 
 
 classes = (WORLDSEED_OT_tree_add, WORLDSEED_OT_forest_add, WORLDSEED_OT_tree_edit_rules,
            WORLDSEED_OT_tree_rules_detach, WORLDSEED_OT_tree_reseed)
 
-__all__ = ["classes", "settings_spec", "rule_error"]
+__all__ = ["classes", "settings_spec", "tree_props", "spec_from_props", "apply_spec_to_props", "species_items",
+           "TREE_FIELDS"]

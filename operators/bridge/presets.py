@@ -11,11 +11,11 @@ import re
 
 import bpy
 
-from ..core import recipe as core_recipe
+from ...core import recipe as core_recipe
 
-_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILTIN_DIR = os.path.join(_ROOT, "presets", "terrain")
-_PACKAGE = __package__.rpartition(".")[0]
+_PACKAGE = __package__.rsplit(".", 2)[0]  # the extension root: bl_ext.<repo>.worldseed
 _NAME_OK = re.compile(r"^[A-Za-z0-9 _\-]{1,48}$")
 
 
@@ -70,11 +70,17 @@ def load(name):
     return core_recipe.load(find(name))
 
 
+def check_name(name):
+    """A preset name: 1 to 48 letters, digits, spaces, '-' or '_' (so its file stays in the presets folder)."""
+    if not isinstance(name, str) or not name.strip() or not _NAME_OK.match(name.strip()):
+        raise core_recipe.RecipeError(
+            f"preset name must be 1 to 48 letters, digits, spaces, '-' or '_', got {core_recipe.short(name)}")
+    return name.strip()
+
+
 def save(name, recipe):
     """Save ``recipe``'s terrain section as the user preset ``name``; returns its path."""
-    if not isinstance(name, str) or not _NAME_OK.match(name.strip() or "?"):
-        raise core_recipe.RecipeError(
-            f"preset name must be 1 to 48 letters, digits, spaces, '-' or '_', got {name!r}")
+    name = check_name(name)
     builtin = {os.path.basename(p) for p in builtin_presets()}
     if file_name(name) in builtin:
         raise core_recipe.RecipeError(
@@ -90,7 +96,7 @@ def save(name, recipe):
 
 def remove(name):
     """Delete the user preset ``name`` (built-in presets cannot be removed)."""
-    path = os.path.join(user_dir(), file_name(name))
+    path = os.path.join(user_dir(), file_name(check_name(name)))
     if not os.path.isfile(path):
         raise core_recipe.RecipeError(f"user preset {name!r} not found (built-in presets cannot be removed)")
     os.remove(path)

@@ -1,11 +1,7 @@
-"""Arrays to Blender objects: the one bridge between core and bpy.
+"""Terrain: a core heightmap into Blender as a grid mesh per LOD, built or rebuilt in place.
 
-Used by the operators and by the headless batch entry alike, so the UI and
-``blender --background`` build the same thing. Meshes are written in bulk
-through the attribute API (``position``, ``.edge_verts``, ``.corner_vert``,
-``.corner_edge``) with precomputed edges, so Blender never has to derive the
-topology itself, and never with per-vertex Python loops.
-
+``Name`` (LOD0) or an empty ``Name`` with ``Name_LOD0 .. Name_LODn`` for
+Unity's LOD Group.  Used by the operators and by the headless run alike.
 Builds are generators that yield ``(done, total, label)`` between stages, so
 the UI can show progress and cancel; a build that fails or is closed removes
 everything it created, leaving the scene as it was.
@@ -17,91 +13,18 @@ import bpy
 import numpy as np
 from mathutils import Vector
 
-from ..core import mesh as core_mesh
-from ..core import recipe as core_recipe
-from ..core import terrain as core_terrain
-from ..core.steps import drive
-from .material import is_terrain_material, set_shading_properties, terrain_material
+from ...core import mesh as core_mesh
+from ...core import recipe as core_recipe
+from ...core import terrain as core_terrain
+from ...core.steps import drive
+from .materials import is_terrain_material, set_shading_properties, terrain_material
+from .mesh import descendants, free_base_name, mesh_topology, remove_objects, set_positions
+from .query import KIND_KEY, TERRAIN_KIND, is_terrain, terrain_root
 
-KIND_KEY = "worldseed_kind"
 RECIPE_KEY = "worldseed_recipe"
 
-
-# --------------------------------------------------------------------------- meshes
-
-def _set_attr(mesh, name, key, values):
-    mesh.attributes[name].data.foreach_set(key, values)
-
-
-def _resolve(value):
-    return value() if callable(value) else value
-
-
-def mesh_topology(name, n_vertices, topology, *, corner_uvs=None):
-    """A new mesh with ``n_vertices`` vertices (positions still zero) and the polygons,
-    edges and corner UVs of ``topology``; finish it with :func:`set_positions`.
-
-    ``topology`` and ``corner_uvs`` may also be functions returning them: they
-    are then made just before they are written and dropped just after, which
-    keeps the peak memory of huge grids down.
-    """
-    me = bpy.data.meshes.new(name)
-    try:
-        me.vertices.add(n_vertices)
-        topo = _resolve(topology)
-        me.edges.add(len(topo.edges))
-        _set_attr(me, ".edge_verts", "value", np.ascontiguousarray(topo.edges, np.int32).ravel())
-        me.loops.add(len(topo.corner_verts))
-        _set_attr(me, ".corner_vert", "value", np.ascontiguousarray(topo.corner_verts, np.int32))
-        _set_attr(me, ".corner_edge", "value", np.ascontiguousarray(topo.corner_edges, np.int32))
-        me.polygons.add(len(topo.loop_starts))
-        # loop_start has no raw-array path in Blender: it converts item by item, and Python ints from
-        # a memoryview convert twice as fast as numpy scalars (15 ms against 33 ms per million).
-        me.polygons.foreach_set("loop_start", memoryview(np.ascontiguousarray(topo.loop_starts, np.int32)))
-        del topo
-        if corner_uvs is not None:
-            uvs = np.ascontiguousarray(_resolve(corner_uvs), np.float32)
-            uv = me.attributes.new("UVMap", "FLOAT2", "CORNER")
-            uv.data.foreach_set("vector", uvs.ravel())
-            del uvs
-    except BaseException:
-        bpy.data.meshes.remove(me)
-        raise
-    return me
-
-
-def set_positions(me, positions, *, normals=None):
-    """Write (V, 3) float32 positions (and optional custom vertex normals) and finish the mesh."""
-    _set_attr(me, "position", "vector", np.ascontiguousarray(_resolve(positions), np.float32).ravel())
-    if normals is not None:
-        normals = np.ascontiguousarray(_resolve(normals), np.float32)
-        if bpy.app.version >= (4, 5, 0):  # free normals: a plain attribute, written in bulk
-            attr = me.attributes.new("custom_normal", "FLOAT_VECTOR", "POINT")
-            attr.data.foreach_set("vector", normals.ravel())
-        else:
-            me.update()
-            me.normals_split_custom_set_from_vertices(normals)
-    me.update()
-    return me
-
-
-def mesh_from_topology(name, positions, topology, *, corner_uvs=None, normals=None):
-    """A new mesh from (V, 3) float32 positions and a :class:`core.mesh.PolygonTopology`."""
-    me = mesh_topology(name, len(positions), topology, corner_uvs=corner_uvs)
-    try:
-        return set_positions(me, positions, normals=normals)
-    except BaseException:
-        bpy.data.meshes.remove(me)
-        raise
-
-
-def mesh_from_indexed(name, indexed, *, normals=False):
-    """A new triangle mesh from a :class:`core.mesh.IndexedMesh` (UVs included; its normals as
-    custom normals when ``normals``)."""
-    topology = core_mesh.triangle_topology(indexed.indices)
-    corner_uvs = indexed.uvs[topology.corner_verts]
-    return mesh_from_topology(name, indexed.vertices, topology, corner_uvs=corner_uvs,
-                              normals=indexed.normals if normals else None)
+__all__ = ["RECIPE_KEY", "terrain_steps", "build_terrain", "stored_recipe", "terrain_root", "is_terrain",
+           "terrain_positions", "grid_topology_and_uvs", "terrain_heights_of"]
 
 
 def grid_positions(heights_m, xs, ys):
@@ -120,7 +43,7 @@ CACHED_GRID_VERTICES = 1500 * 1500
 
 
 @functools.lru_cache(maxsize=4)
-def _cached_grid(side):
+def cached_grid(side):
     topology, uvs = core_mesh.grid_topology(side, side), core_mesh.grid_corner_uvs(side, side)
     for a in (topology.loop_starts, topology.corner_verts, topology.edges, topology.corner_edges, uvs):
         a.flags.writeable = False
@@ -131,7 +54,7 @@ def grid_topology_and_uvs(side):
     """Topology and corner UVs of a ``side x side`` grid: cached arrays for grids up to
     :data:`CACHED_GRID_VERTICES`, functions that make them on demand for larger ones."""
     if side * side <= CACHED_GRID_VERTICES:
-        return _cached_grid(side)
+        return cached_grid(side)
     return (lambda: core_mesh.grid_topology(side, side)), (lambda: core_mesh.grid_corner_uvs(side, side))
 
 
@@ -157,18 +80,12 @@ def set_terrain_positions(me, heights, *, stride=1):
 
 # --------------------------------------------------------------------------- objects
 
-def is_terrain(obj):
-    """True for the root object of a Worldseed terrain."""
-    return obj is not None and obj.get(KIND_KEY) == "terrain"
-
-
-def terrain_root(obj):
-    """The Worldseed terrain root of ``obj`` (itself, or its LOD parent), or None."""
-    while obj is not None:
-        if is_terrain(obj):
-            return obj
-        obj = obj.parent
-    return None
+def terrain_heights_of(root):
+    """(heights in metres (rows, cols), size in metres, sea level in metres) of a Worldseed terrain."""
+    recipe = stored_recipe(root)
+    heights = core_terrain.terrain_heights(recipe.terrain, seed=recipe.world.seed)
+    spec = recipe.terrain
+    return heights.metres, spec.size, spec.sea_level * spec.height
 
 
 def stored_recipe(obj):
@@ -176,38 +93,9 @@ def stored_recipe(obj):
     return core_recipe.loads(obj[RECIPE_KEY], source=f"object {obj.name!r}")
 
 
-def free_base_name(base, lods):
-    """``base`` or ``base.001`` ... such that the root and ``base_LOD0 .. base_LOD{lods-1}`` are unused."""
-    def free(name):
-        return all(bpy.data.objects.get(n) is None for n in [name] + [f"{name}_LOD{i}" for i in range(lods)])
-    if free(base):
-        return base
-    k = 1
-    while not free(f"{base}.{k:03d}"):
-        k += 1
-    return f"{base}.{k:03d}"
-
-
 def _tag(obj, recipe):
-    obj[KIND_KEY] = "terrain"
+    obj[KIND_KEY] = TERRAIN_KIND
     obj[RECIPE_KEY] = core_recipe.dumps(recipe)
-
-
-def _descendants(obj):
-    out = []
-    for child in obj.children:
-        out.append(child)
-        out.extend(_descendants(child))
-    return out
-
-
-def _remove_objects(objs):
-    meshes = {o.data for o in objs if o.type == "MESH"}
-    for o in objs:
-        bpy.data.objects.remove(o, do_unlink=True)
-    for me in meshes:
-        if me.users == 0:
-            bpy.data.meshes.remove(me)
 
 
 def _wait(future, poll=0.05):
@@ -268,7 +156,7 @@ def terrain_steps(recipe, *, collection, location=(0.0, 0.0, 0.0), replace=None,
         return root
     except BaseException:
         heights_future.cancel()
-        _remove_objects(created_objects)
+        remove_objects(created_objects)
         for me in created_meshes:
             if me.users == 0:
                 bpy.data.meshes.remove(me)
@@ -339,7 +227,7 @@ def _commit_terrain(recipe, meshes, *, collection, location, replace, created_ob
         collections = list(replace.users_collection)
         keep = _own_keys(replace)
         old_name = replace.name
-        _remove_objects([replace] + _descendants(replace))
+        remove_objects([replace] + descendants(replace))
         base = free_base_name(old_name, lods if lods > 1 else 0)
     else:
         base = free_base_name(recipe.world.name, lods if lods > 1 else 0)

@@ -1,0 +1,29 @@
+"""The Terrain panel's settings: the world name and seed and every terrain field, generated from core's table.
+
+The same definitions (:func:`operators.terrain.terrain_props`) make the Add
+Terrain operator's redo panel, so a range is written once, in
+``core.terrain.LIMITS``.
+"""
+import bpy
+
+from ...operators.terrain import terrain_props
+from .. import live
+
+
+class WorldseedTerrainSettings(bpy.types.PropertyGroup):
+    __annotations__ = {
+        **terrain_props(update=live.on_terrain_change),
+        "height_curve": bpy.props.PointerProperty(
+            type=bpy.types.NodeTree, name="Height Curve",
+            description="Node group holding the height curve widget"),
+        "auto_update": bpy.props.BoolProperty(
+            name="Auto Update", default=False,
+            description="Rebuild the active Worldseed terrain whenever a setting changes"),
+        "preset": bpy.props.StringProperty(name="Preset", default="", description="Last preset applied"),
+        "last_error": bpy.props.StringProperty(
+            name="Last Error", default="", options={"SKIP_SAVE"},
+            description="Why the last automatic update failed"),
+    }
+
+
+classes = (WorldseedTerrainSettings,)

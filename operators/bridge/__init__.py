@@ -1,0 +1,11 @@
+"""The bridge: core's arrays into Blender data in bulk, and Blender data out to files.
+
+One file per generator family (:mod:`.terrain`, :mod:`.trees`,
+:mod:`.scatter`) plus the shared pieces: :mod:`.mesh` (meshes through the
+attribute API), :mod:`.materials`, :mod:`.properties` (Blender properties
+generated from core's limits tables), :mod:`.export`, :mod:`.placements`,
+:mod:`.render`, :mod:`.presets`, :mod:`.curve`, :mod:`.world` (the one
+pipeline the sidebar and the headless run share) and :mod:`.query`
+(read-only look-ups the panels may use).  The bridge never imports the
+operators; the operators and the headless entry call it.
+"""

@@ -1,0 +1,120 @@
+"""Meshes into Blender in bulk, through the attribute API: the shared part of every family's bridge.
+
+Meshes are written with precomputed edges (``position``, ``.edge_verts``,
+``.corner_vert``, ``.corner_edge``), so Blender never has to derive the
+topology itself, and never with per-vertex Python loops.
+"""
+import bpy
+import numpy as np
+
+from ...core import mesh as core_mesh
+
+__all__ = ["mesh_topology", "set_positions", "mesh_from_topology", "mesh_from_indexed", "free_base_name",
+           "descendants", "remove_objects"]
+
+
+def _set_attr(mesh, name, key, values):
+    mesh.attributes[name].data.foreach_set(key, values)
+
+
+def _resolve(value):
+    return value() if callable(value) else value
+
+
+def mesh_topology(name, n_vertices, topology, *, corner_uvs=None):
+    """A new mesh with ``n_vertices`` vertices (positions still zero) and the polygons,
+    edges and corner UVs of ``topology``; finish it with :func:`set_positions`.
+
+    ``topology`` and ``corner_uvs`` may also be functions returning them: they
+    are then made just before they are written and dropped just after, which
+    keeps the peak memory of huge grids down.
+    """
+    me = bpy.data.meshes.new(name)
+    try:
+        me.vertices.add(n_vertices)
+        topo = _resolve(topology)
+        me.edges.add(len(topo.edges))
+        _set_attr(me, ".edge_verts", "value", np.ascontiguousarray(topo.edges, np.int32).ravel())
+        me.loops.add(len(topo.corner_verts))
+        _set_attr(me, ".corner_vert", "value", np.ascontiguousarray(topo.corner_verts, np.int32))
+        _set_attr(me, ".corner_edge", "value", np.ascontiguousarray(topo.corner_edges, np.int32))
+        me.polygons.add(len(topo.loop_starts))
+        # loop_start has no raw-array path in Blender: it converts item by item, and Python ints from
+        # a memoryview convert twice as fast as numpy scalars (15 ms against 33 ms per million).
+        me.polygons.foreach_set("loop_start", memoryview(np.ascontiguousarray(topo.loop_starts, np.int32)))
+        del topo
+        if corner_uvs is not None:
+            uvs = np.ascontiguousarray(_resolve(corner_uvs), np.float32)
+            uv = me.attributes.new("UVMap", "FLOAT2", "CORNER")
+            uv.data.foreach_set("vector", uvs.ravel())
+            del uvs
+    except BaseException:
+        bpy.data.meshes.remove(me)
+        raise
+    return me
+
+
+def set_positions(me, positions, *, normals=None):
+    """Write (V, 3) float32 positions (and optional custom vertex normals) and finish the mesh."""
+    _set_attr(me, "position", "vector", np.ascontiguousarray(_resolve(positions), np.float32).ravel())
+    if normals is not None:
+        normals = np.ascontiguousarray(_resolve(normals), np.float32)
+        if bpy.app.version >= (4, 5, 0):  # free normals: a plain attribute, written in bulk
+            attr = me.attributes.new("custom_normal", "FLOAT_VECTOR", "POINT")
+            attr.data.foreach_set("vector", normals.ravel())
+        else:
+            me.update()
+            me.normals_split_custom_set_from_vertices(normals)
+    me.update()
+    return me
+
+
+def mesh_from_topology(name, positions, topology, *, corner_uvs=None, normals=None):
+    """A new mesh from (V, 3) float32 positions and a :class:`core.mesh.PolygonTopology`."""
+    me = mesh_topology(name, len(positions), topology, corner_uvs=corner_uvs)
+    try:
+        return set_positions(me, positions, normals=normals)
+    except BaseException:
+        bpy.data.meshes.remove(me)
+        raise
+
+
+def mesh_from_indexed(name, indexed, *, normals=False):
+    """A new triangle mesh from a :class:`core.mesh.IndexedMesh` (UVs included; its normals as
+    custom normals when ``normals``)."""
+    topology = core_mesh.triangle_topology(indexed.indices)
+    corner_uvs = indexed.uvs[topology.corner_verts]
+    return mesh_from_topology(name, indexed.vertices, topology, corner_uvs=corner_uvs,
+                              normals=indexed.normals if normals else None)
+
+
+def free_base_name(base, lods):
+    """``base`` or ``base.001`` ... such that the root and ``base_LOD0 .. base_LOD{lods-1}`` are unused."""
+    def free(name):
+        return all(bpy.data.objects.get(n) is None for n in [name] + [f"{name}_LOD{i}" for i in range(lods)])
+    if free(base):
+        return base
+    k = 1
+    while not free(f"{base}.{k:03d}"):
+        k += 1
+    return f"{base}.{k:03d}"
+
+
+def descendants(obj):
+    """Every object below ``obj``, depth first."""
+    out = []
+    for child in obj.children:
+        out.append(child)
+        out.extend(descendants(child))
+    return out
+
+
+def remove_objects(objs):
+    """Remove objects and the meshes only they used (in one batch: ``bpy.data.batch_remove``)."""
+    objs = list(objs)
+    meshes = {o.data for o in objs if o.type == "MESH"}
+    if objs:
+        bpy.data.batch_remove(objs)  # one call: removing objects one at a time rescans the file each time
+    unused = [me for me in meshes if me.users == 0]
+    if unused:
+        bpy.data.batch_remove(unused)

@@ -1,0 +1,215 @@
+"""The one world pipeline: a recipe's sections built in order, and the files a world is exported as.
+
+The headless run (``addon/batch.py``) builds a whole recipe with
+:func:`build_world`; the sidebar builds one family at a time with its
+operators.  Both export with :func:`write_exports`: FBX and glTF for Unity,
+the placement file of the scattered props, the shaded-relief map, the
+16-bit RAW heightmap for Unity's Terrain with its import settings, and the
+preview render -- so every file the headless run writes, the sidebar can
+write too, with the same layout and limits.
+"""
+import json
+import os
+import sys
+from dataclasses import dataclass, field
+
+import bpy
+
+from ...core import preview as core_preview
+from ...core import recipe as core_recipe
+from ...core import terrain as core_terrain
+from ...core import unity as core_unity
+from ...core.steps import drive
+from . import export, placements, render
+from . import scatter as bridge_scatter
+from . import terrain as bridge_terrain
+from . import trees as bridge_trees
+from .query import is_scatter, is_terrain
+
+__all__ = ["World", "build_world", "BUILDERS", "write_exports", "export_paths", "PREVIEW_SIDE", "RELIEF_FILE",
+           "RENDER_FILE"]
+
+#: Pixels per side of the relief map for maps smaller than this.
+PREVIEW_SIDE = 513
+RELIEF_FILE = "relief.png"
+RENDER_FILE = "preview.png"
+
+
+@dataclass
+class World:
+    """What :func:`build_world` made: the terrain root, its heights, the tree roots and the scatters."""
+    terrain: object = None
+    heights: object = None
+    trees: list = field(default_factory=list)
+    scatters: list = field(default_factory=list)
+
+    @property
+    def roots(self):
+        """The top-level objects to export: the terrain (its scatters come with it) and the trees."""
+        return ([self.terrain] if self.terrain is not None else []) + list(self.trees)
+
+
+def _build_terrain(recipe, world, *, scene, progress):
+    if not recipe.terrain.enabled:
+        return
+    heights_out = []
+    world.terrain = drive(bridge_terrain.terrain_steps(recipe, collection=scene.collection, heights_out=heights_out),
+                          progress)
+    world.heights = heights_out[0]
+
+
+def _build_trees(recipe, world, *, scene, progress):
+    if not recipe.trees:
+        return
+    collection = bpy.data.collections.new("Trees")
+    scene.collection.children.link(collection)
+    clearance = recipe.terrain.size / 2 if recipe.terrain.enabled else 0.0
+    world.trees = bridge_trees.grow_forest(recipe.trees, collection=collection, clearance=clearance,
+                                           progress=progress)
+
+
+def _build_scatter(recipe, world, *, scene, progress):
+    if world.terrain is None or not recipe.scatter:
+        return
+    if progress is not None:
+        progress(0, 1, "scatter")
+    world.scatters.append(bridge_scatter.scatter_onto(
+        world.terrain, list(recipe.scatter), [("BUILTIN", None)] * len(recipe.scatter), seed=recipe.world.seed,
+        collection=scene.collection))
+    if progress is not None:
+        progress(1, 1, "scatter")
+
+
+#: How each buildable section of ``core.recipe.SECTIONS`` becomes Blender data, called in the registry's order.
+BUILDERS = {"terrain": _build_terrain, "trees": _build_trees, "scatter": _build_scatter}
+
+
+def build_world(recipe, *, scene, progress=None):
+    """Build every section of ``recipe`` into ``scene`` in the order of ``core.recipe.SECTIONS``."""
+    world = World()
+    for section in core_recipe.SECTIONS:
+        if section.build:
+            BUILDERS[section.key](recipe, world, scene=scene, progress=progress)
+    return world
+
+
+# --------------------------------------------------------------------------- files
+
+def _terrains(objects):
+    return [o for o in objects if is_terrain(o)]
+
+
+def _scatters(objects):
+    return [o for root in objects for o in [root, *root.children_recursive] if is_scatter(o)]
+
+
+def export_paths(spec, folder, name, *, terrains=1, scatters=True, trees=False, relief_file=RELIEF_FILE,
+                 render_file=RENDER_FILE):
+    """Every file :func:`write_exports` may write for ``spec`` (an :class:`core.recipe.ExportSpec`)
+    into ``folder`` with base name ``name`` (FBX/GLB per object are named after the objects)."""
+    paths = []
+    if not spec.per_object:
+        paths += [f"{name}.{fmt}" for fmt in ("fbx", "glb") if getattr(spec, fmt)]
+    if spec.preview and terrains:
+        paths.append(relief_file)
+    if spec.render and (terrains or trees):
+        paths.append(render_file)
+    if spec.placements and terrains and scatters:
+        paths.append(f"{name}_placements.json")
+    if spec.heightmap_raw and terrains:
+        stems = [name] if terrains == 1 else [f"{name}_{i}" for i in range(terrains)]
+        paths += [p for s in stems for p in (f"{s}_heightmap.raw", f"{s}_heightmap.json")]
+    return [os.path.join(folder, p) for p in paths]
+
+
+def _relief(heights, spec, path):
+    values, cell = heights.values, heights.cell_size
+    n = values.shape[0]
+    if n < PREVIEW_SIDE:  # small maps are resampled so the picture is worth looking at
+        values, cell = core_unity.resample_square(values, side=PREVIEW_SIDE), cell * (n - 1) / (PREVIEW_SIDE - 1)
+    image = core_preview.shaded_relief(values, cell_size=cell, height=heights.height, sea_level=spec.sea_level,
+                                       palette=spec.palette)
+    core_unity.write_bytes_atomic(path, core_preview.png_bytes(image))
+    return path
+
+
+def write_unity_heightmap(heights, spec, folder, name, *, blender_centre=(0.0, 0.0, 0.0)):
+    """A 16-bit RAW heightmap for Unity's Terrain plus a JSON of its import settings.
+
+    The heights are turned to match the exported FBX in Unity (see
+    ``core.unity``), so a Terrain placed at ``terrain_position`` lines up
+    with the mesh.  ``spec`` is the terrain's :class:`core.terrain.TerrainSpec`.
+    """
+    n = heights.values.shape[0]
+    sides = [s for s in core_unity.UNITY_HEIGHTMAP_RESOLUTIONS if s >= n] or [max(core_unity.UNITY_HEIGHTMAP_RESOLUTIONS)]
+    side = sides[0]
+    values = heights.values if side == n else core_unity.resample_square(heights.values, side=side)
+    raw_path = os.path.join(folder, f"{name}_heightmap.raw")
+    core_unity.write_bytes_atomic(raw_path, core_unity.heightmap_raw16(core_unity.unity_heights(values),
+                                                                       byte_order="little"))
+    settings = {
+        "file": os.path.basename(raw_path),
+        "depth": "Bit16",
+        "byte_order": "Windows",
+        "width": side,
+        "height": side,
+        "flip_vertically": False,
+        "terrain_size_m": {"width": spec.size, "height": spec.height, "length": spec.size},
+        "terrain_position": core_unity.unity_terrain_position(spec.size, blender_centre=blender_centre).tolist(),
+        "resampled_from": None if side == n else n,
+        "note": "Terrain Settings > Import Raw with these values; put the Terrain at terrain_position "
+                "(world space) and it lines up with the FBX mesh.",
+    }
+    json_path = os.path.join(folder, f"{name}_heightmap.json")
+    core_unity.write_bytes_atomic(json_path, (json.dumps(settings, indent=2) + "\n").encode())
+    return [raw_path, json_path]
+
+
+def _heights_of(root, known):
+    if known is not None and root.name in known:
+        return known[root.name]
+    recipe = bridge_terrain.stored_recipe(root)
+    return core_terrain.terrain_heights(recipe.terrain, seed=recipe.world.seed)
+
+
+def write_exports(objects, folder, name, spec, *, scene=None, heights=None, relief_file=RELIEF_FILE,
+                  render_file=RENDER_FILE):
+    """Write ``objects`` (with their children) as the files ``spec`` asks for; returns the paths written.
+
+    ``spec`` is an :class:`core.recipe.ExportSpec`: FBX / glTF binary (one
+    file ``<name>.fbx``, or one per top-level object), the placement file of
+    the scatters among the objects (``<name>_placements.json``), for the
+    terrains among them the relief map and the Unity RAW heightmap
+    (``<name>_heightmap.raw`` + ``.json``), and a preview render.
+    ``heights`` maps terrain names to heights already computed.  A render
+    that cannot run (no OpenGL) is a warning; the other files are written.
+    """
+    objects = list(objects)
+    terrains = _terrains(objects)
+    written = []
+    formats = tuple(f for f in ("fbx", "glb") if getattr(spec, f))
+    if formats:
+        written += export.export_unity(objects, os.path.join(folder, f"{name}.fbx"), formats=formats,
+                                       per_object=spec.per_object)
+    scatters = _scatters(objects)
+    if spec.placements and scatters:
+        written.append(placements.write_placement_file(scatters, os.path.join(folder, f"{name}_placements.json")))
+    for i, root in enumerate(terrains):
+        terrain_spec = bridge_terrain.stored_recipe(root).terrain
+        if spec.preview and i == 0:
+            written.append(_relief(_heights_of(root, heights), terrain_spec, os.path.join(folder, relief_file)))
+        if spec.heightmap_raw:
+            stem = name if len(terrains) == 1 else f"{name}_{i}"
+            written += write_unity_heightmap(_heights_of(root, heights), terrain_spec, folder, stem,
+                                             blender_centre=tuple(root.matrix_world.translation))
+    if spec.render and objects:
+        scene = scene or bpy.context.scene
+        path = os.path.join(folder, render_file)
+        try:
+            if terrains:
+                written.append(render.render_preview(scene, terrains[0], path))
+            else:
+                written.append(render.render_trees(scene, objects, path))
+        except render.RenderError as err:  # a machine without OpenGL still gets every other file
+            print(f"worldseed: warning: {err}", file=sys.stderr)
+    return written

@@ -1,0 +1,80 @@
+"""What every family's operators share: selecting the result, a fresh seed, builds with progress and Esc."""
+import os
+
+from ..core.errors import ParameterError
+
+__all__ = ["select_only", "new_seed", "ModalBuild", "modal_vertices", "MODAL_VERTICES"]
+
+#: Builds with more vertices than this run modally, with progress and Esc to cancel
+#: (the add-on preferences can change it).
+MODAL_VERTICES = 600_000
+
+
+def select_only(context, obj):
+    """Make ``obj`` the only selected object and the active one (nothing when ``obj`` is None)."""
+    for o in context.view_layer.objects:
+        if o.select_get():
+            o.select_set(False)
+    if obj is None:
+        return
+    obj.select_set(True)
+    context.view_layer.objects.active = obj
+
+
+def new_seed():
+    """A fresh random seed (from the operating system, not from any global random state)."""
+    return int.from_bytes(os.urandom(4), "little") & 0x7FFFFFFF
+
+
+def modal_vertices(context):
+    """The preferences' threshold above which builds show progress (or :data:`MODAL_VERTICES`)."""
+    addon = context.preferences.addons.get(__package__.rpartition(".")[0])
+    return addon.preferences.modal_vertices if addon is not None and addon.preferences else MODAL_VERTICES
+
+
+class ModalBuild:
+    """Run a build generator on a timer with progress; Esc cancels and removes what was made."""
+
+    def start_modal(self, context, steps, label, *, handler=True):
+        """Start feeding ``steps`` from timer events; ``handler=False`` leaves the events to the
+        caller (the tests, since background Blender delivers none)."""
+        self._steps = steps
+        self._label = label
+        wm = context.window_manager
+        self._timer = wm.event_timer_add(0.001, window=context.window)
+        wm.progress_begin(0, 1000)
+        if handler:
+            wm.modal_handler_add(self)
+        context.workspace.status_text_set(f"Worldseed: {label}... (Esc to cancel)")
+        return {"RUNNING_MODAL"}
+
+    def end_modal(self, context):
+        wm = context.window_manager
+        wm.event_timer_remove(self._timer)
+        wm.progress_end()
+        context.workspace.status_text_set(None)
+
+    def modal(self, context, event):
+        if event.type in {"ESC", "RIGHTMOUSE"} and event.value == "PRESS":
+            self._steps.close()
+            self.end_modal(context)
+            self.report({"WARNING"}, f"Worldseed: {self._label} cancelled")
+            return {"CANCELLED"}
+        if event.type != "TIMER":
+            return {"RUNNING_MODAL"}
+        try:
+            done, total, stage = next(self._steps)
+        except StopIteration as stop:
+            self.end_modal(context)
+            self.finished(context, stop.value)
+            return {"FINISHED"}
+        except ParameterError as err:
+            self.end_modal(context)
+            self.report({"ERROR"}, str(err))
+            return {"CANCELLED"}
+        except BaseException:
+            self.end_modal(context)
+            raise
+        context.window_manager.progress_update(int(1000 * done / max(total, 1)))
+        context.workspace.status_text_set(f"Worldseed: {self._label}: {stage} ({done}/{total}) (Esc to cancel)")
+        return {"RUNNING_MODAL"}
