@@ -76,7 +76,7 @@ def make_fields(seed):
 RIDGE_GAIN = 2.0
 
 
-class _Plan:
+class WarpPlan:
     """Octave list of one field: frequency, offset, orientation, amplitude."""
 
     def __init__(self, field, basis, kind, scale, octaves, persistence, lacunarity, near=False):
@@ -169,7 +169,7 @@ class _Plan:
         """Evaluate at 1-D float64 x, y into 1-D float32 ``out``, chunk by chunk."""
         def work(s, e, ws):
             self.points(x[s:e], y[s:e], out[s:e], ws)
-        _parallel(len(out), POINT_CHUNK, work, threads)
+        run_parallel(len(out), POINT_CHUNK, work, threads)
         return out
 
     # -- regular grid -----------------------------------------------------------
@@ -195,7 +195,7 @@ class _Plan:
         def work(r0, r1, ws):
             x, y = grid_coords(xs, ys[r0:r1], ws)
             self.points(x, y, out[r0:r1].reshape(-1), ws)
-        _parallel(rows, step, work, threads, size=step * cols)
+        run_parallel(rows, step, work, threads, size=step * cols)
         return out
 
     def _perlin_block(self, xs, ys, out, threads):
@@ -273,11 +273,11 @@ class _Plan:
                 if not linear:
                     self.shape_into(n, amp, acc, weight)
             self.finish(acc)
-        _parallel(rows, step, work, threads, size=step * cols)
+        run_parallel(rows, step, work, threads, size=step * cols)
         return out
 
 
-def _parallel(total, step, work, threads=True, size=None):
+def run_parallel(total, step, work, threads=True, size=None):
     """Run ``work(start, stop, ws)`` over [0, total) in chunks of ``step``.
 
     Chunks are dealt round-robin to up to ``_THREADS`` threads, each with its own
@@ -308,7 +308,7 @@ def grid_coords(xs, ys, ws):
     return x, y
 
 
-def _warp_into(plan, x, y, wx, wy, reach, out, ws):
+def warp_into(plan, x, y, wx, wy, reach, out, ws):
     """Move (x, y) (in place) by reach * (wx, wy), float64, and evaluate ``plan`` there."""
     d = ws.coords[2][:len(x)]
     np.multiply(wx, reach, out=d, dtype=np.float64)
@@ -318,6 +318,6 @@ def _warp_into(plan, x, y, wx, wy, reach, out, ws):
     plan.points(x, y, out, ws)
 
 
-def _warp_plans(fields, basis, scale, octaves, persistence, lacunarity, near):
+def warp_plans(fields, basis, scale, octaves, persistence, lacunarity, near):
     k = min(octaves, WARP_OCTAVES)
-    return [_Plan(fd, basis, "fbm", scale, k, persistence, lacunarity, near) for fd in fields[1:]]
+    return [WarpPlan(fd, basis, "fbm", scale, k, persistence, lacunarity, near) for fd in fields[1:]]

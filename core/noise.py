@@ -20,7 +20,7 @@ import numpy as np
 
 from . import _perlin, _simplex
 from ._fractal import (POINT_CHUNK, MAX_OCTAVES, REACH, RIDGE_GAIN, WARP_OCTAVES, OctaveField, make_fields, grid_coords,
-                       _parallel, _Plan, _warp_into, _warp_plans)
+                       run_parallel, WarpPlan, warp_into, warp_plans)
 from ._checks import (MAX_CELLS, ParameterError, check_array, check_choice, check_float,
                       check_int, check_pair, check_shape, make_rng)
 
@@ -158,13 +158,13 @@ def fbm(shape, *, scale=64.0, octaves=6, persistence=0.5, lacunarity=2.0, seed=0
     ox, oy = check_pair(offset, name="offset", bounds=OFFSET)
     near = _check_reach(max(abs(ox), abs(oy)) + max(rows, cols), scale, octaves, lacunarity, warp, "offset")
     fields = make_fields(seed)
-    plan = _Plan(fields[0], basis, kind, scale, octaves, persistence, lacunarity, near)
+    plan = WarpPlan(fields[0], basis, kind, scale, octaves, persistence, lacunarity, near)
     xs = np.arange(cols, dtype=np.float64) + ox
     ys = np.arange(rows, dtype=np.float64) + oy
     out = np.empty((rows, cols), np.float32)
     if warp == 0.0:
         return plan.grid(xs, ys, out)
-    warps = _warp_plans(fields, basis, scale, octaves, persistence, lacunarity, near)
+    warps = warp_plans(fields, basis, scale, octaves, persistence, lacunarity, near)
     step = max(1, POINT_CHUNK // cols)
 
     def work(r0, r1, ws):
@@ -172,8 +172,8 @@ def fbm(shape, *, scale=64.0, octaves=6, persistence=0.5, lacunarity=2.0, seed=0
         wx = warps[0].grid(xs, ys[r0:r1], ws.warp[0][:m].reshape(r1 - r0, cols), threads=False)
         wy = warps[1].grid(xs, ys[r0:r1], ws.warp[1][:m].reshape(r1 - r0, cols), threads=False)
         x, y = grid_coords(xs, ys[r0:r1], ws)
-        _warp_into(plan, x, y, wx.reshape(-1), wy.reshape(-1), warp * scale, out[r0:r1].reshape(-1), ws)
-    _parallel(rows, step, work, size=step * cols)
+        warp_into(plan, x, y, wx.reshape(-1), wy.reshape(-1), warp * scale, out[r0:r1].reshape(-1), ws)
+    run_parallel(rows, step, work, size=step * cols)
     return out
 
 
@@ -213,11 +213,11 @@ def fbm_at(x, y, *, scale=64.0, octaves=6, persistence=0.5, lacunarity=2.0, seed
     x = np.ascontiguousarray(x, dtype=np.float64).ravel()
     y = np.ascontiguousarray(y, dtype=np.float64).ravel()
     fields = make_fields(seed)
-    plan = _Plan(fields[0], basis, kind, scale, octaves, persistence, lacunarity, near)
+    plan = WarpPlan(fields[0], basis, kind, scale, octaves, persistence, lacunarity, near)
     out = np.empty(x.size, np.float32)
     if warp == 0.0:
         return plan.eval_points(x, y, out).reshape(shape)
-    warps = _warp_plans(fields, basis, scale, octaves, persistence, lacunarity, near)
+    warps = warp_plans(fields, basis, scale, octaves, persistence, lacunarity, near)
 
     def work(s, e, ws):
         m = e - s
@@ -226,8 +226,8 @@ def fbm_at(x, y, *, scale=64.0, octaves=6, persistence=0.5, lacunarity=2.0, seed
         xw, yw = ws.coords[0][:m], ws.coords[1][:m]
         np.copyto(xw, x[s:e])
         np.copyto(yw, y[s:e])
-        _warp_into(plan, xw, yw, wx, wy, warp * scale, out[s:e], ws)
-    _parallel(x.size, POINT_CHUNK, work)
+        warp_into(plan, xw, yw, wx, wy, warp * scale, out[s:e], ws)
+    run_parallel(x.size, POINT_CHUNK, work)
     return out.reshape(shape)
 
 
