@@ -8,18 +8,19 @@ a family's panel sits in the sidebar where its section stands in a recipe.
 import bpy
 
 from .. import operators, panels
-from ..core import recipe as core_recipe
+from ..core.recipe import SECTION_KEYS
+from ..operators.common import family_modules
 from . import live, preferences, properties
 
-#: Families with a place in the sidebar, in the order of the recipe registry.
-FAMILIES = tuple(s.key for s in core_recipe.SECTIONS if s.key in panels.FAMILIES)
+#: Panel files per family (``panels/<section>.py``), in the order of the recipe registry.
+PANELS = family_modules(panels.__name__, SECTION_KEYS)
 
 
 def _ordered_panels():
     """Panel classes with ``bl_order`` set from the recipe registry (sub-panels follow their parents)."""
     out = []
-    for order, key in enumerate(FAMILIES):
-        for cls in panels.FAMILIES[key].classes:
+    for order, module in enumerate(PANELS.values()):
+        for cls in module.classes:
             if issubclass(cls, bpy.types.Panel) and not getattr(cls, "bl_parent_id", ""):
                 cls.bl_order = order
             out.append(cls)

@@ -190,8 +190,7 @@ def build_world(recipe, out_dir, *, name="world", progress=None):
         raise ExportError(f"output folder {out_dir!r} is not writable")
     scene = _fresh_scene()
     built = world.build_world(recipe, scene=scene, progress=progress)
-    heights = {built.terrain.name: built.heights} if built.terrain is not None else None
-    written = world.write_exports(built.roots, out_dir, name, recipe.export, scene=scene, heights=heights)
+    written = world.write_exports(built.roots, out_dir, name, recipe.export, scene=scene, heights=built.heights)
     written.append(_save_blend(os.path.join(out_dir, f"{name}.blend")))
     return written
 

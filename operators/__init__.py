@@ -1,11 +1,14 @@
-"""Blender operators, one file per family: thin, they gather settings, call the bridge and report.
+"""Blender operators, one file per family (``operators/<section>.py``): thin, they gather settings, call
+the bridge and report.
 
-The glue that turns core's arrays into Blender data lives in :mod:`.bridge`,
-which never imports the operators.
+The files are found by the names of the recipe sections (``core.recipe.SECTIONS``), in that order.
+The glue that turns core's arrays into Blender data lives in :mod:`.bridge`, which never imports the
+operators.
 """
-from . import export, scatter, terrain, trees
+from ..core.recipe import SECTION_KEYS
+from .common import family_modules
 
-#: Operator classes per family, in the order of ``core.recipe.SECTIONS`` (export last).
-FAMILIES = {"terrain": terrain, "trees": trees, "scatter": scatter, "export": export}
+#: Operator files per family, in the order of the recipe registry (export last).
+FAMILIES = family_modules(__name__, SECTION_KEYS)
 
 classes = tuple(cls for module in FAMILIES.values() for cls in module.classes)

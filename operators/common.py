@@ -1,9 +1,11 @@
 """What every family's operators share: selecting the result, a fresh seed, builds with progress and Esc."""
+import importlib
+import importlib.util
 import os
 
 from ..core.errors import ParameterError
 
-__all__ = ["select_only", "new_seed", "ModalBuild", "modal_vertices", "MODAL_VERTICES"]
+__all__ = ["select_only", "new_seed", "ModalBuild", "modal_vertices", "MODAL_VERTICES", "family_modules"]
 
 #: Builds with more vertices than this run modally, with progress and Esc to cancel
 #: (the add-on preferences can change it).
@@ -78,3 +80,17 @@ class ModalBuild:
         context.window_manager.progress_update(int(1000 * done / max(total, 1)))
         context.workspace.status_text_set(f"Worldseed: {self._label}: {stage} ({done}/{total}) (Esc to cancel)")
         return {"RUNNING_MODAL"}
+
+
+def family_modules(package, keys):
+    """``{key: module}`` for every ``<package>.<key>`` module that exists, in the order of ``keys``.
+
+    The registration and the world build find a family's files by its recipe section's name
+    (``core.recipe.SECTIONS``), so a new family is new files and one line in that registry.
+    """
+    found = {}
+    for key in keys:
+        name = f"{package}.{key}"
+        if importlib.util.find_spec(name) is not None:
+            found[key] = importlib.import_module(name)
+    return found

@@ -9,4 +9,5 @@ class WorldseedExportSettings(bpy.types.PropertyGroup):
     __annotations__ = props_from_limits(core_recipe.EXPORT_LIMITS, core_recipe.ExportSpec())
 
 
+SETTINGS = WorldseedExportSettings
 classes = (WorldseedExportSettings,)

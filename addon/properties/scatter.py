@@ -54,4 +54,5 @@ class WorldseedScatterSettings(bpy.types.PropertyGroup):
                                          description="Why the last automatic re-scatter failed")
 
 
+SETTINGS = WorldseedScatterSettings
 classes = (WorldseedScatterLayer, WorldseedScatterSettings)

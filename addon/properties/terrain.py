@@ -26,4 +26,5 @@ class WorldseedTerrainSettings(bpy.types.PropertyGroup):
     }
 
 
+SETTINGS = WorldseedTerrainSettings
 classes = (WorldseedTerrainSettings,)

@@ -44,4 +44,5 @@ class WorldseedTreeSettings(bpy.types.PropertyGroup):
         return self.rules_text.as_string() if self.rules_text is not None else self.rules
 
 
+SETTINGS = WorldseedTreeSettings
 classes = (WorldseedTreeSettings,)

@@ -317,3 +317,15 @@ def scatter_onto(root, specs, sources, *, seed, collection, replace=None):
 def stored_layers(obj):
     """The :class:`core.scatter.LayerSpec` list a scatter was made from."""
     return [core_scatter.loads_layer(t, source=f"object {obj.name!r}") for t in obj.get(LAYERS_KEY, [])]
+
+
+def build_section(recipe, world, *, scene, progress=None):
+    """``[[scatter]]`` of a world build (see :mod:`.world`): the layers on the terrain built before them."""
+    if world.terrain is None or not recipe.scatter:
+        return
+    if progress is not None:
+        progress(0, 1, "scatter")
+    world.scatters.append(scatter_onto(world.terrain, list(recipe.scatter), [("BUILTIN", None)] * len(recipe.scatter),
+                                       seed=recipe.world.seed, collection=scene.collection))
+    if progress is not None:
+        progress(1, 1, "scatter")

@@ -267,3 +267,13 @@ def _commit_terrain(recipe, meshes, *, collection, location, replace, created_ob
 def build_terrain(recipe, *, collection, location=(0.0, 0.0, 0.0), replace=None, progress=None):
     """Build (or rebuild in place) a terrain from a recipe and return its root object."""
     return drive(terrain_steps(recipe, collection=collection, location=location, replace=replace), progress)
+
+
+def build_section(recipe, world, *, scene, progress=None):
+    """``[terrain]`` of a world build (see :mod:`.world`): the terrain, its heights kept for later sections."""
+    if not recipe.terrain.enabled:
+        return
+    heights_out = []
+    world.terrain = drive(terrain_steps(recipe, collection=scene.collection, heights_out=heights_out), progress)
+    world.heights[world.terrain.name] = heights_out[0]
+    world.roots.append(world.terrain)

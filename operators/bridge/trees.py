@@ -142,6 +142,17 @@ def grow_forest(specs, *, collection, origin=(0.0, 0.0, 0.0), seed=None, clearan
     return roots
 
 
+def build_section(recipe, world, *, scene, progress=None):
+    """``[[trees]]`` of a world build (see :mod:`.world`): a forest in a "Trees" collection, in front of the
+    terrain when there is one."""
+    if not recipe.trees:
+        return
+    collection = bpy.data.collections.new("Trees")
+    scene.collection.children.link(collection)
+    clearance = recipe.terrain.size / 2 if recipe.terrain.enabled else 0.0
+    world.roots += grow_forest(recipe.trees, collection=collection, clearance=clearance, progress=progress)
+
+
 def stored_spec(obj):
     """The :class:`core.tree.TreeSpec` a tree root was grown from."""
     return core_trees.loads_spec(obj[SPEC_KEY], source=f"object {obj.name!r}")

@@ -8,6 +8,7 @@ the placement file of the scattered props, the shaded-relief map, the
 preview render -- so every file the headless run writes, the sidebar can
 write too, with the same layout and limits.
 """
+import importlib
 import json
 import os
 import sys
@@ -19,14 +20,11 @@ from ...core import preview as core_preview
 from ...core import recipe as core_recipe
 from ...core import terrain as core_terrain
 from ...core import unity as core_unity
-from ...core.steps import drive
 from . import export, placements, render
-from . import scatter as bridge_scatter
 from . import terrain as bridge_terrain
-from . import trees as bridge_trees
 from .query import is_scatter, is_terrain
 
-__all__ = ["World", "build_world", "BUILDERS", "write_exports", "export_paths", "PREVIEW_SIDE", "RELIEF_FILE",
+__all__ = ["World", "build_world", "builder", "write_exports", "export_paths", "PREVIEW_SIDE", "RELIEF_FILE",
            "RENDER_FILE"]
 
 #: Pixels per side of the relief map for maps smaller than this.
@@ -37,59 +35,30 @@ RENDER_FILE = "preview.png"
 
 @dataclass
 class World:
-    """What :func:`build_world` made: the terrain root, its heights, the tree roots and the scatters."""
+    """What :func:`build_world` made: the top-level objects to export, in build order, and what later
+    sections need of earlier ones (the terrain root and its heights, for the scatter)."""
+    roots: list = field(default_factory=list)
     terrain: object = None
-    heights: object = None
-    trees: list = field(default_factory=list)
+    heights: dict = field(default_factory=dict)
     scatters: list = field(default_factory=list)
 
-    @property
-    def roots(self):
-        """The top-level objects to export: the terrain (its scatters come with it) and the trees."""
-        return ([self.terrain] if self.terrain is not None else []) + list(self.trees)
 
-
-def _build_terrain(recipe, world, *, scene, progress):
-    if not recipe.terrain.enabled:
-        return
-    heights_out = []
-    world.terrain = drive(bridge_terrain.terrain_steps(recipe, collection=scene.collection, heights_out=heights_out),
-                          progress)
-    world.heights = heights_out[0]
-
-
-def _build_trees(recipe, world, *, scene, progress):
-    if not recipe.trees:
-        return
-    collection = bpy.data.collections.new("Trees")
-    scene.collection.children.link(collection)
-    clearance = recipe.terrain.size / 2 if recipe.terrain.enabled else 0.0
-    world.trees = bridge_trees.grow_forest(recipe.trees, collection=collection, clearance=clearance,
-                                           progress=progress)
-
-
-def _build_scatter(recipe, world, *, scene, progress):
-    if world.terrain is None or not recipe.scatter:
-        return
-    if progress is not None:
-        progress(0, 1, "scatter")
-    world.scatters.append(bridge_scatter.scatter_onto(
-        world.terrain, list(recipe.scatter), [("BUILTIN", None)] * len(recipe.scatter), seed=recipe.world.seed,
-        collection=scene.collection))
-    if progress is not None:
-        progress(1, 1, "scatter")
-
-
-#: How each buildable section of ``core.recipe.SECTIONS`` becomes Blender data, called in the registry's order.
-BUILDERS = {"terrain": _build_terrain, "trees": _build_trees, "scatter": _build_scatter}
+def builder(key):
+    """The function that builds section ``key``: ``build_section`` of the bridge file of that name."""
+    return importlib.import_module(f"{__package__}.{key}").build_section
 
 
 def build_world(recipe, *, scene, progress=None):
-    """Build every section of ``recipe`` into ``scene`` in the order of ``core.recipe.SECTIONS``."""
+    """Build every section of ``recipe`` into ``scene`` in the order of ``core.recipe.SECTIONS``.
+
+    Each buildable section ``key`` is built by ``operators/bridge/<key>.py``'s
+    ``build_section(recipe, world, scene=..., progress=...)``, which adds what
+    it made to the :class:`World`.
+    """
     world = World()
     for section in core_recipe.SECTIONS:
         if section.build:
-            BUILDERS[section.key](recipe, world, scene=scene, progress=progress)
+            builder(section.key)(recipe, world, scene=scene, progress=progress)
     return world
 
 
@@ -166,7 +135,7 @@ def write_unity_heightmap(heights, spec, folder, name, *, blender_centre=(0.0, 0
 
 
 def _heights_of(root, known):
-    if known is not None and root.name in known:
+    if known and root.name in known:
         return known[root.name]
     recipe = bridge_terrain.stored_recipe(root)
     return core_terrain.terrain_heights(recipe.terrain, seed=recipe.world.seed)

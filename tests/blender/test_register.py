@@ -70,3 +70,16 @@ def test_every_setting_is_generated_from_its_family_limits_table(addon):
                 assert [i.identifier for i in prop.enum_items] == list(limit.bounds)
             checked += 1
     assert checked >= 60  # terrain, trees, scatter layers and export all took part
+
+
+def test_the_recipe_registry_drives_registration_and_the_sidebar_order(addon):
+    """Families are found by their recipe section's name: one pointer each under scene.worldseed, and the
+    sidebar's top-level panels in the order of core.recipe.SECTIONS."""
+    from worldseed.core import recipe
+    settings = bpy.context.scene.worldseed
+    assert [k for k in recipe.SECTION_KEYS if k in settings.bl_rna.properties] == ["terrain", "trees", "scatter",
+                                                                                      "export"]
+    panels = [cls for cls in addon.all_classes() if issubclass(cls, bpy.types.Panel) and not getattr(
+        cls, "bl_parent_id", "")]
+    ordered = [p.bl_label for p in sorted(panels, key=lambda p: p.bl_order)]
+    assert ordered == ["Terrain", "Trees", "Scatter", "Export"]
