@@ -4,9 +4,13 @@ VENV   := .venv
 VPY    := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-$(shell cksum requirements.txt | cut -d' ' -f1)
 BENCH_STAMP := $(VENV)/.bench-$(shell cksum requirements-bench.txt | cut -d' ' -f1)
+# core alone (no bpy) on the newest numpy 2.x; .venv has bpy's numpy 1.26.
+CORE_VENV  := .venv-numpy2
+CPY        := $(CORE_VENV)/bin/python
+CORE_STAMP := $(CORE_VENV)/.installed-$(shell cksum requirements-core.txt | cut -d' ' -f1)
 VERSION := $(shell sed -n 's/^version *= *"\(.*\)"/\1/p' blender_manifest.toml)
 
-.PHONY: demo test build bench clean venv
+.PHONY: demo test test-bpy test-numpy2 build bench clean venv
 
 venv: $(STAMP)
 
@@ -19,8 +23,22 @@ $(STAMP): requirements.txt
 demo: $(STAMP)
 	$(VPY) worldseed_run.py --out out/demo
 
-test: $(STAMP)
-	$(VPY) -m pytest tests -q
+$(CORE_STAMP): requirements-core.txt
+	test -x $(CPY) || $(PYTHON) -m venv $(CORE_VENV)
+	$(CPY) -m pip install --disable-pip-version-check -q -r requirements-core.txt
+	rm -f $(CORE_VENV)/.installed-*
+	touch $@
+
+# Both runs, one after the other; either failing fails `make test`.
+test: test-bpy test-numpy2
+
+# Every test plus core's doctests, in real Blender's Python module (numpy 1.26).
+test-bpy: $(STAMP)
+	$(VPY) -m pytest tests core --doctest-modules -q
+
+# core's tests and doctests again on numpy 2.x, without bpy.
+test-numpy2: $(CORE_STAMP)
+	$(CPY) -m pytest tests/core core --doctest-modules -q
 
 build: $(STAMP)
 	$(VPY) tools/build_extension.py --out dist

@@ -7,7 +7,13 @@ Both names get the package module without running the root ``__init__``
 (which registers with Blender), so core and its doctests never import bpy;
 Blender tests import ``worldseed.addon``, and the extension-install test runs
 the real root ``__init__`` from the built zip.
+
+A checkout folder that is no Python name (``worldseed-main``, ``ws.2``) is no
+package to pytest: it imports the root ``__init__.py`` as the module
+``__init__`` (given the same bare package) and core's modules as ``core.*``
+(``core`` is made a real package, so their relative imports work).
 """
+
 import importlib.util
 import pathlib
 import sys
@@ -16,11 +22,25 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
 def _bare_package(name):
-    if name in sys.modules or not name.isidentifier():
+    if name in sys.modules:
         return
     spec = importlib.util.spec_from_file_location(name, ROOT / "__init__.py", submodule_search_locations=[str(ROOT)])
     sys.modules[name] = importlib.util.module_from_spec(spec)
 
 
+def _top_level_core():
+    if "core" in sys.modules:
+        return
+    spec = importlib.util.spec_from_file_location(
+        "core", ROOT / "core" / "__init__.py", submodule_search_locations=[str(ROOT / "core")]
+    )
+    sys.modules["core"] = module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+
+
 _bare_package("worldseed")
-_bare_package(ROOT.name)
+if ROOT.name.isidentifier():
+    _bare_package(ROOT.name)
+else:
+    _bare_package("__init__")
+    _top_level_core()
