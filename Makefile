@@ -10,7 +10,7 @@ CPY        := $(CORE_VENV)/bin/python
 CORE_STAMP := $(CORE_VENV)/.installed-$(shell cksum requirements-core.txt | cut -d' ' -f1)
 VERSION := $(shell sed -n 's/^version *= *"\(.*\)"/\1/p' blender_manifest.toml)
 
-.PHONY: demo test test-bpy test-numpy2 build bench clean venv
+.PHONY: demo test test-bpy test-numpy2 lint build bench clean venv
 
 venv: $(STAMP)
 
@@ -39,6 +39,10 @@ test-bpy: $(STAMP)
 # core's tests and doctests again on numpy 2.x, without bpy.
 test-numpy2: $(CORE_STAMP)
 	$(CPY) -m pytest tests/core core --doctest-modules -q
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
 
 build: $(STAMP)
 	$(VPY) tools/build_extension.py --out dist
