@@ -7,6 +7,7 @@ and runs before any work or allocation, e.g.::
 
 They raise :class:`core.errors.ParameterError` (the one public error type).
 """
+
 from __future__ import annotations
 
 import math
@@ -52,8 +53,12 @@ def check_int(value, *, name, bounds=(None, None)):
     lo_s, hi_s = _fmt_bounds(bounds, integer=True)
     allowed = f"an integer in [{lo_s}, {hi_s}]"
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        if isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)) \
-                and math.isfinite(float(value)) and float(value).is_integer():
+        if (
+            isinstance(value, numbers.Real)
+            and not isinstance(value, (bool, np.bool_))
+            and math.isfinite(float(value))
+            and float(value).is_integer()
+        ):
             value = int(value)
         else:
             raise ParameterError(f"{name} must be {allowed}, got {short(value)}")
@@ -107,8 +112,7 @@ def check_pair(value, *, name, bounds=(None, None)):
         a, b = value
     except (TypeError, ValueError):
         raise ParameterError(f"{name} must be a pair of numbers, got {short(value)}") from None
-    return (check_float(a, name=f"{name}[0]", bounds=bounds),
-            check_float(b, name=f"{name}[1]", bounds=bounds))
+    return (check_float(a, name=f"{name}[0]", bounds=bounds), check_float(b, name=f"{name}[1]", bounds=bounds))
 
 
 def check_shape(shape, *, name="shape", min_side=1, max_side=None, max_cells=MAX_CELLS):
@@ -128,7 +132,8 @@ def check_shape(shape, *, name="shape", min_side=1, max_side=None, max_cells=MAX
     if rows * cols > max_cells:
         raise ParameterError(
             f"{name} {rows} x {cols} has {rows * cols:,} cells, more than the {max_cells:,} allowed "
-            "(it would exhaust memory)")
+            "(it would exhaust memory)"
+        )
     return rows, cols
 
 

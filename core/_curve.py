@@ -2,6 +2,7 @@
 
 Public through :mod:`.heightmap` (``curve_remap``, ``CURVE_POINTS``).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -16,11 +17,9 @@ def _curve_points(points):
     pts = check_array(points, name="points", ndim=2, shape=(None, 2))
     n = pts.shape[0]
     if not CURVE_POINTS[0] <= n <= CURVE_POINTS[1]:
-        raise ParameterError(
-            f"points must hold between {CURVE_POINTS[0]} and {CURVE_POINTS[1]} (x, y) pairs, got {n}")
+        raise ParameterError(f"points must hold between {CURVE_POINTS[0]} and {CURVE_POINTS[1]} (x, y) pairs, got {n}")
     if pts.min() < 0 or pts.max() > 1:
-        raise ParameterError(f"points must have x and y in [0, 1], got values in "
-                             f"[{pts.min():g}, {pts.max():g}]")
+        raise ParameterError(f"points must have x and y in [0, 1], got values in [{pts.min():g}, {pts.max():g}]")
     pts = pts[np.argsort(pts[:, 0], kind="stable")].astype(np.float64)
     if not (np.diff(pts[:, 0]) > 0).all():
         raise ParameterError(f"points must have distinct x values, got x = {pts[:, 0].tolist()}")
@@ -39,11 +38,11 @@ def _pchip_slopes(x, y):
     w1 = 2 * hk[1:] + hk[:-1]
     w2 = hk[1:] + 2 * hk[:-1]
     same = (delta[:-1] * delta[1:]) > 0
-    with np.errstate(all="ignore"):                # tiny secants may overflow to inf -> 0
+    with np.errstate(all="ignore"):  # tiny secants may overflow to inf -> 0
         harmonic = (w1 + w2) / (w1 / delta[:-1] + w2 / delta[1:])
     m[1:-1] = np.where(same, harmonic, 0.0)
 
-    def edge(h0, h1, d0, d1):                     # one-sided three-point estimate, kept shape-preserving
+    def edge(h0, h1, d0, d1):  # one-sided three-point estimate, kept shape-preserving
         d = ((2 * h0 + h1) * d0 - h0 * d1) / (h0 + h1)
         if np.sign(d) != np.sign(d0):
             return 0.0
@@ -102,10 +101,10 @@ def curve_remap(h, *, points):
     hk = np.diff(x)
     delta = np.diff(y) / hk
     c2 = (3 * delta - 2 * m[:-1] - m[1:]) / hk
-    c3 = (m[:-1] + m[1:] - 2 * delta) / hk ** 2
+    c3 = (m[:-1] + m[1:] - 2 * delta) / hk**2
     f32 = np.float32
     xs = np.clip(arr, float(x[0]), float(x[-1])).astype(np.float32, copy=False)
-    i = np.searchsorted(x[1:-1].astype(np.float32), xs, side="right")   # interval index 0..K-2
+    i = np.searchsorted(x[1:-1].astype(np.float32), xs, side="right")  # interval index 0..K-2
     s = xs - x[:-1].astype(f32)[i]
     out = c3.astype(f32)[i]
     out *= s

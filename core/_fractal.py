@@ -7,6 +7,7 @@ arbitrary points (cache-sized chunks through the ``_perlin``/``_simplex``
 kernels), in chunks spread over a few threads. Every chunk does the same
 operations whichever thread runs it, so the bytes never depend on threading.
 """
+
 from __future__ import annotations
 
 import functools
@@ -21,16 +22,15 @@ from ._checks import make_rng
 #: Octaves of the two warp fields (fewer if ``octaves`` is smaller).
 WARP_OCTAVES = 3
 MAX_OCTAVES = 16
-POINT_CHUNK = 1 << 17          # points per chunk in the point kernels (measured best with 2 threads)
-_GRID_CHUNK = 1 << 17     # cells per row chunk in the grid kernel (measured best with 2 threads)
-_TABLE_BUDGET = 1 << 23   # float32 elements of Perlin column tables alive at once (32 MB)
-_BAND_CELLS = 1 << 14     # below this many cells per band, gather rows instead of looping bands
+POINT_CHUNK = 1 << 17  # points per chunk in the point kernels (measured best with 2 threads)
+_GRID_CHUNK = 1 << 17  # cells per row chunk in the grid kernel (measured best with 2 threads)
+_TABLE_BUDGET = 1 << 23  # float32 elements of Perlin column tables alive at once (32 MB)
+_BAND_CELLS = 1 << 14  # below this many cells per band, gather rows instead of looping bands
 # Chunks are independent and numpy releases the GIL, so they run on a few threads;
 # every chunk does the same operations whichever thread runs it (same bytes).
 _THREADS = max(1, min(4, os.cpu_count() or 1))
 # Largest |noise coordinate| before floor() -> int64 could overflow (with margin).
-REACH = float(2 ** 62)
-
+REACH = float(2**62)
 
 
 class OctaveField:
@@ -41,7 +41,7 @@ class OctaveField:
     """
 
     def __init__(self, rng):
-        self.perm = rng.permutation(_perlin.PERIOD).astype(np.int64)   # int32 on some platforms
+        self.perm = rng.permutation(_perlin.PERIOD).astype(np.int64)  # int32 on some platforms
         # real-valued per-octave offsets (no lattice lines up with another octave's)
         self.offsets = rng.random((MAX_OCTAVES, 2)) * _perlin.PERIOD
         # per-octave dihedral orientation: bit 2 swaps the axes, bits 0/1 flip them
@@ -69,7 +69,7 @@ def _cached_tables(perm_bytes, orientation):
 
 def make_fields(seed):
     rng = make_rng(seed)
-    return OctaveField(rng), OctaveField(rng), OctaveField(rng)      # main, warp x, warp y
+    return OctaveField(rng), OctaveField(rng), OctaveField(rng)  # main, warp x, warp y
 
 
 #: Musgrave's gain: how strongly a ridged octave's signal feeds the next octave's weight.
@@ -81,13 +81,13 @@ class WarpPlan:
 
     def __init__(self, field, basis, kind, scale, octaves, persistence, lacunarity, near=False):
         self.field, self.basis, self.kind = field, basis, kind
-        self.near = near          # noise coordinates below _perlin.MAGIC_REACH
+        self.near = near  # noise coordinates below _perlin.MAGIC_REACH
         self.octaves = []
         total = 0.0
         for o in range(octaves):
-            amp = persistence ** o
+            amp = persistence**o
             total += amp
-            f = lacunarity ** o / scale
+            f = lacunarity**o / scale
             orient = int(field.orientations[o])
             swap, sx, sy = orient & 4, (-1.0 if orient & 1 else 1.0), (-1.0 if orient & 2 else 1.0)
             ox, oy = (float(v) for v in field.offsets[o])
@@ -96,7 +96,7 @@ class WarpPlan:
                 eff = (sy * oy, sx * ox) if swap else (sx * ox, sy * oy)
                 gx, gy = field.perlin_tables(orient)
                 w = np.float32(self.octave_weight(amp))
-                if w != 1:        # the weight is folded into the gradients (exact: g in {0, +-1})
+                if w != 1:  # the weight is folded into the gradients (exact: g in {0, +-1})
                     gx, gy = gx * w, gy * w
                 self.octaves.append((f, eff[0], eff[1], gx, gy, amp))
             else:
@@ -120,12 +120,12 @@ class WarpPlan:
         np.abs(n, out=n)
         if self.kind == "ridged":
             np.subtract(np.float32(1), n, out=n)
-            n *= n                                    # (1 - |n|)^2 in [0, 1]
+            n *= n  # (1 - |n|)^2 in [0, 1]
             n *= weight
             np.multiply(n, np.float32(RIDGE_GAIN), out=weight)
             np.clip(weight, np.float32(0), np.float32(1), out=weight)
         n *= np.float32(2)
-        n -= np.float32(1)                            # -> [-1, 1]
+        n -= np.float32(1)  # -> [-1, 1]
         n *= np.float32(amp)
         acc += n
 
@@ -156,7 +156,7 @@ class WarpPlan:
             if not linear:
                 n.fill(0)
             if self.basis == "perlin":
-                f, ox, oy, gx, gy, _ = octave      # weight already in gx, gy
+                f, ox, oy, gx, gy, _ = octave  # weight already in gx, gy
                 _perlin.point_octave(x, y, f, ox, oy, gx, gy, 1.0, n, ws, near=self.near)
             else:
                 f, sx, sy, swap, ox, oy, gx, gy, _ = octave
@@ -167,8 +167,10 @@ class WarpPlan:
 
     def eval_points(self, x, y, out, threads=True):
         """Evaluate at 1-D float64 x, y into 1-D float32 ``out``, chunk by chunk."""
+
         def work(s, e, ws):
             self.points(x[s:e], y[s:e], out[s:e], ws)
+
         run_parallel(len(out), POINT_CHUNK, work, threads)
         return out
 
@@ -180,12 +182,12 @@ class WarpPlan:
         rows, cols = out.shape
         # Perlin tables: at most 256 distinct lattice rows (the lattice wraps)
         table_rows = []
-        for f, ox, oy, *_ in self.octaves:
+        for f, _ox, oy, *_ in self.octaves:
             ly = np.floor(np.multiply(ys[[0, -1]], f) + oy)
             table_rows.append(int(min(_perlin.PERIOD, ly[1] - ly[0] + 2)))
         block = int(max(64, min(cols, _TABLE_BUDGET // (2 * sum(table_rows)))))
         for c0 in range(0, cols, block):
-            self._perlin_block(xs[c0:c0 + block], ys, out[:, c0:c0 + block], threads)
+            self._perlin_block(xs[c0 : c0 + block], ys, out[:, c0 : c0 + block], threads)
         return out
 
     def _grid_by_points(self, xs, ys, out, threads):
@@ -195,13 +197,14 @@ class WarpPlan:
         def work(r0, r1, ws):
             x, y = grid_coords(xs, ys[r0:r1], ws)
             self.points(x, y, out[r0:r1].reshape(-1), ws)
+
         run_parallel(rows, step, work, threads, size=step * cols)
         return out
 
     def _perlin_block(self, xs, ys, out, threads):
         rows, cols = out.shape
         prepared = []
-        for f, ox, oy, gx, gy, amp in self.octaves:          # weight already in gx, gy
+        for f, ox, oy, gx, gy, amp in self.octaves:  # weight already in gx, gy
             ix, u = _perlin.lattice(xs, f, ox)
             alp, bet, gam, fu = _perlin.factors(u)
             ny = np.multiply(ys, f)
@@ -243,29 +246,29 @@ class WarpPlan:
         linear = self.kind == "fbm"
 
         def work(r0, r1, ws):
-            buf = ws.flt[0][:step * cols].reshape(step, cols)
+            buf = ws.flt[0][: step * cols].reshape(step, cols)
             acc = out[r0:r1]
             acc[...] = 0
-            n = acc if linear else ws.octave[:(r1 - r0) * cols].reshape(r1 - r0, cols)
-            weight = ws.ridge[:(r1 - r0) * cols].reshape(r1 - r0, cols) if self.kind == "ridged" else None
+            n = acc if linear else ws.octave[: (r1 - r0) * cols].reshape(r1 - r0, cols)
+            weight = ws.ridge[: (r1 - r0) * cols].reshape(r1 - r0, cols) if self.kind == "ridged" else None
             if weight is not None:
                 weight.fill(1)
             for p_tab, q_tab, (r1_, r2_, r3_, r4_), trow, trow1, bounds, banded, amp in prepared:
                 if not linear:
                     n[...] = 0
                 terms = ((p_tab, r1_, trow), (q_tab, r2_, trow), (p_tab, r3_, trow1), (q_tab, r4_, trow1))
-                if banded:        # tall bands: four outer products per band
+                if banded:  # tall bands: four outer products per band
                     b = int(np.searchsorted(bounds, r0, side="right")) - 1
                     while bounds[b] < r1:
                         a, z = max(bounds[b], r0), min(bounds[b + 1], r1)
-                        seg = n[a - r0:z - r0]
-                        tmp = buf[:z - a]
+                        seg = n[a - r0 : z - r0]
+                        tmp = buf[: z - a]
                         for tab, rf, tr in terms:
                             np.multiply(rf[a:z, None], tab[tr[a]], out=tmp)
                             seg += tmp
                         b += 1
-                else:             # thin bands: gather each row's table row, then multiply
-                    g = buf[:r1 - r0]
+                else:  # thin bands: gather each row's table row, then multiply
+                    g = buf[: r1 - r0]
                     for tab, rf, tr in terms:
                         np.take(tab, tr[r0:r1], axis=0, out=g)
                         g *= rf[r0:r1, None]
@@ -273,6 +276,7 @@ class WarpPlan:
                 if not linear:
                     self.shape_into(n, amp, acc, weight)
             self.finish(acc)
+
         run_parallel(rows, step, work, threads, size=step * cols)
         return out
 
@@ -291,6 +295,7 @@ def run_parallel(total, step, work, threads=True, size=None):
         ws = _perlin.Workspace(size)
         for s in starts[w::n_threads]:
             work(s, min(total, s + step), ws)
+
     if n_threads <= 1:
         worker(0)
         return
@@ -310,7 +315,7 @@ def grid_coords(xs, ys, ws):
 
 def warp_into(plan, x, y, wx, wy, reach, out, ws):
     """Move (x, y) (in place) by reach * (wx, wy), float64, and evaluate ``plan`` there."""
-    d = ws.coords[2][:len(x)]
+    d = ws.coords[2][: len(x)]
     np.multiply(wx, reach, out=d, dtype=np.float64)
     x += d
     np.multiply(wy, reach, out=d, dtype=np.float64)

@@ -3,6 +3,7 @@
 Vertex ``v = row * cols + col``; rows run along +Y, columns along +X, and faces
 are counter-clockwise seen from +Z. Public through :mod:`.mesh`.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -13,6 +14,8 @@ from ._checks import MAX_CELLS, ParameterError, check_int
 UINT16_MAX_VERTICES = 65_535
 #: Vertices per side of a heightmap grid.
 GRID_SIDE = (2, 8193)
+
+
 def index_dtype(n_vertices):
     """Index dtype for a mesh of ``n_vertices``: uint16 up to 65,535 vertices, else uint32.
 
@@ -39,8 +42,10 @@ def check_grid_size(rows, cols):
     rows = check_int(rows, name="rows", bounds=GRID_SIDE)
     cols = check_int(cols, name="cols", bounds=GRID_SIDE)
     if rows * cols > MAX_CELLS:
-        raise ParameterError(f"rows x cols = {rows} x {cols} has {rows * cols:,} vertices, "
-                             f"more than the {MAX_CELLS:,} allowed (it would exhaust memory)")
+        raise ParameterError(
+            f"rows x cols = {rows} x {cols} has {rows * cols:,} vertices, "
+            f"more than the {MAX_CELLS:,} allowed (it would exhaust memory)"
+        )
     return rows, cols
 
 

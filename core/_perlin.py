@@ -31,16 +31,16 @@ only, so a whole band is four outer products. Both kernels evaluate exactly
 this sequence of float32 operations, so the grid and point paths agree bit
 for bit.
 """
+
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["GRAD_X", "GRAD_Y", "REFERENCE_PERMUTATION", "fade", "hash_table",
-           "gradient_tables", "perlin2", "PERIOD"]
+__all__ = ["GRAD_X", "GRAD_Y", "REFERENCE_PERMUTATION", "fade", "hash_table", "gradient_tables", "perlin2", "PERIOD"]
 
 #: The lattice (and the whole single-octave field) repeats every PERIOD cells.
 PERIOD = 256
-_W = PERIOD + 1          # padded table width
+_W = PERIOD + 1  # padded table width
 
 
 def _reference_gradients():
@@ -61,20 +61,267 @@ def _reference_gradients():
 GRAD_X, GRAD_Y = _reference_gradients()
 
 #: Ken Perlin's reference permutation (used by the tests and as a hook).
-REFERENCE_PERMUTATION = np.array([
-    151, 160, 137, 91, 90, 15, 131, 13, 201, 95, 96, 53, 194, 233, 7, 225, 140, 36, 103, 30, 69, 142,
-    8, 99, 37, 240, 21, 10, 23, 190, 6, 148, 247, 120, 234, 75, 0, 26, 197, 62, 94, 252, 219, 203, 117,
-    35, 11, 32, 57, 177, 33, 88, 237, 149, 56, 87, 174, 20, 125, 136, 171, 168, 68, 175, 74, 165, 71,
-    134, 139, 48, 27, 166, 77, 146, 158, 231, 83, 111, 229, 122, 60, 211, 133, 230, 220, 105, 92, 41,
-    55, 46, 245, 40, 244, 102, 143, 54, 65, 25, 63, 161, 1, 216, 80, 73, 209, 76, 132, 187, 208, 89,
-    18, 169, 200, 196, 135, 130, 116, 188, 159, 86, 164, 100, 109, 198, 173, 186, 3, 64, 52, 217, 226,
-    250, 124, 123, 5, 202, 38, 147, 118, 126, 255, 82, 85, 212, 207, 206, 59, 227, 47, 16, 58, 17, 182,
-    189, 28, 42, 223, 183, 170, 213, 119, 248, 152, 2, 44, 154, 163, 70, 221, 153, 101, 155, 167, 43,
-    172, 9, 129, 22, 39, 253, 19, 98, 108, 110, 79, 113, 224, 232, 178, 185, 112, 104, 218, 246, 97,
-    228, 251, 34, 242, 193, 238, 210, 144, 12, 191, 179, 162, 241, 81, 51, 145, 235, 249, 14, 239,
-    107, 49, 192, 214, 31, 181, 199, 106, 157, 184, 84, 204, 176, 115, 121, 50, 45, 127, 4, 150, 254,
-    138, 236, 205, 93, 222, 114, 67, 29, 24, 72, 243, 141, 128, 195, 78, 66, 215, 61, 156, 180],
-    dtype=np.int64)
+REFERENCE_PERMUTATION = np.array(
+    [
+        151,
+        160,
+        137,
+        91,
+        90,
+        15,
+        131,
+        13,
+        201,
+        95,
+        96,
+        53,
+        194,
+        233,
+        7,
+        225,
+        140,
+        36,
+        103,
+        30,
+        69,
+        142,
+        8,
+        99,
+        37,
+        240,
+        21,
+        10,
+        23,
+        190,
+        6,
+        148,
+        247,
+        120,
+        234,
+        75,
+        0,
+        26,
+        197,
+        62,
+        94,
+        252,
+        219,
+        203,
+        117,
+        35,
+        11,
+        32,
+        57,
+        177,
+        33,
+        88,
+        237,
+        149,
+        56,
+        87,
+        174,
+        20,
+        125,
+        136,
+        171,
+        168,
+        68,
+        175,
+        74,
+        165,
+        71,
+        134,
+        139,
+        48,
+        27,
+        166,
+        77,
+        146,
+        158,
+        231,
+        83,
+        111,
+        229,
+        122,
+        60,
+        211,
+        133,
+        230,
+        220,
+        105,
+        92,
+        41,
+        55,
+        46,
+        245,
+        40,
+        244,
+        102,
+        143,
+        54,
+        65,
+        25,
+        63,
+        161,
+        1,
+        216,
+        80,
+        73,
+        209,
+        76,
+        132,
+        187,
+        208,
+        89,
+        18,
+        169,
+        200,
+        196,
+        135,
+        130,
+        116,
+        188,
+        159,
+        86,
+        164,
+        100,
+        109,
+        198,
+        173,
+        186,
+        3,
+        64,
+        52,
+        217,
+        226,
+        250,
+        124,
+        123,
+        5,
+        202,
+        38,
+        147,
+        118,
+        126,
+        255,
+        82,
+        85,
+        212,
+        207,
+        206,
+        59,
+        227,
+        47,
+        16,
+        58,
+        17,
+        182,
+        189,
+        28,
+        42,
+        223,
+        183,
+        170,
+        213,
+        119,
+        248,
+        152,
+        2,
+        44,
+        154,
+        163,
+        70,
+        221,
+        153,
+        101,
+        155,
+        167,
+        43,
+        172,
+        9,
+        129,
+        22,
+        39,
+        253,
+        19,
+        98,
+        108,
+        110,
+        79,
+        113,
+        224,
+        232,
+        178,
+        185,
+        112,
+        104,
+        218,
+        246,
+        97,
+        228,
+        251,
+        34,
+        242,
+        193,
+        238,
+        210,
+        144,
+        12,
+        191,
+        179,
+        162,
+        241,
+        81,
+        51,
+        145,
+        235,
+        249,
+        14,
+        239,
+        107,
+        49,
+        192,
+        214,
+        31,
+        181,
+        199,
+        106,
+        157,
+        184,
+        84,
+        204,
+        176,
+        115,
+        121,
+        50,
+        45,
+        127,
+        4,
+        150,
+        254,
+        138,
+        236,
+        205,
+        93,
+        222,
+        114,
+        67,
+        29,
+        24,
+        72,
+        243,
+        141,
+        128,
+        195,
+        78,
+        66,
+        215,
+        61,
+        156,
+        180,
+    ],
+    dtype=np.int64,
+)
 
 
 def fade(t, out=None, tmp=None):
@@ -114,13 +361,13 @@ def gradient_tables(perm, orientation=0):
     """
     swap, sx, sy = orientation & 4, (-1 if orientation & 1 else 1), (-1 if orientation & 2 else 1)
     ky, kx = np.meshgrid(np.arange(_W), np.arange(_W), indexing="ij")
-    if swap:                                   # M k = (sx * ky, sy * kx)
+    if swap:  # M k = (sx * ky, sy * kx)
         mx, my = (sx * ky) % PERIOD, (sy * kx) % PERIOD
-    else:                                      # M k = (sx * kx, sy * ky)
+    else:  # M k = (sx * kx, sy * ky)
         mx, my = (sx * kx) % PERIOD, (sy * ky) % PERIOD
     h = hash_table(perm)[my, mx] & 15
     gx, gy = GRAD_X[h], GRAD_Y[h]
-    if swap:                                   # M^T g = (sy * g.y, sx * g.x)
+    if swap:  # M^T g = (sy * g.y, sx * g.x)
         gx, gy = np.float32(sy) * gy, np.float32(sx) * gx
     else:
         gx, gy = np.float32(sx) * gx, np.float32(sy) * gy
@@ -132,9 +379,9 @@ def gradient_tables(perm, orientation=0):
 
 #: x + _MAGIC (exact for integer x, |x| < 2**51) holds x in the low mantissa bits,
 #: so ``(x + _MAGIC).view(int64) & 255`` is ``x mod 256`` without a float -> int cast.
-_MAGIC = 6755399441055744.0            # 1.5 * 2**52
+_MAGIC = 6755399441055744.0  # 1.5 * 2**52
 #: Noise coordinates below this (in magnitude) may use the _MAGIC index; beyond, fmod first.
-MAGIC_REACH = 2.0 ** 50
+MAGIC_REACH = 2.0**50
 _PAGE = 4096
 
 
@@ -156,11 +403,12 @@ def _placed(shape, dtype, pos, row_pos=0):
     nbytes = stride * (shape[0] - 1) + row_bytes if len(shape) == 2 else row_bytes
     raw = np.empty(nbytes + _PAGE + dtype.itemsize, np.uint8)
     start = (pos - raw.ctypes.data) % _PAGE
-    flat = raw[start:start + nbytes]
+    flat = raw[start : start + nbytes]
     if len(shape) == 1:
         return flat.view(dtype)
-    return np.lib.stride_tricks.as_strided(flat.view(dtype), shape=shape,
-                                           strides=(stride, dtype.itemsize), writeable=True)
+    return np.lib.stride_tricks.as_strided(
+        flat.view(dtype), shape=shape, strides=(stride, dtype.itemsize), writeable=True
+    )
 
 
 class Workspace:
@@ -175,9 +423,31 @@ class Workspace:
     """
 
     # page offsets (bytes) of the Perlin point kernel's buffers; 2-D float rows 2112 apart
-    _POS = dict(nb=1408, flx=1664, fly=1920, u=0, v=2048, au=128, bu=256, cu=384, du=512,
-                av=2176, bv=2304, cv=2432, dv=2560, t=640, s=896, acc=1152, octave=2816,
-                coords0=3072, coords1=3200, coords2=3328, warp0=3456, warp1=3584, ridge=3712)
+    _POS = dict(
+        nb=1408,
+        flx=1664,
+        fly=1920,
+        u=0,
+        v=2048,
+        au=128,
+        bu=256,
+        cu=384,
+        du=512,
+        av=2176,
+        bv=2304,
+        cv=2432,
+        dv=2560,
+        t=640,
+        s=896,
+        acc=1152,
+        octave=2816,
+        coords0=3072,
+        coords1=3200,
+        coords2=3328,
+        warp0=3456,
+        warp1=3584,
+        ridge=3712,
+    )
     _ROW, _ROW64 = 2112, 1024
 
     def __init__(self, size, dtype=np.float32):
@@ -199,7 +469,7 @@ class Workspace:
 
     def _list(self, name, count, dtype, first):
         b = self._bufs.get(name)
-        if b is None:       # staggered 320 bytes apart (distinct mod 4096)
+        if b is None:  # staggered 320 bytes apart (distinct mod 4096)
             b = [_placed(self.size, dtype, (64 * (first + 5 * i)) % _PAGE) for i in range(count)]
             self._bufs[name] = b
         return b
@@ -252,8 +522,10 @@ class Workspace:
         v = self._bufs.get(("perlin", n))
         if v is None:
             g = self._get
-            v = tuple([g(k, dtype=np.float64)[:n] for k in ("nb", "flx", "fly")]
-                      + [g(k)[:n] for k in ("u", "v", "au", "bu", "cu", "du", "av", "bv", "cv", "dv", "t", "s")])
+            v = tuple(
+                [g(k, dtype=np.float64)[:n] for k in ("nb", "flx", "fly")]
+                + [g(k)[:n] for k in ("u", "v", "au", "bu", "cu", "du", "av", "bv", "cv", "dv", "t", "s")]
+            )
             if n == self.size:
                 self._bufs[("perlin", n)] = v
         return v
@@ -261,6 +533,7 @@ class Workspace:
 
 # ---------------------------------------------------------------------------
 # kernels (shared by the grid and the point paths so their rounding is identical)
+
 
 def lattice(coord, f, off, dtype=np.float32, out=None, f64=None):
     """Noise coordinate ``coord * f + off`` split into (cell index & 255, fraction).
@@ -270,14 +543,13 @@ def lattice(coord, f, off, dtype=np.float32, out=None, f64=None):
     ``out`` = (index, fraction) and ``f64`` = two float64 buffers avoid allocations.
     """
     n, fl = f64 if f64 is not None else (np.empty(coord.shape), np.empty(coord.shape))
-    idx, frac = out if out is not None else (np.empty(coord.shape, np.intp),
-                                             np.empty(coord.shape, dtype))
+    idx, frac = out if out is not None else (np.empty(coord.shape, np.intp), np.empty(coord.shape, dtype))
     np.multiply(coord, f, out=n)
     n += off
     np.floor(n, out=fl)
     n -= fl
     np.copyto(frac, n, casting="same_kind")
-    np.copyto(idx, fl, casting="unsafe")      # |fl| < 2**62, checked by the caller
+    np.copyto(idx, fl, casting="unsafe")  # |fl| < 2**62, checked by the caller
     idx &= PERIOD - 1
     return idx, frac
 
@@ -329,11 +601,11 @@ def point_octave(x, y, f, ox, oy, gx, gy, amp, acc, ws=None, near=None):
         if check:
             near = max(-float(fl.min(initial=0.0)), float(fl.max(initial=0.0))) < MAGIC_REACH
         if not near:
-            np.fmod(fl, PERIOD, out=fl)     # exact, so the sum below stays exact
+            np.fmod(fl, PERIOD, out=fl)  # exact, so the sum below stays exact
         fl += _MAGIC
         idx &= PERIOD - 1
     k *= _W
-    k += kx                                 # k = 257 Y + X: corner (X, Y) in the padded table
+    k += kx  # k = 257 Y + X: corner (X, Y) in the padded table
     factors(u, out=(au, bu, cu, du))
     factors(v, out=(av, bv, cv, dv))
     # row Y: P0 then Q0, row Y+1: P1 then Q1, each added to acc as R * factor.

@@ -3,6 +3,7 @@
 Public through :mod:`.scatter`.  The convention is Blender's (``mathutils.Quaternion``):
 right-handed, ``q v q*`` rotates ``v``, and ``multiply(a, b)`` applies ``b`` first.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -12,10 +13,15 @@ def multiply(a, b):
     """Hamilton products ``a b`` of (N, 4) arrays (``b`` is applied first)."""
     aw, ax, ay, az = a.T
     bw, bx, by, bz = b.T
-    return np.stack([aw * bw - ax * bx - ay * by - az * bz,
-                     aw * bx + ax * bw + ay * bz - az * by,
-                     aw * by - ax * bz + ay * bw + az * bx,
-                     aw * bz + ax * by - ay * bx + az * bw], axis=1)
+    return np.stack(
+        [
+            aw * bw - ax * bx - ay * by - az * bz,
+            aw * bx + ax * bw + ay * bz - az * by,
+            aw * by - ax * bz + ay * bw + az * bx,
+            aw * bz + ax * by - ay * bx + az * bw,
+        ],
+        axis=1,
+    )
 
 
 def rotate(q, v):
@@ -37,11 +43,11 @@ def tilt_towards(normals, fraction, max_tilt):
     ``max_tilt`` radians, about the horizontal axis ``Z x n`` (the shortest arc, so no twist
     about the vertical)."""
     nz = np.clip(normals[:, 2], -1.0, 1.0)
-    full = np.arccos(nz)                              # angle between +Z and n
+    full = np.arccos(nz)  # angle between +Z and n
     angle = np.minimum(fraction * full, max_tilt)
     axis = np.stack([-normals[:, 1], normals[:, 0], np.zeros(len(normals))], axis=1)
     length = np.linalg.norm(axis, axis=1)
-    flat = length < 1e-15                             # n is vertical: no tilt
+    flat = length < 1e-15  # n is vertical: no tilt
     axis[flat] = (1.0, 0.0, 0.0)
     length[flat] = 1.0
     angle = np.where(flat, 0.0, angle)

@@ -11,6 +11,7 @@ patent has expired anyway).
 Only IEEE-exact elementwise operations are used; the gradient components are
 literal constants (no sin/cos at run time or import time).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -19,22 +20,32 @@ from ._perlin import PERIOD, Workspace, hash_table
 
 __all__ = ["F2", "G2", "NORMALISE", "gradient_tables", "point_octave"]
 
-F2 = 0.5 * (3.0 ** 0.5 - 1.0)          # skew   (x, y) -> (x + s, y + s),  s = (x + y) F2
-G2 = (3.0 - 3.0 ** 0.5) / 6.0          # unskew (i, j) -> (i - t, j - t),  t = (i + j) G2
+F2 = 0.5 * (3.0**0.5 - 1.0)  # skew   (x, y) -> (x + s, y + s),  s = (x + y) F2
+G2 = (3.0 - 3.0**0.5) / 6.0  # unskew (i, j) -> (i - t, j - t),  t = (i + j) G2
 #: Scales the kernel sum into [-1, 1]: 1 / max over the cell of sum a^4 max_g(g . d)
 #: for this gradient set (the same constant FastNoiseLite uses for OpenSimplex2).
 NORMALISE = 99.83685446303647
 _W = PERIOD + 1
 
 # cos of 7.5, 22.5, 37.5, 52.5, 67.5, 82.5 degrees (the sines are the same list reversed)
-_C = (0.9914448613738104, 0.9238795325112867, 0.7933533402912352,
-      0.6087614290087207, 0.3826834323650898, 0.1305261922200516)
+_C = (
+    0.9914448613738104,
+    0.9238795325112867,
+    0.7933533402912352,
+    0.6087614290087207,
+    0.3826834323650898,
+    0.1305261922200516,
+)
 
 
 def _gradients():
-    first = [(_C[k], _C[5 - k]) for k in range(6)]                  # quadrant 1, 7.5 .. 82.5 deg
-    quads = [(c, s) for c, s in first] + [(-s, c) for c, s in first] \
-        + [(-c, -s) for c, s in first] + [(s, -c) for c, s in first]
+    first = [(_C[k], _C[5 - k]) for k in range(6)]  # quadrant 1, 7.5 .. 82.5 deg
+    quads = (
+        [(c, s) for c, s in first]
+        + [(-s, c) for c, s in first]
+        + [(-c, -s) for c, s in first]
+        + [(s, -c) for c, s in first]
+    )
     g = np.array(quads, dtype=np.float64)
     return g[:, 0], g[:, 1]
 
@@ -44,8 +55,8 @@ GRAD_X, GRAD_Y = _gradients()
 
 def gradient_tables(perm):
     """Flat padded tables (gx, gy), float32, of the gradient at lattice (i, j) -> [j, i]."""
-    h = hash_table(perm)                    # 0..255
-    k = (h * 3) >> 5                        # 0..23, near-uniform
+    h = hash_table(perm)  # 0..255
+    k = (h * 3) >> 5  # 0..23, near-uniform
     return (GRAD_X[k].astype(np.float32).ravel(), GRAD_Y[k].astype(np.float32).ravel())
 
 
@@ -58,7 +69,7 @@ def _corner(dx, dy, gx, gy, k, a, t, t2):
     np.maximum(a, np.float32(0), out=a)
     a *= a
     a *= a
-    np.take(gx, k, out=t, mode="wrap")        # indices are in range; "wrap" is the fast take
+    np.take(gx, k, out=t, mode="wrap")  # indices are in range; "wrap" is the fast take
     t *= dx
     np.take(gy, k, out=t2, mode="wrap")
     t2 *= dy
@@ -91,7 +102,7 @@ def point_octave(x, y, sx, sy, swap, f, ox, oy, gx, gy, amp, acc, ws=None):
     nx += s
     ny += s
     np.floor(nx, out=s)
-    nx -= s                                   # skewed fractions in [0, 1), float64
+    nx -= s  # skewed fractions in [0, 1), float64
     np.copyto(i, s, casting="unsafe")
     np.floor(ny, out=s)
     ny -= s
@@ -100,24 +111,24 @@ def point_octave(x, y, sx, sy, swap, f, ox, oy, gx, gy, amp, acc, ws=None):
     j &= PERIOD - 1
     k = j
     k *= _W
-    k += i                                    # corner 0: (i, j)
+    k += i  # corner 0: (i, j)
     np.copyto(x0, nx, casting="same_kind")
     np.copyto(y0, ny, casting="same_kind")
     np.add(x0, y0, out=t)
     t *= np.float32(G2)
-    x0 -= t                                   # offsets from corner 0, unskewed, float32
+    x0 -= t  # offsets from corner 0, unskewed, float32
     y0 -= t
-    np.greater(x0, y0, out=lower)             # lower triangle: corner 1 = (i+1, j)
+    np.greater(x0, y0, out=lower)  # lower triangle: corner 1 = (i+1, j)
     np.copyto(i1, lower, casting="unsafe")
     np.subtract(x0, i1, out=x1)
     x1 += np.float32(G2)
-    np.add(y0, i1, out=y1)                    # y0 - (1 - i1) + G2
+    np.add(y0, i1, out=y1)  # y0 - (1 - i1) + G2
     y1 += np.float32(G2 - 1.0)
     np.add(x0, np.float32(2.0 * G2 - 1.0), out=x2)
     np.add(y0, np.float32(2.0 * G2 - 1.0), out=y2)
-    np.copyto(k1, lower, casting="unsafe")    # 1 (lower) or 0 (upper)
+    np.copyto(k1, lower, casting="unsafe")  # 1 (lower) or 0 (upper)
     k1 *= 1 - _W
-    k1 += _W                                  # -> 1 (lower: i+1) or 257 (upper: j+1)
+    k1 += _W  # -> 1 (lower: i+1) or 257 (upper: j+1)
     k1 += k
     np.copyto(n, _corner(x0, y0, gx, gy, k, a, t, t2))
     n += _corner(x1, y1, gx, gy, k1, a, t, t2)

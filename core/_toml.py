@@ -1,4 +1,5 @@
 """Writing plain values as TOML (the standard library only reads it)."""
+
 import json
 import math
 
@@ -31,8 +32,8 @@ def toml_table(table):
     for key, value in table.items():
         if isinstance(value, dict):
             lines.append(f"{key} = {toml_value_table(value)}")
-        elif isinstance(value, str) and "\n" in value and "\'\'\'" not in value:
-            lines.append(f"{key} = \'\'\'\n{value}\'\'\'")
+        elif isinstance(value, str) and "\n" in value and "'''" not in value:
+            lines.append(f"{key} = '''\n{value}'''")
         else:
             lines.append(f"{key} = {toml_value(value)}")
     return lines

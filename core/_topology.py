@@ -2,6 +2,7 @@
 
 Public through :mod:`.mesh`.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -61,14 +62,16 @@ class PolygonTopology:
             raise ParameterError(f"edges must have shape (n, 2), got {self.edges.shape}")
         p, c = len(self.loop_starts), len(self.corner_verts)
         if len(self.corner_edges) != c:
-            raise ParameterError(f"corner_edges must have one entry per corner ({c:,}), "
-                                 f"got {len(self.corner_edges):,}")
+            raise ParameterError(f"corner_edges must have one entry per corner ({c:,}), got {len(self.corner_edges):,}")
         if (p == 0) != (c == 0) or (p and c not in (3 * p, 4 * p)):
-            raise ParameterError(f"corner_verts must hold 3 or 4 corners per polygon, "
-                                 f"got {c:,} corners for {p:,} polygons")
+            raise ParameterError(
+                f"corner_verts must hold 3 or 4 corners per polygon, got {c:,} corners for {p:,} polygons"
+            )
         if c and (self.corner_edges.min() < 0 or self.corner_edges.max() >= len(self.edges)):
-            raise ParameterError(f"corner_edges must be in [0, {len(self.edges)}), got values in "
-                                 f"[{self.corner_edges.min()}, {self.corner_edges.max()}]")
+            raise ParameterError(
+                f"corner_edges must be in [0, {len(self.edges)}), got values in "
+                f"[{self.corner_edges.min()}, {self.corner_edges.max()}]"
+            )
         if c and self.corner_verts.min() < 0:
             raise ParameterError(f"corner_verts must be >= 0, got {self.corner_verts.min()}")
 
@@ -149,7 +152,7 @@ def grid_topology(rows, cols):
 
     r = np.arange(rows - 1, dtype=dt)[:, None]
     q = r * dt.type(cols - 1) + np.arange(cols - 1, dtype=dt)[None, :]
-    left = q + r + dt.type(n_horizontal)                  # H + q + r: the vertical edge at column c
+    left = q + r + dt.type(n_horizontal)  # H + q + r: the vertical edge at column c
     corner_edges = np.empty((rows - 1, cols - 1, 4), dtype=dt)
     corner_edges[..., 0] = q
     corner_edges[..., 1] = left + 1
@@ -194,10 +197,11 @@ def polygon_topology(polygons):
     if p.shape[1] not in (3, 4):
         raise ParameterError(f"polygons must have 3 or 4 corners each, got shape {p.shape}")
     if p.size and (p.min() < 0 or p.max() >= _INT32_MAX):
-        raise ParameterError(f"polygons must hold vertex indices in [0, {_INT32_MAX}), "
-                             f"got values in [{p.min()}, {p.max()}]")
+        raise ParameterError(
+            f"polygons must hold vertex indices in [0, {_INT32_MAX}), got values in [{p.min()}, {p.max()}]"
+        )
     a = p.astype(np.int64)
-    b = np.roll(a, -1, axis=1)                            # corner i -> corner i + 1 (wrapping)
+    b = np.roll(a, -1, axis=1)  # corner i -> corner i + 1 (wrapping)
     low = np.minimum(a, b)
     high = np.maximum(a, b)
     del b

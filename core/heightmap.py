@@ -12,6 +12,7 @@ into floats); NaN or infinite heights are refused.
 Bounds of every tunable are module constants (``TERRACES``, ``POWER`` ...), so
 the Blender property groups import them for their ``min``/``max``.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -109,13 +110,13 @@ def normalize(h, *, low=None, high=None):
         high = check_float(high, name="high")
     if low is not None and high is not None and not low < high:
         raise ParameterError(f"low must be below high, got low={low:g} and high={high:g}")
-    work = arr.dtype.type                       # keep every scalar in the array's precision
+    work = arr.dtype.type  # keep every scalar in the array's precision
     lo = work(arr.min() if low is None else low) if arr.size else work(0)
     hi = work(arr.max() if high is None else high) if arr.size else work(1)
     span = hi - lo
     if not span > 0:
         return (arr > lo).astype(np.float32)
-    out = arr - lo                              # new array; h - lo == span exactly where h == hi
+    out = arr - lo  # new array; h - lo == span exactly where h == hi
     out /= span
     np.clip(out, 0, 1, out=out)
     return out.astype(np.float32, copy=False)
@@ -167,7 +168,7 @@ def island_falloff(shape, *, mode="radial", width=0.35):
         d = np.maximum(y[:, None], x[None, :])
     else:
         d = np.hypot(y[:, None], x[None, :])
-    t = d                                        # reuse the buffer: t = (d - inner) / width
+    t = d  # reuse the buffer: t = (d - inner) / width
     t -= np.float32(1.0 - width)
     t /= np.float32(width)
     np.clip(t, 0, 1, out=t)
@@ -288,21 +289,21 @@ def terrace(h, *, steps, sharpness=0.5):
     sharpness = check_float(sharpness, name="sharpness", bounds=SHARPNESS)
     out = np.clip(arr, 0, 1).astype(np.float32, copy=False)
     if steps == 0 or sharpness == 0.0:
-        return out                               # np.clip already made a new array
-    out *= np.float32(steps)                     # t
+        return out  # np.clip already made a new array
+    out *= np.float32(steps)  # t
     k = np.floor(out)
-    out -= k                                     # f in [0, 1)
+    out -= k  # f in [0, 1)
     if sharpness == 1.0:
         out[...] = 0
     else:
         s = np.float32(sharpness)
         out -= s
         out /= np.float32(1.0 - sharpness)
-        np.clip(out, 0, 1, out=out)              # r
+        np.clip(out, 0, 1, out=out)  # r
         smooth = _smoothstep(out)
         smooth -= out
         smooth *= s
-        out += smooth                            # g
+        out += smooth  # g
     out += k
     out /= np.float32(steps)
     np.clip(out, 0, 1, out=out)

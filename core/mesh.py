@@ -14,6 +14,7 @@ Two result types:
   (``loop_start``, ``.corner_vert``, ``.edge_verts``, ``.corner_edge``), so
   Blender never has to recompute edges.  All int32, as ``foreach_set`` wants.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -21,8 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._checks import ParameterError, check_array, check_choice, check_float, check_int
-from ._grid import (GRID_SIDE, UINT16_MAX_VERTICES, grid_corner_uvs, grid_faces, grid_triangles, index_dtype,
-                    lod_indices)
+from ._grid import GRID_SIDE, UINT16_MAX_VERTICES, grid_corner_uvs, grid_faces, grid_triangles, index_dtype, lod_indices
 from ._topology import PolygonTopology, check_indices, grid_topology, polygon_topology, triangle_topology
 from .heightmap import CELL_SIZE, HEIGHT_SCALE, gradient
 
@@ -55,6 +55,7 @@ MAX_GRID_VERTICES = 4097 * 4097
 ORIGINS = ("center", "corner")
 #: Allowed LOD strides (take every n-th row and column).
 LOD_STRIDE = (1, 256)
+
 
 def _field(value, name, dtype, width):
     if not isinstance(value, np.ndarray):
@@ -113,24 +114,29 @@ class IndexedMesh:
         want = index_dtype(n)
         if not isinstance(self.indices, np.ndarray) or self.indices.dtype != want:
             got = self.indices.dtype if isinstance(self.indices, np.ndarray) else type(self.indices).__name__
-            raise ParameterError(f"indices must have dtype {want} for {n:,} vertices "
-                                 f"(uint16 up to {UINT16_MAX_VERTICES:,}), got {got}")
+            raise ParameterError(
+                f"indices must have dtype {want} for {n:,} vertices (uint16 up to {UINT16_MAX_VERTICES:,}), got {got}"
+            )
         _field(self.indices, "indices", want, 3)
         _field(self.uvs, "uvs", np.float32, 2)
         _field(self.normals, "normals", np.float32, 3)
         for name in ("uvs", "normals"):
             if getattr(self, name).shape[0] != n:
-                raise ParameterError(f"{name} must have one row per vertex ({n:,}), "
-                                     f"got {getattr(self, name).shape[0]:,}")
+                raise ParameterError(
+                    f"{name} must have one row per vertex ({n:,}), got {getattr(self, name).shape[0]:,}"
+                )
         if self.materials is not None:
             m = self.materials
             if not isinstance(m, np.ndarray) or m.dtype != np.uint8 or m.shape != (self.indices.shape[0],):
                 got = f"{m.dtype} {m.shape}" if isinstance(m, np.ndarray) else type(m).__name__
-                raise ParameterError(f"materials must be a uint8 array with one entry per triangle "
-                                     f"({self.indices.shape[0]:,}), got {got}")
+                raise ParameterError(
+                    f"materials must be a uint8 array with one entry per triangle "
+                    f"({self.indices.shape[0]:,}), got {got}"
+                )
         if self.indices.size and int(self.indices.max()) >= n:
-            raise ParameterError(f"indices must be in [0, {n}) for {n:,} vertices, "
-                                 f"got a maximum of {int(self.indices.max())}")
+            raise ParameterError(
+                f"indices must be in [0, {n}) for {n:,} vertices, got a maximum of {int(self.indices.max())}"
+            )
 
     @property
     def n_vertices(self):
@@ -148,8 +154,7 @@ def _check_heights(heights):
     rows, cols = h.shape
     for name, n in (("rows", rows), ("cols", cols)):
         if not GRID_SIDE[0] <= n <= GRID_SIDE[1]:
-            raise ParameterError(f"heights must have {name} in [{GRID_SIDE[0]}, {GRID_SIDE[1]}], "
-                                 f"got shape {h.shape}")
+            raise ParameterError(f"heights must have {name} in [{GRID_SIDE[0]}, {GRID_SIDE[1]}], got shape {h.shape}")
     return h
 
 
@@ -174,7 +179,7 @@ def _build_grid(h, dzdx, dzdy, ri, ci, *, cell_size, height_scale, origin):
     np.multiply(_take(h, ri, ci), np.float32(height_scale), out=vertices[..., 2], casting="same_kind")
 
     uvs = np.empty((nr, nc, 2), dtype=np.float32)
-    uvs[..., 0] = (ci / (cols - 1))[None, :]          # c / (cols - 1) is exactly 1.0 at the last column
+    uvs[..., 0] = (ci / (cols - 1))[None, :]  # c / (cols - 1) is exactly 1.0 at the last column
     uvs[..., 1] = (ri / (rows - 1))[:, None]
 
     # n = (-dz/dx, -dz/dy, 1) / sqrt(1 + dz/dx^2 + dz/dy^2), all in float32
@@ -188,13 +193,12 @@ def _build_grid(h, dzdx, dzdy, ri, ci, *, cell_size, height_scale, origin):
     normals = np.empty((nr, nc, 3), dtype=np.float32)
     np.multiply(gx, inv, out=normals[..., 0])
     np.multiply(gy, inv, out=normals[..., 1])
-    np.subtract(0, normals[..., :2], out=normals[..., :2])   # 0 - x, not -x: no -0.0 on flat ground
+    np.subtract(0, normals[..., :2], out=normals[..., :2])  # 0 - x, not -x: no -0.0 on flat ground
     normals[..., 2] = inv
     del gx, gy, inv
 
     n = nr * nc
-    return IndexedMesh(vertices.reshape(n, 3), grid_triangles(nr, nc),
-                       uvs.reshape(n, 2), normals.reshape(n, 3))
+    return IndexedMesh(vertices.reshape(n, 3), grid_triangles(nr, nc), uvs.reshape(n, 2), normals.reshape(n, 3))
 
 
 def _grid_options(cell_size, height_scale, origin):
@@ -251,14 +255,17 @@ def grid_mesh(heights, *, cell_size=1.0, height_scale=1.0, origin="center"):
     """
     h = _check_heights(heights)
     if h.size > MAX_GRID_VERTICES:
-        raise ParameterError(f"heights has {h.size:,} samples, more than the {MAX_GRID_VERTICES:,} "
-                             f"(4097 x 4097) a single mesh may have; use grid_lods with a stride")
+        raise ParameterError(
+            f"heights has {h.size:,} samples, more than the {MAX_GRID_VERTICES:,} "
+            f"(4097 x 4097) a single mesh may have; use grid_lods with a stride"
+        )
     cell_size, height_scale, origin = _grid_options(cell_size, height_scale, origin)
     h = h.astype(np.float32, copy=False)
     dzdx, dzdy = gradient(h, cell_size=cell_size, height_scale=height_scale)
     rows, cols = h.shape
-    return _build_grid(h, dzdx, dzdy, np.arange(rows), np.arange(cols),
-                       cell_size=cell_size, height_scale=height_scale, origin=origin)
+    return _build_grid(
+        h, dzdx, dzdy, np.arange(rows), np.arange(cols), cell_size=cell_size, height_scale=height_scale, origin=origin
+    )
 
 
 def grid_lods(heights, *, strides=(1, 2, 4), cell_size=1.0, height_scale=1.0, origin="center"):
@@ -309,12 +316,16 @@ def grid_lods(heights, *, strides=(1, 2, 4), cell_size=1.0, height_scale=1.0, or
     index = {s: (lod_indices(rows, s), lod_indices(cols, s)) for s in strides}
     for s, (ri, ci) in index.items():
         if len(ri) * len(ci) > MAX_GRID_VERTICES:
-            raise ParameterError(f"strides entry {s} gives {len(ri)} x {len(ci)} vertices, more than the "
-                                 f"{MAX_GRID_VERTICES:,} (4097 x 4097) a single mesh may have")
+            raise ParameterError(
+                f"strides entry {s} gives {len(ri)} x {len(ci)} vertices, more than the "
+                f"{MAX_GRID_VERTICES:,} (4097 x 4097) a single mesh may have"
+            )
     h = h.astype(np.float32, copy=False)
     dzdx, dzdy = gradient(h, cell_size=cell_size, height_scale=height_scale)
-    return [_build_grid(h, dzdx, dzdy, *index[s], cell_size=cell_size, height_scale=height_scale,
-                        origin=origin) for s in strides]
+    return [
+        _build_grid(h, dzdx, dzdy, *index[s], cell_size=cell_size, height_scale=height_scale, origin=origin)
+        for s in strides
+    ]
 
 
 def vertex_normals(vertices, indices):

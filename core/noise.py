@@ -14,18 +14,53 @@ noise2(x, y, ...)   one octave of the basis noise
 The bounds below are module constants because the Blender property groups and
 the recipe reader import them for their min/max.
 """
+
 from __future__ import annotations
 
 import numpy as np
 
 from . import _perlin, _simplex
-from ._fractal import (POINT_CHUNK, MAX_OCTAVES, REACH, RIDGE_GAIN, WARP_OCTAVES, OctaveField, make_fields, grid_coords,
-                       run_parallel, WarpPlan, warp_into, warp_plans)
-from ._checks import (MAX_CELLS, ParameterError, check_array, check_choice, check_float,
-                      check_int, check_pair, check_shape, make_rng)
+from ._checks import (
+    MAX_CELLS,
+    ParameterError,
+    check_array,
+    check_choice,
+    check_float,
+    check_int,
+    check_pair,
+    check_shape,
+    make_rng,
+)
+from ._fractal import (
+    MAX_OCTAVES,
+    POINT_CHUNK,
+    REACH,
+    RIDGE_GAIN,
+    WARP_OCTAVES,
+    OctaveField,
+    WarpPlan,
+    grid_coords,
+    make_fields,
+    run_parallel,
+    warp_into,
+    warp_plans,
+)
 
-__all__ = ["fbm", "fbm_at", "noise2", "OCTAVES", "SCALE", "PERSISTENCE", "LACUNARITY", "WARP",
-           "OFFSET", "BASES", "KINDS", "WARP_OCTAVES", "RIDGE_GAIN"]
+__all__ = [
+    "fbm",
+    "fbm_at",
+    "noise2",
+    "OCTAVES",
+    "SCALE",
+    "PERSISTENCE",
+    "LACUNARITY",
+    "WARP",
+    "OFFSET",
+    "BASES",
+    "KINDS",
+    "WARP_OCTAVES",
+    "RIDGE_GAIN",
+]
 
 #: Number of octaves.
 OCTAVES = (1, MAX_OCTAVES)
@@ -47,14 +82,17 @@ KINDS = ("fbm", "ridged", "billow")
 # ---------------------------------------------------------------------------
 # parameters
 
+
 def _check_params(scale, octaves, persistence, lacunarity, basis, kind, warp):
-    return (check_float(scale, name="scale", bounds=SCALE),
-            check_int(octaves, name="octaves", bounds=OCTAVES),
-            check_float(persistence, name="persistence", bounds=PERSISTENCE),
-            check_float(lacunarity, name="lacunarity", bounds=LACUNARITY),
-            check_choice(basis, name="basis", choices=BASES),
-            check_choice(kind, name="kind", choices=KINDS),
-            check_float(warp, name="warp", bounds=WARP))
+    return (
+        check_float(scale, name="scale", bounds=SCALE),
+        check_int(octaves, name="octaves", bounds=OCTAVES),
+        check_float(persistence, name="persistence", bounds=PERSISTENCE),
+        check_float(lacunarity, name="lacunarity", bounds=LACUNARITY),
+        check_choice(basis, name="basis", choices=BASES),
+        check_choice(kind, name="kind", choices=KINDS),
+        check_float(warp, name="warp", bounds=WARP),
+    )
 
 
 def _check_reach(max_abs, scale, octaves, lacunarity, warp, name):
@@ -69,15 +107,28 @@ def _check_reach(max_abs, scale, octaves, lacunarity, warp, name):
         limit = REACH / f_max - warp * scale - 2.0 * _perlin.PERIOD / f_max - 2.0
         raise ParameterError(
             f"{name} reaches {max_abs:g} grid units, too far for scale {scale:g}, lacunarity "
-            f"{lacunarity:g} and {octaves} octaves (at most {max(limit, 0.0):g})")
+            f"{lacunarity:g} and {octaves} octaves (at most {max(limit, 0.0):g})"
+        )
     return reach < _perlin.MAGIC_REACH
 
 
 # ---------------------------------------------------------------------------
 # public API
 
-def fbm(shape, *, scale=64.0, octaves=6, persistence=0.5, lacunarity=2.0, seed=0,
-        offset=(0.0, 0.0), basis="perlin", kind="fbm", warp=0.0):
+
+def fbm(
+    shape,
+    *,
+    scale=64.0,
+    octaves=6,
+    persistence=0.5,
+    lacunarity=2.0,
+    seed=0,
+    offset=(0.0, 0.0),
+    basis="perlin",
+    kind="fbm",
+    warp=0.0,
+):
     """Fractal noise on a regular grid, values in [-1, 1].
 
     Sample ``(i, j)`` lies at world position ``x = offset[0] + j``,
@@ -154,7 +205,8 @@ def fbm(shape, *, scale=64.0, octaves=6, persistence=0.5, lacunarity=2.0, seed=0
     """
     rows, cols = check_shape(shape, name="shape", max_cells=MAX_CELLS)
     scale, octaves, persistence, lacunarity, basis, kind, warp = _check_params(
-        scale, octaves, persistence, lacunarity, basis, kind, warp)
+        scale, octaves, persistence, lacunarity, basis, kind, warp
+    )
     ox, oy = check_pair(offset, name="offset", bounds=OFFSET)
     near = _check_reach(max(abs(ox), abs(oy)) + max(rows, cols), scale, octaves, lacunarity, warp, "offset")
     fields = make_fields(seed)
@@ -173,12 +225,14 @@ def fbm(shape, *, scale=64.0, octaves=6, persistence=0.5, lacunarity=2.0, seed=0
         wy = warps[1].grid(xs, ys[r0:r1], ws.warp[1][:m].reshape(r1 - r0, cols), threads=False)
         x, y = grid_coords(xs, ys[r0:r1], ws)
         warp_into(plan, x, y, wx.reshape(-1), wy.reshape(-1), warp * scale, out[r0:r1].reshape(-1), ws)
+
     run_parallel(rows, step, work, size=step * cols)
     return out
 
 
-def fbm_at(x, y, *, scale=64.0, octaves=6, persistence=0.5, lacunarity=2.0, seed=0,
-           basis="perlin", kind="fbm", warp=0.0):
+def fbm_at(
+    x, y, *, scale=64.0, octaves=6, persistence=0.5, lacunarity=2.0, seed=0, basis="perlin", kind="fbm", warp=0.0
+):
     """The :func:`fbm` field at arbitrary world coordinates (grid units).
 
     ``fbm(shape, offset=o, ...)[i, j]`` equals ``fbm_at(o[0] + j, o[1] + i, ...)``
@@ -205,7 +259,8 @@ def fbm_at(x, y, *, scale=64.0, octaves=6, persistence=0.5, lacunarity=2.0, seed
     True
     """
     scale, octaves, persistence, lacunarity, basis, kind, warp = _check_params(
-        scale, octaves, persistence, lacunarity, basis, kind, warp)
+        scale, octaves, persistence, lacunarity, basis, kind, warp
+    )
     x, y = _check_points(x, y)
     max_abs = max(float(np.abs(x).max(initial=0.0)), float(np.abs(y).max(initial=0.0)))
     near = _check_reach(max_abs, scale, octaves, lacunarity, warp, "x, y")
@@ -227,6 +282,7 @@ def fbm_at(x, y, *, scale=64.0, octaves=6, persistence=0.5, lacunarity=2.0, seed
         np.copyto(xw, x[s:e])
         np.copyto(yw, y[s:e])
         warp_into(plan, xw, yw, wx, wy, warp * scale, out[s:e], ws)
+
     run_parallel(x.size, POINT_CHUNK, work)
     return out.reshape(shape)
 

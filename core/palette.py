@@ -5,6 +5,7 @@ render (as vertex colours) and the shaded-relief map, so all three agree.
 The bands span the land from the sea level up, over at least :data:`SPAN_M`
 metres: a 40 m hill stays green and only a real mountain gets snow.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -13,8 +14,17 @@ import numpy as np
 
 from ._checks import check_array, check_choice, check_float
 
-__all__ = ["Palette", "PALETTES", "PALETTE_NAMES", "SPAN_M", "ROCK_SLOPE", "palette_scale", "land_fraction",
-           "terrain_colours", "srgb_to_linear"]
+__all__ = [
+    "Palette",
+    "PALETTES",
+    "PALETTE_NAMES",
+    "SPAN_M",
+    "ROCK_SLOPE",
+    "palette_scale",
+    "land_fraction",
+    "terrain_colours",
+    "srgb_to_linear",
+]
 
 #: The palette's bands cover at least this many metres above the sea.
 SPAN_M = 300.0
@@ -25,6 +35,7 @@ ROCK_SLOPE = (32.0, 46.0)
 @dataclass(frozen=True)
 class Palette:
     """``stops``: (land fraction in [0, 1], sRGB colour) pairs; ``rock`` for steep slopes; ``water``."""
+
     stops: tuple
     rock: tuple
     water: tuple
@@ -32,25 +43,37 @@ class Palette:
 
 PALETTES = {
     "temperate": Palette(
-        stops=((0.00, (0.76, 0.70, 0.50)),    # beach
-               (0.02, (0.42, 0.56, 0.26)),    # grass
-               (0.30, (0.26, 0.42, 0.20)),    # forest
-               (0.62, (0.45, 0.40, 0.35)),    # bare rock
-               (0.80, (0.92, 0.93, 0.95)),    # snow
-               (1.00, (0.98, 0.98, 1.00))),
-        rock=(0.40, 0.37, 0.34), water=(0.16, 0.33, 0.50)),
+        stops=(
+            (0.00, (0.76, 0.70, 0.50)),  # beach
+            (0.02, (0.42, 0.56, 0.26)),  # grass
+            (0.30, (0.26, 0.42, 0.20)),  # forest
+            (0.62, (0.45, 0.40, 0.35)),  # bare rock
+            (0.80, (0.92, 0.93, 0.95)),  # snow
+            (1.00, (0.98, 0.98, 1.00)),
+        ),
+        rock=(0.40, 0.37, 0.34),
+        water=(0.16, 0.33, 0.50),
+    ),
     "desert": Palette(
-        stops=((0.00, (0.86, 0.74, 0.52)),    # pale sand
-               (0.15, (0.80, 0.62, 0.40)),    # orange sand
-               (0.45, (0.66, 0.44, 0.30)),    # red rock
-               (0.80, (0.56, 0.40, 0.32)),
-               (1.00, (0.62, 0.50, 0.42))),
-        rock=(0.58, 0.38, 0.27), water=(0.20, 0.42, 0.50)),
+        stops=(
+            (0.00, (0.86, 0.74, 0.52)),  # pale sand
+            (0.15, (0.80, 0.62, 0.40)),  # orange sand
+            (0.45, (0.66, 0.44, 0.30)),  # red rock
+            (0.80, (0.56, 0.40, 0.32)),
+            (1.00, (0.62, 0.50, 0.42)),
+        ),
+        rock=(0.58, 0.38, 0.27),
+        water=(0.20, 0.42, 0.50),
+    ),
     "arctic": Palette(
-        stops=((0.00, (0.55, 0.55, 0.55)),    # shingle
-               (0.03, (0.88, 0.90, 0.93)),    # snow
-               (1.00, (0.97, 0.98, 1.00))),
-        rock=(0.35, 0.36, 0.38), water=(0.12, 0.25, 0.36)),
+        stops=(
+            (0.00, (0.55, 0.55, 0.55)),  # shingle
+            (0.03, (0.88, 0.90, 0.93)),  # snow
+            (1.00, (0.97, 0.98, 1.00)),
+        ),
+        rock=(0.35, 0.36, 0.38),
+        water=(0.12, 0.25, 0.36),
+    ),
 }
 PALETTE_NAMES = tuple(PALETTES)
 
@@ -99,8 +122,9 @@ def terrain_colours(heights01, *, height_m, sea_level=0.0, slope_degrees=None, p
     cols = np.array([c for _, c in pal.stops], dtype=np.float32)
     rgb = np.stack([np.interp(t, stops, cols[:, k]) for k in range(3)], axis=-1).astype(np.float32)
     if slope_degrees is not None:
-        rock = np.clip((np.asarray(slope_degrees, np.float32) - ROCK_SLOPE[0]) / (ROCK_SLOPE[1] - ROCK_SLOPE[0]),
-                       0.0, 1.0)[..., None]
+        rock = np.clip(
+            (np.asarray(slope_degrees, np.float32) - ROCK_SLOPE[0]) / (ROCK_SLOPE[1] - ROCK_SLOPE[0]), 0.0, 1.0
+        )[..., None]
         rgb = rgb * (1 - rock) + np.asarray(pal.rock, np.float32) * rock
     if sea_level > 0.0:
         water = (h <= sea_level + 1e-6)[..., None]

@@ -14,6 +14,7 @@ exactly where the FBX puts the same instance.
 >>> unity_rotation([[1.0, 0.0, 0.0, 0.0]]).tolist()      # identity stays identity
 [[0.0, 0.0, 0.0, 1.0]]
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -55,8 +56,7 @@ def _rows(positions, rotations, scales):
     return p, r, s
 
 
-def placement_records(positions, rotations, scales, props, prop_names, *, layers=None, layer_names=None,
-                      digits=5):
+def placement_records(positions, rotations, scales, props, prop_names, *, layers=None, layer_names=None, digits=5):
     """One dict per instance in Unity's coordinates: ``prop`` (name), ``position`` [x, y, z] (metres),
     ``rotation`` [x, y, z, w], ``scale`` (uniform), and ``layer`` when layers are given.
 
@@ -99,9 +99,15 @@ def terrain_tree_instances(positions, rotations, scales, props, *, terrain_posit
     forward = m[:, :, 2]
     yaw = np.arctan2(forward[:, 0], forward[:, 2])
     k = np.asarray(props, np.int64).tolist()
-    return [{"prototype": i, "position": a, "rotation": b, "width_scale": c, "height_scale": c}
-            for i, a, b, c in zip(k, np.round(norm, digits).tolist(), np.round(yaw, digits).tolist(),
-                                  np.round(s.astype(np.float64), digits).tolist())]
+    return [
+        {"prototype": i, "position": a, "rotation": b, "width_scale": c, "height_scale": c}
+        for i, a, b, c in zip(
+            k,
+            np.round(norm, digits).tolist(),
+            np.round(yaw, digits).tolist(),
+            np.round(s.astype(np.float64), digits).tolist(),
+        )
+    ]
 
 
 def matrix_quaternions(m):

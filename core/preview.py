@@ -4,6 +4,7 @@ The colours come from :mod:`.palette`, the same bands the Blender material
 uses, lit by a sun from the north-west (the cartographers' convention). Pure
 numpy plus zlib, so the picture is the same bytes on any machine.
 """
+
 from __future__ import annotations
 
 import struct
@@ -17,8 +18,9 @@ from .palette import terrain_colours
 __all__ = ["shaded_relief", "png_bytes"]
 
 
-def shaded_relief(heights01, *, cell_size, height, sea_level=0.0, palette="temperate", azimuth=315.0,
-                  altitude=45.0, max_side=1024):
+def shaded_relief(
+    heights01, *, cell_size, height, sea_level=0.0, palette="temperate", azimuth=315.0, altitude=45.0, max_side=1024
+):
     """Coloured hillshade as uint8 RGB (rows, cols, 3), north (last row) at the top.
 
     Parameters
@@ -68,5 +70,4 @@ def png_bytes(image):
         return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body) & 0xFFFFFFFF)
 
     header = struct.pack(">IIBBBBB", cols, rows, 8, colour_type, 0, 0, 0)
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header)
-            + chunk(b"IDAT", zlib.compress(raw, 6)) + chunk(b"IEND", b""))
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw, 6)) + chunk(b"IEND", b"")

@@ -27,6 +27,7 @@ ignored)::
 >>> (r.world.seed, r.terrain.resolution, r.terrain.octaves)
 (3, 65, 6)
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -39,8 +40,21 @@ from .errors import ParameterError, RecipeError, short
 from .spec import closest, flag, from_table, integer, object_name, to_table
 
 __all__ = [
-    "Recipe", "WorldSpec", "ExportSpec", "TerrainSpec", "RecipeError", "Section", "SECTIONS", "SECTION_KEYS",
-    "loads", "load", "dumps", "from_dict", "to_dict", "replace", "MAX_RECIPE_BYTES",
+    "Recipe",
+    "WorldSpec",
+    "ExportSpec",
+    "TerrainSpec",
+    "RecipeError",
+    "Section",
+    "SECTIONS",
+    "SECTION_KEYS",
+    "loads",
+    "load",
+    "dumps",
+    "from_dict",
+    "to_dict",
+    "replace",
+    "MAX_RECIPE_BYTES",
 ]
 
 TerrainSpec = terrain.TerrainSpec
@@ -55,6 +69,7 @@ MAX_DEPTH = 32
 @dataclass(frozen=True)
 class WorldSpec:
     """``[world]``: the name given to generated objects and the master seed."""
+
     name: str = "World"
     seed: int = 0
 
@@ -68,6 +83,7 @@ WORLD_LIMITS = {
 @dataclass(frozen=True)
 class ExportSpec:
     """``[export]``: what a world writes besides the .blend (the batch run and Export for Unity alike)."""
+
     fbx: bool = True
     glb: bool = False
     per_object: bool = False
@@ -125,6 +141,7 @@ class Section:
     names the section in the sidebar; ``build`` says whether a world build
     makes something of it (``[world]`` and ``[export]`` only configure).
     """
+
     key: str
     spec: type
     limits: dict
@@ -150,18 +167,36 @@ class Section:
 SECTIONS = (
     Section("world", WorldSpec, WORLD_LIMITS, _world_from_dict, to_table, label="World", build=False),
     Section("terrain", terrain.TerrainSpec, terrain.LIMITS, terrain.from_dict, terrain.to_dict, label="Terrain"),
-    Section("trees", trees.TreeSpec, trees.LIMITS, trees.from_dict, trees.to_dict, many=True, max_entries=64,
-            check=_check_trees, label="Trees"),
-    Section("scatter", scatter.LayerSpec, scatter.LIMITS, scatter.from_dict, scatter.to_dict, many=True,
-            max_entries=scatter.MAX_LAYERS, check=_check_scatter, label="Scatter"),
+    Section(
+        "trees",
+        trees.TreeSpec,
+        trees.LIMITS,
+        trees.from_dict,
+        trees.to_dict,
+        many=True,
+        max_entries=64,
+        check=_check_trees,
+        label="Trees",
+    ),
+    Section(
+        "scatter",
+        scatter.LayerSpec,
+        scatter.LIMITS,
+        scatter.from_dict,
+        scatter.to_dict,
+        many=True,
+        max_entries=scatter.MAX_LAYERS,
+        check=_check_scatter,
+        label="Scatter",
+    ),
     Section("export", ExportSpec, EXPORT_LIMITS, _export_from_dict, to_table, label="Export", build=False),
 )
 SECTION_KEYS = tuple(s.key for s in SECTIONS)
 _BY_KEY = {s.key: s for s in SECTIONS}
 
 Recipe = dataclasses.make_dataclass(
-    "Recipe", [(s.key, object, field(default_factory=lambda s=s: s.default)) for s in SECTIONS],
-    frozen=True)
+    "Recipe", [(s.key, object, field(default_factory=lambda s=s: s.default)) for s in SECTIONS], frozen=True
+)
 Recipe.__module__ = __name__
 Recipe.__doc__ = """A whole world: one attribute per entry of :data:`SECTIONS` (a spec, or a tuple of them)."""
 
@@ -213,13 +248,16 @@ def from_dict(data, *, source="recipe"):
     if unknown:
         loose = [k if len(k) <= 40 else k[:37] + "..." for k in unknown if not isinstance(data[k], (dict, list))]
         if loose:
-            raise RecipeError(f"{source}: key(s) {loose} stand outside any section; put them under "
-                              f"{_allowed_sections()}")
+            raise RecipeError(
+                f"{source}: key(s) {loose} stand outside any section; put them under {_allowed_sections()}"
+            )
         hints = [f"{short(u, 40)} -> {m!r}" for u in unknown for m in [closest(u, SECTION_KEYS)] if m]
         hint = f" (did you mean {', '.join(hints)}?)" if hints else ""
-        raise RecipeError(f"{source}: unknown section(s) {[u if len(u) <= 40 else u[:37] + '...' for u in unknown]}"
-                          f"{hint}; allowed: "
-                          f"{_allowed_sections()}")
+        raise RecipeError(
+            f"{source}: unknown section(s) {[u if len(u) <= 40 else u[:37] + '...' for u in unknown]}"
+            f"{hint}; allowed: "
+            f"{_allowed_sections()}"
+        )
     parts = {}
     try:
         for section in SECTIONS:

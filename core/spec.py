@@ -24,6 +24,7 @@ A family's spec is a frozen dataclass (``TerrainSpec``, ``TreeSpec``,
 ...     print(err)
 terrain.octaves must be an integer in [1, 16], got 40
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -37,9 +38,27 @@ from ._checks import check_bool, check_choice, check_float, check_int, check_obj
 from .errors import ParameterError, short
 
 __all__ = [
-    "Limit", "KINDS", "NAME_PATTERN", "integer", "number", "choice", "flag", "text", "object_name", "span",
-    "vector", "colour", "custom", "check_value", "check_keys", "closest", "did_you_mean", "from_table", "to_table",
-    "from_attrs", "float32_decimal",
+    "Limit",
+    "KINDS",
+    "NAME_PATTERN",
+    "integer",
+    "number",
+    "choice",
+    "flag",
+    "text",
+    "object_name",
+    "span",
+    "vector",
+    "colour",
+    "custom",
+    "check_value",
+    "check_keys",
+    "closest",
+    "did_you_mean",
+    "from_table",
+    "to_table",
+    "from_attrs",
+    "float32_decimal",
 ]
 
 #: What a limit may describe.
@@ -74,6 +93,7 @@ class Limit:
     check : callable or None
         For ``custom``: ``check(value, name) -> value``.
     """
+
     kind: str
     bounds: tuple = ()
     label: str = ""
@@ -159,8 +179,9 @@ def check_value(value, limit, *, name):
         return check_float(value, name=name, bounds=bounds)
     if kind == "choice":
         if isinstance(value, str) and value not in bounds:
-            raise ParameterError(f"{name} must be one of {', '.join(map(repr, bounds))}, got {short(value)}"
-                                 f"{did_you_mean(value, bounds)}")
+            raise ParameterError(
+                f"{name} must be one of {', '.join(map(repr, bounds))}, got {short(value)}{did_you_mean(value, bounds)}"
+            )
         return check_choice(value, name=name, choices=bounds)
     if kind == "bool":
         return check_bool(value, name=name)
@@ -169,8 +190,11 @@ def check_value(value, limit, *, name):
     if kind == "text":
         lo, hi = bounds
         if isinstance(value, str) and len(value.strip() if lo else value) < lo:
-            raise ParameterError(f"{name} must not be empty" if lo == 1 else
-                                 f"{name} must be at least {lo:,} characters long, got {len(value):,}")
+            raise ParameterError(
+                f"{name} must not be empty"
+                if lo == 1
+                else f"{name} must be at least {lo:,} characters long, got {len(value):,}"
+            )
         if not isinstance(value, str) or len(value) > hi:
             got = f"text of length {len(value):,}" if isinstance(value, str) else short(value)
             raise ParameterError(f"{name} must be text of at most {hi:,} characters, got {got}")
@@ -181,7 +205,11 @@ def check_value(value, limit, *, name):
             raise ParameterError(f"{name} must have low <= high, got [{low:g}, {high:g}]")
         return (low, high)
     if kind == "vector":
-        what = "a pair of numbers [x, y]" if limit.size == 2 else f"{limit.size} numbers [{', '.join('xyzw'[:limit.size])}]"
+        what = (
+            "a pair of numbers [x, y]"
+            if limit.size == 2
+            else f"{limit.size} numbers [{', '.join('xyzw'[: limit.size])}]"
+        )
         return _numbers(value, name=name, size=limit.size, bounds=bounds, what=what)
     if kind == "colour":
         return _numbers(value, name=name, size=3, bounds=bounds, what="[r, g, b] with values in [0, 1]")

@@ -31,6 +31,7 @@ Byte order: Unity's "Windows" is little-endian and "Mac" big-endian.  Depth:
 choose "Bit 16".  Width and height are the file's side (one of
 `UNITY_HEIGHTMAP_RESOLUTIONS`).
 """
+
 from __future__ import annotations
 
 import os
@@ -195,8 +196,9 @@ def read_raw16(data, *, side, byte_order="little", flip_vertically=False):
     except TypeError:
         raise ParameterError(f"data must be bytes-like, got {type(data).__name__}") from None
     if view.nbytes != side * side * 2:
-        raise ParameterError(f"data must hold side * side * 2 = {side * side * 2:,} bytes for side {side}, "
-                             f"got {view.nbytes:,}")
+        raise ParameterError(
+            f"data must hold side * side * 2 = {side * side * 2:,} bytes for side {side}, got {view.nbytes:,}"
+        )
     values = np.frombuffer(view.cast("B"), dtype=_RAW_DTYPES[byte_order]).reshape(side, side)
     if flip_vertically:
         values = values[::-1]
@@ -248,10 +250,10 @@ def resample_square(heights, *, side):
         return i0, (pos - i0).astype(np.float32)
 
     r0, tr = weights(h.shape[0])
-    tmp = h[r0] * (1 - tr)[:, None]                     # along rows: (side, cols)
+    tmp = h[r0] * (1 - tr)[:, None]  # along rows: (side, cols)
     tmp += h[r0 + 1] * tr[:, None]
     c0, tc = weights(h.shape[1])
-    out = tmp[:, c0] * (1 - tc)[None, :]               # along columns: (side, side)
+    out = tmp[:, c0] * (1 - tc)[None, :]  # along columns: (side, side)
     out += tmp[:, c0 + 1] * tc[None, :]
     return out
 
@@ -323,7 +325,7 @@ def write_bytes_atomic(path, data):
     for _ in range(100):
         tmp = os.path.join(folder, f".{name}.{secrets.token_hex(6)}.tmp")
         try:
-            fd = os.open(tmp, flags, 0o666)              # the umask applies, as for a new file
+            fd = os.open(tmp, flags, 0o666)  # the umask applies, as for a new file
             break
         except FileExistsError:
             continue

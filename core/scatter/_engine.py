@@ -18,9 +18,9 @@ Positions here are terrain-local metres with the origin at the terrain's centre 
 cell_size=size / (cols - 1), origin="center")``.  Heights are in metres, row 0 at the smallest
 Y, column 0 at the smallest X.
 
-`rule_mask` (in the private `_scatter_rules`) turns `ScatterRules` (height range, slope range, sea level, noise patches) into a
-density grid in [0, 1]; `scatter_layers` scatters `Layer` after `Layer`, each keeping its
-distance from the props of the layers before it, and returns one `Placement` (positions,
+`rule_mask` (in the private `_rules`) turns `ScatterRules` (height range, slope range, sea level,
+noise patches) into a density grid in [0, 1]; `scatter_layers` scatters `Layer` after `Layer`, each
+keeping its distance from the props of the layers before it, and returns one `Placement` (positions,
 rotations, scales) per layer.
 
 Randomness
@@ -29,6 +29,7 @@ Everything random comes from ``make_rng(seed)``: it seeds a ``SeedSequence`` who
 child drives layer ``i`` (three grandchildren: the patch noise, the sampling, the placement),
 so appending a layer, or changing one layer's scale range, leaves the other draws as they were.
 """
+
 from __future__ import annotations
 
 import math
@@ -36,22 +37,53 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import _poisson
 from .. import _quaternion as quat
-from . import _terrain_sample as ts
 from .._checks import ParameterError, check_array, check_bool, check_float, check_int, make_rng
 from ..heightmap import slope_degrees
-from ._rules import (FADE, HEIGHT, KEEP_AWAY, PATCH_SCALE, PATCHINESS, SLOPE, ScatterRules, check_range,
-                             density_mask, rule_mask)
 from ..placement import unity_rotation
 from ..unity import unity_position
+from . import _poisson
+from . import _terrain_sample as ts
+from ._rules import (
+    FADE,
+    HEIGHT,
+    KEEP_AWAY,
+    PATCH_SCALE,
+    PATCHINESS,
+    SLOPE,
+    ScatterRules,
+    check_range,
+    density_mask,
+    rule_mask,
+)
 
 __all__ = [
-    "RADIUS", "RADIUS_RATIO", "DOMAIN", "K", "SLOPE", "HEIGHT", "PATCHINESS", "PATCH_SCALE", "FADE", "KEEP_AWAY", "SCALE",
-    "ALIGN", "TILT", "SINK", "MAX_GRID_CELLS",
-    "poisson_disk", "poisson_disk_variable",
-    "ScatterRules", "rule_mask", "Layer", "Placement", "scatter_layers", "layer_from_spec",
-    "sample_heights", "terrain_normals_at", "unity_transforms",
+    "RADIUS",
+    "RADIUS_RATIO",
+    "DOMAIN",
+    "K",
+    "SLOPE",
+    "HEIGHT",
+    "PATCHINESS",
+    "PATCH_SCALE",
+    "FADE",
+    "KEEP_AWAY",
+    "SCALE",
+    "ALIGN",
+    "TILT",
+    "SINK",
+    "MAX_GRID_CELLS",
+    "poisson_disk",
+    "poisson_disk_variable",
+    "ScatterRules",
+    "rule_mask",
+    "Layer",
+    "Placement",
+    "scatter_layers",
+    "layer_from_spec",
+    "sample_heights",
+    "terrain_normals_at",
+    "unity_transforms",
 ]
 
 #: Sample spacing (metres, or the domain's units).
@@ -73,15 +105,15 @@ SINK = (-100.0, 100.0)
 #: Most background-grid cells one sampling call may use (about ``(side / radius)**2 * 2``).
 MAX_GRID_CELLS = _poisson.MAX_GRID_CELLS
 
-_MISSES = 2                     # phase-1 darts a cell may miss before gap filling takes over
+_MISSES = 2  # phase-1 darts a cell may miss before gap filling takes over
 
 
 # ---------------------------------------------------------------------------------------------
 # sampling
 
+
 def _check_domain(width, height):
-    return (check_float(width, name="width", bounds=DOMAIN),
-            check_float(height, name="height", bounds=DOMAIN))
+    return (check_float(width, name="width", bounds=DOMAIN), check_float(height, name="height", bounds=DOMAIN))
 
 
 def _check_cells(width, height, r_min):
@@ -89,7 +121,8 @@ def _check_cells(width, height, r_min):
     if n > MAX_GRID_CELLS:
         raise ParameterError(
             f"a {width:g} x {height:g} domain with a radius of {r_min:g} needs {n:,} grid cells, more than "
-            f"the {MAX_GRID_CELLS:,} allowed (it would exhaust memory); use a larger radius or a smaller domain")
+            f"the {MAX_GRID_CELLS:,} allowed (it would exhaust memory); use a larger radius or a smaller domain"
+        )
 
 
 def poisson_disk(width, height, radius, *, seed=0, k=30):
@@ -151,13 +184,15 @@ def _check_existing(existing, existing_radii):
     radii = check_array(existing_radii, name="existing_radii", ndim=1, shape=(len(pts),))
     radii = radii.astype(np.float64, copy=False)
     if radii.size and (radii.min() < 0 or radii.max() > RADIUS[1]):
-        raise ParameterError(f"existing_radii must lie in [0, {RADIUS[1]:g}], got a range "
-                             f"[{radii.min():g}, {radii.max():g}]")
+        raise ParameterError(
+            f"existing_radii must lie in [0, {RADIUS[1]:g}], got a range [{radii.min():g}, {radii.max():g}]"
+        )
     return pts, radii
 
 
-def poisson_disk_variable(width, height, density, *, r_min, r_max, seed=0, k=30, existing=None,
-                          existing_radii=None, where=None):
+def poisson_disk_variable(
+    width, height, density, *, r_min, r_max, seed=0, k=30, existing=None, existing_radii=None, where=None
+):
     """Maximal Poisson-disk sample with a radius that follows a density field.
 
     Parameters
@@ -222,13 +257,24 @@ def poisson_disk_variable(width, height, density, *, r_min, r_max, seed=0, k=30,
         where = check_array(where, name="where", ndim=2, shape=d.shape, dtype_kind="b")
     _check_cells(width, height, r_min)
     rng = make_rng(seed)
-    return _poisson.sample(width, height, r_min=r_min, r_max=r_max, rng=rng, k=k, misses=_MISSES,
-                           density=d if r_max > r_min else None, where=where, existing=pts,
-                           existing_radii=radii)
+    return _poisson.sample(
+        width,
+        height,
+        r_min=r_min,
+        r_max=r_max,
+        rng=rng,
+        k=k,
+        misses=_MISSES,
+        density=d if r_max > r_min else None,
+        where=where,
+        existing=pts,
+        existing_radii=radii,
+    )
 
 
 # ---------------------------------------------------------------------------------------------
 # layers and placements
+
 
 @dataclass(frozen=True)
 class Layer:
@@ -258,6 +304,7 @@ class Layer:
     yaw : bool
         Turn each prop by a random angle about its up axis.
     """
+
     name: str = "layer"
     radius: float = 2.0
     radius_max: float | None = None
@@ -274,8 +321,13 @@ class Layer:
             raise ParameterError(f"name must be a string, got {self.name!r}")
         s(self, "radius", check_float(self.radius, name="radius", bounds=RADIUS))
         if self.radius_max is not None:
-            s(self, "radius_max", check_float(self.radius_max, name="radius_max",
-                                              bounds=(self.radius, min(RADIUS_RATIO * self.radius, RADIUS[1]))))
+            s(
+                self,
+                "radius_max",
+                check_float(
+                    self.radius_max, name="radius_max", bounds=(self.radius, min(RADIUS_RATIO * self.radius, RADIUS[1]))
+                ),
+            )
         if not isinstance(self.rules, ScatterRules):
             raise ParameterError(f"rules must be a ScatterRules, got {type(self.rules).__name__}")
         s(self, "scale_range", check_range(self.scale_range, "scale_range", SCALE))
@@ -312,6 +364,7 @@ class Placement:
     radii : (N,) float64 ndarray
         The spacing radius at each prop (the layer's radius unless it varies).
     """
+
     layer: Layer
     positions: np.ndarray
     rotations: np.ndarray
@@ -380,7 +433,7 @@ def scatter_layers(heights, *, size, layers, seed=0):
         _check_cells(width, height, layer.radius)
     streams = _layer_streams(seed, len(layers))
     slope = None
-    if any(l.rules.slope_range != (0.0, 90.0) for l in layers):
+    if any(layer.rules.slope_range != (0.0, 90.0) for layer in layers):
         slope = slope_degrees(h, cell_size=cell)
     normals = None
     done_xy, done_r = np.empty((0, 2)), np.empty(0)
@@ -394,10 +447,18 @@ def scatter_layers(heights, *, size, layers, seed=0):
             xy, radii = np.empty((0, 2)), np.empty(0)
         else:
             xy, radii = _poisson.sample(
-                width, height, r_min=layer.r_min, r_max=layer.r_max, rng=np.random.default_rng(sample_ss),
-                k=30, misses=_MISSES, density=mask.astype(np.float64) if variable else None, where=where,
+                width,
+                height,
+                r_min=layer.r_min,
+                r_max=layer.r_max,
+                rng=np.random.default_rng(sample_ss),
+                k=30,
+                misses=_MISSES,
+                density=mask.astype(np.float64) if variable else None,
+                where=where,
                 existing=done_xy if len(done_xy) else None,
-                existing_radii=(done_r if keep is None else np.full(len(done_r), keep)) if len(done_xy) else None)
+                existing_radii=(done_r if keep is None else np.full(len(done_r), keep)) if len(done_xy) else None,
+            )
         if normals is None and len(xy):
             normals = ts.vertex_normals(h, cell)
         out.append(_place(layer, xy, radii, h, cell, width, height, normals, np.random.default_rng(place_ss)))
@@ -436,19 +497,33 @@ def layer_from_spec(spec, *, sea_level_m):
     h_lo, h_hi = spec.height_range
     s_lo, s_hi = spec.slope_range
     rules = ScatterRules(
-        height_range=(h_lo, h_hi), slope_range=(s_lo, s_hi), patchiness=spec.patchiness,
-        patch_scale=spec.patch_scale, above_sea=spec.above_sea, sea_level_m=sea_level_m,
+        height_range=(h_lo, h_hi),
+        slope_range=(s_lo, s_hi),
+        patchiness=spec.patchiness,
+        patch_scale=spec.patch_scale,
+        above_sea=spec.above_sea,
+        sea_level_m=sea_level_m,
         keep_away=spec.keep_away,
         patch_fade=0.25 if variable else 0.0,
         slope_fade=min(10.0, 0.5 * (s_hi - s_lo)) if variable else 0.0,
-        height_fade=min(50.0, 0.1 * (h_hi - h_lo)) if variable else 0.0)
-    return Layer(name=spec.name, radius=spec.radius, radius_max=spec.radius_max if variable else None,
-                 rules=rules, scale_range=spec.scale_range, align=spec.align, max_tilt=spec.max_tilt,
-                 sink=spec.sink, yaw=True)
+        height_fade=min(50.0, 0.1 * (h_hi - h_lo)) if variable else 0.0,
+    )
+    return Layer(
+        name=spec.name,
+        radius=spec.radius,
+        radius_max=spec.radius_max if variable else None,
+        rules=rules,
+        scale_range=spec.scale_range,
+        align=spec.align,
+        max_tilt=spec.max_tilt,
+        sink=spec.sink,
+        yaw=True,
+    )
 
 
 # ---------------------------------------------------------------------------------------------
 # terrain look-ups and Unity
+
 
 def sample_heights(heights, xy, *, size):
     """Bilinear heights at terrain-local points.
@@ -524,5 +599,5 @@ def unity_transforms(placement):
         raise ParameterError(f"placement must be a Placement, got {type(placement).__name__}")
     if not len(placement):
         return np.empty((0, 3)), np.empty((0, 4)), np.empty(0)
-    rotations = unity_rotation(placement.rotations) + 0.0         # + 0.0: no -0.0 in the files
+    rotations = unity_rotation(placement.rotations) + 0.0  # + 0.0: no -0.0 in the files
     return unity_position(placement.positions), rotations, placement.scales.astype(np.float64, copy=True)

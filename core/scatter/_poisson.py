@@ -43,14 +43,15 @@ such curves cross (or one meets an edge) are found by Newton's method
 bilinear cells, or cliffs steeper than the radius changes over a radius) a few corners are
 missed and slivers a few percent of a radius wide can stay.
 """
+
 from __future__ import annotations
 
 import math
 
 import numpy as np
 
-from . import _poisson_gaps as gaps
 from .._checks import ParameterError
+from . import _poisson_gaps as gaps
 from ._poisson_existing import Existing
 from ._poisson_field import Field
 
@@ -60,12 +61,12 @@ MAX_LEVEL = 30
 MAX_GRID_CELLS = 1 << 24
 
 _SQRT2 = math.sqrt(2.0)
-_FAR = 1e150                    # coordinate of an empty cell; its square stays finite
-_ROUND_FRACTION = 0.25          # darts per round, as a fraction of all cells
-_CHUNKS = (0, 9, 25) + tuple(range(49, 1 << 16, 48))   # neighbour offsets examined per pass
-_BLOCK = 4096                   # queries per pass (keeps temporaries in cache)
-_SPREAD = 4                     # a corner's darts use squares of this many sizes at once
-_GAP_TOL = 1.0 - 1e-9           # a gap corner counts as covered only if clearly inside a disk
+_FAR = 1e150  # coordinate of an empty cell; its square stays finite
+_ROUND_FRACTION = 0.25  # darts per round, as a fraction of all cells
+_CHUNKS = (0, 9, 25) + tuple(range(49, 1 << 16, 48))  # neighbour offsets examined per pass
+_BLOCK = 4096  # queries per pass (keeps temporaries in cache)
+_SPREAD = 4  # a corner's darts use squares of this many sizes at once
+_GAP_TOL = 1.0 - 1e-9  # a gap corner counts as covered only if clearly inside a disk
 
 
 def grid_cells(width, height, r_min):
@@ -102,8 +103,21 @@ class RadiusField:
 class Sampler:
     """One sampling run; see the module notes.  Use :func:`sample`."""
 
-    def __init__(self, width, height, *, r_min, r_max, rng, k, misses, density=None, where=None,
-                 existing=None, existing_radii=None):
+    def __init__(
+        self,
+        width,
+        height,
+        *,
+        r_min,
+        r_max,
+        rng,
+        k,
+        misses,
+        density=None,
+        where=None,
+        existing=None,
+        existing_radii=None,
+    ):
         self.width, self.height = float(width), float(height)
         self.r_min, self.r_max = float(r_min), float(r_max)
         self.variable = self.r_max > self.r_min and density is not None
@@ -116,7 +130,8 @@ class Sampler:
             raise ParameterError(
                 f"the domain {self.width:g} x {self.height:g} with a minimum radius of {self.r_min:g} needs "
                 f"{self.nx * self.ny:,} grid cells, more than the {MAX_GRID_CELLS:,} allowed "
-                "(it would exhaust memory); use a larger radius or a smaller domain")
+                "(it would exhaust memory); use a larger radius or a smaller domain"
+            )
         self.field = None
         if density is not None or where is not None:
             self.field = Field(density, where, self.width, self.height)
@@ -126,8 +141,8 @@ class Sampler:
         self.gx = np.full(size, _FAR)
         self.gy = np.full(size, _FAR)
         self.gr = np.zeros(size) if self.variable else None
-        self.cand = np.full(size, -1, np.int32)      # dart index per cell during a round
-        self.accepted = []                           # flat cells, in acceptance order
+        self.cand = np.full(size, -1, np.int32)  # dart index per cell during a round
+        self.accepted = []  # flat cells, in acceptance order
         self.n = 0
         self.existing = Existing(existing, existing_radii, self.width, self.height, self.r_max)
         self._reach()
@@ -163,12 +178,12 @@ class Sampler:
             return
         dmin = self.field.per_cell(self.field.cell_dmin, self.nx, self.ny, self.s, self.s, np.minimum)
         r_hi = np.minimum(self.r_max - dmin * (self.r_max - self.r_min), self.r_max)
-        near = self._dilate(r_hi, self.r_max)                 # bounds both radii of a conflict
-        far = self._dilate(r_hi, 2.0 * self.r_max)            # bounds the other disk of a pair
+        near = self._dilate(r_hi, self.r_max)  # bounds both radii of a conflict
+        far = self._dilate(r_hi, 2.0 * self.r_max)  # bounds the other disk of a pair
         for name, limit in (("prefix", near), ("prefix2", near + far)):
             prefix = np.searchsorted(self.off_gap, limit.ravel(), side="left")
             full = np.zeros((self.ny + 2 * self.pad, self.stride), np.intp)
-            full[self.pad:self.pad + self.ny, self.pad:self.pad + self.nx] = prefix.reshape(self.ny, self.nx)
+            full[self.pad : self.pad + self.ny, self.pad : self.pad + self.nx] = prefix.reshape(self.ny, self.nx)
             setattr(self, name, full.ravel())
 
     def _dilate(self, grid, distance):
@@ -177,19 +192,19 @@ class Sampler:
         grown = np.pad(grid, m, constant_values=grid.min())
         rows = grown[m:-m].copy()
         for d in range(-m, m + 1):
-            np.maximum(rows, grown[m + d:grown.shape[0] - m + d], out=rows)
+            np.maximum(rows, grown[m + d : grown.shape[0] - m + d], out=rows)
         out = rows[:, m:-m].copy()
         for d in range(-m, m + 1):
-            np.maximum(out, rows[:, m + d:rows.shape[1] - m + d], out=out)
+            np.maximum(out, rows[:, m + d : rows.shape[1] - m + d], out=out)
         return out
 
-    def _flat(self, I, J):
-        return (I + self.pad) * self.stride + (J + self.pad)
+    def _flat(self, row, col):
+        return (row + self.pad) * self.stride + (col + self.pad)
 
     def _cell_of(self, x, y):
-        J = np.clip(np.floor(x / self.s).astype(np.int64), 0, self.nx - 1)
-        I = np.clip(np.floor(y / self.s).astype(np.int64), 0, self.ny - 1)
-        return self._flat(I, J)
+        col = np.clip(np.floor(x / self.s).astype(np.int64), 0, self.nx - 1)
+        row = np.clip(np.floor(y / self.s).astype(np.int64), 0, self.ny - 1)
+        return self._flat(row, col)
 
     def _radius_at(self, x, y):
         if not self.variable:
@@ -301,10 +316,10 @@ class Sampler:
             p = min(1.0, per_round / cells.size)
             pick = np.flatnonzero(self.rng.random(cells.size) < p) if p < 1.0 else np.arange(cells.size)
             flat = cells[pick]
-            I, J = np.divmod(flat, self.stride)
+            row, col = np.divmod(flat, self.stride)
             u = self.rng.random((2, pick.size))
-            x = ((J - self.pad) + u[0]) * self.s
-            y = ((I - self.pad) + u[1]) * self.s
+            x = ((col - self.pad) + u[0]) * self.s
+            y = ((row - self.pad) + u[1]) * self.s
             ok, r, _ = self._valid(x, y)
             got = np.zeros(pick.size, bool)
             idx = np.flatnonzero(ok)
@@ -384,7 +399,7 @@ class Sampler:
             ex, ey, er = self.existing.all()
             self._ex_disks = gaps.DiskHash(ex, ey, np.maximum(er, self.r_min), reach=self.r_max)
         for b0 in range(0, cells.size, 4 * _BLOCK):
-            block = cells[b0:b0 + 4 * _BLOCK]
+            block = cells[b0 : b0 + 4 * _BLOCK]
             i, j = self._sample_pairs(block, all_new=mark == 0)
             if self.gr is None:
                 ri = rj = np.full(i.size, self.r_min)
@@ -417,8 +432,11 @@ class Sampler:
         masked = self.field is not None and self.field.cell_open is not None
         if self.variable:
             # the domain's edges are grid edges of the density field: crossings there are exact
-            parts.append(self.field.edge_crossings(x, y, r, radius=(self.r_max, self.r_max - self.r_min),
-                                                   where_edges=False, domain_edges=True))
+            parts.append(
+                self.field.edge_crossings(
+                    x, y, r, radius=(self.r_max, self.r_max - self.r_min), where_edges=False, domain_edges=True
+                )
+            )
         else:
             parts.append(gaps.edge_crossings(x, y, r, self.width, self.height))
         corners = np.concatenate(parts)
@@ -506,8 +524,8 @@ class Sampler:
     def run(self):
         """Sample; returns ``(points (N, 2), radii (N,))`` in acceptance order."""
         self.rounds = self.passes = self.max_level = 0
-        I, J = np.divmod(np.arange(self.nx * self.ny, dtype=np.int64), self.nx)
-        cells = self._flat(I, J)
+        row, col = np.divmod(np.arange(self.nx * self.ny, dtype=np.int64), self.nx)
+        cells = self._flat(row, col)
         if self.field is not None and self.field.cell_open is not None:
             any_open = self.field.per_cell(self.field.cell_open, self.nx, self.ny, self.s, self.s, np.maximum)
             cells = cells[any_open.ravel()]
@@ -519,9 +537,21 @@ class Sampler:
         return pts, radii
 
 
-def sample(width, height, *, r_min, r_max, rng, k, misses=2, density=None, where=None, existing=None,
-           existing_radii=None):
+def sample(
+    width, height, *, r_min, r_max, rng, k, misses=2, density=None, where=None, existing=None, existing_radii=None
+):
     """Run the sampler; returns ``(points (N, 2) float64, radii (N,) float64)`` in acceptance order."""
-    s = Sampler(width, height, r_min=r_min, r_max=r_max, rng=rng, k=k, misses=misses, density=density,
-                where=where, existing=existing, existing_radii=existing_radii)
+    s = Sampler(
+        width,
+        height,
+        r_min=r_min,
+        r_max=r_max,
+        rng=rng,
+        k=k,
+        misses=misses,
+        density=density,
+        where=where,
+        existing=existing,
+        existing_radii=existing_radii,
+    )
     return s.run()

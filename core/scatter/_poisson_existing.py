@@ -2,6 +2,7 @@
 
 Public through :mod:`.scatter` (``existing=`` of `poisson_disk_variable`).
 """
+
 from __future__ import annotations
 
 import math
@@ -12,6 +13,7 @@ import numpy as np
 
 class Bucket(NamedTuple):
     """Existing samples of one radius class on a CSR grid of side ``cell`` (two cells of margin)."""
+
     cell: float
     nx: int
     ny: int
@@ -65,8 +67,9 @@ class Existing:
         for b in self.classes:
             cx = np.floor(qx / b.cell).astype(np.int64) + 2
             cy = np.floor(qy / b.cell).astype(np.int64) + 2
-            key = ((cy[:, None, None] + offsets[None, :, None]) * b.nx
-                   + (cx[:, None, None] + offsets[None, None, :])).reshape(-1)
+            key = (
+                (cy[:, None, None] + offsets[None, :, None]) * b.nx + (cx[:, None, None] + offsets[None, None, :])
+            ).reshape(-1)
             # queries lie in the domain, so their 3 x 3 cells lie inside the padded grid
             lo, hi = b.starts[key], b.starts[key + 1]
             counts = hi - lo

@@ -6,6 +6,7 @@ Public through :mod:`.scatter`.  A field is a ``(rows, cols)`` grid of values ov
 is bilinear.  A field *cell* (the square between four values) is *open* when ``where`` is
 True at all four of its corners; samples go only into open cells.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -126,8 +127,10 @@ class Field:
         out = [np.empty((0, gaps.COLUMNS))]
         reach = rho if radius is None else np.fmax(rho, radius[0])
         d = self.density
-        for across, along, d_line, d_along, flags, vertical in ((x, y, self.dx, self.dy, vert, True),
-                                                               (y, x, self.dy, self.dx, horz.T, False)):
+        for across, along, d_line, d_along, flags, vertical in (
+            (x, y, self.dx, self.dy, vert, True),
+            (y, x, self.dy, self.dx, horz.T, False),
+        ):
             if not flags.any():
                 continue
             n_seg, n_lines = flags.shape

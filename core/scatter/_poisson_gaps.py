@@ -11,11 +11,12 @@ of two such curves are found by Newton's method (`circle_crossings`), those with
 closed form (``_poisson_field.Field.edge_crossings``).  Every corner carries its error and the
 disks that made it (a corner `table`).
 """
+
 from __future__ import annotations
 
 import numpy as np
 
-_SETTLED = 1e-12                # Newton's method stops below this mismatch (relative to the radius)
+_SETTLED = 1e-12  # Newton's method stops below this mismatch (relative to the radius)
 _NEWTON_STEPS = 12
 
 
@@ -42,8 +43,10 @@ class DiskHash:
         self.starts = np.searchsorted(key[self.order], np.arange(self.nx * self.ny + 1))
 
     def _cells(self, x, y):
-        return (np.floor((x - self.ox) / self.cell).astype(np.int64),
-                np.floor((y - self.oy) / self.cell).astype(np.int64))
+        return (
+            np.floor((x - self.ox) / self.cell).astype(np.int64),
+            np.floor((y - self.oy) / self.cell).astype(np.int64),
+        )
 
     def overlapping(self, qx, qy, qr):
         """Pairs ``(query index, disk index)`` with ``|q - p| < qr + rho_p`` (``qr`` at most
@@ -165,8 +168,9 @@ def _newton_pair(xi, yi, ri, xj, yj, rj, px, py, grow):
 
 def _residual_pair(xi, yi, ri, xj, yj, rj, px, py, grow):
     r = grow(px, py)
-    e = np.fmax(np.abs(np.hypot(px - xi, py - yi) - np.fmax(ri, r)),
-                np.abs(np.hypot(px - xj, py - yj) - np.fmax(rj, r)))
+    e = np.fmax(
+        np.abs(np.hypot(px - xi, py - yi) - np.fmax(ri, r)), np.abs(np.hypot(px - xj, py - yj) - np.fmax(rj, r))
+    )
     return e / np.fmax(ri, rj)
 
 
@@ -175,8 +179,8 @@ def _crossing(xi, yi, ri, xj, yj, rj, side):
     dx, dy = xj - xi, yj - yi
     d2 = dx * dx + dy * dy
     with np.errstate(invalid="ignore", divide="ignore"):
-        a = (ri * ri - rj * rj + d2) / (2.0 * d2)      # along the centre line, as a fraction of d
-        h2 = ri * ri / d2 - a * a                        # across it, squared, as a fraction of d
+        a = (ri * ri - rj * rj + d2) / (2.0 * d2)  # along the centre line, as a fraction of d
+        h2 = ri * ri / d2 - a * a  # across it, squared, as a fraction of d
         h = np.where((d2 > 0) & (h2 >= 0), np.sqrt(np.abs(h2)), np.nan)
     return xi + a * dx + side * h * dy, yi + a * dy - side * h * dx
 
@@ -184,8 +188,12 @@ def _crossing(xi, yi, ri, xj, yj, rj, side):
 def edge_crossings(x, y, rho, width, height):
     """Points where circles cross the edges of ``[0, width] x [0, height]``, as a corner `table`."""
     out = [np.empty((0, COLUMNS))]
-    for across, along, line, vertical, limit in ((x, y, 0.0, True, height), (x, y, width, True, height),
-                                                 (y, x, 0.0, False, width), (y, x, height, False, width)):
+    for across, along, line, vertical, limit in (
+        (x, y, 0.0, True, height),
+        (x, y, width, True, height),
+        (y, x, 0.0, False, width),
+        (y, x, height, False, width),
+    ):
         near = np.flatnonzero(np.abs(across - line) < rho)
         half = np.sqrt(rho[near] ** 2 - (across[near] - line) ** 2)
         for t in (along[near] - half, along[near] + half):

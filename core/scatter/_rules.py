@@ -3,16 +3,17 @@
 `ScatterRules` holds the rules; `rule_mask` turns them into a density in [0, 1] per heightmap
 cell.  Public through :mod:`core.scatter`.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
 
-from . import _terrain_sample as ts
 from .._checks import ParameterError, check_bool, check_float, make_rng
 from ..heightmap import slope_degrees
 from ..noise import fbm
+from . import _terrain_sample as ts
 
 #: Slope limits in degrees.
 SLOPE = (0.0, 90.0)
@@ -29,6 +30,7 @@ KEEP_AWAY = (0.0, 100_000.0)
 
 # ---------------------------------------------------------------------------------------------
 # rules
+
 
 def check_range(value, name, bounds):
     try:
@@ -82,6 +84,7 @@ class ScatterRules:
     above the sea, the bilinear slope (and the tilt of the interpolated normal) within the
     slope range's upper limit.
     """
+
     height_range: tuple | None = None
     slope_range: tuple = (0.0, 35.0)
     patchiness: float = 0.0
@@ -178,5 +181,3 @@ def rule_mask(heights, *, size, rules, seed=0):
     if not isinstance(rules, ScatterRules):
         raise ParameterError(f"rules must be a ScatterRules, got {type(rules).__name__}")
     return density_mask(h, cell, rules, make_rng(seed))
-
-

@@ -8,6 +8,7 @@ at the smallest Y, column 0 at the smallest X, centred on the origin, so
 ``x in [-size/2, size/2]`` and ``y in [-extent_y/2, extent_y/2]`` with
 ``extent_y = cell * (rows - 1)`` (equal to ``size`` for a square heightmap).
 """
+
 from __future__ import annotations
 
 import numpy as np

@@ -11,6 +11,7 @@ centred on the Z axis; the same seed gives the same bytes.
 >>> rock_mesh(seed=1).n_vertices, grass_mesh(seed=1).n_triangles
 (162, 12)
 """
+
 from __future__ import annotations
 
 import math
@@ -28,11 +29,48 @@ CARDS = (1, 12)
 
 def _icosahedron():
     t = (1.0 + math.sqrt(5.0)) / 2.0
-    v = np.array([[-1, t, 0], [1, t, 0], [-1, -t, 0], [1, -t, 0], [0, -1, t], [0, 1, t], [0, -1, -t], [0, 1, -t],
-                  [t, 0, -1], [t, 0, 1], [-t, 0, -1], [-t, 0, 1]], np.float64)
-    f = np.array([[0, 11, 5], [0, 5, 1], [0, 1, 7], [0, 7, 10], [0, 10, 11], [1, 5, 9], [5, 11, 4], [11, 10, 2],
-                  [10, 7, 6], [7, 1, 8], [3, 9, 4], [3, 4, 2], [3, 2, 6], [3, 6, 8], [3, 8, 9], [4, 9, 5],
-                  [2, 4, 11], [6, 2, 10], [8, 6, 7], [9, 8, 1]], np.int64)
+    v = np.array(
+        [
+            [-1, t, 0],
+            [1, t, 0],
+            [-1, -t, 0],
+            [1, -t, 0],
+            [0, -1, t],
+            [0, 1, t],
+            [0, -1, -t],
+            [0, 1, -t],
+            [t, 0, -1],
+            [t, 0, 1],
+            [-t, 0, -1],
+            [-t, 0, 1],
+        ],
+        np.float64,
+    )
+    f = np.array(
+        [
+            [0, 11, 5],
+            [0, 5, 1],
+            [0, 1, 7],
+            [0, 7, 10],
+            [0, 10, 11],
+            [1, 5, 9],
+            [5, 11, 4],
+            [11, 10, 2],
+            [10, 7, 6],
+            [7, 1, 8],
+            [3, 9, 4],
+            [3, 4, 2],
+            [3, 2, 6],
+            [3, 6, 8],
+            [3, 8, 9],
+            [4, 9, 5],
+            [2, 4, 11],
+            [6, 2, 10],
+            [8, 6, 7],
+            [9, 8, 1],
+        ],
+        np.int64,
+    )
     return v / np.linalg.norm(v, axis=1, keepdims=True), f
 
 
@@ -52,8 +90,14 @@ def icosphere(detail=2):
         m = len(v) + inverse.reshape(3, -1).T  # per face: mid of edge 01, 12, 20
         a, b, c = f.T
         ab, bc, ca = m.T
-        f = np.concatenate([np.column_stack([a, ab, ca]), np.column_stack([ab, b, bc]),
-                            np.column_stack([ca, bc, c]), np.column_stack([ab, bc, ca])])
+        f = np.concatenate(
+            [
+                np.column_stack([a, ab, ca]),
+                np.column_stack([ab, b, bc]),
+                np.column_stack([ca, bc, c]),
+                np.column_stack([ab, bc, ca]),
+            ]
+        )
         v = np.concatenate([v, mids])
     return v, f
 
@@ -72,9 +116,9 @@ def rock_mesh(*, seed=0, radius=0.5, detail=2, roughness=0.35):
     # a few octaves of random plane waves: smooth, seeded, isotropic 3-D noise
     d = np.zeros(len(unit))
     for octave in range(4):
-        k = rng.normal(size=(6, 3)) * (1.6 * 2.0 ** octave)
+        k = rng.normal(size=(6, 3)) * (1.6 * 2.0**octave)
         phase = rng.uniform(0, 2 * np.pi, 6)
-        d += (0.5 ** octave) * np.sin(unit @ k.T + phase).sum(axis=1) / 6
+        d += (0.5**octave) * np.sin(unit @ k.T + phase).sum(axis=1) / 6
     shape = rng.uniform(0.75, 1.1, 3) * np.array([1.0, 1.0, rng.uniform(0.55, 0.8)])
     v = unit * (1.0 + roughness * d)[:, None] * shape * radius
     floor = v[:, 2].min() + 0.25 * (v[:, 2].max() - v[:, 2].min())
@@ -101,12 +145,12 @@ def grass_mesh(*, seed=0, height=0.5, cards=3, width=0.35):
     heights = height * rng.uniform(0.75, 1.15, cards)
     lean = rng.uniform(-0.15, 0.15, (cards, 2)) * heights[:, None]
     along = np.column_stack([np.cos(angles), np.sin(angles), np.zeros(cards)])
-    u = np.array([0.0, 1.0, 0.5 + 1 / 6, 0.5 - 1 / 6])          # bottom left, bottom right, top right, top left
+    u = np.array([0.0, 1.0, 0.5 + 1 / 6, 0.5 - 1 / 6])  # bottom left, bottom right, top right, top left
     up = np.array([0.0, 0.0, 1.0, 1.0])
     corners = (u - 0.5)[None, :, None] * width * along[:, None, :]
     corners[:, :, 2] = up[None, :] * heights[:, None]
     corners[:, 2:, :2] += lean[:, None, :]
-    verts = np.concatenate([corners, corners], axis=1)              # front 0-3, back 4-7
+    verts = np.concatenate([corners, corners], axis=1)  # front 0-3, back 4-7
     front = np.array([[0, 1, 2], [0, 2, 3]])
     back = np.array([[4, 6, 5], [4, 7, 6]])
     faces = (np.arange(cards) * 8)[:, None, None] + np.concatenate([front, back])[None]
@@ -119,5 +163,6 @@ def grass_mesh(*, seed=0, height=0.5, cards=3, width=0.35):
     normal /= np.linalg.norm(normal, axis=1, keepdims=True)
     normals = np.concatenate([np.repeat(normal[:, None], 4, 1), np.repeat(-normal[:, None], 4, 1)], axis=1)
     uvs = np.tile(np.column_stack([u, up]), (cards * 2, 1))
-    return IndexedMesh(v.astype(np.float32), f.astype(index_dtype(n)), uvs.astype(np.float32),
-                       normals.reshape(n, 3).astype(np.float32))
+    return IndexedMesh(
+        v.astype(np.float32), f.astype(index_dtype(n)), uvs.astype(np.float32), normals.reshape(n, 3).astype(np.float32)
+    )

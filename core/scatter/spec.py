@@ -23,6 +23,7 @@ from the props of the layers before it::
 The ranges are the engine's own (``core.scatter.SLOPE``, ``SCALE`` ...): a
 recipe, the sidebar and a direct call accept the same values.
 """
+
 from __future__ import annotations
 
 import tomllib
@@ -30,13 +31,25 @@ from dataclasses import dataclass
 
 from .._toml import toml_table
 from ..errors import ParameterError, short
-from ..spec import (custom, did_you_mean, flag, from_table, integer, number, object_name, span, to_table)
+from ..spec import custom, did_you_mean, flag, from_table, integer, number, object_name, span, to_table
 from ..trees.spec import species_names, species_spec
 from ._engine import ALIGN, RADIUS, RADIUS_RATIO, SCALE, SINK, TILT
 from ._rules import HEIGHT, KEEP_AWAY, PATCH_SCALE, PATCHINESS, SLOPE
 
-__all__ = ["LayerSpec", "LIMITS", "BUILTIN_PROPS", "MAX_LAYERS", "MAX_PROPS", "from_dict", "to_dict",
-           "dumps_layer", "loads_layer", "check_prop_count", "suggested_layer", "SUGGESTED"]
+__all__ = [
+    "LayerSpec",
+    "LIMITS",
+    "BUILTIN_PROPS",
+    "MAX_LAYERS",
+    "MAX_PROPS",
+    "from_dict",
+    "to_dict",
+    "dumps_layer",
+    "loads_layer",
+    "check_prop_count",
+    "suggested_layer",
+    "SUGGESTED",
+]
 
 BUILTIN_PROPS = ("rock", "grass")
 MAX_LAYERS = 16
@@ -48,8 +61,9 @@ def check_prop(value, name):
     """A built-in prop (``rock``, ``grass``) or a shipped tree species."""
     allowed = BUILTIN_PROPS + tuple(species_names())
     if value not in allowed:
-        raise ParameterError(f"{name} must be one of {', '.join(allowed)}, got {short(value)}"
-                             f"{did_you_mean(value, allowed)}")
+        raise ParameterError(
+            f"{name} must be one of {', '.join(allowed)}, got {short(value)}{did_you_mean(value, allowed)}"
+        )
     return value
 
 
@@ -58,26 +72,35 @@ LIMITS = {
     "name": object_name("Name", "Layer name (also in the placement file)"),
     "prop": custom(check_prop, "Prop", "A built-in prop: rock, grass or a tree species"),
     "variants": integer((1, 16), "Variants", "Different built-in props made from consecutive seeds"),
-    "radius": number(RADIUS, "Spacing", "Smallest distance between two props of this layer", unit="m",
-                     soft=(0.05, 1000.0)),
-    "radius_max": number((0.0, RADIUS[1]), "Sparse Spacing",
-                         "Spacing where the rules allow only a few props (0: same as Spacing)", unit="m",
-                         soft=(0.0, 1000.0)),
-    "height_range": span(HEIGHT, "Height Range", "Props only between these heights (metres)",
-                         soft=(-1000.0, 10_000.0)),
+    "radius": number(
+        RADIUS, "Spacing", "Smallest distance between two props of this layer", unit="m", soft=(0.05, 1000.0)
+    ),
+    "radius_max": number(
+        (0.0, RADIUS[1]),
+        "Sparse Spacing",
+        "Spacing where the rules allow only a few props (0: same as Spacing)",
+        unit="m",
+        soft=(0.0, 1000.0),
+    ),
+    "height_range": span(HEIGHT, "Height Range", "Props only between these heights (metres)", soft=(-1000.0, 10_000.0)),
     "slope_range": span(SLOPE, "Slope Range", "Props only on slopes between these angles (degrees)"),
     "patchiness": number(PATCHINESS, "Patchiness", "0 covers everything allowed, 1 leaves only scattered patches"),
     "patch_scale": number(PATCH_SCALE, "Patch Size", "Size of the patches", unit="m", soft=(1.0, 10_000.0)),
     "above_sea": flag("Above Sea", "No props at or below the terrain's sea level"),
-    "keep_away": number(KEEP_AWAY, "Keep Away",
-                        "Distance from the props of the layers above (at least this layer's spacing)", unit="m",
-                        soft=(0.0, 1000.0)),
+    "keep_away": number(
+        KEEP_AWAY,
+        "Keep Away",
+        "Distance from the props of the layers above (at least this layer's spacing)",
+        unit="m",
+        soft=(0.0, 1000.0),
+    ),
     "scale_range": span(SCALE, "Scale", "Random uniform scale between these", soft=(0.01, 100.0)),
     "align": number(ALIGN, "Align to Slope", "0 keeps props upright, 1 tilts them with the ground"),
     "max_tilt": number(TILT, "Max Tilt", "Largest tilt from upright (degrees)", unit="deg"),
     "sink": number(SINK, "Sink", "How far props sink into the ground (scaled with them)", unit="m"),
-    "unity_tree": flag("Unity Terrain Trees",
-                       "Also list this layer as Unity Terrain tree instances in the placement file"),
+    "unity_tree": flag(
+        "Unity Terrain Trees", "Also list this layer as Unity Terrain tree instances in the placement file"
+    ),
 }
 
 
@@ -97,6 +120,7 @@ class LayerSpec:
     ``sink`` (metres, scaled with the prop).  ``unity_tree``: also list the
     layer as Unity Terrain tree instances.  Ranges: :data:`LIMITS`.
     """
+
     name: str = "Layer"
     prop: str = "rock"
     variants: int = 3
@@ -128,8 +152,10 @@ def from_dict(data, *, prefix="scatter."):
     """
     spec = from_table(LayerSpec, LIMITS, data, prefix=prefix)
     if spec.radius_max and not spec.radius <= spec.radius_max <= RADIUS_RATIO * spec.radius:
-        raise ParameterError(f"{prefix}radius_max must be 0 (off) or between radius and {RADIUS_RATIO:g} x radius "
-                             f"[{spec.radius:g}, {RADIUS_RATIO * spec.radius:g}], got {spec.radius_max:g}")
+        raise ParameterError(
+            f"{prefix}radius_max must be 0 (off) or between radius and {RADIUS_RATIO:g} x radius "
+            f"[{spec.radius:g}, {RADIUS_RATIO * spec.radius:g}], got {spec.radius_max:g}"
+        )
     return spec
 
 
@@ -166,19 +192,45 @@ def check_prop_count(layers, *, size):
         estimate = 0.7 * size * size / (spec.radius * spec.radius)
         if estimate > MAX_PROPS:
             lowest = (0.7 * size * size / MAX_PROPS) ** 0.5
-            raise ParameterError(f"scatter layer {spec.name!r}: radius {spec.radius:g} m would place about "
-                                 f"{estimate:,.0f} props on a {size:g} m terrain, more than {MAX_PROPS:,}; "
-                                 f"use a radius of at least {lowest:.3g} m")
+            raise ParameterError(
+                f"scatter layer {spec.name!r}: radius {spec.radius:g} m would place about "
+                f"{estimate:,.0f} props on a {size:g} m terrain, more than {MAX_PROPS:,}; "
+                f"use a radius of at least {lowest:.3g} m"
+            )
 
 
 #: Good starting values per built-in prop (the sidebar's Add Layer uses them).
 SUGGESTED = {
-    "tree": dict(radius=9.0, slope_range=(0.0, 30.0), scale_range=(0.85, 1.15), align=0.0, max_tilt=5.0,
-                 sink=0.1, unity_tree=True, variants=3),
-    "rock": dict(radius=5.0, slope_range=(0.0, 90.0), scale_range=(0.6, 1.8), align=1.0, max_tilt=35.0,
-                 sink=0.15, patchiness=0.4, variants=4),
-    "grass": dict(radius=1.2, slope_range=(0.0, 35.0), scale_range=(0.7, 1.3), align=0.7, max_tilt=20.0,
-                  sink=0.02, patchiness=0.5, variants=3),
+    "tree": dict(
+        radius=9.0,
+        slope_range=(0.0, 30.0),
+        scale_range=(0.85, 1.15),
+        align=0.0,
+        max_tilt=5.0,
+        sink=0.1,
+        unity_tree=True,
+        variants=3,
+    ),
+    "rock": dict(
+        radius=5.0,
+        slope_range=(0.0, 90.0),
+        scale_range=(0.6, 1.8),
+        align=1.0,
+        max_tilt=35.0,
+        sink=0.15,
+        patchiness=0.4,
+        variants=4,
+    ),
+    "grass": dict(
+        radius=1.2,
+        slope_range=(0.0, 35.0),
+        scale_range=(0.7, 1.3),
+        align=0.7,
+        max_tilt=20.0,
+        sink=0.02,
+        patchiness=0.5,
+        variants=3,
+    ),
 }
 
 

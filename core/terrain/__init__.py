@@ -3,9 +3,31 @@
 The spec and its limits table are in :mod:`.spec`; the engine (noise in
 bands of rows, shaping, seam-exact normals) in the private ``_heights``.
 """
-from ._heights import (BAND_CELLS, TerrainHeights, band_count, grid_normals, heights_steps, noise_bands,
-                       shape_heights, terrain_heights)
+
+from ._heights import (
+    BAND_CELLS,
+    TerrainHeights,
+    band_count,
+    grid_normals,
+    heights_steps,
+    noise_bands,
+    shape_heights,
+    terrain_heights,
+)
 from .spec import LIMITS, TerrainSpec, check_spec, from_dict, to_dict
 
-__all__ = ["TerrainSpec", "LIMITS", "from_dict", "to_dict", "check_spec", "TerrainHeights", "terrain_heights",
-           "heights_steps", "noise_bands", "band_count", "shape_heights", "grid_normals", "BAND_CELLS"]
+__all__ = [
+    "TerrainSpec",
+    "LIMITS",
+    "from_dict",
+    "to_dict",
+    "check_spec",
+    "TerrainHeights",
+    "terrain_heights",
+    "heights_steps",
+    "noise_bands",
+    "band_count",
+    "shape_heights",
+    "grid_normals",
+    "BAND_CELLS",
+]

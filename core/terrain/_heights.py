@@ -8,6 +8,7 @@ tile's offset is not a whole number of cells the tile is one band: adding a
 fractional offset and a band's first row in another order could change the
 last bit.)
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -18,8 +19,16 @@ from .. import heightmap, noise
 from ..errors import ParameterError
 from ..steps import drive
 
-__all__ = ["grid_normals", "TerrainHeights", "noise_bands", "band_count", "shape_heights", "heights_steps", "terrain_heights",
-           "BAND_CELLS"]
+__all__ = [
+    "grid_normals",
+    "TerrainHeights",
+    "noise_bands",
+    "band_count",
+    "shape_heights",
+    "heights_steps",
+    "terrain_heights",
+    "BAND_CELLS",
+]
 
 #: Roughly how many cells one band of rows holds (about 1 M: a few tens of ms).
 BAND_CELLS = 1 << 20
@@ -34,6 +43,7 @@ class TerrainHeights:
     field: what the tile's neighbours would have there. Normals computed from
     it agree along the shared edges of neighbouring tiles.
     """
+
     values: np.ndarray
     cell_size: float
     height: float
@@ -47,9 +57,16 @@ class TerrainHeights:
 
 def _noise_kwargs(spec, seed):
     cell = spec.cell_size
-    return dict(scale=spec.scale / cell, octaves=spec.octaves, persistence=spec.persistence,
-                lacunarity=spec.lacunarity, seed=seed, basis=spec.basis, kind=spec.kind,
-                warp=spec.warp)
+    return dict(
+        scale=spec.scale / cell,
+        octaves=spec.octaves,
+        persistence=spec.persistence,
+        lacunarity=spec.lacunarity,
+        seed=seed,
+        basis=spec.basis,
+        kind=spec.kind,
+        warp=spec.warp,
+    )
 
 
 def _band_rows(spec, band_cells, margin=0):
@@ -81,7 +98,7 @@ def noise_bands(spec, *, seed, band_cells=BAND_CELLS, margin=0):
     kwargs = _noise_kwargs(spec, seed)
     for row0 in range(0, n, band):
         rows = min(band, n - row0)
-        raw[row0:row0 + rows] = noise.fbm((rows, n), offset=(ox, oy + row0), **kwargs)
+        raw[row0 : row0 + rows] = noise.fbm((rows, n), offset=(ox, oy + row0), **kwargs)
         yield row0 + rows, n
     return raw
 
@@ -157,6 +174,7 @@ def grid_normals(heights, *, stride=1):
     Without a margin the border uses one-sided differences.
     """
     from ..mesh import lod_indices
+
     n = heights.values.shape[0]
     idx = lod_indices(n, stride)
     if heights.margin is not None:

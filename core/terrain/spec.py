@@ -1,4 +1,5 @@
 """``[terrain]``: one square terrain tile, its fields and their limits (the one table of ranges)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -8,8 +9,20 @@ from .._checks import check_float
 from ..errors import ParameterError, short
 from ..spec import choice, custom, flag, from_table, integer, number, to_table, vector
 
-__all__ = ["TerrainSpec", "LIMITS", "from_dict", "to_dict", "RESOLUTION", "SIZE", "HEIGHT", "OFFSET", "SCALE_M",
-           "LODS", "NORMALIZE_MODES", "IDENTITY_CURVE"]
+__all__ = [
+    "TerrainSpec",
+    "LIMITS",
+    "from_dict",
+    "to_dict",
+    "RESOLUTION",
+    "SIZE",
+    "HEIGHT",
+    "OFFSET",
+    "SCALE_M",
+    "LODS",
+    "NORMALIZE_MODES",
+    "IDENTITY_CURVE",
+]
 
 #: Vertices per terrain side. 4097 is Unity's largest heightmap resolution.
 RESOLUTION = (2, 4097)
@@ -38,8 +51,12 @@ def check_curve(value, name):
     for i, p in enumerate(points):
         if len(p) != 2:
             raise ParameterError(f"{name}[{i}] must be an [x, y] pair, got {short(list(p))}")
-        out.append((check_float(p[0], name=f"{name}[{i}].x", bounds=(0.0, 1.0)),
-                    check_float(p[1], name=f"{name}[{i}].y", bounds=(0.0, 1.0))))
+        out.append(
+            (
+                check_float(p[0], name=f"{name}[{i}].x", bounds=(0.0, 1.0)),
+                check_float(p[1], name=f"{name}[{i}].y", bounds=(0.0, 1.0)),
+            )
+        )
     out.sort()
     xs = [p[0] for p in out]
     if any(b <= a for a, b in zip(xs, xs[1:])):
@@ -49,45 +66,78 @@ def check_curve(value, name):
 
 #: Every field of :class:`TerrainSpec`: kind, range, label and description, written once.
 LIMITS = {
-    "resolution": integer(RESOLUTION, "Resolution",
-                          "Vertices per side (Unity terrains use 33, 65, 129, 257, 513, 1025, 2049 or 4097)",
-                          soft=(2, 2049)),
+    "resolution": integer(
+        RESOLUTION,
+        "Resolution",
+        "Vertices per side (Unity terrains use 33, 65, 129, 257, 513, 1025, 2049 or 4097)",
+        soft=(2, 2049),
+    ),
     "size": number(SIZE, "Size", "Side length of the terrain", unit="m", soft=(1.0, 4096.0)),
     "height": number(HEIGHT, "Height", "Height of the highest possible point", unit="m", soft=(0.0, 1000.0)),
-    "offset": vector(OFFSET, "Offset", "Position of this tile in the world; neighbouring tiles join seamlessly",
-                     size=2, unit="m"),
-    "basis": choice((("perlin", "Perlin", "Improved Perlin gradient noise"),
-                     ("simplex", "Simplex", "OpenSimplex2-style simplex noise: fewer axis-aligned artefacts")),
-                    "Noise", "Gradient noise basis"),
-    "kind": choice((("fbm", "fBm", "Fractal Brownian motion: rolling, natural hills"),
-                    ("ridged", "Ridged", "Sharp ridges and crests: mountains, canyons"),
-                    ("billow", "Billow", "Rounded, puffy shapes: dunes, hills")),
-                   "Fractal", "How octaves combine: fBm (smooth hills), ridged (sharp crests), billow (puffy dunes)"),
+    "offset": vector(
+        OFFSET, "Offset", "Position of this tile in the world; neighbouring tiles join seamlessly", size=2, unit="m"
+    ),
+    "basis": choice(
+        (
+            ("perlin", "Perlin", "Improved Perlin gradient noise"),
+            ("simplex", "Simplex", "OpenSimplex2-style simplex noise: fewer axis-aligned artefacts"),
+        ),
+        "Noise",
+        "Gradient noise basis",
+    ),
+    "kind": choice(
+        (
+            ("fbm", "fBm", "Fractal Brownian motion: rolling, natural hills"),
+            ("ridged", "Ridged", "Sharp ridges and crests: mountains, canyons"),
+            ("billow", "Billow", "Rounded, puffy shapes: dunes, hills"),
+        ),
+        "Fractal",
+        "How octaves combine: fBm (smooth hills), ridged (sharp crests), billow (puffy dunes)",
+    ),
     "scale": number(SCALE_M, "Feature Size", "Size of the largest features", unit="m", soft=(1.0, 4096.0)),
     "octaves": integer(noise.OCTAVES, "Octaves", "Number of noise layers; more gives finer detail"),
     "persistence": number(noise.PERSISTENCE, "Roughness", "Amplitude kept from one octave to the next (persistence)"),
     "lacunarity": number(noise.LACUNARITY, "Lacunarity", "Frequency multiplier from one octave to the next"),
     "warp": number(noise.WARP, "Warp", "Domain warp strength: bends the features into swirls and flows"),
-    "normalize": choice((("stretch", "Stretch", "Use the full height range on this tile"),
-                         ("fixed", "Fixed", "Absolute noise values: neighbouring tiles join")),
-                        "Normalize", "Stretch this tile to the full height range, or keep absolute noise values "
-                                     "(use Fixed for tiles that must join)"),
-    "falloff": choice((("none", "None", "No falloff"), ("square", "Square", "Edges fall along a square"),
-                       ("radial", "Radial", "Edges fall in a circle")),
-                      "Island Falloff", "Lower the edges to make an island"),
-    "falloff_width": number(heightmap.FALLOFF_WIDTH, "Falloff Width",
-                            "Fraction of the half-size over which the edges fall"),
-    "redistribution": number(heightmap.POWER, "Redistribution",
-                             "Height exponent: above 1 makes valleys wider and peaks sharper"),
+    "normalize": choice(
+        (
+            ("stretch", "Stretch", "Use the full height range on this tile"),
+            ("fixed", "Fixed", "Absolute noise values: neighbouring tiles join"),
+        ),
+        "Normalize",
+        "Stretch this tile to the full height range, or keep absolute noise values "
+        "(use Fixed for tiles that must join)",
+    ),
+    "falloff": choice(
+        (
+            ("none", "None", "No falloff"),
+            ("square", "Square", "Edges fall along a square"),
+            ("radial", "Radial", "Edges fall in a circle"),
+        ),
+        "Island Falloff",
+        "Lower the edges to make an island",
+    ),
+    "falloff_width": number(
+        heightmap.FALLOFF_WIDTH, "Falloff Width", "Fraction of the half-size over which the edges fall"
+    ),
+    "redistribution": number(
+        heightmap.POWER, "Redistribution", "Height exponent: above 1 makes valleys wider and peaks sharper"
+    ),
     "terraces": integer(heightmap.TERRACES, "Terraces", "Number of terrace steps (0 for none)"),
     "terrace_sharpness": number(heightmap.SHARPNESS, "Terrace Sharpness", "0 leaves slopes smooth, 1 makes flat steps"),
     "curve": custom(check_curve, "Height Curve", "Control points [x, y] of a curve that remaps the heights"),
     "sea_level": number(heightmap.SEA_LEVEL, "Sea Level", "Heights below this fraction become a flat sea floor"),
     "lods": integer(LODS, "LODs", "Number of levels of detail to build (Name_LOD0, Name_LOD1, ...)"),
     "material": flag("Material", "Give the terrain the height-and-slope material"),
-    "palette": choice((("temperate", "Temperate", "Beach, grass, forest, rock and snow on the high peaks"),
-                       ("desert", "Desert", "Sand and red rock"), ("arctic", "Arctic", "Snow over grey rock")),
-                      "Palette", "Colours of the height-and-slope material and the previews"),
+    "palette": choice(
+        (
+            ("temperate", "Temperate", "Beach, grass, forest, rock and snow on the high peaks"),
+            ("desert", "Desert", "Sand and red rock"),
+            ("arctic", "Arctic", "Snow over grey rock"),
+        ),
+        "Palette",
+        "Colours of the height-and-slope material and the previews",
+    ),
     "enabled": flag("Terrain", "Build a terrain (false: trees only)"),
 }
 assert LIMITS["palette"].bounds == palette.PALETTE_NAMES and LIMITS["falloff"].bounds == heightmap.FALLOFF_MODES
@@ -110,6 +160,7 @@ class TerrainSpec:
     >>> TerrainSpec(resolution=65, size=128.0).cell_size
     2.0
     """
+
     resolution: int = 257
     size: float = 512.0
     height: float = 80.0
@@ -145,7 +196,8 @@ def check_spec(spec, *, prefix="terrain."):
     if spec.scale / spec.cell_size < 1e-3:
         raise ParameterError(
             f"{prefix}scale {spec.scale:g} m is below a thousandth of the cell size {spec.cell_size:g} m; "
-            "use a scale of at least size / (resolution - 1) / 1000")
+            "use a scale of at least size / (resolution - 1) / 1000"
+        )
     min_res = 2 ** (spec.lods - 1) + 1
     if spec.resolution < min_res:
         raise ParameterError(f"{prefix}lods {spec.lods} needs {prefix}resolution >= {min_res}, got {spec.resolution}")

@@ -4,6 +4,7 @@
 returns a :class:`Tree`; each stage draws from its own seed, derived from the
 spec's seed, so the same spec and seed give the same bytes.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -16,7 +17,7 @@ from ..errors import ParameterError
 from ..mesh import IndexedMesh
 from . import lsystem, tree_mesh, turtle
 from .skeleton import Skeleton
-from .spec import SEED
+from .spec import SEED, TreeSpec
 
 __all__ = ["Tree", "grow_skeleton", "grow_tree", "MAX_TREE_MODULES"]
 
@@ -27,6 +28,7 @@ MAX_TREE_MODULES = 2_000_000
 @dataclass(frozen=True, eq=False)
 class Tree:
     """A grown tree: its skeleton, its LOD meshes (LOD0 first) and the optional billboard."""
+
     spec: TreeSpec
     skeleton: Skeleton
     lods: tuple
@@ -44,10 +46,19 @@ class Tree:
 
 
 def _turtle_options(spec):
-    return dict(angle=spec.angle, step=spec.step, width=spec.width, width_decay=spec.width_decay,
-                length_decay=spec.length_decay, order_width_ratio=spec.order_width_ratio,
-                order_length_ratio=spec.order_length_ratio, tropism=spec.tropism,
-                tropism_strength=spec.tropism_strength, jitter=spec.jitter, leaf_size=spec.leaf_size)
+    return dict(
+        angle=spec.angle,
+        step=spec.step,
+        width=spec.width,
+        width_decay=spec.width_decay,
+        length_decay=spec.length_decay,
+        order_width_ratio=spec.order_width_ratio,
+        order_length_ratio=spec.order_length_ratio,
+        tropism=spec.tropism,
+        tropism_strength=spec.tropism_strength,
+        jitter=spec.jitter,
+        leaf_size=spec.leaf_size,
+    )
 
 
 def _seeds(seed):
@@ -70,11 +81,25 @@ def grow_tree(spec, *, seed=None, max_modules=MAX_TREE_MODULES):
     seed = spec.seed if seed is None else seed
     skeleton, modules = grow_skeleton(spec, seed=seed, max_modules=max_modules)
     if skeleton.n_segments == 0 and len(skeleton.leaves) == 0 and not skeleton.polygons:
-        raise ParameterError(f"tree {spec.name!r}: the rules draw nothing after {spec.iterations} iterations "
-                             f"({modules:,} modules, no F or G); check the axiom and rules")
+        raise ParameterError(
+            f"tree {spec.name!r}: the rules draw nothing after {spec.iterations} iterations "
+            f"({modules:,} modules, no F or G); check the axiom and rules"
+        )
     s_mesh = _seeds(seed)[2]
-    lods = tree_mesh.tree_lods(skeleton, levels=spec.lods, sides=spec.sides, leaf_shape=spec.leaf_shape,
-                               leaf_width=spec.leaf_width, uv_scale=spec.uv_scale, seed=s_mesh)
+    lods = tree_mesh.tree_lods(
+        skeleton,
+        levels=spec.lods,
+        sides=spec.sides,
+        leaf_shape=spec.leaf_shape,
+        leaf_width=spec.leaf_width,
+        uv_scale=spec.uv_scale,
+        seed=s_mesh,
+    )
     billboard = tree_mesh.billboard_mesh(lods[0].vertices) if spec.billboard and lods[0].n_vertices else None
-    return Tree(spec=dataclasses.replace(spec, seed=seed), skeleton=skeleton, lods=tuple(lods),
-                billboard=billboard, modules=modules)
+    return Tree(
+        spec=dataclasses.replace(spec, seed=seed),
+        skeleton=skeleton,
+        lods=tuple(lods),
+        billboard=billboard,
+        modules=modules,
+    )

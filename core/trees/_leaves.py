@@ -11,6 +11,7 @@ star-shaped around their base), face their Newell normal and get UVs from
 their own plane, fitted into the unit square.  Public through
 :mod:`.tree_mesh`.
 """
+
 from __future__ import annotations
 
 import math
@@ -21,12 +22,12 @@ import numpy as np
 #: Outline (u, v) of each leaf shape, counter-clockwise, and its triangles.
 SHAPES = {
     # base, right (two points), tip, left (two points)
-    "leaf": (np.array([[0.5, 0.0], [1.0, 0.3], [0.8, 0.7], [0.5, 1.0], [0.2, 0.7], [0.0, 0.3]]),
-             np.array([[0, 1, 5], [1, 4, 5], [1, 2, 4], [2, 3, 4]])),
-    "card": (np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]]),
-             np.array([[0, 1, 2], [0, 2, 3]])),
-    "diamond": (np.array([[0.5, 0.0], [1.0, 0.5], [0.5, 1.0], [0.0, 0.5]]),
-                np.array([[0, 1, 2], [0, 2, 3]])),
+    "leaf": (
+        np.array([[0.5, 0.0], [1.0, 0.3], [0.8, 0.7], [0.5, 1.0], [0.2, 0.7], [0.0, 0.3]]),
+        np.array([[0, 1, 5], [1, 4, 5], [1, 2, 4], [2, 3, 4]]),
+    ),
+    "card": (np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]]), np.array([[0, 1, 2], [0, 2, 3]])),
+    "diamond": (np.array([[0.5, 0.0], [1.0, 0.5], [0.5, 1.0], [0.0, 0.5]]), np.array([[0, 1, 2], [0, 2, 3]])),
 }
 
 
@@ -75,11 +76,16 @@ def card_arrays(positions, h, up, across, sizes, *, shape, leaf_width, out, offs
     x = (outline[:, 0] - 0.5) * leaf_width
     y = outline[:, 1]
     vertices.reshape(n, k, 3)[...] = positions[:, None, :] + sizes[:, None, None] * (
-        x[None, :, None] * across[:, None, :] + y[None, :, None] * h[:, None, :])     # float64, rounded once
+        x[None, :, None] * across[:, None, :] + y[None, :, None] * h[:, None, :]
+    )  # float64, rounded once
     normals.reshape(n, k, 3)[...] = up[:, None, :]
     uvs.reshape(n, k, 2)[...] = outline[None]
-    np.add((np.arange(n) * k + offset)[:, None, None], tris[None], casting="unsafe",
-           out=triangles.reshape(n, tris.shape[0], 3))
+    np.add(
+        (np.arange(n) * k + offset)[:, None, None],
+        tris[None],
+        casting="unsafe",
+        out=triangles.reshape(n, tris.shape[0], 3),
+    )
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -107,8 +113,17 @@ class PolygonPlan:
 
 def _no_polygons(n_poly):
     z3, zi = np.zeros((0, 3)), np.zeros(0, np.int64)
-    return PolygonPlan(z3, z3, np.zeros((0, 2)), np.zeros((0, 3), np.int64), zi, zi,
-                       np.zeros((n_poly, 3)), np.zeros(n_poly, np.int64), np.zeros(n_poly, np.int64))
+    return PolygonPlan(
+        z3,
+        z3,
+        np.zeros((0, 2)),
+        np.zeros((0, 3), np.int64),
+        zi,
+        zi,
+        np.zeros((n_poly, 3)),
+        np.zeros(n_poly, np.int64),
+        np.zeros(n_poly, np.int64),
+    )
 
 
 def polygon_plan(vertices, counts, *, tiny):
@@ -136,12 +151,12 @@ def polygon_plan(vertices, counts, *, tiny):
     keep &= counts[pid] >= 3
     v, pid = v[keep], pid[keep]
     counts = np.bincount(pid, minlength=n_poly)
-    poly = np.flatnonzero(counts >= 3)                 # polygons left, ascending
+    poly = np.flatnonzero(counts >= 3)  # polygons left, ascending
     if poly.size == 0:
         return _no_polygons(n_poly)
     k = counts[poly]
     start = np.r_[0, np.cumsum(k)[:-1]]
-    local = np.repeat(np.arange(poly.size), k)         # compact polygon of each vertex
+    local = np.repeat(np.arange(poly.size), k)  # compact polygon of each vertex
     nxt = np.arange(v.shape[0]) + 1
     nxt[start + k - 1] = start
     rel = v - v[start][local]
@@ -167,7 +182,7 @@ def polygon_plan(vertices, counts, *, tiny):
         e = rel[start + 1][weak]
         e -= np.einsum("ij,ij->i", e, normal[weak])[:, None] * normal[weak]
         along[weak] = _unit(e)[0]
-    across = np.cross(along, normal)                   # across x along = normal: not mirrored from the front
+    across = np.cross(along, normal)  # across x along = normal: not mirrored from the front
     x = np.einsum("ij,ij->i", rel, across[local])
     y = np.einsum("ij,ij->i", rel, along[local])
     lo = np.column_stack([np.minimum.reduceat(x, start), np.minimum.reduceat(y, start)])
@@ -187,9 +202,17 @@ def polygon_plan(vertices, counts, *, tiny):
     base = np.zeros((n_poly, 3))
     base[poly] = v[start]
     vertex_polygon = poly[local][used]
-    return PolygonPlan(vertices=v[used], normals=normal[local][used], uvs=uvs[used], triangles=remap[tris],
-                       vertex_polygon=vertex_polygon, triangle_polygon=poly[tri_local], base=base,
-                       triangle_count=triangle_count, vertex_count=np.bincount(vertex_polygon, minlength=n_poly))
+    return PolygonPlan(
+        vertices=v[used],
+        normals=normal[local][used],
+        uvs=uvs[used],
+        triangles=remap[tris],
+        vertex_polygon=vertex_polygon,
+        triangle_polygon=poly[tri_local],
+        base=base,
+        triangle_count=triangle_count,
+        vertex_count=np.bincount(vertex_polygon, minlength=n_poly),
+    )
 
 
 def polygon_counts(plan, chosen):

@@ -17,6 +17,7 @@ and `ast.unparse` gives the Python source that the rewriting engine pastes
 into one generated function per production group (see ``_rewrite``).  The
 generated code can only see `NAMESPACE`, so nothing else is reachable.
 """
+
 from __future__ import annotations
 
 import ast
@@ -25,8 +26,16 @@ import math
 import re
 from dataclasses import dataclass
 
-__all__ = ["ExpressionError", "Expression", "FUNCTIONS", "NAMESPACE", "RESERVED",
-           "compile_expression", "evaluate_constant", "check_name"]
+__all__ = [
+    "ExpressionError",
+    "Expression",
+    "FUNCTIONS",
+    "NAMESPACE",
+    "RESERVED",
+    "compile_expression",
+    "evaluate_constant",
+    "check_name",
+]
 
 
 class ExpressionError(ValueError):
@@ -76,26 +85,44 @@ def _rand(u, lo, hi):
 #: Functions an expression may call: name -> (implementation, fewest arguments, most arguments).
 #: Angles are in degrees, as everywhere in the rule text.
 FUNCTIONS = {
-    "sin": (_sin, 1, 1), "cos": (_cos, 1, 1), "tan": (_tan, 1, 1),
-    "asin": (_asin, 1, 1), "acos": (_acos, 1, 1), "atan": (_atan, 1, 1), "atan2": (_atan2, 2, 2),
-    "sqrt": (math.sqrt, 1, 1), "abs": (abs, 1, 1), "min": (min, 2, None), "max": (max, 2, None),
-    "floor": (_floor, 1, 1), "ceil": (_ceil, 1, 1), "exp": (math.exp, 1, 1), "log": (math.log, 1, 1),
+    "sin": (_sin, 1, 1),
+    "cos": (_cos, 1, 1),
+    "tan": (_tan, 1, 1),
+    "asin": (_asin, 1, 1),
+    "acos": (_acos, 1, 1),
+    "atan": (_atan, 1, 1),
+    "atan2": (_atan2, 2, 2),
+    "sqrt": (math.sqrt, 1, 1),
+    "abs": (abs, 1, 1),
+    "min": (min, 2, None),
+    "max": (max, 2, None),
+    "floor": (_floor, 1, 1),
+    "ceil": (_ceil, 1, 1),
+    "exp": (math.exp, 1, 1),
+    "log": (math.log, 1, 1),
     "rand": (_rand, 2, 2),
 }
 #: Names with a meaning of their own: no formal parameter or constant may use them.
 RESERVED = frozenset(FUNCTIONS) | {"pi", "and", "or", "not"}
 #: The only globals generated code can see.
-NAMESPACE = {"__builtins__": {}, "float": float, "_pow": math.pow,
-             **{"_" + name: impl for name, (impl, _, _) in FUNCTIONS.items()}}
+NAMESPACE = {
+    "__builtins__": {},
+    "float": float,
+    "_pow": math.pow,
+    **{"_" + name: impl for name, (impl, _, _) in FUNCTIONS.items()},
+}
 
 _COMPARE = (ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq)
 _ARITH = (ast.Add, ast.Sub, ast.Mult, ast.Div)
 _BAD_OPERATORS = {
-    ast.Mod: "'%' (remainder) is not supported", ast.FloorDiv: "'//' is not supported (use floor(a / b))",
+    ast.Mod: "'%' (remainder) is not supported",
+    ast.FloorDiv: "'//' is not supported (use floor(a / b))",
     ast.BitAnd: "'&' is not an operator here (use && or 'and')",
     ast.BitOr: "'|' is not an operator here (use || or 'or')",
-    ast.BitXor: "'^' could not be read as a power", ast.LShift: "'<<' is not supported",
-    ast.RShift: "'>>' is not supported", ast.MatMult: "'@' is not supported",
+    ast.BitXor: "'^' could not be read as a power",
+    ast.LShift: "'<<' is not supported",
+    ast.RShift: "'>>' is not supported",
+    ast.MatMult: "'@' is not supported",
     ast.Invert: "'~' is not supported in expressions",
 }
 _TRANSLATE = re.compile(r"&&|\|\||!(?!=)|\^")
@@ -126,8 +153,7 @@ class Expression:
 def check_name(name, *, what):
     """Raise ExpressionError unless ``name`` can name a formal parameter or a constant."""
     if not isinstance(name, str) or not name.isidentifier() or keyword.iskeyword(name):
-        raise ExpressionError(f"{what} {name!r} is not a valid name (letters, digits and _, not starting "
-                              "with a digit)")
+        raise ExpressionError(f"{what} {name!r} is not a valid name (letters, digits and _, not starting with a digit)")
     if name in RESERVED:
         raise ExpressionError(f"{what} {name!r} clashes with the built-in {name!r}")
     if name.startswith("_"):
@@ -142,7 +168,7 @@ class _Rewriter:
         self.constants = constants
         self.allow_rand = allow_rand
         self.uses_rand = False
-        self.needs_float = False          # bool-valued nodes inside: wrap the result in float()
+        self.needs_float = False  # bool-valued nodes inside: wrap the result in float()
         self.used = set()
 
     def visit(self, node):
@@ -222,11 +248,23 @@ class _Rewriter:
 
 
 def _describe(node):
-    names = {"Attribute": "attribute access ('.')", "Subscript": "indexing ('[ ]')",
-             "IfExp": "'if ... else'", "Lambda": "'lambda'", "Tuple": "a tuple (stray ',')",
-             "List": "a list", "Dict": "a dict", "Set": "a set", "Starred": "'*'",
-             "NamedExpr": "':='", "JoinedStr": "a string", "Is": "'is'", "IsNot": "'is not'",
-             "In": "'in'", "NotIn": "'not in'"}
+    names = {
+        "Attribute": "attribute access ('.')",
+        "Subscript": "indexing ('[ ]')",
+        "IfExp": "'if ... else'",
+        "Lambda": "'lambda'",
+        "Tuple": "a tuple (stray ',')",
+        "List": "a list",
+        "Dict": "a dict",
+        "Set": "a set",
+        "Starred": "'*'",
+        "NamedExpr": "':='",
+        "JoinedStr": "a string",
+        "Is": "'is'",
+        "IsNot": "'is not'",
+        "In": "'in'",
+        "NotIn": "'not in'",
+    }
     return names.get(type(node).__name__, f"'{type(node).__name__}'")
 
 

@@ -7,6 +7,7 @@ turning its successor and condition into `Expression` sources
 (`compile_production`).  Every error is an `LSystemError` that says where
 (``line 3`` or ``axiom``), what is wrong, and quotes the text.
 """
+
 from __future__ import annotations
 
 import math
@@ -19,8 +20,19 @@ from .._checks import ParameterError
 from ._lsystem_expr import ExpressionError, check_name, compile_expression, evaluate_constant
 from .skeleton import Word
 
-__all__ = ["LSystemError", "Production", "CompiledProduction", "EXCLUDED", "is_symbol", "parse_rules",
-           "parse_word", "check_brackets", "check_symbols", "compile_production", "fail"]
+__all__ = [
+    "LSystemError",
+    "Production",
+    "CompiledProduction",
+    "EXCLUDED",
+    "is_symbol",
+    "parse_rules",
+    "parse_word",
+    "check_brackets",
+    "check_symbols",
+    "compile_production",
+    "fail",
+]
 
 #: Printable characters that can never be module symbols (they are rule-text punctuation).
 EXCLUDED = frozenset("(),:;#")
@@ -79,9 +91,9 @@ class CompiledProduction:
     """A checked production: successor symbols and, per successor module, its parameter expressions."""
 
     production: Production
-    symbols: str                      # successor module symbols, one char each
-    params: tuple                     # per successor module: tuple of Expression (empty: no parameters)
-    condition: object                 # Expression or None
+    symbols: str  # successor module symbols, one char each
+    params: tuple  # per successor module: tuple of Expression (empty: no parameters)
+    condition: object  # Expression or None
 
     @property
     def arity(self):
@@ -126,11 +138,14 @@ def check_brackets(symbols, where):
         depth = np.cumsum((codes == ord(open_)).astype(np.int64) - (codes == ord(close)))
         if depth.min() < 0:
             at = int(np.argmax(depth < 0))
-            raise ExpressionError(f"unbalanced {open_!r} in {where}: {close!r} at module {at + 1} closes "
-                                  f"a {'branch' if open_ == '[' else 'polygon'} that was never opened")
+            raise ExpressionError(
+                f"unbalanced {open_!r} in {where}: {close!r} at module {at + 1} closes "
+                f"a {'branch' if open_ == '[' else 'polygon'} that was never opened"
+            )
         if depth[-1] != 0:
-            raise ExpressionError(f"unbalanced {open_!r} in {where}: {int(depth[-1])} {open_!r} left open "
-                                  f"(each needs its {close!r})")
+            raise ExpressionError(
+                f"unbalanced {open_!r} in {where}: {int(depth[-1])} {open_!r} left open (each needs its {close!r})"
+            )
 
 
 def _split_arguments(text, start):
@@ -187,9 +202,13 @@ def parse_word(text, *, constants=None, where="axiom"):
         modules = scan_modules(text)
         symbols = "".join(symbol for symbol, _ in modules)
         check_brackets(symbols, f"the {where}")
-        params = tuple(tuple(float(a) if _NUMBER.fullmatch(a) else
-                             evaluate_constant(a, constants=constants, what="parameter") for a in args)
-                       for _, args in modules)
+        params = tuple(
+            tuple(
+                float(a) if _NUMBER.fullmatch(a) else evaluate_constant(a, constants=constants, what="parameter")
+                for a in args
+            )
+            for _, args in modules
+        )
         bad = next((v for p in params for v in p if not math.isfinite(v)), None)
         if bad is not None:
             raise ExpressionError(f"parameters must be finite, got {bad}")
@@ -204,10 +223,13 @@ def _split_production(text, line, constants):
     arrow = _ARROW.search(text)
     if arrow is None:
         raise fail(where, "missing arrow '->' between predecessor and successor", text)
-    left, right = text[:arrow.start()], text[arrow.end():]
+    left, right = text[: arrow.start()], text[arrow.end() :]
     if _ARROW.search(right):
-        raise fail(where, "a second arrow in the successor (put each production on its own line or separate "
-                          "them with ';')", text)
+        raise fail(
+            where,
+            "a second arrow in the successor (put each production on its own line or separate them with ';')",
+            text,
+        )
     predecessor, colon, condition = left.partition(":")
     condition = condition.strip() if colon else None
     if condition == "":
@@ -229,10 +251,12 @@ def _split_production(text, line, constants):
         raise fail(where, "empty predecessor (nothing before the arrow)", text)
     if len(modules) > 1:
         if any(symbol in "<>" for symbol, _ in modules):
-            raise fail(where, "context-sensitive productions ('<' or '>' in the predecessor) are not "
-                              "supported", text)
-        raise fail(where, f"the predecessor must be a single module, got {len(modules)} "
-                          f"({''.join(s for s, _ in modules)!r})", text)
+            raise fail(where, "context-sensitive productions ('<' or '>' in the predecessor) are not supported", text)
+        raise fail(
+            where,
+            f"the predecessor must be a single module, got {len(modules)} ({''.join(s for s, _ in modules)!r})",
+            text,
+        )
     symbol, formals = modules[0]
     return Production(symbol, tuple(formals), condition, successor.strip(), weight, line, text)
 
@@ -260,8 +284,9 @@ def compile_production(production, constants):
     if not isinstance(pred, str) or len(pred) != 1 or not is_symbol(pred):
         raise fail(where, f"the predecessor must be one module symbol, got {pred!r}", text)
     weight = production.weight
-    if weight is not None and (isinstance(weight, bool) or not isinstance(weight, (int, float))
-                               or not math.isfinite(weight) or weight <= 0):
+    if weight is not None and (
+        isinstance(weight, bool) or not isinstance(weight, (int, float)) or not math.isfinite(weight) or weight <= 0
+    ):
         raise fail(where, f"the weight must be a positive finite number, got {weight!r}", text)
     formals = production.params
     try:
@@ -282,8 +307,9 @@ def compile_production(production, constants):
         modules = scan_modules(production.successor)
         symbols = "".join(symbol for symbol, _ in modules)
         check_brackets(symbols, "the successor")
-        params = tuple(tuple(compile_expression(a, formals=formals, constants=constants) for a in args)
-                       for _, args in modules)
+        params = tuple(
+            tuple(compile_expression(a, formals=formals, constants=constants) for a in args) for _, args in modules
+        )
     except ExpressionError as err:
         raise fail(where, str(err), text) from None
     return CompiledProduction(production, symbols, params, condition)

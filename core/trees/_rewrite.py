@@ -26,6 +26,7 @@ from left to right.  The fast engine draws ``rng.random(k)`` for the ``k``
 stochastic modules of a step in the same order, so both engines give the same
 word for the same seed (the tests check this).
 """
+
 from __future__ import annotations
 
 from bisect import bisect_right
@@ -51,34 +52,35 @@ class _Choice:
 
     symbol: str
     placeholder: str
-    successors: np.ndarray      # (K,) object: successor strings
-    lengths: np.ndarray         # (K,) int64
-    cumulative: np.ndarray      # (K,) float64: running sum of the weights
+    successors: np.ndarray  # (K,) object: successor strings
+    lengths: np.ndarray  # (K,) int64
+    cumulative: np.ndarray  # (K,) float64: running sum of the weights
 
 
 @dataclass(frozen=True)
 class _FastTables:
-    table: dict                 # ord(symbol) -> ord(placeholder), every rewritten symbol
-    replacements: tuple         # (placeholder, successor) of the deterministic symbols
-    growth: tuple               # (symbol, len(successor) - 1) of deterministic symbols that change length
-    rewritten: tuple            # the deterministic symbols, in the order of growth_matrix
-    growth_matrix: np.ndarray   # (k+1, k+1) int64: row i = counts of rewritten[j] (and of all others, last
-                                # column) in the successor of rewritten[i]; the last row keeps the others
-    choices: tuple              # _Choice per stochastic symbol
-    ascii_kinds: np.ndarray     # (256,) int16: index into choices, -1 for others
+    table: dict  # ord(symbol) -> ord(placeholder), every rewritten symbol
+    replacements: tuple  # (placeholder, successor) of the deterministic symbols
+    growth: tuple  # (symbol, len(successor) - 1) of deterministic symbols that change length
+    rewritten: tuple  # the deterministic symbols, in the order of growth_matrix
+    growth_matrix: np.ndarray  # (k+1, k+1) int64: row i = counts of rewritten[j] (and of all others, last
+    # column) in the successor of rewritten[i]; the last row keeps the others
+    choices: tuple  # _Choice per stochastic symbol
+    ascii_kinds: np.ndarray  # (256,) int16: index into choices, -1 for others
 
 
 @dataclass(frozen=True)
 class Program:
     """What `expand` runs: generated group functions and, when possible, the fast tables."""
 
-    groups: dict                # symbol -> tuple indexed by arity: rewrite function or None
-    lines: dict                 # (symbol, arity) -> line numbers of its productions
-    sources: dict               # (symbol, arity) -> generated source (for reading / debugging)
+    groups: dict  # symbol -> tuple indexed by arity: rewrite function or None
+    lines: dict  # (symbol, arity) -> line numbers of its productions
+    sources: dict  # (symbol, arity) -> generated source (for reading / debugging)
     fast: _FastTables | None
 
 
 # --- building ---------------------------------------------------------------------------------
+
 
 def _params_source(compiled):
     modules = []
@@ -98,7 +100,7 @@ def _group_source(arity, members):
         out.append("    " + ", ".join(f"_p{i}" for i in range(arity)) + ", = _p")
     weighted = any(m.production.weight is not None for m in members)
     conditional = any(m.condition is not None for m in members)
-    if not weighted:                                   # first matching production in file order
+    if not weighted:  # first matching production in file order
         for m in members:
             if m.condition is None:
                 out.append(_return(m, "    "))
@@ -107,9 +109,9 @@ def _group_source(arity, members):
         else:
             out.append("    return None")
         return "\n".join(out)
-    if not conditional:                                # one weighted draw among all of them
+    if not conditional:  # one weighted draw among all of them
         out.append("    _k = _bisect(_cumulative, _u() * _total)")
-    else:                                              # the matching set depends on the parameters
+    else:  # the matching set depends on the parameters
         out.append("    _m = []")
         for k, m in enumerate(members):
             if m.condition is None:
@@ -129,6 +131,7 @@ def _make_chooser(weights, has_weight):
             return matching[0]
         cumulative = list(accumulate(weights[i] for i in matching))
         return matching[bisect_right(cumulative, u() * cumulative[-1])]
+
     return choose
 
 
@@ -136,8 +139,13 @@ def _compile_group(symbol, arity, members):
     source = _group_source(arity, members)
     weights = [1.0 if m.production.weight is None else float(m.production.weight) for m in members]
     cumulative = list(accumulate(weights))
-    namespace = dict(NAMESPACE, _bisect=bisect_right, _cumulative=cumulative, _total=cumulative[-1],
-                     _choose=_make_chooser(weights, [m.production.weight is not None for m in members]))
+    namespace = dict(
+        NAMESPACE,
+        _bisect=bisect_right,
+        _cumulative=cumulative,
+        _total=cumulative[-1],
+        _choose=_make_chooser(weights, [m.production.weight is not None for m in members]),
+    )
     exec(compile(source, f"<l-system productions for {symbol!r}/{arity}>", "exec"), namespace)  # noqa: S102
     return namespace["_rewrite"], source
 
@@ -147,11 +155,14 @@ def _check_ambiguity(members):
     if len(plain) > 1:
         first, second = plain[0], plain[1]
         arity = len(first.params)
-        raise fail(f"line {second.line}" if second.line else "production",
-                   f"a second production for {first.predecessor!r} with {arity} parameter"
-                   f"{'' if arity == 1 else 's'} and neither condition nor weight (the one on line "
-                   f"{first.line} would always win): add ': weight' to each for a random choice, or a "
-                   "condition", second.text or str(second))
+        raise fail(
+            f"line {second.line}" if second.line else "production",
+            f"a second production for {first.predecessor!r} with {arity} parameter"
+            f"{'' if arity == 1 else 's'} and neither condition nor weight (the one on line "
+            f"{first.line} would always win): add ': weight' to each for a random choice, or a "
+            "condition",
+            second.text or str(second),
+        )
 
 
 def _static_condition(compiled):
@@ -162,8 +173,11 @@ def _static_condition(compiled):
         return bool(eval(compile(compiled.condition.source, "<condition>", "eval"), dict(NAMESPACE)))  # noqa: S307
     except (ArithmeticError, ValueError) as err:
         p = compiled.production
-        raise fail(f"line {p.line}" if p.line else "production",
-                   f"the condition {p.condition!r} cannot be evaluated: {err}", p.text or str(p)) from None
+        raise fail(
+            f"line {p.line}" if p.line else "production",
+            f"the condition {p.condition!r} cannot be evaluated: {err}",
+            p.text or str(p),
+        ) from None
 
 
 def _fast_tables(grouped):
@@ -172,7 +186,7 @@ def _fast_tables(grouped):
     table, replacements, growth, rewritten, choices = {}, [], [], [], []
     for (symbol, arity), members in grouped.items():
         if arity:
-            continue                                   # no module ever carries parameters here
+            continue  # no module ever carries parameters here
         live = [m for m in members if _static_condition(m)]
         if not live:
             continue
@@ -183,9 +197,15 @@ def _fast_tables(grouped):
             weights = [1.0 if m.production.weight is None else float(m.production.weight) for m in live]
             successors = np.empty(len(live), dtype=object)
             successors[:] = [m.symbols for m in live]
-            choices.append(_Choice(symbol, placeholder, successors,
-                                   np.array([len(m.symbols) for m in live], dtype=np.int64),
-                                   np.array(list(accumulate(weights)))))
+            choices.append(
+                _Choice(
+                    symbol,
+                    placeholder,
+                    successors,
+                    np.array([len(m.symbols) for m in live], dtype=np.int64),
+                    np.array(list(accumulate(weights))),
+                )
+            )
         else:
             successor = live[0].symbols
             if successor == symbol:
@@ -206,8 +226,9 @@ def _fast_tables(grouped):
         for j, (other, _) in enumerate(rewritten):
             matrix[i, j] = successor.count(other)
         matrix[i, k] = len(successor) - matrix[i, :k].sum()
-    return _FastTables(table, tuple(replacements), tuple(growth), tuple(s for s, _ in rewritten), matrix,
-                       tuple(choices), ascii_kinds)
+    return _FastTables(
+        table, tuple(replacements), tuple(growth), tuple(s for s, _ in rewritten), matrix, tuple(choices), ascii_kinds
+    )
 
 
 def build_program(productions, constants):
@@ -227,15 +248,19 @@ def build_program(productions, constants):
         lines[symbol, arity] = tuple(m.production.line for m in members)
     compiled_all = [m for members in grouped.values() for m in members]
     simple = not any(m.parametric for m in compiled_all) and not any(
-        m.condition is not None and m.condition.uses_rand for m in compiled_all)
+        m.condition is not None and m.condition.uses_rand for m in compiled_all
+    )
     return Program(table, lines, sources, _fast_tables(grouped) if simple else None)
 
 
 # --- the fast engine (words without parameters) -----------------------------------------------
 
+
 def _too_long(length, iteration, limit, *, at_least=False):
-    return LSystemError(f"the word would reach {'at least ' if at_least else ''}{length:,} modules at iteration "
-                        f"{iteration}, more than max_modules={limit:,}; use fewer iterations or raise max_modules")
+    return LSystemError(
+        f"the word would reach {'at least ' if at_least else ''}{length:,} modules at iteration "
+        f"{iteration}, more than max_modules={limit:,}; use fewer iterations or raise max_modules"
+    )
 
 
 def _predict_lengths(symbols, fast, iterations, limit):
@@ -275,7 +300,7 @@ def _fast_step(symbols, fast, rng, limit, iteration):
             kinds = kinds[kinds >= 0]
             counts = np.bincount(kinds, minlength=len(fast.choices)).tolist()
         shortest = length + sum(k * (int(c.lengths.min()) - 1) for k, c in zip(counts, fast.choices))
-        if shortest > limit:                           # refused before drawing anything
+        if shortest > limit:  # refused before drawing anything
             raise _too_long(shortest, iteration, limit, at_least=True)
         u = rng.random(sum(counts))
         uniforms = [u] if kinds is None else [u[kinds == k] for k in range(len(fast.choices))]
@@ -310,6 +335,7 @@ def expand_fast(symbols, program, iterations, rng, limit):
 
 
 # --- the general engine (parameters, conditions, rand) ----------------------------------------
+
 
 def _uniform_stream(rng):
     while True:
@@ -353,8 +379,10 @@ def expand_general(word, program, iterations, rng, limit):
             symbol, p = _failing_module(symbols, params, err)
             raise _evaluation_error(program, symbol, p, iteration, err) from None
         if result is None or len(result[1]) > limit:
-            raise LSystemError(f"the word grew past max_modules={limit:,} modules at iteration {iteration} "
-                               "(stopped there); use fewer iterations or raise max_modules")
+            raise LSystemError(
+                f"the word grew past max_modules={limit:,} modules at iteration {iteration} "
+                "(stopped there); use fewer iterations or raise max_modules"
+            )
         symbols, params = "".join(result[0]), result[1]
     return Word(symbols, tuple(params) if any(params) else None)
 

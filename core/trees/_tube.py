@@ -27,6 +27,7 @@ parent, so removing the lowest ``prune`` levels removes whole branch ends
 -- the thinnest branches, their outermost segments first -- and never the
 trunk.  Public through :mod:`.tree_mesh`.
 """
+
 from __future__ import annotations
 
 import math
@@ -107,7 +108,7 @@ def tree_scan(values, parents, op):
     live = np.flatnonzero(anc >= 0)
     while live.size:
         a = anc[live]
-        acc[live] = op(acc[live], acc[a])        # right-hand sides read the previous round
+        acc[live] = op(acc[live], acc[a])  # right-hand sides read the previous round
         anc[live] = anc[a]
         live = live[anc[live] >= 0]
     return acc
@@ -165,7 +166,7 @@ def tube_plan(positions, ups, radii, parents, orders):
     p = np.where(has_parent, parents, 0)
     head, side = chain_heads(parents, orders)
 
-    base_radius = np.where(side, np.minimum(radius, radius[p]), radius)     # read at heads
+    base_radius = np.where(side, np.minimum(radius, radius[p]), radius)  # read at heads
     seg = np.zeros(n)
     d = positions[has_parent] - positions[parents[has_parent]]
     seg[has_parent] = np.sqrt(np.einsum("ij,ij->i", d, d))
@@ -183,14 +184,14 @@ def tube_plan(positions, ups, radii, parents, orders):
     branch_level = _group_max(parents[heads_side], level[heads_side], n, -1)
 
     # rings: every node in chain order, a base ring before each side head
-    order = np.argsort(head, kind="stable")        # a chain's nodes have increasing indices
+    order = np.argsort(head, kind="stable")  # a chain's nodes have increasing indices
     side_o = side[order]
     node_slot = np.arange(n) + np.cumsum(side_o)
     base_slot = node_slot[side_o] - 1
     heads_o = order[side_o]
     n_rings = n + heads_o.size
-    node = np.empty(n_rings, np.int64)                 # node whose position the ring takes
-    key = np.empty(n_rings, np.int64)                  # node whose survival decides the ring's
+    node = np.empty(n_rings, np.int64)  # node whose position the ring takes
+    key = np.empty(n_rings, np.int64)  # node whose survival decides the ring's
     node[node_slot] = order
     node[base_slot] = parents[heads_o]
     key[node_slot] = order
@@ -228,11 +229,22 @@ def tube_plan(positions, ups, radii, parents, orders):
         bend[interior] = np.arctan2(np.linalg.norm(np.cross(a, b), axis=1), np.einsum("ij,ij->i", a, b))
     turn = np.cumsum(bend)
     turn -= turn[start][chain]
-    return TubePlan(position=np.ascontiguousarray(pos.T), radius=ring_radius, v=v[node], chain=chain,
-                    survive=survive[key], level=level[key], branch_survive=ring_branch_survive,
-                    branch_level=ring_branch_level,
-                    prunable=prunable, turn=turn, start=start, root=parents[heads] < 0,
-                    up=np.ascontiguousarray(ups[heads].T), v_per_metre=1.0 / (2 * math.pi * base_radius[heads]))
+    return TubePlan(
+        position=np.ascontiguousarray(pos.T),
+        radius=ring_radius,
+        v=v[node],
+        chain=chain,
+        survive=survive[key],
+        level=level[key],
+        branch_survive=ring_branch_survive,
+        branch_level=ring_branch_level,
+        prunable=prunable,
+        turn=turn,
+        start=start,
+        root=parents[heads] < 0,
+        up=np.ascontiguousarray(ups[heads].T),
+        v_per_metre=1.0 / (2 * math.pi * base_radius[heads]),
+    )
 
 
 def select_rings(plan, min_radius, prune, simplify_angle):
@@ -261,7 +273,7 @@ def select_rings(plan, min_radius, prune, simplify_angle):
         ends[(plan.start + kept - 1)[kept > 0]] = True
         bucket = np.floor(plan.turn / math.radians(simplify_angle))
         crossed = np.r_[False, bucket[1:] > bucket[:-1]]
-        branch = (plan.branch_survive > min_radius) & (plan.branch_level >= prune)   # exact with one of the two
+        branch = (plan.branch_survive > min_radius) & (plan.branch_level >= prune)  # exact with one of the two
         keep &= ends | crossed | branch
     return keep & ok[plan.chain]
 
@@ -337,7 +349,7 @@ def _transported_frames(t, first, pos_in_chain, up0):
         qk = np.empty((4, k.size))
         qk[0] = 1.0 + _dot(a, b)
         qk[1:] = _cross(a, b)
-        flip = qk[0] < 1e-9                           # a U-turn: half a turn about any perpendicular axis
+        flip = qk[0] < 1e-9  # a U-turn: half a turn about any perpendicular axis
         if flip.any():
             qk[0, flip] = 0.0
             qk[1:, flip] = _perpendicular(a[:, flip])
@@ -346,7 +358,7 @@ def _transported_frames(t, first, pos_in_chain, up0):
         longest = int(pos_in_chain.max())
         while s <= longest:
             m = np.flatnonzero(pos_in_chain >= s)
-            q[:, m] = _qmul(q[:, m], q[:, m - s])     # right-hand side reads the previous round
+            q[:, m] = _qmul(q[:, m], q[:, m - s])  # right-hand side reads the previous round
             s *= 2
     # rotate up0 by q: v + 2w (q x v) + 2 q x (q x v)
     qv = q[1:]
@@ -389,14 +401,14 @@ def tube_arrays(plan, selected, *, sides, uv_scale, out, offset=0):
     cid = np.cumsum(first) - 1
     starts = np.flatnonzero(first)
     ends = np.flatnonzero(last)
-    chains = chain_of[starts]                          # plan chain of each meshed chain
+    chains = chain_of[starts]  # plan chain of each meshed chain
     pos_in_chain = np.arange(r) - starts[cid]
 
     # tangents: the segment direction at the ends, the bisector of the two segments inside
     d, _ = _normalise(p[:, 1:] - p[:, :-1])
     t = np.empty((3, r))
     t[:, :-1] = d
-    t[:, ends] = d[:, ends - 1]                        # every chain has two rings or more
+    t[:, ends] = d[:, ends - 1]  # every chain has two rings or more
     inner = np.flatnonzero(~first & ~last)
     if inner.size:
         bis, length = _normalise(d[:, inner - 1] + d[:, inner])
@@ -419,7 +431,7 @@ def tube_arrays(plan, selected, *, sides, uv_scale, out, offset=0):
     n_ring = r * w
     ring_v = vertices[:n_ring].reshape(r, w, 3)
     ring_n = normals[:n_ring].reshape(r, w, 3)
-    for c in range(3):                                 # (w, r) blocks: long inner loops, one transposed write
+    for c in range(3):  # (w, r) blocks: long inner loops, one transposed write
         radial = np.multiply.outer(cos, u[c])
         radial += np.multiply.outer(sin, s[c])
         ring_n[:, :, c] = radial.T
@@ -446,10 +458,18 @@ def tube_arrays(plan, selected, *, sides, uv_scale, out, offset=0):
     caps = starts[plan.root[chains]]
     n_quad = pairs.size * 2 * sides
     n_tip = ends.size * sides
-    np.add((pairs * w + offset)[:, None, None], quad[None], casting="unsafe",
-           out=triangles[:n_quad].reshape(pairs.size, 2 * sides, 3))
-    tips = triangles[n_quad:n_quad + n_tip].reshape(ends.size, sides, 3)
+    np.add(
+        (pairs * w + offset)[:, None, None],
+        quad[None],
+        casting="unsafe",
+        out=triangles[:n_quad].reshape(pairs.size, 2 * sides, 3),
+    )
+    tips = triangles[n_quad : n_quad + n_tip].reshape(ends.size, sides, 3)
     np.add((ends * w + offset)[:, None, None], cone[None], casting="unsafe", out=tips)
     tips[:, :, 2] = (n_ring + offset + np.arange(ends.size))[:, None]
-    np.add((caps * w + offset)[:, None, None], fan[None], casting="unsafe",
-           out=triangles[n_quad + n_tip:].reshape(caps.size, sides - 2, 3))
+    np.add(
+        (caps * w + offset)[:, None, None],
+        fan[None],
+        casting="unsafe",
+        out=triangles[n_quad + n_tip :].reshape(caps.size, sides - 2, 3),
+    )

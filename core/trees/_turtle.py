@@ -28,6 +28,7 @@ angle a with c = cos a, s = sin a::
     pitch (about L):  H' = c H - s U     U' = c U + s H      (&: heading turns toward -U)
     roll  (about H):  L' = c L - s U     U' = c U + s L      (\\: L dips toward -U)
 """
+
 from __future__ import annotations
 
 import math
@@ -42,23 +43,35 @@ from .._checks import ParameterError
 #: Symbols the turtle reads; every other character is ignored.
 SYMBOLS = "FGf+-|&^\\/$[]!'\"~{.}%"
 #: One packed record per node: position, heading, up, width (the diameter), parent, order.
-NODE_RECORD = np.dtype([("position", "<f8", 3), ("heading", "<f8", 3), ("up", "<f8", 3), ("width", "<f8"),
-                        ("parent", "<i8"), ("order", "<i8")])
+NODE_RECORD = np.dtype(
+    [
+        ("position", "<f8", 3),
+        ("heading", "<f8", 3),
+        ("up", "<f8", 3),
+        ("width", "<f8"),
+        ("parent", "<i8"),
+        ("order", "<i8"),
+    ]
+)
 #: One packed record per leaf: position, heading, up, size, order.
-LEAF_RECORD = np.dtype([("position", "<f8", 3), ("heading", "<f8", 3), ("up", "<f8", 3), ("size", "<f8"),
-                        ("order", "<i8")])
+LEAF_RECORD = np.dtype(
+    [("position", "<f8", 3), ("heading", "<f8", 3), ("up", "<f8", 3), ("size", "<f8"), ("order", "<i8")]
+)
 _pack_node = struct.Struct("<10d2q").pack
 _pack_leaf = struct.Struct("<10dq").pack
 
-_OPCODE = {"F": "F", "G": "F", "f": "f", "+": "y", "-": "y", "|": "y", "&": "p", "^": "p",
-           "\\": "r", "/": "r"}
+_OPCODE = {"F": "F", "G": "F", "f": "f", "+": "y", "-": "y", "|": "y", "&": "p", "^": "p", "\\": "r", "/": "r"}
 _SIGN = {"+": 1.0, "-": -1.0, "&": 1.0, "^": -1.0, "\\": 1.0, "/": -1.0}
 # Parameters that must be finite and within a range: symbol -> (lowest, strict, what).
-_PARAM_RANGE = {"!": (0.0, False, "a width >= 0"), "~": (0.0, False, "a leaf size >= 0"),
-                "'": (0.0, False, "a colour index >= 0"), '"': (0.0, True, "a step factor > 0")}
+_PARAM_RANGE = {
+    "!": (0.0, False, "a width >= 0"),
+    "~": (0.0, False, "a leaf size >= 0"),
+    "'": (0.0, False, "a colour index >= 0"),
+    '"': (0.0, True, "a step factor > 0"),
+}
 
-_LUT_OP = np.zeros(128, np.uint8)        # code point -> opcode byte (0 = ignored)
-_LUT_SIGN = np.zeros(128)                # code point -> rotation sign (0 = not a signed rotation)
+_LUT_OP = np.zeros(128, np.uint8)  # code point -> opcode byte (0 = ignored)
+_LUT_SIGN = np.zeros(128)  # code point -> rotation sign (0 = not a signed rotation)
 for _ch in SYMBOLS:
     _LUT_OP[ord(_ch)] = ord(_OPCODE.get(_ch, _ch))
     _LUT_SIGN[ord(_ch)] = _SIGN.get(_ch, 0.0)
@@ -95,7 +108,7 @@ def module_table(word, *, angle, jitter_draws, move_jitter):
     """
     symbols = word.symbols
     codes = np.frombuffer(symbols.encode("utf-32-le", "surrogatepass"), dtype="<u4")
-    codes = np.minimum(codes, 127)                           # any non-ASCII symbol is ignored
+    codes = np.minimum(codes, 127)  # any non-ASCII symbol is ignored
     index = np.flatnonzero(_LUT_OP[codes])
     codes = codes[index]
     m = index.size
@@ -103,7 +116,7 @@ def module_table(word, *, angle, jitter_draws, move_jitter):
     args = np.full(m, np.nan)
     if word.params is not None and m:
         params = word.params
-        try:                                         # C-level iteration: itemgetter, map, compress
+        try:  # C-level iteration: itemgetter, map, compress
             chosen = [params[int(index[0])]] if m == 1 else itemgetter(*index.tolist())(params)
             has = np.fromiter(map(len, chosen), np.int64, m) > 0
             where = np.flatnonzero(has)
@@ -135,7 +148,7 @@ def module_table(word, *, angle, jitter_draws, move_jitter):
         degrees = np.add.reduceat(degrees, first)
         index, opcodes, args = index[first], opcodes[first], args[first]
         if roll is not None:
-            roll = roll[first]                       # drawing moves are never merged
+            roll = roll[first]  # drawing moves are never merged
     ops = opcodes.tobytes().decode("ascii")
     radians = np.radians(degrees)
     cos1, sin1 = np.cos(radians).tolist(), np.sin(radians).tolist()
@@ -152,8 +165,7 @@ def _check_params(index, codes, values):
     bad = ~np.isfinite(values)
     if bad.any():
         j = int(np.argmax(bad))
-        raise ParameterError(f"module {int(index[j])} ({chr(codes[j])!r}) has a non-finite parameter, "
-                             f"got {values[j]}")
+        raise ParameterError(f"module {int(index[j])} ({chr(codes[j])!r}) has a non-finite parameter, got {values[j]}")
     for ch, (low, strict, what) in _PARAM_RANGE.items():
         bad = (codes == ord(ch)) & ((values <= low) if strict else (values < low))
         if bad.any():
@@ -161,8 +173,26 @@ def _check_params(index, codes, values):
             raise ParameterError(f"module {int(index[j])} ({ch!r}) needs {what}, got {values[j]:g}")
 
 
-def walk(ops, index, cos1, sin1, cos2, sin2, args, *, symbols, step, width, width_decay, length_decay,
-         order_width_ratio, order_length_ratio, tropism, tropism_strength, leaf_size):
+def walk(
+    ops,
+    index,
+    cos1,
+    sin1,
+    cos2,
+    sin2,
+    args,
+    *,
+    symbols,
+    step,
+    width,
+    width_decay,
+    length_decay,
+    order_width_ratio,
+    order_length_ratio,
+    tropism,
+    tropism_strength,
+    leaf_size,
+):
     """Run the turtle over the module table (the arguments `module_table` returns).
 
     Returns
@@ -174,14 +204,14 @@ def walk(ops, index, cos1, sin1, cos2, sin2, args, *, symbols, step, width, widt
         The closed polygons: flat vertex coordinates as recorded, colour, order.
     """
     x = y = z = 0.0
-    hx, hy, hz = 0.0, 0.0, 1.0                       # heading H
-    lx, ly, lz = -1.0, 0.0, 0.0                      # left L
-    ux, uy, uz = 0.0, -1.0, 0.0                      # up U = H x L
+    hx, hy, hz = 0.0, 0.0, 1.0  # heading H
+    lx, ly, lz = -1.0, 0.0, 0.0  # left L
+    ux, uy, uz = 0.0, -1.0, 0.0  # up U = H x L
     tx, ty, tz = tropism
     e = tropism_strength
     jitter = cos2 is not None
-    cur = -1                                         # the node at the turtle's position, -1 for none
-    n = 0                                            # nodes so far
+    cur = -1  # the node at the turtle's position, -1 for none
+    n = 0  # nodes so far
     depth = 0
     colour = 0
     stack = []
@@ -189,7 +219,7 @@ def walk(ops, index, cos1, sin1, cos2, sin2, args, *, symbols, step, width, widt
     nodes, leaves = [], []
     add_node, add_leaf = nodes.append, leaves.append
     pack_node, pack_leaf = _pack_node, _pack_leaf
-    open_polygons, polygons = [], []                 # stack of [vertices, colour, order]; closed ones
+    open_polygons, polygons = [], []  # stack of [vertices, colour, order]; closed ones
 
     it = iter(enumerate(ops))
     for k, ch in it:
@@ -197,7 +227,7 @@ def walk(ops, index, cos1, sin1, cos2, sin2, args, *, symbols, step, width, widt
             length = args[k]
             if length != length:
                 length = step
-            if open_polygons:                        # polygon edge: record (F) or not (G), no node
+            if open_polygons:  # polygon edge: record (F) or not (G), no node
                 x += hx * length
                 y += hy * length
                 z += hz * length
@@ -208,12 +238,24 @@ def walk(ops, index, cos1, sin1, cos2, sin2, args, *, symbols, step, width, widt
             if length == 0.0:
                 continue
             if jitter:
-                c, s = cos1[k], sin1[k]              # pitch, then roll
-                hx, hy, hz, ux, uy, uz = (c * hx - s * ux, c * hy - s * uy, c * hz - s * uz,
-                                          c * ux + s * hx, c * uy + s * hy, c * uz + s * hz)
+                c, s = cos1[k], sin1[k]  # pitch, then roll
+                hx, hy, hz, ux, uy, uz = (
+                    c * hx - s * ux,
+                    c * hy - s * uy,
+                    c * hz - s * uz,
+                    c * ux + s * hx,
+                    c * uy + s * hy,
+                    c * uz + s * hz,
+                )
                 c, s = cos2[k], sin2[k]
-                lx, ly, lz, ux, uy, uz = (c * lx - s * ux, c * ly - s * uy, c * lz - s * uz,
-                                          c * ux + s * lx, c * uy + s * ly, c * uz + s * lz)
+                lx, ly, lz, ux, uy, uz = (
+                    c * lx - s * ux,
+                    c * ly - s * uy,
+                    c * lz - s * uz,
+                    c * ux + s * lx,
+                    c * uy + s * ly,
+                    c * uz + s * lz,
+                )
             if cur < 0:
                 add_node(pack_node(x, y, z, hx, hy, hz, ux, uy, uz, width, -1, depth))
                 cur = n
@@ -224,24 +266,30 @@ def walk(ops, index, cos1, sin1, cos2, sin2, args, *, symbols, step, width, widt
             add_node(pack_node(x, y, z, hx, hy, hz, ux, uy, uz, width, cur, depth))
             cur = n
             n += 1
-            if e:                                    # tropism: turn H toward T by e |H x T| about H x T
+            if e:  # tropism: turn H toward T by e |H x T| about H x T
                 th = tx * hx + ty * hy + tz * hz
                 tl = tx * lx + ty * ly + tz * lz
                 tu = tx * ux + ty * uy + tz * uz
-                m = math.sqrt(tl * tl + tu * tu)     # |H x T|
+                m = math.sqrt(tl * tl + tu * tu)  # |H x T|
                 if m > 1e-12:
                     a = e * m
                     c, s = math.cos(a), math.sin(a)
-                    px, py, pz = (tx - th * hx) / m, (ty - th * hy) / m, (tz - th * hz) / m   # T's part normal to H
+                    px, py, pz = (tx - th * hx) / m, (ty - th * hy) / m, (tz - th * hz) / m  # T's part normal to H
                     qx, qy, qz = (c - 1.0) * px - s * hx, (c - 1.0) * py - s * hy, (c - 1.0) * pz - s * hz
                     hx, hy, hz = c * hx + s * px, c * hy + s * py, c * hz + s * pz
-                    kl, ku = tl / m, tu / m          # L.p and U.p
+                    kl, ku = tl / m, tu / m  # L.p and U.p
                     lx, ly, lz = lx + kl * qx, ly + kl * qy, lz + kl * qz
                     ux, uy, uz = ux + ku * qx, uy + ku * qy, uz + ku * qz
         elif ch == "y":
             c, s = cos1[k], sin1[k]
-            hx, hy, hz, lx, ly, lz = (c * hx + s * lx, c * hy + s * ly, c * hz + s * lz,
-                                      c * lx - s * hx, c * ly - s * hy, c * lz - s * hz)
+            hx, hy, hz, lx, ly, lz = (
+                c * hx + s * lx,
+                c * hy + s * ly,
+                c * hz + s * lz,
+                c * lx - s * hx,
+                c * ly - s * hy,
+                c * lz - s * hz,
+            )
         elif ch == "[":
             push((x, y, z, hx, hy, hz, lx, ly, lz, ux, uy, uz, width, step, colour, cur))
             depth += 1
@@ -254,12 +302,24 @@ def walk(ops, index, cos1, sin1, cos2, sin2, args, *, symbols, step, width, widt
             depth -= 1
         elif ch == "p":
             c, s = cos1[k], sin1[k]
-            hx, hy, hz, ux, uy, uz = (c * hx - s * ux, c * hy - s * uy, c * hz - s * uz,
-                                      c * ux + s * hx, c * uy + s * hy, c * uz + s * hz)
+            hx, hy, hz, ux, uy, uz = (
+                c * hx - s * ux,
+                c * hy - s * uy,
+                c * hz - s * uz,
+                c * ux + s * hx,
+                c * uy + s * hy,
+                c * uz + s * hz,
+            )
         elif ch == "r":
             c, s = cos1[k], sin1[k]
-            lx, ly, lz, ux, uy, uz = (c * lx - s * ux, c * ly - s * uy, c * lz - s * uz,
-                                      c * ux + s * lx, c * uy + s * ly, c * uz + s * lz)
+            lx, ly, lz, ux, uy, uz = (
+                c * lx - s * ux,
+                c * ly - s * uy,
+                c * lz - s * uz,
+                c * ux + s * lx,
+                c * uy + s * ly,
+                c * uz + s * lz,
+            )
         elif ch == "f":
             length = args[k]
             if length != length:
@@ -282,7 +342,7 @@ def walk(ops, index, cos1, sin1, cos2, sin2, args, *, symbols, step, width, widt
         elif ch == '"':
             f = args[k]
             step *= length_decay if f != f else f
-        elif ch == "$":                              # L = V x H / |V x H| with V = +Z; U = H x L
+        elif ch == "$":  # L = V x H / |V x H| with V = +Z; U = H x L
             m = math.hypot(hx, hy)
             if m > 1e-9:
                 lx, ly, lz = -hy / m, hx / m, 0.0
@@ -296,7 +356,7 @@ def walk(ops, index, cos1, sin1, cos2, sin2, args, *, symbols, step, width, widt
         elif ch == ".":
             if open_polygons:
                 open_polygons[-1][0].extend((x, y, z))
-        elif ch == "%":                              # cut: skip to the ']' closing this branch
+        elif ch == "%":  # cut: skip to the ']' closing this branch
             if not stack:
                 break
             j, level, end = k + 1, 0, len(ops)
@@ -310,8 +370,7 @@ def walk(ops, index, cos1, sin1, cos2, sin2, args, *, symbols, step, width, widt
                     level += 1
                 j += 1
             next(islice(it, j - k - 1, j - k - 1), None)
-    return (np.frombuffer(b"".join(nodes), NODE_RECORD), np.frombuffer(b"".join(leaves), LEAF_RECORD),
-            polygons)
+    return (np.frombuffer(b"".join(nodes), NODE_RECORD), np.frombuffer(b"".join(leaves), LEAF_RECORD), polygons)
 
 
 def close_polygons(polygons, *, tolerance=1e-9):
@@ -336,12 +395,11 @@ def close_polygons(polygons, *, tolerance=1e-9):
 
     keep = np.ones(total, bool)
     keep[1:] = ~same(np.arange(1, total), np.arange(total - 1))
-    keep[starts] = True                              # the first vertex of each polygon stays
+    keep[starts] = True  # the first vertex of each polygon stays
     last = np.maximum.reduceat(np.where(keep, np.arange(total), -1), starts)
     closing = (last != starts) & same(last, starts)
     keep[last[closing]] = False
     kept = np.add.reduceat(keep, starts)
     vertices = flat[keep]
     ends = np.cumsum(kept).tolist()
-    return [(vertices[end - c:end], p[1], p[2])
-            for end, c, p in zip(ends, kept.tolist(), polygons) if c >= 3]
+    return [(vertices[end - c : end], p[1], p[2]) for end, c, p in zip(ends, kept.tolist(), polygons) if c >= 3]

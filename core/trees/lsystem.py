@@ -95,6 +95,7 @@ Examples
 >>> str(parse_word("F(1)[+A(2,3*k)]", constants={"k": 2}))
 'F(1)[+A(2,6)]'
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -286,4 +287,3 @@ def expand(system, iterations, *, seed=0, max_modules=DEFAULT_MAX_MODULES):
     if not system.parametric:
         return Word(expand_fast(axiom.symbols, system._program, iterations, rng, max_modules))
     return expand_general(axiom, system._program, iterations, rng, max_modules)
-

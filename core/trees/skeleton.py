@@ -15,6 +15,7 @@ Conventions: Blender's, Z up, metres.  The turtle starts at the origin heading
 +Z (up), its "up" vector (ABOP's U) along -Y and "left" (L) along -X, so that
 ``H x L = U``.  Every node array has one row per node.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -47,8 +48,9 @@ class Word:
         if not isinstance(self.symbols, str):
             raise ParameterError(f"symbols must be a str, got {type(self.symbols).__name__}")
         if self.params is not None and len(self.params) != len(self.symbols):
-            raise ParameterError(f"params must have one entry per module ({len(self.symbols):,}), "
-                                 f"got {len(self.params):,}")
+            raise ParameterError(
+                f"params must have one entry per module ({len(self.symbols):,}), got {len(self.params):,}"
+            )
 
     def __len__(self):
         return len(self.symbols)

@@ -20,6 +20,7 @@ folder (a ``[tree]`` table of ``TreeSpec`` fields plus a ``label``,
 >>> spec.axiom, spec.angle
 ('F', 25.7)
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -32,17 +33,44 @@ from dataclasses import dataclass
 from .._checks import check_float
 from .._toml import toml_table
 from ..errors import ParameterError, short
+from ..spec import (
+    choice,
+    colour,
+    custom,
+    did_you_mean,
+    flag,
+    from_table,
+    integer,
+    number,
+    object_name,
+    text,
+    to_table,
+    vector,
+)
 from . import lsystem
-from ..spec import (choice, colour, custom, did_you_mean, flag, from_table, integer, number, object_name, text,
-                    to_table, vector)
 
-__all__ = ["TreeSpec", "LIMITS", "SPECIES_DIR", "LEAF_SHAPES", "SEED", "from_dict", "to_dict", "species_names",
-           "species_info", "species_spec", "dumps_spec", "loads_spec", "constants_to_text", "constants_from_text",
-           "rule_error"]
+__all__ = [
+    "TreeSpec",
+    "LIMITS",
+    "SPECIES_DIR",
+    "LEAF_SHAPES",
+    "SEED",
+    "from_dict",
+    "to_dict",
+    "species_names",
+    "species_info",
+    "species_spec",
+    "dumps_spec",
+    "loads_spec",
+    "constants_to_text",
+    "constants_from_text",
+    "rule_error",
+]
 
 #: Folder of the species files (``<extension root>/presets/trees``).
-SPECIES_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
-                           "presets", "trees")
+SPECIES_DIR = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "presets", "trees"
+)
 LEAF_SHAPES = ("leaf", "card", "diamond")
 SEED = (0, 2**31 - 1)
 CONSTANT_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,31}$")
@@ -80,26 +108,35 @@ LIMITS = {
     "variants": integer((1, 100), "Variants", "Trees per species in a forest, each from its own seed"),
     "axiom": text(10_000, "Axiom", "The starting string of the L-system", min_length=1),
     "rules": text(65_536, "Rules", "Productions, one per line or separated by ';', e.g. 'F -> F[+F]F[-F]F'"),
-    "iterations": integer((0, 30), "Iterations", "Derivation steps: how many times every rule is applied",
-                          soft=(0, 12)),
+    "iterations": integer(
+        (0, 30), "Iterations", "Derivation steps: how many times every rule is applied", soft=(0, 12)
+    ),
     "constants": custom(check_constants, "Constants", "Named numbers for parametric rules, 'name=value; name=value'"),
     "angle": number((-360.0, 360.0), "Angle", "Turning angle of + - & ^ \\ / (degrees)", unit="deg"),
     "step": number((0.001, 1000.0), "Step", "Length of one F", unit="m", soft=(0.001, 10.0)),
     "width": number((0.0, 100.0), "Width", "Diameter of the trunk where drawing starts", unit="m", soft=(0.0, 5.0)),
     "width_decay": number((0.01, 1.5), "Width Decay", "Width multiplier for each !"),
-    "length_decay": number((0.01, 1.5), "Length Decay", "Step multiplier for each \""),
+    "length_decay": number((0.01, 1.5), "Length Decay", 'Step multiplier for each "'),
     "order_width_ratio": number((0.01, 1.5), "Branch Width", "Width multiplier for each branch order ([)"),
     "order_length_ratio": number((0.01, 1.5), "Branch Length", "Step multiplier for each branch order ([)"),
-    "tropism": vector((-1e3, 1e3), "Tropism", "Direction branches bend towards (down for gravity, up for light)",
-                      size=3),
-    "tropism_strength": number((-1.0, 1.0), "Tropism Strength",
-                               "How strongly branches bend towards the tropism direction"),
+    "tropism": vector(
+        (-1e3, 1e3), "Tropism", "Direction branches bend towards (down for gravity, up for light)", size=3
+    ),
+    "tropism_strength": number(
+        (-1.0, 1.0), "Tropism Strength", "How strongly branches bend towards the tropism direction"
+    ),
     "jitter": number((0.0, 90.0), "Jitter", "Random variation of every angle (degrees)", unit="deg"),
     "leaf_size": number((0.001, 100.0), "Leaf Size", "Length of a leaf (~)", unit="m", soft=(0.001, 2.0)),
     "sides": integer((3, 32), "Ring Sides", "Sides of the bark tubes at LOD0"),
-    "leaf_shape": choice((("leaf", "Leaf", "A pointed leaf outline (4 triangles)"),
-                          ("card", "Card", "A quad with 0..1 UVs, for alpha-textured leaf atlases"),
-                          ("diamond", "Diamond", "A rhombus (2 triangles)")), "Leaf Shape", "Outline of each leaf"),
+    "leaf_shape": choice(
+        (
+            ("leaf", "Leaf", "A pointed leaf outline (4 triangles)"),
+            ("card", "Card", "A quad with 0..1 UVs, for alpha-textured leaf atlases"),
+            ("diamond", "Diamond", "A rhombus (2 triangles)"),
+        ),
+        "Leaf Shape",
+        "Outline of each leaf",
+    ),
     "leaf_width": number((0.05, 2.0), "Leaf Width", "Leaf width as a fraction of its length"),
     "lods": integer((1, 3), "LODs", "Levels of detail (Name_LOD0, Name_LOD1, Name_LOD2)"),
     "billboard": flag("Billboard", "Add crossed quads as the farthest LOD"),
@@ -128,6 +165,7 @@ class TreeSpec:
     ``seed``; ``variants`` is how many seeds a forest grows; ``species``
     names the species file the spec started from.  Ranges: :data:`LIMITS`.
     """
+
     name: str = "Tree"
     species: str = ""
     seed: int = 0
@@ -203,6 +241,7 @@ def loads_spec(text, *, source="tree"):
 
 # -- text forms a user interface edits ------------------------------------------------------------------------
 
+
 def constants_to_text(constants):
     """``(("a", 1.0), ("b", 2.5))`` -> ``"a=1; b=2.5"``."""
     return "; ".join(f"{k}={v:.9g}" for k, v in constants)
@@ -244,6 +283,7 @@ def rule_error(axiom, rules, constants_text):
 
 # -- species files ---------------------------------------------------------------------------------------------
 
+
 def _species_path(name):
     return os.path.join(SPECIES_DIR, f"{name}.toml")
 
@@ -259,15 +299,20 @@ def species_names():
             return species_info(name)["group"]
         except ParameterError:  # unreadable: listed last; loading it gives the error
             return "~"
+
     return sorted(names, key=lambda n: (group(n) != "game", group(n) == "~", n))
 
 
 def _read_species(name):
     if not isinstance(name, str) or not SPECIES_NAME.match(name) or not os.path.isfile(_species_path(name)):
-        known = [f[:-5] for f in sorted(os.listdir(SPECIES_DIR)) if f.endswith(".toml")] \
-            if os.path.isdir(SPECIES_DIR) else []
-        raise ParameterError(f"species {short(name)} not found{did_you_mean(name, known)}; "
-                             f"known species: {', '.join(known)}")
+        known = (
+            [f[:-5] for f in sorted(os.listdir(SPECIES_DIR)) if f.endswith(".toml")]
+            if os.path.isdir(SPECIES_DIR)
+            else []
+        )
+        raise ParameterError(
+            f"species {short(name)} not found{did_you_mean(name, known)}; known species: {', '.join(known)}"
+        )
     with open(_species_path(name), "rb") as fh:
         try:
             return tomllib.load(fh)
@@ -278,9 +323,11 @@ def _read_species(name):
 def species_info(name):
     """``{"label", "group", "description"}`` of a species file."""
     data = _read_species(name)
-    return {"label": data.get("label", name.replace("_", " ").title()),
-            "group": data.get("group", "game"),
-            "description": data.get("description", "")}
+    return {
+        "label": data.get("label", name.replace("_", " ").title()),
+        "group": data.get("group", "game"),
+        "description": data.get("description", ""),
+    }
 
 
 def species_spec(name):

@@ -25,6 +25,7 @@ lands near a ratio of the full mesh.  `billboard_mesh` makes crossed quads for t
 
 Material slots (`IndexedMesh.materials`): `BARK` 0, `LEAVES` 1, `BILLBOARD` 2.
 """
+
 from __future__ import annotations
 
 import math
@@ -33,11 +34,18 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._checks import ParameterError, check_array, check_choice, check_float, check_int, make_rng
-from ._leaves import (PolygonPlan, card_arrays, card_counts, card_frames, kept, polygon_arrays, polygon_counts,
-                      polygon_plan)
-from ._tube import (MERGE_DISTANCE, RADIUS_FLOOR, TIP_LENGTH, TubePlan, select_rings, tube_arrays, tube_counts,
-                    tube_plan)
 from ..mesh import IndexedMesh, index_dtype
+from ._leaves import (
+    PolygonPlan,
+    card_arrays,
+    card_counts,
+    card_frames,
+    kept,
+    polygon_arrays,
+    polygon_counts,
+    polygon_plan,
+)
+from ._tube import MERGE_DISTANCE, RADIUS_FLOOR, TIP_LENGTH, TubePlan, select_rings, tube_arrays, tube_counts, tube_plan
 from .skeleton import Skeleton
 
 __all__ = [
@@ -85,6 +93,7 @@ ENOUGH = 0.8
 @dataclass(frozen=True, slots=True)
 class _Detail:
     """The options that set a mesh's level of detail."""
+
     sides: int
     min_radius: float = 0.0
     prune: int = 0
@@ -95,6 +104,7 @@ class _Detail:
 @dataclass(frozen=True, slots=True, eq=False)
 class _Plan:
     """What a skeleton's meshes share, whatever the level of detail."""
+
     tubes: TubePlan
     card_positions: np.ndarray
     card_headings: np.ndarray
@@ -118,16 +128,14 @@ def _check_skeleton(skeleton):
         if not np.isfinite(getattr(skeleton.leaves, name)).all():
             raise ParameterError(f"skeleton.leaves.{name} must contain only finite values (found NaN or inf)")
     lists = [getattr(p, "vertices", None) for p in skeleton.polygons]
-    if not all(isinstance(v, np.ndarray) and v.ndim == 2 and v.shape[1] == 3 and v.dtype.kind in "fiu"
-               for v in lists):
-        for i, v in enumerate(lists):                 # name the first bad one
+    if not all(isinstance(v, np.ndarray) and v.ndim == 2 and v.shape[1] == 3 and v.dtype.kind in "fiu" for v in lists):
+        for i, v in enumerate(lists):  # name the first bad one
             check_array(v, name=f"skeleton.polygons[{i}].vertices", ndim=2, shape=(None, 3))
     counts = np.array([v.shape[0] for v in lists], np.int64)
     stacked = np.concatenate(lists).astype(np.float64, copy=False) if lists else np.zeros((0, 3))
     if not np.isfinite(stacked).all():
         bad = int(np.repeat(np.arange(len(lists)), counts)[~np.isfinite(stacked).all(axis=1)][0])
-        raise ParameterError(f"skeleton.polygons[{bad}].vertices must contain only finite values "
-                             "(found NaN or inf)")
+        raise ParameterError(f"skeleton.polygons[{bad}].vertices must contain only finite values (found NaN or inf)")
     return stacked, counts
 
 
@@ -142,15 +150,21 @@ def _check_common(sides, leaf_shape, leaf_width, uv_scale):
 def _plan(skeleton, poly_vertices, poly_counts, *, leaf_width, seed):
     rng = make_rng(seed)
     sk, leaves = skeleton, skeleton.leaves
-    scale = max(1.0, *(float(np.abs(a).max(initial=0.0)) for a in (sk.positions, leaves.positions,
-                                                                      poly_vertices)))
+    scale = max(1.0, *(float(np.abs(a).max(initial=0.0)) for a in (sk.positions, leaves.positions, poly_vertices)))
     tiny = MERGE_DISTANCE * scale
     h, up, across, ok = card_frames(leaves.headings, leaves.ups, leaves.sizes, leaf_width=leaf_width, tiny=tiny)
-    return _Plan(tubes=tube_plan(sk.positions, sk.ups, sk.radii, sk.parents, sk.orders),
-                 card_positions=leaves.positions, card_headings=h, card_ups=up, card_across=across,
-                 card_sizes=leaves.sizes, card_ok=ok, card_keys=rng.random(len(leaves)),
-                 polygons=polygon_plan(poly_vertices, poly_counts, tiny=tiny),
-                 polygon_keys=rng.random(poly_counts.shape[0]))
+    return _Plan(
+        tubes=tube_plan(sk.positions, sk.ups, sk.radii, sk.parents, sk.orders),
+        card_positions=leaves.positions,
+        card_headings=h,
+        card_ups=up,
+        card_across=across,
+        card_sizes=leaves.sizes,
+        card_ok=ok,
+        card_keys=rng.random(len(leaves)),
+        polygons=polygon_plan(poly_vertices, poly_counts, tiny=tiny),
+        polygon_keys=rng.random(poly_counts.shape[0]),
+    )
 
 
 def _chosen_leaves(plan, keep):
@@ -176,34 +190,59 @@ def _build(plan, detail, *, leaf_shape, leaf_width, uv_scale):
     """The mesh of ``detail``: counted first, refused if too big, then written part by part into its arrays."""
     selected = select_rings(plan.tubes, detail.min_radius, detail.prune, detail.simplify_angle)
     cards, polygons = _chosen_leaves(plan, detail.keep_leaves)
-    sizes = [tube_counts(plan.tubes, selected, detail.sides), card_counts(cards.size, leaf_shape),
-             polygon_counts(plan.polygons, polygons)]
+    sizes = [
+        tube_counts(plan.tubes, selected, detail.sides),
+        card_counts(cards.size, leaf_shape),
+        polygon_counts(plan.polygons, polygons),
+    ]
     n = sum(v for v, _ in sizes)
     if n > MAX_VERTICES:
-        raise ParameterError(f"the tree mesh would have {n:,} vertices, more than the {MAX_VERTICES:,} allowed "
-                             f"(it would exhaust memory); use fewer sides (got {detail.sides}) or a smaller skeleton")
+        raise ParameterError(
+            f"the tree mesh would have {n:,} vertices, more than the {MAX_VERTICES:,} allowed "
+            f"(it would exhaust memory); use fewer sides (got {detail.sides}) or a smaller skeleton"
+        )
     f = sum(t for _, t in sizes)
     vertices = np.empty((n, 3), np.float32)
     normals = np.empty((n, 3), np.float32)
     uvs = np.empty((n, 2), np.float32)
     indices = np.empty((f, 3), index_dtype(n))
     materials = np.full(f, LEAVES, np.uint8)
-    materials[:sizes[0][1]] = BARK
+    materials[: sizes[0][1]] = BARK
     v0 = np.cumsum([0] + [v for v, _ in sizes])
     t0 = np.cumsum([0] + [t for _, t in sizes])
-    out = [(vertices[v0[i]:v0[i + 1]], normals[v0[i]:v0[i + 1]], uvs[v0[i]:v0[i + 1]], indices[t0[i]:t0[i + 1]])
-           for i in range(3)]
+    out = [
+        (vertices[v0[i] : v0[i + 1]], normals[v0[i] : v0[i + 1]], uvs[v0[i] : v0[i + 1]], indices[t0[i] : t0[i + 1]])
+        for i in range(3)
+    ]
     grow = 1.0 / math.sqrt(detail.keep_leaves) if 0.0 < detail.keep_leaves < 1.0 else 1.0
     tube_arrays(plan.tubes, selected, sides=detail.sides, uv_scale=uv_scale, out=out[0])
-    card_arrays(plan.card_positions[cards], plan.card_headings[cards], plan.card_ups[cards],
-                plan.card_across[cards], plan.card_sizes[cards] * grow, shape=leaf_shape, leaf_width=leaf_width,
-                out=out[1], offset=int(v0[1]))
+    card_arrays(
+        plan.card_positions[cards],
+        plan.card_headings[cards],
+        plan.card_ups[cards],
+        plan.card_across[cards],
+        plan.card_sizes[cards] * grow,
+        shape=leaf_shape,
+        leaf_width=leaf_width,
+        out=out[1],
+        offset=int(v0[1]),
+    )
     polygon_arrays(plan.polygons, polygons, grow, out=out[2], offset=int(v0[2]))
     return IndexedMesh(vertices, indices, uvs, normals, materials)
 
 
-def tree_mesh(skeleton, *, sides=8, leaf_shape="leaf", leaf_width=0.5, min_radius=0.0, keep_leaves=1.0,
-              simplify_angle=0.0, uv_scale=1.0, seed=0):
+def tree_mesh(
+    skeleton,
+    *,
+    sides=8,
+    leaf_shape="leaf",
+    leaf_width=0.5,
+    min_radius=0.0,
+    keep_leaves=1.0,
+    simplify_angle=0.0,
+    uv_scale=1.0,
+    seed=0,
+):
     """Mesh a skeleton: bark tubes (slot `BARK`) and leaves (slot `LEAVES`).
 
     Parameters
@@ -273,8 +312,13 @@ def tree_mesh(skeleton, *, sides=8, leaf_shape="leaf", leaf_width=0.5, min_radiu
     keep_leaves = check_float(keep_leaves, name="keep_leaves", bounds=(0.0, 1.0))
     simplify_angle = check_float(simplify_angle, name="simplify_angle", bounds=SIMPLIFY_ANGLE)
     plan = _plan(skeleton, poly_vertices, poly_counts, leaf_width=leaf_width, seed=seed)
-    return _build(plan, _Detail(sides, min_radius, 0, simplify_angle, keep_leaves),
-                  leaf_shape=leaf_shape, leaf_width=leaf_width, uv_scale=uv_scale)
+    return _build(
+        plan,
+        _Detail(sides, min_radius, 0, simplify_angle, keep_leaves),
+        leaf_shape=leaf_shape,
+        leaf_width=leaf_width,
+        uv_scale=uv_scale,
+    )
 
 
 def _check_ratios(ratios, levels):
@@ -327,28 +371,29 @@ def _lod_details(plan, *, levels, sides, ratios, leaf_shape):
         keep = min(prev.keep_leaves, ratio)
         leaves = _leaf_counts(plan, keep, leaf_shape)[1]
 
-        def count(n_sides, angle, prune):
+        def count(n_sides, angle, prune, leaves=leaves):  # this ratio's leaves, bound now
             return leaves + _bark_counts(plan, _Detail(n_sides, 0.0, prune, angle))[1]
 
         n_sides = min(prev.sides, max(SIDES[0], round(sides * math.sqrt(ratio))))
         angle, prune = prev.simplify_angle, prev.prune
         simplified = max(angle, 45.0 * (1.0 - math.sqrt(ratio)))
-        found = []                                    # (sides, angle, prune) candidates
+        found = []  # (sides, angle, prune) candidates
         if count(n_sides, angle, prune) <= target:
             found.append((_more_sides(count, n_sides, prev.sides, angle, prune, target), angle, prune))
         else:
             if count(n_sides, simplified, prune) <= target:
-                lo, hi = angle, simplified            # count(lo) > target >= count(hi)
+                lo, hi = angle, simplified  # count(lo) > target >= count(hi)
                 while hi - lo > 0.25:
                     mid = (lo + hi) / 2
                     lo, hi = (lo, mid) if count(n_sides, mid, prune) <= target else (mid, hi)
                 found.append((_more_sides(count, n_sides, prev.sides, hi, prune, target), hi, prune))
-                angle = lo                            # straight runs may collapse all at once: try pruning too
+                angle = lo  # straight runs may collapse all at once: try pruning too
             else:
                 angle = simplified
             if not found or count(*found[0]) < ENOUGH * target:
-                found.append((n_sides, angle, _prune_to(count, n_sides, angle, prune, plan.tubes.prunable,
-                                                        target, goal)))
+                found.append(
+                    (n_sides, angle, _prune_to(count, n_sides, angle, prune, plan.tubes.prunable, target, goal))
+                )
         counted = [(count(*f), f) for f in found]
         fewer = [cf for cf in counted if cf[0] < counts[-1]] or [min(counted)]
         c, (n_sides, angle, prune) = min(fewer, key=lambda cf: abs(cf[0] - goal))
@@ -365,14 +410,15 @@ def _prune_to(count, n_sides, angle, prune, most, target, goal):
         return lo
     if count(n_sides, angle, hi) > target:
         return hi
-    while hi - lo > 1:                                # count(lo) > target >= count(hi)
+    while hi - lo > 1:  # count(lo) > target >= count(hi)
         mid = (lo + hi) // 2
         lo, hi = (lo, mid) if count(n_sides, angle, mid) <= target else (mid, hi)
     return hi if abs(count(n_sides, angle, hi) - goal) <= abs(count(n_sides, angle, lo) - goal) else lo
 
 
-def tree_lods(skeleton, *, levels=3, sides=8, ratios=(1.0, 0.4, 0.15), leaf_shape="leaf", leaf_width=0.5,
-              uv_scale=1.0, seed=0):
+def tree_lods(
+    skeleton, *, levels=3, sides=8, ratios=(1.0, 0.4, 0.15), leaf_shape="leaf", leaf_width=0.5, uv_scale=1.0, seed=0
+):
     """Levels of detail of a tree: the full mesh, then coarser ones near ``ratios`` of its triangles.
 
     Parameters
@@ -428,8 +474,7 @@ def tree_lods(skeleton, *, levels=3, sides=8, ratios=(1.0, 0.4, 0.15), leaf_shap
     ratios = _check_ratios(ratios, levels)
     plan = _plan(skeleton, poly_vertices, poly_counts, leaf_width=leaf_width, seed=seed)
     details = _lod_details(plan, levels=levels, sides=sides, ratios=ratios, leaf_shape=leaf_shape)
-    return tuple(_build(plan, d, leaf_shape=leaf_shape, leaf_width=leaf_width, uv_scale=uv_scale)
-                 for d in details)
+    return tuple(_build(plan, d, leaf_shape=leaf_shape, leaf_width=leaf_width, uv_scale=uv_scale) for d in details)
 
 
 def billboard_mesh(vertices, *, planes=2):
@@ -470,23 +515,27 @@ def billboard_mesh(vertices, *, planes=2):
     hi = points.max(axis=0).astype(np.float64)
     width = float(max(hi[0] - lo[0], hi[1] - lo[1]))
     if width <= 0.0 or hi[2] <= lo[2]:
-        raise ParameterError(f"vertices must span some width and height, got extents "
-                             f"{(hi - lo).tolist()}")
+        raise ParameterError(f"vertices must span some width and height, got extents {(hi - lo).tolist()}")
     centre = (lo + hi) / 2
     phi = math.pi * np.arange(planes) / planes
     along = np.column_stack([np.cos(phi), np.sin(phi), np.zeros(planes)])
-    front = np.cross(along, [0.0, 0.0, 1.0])             # along x up: quads below are CCW seen from here
+    front = np.cross(along, [0.0, 0.0, 1.0])  # along x up: quads below are CCW seen from here
     corner_u = np.array([0.0, 1.0, 1.0, 0.0])
     corner_v = np.array([0.0, 0.0, 1.0, 1.0])
-    quad = (centre[None, None, :2] + (corner_u - 0.5)[None, :, None] * width * along[:, None, :2])
-    quad = np.concatenate([quad, np.broadcast_to((lo[2] + corner_v * (hi[2] - lo[2]))[None, :, None],
-                                                 (planes, 4, 1))], axis=2)
-    verts = np.concatenate([quad, quad], axis=1)                               # (planes, 8, 3)
+    quad = centre[None, None, :2] + (corner_u - 0.5)[None, :, None] * width * along[:, None, :2]
+    quad = np.concatenate(
+        [quad, np.broadcast_to((lo[2] + corner_v * (hi[2] - lo[2]))[None, :, None], (planes, 4, 1))], axis=2
+    )
+    verts = np.concatenate([quad, quad], axis=1)  # (planes, 8, 3)
     normals = np.concatenate([np.repeat(front[:, None], 4, 1), np.repeat(-front[:, None], 4, 1)], axis=1)
     uvs = np.broadcast_to(np.tile(np.column_stack([corner_u, corner_v]), (2, 1)), (planes, 8, 2))
     tris = np.array([[0, 1, 2], [0, 2, 3], [4, 6, 5], [4, 7, 6]])
     indices = (np.arange(planes) * 8)[:, None, None] + tris[None]
     n = planes * 8
-    return IndexedMesh(verts.reshape(n, 3).astype(np.float32), indices.reshape(-1, 3).astype(index_dtype(n)),
-                       uvs.reshape(n, 2).astype(np.float32), normals.reshape(n, 3).astype(np.float32),
-                       np.full(planes * 4, BILLBOARD, np.uint8))
+    return IndexedMesh(
+        verts.reshape(n, 3).astype(np.float32),
+        indices.reshape(-1, 3).astype(index_dtype(n)),
+        uvs.reshape(n, 2).astype(np.float32),
+        normals.reshape(n, 3).astype(np.float32),
+        np.full(planes * 4, BILLBOARD, np.uint8),
+    )

@@ -53,6 +53,7 @@ multiplies the width by ``order_width_ratio`` and the step by
 ``order_length_ratio`` (branch-order decay, off by default since ABOP's plants
 taper with ``!``); ``]`` restores both.
 """
+
 from __future__ import annotations
 
 import math
@@ -100,9 +101,23 @@ MOVE_JITTER = 0.2
 _INT16_MAX = np.iinfo(np.int16).max
 
 
-def interpret(word, *, angle=25.0, step=1.0, width=0.1, width_decay=0.7, order_width_ratio=1.0,
-              order_length_ratio=1.0, length_decay=1.0, tropism=(0.0, 0.0, -1.0), tropism_strength=0.0,
-              jitter=0.0, leaf_size=0.3, seed=0, max_nodes=MAX_NODES_DEFAULT):
+def interpret(
+    word,
+    *,
+    angle=25.0,
+    step=1.0,
+    width=0.1,
+    width_decay=0.7,
+    order_width_ratio=1.0,
+    order_length_ratio=1.0,
+    length_decay=1.0,
+    tropism=(0.0, 0.0, -1.0),
+    tropism_strength=0.0,
+    jitter=0.0,
+    leaf_size=0.3,
+    seed=0,
+    max_nodes=MAX_NODES_DEFAULT,
+):
     """Draw ``word`` with the 3-D turtle.
 
     Parameters
@@ -177,19 +192,36 @@ def interpret(word, *, angle=25.0, step=1.0, width=0.1, width_decay=0.7, order_w
     max_nodes = check_int(max_nodes, name="max_nodes", bounds=MAX_NODES)
     draws = word.symbols.count("F") + word.symbols.count("G")
     if draws > max_nodes:
-        raise ParameterError(f"the word has {draws:,} drawing modules (F, G), more than max_nodes = "
-                             f"{max_nodes:,}; raise max_nodes (at most {MAX_NODES[1]:,}) or derive fewer steps")
+        raise ParameterError(
+            f"the word has {draws:,} drawing modules (F, G), more than max_nodes = "
+            f"{max_nodes:,}; raise max_nodes (at most {MAX_NODES[1]:,}) or derive fewer steps"
+        )
 
     def jitter_draws(n):
         return np.clip(rng.standard_normal((n, 2)), -3.0, 3.0) * jitter
 
     ops, index, cos1, sin1, cos2, sin2, args = module_table(
-        word, angle=angle, jitter_draws=jitter_draws if jitter > 0 else None, move_jitter=MOVE_JITTER)
+        word, angle=angle, jitter_draws=jitter_draws if jitter > 0 else None, move_jitter=MOVE_JITTER
+    )
     nodes, leaves, polygons = walk(
-        ops, index, cos1, sin1, cos2, sin2, args, symbols=word.symbols, step=step, width=width,
-        width_decay=width_decay, length_decay=length_decay, order_width_ratio=order_width_ratio,
-        order_length_ratio=order_length_ratio, tropism=tropism,
-        tropism_strength=tropism_strength if any(tropism) else 0.0, leaf_size=leaf_size)
+        ops,
+        index,
+        cos1,
+        sin1,
+        cos2,
+        sin2,
+        args,
+        symbols=word.symbols,
+        step=step,
+        width=width,
+        width_decay=width_decay,
+        length_decay=length_decay,
+        order_width_ratio=order_width_ratio,
+        order_length_ratio=order_length_ratio,
+        tropism=tropism,
+        tropism_strength=tropism_strength if any(tropism) else 0.0,
+        leaf_size=leaf_size,
+    )
 
     return Skeleton(
         positions=np.array(nodes["position"]),
@@ -203,9 +235,11 @@ def interpret(word, *, angle=25.0, step=1.0, width=0.1, width_decay=0.7, order_w
             headings=np.array(leaves["heading"]),
             ups=np.array(leaves["up"]),
             sizes=np.array(leaves["size"]),
-            orders=np.minimum(leaves["order"], _INT16_MAX).astype(np.int16)),
-        polygons=tuple(Polygon(vertices=v, colour=int(c), order=int(min(o, _INT16_MAX)))
-                       for v, c, o in close_polygons(polygons)),
+            orders=np.minimum(leaves["order"], _INT16_MAX).astype(np.int16),
+        ),
+        polygons=tuple(
+            Polygon(vertices=v, colour=int(c), order=int(min(o, _INT16_MAX))) for v, c, o in close_polygons(polygons)
+        ),
     )
 
 

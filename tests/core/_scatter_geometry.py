@@ -2,9 +2,8 @@
 
 import numpy as np
 
-
-
 # --- independent geometry helpers ------------------------------------------------------------
+
 
 def pairs_within(points, dist, queries=None):
     """All ``(q, p)`` index pairs with ``|queries[q] - points[p]| < dist`` (``queries`` defaults to
@@ -66,16 +65,19 @@ def bilinear(grid, x, y, width, height):
     t, s = u - j, v - i
     if grid.ndim == 3:
         t, s = t[:, None], s[:, None]
-    return ((grid[i, j] * (1 - t) + grid[i, j + 1] * t) * (1 - s)
-            + (grid[i + 1, j] * (1 - t) + grid[i + 1, j + 1] * t) * s)
+    return (grid[i, j] * (1 - t) + grid[i, j + 1] * t) * (1 - s) + (
+        grid[i + 1, j] * (1 - t) + grid[i + 1, j + 1] * t
+    ) * s
 
 
 def quat_matrix(q):
     """(N, 3, 3) from (w, x, y, z), written out here rather than imported."""
     w, x, y, z = np.asarray(q, np.float64).T
-    return np.stack([
-        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], -1),
-        np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], -1),
-        np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], -1)], -2)
-
-
+    return np.stack(
+        [
+            np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], -1),
+            np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], -1),
+            np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], -1),
+        ],
+        -2,
+    )

@@ -36,30 +36,45 @@ def make_skeleton(positions, parents, radii, *, orders=None, ups=None, leaves=No
         orders = np.zeros(n, np.int16)
     if ups is None:
         ups = _perp(headings)
-    return Skeleton(positions=positions, headings=headings, ups=np.asarray(ups, np.float64),
-                    radii=np.asarray(radii, np.float64), parents=parents, orders=np.asarray(orders, np.int16),
-                    leaves=LeafCards.empty() if leaves is None else leaves, polygons=tuple(polygons))
+    return Skeleton(
+        positions=positions,
+        headings=headings,
+        ups=np.asarray(ups, np.float64),
+        radii=np.asarray(radii, np.float64),
+        parents=parents,
+        orders=np.asarray(orders, np.int16),
+        leaves=LeafCards.empty() if leaves is None else leaves,
+        polygons=tuple(polygons),
+    )
 
 
 def trunk(n=5, *, length=1.0, radii=None, ups=None):
     z = np.arange(n) * length
-    return make_skeleton(np.column_stack([np.zeros(n), np.zeros(n), z]), np.arange(-1, n - 1),
-                         np.linspace(0.3, 0.1, n) if radii is None else radii, ups=ups)
+    return make_skeleton(
+        np.column_stack([np.zeros(n), np.zeros(n), z]),
+        np.arange(-1, n - 1),
+        np.linspace(0.3, 0.1, n) if radii is None else radii,
+        ups=ups,
+    )
 
 
 def y_fork():
     """Trunk 0-1-2-3 up Z; a side branch 4-5 (order 1) from node 2 toward +X."""
     positions = [[0, 0, 0], [0, 0, 1], [0, 0, 2], [0, 0, 3], [0.7, 0.1, 2.7], [1.4, 0.2, 3.4]]
-    return make_skeleton(positions, [-1, 0, 1, 2, 2, 4], [0.3, 0.25, 0.2, 0.15, 0.1, 0.06],
-                         orders=[0, 0, 0, 0, 1, 1])
+    return make_skeleton(positions, [-1, 0, 1, 2, 2, 4], [0.3, 0.25, 0.2, 0.15, 0.1, 0.06], orders=[0, 0, 0, 0, 1, 1])
 
 
 def leaf_cards(positions, rng, size=0.1):
     positions = np.asarray(positions, np.float64)
     n = len(positions)
     headings = _unit(rng.normal(0, 1, (n, 3)) + [0, 0, 0.5])
-    return LeafCards(positions=positions, headings=headings, ups=_perp(headings, rng),
-                     sizes=np.full(n, size), orders=np.zeros(n, np.int16))
+    return LeafCards(
+        positions=positions,
+        headings=headings,
+        ups=_perp(headings, rng),
+        sizes=np.full(n, size),
+        orders=np.zeros(n, np.int16),
+    )
 
 
 def random_tree(seed, n=40, *, leaves=True):
@@ -86,8 +101,9 @@ def random_tree(seed, n=40, *, leaves=True):
         orders[i] = orders[p] + (rng.random() < 0.5)
     tips = np.setdiff1d(np.arange(n), parents)
     cards = leaf_cards(positions[tips], rng) if leaves else None
-    return make_skeleton(positions, parents, radii, orders=orders, ups=_perp(np.tile([0.0, 0, 1], (n, 1)), rng),
-                         leaves=cards)
+    return make_skeleton(
+        positions, parents, radii, orders=orders, ups=_perp(np.tile([0.0, 0, 1], (n, 1)), rng), leaves=cards
+    )
 
 
 def grown_tree(seed=0, *, trunk_segments=16, depth=3, fork=0.55, leaves=True):
@@ -132,7 +148,7 @@ def tubes(m):
     tri = m.indices[m.materials == BARK].astype(np.int64)
     label = np.full(m.n_vertices, -1)
     label[tri.ravel()] = tri.ravel()
-    while True:                                      # min-label propagation with pointer jumping
+    while True:  # min-label propagation with pointer jumping
         low = label[tri].min(axis=1)
         new = label.copy()
         np.minimum.at(new, tri.ravel(), np.repeat(low, 3))
@@ -161,7 +177,7 @@ def check_mesh(m):
     assert used.all(), "unused vertex"
     _, label = tubes(m)
     bark = np.flatnonzero(label >= 0)
-    keys = np.column_stack([label[bark], (m.vertices[bark] + np.float32(0)).view(np.int32)])   # -0.0 -> 0.0
+    keys = np.column_stack([label[bark], (m.vertices[bark] + np.float32(0)).view(np.int32)])  # -0.0 -> 0.0
     _, inverse, counts = np.unique(keys, axis=0, return_inverse=True, return_counts=True)
     inverse = inverse.ravel()
     dup = np.flatnonzero(counts[inverse] > 1)
@@ -169,8 +185,9 @@ def check_mesh(m):
         assert counts.max() == 2
         order = bark[dup[np.argsort(inverse[dup], kind="stable")]]
         a, b = order[0::2], order[1::2]
-        np.testing.assert_array_equal(np.sort(np.stack([m.uvs[a, 0], m.uvs[b, 0]], 1), 1),
-                                      np.tile([0.0, 1.0], (a.size, 1)))
+        np.testing.assert_array_equal(
+            np.sort(np.stack([m.uvs[a, 0], m.uvs[b, 0]], 1), 1), np.tile([0.0, 1.0], (a.size, 1))
+        )
         np.testing.assert_array_equal(m.uvs[a, 1], m.uvs[b, 1])
 
 
@@ -204,5 +221,3 @@ def signed_volume(m):
 def side_branch_count(sk, min_radius=0.0):
     head, side = _tube.chain_heads(sk.parents, sk.orders)
     return int(np.count_nonzero(side))
-
-

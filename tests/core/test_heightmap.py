@@ -1,11 +1,10 @@
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from worldseed.core import _curve, heightmap
+from worldseed.core import heightmap
 from worldseed.core.errors import ParameterError
 
 heights_2d = hnp.arrays(
@@ -14,7 +13,8 @@ heights_2d = hnp.arrays(
     elements=st.floats(0, 1, width=32),
 )
 sorted_line = st.lists(st.floats(-0.5, 1.5, width=32), min_size=2, max_size=60).map(
-    lambda v: np.sort(np.array(v, dtype=np.float32))[None, :])
+    lambda v: np.sort(np.array(v, dtype=np.float32))[None, :]
+)
 
 
 def _check_new_float32(out, h):
@@ -25,6 +25,7 @@ def _check_new_float32(out, h):
 
 
 # --- normalize --------------------------------------------------------------------------------
+
 
 @given(hnp.arrays(np.float64, (5, 7), elements=st.floats(-1e3, 1e3)))
 def test_normalize_range(h):
@@ -53,15 +54,18 @@ def test_normalize_fixed_range_clips():
 
 
 def test_normalize_degenerate_one_sided_range():
-    out = heightmap.normalize(np.array([[0.0, 0.5]]), low=0.7)      # all below low
+    out = heightmap.normalize(np.array([[0.0, 0.5]]), low=0.7)  # all below low
     assert (out == 0).all()
 
 
-@pytest.mark.parametrize("kwargs, name", [
-    ({"low": 1.0, "high": 1.0}, "low"),
-    ({"low": float("nan")}, "low"),
-    ({"high": "x"}, "high"),
-])
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [
+        ({"low": 1.0, "high": 1.0}, "low"),
+        ({"low": float("nan")}, "low"),
+        ({"high": "x"}, "high"),
+    ],
+)
 def test_normalize_bad_parameters(kwargs, name):
     with pytest.raises(ParameterError, match=name):
         heightmap.normalize(np.zeros((2, 2)), **kwargs)
@@ -77,6 +81,7 @@ def test_bad_heights():
 
 
 # --- falloff ----------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("mode", ["radial", "square"])
 @pytest.mark.parametrize("shape", [(33, 33), (17, 41), (2, 2), (1, 9)])
@@ -98,7 +103,7 @@ def test_falloff_decreases_from_centre(mode):
     assert (np.diff(half) <= 0).all()
     assert half[0] == 1 and half[-1] == 0
     # inner 1 - width of the half-size stays at 1
-    assert (m[32, 32:32 + 6] == 1).all()
+    assert (m[32, 32 : 32 + 6] == 1).all()
     # symmetric
     np.testing.assert_array_equal(m, m[::-1])
     np.testing.assert_array_equal(m, m[:, ::-1])
@@ -116,11 +121,14 @@ def test_falloff_none():
     assert (m == 1).all() and m.dtype == np.float32
 
 
-@pytest.mark.parametrize("kwargs, name", [
-    ({"mode": "circle"}, "mode"),
-    ({"width": 0.0}, "width"),
-    ({"width": 1.5}, "width"),
-])
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [
+        ({"mode": "circle"}, "mode"),
+        ({"width": 0.0}, "width"),
+        ({"width": 1.5}, "width"),
+    ],
+)
 def test_falloff_bad_parameters(kwargs, name):
     with pytest.raises(ParameterError, match=name):
         heightmap.island_falloff((8, 8), **kwargs)
@@ -148,6 +156,7 @@ def test_apply_falloff():
 
 # --- redistribute -----------------------------------------------------------------------------
 
+
 @given(sorted_line, st.floats(*heightmap.POWER))
 def test_redistribute_range_and_monotone(h, power):
     out = heightmap.redistribute(h, power=power)
@@ -168,6 +177,7 @@ def test_redistribute_bad_power(power):
 
 
 # --- terrace ----------------------------------------------------------------------------------
+
 
 @given(sorted_line, st.integers(*heightmap.TERRACES), st.floats(*heightmap.SHARPNESS))
 def test_terrace_monotone_and_range(h, steps, sharpness):
@@ -194,17 +204,20 @@ def test_terrace_hard_steps():
 def test_terrace_blend_is_continuous_with_flat_treads():
     h = np.linspace(0, 1, 100_001, dtype=np.float32)[None, :]
     out = heightmap.terrace(h, steps=5, sharpness=0.6)[0]
-    assert np.abs(np.diff(out)).max() < 1e-3            # no cliffs below sharpness 1
-    tread = out[(h[0] > 0.205) & (h[0] < 0.32)]          # first 60 % of step 2 is flat
+    assert np.abs(np.diff(out)).max() < 1e-3  # no cliffs below sharpness 1
+    tread = out[(h[0] > 0.205) & (h[0] < 0.32)]  # first 60 % of step 2 is flat
     assert np.ptp(tread) == 0 and tread[0] == pytest.approx(0.2)
 
 
-@pytest.mark.parametrize("kwargs, name", [
-    ({"steps": -1}, "steps"),
-    ({"steps": 65}, "steps"),
-    ({"steps": 2.5}, "steps"),
-    ({"steps": 3, "sharpness": 1.1}, "sharpness"),
-])
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [
+        ({"steps": -1}, "steps"),
+        ({"steps": 65}, "steps"),
+        ({"steps": 2.5}, "steps"),
+        ({"steps": 3, "sharpness": 1.1}, "sharpness"),
+    ],
+)
 def test_terrace_bad_parameters(kwargs, name):
     with pytest.raises(ParameterError, match=name):
         heightmap.terrace(np.zeros((2, 2)), **kwargs)
@@ -213,8 +226,8 @@ def test_terrace_bad_parameters(kwargs, name):
 # --- curve_remap ------------------------------------------------------------------------------
 
 control_points = st.lists(
-    st.tuples(st.floats(0, 1), st.floats(0, 1)), min_size=2, max_size=8,
-    unique_by=lambda p: round(p[0], 3))
+    st.tuples(st.floats(0, 1), st.floats(0, 1)), min_size=2, max_size=8, unique_by=lambda p: round(p[0], 3)
+)
 
 
 @settings(max_examples=200)
@@ -262,18 +275,20 @@ def test_curve_matches_reference_pchip_values():
     out = heightmap.curve_remap(x[None, :], points=np.stack([x, y], 1))[0]
     np.testing.assert_allclose(out, y, atol=1e-6)
     # flat segment stays flat (a local extremum gets slope 0, no ripple)
-    flat = heightmap.curve_remap(np.linspace(0.3, 0.6, 31)[None, :],
-                                 points=[(0, 0), (0.3, 0.5), (0.6, 0.5), (1, 1)])
+    flat = heightmap.curve_remap(np.linspace(0.3, 0.6, 31)[None, :], points=[(0, 0), (0.3, 0.5), (0.6, 0.5), (1, 1)])
     np.testing.assert_allclose(flat, 0.5, atol=1e-6)
 
 
-@pytest.mark.parametrize("points, match", [
-    ([(0.5, 0.5)], "between 2 and 64"),
-    ([(0, 0), (0, 1)], "distinct x"),
-    ([(0, 0), (1, 1.5)], r"\[0, 1\]"),
-    ([(0, 0, 0), (1, 1, 1)], r"shape \(any, 2\)"),
-    ([(0, 0), (1, np.nan)], "finite"),
-])
+@pytest.mark.parametrize(
+    "points, match",
+    [
+        ([(0.5, 0.5)], "between 2 and 64"),
+        ([(0, 0), (0, 1)], "distinct x"),
+        ([(0, 0), (1, 1.5)], r"\[0, 1\]"),
+        ([(0, 0, 0), (1, 1, 1)], r"shape \(any, 2\)"),
+        ([(0, 0), (1, np.nan)], "finite"),
+    ],
+)
 def test_curve_bad_points(points, match):
     with pytest.raises(ParameterError, match="points") as info:
         heightmap.curve_remap(np.zeros((2, 2)), points=points)
@@ -281,6 +296,7 @@ def test_curve_bad_points(points, match):
 
 
 # --- sea level --------------------------------------------------------------------------------
+
 
 @given(sorted_line, st.floats(0, 1), st.floats(0, 1))
 def test_sea_level_monotone_flat_and_above_unchanged(h, level, frac):
@@ -313,10 +329,11 @@ def test_sea_level_bad_parameters():
 
 # --- gradient and slope -----------------------------------------------------------------------
 
+
 def test_slope_of_planes():
     rows, cols = 6, 9
     y, x = np.mgrid[0:rows, 0:cols].astype(np.float32)
-    h = 0.5 * x * 2.0 + 0.25 * y * 2.0            # cell_size 2: dz/dx = 0.5, dz/dy = 0.25
+    h = 0.5 * x * 2.0 + 0.25 * y * 2.0  # cell_size 2: dz/dx = 0.5, dz/dy = 0.25
     gx, gy = heightmap.gradient(h, cell_size=2.0)
     np.testing.assert_allclose(gx, 0.5, rtol=1e-6)
     np.testing.assert_allclose(gy, 0.25, rtol=1e-6)
@@ -338,10 +355,13 @@ def test_slope_range(h):
     assert (s >= 0).all() and (s <= 90).all()
 
 
-@pytest.mark.parametrize("kwargs, name", [
-    ({"cell_size": 0.0}, "cell_size"),
-    ({"height_scale": -1.0}, "height_scale"),
-])
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [
+        ({"cell_size": 0.0}, "cell_size"),
+        ({"height_scale": -1.0}, "height_scale"),
+    ],
+)
 def test_slope_bad_parameters(kwargs, name):
     with pytest.raises(ParameterError, match=name):
         heightmap.slope_degrees(np.zeros((3, 3)), **kwargs)
@@ -351,15 +371,19 @@ def test_slope_bad_parameters(kwargs, name):
 
 # --- general contract -------------------------------------------------------------------------
 
-@pytest.mark.parametrize("call", [
-    lambda h: heightmap.normalize(h),
-    lambda h: heightmap.redistribute(h, power=2),
-    lambda h: heightmap.terrace(h, steps=3, sharpness=0.5),
-    lambda h: heightmap.curve_remap(h, points=[(0, 0), (1, 1)]),
-    lambda h: heightmap.sea_level(h, level=0.3),
-    lambda h: heightmap.apply_falloff(h, np.ones_like(h)),
-    lambda h: heightmap.slope_degrees(h),
-])
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda h: heightmap.normalize(h),
+        lambda h: heightmap.redistribute(h, power=2),
+        lambda h: heightmap.terrace(h, steps=3, sharpness=0.5),
+        lambda h: heightmap.curve_remap(h, points=[(0, 0), (1, 1)]),
+        lambda h: heightmap.sea_level(h, level=0.3),
+        lambda h: heightmap.apply_falloff(h, np.ones_like(h)),
+        lambda h: heightmap.slope_degrees(h),
+    ],
+)
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
 def test_inputs_untouched_and_float32_out(call, dtype):
     h = (np.random.default_rng(3).random((5, 6)) * (10 if dtype == np.int32 else 1)).astype(dtype)
@@ -371,8 +395,18 @@ def test_inputs_untouched_and_float32_out(call, dtype):
 
 
 def test_bounds_are_pairs():
-    for name in ("FALLOFF_WIDTH", "FALLOFF_STRENGTH", "FALLOFF_FLOOR", "POWER", "TERRACES",
-                 "SHARPNESS", "CURVE_POINTS", "SEA_LEVEL", "CELL_SIZE", "HEIGHT_SCALE"):
+    for name in (
+        "FALLOFF_WIDTH",
+        "FALLOFF_STRENGTH",
+        "FALLOFF_FLOOR",
+        "POWER",
+        "TERRACES",
+        "SHARPNESS",
+        "CURVE_POINTS",
+        "SEA_LEVEL",
+        "CELL_SIZE",
+        "HEIGHT_SCALE",
+    ):
         lo, hi = getattr(heightmap, name)
         assert lo < hi
     assert heightmap.FALLOFF_MODES == ("none", "square", "radial")

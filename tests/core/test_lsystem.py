@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from worldseed.core.trees import _lsystem_expr, _rewrite, lsystem
 from worldseed.core.errors import ParameterError
+from worldseed.core.trees import _rewrite, lsystem
 from worldseed.core.trees.lsystem import LSystemError, Production, expand, parse, parse_word
 from worldseed.core.trees.skeleton import Word
 
@@ -46,12 +46,13 @@ def _general(system, n, seed=0, limit=10**8):
 
 # --- known results ----------------------------------------------------------------------------
 
+
 def test_fig_1_24a_counts_f_as_powers_of_five():
     system = parse("F", "F -> F[+F]F[-F]F")
     for n in range(7):
         word = expand(system, n)
         assert word.params is None
-        assert word.symbols.count("F") == 5 ** n
+        assert word.symbols.count("F") == 5**n
 
 
 def test_fig_1_24a_n7_has_195311_symbols():
@@ -87,15 +88,16 @@ def test_fig_1_24_equals_naive_rewriting(fig):
 
 # --- properties -------------------------------------------------------------------------------
 
-_piece = st.one_of(st.sampled_from("FGAB+-&"),
-                   st.text(alphabet="FAB+-", max_size=3).map(lambda s: "[" + s + "]"))
+_piece = st.one_of(st.sampled_from("FGAB+-&"), st.text(alphabet="FAB+-", max_size=3).map(lambda s: "[" + s + "]"))
 _successor = st.lists(_piece, max_size=4).map("".join)
 
 
 @settings(max_examples=60, deadline=None)
-@given(axiom=st.text(alphabet="FGAB+-", min_size=1, max_size=4),
-       rules=st.dictionaries(st.sampled_from("FGAB+-"), _successor, max_size=4),
-       n=st.integers(0, 4))
+@given(
+    axiom=st.text(alphabet="FGAB+-", min_size=1, max_size=4),
+    rules=st.dictionaries(st.sampled_from("FGAB+-"), _successor, max_size=4),
+    n=st.integers(0, 4),
+)
 def test_deterministic_expand_equals_naive_reference(axiom, rules, n):
     system = parse(axiom, _rules_text(rules))
     word = expand(system, n)
@@ -105,12 +107,16 @@ def test_deterministic_expand_equals_naive_reference(axiom, rules, n):
 
 
 @settings(max_examples=40, deadline=None)
-@given(weights=st.lists(st.floats(0.01, 10), min_size=1, max_size=3),
-       second=st.booleans(), seed=st.integers(0, 2**32), n=st.integers(1, 4))
+@given(
+    weights=st.lists(st.floats(0.01, 10), min_size=1, max_size=3),
+    second=st.booleans(),
+    seed=st.integers(0, 2**32),
+    n=st.integers(1, 4),
+)
 def test_fast_and_general_engines_agree_on_stochastic_systems(weights, second, seed, n):
     succ = ["F[+F]G", "FG", "G-F", ""]
     rules = [f"F -> {succ[i]} : {w!r}" for i, w in enumerate(weights)]
-    if second:                                         # a second stochastic symbol and a deterministic one
+    if second:  # a second stochastic symbol and a deterministic one
         rules += ["G -> GF : 2", "G -> G[-X] : 1", "X -> FX"]
     system = parse("FGX", "\n".join(rules))
     assert not system.parametric
@@ -118,9 +124,13 @@ def test_fast_and_general_engines_agree_on_stochastic_systems(weights, second, s
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from("FA+-!/"),
-                          st.lists(st.integers(-4000, 4000).map(lambda v: v / 4), max_size=3)),
-                min_size=1, max_size=8))
+@given(
+    st.lists(
+        st.tuples(st.sampled_from("FA+-!/"), st.lists(st.integers(-4000, 4000).map(lambda v: v / 4), max_size=3)),
+        min_size=1,
+        max_size=8,
+    )
+)
 def test_parse_word_reads_str_of_a_word_back(modules):
     params = tuple(tuple(float(v) for v in p) for _, p in modules)
     word = Word("".join(s for s, _ in modules), params if any(params) else None)
@@ -130,6 +140,7 @@ def test_parse_word_reads_str_of_a_word_back(modules):
 
 
 # --- stochastic -------------------------------------------------------------------------------
+
 
 def test_stochastic_same_seed_same_word_and_seeds_differ():
     system = parse("F", FIG_1_27)
@@ -142,7 +153,7 @@ def test_stochastic_same_seed_same_word_and_seeds_differ():
 
 def test_stochastic_frequencies_follow_the_weights():
     n = 40_000
-    system = parse("F" * n, "F -> a : 1\nF -> bb : 2\nF -> ccc : 1.5\nF -> d")   # d unweighted: weight 1
+    system = parse("F" * n, "F -> a : 1\nF -> bb : 2\nF -> ccc : 1.5\nF -> d")  # d unweighted: weight 1
     word = expand(system, 1, seed=5).symbols
     pieces = re.findall("a|bb|ccc|d", word)
     assert "".join(pieces) == word and len(pieces) == n
@@ -173,6 +184,7 @@ def test_stochastic_non_ascii_symbols():
 
 # --- parametric -------------------------------------------------------------------------------
 
+
 def test_conditions_select_the_production():
     system = parse("A(3)", "A(x) : x>0 -> B(x)A(x-1)\nA(x) : x<=0 -> C")
     word = expand(system, 5)
@@ -181,8 +193,10 @@ def test_conditions_select_the_production():
 
 
 def test_expressions_evaluate():
-    rules = "A(x) -> B(x^2, 2^3^2, -x^2, sin(30), cos(60), tan(45), asin(0.5), atan2(1, 1), sqrt(16), " \
-            "abs(-2.5), min(x, 1), max(x, 1, 7), floor(2.7), ceil(2.1), exp(0), log(1), k*2, pi, x > 2 && !(x > 5))"
+    rules = (
+        "A(x) -> B(x^2, 2^3^2, -x^2, sin(30), cos(60), tan(45), asin(0.5), atan2(1, 1), sqrt(16), "
+        "abs(-2.5), min(x, 1), max(x, 1, 7), floor(2.7), ceil(2.1), exp(0), log(1), k*2, pi, x > 2 && !(x > 5))"
+    )
     word = expand(parse("A(3)", rules, constants={"k": 1.25}), 1)
     expected = [9, 512, -9, 0.5, 0.5, 1, 30, 45, 4, 2.5, 1, 7, 2, 3, 1, 0, 2.5, math.pi, 1]
     assert word.symbols == "B"
@@ -196,8 +210,7 @@ def test_negative_constants_fold_into_valid_code():
 
 
 def test_production_str_reads_back():
-    system = parse("A(1,1)", "A(l,w) : l > 1 && w < 2 -> !(w)F(l)[&(30)A(l*0.7,w)] : 0.5\n"
-                             "A(l,w) -> F : 2 ; F -> FF")
+    system = parse("A(1,1)", "A(l,w) : l > 1 && w < 2 -> !(w)F(l)[&(30)A(l*0.7,w)] : 0.5\nA(l,w) -> F : 2 ; F -> FF")
     for production in system.productions:
         again = parse("F", str(production)).productions[0]
         assert dataclasses.replace(again, line=production.line) == production
@@ -212,11 +225,10 @@ def test_matching_is_by_symbol_and_arity():
 
 def test_monopodial_tree_shrinks_by_its_ratios():
     constants = {"r1": 0.9, "r2": 0.6, "a0": 45, "d": 137.5, "wr": 0.707}
-    system = parse("A(1,10)", "A(l,w) : * -> !(w)F(l)[&(a0)B(l*r2,w*wr)]/(d)A(l*r1,w*wr)",
-                   constants=constants)
+    system = parse("A(1,10)", "A(l,w) : * -> !(w)F(l)[&(a0)B(l*r2,w*wr)]/(d)A(l*r1,w*wr)", constants=constants)
     word = expand(system, 3)
     apex = word.params[word.symbols.rindex("A")]
-    assert apex == pytest.approx((0.9 ** 3, 10 * 0.707 ** 3))
+    assert apex == pytest.approx((0.9**3, 10 * 0.707**3))
     assert word.symbols == "!F[&B]/!F[&B]/!F[&B]/A"
 
 
@@ -227,8 +239,7 @@ def test_rand_is_seeded_and_drawn_left_to_right():
     assert word.symbols == "BCBC"
     assert [len(p) for p in word.params] == [2, 1, 2, 1]
     flat = [v for p in word.params for v in p]
-    assert flat == pytest.approx([u[0], 10 + 10 * u[1], -1 + 2 * u[2], u[3], 10 + 10 * u[4], -1 + 2 * u[5]],
-                                 abs=1e-12)
+    assert flat == pytest.approx([u[0], 10 + 10 * u[1], -1 + 2 * u[2], u[3], 10 + 10 * u[4], -1 + 2 * u[5]], abs=1e-12)
     assert expand(system, 1, seed=42).params == word.params
     assert expand(system, 1, seed=43).params != word.params
 
@@ -279,38 +290,42 @@ def test_parse_word_with_constants_and_errors():
 
 # --- errors -----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("rules, match", [
-    ("F -> F[+F", r"line 1: unbalanced '\[' in the successor: 1 '\[' left open"),
-    ("F -> F]+F[", r"unbalanced '\['.*never opened"),
-    ("F -> {.F", r"unbalanced '\{'"),
-    ("F F", r"missing arrow"),
-    ("-> F", r"empty predecessor"),
-    ("FA -> F", r"single module"),
-    ("A < B -> C", r"context-sensitive"),
-    ("A < B > C -> D", r"context-sensitive"),
-    ("F -> F : 0", r"weight must be a positive finite number, got 0"),
-    ("F -> F : -1", r"weight must be a positive"),
-    ("F -> F : 1e400", r"weight must be a positive finite"),
-    ("F -> F : q", r"weight.*unknown name 'q'"),
-    ("A(x) -> B(y)", r"unknown name 'y'"),
-    ("A(x) -> B(foo(x))", r"unknown function 'foo'"),
-    ("A(x) -> B(__import__(x))", r"unknown function '__import__'"),
-    ("A(x) -> B(x.real)", r"attribute access"),
-    ("A(x) -> B(x +)", r"syntax error"),
-    ("A(x) : x = 1 -> B", r"syntax error.*use =="),
-    ("A(x) : x % 2 -> B", r"'%'"),
-    ("A(x) -> B(sin(x, 2))", r"sin\(\) takes 1 argument, got 2"),
-    ("A(x) -> B(sin)", r"function 'sin' needs arguments"),
-    ("A(x, x) -> B", r"duplicate formal parameter 'x'"),
-    ("A(sin) -> B", r"clashes with the built-in 'sin'"),
-    ("A(1) -> B", r"formal parameter '1' is not a valid name"),
-    ("F -> FF\nF -> F", r"line 2: a second production for 'F'.*add ': weight'"),
-    ("F -> F -> F", r"second arrow"),
-    ("A(x) : -> B", r"empty condition"),
-    ("F -> F(", r"never closed"),
-    ("F -> F)", r"unexpected '\)'"),
-    ("F -> F(1,)", r"empty parameter"),
-])
+
+@pytest.mark.parametrize(
+    "rules, match",
+    [
+        ("F -> F[+F", r"line 1: unbalanced '\[' in the successor: 1 '\[' left open"),
+        ("F -> F]+F[", r"unbalanced '\['.*never opened"),
+        ("F -> {.F", r"unbalanced '\{'"),
+        ("F F", r"missing arrow"),
+        ("-> F", r"empty predecessor"),
+        ("FA -> F", r"single module"),
+        ("A < B -> C", r"context-sensitive"),
+        ("A < B > C -> D", r"context-sensitive"),
+        ("F -> F : 0", r"weight must be a positive finite number, got 0"),
+        ("F -> F : -1", r"weight must be a positive"),
+        ("F -> F : 1e400", r"weight must be a positive finite"),
+        ("F -> F : q", r"weight.*unknown name 'q'"),
+        ("A(x) -> B(y)", r"unknown name 'y'"),
+        ("A(x) -> B(foo(x))", r"unknown function 'foo'"),
+        ("A(x) -> B(__import__(x))", r"unknown function '__import__'"),
+        ("A(x) -> B(x.real)", r"attribute access"),
+        ("A(x) -> B(x +)", r"syntax error"),
+        ("A(x) : x = 1 -> B", r"syntax error.*use =="),
+        ("A(x) : x % 2 -> B", r"'%'"),
+        ("A(x) -> B(sin(x, 2))", r"sin\(\) takes 1 argument, got 2"),
+        ("A(x) -> B(sin)", r"function 'sin' needs arguments"),
+        ("A(x, x) -> B", r"duplicate formal parameter 'x'"),
+        ("A(sin) -> B", r"clashes with the built-in 'sin'"),
+        ("A(1) -> B", r"formal parameter '1' is not a valid name"),
+        ("F -> FF\nF -> F", r"line 2: a second production for 'F'.*add ': weight'"),
+        ("F -> F -> F", r"second arrow"),
+        ("A(x) : -> B", r"empty condition"),
+        ("F -> F(", r"never closed"),
+        ("F -> F)", r"unexpected '\)'"),
+        ("F -> F(1,)", r"empty parameter"),
+    ],
+)
 def test_rule_errors(rules, match):
     with pytest.raises(LSystemError, match=match):
         parse("F", rules)
@@ -329,8 +344,10 @@ def test_axiom_errors():
 
 
 def test_allowed_rule_forms():
-    system = parse("A(1)", "A(x) -> B ; A(x,y) -> C  # same symbol, other arity\n"
-                           "A(x) --> D : 2 ; A(x) → E : 1.5 ; F -> FF : 1 ; F -> F")
+    system = parse(
+        "A(1)",
+        "A(x) -> B ; A(x,y) -> C  # same symbol, other arity\nA(x) --> D : 2 ; A(x) → E : 1.5 ; F -> FF : 1 ; F -> F",
+    )
     assert [p.predecessor for p in system.productions] == ["A", "A", "A", "A", "F", "F"]
     assert [p.weight for p in system.productions] == [None, None, 2.0, 1.5, 1.0, None]
     assert system.productions[1].params == ("x", "y")
@@ -344,12 +361,15 @@ def test_expansion_errors_name_the_module_and_line():
         expand(parse("A(-1)", "A(x) -> A(sqrt(x))"), 1)
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    ({"iterations": 31}, "iterations must be an integer in \\[0, 30\\]"),
-    ({"iterations": -1}, "iterations"),
-    ({"max_modules": 0}, "max_modules must be an integer"),
-    ({"seed": -1}, "seed"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"iterations": 31}, "iterations must be an integer in \\[0, 30\\]"),
+        ({"iterations": -1}, "iterations"),
+        ({"max_modules": 0}, "max_modules must be an integer"),
+        ({"seed": -1}, "seed"),
+    ],
+)
 def test_expand_checks_its_parameters(kwargs, match):
     args = {"iterations": 2, **kwargs}
     with pytest.raises(ParameterError, match=match):
@@ -365,6 +385,7 @@ def test_constants_are_checked():
 
 # --- max_modules ------------------------------------------------------------------------------
 
+
 def test_runaway_deterministic_is_refused_at_once():
     system = parse("F", "F -> FFFFFFFFFF")
     start = time.perf_counter()
@@ -378,13 +399,15 @@ def test_runaway_stochastic_is_refused_before_building_the_step():
     tracemalloc.start()
     start = time.perf_counter()
     try:
-        with pytest.raises(LSystemError, match=r"at least 10,[0-9,]+ modules at iteration 7, more than max_modules=2,000,000"):
+        with pytest.raises(
+            LSystemError, match=r"at least 10,[0-9,]+ modules at iteration 7, more than max_modules=2,000,000"
+        ):
             expand(system, 30, max_modules=2_000_000)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
     assert time.perf_counter() - start < 1.0
-    assert peak < 10_000_000           # the word of iteration 7 alone would take more than 10 MB
+    assert peak < 10_000_000  # the word of iteration 7 alone would take more than 10 MB
 
 
 def test_runaway_parametric_stops_at_max_modules():
@@ -393,4 +416,4 @@ def test_runaway_parametric_stops_at_max_modules():
     with pytest.raises(LSystemError, match=r"max_modules=10,000 modules at iteration 9"):
         expand(system, 30, max_modules=10_000)
     assert time.perf_counter() - start < 1.0
-    assert len(expand(system, 8, max_modules=10_000)) == 3 ** 8
+    assert len(expand(system, 8, max_modules=10_000)) == 3**8

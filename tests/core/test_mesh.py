@@ -1,10 +1,9 @@
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from worldseed.core import _grid, _topology, mesh
+from worldseed.core import mesh
 from worldseed.core.errors import ParameterError
 
 sides = st.integers(2, 12)
@@ -20,6 +19,7 @@ def _face_normals(m):
 
 
 # --- index dtype ------------------------------------------------------------------------------
+
 
 def test_index_dtype_switch():
     assert mesh.index_dtype(0) == np.uint16
@@ -41,6 +41,7 @@ def test_grid_index_dtype_switch_exactly_at_65536(rows, cols, dtype):
 
 
 # --- grid mesh invariants ---------------------------------------------------------------------
+
 
 @settings(max_examples=40, deadline=None)
 @given(sides, sides, st.sampled_from(mesh.ORIGINS), st.floats(0.1, 10), st.floats(0, 50))
@@ -64,8 +65,8 @@ def test_grid_mesh_invariants(rows, cols, origin, cell_size, height_scale):
     # heights, layout and extent
     grid = m.vertices.reshape(rows, cols, 3)
     np.testing.assert_allclose(grid[..., 2], h * np.float32(height_scale), rtol=1e-6)
-    assert (np.diff(grid[..., 0], axis=1) > 0).all()          # columns along +X
-    assert (np.diff(grid[..., 1], axis=0) > 0).all()          # rows along +Y
+    assert (np.diff(grid[..., 0], axis=1) > 0).all()  # columns along +X
+    assert (np.diff(grid[..., 1], axis=0) > 0).all()  # rows along +Y
     width, depth = (cols - 1) * cell_size, (rows - 1) * cell_size
     lo = (-width / 2, -depth / 2) if origin == "center" else (0, 0)
     np.testing.assert_allclose(grid[0, 0, :2], lo, atol=1e-5)
@@ -98,7 +99,7 @@ def test_flat_grid_normals_point_up():
 def test_tilted_plane_has_analytic_normal(a, b):
     rows, cols, cell, scale = 7, 9, 0.5, 4.0
     y, x = np.mgrid[0:rows, 0:cols] * cell
-    h = ((a * x + b * y) / scale).astype(np.float32)            # z = a x + b y after scaling
+    h = ((a * x + b * y) / scale).astype(np.float32)  # z = a x + b y after scaling
     m = mesh.grid_mesh(h, cell_size=cell, height_scale=scale)
     expected = np.array([-a, -b, 1.0]) / np.sqrt(1 + a * a + b * b)
     np.testing.assert_allclose(m.normals, np.broadcast_to(expected, m.normals.shape), atol=2e-6)
@@ -113,22 +114,28 @@ def test_grid_faces_and_triangles_share_vertices():
     np.testing.assert_array_equal(tris[:, 1], quads[:, [0, 2, 3]])
 
 
-@pytest.mark.parametrize("kwargs, name", [
-    ({"cell_size": 0}, "cell_size"),
-    ({"height_scale": -1}, "height_scale"),
-    ({"origin": "middle"}, "origin"),
-])
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [
+        ({"cell_size": 0}, "cell_size"),
+        ({"height_scale": -1}, "height_scale"),
+        ({"origin": "middle"}, "origin"),
+    ],
+)
 def test_grid_mesh_bad_options(kwargs, name):
     with pytest.raises(ParameterError, match=name):
         mesh.grid_mesh(np.zeros((3, 3)), **kwargs)
 
 
-@pytest.mark.parametrize("heights, match", [
-    (np.zeros((1, 5)), "rows"),
-    (np.zeros((5, 1)), "cols"),
-    (np.zeros(5), "2-dimensional"),
-    (np.array([[0.0, np.inf], [0, 0]]), "finite"),
-])
+@pytest.mark.parametrize(
+    "heights, match",
+    [
+        (np.zeros((1, 5)), "rows"),
+        (np.zeros((5, 1)), "cols"),
+        (np.zeros(5), "2-dimensional"),
+        (np.array([[0.0, np.inf], [0, 0]]), "finite"),
+    ],
+)
 def test_grid_mesh_bad_heights(heights, match):
     with pytest.raises(ParameterError, match="heights") as info:
         mesh.grid_mesh(heights)
@@ -136,7 +143,7 @@ def test_grid_mesh_bad_heights(heights, match):
 
 
 def test_grid_mesh_refuses_oversized_grid_before_allocating():
-    big = np.broadcast_to(np.float32(0), (4098, 4097))      # no memory behind it
+    big = np.broadcast_to(np.float32(0), (4098, 4097))  # no memory behind it
     with pytest.raises(ParameterError, match="4097 x 4097"):
         mesh.grid_mesh(big)
     with pytest.raises(ParameterError, match="rows"):
@@ -154,6 +161,7 @@ def test_grid_mesh_accepts_float64_and_int():
 
 # --- LODs -------------------------------------------------------------------------------------
 
+
 def test_lods_of_power_of_two_grid_halve_cleanly():
     h = _random_heights(33, 33)
     lods = mesh.grid_lods(h, strides=(1, 2, 4, 8))
@@ -162,8 +170,9 @@ def test_lods_of_power_of_two_grid_halve_cleanly():
     full = lods[0].vertices.reshape(33, 33, 3)
     for s, m in zip((1, 2, 4, 8), lods):
         np.testing.assert_array_equal(m.vertices.reshape(-1, 32 // s + 1, 3), full[::s, ::s])
-        np.testing.assert_array_equal(m.normals.reshape(-1, 32 // s + 1, 3),
-                                      lods[0].normals.reshape(33, 33, 3)[::s, ::s])
+        np.testing.assert_array_equal(
+            m.normals.reshape(-1, 32 // s + 1, 3), lods[0].normals.reshape(33, 33, 3)[::s, ::s]
+        )
     # stride 1 is exactly grid_mesh
     ref = mesh.grid_mesh(h)
     for field in ("vertices", "indices", "uvs", "normals"):
@@ -172,7 +181,7 @@ def test_lods_of_power_of_two_grid_halve_cleanly():
 
 @given(st.integers(2, 30), st.integers(2, 30), st.integers(1, 12))
 def test_lod_keeps_edges(rows, cols, stride):
-    m, = mesh.grid_lods(np.zeros((rows, cols), np.float32), strides=(stride,), origin="corner")
+    (m,) = mesh.grid_lods(np.zeros((rows, cols), np.float32), strides=(stride,), origin="corner")
     nr = len(range(0, rows, stride)) + (1 if (rows - 1) % stride else 0)
     nc = len(range(0, cols, stride)) + (1 if (cols - 1) % stride else 0)
     assert m.n_vertices == nr * nc
@@ -195,31 +204,39 @@ def test_lods_bad_strides():
 
 # --- IndexedMesh ------------------------------------------------------------------------------
 
+
 def _parts(n=4):
-    return dict(vertices=np.zeros((n, 3), np.float32), indices=np.array([[0, 1, 2]], np.uint16),
-                uvs=np.zeros((n, 2), np.float32), normals=np.tile(np.float32([0, 0, 1]), (n, 1)))
+    return dict(
+        vertices=np.zeros((n, 3), np.float32),
+        indices=np.array([[0, 1, 2]], np.uint16),
+        uvs=np.zeros((n, 2), np.float32),
+        normals=np.tile(np.float32([0, 0, 1]), (n, 1)),
+    )
 
 
 def test_indexed_mesh_accepts_valid_parts():
     m = mesh.IndexedMesh(**_parts())
     assert m.n_vertices == 4 and m.n_triangles == 1
     with pytest.raises(AttributeError):
-        m.vertices = None                                     # frozen
+        m.vertices = None  # frozen
 
 
-@pytest.mark.parametrize("field, value, match", [
-    ("vertices", np.zeros((4, 3), np.float64), "vertices must have dtype float32"),
-    ("vertices", np.zeros((4, 2), np.float32), r"vertices must have shape \(n, 3\)"),
-    ("vertices", [[0, 0, 0]] * 4, "vertices must be a numpy array"),
-    ("indices", np.array([[0, 1, 2]], np.uint32), "indices must have dtype uint16"),
-    ("indices", np.array([[0, 1, 2]], np.int32), "indices must have dtype uint16"),
-    ("indices", np.array([0, 1, 2], np.uint16), r"indices must have shape \(n, 3\)"),
-    ("indices", np.array([[0, 1, 4]], np.uint16), r"indices must be in \[0, 4\)"),
-    ("uvs", np.zeros((3, 2), np.float32), "uvs must have one row per vertex"),
-    ("uvs", np.zeros((4, 3), np.float32), r"uvs must have shape \(n, 2\)"),
-    ("normals", np.zeros((4, 3), np.float16), "normals must have dtype float32"),
-    ("normals", np.zeros((5, 3), np.float32), "normals must have one row per vertex"),
-])
+@pytest.mark.parametrize(
+    "field, value, match",
+    [
+        ("vertices", np.zeros((4, 3), np.float64), "vertices must have dtype float32"),
+        ("vertices", np.zeros((4, 2), np.float32), r"vertices must have shape \(n, 3\)"),
+        ("vertices", [[0, 0, 0]] * 4, "vertices must be a numpy array"),
+        ("indices", np.array([[0, 1, 2]], np.uint32), "indices must have dtype uint16"),
+        ("indices", np.array([[0, 1, 2]], np.int32), "indices must have dtype uint16"),
+        ("indices", np.array([0, 1, 2], np.uint16), r"indices must have shape \(n, 3\)"),
+        ("indices", np.array([[0, 1, 4]], np.uint16), r"indices must be in \[0, 4\)"),
+        ("uvs", np.zeros((3, 2), np.float32), "uvs must have one row per vertex"),
+        ("uvs", np.zeros((4, 3), np.float32), r"uvs must have shape \(n, 2\)"),
+        ("normals", np.zeros((4, 3), np.float16), "normals must have dtype float32"),
+        ("normals", np.zeros((5, 3), np.float32), "normals must have one row per vertex"),
+    ],
+)
 def test_indexed_mesh_rejects_bad_parts(field, value, match):
     parts = _parts()
     parts[field] = value
@@ -229,8 +246,12 @@ def test_indexed_mesh_rejects_bad_parts(field, value, match):
 
 def test_indexed_mesh_requires_uint32_beyond_65535():
     n = 65_536
-    parts = dict(vertices=np.zeros((n, 3), np.float32), indices=np.array([[0, 1, n - 1]], np.uint16),
-                 uvs=np.zeros((n, 2), np.float32), normals=np.zeros((n, 3), np.float32))
+    parts = dict(
+        vertices=np.zeros((n, 3), np.float32),
+        indices=np.array([[0, 1, n - 1]], np.uint16),
+        uvs=np.zeros((n, 2), np.float32),
+        normals=np.zeros((n, 3), np.float32),
+    )
     with pytest.raises(ValueError, match="indices must have dtype uint32 for 65,536 vertices"):
         mesh.IndexedMesh(**parts)
     parts["indices"] = parts["indices"].astype(np.uint32)
@@ -238,6 +259,7 @@ def test_indexed_mesh_requires_uint32_beyond_65535():
 
 
 # --- vertex_normals ---------------------------------------------------------------------------
+
 
 def test_vertex_normals_area_weighted():
     # two faces share vertex 0: a big one facing +Z and a small one facing +X
@@ -252,7 +274,7 @@ def test_vertex_normals_area_weighted():
 
 def test_vertex_normals_degenerate_safe():
     v = np.array([[0, 0, 0], [1, 0, 0], [2, 0, 0], [3, 3, 3]], np.float32)
-    n = mesh.vertex_normals(v, np.array([[0, 1, 2]]))        # collinear: zero area
+    n = mesh.vertex_normals(v, np.array([[0, 1, 2]]))  # collinear: zero area
     assert np.isfinite(n).all()
     np.testing.assert_array_equal(n, np.tile([0, 0, 1], (4, 1)))
     assert mesh.vertex_normals(v, np.zeros((0, 3), np.int64)).shape == (4, 3)
@@ -269,14 +291,29 @@ def test_vertex_normals_bad_input():
 
 def test_vertex_normals_of_closed_cube_point_outwards():
     v = np.array([[x, y, z] for z in (0, 1) for y in (0, 1) for x in (0, 1)], np.float32) - 0.5
-    f = np.array([[0, 2, 1], [1, 2, 3], [4, 5, 6], [5, 7, 6], [0, 1, 4], [1, 5, 4],
-                  [2, 6, 3], [3, 6, 7], [0, 4, 2], [2, 4, 6], [1, 3, 5], [3, 7, 5]])
+    f = np.array(
+        [
+            [0, 2, 1],
+            [1, 2, 3],
+            [4, 5, 6],
+            [5, 7, 6],
+            [0, 1, 4],
+            [1, 5, 4],
+            [2, 6, 3],
+            [3, 6, 7],
+            [0, 4, 2],
+            [2, 4, 6],
+            [1, 3, 5],
+            [3, 7, 5],
+        ]
+    )
     n = mesh.vertex_normals(v, f)
     np.testing.assert_allclose(np.linalg.norm(n, axis=1), 1, atol=1e-6)
     assert (np.einsum("ij,ij->i", n, v) > 0).all()
 
 
 # --- topology ---------------------------------------------------------------------------------
+
 
 def _check_topology(t, polygons):
     polygons = np.asarray(polygons, dtype=np.int64)
@@ -323,16 +360,31 @@ def test_triangle_topology_of_grid(rows, cols):
     t = mesh.triangle_topology(tris)
     _check_topology(t, tris)
     q = (rows - 1) * (cols - 1)
-    assert t.n_edges == rows * (cols - 1) + (rows - 1) * cols + q        # plus one diagonal per quad
+    assert t.n_edges == rows * (cols - 1) + (rows - 1) * cols + q  # plus one diagonal per quad
     assert _edge_set(mesh.grid_topology(rows, cols)) < _edge_set(t)
 
 
 def test_triangle_topology_arbitrary_mesh():
-    f = np.array([[0, 2, 1], [1, 2, 3], [4, 5, 6], [5, 7, 6], [0, 1, 4], [1, 5, 4],
-                  [2, 6, 3], [3, 6, 7], [0, 4, 2], [2, 4, 6], [1, 3, 5], [3, 7, 5]], np.uint16)
+    f = np.array(
+        [
+            [0, 2, 1],
+            [1, 2, 3],
+            [4, 5, 6],
+            [5, 7, 6],
+            [0, 1, 4],
+            [1, 5, 4],
+            [2, 6, 3],
+            [3, 6, 7],
+            [0, 4, 2],
+            [2, 4, 6],
+            [1, 3, 5],
+            [3, 7, 5],
+        ],
+        np.uint16,
+    )
     t = mesh.triangle_topology(f)
     _check_topology(t, f)
-    assert t.n_edges == 18                                 # closed cube: E = 3F/2
+    assert t.n_edges == 18  # closed cube: E = 3F/2
 
 
 def test_topology_bad_input():

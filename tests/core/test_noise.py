@@ -1,4 +1,5 @@
 """Tests for worldseed.core.noise (and its private Perlin/simplex kernels)."""
+
 import hashlib
 import math
 
@@ -15,18 +16,263 @@ from worldseed.core.errors import ParameterError
 # Ken Perlin's 2002 Java reference, ported line by line to scalar Python.
 
 REF_P = [
-    151, 160, 137, 91, 90, 15, 131, 13, 201, 95, 96, 53, 194, 233, 7, 225, 140, 36, 103, 30, 69, 142,
-    8, 99, 37, 240, 21, 10, 23, 190, 6, 148, 247, 120, 234, 75, 0, 26, 197, 62, 94, 252, 219, 203, 117,
-    35, 11, 32, 57, 177, 33, 88, 237, 149, 56, 87, 174, 20, 125, 136, 171, 168, 68, 175, 74, 165, 71,
-    134, 139, 48, 27, 166, 77, 146, 158, 231, 83, 111, 229, 122, 60, 211, 133, 230, 220, 105, 92, 41,
-    55, 46, 245, 40, 244, 102, 143, 54, 65, 25, 63, 161, 1, 216, 80, 73, 209, 76, 132, 187, 208, 89,
-    18, 169, 200, 196, 135, 130, 116, 188, 159, 86, 164, 100, 109, 198, 173, 186, 3, 64, 52, 217, 226,
-    250, 124, 123, 5, 202, 38, 147, 118, 126, 255, 82, 85, 212, 207, 206, 59, 227, 47, 16, 58, 17, 182,
-    189, 28, 42, 223, 183, 170, 213, 119, 248, 152, 2, 44, 154, 163, 70, 221, 153, 101, 155, 167, 43,
-    172, 9, 129, 22, 39, 253, 19, 98, 108, 110, 79, 113, 224, 232, 178, 185, 112, 104, 218, 246, 97,
-    228, 251, 34, 242, 193, 238, 210, 144, 12, 191, 179, 162, 241, 81, 51, 145, 235, 249, 14, 239,
-    107, 49, 192, 214, 31, 181, 199, 106, 157, 184, 84, 204, 176, 115, 121, 50, 45, 127, 4, 150, 254,
-    138, 236, 205, 93, 222, 114, 67, 29, 24, 72, 243, 141, 128, 195, 78, 66, 215, 61, 156, 180]
+    151,
+    160,
+    137,
+    91,
+    90,
+    15,
+    131,
+    13,
+    201,
+    95,
+    96,
+    53,
+    194,
+    233,
+    7,
+    225,
+    140,
+    36,
+    103,
+    30,
+    69,
+    142,
+    8,
+    99,
+    37,
+    240,
+    21,
+    10,
+    23,
+    190,
+    6,
+    148,
+    247,
+    120,
+    234,
+    75,
+    0,
+    26,
+    197,
+    62,
+    94,
+    252,
+    219,
+    203,
+    117,
+    35,
+    11,
+    32,
+    57,
+    177,
+    33,
+    88,
+    237,
+    149,
+    56,
+    87,
+    174,
+    20,
+    125,
+    136,
+    171,
+    168,
+    68,
+    175,
+    74,
+    165,
+    71,
+    134,
+    139,
+    48,
+    27,
+    166,
+    77,
+    146,
+    158,
+    231,
+    83,
+    111,
+    229,
+    122,
+    60,
+    211,
+    133,
+    230,
+    220,
+    105,
+    92,
+    41,
+    55,
+    46,
+    245,
+    40,
+    244,
+    102,
+    143,
+    54,
+    65,
+    25,
+    63,
+    161,
+    1,
+    216,
+    80,
+    73,
+    209,
+    76,
+    132,
+    187,
+    208,
+    89,
+    18,
+    169,
+    200,
+    196,
+    135,
+    130,
+    116,
+    188,
+    159,
+    86,
+    164,
+    100,
+    109,
+    198,
+    173,
+    186,
+    3,
+    64,
+    52,
+    217,
+    226,
+    250,
+    124,
+    123,
+    5,
+    202,
+    38,
+    147,
+    118,
+    126,
+    255,
+    82,
+    85,
+    212,
+    207,
+    206,
+    59,
+    227,
+    47,
+    16,
+    58,
+    17,
+    182,
+    189,
+    28,
+    42,
+    223,
+    183,
+    170,
+    213,
+    119,
+    248,
+    152,
+    2,
+    44,
+    154,
+    163,
+    70,
+    221,
+    153,
+    101,
+    155,
+    167,
+    43,
+    172,
+    9,
+    129,
+    22,
+    39,
+    253,
+    19,
+    98,
+    108,
+    110,
+    79,
+    113,
+    224,
+    232,
+    178,
+    185,
+    112,
+    104,
+    218,
+    246,
+    97,
+    228,
+    251,
+    34,
+    242,
+    193,
+    238,
+    210,
+    144,
+    12,
+    191,
+    179,
+    162,
+    241,
+    81,
+    51,
+    145,
+    235,
+    249,
+    14,
+    239,
+    107,
+    49,
+    192,
+    214,
+    31,
+    181,
+    199,
+    106,
+    157,
+    184,
+    84,
+    204,
+    176,
+    115,
+    121,
+    50,
+    45,
+    127,
+    4,
+    150,
+    254,
+    138,
+    236,
+    205,
+    93,
+    222,
+    114,
+    67,
+    29,
+    24,
+    72,
+    243,
+    141,
+    128,
+    195,
+    78,
+    66,
+    215,
+    61,
+    156,
+    180,
+]
 P = REF_P + REF_P
 
 
@@ -55,11 +301,19 @@ def ref_noise(x, y, z):
     AA, AB = P[A] + Z, P[A + 1] + Z
     B = P[X + 1] + Y
     BA, BB = P[B] + Z, P[B + 1] + Z
-    return ref_lerp(w, ref_lerp(v, ref_lerp(u, ref_grad(P[AA], x, y, z), ref_grad(P[BA], x - 1, y, z)),
-                                ref_lerp(u, ref_grad(P[AB], x, y - 1, z), ref_grad(P[BB], x - 1, y - 1, z))),
-                    ref_lerp(v, ref_lerp(u, ref_grad(P[AA + 1], x, y, z - 1), ref_grad(P[BA + 1], x - 1, y, z - 1)),
-                             ref_lerp(u, ref_grad(P[AB + 1], x, y - 1, z - 1),
-                                      ref_grad(P[BB + 1], x - 1, y - 1, z - 1))))
+    return ref_lerp(
+        w,
+        ref_lerp(
+            v,
+            ref_lerp(u, ref_grad(P[AA], x, y, z), ref_grad(P[BA], x - 1, y, z)),
+            ref_lerp(u, ref_grad(P[AB], x, y - 1, z), ref_grad(P[BB], x - 1, y - 1, z)),
+        ),
+        ref_lerp(
+            v,
+            ref_lerp(u, ref_grad(P[AA + 1], x, y, z - 1), ref_grad(P[BA + 1], x - 1, y, z - 1)),
+            ref_lerp(u, ref_grad(P[AB + 1], x, y - 1, z - 1), ref_grad(P[BB + 1], x - 1, y - 1, z - 1)),
+        ),
+    )
 
 
 def test_reference_permutation_is_a_permutation():
@@ -68,15 +322,18 @@ def test_reference_permutation_is_a_permutation():
     assert (_perlin.REFERENCE_PERMUTATION == np.array(REF_P)).all()
 
 
-@pytest.mark.parametrize("xyz, expected", [
-    ((3.14, 42, 7), 0.13691995878400012),
-    ((-4.2, 10, 6), 0.14208000000000043),
-    ((0.5, 0.5, 0.5), -0.25),
-    ((0.1, 0.1, 0.1), 0.1861607143544832),
-    ((1.4142, 1.2589, 2.718), -0.1724566381498836),
-    ((1.5, 2.5, 3.5), 0.125),
-    ((3, -7, 11), 0.0),
-])
+@pytest.mark.parametrize(
+    "xyz, expected",
+    [
+        ((3.14, 42, 7), 0.13691995878400012),
+        ((-4.2, 10, 6), 0.14208000000000043),
+        ((0.5, 0.5, 0.5), -0.25),
+        ((0.1, 0.1, 0.1), 0.1861607143544832),
+        ((1.4142, 1.2589, 2.718), -0.1724566381498836),
+        ((1.5, 2.5, 3.5), 0.125),
+        ((3, -7, 11), 0.0),
+    ],
+)
 def test_reference_port_values(xyz, expected):
     assert ref_noise(*xyz) == expected
     assert ref_fade(0.75) == 0.896484375
@@ -142,6 +399,7 @@ def test_simplex_normalisation_bounds_single_octave():
 # ---------------------------------------------------------------------------
 # public API
 
+
 def test_constants_are_bounds():
     assert noise.OCTAVES == (1, 16)
     for bounds in (noise.SCALE, noise.PERSISTENCE, noise.LACUNARITY, noise.WARP, noise.OFFSET):
@@ -150,12 +408,29 @@ def test_constants_are_bounds():
 
 
 @settings(max_examples=25, deadline=None)
-@given(seed=st.integers(0, 2**63 - 1), basis=st.sampled_from(noise.BASES), kind=st.sampled_from(noise.KINDS),
-       octaves=st.integers(1, 8), persistence=st.floats(0.0, 1.0), lacunarity=st.floats(1.0, 4.0),
-       scale=st.floats(0.5, 200.0), warp=st.sampled_from([0.0, 0.3, 2.0]))
+@given(
+    seed=st.integers(0, 2**63 - 1),
+    basis=st.sampled_from(noise.BASES),
+    kind=st.sampled_from(noise.KINDS),
+    octaves=st.integers(1, 8),
+    persistence=st.floats(0.0, 1.0),
+    lacunarity=st.floats(1.0, 4.0),
+    scale=st.floats(0.5, 200.0),
+    warp=st.sampled_from([0.0, 0.3, 2.0]),
+)
 def test_range_dtype_shape(seed, basis, kind, octaves, persistence, lacunarity, scale, warp):
-    h = noise.fbm((17, 23), scale=scale, octaves=octaves, persistence=persistence, lacunarity=lacunarity,
-                  seed=seed, basis=basis, kind=kind, warp=warp, offset=(-5.5, 1234.0))
+    h = noise.fbm(
+        (17, 23),
+        scale=scale,
+        octaves=octaves,
+        persistence=persistence,
+        lacunarity=lacunarity,
+        seed=seed,
+        basis=basis,
+        kind=kind,
+        warp=warp,
+        offset=(-5.5, 1234.0),
+    )
     assert h.dtype == np.float32 and h.shape == (17, 23)
     assert np.isfinite(h).all()
     assert h.min() >= -1.0 and h.max() <= 1.0
@@ -229,8 +504,7 @@ def test_big_grid_seamless_across_chunks_and_blocks(basis):
 @pytest.mark.parametrize("basis", noise.BASES)
 def test_far_from_origin_is_smooth(basis):
     near = noise.fbm((128, 128), scale=32.0, octaves=3, seed=4, basis=basis).astype(np.float64)
-    far = noise.fbm((128, 128), scale=32.0, octaves=3, seed=4, basis=basis,
-                    offset=(1e6, -1e6)).astype(np.float64)
+    far = noise.fbm((128, 128), scale=32.0, octaves=3, seed=4, basis=basis, offset=(1e6, -1e6)).astype(np.float64)
     assert far.std() > 0.05
     # no blockiness: neighbour steps as small as near the origin (float64 lattice maths)
     for axis in (0, 1):
@@ -264,7 +538,7 @@ def test_fbm_at_shapes_and_jitter():
 
 
 def test_noise2():
-    assert (noise.noise2(np.arange(-5.0, 5.0), 3.0, seed=1) == 0).all()        # lattice points
+    assert (noise.noise2(np.arange(-5.0, 5.0), 3.0, seed=1) == 0).all()  # lattice points
     v = noise.noise2(np.linspace(0, 50, 1000), 0.3, seed=1)
     assert v.dtype == np.float32 and np.abs(v).max() <= 1 and v.std() > 0.05
     # noise2 with a reference-like permutation is a pure function of the seed
@@ -285,8 +559,9 @@ GOLDEN = {
 
 @pytest.mark.parametrize("basis, seed", sorted(GOLDEN))
 def test_golden_hash(basis, seed):
-    h = noise.fbm((64, 80), scale=16.0, octaves=5, seed=seed, basis=basis, offset=(-40.0, 1000.0),
-                  warp=0.25, kind="fbm")
+    h = noise.fbm(
+        (64, 80), scale=16.0, octaves=5, seed=seed, basis=basis, offset=(-40.0, 1000.0), warp=0.25, kind="fbm"
+    )
     r = noise.fbm((32, 32), scale=8.0, octaves=3, seed=seed, basis=basis, kind="ridged")
     digest = hashlib.sha256(h.tobytes() + r.tobytes()).hexdigest()
     assert digest == GOLDEN[(basis, seed)]
@@ -296,15 +571,39 @@ def test_golden_hash(basis, seed):
 # bad input
 
 BAD = [
-    ("octaves", 0), ("octaves", 17), ("octaves", 2.5), ("octaves", True), ("octaves", "6"), ("octaves", None),
-    ("scale", float("nan")), ("scale", float("inf")), ("scale", -1.0), ("scale", 0.0), ("scale", True),
+    ("octaves", 0),
+    ("octaves", 17),
+    ("octaves", 2.5),
+    ("octaves", True),
+    ("octaves", "6"),
+    ("octaves", None),
+    ("scale", float("nan")),
+    ("scale", float("inf")),
+    ("scale", -1.0),
+    ("scale", 0.0),
+    ("scale", True),
     ("scale", "64"),
-    ("persistence", -0.1), ("persistence", 1.5), ("persistence", float("nan")),
-    ("lacunarity", 0.5), ("lacunarity", float("inf")), ("lacunarity", 9.0),
-    ("warp", -1.0), ("warp", float("nan")), ("warp", 100.0),
-    ("basis", "value"), ("basis", 1), ("kind", "turbulence"), ("kind", None),
-    ("seed", -1), ("seed", 1.5), ("seed", "x"), ("seed", True),
-    ("offset", (float("nan"), 0.0)), ("offset", (0.0, float("inf"))), ("offset", 3.0), ("offset", (1e12, 0.0)),
+    ("persistence", -0.1),
+    ("persistence", 1.5),
+    ("persistence", float("nan")),
+    ("lacunarity", 0.5),
+    ("lacunarity", float("inf")),
+    ("lacunarity", 9.0),
+    ("warp", -1.0),
+    ("warp", float("nan")),
+    ("warp", 100.0),
+    ("basis", "value"),
+    ("basis", 1),
+    ("kind", "turbulence"),
+    ("kind", None),
+    ("seed", -1),
+    ("seed", 1.5),
+    ("seed", "x"),
+    ("seed", True),
+    ("offset", (float("nan"), 0.0)),
+    ("offset", (0.0, float("inf"))),
+    ("offset", 3.0),
+    ("offset", (1e12, 0.0)),
 ]
 
 
@@ -314,8 +613,9 @@ def test_bad_parameters_raise_naming_the_parameter(name, value):
         noise.fbm((8, 8), **{name: value})
 
 
-@pytest.mark.parametrize("shape", [(0, 5), (5, -1), (2.5, 3), (True, 3), "ab", (3,), None,
-                                   (MAX_CELLS, 2), (100_000, 100_000)])
+@pytest.mark.parametrize(
+    "shape", [(0, 5), (5, -1), (2.5, 3), (True, 3), "ab", (3,), None, (MAX_CELLS, 2), (100_000, 100_000)]
+)
 def test_bad_shape(shape):
     with pytest.raises(ParameterError, match="shape"):
         noise.fbm(shape)
@@ -327,9 +627,15 @@ def test_fbm_at_bad_parameters(name, value):
         noise.fbm_at([0.0], [0.0], **{name: value})
 
 
-@pytest.mark.parametrize("x, y, match", [
-    ([np.nan], [0.0], "x"), ([0.0], [np.inf], "y"), (["a"], [0.0], "x"), (np.zeros(3), np.zeros(4), "broadcast"),
-])
+@pytest.mark.parametrize(
+    "x, y, match",
+    [
+        ([np.nan], [0.0], "x"),
+        ([0.0], [np.inf], "y"),
+        (["a"], [0.0], "x"),
+        (np.zeros(3), np.zeros(4), "broadcast"),
+    ],
+)
 def test_fbm_at_bad_coordinates(x, y, match):
     with pytest.raises(ParameterError, match=match):
         noise.fbm_at(x, y)
@@ -363,5 +669,5 @@ def test_point_kernel_cell_index_near_and_far():
         outs.append(acc.tobytes())
     assert outs[0] == outs[1]
     base = _perlin.perlin2(x, y)
-    for shift in (2.0 ** 48, 2.0 ** 51, -(2.0 ** 51)):          # multiples of the period; exact (half-integers)
+    for shift in (2.0**48, 2.0**51, -(2.0**51)):  # multiples of the period; exact (half-integers)
         assert _perlin.perlin2(x + shift, y - shift).tobytes() == base.tobytes()

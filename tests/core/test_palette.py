@@ -53,5 +53,3 @@ def test_srgb_to_linear_matches_the_standard_curve():
     lin = palette.srgb_to_linear(c)
     assert lin[0] == 0.0 and abs(lin[-1] - 1.0) < 1e-6 and (np.diff(lin) > 0).all()
     assert abs(float(palette.srgb_to_linear(np.array([0.5]))[0]) - 0.21404) < 1e-4
-
-

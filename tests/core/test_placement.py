@@ -1,4 +1,5 @@
 """core.placement: Blender placements in Unity's coordinates."""
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -25,7 +26,7 @@ def test_unity_rotation_rotates_mapped_vectors_like_blender(seed):
     rng = np.random.default_rng(seed)
     q = _unit_quaternions(rng, 8)
     rb = placement.quaternion_matrices(q)
-    qu = placement.unity_rotation(q)                       # (x, y, z, w)
+    qu = placement.unity_rotation(q)  # (x, y, z, w)
     ru = placement.quaternion_matrices(qu[:, [3, 0, 1, 2]])  # Unity's quaternion -> matrix is the same formula
     v = rng.normal(size=(8, 3))
     blender_then_map = np.einsum("ij,nj->ni", M, np.einsum("nij,nj->ni", rb, v))
@@ -43,10 +44,12 @@ def test_yaw_about_blender_up_is_yaw_about_unity_up():
 
 def test_placement_records_and_errors():
     pos = np.array([[1.0, 2.0, 3.0]])
-    recs = placement.placement_records(pos, [[1.0, 0, 0, 0]], [1.5], [1], ["Rock", "Oak"], layers=[0],
-                                       layer_names=["trees"])
-    assert recs == [{"prop": "Oak", "position": [-1.0, 3.0, -2.0], "rotation": [0.0, 0.0, 0.0, 1.0],
-                     "scale": 1.5, "layer": "trees"}]
+    recs = placement.placement_records(
+        pos, [[1.0, 0, 0, 0]], [1.5], [1], ["Rock", "Oak"], layers=[0], layer_names=["trees"]
+    )
+    assert recs == [
+        {"prop": "Oak", "position": [-1.0, 3.0, -2.0], "rotation": [0.0, 0.0, 0.0, 1.0], "scale": 1.5, "layer": "trees"}
+    ]
     with pytest.raises(ValueError, match="props must hold one index"):
         placement.placement_records(pos, [[1.0, 0, 0, 0]], [1.0], [2], ["Rock", "Oak"])
     with pytest.raises(ValueError, match="rotations"):
@@ -55,12 +58,13 @@ def test_placement_records_and_errors():
 
 def test_terrain_tree_instances_are_normalised_over_the_terrain():
     size, height = 100.0, 20.0
-    terrain_pos = unity.unity_terrain_position(size)           # terrain centred on the Blender origin
+    terrain_pos = unity.unity_terrain_position(size)  # terrain centred on the Blender origin
     blender = np.array([[-50.0, -50.0, 0.0], [50.0, 50.0, 20.0], [0.0, 0.0, 10.0]])
     theta = np.radians(30.0)
     q = np.tile([np.cos(theta / 2), 0.0, 0.0, np.sin(theta / 2)], (3, 1))
-    trees = placement.terrain_tree_instances(blender, q, [1.0, 2.0, 0.5], [0, 1, 0], terrain_position=terrain_pos,
-                                             size=size, height=height)
+    trees = placement.terrain_tree_instances(
+        blender, q, [1.0, 2.0, 0.5], [0, 1, 0], terrain_position=terrain_pos, size=size, height=height
+    )
     pos = np.array([t["position"] for t in trees])
     assert np.all((pos >= 0) & (pos <= 1))
     # Blender (-50, -50) is Unity (50, -, 50): the far corner of a Terrain at (-50, 0, -50)

@@ -1,4 +1,5 @@
 """core.scatter sampling: poisson_disk and poisson_disk_variable (distance, maximal cover, isotropy)."""
+
 import inspect
 import math
 
@@ -7,16 +8,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from worldseed.core.scatter import _rules as _scatter_rules
-
 from worldseed.core import scatter
 from worldseed.core.errors import ParameterError
 
-
-from ._scatter_geometry import (pairs_within, min_pair_distance, probes, worst_cover, bilinear)
-
+from ._scatter_geometry import bilinear, min_pair_distance, pairs_within, probes, worst_cover
 
 # --- poisson_disk -----------------------------------------------------------------------------
+
 
 def test_poisson_disk_signature_and_output():
     sig = inspect.signature(scatter.poisson_disk)
@@ -28,8 +26,10 @@ def test_poisson_disk_signature_and_output():
     assert (pts[:, 0] >= 0).all() and (pts[:, 0] < 30).all() and (pts[:, 1] >= 0).all() and (pts[:, 1] < 12).all()
 
 
-@pytest.mark.parametrize("width, height, radius, seed", [(60.0, 40.0, 1.0, 0), (33.3, 71.0, 2.7, 5),
-                                                         (10.0, 10.0, 4.0, 9), (120.0, 3.0, 0.8, 2)])
+@pytest.mark.parametrize(
+    "width, height, radius, seed",
+    [(60.0, 40.0, 1.0, 0), (33.3, 71.0, 2.7, 5), (10.0, 10.0, 4.0, 9), (120.0, 3.0, 0.8, 2)],
+)
 def test_poisson_disk_is_a_maximal_packing(width, height, radius, seed):
     pts = scatter.poisson_disk(width, height, radius, seed=seed)
     assert min_pair_distance(pts, 2 * radius) >= radius
@@ -44,7 +44,7 @@ def test_poisson_disk_density_is_the_random_sequential_adsorption_limit():
     # 0.547 of the plane covered by disks of radius r/2 (Feder 1980) gives 0.6965 / r^2 points; the
     # edges add a little (a sample may sit right at the border)
     pts = scatter.poisson_disk(200.0, 200.0, 2.0, seed=4)
-    per_area = len(pts) * 4.0 / 200.0 ** 2
+    per_area = len(pts) * 4.0 / 200.0**2
     assert 0.69 < per_area < 0.72
 
 
@@ -113,20 +113,24 @@ def test_small_domains_are_maximal_packings(width, height, radius, seed):
     assert worst_cover(pts, np.full(len(pts), radius), q, np.full(len(q), radius)) < 1.0
 
 
-@pytest.mark.parametrize("call, match", [
-    (lambda: scatter.poisson_disk(10.0, 10.0, 0.0), "radius"),
-    (lambda: scatter.poisson_disk(-1.0, 10.0, 1.0), "width"),
-    (lambda: scatter.poisson_disk(10.0, float("nan"), 1.0), "height"),
-    (lambda: scatter.poisson_disk(10.0, 10.0, 1.0, k=0), "k"),
-    (lambda: scatter.poisson_disk(10.0, 10.0, 1.0, seed=-1), "seed"),
-    (lambda: scatter.poisson_disk(1e6, 1e6, 0.01), "grid cells"),
-])
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda: scatter.poisson_disk(10.0, 10.0, 0.0), "radius"),
+        (lambda: scatter.poisson_disk(-1.0, 10.0, 1.0), "width"),
+        (lambda: scatter.poisson_disk(10.0, float("nan"), 1.0), "height"),
+        (lambda: scatter.poisson_disk(10.0, 10.0, 1.0, k=0), "k"),
+        (lambda: scatter.poisson_disk(10.0, 10.0, 1.0, seed=-1), "seed"),
+        (lambda: scatter.poisson_disk(1e6, 1e6, 0.01), "grid cells"),
+    ],
+)
 def test_poisson_disk_refuses_bad_parameters(call, match):
     with pytest.raises(ParameterError, match=match):
         call()
 
 
 # --- poisson_disk_variable --------------------------------------------------------------------
+
 
 def _blobs(rows=41, cols=51):
     y, x = np.mgrid[0:rows, 0:cols]
@@ -216,10 +220,11 @@ def test_existing_samples_are_kept_clear_of_and_count_as_cover():
     w, h = 60.0, 45.0
     first = scatter.poisson_disk(w, h, 5.0, seed=1)
     keep = np.full(len(first), 2.0)
-    pts, radii = scatter.poisson_disk_variable(w, h, np.zeros((2, 2)), r_min=1.0, r_max=1.0, seed=2,
-                                               existing=first, existing_radii=keep)
+    pts, radii = scatter.poisson_disk_variable(
+        w, h, np.zeros((2, 2)), r_min=1.0, r_max=1.0, seed=2, existing=first, existing_radii=keep
+    )
     q, p = pairs_within(first, 2.0, pts)
-    assert not len(q)                                   # nothing within max(1, 2) of an earlier sample
+    assert not len(q)  # nothing within max(1, 2) of an earlier sample
     assert min_pair_distance(pts, 2.0) >= 1.0
     both = np.concatenate([pts, first])
     rad = np.concatenate([radii, keep])
@@ -227,18 +232,19 @@ def test_existing_samples_are_kept_clear_of_and_count_as_cover():
     assert worst_cover(both, rad, probe, np.full(len(probe), 1.0)) < 1.0
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    (dict(density=np.full((3, 3), 1.5)), "density"),
-    (dict(density=np.zeros(4)), "density"),
-    (dict(r_min=2.0, r_max=1.0), "r_max"),
-    (dict(r_min=0.1, r_max=1.5), "r_max"),
-    (dict(existing=np.zeros((2, 2))), "existing"),
-    (dict(existing=np.zeros((2, 2)), existing_radii=np.ones(3)), "existing_radii"),
-    (dict(where=np.ones((2, 2), bool)), "where"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(density=np.full((3, 3), 1.5)), "density"),
+        (dict(density=np.zeros(4)), "density"),
+        (dict(r_min=2.0, r_max=1.0), "r_max"),
+        (dict(r_min=0.1, r_max=1.5), "r_max"),
+        (dict(existing=np.zeros((2, 2))), "existing"),
+        (dict(existing=np.zeros((2, 2)), existing_radii=np.ones(3)), "existing_radii"),
+        (dict(where=np.ones((2, 2), bool)), "where"),
+    ],
+)
 def test_poisson_disk_variable_refuses_bad_parameters(kwargs, match):
     args = dict(density=np.zeros((3, 3)), r_min=1.0, r_max=2.0) | kwargs
     with pytest.raises(ParameterError, match=match):
         scatter.poisson_disk_variable(10.0, 10.0, args.pop("density"), **args)
-
-

@@ -1,4 +1,5 @@
 """Shaded relief and the PNG writer."""
+
 import struct
 import zlib
 
@@ -12,10 +13,10 @@ def decode_png(data):
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     pos, chunks = 8, {}
     while pos < len(data):
-        (length,) = struct.unpack(">I", data[pos:pos + 4])
-        tag = data[pos + 4:pos + 8]
-        body = data[pos + 8:pos + 8 + length]
-        (crc,) = struct.unpack(">I", data[pos + 8 + length:pos + 12 + length])
+        (length,) = struct.unpack(">I", data[pos : pos + 4])
+        tag = data[pos + 4 : pos + 8]
+        body = data[pos + 8 : pos + 8 + length]
+        (crc,) = struct.unpack(">I", data[pos + 8 + length : pos + 12 + length])
         assert crc == zlib.crc32(tag + body) & 0xFFFFFFFF
         chunks[tag] = chunks.get(tag, b"") + body
         pos += 12 + length
@@ -44,8 +45,10 @@ def test_relief_is_lit_from_the_north_west():
     faces_east = (64 - x) / 64
     faces_north = (64 - y) / 64  # row 0 is the south edge: high in the south, looks north
     faces_south = y / 64
-    lit = {name: preview.shaded_relief(h, cell_size=1.0, height=40.0).astype(int).sum()
-           for name, h in [("w", faces_west), ("e", faces_east), ("n", faces_north), ("s", faces_south)]}
+    lit = {
+        name: preview.shaded_relief(h, cell_size=1.0, height=40.0).astype(int).sum()
+        for name, h in [("w", faces_west), ("e", faces_east), ("n", faces_north), ("s", faces_south)]
+    }
     assert lit["w"] > lit["e"] and lit["n"] > lit["s"]
 
 
@@ -60,5 +63,3 @@ def test_relief_colours_water_and_snow():
 def test_large_maps_are_subsampled():
     img = preview.shaded_relief(np.zeros((3000, 2000), np.float32), cell_size=1.0, height=1.0, max_side=1000)
     assert img.shape == (1000, 667, 3)
-
-

@@ -1,11 +1,12 @@
 """core.props: the built-in rocks and grass clumps."""
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from worldseed.core.scatter import props
 from worldseed.core.errors import ParameterError
+from worldseed.core.scatter import props
 
 
 def _areas(m):
@@ -17,20 +18,20 @@ def _areas(m):
 def _check_mesh(m):
     assert m.indices.max() < m.n_vertices and np.all(np.isfinite(m.uvs)) and np.all(np.isfinite(m.vertices))
     np.testing.assert_allclose(np.linalg.norm(m.normals, axis=1), 1.0, atol=1e-5)
-    assert _areas(m).min() > 1e-8                      # no degenerate triangles
-    assert abs(float(m.vertices[:, 2].min())) < 1e-6    # resting on z = 0
+    assert _areas(m).min() > 1e-8  # no degenerate triangles
+    assert abs(float(m.vertices[:, 2].min())) < 1e-6  # resting on z = 0
     assert np.bincount(m.indices.ravel(), minlength=m.n_vertices).min() > 0  # no unused vertices
 
 
 def test_icosphere_is_a_closed_sphere_without_duplicates():
     for detail in range(4):
         v, f = props.icosphere(detail)
-        assert len(v) == 10 * 4 ** detail + 2 and len(f) == 20 * 4 ** detail
+        assert len(v) == 10 * 4**detail + 2 and len(f) == 20 * 4**detail
         np.testing.assert_allclose(np.linalg.norm(v, axis=1), 1.0)
         assert len(np.unique(np.round(v, 9), axis=0)) == len(v)
         edges = np.sort(np.concatenate([f[:, [0, 1]], f[:, [1, 2]], f[:, [2, 0]]]), axis=1)
         _, counts = np.unique(edges, axis=0, return_counts=True)
-        assert np.all(counts == 2)                      # closed manifold
+        assert np.all(counts == 2)  # closed manifold
         centroids = v[f].mean(axis=1)
         normals = np.cross(v[f[:, 1]] - v[f[:, 0]], v[f[:, 2]] - v[f[:, 0]])
         assert np.all(np.einsum("ij,ij->i", normals, centroids) > 0)  # counter-clockwise seen from outside
@@ -65,17 +66,22 @@ def test_grass_cards_are_double_sided_and_seeded(seed, cards):
     np.testing.assert_allclose(front, -back, atol=1e-6)
     assert 0.6 * 0.75 - 1e-6 <= m.vertices[:, 2].max() <= 0.6 * 1.15 + 1e-6
     assert m.uvs.min() >= 0 and m.uvs.max() <= 1
-    assert props.grass_mesh(seed=seed, cards=cards).vertices.tobytes() == \
+    assert (
         props.grass_mesh(seed=seed, cards=cards).vertices.tobytes()
+        == props.grass_mesh(seed=seed, cards=cards).vertices.tobytes()
+    )
 
 
-@pytest.mark.parametrize("call, match", [
-    (lambda: props.rock_mesh(radius=0), "radius"),
-    (lambda: props.rock_mesh(detail=9), "detail"),
-    (lambda: props.rock_mesh(roughness=2), "roughness"),
-    (lambda: props.grass_mesh(cards=0), "cards"),
-    (lambda: props.grass_mesh(seed=-1), "seed"),
-])
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda: props.rock_mesh(radius=0), "radius"),
+        (lambda: props.rock_mesh(detail=9), "detail"),
+        (lambda: props.rock_mesh(roughness=2), "roughness"),
+        (lambda: props.grass_mesh(cards=0), "cards"),
+        (lambda: props.grass_mesh(seed=-1), "seed"),
+    ],
+)
 def test_bad_props_parameters_name_the_parameter(call, match):
     with pytest.raises(ParameterError, match=match):
         call()

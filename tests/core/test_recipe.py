@@ -19,29 +19,35 @@ def test_partial_sections_take_defaults():
     assert r.terrain.resolution == 65 and r.terrain.octaves == recipe.TerrainSpec().octaves
 
 
-@pytest.mark.parametrize("text, match", [
-    ("[terrain]\noctaves = 40\n", r"terrain\.octaves must be an integer in \[1, 16\], got 40"),
-    ("[terrain]\noctaves = 2.5\n", r"terrain\.octaves"),
-    ("[terrain]\noctaves = true\n", r"terrain\.octaves"),
-    ("[terrain]\nheight = nan\n", r"terrain\.height must be a finite number"),
-    ("[terrain]\nheight = -1.0\n", r"terrain\.height .* got -1"),
-    ("[terrain]\nresolution = 5000\n", r"terrain\.resolution .*\[2, 4097\], got 5000"),
-    ("[terrain]\nbasis = \"value\"\n", r"terrain\.basis must be one of 'perlin', 'simplex', got 'value'"),
-    ("[terrain]\ncurve = [[0.0, 0.0]]\n", r"terrain\.curve must have 2 to 32 points"),
-    ("[terrain]\ncurve = [[0.0, 0.0], [0.0, 1.0]]\n", r"terrain\.curve x values must all differ"),
-    ("[terrain]\ncurve = [[0.0, 0.0], [1.5, 1.0]]\n", r"terrain\.curve\[1\]\.x"),
-    ("[terrain]\noffset = [1.0]\n", r"terrain\.offset must be a pair"),
-    ("[terrain]\nlods = 4\nresolution = 5\n", r"terrain\.lods 4 needs terrain\.resolution >= 9"),
-    ("[terrain]\nresolutoin = 3\n", r"unknown key\(s\) \['resolutoin'\] in \[terrain\] \(did you mean "
-                                    r"'resolutoin' -> 'resolution'\?\)"),
-    ("octaves = 3\n", r"\['octaves'\] stand outside any section"),
-    ("[forest]\n", r"unknown section"),
-    ("[world]\nname = \"a/b\"\n", r"world\.name"),
-    ("[world]\nseed = 4294967296\n", r"world\.seed"),
-    ("[export]\nfbx = \"yes\"\n", r"export\.fbx must be true or false"),
-    ("terrain = 3\n", r"\[terrain\] must be a table"),
-    ("[terrain\n", r"not valid TOML"),
-])
+@pytest.mark.parametrize(
+    "text, match",
+    [
+        ("[terrain]\noctaves = 40\n", r"terrain\.octaves must be an integer in \[1, 16\], got 40"),
+        ("[terrain]\noctaves = 2.5\n", r"terrain\.octaves"),
+        ("[terrain]\noctaves = true\n", r"terrain\.octaves"),
+        ("[terrain]\nheight = nan\n", r"terrain\.height must be a finite number"),
+        ("[terrain]\nheight = -1.0\n", r"terrain\.height .* got -1"),
+        ("[terrain]\nresolution = 5000\n", r"terrain\.resolution .*\[2, 4097\], got 5000"),
+        ('[terrain]\nbasis = "value"\n', r"terrain\.basis must be one of 'perlin', 'simplex', got 'value'"),
+        ("[terrain]\ncurve = [[0.0, 0.0]]\n", r"terrain\.curve must have 2 to 32 points"),
+        ("[terrain]\ncurve = [[0.0, 0.0], [0.0, 1.0]]\n", r"terrain\.curve x values must all differ"),
+        ("[terrain]\ncurve = [[0.0, 0.0], [1.5, 1.0]]\n", r"terrain\.curve\[1\]\.x"),
+        ("[terrain]\noffset = [1.0]\n", r"terrain\.offset must be a pair"),
+        ("[terrain]\nlods = 4\nresolution = 5\n", r"terrain\.lods 4 needs terrain\.resolution >= 9"),
+        (
+            "[terrain]\nresolutoin = 3\n",
+            r"unknown key\(s\) \['resolutoin'\] in \[terrain\] \(did you mean "
+            r"'resolutoin' -> 'resolution'\?\)",
+        ),
+        ("octaves = 3\n", r"\['octaves'\] stand outside any section"),
+        ("[forest]\n", r"unknown section"),
+        ('[world]\nname = "a/b"\n', r"world\.name"),
+        ("[world]\nseed = 4294967296\n", r"world\.seed"),
+        ('[export]\nfbx = "yes"\n', r"export\.fbx must be true or false"),
+        ("terrain = 3\n", r"\[terrain\] must be a table"),
+        ("[terrain\n", r"not valid TOML"),
+    ],
+)
 def test_bad_values_name_key_value_and_range(text, match):
     with pytest.raises(recipe.RecipeError, match=match):
         recipe.loads(text, source="w.toml")
@@ -62,20 +68,40 @@ names = st.text(alphabet="abcXYZ019_- ", min_size=1, max_size=20).filter(lambda 
 
 
 @settings(max_examples=60, deadline=None)
-@given(seed=st.integers(0, 2**31 - 1), resolution=st.integers(9, 4097), octaves=st.integers(1, 16),
-       persistence=st.floats(0.0, 1.0), warp=st.floats(0.0, 1.0), name=names,
-       basis=st.sampled_from(["perlin", "simplex"]), kind=st.sampled_from(["fbm", "ridged", "billow"]),
-       offset=st.tuples(st.floats(-1e6, 1e6), st.floats(-1e6, 1e6)),
-       mid=st.floats(0.01, 0.99), lods=st.integers(1, 4), glb=st.booleans())
-def test_dumps_loads_round_trip(seed, resolution, octaves, persistence, warp, name, basis, kind, offset, mid,
-                                lods, glb):
-    r = recipe.from_dict({
-        "world": {"seed": seed, "name": name},
-        "terrain": {"resolution": resolution, "octaves": octaves, "persistence": persistence, "warp": warp,
-                    "basis": basis, "kind": kind, "offset": list(offset), "lods": lods,
-                    "curve": [[0.0, 0.0], [mid, mid / 2], [1.0, 1.0]]},
-        "export": {"glb": glb},
-    })
+@given(
+    seed=st.integers(0, 2**31 - 1),
+    resolution=st.integers(9, 4097),
+    octaves=st.integers(1, 16),
+    persistence=st.floats(0.0, 1.0),
+    warp=st.floats(0.0, 1.0),
+    name=names,
+    basis=st.sampled_from(["perlin", "simplex"]),
+    kind=st.sampled_from(["fbm", "ridged", "billow"]),
+    offset=st.tuples(st.floats(-1e6, 1e6), st.floats(-1e6, 1e6)),
+    mid=st.floats(0.01, 0.99),
+    lods=st.integers(1, 4),
+    glb=st.booleans(),
+)
+def test_dumps_loads_round_trip(
+    seed, resolution, octaves, persistence, warp, name, basis, kind, offset, mid, lods, glb
+):
+    r = recipe.from_dict(
+        {
+            "world": {"seed": seed, "name": name},
+            "terrain": {
+                "resolution": resolution,
+                "octaves": octaves,
+                "persistence": persistence,
+                "warp": warp,
+                "basis": basis,
+                "kind": kind,
+                "offset": list(offset),
+                "lods": lods,
+                "curve": [[0.0, 0.0], [mid, mid / 2], [1.0, 1.0]],
+            },
+            "export": {"glb": glb},
+        }
+    )
     assert recipe.loads(recipe.dumps(r)) == r
 
 
@@ -88,6 +114,7 @@ def test_replace_validates():
 
 def test_field_limits_match_the_core_modules():
     from worldseed.core import heightmap, noise, terrain
+
     assert terrain.LIMITS["octaves"].bounds == noise.OCTAVES
     assert terrain.LIMITS["basis"].bounds == noise.BASES
     assert terrain.LIMITS["terraces"].bounds == heightmap.TERRACES
@@ -97,6 +124,7 @@ def test_field_limits_match_the_core_modules():
 def test_every_section_field_has_one_limit_with_a_label(section):
     """One limits table per family covers every field of its spec, each with a label and a description."""
     import dataclasses
+
     assert list(section.limits) == [f.name for f in dataclasses.fields(section.spec)]
     for name, limit in section.limits.items():
         assert limit.label and limit.description, f"{section.key}.{name} has no label or description"
@@ -114,16 +142,16 @@ def test_every_section_round_trips_and_names_its_header_in_errors(section):
 
 def test_recipe_has_one_attribute_per_section_in_build_order():
     import dataclasses
+
     assert [f.name for f in dataclasses.fields(recipe.Recipe)] == list(recipe.SECTION_KEYS)
     assert recipe.SECTION_KEYS[:2] == ("world", "terrain") and recipe.SECTION_KEYS[-1] == "export"
 
 
 def test_builtin_presets_are_valid_recipes():
     import pathlib
+
     folder = pathlib.Path(recipe.__file__).resolve().parents[1] / "presets" / "terrain"
     paths = sorted(folder.glob("*.toml"))
     assert {p.stem for p in paths} >= {"rolling_hills", "alpine_mountains", "island", "canyon_terraces", "dunes"}
     loaded = [recipe.load(p) for p in paths]
     assert len({r.terrain for r in loaded}) == len(loaded)  # all different
-
-

@@ -9,11 +9,10 @@ from worldseed.core import scatter
 from worldseed.core.errors import ParameterError
 from worldseed.core.heightmap import slope_degrees
 
-
-from ._scatter_geometry import (pairs_within, min_pair_distance, probes, worst_cover, bilinear, quat_matrix)
-
+from ._scatter_geometry import bilinear, min_pair_distance, pairs_within, probes, quat_matrix, worst_cover
 
 # --- terrain look-ups -------------------------------------------------------------------------
+
 
 def _terrain(n=65, size=128.0, seed=0):
     """A bumpy terrain (metres) from a few sinusoids, with a sea at 0 m."""
@@ -29,8 +28,10 @@ def test_sample_heights_is_bilinear_in_centred_metres():
     expect = bilinear(h, xy[:, 0] + size / 2, xy[:, 1] + size / 2, size, size)
     np.testing.assert_allclose(z, expect, rtol=1e-12, atol=1e-12)
     # at the vertices it returns the heights themselves (row 0 is the smallest y)
-    assert scatter.sample_heights(h, [[-size / 2, -size / 2], [size / 2, -size / 2]], size=size).tolist() == \
-        [h[0, 0], h[0, -1]]
+    assert scatter.sample_heights(h, [[-size / 2, -size / 2], [size / 2, -size / 2]], size=size).tolist() == [
+        h[0, 0],
+        h[0, -1],
+    ]
 
 
 def test_terrain_normals_are_exact_on_a_plane_and_unit():
@@ -49,6 +50,7 @@ def test_terrain_normals_are_exact_on_a_plane_and_unit():
 
 # --- rule masks -------------------------------------------------------------------------------
 
+
 def test_rule_mask_rules_and_their_product():
     h, size = _terrain()
     cell = size / (h.shape[1] - 1)
@@ -58,18 +60,23 @@ def test_rule_mask_rules_and_their_product():
     assert ((sea > 0) == (h > 2.0)).all()
     steep = scatter.rule_mask(h, size=size, rules=scatter.ScatterRules(slope_range=(0, 20), above_sea=False))
     assert ((steep > 0) == (slope <= 20)).all()
-    band = scatter.rule_mask(h, size=size, rules=scatter.ScatterRules(height_range=(0.0, 10.0),
-                                                                     slope_range=(0, 90), above_sea=False))
+    band = scatter.rule_mask(
+        h, size=size, rules=scatter.ScatterRules(height_range=(0.0, 10.0), slope_range=(0, 90), above_sea=False)
+    )
     assert ((band > 0) == ((h >= 0) & (h <= 10))).all()
-    both = scatter.rule_mask(h, size=size, rules=scatter.ScatterRules(height_range=(0.0, 10.0),
-                                                                     slope_range=(0, 20), above_sea=False))
+    both = scatter.rule_mask(
+        h, size=size, rules=scatter.ScatterRules(height_range=(0.0, 10.0), slope_range=(0, 20), above_sea=False)
+    )
     np.testing.assert_array_equal(both, band * steep)
 
 
 def test_rule_mask_fades_inside_the_range():
     h = np.tile(np.linspace(0.0, 100.0, 101), (3, 1))
-    m = scatter.rule_mask(h, size=100.0, rules=scatter.ScatterRules(
-        height_range=(20.0, 80.0), height_fade=10.0, slope_range=(0, 90), above_sea=False))
+    m = scatter.rule_mask(
+        h,
+        size=100.0,
+        rules=scatter.ScatterRules(height_range=(20.0, 80.0), height_fade=10.0, slope_range=(0, 90), above_sea=False),
+    )
     row = m[1]
     assert row[19] == 0 and row[20] == 0 and row[25] == pytest.approx(0.5) and row[30] == 1
     assert row[75] == pytest.approx(0.5) and row[81] == 0
@@ -78,25 +85,36 @@ def test_rule_mask_fades_inside_the_range():
 def test_patchiness_leaves_that_share_bare():
     h, size = _terrain(n=129)
     for p in (0.25, 0.6):
-        m = scatter.rule_mask(h, size=size, rules=scatter.ScatterRules(
-            slope_range=(0, 90), above_sea=False, patchiness=p, patch_scale=20.0), seed=4)
+        m = scatter.rule_mask(
+            h,
+            size=size,
+            rules=scatter.ScatterRules(slope_range=(0, 90), above_sea=False, patchiness=p, patch_scale=20.0),
+            seed=4,
+        )
         assert abs((m == 0).mean() - p) < 0.01
     a = scatter.rule_mask(h, size=size, rules=scatter.ScatterRules(patchiness=0.5, slope_range=(0, 90)), seed=4)
     b = scatter.rule_mask(h, size=size, rules=scatter.ScatterRules(patchiness=0.5, slope_range=(0, 90)), seed=5)
     assert a.tobytes() != b.tobytes()
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    (dict(slope_range=(40, 10)), "slope_range"), (dict(slope_range=(0, 95)), "slope_range"),
-    (dict(patchiness=1.5), "patchiness"), (dict(height_range=(1,)), "height_range"),
-    (dict(keep_away=-1.0), "keep_away"), (dict(patch_fade=2.0), "patch_fade"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(slope_range=(40, 10)), "slope_range"),
+        (dict(slope_range=(0, 95)), "slope_range"),
+        (dict(patchiness=1.5), "patchiness"),
+        (dict(height_range=(1,)), "height_range"),
+        (dict(keep_away=-1.0), "keep_away"),
+        (dict(patch_fade=2.0), "patch_fade"),
+    ],
+)
 def test_rules_refuse_bad_values(kwargs, match):
     with pytest.raises(ParameterError, match=match):
         scatter.ScatterRules(**kwargs)
 
 
 # --- layers and placements --------------------------------------------------------------------
+
 
 def _corner_mask_ok(mask, xy, size):
     """True where all four corners of the heightmap cell holding each point are above 0."""
@@ -115,7 +133,7 @@ def test_placements_obey_sea_slope_and_height_rules():
     assert len(p) > 100
     xy = p.positions[:, :2]
     z = bilinear(h, xy[:, 0] + size / 2, xy[:, 1] + size / 2, size, size)
-    assert (z > 1.0).all() and (z <= 10.0).all()                      # above the sea, in the range
+    assert (z > 1.0).all() and (z <= 10.0).all()  # above the sea, in the range
     slope = bilinear(slope_degrees(h, cell_size=cell), xy[:, 0] + size / 2, xy[:, 1] + size / 2, size, size)
     assert slope.max() <= 25.0 + 1e-4
     normals = scatter.terrain_normals_at(h, xy, size=size)
@@ -127,8 +145,15 @@ def test_placements_obey_sea_slope_and_height_rules():
 
 def test_placement_heights_rotations_and_scales():
     h, size = _terrain()
-    layer = scatter.Layer("bush", radius=2.0, rules=scatter.ScatterRules(slope_range=(0, 90), above_sea=False),
-                          scale_range=(0.5, 2.0), align=0.6, max_tilt=12.0, sink=0.3)
+    layer = scatter.Layer(
+        "bush",
+        radius=2.0,
+        rules=scatter.ScatterRules(slope_range=(0, 90), above_sea=False),
+        scale_range=(0.5, 2.0),
+        align=0.6,
+        max_tilt=12.0,
+        sink=0.3,
+    )
     (p,) = scatter.scatter_layers(h, size=size, layers=[layer], seed=7)
     n = len(p)
     assert p.positions.shape == (n, 3) and p.rotations.shape == (n, 4) and p.scales.shape == (n,)
@@ -152,20 +177,27 @@ def test_placement_heights_rotations_and_scales():
 def test_align_zero_stands_props_upright_and_yaw_false_keeps_them_unturned():
     h, size = _terrain()
     rules = scatter.ScatterRules(slope_range=(0, 90), above_sea=False)
-    a, b = scatter.scatter_layers(h, size=size, seed=1, layers=[
-        scatter.Layer("a", radius=3.0, rules=rules, align=0.0),
-        scatter.Layer("b", radius=3.0, rules=rules, align=0.0, yaw=False)])
+    a, b = scatter.scatter_layers(
+        h,
+        size=size,
+        seed=1,
+        layers=[
+            scatter.Layer("a", radius=3.0, rules=rules, align=0.0),
+            scatter.Layer("b", radius=3.0, rules=rules, align=0.0, yaw=False),
+        ],
+    )
     m = quat_matrix(a.rotations)
     np.testing.assert_allclose(m[:, :, 2], np.tile([0.0, 0.0, 1.0], (len(a), 1)), atol=1e-12)
     yaw = np.arctan2(m[:, 1, 0], m[:, 0, 0]) % (2 * np.pi)
-    assert np.histogram(yaw, bins=4, range=(0, 2 * np.pi))[0].min() > len(a) / 8    # turned all ways
+    assert np.histogram(yaw, bins=4, range=(0, 2 * np.pi))[0].min() > len(a) / 8  # turned all ways
     np.testing.assert_array_equal(b.rotations, np.tile([1.0, 0.0, 0.0, 0.0], (len(b), 1)))
 
 
 def test_full_alignment_follows_the_terrain_normal():
     h, size = _terrain()
-    layer = scatter.Layer("a", radius=3.0, rules=scatter.ScatterRules(slope_range=(0, 90), above_sea=False),
-                          align=1.0, max_tilt=90.0)
+    layer = scatter.Layer(
+        "a", radius=3.0, rules=scatter.ScatterRules(slope_range=(0, 90), above_sea=False), align=1.0, max_tilt=90.0
+    )
     (p,) = scatter.scatter_layers(h, size=size, layers=[layer], seed=3)
     up = quat_matrix(p.rotations)[:, :, 2]
     np.testing.assert_allclose(up, scatter.terrain_normals_at(h, p.positions[:, :2], size=size), atol=1e-9)
@@ -175,7 +207,7 @@ def test_layers_keep_their_distance_from_earlier_layers():
     h, size = _terrain()
     rules = dict(slope_range=(0, 90), above_sea=False)
     trees = scatter.Layer("trees", radius=6.0, rules=scatter.ScatterRules(patchiness=0.5, **rules))
-    rocks = scatter.Layer("rocks", radius=2.0, rules=scatter.ScatterRules(**rules))          # keep_away None
+    rocks = scatter.Layer("rocks", radius=2.0, rules=scatter.ScatterRules(**rules))  # keep_away None
     grass = scatter.Layer("grass", radius=0.8, rules=scatter.ScatterRules(keep_away=1.5, **rules))
     t, r, g = scatter.scatter_layers(h, size=size, layers=[trees, rocks, grass], seed=5)
     assert len(t) and len(r) and len(g)
@@ -213,24 +245,26 @@ def test_patchiness_reduces_the_count_in_proportion():
     h, size = _terrain(n=129, size=256.0)
     counts = {}
     for p in (0.0, 0.5):
-        layer = scatter.Layer("g", radius=2.0, rules=scatter.ScatterRules(
-            slope_range=(0, 90), above_sea=False, patchiness=p, patch_scale=30.0))
+        layer = scatter.Layer(
+            "g",
+            radius=2.0,
+            rules=scatter.ScatterRules(slope_range=(0, 90), above_sea=False, patchiness=p, patch_scale=30.0),
+        )
         counts[p] = len(scatter.scatter_layers(h, size=size, layers=[layer], seed=1)[0])
     assert 0.42 < counts[0.5] / counts[0.0] < 0.58
 
 
 def test_variable_layer_is_denser_where_the_mask_is_high():
-    h = np.tile(np.linspace(0.0, 60.0, 65), (65, 1))          # heights rise along x
-    rules = scatter.ScatterRules(height_range=(0.0, 60.0), height_fade=30.0, slope_range=(0, 90),
-                                 above_sea=False)
+    h = np.tile(np.linspace(0.0, 60.0, 65), (65, 1))  # heights rise along x
+    rules = scatter.ScatterRules(height_range=(0.0, 60.0), height_fade=30.0, slope_range=(0, 90), above_sea=False)
     layer = scatter.Layer("g", radius=1.0, radius_max=3.0, rules=rules)
     (p,) = scatter.scatter_layers(h, size=64.0, layers=[layer], seed=2)
     x = p.positions[:, 0]
     # the mask is 1 - |h - 30| / 30 with h = (x + 32) * 60 / 64, linear in x, so exact
     height = (x + 32.0) * 60.0 / 64.0
     np.testing.assert_allclose(p.radii, 3.0 - 2.0 * (1.0 - np.abs(height - 30.0) / 30.0), atol=1e-9)
-    middle, edge = np.abs(x) < 6, np.abs(x) > 20       # a 12 m strip against two 12 m strips
-    assert middle.sum() / 12.0 > 3.0 * edge.sum() / 24.0    # ~ (2.6 / 1.2)^2 = 4.7 times denser
+    middle, edge = np.abs(x) < 6, np.abs(x) > 20  # a 12 m strip against two 12 m strips
+    assert middle.sum() / 12.0 > 3.0 * edge.sum() / 24.0  # ~ (2.6 / 1.2)^2 = 4.7 times denser
 
 
 def test_scatter_layers_refuses_bad_input():
@@ -259,11 +293,11 @@ def test_a_layer_with_no_room_is_empty():
 
 # --- Unity -------------------------------------------------------------------------------------
 
-M = np.array([[-1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, -1.0, 0.0]])    # Blender (x, y, z) -> (-x, z, -y)
+M = np.array([[-1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, -1.0, 0.0]])  # Blender (x, y, z) -> (-x, z, -y)
 
 
 def test_the_axis_map_is_a_reflection():
-    assert np.linalg.det(M) == pytest.approx(-1.0)     # so M R M^-1 needs care, but is a rotation
+    assert np.linalg.det(M) == pytest.approx(-1.0)  # so M R M^-1 needs care, but is a rotation
 
 
 @settings(max_examples=25, deadline=None)
@@ -277,7 +311,7 @@ def test_unity_transforms_rotate_vectors_like_blender(seed):
     upos, uq, us = scatter.unity_transforms(p)
     np.testing.assert_allclose(upos, pos @ M.T)
     np.testing.assert_array_equal(us, p.scales)
-    ru = quat_matrix(uq[:, [3, 0, 1, 2]])              # Unity (x, y, z, w); same matrix formula
+    ru = quat_matrix(uq[:, [3, 0, 1, 2]])  # Unity (x, y, z, w); same matrix formula
     np.testing.assert_allclose(np.linalg.det(ru), 1.0)
     v = rng.normal(size=(16, 3))
     blender_then_map = (M @ np.einsum("nij,nj->ni", quat_matrix(q), v).T).T
@@ -292,10 +326,21 @@ def test_unity_transforms_rotate_vectors_like_blender(seed):
 
 # --- recipes -----------------------------------------------------------------------------------
 
+
 def test_layer_from_spec_maps_a_recipe_layer():
     from worldseed.core import scatter as scatter_spec
-    spec = scatter_spec.from_dict({"name": "Grass", "prop": "grass", "radius": 1.0, "radius_max": 2.5,
-                                    "slope_range": [0.0, 30.0], "keep_away": 0.5, "sink": 0.1})
+
+    spec = scatter_spec.from_dict(
+        {
+            "name": "Grass",
+            "prop": "grass",
+            "radius": 1.0,
+            "radius_max": 2.5,
+            "slope_range": [0.0, 30.0],
+            "keep_away": 0.5,
+            "sink": 0.1,
+        }
+    )
     layer = scatter.layer_from_spec(spec, sea_level_m=12.0)
     assert layer.name == "Grass" and layer.r_min == 1.0 and layer.r_max == 2.5 and layer.sink == 0.1
     assert layer.rules.sea_level_m == 12.0 and layer.rules.keep_away == 0.5

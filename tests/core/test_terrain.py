@@ -1,4 +1,5 @@
 """A terrain tile from a spec: banding, shaping, seams, determinism."""
+
 import numpy as np
 
 from worldseed.core import noise, recipe, terrain
@@ -20,8 +21,17 @@ def test_banded_noise_equals_one_call():
             banded = stop.value
             break
     assert steps == 13
-    whole = noise.fbm((129, 129), scale=s.scale / s.cell_size, octaves=5, persistence=s.persistence,
-                      lacunarity=s.lacunarity, seed=3, basis=s.basis, kind=s.kind, warp=0.3)
+    whole = noise.fbm(
+        (129, 129),
+        scale=s.scale / s.cell_size,
+        octaves=5,
+        persistence=s.persistence,
+        lacunarity=s.lacunarity,
+        seed=3,
+        basis=s.basis,
+        kind=s.kind,
+        warp=0.3,
+    )
     assert banded.tobytes() == whole.tobytes()
 
 
@@ -35,14 +45,20 @@ def test_fractional_offsets_give_one_call_exactly():
             banded = stop.value
             break
     cell = s.cell_size
-    whole = noise.fbm((65, 65), scale=s.scale / cell, octaves=s.octaves, persistence=s.persistence,
-                      lacunarity=s.lacunarity, seed=3, offset=(3.3 / cell, 7.7 / cell))
+    whole = noise.fbm(
+        (65, 65),
+        scale=s.scale / cell,
+        octaves=s.octaves,
+        persistence=s.persistence,
+        lacunarity=s.lacunarity,
+        seed=3,
+        offset=(3.3 / cell, 7.7 / cell),
+    )
     assert banded.tobytes() == whole.tobytes()
 
 
 def test_heights_in_unit_range_and_deterministic():
-    s = spec(resolution=65, falloff="radial", terraces=4, sea_level=0.2,
-             curve=[[0.0, 0.0], [0.5, 0.3], [1.0, 1.0]])
+    s = spec(resolution=65, falloff="radial", terraces=4, sea_level=0.2, curve=[[0.0, 0.0], [0.5, 0.3], [1.0, 1.0]])
     a = terrain.terrain_heights(s, seed=1)
     b = terrain.terrain_heights(s, seed=1)
     c = terrain.terrain_heights(s, seed=2)
@@ -61,10 +77,8 @@ def test_fixed_tiles_join_exactly():
     """Two neighbouring tiles (offsets one tile apart) share their edge bit for bit."""
     size, n = 256.0, 65
     left = terrain.terrain_heights(spec(resolution=n, size=size, normalize="fixed"), seed=8).values
-    right = terrain.terrain_heights(spec(resolution=n, size=size, normalize="fixed", offset=[size, 0.0]),
-                                    seed=8).values
-    above = terrain.terrain_heights(spec(resolution=n, size=size, normalize="fixed", offset=[0.0, size]),
-                                    seed=8).values
+    right = terrain.terrain_heights(spec(resolution=n, size=size, normalize="fixed", offset=[size, 0.0]), seed=8).values
+    above = terrain.terrain_heights(spec(resolution=n, size=size, normalize="fixed", offset=[0.0, size]), seed=8).values
     assert left[:, -1].tobytes() == right[:, 0].tobytes()
     assert left[-1, :].tobytes() == above[0, :].tobytes()
 

@@ -1,14 +1,24 @@
 """core.tree: species files, TreeSpec validation, recipes with [[trees]], the grow pipeline."""
+
 import dataclasses
 
 import numpy as np
 import pytest
 
-from worldseed.core import recipe, trees as tree
+from worldseed.core import recipe
+from worldseed.core import trees as tree
 from worldseed.core.errors import ParameterError
 
-ABOP = ["abop_1_24a", "abop_1_24b", "abop_1_24c", "abop_1_24d", "abop_1_24e", "abop_1_24f", "abop_1_25_bush",
-        "abop_1_27_stochastic"]
+ABOP = [
+    "abop_1_24a",
+    "abop_1_24b",
+    "abop_1_24c",
+    "abop_1_24d",
+    "abop_1_24e",
+    "abop_1_24f",
+    "abop_1_25_bush",
+    "abop_1_27_stochastic",
+]
 GAME = ["broadleaf", "conifer", "birch", "palm", "bush", "dead_tree"]
 
 
@@ -40,6 +50,7 @@ def test_abop_species_match_the_book():
         "abop_1_24f": ("X", {"X": "F-[[X]+X]+F[+FX]-X", "F": "FF"}, 5, 22.5),
     }
     from worldseed.core.trees import lsystem
+
     for name, (axiom, rules, n, angle) in book.items():
         spec = tree.species_spec(name)
         system = lsystem.parse(spec.axiom, spec.rules)
@@ -51,17 +62,20 @@ def test_abop_species_match_the_book():
     assert sorted(p.weight for p in stochastic.productions) == [0.33, 0.33, 0.34]
 
 
-@pytest.mark.parametrize("data, match", [
-    ({"angel": 20}, r"unknown key.*did you mean 'angel' -> 'angle'"),
-    ({"iterations": 99}, r"tree\.iterations must be an integer in \[0, 30\], got 99"),
-    ({"sides": 2}, r"tree\.sides"),
-    ({"leaf_shape": "round"}, r"tree\.leaf_shape"),
-    ({"bark_colour": [1, 2, 0]}, r"tree\.bark_colour\[1\]"),
-    ({"constants": {"1x": 2}}, r"constant name"),
-    ({"tropism": [0, 0, 0], "tropism_strength": 0.3}, r"tropism must not be \[0, 0, 0\]"),
-    ({"species": "oak_tree"}, r"species 'oak_tree' not found"),
-    ({"axiom": "   "}, r"axiom must not be empty"),
-])
+@pytest.mark.parametrize(
+    "data, match",
+    [
+        ({"angel": 20}, r"unknown key.*did you mean 'angel' -> 'angle'"),
+        ({"iterations": 99}, r"tree\.iterations must be an integer in \[0, 30\], got 99"),
+        ({"sides": 2}, r"tree\.sides"),
+        ({"leaf_shape": "round"}, r"tree\.leaf_shape"),
+        ({"bark_colour": [1, 2, 0]}, r"tree\.bark_colour\[1\]"),
+        ({"constants": {"1x": 2}}, r"constant name"),
+        ({"tropism": [0, 0, 0], "tropism_strength": 0.3}, r"tropism must not be \[0, 0, 0\]"),
+        ({"species": "oak_tree"}, r"species 'oak_tree' not found"),
+        ({"axiom": "   "}, r"axiom must not be empty"),
+    ],
+)
 def test_bad_tree_fields_name_key_and_value(data, match):
     with pytest.raises(ParameterError, match=match):
         tree.from_dict(data)
@@ -93,7 +107,7 @@ def test_recipe_tree_errors_name_the_entry():
     with pytest.raises(recipe.RecipeError, match=r"trees\[1\]\.angle"):
         recipe.loads('[[trees]]\nspecies = "abop_1_24a"\n[[trees]]\nangle = 999\n')
     with pytest.raises(recipe.RecipeError, match=r"\[\[trees\]\] tables"):
-        recipe.loads('trees = 3\n')
+        recipe.loads("trees = 3\n")
 
 
 def test_grow_is_deterministic_and_seeded():
@@ -102,8 +116,9 @@ def test_grow_is_deterministic_and_seeded():
     c = tree.grow_tree(spec, seed=4)
     for la, lb in zip(a.lods, b.lods):
         assert la.vertices.tobytes() == lb.vertices.tobytes() and la.indices.tobytes() == lb.indices.tobytes()
-    assert a.lods[0].vertices.shape != c.lods[0].vertices.shape or \
-        not np.array_equal(a.lods[0].vertices, c.lods[0].vertices)
+    assert a.lods[0].vertices.shape != c.lods[0].vertices.shape or not np.array_equal(
+        a.lods[0].vertices, c.lods[0].vertices
+    )
 
 
 def test_grow_gives_lods_and_billboard():

@@ -1,12 +1,12 @@
 """core.tree_mesh LODs: triangle ratios, coarsening, the real species pipeline."""
+
 import numpy as np
 import pytest
 
 from worldseed.core.trees import tree_mesh
 from worldseed.core.trees.tree_mesh import LEAVES, tree_lods
 
-from ._tree_skeletons import (grown_tree, check_mesh, check_manifold, side_branch_count)
-
+from ._tree_skeletons import check_manifold, check_mesh, grown_tree, side_branch_count
 
 # --- levels of detail -----------------------------------------------------------------------------
 
@@ -45,6 +45,7 @@ def test_lod_ratios_land_near_the_targets(which, request):
 def test_species_through_the_real_pipeline(name):
     """ABOP's bush (polygon leaves) and two bare figures, grown by core.lsystem and core.turtle."""
     from worldseed.core import trees as tree
+
     spec = tree.species_spec(name)
     sk, _ = tree.grow_skeleton(spec)
     lods = tree_lods(sk, sides=spec.sides, leaf_shape=spec.leaf_shape, leaf_width=spec.leaf_width)
@@ -74,5 +75,3 @@ def test_lods_keep_the_trunk_and_are_deterministic(bare):
     assert a[1].n_triangles > 0
     z = a[1].vertices[:, 2]
     assert z.min() <= 0.0 + 1e-6 < 0.3 < z.max()
-
-

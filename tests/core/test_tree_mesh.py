@@ -1,4 +1,5 @@
 """core.tree_mesh: bark tubes, leaves, billboards, index dtype, random skeletons."""
+
 import math
 
 import numpy as np
@@ -6,30 +7,57 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from worldseed.core.trees import _tube, tree_mesh
 from worldseed.core.errors import ParameterError
+from worldseed.core.trees import _tube, tree_mesh
 from worldseed.core.trees.skeleton import LeafCards, Polygon, Skeleton
 from worldseed.core.trees.tree_mesh import BARK, BILLBOARD, LEAVES, billboard_mesh, tree_lods
 
-from ._tree_skeletons import (_unit, make_skeleton, trunk, y_fork, leaf_cards, random_tree, check_mesh, bark_edges, check_manifold, signed_volume, side_branch_count)
-
+from ._tree_skeletons import (
+    _unit,
+    bark_edges,
+    check_manifold,
+    check_mesh,
+    leaf_cards,
+    make_skeleton,
+    random_tree,
+    side_branch_count,
+    signed_volume,
+    trunk,
+    y_fork,
+)
 
 # --- doctests, options ----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("kwargs, name", [
-    ({"sides": 2}, "sides"), ({"sides": 3.5}, "sides"), ({"leaf_shape": "oak"}, "leaf_shape"),
-    ({"leaf_width": 0.0}, "leaf_width"), ({"min_radius": -1.0}, "min_radius"),
-    ({"keep_leaves": 1.5}, "keep_leaves"), ({"simplify_angle": 90.0}, "simplify_angle"),
-    ({"uv_scale": 0.0}, "uv_scale"), ({"seed": -1}, "seed")])
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [
+        ({"sides": 2}, "sides"),
+        ({"sides": 3.5}, "sides"),
+        ({"leaf_shape": "oak"}, "leaf_shape"),
+        ({"leaf_width": 0.0}, "leaf_width"),
+        ({"min_radius": -1.0}, "min_radius"),
+        ({"keep_leaves": 1.5}, "keep_leaves"),
+        ({"simplify_angle": 90.0}, "simplify_angle"),
+        ({"uv_scale": 0.0}, "uv_scale"),
+        ({"seed": -1}, "seed"),
+    ],
+)
 def test_tree_mesh_options_are_checked(kwargs, name):
     with pytest.raises(ParameterError, match=name):
         tree_mesh.tree_mesh(y_fork(), **kwargs)
 
 
-@pytest.mark.parametrize("kwargs, name", [
-    ({"levels": 0}, "levels"), ({"levels": 4}, "ratios"), ({"ratios": (1.0, 0.5, 0.6)}, "ratios"),
-    ({"ratios": (0.9, 0.5, 0.1)}, "ratios"), ({"ratios": 3}, "ratios")])
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [
+        ({"levels": 0}, "levels"),
+        ({"levels": 4}, "ratios"),
+        ({"ratios": (1.0, 0.5, 0.6)}, "ratios"),
+        ({"ratios": (0.9, 0.5, 0.1)}, "ratios"),
+        ({"ratios": 3}, "ratios"),
+    ],
+)
 def test_tree_lods_options_are_checked(kwargs, name):
     with pytest.raises(ParameterError, match=name):
         tree_lods(y_fork(), **kwargs)
@@ -52,7 +80,7 @@ def test_empty_and_point_skeletons_give_empty_meshes():
     for sk in (empty, lone):
         m = tree_mesh.tree_mesh(sk)
         assert m.n_vertices == 0 and m.n_triangles == 0 and m.indices.dtype == np.uint16
-        assert all(l.n_triangles == 0 for l in tree_lods(sk))
+        assert all(lod.n_triangles == 0 for lod in tree_lods(sk))
 
 
 # --- bark ---------------------------------------------------------------------------------------
@@ -69,7 +97,7 @@ def test_straight_trunk_counts_layout_and_closed_volume(sides):
     check_mesh(m)
     check_manifold(m, 0, sides)
     # rings at the node heights, radius r; the apex one radius beyond the top
-    rings = m.vertices[:n * w].reshape(n, w, 3)
+    rings = m.vertices[: n * w].reshape(n, w, 3)
     np.testing.assert_allclose(rings[..., 2], np.arange(n)[:, None] * np.ones(w), atol=1e-6)
     np.testing.assert_allclose(np.hypot(rings[..., 0], rings[..., 1]), r, rtol=1e-5)
     np.testing.assert_allclose(m.vertices[-1], [0, 0, n - 1 + _tube.TIP_LENGTH * r], atol=1e-6)
@@ -114,7 +142,7 @@ def test_y_fork_is_two_tubes_with_an_open_base_at_the_parent_node():
 def test_side_branch_base_radius_is_capped_by_the_parent():
     sk = y_fork()
     radii = sk.radii.copy()
-    radii[4] = 0.5                                  # branch thicker than the node it starts from (0.2)
+    radii[4] = 0.5  # branch thicker than the node it starts from (0.2)
     m = tree_mesh.tree_mesh(make_skeleton(sk.positions, sk.parents, radii, orders=sk.orders), sides=6)
     edges, counts, _, weld = bark_edges(m)
     border = np.unique(edges[counts == 1])
@@ -132,7 +160,7 @@ def test_v_is_length_over_base_circumference_and_continues_into_branches(uv_scal
     trunk_v = v[np.arange(4) * w]
     np.testing.assert_allclose(trunk_v, np.arange(4) / (2 * math.pi * 0.3) * uv_scale, rtol=1e-6)
     # each ring has one v; u runs 0..1 around it
-    rings = m.uvs[:7 * w].reshape(7, w, 2)
+    rings = m.uvs[: 7 * w].reshape(7, w, 2)
     assert (rings[..., 1] == rings[..., :1, 1]).all()
     np.testing.assert_allclose(rings[0, :, 0], np.arange(w) / sides)
     # rings of all chains come first (trunk, then branch), apexes after; the branch starts at v of node 2
@@ -141,7 +169,7 @@ def test_v_is_length_over_base_circumference_and_continues_into_branches(uv_scal
     seg = np.linalg.norm(np.diff(sk.positions[[2, 4, 5]], axis=0), axis=1)
     np.testing.assert_allclose(np.diff(branch), seg / (2 * math.pi * 0.1) * uv_scale, rtol=1e-5)
     # apexes continue v beyond their last ring
-    apex = m.uvs[7 * w:]
+    apex = m.uvs[7 * w :]
     assert (apex[:, 1] > np.array([trunk_v[3], branch[-1]])).all()
 
 
@@ -150,7 +178,7 @@ def test_frames_do_not_twist_when_the_turtle_rolls():
     roll = np.radians(40) * np.arange(n)
     ups = np.column_stack([np.sin(roll), -np.cos(roll), np.zeros(n)])
     m = tree_mesh.tree_mesh(trunk(n, ups=ups), sides=5)
-    column0 = m.vertices[:n * 6].reshape(n, 6, 3)[:, 0, :2]
+    column0 = m.vertices[: n * 6].reshape(n, 6, 3)[:, 0, :2]
     np.testing.assert_allclose(_unit(column0), np.tile([0.0, -1.0], (n, 1)), atol=1e-6)
 
 
@@ -161,7 +189,7 @@ def test_frames_are_parallel_transported_around_a_bend():
     positions = np.column_stack([1 - np.cos(a), np.zeros(n), np.sin(a)])
     ups = np.tile([0.0, -1.0, 0.0], (n, 1))
     m = tree_mesh.tree_mesh(make_skeleton(positions, np.arange(-1, n - 1), np.full(n, 0.05), ups=ups), sides=4)
-    rings = m.vertices[:n * 5].reshape(n, 5, 3).astype(np.float64)
+    rings = m.vertices[: n * 5].reshape(n, 5, 3).astype(np.float64)
     np.testing.assert_allclose(_unit(rings[:, 0] - positions), np.tile([0.0, -1.0, 0.0], (n, 1)), atol=1e-5)
     # interior ring planes bisect the two segments: centred on the node, across the mean direction
     d = _unit(np.diff(positions, axis=0))
@@ -171,14 +199,14 @@ def test_frames_are_parallel_transported_around_a_bend():
 
 
 def test_min_radius_prunes_chains_and_the_branches_beyond():
-    sk = y_fork()                                    # radii 0.3 0.25 0.2 0.15 | 0.1 0.06
+    sk = y_fork()  # radii 0.3 0.25 0.2 0.15 | 0.1 0.06
     sides = 5
     w = sides + 1
     m = tree_mesh.tree_mesh(sk, sides=sides, min_radius=0.12)
     check_mesh(m)
-    assert m.n_vertices == 4 * w + 1                 # the trunk only, all its rings above 0.12
+    assert m.n_vertices == 4 * w + 1  # the trunk only, all its rings above 0.12
     m = tree_mesh.tree_mesh(sk, sides=sides, min_radius=0.2)
-    assert m.n_vertices == 2 * w + 1                 # rings at nodes 0, 1; tip at node 1
+    assert m.n_vertices == 2 * w + 1  # rings at nodes 0, 1; tip at node 1
     np.testing.assert_allclose(m.vertices[-1], sk.positions[1] + [0, 0, 0.25], atol=1e-6)
     check_manifold(m, 0, sides)
     assert tree_mesh.tree_mesh(sk, min_radius=0.3).n_vertices == 0
@@ -210,18 +238,18 @@ def test_simplify_angle_keeps_bends_ends_and_branch_points():
     m = tree_mesh.tree_mesh(y_fork(), sides=4, simplify_angle=30.0)
     check_mesh(m)
     check_manifold(m, 1, 4)
-    assert m.n_vertices == (3 + 2) * 5 + 2           # trunk rings at nodes 0, 2, 3; the straight branch: 2
+    assert m.n_vertices == (3 + 2) * 5 + 2  # trunk rings at nodes 0, 2, 3; the straight branch: 2
     # pruning the branch frees node 2
     assert tree_mesh.tree_mesh(y_fork(), sides=4, simplify_angle=30.0, min_radius=0.11).n_vertices == 2 * 5 + 1
 
 
 def test_gentle_arc_keeps_a_ring_per_simplify_angle_of_turning():
-    n = 91                                           # 90 degrees in 1-degree steps
+    n = 91  # 90 degrees in 1-degree steps
     a = np.radians(np.arange(n))
     positions = np.column_stack([1 - np.cos(a), np.zeros(n), np.sin(a)]) * 10
     sk = make_skeleton(positions, np.arange(-1, n - 1), np.full(n, 0.05))
     rings = (tree_mesh.tree_mesh(sk, sides=4, simplify_angle=15.0).n_vertices - 1) // 5
-    assert 6 <= rings <= 8                           # 90 / 15 = 6 spans, plus the ends
+    assert 6 <= rings <= 8  # 90 / 15 = 6 spans, plus the ends
 
 
 def test_zero_length_segments_are_merged():
@@ -246,14 +274,14 @@ def test_leaf_cards_geometry(shape, k, t):
     check_mesh(m)
     assert m.n_vertices == bark.n_vertices + 12 * k
     assert m.n_triangles == bark.n_triangles + 12 * t
-    assert (m.materials[bark.n_triangles:] == LEAVES).all() and (m.materials[:bark.n_triangles] == BARK).all()
-    v = m.vertices[bark.n_vertices:].reshape(12, k, 3).astype(np.float64)
-    uv = m.uvs[bark.n_vertices:].reshape(12, k, 2)
-    nrm = m.normals[bark.n_vertices:].reshape(12, k, 3)
+    assert (m.materials[bark.n_triangles :] == LEAVES).all() and (m.materials[: bark.n_triangles] == BARK).all()
+    v = m.vertices[bark.n_vertices :].reshape(12, k, 3).astype(np.float64)
+    uv = m.uvs[bark.n_vertices :].reshape(12, k, 2)
+    nrm = m.normals[bark.n_vertices :].reshape(12, k, 3)
     assert (uv >= 0).all() and (uv <= 1).all()
     np.testing.assert_allclose(nrm, np.repeat(cards.ups[:, None], k, 1), atol=1e-6)
     rel = v - spots[:, None]
-    np.testing.assert_allclose(np.einsum("ijk,ik->ij", rel, cards.ups), 0, atol=1e-6)     # flat, facing up
+    np.testing.assert_allclose(np.einsum("ijk,ik->ij", rel, cards.ups), 0, atol=1e-6)  # flat, facing up
     along = np.einsum("ijk,ik->ij", rel, cards.headings)
     across = np.einsum("ijk,ik->ij", rel, np.cross(cards.headings, cards.ups))
     np.testing.assert_allclose(along, 0.2 * uv[..., 1], atol=1e-6)
@@ -265,20 +293,27 @@ def test_leaf_cards_geometry(shape, k, t):
 
 
 def test_leaf_cards_that_cannot_be_drawn_are_dropped():
-    cards = LeafCards(positions=np.zeros((3, 3)), headings=np.array([[0, 0, 1.0], [0, 0, 1], [0, 0, 0]]),
-                      ups=np.array([[0, 1.0, 0], [0, 0, 1], [0, 1, 0]]), sizes=np.full(3, 0.1),
-                      orders=np.zeros(3, np.int16))
-    m = tree_mesh.tree_mesh(make_skeleton(np.zeros((0, 3)), np.zeros(0, np.int64), np.zeros(0), leaves=cards),
-                            leaf_shape="card")
-    assert m.n_triangles == 2                        # up parallel to heading, zero heading: dropped
+    cards = LeafCards(
+        positions=np.zeros((3, 3)),
+        headings=np.array([[0, 0, 1.0], [0, 0, 1], [0, 0, 0]]),
+        ups=np.array([[0, 1.0, 0], [0, 0, 1], [0, 1, 0]]),
+        sizes=np.full(3, 0.1),
+        orders=np.zeros(3, np.int16),
+    )
+    m = tree_mesh.tree_mesh(
+        make_skeleton(np.zeros((0, 3)), np.zeros(0, np.int64), np.zeros(0), leaves=cards), leaf_shape="card"
+    )
+    assert m.n_triangles == 2  # up parallel to heading, zero heading: dropped
 
 
 def test_polygons_are_fanned_facing_their_newell_normal():
     hexagon = np.array([[0, 0, 0], [0.2, 0.1, 0], [0.3, 0.4, 0], [0, 0.6, 0], [-0.3, 0.4, 0], [-0.2, 0.1, 0]])
     tilted = hexagon @ np.array([[1, 0, 0], [0, 0.6, 0.8], [0, -0.8, 0.6]]) + [1, 2, 3]
-    polygons = [Polygon(tilted),
-                Polygon(np.array([[0, 0, 0], [1, 0, 0], [2, 0, 0.0]])),                   # collinear: dropped
-                Polygon(np.array([[5, 0, 0], [6, 0, 0], [6, 0, 0], [6, 1, 0], [5, 0, 0.0]]))]  # repeats: a triangle
+    polygons = [
+        Polygon(tilted),
+        Polygon(np.array([[0, 0, 0], [1, 0, 0], [2, 0, 0.0]])),  # collinear: dropped
+        Polygon(np.array([[5, 0, 0], [6, 0, 0], [6, 0, 0], [6, 1, 0], [5, 0, 0.0]])),
+    ]  # repeats: a triangle
     sk = make_skeleton(np.zeros((0, 3)), np.zeros(0, np.int64), np.zeros(0), polygons=polygons)
     m = tree_mesh.tree_mesh(sk)
     check_mesh(m)
@@ -287,8 +322,9 @@ def test_polygons_are_fanned_facing_their_newell_normal():
     n = _unit(np.cross(tilted[1] - tilted[0], tilted[2] - tilted[0]))
     np.testing.assert_allclose(m.normals[:6], np.tile(n, (6, 1)), atol=1e-6)
     np.testing.assert_allclose(m.vertices[:6], tilted, atol=1e-6)
-    face = np.cross(*(np.diff(m.vertices.astype(np.float64)[m.indices[:4].astype(np.int64)], axis=1)
-                      .transpose(1, 0, 2)))
+    face = np.cross(
+        *(np.diff(m.vertices.astype(np.float64)[m.indices[:4].astype(np.int64)], axis=1).transpose(1, 0, 2))
+    )
     assert (face @ n > 0).all()
     uv = m.uvs[:6]
     assert (uv >= 0).all() and (uv <= 1).all()
@@ -306,8 +342,8 @@ def test_keep_leaves_is_a_seeded_nested_subset_with_bigger_leaves():
     sk = make_skeleton(np.zeros((0, 3)), np.zeros(0, np.int64), np.zeros(0), leaves=cards)
 
     def attached(m):
-        base = m.vertices[0::4].astype(np.float64)      # "card": vertex 0 of each card is (u, v) = (0, 0)
-        top = m.vertices[3::4].astype(np.float64)        # (0, 1): one leaf length along the heading
+        base = m.vertices[0::4].astype(np.float64)  # "card": vertex 0 of each card is (u, v) = (0, 0)
+        top = m.vertices[3::4].astype(np.float64)  # (0, 1): one leaf length along the heading
         return base, np.linalg.norm(top - base, axis=1)
 
     a = tree_mesh.tree_mesh(sk, leaf_shape="card", keep_leaves=0.5, seed=11)
@@ -334,13 +370,14 @@ def test_keep_leaves_thins_and_grows_polygons_too():
     rng = np.random.default_rng(8)
     triangle = np.array([[0, 0, 0], [0.1, 0, 0.02], [0, 0.1, 0.05]])
     offsets = rng.normal(0, 3, (100, 3))
-    sk = make_skeleton(np.zeros((0, 3)), np.zeros(0, np.int64), np.zeros(0),
-                       polygons=[Polygon(triangle + o) for o in offsets])
+    sk = make_skeleton(
+        np.zeros((0, 3)), np.zeros(0, np.int64), np.zeros(0), polygons=[Polygon(triangle + o) for o in offsets]
+    )
     m = tree_mesh.tree_mesh(sk, keep_leaves=0.25, seed=3)
     assert m.n_triangles == 25 and (m.materials == LEAVES).all()
     v = m.vertices.reshape(25, 3, 3).astype(np.float64)
     hit = np.linalg.norm(v[:, 0, None] - offsets[None], axis=2).argmin(axis=1)
-    np.testing.assert_allclose(v[:, 0], offsets[hit], atol=1e-5)        # scaled about the first vertex
+    np.testing.assert_allclose(v[:, 0], offsets[hit], atol=1e-5)  # scaled about the first vertex
     np.testing.assert_allclose(v - v[:, :1], np.broadcast_to(triangle * 2, (25, 3, 3)), atol=1e-5)
 
 
@@ -406,12 +443,20 @@ def test_index_dtype_switches_with_the_vertex_count():
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.integers(0, 2**31), st.integers(2, 60), st.integers(3, 9), st.sampled_from(["leaf", "card", "diamond"]),
-       st.sampled_from([0.0, 0.1, 0.2]), st.sampled_from([0.0, 10.0, 45.0]), st.sampled_from([1.0, 0.5]))
+@given(
+    st.integers(0, 2**31),
+    st.integers(2, 60),
+    st.integers(3, 9),
+    st.sampled_from(["leaf", "card", "diamond"]),
+    st.sampled_from([0.0, 0.1, 0.2]),
+    st.sampled_from([0.0, 10.0, 45.0]),
+    st.sampled_from([1.0, 0.5]),
+)
 def test_random_skeletons_give_valid_meshes(seed, n, sides, shape, min_radius, angle, keep):
     sk = random_tree(seed, n)
-    m = tree_mesh.tree_mesh(sk, sides=sides, leaf_shape=shape, min_radius=min_radius, simplify_angle=angle,
-                            keep_leaves=keep, seed=seed)
+    m = tree_mesh.tree_mesh(
+        sk, sides=sides, leaf_shape=shape, min_radius=min_radius, simplify_angle=angle, keep_leaves=keep, seed=seed
+    )
     check_mesh(m)
     _, counts, directed, _ = bark_edges(m)
     assert set(np.unique(counts)) <= {1, 2}

@@ -20,9 +20,13 @@ def test_resolutions():
 
 # --- RAW encoding -----------------------------------------------------------------------------
 
+
 @settings(max_examples=25, deadline=None)
-@given(hnp.arrays(np.float32, (33, 33), elements=st.floats(0, 1, width=32)),
-       st.sampled_from(unity.BYTE_ORDERS), st.booleans())
+@given(
+    hnp.arrays(np.float32, (33, 33), elements=st.floats(0, 1, width=32)),
+    st.sampled_from(unity.BYTE_ORDERS),
+    st.booleans(),
+)
 def test_raw16_round_trip(h, byte_order, flip):
     data = unity.heightmap_raw16(h, byte_order=byte_order, flip_vertically=flip)
     assert isinstance(data, bytes) and len(data) == 33 * 33 * 2
@@ -52,15 +56,15 @@ def test_raw16_byte_order_and_scaling():
     h[0, 0], h[0, 1], h[0, 2], h[0, 3] = 1.0, 0.5, 1.5, -0.2
     little = unity.heightmap_raw16(h, byte_order="little")
     big = unity.heightmap_raw16(h, byte_order="big")
-    assert little[:8] == bytes([0xFF, 0xFF, 0x00, 0x80, 0xFF, 0xFF, 0x00, 0x00])   # 0.5 -> 32768 (rounded)
+    assert little[:8] == bytes([0xFF, 0xFF, 0x00, 0x80, 0xFF, 0xFF, 0x00, 0x00])  # 0.5 -> 32768 (rounded)
     assert big[:8] == bytes([0xFF, 0xFF, 0x80, 0x00, 0xFF, 0xFF, 0x00, 0x00])
     np.testing.assert_array_equal(np.frombuffer(little, "<u2"), np.frombuffer(big, ">u2"))
 
 
 def test_raw16_orientation_row0_first_and_flip():
     h = np.zeros((33, 33), np.float32)
-    h[0, :] = 1.0                                     # south edge (row 0, Blender -Y, Unity -Z)
-    h[:, 0] += 0.5                                    # west edge (column 0)
+    h[0, :] = 1.0  # south edge (row 0, Blender -Y, Unity -Z)
+    h[:, 0] += 0.5  # west edge (column 0)
     values = np.frombuffer(unity.heightmap_raw16(np.clip(h, 0, 1)), "<u2").reshape(33, 33)
     assert (values[0] == 65535).all() and values[1, 0] == 32768 and values[1, 1] == 0
     flipped = np.frombuffer(unity.heightmap_raw16(np.clip(h, 0, 1), flip_vertically=True), "<u2")
@@ -111,6 +115,7 @@ def test_read_raw16_accepts_bytearray_and_memoryview():
 
 # --- resampling -------------------------------------------------------------------------------
 
+
 def test_resample_identity_for_matching_size():
     h = np.random.default_rng(1).random((65, 65)).astype(np.float32)
     np.testing.assert_array_equal(unity.resample_square(h, side=65), h)
@@ -130,8 +135,7 @@ def test_resample_linear_ramp_exact_and_corners_kept():
 
 
 @settings(max_examples=30, deadline=None)
-@given(hnp.arrays(np.float32, st.tuples(st.integers(2, 40), st.integers(2, 40)),
-                  elements=st.floats(0, 1, width=32)))
+@given(hnp.arrays(np.float32, st.tuples(st.integers(2, 40), st.integers(2, 40)), elements=st.floats(0, 1, width=32)))
 def test_resample_stays_in_range(h):
     out = unity.resample_square(h, side=33)
     assert out.min() >= h.min() - 1e-6 and out.max() <= h.max() + 1e-6
@@ -146,13 +150,14 @@ def test_resample_bad_parameters():
 
 # --- atomic write -----------------------------------------------------------------------------
 
+
 def test_atomic_write_creates_and_replaces(tmp_path):
     target = tmp_path / "terrain.raw"
     assert unity.write_bytes_atomic(target, b"first") == 5
     assert target.read_bytes() == b"first"
     assert unity.write_bytes_atomic(str(target), [b"sec", bytearray(b"ond"), memoryview(b"!")]) == 7
     assert target.read_bytes() == b"second!"
-    assert os.listdir(tmp_path) == ["terrain.raw"]           # no temp files left behind
+    assert os.listdir(tmp_path) == ["terrain.raw"]  # no temp files left behind
 
 
 def test_atomic_write_keeps_old_file_when_data_fails_mid_write(tmp_path):
@@ -169,7 +174,7 @@ def test_atomic_write_keeps_old_file_when_data_fails_mid_write(tmp_path):
     assert os.listdir(tmp_path) == ["terrain.raw"]
 
     with pytest.raises(TypeError):
-        unity.write_bytes_atomic(target, [b"ok", 42])          # a non-bytes chunk
+        unity.write_bytes_atomic(target, [b"ok", 42])  # a non-bytes chunk
     assert target.read_bytes() == b"old content"
     assert os.listdir(tmp_path) == ["terrain.raw"]
 
@@ -188,8 +193,7 @@ def test_atomic_write_keeps_old_file_when_rename_fails(tmp_path, monkeypatch):
     assert os.listdir(tmp_path) == ["terrain.raw"]
 
 
-@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0,
-                    reason="needs POSIX permissions and a non-root user")
+@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="needs POSIX permissions and a non-root user")
 def test_atomic_write_unwritable_folder(tmp_path):
     folder = tmp_path / "locked"
     folder.mkdir()
