@@ -1,4 +1,5 @@
 """Make the extension importable as ``worldseed`` for benchmark scripts (as tests/conftest.py does)."""
+
 import pathlib
 import runpy
 
@@ -9,6 +10,7 @@ runpy.run_path(str(ROOT / "tests" / "conftest.py"))
 def best_of(n, fn, *args, setup=None, **kwargs):
     """Smallest wall time of ``n`` runs of ``fn`` (``setup`` runs untimed before each); returns (seconds, result)."""
     import time
+
     best, result = float("inf"), None
     for _ in range(n):
         if setup is not None:

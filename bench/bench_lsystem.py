@@ -14,11 +14,13 @@ n = 13 and 15 (anchor: a loop over (symbol, params) pairs calling hand-written
 Python functions for A, B and C, i.e. the rules compiled by hand).  Timings are
 best of N, parse excluded (it is done once per system).
 """
+
 import random
 from bisect import bisect_right
 from itertools import accumulate
 
 import _loader
+
 from worldseed.core.trees import lsystem  # noqa: E402
 
 REPEATS = 7
@@ -53,12 +55,36 @@ MONOPODIAL_CONSTANTS = {"r1": 0.9, "r2": 0.6, "a0": 45, "a2": 45, "d": 137.5, "w
 def plain_monopodial(n):
     r1, r2, a0, a2, d, wr = 0.9, 0.6, 45.0, 45.0, 137.5, 0.707
     rules = {
-        "A": lambda l, w: [("!", (w,)), ("F", (l,)), ("[", ()), ("&", (a0,)), ("B", (l * r2, w * wr)),
-                           ("]", ()), ("/", (d,)), ("A", (l * r1, w * wr))],
-        "B": lambda l, w: [("!", (w,)), ("F", (l,)), ("[", ()), ("-", (a2,)), ("$", ()),
-                           ("C", (l * r2, w * wr)), ("]", ()), ("C", (l * r1, w * wr))],
-        "C": lambda l, w: [("!", (w,)), ("F", (l,)), ("[", ()), ("+", (a2,)), ("$", ()),
-                           ("B", (l * r2, w * wr)), ("]", ()), ("B", (l * r1, w * wr))],
+        "A": lambda length, width: [
+            ("!", (width,)),
+            ("F", (length,)),
+            ("[", ()),
+            ("&", (a0,)),
+            ("B", (length * r2, width * wr)),
+            ("]", ()),
+            ("/", (d,)),
+            ("A", (length * r1, width * wr)),
+        ],
+        "B": lambda length, width: [
+            ("!", (width,)),
+            ("F", (length,)),
+            ("[", ()),
+            ("-", (a2,)),
+            ("$", ()),
+            ("C", (length * r2, width * wr)),
+            ("]", ()),
+            ("C", (length * r1, width * wr)),
+        ],
+        "C": lambda length, width: [
+            ("!", (width,)),
+            ("F", (length,)),
+            ("[", ()),
+            ("+", (a2,)),
+            ("$", ()),
+            ("B", (length * r2, width * wr)),
+            ("]", ()),
+            ("B", (length * r1, width * wr)),
+        ],
     }
     word = [("A", (1.0, 10.0))]
     for _ in range(n):
@@ -81,8 +107,12 @@ def main():
     for name, axiom, rules, n in [
         ("fig 1.24a n=7", "F", {"F": "F[+F]F[-F]F"}, 7),
         ("fig 1.24d n=7", "X", {"X": "F[+X]F[-X]+X", "F": "FF"}, 7),
-        ("fig 1.25 bush n=7", "A", {"A": "[&FL!A]/////'[&FL!A]///////'[&FL!A]", "F": "S/////F", "S": "FL",
-                                    "L": "['''^^{-f+f+f-|-f+f+f}]"}, 7),
+        (
+            "fig 1.25 bush n=7",
+            "A",
+            {"A": "[&FL!A]/////'[&FL!A]///////'[&FL!A]", "F": "S/////F", "S": "FL", "L": "['''^^{-f+f+f-|-f+f+f}]"},
+            7,
+        ),
     ]:
         system = lsystem.parse(axiom, "\n".join(f"{k} -> {v}" for k, v in rules.items()))
         ours, word = _loader.best_of(REPEATS, lsystem.expand, system, n)

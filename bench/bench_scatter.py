@@ -24,25 +24,26 @@ Geometry Nodes "Distribute Points on Faces" in Poisson mode on the same plane an
 at Density Max 0.5 (about the 75,000 points the issue quotes) and 3.0 (time to evaluate the
 modifier, point count, the same checks).
 """
+
 import math
 import sys
 import time
 
+import _loader
 import numpy as np
 
-import _loader
-from worldseed.core.scatter import _poisson
 from worldseed.core import scatter
+from worldseed.core.scatter import _poisson
 
 try:
     from scipy.spatial import cKDTree
     from scipy.stats import qmc
-except ImportError:                                  # pragma: no cover
+except ImportError:  # pragma: no cover
     sys.exit("scipy is missing: .venv/bin/pip install -r requirements-bench.txt")
 
 SIDE = 1000.0
 TARGET_N = 100_000
-RSA_DENSITY = 4.0 * 0.5470 / math.pi                 # points * r^2 per area at saturation
+RSA_DENSITY = 4.0 * 0.5470 / math.pi  # points * r^2 per area at saturation
 RADIUS = math.sqrt(RSA_DENSITY * SIDE * SIDE / TARGET_N)
 SMALL = 300.0
 REPEATS = 3
@@ -83,7 +84,7 @@ def isotropy(points, side, radius):
     f = np.fft.fftfreq(n, d=window / n)
     fx, fy = np.meshgrid(f, f)
     radial, ang = np.hypot(fx, fy), np.degrees(np.arctan2(fy, fx)) % 90
-    f0 = math.sqrt(2.0) / radius                     # 1 / cell side
+    f0 = math.sqrt(2.0) / radius  # 1 / cell side
     ring = np.abs(radial - f0) < 2.0 / window
     axes = ring & ((ang < 3) | (ang > 87))
     return angle_ratio, power[axes].mean() / power[ring].mean()
@@ -94,7 +95,7 @@ def blender_poisson(side, radius, density_max, seed=0):
     ``(seconds to evaluate, points (N, 2))``, or None without bpy."""
     try:
         import bpy
-    except ImportError:                              # pragma: no cover
+    except ImportError:  # pragma: no cover
         return None
     bpy.ops.wm.read_factory_settings(use_empty=True)
     me = bpy.data.meshes.new("plane")
@@ -114,7 +115,7 @@ def blender_poisson(side, radius, density_max, seed=0):
     obj.modifiers.new("scatter", "NODES").node_group = tree
     t0 = time.perf_counter()
     depsgraph = bpy.context.evaluated_depsgraph_get()
-    geometry = obj.evaluated_get(depsgraph).evaluated_geometry()    # keep it alive while reading
+    geometry = obj.evaluated_get(depsgraph).evaluated_geometry()  # keep it alive while reading
     seconds = time.perf_counter() - t0
     cloud = geometry.pointcloud
     pos = np.empty(len(cloud.points) * 3, np.float32)
@@ -147,16 +148,25 @@ def main():
         theirs = scipy_fill(SIDE, RADIUS, seed=1)
         rows.append((f"{SIDE:g} x {SIDE:g}", t_full, len(ours), time.perf_counter() - t0, len(theirs)))
 
-    print(f"\n{'domain':>13} | {'ours s':>8} {'ours N':>8} | {'scipy s':>8} {'scipy N':>8} | {'speed-up':>8} {'N ratio':>7}")
+    print(
+        f"\n{'domain':>13} | {'ours s':>8} {'ours N':>8} | {'scipy s':>8} {'scipy N':>8} | "
+        f"{'speed-up':>8} {'N ratio':>7}"
+    )
     for label, t, n, st, sn in rows:
         if st is None:
             print(f"{label:>13} | {t:8.3f} {n:8,d} | {'-':>8} {'-':>8} | {'-':>8} {'-':>7}")
         else:
             print(f"{label:>13} | {t:8.3f} {n:8,d} | {st:8.2f} {sn:8,d} | {st / t:7.1f}x {n / sn:7.3f}")
     label, t, n, st, sn = rows[-1]
-    print(f"\ntargets on {label}: under 1 s: {'yes' if t < 1.0 else 'NO'} ({t:.3f} s)"
-          + ("" if st is None else f"; >= 20x scipy: {'yes' if st / t >= 20 else 'NO'} ({st / t:.1f}x)"
-                                   f"; >= scipy's count: {'yes' if n >= sn else 'NO'}"))
+    print(
+        f"\ntargets on {label}: under 1 s: {'yes' if t < 1.0 else 'NO'} ({t:.3f} s)"
+        + (
+            ""
+            if st is None
+            else f"; >= 20x scipy: {'yes' if st / t >= 20 else 'NO'} ({st / t:.1f}x)"
+            f"; >= scipy's count: {'yes' if n >= sn else 'NO'}"
+        )
+    )
 
     # Blender's own Poisson mode (not Bridson: dense random points thinned by a k-d tree), at the
     # density the issue quotes (75,000 points) and at a denser setting
@@ -168,8 +178,10 @@ def main():
             break
         blender.append((density_max, *got))
     for density_max, seconds, pts in blender:
-        print(f"Blender GN Distribute Points on Faces (Poisson), Density Max {density_max:g}: {seconds:.3f} s, "
-              f"{len(pts):,} points; ours {seconds / t_full:.1f}x faster with {len(ours) / len(pts):.3f}x the points")
+        print(
+            f"Blender GN Distribute Points on Faces (Poisson), Density Max {density_max:g}: {seconds:.3f} s, "
+            f"{len(pts):,} points; ours {seconds / t_full:.1f}x faster with {len(ours) / len(pts):.3f}x the points"
+        )
 
     print("\nchecks (min pair / r >= 1; max gap / r < 1 means maximal):")
     checked = [("ours", ours, SIDE), ("ours", ours_small, SMALL), ("scipy", theirs_small, SMALL)]
@@ -178,7 +190,8 @@ def main():
     checked += [(f"GN {d:g}", pts, SIDE) for d, _, pts in blender]
     for name, pts, side in checked:
         mn, gap = check(pts, side, RADIUS)
-        print(f"  {name:6s} {side:g}^2: min pair {mn:.6f}, max gap {gap:.4f}, N r^2 / A = {len(pts) * RADIUS ** 2 / side ** 2:.4f}")
+        density = len(pts) * RADIUS**2 / side**2
+        print(f"  {name:6s} {side:g}^2: min pair {mn:.6f}, max gap {gap:.4f}, N r^2 / A = {density:.4f}")
 
     print("\nisotropy (1 = none; neighbour directions axis/diagonal, spectrum at the grid frequency axis/ring):")
     a, s = isotropy(ours, SIDE, RADIUS)

@@ -18,12 +18,13 @@ species presets, through the real L-system and turtle.  Targets (printed,
 not asserted): the 5,000-segment tree meshed in about 20 ms and its three
 LODs in about 50 ms.  Timings are best of N (the machine is shared).
 """
+
 import math
 
-import numpy as np
-
 import _loader  # noqa: F401  (the repo root as package ``worldseed``, as in tests/conftest.py)
+import numpy as np
 from _loader import best_of
+
 from worldseed.core.trees import tree_mesh  # noqa: E402
 from worldseed.core.trees._leaves import SHAPES  # noqa: E402
 from worldseed.core.trees.skeleton import LeafCards, Skeleton  # noqa: E402
@@ -69,14 +70,26 @@ def grown_tree(seed=1, *, trunk_segments=26, depth=4, fork=0.5, leaf_chance=0.4,
                     heads.append(_unit(d + rng.normal(0, 0.6, 3)))
     heads = np.array(heads)
     leaf_ups = np.array([_perp(h, rng) for h in heads])
-    leaves = LeafCards(positions=np.array(spots), headings=heads, ups=leaf_ups, sizes=np.full(len(spots), 0.15),
-                       orders=np.full(len(spots), depth, np.int16))
+    leaves = LeafCards(
+        positions=np.array(spots),
+        headings=heads,
+        ups=leaf_ups,
+        sizes=np.full(len(spots), 0.15),
+        orders=np.full(len(spots), depth, np.int16),
+    )
     positions = np.array(pos)
     parents = np.array(par, np.int64)
     headings = np.tile([0.0, 0.0, 1.0], (len(pos), 1))
     headings[1:] = _unit(positions[1:] - positions[parents[1:]])
-    return Skeleton(positions=positions, headings=headings, ups=np.array(ups), radii=np.array(rad),
-                    parents=parents, orders=np.array(order, np.int16), leaves=leaves)
+    return Skeleton(
+        positions=positions,
+        headings=headings,
+        ups=np.array(ups),
+        radii=np.array(rad),
+        parents=parents,
+        orders=np.array(order, np.int16),
+        leaves=leaves,
+    )
 
 
 def loop_tree_mesh(sk, sides=SIDES, leaf_shape="leaf", leaf_width=0.5):
@@ -100,7 +113,7 @@ def loop_tree_mesh(sk, sides=SIDES, leaf_shape="leaf", leaf_width=0.5):
     angle = 2 * math.pi * np.arange(sides + 1) / sides
     cos, sin = np.cos(angle), np.sin(angle)
     cos[-1], sin[-1] = 1.0, 0.0
-    for h in heads:                                   # heads in index order: parents' v are known first
+    for h in heads:  # heads in index order: parents' v are known first
         p = sk.parents[h]
         if p >= 0:
             base_r = min(radius[h], radius[p])
@@ -134,7 +147,7 @@ def loop_tree_mesh(sk, sides=SIDES, leaf_shape="leaf", leaf_width=0.5):
             if u is None:
                 u = sk.ups[h] - sk.ups[h].dot(t) * t
                 u = u / np.linalg.norm(u)
-            else:                                     # rotate u by the minimal rotation t_prev -> t
+            else:  # rotate u by the minimal rotation t_prev -> t
                 axis = np.cross(t_prev, t)
                 s, cth = np.linalg.norm(axis), t_prev.dot(t)
                 if s > 1e-12:
@@ -172,18 +185,23 @@ def loop_tree_mesh(sk, sides=SIDES, leaf_shape="leaf", leaf_width=0.5):
         up = _unit(leaves.ups[i] - leaves.ups[i].dot(hd) * hd)
         across = np.cross(hd, up)
         size = leaves.sizes[i]
-        pts = (leaves.positions[i] + size * ((outline[:, :1] - 0.5) * leaf_width * across + outline[:, 1:] * hd))
+        pts = leaves.positions[i] + size * ((outline[:, :1] - 0.5) * leaf_width * across + outline[:, 1:] * hd)
         verts.append(pts)
         norms.append(np.tile(up, (len(pts), 1)))
         uvs.append(outline)
         tris.extend((shape_tris + count).tolist())
         count += len(pts)
-    return (np.concatenate(verts).astype(np.float32), np.array(tris, np.uint32),
-            np.concatenate(uvs).astype(np.float32), np.concatenate(norms).astype(np.float32))
+    return (
+        np.concatenate(verts).astype(np.float32),
+        np.array(tris, np.uint32),
+        np.concatenate(uvs).astype(np.float32),
+        np.concatenate(norms).astype(np.float32),
+    )
 
 
 def species(name):
     from worldseed.core import trees as tree
+
     spec = tree.species_spec(name)
     return tree.grow_skeleton(spec)[0]
 
@@ -193,17 +211,23 @@ def main():
     for name in ("abop_1_25_bush", "abop_1_24d"):
         try:
             cases.append((f"species {name}", species(name)))
-        except Exception as err:                     # pragma: no cover  (the pipeline is someone else's)
+        except Exception as err:  # pragma: no cover  (the pipeline is someone else's)
             print(f"{name}: skipped ({type(err).__name__}: {err})")
-    print(f"{'tree':26s} {'segments':>8s} {'leaves':>7s} {'tris':>7s} {'tree_mesh':>10s} {'anchor':>9s} "
-          f"{'speed-up':>8s} {'tree_lods':>10s}  LOD triangles")
+    print(
+        f"{'tree':26s} {'segments':>8s} {'leaves':>7s} {'tris':>7s} {'tree_mesh':>10s} {'anchor':>9s} "
+        f"{'speed-up':>8s} {'tree_lods':>10s}  LOD triangles"
+    )
     for label, sk in cases:
         leaves = len(sk.leaves) + len(sk.polygons)
         t_ours, ours = best_of(REPEATS, tree_mesh.tree_mesh, sk, sides=SIDES)
         if not sk.polygons:
             t_anchor, anchor = best_of(3, loop_tree_mesh, sk, SIDES)
-            assert anchor[0].shape[0] == ours.n_vertices and anchor[1].shape[0] == ours.n_triangles, \
-                (anchor[0].shape, ours.n_vertices, anchor[1].shape, ours.n_triangles)
+            assert anchor[0].shape[0] == ours.n_vertices and anchor[1].shape[0] == ours.n_triangles, (
+                anchor[0].shape,
+                ours.n_vertices,
+                anchor[1].shape,
+                ours.n_triangles,
+            )
             anchor_s = f"{t_anchor * 1e3:7.1f}ms"
             ratio = f"{t_anchor / t_ours:7.1f}x"
         else:
@@ -211,8 +235,10 @@ def main():
         t_lods, lods = best_of(REPEATS, tree_mesh.tree_lods, sk, sides=SIDES)
         counts = [m.n_triangles for m in lods]
         shares = " / ".join(f"{c / counts[0]:.0%}" for c in counts)
-        print(f"{label:26s} {sk.n_segments:8,d} {leaves:7,d} {ours.n_triangles:7,d} {t_ours * 1e3:8.1f}ms "
-              f"{anchor_s} {ratio} {t_lods * 1e3:8.1f}ms  {counts} ({shares})")
+        print(
+            f"{label:26s} {sk.n_segments:8,d} {leaves:7,d} {ours.n_triangles:7,d} {t_ours * 1e3:8.1f}ms "
+            f"{anchor_s} {ratio} {t_lods * 1e3:8.1f}ms  {counts} ({shares})"
+        )
 
 
 if __name__ == "__main__":

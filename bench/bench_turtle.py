@@ -14,19 +14,20 @@ n=6, 1.24(d) n=7 and the 3-D bush of figure 1.25 n=5..7 (REFERENCES.md 1.1,
 asserted): a word of about 100,000 modules with about 30,000 drawing moves
 (figure 1.24(c) n=5: 88,940 modules, 32,768 F) in well under 100 ms.  The
 jitter and parametric rows time the same figure with ``jitter=5`` and with
-every ``F`` and turn carrying its value; the anchor draws the plain word.  Timings are best of N (the machine is shared).
+every ``F`` and turn carrying its value; the anchor draws the plain word.  Timings are best of N
+(the machine is shared).
 """
-import numpy as np
 
 import _loader  # noqa: F401  (the repo root as package ``worldseed``, as in tests/conftest.py)
+import numpy as np
 from _loader import best_of
+
 from worldseed.core.trees import turtle  # noqa: E402
 from worldseed.core.trees.skeleton import Word  # noqa: E402
 
 REPEATS = 5
 
-BUSH = {"A": "[&FL!A]/////'[&FL!A]///////'[&FL!A]", "F": "S/////F", "S": "FL",
-        "L": "['''^^{-f+f+f-|-f+f+f}]"}
+BUSH = {"A": "[&FL!A]/////'[&FL!A]///////'[&FL!A]", "F": "S/////F", "S": "FL", "L": "['''^^{-f+f+f-|-f+f+f}]"}
 CASES = [  # label, axiom, rules, n, angle, options
     ("fig 1.24a n=6", "F", {"F": "F[+F]F[-F]F"}, 6, 25.7, {}),
     ("fig 1.24c n=5", "F", {"F": "FF-[-F+F+F]+[+F-F-F]"}, 5, 22.5, {}),
@@ -47,17 +48,19 @@ def expand(axiom, rules, n):
     return word
 
 
-def reference(symbols, *, angle, step=1.0, width=0.1, width_decay=0.7, tropism=(0.0, 0.0, -1.0),
-              tropism_strength=0.0):
+def reference(symbols, *, angle, step=1.0, width=0.1, width_decay=0.7, tropism=(0.0, 0.0, -1.0), tropism_strength=0.0):
     """Nodes (position, heading, up, radius, parent, order) and polygon count, the plain numpy way."""
     c, s = np.cos(np.radians(angle)), np.sin(np.radians(angle))
-    yaw = {"+": np.array([[c, s, 0], [-s, c, 0], [0, 0, 1]]), "-": np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]]),
-           "|": np.array([[-1.0, 0, 0], [0, -1, 0], [0, 0, 1]])}
+    yaw = {
+        "+": np.array([[c, s, 0], [-s, c, 0], [0, 0, 1]]),
+        "-": np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]]),
+        "|": np.array([[-1.0, 0, 0], [0, -1, 0], [0, 0, 1]]),
+    }
     pitch = {"&": np.array([[c, 0, -s], [0, 1, 0], [s, 0, c]]), "^": np.array([[c, 0, s], [0, 1, 0], [-s, 0, c]])}
     roll = {"\\": np.array([[1, 0, 0], [0, c, -s], [0, s, c]]), "/": np.array([[1, 0, 0], [0, c, s], [0, -s, c]])}
     turns = {**yaw, **pitch, **roll}
     t = np.asarray(tropism, float)
-    frame = np.array([[0.0, 0, 1], [-1, 0, 0], [0, -1, 0]])     # rows H, L, U
+    frame = np.array([[0.0, 0, 1], [-1, 0, 0], [0, -1, 0]])  # rows H, L, U
     pos = np.zeros(3)
     cur, depth, stack, polys, n_polys, nodes = -1, 0, [], [], 0, []
     for ch in symbols:
@@ -106,18 +109,21 @@ def main():
         symbols = expand(axiom, rules, n)
         options = dict(options)
         word = Word(symbols)
-        if options.pop("parametric", False):           # every F and turn carries its value: F(1) +(22.5)
+        if options.pop("parametric", False):  # every F and turn carries its value: F(1) +(22.5)
             word = Word(symbols, tuple((1.0,) if c == "F" else (angle,) if c in "+-" else () for c in symbols))
         ours_s, sk = best_of(REPEATS, turtle.interpret, word, angle=angle, **options)
-        ref_s, (ref_nodes, ref_polys) = best_of(2, reference, symbols, angle=angle,
-                                                 **{k: v for k, v in options.items() if k != "jitter"})
-        if "jitter" not in options:                     # the anchor has no jitter; its time still counts
+        ref_s, (ref_nodes, ref_polys) = best_of(
+            2, reference, symbols, angle=angle, **{k: v for k, v in options.items() if k != "jitter"}
+        )
+        if "jitter" not in options:  # the anchor has no jitter; its time still counts
             mine = np.column_stack([sk.positions, sk.headings, sk.ups, sk.radii, sk.parents, sk.orders])
             assert mine.shape == ref_nodes.shape and np.allclose(mine, ref_nodes, atol=1e-6), label
             assert len(sk.polygons) == ref_polys, label
         draws = symbols.count("F") + symbols.count("G")
-        print(f"{label:<24}{len(symbols):>9,}{draws:>8,}{sk.n_nodes:>8,}{ours_s * 1e3:>10.1f}"
-              f"{ref_s * 1e3:>10.1f}{ref_s / ours_s:>7.1f}x")
+        print(
+            f"{label:<24}{len(symbols):>9,}{draws:>8,}{sk.n_nodes:>8,}{ours_s * 1e3:>10.1f}"
+            f"{ref_s * 1e3:>10.1f}{ref_s / ours_s:>7.1f}x"
+        )
 
 
 if __name__ == "__main__":

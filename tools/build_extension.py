@@ -5,6 +5,7 @@ with plain Python. Tags are checked against Blender's own tag list.
 
     python tools/build_extension.py --out dist
 """
+
 import argparse
 import pathlib
 import subprocess
@@ -17,6 +18,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 def blender_scripts_dir():
     """The wheel's ``<version>/scripts`` folder, found without starting Blender."""
     import importlib.util
+
     spec = importlib.util.find_spec("bpy")
     if spec is None or spec.origin is None:
         sys.exit("build: the bpy module is not installed (run `make venv`)")
@@ -40,8 +42,16 @@ def main(argv=None):
     zip_path = out_dir / f"{manifest['id']}-{manifest['version']}.zip"
     zip_path.unlink(missing_ok=True)
     for cmd in (
-        [sys.executable, str(tool), "build", "--source-dir", str(ROOT),
-         "--output-filepath", str(zip_path), f"--valid-tags={tags}"],
+        [
+            sys.executable,
+            str(tool),
+            "build",
+            "--source-dir",
+            str(ROOT),
+            "--output-filepath",
+            str(zip_path),
+            f"--valid-tags={tags}",
+        ],
         [sys.executable, str(tool), "validate", f"--valid-tags={tags}", str(zip_path)],
     ):
         subprocess.run(cmd, check=True)
