@@ -9,6 +9,7 @@ prints the peak resident memory (ru_maxrss) minus the process's resident
 memory before the build, beside the size of the finished mesh data itself
 (the anchor: what any loader must hold at least once). Target: under 3 GB.
 """
+
 import json
 import os
 import subprocess
@@ -31,7 +32,7 @@ if case == "blender":
     import bpy, importlib
     importlib.import_module("worldseed.addon").register()
     bpy.ops.wm.read_homefile(use_empty=True)
-    from worldseed.operators import build
+    from worldseed.operators.bridge import terrain as build
 base = rss_mb()
 t0 = time.perf_counter()
 if case == "core":
@@ -51,8 +52,9 @@ print(json.dumps(dict(case=case, base_mb=base, peak_mb=peak, seconds=seconds)))
 
 
 def run(case):
-    proc = subprocess.run([sys.executable, "-c", CHILD.format(here=HERE), case, str(N)],
-                          capture_output=True, text=True, timeout=1200)
+    proc = subprocess.run(
+        [sys.executable, "-c", CHILD.format(here=HERE), case, str(N)], capture_output=True, text=True, timeout=1200
+    )
     if proc.returncode != 0:
         raise SystemExit(proc.stderr)
     return json.loads(proc.stdout.strip().splitlines()[-1])

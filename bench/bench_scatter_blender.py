@@ -3,7 +3,7 @@
     .venv/bin/python bench/bench_scatter_blender.py
 
 Ours: the placements of 100,000 props (already computed) written to one point
-object that Geometry Nodes instances (``operators.scatter_build``), until the
+object that Geometry Nodes instances (``operators.bridge.scatter``), until the
 depsgraph has evaluated every instance; and the whole Scatter Props operator
 (terrain heights, Poisson sampling with rules, placement, props, instancing)
 on a 1025 x 1025 terrain. Anchor, measured in the same run: the same
@@ -11,13 +11,13 @@ placements as linked duplicates (one object per instance sharing the mesh,
 unique names, linked to a collection: the classic way), on 20,000 of them and
 scaled to 100,000. Target: under 1 s for 100,000 instances.
 """
+
 import importlib
 import time
 
 import _loader  # noqa: F401
 import bpy
 import numpy as np
-
 from _loader import best_of
 
 N = 100_000
@@ -37,14 +37,15 @@ def placements(n, seed=0):
 
 def props():
     out = []
-    for i in range(3):
+    for _ in range(3):
         bpy.ops.mesh.primitive_ico_sphere_add(subdivisions=2)
         out.append(bpy.context.active_object)
     return out
 
 
 def ours(data):
-    from worldseed.operators import scatter_build
+    from worldseed.operators.bridge import scatter as scatter_build
+
     obj = scatter_build.scatter_object("Scatter", props(), collection=bpy.context.scene.collection)
     scatter_build.write_points(obj.data, *data)
     depsgraph = bpy.context.evaluated_depsgraph_get()
@@ -55,6 +56,7 @@ def ours(data):
 
 def anchor(data):
     from mathutils import Matrix, Quaternion
+
     meshes = [p.data for p in props()]
     coll = bpy.data.collections.new("Duplicates")
     bpy.context.scene.collection.children.link(coll)
@@ -86,12 +88,16 @@ def main():
     small = tuple(a[:ANCHOR_N] for a in data)
     t_anchor, _ = best_of(1, anchor, small, setup=clear)
     scaled = t_anchor * N / ANCHOR_N
-    print(f"{count:,} instances into Blender: ours {t_ours:.3f} s; anchor linked duplicates {t_anchor:.2f} s for "
-          f"{ANCHOR_N:,} -> {scaled:.1f} s for {N:,} (scaled), ratio {scaled / t_ours:.0f}x; target < 1 s")
+    print(
+        f"{count:,} instances into Blender: ours {t_ours:.3f} s; anchor linked duplicates {t_anchor:.2f} s for "
+        f"{ANCHOR_N:,} -> {scaled:.1f} s for {N:,} (scaled), ratio {scaled / t_ours:.0f}x; target < 1 s"
+    )
     clear()
     t_op, n = operator_run()
-    print(f"Scatter Props operator on a 1025^2 terrain (heights, sampling, rules, placement, props, instancing): "
-          f"{n:,} instances in {t_op:.2f} s")
+    print(
+        f"Scatter Props operator on a 1025^2 terrain (heights, sampling, rules, placement, props, instancing): "
+        f"{n:,} instances in {t_op:.2f} s"
+    )
 
 
 if __name__ == "__main__":

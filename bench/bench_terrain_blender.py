@@ -3,18 +3,21 @@
     .venv/bin/python bench/bench_terrain_blender.py
 
 Ours: noise (6 octaves), shaping, mesh, UVs, material, linked object
-(``operators.build.build_terrain``). Anchor, measured in the same run: loading
+(``operators.bridge.terrain.build_terrain``). Anchor, measured in the same run: loading
 an already computed grid of the same size by the fastest bulk path we know
 (positions, precomputed edges and polygons through the attribute API, no UVs,
 no material), and for reference the bulk attribute writes that let Blender
-compute the edges, and the classic ``vertices``/``loops.foreach_set`` path. Targets: ours under 0.5 s and at most 2.5x the anchor.
+compute the edges, and the classic ``vertices``/``loops.foreach_set`` path. Targets: ours under 0.5 s and
+at most 2.5x the anchor.
 """
+
+import importlib
+
 import _loader  # noqa: F401
 import bpy
-import importlib
 import numpy as np
-
 from _loader import best_of
+
 from worldseed.core import mesh as core_mesh
 from worldseed.core import recipe as core_recipe
 
@@ -74,15 +77,16 @@ def anchor_classic(positions, quads):
 def main():
     addon = importlib.import_module("worldseed.addon")
     addon.register()
-    from worldseed.operators import build
-    recipe = core_recipe.replace(core_recipe.Recipe(), terrain_resolution=N, terrain_octaves=6,
-                                 terrain_size=2048.0)
+    from worldseed.operators.bridge import terrain as build
+
+    recipe = core_recipe.replace(core_recipe.Recipe(), terrain_resolution=N, terrain_octaves=6, terrain_size=2048.0)
+
     def make():
         return build.build_terrain(recipe, collection=bpy.context.scene.collection)
 
     def clear_all():
         clear()
-        build._cached_grid.cache_clear()
+        build.cached_grid.cache_clear()
 
     cold, root = best_of(RUNS, make, setup=clear_all)  # first build at this resolution
     assert len(root.data.vertices) == N * N and root.data.uv_layers and root.data.materials
@@ -90,8 +94,11 @@ def main():
 
     rng = np.random.default_rng(0)
     xs = np.arange(N, dtype=np.float32)
-    positions = np.stack(np.broadcast_arrays(xs[None, :], xs[:, None], rng.random((N, N), np.float32)),
-                         axis=-1).reshape(-1, 3).astype(np.float32)
+    positions = (
+        np.stack(np.broadcast_arrays(xs[None, :], xs[:, None], rng.random((N, N), np.float32)), axis=-1)
+        .reshape(-1, 3)
+        .astype(np.float32)
+    )
     topology = core_mesh.grid_topology(N, N)
     quads = core_mesh.grid_faces(N, N).astype(np.int32)
     fast, _ = best_of(RUNS, anchor_fast, positions, topology, setup=clear)
@@ -106,8 +113,10 @@ def main():
     print(f"{'reference: position/.corner_vert writes + calc_edges':<58}{attributes:9.3f}{attributes / fast:8.2f}")
     print(f"{'reference: classic foreach_set + calc_edges':<58}{classic:9.3f}{classic / fast:8.2f}")
     for label, ours in (("first build", cold), ("rebuild", warm)):
-        print(f"{label}: target < 0.5 s {'met' if ours < 0.5 else 'NOT met'}; "
-              f"<= 2.5x anchor {'met' if ours <= 2.5 * fast else 'NOT met'} ({ours / fast:.2f}x)")
+        print(
+            f"{label}: target < 0.5 s {'met' if ours < 0.5 else 'NOT met'}; "
+            f"<= 2.5x anchor {'met' if ours <= 2.5 * fast else 'NOT met'} ({ours / fast:.2f}x)"
+        )
 
 
 if __name__ == "__main__":

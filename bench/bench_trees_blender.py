@@ -3,22 +3,22 @@
     .venv/bin/python bench/bench_trees_blender.py [species]
 
 Ours: rules -> word -> skeleton -> three LOD meshes with leaves -> linked
-objects with materials (``operators.tree_build.build_tree``), and the Grow
+objects with materials (``operators.bridge.trees.build_tree``), and the Grow
 Forest operator for 50 variants (5 species x 10 seeds) end to end.
 Anchors, measured in the same run: the same three LOD meshes (already
 computed) loaded by Blender's classic ``from_pydata`` path, and by our bulk
 path alone (no growing); the issue's targets are under 0.3 s for one tree
 and under 10 s for the forest.
 """
+
 import importlib
 import sys
 import time
 
 import _loader  # noqa: F401
 import bpy
-import numpy as np
-
 from _loader import best_of
+
 from worldseed.core import trees as core_tree
 
 RUNS = 5
@@ -42,23 +42,28 @@ def anchor_from_pydata(lods):
 
 def main(argv):
     importlib.import_module("worldseed.addon").register()
-    from worldseed.operators import tree_build
+    from worldseed.operators.bridge import trees as tree_build
+
     species = argv[0] if argv else "broadleaf"
     spec = core_tree.species_spec(species)
     grown = core_tree.grow_tree(spec)
     tris = [m.n_triangles for m in grown.lods]
-    print(f"{species}: {grown.modules:,} modules, {grown.skeleton.n_nodes:,} nodes, {len(grown.skeleton.leaves):,} "
-          f"leaves, LOD triangles {tris}, LOD0 vertices {grown.lods[0].n_vertices:,}")
+    print(
+        f"{species}: {grown.modules:,} modules, {grown.skeleton.n_nodes:,} nodes, {len(grown.skeleton.leaves):,} "
+        f"leaves, LOD triangles {tris}, LOD0 vertices {grown.lods[0].n_vertices:,}"
+    )
 
     t_grow, _ = best_of(RUNS, core_tree.grow_tree, spec)
-    t_ours, _ = best_of(RUNS, lambda: tree_build.build_tree(spec, collection=bpy.context.scene.collection),
-                        setup=clear)
-    t_link, _ = best_of(RUNS, lambda: tree_build.tree_objects(grown, collection=bpy.context.scene.collection),
-                        setup=clear)
+    t_ours, _ = best_of(RUNS, lambda: tree_build.build_tree(spec, collection=bpy.context.scene.collection), setup=clear)
+    t_link, _ = best_of(
+        RUNS, lambda: tree_build.tree_objects(grown, collection=bpy.context.scene.collection), setup=clear
+    )
     t_pydata, _ = best_of(RUNS, anchor_from_pydata, grown.lods, setup=clear)
     print(f"one tree, grown and linked:    ours {t_ours:.3f} s (core {t_grow:.3f} s + Blender), target < 0.3 s")
-    print(f"loading its LODs into Blender: ours {t_link:.3f} s, anchor from_pydata {t_pydata:.3f} s, "
-          f"ratio {t_pydata / t_link:.1f}x faster")
+    print(
+        f"loading its LODs into Blender: ours {t_link:.3f} s, anchor from_pydata {t_pydata:.3f} s, "
+        f"ratio {t_pydata / t_link:.1f}x faster"
+    )
     print(f"whole tree vs from_pydata of the finished meshes alone: ratio {t_pydata / t_ours:.2f}x")
 
     clear()
@@ -69,8 +74,10 @@ def main(argv):
     t_forest = time.perf_counter() - t0
     n = sum(1 for o in bpy.data.objects if tree_build.is_tree(o))
     total_tris = sum(len(o.data.polygons) for o in bpy.data.objects if o.type == "MESH")
-    print(f"forest of {n} variants ({', '.join(available)}): ours {t_forest:.2f} s ({result}), "
-          f"{total_tris:,} triangles in all LODs, target < 10 s ({10.0 / t_forest:.1f}x under)")
+    print(
+        f"forest of {n} variants ({', '.join(available)}): ours {t_forest:.2f} s ({result}), "
+        f"{total_tris:,} triangles in all LODs, target < 10 s ({10.0 / t_forest:.1f}x under)"
+    )
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@
 
 Prints per tree: modules, nodes, triangles per LOD, vertices, height and the time to grow.
 """
+
 import argparse
 import os
 import pathlib
@@ -25,11 +26,15 @@ def main(argv=None):
     parser.add_argument("--variants", type=int, default=1, help="render this many seeds side by side")
     parser.add_argument("--lods", action="store_true", help="also render LOD1, LOD2 side by side")
     args = parser.parse_args(argv)
-    import bpy
     import importlib
+
+    import bpy
+
     importlib.import_module("worldseed.addon").register()
     from worldseed.core import trees as core_tree
-    from worldseed.operators import render, tree_build
+    from worldseed.operators.bridge import render
+    from worldseed.operators.bridge import trees as tree_build
+
     names = core_tree.species_names() if args.all else args.species
     os.makedirs(args.out, exist_ok=True)
     for name in names:
@@ -45,10 +50,12 @@ def main(argv=None):
             root = tree_build.tree_objects(tree, collection=scene.collection)
             roots.append(root)
             tris = [m.n_triangles for m in tree.lods]
-            print(f"{name} seed {seed}: {tree.modules:,} modules, {tree.skeleton.n_nodes:,} nodes, "
-                  f"{len(tree.skeleton.leaves):,} leaves, tris {tris} "
-                  f"({', '.join(f'{t / tris[0]:.0%}' for t in tris)}), verts {tree.lods[0].n_vertices:,}, "
-                  f"height {tree.height:.1f} m, grow {grow * 1000:.0f} ms")
+            print(
+                f"{name} seed {seed}: {tree.modules:,} modules, {tree.skeleton.n_nodes:,} nodes, "
+                f"{len(tree.skeleton.leaves):,} leaves, tris {tris} "
+                f"({', '.join(f'{t / tris[0]:.0%}' for t in tris)}), verts {tree.lods[0].n_vertices:,}, "
+                f"height {tree.height:.1f} m, grow {grow * 1000:.0f} ms"
+            )
         if args.lods:  # show LOD1 and LOD2 beside LOD0 by making copies of the first tree's LODs
             lods = sorted(roots[0].children, key=lambda o: o.name)
             width = max(lods[0].dimensions.x, 1.0) * 1.2
@@ -61,7 +68,7 @@ def main(argv=None):
                 fake.location = (i * width, 0, 0)
                 roots.append(fake)
         width = 0.0
-        for i, root in enumerate(roots[:args.variants]):
+        for i, root in enumerate(roots[: args.variants]):
             root.location.x = i * max(8.0, spec.step * 20)
         bpy.context.view_layer.update()
         path = os.path.join(args.out, f"{name}.png")
