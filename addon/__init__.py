@@ -5,6 +5,7 @@ on :func:`register` and :func:`unregister`, the headless entry calls
 :mod:`.batch`).  The families come in the order of ``core.recipe.SECTIONS``:
 a family's panel sits in the sidebar where its section stands in a recipe.
 """
+
 import bpy
 
 from .. import operators, panels

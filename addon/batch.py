@@ -8,8 +8,8 @@ world.toml --out DIR``) or with the ``bpy`` module (``python worldseed_run.py
 --recipe world.toml --out DIR``). Errors print one line naming the problem and
 exit with status 2; nothing already on disk is replaced by a partial file.
 """
+
 import argparse
-import json
 import os
 import re
 import sys
@@ -95,7 +95,6 @@ placements = true
 """
 
 
-
 class TerminalProgress:
     """A one-line progress bar on stderr (a line every 10% when not a terminal)."""
 
@@ -164,8 +163,8 @@ def output_paths(recipe, out_dir, *, name="world"):
     """Every file a run of ``recipe`` may write (FBX/GLB per object are named after the objects)."""
     has_terrain = recipe.terrain.enabled
     return [os.path.join(out_dir, f"{name}.blend")] + world.export_paths(
-        recipe.export, out_dir, name, terrains=int(has_terrain), scatters=bool(recipe.scatter),
-        trees=bool(recipe.trees))
+        recipe.export, out_dir, name, terrains=int(has_terrain), scatters=bool(recipe.scatter), trees=bool(recipe.trees)
+    )
 
 
 def check_outputs(recipe, out_dir, *, name="world"):
@@ -199,11 +198,15 @@ def main(argv=None):
     """Entry point; returns the process exit status (0 ok, 2 bad input or failed write)."""
     args = parse_args(sys.argv[1:] if argv is None else argv)
     try:
-        recipe = (core_recipe.load(args.recipe) if args.recipe
-                  else core_recipe.loads(DEFAULT_RECIPE, source="embedded demo recipe"))
+        recipe = (
+            core_recipe.load(args.recipe)
+            if args.recipe
+            else core_recipe.loads(DEFAULT_RECIPE, source="embedded demo recipe")
+        )
         out_dir = os.path.abspath(args.out)
-        written = build_world(recipe, out_dir, name=args.name,
-                              progress=TerminalProgress(f"worldseed {recipe.world.name}"))
+        written = build_world(
+            recipe, out_dir, name=args.name, progress=TerminalProgress(f"worldseed {recipe.world.name}")
+        )
         if args.write_recipe:
             path = os.path.join(out_dir, "recipe.toml")
             core_unity.write_bytes_atomic(path, core_recipe.dumps(recipe).encode())

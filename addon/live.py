@@ -10,6 +10,7 @@ Rules are checked here, when they change, never while a panel draws: the
 result goes to the tree settings' ``rule_error``.  Rules kept in a Text
 datablock change without any callback, so a slow timer looks at those texts.
 """
+
 import bpy
 
 from ..core import trees as core_trees

@@ -1,4 +1,5 @@
 """Add-on preferences."""
+
 import bpy
 
 
@@ -7,8 +8,11 @@ class WorldseedPreferences(bpy.types.AddonPreferences):
     bl_idname = __package__.rpartition(".")[0]
 
     modal_vertices: bpy.props.IntProperty(
-        name="Progress Above", default=600_000, min=0,
-        description="Builds with more vertices than this show progress and can be cancelled with Esc")
+        name="Progress Above",
+        default=600_000,
+        min=0,
+        description="Builds with more vertices than this show progress and can be cancelled with Esc",
+    )
 
     def draw(self, context):
         self.layout.prop(self, "modal_vertices")

@@ -5,6 +5,7 @@ The files are found by the names of the recipe sections (``core.recipe.SECTIONS`
 The glue that turns core's arrays into Blender data lives in :mod:`.bridge`, which never imports the
 operators.
 """
+
 from ..core.recipe import SECTION_KEYS
 from .common import family_modules
 

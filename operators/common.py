@@ -1,4 +1,5 @@
 """What every family's operators share: selecting the result, a fresh seed, builds with progress and Esc."""
+
 import importlib
 import importlib.util
 import os

@@ -6,6 +6,7 @@ mesh was built from), :mod:`core.scatter` places the props, and
 :mod:`.bridge.scatter` instances them.  Errors are reports; a failed run
 leaves the scene as it was.
 """
+
 import bpy
 
 from ..core import scatter as core_scatter
@@ -31,10 +32,17 @@ def layer_specs(settings):
     specs = []
     for i, layer in enumerate(settings.layers):
         prop = layer.builtin if layer.source == "BUILTIN" else "rock"
-        spec = from_attrs(core_scatter.LayerSpec, core_scatter.LIMITS, layer, fields=LAYER_FIELDS,
-                          overrides={"prop": prop}, prefix=f"scatter layer {i + 1} ({layer.name!r}): ")
-        specs.append(core_scatter.from_dict(core_scatter.to_dict(spec), prefix=f"scatter layer {i + 1} "
-                                                                                 f"({layer.name!r}): "))
+        spec = from_attrs(
+            core_scatter.LayerSpec,
+            core_scatter.LIMITS,
+            layer,
+            fields=LAYER_FIELDS,
+            overrides={"prop": prop},
+            prefix=f"scatter layer {i + 1} ({layer.name!r}): ",
+        )
+        specs.append(
+            core_scatter.from_dict(core_scatter.to_dict(spec), prefix=f"scatter layer {i + 1} ({layer.name!r}): ")
+        )
     if not specs:
         raise ParameterError("the Scatter panel has no layers; add one with +")
     return specs
@@ -60,12 +68,19 @@ def layer_sources(settings):
 def rescatter(obj, scene):
     """Re-scatter the scatter object ``obj`` in place from ``scene``'s Scatter settings."""
     settings = scene.worldseed.scatter
-    return bridge_scatter.scatter_onto(obj.parent, layer_specs(settings), layer_sources(settings), seed=settings.seed,
-                        collection=scene.collection, replace=obj)
+    return bridge_scatter.scatter_onto(
+        obj.parent,
+        layer_specs(settings),
+        layer_sources(settings),
+        seed=settings.seed,
+        collection=scene.collection,
+        replace=obj,
+    )
 
 
 class WORLDSEED_OT_scatter_add(bpy.types.Operator):
     """Scatter the Scatter panel's prop layers over the active Worldseed terrain"""
+
     bl_idname = "worldseed.scatter_add"
     bl_label = "Scatter Props"
     bl_options = {"REGISTER", "UNDO"}
@@ -88,8 +103,9 @@ class WORLDSEED_OT_scatter_add(bpy.types.Operator):
             self.new_seed = False
         root = terrain_root(context.active_object)
         try:
-            obj = bridge_scatter.scatter_onto(root, layer_specs(settings), layer_sources(settings), seed=self.seed,
-                               collection=context.collection)
+            obj = bridge_scatter.scatter_onto(
+                root, layer_specs(settings), layer_sources(settings), seed=self.seed, collection=context.collection
+            )
         except ParameterError as err:
             self.report({"ERROR"}, str(err))
             return {"CANCELLED"}
@@ -100,6 +116,7 @@ class WORLDSEED_OT_scatter_add(bpy.types.Operator):
 
 class WORLDSEED_OT_scatter_update(bpy.types.Operator):
     """Re-scatter the active scatter in place with the Scatter panel's layers and seed"""
+
     bl_idname = "worldseed.scatter_update"
     bl_label = "Update Scatter"
     bl_options = {"REGISTER", "UNDO"}
@@ -120,6 +137,7 @@ class WORLDSEED_OT_scatter_update(bpy.types.Operator):
 
 class WORLDSEED_OT_scatter_make_real(bpy.types.Operator):
     """Turn the active scatter's instances into real objects (sharing the props' meshes)"""
+
     bl_idname = "worldseed.scatter_make_real"
     bl_label = "Make Real"
     bl_options = {"REGISTER", "UNDO"}
@@ -140,6 +158,7 @@ class WORLDSEED_OT_scatter_make_real(bpy.types.Operator):
 
 class WORLDSEED_OT_scatter_layer_add(bpy.types.Operator):
     """Add a prop layer to the Scatter panel"""
+
     bl_idname = "worldseed.scatter_layer_add"
     bl_label = "Add Layer"
     bl_options = {"REGISTER", "UNDO"}
@@ -165,6 +184,7 @@ class WORLDSEED_OT_scatter_layer_add(bpy.types.Operator):
 
 class WORLDSEED_OT_scatter_layer_remove(bpy.types.Operator):
     """Remove the active prop layer"""
+
     bl_idname = "worldseed.scatter_layer_remove"
     bl_label = "Remove Layer"
     bl_options = {"REGISTER", "UNDO"}
@@ -182,6 +202,7 @@ class WORLDSEED_OT_scatter_layer_remove(bpy.types.Operator):
 
 class WORLDSEED_OT_scatter_reseed(bpy.types.Operator):
     """Draw a new scatter seed (and re-scatter the active scatter)"""
+
     bl_idname = "worldseed.scatter_reseed"
     bl_label = "New Scatter Seed"
     bl_options = {"REGISTER", "UNDO"}
@@ -193,5 +214,11 @@ class WORLDSEED_OT_scatter_reseed(bpy.types.Operator):
         return {"FINISHED"}
 
 
-classes = (WORLDSEED_OT_scatter_add, WORLDSEED_OT_scatter_update, WORLDSEED_OT_scatter_make_real,
-           WORLDSEED_OT_scatter_layer_add, WORLDSEED_OT_scatter_layer_remove, WORLDSEED_OT_scatter_reseed)
+classes = (
+    WORLDSEED_OT_scatter_add,
+    WORLDSEED_OT_scatter_update,
+    WORLDSEED_OT_scatter_make_real,
+    WORLDSEED_OT_scatter_layer_add,
+    WORLDSEED_OT_scatter_layer_remove,
+    WORLDSEED_OT_scatter_reseed,
+)

@@ -5,11 +5,12 @@ and hand it to :mod:`.bridge.terrain`. Large builds run as a modal operator
 with Blender's progress indicator and can be cancelled with Esc; the redo
 panel re-runs ``execute`` with the edited properties.
 """
+
 import bpy
 
+from ..core import mesh as core_mesh
 from ..core import recipe as core_recipe
 from ..core import terrain as core_terrain
-from ..core import mesh as core_mesh
 from ..core.errors import ParameterError
 from ..core.spec import from_attrs, to_table
 from .bridge import curve, presets
@@ -28,20 +29,30 @@ OUTPUT_FIELDS = ("resolution", "lods", "material", "offset")
 
 def terrain_props(update=None):
     """``{name: bpy.props...}`` for the world name, the seed and every shown terrain field."""
-    return {**props_from_limits(core_recipe.WORLD_LIMITS, core_recipe.WorldSpec(), names=WORLD_FIELDS, update=update),
-            **props_from_limits(core_terrain.LIMITS, core_terrain.TerrainSpec(), names=TERRAIN_FIELDS,
-                                update=update)}
+    return {
+        **props_from_limits(core_recipe.WORLD_LIMITS, core_recipe.WorldSpec(), names=WORLD_FIELDS, update=update),
+        **props_from_limits(core_terrain.LIMITS, core_terrain.TerrainSpec(), names=TERRAIN_FIELDS, update=update),
+    }
 
 
 def recipe_from_props(props, *, curve_points, export=None):
     """A validated recipe from an object holding :func:`terrain_props` (settings or operator)."""
     world = from_attrs(core_recipe.WorldSpec, core_recipe.WORLD_LIMITS, props, prefix="world.", fields=WORLD_FIELDS)
-    terrain = from_attrs(core_terrain.TerrainSpec, core_terrain.LIMITS, props, prefix="terrain.",
-                         fields=TERRAIN_FIELDS, overrides={"curve": [list(p) for p in curve_points]})
+    terrain = from_attrs(
+        core_terrain.TerrainSpec,
+        core_terrain.LIMITS,
+        props,
+        prefix="terrain.",
+        fields=TERRAIN_FIELDS,
+        overrides={"curve": [list(p) for p in curve_points]},
+    )
     data = {"world": to_table(world), "terrain": to_table(terrain)}
     if export is not None:
-        data["export"] = to_table(from_attrs(core_recipe.ExportSpec, core_recipe.EXPORT_LIMITS, export,
-                                             prefix="export.", fields=EXPORT_FIELDS))
+        data["export"] = to_table(
+            from_attrs(
+                core_recipe.ExportSpec, core_recipe.EXPORT_LIMITS, export, prefix="export.", fields=EXPORT_FIELDS
+            )
+        )
     return core_recipe.from_dict(data, source="settings")
 
 
@@ -55,8 +66,9 @@ def apply_recipe_to_props(props, recipe, *, world=True, keep=()):
 def settings_recipe(scene):
     """The recipe described by the scene's sidebar settings."""
     settings = scene.worldseed
-    return recipe_from_props(settings.terrain, curve_points=curve.curve_points(settings.terrain),
-                             export=settings.export)
+    return recipe_from_props(
+        settings.terrain, curve_points=curve.curve_points(settings.terrain), export=settings.export
+    )
 
 
 def rebuild_from_settings(root, scene):
@@ -66,11 +78,12 @@ def rebuild_from_settings(root, scene):
 
 def _vertex_count(recipe):
     n = recipe.terrain.resolution
-    return sum(len(core_mesh.lod_indices(n, 2 ** k)) ** 2 for k in range(recipe.terrain.lods))
+    return sum(len(core_mesh.lod_indices(n, 2**k)) ** 2 for k in range(recipe.terrain.lods))
 
 
 class WORLDSEED_OT_terrain_add(ModalBuild, bpy.types.Operator):
     """Add a procedural terrain built from the Terrain panel's settings"""
+
     bl_idname = "worldseed.terrain_add"
     bl_label = "Add Terrain"
     bl_options = {"REGISTER", "UNDO"}
@@ -78,14 +91,22 @@ class WORLDSEED_OT_terrain_add(ModalBuild, bpy.types.Operator):
     __annotations__ = {
         **terrain_props(),
         "curve": bpy.props.StringProperty(
-            name="Height Curve", default=curve.curve_to_text(curve.IDENTITY),
-            description="Height curve control points, 'x,y; x,y; ...'"),
+            name="Height Curve",
+            default=curve.curve_to_text(curve.IDENTITY),
+            description="Height curve control points, 'x,y; x,y; ...'",
+        ),
         "new_seed": bpy.props.BoolProperty(
-            name="New Seed", default=False, options={"SKIP_SAVE"},
-            description="Draw a fresh random seed for this terrain"),
+            name="New Seed",
+            default=False,
+            options={"SKIP_SAVE"},
+            description="Draw a fresh random seed for this terrain",
+        ),
         "from_settings": bpy.props.BoolProperty(
-            name="From Sidebar", default=False, options={"SKIP_SAVE", "HIDDEN"},
-            description="Start from the Terrain panel's settings (what the sidebar button does)"),
+            name="From Sidebar",
+            default=False,
+            options={"SKIP_SAVE", "HIDDEN"},
+            description="Start from the Terrain panel's settings (what the sidebar button does)",
+        ),
     }
 
     def _recipe(self):
@@ -108,8 +129,9 @@ class WORLDSEED_OT_terrain_add(ModalBuild, bpy.types.Operator):
             return {"CANCELLED"}
         if _vertex_count(recipe) <= modal_vertices(context) or context.window is None:
             return self.execute(context)
-        steps = bridge_terrain.terrain_steps(recipe, collection=context.collection,
-                                    location=tuple(context.scene.cursor.location))
+        steps = bridge_terrain.terrain_steps(
+            recipe, collection=context.collection, location=tuple(context.scene.cursor.location)
+        )
         return self.start_modal(context, steps, "building terrain")
 
     def finished(self, context, root):
@@ -124,8 +146,9 @@ class WORLDSEED_OT_terrain_add(ModalBuild, bpy.types.Operator):
             self.new_seed = False
         try:
             recipe = self._recipe()
-            root = bridge_terrain.build_terrain(recipe, collection=context.collection,
-                                       location=tuple(context.scene.cursor.location))
+            root = bridge_terrain.build_terrain(
+                recipe, collection=context.collection, location=tuple(context.scene.cursor.location)
+            )
         except ParameterError as err:
             self.report({"ERROR"}, str(err))
             return {"CANCELLED"}
@@ -145,6 +168,7 @@ class WORLDSEED_OT_terrain_add(ModalBuild, bpy.types.Operator):
 
 class WORLDSEED_OT_terrain_update(ModalBuild, bpy.types.Operator):
     """Rebuild the active Worldseed terrain in place from the Terrain panel's settings"""
+
     bl_idname = "worldseed.terrain_update"
     bl_label = "Update Terrain"
     bl_options = {"REGISTER", "UNDO"}
@@ -181,6 +205,7 @@ class WORLDSEED_OT_terrain_update(ModalBuild, bpy.types.Operator):
 
 class WORLDSEED_OT_terrain_reseed(bpy.types.Operator):
     """Draw a new random seed; rebuilds the active Worldseed terrain with it"""
+
     bl_idname = "worldseed.terrain_reseed"
     bl_label = "New Seed"
     bl_options = {"REGISTER", "UNDO"}
@@ -202,6 +227,7 @@ class WORLDSEED_OT_terrain_reseed(bpy.types.Operator):
 
 class WORLDSEED_OT_terrain_load_settings(bpy.types.Operator):
     """Copy the active Worldseed terrain's settings into the Terrain panel"""
+
     bl_idname = "worldseed.terrain_load_settings"
     bl_label = "Load from Active"
     bl_options = {"REGISTER", "UNDO"}
@@ -229,6 +255,7 @@ class WORLDSEED_OT_terrain_load_settings(bpy.types.Operator):
 
 class WORLDSEED_OT_height_curve_add(bpy.types.Operator):
     """Add a height curve to reshape the terrain's heights"""
+
     bl_idname = "worldseed.height_curve_add"
     bl_label = "Add Height Curve"
     bl_options = {"REGISTER", "UNDO", "INTERNAL"}
@@ -240,6 +267,7 @@ class WORLDSEED_OT_height_curve_add(bpy.types.Operator):
 
 class WORLDSEED_OT_height_curve_reset(bpy.types.Operator):
     """Reset the height curve to a straight line"""
+
     bl_idname = "worldseed.height_curve_reset"
     bl_label = "Reset Height Curve"
     bl_options = {"REGISTER", "UNDO", "INTERNAL"}
@@ -251,6 +279,7 @@ class WORLDSEED_OT_height_curve_reset(bpy.types.Operator):
 
 class WORLDSEED_OT_terrain_preset_apply(bpy.types.Operator):
     """Load a terrain preset's look into the Terrain panel (seed, name, resolution, LODs and offset are kept)"""
+
     bl_idname = "worldseed.terrain_preset_apply"
     bl_label = "Apply Terrain Preset"
     bl_options = {"REGISTER", "UNDO", "INTERNAL"}
@@ -278,6 +307,7 @@ class WORLDSEED_OT_terrain_preset_apply(bpy.types.Operator):
 
 class WORLDSEED_OT_terrain_preset_save(bpy.types.Operator):
     """Save the Terrain panel's settings as a user preset"""
+
     bl_idname = "worldseed.terrain_preset_save"
     bl_label = "Save Terrain Preset"
     bl_options = {"REGISTER", "INTERNAL"}
@@ -300,6 +330,7 @@ class WORLDSEED_OT_terrain_preset_save(bpy.types.Operator):
 
 class WORLDSEED_OT_terrain_preset_remove(bpy.types.Operator):
     """Remove a user terrain preset"""
+
     bl_idname = "worldseed.terrain_preset_remove"
     bl_label = "Remove Terrain Preset"
     bl_options = {"REGISTER", "INTERNAL"}
@@ -318,6 +349,14 @@ class WORLDSEED_OT_terrain_preset_remove(bpy.types.Operator):
         return {"FINISHED"}
 
 
-classes = (WORLDSEED_OT_terrain_add, WORLDSEED_OT_terrain_update, WORLDSEED_OT_terrain_reseed,
-           WORLDSEED_OT_terrain_load_settings, WORLDSEED_OT_height_curve_add, WORLDSEED_OT_height_curve_reset,
-           WORLDSEED_OT_terrain_preset_apply, WORLDSEED_OT_terrain_preset_save, WORLDSEED_OT_terrain_preset_remove)
+classes = (
+    WORLDSEED_OT_terrain_add,
+    WORLDSEED_OT_terrain_update,
+    WORLDSEED_OT_terrain_reseed,
+    WORLDSEED_OT_terrain_load_settings,
+    WORLDSEED_OT_height_curve_add,
+    WORLDSEED_OT_height_curve_reset,
+    WORLDSEED_OT_terrain_preset_apply,
+    WORLDSEED_OT_terrain_preset_save,
+    WORLDSEED_OT_terrain_preset_remove,
+)

@@ -4,6 +4,7 @@ They gather a :class:`core.trees.TreeSpec` and hand it to
 :mod:`.bridge.trees`; rule and parameter errors come back as reports, and
 nothing is left behind.
 """
+
 import dataclasses
 
 import bpy
@@ -17,8 +18,9 @@ from .bridge.properties import apply_spec, props_from_limits
 from .common import new_seed, select_only
 
 #: TreeSpec fields shown as properties (``species`` is the species picker; ``constants`` a text field).
-TREE_FIELDS = tuple(n for n, limit in core_trees.LIMITS.items()
-                    if limit.kind != "custom" and n != "variants") + ("constants",)
+TREE_FIELDS = tuple(n for n, limit in core_trees.LIMITS.items() if limit.kind != "custom" and n != "variants") + (
+    "constants",
+)
 #: Most trees one forest grows (the number of ``[[trees]]`` entries a recipe may hold times their variants).
 MAX_FOREST_SPECIES = next(s.max_entries for s in core_recipe.SECTIONS if s.key == "trees")
 
@@ -43,13 +45,15 @@ def tree_props(update=None, *, rules_update=None):
     """
     names = [n for n in TREE_FIELDS if n not in ("constants", "axiom", "rules")]
     props = props_from_limits(core_trees.LIMITS, DEFAULTS, names=names, update=update)
-    props.update(props_from_limits(core_trees.LIMITS, DEFAULTS, names=("axiom", "rules"),
-                                   update=rules_update or update))
+    props.update(
+        props_from_limits(core_trees.LIMITS, DEFAULTS, names=("axiom", "rules"), update=rules_update or update)
+    )
     limit = core_trees.LIMITS["constants"]
     update = rules_update or update
     kw = {"update": update} if update is not None else {}
-    props["constants"] = bpy.props.StringProperty(name=limit.label, description=limit.description,
-                                                  default=core_trees.constants_to_text(DEFAULTS.constants), **kw)
+    props["constants"] = bpy.props.StringProperty(
+        name=limit.label, description=limit.description, default=core_trees.constants_to_text(DEFAULTS.constants), **kw
+    )
     return props
 
 
@@ -59,8 +63,7 @@ def spec_from_props(props, *, rules=None, species=""):
     if rules is not None:
         overrides["rules"] = rules
     fields = [n for n in TREE_FIELDS if n != "constants"]
-    spec = from_attrs(core_trees.TreeSpec, core_trees.LIMITS, props, prefix="tree.", fields=fields,
-                      overrides=overrides)
+    spec = from_attrs(core_trees.TreeSpec, core_trees.LIMITS, props, prefix="tree.", fields=fields, overrides=overrides)
     return dataclasses.replace(spec, species=species) if species else spec
 
 
@@ -99,6 +102,7 @@ def _rules_for_redo_panel(text):
 
 class WORLDSEED_OT_tree_add(bpy.types.Operator):
     """Grow a tree from L-system rules: a parent with Name_LOD0, Name_LOD1, ... for Unity's LOD Group"""
+
     bl_idname = "worldseed.tree_add"
     bl_label = "Add Tree"
     bl_options = {"REGISTER", "UNDO"}
@@ -106,15 +110,20 @@ class WORLDSEED_OT_tree_add(bpy.types.Operator):
     __annotations__ = {
         **tree_props(),
         "species": bpy.props.EnumProperty(
-            name="Species", items=lambda self, context: species_items(),
-            description="Species whose rules and settings to start from"),
+            name="Species",
+            items=lambda self, context: species_items(),
+            description="Species whose rules and settings to start from",
+        ),
         "loaded_species": bpy.props.StringProperty(options={"HIDDEN", "SKIP_SAVE"}),
         "new_seed": bpy.props.BoolProperty(
-            name="New Seed", default=False, options={"SKIP_SAVE"},
-            description="Draw a fresh random seed for this tree"),
+            name="New Seed", default=False, options={"SKIP_SAVE"}, description="Draw a fresh random seed for this tree"
+        ),
         "from_settings": bpy.props.BoolProperty(
-            name="From Sidebar", default=False, options={"SKIP_SAVE", "HIDDEN"},
-            description="Start from the Trees panel's settings (what the sidebar button does)"),
+            name="From Sidebar",
+            default=False,
+            options={"SKIP_SAVE", "HIDDEN"},
+            description="Start from the Trees panel's settings (what the sidebar button does)",
+        ),
     }
 
     def _load_settings(self, context):
@@ -130,8 +139,7 @@ class WORLDSEED_OT_tree_add(bpy.types.Operator):
         """Take the chosen species' values: for fields not given by the caller on the first run, for all
         but name and seed when the species is changed in the redo panel."""
         first = not self.loaded_species
-        keep = ({n for n in TREE_FIELDS if self.properties.is_property_set(n)} if first
-                else {"seed"})
+        keep = {n for n in TREE_FIELDS if self.properties.is_property_set(n)} if first else {"seed"}
         spec = core_trees.species_spec(self.species)
         apply_spec_to_props(self, spec, keep=keep)
         if "rules" not in keep:
@@ -148,8 +156,9 @@ class WORLDSEED_OT_tree_add(bpy.types.Operator):
                 self.seed = new_seed()
                 self.new_seed = False
             spec = spec_from_props(self, species=self.species)
-            root = bridge_trees.build_tree(spec, collection=context.collection,
-                                         location=tuple(context.scene.cursor.location))
+            root = bridge_trees.build_tree(
+                spec, collection=context.collection, location=tuple(context.scene.cursor.location)
+            )
         except ParameterError as err:
             self.report({"ERROR"}, str(err))
             return {"CANCELLED"}
@@ -170,18 +179,29 @@ class WORLDSEED_OT_tree_add(bpy.types.Operator):
                 layout.prop(self, name)
 
 
+VARIANTS_PROP = props_from_limits(core_trees.LIMITS, core_trees.TreeSpec(), names=["variants"])["variants"]
+
+
 class WORLDSEED_OT_forest_add(bpy.types.Operator):
     """Grow several variants of each species from consecutive seeds into a new collection, as scatter props"""
+
     bl_idname = "worldseed.forest_add"
     bl_label = "Grow Forest"
     bl_options = {"REGISTER", "UNDO"}
 
-    variants: props_from_limits(core_trees.LIMITS, core_trees.TreeSpec(), names=["variants"])["variants"]
+    variants: VARIANTS_PROP
     species: bpy.props.StringProperty(
-        name="Species", default="",
-        description="Species separated by commas (empty: the Trees panel's species with its current settings)")
-    seed: bpy.props.IntProperty(name="Seed", default=0, min=0, max=2**31 - 1,
-                                description="Seed of the first variant; the others use the next seeds")
+        name="Species",
+        default="",
+        description="Species separated by commas (empty: the Trees panel's species with its current settings)",
+    )
+    seed: bpy.props.IntProperty(
+        name="Seed",
+        default=0,
+        min=0,
+        max=2**31 - 1,
+        description="Seed of the first variant; the others use the next seeds",
+    )
     collection_name: bpy.props.StringProperty(name="Collection", default="Forest", maxlen=48)
     from_settings: bpy.props.BoolProperty(default=False, options={"SKIP_SAVE", "HIDDEN"})
 
@@ -207,9 +227,13 @@ class WORLDSEED_OT_forest_add(bpy.types.Operator):
             collection = bpy.data.collections.new(self.collection_name or "Forest")
             context.scene.collection.children.link(collection)
             wm.progress_begin(0, sum(s.variants for s in specs))
-            roots = bridge_trees.grow_forest(specs, collection=collection, seed=self.seed,
-                                             origin=tuple(context.scene.cursor.location),
-                                             progress=lambda done, total, stage: wm.progress_update(done))
+            roots = bridge_trees.grow_forest(
+                specs,
+                collection=collection,
+                seed=self.seed,
+                origin=tuple(context.scene.cursor.location),
+                progress=lambda done, total, stage: wm.progress_update(done),
+            )
         except ParameterError as err:
             if collection is not None:
                 bpy.data.collections.remove(collection)
@@ -227,6 +251,7 @@ class WORLDSEED_OT_forest_add(bpy.types.Operator):
 
 class WORLDSEED_OT_tree_edit_rules(bpy.types.Operator):
     """Put the rules into a text you can edit in Blender's Text Editor; the Trees panel then uses that text"""
+
     bl_idname = "worldseed.tree_edit_rules"
     bl_label = "Edit Rules in Text Editor"
     bl_options = {"REGISTER", "UNDO"}
@@ -240,7 +265,7 @@ class WORLDSEED_OT_tree_edit_rules(bpy.types.Operator):
             settings.rules_text = text
         text = settings.rules_text
         shown = False
-        for area in (context.screen.areas if context.screen else ()):
+        for area in context.screen.areas if context.screen else ():
             if area.type == "TEXT_EDITOR":
                 area.spaces.active.text = text
                 shown = True
@@ -251,6 +276,7 @@ class WORLDSEED_OT_tree_edit_rules(bpy.types.Operator):
 
 class WORLDSEED_OT_tree_rules_detach(bpy.types.Operator):
     """Copy the text's rules back into the Rules field and stop using the text"""
+
     bl_idname = "worldseed.tree_rules_detach"
     bl_label = "Use Rules Field"
     bl_options = {"REGISTER", "UNDO"}
@@ -265,6 +291,7 @@ class WORLDSEED_OT_tree_rules_detach(bpy.types.Operator):
 
 class WORLDSEED_OT_tree_reseed(bpy.types.Operator):
     """Draw a new random seed for the Trees panel"""
+
     bl_idname = "worldseed.tree_reseed"
     bl_label = "New Tree Seed"
     bl_options = {"REGISTER", "UNDO"}
@@ -274,8 +301,20 @@ class WORLDSEED_OT_tree_reseed(bpy.types.Operator):
         return {"FINISHED"}
 
 
-classes = (WORLDSEED_OT_tree_add, WORLDSEED_OT_forest_add, WORLDSEED_OT_tree_edit_rules,
-           WORLDSEED_OT_tree_rules_detach, WORLDSEED_OT_tree_reseed)
+classes = (
+    WORLDSEED_OT_tree_add,
+    WORLDSEED_OT_forest_add,
+    WORLDSEED_OT_tree_edit_rules,
+    WORLDSEED_OT_tree_rules_detach,
+    WORLDSEED_OT_tree_reseed,
+)
 
-__all__ = ["classes", "settings_spec", "tree_props", "spec_from_props", "apply_spec_to_props", "species_items",
-           "TREE_FIELDS"]
+__all__ = [
+    "classes",
+    "settings_spec",
+    "tree_props",
+    "spec_from_props",
+    "apply_spec_to_props",
+    "species_items",
+    "TREE_FIELDS",
+]

@@ -1,4 +1,5 @@
 """Sidebar: the Export panel. Drawing only."""
+
 import bpy
 
 from .common import SidebarPanel

@@ -1,4 +1,5 @@
 """Sidebar (View3D > N > Worldseed): the Scatter panel with its list of prop layers. Drawing only."""
+
 import bpy
 
 from ..operators.bridge.query import scatter_of, terrain_root
@@ -58,8 +59,16 @@ def draw_layer(layout, layer):
     else:
         col.prop(layer, "collection" if layer.source == "COLLECTION" else "object")
     col.separator()
-    for name in ("radius", "radius_max", "height_range", "slope_range", "patchiness", "patch_scale", "above_sea",
-                 "keep_away"):
+    for name in (
+        "radius",
+        "radius_max",
+        "height_range",
+        "slope_range",
+        "patchiness",
+        "patch_scale",
+        "above_sea",
+        "keep_away",
+    ):
         col.prop(layer, name)
     col.separator()
     for name in ("scale_range", "align", "max_tilt", "sink", "unity_tree"):

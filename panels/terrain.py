@@ -1,4 +1,5 @@
 """Sidebar (View3D > N > Worldseed): the Terrain panel and its sub-panels. Drawing only."""
+
 import bpy
 
 from ..operators.bridge import curve, presets
@@ -116,5 +117,10 @@ class WORLDSEED_PT_terrain_mesh(_TerrainSubPanel, bpy.types.Panel):
         sub.prop(settings, "palette")
 
 
-classes = (WORLDSEED_MT_terrain_presets, WORLDSEED_PT_terrain, WORLDSEED_PT_terrain_noise,
-           WORLDSEED_PT_terrain_shape, WORLDSEED_PT_terrain_mesh)
+classes = (
+    WORLDSEED_MT_terrain_presets,
+    WORLDSEED_PT_terrain,
+    WORLDSEED_PT_terrain_noise,
+    WORLDSEED_PT_terrain_shape,
+    WORLDSEED_PT_terrain_mesh,
+)

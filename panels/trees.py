@@ -1,4 +1,5 @@
 """Sidebar (View3D > N > Worldseed): the Trees panel and its sub-panels. Drawing only."""
+
 import bpy
 
 from ..operators.bridge.query import tree_root
@@ -62,8 +63,10 @@ class WORLDSEED_PT_trees(SidebarPanel, bpy.types.Panel):
         if root is not None:
             layout.label(text=f"Active: {root.name} ({len(root.children)} LODs)", icon="OBJECT_DATA")
 
+
 class _TreeFields(SidebarPanel):
     """A closed sub-panel of the Trees panel listing the tree settings named in ``fields``."""
+
     bl_parent_id = "WORLDSEED_PT_trees"
     bl_options = {"DEFAULT_CLOSED"}
     fields = ()
@@ -79,8 +82,19 @@ class _TreeFields(SidebarPanel):
 class WORLDSEED_PT_trees_turtle(_TreeFields, bpy.types.Panel):
     bl_label = "Growth"
     bl_idname = "WORLDSEED_PT_trees_turtle"
-    fields = ("angle", "step", "width", "width_decay", "length_decay", "order_width_ratio", "order_length_ratio",
-              "tropism", "tropism_strength", "jitter", "leaf_size")
+    fields = (
+        "angle",
+        "step",
+        "width",
+        "width_decay",
+        "length_decay",
+        "order_width_ratio",
+        "order_length_ratio",
+        "tropism",
+        "tropism_strength",
+        "jitter",
+        "leaf_size",
+    )
 
 
 class WORLDSEED_PT_trees_mesh(_TreeFields, bpy.types.Panel):

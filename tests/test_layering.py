@@ -11,6 +11,7 @@ those inside functions), so a new family that breaks them fails here:
 * no underscored name is imported, or reached as a module attribute, across modules, and nothing outside
   core reaches into core's private modules.
 """
+
 import ast
 import pathlib
 
@@ -55,7 +56,7 @@ def _imports(name, path):
                 yield node.lineno, node.module, [a.name for a in node.names], True
                 continue
             base = package.split(".") if package else []
-            base = base[:len(base) - (node.level - 1)] if node.level > 1 else base
+            base = base[: len(base) - (node.level - 1)] if node.level > 1 else base
             target = ".".join(base + ([node.module] if node.module else []))
             for alias in node.names:
                 sub = f"{target}.{alias.name}" if target else alias.name
@@ -76,8 +77,11 @@ GRAPH = _graph()
 
 
 def _project_edges(name):
-    return [(line, target, names) for line, target, names, absolute in GRAPH[name]
-            if not absolute and (target in MODULES or target == "")]
+    return [
+        (line, target, names)
+        for line, target, names, absolute in GRAPH[name]
+        if not absolute and (target in MODULES or target == "")
+    ]
 
 
 def _family(name):
@@ -110,8 +114,9 @@ def test_only_registration_imports_addon(name):
 @pytest.mark.parametrize("name", [m for m in MODULES if m.startswith("operators.bridge")])
 def test_the_bridge_never_imports_operators(name):
     for line, target, _names in _project_edges(name):
-        assert not (_family(target) == "operators" and not target.startswith("operators.bridge")), \
+        assert not (_family(target) == "operators" and not target.startswith("operators.bridge")), (
             f"{name}:{line} imports {target}"
+        )
         assert _family(target) in ("core", "operators"), f"{name}:{line} imports {target}"
 
 
@@ -149,7 +154,7 @@ def test_no_import_cycle_anywhere():
         stack.append(m)
         for t in edges.get(m, ()):
             if state.get(t) == "open":
-                cycle = stack[stack.index(t):] + [t]
+                cycle = stack[stack.index(t) :] + [t]
                 pytest.fail("import cycle: " + " -> ".join(c or "<root>" for c in cycle))
             if t not in state:
                 visit(t)
@@ -171,15 +176,21 @@ def test_no_underscored_names_across_modules(name):
         for imported in names:
             assert not imported.startswith("_"), f"{name}:{line} imports {imported} from {target}"
         if _family(name) != "core" and _family(target) == "core":
-            assert not any(p.startswith("_") for p in target.split(".")), \
+            assert not any(p.startswith("_") for p in target.split(".")), (
                 f"{name}:{line} reaches into core's private module {target}"
+            )
     tree = ast.parse(path.read_text())
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.level:
             aliases.update(a.asname or a.name for a in node.names)
     for node in ast.walk(tree):
-        if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases
-                and node.attr.startswith("_") and not node.attr.startswith("__")):
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in aliases
+            and node.attr.startswith("_")
+            and not node.attr.startswith("__")
+        ):
             pytest.fail(f"{name}:{node.lineno} reaches {node.value.id}.{node.attr} of another module")
 
 
@@ -201,11 +212,20 @@ def test_every_family_has_its_files_in_the_known_places():
     """A family with a sidebar is a core package (spec + engine), one bridge file, one operators file, one
     property-group file and one panel file, and one entry in core.recipe.SECTIONS."""
     sections = ast.parse((ROOT / "core" / "recipe.py").read_text())
-    keys = [n.args[0].value for n in ast.walk(sections)
-            if isinstance(n, ast.Call) and getattr(n.func, "id", "") == "Section" and n.args]
+    keys = [
+        n.args[0].value
+        for n in ast.walk(sections)
+        if isinstance(n, ast.Call) and getattr(n.func, "id", "") == "Section" and n.args
+    ]
     families = [k for k in keys if k not in ("world", "export")]
     assert families, "core.recipe.SECTIONS lists no family"
     for key in families:
-        for place in (f"core/{key}/__init__.py", f"core/{key}/spec.py", f"operators/bridge/{key}.py",
-                      f"operators/{key}.py", f"addon/properties/{key}.py", f"panels/{key}.py"):
+        for place in (
+            f"core/{key}/__init__.py",
+            f"core/{key}/spec.py",
+            f"operators/bridge/{key}.py",
+            f"operators/{key}.py",
+            f"addon/properties/{key}.py",
+            f"panels/{key}.py",
+        ):
             assert (ROOT / place).exists(), f"family {key!r} has no {place}"

@@ -1,4 +1,5 @@
 """The export settings (``[export]`` of a recipe), generated from core's table."""
+
 import bpy
 
 from ...core import recipe as core_recipe

@@ -4,6 +4,7 @@ The same definitions (:func:`operators.terrain.terrain_props`) make the Add
 Terrain operator's redo panel, so a range is written once, in
 ``core.terrain.LIMITS``.
 """
+
 import bpy
 
 from ...operators.terrain import terrain_props
@@ -14,15 +15,17 @@ class WorldseedTerrainSettings(bpy.types.PropertyGroup):
     __annotations__ = {
         **terrain_props(update=live.on_terrain_change),
         "height_curve": bpy.props.PointerProperty(
-            type=bpy.types.NodeTree, name="Height Curve",
-            description="Node group holding the height curve widget"),
+            type=bpy.types.NodeTree, name="Height Curve", description="Node group holding the height curve widget"
+        ),
         "auto_update": bpy.props.BoolProperty(
-            name="Auto Update", default=False,
-            description="Rebuild the active Worldseed terrain whenever a setting changes"),
+            name="Auto Update",
+            default=False,
+            description="Rebuild the active Worldseed terrain whenever a setting changes",
+        ),
         "preset": bpy.props.StringProperty(name="Preset", default="", description="Last preset applied"),
         "last_error": bpy.props.StringProperty(
-            name="Last Error", default="", options={"SKIP_SAVE"},
-            description="Why the last automatic update failed"),
+            name="Last Error", default="", options={"SKIP_SAVE"}, description="Why the last automatic update failed"
+        ),
     }
 
 

@@ -7,6 +7,7 @@ edits in Blender's Text Editor.  Why the rules do not parse is worked out
 when they change (:func:`..live.on_rules_change`) and kept in ``rule_error``
 for the panel to draw.
 """
+
 import bpy
 
 from ...core import trees as core_trees
@@ -26,17 +27,26 @@ class WorldseedTreeSettings(bpy.types.PropertyGroup):
     __annotations__ = {
         **tree_props(rules_update=live.on_rules_change),
         "species": bpy.props.EnumProperty(
-            name="Species", items=lambda self, context: species_items(), update=_on_species,
-            description="A tree species or one of ABOP's plants; choosing one loads its rules and settings"),
+            name="Species",
+            items=lambda self, context: species_items(),
+            update=_on_species,
+            description="A tree species or one of ABOP's plants; choosing one loads its rules and settings",
+        ),
         "rules_text": bpy.props.PointerProperty(
-            type=bpy.types.Text, name="Rules Text", update=live.on_rules_change,
-            description="A text (Text Editor) holding the rules; when set it is used instead of the Rules field"),
+            type=bpy.types.Text,
+            name="Rules Text",
+            update=live.on_rules_change,
+            description="A text (Text Editor) holding the rules; when set it is used instead of the Rules field",
+        ),
         "variants": prop_for(core_trees.LIMITS["variants"], DEFAULTS.variants),
         "forest_species": bpy.props.StringProperty(
-            name="Forest Species", default="",
-            description="Species of the forest, separated by commas; empty for the species above"),
+            name="Forest Species",
+            default="",
+            description="Species of the forest, separated by commas; empty for the species above",
+        ),
         "rule_error": bpy.props.StringProperty(
-            name="Rule Error", default="", description="Why the rules do not parse (empty when they do)"),
+            name="Rule Error", default="", description="Why the rules do not parse (empty when they do)"
+        ),
     }
 
     def rules_source(self):

@@ -5,6 +5,7 @@ Curve node inside a small hidden node group that the scene's terrain settings
 point to; the panel draws it with ``template_curve_mapping``. Only its control
 points travel on, into the recipe's ``terrain.curve``.
 """
+
 import bpy
 
 from ...core.errors import RecipeError, short

@@ -10,6 +10,7 @@ Every file is written to a temporary name in the target folder and renamed
 over the target only once the exporter has finished, so a failed export never
 destroys an earlier file.
 """
+
 import contextlib
 import datetime
 import hashlib
@@ -145,13 +146,20 @@ def _reproducible_fbx():
     restored afterwards.
     """
     from io_scene_fbx import export_fbx_bin, fbx_utils
-    if not (hasattr(export_fbx_bin, "datetime") and hasattr(fbx_utils, "_keys_to_uuids")
-            and hasattr(fbx_utils, "_uuids_to_keys")):
+
+    if not (
+        hasattr(export_fbx_bin, "datetime")
+        and hasattr(fbx_utils, "_keys_to_uuids")
+        and hasattr(fbx_utils, "_uuids_to_keys")
+    ):
         yield  # another exporter version: export as it is, just not byte-reproducible
         return
     epoch = os.environ.get("SOURCE_DATE_EPOCH", "")
-    stamp = (datetime.datetime.fromtimestamp(int(epoch), datetime.timezone.utc).replace(tzinfo=None)
-             if epoch.isdigit() else FBX_TIMESTAMP)
+    stamp = (
+        datetime.datetime.fromtimestamp(int(epoch), datetime.UTC).replace(tzinfo=None)
+        if epoch.isdigit()
+        else FBX_TIMESTAMP
+    )
     fixed = type("FixedDateTime", (), {"now": staticmethod(lambda tz=None: stamp)})
     original_datetime = export_fbx_bin.datetime
     export_fbx_bin.datetime = types.SimpleNamespace(datetime=fixed)
@@ -177,6 +185,7 @@ def _quiet_shared_mesh_warnings():
     lines would bury real messages. Everything else it prints passes through."""
     import io
     import sys
+
     buffer = io.StringIO()
     try:
         with contextlib.redirect_stdout(buffer):
@@ -201,6 +210,7 @@ def _export_one(path, objects, fmt):
                 raise ExportError(f"the {fmt.upper()} exporter failed writing {path!r}: {reason}") from None
         if "FINISHED" not in result:
             raise ExportError(f"the {fmt.upper()} exporter did not finish for {path!r}")
+
     return _write_atomic(path, write)
 
 
@@ -250,8 +260,9 @@ def export_unity(objects, filepath, *, formats=("fbx",), per_object=False):
     with expanded(roots) as (roots, extras):  # scatters become real objects sharing the props' meshes
         if per_object:
             folder = os.path.dirname(stem)
-            jobs = [(os.path.join(folder, _safe_file_name(r.name)), exportable([r, *extras.get(r.name, [])]))
-                    for r in roots]
+            jobs = [
+                (os.path.join(folder, _safe_file_name(r.name)), exportable([r, *extras.get(r.name, [])])) for r in roots
+            ]
         else:
             jobs = [(stem, exportable(roots + [o for r in roots for o in extras.get(r.name, [])]))]
         for job_stem, objs in jobs:

@@ -8,6 +8,7 @@ one material serves terrains of any height. Slopes steeper than
 level to water. It shows in Material Preview and Rendered shading and
 exports to Unity as a plain material slot.
 """
+
 import bpy
 import numpy as np
 
@@ -128,6 +129,7 @@ def terrain_material(palette="temperate"):
 
 # --------------------------------------------------------------------------- trees and props
 
+
 def _rgba(rgb):
     return (*(float(c) for c in rgb), 1.0)
 
@@ -195,6 +197,8 @@ def billboard_material(name, rgb):
 def tree_materials(spec):
     """Bark, leaf and billboard materials of a species, shared by all its trees (one per file)."""
     base = spec.name.split(".")[0]
-    return (bark_material(f"{base}_Bark", spec.bark_colour),
-            leaf_material(f"{base}_Leaves", spec.leaf_colour),
-            billboard_material(f"{base}_Billboard", spec.leaf_colour))
+    return (
+        bark_material(f"{base}_Bark", spec.bark_colour),
+        leaf_material(f"{base}_Leaves", spec.leaf_colour),
+        billboard_material(f"{base}_Billboard", spec.leaf_colour),
+    )

@@ -4,13 +4,21 @@ Meshes are written with precomputed edges (``position``, ``.edge_verts``,
 ``.corner_vert``, ``.corner_edge``), so Blender never has to derive the
 topology itself, and never with per-vertex Python loops.
 """
+
 import bpy
 import numpy as np
 
 from ...core import mesh as core_mesh
 
-__all__ = ["mesh_topology", "set_positions", "mesh_from_topology", "mesh_from_indexed", "free_base_name",
-           "descendants", "remove_objects"]
+__all__ = [
+    "mesh_topology",
+    "set_positions",
+    "mesh_from_topology",
+    "mesh_from_indexed",
+    "free_base_name",
+    "descendants",
+    "remove_objects",
+]
 
 
 def _set_attr(mesh, name, key, values):
@@ -84,14 +92,17 @@ def mesh_from_indexed(name, indexed, *, normals=False):
     custom normals when ``normals``)."""
     topology = core_mesh.triangle_topology(indexed.indices)
     corner_uvs = indexed.uvs[topology.corner_verts]
-    return mesh_from_topology(name, indexed.vertices, topology, corner_uvs=corner_uvs,
-                              normals=indexed.normals if normals else None)
+    return mesh_from_topology(
+        name, indexed.vertices, topology, corner_uvs=corner_uvs, normals=indexed.normals if normals else None
+    )
 
 
 def free_base_name(base, lods):
     """``base`` or ``base.001`` ... such that the root and ``base_LOD0 .. base_LOD{lods-1}`` are unused."""
+
     def free(name):
         return all(bpy.data.objects.get(n) is None for n in [name] + [f"{name}_LOD{i}" for i in range(lods)])
+
     if free(base):
         return base
     k = 1

@@ -7,6 +7,7 @@ The placement file lists the same instances in Unity's coordinates (see
 :mod:`core.placement`), so a prefab placed from the file lands where the FBX
 puts the object, plus Unity Terrain tree instances for the layers marked so.
 """
+
 import json
 import os
 
@@ -35,8 +36,9 @@ def placement_data(scatter):
     # rotation of each instance in world space, scale removed
     rot_world = core_placement.matrix_quaternions(mats[:, :3, :3] / np.asarray(scale, np.float64)[:, None, None])
     prop_names = [p.name for p in props]
-    records = core_placement.placement_records(world_pos, rot_world, scale, which, prop_names, layers=layer,
-                                               layer_names=[s.name for s in layers])
+    records = core_placement.placement_records(
+        world_pos, rot_world, scale, which, prop_names, layers=layer, layer_names=[s.name for s in layers]
+    )
     spec = recipe.terrain
     terrain_pos = core_unity.unity_terrain_position(spec.size, blender_centre=tuple(root.matrix_world.translation))
     tree_layers = [i for i, s in enumerate(layers) if s.unity_tree]
@@ -44,14 +46,24 @@ def placement_data(scatter):
     used = sorted(set(which[pick].tolist()))
     prototype = {k: i for i, k in enumerate(used)}
     trees = core_placement.terrain_tree_instances(
-        world_pos[pick], rot_world[pick], scale[pick], [prototype[k] for k in which[pick].tolist()],
-        terrain_position=terrain_pos, size=spec.size, height=max(spec.height, 1e-6))
+        world_pos[pick],
+        rot_world[pick],
+        scale[pick],
+        [prototype[k] for k in which[pick].tolist()],
+        terrain_position=terrain_pos,
+        size=spec.size,
+        height=max(spec.height, 1e-6),
+    )
     return {
-        "format": FORMAT, "version": VERSION,
+        "format": FORMAT,
+        "version": VERSION,
         "coordinates": "Unity: left-handed, Y up, metres; rotation quaternions as [x, y, z, w]",
         "scatter": scatter.name,
-        "terrain": {"name": root.name, "position": [round(v, 5) for v in terrain_pos.tolist()],
-                    "size": [spec.size, spec.height, spec.size]},
+        "terrain": {
+            "name": root.name,
+            "position": [round(v, 5) for v in terrain_pos.tolist()],
+            "size": [spec.size, spec.height, spec.size],
+        },
         "props": prop_names,
         "layers": [s.name for s in layers],
         "instances": records,

@@ -6,6 +6,7 @@ leaves out take the recipe defaults. Built-in presets ship in the extension's
 (``bpy.utils.extension_path_user``), which survives updates, or in Blender's
 user config folder when the add-on is not installed as an extension.
 """
+
 import os
 import re
 
@@ -74,7 +75,8 @@ def check_name(name):
     """A preset name: 1 to 48 letters, digits, spaces, '-' or '_' (so its file stays in the presets folder)."""
     if not isinstance(name, str) or not name.strip() or not _NAME_OK.match(name.strip()):
         raise core_recipe.RecipeError(
-            f"preset name must be 1 to 48 letters, digits, spaces, '-' or '_', got {core_recipe.short(name)}")
+            f"preset name must be 1 to 48 letters, digits, spaces, '-' or '_', got {core_recipe.short(name)}"
+        )
     return name.strip()
 
 
@@ -83,8 +85,7 @@ def save(name, recipe):
     name = check_name(name)
     builtin = {os.path.basename(p) for p in builtin_presets()}
     if file_name(name) in builtin:
-        raise core_recipe.RecipeError(
-            f"preset name {name!r} is taken by a built-in preset; choose another name")
+        raise core_recipe.RecipeError(f"preset name {name!r} is taken by a built-in preset; choose another name")
     text = core_recipe.dumps(core_recipe.Recipe(terrain=recipe.terrain))
     path = os.path.join(user_dir(create=True), file_name(name))
     tmp = path + ".tmp"

@@ -6,6 +6,7 @@ holds goes back into core with ``core.spec.from_attrs`` and into the sidebar
 with :func:`apply_spec`.  Fields of kind ``custom`` (lists of points, tables
 of constants) have no generic widget: their family gives them one.
 """
+
 import dataclasses
 
 import bpy
@@ -47,8 +48,9 @@ def prop_for(limit, default, *, update=None):
         extra = {"subtype": "COLOR"} if kind == "colour" else {"subtype": "XYZ"} if kind == "vector" else {}
         if kind == "vector" and limit.unit == "m":
             extra["unit"] = "LENGTH"
-        return bpy.props.FloatVectorProperty(default=tuple(default), size=len(default), min=bounds[0],
-                                             max=bounds[1], **extra, **kw)
+        return bpy.props.FloatVectorProperty(
+            default=tuple(default), size=len(default), min=bounds[0], max=bounds[1], **extra, **kw
+        )
     raise TypeError(f"a {kind!r} field has no generic property; its family must define one")
 
 

@@ -9,8 +9,17 @@ KIND_KEY = "worldseed_kind"
 PROP_KEY = "worldseed_prop"
 TERRAIN_KIND, TREE_KIND, SCATTER_KIND, INSTANCE_KIND = "terrain", "tree", "scatter", "scatter_instance"
 
-__all__ = ["KIND_KEY", "PROP_KEY", "is_terrain", "is_tree", "is_scatter", "terrain_root", "tree_root", "scatter_of",
-           "worldseed_roots"]
+__all__ = [
+    "KIND_KEY",
+    "PROP_KEY",
+    "is_terrain",
+    "is_tree",
+    "is_scatter",
+    "terrain_root",
+    "tree_root",
+    "scatter_of",
+    "worldseed_roots",
+]
 
 
 def _kind(obj):
@@ -62,5 +71,8 @@ def scatter_of(obj):
 
 def worldseed_roots(scene):
     """Top-level Worldseed objects of ``scene`` (anything a Worldseed build tagged, built-in props aside)."""
-    return [o for o in scene.objects if o.get(KIND_KEY) and not o.get(PROP_KEY)
-            and (o.parent is None or not o.parent.get(KIND_KEY))]
+    return [
+        o
+        for o in scene.objects
+        if o.get(KIND_KEY) and not o.get(PROP_KEY) and (o.parent is None or not o.parent.get(KIND_KEY))
+    ]

@@ -6,6 +6,7 @@ materials), a camera and a sun are added for the shot, and everything added
 is removed again afterwards, so the scene, the .blend and the exports are as
 they were.
 """
+
 import contextlib
 import os
 
@@ -33,18 +34,29 @@ def _mesh_colours(obj, sea_level, height, palette):
     nz = np.clip(normals.reshape(-1, 3)[:, 2], -1.0, 1.0)
     slope = np.degrees(np.arccos(nz))
     h = (z / np.float32(height if height > 0 else 1.0))[None, :]
-    rgb = core_palette.srgb_to_linear(core_palette.terrain_colours(
-        h, height_m=height, slope_degrees=slope[None, :], sea_level=sea_level, palette=palette)[0])
+    rgb = core_palette.srgb_to_linear(
+        core_palette.terrain_colours(
+            h, height_m=height, slope_degrees=slope[None, :], sea_level=sea_level, palette=palette
+        )[0]
+    )
     rgba = np.concatenate([rgb, np.ones((len(rgb), 1), np.float32)], axis=1)
     attr = me.color_attributes.new(COLOUR_ATTRIBUTE, "FLOAT_COLOR", "POINT")
     attr.data.foreach_set("color", rgba.ravel())
     return attr
 
 
-
-_SETTINGS = ("camera", "render.engine", "render.filepath", "render.resolution_x", "render.resolution_y",
-             "render.resolution_percentage", "display.shading.color_type", "display.shading.light",
-             "render.image_settings.file_format", "render.film_transparent")
+_SETTINGS = (
+    "camera",
+    "render.engine",
+    "render.filepath",
+    "render.resolution_x",
+    "render.resolution_y",
+    "render.resolution_percentage",
+    "display.shading.color_type",
+    "display.shading.light",
+    "render.image_settings.file_format",
+    "render.film_transparent",
+)
 
 
 def _get(scene, path):
@@ -97,8 +109,13 @@ def _render_png(scene, path):
 
 def render_preview(scene, root, path, *, size=(960, 540)):
     """Render ``root`` (a Worldseed terrain) from a three-quarter view into the PNG ``path``."""
-    meshes = [root] if root.type == "MESH" else sorted(
-        (c for c in root.children if c.type == "MESH" and not c.get("worldseed_kind")), key=lambda o: o.name)
+    meshes = (
+        [root]
+        if root.type == "MESH"
+        else sorted(
+            (c for c in root.children if c.type == "MESH" and not c.get("worldseed_kind")), key=lambda o: o.name
+        )
+    )
     shown = meshes[0]  # LOD0; the other LODs are hidden for the shot, scattered props stay
     hidden = [(o, o.hide_render) for o in meshes[1:]]
     attr_name = None
@@ -145,7 +162,7 @@ def render_trees(scene, roots, path, *, size=(960, 540)):
         aspect = size[0] / size[1]
         extent = max(hi.z - lo.z, (hi.x - lo.x) / aspect, 1e-3)
         with _studio_shot(scene, size=size, color_type="MATERIAL", lens=50, clip_end=extent * 50) as cam:
-            distance = (1.15 * extent * aspect * cam.data.lens / cam.data.sensor_width + (hi.y - lo.y) / 2)
+            distance = 1.15 * extent * aspect * cam.data.lens / cam.data.sensor_width + (hi.y - lo.y) / 2
             cam.location = centre + Vector((0.0, -1.0, 0.12)).normalized() * distance
             cam.rotation_euler = (centre - cam.location).to_track_quat("-Z", "Y").to_euler()
             return _render_png(scene, path)

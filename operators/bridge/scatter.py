@@ -13,6 +13,7 @@ For the FBX and for "Make Real" the instances become real objects sharing
 the props' meshes (:func:`make_real`); a tree prop becomes a root with its
 ``_LOD0``.. children, so Unity builds an LOD Group per tree.
 """
+
 import bpy
 import numpy as np
 from mathutils import Matrix
@@ -20,16 +21,15 @@ from mathutils import Matrix
 from ...core import placement as core_placement
 from ...core import scatter as core_scatter
 from ...core import trees as core_trees
-from ...core.errors import ParameterError
 from ...core.scatter import props as core_props
 from . import terrain as bridge_terrain
 from .materials import bark_material, leaf_material
 from .mesh import mesh_from_indexed, remove_objects
-from .query import INSTANCE_KIND, KIND_KEY, PROP_KEY, SCATTER_KIND, is_scatter, scatter_of
+from .query import INSTANCE_KIND, KIND_KEY, PROP_KEY, SCATTER_KIND
 from .trees import build_tree
 
 ROTATION, SCALE, PROP = "ws_rotation", "ws_scale", "ws_prop"
-PROPS_KEY = "worldseed_props"          # on the scatter object: prop object names in index order
+PROPS_KEY = "worldseed_props"  # on the scatter object: prop object names in index order
 LAYERS_KEY = "worldseed_scatter_layers"  # on the scatter object: the layers' TOML, for re-scatter and export
 SEED_KEY = "worldseed_scatter_seed"
 NODE_GROUP = "Worldseed Scatter"
@@ -66,15 +66,22 @@ def _node_group(name, props):
     on_points.inputs["Pick Instance"].default_value = True
     links.new(group_in.outputs[0], on_points.inputs["Points"])
     links.new(to_instance.outputs[0], on_points.inputs["Instance"])
-    for attr, kind, socket in ((PROP, "INT", "Instance Index"), (ROTATION, "QUATERNION", "Rotation"),
-                               (SCALE, "FLOAT", "Scale")):
+    for attr, kind, socket in (
+        (PROP, "INT", "Instance Index"),
+        (ROTATION, "QUATERNION", "Rotation"),
+        (SCALE, "FLOAT", "Scale"),
+    ):
         named = nodes.new("GeometryNodeInputNamedAttribute")
         named.data_type = kind
         named.inputs["Name"].default_value = attr
         links.new(named.outputs["Attribute"], on_points.inputs[socket])
     links.new(on_points.outputs[0], group_out.inputs[0])
-    group_in.location, to_instance.location, on_points.location, group_out.location = \
-        (-600, 200), (-300, 0), (0, 0), (250, 0)
+    group_in.location, to_instance.location, on_points.location, group_out.location = (
+        (-600, 200),
+        (-300, 0),
+        (0, 0),
+        (250, 0),
+    )
     return tree
 
 
@@ -84,9 +91,11 @@ def write_points(me, positions, rotations, scales, props):
     me.clear_geometry()
     me.vertices.add(n)
     me.attributes["position"].data.foreach_set("vector", np.ascontiguousarray(positions, np.float32).ravel())
-    for name, kind, values in ((ROTATION, "QUATERNION", np.asarray(rotations, np.float32)),
-                               (SCALE, "FLOAT", np.asarray(scales, np.float32)),
-                               (PROP, "INT", np.asarray(props, np.int32))):
+    for name, kind, values in (
+        (ROTATION, "QUATERNION", np.asarray(rotations, np.float32)),
+        (SCALE, "FLOAT", np.asarray(scales, np.float32)),
+        (PROP, "INT", np.asarray(props, np.int32)),
+    ):
         attr = me.attributes.get(name) or me.attributes.new(name, kind, "POINT")
         attr.data.foreach_set("value", np.ascontiguousarray(values).ravel())
     me.update()
@@ -154,6 +163,7 @@ def remove_scatter(obj):
 
 # --------------------------------------------------------------------------- real objects
 
+
 def instance_matrices(obj):
     """World matrices (N, 4, 4) of the instances of a scatter object."""
     pos, rot, scale, _ = read_points(obj)
@@ -185,7 +195,7 @@ def make_real(obj, *, collection, name_format="{prop}_{index:05d}"):
             if prop.type == "EMPTY":
                 top.empty_display_type = prop.empty_display_type
                 for child in prop_children[prop.name]:
-                    suffix = child.name[len(prop.name):] if child.name.startswith(prop.name) else "_" + child.name
+                    suffix = child.name[len(prop.name) :] if child.name.startswith(prop.name) else "_" + child.name
                     c = bpy.data.objects.new(name + suffix, child.data)
                     made.append(c)
                     collection.objects.link(c)
@@ -202,6 +212,7 @@ def make_real(obj, *, collection, name_format="{prop}_{index:05d}"):
 # --------------------------------------------------------------------------- built-in props
 
 PROPS_COLLECTION = "Worldseed Props"
+
 
 def props_collection(scene):
     """The (hidden) collection of built-in props, made on first use."""
@@ -266,7 +277,6 @@ def layer_props(specs, sources, *, scene=None):
     return out
 
 
-
 def pick_props(placements, counts, *, seed=0):
     """Concatenate the placements of all layers and pick a prop variant per instance (seeded).
 
@@ -285,6 +295,7 @@ def pick_props(placements, counts, *, seed=0):
 
 # --------------------------------------------------------------------------- scattering
 
+
 def scatter_onto(root, specs, sources, *, seed, collection, replace=None):
     """Scatter ``specs`` (with ``sources``) over the terrain ``root``; returns the scatter object.
 
@@ -294,10 +305,12 @@ def scatter_onto(root, specs, sources, *, seed, collection, replace=None):
     core_scatter.check_prop_count(specs, size=bridge_terrain.stored_recipe(root).terrain.size)
     heights, size, sea_m = bridge_terrain.terrain_heights_of(root)
     props_per_layer = layer_props(specs, sources)
-    placements = core_scatter.scatter_layers(heights, size=size, seed=seed,
-                                             layers=[core_scatter.layer_from_spec(s, sea_level_m=sea_m) for s in specs])
+    placements = core_scatter.scatter_layers(
+        heights, size=size, seed=seed, layers=[core_scatter.layer_from_spec(s, sea_level_m=sea_m) for s in specs]
+    )
     positions, rotations, scales, which, layer_index = pick_props(
-        placements, [len(p) for p in props_per_layer], seed=seed)
+        placements, [len(p) for p in props_per_layer], seed=seed
+    )
     offsets = np.cumsum([0] + [len(p) for p in props_per_layer])[:-1]
     all_props = [p for props in props_per_layer for p in props]
     prop_index = (which + offsets[layer_index]).astype(np.int32)
@@ -325,7 +338,14 @@ def build_section(recipe, world, *, scene, progress=None):
         return
     if progress is not None:
         progress(0, 1, "scatter")
-    world.scatters.append(scatter_onto(world.terrain, list(recipe.scatter), [("BUILTIN", None)] * len(recipe.scatter),
-                                       seed=recipe.world.seed, collection=scene.collection))
+    world.scatters.append(
+        scatter_onto(
+            world.terrain,
+            list(recipe.scatter),
+            [("BUILTIN", None)] * len(recipe.scatter),
+            seed=recipe.world.seed,
+            collection=scene.collection,
+        )
+    )
     if progress is not None:
         progress(1, 1, "scatter")

@@ -6,6 +6,7 @@ Builds are generators that yield ``(done, total, label)`` between stages, so
 the UI can show progress and cancel; a build that fails or is closed removes
 everything it created, leaving the scene as it was.
 """
+
 import concurrent.futures
 import functools
 
@@ -23,8 +24,17 @@ from .query import KIND_KEY, TERRAIN_KIND, is_terrain, terrain_root
 
 RECIPE_KEY = "worldseed_recipe"
 
-__all__ = ["RECIPE_KEY", "terrain_steps", "build_terrain", "stored_recipe", "terrain_root", "is_terrain",
-           "terrain_positions", "grid_topology_and_uvs", "terrain_heights_of"]
+__all__ = [
+    "RECIPE_KEY",
+    "terrain_steps",
+    "build_terrain",
+    "stored_recipe",
+    "terrain_root",
+    "is_terrain",
+    "terrain_positions",
+    "grid_topology_and_uvs",
+    "terrain_heights_of",
+]
 
 
 def grid_positions(heights_m, xs, ys):
@@ -73,12 +83,12 @@ def set_terrain_positions(me, heights, *, stride=1):
     Tiles (heights with a margin) also get custom normals that join their
     neighbours' (Blender's own would not see past the edge).
     """
-    normals = ((lambda: core_terrain.grid_normals(heights, stride=stride))
-               if heights.margin is not None else None)
+    normals = (lambda: core_terrain.grid_normals(heights, stride=stride)) if heights.margin is not None else None
     return set_positions(me, lambda: terrain_positions(heights, stride=stride), normals=normals)
 
 
 # --------------------------------------------------------------------------- objects
+
 
 def terrain_heights_of(root):
     """(heights in metres (rows, cols), size in metres, sea level in metres) of a Worldseed terrain."""
@@ -122,7 +132,7 @@ def terrain_steps(recipe, *, collection, location=(0.0, 0.0, 0.0), replace=None,
     Everything created is removed again if the build fails or is closed early.
     """
     spec = recipe.terrain
-    sides = [len(core_mesh.lod_indices(spec.resolution, 2 ** level)) for level in range(spec.lods)]
+    sides = [len(core_mesh.lod_indices(spec.resolution, 2**level)) for level in range(spec.lods)]
     total = 2 * spec.lods + 2
     created_meshes, created_objects = [], []
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="worldseed")
@@ -143,15 +153,21 @@ def terrain_steps(recipe, *, collection, location=(0.0, 0.0, 0.0), replace=None,
         done += 1
         yield done, total, "noise"
         for level, me in enumerate(created_meshes):
-            set_terrain_positions(me, heights, stride=2 ** level)
+            set_terrain_positions(me, heights, stride=2**level)
             done += 1
             yield done, total, f"mesh LOD{level}"
         material = terrain_material(spec.palette) if spec.material else None
         for me in created_meshes:
             if material is not None:
                 me.materials.append(material)
-        root = _commit_terrain(recipe, list(created_meshes), collection=collection, location=location,
-                               replace=replace, created_objects=created_objects)
+        root = _commit_terrain(
+            recipe,
+            list(created_meshes),
+            collection=collection,
+            location=location,
+            replace=replace,
+            created_objects=created_objects,
+        )
         yield total, total, "done"
         return root
     except BaseException:
@@ -191,8 +207,11 @@ def _commit_terrain(recipe, meshes, *, collection, location, replace, created_ob
         old = stored_recipe(replace)
         recipe = core_recipe.replace(recipe, world_name=old.world.name)  # the objects keep their names
         shift = Vector((spec.offset[0] - old.terrain.offset[0], spec.offset[1] - old.terrain.offset[1], 0.0))
-        old_meshes = ([replace] if replace.type == "MESH" else
-                      sorted((c for c in replace.children if c.type == "MESH"), key=lambda o: o.name))
+        old_meshes = (
+            [replace]
+            if replace.type == "MESH"
+            else sorted((c for c in replace.children if c.type == "MESH"), key=lambda o: o.name)
+        )
         artist_materials = [list(o.data.materials) for o in old_meshes if len(o.data.materials)]
         artist_materials = [m for m in artist_materials if not all(is_terrain_material(x) for x in m)]
         if artist_materials:
@@ -200,8 +219,9 @@ def _commit_terrain(recipe, meshes, *, collection, location, replace, created_ob
                 me.materials.clear()
                 for mat in artist_materials[0]:
                     me.materials.append(mat)
-        same_layout = ((lods == 1 and replace.type == "MESH" and not replace.children)
-                       or (lods > 1 and replace.type == "EMPTY" and len(old_meshes) == lods))
+        same_layout = (lods == 1 and replace.type == "MESH" and not replace.children) or (
+            lods > 1 and replace.type == "EMPTY" and len(old_meshes) == lods
+        )
         if same_layout:
             if lods > 1:  # LODs follow a renamed root, so Unity's LOD Group keeps matching names
                 for level, obj in enumerate(old_meshes):

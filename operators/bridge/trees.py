@@ -7,6 +7,7 @@ last LOD.  Meshes go in through the same bulk path as terrains
 leaves, billboard) and the mesher's smooth normals as custom normals.
 A failed build removes whatever it made.
 """
+
 import bpy
 import numpy as np
 
@@ -19,6 +20,7 @@ SPEC_KEY = "worldseed_tree"
 
 
 # --------------------------------------------------------------------------- meshes and objects
+
 
 def mesh_from_lod(name, indexed, materials):
     """A Blender mesh from a tree LOD (an ``IndexedMesh`` with material slots).
@@ -158,5 +160,17 @@ def stored_spec(obj):
     return core_trees.loads_spec(obj[SPEC_KEY], source=f"object {obj.name!r}")
 
 
-__all__ = ["build_tree", "grow_forest", "crown_width", "TREE_GAP", "tree_objects", "tree_materials", "mesh_from_lod", "is_tree", "tree_root",
-           "stored_spec", "remove_trees"]
+__all__ = [
+    "build_tree",
+    "grow_forest",
+    "build_section",
+    "crown_width",
+    "TREE_GAP",
+    "tree_objects",
+    "tree_materials",
+    "mesh_from_lod",
+    "is_tree",
+    "tree_root",
+    "stored_spec",
+    "remove_trees",
+]

@@ -8,6 +8,7 @@ the placement file of the scattered props, the shaded-relief map, the
 preview render -- so every file the headless run writes, the sidebar can
 write too, with the same layout and limits.
 """
+
 import importlib
 import json
 import os
@@ -24,8 +25,16 @@ from . import export, placements, render
 from . import terrain as bridge_terrain
 from .query import is_scatter, is_terrain
 
-__all__ = ["World", "build_world", "builder", "write_exports", "export_paths", "PREVIEW_SIDE", "RELIEF_FILE",
-           "RENDER_FILE"]
+__all__ = [
+    "World",
+    "build_world",
+    "builder",
+    "write_exports",
+    "export_paths",
+    "PREVIEW_SIDE",
+    "RELIEF_FILE",
+    "RENDER_FILE",
+]
 
 #: Pixels per side of the relief map for maps smaller than this.
 PREVIEW_SIDE = 513
@@ -37,6 +46,7 @@ RENDER_FILE = "preview.png"
 class World:
     """What :func:`build_world` made: the top-level objects to export, in build order, and what later
     sections need of earlier ones (the terrain root and its heights, for the scatter)."""
+
     roots: list = field(default_factory=list)
     terrain: object = None
     heights: dict = field(default_factory=dict)
@@ -64,6 +74,7 @@ def build_world(recipe, *, scene, progress=None):
 
 # --------------------------------------------------------------------------- files
 
+
 def _terrains(objects):
     return [o for o in objects if is_terrain(o)]
 
@@ -72,8 +83,9 @@ def _scatters(objects):
     return [o for root in objects for o in [root, *root.children_recursive] if is_scatter(o)]
 
 
-def export_paths(spec, folder, name, *, terrains=1, scatters=True, trees=False, relief_file=RELIEF_FILE,
-                 render_file=RENDER_FILE):
+def export_paths(
+    spec, folder, name, *, terrains=1, scatters=True, trees=False, relief_file=RELIEF_FILE, render_file=RENDER_FILE
+):
     """Every file :func:`write_exports` may write for ``spec`` (an :class:`core.recipe.ExportSpec`)
     into ``folder`` with base name ``name`` (FBX/GLB per object are named after the objects)."""
     paths = []
@@ -96,8 +108,9 @@ def _relief(heights, spec, path):
     n = values.shape[0]
     if n < PREVIEW_SIDE:  # small maps are resampled so the picture is worth looking at
         values, cell = core_unity.resample_square(values, side=PREVIEW_SIDE), cell * (n - 1) / (PREVIEW_SIDE - 1)
-    image = core_preview.shaded_relief(values, cell_size=cell, height=heights.height, sea_level=spec.sea_level,
-                                       palette=spec.palette)
+    image = core_preview.shaded_relief(
+        values, cell_size=cell, height=heights.height, sea_level=spec.sea_level, palette=spec.palette
+    )
     core_unity.write_bytes_atomic(path, core_preview.png_bytes(image))
     return path
 
@@ -110,12 +123,15 @@ def write_unity_heightmap(heights, spec, folder, name, *, blender_centre=(0.0, 0
     with the mesh.  ``spec`` is the terrain's :class:`core.terrain.TerrainSpec`.
     """
     n = heights.values.shape[0]
-    sides = [s for s in core_unity.UNITY_HEIGHTMAP_RESOLUTIONS if s >= n] or [max(core_unity.UNITY_HEIGHTMAP_RESOLUTIONS)]
-    side = sides[0]
+    side = min(
+        (s for s in core_unity.UNITY_HEIGHTMAP_RESOLUTIONS if s >= n),
+        default=max(core_unity.UNITY_HEIGHTMAP_RESOLUTIONS),
+    )
     values = heights.values if side == n else core_unity.resample_square(heights.values, side=side)
     raw_path = os.path.join(folder, f"{name}_heightmap.raw")
-    core_unity.write_bytes_atomic(raw_path, core_unity.heightmap_raw16(core_unity.unity_heights(values),
-                                                                       byte_order="little"))
+    core_unity.write_bytes_atomic(
+        raw_path, core_unity.heightmap_raw16(core_unity.unity_heights(values), byte_order="little")
+    )
     settings = {
         "file": os.path.basename(raw_path),
         "depth": "Bit16",
@@ -127,7 +143,7 @@ def write_unity_heightmap(heights, spec, folder, name, *, blender_centre=(0.0, 0
         "terrain_position": core_unity.unity_terrain_position(spec.size, blender_centre=blender_centre).tolist(),
         "resampled_from": None if side == n else n,
         "note": "Terrain Settings > Import Raw with these values; put the Terrain at terrain_position "
-                "(world space) and it lines up with the FBX mesh.",
+        "(world space) and it lines up with the FBX mesh.",
     }
     json_path = os.path.join(folder, f"{name}_heightmap.json")
     core_unity.write_bytes_atomic(json_path, (json.dumps(settings, indent=2) + "\n").encode())
@@ -141,8 +157,9 @@ def _heights_of(root, known):
     return core_terrain.terrain_heights(recipe.terrain, seed=recipe.world.seed)
 
 
-def write_exports(objects, folder, name, spec, *, scene=None, heights=None, relief_file=RELIEF_FILE,
-                  render_file=RENDER_FILE):
+def write_exports(
+    objects, folder, name, spec, *, scene=None, heights=None, relief_file=RELIEF_FILE, render_file=RENDER_FILE
+):
     """Write ``objects`` (with their children) as the files ``spec`` asks for; returns the paths written.
 
     ``spec`` is an :class:`core.recipe.ExportSpec`: FBX / glTF binary (one
@@ -158,8 +175,9 @@ def write_exports(objects, folder, name, spec, *, scene=None, heights=None, reli
     written = []
     formats = tuple(f for f in ("fbx", "glb") if getattr(spec, f))
     if formats:
-        written += export.export_unity(objects, os.path.join(folder, f"{name}.fbx"), formats=formats,
-                                       per_object=spec.per_object)
+        written += export.export_unity(
+            objects, os.path.join(folder, f"{name}.fbx"), formats=formats, per_object=spec.per_object
+        )
     scatters = _scatters(objects)
     if spec.placements and scatters:
         written.append(placements.write_placement_file(scatters, os.path.join(folder, f"{name}_placements.json")))
@@ -169,8 +187,13 @@ def write_exports(objects, folder, name, spec, *, scene=None, heights=None, reli
             written.append(_relief(_heights_of(root, heights), terrain_spec, os.path.join(folder, relief_file)))
         if spec.heightmap_raw:
             stem = name if len(terrains) == 1 else f"{name}_{i}"
-            written += write_unity_heightmap(_heights_of(root, heights), terrain_spec, folder, stem,
-                                             blender_centre=tuple(root.matrix_world.translation))
+            written += write_unity_heightmap(
+                _heights_of(root, heights),
+                terrain_spec,
+                folder,
+                stem,
+                blender_centre=tuple(root.matrix_world.translation),
+            )
     if spec.render and objects:
         scene = scene or bpy.context.scene
         path = os.path.join(folder, render_file)

@@ -1,4 +1,5 @@
 """Real Blender (the bpy 5.0.1 module): register the add-on once, reset the scene per test."""
+
 import importlib
 
 import bpy
@@ -24,7 +25,9 @@ def empty_scene(addon):
 @pytest.fixture
 def small_recipe():
     from worldseed.core import recipe
-    return recipe.loads("""
+
+    return recipe.loads(
+        """
 [world]
 name = "Tile"
 seed = 11
@@ -34,4 +37,6 @@ size = 64.0
 height = 10.0
 scale = 40.0
 octaves = 4
-""", source="test recipe")
+""",
+        source="test recipe",
+    )

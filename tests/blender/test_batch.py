@@ -1,4 +1,5 @@
 """The headless entry, run as a user would: a separate process on a recipe file."""
+
 import os
 import subprocess
 import sys
@@ -45,8 +46,15 @@ def batch_out(tmp_path_factory):
 def test_batch_writes_every_file(batch_out):
     out, proc = batch_out
     files = set(os.listdir(out))
-    assert files - {"preview.png"} == {"relief.png", "recipe.toml", "world.blend", "world.fbx", "world.glb",
-                                       "world_heightmap.json", "world_heightmap.raw"}
+    assert files - {"preview.png"} == {
+        "relief.png",
+        "recipe.toml",
+        "world.blend",
+        "world.fbx",
+        "world.glb",
+        "world_heightmap.json",
+        "world_heightmap.raw",
+    }
     # the 3-D render needs OpenGL; without it the run warns and relief.png is the preview
     assert "preview.png" in files or "relief.png is the preview" in proc.stderr
     for name in files & {"relief.png", "preview.png"}:
@@ -58,6 +66,7 @@ def test_batch_writes_every_file(batch_out):
 
 def test_batch_blend_opens_with_the_terrain(batch_out):
     import bpy
+
     out, _ = batch_out
     bpy.ops.wm.open_mainfile(filepath=str(out / "world.blend"))
     names = sorted(o.name for o in bpy.data.objects)
@@ -68,13 +77,14 @@ def test_batch_blend_opens_with_the_terrain(batch_out):
 def test_batch_output_matches_the_ui_build(batch_out):
     """The FBX from the batch run holds the same meshes the operator builds from the same recipe."""
     import bpy
+
     from worldseed.core import recipe as core_recipe
     from worldseed.operators.bridge import terrain as build
+
     out, _ = batch_out
     recipe = core_recipe.load(out / "recipe.toml")
     bpy.ops.wm.read_homefile(use_empty=True)
-    bpy.ops.import_scene.fbx(filepath=str(out / "world.fbx"), axis_forward="-Z", axis_up="Y",
-                             bake_space_transform=True)
+    bpy.ops.import_scene.fbx(filepath=str(out / "world.fbx"), axis_forward="-Z", axis_up="Y", bake_space_transform=True)
     imported = {o.name: len(o.data.vertices) for o in bpy.data.objects if o.type == "MESH"}
     assert imported == {"BatchTile_LOD0": 65 * 65, "BatchTile_LOD1": 33 * 33}
     z_imported = np.array(sorted(v.co.z for v in bpy.data.objects["BatchTile_LOD0"].data.vertices))
@@ -100,8 +110,7 @@ PRESETS = sorted(p for p in os.listdir(os.path.join(ROOT, "presets", "terrain"))
 def test_every_builtin_preset_builds_headless(tmp_path, preset):
     """The presets are recipes too; each builds (with the default single LOD) and exports."""
     recipe = tmp_path / "r.toml"
-    recipe.write_text(open(os.path.join(ROOT, "presets", "terrain", preset)).read()
-                      + "resolution = 65\n")
+    recipe.write_text(open(os.path.join(ROOT, "presets", "terrain", preset)).read() + "resolution = 65\n")
     proc = run("--recipe", str(recipe), "--out", str(tmp_path / "out"))
     assert proc.returncode == 0, proc.stderr
     assert {"world.fbx", "world.blend", "relief.png"} <= set(os.listdir(tmp_path / "out"))
@@ -117,15 +126,18 @@ def test_malformed_recipe_names_the_key(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
-@pytest.mark.parametrize("text, words", [
-    ("[terrain\nresolution = 3", "not valid TOML"),
-    ("[terrain]\nresolutoin = 65\n", "resolutoin"),
-    ("[terrain]\nresolution = 100000\n", "terrain.resolution"),
-    ("[terrain]\nheight = nan\n", "terrain.height"),
-    ("[terrain]\nbasis = \"value\"\n", "terrain.basis"),
-    ("[world]\nseed = -1\n", "world.seed"),
-    ("[terrain]\nscale = \"big\"\n", "terrain.scale"),
-])
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("[terrain\nresolution = 3", "not valid TOML"),
+        ("[terrain]\nresolutoin = 65\n", "resolutoin"),
+        ("[terrain]\nresolution = 100000\n", "terrain.resolution"),
+        ("[terrain]\nheight = nan\n", "terrain.height"),
+        ('[terrain]\nbasis = "value"\n', "terrain.basis"),
+        ("[world]\nseed = -1\n", "world.seed"),
+        ('[terrain]\nscale = "big"\n', "terrain.scale"),
+    ],
+)
 def test_bad_recipes_exit_2_with_one_clear_line(tmp_path, text, words):
     bad = tmp_path / "bad.toml"
     bad.write_text(text)
@@ -177,8 +189,11 @@ def test_unity_terrain_from_the_raw_lines_up_with_the_fbx_mesh(batch_out):
     Terrain at P has sample [row, col] (file order, Flip Vertically off) at P + (col, h, row) * cell.
     """
     import json
+
     from io_scene_fbx import parse_fbx
+
     from worldseed.core import unity
+
     out, _ = batch_out
     settings = json.loads((out / "world_heightmap.json").read_text())
     side = settings["width"]

@@ -1,4 +1,5 @@
 """FBX for Unity: read back with Blender's own FBX parser and importer."""
+
 import os
 import subprocess
 import sys
@@ -124,7 +125,7 @@ def test_failed_export_keeps_the_earlier_file(tmp_path):
     target.write_bytes(b"previous export")
     script = textwrap.dedent(f"""
         import resource, signal, sys
-        sys.path.insert(0, {os.path.join(ROOT, 'tests')!r})
+        sys.path.insert(0, {os.path.join(ROOT, "tests")!r})
         import conftest  # makes `worldseed` importable
         import bpy, importlib
         importlib.import_module("worldseed.addon").register()
@@ -148,6 +149,7 @@ def test_failed_export_keeps_the_earlier_file(tmp_path):
 
 def test_fbx_bytes_are_reproducible_and_the_exporter_is_restored(empty_scene, tmp_path):
     from io_scene_fbx import export_fbx_bin, fbx_utils
+
     bpy.ops.worldseed.terrain_add(resolution=9, lods=2)
     a, b = str(tmp_path / "a.fbx"), str(tmp_path / "b.fbx")
     bpy.ops.worldseed.export_unity(filepath=a)

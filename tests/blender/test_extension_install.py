@@ -1,4 +1,5 @@
 """Build the extension zip with Blender's tool, install it in a fresh Blender, use it."""
+
 import os
 import subprocess
 import sys
@@ -12,8 +13,13 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 @pytest.fixture(scope="module")
 def extension_zip(tmp_path_factory):
     out = tmp_path_factory.mktemp("dist")
-    proc = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "build_extension.py"), "--out", str(out)],
-                          capture_output=True, text=True, timeout=300, cwd=ROOT)
+    proc = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "tools", "build_extension.py"), "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     zips = [p for p in os.listdir(out) if p.endswith(".zip")]
     assert len(zips) == 1 and zips[0].startswith("worldseed-")
@@ -22,13 +28,27 @@ def extension_zip(tmp_path_factory):
 
 def test_zip_holds_the_extension_and_nothing_else(extension_zip):
     import zipfile
+
     names = zipfile.ZipFile(extension_zip).namelist()
     assert "blender_manifest.toml" in names and "__init__.py" in names
-    assert {"addon/__init__.py", "operators/bridge/terrain.py", "panels/terrain.py", "core/noise.py",
-            "presets/terrain/island.toml", "presets/trees/abop_1_25_bush.toml", "core/trees/lsystem.py",
-            "panels/trees.py", "worldseed_run.py"} <= set(names)
-    assert not [n for n in names if n.startswith(("tests/", "bench/", "tools/", ".", "dist/", "out/"))
-                or "__pycache__" in n or n.endswith(".pyc")]
+    assert {
+        "addon/__init__.py",
+        "operators/bridge/terrain.py",
+        "panels/terrain.py",
+        "core/noise.py",
+        "presets/terrain/island.toml",
+        "presets/trees/abop_1_25_bush.toml",
+        "core/trees/lsystem.py",
+        "panels/trees.py",
+        "worldseed_run.py",
+    } <= set(names)
+    assert not [
+        n
+        for n in names
+        if n.startswith(("tests/", "bench/", "tools/", ".", "dist/", "out/"))
+        or "__pycache__" in n
+        or n.endswith(".pyc")
+    ]
 
 
 def test_installed_extension_runs_like_a_users(extension_zip, tmp_path):
@@ -57,8 +77,9 @@ def test_installed_extension_runs_like_a_users(extension_zip, tmp_path):
         bpy.ops.worldseed.export_unity(filepath={str(tmp_path / "ext.fbx")!r})
     """)
     env = dict(os.environ, BLENDER_USER_RESOURCES=str(tmp_path / "user"))
-    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, env=env,
-                          cwd=str(tmp_path))
+    proc = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=300, env=env, cwd=str(tmp_path)
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "OBJECT World 1089" in proc.stdout
     assert "PREFS 600000" in proc.stdout

@@ -4,6 +4,7 @@ Background Blender delivers no events, so a small test operator that shares
 the terrain operators' modal machinery (``ModalBuild``) feeds it TIMER and
 ESC events by hand, inside a real operator call with a real window manager.
 """
+
 import types
 
 import bpy

@@ -6,6 +6,7 @@ every ``operator``/``menu`` a registered one, every operator property set by
 the panel must exist. This catches the usual panel bugs (renamed properties,
 typos in idnames) in each state the panel can be in.
 """
+
 import types
 
 import bpy
@@ -110,6 +111,7 @@ def test_noise_panel_shows_every_noise_parameter(addon, empty_scene):
 
 def test_every_terrain_setting_is_on_some_panel(addon, empty_scene):
     from worldseed.operators import terrain as properties
+
     bpy.ops.worldseed.terrain_add(resolution=9)
     shown = set()
     for cls in _panels(addon):
@@ -133,6 +135,7 @@ def test_tree_panel_shows_rule_errors_in_red(addon, empty_scene):
 
 def test_every_tree_setting_is_on_some_panel(addon, empty_scene):
     from worldseed.operators import trees as tree_properties
+
     shown = set()
     for cls in _panels(addon):
         shown |= {name for kind, name in draw(cls) if kind == "prop"}

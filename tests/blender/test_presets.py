@@ -1,9 +1,9 @@
 """Presets: built in and the user's own, applied to the sidebar settings."""
+
 import bpy
 import pytest
 
-from worldseed.operators.bridge import presets
-from worldseed.operators.bridge import curve
+from worldseed.operators.bridge import curve, presets
 
 
 @pytest.fixture
@@ -59,6 +59,7 @@ def test_apply_with_auto_update_rebuilds_the_active_terrain(empty_scene):
     settings.auto_update = True
     bpy.ops.worldseed.terrain_preset_apply(preset="Canyon Terraces")
     from worldseed.core import recipe
+
     stored = recipe.loads(bpy.context.active_object["worldseed_recipe"])
     assert stored.terrain.terraces == 7 and stored.terrain.resolution == 9
 

@@ -1,15 +1,24 @@
 """Registration: clean register/unregister, twice, leaving nothing behind."""
+
 import bpy
 import pytest
 
-OPERATORS = ("terrain_add", "terrain_update", "terrain_reseed", "terrain_load_settings",
-             "terrain_preset_apply", "terrain_preset_save", "terrain_preset_remove",
-             "height_curve_add", "height_curve_reset", "export_unity")
+OPERATORS = (
+    "terrain_add",
+    "terrain_update",
+    "terrain_reseed",
+    "terrain_load_settings",
+    "terrain_preset_apply",
+    "terrain_preset_save",
+    "terrain_preset_remove",
+    "height_curve_add",
+    "height_curve_reset",
+    "export_unity",
+)
 
 
 def _registered(addon):
-    return [cls for cls in addon.all_classes() if getattr(bpy.types, cls.__name__, None) is cls
-            or cls.is_registered]
+    return [cls for cls in addon.all_classes() if getattr(bpy.types, cls.__name__, None) is cls or cls.is_registered]
 
 
 def test_register_unregister_twice(addon):
@@ -35,6 +44,7 @@ def test_sidebar_panels_are_in_the_worldseed_tab(addon):
 def test_settings_ranges_come_from_core(addon):
     from worldseed.core import heightmap, noise
     from worldseed.core.terrain import spec as core_terrain_spec
+
     rna = bpy.context.scene.worldseed.terrain.bl_rna.properties
     assert (rna["octaves"].hard_min, rna["octaves"].hard_max) == noise.OCTAVES
     assert (rna["terraces"].hard_min, rna["terraces"].hard_max) == heightmap.TERRACES
@@ -52,6 +62,7 @@ def test_every_setting_is_generated_from_its_family_limits_table(addon):
     """Each family's property group holds every shown field of its core limits table, with that range,
     label and description: the range is written once, in core."""
     from worldseed.core import recipe
+
     groups = _property_groups(bpy.context.scene)
     checked = 0
     for section in recipe.SECTIONS:
@@ -76,10 +87,16 @@ def test_the_recipe_registry_drives_registration_and_the_sidebar_order(addon):
     """Families are found by their recipe section's name: one pointer each under scene.worldseed, and the
     sidebar's top-level panels in the order of core.recipe.SECTIONS."""
     from worldseed.core import recipe
+
     settings = bpy.context.scene.worldseed
-    assert [k for k in recipe.SECTION_KEYS if k in settings.bl_rna.properties] == ["terrain", "trees", "scatter",
-                                                                                      "export"]
-    panels = [cls for cls in addon.all_classes() if issubclass(cls, bpy.types.Panel) and not getattr(
-        cls, "bl_parent_id", "")]
+    assert [k for k in recipe.SECTION_KEYS if k in settings.bl_rna.properties] == [
+        "terrain",
+        "trees",
+        "scatter",
+        "export",
+    ]
+    panels = [
+        cls for cls in addon.all_classes() if issubclass(cls, bpy.types.Panel) and not getattr(cls, "bl_parent_id", "")
+    ]
     ordered = [p.bl_label for p in sorted(panels, key=lambda p: p.bl_order)]
     assert ordered == ["Terrain", "Trees", "Scatter", "Export"]

@@ -1,24 +1,25 @@
 """Scatter Props on real Blender: instances, rules, re-scatter, Make Real, undo, FBX and the placement file."""
+
 import json
 import re
 
 import bpy
 import numpy as np
 import pytest
-from io_scene_fbx import parse_fbx
 
 from worldseed.core import unity as core_unity
-from worldseed.operators.bridge import export
+from worldseed.operators.bridge import export, query
 from worldseed.operators.bridge import placements as scatter_export
 from worldseed.operators.bridge import scatter as scatter_build
 from worldseed.operators.bridge.terrain import terrain_heights_of
 
-from .test_export import _children, _props70, read_fbx
+from .test_export import read_fbx
 
 
 def _terrain(name="Land", resolution=65, size=200.0, height=30.0, sea_level=0.15):
-    bpy.ops.worldseed.terrain_add(resolution=resolution, size=size, height=height, name=name, sea_level=sea_level,
-                                  octaves=4, scale=120.0)
+    bpy.ops.worldseed.terrain_add(
+        resolution=resolution, size=size, height=height, name=name, sea_level=sea_level, octaves=4, scale=120.0
+    )
     return bpy.context.active_object
 
 
@@ -44,12 +45,15 @@ def scattered(empty_scene):
 
 def test_scatter_makes_one_instancing_object_on_the_terrain(scattered):
     root, obj = scattered
-    assert scatter_build.is_scatter(obj) and obj.parent == root
+    assert query.is_scatter(obj) and obj.parent == root
     n = len(obj.data.vertices)
     assert n > 50
     depsgraph = bpy.context.evaluated_depsgraph_get()
-    meshes = [i.object.data.original.name for i in depsgraph.object_instances
-              if i.is_instance and i.parent and i.parent.original == obj]  # instance structs are transient
+    meshes = [
+        i.object.data.original.name
+        for i in depsgraph.object_instances
+        if i.is_instance and i.parent and i.parent.original == obj
+    ]  # instance structs are transient
     assert len(meshes) == n
     # instances share data: a handful of prop meshes, not one per instance
     assert len(set(meshes)) <= 4
@@ -75,6 +79,7 @@ def test_props_stand_on_the_terrain_and_obey_the_rules(scattered):
     obj.data.attributes["ws_layer"].data.foreach_get("value", layer)
     heights, size, sea_m = terrain_heights_of(root)
     from worldseed.core import scatter as core_scatter
+
     ground = core_scatter.sample_heights(heights, pos[:, :2].astype(np.float64), size=size)
     sink = np.where(layer == 1, 0.15, 0.1)  # the suggested sinks of rocks and trees
     np.testing.assert_allclose(pos[:, 2], ground - sink * scale, atol=1e-3)
@@ -100,7 +105,7 @@ def test_update_rescatters_in_place_and_seed_changes_positions(scattered):
     bpy.ops.worldseed.scatter_update()
     after = scatter_build.read_points(obj)[0]
     assert after.shape != before.shape or not np.array_equal(after, before)
-    assert len([o for o in root.children if scatter_build.is_scatter(o)]) == 1
+    assert len([o for o in root.children if query.is_scatter(o)]) == 1
 
 
 def test_undo_removes_the_scatter(empty_scene):
@@ -111,9 +116,9 @@ def test_undo_removes_the_scatter(empty_scene):
     bpy.ops.ed.undo_push(message="before")
     bpy.ops.worldseed.scatter_add()
     bpy.ops.ed.undo_push(message="Scatter Props")
-    assert any(scatter_build.is_scatter(o) for o in bpy.data.objects)
+    assert any(query.is_scatter(o) for o in bpy.data.objects)
     bpy.ops.ed.undo()
-    assert not any(scatter_build.is_scatter(o) for o in bpy.data.objects)
+    assert not any(query.is_scatter(o) for o in bpy.data.objects)
 
 
 def test_no_layers_or_no_terrain_is_a_clear_error(empty_scene):
@@ -132,14 +137,17 @@ def test_make_real_makes_linked_duplicates(scattered):
     assert bpy.ops.worldseed.scatter_make_real() == {"FINISHED"}
     coll = next(c for c in bpy.data.collections if c.name.endswith("Objects"))
     tops = [o for o in coll.objects if o.parent is None]
-    assert len(tops) == n and not any(scatter_build.is_scatter(o) for o in bpy.data.objects)
+    assert len(tops) == n and not any(query.is_scatter(o) for o in bpy.data.objects)
     rocks = [o for o in tops if o.name.startswith("Rock_P")]
     assert rocks and all(o.data.users > 2 for o in rocks)  # shared meshes
     shrub = next(o for o in tops if o.name.startswith("Plant_B"))
-    assert sorted(c.name[len(shrub.name):] for c in shrub.children) == ["_LOD0", "_LOD1", "_LOD2"]
+    assert sorted(c.name[len(shrub.name) :] for c in shrub.children) == ["_LOD0", "_LOD1", "_LOD2"]
     world = root.matrix_world
-    assert np.allclose(sorted(np.asarray(o.matrix_world.translation)[0] for o in tops),
-                       sorted((np.asarray(world) @ np.c_[pos, np.ones(n)].T).T[:, 0]), atol=1e-4)
+    assert np.allclose(
+        sorted(np.asarray(o.matrix_world.translation)[0] for o in tops),
+        sorted((np.asarray(world) @ np.c_[pos, np.ones(n)].T).T[:, 0]),
+        atol=1e-4,
+    )
 
 
 def test_fbx_and_placement_file_agree(scattered, tmp_path):
@@ -149,7 +157,7 @@ def test_fbx_and_placement_file_agree(scattered, tmp_path):
     n = len(obj.data.vertices)
     fbx = str(tmp_path / "world.fbx")
     export.export_unity([root], fbx)
-    assert scatter_build.is_scatter(bpy.data.objects[obj.name]) and obj.parent == root  # restored
+    assert query.is_scatter(bpy.data.objects[obj.name]) and obj.parent == root  # restored
     assert not [o for o in bpy.data.objects if re.search(r"_\d{5}", o.name)]  # the temporary objects are gone
     settings, models, _ = read_fbx(fbx)
     placements = json.loads(open(scatter_export.write_placement_file([obj], str(tmp_path / "p.json"))).read())
@@ -164,21 +172,24 @@ def test_fbx_and_placement_file_agree(scattered, tmp_path):
         np.testing.assert_allclose(unity, rec["position"], atol=2e-3)
         q = np.asarray(imported.matrix_world.to_quaternion())  # (w, x, y, z), Blender
         from worldseed.core import placement
+
         expect = np.asarray(rec["rotation"])
         got = placement.unity_rotation(q[None])[0]
         assert np.allclose(got, expect, atol=2e-3) or np.allclose(got, -expect, atol=2e-3)
         assert imported.matrix_world.to_scale()[0] == pytest.approx(rec["scale"], abs=1e-3)
     trees = data["terrain_trees"]
-    assert trees["prototypes"] == ["Plant_B_P01", "Plant_B_P02"][:len(trees["prototypes"])]
+    assert trees["prototypes"] == ["Plant_B_P01", "Plant_B_P02"][: len(trees["prototypes"])]
     tpos = np.array([t["position"] for t in trees["instances"]])
     assert len(tpos) and np.all((tpos >= -1e-6) & (tpos <= 1 + 1e-6))
     assert data["terrain"]["position"] == pytest.approx(
-        core_unity.unity_terrain_position(200.0, blender_centre=(30.0, -12.0, 4.0)).tolist())
+        core_unity.unity_terrain_position(200.0, blender_centre=(30.0, -12.0, 4.0)).tolist()
+    )
     assert settings["UpAxis"] == [1]
 
 
 def test_scatter_panel_settings_in_a_recipe_run(tmp_path):
     from .test_batch import run
+
     recipe = tmp_path / "r.toml"
     recipe.write_text("""
 [world]
@@ -217,7 +228,7 @@ def test_auto_update_rescatters_when_a_layer_changes(scattered):
     settings.layers[1].radius = 12.0  # auto update off: nothing happens
     assert len(obj.data.vertices) == n
     settings.auto_update = True
-    settings.layers[1].radius = 3.0   # background Blender re-scatters at once
+    settings.layers[1].radius = 3.0  # background Blender re-scatters at once
     assert len(obj.data.vertices) > n
     settings.layers[1].height_range = (500.0, 400.0)  # low above high: refused, reported in the panel
     assert "height_range" in settings.last_error
@@ -229,7 +240,7 @@ def test_artist_objects_and_collections_as_props_and_the_export_operator(empty_s
     cube = bpy.context.active_object
     coll = bpy.data.collections.new("MyRocks")
     bpy.context.scene.collection.children.link(coll)
-    for i in range(2):
+    for _i in range(2):
         bpy.ops.mesh.primitive_ico_sphere_add(radius=0.5)
         ball = bpy.context.active_object
         for c in ball.users_collection:

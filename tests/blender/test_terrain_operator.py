@@ -1,4 +1,5 @@
 """Add Terrain and friends on real Blender: meshes, undo, redo, in-place rebuild, errors."""
+
 import bpy
 import numpy as np
 import pytest
@@ -177,14 +178,16 @@ def test_out_of_range_property_is_refused_by_name(empty_scene):
 
 def test_failed_build_removes_what_it_created(empty_scene, small_recipe):
     from worldseed.operators.bridge import terrain as build
+
     steps = build.terrain_steps(small_recipe, collection=bpy.context.scene.collection)
     next(steps)
     steps.close()  # what Esc does in the modal operator
     assert len(bpy.data.objects) == 0 and len(bpy.data.meshes) == 0
     # a build that dies half way (after its meshes exist) cleans up too
-    steps = build.terrain_steps(core_recipe.replace(small_recipe, terrain_lods=2),
-                                collection=bpy.context.scene.collection)
-    for done, total, label in steps:
+    steps = build.terrain_steps(
+        core_recipe.replace(small_recipe, terrain_lods=2), collection=bpy.context.scene.collection
+    )
+    for _done, _total, label in steps:
         if label == "topology LOD1":
             break
     assert len(bpy.data.meshes) == 2
@@ -194,15 +197,18 @@ def test_failed_build_removes_what_it_created(empty_scene, small_recipe):
 
 def test_progress_reaches_the_total(empty_scene, small_recipe):
     from worldseed.operators.bridge import terrain as build
+
     seen = []
-    build.build_terrain(small_recipe, collection=bpy.context.scene.collection,
-                        progress=lambda d, t, label: seen.append((d, t, label)))
+    build.build_terrain(
+        small_recipe, collection=bpy.context.scene.collection, progress=lambda d, t, label: seen.append((d, t, label))
+    )
     assert seen[-1][0] == seen[-1][1] and [d for d, _, _ in seen] == sorted(d for d, _, _ in seen)
     assert {"topology LOD0", "noise", "mesh LOD0", "done"} <= {label for _, _, label in seen}
 
 
 def test_height_curve_widget_travels_into_the_recipe(empty_scene):
     from worldseed.operators.bridge import curve
+
     settings = bpy.context.scene.worldseed.terrain
     bpy.ops.worldseed.height_curve_add()
     curve.set_curve_points(settings, ((0.0, 0.0), (0.5, 0.1), (1.0, 1.0)))
@@ -240,6 +246,7 @@ def test_new_meshes_are_smooth_shaded(empty_scene):
 def test_indexed_mesh_loads_as_a_valid_triangle_mesh(empty_scene):
     from worldseed.core import mesh as core_mesh
     from worldseed.operators.bridge import mesh
+
     y, x = np.mgrid[0:12, 0:9]
     heights = (0.5 + 0.25 * np.sin(x / 3.0) * np.cos(y / 4.0)).astype(np.float32)
     indexed = core_mesh.grid_mesh(heights, cell_size=0.5, height_scale=3.0)
@@ -292,8 +299,7 @@ def test_update_keeps_the_artists_material_properties_and_name(empty_scene):
 
 def test_tile_normals_join_across_the_shared_edge(empty_scene):
     bpy.ops.worldseed.terrain_add(resolution=17, size=64.0, normalize="fixed", name="A", octaves=5)
-    bpy.ops.worldseed.terrain_add(resolution=17, size=64.0, normalize="fixed", offset=(64.0, 0.0), name="B",
-                                  octaves=5)
+    bpy.ops.worldseed.terrain_add(resolution=17, size=64.0, normalize="fixed", offset=(64.0, 0.0), name="B", octaves=5)
 
     def vertex_normals(obj):
         me = obj.data
@@ -301,8 +307,10 @@ def test_tile_normals_join_across_the_shared_edge(empty_scene):
         v = np.empty(len(me.vertices) * 3, np.float32)
         me.vertex_normals.foreach_get("vector", v)
         return v.reshape(17, 17, 3)
-    np.testing.assert_allclose(vertex_normals(bpy.data.objects["A"])[:, -1],
-                               vertex_normals(bpy.data.objects["B"])[:, 0], atol=1e-6)
+
+    np.testing.assert_allclose(
+        vertex_normals(bpy.data.objects["A"])[:, -1], vertex_normals(bpy.data.objects["B"])[:, 0], atol=1e-6
+    )
     bpy.ops.worldseed.terrain_add(resolution=9, name="C")  # stretched tiles keep Blender's own normals
     assert not bpy.data.objects["C"].data.has_custom_normals
 

@@ -1,4 +1,5 @@
 """Add Tree, Grow Forest and tree export on real Blender: LOD objects, materials, undo, errors, FBX."""
+
 import os
 
 import bpy
@@ -6,7 +7,7 @@ import numpy as np
 import pytest
 
 from worldseed.core import trees as core_tree
-from worldseed.operators.bridge import export
+from worldseed.operators.bridge import export, query
 from worldseed.operators.bridge import trees as tree_build
 
 from .test_export import read_fbx
@@ -29,7 +30,7 @@ def _lods(root):
 def test_add_tree_makes_a_parent_with_named_lods(empty_scene):
     assert bpy.ops.worldseed.tree_add(species="abop_1_24a", iterations=4, name="Fern") == {"FINISHED"}
     root = bpy.context.active_object
-    assert root.name == "Fern" and root.type == "EMPTY" and tree_build.is_tree(root)
+    assert root.name == "Fern" and root.type == "EMPTY" and query.is_tree(root)
     lods = _lods(root)
     assert [o.name for o in lods] == ["Fern_LOD0", "Fern_LOD1", "Fern_LOD2"]
     assert all(o.type == "MESH" and o.parent == root for o in lods)
@@ -66,8 +67,9 @@ def test_explicit_properties_win_over_the_species(empty_scene):
 def test_same_seed_same_tree_other_seed_other_tree(empty_scene):
     for seed in (5, 5, 6):
         bpy.ops.worldseed.tree_add(species="abop_1_27_stochastic", iterations=4, seed=seed)
-    a, b, c = (_positions(_lods(r)[0]) for r in sorted(
-        (o for o in bpy.data.objects if tree_build.is_tree(o)), key=lambda o: o.name))
+    a, b, c = (
+        _positions(_lods(r)[0]) for r in sorted((o for o in bpy.data.objects if query.is_tree(o)), key=lambda o: o.name)
+    )
     np.testing.assert_array_equal(a, b)
     assert a.shape != c.shape or not np.array_equal(a, c)
 
@@ -127,7 +129,7 @@ def test_grow_forest_makes_variants_in_a_collection(empty_scene):
     settings.seed = 10
     assert bpy.ops.worldseed.forest_add(from_settings=True) == {"FINISHED"}
     forest = bpy.data.collections["Forest"]
-    roots = sorted((o for o in forest.objects if tree_build.is_tree(o)), key=lambda o: o.name)
+    roots = sorted((o for o in forest.objects if query.is_tree(o)), key=lambda o: o.name)
     assert [r.name for r in roots] == ["Plant_Stochastic_V01", "Plant_Stochastic_V02", "Plant_Stochastic_V03"]
     assert [tree_build.stored_spec(r).seed for r in roots] == [10, 11, 12]
     assert len({r.location.x for r in roots}) == 3  # side by side, not on top of each other
@@ -137,7 +139,7 @@ def test_grow_forest_makes_variants_in_a_collection(empty_scene):
 
 def test_forest_of_several_species(empty_scene):
     assert bpy.ops.worldseed.forest_add(species="abop_1_24a, abop_1_24b", variants=2) == {"FINISHED"}
-    roots = [o for o in bpy.data.collections["Forest"].objects if tree_build.is_tree(o)]
+    roots = [o for o in bpy.data.collections["Forest"].objects if query.is_tree(o)]
     assert sorted(r.name for r in roots) == ["Plant_A_V01", "Plant_A_V02", "Plant_B_V01", "Plant_B_V02"]
     with pytest.raises(RuntimeError, match="not found"):
         bpy.ops.worldseed.forest_add(species="oakk")
@@ -190,6 +192,7 @@ render = true
 
 def test_batch_grows_recipe_trees_one_fbx_per_tree(tmp_path):
     from .test_batch import run
+
     recipe_path = tmp_path / "grove.toml"
     recipe_path.write_text(TREES_ONLY)
     out = tmp_path / "out"
@@ -205,8 +208,9 @@ def test_batch_grows_recipe_trees_one_fbx_per_tree(tmp_path):
     # the batch grows the same bytes as core with the same spec and seed
     bpy.ops.wm.open_mainfile(filepath=str(out / "world.blend"))
     shrub = bpy.data.objects["Shrub_V02_LOD0"]
-    spec = core_tree.from_dict({"species": "abop_1_25_bush", "name": "Shrub", "iterations": 4, "variants": 2,
-                                "seed": 7})
+    spec = core_tree.from_dict(
+        {"species": "abop_1_25_bush", "name": "Shrub", "iterations": 4, "variants": 2, "seed": 7}
+    )
     np.testing.assert_array_equal(_positions(shrub), core_tree.grow_tree(spec, seed=8).lods[0].vertices)
     assert tree_build.stored_spec(bpy.data.objects["Shrub_V02"]).seed == 8
 
@@ -220,8 +224,13 @@ def test_redo_panel_species_change_loads_that_species(empty_scene):
     bpy.ops.worldseed.tree_add(species="abop_1_24e", loaded_species="abop_1_24a", seed=9, **fields)
     spec = tree_build.stored_spec(bpy.context.active_object)
     e = core_tree.species_spec("abop_1_24e")
-    assert (spec.axiom, spec.angle, spec.iterations, spec.name, spec.seed) == (e.axiom, e.angle, e.iterations,
-                                                                              e.name, 9)
+    assert (spec.axiom, spec.angle, spec.iterations, spec.name, spec.seed) == (
+        e.axiom,
+        e.angle,
+        e.iterations,
+        e.name,
+        9,
+    )
     # same species, an edited angle: the edit stays
     bpy.ops.worldseed.tree_add(species="abop_1_24e", loaded_species="abop_1_24e", angle=40.0, iterations=3)
     assert tree_build.stored_spec(bpy.context.active_object).angle == 40.0
