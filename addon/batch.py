@@ -7,6 +7,16 @@ Blender (``blender --background --python worldseed_run.py -- --recipe
 world.toml --out DIR``) or with the ``bpy`` module (``python worldseed_run.py
 --recipe world.toml --out DIR``). Errors print one line naming the problem and
 exit with status 2; nothing already on disk is replaced by a partial file.
+
+The files of a run are written to a hidden staging folder inside the output
+folder and moved into place together once every one is complete (see
+``operators/bridge/world.output_folder``): a full disk or a kill leaves the
+previous build whole.  Two runs into one folder take turns (the second waits
+up to ``--wait`` seconds for the first to finish writing).  Files of the
+fixed set a run may write (``world.fbx``, ``world.glb``, ``relief.png``,
+``preview.png``, ``world_placements.json``, ``world_heightmap.raw/.json``)
+that an earlier run left and this run does not write are removed, and the
+run says so, so the folder always holds one build.
 """
 
 import argparse
@@ -19,7 +29,7 @@ import bpy
 
 from ..core import recipe as core_recipe
 from ..core import unity as core_unity
-from ..core.errors import ParameterError
+from ..core.errors import ParameterError, short
 from ..operators.bridge import world
 from ..operators.bridge.export import ExportError
 
@@ -128,6 +138,13 @@ def parse_args(argv):
     parser.add_argument("--out", required=True, help="output folder (created if missing)")
     parser.add_argument("--name", default="world", help="base name of the output files (default: world)")
     parser.add_argument("--write-recipe", action="store_true", help="also write the recipe used, as recipe.toml")
+    parser.add_argument(
+        "--wait",
+        type=float,
+        default=world.LOCK_WAIT,
+        metavar="SECONDS",
+        help=f"how long to wait for another run writing into the same folder (default: {world.LOCK_WAIT:g})",
+    )
     return parser.parse_args(argv)
 
 
@@ -145,14 +162,14 @@ def _fresh_scene():
 
 
 def _save_blend(path):
-    folder = os.path.dirname(path)
-    tmp = os.path.join(folder, f".{os.path.basename(path)}.tmp.blend")
+    """Save the open scene as a copy at ``path`` (a new name in a staging folder); refuse a short file."""
     try:
-        bpy.ops.wm.save_as_mainfile(filepath=tmp, copy=True, check_existing=False)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
+        result = bpy.ops.wm.save_as_mainfile(filepath=path, copy=True, check_existing=False)
+    except RuntimeError as err:
+        reason = str(err).strip().splitlines()[-1] if str(err).strip() else "no reason given"
+        raise ExportError(f"saving {os.path.basename(path)} failed: {reason}") from None
+    if result != {"FINISHED"} or not os.path.isfile(path) or os.path.getsize(path) == 0:
+        raise ExportError(f"saving {os.path.basename(path)} failed; kept the earlier files")
     return path
 
 
@@ -170,28 +187,68 @@ def output_paths(recipe, out_dir, *, name="world"):
 def check_outputs(recipe, out_dir, *, name="world"):
     """Refuse, before any work, an output folder or file name that cannot be written."""
     if not FILE_NAME.match(name or ""):
-        raise ExportError(f"--name must be 1 to 64 letters, digits, '-' or '_' (no folders), got {name!r}")
+        raise ExportError(f"--name must be 1 to 64 letters, digits, '-' or '_' (no folders), got {short(name)}")
+    if not out_dir or not out_dir.strip():
+        raise ExportError(f"--out must name a folder, got {short(out_dir)} (use --out . for the current folder)")
     if os.path.exists(out_dir) and not os.path.isdir(out_dir):
-        raise ExportError(f"output folder {out_dir!r} is a file, not a folder")
+        raise ExportError(f"output folder {short(out_dir)} is a file, not a folder")
     for path in output_paths(recipe, out_dir, name=name):
         if os.path.isdir(path):
             raise ExportError(f"cannot write {path!r}: a folder of that name is in the way")
 
 
-def build_world(recipe, out_dir, *, name="world", progress=None):
-    """Build ``recipe`` into the current scene and write the files; returns the paths written."""
+def _all_outputs(out_dir, name):
+    """Every file of the fixed set a run named ``name`` may write into ``out_dir``, but the .blend
+    (always written) and recipe.toml (which may be the recipe being read)."""
+    every = core_recipe.ExportSpec(fbx=True, glb=True, heightmap_raw=True, preview=True, render=True, placements=True)
+    paths = set(world.export_paths(every, out_dir, name, terrains=1, scatters=True, trees=True))
+    numbered = re.compile(rf"^{re.escape(name)}_\d+_heightmap\.(?:raw|json)$")
+    paths.update(os.path.join(out_dir, f) for f in os.listdir(out_dir) if numbered.match(f))
+    return paths
+
+
+def remove_stale_outputs(out_dir, name, written):
+    """Remove files of the fixed output set that an earlier run left and this run did not write.
+
+    Only regular files are removed (never a link or a folder); returns the removed paths.
+    """
+    removed = []
+    for path in sorted(_all_outputs(out_dir, name) - set(written)):
+        if os.path.isfile(path) and not os.path.islink(path):
+            os.remove(path)
+            removed.append(path)
+    return removed
+
+
+def build_world(recipe, out_dir, *, name="world", progress=None, write_recipe=False, wait=world.LOCK_WAIT):
+    """Build ``recipe`` into the current scene and write the files; returns ``(written, removed)``.
+
+    Every file is staged and moved into ``out_dir`` together once all are
+    complete; then the files an earlier run left that this run does not
+    write are removed (see :func:`remove_stale_outputs`).
+    """
     check_outputs(recipe, out_dir, name=name)
     try:
         os.makedirs(out_dir, exist_ok=True)
     except OSError as err:
-        raise ExportError(f"output folder {out_dir!r} cannot be created: {err.strerror}") from None
+        raise ExportError(f"output folder {short(out_dir)} cannot be created: {err.strerror}") from None
     if not os.access(out_dir, os.W_OK):
-        raise ExportError(f"output folder {out_dir!r} is not writable")
+        raise ExportError(f"output folder {short(out_dir)} is not writable")
     scene = _fresh_scene()
     built = world.build_world(recipe, scene=scene, progress=progress)
-    written = world.write_exports(built.roots, out_dir, name, recipe.export, scene=scene, heights=built.heights)
-    written.append(_save_blend(os.path.join(out_dir, f"{name}.blend")))
-    return written
+    with world.output_folder(out_dir, wait=wait) as stage:
+        staged = world.write_exports(
+            built.roots, out_dir, name, recipe.export, scene=scene, heights=built.heights, stage=stage
+        )
+        staged.append(_save_blend(os.path.join(stage.path, f"{name}.blend")))
+        if write_recipe:
+            path = os.path.join(stage.path, "recipe.toml")
+            with world.writing(path):
+                core_unity.write_bytes_atomic(path, core_recipe.dumps(recipe).encode())
+            staged.append(path)
+        written = stage.commit(staged)
+        removed = remove_stale_outputs(out_dir, name, written)
+    return written, removed
 
 
 def main(argv=None):
@@ -203,17 +260,31 @@ def main(argv=None):
             if args.recipe
             else core_recipe.loads(DEFAULT_RECIPE, source="embedded demo recipe")
         )
-        out_dir = os.path.abspath(args.out)
-        written = build_world(
-            recipe, out_dir, name=args.name, progress=TerminalProgress(f"worldseed {recipe.world.name}")
+        if not args.out.strip():
+            raise ExportError(f"--out must name a folder, got {short(args.out)} (use --out . for the current folder)")
+        written, removed = build_world(
+            recipe,
+            os.path.abspath(args.out),
+            name=args.name,
+            progress=TerminalProgress(f"worldseed {short(recipe.world.name, limit=40)}"),
+            write_recipe=args.write_recipe,
+            wait=args.wait,
         )
-        if args.write_recipe:
-            path = os.path.join(out_dir, "recipe.toml")
-            core_unity.write_bytes_atomic(path, core_recipe.dumps(recipe).encode())
-            written.append(path)
     except (ParameterError, ExportError, OSError) as err:
-        print(f"worldseed: error: {err}", file=sys.stderr)
+        print(f"worldseed: error: {one_line(err)}", file=sys.stderr)
         return 2
     for path in written:
         print(f"worldseed: wrote {path}")
+    for path in removed:
+        print(f"worldseed: removed {path} (an earlier run's; this run does not write it)")
     return 0
+
+
+#: Longest error line the run prints.
+LINE_LIMIT = 400
+
+
+def one_line(err):
+    """``err``'s message on one line of at most :data:`LINE_LIMIT` characters."""
+    text = " ".join(str(err).split()) or type(err).__name__
+    return text if len(text) <= LINE_LIMIT else f"{text[: LINE_LIMIT - 30]}... ({len(text)} characters)"

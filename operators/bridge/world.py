@@ -7,12 +7,24 @@ the placement file of the scattered props, the shaded-relief map, the
 16-bit RAW heightmap for Unity's Terrain with its import settings, and the
 preview render -- so every file the headless run writes, the sidebar can
 write too, with the same layout and limits.
+
+Writing is all or nothing: :func:`output_folder` locks the folder (one
+writer at a time), removes the temporaries runs that were killed left
+behind, and gives a hidden staging folder inside it; every file is written
+there and :meth:`Staging.commit` moves them all into place only once each is
+complete.  A failure (a full disk, a file-size limit, a kill) leaves every
+earlier file as it was.
 """
 
+import contextlib
 import importlib
 import json
 import os
+import re
+import shutil
 import sys
+import tempfile
+import time
 from dataclasses import dataclass, field
 
 import bpy
@@ -23,7 +35,14 @@ from ...core import terrain as core_terrain
 from ...core import unity as core_unity
 from . import export, placements, render
 from . import terrain as bridge_terrain
+from .export import ExportError
 from .query import is_scatter, is_terrain
+
+try:
+    import fcntl
+except ImportError:  # Windows
+    fcntl = None
+    import msvcrt
 
 __all__ = [
     "World",
@@ -31,6 +50,12 @@ __all__ = [
     "builder",
     "write_exports",
     "export_paths",
+    "output_folder",
+    "Staging",
+    "is_stale_temporary",
+    "writing",
+    "LOCK_FILE",
+    "LOCK_WAIT",
     "PREVIEW_SIDE",
     "RELIEF_FILE",
     "RENDER_FILE",
@@ -40,6 +65,26 @@ __all__ = [
 PREVIEW_SIDE = 513
 RELIEF_FILE = "relief.png"
 RENDER_FILE = "preview.png"
+#: The lock file of an output folder while a write holds it.
+LOCK_FILE = ".worldseed.lock"
+#: Seconds a writer waits for another writer of the same folder before it gives up.
+LOCK_WAIT = 300.0
+STAGING_PREFIX = ".worldseed-"
+STAGING_SUFFIX = ".tmp"
+
+#: Names of the temporaries Worldseed (and the exporters it calls) write next to a target: staging
+#: folders, this module's and ``export.py``'s mkstemp names, the render's and the old blend saver's
+#: fixed names, Blender's own ``<file>@`` save temporary and ``.blend1`` backups of temporaries, and
+#: ``core.unity.write_bytes_atomic``'s.  Only hidden names match; a run removes them under the lock.
+STALE_TEMPORARY = re.compile(
+    r"^(?:.+\.blend@|\.(?:"
+    r"worldseed-[A-Za-z0-9_]+\.tmp"  # staging folder
+    r"|.+\.[A-Za-z0-9_]{8}\.tmp\.(?:fbx|glb)"  # export.py's mkstemp
+    r"|.+\.png\.tmp\.png"  # render.py
+    r"|.+\.blend\.tmp\.blend[1@]?"  # the old blend saver, and what Blender made of it
+    r"|.+\.[0-9a-f]{12}\.tmp"  # core.unity.write_bytes_atomic
+    r"))$"
+)
 
 
 @dataclass
@@ -70,6 +115,196 @@ def build_world(recipe, *, scene, progress=None):
         if section.build:
             builder(section.key)(recipe, world, scene=scene, progress=progress)
     return world
+
+
+# --------------------------------------------------------------------------- writing safely
+
+
+def is_stale_temporary(name):
+    """Whether ``name`` (a file name, no folder) is one of the temporaries a Worldseed write makes.
+
+    >>> [is_stale_temporary(n) for n in (".world.blend.tmp.blend1", ".worldseed-ab_12.tmp", "world.fbx")]
+    [True, True, False]
+    """
+    return bool(STALE_TEMPORARY.match(name))
+
+
+def _try_lock(fd):
+    try:
+        if fcntl is not None:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        else:
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+    except OSError:
+        return False
+    return True
+
+
+def _lock(folder, wait):
+    """Lock ``folder`` (its :data:`LOCK_FILE`), polling for up to ``wait`` seconds; returns the file's fd.
+
+    The holder removes the lock file when it is done, so a lock taken on a
+    file that has since been removed (or replaced) is let go and taken again
+    on the file now at that name.
+    """
+    path = os.path.join(folder, LOCK_FILE)
+    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            fd = os.open(path, flags, 0o666)
+        except OSError as err:
+            raise ExportError(f"cannot lock output folder {folder!r}: {err.strerror}") from None
+        if _try_lock(fd):
+            try:
+                same = os.path.samestat(os.fstat(fd), os.lstat(path))
+            except FileNotFoundError:
+                same = False
+            if same:
+                return fd
+        os.close(fd)
+        if time.monotonic() >= deadline:
+            raise ExportError(
+                f"output folder {folder!r} is in use by another Worldseed run (waited {wait:g} s); "
+                "try again when it has finished, or write to another folder"
+            )
+        time.sleep(0.1)
+
+
+def _unlock(folder, fd):
+    with contextlib.suppress(OSError):
+        os.remove(os.path.join(folder, LOCK_FILE))  # still ours: nobody else holds it while we do
+    os.close(fd)
+
+
+def _remove_stale(folder):
+    """Remove what killed writes left in ``folder``: only our temporaries' names, never through a link."""
+    removed = []
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            if not is_stale_temporary(entry.name) or entry.is_symlink():
+                continue
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    shutil.rmtree(entry.path)  # rmtree removes links inside, never what they point to
+                else:
+                    os.remove(entry.path)
+            except OSError:
+                continue  # not ours to remove after all (permissions): leave it
+            removed.append(entry.path)
+    return removed
+
+
+def _file_mode(path):
+    try:
+        return os.stat(path).st_mode & 0o7777
+    except FileNotFoundError:
+        return None
+
+
+def _blend_complete(path):
+    """Whether the .blend at ``path`` is whole: a zstd file ends in its seek table's footer, a plain
+    one in its ENDB block (a save cut short by a full disk has neither)."""
+    with open(path, "rb") as f:
+        head = f.read(12)
+        f.seek(0, os.SEEK_END)
+        size = f.tell()
+        f.seek(max(0, size - 64))
+        tail = f.read()
+    if head.startswith(b"\x28\xb5\x2f\xfd"):  # zstd (Blender's compressed .blend, the default)
+        return tail.endswith(b"\xb1\xea\x92\x8f")
+    return head.startswith(b"BLENDER") and b"ENDB" in tail
+
+
+class Staging:
+    """A hidden folder inside ``folder`` that one write puts its files in; :meth:`commit` moves them
+    into ``folder`` when every one is complete.  Made by :func:`output_folder`."""
+
+    def __init__(self, folder):
+        self.folder = folder
+        try:
+            self.path = tempfile.mkdtemp(prefix=STAGING_PREFIX, suffix=STAGING_SUFFIX, dir=folder)
+        except OSError as err:
+            raise ExportError(f"cannot write in output folder {folder!r}: {err.strerror}") from None
+
+    def target(self, staged):
+        """The final path of the staged file ``staged``."""
+        return os.path.join(self.folder, os.path.basename(staged))
+
+    def commit(self, staged):
+        """Check every file in ``staged`` (paths in :attr:`path`), then move them all into the folder.
+
+        A file that is missing or empty, or a .blend without its end, stops
+        the commit before anything is moved.  A file that replaces an
+        earlier one keeps the earlier one's permissions.  Returns the final
+        paths, in order.
+        """
+        for path in staged:
+            target = self.target(path)
+            if not os.path.isfile(path) or os.path.getsize(path) == 0:
+                raise ExportError(f"{os.path.basename(target)} was not written completely; kept the earlier files")
+            if path.endswith(".blend") and not _blend_complete(path):
+                raise ExportError(
+                    f"{os.path.basename(target)} was cut short (disk full or file-size limit?); kept the earlier files"
+                )
+            if os.path.isdir(target) and not os.path.islink(target):
+                raise ExportError(f"cannot write {target!r}: a folder of that name is in the way")
+        done = []
+        for path in staged:
+            target = self.target(path)
+            mode = _file_mode(target)
+            if mode is not None:
+                os.chmod(path, mode)
+            os.replace(path, target)
+            done.append(target)
+        return done
+
+    def discard(self):
+        shutil.rmtree(self.path, ignore_errors=True)
+
+    def explain(self, err):
+        """``err``'s message with staged paths shown as the files they stand for."""
+        return str(err).replace(self.path + os.sep, self.folder + os.sep)
+
+
+@contextlib.contextmanager
+def writing(path):
+    """Turn an ``OSError`` while writing ``path`` into an :class:`ExportError` that names it."""
+    try:
+        yield
+    except OSError as err:
+        raise ExportError(f"writing {path} failed: {err.strerror or err}; kept the earlier files") from None
+
+
+@contextlib.contextmanager
+def output_folder(folder, *, wait=LOCK_WAIT):
+    """Write into ``folder`` safely: yields a :class:`Staging` to write the files into.
+
+    Holds ``folder``'s lock file for the duration (another writer of the
+    same folder waits up to ``wait`` seconds, then gets a one-line
+    :class:`ExportError`), first removes what killed writes left behind,
+    and at the end removes the staging folder and whatever was not
+    committed.  Errors raised inside name the final files, not the staged.
+    """
+    if not os.path.isdir(folder):
+        raise ExportError(f"output folder {folder!r} does not exist")
+    if not os.access(folder, os.W_OK):
+        raise ExportError(f"output folder {folder!r} is not writable")
+    fd = _lock(folder, wait)
+    try:
+        _remove_stale(folder)
+        stage = Staging(folder)
+        try:
+            yield stage
+        except ExportError as err:
+            raise ExportError(stage.explain(err)) from None
+        except OSError as err:
+            what = f"writing {err.filename} failed: {err.strerror}" if err.filename else str(err)
+            raise ExportError(stage.explain(f"{what}; kept the earlier files")) from None
+        finally:
+            stage.discard()
+    finally:
+        _unlock(folder, fd)
 
 
 # --------------------------------------------------------------------------- files
@@ -129,9 +364,10 @@ def write_unity_heightmap(heights, spec, folder, name, *, blender_centre=(0.0, 0
     )
     values = heights.values if side == n else core_unity.resample_square(heights.values, side=side)
     raw_path = os.path.join(folder, f"{name}_heightmap.raw")
-    core_unity.write_bytes_atomic(
-        raw_path, core_unity.heightmap_raw16(core_unity.unity_heights(values), byte_order="little")
-    )
+    with writing(raw_path):
+        core_unity.write_bytes_atomic(
+            raw_path, core_unity.heightmap_raw16(core_unity.unity_heights(values), byte_order="little")
+        )
     settings = {
         "file": os.path.basename(raw_path),
         "depth": "Bit16",
@@ -146,7 +382,8 @@ def write_unity_heightmap(heights, spec, folder, name, *, blender_centre=(0.0, 0
         "(world space) and it lines up with the FBX mesh.",
     }
     json_path = os.path.join(folder, f"{name}_heightmap.json")
-    core_unity.write_bytes_atomic(json_path, (json.dumps(settings, indent=2) + "\n").encode())
+    with writing(json_path):
+        core_unity.write_bytes_atomic(json_path, (json.dumps(settings, indent=2) + "\n").encode())
     return [raw_path, json_path]
 
 
@@ -158,7 +395,16 @@ def _heights_of(root, known):
 
 
 def write_exports(
-    objects, folder, name, spec, *, scene=None, heights=None, relief_file=RELIEF_FILE, render_file=RENDER_FILE
+    objects,
+    folder,
+    name,
+    spec,
+    *,
+    scene=None,
+    heights=None,
+    relief_file=RELIEF_FILE,
+    render_file=RENDER_FILE,
+    stage=None,
 ):
     """Write ``objects`` (with their children) as the files ``spec`` asks for; returns the paths written.
 
@@ -169,7 +415,28 @@ def write_exports(
     (``<name>_heightmap.raw`` + ``.json``), and a preview render.
     ``heights`` maps terrain names to heights already computed.  A render
     that cannot run (no OpenGL) is a warning; the other files are written.
+
+    All or nothing: the files go to a staging folder in ``folder`` (under
+    its lock, see :func:`output_folder`) and replace earlier files only when
+    every one is complete.  With ``stage`` (a :class:`Staging` the caller
+    holds, to add files of its own) they are written there and the staged
+    paths returned, for the caller's ``stage.commit``.
     """
+    if stage is None:
+        with output_folder(folder) as own:
+            staged = write_exports(
+                objects,
+                folder,
+                name,
+                spec,
+                scene=scene,
+                heights=heights,
+                relief_file=relief_file,
+                render_file=render_file,
+                stage=own,
+            )
+            return own.commit(staged)
+    folder = stage.path
     objects = list(objects)
     terrains = _terrains(objects)
     written = []
@@ -180,11 +447,15 @@ def write_exports(
         )
     scatters = _scatters(objects)
     if spec.placements and scatters:
-        written.append(placements.write_placement_file(scatters, os.path.join(folder, f"{name}_placements.json")))
+        path = os.path.join(folder, f"{name}_placements.json")
+        with writing(path):
+            written.append(placements.write_placement_file(scatters, path))
     for i, root in enumerate(terrains):
         terrain_spec = bridge_terrain.stored_recipe(root).terrain
         if spec.preview and i == 0:
-            written.append(_relief(_heights_of(root, heights), terrain_spec, os.path.join(folder, relief_file)))
+            path = os.path.join(folder, relief_file)
+            with writing(path):
+                written.append(_relief(_heights_of(root, heights), terrain_spec, path))
         if spec.heightmap_raw:
             stem = name if len(terrains) == 1 else f"{name}_{i}"
             written += write_unity_heightmap(
