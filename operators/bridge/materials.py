@@ -1,12 +1,19 @@
-"""The height-and-slope terrain material, one per palette, shared by every terrain.
+"""Materials whose colours reach Unity and glTF viewers, not only Blender's renderers.
 
-Height comes from object-space Z divided by the object's ``worldseed_height``
-property, mapped onto the palette from the object's ``worldseed_sea_level``
-upwards and scaled by ``worldseed_palette_scale`` (see ``core.palette``), so
-one material serves terrains of any height. Slopes steeper than
-``core.palette.ROCK_SLOPE`` turn to rock and heights at or below the sea
-level to water. It shows in Material Preview and Rendered shading and
-exports to Unity as a plain material slot.
+Blender's FBX and glTF exporters carry a material's Base Color when it is a
+constant (FBX: its diffuse colour; glTF: ``baseColorFactor``, also through a
+Multiply by a constant) and a colour attribute the Base Color reads (glTF:
+``COLOR_0``; FBX always writes colour attributes), but not what procedural
+nodes compute (noise, colour ramps, height and slope).  So:
+
+* the terrain is coloured per vertex: :func:`set_shading_properties` writes
+  the height-and-slope palette colours of ``core.palette`` into the colour
+  attribute :data:`TERRAIN_COLOURS` of each terrain mesh (8 bits, per
+  vertex), and the terrain material's Base Color reads it.  Its unlinked
+  Base Color value, the palette's forest colour, is the FBX diffuse colour
+  (Unity's built-in shaders ignore vertex colours);
+* bark and rock multiply their constant colour by a grey noise pattern
+  (Mix, Multiply): Blender shows the pattern, the exporters the colour.
 """
 
 import bpy
@@ -18,6 +25,11 @@ HEIGHT_KEY = "worldseed_height"
 SEA_KEY = "worldseed_sea_level"
 SCALE_KEY = "worldseed_palette_scale"
 MATERIAL_PREFIX = "Worldseed Terrain"
+#: The colour attribute of terrain meshes that the terrain material reads.
+TERRAIN_COLOURS = "worldseed_colour"
+#: On a material: the version of the node set-up; an older set-up is rebuilt on first use.
+VERSION_KEY = "worldseed_material_version"
+MATERIAL_VERSION = 2
 
 
 def material_name(palette):
@@ -29,10 +41,51 @@ def is_terrain_material(material):
 
 
 def set_shading_properties(obj, spec):
-    """The object properties the material reads."""
+    """The object properties the material reads and, on a mesh, the vertex colours
+    (:func:`write_terrain_colours`) when ``spec`` (a terrain spec) asks for the material."""
     obj[HEIGHT_KEY] = spec.height
     obj[SEA_KEY] = spec.sea_level
     obj[SCALE_KEY] = core_palette.palette_scale(spec.height)
+    if obj.type == "MESH" and getattr(spec, "material", True):
+        write_terrain_colours(obj.data, height=spec.height, sea_level=spec.sea_level, palette=spec.palette)
+
+
+def terrain_colours_of(me, *, height, sea_level, palette):
+    """Linear RGBA float32 (n_vertices, 4): the palette colour of each vertex of the terrain mesh ``me``,
+    by its height (object-space z over ``height`` metres) and the slope of its normal."""
+    n = len(me.vertices)
+    co = np.empty(n * 3, np.float32)
+    me.attributes["position"].data.foreach_get("vector", co)
+    normals = np.empty(n * 3, np.float32)
+    me.vertex_normals.foreach_get("vector", normals)
+    slope = np.degrees(np.arccos(np.clip(normals[2::3], -1.0, 1.0)))
+    rgb = core_palette.srgb_to_linear(
+        core_palette.terrain_colours(
+            co[2::3] / np.float32(height if height > 0 else 1.0),
+            height_m=height,
+            slope_degrees=slope,
+            sea_level=sea_level,
+            palette=palette,
+        )
+    )
+    return np.concatenate([rgb, np.ones((n, 1), np.float32)], axis=1)
+
+
+def write_terrain_colours(me, *, height, sea_level, palette, name=TERRAIN_COLOURS, kind="BYTE_COLOR"):
+    """Write the palette colours (:func:`terrain_colours_of`) into the point colour attribute ``name``
+    of ``me`` (made, or remade if of another kind); it becomes the render colour.  Returns it."""
+    attr = me.color_attributes.get(name)
+    if attr is not None and (attr.domain != "POINT" or attr.data_type != kind):
+        me.color_attributes.remove(attr)
+        attr = None
+    if attr is None:
+        attr = me.color_attributes.new(name, kind, "POINT")
+    rgba = terrain_colours_of(me, height=height, sea_level=sea_level, palette=palette)
+    attr.data.foreach_set("color", rgba.ravel())
+    if name == TERRAIN_COLOURS:
+        me.color_attributes.render_color_index = me.color_attributes.find(name)
+        me.color_attributes.active_color = me.color_attributes[name]
+    return attr
 
 
 def linear_rgba(rgb):
@@ -40,91 +93,45 @@ def linear_rgba(rgb):
     return (*(float(c) for c in core_palette.srgb_to_linear(rgb)), 1.0)
 
 
-def _object_attribute(nodes, name):
-    node = nodes.new("ShaderNodeAttribute")
-    node.attribute_type = "OBJECT"
-    node.attribute_name = name
-    return node
-
-
-def _math(nodes, operation, clamp=False):
-    node = nodes.new("ShaderNodeMath")
-    node.operation = operation
-    node.use_clamp = clamp
-    return node
-
-
-def _mix_colour(nodes, links, factor, a, b_rgb):
-    node = nodes.new("ShaderNodeMix")
-    node.data_type = "RGBA"
-    links.new(factor, node.inputs["Factor"])
-    links.new(a, node.inputs[6])
-    node.inputs[7].default_value = linear_rgba(b_rgb)
-    return node
+def _node_material(name, build):
+    """The material ``name``, made by ``build(material)``; a material of that name from an older
+    version of Worldseed gets its nodes rebuilt (its users keep it)."""
+    mat = bpy.data.materials.get(name)
+    if mat is not None and mat.get(VERSION_KEY) == MATERIAL_VERSION:
+        return mat
+    if mat is None:
+        mat = bpy.data.materials.new(name)
+    if mat.node_tree is None:  # Blender before 5.0 makes materials without nodes
+        mat.use_nodes = True
+    nodes = mat.node_tree.nodes
+    for node in list(nodes):
+        nodes.remove(node)
+    output = nodes.new("ShaderNodeOutputMaterial")
+    bsdf = nodes.new("ShaderNodeBsdfPrincipled")
+    output.location, bsdf.location = (300, 300), (0, 300)
+    mat.node_tree.links.new(bsdf.outputs["BSDF"], output.inputs["Surface"])
+    build(mat, bsdf)
+    mat[VERSION_KEY] = MATERIAL_VERSION
+    return mat
 
 
 def terrain_material(palette="temperate"):
-    """The terrain material for ``palette`` (created once per file)."""
-    name = material_name(palette)
-    mat = bpy.data.materials.get(name)
-    if mat is not None:
-        return mat
+    """The terrain material for ``palette`` (created once per file): Base Color = the mesh's
+    :data:`TERRAIN_COLOURS` attribute; the unlinked value (FBX diffuse) the palette's forest colour."""
     pal = core_palette.PALETTES[palette]
-    mat = bpy.data.materials.new(name)
-    if mat.node_tree is None:  # Blender before 5.0 makes materials without nodes
-        mat.use_nodes = True
-    mat.diffuse_color = linear_rgba(pal.stops[min(2, len(pal.stops) - 1)][1])
-    mat.roughness = 0.9
-    tree = mat.node_tree
-    nodes, links = tree.nodes, tree.links
-    bsdf = nodes.get("Principled BSDF")
-    bsdf.inputs["Roughness"].default_value = 0.92
-    # relative height = object-space z / height
-    coords = nodes.new("ShaderNodeTexCoord")
-    split = nodes.new("ShaderNodeSeparateXYZ")
-    links.new(coords.outputs["Object"], split.inputs["Vector"])
-    rel = _math(nodes, "DIVIDE", clamp=True)
-    links.new(split.outputs["Z"], rel.inputs[0])
-    links.new(_object_attribute(nodes, HEIGHT_KEY).outputs["Fac"], rel.inputs[1])
-    # land fraction = (rel - sea) / (1 - sea) * palette scale
-    sea = _object_attribute(nodes, SEA_KEY)
-    land = nodes.new("ShaderNodeMapRange")
-    links.new(rel.outputs[0], land.inputs["Value"])
-    links.new(sea.outputs["Fac"], land.inputs["From Min"])
-    scaled = _math(nodes, "MULTIPLY", clamp=True)
-    links.new(land.outputs["Result"], scaled.inputs[0])
-    links.new(_object_attribute(nodes, SCALE_KEY).outputs["Fac"], scaled.inputs[1])
-    ramp = nodes.new("ShaderNodeValToRGB")
-    elements = ramp.color_ramp.elements
-    elements[0].position, elements[0].color = pal.stops[0][0], linear_rgba(pal.stops[0][1])
-    elements[1].position, elements[1].color = pal.stops[-1][0], linear_rgba(pal.stops[-1][1])
-    for pos, rgb in pal.stops[1:-1]:
-        elements.new(pos).color = linear_rgba(rgb)
-    links.new(scaled.outputs[0], ramp.inputs["Fac"])
-    # rock where the world normal's z (cos of the slope) is below cos(ROCK_SLOPE[0])
-    geometry = nodes.new("ShaderNodeNewGeometry")
-    normal_z = nodes.new("ShaderNodeSeparateXYZ")
-    links.new(geometry.outputs["Normal"], normal_z.inputs["Vector"])
-    rock_t = nodes.new("ShaderNodeMapRange")
-    lo, hi = (float(np.cos(np.radians(a))) for a in core_palette.ROCK_SLOPE[::-1])
-    rock_t.inputs["From Min"].default_value = lo
-    rock_t.inputs["From Max"].default_value = hi
-    rock_t.inputs["To Min"].default_value = 1.0
-    rock_t.inputs["To Max"].default_value = 0.0
-    links.new(normal_z.outputs["Z"], rock_t.inputs["Value"])
-    rock = _mix_colour(nodes, links, rock_t.outputs["Result"], ramp.outputs["Color"], pal.rock)
-    # water at or below the sea level
-    sea_eps = _math(nodes, "ADD")
-    links.new(sea.outputs["Fac"], sea_eps.inputs[0])
-    sea_eps.inputs[1].default_value = 1e-4
-    below = _math(nodes, "LESS_THAN")
-    links.new(rel.outputs[0], below.inputs[0])
-    links.new(sea_eps.outputs[0], below.inputs[1])
-    water = _mix_colour(nodes, links, below.outputs[0], rock.outputs[2], pal.water)
-    links.new(water.outputs[2], bsdf.inputs["Base Color"])
-    for i, node in enumerate(n for n in nodes if n not in (bsdf, nodes.get("Material Output"))):
-        node.location = (-1400 + 180 * (i % 8), 400 - 260 * (i // 8))
-    return mat
+    average = linear_rgba(pal.stops[min(2, len(pal.stops) - 1)][1])
+
+    def build(mat, bsdf):
+        mat.diffuse_color = average
+        mat.roughness = 0.9
+        bsdf.inputs["Base Color"].default_value = average
+        bsdf.inputs["Roughness"].default_value = 0.92
+        colours = mat.node_tree.nodes.new("ShaderNodeVertexColor")
+        colours.layer_name = TERRAIN_COLOURS
+        colours.location = (-300, 300)
+        mat.node_tree.links.new(colours.outputs["Color"], bsdf.inputs["Base Color"])
+
+    return _node_material(material_name(palette), build)
 
 
 # --------------------------------------------------------------------------- trees and props
@@ -134,64 +141,65 @@ def _rgba(rgb):
     return (*(float(c) for c in rgb), 1.0)
 
 
-def _new_material(name, rgb, *, roughness, two_sided=False):
-    """A Principled material of colour ``rgb`` (also its viewport colour); returns (material, BSDF node)."""
-    mat = bpy.data.materials.new(name)
-    if mat.node_tree is None:  # Blender before 5.0 makes materials without nodes
-        mat.use_nodes = True
-    bsdf = mat.node_tree.nodes.get("Principled BSDF")
+def _plain(mat, bsdf, rgb, *, roughness, two_sided=False):
+    """Principled settings of a material of colour ``rgb`` (also its viewport colour)."""
     mat.diffuse_color = _rgba(rgb)
     mat.roughness = roughness
     mat.use_backface_culling = not two_sided
     bsdf.inputs["Base Color"].default_value = _rgba(rgb)
     bsdf.inputs["Roughness"].default_value = roughness
-    return mat, bsdf
 
 
 def bark_material(name, rgb):
-    """Bark: the colour broken up by stretched noise along the branches (UV v runs along them)."""
-    mat = bpy.data.materials.get(name)
-    if mat is not None:
-        return mat
-    mat, bsdf = _new_material(name, rgb, roughness=0.9)
-    nodes, links = mat.node_tree.nodes, mat.node_tree.links
-    uv = nodes.new("ShaderNodeTexCoord")
-    stretch = nodes.new("ShaderNodeMapping")
-    stretch.inputs["Scale"].default_value = (8.0, 1.5, 1.0)
-    links.new(uv.outputs["UV"], stretch.inputs["Vector"])
-    noise = nodes.new("ShaderNodeTexNoise")
-    noise.inputs["Scale"].default_value = 4.0
-    noise.inputs["Detail"].default_value = 6.0
-    links.new(stretch.outputs["Vector"], noise.inputs["Vector"])
-    ramp = nodes.new("ShaderNodeValToRGB")
-    dark = tuple(0.45 * c for c in rgb)
-    light = tuple(min(1.0, 1.35 * c) for c in rgb)
-    ramp.color_ramp.elements[0].position, ramp.color_ramp.elements[0].color = 0.35, _rgba(dark)
-    ramp.color_ramp.elements[1].position, ramp.color_ramp.elements[1].color = 0.65, _rgba(light)
-    links.new(noise.outputs["Fac"], ramp.inputs["Fac"])
-    links.new(ramp.outputs["Color"], bsdf.inputs["Base Color"])
-    for i, node in enumerate((uv, stretch, noise, ramp)):
-        node.location = (-1000 + 220 * i, 300)
-    return mat
+    """Bark (and rock): ``rgb`` times a grey pattern of stretched noise along the branches (UV v runs
+    along them), 0.45 to 1.35 times the colour.  The exporters see the Multiply's constant, ``rgb``."""
+
+    def build(mat, bsdf):
+        _plain(mat, bsdf, rgb, roughness=0.9)
+        nodes, links = mat.node_tree.nodes, mat.node_tree.links
+        uv = nodes.new("ShaderNodeTexCoord")
+        stretch = nodes.new("ShaderNodeMapping")
+        stretch.inputs["Scale"].default_value = (8.0, 1.5, 1.0)
+        links.new(uv.outputs["UV"], stretch.inputs["Vector"])
+        noise = nodes.new("ShaderNodeTexNoise")
+        noise.inputs["Scale"].default_value = 4.0
+        noise.inputs["Detail"].default_value = 6.0
+        links.new(stretch.outputs["Vector"], noise.inputs["Vector"])
+        ramp = nodes.new("ShaderNodeValToRGB")
+        elements = ramp.color_ramp.elements
+        elements[0].position, elements[0].color = 0.35, (0.45, 0.45, 0.45, 1.0)
+        elements[1].position, elements[1].color = 0.65, (1.35, 1.35, 1.35, 1.0)
+        links.new(noise.outputs["Fac"], ramp.inputs["Fac"])
+        multiply = nodes.new("ShaderNodeMix")
+        multiply.data_type = "RGBA"
+        multiply.blend_type = "MULTIPLY"
+        multiply.clamp_result = True
+        multiply.inputs["Factor"].default_value = 1.0
+        multiply.inputs[6].default_value = _rgba(rgb)  # A: the constant colour the exporters carry
+        links.new(ramp.outputs["Color"], multiply.inputs[7])  # B: the pattern
+        links.new(multiply.outputs[2], bsdf.inputs["Base Color"])
+        for i, node in enumerate((uv, stretch, noise, ramp, multiply)):
+            node.location = (-1200 + 220 * i, 300)
+
+    return _node_material(name, build)
 
 
 def leaf_material(name, rgb):
     """Leaves: two-sided and a little translucent."""
-    mat = bpy.data.materials.get(name)
-    if mat is not None:
-        return mat
-    mat, bsdf = _new_material(name, rgb, roughness=0.6, two_sided=True)
-    for key in ("Transmission Weight", "Transmission"):  # 4.x+ / 3.x name
-        if key in bsdf.inputs:
-            bsdf.inputs[key].default_value = 0.15
-            break
-    return mat
+
+    def build(mat, bsdf):
+        _plain(mat, bsdf, rgb, roughness=0.6, two_sided=True)
+        for key in ("Transmission Weight", "Transmission"):  # 4.x+ / 3.x name
+            if key in bsdf.inputs:
+                bsdf.inputs[key].default_value = 0.15
+                break
+
+    return _node_material(name, build)
 
 
 def billboard_material(name, rgb):
     """The far-LOD billboard: the leaf colour, two-sided."""
-    mat = bpy.data.materials.get(name)
-    return mat if mat is not None else _new_material(name, rgb, roughness=0.8, two_sided=True)[0]
+    return _node_material(name, lambda mat, bsdf: _plain(mat, bsdf, rgb, roughness=0.8, two_sided=True))
 
 
 def tree_materials(spec):
