@@ -12,11 +12,15 @@ fig. 1.27 at n = 8 (anchor: the same loop drawing with ``random.random`` and
 ``bisect`` per F), and ABOP's monopodial tree (fig. 2.6 rules, parametric) at
 n = 13 and 15 (anchor: a loop over (symbol, params) pairs calling hand-written
 Python functions for A, B and C, i.e. the rules compiled by hand).  Timings are
-best of N, parse excluded (it is done once per system).
+best of N interleaved rounds (ours, anchor, ours, anchor, ...), parse excluded
+(it is done once per system), with the 1-minute load average beside each line.
+Each line checks the two sides agree first: the same word (and parameters), or
+for the stochastic system the same alphabet and lengths within 2x.
 """
 
 import random
 from bisect import bisect_right
+from functools import partial
 from itertools import accumulate
 
 import _loader
@@ -99,8 +103,12 @@ def plain_monopodial(n):
     return word
 
 
-def report(name, ours, anchor, modules):
-    print(f"{name}: ours {ours:.4f} s, anchor {anchor:.4f} s, ratio {anchor / ours:.1f}x  ({modules:,} modules)")
+def report(name, race, modules, same):
+    ours, anchor = race.seconds
+    print(
+        f"{name}: ours {ours:.4f} s, anchor {anchor:.4f} s, ratio {race.ratio():.1f}x  ({modules:,} modules; "
+        f"{same}; {race.load_text()})"
+    )
 
 
 def main():
@@ -115,24 +123,31 @@ def main():
         ),
     ]:
         system = lsystem.parse(axiom, "\n".join(f"{k} -> {v}" for k, v in rules.items()))
-        ours, word = _loader.best_of(REPEATS, lsystem.expand, system, n)
-        anchor, reference = _loader.best_of(REPEATS, plain, axiom, rules, n)
+        race = _loader.interleaved(REPEATS, partial(lsystem.expand, system, n), partial(plain, axiom, rules, n))
+        word, reference = race.results
         assert word.symbols == reference, name
-        report(name, ours, anchor, len(word))
+        report(name, race, len(word), "same word")
 
     choices = [("F[+F]F[-F]F", 0.33), ("F[+F]F", 0.33), ("F[-F]F", 0.34)]
     system = lsystem.parse("F", "\n".join(f"F -> {s} : {w}" for s, w in choices))
-    ours, word = _loader.best_of(REPEATS, lsystem.expand, system, 8, seed=1)
-    anchor, _ = _loader.best_of(REPEATS, plain_stochastic, "F", choices, 8, 1)
-    report("fig 1.27 stochastic n=8", ours, anchor, len(word))
+    race = _loader.interleaved(
+        REPEATS, lambda: lsystem.expand(system, 8, seed=1), lambda: plain_stochastic("F", choices, 8, 1)
+    )
+    word, reference = race.results
+    # different random streams, so different words: equivalent means the same alphabet, balanced brackets
+    # and lengths within 2x of each other
+    for w in (word.symbols, reference):
+        assert set(w) == set("F[]+-") and w.count("[") == w.count("]"), "fig 1.27"
+    assert 0.5 < len(word) / len(reference) < 2, ("fig 1.27", len(word), len(reference))
+    report("fig 1.27 stochastic n=8", race, len(word), f"anchor {len(reference):,}, same alphabet")
 
     system = lsystem.parse("A(1,10)", MONOPODIAL, constants=MONOPODIAL_CONSTANTS)
     for n in (13, 15):
-        ours, word = _loader.best_of(3, lsystem.expand, system, n)
-        anchor, reference = _loader.best_of(3, plain_monopodial, n)
+        race = _loader.interleaved(3, partial(lsystem.expand, system, n), partial(plain_monopodial, n))
+        word, reference = race.results
         assert word.symbols == "".join(s for s, _ in reference)
         assert word.params == tuple(p for _, p in reference)
-        report(f"monopodial tree (parametric) n={n}", ours, anchor, len(word))
+        report(f"monopodial tree (parametric) n={n}", race, len(word), "same word and parameters")
 
 
 if __name__ == "__main__":

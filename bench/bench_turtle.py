@@ -14,18 +14,22 @@ n=6, 1.24(d) n=7 and the 3-D bush of figure 1.25 n=5..7 (REFERENCES.md 1.1,
 asserted): a word of about 100,000 modules with about 30,000 drawing moves
 (figure 1.24(c) n=5: 88,940 modules, 32,768 F) in well under 100 ms.  The
 jitter and parametric rows time the same figure with ``jitter=5`` and with
-every ``F`` and turn carrying its value; the anchor draws the plain word.  Timings are best of N
-(the machine is shared).
+every ``F`` and turn carrying its value; the anchor draws the plain word.  Timings are the best
+of N interleaved rounds (ours, anchor, ours, anchor, ...: the machine is shared), with the 1-minute
+load average beside each line; both sides must give the same node and polygon counts (and, without
+jitter, the same nodes).
 """
+
+from functools import partial
 
 import _loader  # noqa: F401  (the repo root as package ``worldseed``, as in tests/conftest.py)
 import numpy as np
-from _loader import best_of
+from _loader import interleaved
 
 from worldseed.core.trees import turtle  # noqa: E402
 from worldseed.core.trees.skeleton import Word  # noqa: E402
 
-REPEATS = 5
+REPEATS = 3
 
 BUSH = {"A": "[&FL!A]/////'[&FL!A]///////'[&FL!A]", "F": "S/////F", "S": "FL", "L": "['''^^{-f+f+f-|-f+f+f}]"}
 CASES = [  # label, axiom, rules, n, angle, options
@@ -104,25 +108,33 @@ def reference(symbols, *, angle, step=1.0, width=0.1, width_decay=0.7, tropism=(
 
 
 def main():
-    print(f"{'word':<24}{'modules':>9}{'draws':>8}{'nodes':>8}{'ours ms':>10}{'numpy ms':>10}{'ratio':>8}")
+    print(
+        f"{'word':<24}{'modules':>9}{'draws':>8}{'nodes':>8}{'ours ms':>10}{'numpy ms':>10}{'ratio':>8}  "
+        "load (best of interleaved rounds)"
+    )
     for label, axiom, rules, n, angle, options in CASES:
         symbols = expand(axiom, rules, n)
         options = dict(options)
         word = Word(symbols)
         if options.pop("parametric", False):  # every F and turn carries its value: F(1) +(22.5)
             word = Word(symbols, tuple((1.0,) if c == "F" else (angle,) if c in "+-" else () for c in symbols))
-        ours_s, sk = best_of(REPEATS, turtle.interpret, word, angle=angle, **options)
-        ref_s, (ref_nodes, ref_polys) = best_of(
-            2, reference, symbols, angle=angle, **{k: v for k, v in options.items() if k != "jitter"}
+        plain = {k: v for k, v in options.items() if k != "jitter"}
+        race = interleaved(
+            REPEATS,
+            partial(turtle.interpret, word, angle=angle, **options),
+            partial(reference, symbols, angle=angle, **plain),
         )
+        sk, (ref_nodes, ref_polys) = race.results
+        # equivalent: the same number of nodes and polygons; without jitter also the same node rows (1e-6)
+        assert sk.n_nodes == len(ref_nodes) and len(sk.polygons) == ref_polys, label
         if "jitter" not in options:  # the anchor has no jitter; its time still counts
             mine = np.column_stack([sk.positions, sk.headings, sk.ups, sk.radii, sk.parents, sk.orders])
             assert mine.shape == ref_nodes.shape and np.allclose(mine, ref_nodes, atol=1e-6), label
-            assert len(sk.polygons) == ref_polys, label
+        ours_s, ref_s = race.seconds
         draws = symbols.count("F") + symbols.count("G")
         print(
             f"{label:<24}{len(symbols):>9,}{draws:>8,}{sk.n_nodes:>8,}{ours_s * 1e3:>10.1f}"
-            f"{ref_s * 1e3:>10.1f}{ref_s / ours_s:>7.1f}x"
+            f"{ref_s * 1e3:>10.1f}{race.ratio():>7.1f}x  {race.load_text()}"
         )
 
 
