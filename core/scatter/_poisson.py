@@ -51,6 +51,7 @@ import math
 import numpy as np
 
 from .._checks import ParameterError
+from . import _poisson_existing as existing_mod
 from . import _poisson_gaps as gaps
 from ._poisson_existing import Existing
 from ._poisson_field import Field
@@ -67,6 +68,7 @@ _CHUNKS = (0, 9, 25) + tuple(range(49, 1 << 16, 48))  # neighbour offsets examin
 _BLOCK = 4096  # queries per pass (keeps temporaries in cache)
 _SPREAD = 4  # a corner's darts use squares of this many sizes at once
 _GAP_TOL = 1.0 - 1e-9  # a gap corner counts as covered only if clearly inside a disk
+_FULL_TOL = 1.0 - 1e-8  # queries shrunk less than this count as covered in a fully covered cell
 
 
 def grid_cells(width, height, r_min):
@@ -145,6 +147,7 @@ class Sampler:
         self.accepted = []  # flat cells, in acceptance order
         self.n = 0
         self.existing = Existing(existing, existing_radii, self.width, self.height, self.r_max)
+        self._full = self._existing_cover()
         self._reach()
 
     # -- geometry ---------------------------------------------------------------------------
@@ -173,11 +176,11 @@ class Sampler:
         largest radius within ``2 r_max`` (``prefix2``, the same from both sides of a pair).
         """
         if not self.variable:
-            self.prefix = self.prefix2 = None
+            self.prefix = self.prefix2 = self.r_hi = None
             self.n_fixed = int(np.searchsorted(self.off_gap, self.r_max, side="left"))
             return
         dmin = self.field.per_cell(self.field.cell_dmin, self.nx, self.ny, self.s, self.s, np.minimum)
-        r_hi = np.minimum(self.r_max - dmin * (self.r_max - self.r_min), self.r_max)
+        self.r_hi = r_hi = np.minimum(self.r_max - dmin * (self.r_max - self.r_min), self.r_max)
         near = self._dilate(r_hi, self.r_max)  # bounds both radii of a conflict
         far = self._dilate(r_hi, 2.0 * self.r_max)  # bounds the other disk of a pair
         for name, limit in (("prefix", near), ("prefix2", near + far)):
@@ -261,7 +264,14 @@ class Sampler:
             rr = np.maximum(gr[nb], r[sel, None]) * tol[sel, None]
             return d2 < rr * rr
 
-        hit = self._scan(flat, test) if self.n else np.zeros(x.size, bool)
+        hit = np.zeros(x.size, bool)
+        if self._full is not None:
+            # inside a cell wholly covered by an existing disk (queries shrunk by at most
+            # _FULL_TOL's margin): covered, with no search
+            hit = self._full[flat] & (tol >= _FULL_TOL)
+        if self.n:
+            rest = np.flatnonzero(~hit)
+            hit[rest] = self._scan(flat[rest], lambda sel, nb: test(rest[sel], nb))
         if self.existing.classes:
             rest = np.flatnonzero(~hit)
             hit[rest] = self.existing.conflicts(x[rest], y[rest], r[rest], tol=tol[rest])
@@ -396,8 +406,7 @@ class Sampler:
         grow = RadiusField(self.field, self.r_min, self.r_max) if self.variable else None
         found = [np.empty((0, gaps.COLUMNS))]
         if self.existing.classes and mark == 0:
-            ex, ey, er = self.existing.all()
-            self._ex_disks = gaps.DiskHash(ex, ey, np.maximum(er, self.r_min), reach=self.r_max)
+            self._ex_disks = self._exposed_existing()
         for b0 in range(0, cells.size, 4 * _BLOCK):
             block = cells[b0 : b0 + 4 * _BLOCK]
             i, j = self._sample_pairs(block, all_new=mark == 0)
@@ -414,16 +423,62 @@ class Sampler:
                 parts.append(gaps.circle_crossings(x[q], y[q], r[q], h.x[p], h.y[p], h.rho[p], grow))
             found.append(self._corner_candidates(parts, x, y, r, grow))
         if mark == 0:
+            if self.existing.classes:
+                found.extend(self._existing_corners(grow))
             w, h = self.width, self.height
             parts = [gaps.table(np.array([0.0, w, 0.0, w]), np.array([0.0, 0.0, h, h]), np.zeros(4))]
             x = y = r = np.empty(0)
-            if self.existing.classes:
-                h = self._ex_disks
-                i, j = gaps.overlapping_pairs(h.x, h.y, h.rho)
-                parts.append(gaps.circle_crossings(h.x[i], h.y[i], h.rho[i], h.x[j], h.y[j], h.rho[j], grow))
-                x, y, r = h.x, h.y, h.rho
             found.append(self._corner_candidates(parts, x, y, r, grow, first=True))
         return np.concatenate(found)
+
+    def _existing_cover(self):
+        """Per padded cell: lies wholly inside one existing disk of radius ``max(e, r_min)``
+        (by a margin that covers `_GAP_TOL`), so every query there is covered; None without
+        existing samples."""
+        if not self.existing.classes:
+            return None
+        ex, ey, er = self.existing.all()
+        full = existing_mod.covered_cells(ex, ey, np.maximum(er, self.r_min), self.s, self.nx, self.ny)
+        padded = np.zeros((self.ny + 2 * self.pad, self.stride), bool)
+        padded[self.pad : self.pad + self.ny, self.pad : self.pad + self.nx] = full
+        return padded.ravel()
+
+    def _exposed_existing(self):
+        """The existing disks (radius ``max(e, r_min)``) whose edges can bound a gap, in a `DiskHash`.
+
+        A sampler cell lying wholly inside one existing disk holds no gap corner: a corner there
+        lies inside that disk, so it is covered (the corners of the disk's own edge lie outside
+        it).  A disk that reaches only such cells, or cells that ``where`` closes, contributes no
+        corner at all and is left out (it reaches ``max(e, r)``, the farthest its edge can bend
+        out to, with ``r`` the largest radius in each cell).  Earlier dense layers thus cost only
+        along their frontier: without this, every pair of overlapping existing disks was crossed
+        and tested, which grows with the square of ``r_min`` over their spacing (a 5 m layer
+        after a 1.2 m one: tens of millions of rows).
+        """
+        ex, ey, er = self.existing.all()
+        rho = np.maximum(er, self.r_min)
+        full = self._full.reshape(-1, self.stride)[self.pad : self.pad + self.ny, self.pad : self.pad + self.nx]
+        if self.field is not None and self.field.cell_open is not None:
+            full = full | ~self.field.per_cell(self.field.cell_open, self.nx, self.ny, self.s, self.s, np.maximum)
+        keep = existing_mod.reaching(ex, ey, rho, ~full, self.s, self.r_hi)
+        return gaps.DiskHash(ex[keep], ey[keep], rho[keep], reach=self.r_max)
+
+    def _existing_corners(self, grow):
+        """Uncovered gap corners where the exposed existing disks cross each other (and the
+        edges), in runs of disks that bound the rows examined at once."""
+        h = self._ex_disks
+        out = []
+        if not h.x.size:
+            return out
+        for run in existing_mod.runs(h.neighbours(h.x, h.y), existing_mod.ROWS):
+            idx = np.arange(run.start, run.stop)
+            q, p = h.overlapping(h.x[idx], h.y[idx], h.rho[idx])
+            i = idx[q]
+            keep = i < p
+            i, j = i[keep], p[keep]
+            parts = [gaps.circle_crossings(h.x[i], h.y[i], h.rho[i], h.x[j], h.y[j], h.rho[j], grow)]
+            out.append(self._corner_candidates(parts, h.x[idx], h.y[idx], h.rho[idx], grow))
+        return out
 
     def _corner_candidates(self, parts, x, y, r, grow, first=False):
         """The uncovered rows of the corner tables ``parts`` (crossings of disk circles) and of

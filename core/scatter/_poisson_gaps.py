@@ -48,6 +48,20 @@ class DiskHash:
             np.floor((y - self.oy) / self.cell).astype(np.int64),
         )
 
+    def neighbours(self, qx, qy):
+        """Number of disks in the 3 x 3 buckets around each query (the rows `overlapping` examines)."""
+        out = np.zeros(qx.size, np.int64)
+        if not qx.size or not self.order.size:
+            return out
+        cx, cy = self._cells(qx, qy)
+        for dy in (-1, 0, 1):
+            for dx in (-1, 0, 1):
+                gx, gy = cx + dx, cy + dy
+                inside = (gx >= 0) & (gx < self.nx) & (gy >= 0) & (gy < self.ny)
+                key = np.where(inside, gy * self.nx + gx, 0)
+                out += np.where(inside, self.starts[key + 1] - self.starts[key], 0)
+        return out
+
     def overlapping(self, qx, qy, qr):
         """Pairs ``(query index, disk index)`` with ``|q - p| < qr + rho_p`` (``qr`` at most
         the hash's ``reach``)."""
