@@ -6,8 +6,8 @@ Workbench being unable to evaluate node materials; a camera is added for the
 shot, and everything added or changed is put back afterwards, so the scene,
 the .blend and the exports are as they were.
 
-Previews are cheap: FXAA anti-aliasing instead of 8 samples, and scattered
-trees instanced at their last (lightest) LOD for the shot.  The PNG is
+Previews are cheap: FXAA anti-aliasing instead of 8 samples, and trees at
+their last (lightest) LOD for the shot, scattered or grown.  The PNG is
 rendered into a private temporary folder and copied into place through a
 new file of a random name (``core.unity.write_bytes_atomic``), so no link
 planted in the output folder is ever written through.
@@ -22,7 +22,7 @@ from mathutils import Vector
 
 from ...core import unity as core_unity
 from .materials import TERRAIN_COLOURS, write_terrain_colours
-from .query import is_scatter
+from .query import PROP_KEY, is_scatter, is_tree
 from .terrain import stored_recipe
 
 COLOUR_ATTRIBUTE = "worldseed_preview_colour"
@@ -106,22 +106,26 @@ def _render_png(scene, path):
     return path
 
 
+def _lods(root):
+    """The ``<Name>_LOD<k>`` mesh children of a tree root, by k."""
+    stem = f"{root.name}_LOD"
+    lods = [c for c in root.children if c.type == "MESH" and c.name.startswith(stem) and c.name[len(stem) :].isdigit()]
+    return sorted(lods, key=lambda c: int(c.name[len(stem) :]))
+
+
 def _last_lod(obj):
-    """The last LOD sibling of a tree's ``<Name>_LOD0`` (itself when it is not one)."""
-    parent = obj.parent
-    if parent is None or not obj.name.endswith("_LOD0"):
+    """The last LOD of the tree whose ``<Name>_LOD0`` is ``obj`` (``obj`` itself when it is not one)."""
+    if obj.parent is None or obj.name != f"{obj.parent.name}_LOD0":
         return obj
-    stem = obj.name[: -len("0")]
-    lods = [
-        c for c in parent.children if c.type == "MESH" and c.name.startswith(stem) and c.name[len(stem) :].isdigit()
-    ]
-    return max(lods, key=lambda c: int(c.name[len(stem) :]), default=obj)
+    return _lods(obj.parent)[-1]
 
 
 @contextlib.contextmanager
-def _light_instances(root):
-    """For the duration, the scatters below ``root`` instance each tree prop's last LOD, not its LOD0."""
-    swapped = []
+def _light_trees(scene, root):
+    """For the duration, trees show their last (lightest) LOD only: the scatters below ``root`` instance
+    it instead of LOD0, and grown trees in ``scene`` (whose other LODs are hidden in the viewport only,
+    which renders ignore) hide the others from the render."""
+    swapped, hidden = [], []
     try:
         for scatter in (o for o in root.children_recursive if is_scatter(o)):
             for mod in scatter.modifiers:
@@ -136,10 +140,16 @@ def _light_instances(root):
                     if light is not None and light is not prop:
                         swapped.append((socket, prop))
                         socket.default_value = light
+        for tree in (o for o in scene.objects if is_tree(o) and not o.get(PROP_KEY)):  # props: hidden already
+            for lod in _lods(tree)[:-1]:
+                hidden.append((lod, lod.hide_render))
+                lod.hide_render = True
         yield
     finally:
         for socket, prop in swapped:
             socket.default_value = prop
+        for lod, flag in hidden:
+            lod.hide_render = flag
 
 
 def _terrain_colours(shown, root):
@@ -184,7 +194,7 @@ def render_preview(scene, root, path, *, size=(960, 540)):
         extent = max(hi.x - lo.x, hi.y - lo.y, 1e-3)
         centre = shown.matrix_world @ ((lo + hi) / 2)
         with (
-            _light_instances(root),
+            _light_trees(scene, root),
             _studio_shot(scene, size=size, color_type="VERTEX", lens=32, clip_end=extent * 20) as cam,
         ):
             cam.location = centre + Vector((0.62, -0.82, 0.55)) * extent

@@ -99,3 +99,34 @@ def test_render_preview_is_light_fxaa_and_last_tree_lods(empty_scene, tmp_path):
     assert last[0] != "Conifer_P01_LOD0"
     assert [n.inputs["Object"].default_value.name for n in infos] == before
     assert empty_scene.display.render_aa == aa == "8"
+
+
+def test_render_preview_shows_one_lod_of_each_grown_tree(empty_scene, tmp_path):
+    """Trees grown beside the terrain ([[trees]]) hide their LODs in the viewport only (hide_set), which a
+    render ignores: the preview shows one LOD of each (the last), not every LOD on top of each other."""
+    from worldseed.core import recipe as core_recipe
+    from worldseed.operators.bridge import world
+    from worldseed.operators.bridge.query import is_tree
+
+    recipe = core_recipe.loads(
+        '[world]\nname = "Hill"\nseed = 3\n[terrain]\nresolution = 33\nsize = 64.0\nheight = 10.0\n'
+        '[[trees]]\nspecies = "abop_1_24a"\niterations = 3\nvariants = 2\n',
+        source="test recipe",
+    )
+    made = world.build_world(recipe, scene=empty_scene)
+    trees = [o for o in made.roots if is_tree(o)]
+    assert len(trees) == 2 and all(len(t.children) > 1 for t in trees)
+    flags = {c.name: c.hide_render for t in trees for c in t.children}
+    seen = []
+
+    def record(*_):
+        seen.append(sorted(c.name for t in trees for c in t.children if not c.hide_render))
+
+    bpy.app.handlers.render_pre.append(record)
+    try:
+        _render_or_skip(empty_scene, made.terrain, tmp_path / "p.png")
+    finally:
+        bpy.app.handlers.render_pre.remove(record)
+    last = sorted(max(t.children, key=lambda c: c.name).name for t in trees)
+    assert seen == [last]
+    assert {c.name: c.hide_render for t in trees for c in t.children} == flags
