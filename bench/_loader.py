@@ -53,7 +53,7 @@ class Race:
         return f"load {lo:.1f}" if round(lo, 1) == round(hi, 1) else f"load {lo:.1f}-{hi:.1f}"
 
 
-def interleaved(rounds, *sides, setup=None, warmup=True):
+def interleaved(rounds, *sides, setup=None, keep=None, warmup=True):
     """Time the callables ``sides`` in turn, round after round: a, b, a, b, ...
 
     Timing all of one side and then all of the other lets a change in machine
@@ -61,9 +61,13 @@ def interleaved(rounds, *sides, setup=None, warmup=True):
     that way); interleaved, each side sees the same load in every round and the
     best of ``rounds`` is taken per side. ``setup`` (one callable, or one per
     side, or None) runs untimed before every timed call; ``warmup`` runs each
-    side once untimed first (tables, caches, page faults). Returns a :class:`Race`.
+    side once untimed first (tables, caches, page faults). ``keep`` (one callable,
+    or one per side) turns each result into what the :class:`Race` keeps, untimed,
+    right after the call: for results that the next ``setup`` invalidates (Blender
+    objects), keep their counts. Returns a :class:`Race`.
     """
     setups = list(setup) if isinstance(setup, (list, tuple)) else [setup] * len(sides)
+    keeps = list(keep) if isinstance(keep, (list, tuple)) else [keep] * len(sides)
     best = [float("inf")] * len(sides)
     results = [None] * len(sides)
     loads = []
@@ -78,6 +82,7 @@ def interleaved(rounds, *sides, setup=None, warmup=True):
             if prepare is not None:
                 prepare()
             t0 = time.perf_counter()
-            results[i] = fn()
+            result = fn()
             best[i] = min(best[i], time.perf_counter() - t0)
+            results[i] = result if keeps[i] is None else keeps[i](result)
     return Race(tuple(best), tuple(results), tuple(loads))

@@ -8,15 +8,17 @@ an already computed grid of the same size by the fastest bulk path we know
 (positions, precomputed edges and polygons through the attribute API, no UVs,
 no material), and for reference the bulk attribute writes that let Blender
 compute the edges, and the classic ``vertices``/``loops.foreach_set`` path. Targets: ours under 0.5 s and
-at most 2.5x the anchor.
+at most 2.5x the anchor. All five run interleaved, round after round (the machine is shared), each
+keeping its best; every side must build the same grid mesh (vertex, edge and face counts).
 """
 
 import importlib
+from functools import partial
 
 import _loader  # noqa: F401
 import bpy
 import numpy as np
-from _loader import best_of
+from _loader import interleaved
 
 from worldseed.core import mesh as core_mesh
 from worldseed.core import recipe as core_recipe
@@ -88,10 +90,6 @@ def main():
         clear()
         build.cached_grid.cache_clear()
 
-    cold, root = best_of(RUNS, make, setup=clear_all)  # first build at this resolution
-    assert len(root.data.vertices) == N * N and root.data.uv_layers and root.data.materials
-    warm, _ = best_of(RUNS, make, setup=clear)  # rebuild at the same resolution (redo, auto update, new seed)
-
     rng = np.random.default_rng(0)
     xs = np.arange(N, dtype=np.float32)
     positions = (
@@ -101,11 +99,34 @@ def main():
     )
     topology = core_mesh.grid_topology(N, N)
     quads = core_mesh.grid_faces(N, N).astype(np.int32)
-    fast, _ = best_of(RUNS, anchor_fast, positions, topology, setup=clear)
-    attributes, _ = best_of(RUNS, anchor_attributes_calc_edges, positions, quads, setup=clear)
-    classic, _ = best_of(RUNS, anchor_classic, positions, quads, setup=clear)
 
-    print(f"terrain {N}x{N} ({N * N:,} vertices), best of {RUNS}")
+    def counts(obj):  # what each side built, read before the next clear() frees it
+        me = obj.data
+        return len(me.vertices), len(me.edges), len(me.polygons), bool(me.uv_layers), bool(me.materials)
+
+    # all five interleaved: ours first build (every cache cleared), ours rebuild, the anchor, the references
+    race = interleaved(
+        RUNS,
+        make,
+        make,
+        partial(anchor_fast, positions, topology),
+        partial(anchor_attributes_calc_edges, positions, quads),
+        partial(anchor_classic, positions, quads),
+        setup=[clear_all, clear, clear, clear, clear],
+        keep=counts,
+    )
+    cold, warm, fast, attributes, classic = race.seconds
+    # equivalent: every side built the same grid mesh (N*N vertices, 2N(N-1) edges, (N-1)^2 faces);
+    # ours also has its UVs and material
+    grid = (N * N, 2 * N * (N - 1), (N - 1) ** 2)
+    for i, got in enumerate(race.results):
+        assert got[:3] == grid, (i, got)
+    assert race.results[0][3:] == race.results[1][3:] == (True, True)
+
+    print(
+        f"terrain {N}x{N} ({N * N:,} vertices), best of {RUNS} interleaved rounds (all five in turn), "
+        f"{race.load_text()}; every side built {grid[0]:,} vertices, {grid[1]:,} edges, {grid[2]:,} faces"
+    )
     print(f"{'what':<58}{'seconds':>9}{'ratio':>8}")
     print(f"{'ours, first build: parameters -> finished object':<58}{cold:9.3f}{cold / fast:8.2f}")
     print(f"{'ours, rebuild at the same resolution (cached topology)':<58}{warm:9.3f}{warm / fast:8.2f}")
