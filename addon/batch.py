@@ -20,6 +20,7 @@ run says so, so the folder always holds one build.
 """
 
 import argparse
+import contextlib
 import os
 import re
 import sys
@@ -220,22 +221,39 @@ def remove_stale_outputs(out_dir, name, written):
     return removed
 
 
-def build_world(recipe, out_dir, *, name="world", progress=None, write_recipe=False, wait=world.LOCK_WAIT):
+def build_world(
+    recipe, out_dir, *, name="world", progress=None, write_recipe=False, wait=world.LOCK_WAIT, source="recipe"
+):
     """Build ``recipe`` into the current scene and write the files; returns ``(written, removed)``.
 
     Every file is staged and moved into ``out_dir`` together once all are
     complete; then the files an earlier run left that this run does not
-    write are removed (see :func:`remove_stale_outputs`).
+    write are removed (see :func:`remove_stale_outputs`).  ``source`` (the
+    recipe file) starts the message of an error found while building.
     """
     check_outputs(recipe, out_dir, name=name)
+    created = not os.path.exists(out_dir)
     try:
         os.makedirs(out_dir, exist_ok=True)
     except OSError as err:
         raise ExportError(f"output folder {short(out_dir)} cannot be created: {err.strerror}") from None
+    try:
+        return _build_into(recipe, out_dir, name, progress, write_recipe, wait, source)
+    except BaseException:
+        if created:  # a failed first run leaves no empty folder behind
+            with contextlib.suppress(OSError):
+                os.rmdir(out_dir)
+        raise
+
+
+def _build_into(recipe, out_dir, name, progress, write_recipe, wait, source):
     if not os.access(out_dir, os.W_OK):
         raise ExportError(f"output folder {short(out_dir)} is not writable")
     scene = _fresh_scene()
-    built = world.build_world(recipe, scene=scene, progress=progress)
+    try:
+        built = world.build_world(recipe, scene=scene, progress=progress)
+    except ParameterError as err:  # rules that fail while rewriting: name the recipe file too
+        raise ParameterError(f"{source}: {err}") from None
     with world.output_folder(out_dir, wait=wait) as stage:
         staged = world.write_exports(
             built.roots, out_dir, name, recipe.export, scene=scene, heights=built.heights, stage=stage
@@ -254,21 +272,19 @@ def build_world(recipe, out_dir, *, name="world", progress=None, write_recipe=Fa
 def main(argv=None):
     """Entry point; returns the process exit status (0 ok, 2 bad input or failed write)."""
     args = parse_args(sys.argv[1:] if argv is None else argv)
+    source = args.recipe or "embedded demo recipe"
     try:
-        recipe = (
-            core_recipe.load(args.recipe)
-            if args.recipe
-            else core_recipe.loads(DEFAULT_RECIPE, source="embedded demo recipe")
-        )
+        recipe = core_recipe.load(args.recipe) if args.recipe else core_recipe.loads(DEFAULT_RECIPE, source=source)
         if not args.out.strip():
             raise ExportError(f"--out must name a folder, got {short(args.out)} (use --out . for the current folder)")
         written, removed = build_world(
             recipe,
             os.path.abspath(args.out),
             name=args.name,
-            progress=TerminalProgress(f"worldseed {short(recipe.world.name, limit=40)}"),
+            progress=TerminalProgress(f"worldseed {recipe.world.name[:40]}"),
             write_recipe=args.write_recipe,
             wait=args.wait,
+            source=source,
         )
     except (ParameterError, ExportError, OSError) as err:
         print(f"worldseed: error: {one_line(err)}", file=sys.stderr)
@@ -286,5 +302,5 @@ LINE_LIMIT = 400
 
 def one_line(err):
     """``err``'s message on one line of at most :data:`LINE_LIMIT` characters."""
-    text = " ".join(str(err).split()) or type(err).__name__
+    text = str(err).replace("\r", " ").replace("\n", " ") or type(err).__name__
     return text if len(text) <= LINE_LIMIT else f"{text[: LINE_LIMIT - 30]}... ({len(text)} characters)"

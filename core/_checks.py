@@ -43,6 +43,18 @@ def _fmt_bounds(bounds, integer=False):
     return lo_s, hi_s
 
 
+def _shown_int(value):
+    """An int for a message: itself, or how many digits it has when it is too long to show.
+
+    >>> _shown_int(40), _shown_int(10**400)
+    ('40', 'an integer of 401 digits')
+    """
+    if -(10**18) < value < 10**18:
+        return str(value)
+    digits = len(str(abs(value))) if value.bit_length() < 4000 else int(value.bit_length() * math.log10(2)) + 1
+    return f"an integer of {'about ' if value.bit_length() >= 4000 else ''}{digits:,} digits"
+
+
 def check_int(value, *, name, bounds=(None, None)):
     """Return ``value`` as an int in the closed interval ``bounds`` (None = open end).
 
@@ -64,7 +76,7 @@ def check_int(value, *, name, bounds=(None, None)):
             raise ParameterError(f"{name} must be {allowed}, got {short(value)}")
     value = int(value)
     if (lo is not None and value < lo) or (hi is not None and value > hi):
-        raise ParameterError(f"{name} must be {allowed}, got {value}")
+        raise ParameterError(f"{name} must be {allowed}, got {_shown_int(value)}")
     return value
 
 
@@ -81,7 +93,10 @@ def check_float(value, *, name, bounds=(None, None), open_low=False, open_high=F
     allowed = f"a finite number in {'(' if open_low else '['}{lo_s}, {hi_s}{')' if open_high else ']'}"
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise ParameterError(f"{name} must be {allowed}, got {short(value)}")
-    value = float(value)
+    try:
+        value = float(value)
+    except OverflowError:  # an int too large for a float: 10**400
+        raise ParameterError(f"{name} must be {allowed}, got {_shown_int(int(value))}") from None
     if not math.isfinite(value):
         raise ParameterError(f"{name} must be {allowed}, got {value}")
     if lo is not None and (value < lo or (open_low and value == lo)):
@@ -187,7 +202,17 @@ def check_limited(value, *, name, limit):
 
 
 def check_object_name(value, *, name, pattern):
-    """A name for generated objects: 1 to 48 letters, digits, spaces, '-' or '_' (``pattern``)."""
+    """A name for generated objects: 1 to 48 letters, digits, spaces, '-' or '_' (``pattern``), not only spaces.
+
+    >>> import re
+    >>> try:
+    ...     check_object_name("   ", name="world.name", pattern=re.compile(r"^[ A-Za-z]{1,48}$"))
+    ... except ParameterError as err:
+    ...     print(err)
+    world.name must not be only spaces, got '   '
+    """
     if not isinstance(value, str) or not pattern.match(value):
         raise ParameterError(f"{name} must be 1 to 48 letters, digits, spaces, '-' or '_', got {short(value)}")
+    if not value.strip():
+        raise ParameterError(f"{name} must not be only spaces, got {short(value)}")
     return value

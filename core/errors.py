@@ -35,4 +35,4 @@ def short(value, limit=SHOWN_CHARACTERS):
     text = repr(value)
     if len(text) <= limit:
         return text
-    return f"{text[: limit - 1]}... ({len(text)} characters)"
+    return f"{text[: limit - 1]}... ({len(text):,} characters)"

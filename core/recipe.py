@@ -284,6 +284,8 @@ def loads(text, *, source="recipe"):
         raise RecipeError(f"{source}: not valid TOML: {err}") from None
     except RecursionError:
         raise RecipeError(f"{source}: values nest too deeply") from None
+    except ValueError:  # tomllib's int() of more than 4,300 digits (Python's limit on int conversion)
+        raise RecipeError(f"{source}: not valid TOML: a number is too long (more than 4,300 digits)") from None
     return from_dict(data, source=source)
 
 

@@ -13,13 +13,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._checks import check_int
-from ..errors import ParameterError
+from ..errors import ParameterError, short
 from ..mesh import IndexedMesh
 from . import lsystem, tree_mesh, turtle
 from .skeleton import Skeleton
 from .spec import SEED, TreeSpec
 
-__all__ = ["Tree", "grow_skeleton", "grow_tree", "MAX_TREE_MODULES"]
+__all__ = ["Tree", "grow_skeleton", "grow_tree", "tree_error", "MAX_TREE_MODULES"]
 
 #: Longest word a tree may grow to (a dense game tree is 10^4 .. 10^5 modules).
 MAX_TREE_MODULES = 2_000_000
@@ -76,14 +76,38 @@ def grow_skeleton(spec, *, seed=None, max_modules=MAX_TREE_MODULES):
     return skeleton, len(word)
 
 
+def tree_error(spec, what, kind=ParameterError):
+    """A ``kind`` error "tree 'Name': what" that carries the spec it is about as ``.spec`` (so a recipe run
+    can say which ``[[trees]]`` entry failed)."""
+    err = kind(f"tree {short(spec.name, limit=40)}: {what}")
+    err.spec = spec
+    return err
+
+
 def grow_tree(spec, *, seed=None, max_modules=MAX_TREE_MODULES):
-    """Grow the tree ``spec`` describes (with ``seed`` instead of ``spec.seed`` if given)."""
+    """Grow the tree ``spec`` describes (with ``seed`` instead of ``spec.seed`` if given).
+
+    Errors (rules that fail while rewriting, a word that outgrows
+    ``max_modules``) are :class:`~core.errors.ParameterError` naming the tree,
+    with the spec as their ``.spec``.
+    """
     seed = spec.seed if seed is None else seed
-    skeleton, modules = grow_skeleton(spec, seed=seed, max_modules=max_modules)
+    try:
+        skeleton, modules = grow_skeleton(spec, seed=seed, max_modules=max_modules)
+    except lsystem.WordTooLong as err:
+        raise tree_error(
+            spec,
+            f"the word would reach {'at least ' if err.at_least else ''}{err.length:,} modules "
+            f"at iteration {err.iteration}, more than the {err.limit:,} a tree may grow to; "
+            f"use fewer iterations (iterations = {spec.iterations} now)",
+        ) from None
+    except ParameterError as err:
+        raise tree_error(spec, err, kind=type(err)) from None
     if skeleton.n_segments == 0 and len(skeleton.leaves) == 0 and not skeleton.polygons:
-        raise ParameterError(
-            f"tree {spec.name!r}: the rules draw nothing after {spec.iterations} iterations "
-            f"({modules:,} modules, no F or G); check the axiom and rules"
+        raise tree_error(
+            spec,
+            f"the rules draw nothing after {spec.iterations} iterations "
+            f"({modules:,} modules, no F or G); check the axiom and rules",
         )
     s_mesh = _seeds(seed)[2]
     lods = tree_mesh.tree_lods(

@@ -29,6 +29,9 @@ from dataclasses import dataclass
 __all__ = [
     "ExpressionError",
     "Expression",
+    "MAX_EXPRESSION_CHARS",
+    "MAX_EXPRESSION_OPERATORS",
+    "MAX_EXPRESSION_DEPTH",
     "FUNCTIONS",
     "NAMESPACE",
     "RESERVED",
@@ -40,6 +43,49 @@ __all__ = [
 
 class ExpressionError(ValueError):
     """What is wrong with one expression (the caller adds the line and text)."""
+
+
+#: Longest expression, in characters (a rule's expressions are tens of characters long).
+MAX_EXPRESSION_CHARS = 2_000
+#: Most operators in one expression, and deepest nesting (brackets plus powers, each ``^`` becomes a
+#: call): the parser and the rewriting walk recurse once per operator, and Python compiles at most
+#: 200 nested brackets, so a longer chain would end in a RecursionError instead of a message.
+MAX_EXPRESSION_OPERATORS = 200
+MAX_EXPRESSION_DEPTH = 50
+_OPERATOR = re.compile(r"\*\*|&&|\|\||[<>=!]=|[-+*/^%<>!,]|\band\b|\bor\b|\bnot\b")
+
+
+def _shown(text, limit=60):
+    """``repr(text)`` cut to about ``limit`` characters, for a message."""
+    text = repr(text)
+    return text if len(text) <= limit else f"{text[: limit - 4]}...' ({len(text) - 2:,} characters)"
+
+
+def _check_size(text):
+    if len(text) > MAX_EXPRESSION_CHARS:
+        raise ExpressionError(
+            f"expression {_shown(text)} is longer than {MAX_EXPRESSION_CHARS:,} characters; "
+            "split it with constants or a simpler formula"
+        )
+    operators = len(_OPERATOR.findall(text))
+    if operators > MAX_EXPRESSION_OPERATORS:
+        raise ExpressionError(
+            f"expression {_shown(text)} has {operators:,} operators, more than {MAX_EXPRESSION_OPERATORS}; "
+            "use a simpler formula"
+        )
+    depth = deepest = 0
+    for c in text:
+        if c in "([":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif c in ")]":
+            depth -= 1
+    deepest += text.count("^") + text.count("**")
+    if deepest > MAX_EXPRESSION_DEPTH:
+        raise ExpressionError(
+            f"expression {_shown(text)} nests {deepest:,} deep (brackets and powers), "
+            f"more than {MAX_EXPRESSION_DEPTH}; use a simpler formula"
+        )
 
 
 def _sin(x):
@@ -292,15 +338,18 @@ def compile_expression(text, *, formals=(), constants=None, allow_rand=True):
     """
     if not isinstance(text, str) or not text.strip():
         raise ExpressionError("empty expression")
+    _check_size(text.strip())
     python = _TRANSLATE.sub(lambda m: _SPELLING[m.group()], text.strip())
     try:
         tree = ast.parse(python, mode="eval")
+        rewriter = _Rewriter(formals, constants or {}, allow_rand)
+        body = rewriter.visit(tree.body)
+        source = ast.unparse(ast.fix_missing_locations(body))
     except SyntaxError as err:
         hint = " (use == to compare)" if re.search(r"(?<![<>=!])=(?!=)", text) else ""
-        raise ExpressionError(f"syntax error in expression {text.strip()!r}: {err.msg}{hint}") from None
-    rewriter = _Rewriter(formals, constants or {}, allow_rand)
-    body = rewriter.visit(tree.body)
-    source = ast.unparse(ast.fix_missing_locations(body))
+        raise ExpressionError(f"syntax error in expression {_shown(text.strip())}: {err.msg}{hint}") from None
+    except (RecursionError, MemoryError):  # the size checks above should make this unreachable
+        raise ExpressionError(f"expression {_shown(text.strip())} is too complex; use a simpler formula") from None
     return Expression(source, rewriter.uses_rand, frozenset(rewriter.used), rewriter.needs_float)
 
 
@@ -310,5 +359,5 @@ def evaluate_constant(text, *, constants=None, what="expression"):
     try:
         value = eval(compile(expression.float_source, "<l-system>", "eval"), dict(NAMESPACE))  # noqa: S307 (checked)
     except (ArithmeticError, ValueError) as err:
-        raise ExpressionError(f"{what} {text.strip()!r} cannot be evaluated: {err}") from None
+        raise ExpressionError(f"{what} {_shown(text.strip())} cannot be evaluated: {err}") from None
     return float(value)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._checks import ParameterError
+from ..errors import short
 from ._lsystem_expr import ExpressionError, check_name, compile_expression, evaluate_constant
 from .skeleton import Word
 
@@ -114,7 +115,10 @@ class CompiledProduction:
 
 def fail(where, what, text):
     """An LSystemError that says where, what and quotes the text."""
-    return LSystemError(f"{where}: {what} -- in {text!r}")
+    quoted = repr(text)
+    if len(quoted) > 120:  # a rule line may be 65,536 characters long; the message stays one short line
+        quoted = f"{quoted[:116]}...' ({len(text):,} characters)"
+    return LSystemError(f"{where}: {what} -- in {quoted}")
 
 
 def is_symbol(c):
@@ -186,7 +190,7 @@ def scan_modules(text):
         if j < n and text[j] == "(":
             args, i = _split_arguments(text, j)
             if any(not a.strip() for a in args):
-                raise ExpressionError(f"empty parameter in {text[j:i]!r} after {c!r}")
+                raise ExpressionError(f"empty parameter in {text[j:i][:60]!r} after {c!r}")
             modules.append((c, [a.strip() for a in args]))
         else:
             modules.append((c, []))
@@ -254,7 +258,8 @@ def _split_production(text, line, constants):
             raise fail(where, "context-sensitive productions ('<' or '>' in the predecessor) are not supported", text)
         raise fail(
             where,
-            f"the predecessor must be a single module, got {len(modules)} ({''.join(s for s, _ in modules)!r})",
+            f"the predecessor must be a single module, got {len(modules)} "
+            f"({short(''.join(s for s, _ in modules), limit=40)})",
             text,
         )
     symbol, formals = modules[0]
@@ -282,23 +287,23 @@ def compile_production(production, constants):
     text = production.text or str(production)
     pred = production.predecessor
     if not isinstance(pred, str) or len(pred) != 1 or not is_symbol(pred):
-        raise fail(where, f"the predecessor must be one module symbol, got {pred!r}", text)
+        raise fail(where, f"the predecessor must be one module symbol, got {short(pred, limit=40)}", text)
     weight = production.weight
     if weight is not None and (
         isinstance(weight, bool) or not isinstance(weight, (int, float)) or not math.isfinite(weight) or weight <= 0
     ):
-        raise fail(where, f"the weight must be a positive finite number, got {weight!r}", text)
+        raise fail(where, f"the weight must be a positive finite number, got {short(weight, limit=40)}", text)
     formals = production.params
     try:
         if not isinstance(formals, tuple):
-            raise ExpressionError(f"formal parameters must be a tuple of names, got {formals!r}")
+            raise ExpressionError(f"formal parameters must be a tuple of names, got {short(formals, limit=60)}")
         for name in formals:
             check_name(name, what="formal parameter")
             if constants and name in constants:
-                raise ExpressionError(f"formal parameter {name!r} has the name of a constant")
+                raise ExpressionError(f"formal parameter {short(name, limit=40)} has the name of a constant")
         duplicates = sorted({name for name in formals if formals.count(name) > 1})
         if duplicates:
-            raise ExpressionError(f"duplicate formal parameter {duplicates[0]!r} in the predecessor")
+            raise ExpressionError(f"duplicate formal parameter {short(duplicates[0], limit=40)} in the predecessor")
         condition = None
         if production.condition is not None:
             condition = compile_expression(production.condition, formals=formals, constants=constants)

@@ -35,11 +35,32 @@ from itertools import accumulate
 
 import numpy as np
 
+from ..errors import short
 from ._lsystem_expr import NAMESPACE
 from ._lsystem_parse import LSystemError, compile_production, fail
 from .skeleton import Word
 
-__all__ = ["Program", "build_program", "expand_fast", "expand_general"]
+__all__ = ["Program", "WordTooLong", "build_program", "expand_fast", "expand_general"]
+
+
+class WordTooLong(LSystemError):
+    """An expansion would outgrow ``max_modules``: ``length`` modules (at least, when ``at_least``) at
+    ``iteration``, more than ``limit``.  Callers that fix ``max_modules`` themselves (a tree grows with a
+    set limit) can say what the user should change instead."""
+
+    def __init__(self, length, iteration, limit, *, at_least=False, stopped=False):
+        self.length, self.iteration, self.limit, self.at_least = length, iteration, limit, at_least
+        if iteration == 0:
+            what = f"the axiom has {length:,} modules, more than max_modules={limit:,}"
+        elif stopped:
+            what = f"the word grew past max_modules={limit:,} modules at iteration {iteration} (stopped there)"
+        else:
+            what = (
+                f"the word would reach {'at least ' if at_least else ''}{length:,} modules at iteration "
+                f"{iteration}, more than max_modules={limit:,}"
+            )
+        super().__init__(f"{what}; use fewer iterations or raise max_modules")
+
 
 #: Uniforms drawn at a time by the general engine (only the order matters, not the chunking).
 _CHUNK = 4096
@@ -146,7 +167,14 @@ def _compile_group(symbol, arity, members):
         _total=cumulative[-1],
         _choose=_make_chooser(weights, [m.production.weight is not None for m in members]),
     )
-    exec(compile(source, f"<l-system productions for {symbol!r}/{arity}>", "exec"), namespace)  # noqa: S102
+    try:
+        code = compile(source, f"<l-system productions for {symbol!r}/{arity}>", "exec")
+    except (SyntaxError, RecursionError, MemoryError):  # expressions are bounded; this is a last resort
+        raise LSystemError(
+            f"the productions for {symbol!r} with {arity} parameter{'' if arity == 1 else 's'} are too "
+            "complex to compile; use simpler expressions"
+        ) from None
+    exec(code, namespace)  # noqa: S102
     return namespace["_rewrite"], source
 
 
@@ -175,7 +203,7 @@ def _static_condition(compiled):
         p = compiled.production
         raise fail(
             f"line {p.line}" if p.line else "production",
-            f"the condition {p.condition!r} cannot be evaluated: {err}",
+            f"the condition {short(p.condition, limit=60)} cannot be evaluated: {err}",
             p.text or str(p),
         ) from None
 
@@ -257,10 +285,7 @@ def build_program(productions, constants):
 
 
 def _too_long(length, iteration, limit, *, at_least=False):
-    return LSystemError(
-        f"the word would reach {'at least ' if at_least else ''}{length:,} modules at iteration "
-        f"{iteration}, more than max_modules={limit:,}; use fewer iterations or raise max_modules"
-    )
+    return WordTooLong(length, iteration, limit, at_least=at_least)
 
 
 def _predict_lengths(symbols, fast, iterations, limit):
@@ -379,10 +404,7 @@ def expand_general(word, program, iterations, rng, limit):
             symbol, p = _failing_module(symbols, params, err)
             raise _evaluation_error(program, symbol, p, iteration, err) from None
         if result is None or len(result[1]) > limit:
-            raise LSystemError(
-                f"the word grew past max_modules={limit:,} modules at iteration {iteration} "
-                "(stopped there); use fewer iterations or raise max_modules"
-            )
+            raise WordTooLong(limit + 1, iteration, limit, at_least=True, stopped=True)
         symbols, params = "".join(result[0]), result[1]
     return Word(symbols, tuple(params) if any(params) else None)
 

@@ -102,10 +102,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from .._checks import check_float, check_int, make_rng
+from ..errors import short
 from ._lsystem_expr import ExpressionError, check_name
 from ._lsystem_parse import LSystemError, Production, check_brackets, check_symbols, parse_rules
 from ._lsystem_parse import parse_word as _parse_word
-from ._rewrite import Program, build_program, expand_fast, expand_general
+from ._rewrite import Program, WordTooLong, build_program, expand_fast, expand_general
 from .skeleton import Word
 
 __all__ = [
@@ -113,6 +114,7 @@ __all__ = [
     "MAX_MODULES",
     "DEFAULT_MAX_MODULES",
     "LSystemError",
+    "WordTooLong",
     "Production",
     "LSystem",
     "parse_word",
@@ -136,7 +138,7 @@ def _constants(constants):
         try:
             constants = dict(constants)
         except (TypeError, ValueError):
-            raise LSystemError(f"constants must be a mapping of name to number, got {constants!r}") from None
+            raise LSystemError(f"constants must be a mapping of name to number, got {short(constants)}") from None
     out = []
     for name, value in constants.items():
         try:
@@ -283,7 +285,7 @@ def expand(system, iterations, *, seed=0, max_modules=DEFAULT_MAX_MODULES):
     rng = make_rng(seed)
     axiom = system.axiom
     if len(axiom) > max_modules:
-        raise LSystemError(f"the axiom has {len(axiom):,} modules, more than max_modules={max_modules:,}")
+        raise WordTooLong(len(axiom), 0, max_modules)
     if not system.parametric:
         return Word(expand_fast(axiom.symbols, system._program, iterations, rng, max_modules))
     return expand_general(axiom, system._program, iterations, rng, max_modules)

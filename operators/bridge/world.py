@@ -33,6 +33,7 @@ from ...core import preview as core_preview
 from ...core import recipe as core_recipe
 from ...core import terrain as core_terrain
 from ...core import unity as core_unity
+from ...core.errors import ParameterError
 from . import export, placements, render
 from . import terrain as bridge_terrain
 from .export import ExportError
@@ -108,13 +109,27 @@ def build_world(recipe, *, scene, progress=None):
 
     Each buildable section ``key`` is built by ``operators/bridge/<key>.py``'s
     ``build_section(recipe, world, scene=..., progress=...)``, which adds what
-    it made to the :class:`World`.
+    it made to the :class:`World`.  A :class:`~core.errors.ParameterError`
+    while building says which section (and entry: ``trees[1]``) it is about.
     """
     world = World()
     for section in core_recipe.SECTIONS:
         if section.build:
-            builder(section.key)(recipe, world, scene=scene, progress=progress)
+            try:
+                builder(section.key)(recipe, world, scene=scene, progress=progress)
+            except ParameterError as err:
+                raise ParameterError(f"{_where(recipe, section, err)}: {err}") from None
     return world
+
+
+def _where(recipe, section, err):
+    """The recipe entry an error of ``section``'s build is about: ``trees[1]`` (from the error's ``.spec``)."""
+    if section.many:
+        spec = getattr(err, "spec", None)
+        for i, entry in enumerate(getattr(recipe, section.key)):
+            if spec is not None and entry == spec:
+                return f"{section.key}[{i}]"
+    return section.key
 
 
 # --------------------------------------------------------------------------- writing safely

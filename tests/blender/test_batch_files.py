@@ -230,3 +230,15 @@ def test_an_empty_out_is_refused(tmp_path, out):
     )
     assert proc.returncode == 2 and "--out must name a folder" in error_line(proc)
     assert sorted(os.listdir(tmp_path)) == ["r.toml"]
+
+
+def test_a_rule_that_fails_while_growing_names_the_file_and_the_entry(tmp_path):
+    path = tmp_path / "forest.toml"
+    path.write_text(
+        '[terrain]\nenabled = false\n[[trees]]\nname = "Good"\niterations = 2\n'
+        '[[trees]]\nname = "Bad"\naxiom = "A(1)"\nrules = "A(x) -> F(x/0)A(x)"\niterations = 3\n'
+    )
+    proc = run("--recipe", str(path), "--out", str(tmp_path / "out"))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert error_line(proc).startswith(f"worldseed: error: {path}: trees[1]: tree 'Bad': iteration 1: rewriting A(1)")
+    assert not (tmp_path / "out").exists()

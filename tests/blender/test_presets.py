@@ -3,6 +3,7 @@
 import bpy
 import pytest
 
+from worldseed.core import recipe as core_recipe
 from worldseed.operators.bridge import curve, presets
 
 
@@ -68,3 +69,33 @@ def test_a_user_preset_cannot_take_a_builtin_name(empty_scene, user_presets):
     with pytest.raises(RuntimeError, match="taken by a built-in preset"):
         bpy.ops.worldseed.terrain_preset_save(preset_name="Island")
     assert list(user_presets.iterdir()) == []
+
+
+@pytest.mark.parametrize("shape", ["absolute", "absolute_stem", "parent", "parent_stem", "nested"])
+def test_remove_never_deletes_a_file_outside_the_user_presets(empty_scene, tmp_path, monkeypatch, shape):
+    """An absolute name or ../ names are refused by name; the .toml they point at stays."""
+    user = tmp_path / "user" / "presets"
+    user.mkdir(parents=True)
+    monkeypatch.setattr(presets, "user_dir", lambda create=False: str(user))
+    victim = tmp_path / "user" / "victim.toml"
+    victim.write_text("[terrain]\noctaves = 3\n")
+    elsewhere = tmp_path / "elsewhere.toml"
+    elsewhere.write_text("[terrain]\n")
+    name = {
+        "absolute": str(elsewhere),
+        "absolute_stem": str(elsewhere)[: -len(".toml")],
+        "parent": "../victim.toml",
+        "parent_stem": "../victim",
+        "nested": "x/../../victim",
+    }[shape]
+    with pytest.raises(RuntimeError, match="preset name must be"):
+        bpy.ops.worldseed.terrain_preset_remove(preset=name)
+    with pytest.raises(core_recipe.RecipeError, match="preset name must be"):
+        presets.remove(name)
+    assert victim.read_text() == "[terrain]\noctaves = 3\n" and elsewhere.exists()
+
+
+def test_preset_errors_cut_long_names(empty_scene, user_presets):
+    with pytest.raises(core_recipe.RecipeError) as err:
+        presets.remove("x" * 100_000)
+    assert len(str(err.value)) < 300 and "100,002 characters" in str(err.value)

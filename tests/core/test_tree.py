@@ -140,9 +140,12 @@ def test_rules_that_draw_nothing_are_a_clear_error():
 
 
 def test_runaway_growth_is_refused_before_allocating():
+    """The message says what a recipe or the sidebar can change (iterations), not max_modules, which neither offers."""
     spec = tree.from_dict({"axiom": "F", "rules": "F -> FFFFFFFFFF", "iterations": 20})
-    with pytest.raises(ParameterError, match="max_modules"):
+    with pytest.raises(ParameterError, match=r"use fewer iterations \(iterations = 20 now\)") as err:
         tree.grow_tree(spec)
+    assert "max_modules" not in str(err.value) and str(err.value).startswith("tree 'Tree': ")
+    assert err.value.spec == spec
 
 
 @pytest.mark.parametrize("name", GAME)
