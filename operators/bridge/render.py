@@ -165,7 +165,6 @@ def _terrain_colours(shown, root):
         sea_level=float(root.get("worldseed_sea_level", 0.0)),
         palette=palette,
         name=COLOUR_ATTRIBUTE,
-        kind="FLOAT_COLOR",
     )
     return temp, temp.name
 
