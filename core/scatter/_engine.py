@@ -406,10 +406,10 @@ def scatter_layers(heights, *, size, layers, seed=0):
     corners have a density above 0, as a maximal packing (`poisson_disk_variable`, with the
     mask as density when ``radius_max`` is set).  Then, with the layer's random stream:
     scales uniform in ``scale_range``, then yaw angles uniform in [0, 2 pi) (when ``yaw``).
-    A prop's height is the bilinear height at its (x, y) minus ``sink * scale``; its rotation
-    is the yaw about +Z followed by a lean towards the interpolated terrain normal by
-    ``align`` of the way, at most ``max_tilt`` degrees.  (The mesh's triangles can lie up to a
-    quarter of a cell's height difference away from the bilinear surface; ``sink`` hides it.)
+    A prop's height is the terrain's at its (x, y) (`sample_heights`: on the triangle that
+    FBX readers cut the mesh's quad into) minus ``sink * scale``; its rotation is the yaw about
+    +Z followed by a lean towards the interpolated (smooth) terrain normal by ``align`` of the
+    way, at most ``max_tilt`` degrees.
 
     Examples
     --------
@@ -474,7 +474,7 @@ def _place(layer, xy, radii, h, cell, width, height, normals, rng):
     lo, hi = layer.scale_range
     scales = lo + (hi - lo) * rng.random(n)
     yaw = rng.random(n) * (2.0 * math.pi) if layer.yaw else np.zeros(n)
-    z = ts.bilinear(h, cell, x, y) - layer.sink * scales
+    z = ts.triangle_heights(h, cell, x, y) - layer.sink * scales
     rotations = quat.about_z(yaw)
     if n and layer.align > 0.0 and layer.max_tilt > 0.0:
         up = ts.bilinear(normals, cell, x, y)
@@ -526,7 +526,12 @@ def layer_from_spec(spec, *, sea_level_m):
 
 
 def sample_heights(heights, xy, *, size):
-    """Bilinear heights at terrain-local points.
+    """Heights of the terrain mesh's triangles at terrain-local points.
+
+    Each quad of the mesh (`mesh.grid_faces`) is cut into two triangles along its shorter 3-D
+    diagonal, as ``ufbx`` cuts the FBX's quads (and, it aims, as Autodesk's FBX SDK that Unity
+    imports with does; see the module ``_terrain_sample``): the surface an exported terrain
+    shows, which a bilinear blend of the quad's corners misses by up to a quarter of its twist.
 
     Parameters
     ----------
@@ -546,10 +551,13 @@ def sample_heights(heights, xy, *, size):
     >>> h = np.array([[0.0, 2.0], [4.0, 6.0]])              # 2 x 2 vertices over 10 m
     >>> sample_heights(h, [[-5.0, -5.0], [0.0, 0.0], [5.0, -5.0]], size=10.0).tolist()
     [0.0, 3.0, 2.0]
+    >>> ridge = np.array([[0.0, 0.0], [0.0, 4.0]])          # one corner up: cut v1 -- v3
+    >>> sample_heights(ridge, [[0.0, 0.0]], size=10.0).tolist()   # bilinear would say 1.0
+    [0.0]
     """
     h, size, cell = ts.check_terrain(heights, size)
     p = ts.check_points(xy)
-    return ts.bilinear(h, cell, p[:, 0], p[:, 1])
+    return ts.triangle_heights(h, cell, p[:, 0], p[:, 1])
 
 
 def terrain_normals_at(heights, xy, *, size):

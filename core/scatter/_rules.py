@@ -80,9 +80,9 @@ class ScatterRules:
     -----
     Every rule gives a factor in [0, 1] per heightmap vertex and `rule_mask` multiplies them.
     A prop goes only into heightmap cells whose four corners all have a density above 0, so
-    every rule holds at the prop itself: its bilinear height is within the height range and
-    above the sea, the bilinear slope (and the tilt of the interpolated normal) within the
-    slope range's upper limit.
+    every rule holds at the prop itself: its height (on the mesh's triangles, a blend of the
+    cell's corners) is within the height range and above the sea, the bilinear slope (and the
+    tilt of the interpolated normal) within the slope range's upper limit.
     """
 
     height_range: tuple | None = None

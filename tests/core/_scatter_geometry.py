@@ -81,3 +81,64 @@ def quat_matrix(q):
         ],
         -2,
     )
+
+
+def fbx_quad_cut(v0, v1, v2, v3):
+    """True where ufbx (``ufbx_triangulate_face``) cuts the quads ``v0 v1 v2 v3`` ((N, 3) each)
+    along ``v0 -- v2``: the shorter diagonal (``v0 -- v2`` on a tie), unless either cut folds
+    the quad (its triangles' normals more than 90 degrees apart), then the one folding less.
+    Written out from ufbx's rule with 3-D cross products, not from core."""
+
+    def unit(n):
+        return n / np.linalg.norm(n, axis=1, keepdims=True)
+
+    a, b = v2 - v0, v3 - v1
+    dot_a = np.einsum("ij,ij->i", unit(np.cross(a, v1 - v0)), unit(np.cross(a, v0 - v3)))
+    dot_b = np.einsum("ij,ij->i", unit(np.cross(b, v1 - v0)), unit(np.cross(b, v2 - v1)))
+    cut_a = np.einsum("ij,ij->i", a, a) <= np.einsum("ij,ij->i", b, b)
+    folded = (dot_a < 0) | (dot_b < 0)
+    return np.where(folded, dot_a >= dot_b, cut_a)
+
+
+def height_on_triangle(p, t0, t1, t2):
+    """Height at the (x, y) of ``p`` on the plane of each triangle ``t0 t1 t2`` ((N, 3) each)."""
+    n = np.cross(t1 - t0, t2 - t0)
+    return t0[:, 2] - (n[:, 0] * (p[:, 0] - t0[:, 0]) + n[:, 1] * (p[:, 1] - t0[:, 1])) / n[:, 2]
+
+
+def inside_triangle(p, t0, t1, t2, eps=1e-9):
+    """True where the (x, y) of ``p`` lies in the triangle's (x, y) projection (edges included)."""
+
+    def side(a, b):
+        return (b[:, 0] - a[:, 0]) * (p[:, 1] - a[:, 1]) - (b[:, 1] - a[:, 1]) * (p[:, 0] - a[:, 0])
+
+    s = np.stack([side(t0, t1), side(t1, t2), side(t2, t0)], axis=1)
+    scale = np.abs(s).max(axis=1, keepdims=True) + 1e-300
+    return ((s / scale) >= -eps).all(axis=1) | ((s / scale) <= eps).all(axis=1)
+
+
+def mesh_height(grid, x, y, width, height):
+    """Height at points ``[0, width] x [0, height]`` on the triangles of the grid's quads,
+    each cut as `fbx_quad_cut` says (row 0 at y = 0)."""
+    rows, cols = grid.shape
+    dx, dy = width / (cols - 1), height / (rows - 1)
+    j = np.minimum(np.clip(x / dx, 0, cols - 1).astype(int), cols - 2)
+    i = np.minimum(np.clip(y / dy, 0, rows - 1).astype(int), rows - 2)
+
+    def vertex(r, c):
+        return np.stack([c * dx, r * dy, grid[r, c]], axis=1)
+
+    v0, v1, v2, v3 = vertex(i, j), vertex(i, j + 1), vertex(i + 1, j + 1), vertex(i + 1, j)
+    cut = fbx_quad_cut(v0, v1, v2, v3)
+    p = np.stack([x, y], axis=1)
+    out = np.full(len(p), np.nan)
+    for tri, use in (
+        ((v0, v1, v2), cut),
+        ((v0, v2, v3), cut),
+        ((v0, v1, v3), ~cut),
+        ((v1, v2, v3), ~cut),
+    ):
+        t = [a for a in tri]
+        hit = use & np.isnan(out) & inside_triangle(p, *t)
+        out[hit] = height_on_triangle(p[hit], *(a[hit] for a in t))
+    return out

@@ -9,7 +9,15 @@ from worldseed.core import scatter
 from worldseed.core.errors import ParameterError
 from worldseed.core.heightmap import slope_degrees
 
-from ._scatter_geometry import bilinear, min_pair_distance, pairs_within, probes, quat_matrix, worst_cover
+from ._scatter_geometry import (
+    bilinear,
+    mesh_height,
+    min_pair_distance,
+    pairs_within,
+    probes,
+    quat_matrix,
+    worst_cover,
+)
 
 # --- terrain look-ups -------------------------------------------------------------------------
 
@@ -20,18 +28,62 @@ def _terrain(n=65, size=128.0, seed=0):
     return 8.0 * np.sin(x / 11.0) * np.cos(y / 13.0) + 1.5 * np.sin((x + 2 * y) / 6.0) + 4.0, size
 
 
-def test_sample_heights_is_bilinear_in_centred_metres():
+def test_sample_heights_lie_on_the_mesh_triangles_in_centred_metres():
     h, size = _terrain()
     rng = np.random.default_rng(1)
-    xy = rng.uniform(-size / 2, size / 2, (200, 2))
+    xy = rng.uniform(-size / 2, size / 2, (400, 2))
     z = scatter.sample_heights(h, xy, size=size)
-    expect = bilinear(h, xy[:, 0] + size / 2, xy[:, 1] + size / 2, size, size)
-    np.testing.assert_allclose(z, expect, rtol=1e-12, atol=1e-12)
+    expect = mesh_height(h, xy[:, 0] + size / 2, xy[:, 1] + size / 2, size, size)
+    np.testing.assert_allclose(z, expect, rtol=0, atol=1e-9)
+    # not the bilinear blend of the corners (which floats above or sinks below the triangles)
+    blend = bilinear(h, xy[:, 0] + size / 2, xy[:, 1] + size / 2, size, size)
+    assert np.abs(z - blend).max() > 0.05
     # at the vertices it returns the heights themselves (row 0 is the smallest y)
     assert scatter.sample_heights(h, [[-size / 2, -size / 2], [size / 2, -size / 2]], size=size).tolist() == [
         h[0, 0],
         h[0, -1],
     ]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    rows=st.integers(2, 6),
+    cols=st.integers(2, 6),
+    cell=st.floats(0.25, 40.0),
+    relief=st.floats(0.0, 200.0),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_sample_heights_equal_the_triangle_plane(rows, cols, cell, relief, seed):
+    rng = np.random.default_rng(seed)
+    h = rng.uniform(-1.0, 1.0, (rows, cols)) * relief
+    size = cell * (cols - 1)
+    width, height = size, cell * (rows - 1)
+    # points anywhere, and on the cells' diagonals and edges
+    u = np.concatenate([rng.random((300, 2)), rng.integers(0, 5, (60, 2)) / 4.0])
+    x, y = u[:, 0] * width, u[:, 1] * height
+    z = scatter.sample_heights(h, np.stack([x - width / 2, y - height / 2], axis=1), size=size)
+    np.testing.assert_allclose(z, mesh_height(h, x, y, width, height), rtol=0, atol=1e-9 * (1.0 + relief))
+
+
+@pytest.mark.parametrize(
+    ("corners", "cut_a"),
+    [
+        ((0.0, 0.0, 4.0, 0.0), False),  # v2 up: v0 -- v2 is the longer diagonal
+        ((0.0, 4.0, 0.0, 0.0), True),  # v1 up: v1 -- v3 is the longer one
+        ((0.0, 1.0, 2.0, 3.0), True),  # a tie (both diagonals rise 2 m), not flat: v0 -- v2
+        ((0.0, 10.0, 0.0, 9.0), False),  # v0 -- v2 is shorter but folds the quad more
+    ],
+)
+def test_the_quad_cut_is_the_fbx_readers(corners, cut_a):
+    z0, z1, z2, z3 = corners
+    h = np.array([[z0, z1], [z3, z2]])  # row 0 at the smallest y: v0 v1, then v3 v2
+    # a point just off the centre, on the v0 side of v1 -- v3 and below v0 -- v2
+    t, u = 0.45, 0.3
+    z = scatter.sample_heights(h, [[t - 0.5, u - 0.5]], size=1.0)[0]
+    on_a = z0 + (z1 - z0) * t + (z2 - z1) * u  # triangle v0 v1 v2
+    on_b = z0 + (z1 - z0) * t + (z3 - z0) * u  # triangle v0 v1 v3
+    assert on_a != on_b
+    assert z == pytest.approx(on_a if cut_a else on_b, abs=1e-12)
 
 
 def test_terrain_normals_are_exact_on_a_plane_and_unit():
@@ -132,7 +184,8 @@ def test_placements_obey_sea_slope_and_height_rules():
     (p,) = scatter.scatter_layers(h, size=size, layers=[layer], seed=2)
     assert len(p) > 100
     xy = p.positions[:, :2]
-    z = bilinear(h, xy[:, 0] + size / 2, xy[:, 1] + size / 2, size, size)
+    z = p.positions[:, 2]  # on the mesh's triangles (sink 0)
+    np.testing.assert_allclose(z, mesh_height(h, xy[:, 0] + size / 2, xy[:, 1] + size / 2, size, size), atol=1e-9)
     assert (z > 1.0).all() and (z <= 10.0).all()  # above the sea, in the range
     slope = bilinear(slope_degrees(h, cell_size=cell), xy[:, 0] + size / 2, xy[:, 1] + size / 2, size, size)
     assert slope.max() <= 25.0 + 1e-4
@@ -159,7 +212,7 @@ def test_placement_heights_rotations_and_scales():
     assert p.positions.shape == (n, 3) and p.rotations.shape == (n, 4) and p.scales.shape == (n,)
     assert p.positions.dtype == p.rotations.dtype == p.scales.dtype == np.float64
     xy = p.positions[:, :2]
-    ground = bilinear(h, xy[:, 0] + size / 2, xy[:, 1] + size / 2, size, size)
+    ground = mesh_height(h, xy[:, 0] + size / 2, xy[:, 1] + size / 2, size, size)
     np.testing.assert_allclose(p.positions[:, 2], ground - 0.3 * p.scales, atol=1e-9)
     assert (p.scales >= 0.5).all() and (p.scales <= 2.0).all() and np.ptp(p.scales) > 1.0
     np.testing.assert_allclose(np.linalg.norm(p.rotations, axis=1), 1.0, atol=1e-12)
