@@ -167,7 +167,7 @@ class WORLDSEED_OT_terrain_add(ModalBuild, bpy.types.Operator):
 
 
 class WORLDSEED_OT_terrain_update(ModalBuild, bpy.types.Operator):
-    """Rebuild the active Worldseed terrain in place from the Terrain panel's settings"""
+    """Rebuild the active terrain from the Terrain panel's settings, not its own (Load from Active gets those)"""
 
     bl_idname = "worldseed.terrain_update"
     bl_label = "Update Terrain"
@@ -190,6 +190,7 @@ class WORLDSEED_OT_terrain_update(ModalBuild, bpy.types.Operator):
         return self.start_modal(context, steps, "updating terrain")
 
     def finished(self, context, root):
+        context.view_layer.update()  # a rebuild with fewer LODs removed objects the view layer still lists
         select_only(context, root)
 
     def execute(self, context):

@@ -101,7 +101,13 @@ def _rules_for_redo_panel(text):
 
 
 class WORLDSEED_OT_tree_add(bpy.types.Operator):
-    """Grow a tree from L-system rules: a parent with Name_LOD0, Name_LOD1, ... for Unity's LOD Group"""
+    """Grow a tree from L-system rules: a parent with Name_LOD0, Name_LOD1, ... for Unity's LOD Group.
+
+    Fields a call leaves out come from ``species`` (the first species when
+    none is given); a call that gives ``axiom`` or ``rules`` but no
+    ``species`` grows its own rules and takes the other fields from
+    ``TreeSpec``'s defaults, not from a species it did not ask for.
+    """
 
     bl_idname = "worldseed.tree_add"
     bl_label = "Add Tree"
@@ -115,6 +121,7 @@ class WORLDSEED_OT_tree_add(bpy.types.Operator):
             description="Species whose rules and settings to start from",
         ),
         "loaded_species": bpy.props.StringProperty(options={"HIDDEN", "SKIP_SAVE"}),
+        "own_rules": bpy.props.BoolProperty(default=False, options={"HIDDEN", "SKIP_SAVE"}),
         "new_seed": bpy.props.BoolProperty(
             name="New Seed", default=False, options={"SKIP_SAVE"}, description="Draw a fresh random seed for this tree"
         ),
@@ -133,7 +140,15 @@ class WORLDSEED_OT_tree_add(bpy.types.Operator):
         self.rules = _rules_for_redo_panel(spec.rules)
         self.species = settings.species
         self.loaded_species = settings.species
+        self.own_rules = False
         self.from_settings = False
+
+    def _load_defaults(self):
+        """A call with its own axiom or rules and no species: the fields it left out from TreeSpec's defaults."""
+        keep = {n for n in TREE_FIELDS if self.properties.is_property_set(n)}
+        apply_spec_to_props(self, core_trees.TreeSpec(), keep=keep)
+        self.loaded_species = self.species  # no species to load (until the redo panel picks one)
+        self.own_rules = True
 
     def _load_species(self):
         """Take the chosen species' values: for fields not given by the caller on the first run, for all
@@ -145,17 +160,21 @@ class WORLDSEED_OT_tree_add(bpy.types.Operator):
         if "rules" not in keep:
             self.rules = _rules_for_redo_panel(spec.rules)
         self.loaded_species = self.species
+        self.own_rules = False
 
     def execute(self, context):
         try:
+            given = self.properties.is_property_set
             if self.from_settings:
                 self._load_settings(context)
+            elif not self.loaded_species and not given("species") and (given("axiom") or given("rules")):
+                self._load_defaults()
             elif self.species != self.loaded_species:
                 self._load_species()
             if self.new_seed:
                 self.seed = new_seed()
                 self.new_seed = False
-            spec = spec_from_props(self, species=self.species)
+            spec = spec_from_props(self, species="" if self.own_rules else self.species)
             root = bridge_trees.build_tree(
                 spec, collection=context.collection, location=tuple(context.scene.cursor.location)
             )

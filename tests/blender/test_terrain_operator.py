@@ -142,6 +142,26 @@ def test_update_changing_lod_count_keeps_place_and_name(empty_scene):
     assert len(bpy.data.objects) == 4 and len(bpy.data.meshes) == 3
 
 
+def test_update_dropping_to_one_lod_is_no_traceback(empty_scene):
+    """terrain_add(lods=3) then Update with the sidebar's single LOD: the LOD children go, the root becomes the
+    mesh, keeps its place and name, and is selected (an AttributeError from the stale view layer before)."""
+    bpy.ops.worldseed.terrain_add(resolution=65, lods=3)
+    bpy.context.active_object.location = (0.0, 5.0, 0.0)
+    settings = bpy.context.scene.worldseed.terrain
+    assert settings.lods == 1
+    assert bpy.ops.worldseed.terrain_update() == {"FINISHED"}
+    root = bpy.context.active_object
+    assert root.name == "World" and root.type == "MESH" and tuple(root.location) == (0.0, 5.0, 0.0)
+    assert root.select_get() and [o.name for o in bpy.data.objects] == ["World"]
+    assert len(root.data.vertices) == settings.resolution**2 and len(bpy.data.meshes) == 1
+    assert root.data.validate() is False
+
+
+def test_update_says_it_uses_the_sidebar_settings(empty_scene):
+    description = bpy.ops.worldseed.terrain_update.get_rna_type().description
+    assert "Terrain panel's settings, not its own" in description and "Load from Active" in description
+
+
 def test_load_settings_from_active_terrain(empty_scene):
     bpy.ops.worldseed.terrain_add(resolution=9, seed=1234, octaves=3, kind="ridged")
     settings = bpy.context.scene.worldseed.terrain

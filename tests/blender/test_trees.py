@@ -234,3 +234,24 @@ def test_redo_panel_species_change_loads_that_species(empty_scene):
     # same species, an edited angle: the edit stays
     bpy.ops.worldseed.tree_add(species="abop_1_24e", loaded_species="abop_1_24e", angle=40.0, iterations=3)
     assert tree_build.stored_spec(bpy.context.active_object).angle == 40.0
+
+
+def test_a_scripted_call_with_its_own_rules_starts_from_treespec_defaults(empty_scene):
+    """tree_add(axiom=..., rules=...) without species: the other fields are TreeSpec's defaults, not the
+    first species' (whose angle, step and widths would otherwise come along unasked)."""
+    first = core_tree.species_spec(core_tree.species_names()[0])
+    defaults = core_tree.TreeSpec()
+    differing = [
+        n for n in ("angle", "step", "width", "iterations", "leaf_size") if getattr(first, n) != getattr(defaults, n)
+    ]
+    assert differing  # else this test would prove nothing
+    assert bpy.ops.worldseed.tree_add(axiom="F", rules="F -> F[+F]F[-F]F", angle=30.0) == {"FINISHED"}
+    spec = tree_build.stored_spec(bpy.context.active_object)
+    assert (spec.axiom, spec.angle, spec.species) == ("F", 30.0, "")
+    for name in differing:
+        if name != "angle":
+            assert getattr(spec, name) == getattr(defaults, name), name
+    # with a species, that species gives what the call leaves out (as before)
+    bpy.ops.worldseed.tree_add(species=first.species or core_tree.species_names()[0], rules="F -> F[+F]F")
+    spec = tree_build.stored_spec(bpy.context.active_object)
+    assert (spec.step, spec.width) == (first.step, first.width)
