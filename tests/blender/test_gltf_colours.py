@@ -123,15 +123,17 @@ def test_glb_terrain_has_palette_vertex_colours(built):
         assert (colours.max(axis=1) < 0.95).all()  # no white
 
 
-# ufbx 1.16 and bpy in one process crash the garbage collector after Mesh.color_sets is read: read
-# the FBX in a Python of its own (without bpy) and hand back plain values
+# ufbx's Python objects crash the garbage collector once Mesh.color_sets has been read (with bpy in
+# the process, and at exit in any process on ufbx 0.0.5): read the FBX in a Python of its own that
+# prints plain values and leaves without tearing anything down
 _READ_FBX = """
-import json, sys, ufbx
+import json, os, sys, ufbx
 scene = ufbx.load_file(sys.argv[1])
 print(json.dumps({
     "diffuse": {m.name: list(m.fbx.diffuse_color.value_vec4)[:3] for m in scene.materials},
     "colour_sets": {m.name: len(m.color_sets) for m in scene.meshes},
-}))
+}), flush=True)
+os._exit(0)
 """
 
 
