@@ -160,7 +160,7 @@ class WarpPlan:
                 _perlin.point_octave(x, y, f, ox, oy, gx, gy, 1.0, n, ws, near=self.near)
             else:
                 f, sx, sy, swap, ox, oy, gx, gy, _ = octave
-                _simplex.point_octave(x, y, sx, sy, swap, f, ox, oy, gx, gy, w, n, ws)
+                _simplex.point_octave(x, y, sx, sy, swap, f, ox, oy, gx, gy, w, n, ws, near=self.near)
             if not linear:
                 self.shape_into(n, amp, acc, weight)
         return self.finish(acc, out)

@@ -379,7 +379,7 @@ def gradient_tables(perm, orientation=0):
 
 #: x + _MAGIC (exact for integer x, |x| < 2**51) holds x in the low mantissa bits,
 #: so ``(x + _MAGIC).view(int64) & 255`` is ``x mod 256`` without a float -> int cast.
-_MAGIC = 6755399441055744.0  # 1.5 * 2**52
+MAGIC = _MAGIC = 6755399441055744.0  # 1.5 * 2**52
 #: Noise coordinates below this (in magnitude) may use the _MAGIC index; beyond, fmod first.
 MAGIC_REACH = 2.0**50
 _PAGE = 4096

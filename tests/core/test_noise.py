@@ -567,6 +567,42 @@ def test_golden_hash(basis, seed):
     assert digest == GOLDEN[(basis, seed)]
 
 
+# The same for the arbitrary-point path (fbm_at, what domain warp and scatter use), with
+# warp, a ridged field and coordinates beyond _perlin.MAGIC_REACH (the fmod index path).
+# Taken before the point kernels were rewritten for speed (issue 9): the bytes must not move.
+GOLDEN_POINTS = {
+    ("perlin", False): "ede58cd5b16a26a69902c0cb0b4f72f4c35cacc9458cbe6ee66716cfc74d238a",
+    ("perlin", True): "37c4eedf2c81bfb646c8a63f0c5d1fa26fbd0243eb5b45e80fdffbe47739f158",
+    ("simplex", False): "b276b0fbcb8844ebc3dd9055d1a9ca963c4f962414d74e8a9f89b9a199f7b998",
+    ("simplex", True): "3d317ffbdb49fd49f9d9acf26d064de7b4b9b81f385724ac4709e9c20a08c0a0",
+}
+
+
+@pytest.mark.parametrize("basis, far", sorted(GOLDEN_POINTS))
+def test_golden_hash_points(basis, far):
+    rng = np.random.default_rng(2026)
+    x, y = rng.uniform(-700.0, 900.0, (2, 20_000))
+    if far:
+        x, y = x * 1e10 + 3e14, y * 1e10 - 2e14
+        assert np.abs(x).max() / 1.0 * 2**5 > _perlin.MAGIC_REACH  # the last octave really is far
+    scale = 1.0 if far else 41.0
+    a = noise.fbm_at(x, y, scale=scale, octaves=6, seed=77, basis=basis, kind="fbm", warp=0.0 if far else 0.5)
+    b = noise.fbm_at(x, y, scale=scale, octaves=4, seed=78, basis=basis, kind="ridged")
+    assert hashlib.sha256(a.tobytes() + b.tobytes()).hexdigest() == GOLDEN_POINTS[(basis, far)]
+
+
+def test_simplex_index_paths_agree():
+    """The simplex kernel's cell index from the float bits (near) and after fmod (far) agree."""
+    rng = np.random.default_rng(3)
+    x, y = rng.uniform(-5000.0, 5000.0, (2, 4096))
+    gx, gy = _simplex.gradient_tables(rng.permutation(256))
+    out = [np.zeros(x.size, np.float32) for _ in range(3)]
+    for acc, near in zip(out, (True, False, None), strict=True):
+        _simplex.point_octave(x, y, -1.0, 1.0, True, 0.37, 11.5, 200.25, gx, gy, 0.5, acc, near=near)
+    assert out[0].tobytes() == out[1].tobytes() == out[2].tobytes()
+    assert out[0].std() > 0.05
+
+
 # ---------------------------------------------------------------------------
 # bad input
 
