@@ -17,6 +17,7 @@ earlier file as it was.
 """
 
 import contextlib
+import errno
 import importlib
 import json
 import os
@@ -75,16 +76,16 @@ STAGING_SUFFIX = ".tmp"
 
 #: Names of the temporaries Worldseed (and the exporters it calls) write next to a target: staging
 #: folders, this module's and ``export.py``'s mkstemp names, the render's and the old blend saver's
-#: fixed names, Blender's own ``<file>@`` save temporary and ``.blend1`` backups of temporaries, and
+#: fixed names with Blender's ``@`` save temporary and ``1`` backup of them, and
 #: ``core.unity.write_bytes_atomic``'s.  Only hidden names match; a run removes them under the lock.
 STALE_TEMPORARY = re.compile(
-    r"^(?:.+\.blend@|\.(?:"
+    r"^\.(?:"
     r"worldseed-[A-Za-z0-9_]+\.tmp"  # staging folder
     r"|.+\.[A-Za-z0-9_]{8}\.tmp\.(?:fbx|glb)"  # export.py's mkstemp
     r"|.+\.png\.tmp\.png"  # render.py
     r"|.+\.blend\.tmp\.blend[1@]?"  # the old blend saver, and what Blender made of it
     r"|.+\.[0-9a-f]{12}\.tmp"  # core.unity.write_bytes_atomic
-    r"))$"
+    r")$"
 )
 
 
@@ -145,13 +146,15 @@ def is_stale_temporary(name):
 
 
 def _try_lock(fd):
+    """True when locked, False when another process holds the lock, None when the file system has no locks."""
     try:
         if fcntl is not None:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         else:
             msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
-    except OSError:
-        return False
+    except OSError as err:
+        busy = err.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES, getattr(errno, "EDEADLOCK", -1))
+        return False if busy else None
     return True
 
 
@@ -170,7 +173,10 @@ def _lock(folder, wait):
             fd = os.open(path, flags, 0o666)
         except OSError as err:
             raise ExportError(f"cannot lock output folder {folder!r}: {err.strerror}") from None
-        if _try_lock(fd):
+        locked = _try_lock(fd)
+        if locked is None:  # no locks on this file system (some network shares): the unique names still hold
+            return fd
+        if locked:
             try:
                 same = os.path.samestat(os.fstat(fd), os.lstat(path))
             except FileNotFoundError:

@@ -182,8 +182,7 @@ def test_a_run_removes_what_killed_runs_left_and_nothing_else(tmp_path, old_buil
         ".world.z8y7x6w5.tmp.glb",
         ".world.blend.tmp.blend",  # the old blend saver's fixed name ...
         ".world.blend.tmp.blend1",  # ... and the backup Blender made of it on the next save
-        ".world.blend.tmp.blend@",
-        "world.blend@",  # Blender's own save temporary
+        ".world.blend.tmp.blend@",  # Blender's save temporary of it
         ".preview.png.tmp.png",
         ".relief.png.0123456789ab.tmp",  # core.unity.write_bytes_atomic
     ]
@@ -197,12 +196,14 @@ def test_a_run_removes_what_killed_runs_left_and_nothing_else(tmp_path, old_buil
     (out / ".zz.blend.tmp.blend").symlink_to(precious)  # our pattern, but a link: left alone
     (out / ".worldseed-link.tmp").symlink_to(tmp_path)  # a link to a folder: not followed
     (out / "notes.tmp").write_text("mine")
+    (out / "other.blend@").write_text("another Blender saving other.blend here: not ours")
     (out / ".world.fbx.keep").write_text("mine")
     proc = run("--recipe", recipe(tmp_path, seed=5), "--out", str(out))
     assert proc.returncode == 0, proc.stderr
     left = set(os.listdir(out))
     assert not left & set(stale) and ".worldseed-abc123.tmp" not in left
     assert {".world.blend.tmp.blend1.link", ".zz.blend.tmp.blend", ".worldseed-link.tmp", "notes.tmp"} <= left
+    assert "other.blend@" in left
     assert ".world.fbx.keep" in left and precious.read_bytes() == b"not ours" and (tmp_path / "out").is_dir()
 
 
@@ -242,3 +243,28 @@ def test_a_rule_that_fails_while_growing_names_the_file_and_the_entry(tmp_path):
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert error_line(proc).startswith(f"worldseed: error: {path}: trees[1]: tree 'Bad': iteration 1: rewriting A(1)")
     assert not (tmp_path / "out").exists()
+
+
+BAD_INPUT = {
+    "dev_zero": (None, "is larger than 1,048,576 bytes"),
+    "deep": ("[terrain]\ncurve = " + "[" * 5000 + "]" * 5000 + "\n", "nest too deeply"),
+    "digits_400": ("[terrain]\nheight = " + "9" * 400 + "\n", "got an integer of 400 digits"),
+    "digits_5000": ("[terrain]\nheight = " + "9" * 5000 + "\n", "a number is too long"),
+    "terms_5000": ('[[trees]]\naxiom = "A(1)"\nrules = "A(x) -> F(' + "+".join(["x"] * 5000) + ')A(x)"\n', "trees[0]"),
+    "expression_65k": ('[[trees]]\naxiom = "A(1)"\nrules = "A(x) -> F(' + "-" * 65000 + 'x)"\n', "longer than 2,000"),
+    "long_name": ('[world]\nname = "' + "x" * 900_000 + '"\n', "(900,002 characters)"),
+    "spaces_name": ('[world]\nname = "   "\n', "world.name must not be only spaces"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_INPUT))
+def test_bad_input_is_one_short_line(tmp_path, case):
+    text, words = BAD_INPUT[case]
+    path = "/dev/zero"
+    if text is not None:
+        path = tmp_path / "bad.toml"
+        path.write_text(text)
+    proc = run("--recipe", str(path), "--out", str(tmp_path / "out"))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    line = error_line(proc)
+    assert words in line and len(line) <= 420 and proc.stderr.count("\n") == 1, proc.stderr[-1000:]
