@@ -273,10 +273,17 @@ class Staging:
         done = []
         for path in staged:
             target = self.target(path)
-            mode = _file_mode(target)
-            if mode is not None:
-                os.chmod(path, mode)
-            os.replace(path, target)
+            try:
+                mode = _file_mode(target)
+                if mode is not None:
+                    os.chmod(path, mode)
+                os.replace(path, target)  # atomic: a reader sees the old file or the new one, never none
+            except OSError as err:  # a rename in one folder hardly fails; say exactly what the folder holds
+                new = ", ".join(os.path.basename(p) for p in done) or "none"
+                raise ExportError(
+                    f"moving {os.path.basename(target)} into {self.folder!r} failed: {err.strerror}; "
+                    f"files from this run: {new}; the others are the earlier ones"
+                ) from None
             done.append(target)
         return done
 
