@@ -41,12 +41,13 @@ def is_terrain_material(material):
 
 
 def set_shading_properties(obj, spec):
-    """The object properties the material reads and, on a mesh, the vertex colours
-    (:func:`write_terrain_colours`) when ``spec`` (a terrain spec) asks for the material."""
+    """The terrain's shading data: height, sea level and palette scale as object properties (the
+    preview render reads them) and, on a mesh, the vertex colours the terrain material shows
+    (:func:`write_terrain_colours`) when ``spec`` (a :class:`core.terrain.TerrainSpec`) asks for it."""
     obj[HEIGHT_KEY] = spec.height
     obj[SEA_KEY] = spec.sea_level
     obj[SCALE_KEY] = core_palette.palette_scale(spec.height)
-    if obj.type == "MESH" and getattr(spec, "material", True):
+    if obj.type == "MESH" and spec.material:
         write_terrain_colours(obj.data, height=spec.height, sea_level=spec.sea_level, palette=spec.palette)
 
 
