@@ -268,3 +268,33 @@ def test_bad_input_is_one_short_line(tmp_path, case):
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     line = error_line(proc)
     assert words in line and len(line) <= 420 and proc.stderr.count("\n") == 1, proc.stderr[-1000:]
+
+
+def test_a_run_killed_while_writing_leaves_the_earlier_build_and_the_next_run_cleans_up(tmp_path, old_build):
+    """SIGKILL as soon as the run's staging folder appears: every earlier file stays as it was, and the
+    next run removes the staging folder the killed one left."""
+    import time
+
+    out, before = old_build
+    export = EVERY_FILE.replace("render = false", "render = true")  # a longer write: the render comes last
+    proc = subprocess.Popen(
+        [sys.executable, RUN, "--recipe", recipe(tmp_path, seed=5, export=export), "--out", str(out)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 300
+    while not any(n.startswith(".worldseed-") for n in os.listdir(out)):
+        if proc.poll() is not None or time.monotonic() > deadline:
+            pytest.fail("the run ended before its staging folder was seen")
+        time.sleep(0.005)
+    proc.kill()
+    proc.wait()
+    left = set(os.listdir(out)) - set(before)
+    assert any(n.startswith(".worldseed-") and n != ".worldseed.lock" for n in left), left
+    assert {n: (out / n).read_bytes() for n in before} == before  # nothing replaced
+    again = run("--recipe", recipe(tmp_path, seed=4), "--out", str(out))
+    assert again.returncode == 0, again.stderr
+    assert set(os.listdir(out)) == set(before)  # the killed run's leftovers are gone
+    after = contents(out)
+    after.pop("world.blend"), before.pop("world.blend")  # a .blend holds the time it was saved
+    assert after == before  # seed 4 again: the same bytes as the first build
