@@ -36,6 +36,7 @@ from ._fractal import (
     POINT_CHUNK,
     REACH,
     RIDGE_GAIN,
+    WARP_GRID_CHUNK,
     WARP_OCTAVES,
     OctaveField,
     WarpPlan,
@@ -217,7 +218,7 @@ def fbm(
     if warp == 0.0:
         return plan.grid(xs, ys, out)
     warps = warp_plans(fields, basis, scale, octaves, persistence, lacunarity, near)
-    step = max(1, POINT_CHUNK // cols)
+    step = max(1, WARP_GRID_CHUNK // cols)
 
     def work(r0, r1, ws):
         m = (r1 - r0) * cols

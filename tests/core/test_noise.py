@@ -591,6 +591,23 @@ def test_golden_hash_points(basis, far):
     assert hashlib.sha256(a.tobytes() + b.tobytes()).hexdigest() == GOLDEN_POINTS[(basis, far)]
 
 
+@pytest.mark.parametrize("basis", ["perlin", "simplex"])
+def test_bytes_do_not_depend_on_chunks_or_threads(basis, monkeypatch):
+    """Chunk size and thread count are speed knobs only: the same seed gives the same bytes."""
+    from worldseed.core import _fractal
+
+    rng = np.random.default_rng(11)
+    x, y = rng.uniform(-300.0, 300.0, (2, 50_000))
+    kw = dict(scale=20.0, octaves=5, seed=4, basis=basis, kind="ridged", warp=0.5)
+    got = []
+    for chunk, threads in ((1 << 15, 1), (1 << 15, 2), (7_000, 2), (1 << 17, 1)):
+        monkeypatch.setattr(_fractal, "POINT_CHUNK", chunk)
+        monkeypatch.setattr(noise, "POINT_CHUNK", chunk)
+        monkeypatch.setattr(_fractal, "_THREADS", threads)
+        got.append(noise.fbm_at(x, y, **kw).tobytes() + noise.fbm((70, 90), **kw).tobytes())
+    assert all(g == got[0] for g in got)
+
+
 def test_simplex_index_paths_agree():
     """The simplex kernel's cell index from the float bits (near) and after fmod (far) agree."""
     rng = np.random.default_rng(3)
