@@ -508,6 +508,15 @@ class Workspace:
         return self._list("flt", 12, self.dtype, 31)
 
     @property
+    def zeros(self):
+        """Read-only float zeros (``np.maximum`` against an array takes numpy's vector loop)."""
+        b = self._bufs.get("zeros")
+        if b is None:
+            b = self._bufs["zeros"] = np.zeros(self.size, self.dtype)
+            b.flags.writeable = False
+        return b
+
+    @property
     def mask(self):
         b = self._bufs.get("mask")
         if b is None:
@@ -518,13 +527,13 @@ class Workspace:
         return ([b[:n] for b in self.f64], [b[:n] for b in self.idx], [b[:n] for b in self.flt])
 
     def perlin(self, n):
-        """Views (nb, flx, fly, u, v, au, bu, cu, du, av, bv, cv, dv, t, s) of n points."""
+        """Views (nb, flx, fly, u, v, bu, cu, du, bv, cv, dv, t, s) of n points."""
         v = self._bufs.get(("perlin", n))
         if v is None:
             g = self._get
             v = tuple(
                 [g(k, dtype=np.float64)[:n] for k in ("nb", "flx", "fly")]
-                + [g(k)[:n] for k in ("u", "v", "au", "bu", "cu", "du", "av", "bv", "cv", "dv", "t", "s")]
+                + [g(k)[:n] for k in ("u", "v", "bu", "cu", "du", "bv", "cv", "dv", "t", "s")]
             )
             if n == self.size:
                 self._bufs[("perlin", n)] = v
@@ -558,14 +567,16 @@ def factors(t, out=None):
     """(A, B, C, D) = (t(1-ft), (t-1)ft, 1-ft, ft) of the fraction ``t`` (``ft`` its fade).
 
     Column factors of u and, reordered (C, A, D, B), the row factors of v.
+    ``out`` = (a, b, c, d) buffers; ``a`` may be ``t`` itself (A is written last),
+    which saves a buffer and makes the last pass an in-place one.
     """
     dt = t.dtype.type
     a, b, c, d = out if out is not None else [np.empty_like(t) for _ in range(4)]
     fade(t, out=d, tmp=c)
     np.subtract(dt(1), d, out=c)
-    np.multiply(t, c, out=a)
     np.subtract(t, dt(1), out=b)
     b *= d
+    np.multiply(t, c, out=a)
     return a, b, c, d
 
 
@@ -589,7 +600,7 @@ def point_octave(x, y, f, ox, oy, gx, gy, amp, acc, ws=None, near=None):
         ws = Workspace(n, acc.dtype)
     if amp != 1:
         gx, gy = gx * acc.dtype.type(amp), gy * acc.dtype.type(amp)
-    nb, flx, fly, u, v, au, bu, cu, du, av, bv, cv, dv, t, s = ws.perlin(n)
+    nb, flx, fly, u, v, bu, cu, du, bv, cv, dv, t, s = ws.perlin(n)
     kx, k = flx.view(np.int64), fly.view(np.int64)
     check = near is None
     for c, f_off, fl, frac, idx in ((x, ox, flx, u, kx), (y, oy, fly, v, k)):
@@ -606,8 +617,8 @@ def point_octave(x, y, f, ox, oy, gx, gy, amp, acc, ws=None, near=None):
         idx &= PERIOD - 1
     k *= _W
     k += kx  # k = 257 Y + X: corner (X, Y) in the padded table
-    factors(u, out=(au, bu, cu, du))
-    factors(v, out=(av, bv, cv, dv))
+    au, _, _, _ = factors(u, out=(u, bu, cu, du))  # A overwrites the fraction: fewer buffers in cache
+    av, _, _, _ = factors(v, out=(v, bv, cv, dv))
     # row Y: P0 then Q0, row Y+1: P1 then Q1, each added to acc as R * factor.
     # (mode="wrap" only because it is the fastest take; indices are always in range)
     for tab, fa, fb, r in ((gx, au, bu, cv), (gy, cu, du, av), (gx[_W:], au, bu, dv), (gy[_W:], cu, du, bv)):

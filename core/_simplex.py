@@ -97,7 +97,8 @@ def point_octave(x, y, sx, sy, swap, f, ox, oy, gx, gy, amp, acc, ws=None, near=
     if ws is None:
         ws = Workspace(size)
     (nx, ny, s), (i, j, k1), flt = ws.view(size)
-    x0, y0, x1, y1, x2, y2, t, t2, a, n, i1, zero = flt
+    x0, y0, y1, x1, t, t2, a, n = flt[:8]
+    zero = ws.zeros[:size]
     lower = ws.mask[:size]
     if swap:
         x, y = y, x
@@ -129,22 +130,22 @@ def point_octave(x, y, sx, sy, swap, f, ox, oy, gx, gy, amp, acc, ws=None, near=
     x0 -= t  # offsets from corner 0, unskewed, float32
     y0 -= t
     np.greater(x0, y0, out=lower)  # lower triangle: corner 1 = (i+1, j)
+    i1 = x1  # 1.0 (lower) or 0.0, then x1 in place: few distinct buffers keep the chunk in cache
     np.copyto(i1, lower, casting="unsafe")
-    np.subtract(x0, i1, out=x1)
-    x1 += np.float32(G2)
     np.add(y0, i1, out=y1)  # y0 - (1 - i1) + G2
     y1 += np.float32(G2 - 1.0)
-    np.add(x0, np.float32(2.0 * G2 - 1.0), out=x2)
-    np.add(y0, np.float32(2.0 * G2 - 1.0), out=y2)
+    np.subtract(x0, i1, out=x1)
+    x1 += np.float32(G2)
     np.copyto(k1, lower, casting="unsafe")  # 1 (lower) or 0 (upper)
     k1 <<= 8
     np.subtract(k, k1, out=k1)
     k1 += _W  # k + 1 (lower: i+1) or k + 257 (upper: j+1)
-    zero.fill(0)
     _corner(x0, y0, gx, gy, k, n, t, t2, zero)
     n += _corner(x1, y1, gx, gy, k1, a, t, t2, zero)
     k += _W + 1
-    n += _corner(x2, y2, gx, gy, k, a, t, t2, zero)
+    x0 += np.float32(2.0 * G2 - 1.0)  # corner 2 = (i+1, j+1), in place of corner 0
+    y0 += np.float32(2.0 * G2 - 1.0)
+    n += _corner(x0, y0, gx, gy, k, a, t, t2, zero)
     n *= np.float32(NORMALISE * amp)
     acc += n
     return acc
