@@ -37,16 +37,22 @@ class Race:
 
     ``loads`` holds the 1-minute load average read before every round; a ratio
     is only as good as the load it was measured under, so print :meth:`load_text`
-    beside it.
+    beside it. ``cpu`` is each side's best process CPU time (all threads): for
+    single-threaded sides on a loaded machine it is steadier than wall time.
     """
 
     seconds: tuple
     results: tuple
     loads: tuple
+    cpu: tuple = ()
 
     def ratio(self, slow=1, fast=0):
         """``seconds[slow] / seconds[fast]``: with (ours, anchor) order, anchor / ours (> 1: ours is faster)."""
         return self.seconds[slow] / self.seconds[fast]
+
+    def cpu_ratio(self, slow=1, fast=0):
+        """``cpu[slow] / cpu[fast]``, as :meth:`ratio` but in process CPU time."""
+        return self.cpu[slow] / self.cpu[fast]
 
     def load_text(self):
         lo, hi = min(self.loads), max(self.loads)
@@ -69,6 +75,7 @@ def interleaved(rounds, *sides, setup=None, keep=None, warmup=True):
     setups = list(setup) if isinstance(setup, (list, tuple)) else [setup] * len(sides)
     keeps = list(keep) if isinstance(keep, (list, tuple)) else [keep] * len(sides)
     best = [float("inf")] * len(sides)
+    cpu = [float("inf")] * len(sides)
     results = [None] * len(sides)
     loads = []
     if warmup:
@@ -81,8 +88,9 @@ def interleaved(rounds, *sides, setup=None, keep=None, warmup=True):
         for i, (fn, prepare) in enumerate(zip(sides, setups, strict=True)):
             if prepare is not None:
                 prepare()
-            t0 = time.perf_counter()
+            c0, t0 = time.process_time(), time.perf_counter()
             result = fn()
             best[i] = min(best[i], time.perf_counter() - t0)
+            cpu[i] = min(cpu[i], time.process_time() - c0)
             results[i] = result if keeps[i] is None else keeps[i](result)
-    return Race(tuple(best), tuple(results), tuple(loads))
+    return Race(tuple(best), tuple(results), tuple(loads), tuple(cpu))

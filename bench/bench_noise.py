@@ -11,8 +11,10 @@ FastNoiseLite on the same 4M jittered points; simplex (grid and points) at
 least as fast as FastNoiseLite's OpenSimplex2 (issue 9).
 Ours and FastNoiseLite run interleaved (ours, FNL, ours, FNL, ...) and each
 side's best of the rounds is kept, so a change in machine load hits both; the
-1-minute load average is printed beside each figure. Each row also checks that
-both sides computed equivalent fields (see ``equivalent``) before printing.
+1-minute load average is printed beside each figure, and for the single-thread
+rows also the ratio in process CPU time (steadier when the machine is shared).
+Each row also checks that both sides computed equivalent fields (see
+``equivalent``) before printing.
 """
 
 import os
@@ -90,8 +92,8 @@ def main():
         "load = 1-minute load average over the rounds"
     )
     print(
-        f"{'case':34s} {'ours s':>7s} {'FNL s':>7s} {'FNL/ours':>8s} {'target':>7s} {'met':>4s} {'load':>12s}  "
-        f"equivalence (ours/FNL)"
+        f"{'case':34s} {'ours s':>7s} {'FNL s':>7s} {'FNL/ours':>8s} {'target':>7s} {'met':>4s} {'load':>12s} "
+        f"{'cpu ratio':>9s}  equivalence (ours/FNL)"
     )
     for n_threads in sorted({threads, 1}, reverse=True):
         _fractal._THREADS = n_threads
@@ -126,11 +128,13 @@ def main():
             race = _loader.interleaved(ROUNDS, ours, theirs)
             check = equivalent(*race.results, label)
             ratio = race.ratio()
+            # the same ratio in process CPU time: steadier under load, but only comparable single-threaded
+            cpu = f"{race.cpu_ratio():.2f}" if n_threads == 1 else "-"
             met = "-" if target is None else ("yes" if ratio >= target else "NO")
             goal = "-" if target is None else f">= {target:g}x"
             print(
                 f"{label:34s} {race.seconds[0]:7.3f} {race.seconds[1]:7.3f} {ratio:8.2f} {goal:>7s} {met:>4s} "
-                f"{race.load_text():>12s}  {check}",
+                f"{race.load_text():>12s} {cpu:>9s}  {check}",
                 flush=True,
             )
     _fractal._THREADS = threads
