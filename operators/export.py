@@ -1,13 +1,76 @@
-"""Export for Unity: the sidebar's way to the same files a headless run writes (:mod:`.bridge.world`)."""
+"""Export for Unity: the sidebar's way to the same files a headless run writes (:mod:`.bridge.world`).
 
+Big scatters export modally, with Blender's progress bar and Esc to cancel
+(which removes every temporary object and file and leaves the scene and the
+earlier files as they were).
+"""
+
+import dataclasses
 import os
 
 import bpy
 
 from ..core.recipe import EXPORT_LIMITS, ExportSpec
-from .bridge import world
+from .bridge import export, world
 from .bridge.export import ExportError
 from .bridge.query import worldseed_roots
+from .common import ModalBuild
+
+#: Exports with more scattered instances than this run modally (progress bar, Esc to cancel).
+MODAL_INSTANCES = 1_000
+
+SCATTER_MODE_ITEMS = [
+    (
+        "AUTO",
+        "Auto",
+        f"Instances as objects up to {export.PROP_LIBRARY_ABOVE:,} instances, a prop library above",
+    ),
+    ("OBJECTS", "Instances as Objects", "Every scattered instance an object in the FBX (a tree with its LODs)"),
+    (
+        "LIBRARY",
+        "Prop Library + Placements",
+        "Each prop once in <name>_props.fbx, placed by <name>_placements.json (for tens of thousands of props)",
+    ),
+]
+
+
+def export_steps(context, objects, path, spec, *, scatter_mode="auto", relief_file=None, render_file=None):
+    """Write every file ``spec`` asks for, as :func:`.bridge.world.write_exports` does, yielding
+    ``(done, total, stage)``; returns ``(paths, export_paths)`` (the final paths, and the
+    :class:`.bridge.export.ExportPaths` of the FBX/glTF part, which says what became of the scatters).
+
+    Everything goes through one staging folder under the output folder's lock (all or nothing);
+    closing the generator early leaves the folder as it was.
+    """
+    folder, name = os.path.dirname(os.path.abspath(path)), os.path.splitext(os.path.basename(path))[0]
+    try:
+        os.makedirs(folder, exist_ok=True)  # as the headless run does
+    except OSError as err:
+        raise ExportError(f"export folder {folder!r} cannot be created: {err.strerror or err}") from None
+    formats = tuple(f for f in ("fbx", "glb") if getattr(spec, f))
+    with world.output_folder(folder) as stage:
+        parts = export.ExportPaths()
+        if formats:
+            parts = yield from export.export_steps(
+                objects,
+                os.path.join(stage.path, f"{name}.fbx"),
+                formats=formats,
+                per_object=spec.per_object,
+                scatter_mode=scatter_mode,
+            )
+        rest = world.write_exports(
+            objects,
+            folder,
+            name,
+            dataclasses.replace(spec, fbx=False, glb=False),
+            scene=context.scene,
+            relief_file=relief_file or f"{name}_relief.png",
+            render_file=render_file or f"{name}_preview.png",
+            stage=stage,
+        )
+        staged = list(dict.fromkeys([*parts, *rest]))  # the prop library wrote the placement file already
+        paths = stage.commit(staged)
+    return paths, parts
 
 
 def _flag(name, default):
@@ -15,7 +78,7 @@ def _flag(name, default):
     return bpy.props.BoolProperty(name=limit.label, description=limit.description, default=default)
 
 
-class WORLDSEED_OT_export_unity(bpy.types.Operator):
+class WORLDSEED_OT_export_unity(ModalBuild, bpy.types.Operator):
     """Export Worldseed objects (or the selection) as FBX for Unity: rotation 0, scale 1, Y up, metres"""
 
     bl_idname = "worldseed.export_unity"
@@ -45,6 +108,12 @@ class WORLDSEED_OT_export_unity(bpy.types.Operator):
         name="One File per Object",
         default=False,
         description="Write one file per top-level object, named after it, in the chosen folder",
+    )
+    scatter_mode: bpy.props.EnumProperty(
+        name="Scatters",
+        default="AUTO",
+        items=SCATTER_MODE_ITEMS,
+        description="How scattered props go to Unity: objects in the FBX, or a prop library plus placements",
     )
     placements: _flag("placements", True)
     heightmap_raw: _flag("heightmap_raw", False)
@@ -83,7 +152,6 @@ class WORLDSEED_OT_export_unity(bpy.types.Operator):
         if os.path.splitext(path)[1].lower() not in ("", ".fbx", ".glb"):
             self.report({"ERROR"}, f"filepath must end in .fbx (or .glb), got {os.path.basename(path)!r}")
             return {"CANCELLED"}
-        folder, name = os.path.dirname(os.path.abspath(path)), os.path.splitext(os.path.basename(path))[0]
         try:
             if not objects:
                 raise ExportError(
@@ -91,20 +159,35 @@ class WORLDSEED_OT_export_unity(bpy.types.Operator):
                     if self.scope == "WORLDSEED"
                     else "nothing to export: select the objects to export"
                 )
-            written = world.write_exports(
-                objects,
-                folder,
-                name,
-                spec,
-                scene=context.scene,
-                relief_file=f"{name}_relief.png",
-                render_file=f"{name}_preview.png",
-            )
+            instances = sum(len(o.data.vertices) for o in export.scatters_among(objects))
+            steps = export_steps(context, objects, path, spec, scatter_mode=self.scatter_mode.lower())
+            if context.window is not None and instances > MODAL_INSTANCES:
+                return self.start_modal(context, steps, "exporting for Unity")
+            while True:
+                try:
+                    next(steps)
+                except StopIteration as stop:
+                    result = stop.value
+                    break
         except (ExportError, OSError) as err:
             self.report({"ERROR"}, f"Worldseed export failed: {err}")
             return {"CANCELLED"}
-        self.report({"INFO"}, f"Worldseed: wrote {', '.join(os.path.basename(p) for p in written)}")
+        self.finished(context, result)
         return {"FINISHED"}
+
+    def modal(self, context, event):
+        try:
+            return super().modal(context, event)
+        except (ExportError, OSError) as err:  # ModalBuild has ended the modal run already
+            self.report({"ERROR"}, f"Worldseed export failed: {err}")
+            return {"CANCELLED"}
+
+    def finished(self, context, result):
+        paths, parts = result
+        message = f"Worldseed: wrote {', '.join(os.path.basename(p) for p in paths)}"
+        if parts.summary:
+            message += f"; {parts.summary}"
+        self.report({"INFO"}, message)
 
 
 classes = (WORLDSEED_OT_export_unity,)

@@ -15,7 +15,10 @@ from ..core.spec import from_attrs
 from .bridge import scatter as bridge_scatter
 from .bridge.properties import props_from_limits
 from .bridge.query import scatter_of, terrain_root
-from .common import new_seed, select_only
+from .common import ModalBuild, new_seed, select_only
+
+#: Make Real of more instances than this runs modally (progress bar, Esc to cancel).
+MODAL_INSTANCES = 1_000
 
 #: Layer fields shown as properties (``prop`` is picked from the built-in props below).
 LAYER_FIELDS = tuple(n for n in core_scatter.LIMITS if n != "prop")
@@ -135,7 +138,22 @@ class WORLDSEED_OT_scatter_update(bpy.types.Operator):
         return {"FINISHED"}
 
 
-class WORLDSEED_OT_scatter_make_real(bpy.types.Operator):
+def make_real_steps(context, obj):
+    """Make Real step by step (see :func:`.bridge.scatter.make_real_steps`): the objects go to a new
+    collection ``<scatter> Objects`` and the scatter is removed at the end; returns
+    ``(collection, top-level objects)``. Closing the generator early leaves the scene as it was."""
+    collection = bpy.data.collections.new(f"{obj.name} Objects")
+    try:
+        made = yield from bridge_scatter.make_real_steps(obj, collection=collection)
+    except BaseException:
+        bpy.data.collections.remove(collection)
+        raise
+    context.scene.collection.children.link(collection)
+    bridge_scatter.remove_scatter(obj)
+    return collection, made
+
+
+class WORLDSEED_OT_scatter_make_real(ModalBuild, bpy.types.Operator):
     """Turn the active scatter's instances into real objects (sharing the props' meshes)"""
 
     bl_idname = "worldseed.scatter_make_real"
@@ -146,14 +164,24 @@ class WORLDSEED_OT_scatter_make_real(bpy.types.Operator):
     def poll(cls, context):
         return scatter_of(context.active_object) is not None
 
-    def execute(self, context):
+    def invoke(self, context, event):
         obj = scatter_of(context.active_object)
-        collection = bpy.data.collections.new(f"{obj.name} Objects")
-        context.scene.collection.children.link(collection)
-        made = bridge_scatter.make_real(obj, collection=collection)
-        bridge_scatter.remove_scatter(obj)
+        if context.window is None or len(obj.data.vertices) <= MODAL_INSTANCES:
+            return self.execute(context)
+        return self.start_modal(context, make_real_steps(context, obj), "making the scatter real")
+
+    def execute(self, context):
+        steps = make_real_steps(context, scatter_of(context.active_object))
+        while True:
+            try:
+                next(steps)
+            except StopIteration as stop:
+                self.finished(context, stop.value)
+                return {"FINISHED"}
+
+    def finished(self, context, result):
+        collection, made = result
         self.report({"INFO"}, f"Worldseed: made {len(made):,} objects in {collection.name!r}")
-        return {"FINISHED"}
 
 
 class WORLDSEED_OT_scatter_layer_add(bpy.types.Operator):

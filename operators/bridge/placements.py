@@ -1,8 +1,11 @@
 """Scatters on their way to Unity: the placement file (JSON).
 
 In the FBX every instance is an object sharing its prop's mesh, named
-``<Prop>_<index>`` (a tree keeps its ``_LOD0``.. children, so Unity builds an
-LOD Group per tree), at the top level of the file beside the terrain.
+``<Prop>_<index:05d>`` (a tree keeps its ``_LOD0``.. children, so Unity builds an
+LOD Group per tree), at the top level of the file beside the terrain; each
+record names that object (``object``), so a tool can find it. Exported as a
+prop library instead (``<name>_props.fbx``, each prop once), the file is what
+places the props, and ``object`` is the name to give each placed copy.
 The placement file lists the same instances in Unity's coordinates (see
 :mod:`core.placement`), so a prefab placed from the file lands where the FBX
 puts the object, plus Unity Terrain tree instances for the layers marked so.
@@ -39,6 +42,8 @@ def placement_data(scatter):
     records = core_placement.placement_records(
         world_pos, rot_world, scale, which, prop_names, layers=layer, layer_names=[s.name for s in layers]
     )
+    for index, rec in enumerate(records):  # the name the instance's object gets in the FBX
+        rec["object"] = bridge_scatter.INSTANCE_NAME.format(prop=rec["prop"], index=index)
     spec = recipe.terrain
     terrain_pos = core_unity.unity_terrain_position(spec.size, blender_centre=tuple(root.matrix_world.translation))
     tree_layers = [i for i, s in enumerate(layers) if s.unity_tree]

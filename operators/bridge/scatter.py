@@ -174,39 +174,122 @@ def instance_matrices(obj):
     return np.asarray(obj.matrix_world, np.float64) @ local
 
 
-def make_real(obj, *, collection, name_format="{prop}_{index:05d}"):
-    """Real objects for every instance of the scatter ``obj``, sharing the props' meshes; returns the
-    top-level objects made (a tree prop gives a root with its LOD children, each sharing the LOD meshes)."""
+#: The name of instance ``index`` of prop ``prop`` as an object (in the FBX, in Make Real, and the
+#: ``object`` of its record in the placement file).
+INSTANCE_NAME = "{prop}_{index:05d}"
+
+#: Instances made per step of :func:`instance_steps` (one progress update, one chance to cancel).
+INSTANCE_CHUNK = 500
+
+
+def instance_steps(obj, made, children, *, name_format=INSTANCE_NAME, chunk=INSTANCE_CHUNK):
+    """Make an object for every instance of the scatter ``obj``, yielding ``(done, total, "instances")``
+    every ``chunk`` instances; returns the top-level objects, in instance order.
+
+    The objects are bare: no transform, no parent, in no collection. Blender removes such an
+    object in constant time, but one that was linked, parented or given a transform in time
+    proportional to every object in the file, so cleaning up thousands took quadratic time;
+    :func:`realize` gives them their places. Every object made is appended to ``made`` at once,
+    so the caller can remove them whatever happens, and every tree LOD object to ``children`` as
+    ``(child, top, prop_child)``. Instances share the props' meshes.
+    """
     props = scatter_props(obj)
     # Object.children scans every object in the file: ask once per prop, not once per instance
-    prop_children = {p.name: sorted(p.children, key=lambda o: o.name) for p in props if p.type == "EMPTY"}
+    prop_children = {
+        p.name: [
+            (c.name[len(p.name) :] if c.name.startswith(p.name) else "_" + c.name, c)
+            for c in sorted(p.children, key=lambda o: o.name)
+        ]
+        for p in props
+        if p.type == "EMPTY"
+    }
+    which = read_points(obj)[3]
+    total = len(which)
+    tops = [None] * total
+    # Blender keeps objects sorted by name and inserts a new one by walking back from the end:
+    # made in name order (prop by prop, index by index) each lands at the end, in constant time.
+    order = sorted(range(total), key=lambda i: (props[which[i]].name, i))
+    new_object = bpy.data.objects.new
+    for done, index in enumerate(order, 1):
+        prop = props[which[index]]
+        name = name_format.format(prop=prop.name, index=index)
+        top = new_object(name, prop.data)
+        made.append(top)
+        top[KIND_KEY] = INSTANCE_KIND
+        tops[index] = top
+        if prop.type == "EMPTY":
+            for suffix, child in prop_children[prop.name]:
+                c = new_object(name + suffix, child.data)
+                made.append(c)
+                children.append((c, top, child))
+        if done % chunk == 0:
+            yield done, total, "instances"
+    yield total, total, "instances"
+    return tops
+
+
+def realize_steps(obj, tops, children, *, chunk=INSTANCE_CHUNK):
+    """Give the objects of :func:`instance_steps` their places: each top its instance's world matrix,
+    each LOD child its parent and the prop child's transform (copied exactly) and, when hidden in
+    the prop, disabled in viewports; yields ``(done, total, "placing")``."""
     mats = instance_matrices(obj)
-    _, _, _, which = read_points(obj)
-    made = []
+    total = len(tops)
+    by_top = {}
+    for c, top, child in children:
+        by_top.setdefault(top.name, []).append((c, child))
+    hidden = {child.name for _c, _t, child in children if child.hide_get()} if children else set()
+    for index, top in enumerate(tops):
+        top.matrix_world = Matrix(mats[index].tolist())
+        for c, child in by_top.get(top.name, ()):
+            c.parent = top
+            c.matrix_parent_inverse = child.matrix_parent_inverse
+            c.matrix_basis = child.matrix_basis
+            if child.name in hidden:
+                c.hide_viewport = True
+        if (index + 1) % chunk == 0:
+            yield index + 1, total, "placing"
+    yield total, total, "placing"
+
+
+def _rescaled(steps, offset, total):
+    """``steps`` with their progress moved to ``offset`` of ``total``; returns what they return."""
+    while True:
+        try:
+            done, _total, stage = next(steps)
+        except StopIteration as stop:
+            return stop.value
+        yield offset + done, total, stage
+
+
+def make_real_steps(obj, *, collection, name_format=INSTANCE_NAME, chunk=INSTANCE_CHUNK):
+    """:func:`make_real` step by step, yielding ``(done, total, stage)``; returns the top-level objects.
+
+    The objects are linked to ``collection`` in the last step; closing the generator earlier (Esc)
+    or an error removes everything made, leaving the scene as it was.
+    """
+    made, children = [], []
+    n = len(obj.data.vertices)
     try:
-        for index, (m, k) in enumerate(zip(mats, which)):
-            prop = props[int(k)]
-            name = name_format.format(prop=prop.name, index=index)
-            top = bpy.data.objects.new(name, prop.data)
-            made.append(top)
-            collection.objects.link(top)
-            top.matrix_world = Matrix(m.tolist())
-            top[KIND_KEY] = INSTANCE_KIND
-            if prop.type == "EMPTY":
-                top.empty_display_type = prop.empty_display_type
-                for child in prop_children[prop.name]:
-                    suffix = child.name[len(prop.name) :] if child.name.startswith(prop.name) else "_" + child.name
-                    c = bpy.data.objects.new(name + suffix, child.data)
-                    made.append(c)
-                    collection.objects.link(c)
-                    c.parent = top
-                    c.matrix_parent_inverse = child.matrix_parent_inverse.copy()
-                    c.matrix_basis = child.matrix_basis.copy()
-                    c.hide_set(child.hide_get())
+        tops = yield from _rescaled(instance_steps(obj, made, children, name_format=name_format, chunk=chunk), 0, 2 * n)
+        yield from _rescaled(realize_steps(obj, tops, children, chunk=chunk), n, 2 * n)
+        link = collection.objects.link
+        for o in made:
+            link(o)
     except BaseException:
         remove_objects(made)
         raise
-    return [o for o in made if o.parent is None or o.parent not in made]
+    return tops
+
+
+def make_real(obj, *, collection, name_format=INSTANCE_NAME):
+    """Real objects for every instance of the scatter ``obj``, sharing the props' meshes; returns the
+    top-level objects made (a tree prop gives a root with its LOD children, each sharing the LOD meshes)."""
+    steps = make_real_steps(obj, collection=collection, name_format=name_format)
+    while True:
+        try:
+            next(steps)
+        except StopIteration as stop:
+            return stop.value
 
 
 # --------------------------------------------------------------------------- built-in props

@@ -108,10 +108,15 @@ def test_selection_scope_exports_only_the_selection(empty_scene, tmp_path):
     assert bpy.data.objects["B"].select_get() and not bpy.data.objects["A"].select_get()  # selection restored
 
 
-def test_export_to_missing_folder_is_a_clear_error(empty_scene, tmp_path):
+def test_export_to_a_missing_folder_makes_it_as_the_headless_run_does(empty_scene, tmp_path):
     bpy.ops.worldseed.terrain_add(resolution=9)
-    with pytest.raises(RuntimeError, match="does not exist"):
-        bpy.ops.worldseed.export_unity(filepath=str(tmp_path / "nope" / "x.fbx"))
+    assert bpy.ops.worldseed.export_unity(filepath=str(tmp_path / "new" / "x.fbx")) == {"FINISHED"}
+    assert os.listdir(tmp_path / "new") == ["x.fbx"]
+    export.export_unity([bpy.context.active_object], str(tmp_path / "also" / "new" / "y.fbx"))
+    assert os.listdir(tmp_path / "also" / "new") == ["y.fbx"]
+    (tmp_path / "file").write_text("")
+    with pytest.raises(export.ExportError, match="cannot be created"):
+        export.export_unity([bpy.context.active_object], str(tmp_path / "file" / "z.fbx"))
 
 
 def test_nothing_to_export_is_a_clear_error(empty_scene, tmp_path):
@@ -142,7 +147,11 @@ def test_failed_export_keeps_the_earlier_file(tmp_path):
     """)
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 3, proc.stdout + proc.stderr
-    assert "export failed" in proc.stdout
+    # one line naming the file and the cause, no traceback of the FBX writer
+    reported = [line for line in proc.stdout.splitlines() if line.startswith("REPORTED:")]
+    assert len(reported) == 1 and "export failed" in reported[0], proc.stdout
+    assert "world.fbx" in reported[0] and "File too large" in reported[0], reported[0]
+    assert "Traceback" not in proc.stdout + proc.stderr, proc.stdout + proc.stderr
     assert target.read_bytes() == b"previous export"
     assert sorted(os.listdir(tmp_path)) == ["world.fbx"]  # no temporary file left behind
 
