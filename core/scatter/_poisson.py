@@ -35,6 +35,13 @@ Algorithm
    ones, and so on until no corner is left.  A corner at ``MAX_LEVEL`` is given up (a gap
    that narrow is ``2**-MAX_LEVEL`` of a cell across).
 
+Existing samples (earlier layers) cover with disks of ``max(e, r_min)`` at least.  A background
+cell wholly inside one of them is covered: queries there need no search, and a corner there is
+covered, so only the existing disks that reach an uncovered cell (by ``max(e, r)``, ``r`` the
+largest radius in that cell) are crossed with each other and with the new samples.  A dense
+earlier layer then costs in proportion to its frontier, not to its pairs of disks; all the
+searches run in blocks of bounded size.
+
 For a fixed radius the covered set is exactly the union of the disks, so the result is
 maximal: every point of the domain (inside ``where``) is closer than ``r`` to a sample.  With a
 varying radius a disk reaches ``max(r_p, r(x))`` and its edge is a curve; the corners where two
