@@ -275,6 +275,8 @@ def main(argv=None):
     source = args.recipe or "embedded demo recipe"
     try:
         recipe = core_recipe.load(args.recipe) if args.recipe else core_recipe.loads(DEFAULT_RECIPE, source=source)
+        if not 0.0 <= args.wait <= MAX_WAIT:  # also refuses nan
+            raise ExportError(f"--wait must be a number of seconds in [0, {MAX_WAIT:g}], got {args.wait:g}")
         if not args.out.strip():
             raise ExportError(f"--out must name a folder, got {short(args.out)} (use --out . for the current folder)")
         written, removed = build_world(
@@ -295,6 +297,9 @@ def main(argv=None):
         print(f"worldseed: removed {path} (an earlier run's; this run does not write it)")
     return 0
 
+
+#: Longest --wait, seconds (a day).
+MAX_WAIT = 86_400.0
 
 #: Longest error line the run prints.
 LINE_LIMIT = 400

@@ -308,3 +308,10 @@ def test_a_run_killed_while_writing_leaves_the_earlier_build_and_the_next_run_cl
     after = contents(out)
     after.pop("world.blend"), before.pop("world.blend")  # a .blend holds the time it was saved
     assert after == before  # seed 4 again: the same bytes as the first build
+
+
+@pytest.mark.parametrize("wait", ["nan", "-1", "1e9"])
+def test_a_wait_that_is_no_time_span_is_refused(tmp_path, wait):
+    proc = run("--recipe", recipe(tmp_path), "--out", str(tmp_path / "out"), "--wait", wait)
+    assert proc.returncode == 2 and "--wait must be a number of seconds in [0, 86400]" in error_line(proc)
+    assert not (tmp_path / "out").exists()
