@@ -175,6 +175,10 @@ def _save_blend(path):
 
 
 FILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_\-]{0,63}$")
+#: Longest --wait, seconds (a day).
+MAX_WAIT = 86_400.0
+#: Longest error line the run prints.
+LINE_LIMIT = 400
 
 
 def output_paths(recipe, out_dir, *, name="world"):
@@ -211,12 +215,17 @@ def _all_outputs(out_dir, name):
 def remove_stale_outputs(out_dir, name, written):
     """Remove files of the fixed output set that an earlier run left and this run did not write.
 
-    Only regular files are removed (never a link or a folder); returns the removed paths.
+    Only regular files are removed (never a link or a folder), and one that
+    cannot be removed is left (the new files are in place by then); returns
+    the removed paths.
     """
     removed = []
     for path in sorted(_all_outputs(out_dir, name) - set(written)):
         if os.path.isfile(path) and not os.path.islink(path):
-            os.remove(path)
+            try:
+                os.remove(path)
+            except OSError:
+                continue
             removed.append(path)
     return removed
 
@@ -298,14 +307,7 @@ def main(argv=None):
     return 0
 
 
-#: Longest --wait, seconds (a day).
-MAX_WAIT = 86_400.0
-
-#: Longest error line the run prints.
-LINE_LIMIT = 400
-
-
 def one_line(err):
     """``err``'s message on one line of at most :data:`LINE_LIMIT` characters."""
     text = str(err).replace("\r", " ").replace("\n", " ") or type(err).__name__
-    return text if len(text) <= LINE_LIMIT else f"{text[: LINE_LIMIT - 30]}... ({len(text)} characters)"
+    return text if len(text) <= LINE_LIMIT else f"{text[: LINE_LIMIT - 30]}... ({len(text):,} characters)"
