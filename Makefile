@@ -8,9 +8,14 @@ BENCH_STAMP := $(VENV)/.bench-$(shell cksum requirements-bench.txt | cut -d' ' -
 CORE_VENV  := .venv-numpy2
 CPY        := $(CORE_VENV)/bin/python
 CORE_STAMP := $(CORE_VENV)/.installed-$(shell cksum requirements-core.txt | cut -d' ' -f1)
+# The older Blender lines blender_manifest.toml promises (4.2 LTS, 4.5 LTS), each in a venv of its own.
+BPY42_VENV  := .venv-bpy42
+BPY42_STAMP := $(BPY42_VENV)/.installed-$(shell cksum requirements-compat-4.2.txt | cut -d' ' -f1)
+BPY45_VENV  := .venv-bpy45
+BPY45_STAMP := $(BPY45_VENV)/.installed-$(shell cksum requirements-compat-4.5.txt | cut -d' ' -f1)
 VERSION := $(shell sed -n 's/^version *= *"\(.*\)"/\1/p' blender_manifest.toml)
 
-.PHONY: demo test test-bpy test-numpy2 lint build bench clean venv
+.PHONY: demo test test-bpy test-numpy2 test-compat test-bpy42 test-bpy45 lint build bench clean venv
 
 venv: $(STAMP)
 
@@ -39,6 +44,27 @@ test-bpy: $(STAMP)
 # core's tests and doctests again on numpy 2.x, without bpy.
 test-numpy2: $(CORE_STAMP)
 	$(CPY) -m pytest tests/core core --doctest-modules -q
+
+$(BPY42_STAMP): requirements-compat-4.2.txt
+	test -x $(BPY42_VENV)/bin/python || $(PYTHON) -m venv $(BPY42_VENV)
+	$(BPY42_VENV)/bin/python -m pip install --disable-pip-version-check -q -r requirements-compat-4.2.txt
+	rm -f $(BPY42_VENV)/.installed-*
+	touch $@
+
+$(BPY45_STAMP): requirements-compat-4.5.txt
+	test -x $(BPY45_VENV)/bin/python || $(PYTHON) -m venv $(BPY45_VENV)
+	$(BPY45_VENV)/bin/python -m pip install --disable-pip-version-check -q -r requirements-compat-4.5.txt
+	rm -f $(BPY45_VENV)/.installed-*
+	touch $@
+
+# Every test and core's doctests again on each older line the manifest names (4.2 LTS, then 4.5 LTS).
+test-compat: test-bpy42 test-bpy45
+
+test-bpy42: $(BPY42_STAMP)
+	$(BPY42_VENV)/bin/python -m pytest tests core --doctest-modules -q
+
+test-bpy45: $(BPY45_STAMP)
+	$(BPY45_VENV)/bin/python -m pytest tests core --doctest-modules -q
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

@@ -6,13 +6,17 @@ With bpy (pip):  python worldseed_run.py --recipe world.toml --out DIR
 
 Leave out --recipe to build the embedded demo recipe. The extension is taken
 from the folder this script is in (the extension root), so it works from a
-checkout and from an installed extension alike.
+checkout and from an installed extension alike. The exit status is 0 when
+every file was written, 2 for a bad recipe or a failed write, 1 for a bug.
 """
 
+import atexit
 import importlib
 import importlib.util
 import os
+import shutil
 import sys
+import traceback
 
 
 def load_package():
@@ -44,5 +48,48 @@ def main():
     return batch.main(_argv())
 
 
+def exit_process(status):
+    """End the process with ``status`` (an int), also where the bpy module cannot end it itself.
+
+    The bpy module of Blender 4.2 and 4.5 never ends a process whose Python
+    registered a class (an operator, a property group with an update
+    function): after Python has finalized, C++ static destructors at exit()
+    free the registered classes and need the gone interpreter (4.2:
+    segfault, status 139, in ``bpy_class_free`` -> ``PyGILState_Ensure``;
+    4.5: a static destructor waits for ever on a condition variable). So
+    under the bpy module this runs Python's exit handlers (bpy's own among
+    them), flushes the output, removes Blender's session temp folder (left
+    to those destructors) and leaves at once with ``os._exit``. Every file
+    of a run is complete on disk before this is called. In Blender itself
+    (``blender --background --python``) it is a plain ``sys.exit``.
+    """
+    bpy = sys.modules.get("bpy")
+    if bpy is None or bpy.app.binary_path:  # not loaded, or Blender's own executable
+        sys.exit(status)
+    tempdir = bpy.app.tempdir
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()
+    if tempdir and os.path.basename(os.path.normpath(tempdir)).startswith("blender_"):
+        shutil.rmtree(tempdir, ignore_errors=True)
+    os._exit(status)
+
+
+def run():
+    """:func:`main` as a process: its status, 2 for bad arguments, 1 (and the traceback) for a bug."""
+    try:
+        status = main()
+    except SystemExit as stop:  # argparse's --help (0) and usage errors (2)
+        if stop.code is None or isinstance(stop.code, int):
+            status = stop.code or 0
+        else:
+            print(stop.code, file=sys.stderr)
+            status = 1
+    except BaseException:
+        traceback.print_exc()
+        status = 1
+    exit_process(status)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    run()

@@ -8,6 +8,7 @@ import textwrap
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+RUN = os.path.join(ROOT, "worldseed_run.py")
 
 
 @pytest.fixture(scope="module")
@@ -53,28 +54,37 @@ def test_zip_holds_the_extension_and_nothing_else(extension_zip):
 
 def test_installed_extension_runs_like_a_users(extension_zip, tmp_path):
     script = textwrap.dedent(f"""
-        import bpy, sys
-        result = bpy.ops.extensions.package_install_files(
-            filepath={str(extension_zip)!r}, repo="user_default", enable_on_install=True)
-        assert result == {{"FINISHED"}}, result
-        import bl_ext.user_default.worldseed as ext
-        assert "bl_ext.user_default.worldseed" in bpy.context.preferences.addons
-        bpy.ops.wm.read_homefile(use_empty=True)
-        bpy.context.scene.worldseed.terrain.resolution = 33
-        bpy.ops.worldseed.terrain_add(from_settings=True)
-        obj = bpy.context.active_object
-        print("OBJECT", obj.name, len(obj.data.vertices))
-        prefs = bpy.context.preferences.addons["bl_ext.user_default.worldseed"].preferences
-        print("PREFS", prefs.modal_vertices)
-        bpy.ops.worldseed.terrain_preset_apply(preset="Island")
-        print("PRESET", bpy.context.scene.worldseed.terrain.falloff)
-        bpy.ops.worldseed.terrain_preset_save(preset_name="Mine")
-        print("USERDIR", ext.operators.bridge.presets.user_dir())
-        bpy.context.scene.worldseed.trees.species = "abop_1_24b"
-        bpy.context.scene.worldseed.trees.iterations = 3
-        bpy.ops.worldseed.tree_add(from_settings=True)
-        print("TREE", sorted(c.name for c in bpy.context.active_object.children))
-        bpy.ops.worldseed.export_unity(filepath={str(tmp_path / "ext.fbx")!r})
+        import bpy, importlib.util, sys, traceback
+        # leaves through worldseed_run.exit_process: the bpy module of 4.2 and 4.5 cannot end the process
+        spec = importlib.util.spec_from_file_location("worldseed_run", {RUN!r})
+        worldseed_run = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(worldseed_run)
+        try:
+            result = bpy.ops.extensions.package_install_files(
+                filepath={str(extension_zip)!r}, repo="user_default", enable_on_install=True)
+            assert result == {{"FINISHED"}}, result
+            import bl_ext.user_default.worldseed as ext
+            assert "bl_ext.user_default.worldseed" in bpy.context.preferences.addons
+            bpy.ops.wm.read_homefile(use_empty=True)
+            bpy.context.scene.worldseed.terrain.resolution = 33
+            bpy.ops.worldseed.terrain_add(from_settings=True)
+            obj = bpy.context.active_object
+            print("OBJECT", obj.name, len(obj.data.vertices))
+            prefs = bpy.context.preferences.addons["bl_ext.user_default.worldseed"].preferences
+            print("PREFS", prefs.modal_vertices)
+            bpy.ops.worldseed.terrain_preset_apply(preset="Island")
+            print("PRESET", bpy.context.scene.worldseed.terrain.falloff)
+            bpy.ops.worldseed.terrain_preset_save(preset_name="Mine")
+            print("USERDIR", ext.operators.bridge.presets.user_dir())
+            bpy.context.scene.worldseed.trees.species = "abop_1_24b"
+            bpy.context.scene.worldseed.trees.iterations = 3
+            bpy.ops.worldseed.tree_add(from_settings=True)
+            print("TREE", sorted(c.name for c in bpy.context.active_object.children))
+            bpy.ops.worldseed.export_unity(filepath={str(tmp_path / "ext.fbx")!r})
+        except BaseException:
+            traceback.print_exc()
+            worldseed_run.exit_process(1)
+        worldseed_run.exit_process(0)
     """)
     env = dict(os.environ, BLENDER_USER_RESOURCES=str(tmp_path / "user"))
     proc = subprocess.run(
