@@ -391,6 +391,15 @@ def _exact_child_transforms(standins):
             setattr(wrapper, name, value)
 
 
+def _release(objects, placeholder):
+    """Before their temporary Main is freed, let ``objects`` (made in it) drop the real meshes they
+    use: freeing a Main does not give back the users it took of data outside it."""
+    for o in objects:
+        if o.type == "MESH":
+            o.data = placeholder
+    objects.clear()
+
+
 def _link_for_selection(objects, collection):
     """Link the objects no collection holds (instances) to ``collection``, for exporters that need a selection."""
     for o in objects:
@@ -562,14 +571,20 @@ def export_steps(objects, filepath, *, formats=("fbx",), per_object=False, scatt
                 yield step(f"wrote {os.path.basename(path)}", max(1, make // 4) if make else 1)
 
     if mode == "objects" and scatters:
-        made, temp = [], None
-        standins = _Standins()
-        try:
-            extras = {}
+        with contextlib.ExitStack() as stack:
+            made, standins, extras = [], _Standins(), {}
+            if "glb" in formats:  # the glTF writer reads Blender's transforms and takes a selection
+                data, temp = bpy.data, bpy.data.collections.new("Worldseed Export")
+                bpy.context.scene.collection.children.link(temp)
+                stack.callback(bpy.data.collections.remove, temp)
+                stack.callback(remove_objects, made)
+            else:  # only the FBX writer sees them: a Main of their own, freed at once
+                data, temp = stack.enter_context(bpy.data.temp_data()), None
+                stack.callback(_release, made, data.meshes.new("Worldseed placeholder"))
             for root in roots:
                 for scatter in scatters_among([root]):
                     start, first, children = progress["done"], len(made), []
-                    steps = instance_steps(scatter, made, children)
+                    steps = instance_steps(scatter, made, children, data=data)
                     while True:
                         try:
                             done, _n, stage = next(steps)
@@ -580,12 +595,9 @@ def export_steps(objects, filepath, *, formats=("fbx",), per_object=False, scatt
                         yield min(progress["done"], total), total, f"{stage} of {scatter.name}"
                     standins.add(scatter, tops, children)
                     extras.setdefault(root.name, []).extend(made[first:])
-                    if "glb" in formats:  # the glTF writer reads Blender's transforms and takes a selection
+                    if temp is not None:
                         for _ in realize_steps(scatter, tops, children):
                             pass
-            if "glb" in formats:
-                temp = bpy.data.collections.new("Worldseed Export")
-                bpy.context.scene.collection.children.link(temp)
             if per_object:
                 jobs = [
                     (os.path.join(folder, _safe_file_name(r.name)), exportable([r], scatters) + extras.get(r.name, []))
@@ -594,10 +606,6 @@ def export_steps(objects, filepath, *, formats=("fbx",), per_object=False, scatt
             else:
                 jobs = [(stem, exportable(roots, scatters) + [o for r in roots for o in extras.get(r.name, [])])]
             yield from write_jobs(jobs, link_to=temp, standins=standins)
-        finally:
-            remove_objects(made)
-            if temp is not None:
-                bpy.data.collections.remove(temp)
         written.summary = _summary(mode, scatter_mode, instances, 0, written)
         return written
 

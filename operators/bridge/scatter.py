@@ -182,7 +182,7 @@ INSTANCE_NAME = "{prop}_{index:05d}"
 INSTANCE_CHUNK = 500
 
 
-def instance_steps(obj, made, children, *, name_format=INSTANCE_NAME, chunk=INSTANCE_CHUNK):
+def instance_steps(obj, made, children, *, name_format=INSTANCE_NAME, chunk=INSTANCE_CHUNK, data=None):
     """Make an object for every instance of the scatter ``obj``, yielding ``(done, total, "instances")``
     every ``chunk`` instances; returns the top-level objects, in instance order.
 
@@ -192,6 +192,9 @@ def instance_steps(obj, made, children, *, name_format=INSTANCE_NAME, chunk=INST
     :func:`realize` gives them their places. Every object made is appended to ``made`` at once,
     so the caller can remove them whatever happens, and every tree LOD object to ``children`` as
     ``(child, top, prop_child)``. Instances share the props' meshes.
+
+    ``data`` is the ``BlendData`` to make them in (``bpy.data``, or a ``bpy.data.temp_data()`` for
+    objects that only the FBX writer sees: freed all at once, whatever else the file holds).
     """
     props = scatter_props(obj)
     # Object.children scans every object in the file: ask once per prop, not once per instance
@@ -209,7 +212,7 @@ def instance_steps(obj, made, children, *, name_format=INSTANCE_NAME, chunk=INST
     # Blender keeps objects sorted by name and inserts a new one by walking back from the end:
     # made in name order (prop by prop, index by index) each lands at the end, in constant time.
     order = sorted(range(total), key=lambda i: (props[which[i]].name, i))
-    new_object = bpy.data.objects.new
+    new_object = (data or bpy.data).objects.new
     for done, index in enumerate(order, 1):
         prop = props[which[index]]
         name = name_format.format(prop=prop.name, index=index)
@@ -230,22 +233,19 @@ def instance_steps(obj, made, children, *, name_format=INSTANCE_NAME, chunk=INST
 
 def realize_steps(obj, tops, children, *, chunk=INSTANCE_CHUNK):
     """Give the objects of :func:`instance_steps` their places: each top its instance's world matrix,
-    each LOD child its parent and the prop child's transform (copied exactly) and, when hidden in
-    the prop, disabled in viewports; yields ``(done, total, "placing")``."""
+    each LOD child its parent and the prop child's transform (copied exactly); yields
+    ``(done, total, "placing")``."""
     mats = instance_matrices(obj)
     total = len(tops)
     by_top = {}
     for c, top, child in children:
         by_top.setdefault(top.name, []).append((c, child))
-    hidden = {child.name for _c, _t, child in children if child.hide_get()} if children else set()
     for index, top in enumerate(tops):
         top.matrix_world = Matrix(mats[index].tolist())
         for c, child in by_top.get(top.name, ()):
             c.parent = top
             c.matrix_parent_inverse = child.matrix_parent_inverse
             c.matrix_basis = child.matrix_basis
-            if child.name in hidden:
-                c.hide_viewport = True
         if (index + 1) % chunk == 0:
             yield index + 1, total, "placing"
     yield total, total, "placing"
@@ -264,19 +264,30 @@ def _rescaled(steps, offset, total):
 def make_real_steps(obj, *, collection, name_format=INSTANCE_NAME, chunk=INSTANCE_CHUNK):
     """:func:`make_real` step by step, yielding ``(done, total, stage)``; returns the top-level objects.
 
-    The objects are linked to ``collection`` in the last step; closing the generator earlier (Esc)
-    or an error removes everything made, leaving the scene as it was.
+    The objects are linked to ``collection`` in the last step, the LODs hidden in the prop (a
+    tree's ``_LOD1``..) to its child collection ``<collection> LODs``, disabled in viewports (one
+    switch: ``hide_set`` on each would resync the view layer each time); closing the generator
+    earlier (Esc) or an error removes everything made, leaving the scene as it was.
     """
     made, children = [], []
     n = len(obj.data.vertices)
+    lods = None
     try:
         tops = yield from _rescaled(instance_steps(obj, made, children, name_format=name_format, chunk=chunk), 0, 2 * n)
         yield from _rescaled(realize_steps(obj, tops, children, chunk=chunk), n, 2 * n)
-        link = collection.objects.link
+        prop_children = {child.name: child for _c, _t, child in children}.values()
+        hidden_in_prop = {child.name for child in prop_children if child.hide_get()}
+        hidden = {c.name for c, _t, child in children if child.name in hidden_in_prop}
+        if hidden:
+            lods = bpy.data.collections.new(f"{collection.name} LODs")
+            lods.hide_viewport = True
+            collection.children.link(lods)
         for o in made:
-            link(o)
+            (lods if o.name in hidden else collection).objects.link(o)
     except BaseException:
         remove_objects(made)
+        if lods is not None:
+            bpy.data.collections.remove(lods)
         raise
     return tops
 

@@ -70,7 +70,7 @@ def snapshot():
         objects,
         sorted(o.name for o in bpy.data.objects),
         sorted(c.name for c in bpy.data.collections),
-        sorted(m.name for m in bpy.data.meshes),
+        sorted((m.name, m.users) for m in bpy.data.meshes),  # users too: no mesh keeps a user of a temporary object
         bpy.context.view_layer.objects.active.name if bpy.context.view_layer.objects.active else None,
     )
 
@@ -78,8 +78,10 @@ def snapshot():
 def test_tree_lod_children_have_exact_identity_transforms(empty_scene, tmp_path):
     """Before: offsets of 1e-5..1e-4 m and scales of 0.99999988 under rotated, scaled tree roots."""
     root, _obj = scatter_scene(60)
+    before = snapshot()
     path = tmp_path / "w.fbx"
     export.export_unity([root], str(path), scatter_mode="objects")
+    assert snapshot() == before
     nodes = fbx_nodes(path)
     lods = {n: v for n, v in nodes.items() if "_LOD" in n and n.startswith("Broadleaf_P")}
     assert len(lods) >= 60  # about half the instances are trees, three LODs each
@@ -99,11 +101,11 @@ def test_instances_match_blenders_writer_on_real_objects(empty_scene, tmp_path):
     coll = bpy.data.collections.new("Real")
     bpy.context.scene.collection.children.link(coll)
     made = scatter_build.make_real(obj, collection=coll)
+    bpy.data.collections["Real LODs"].hide_viewport = False  # selectable, for the operator
     for o in bpy.context.view_layer.objects:
         o.select_set(False)
     real = [o for top in made for o in [top, *top.children]]
     for o in real:
-        o.hide_viewport = False
         o.select_set(True)
     anchor = tmp_path / "anchor.fbx"
     assert bpy.ops.export_scene.fbx(filepath=str(anchor), use_selection=True, **export.FBX_UNITY) == {"FINISHED"}
@@ -252,4 +254,8 @@ def test_escape_during_make_real_leaves_the_scene_as_it_was(empty_scene, cancel_
     assert len(tops) == 1200 and "Land_Scatter" not in bpy.data.objects
     assert len([o for o in collection.objects if o.parent is None]) == 1200
     tree = next(o for o in tops if o.name.startswith("Broadleaf_P"))
-    assert [c.hide_viewport for c in sorted(tree.children, key=lambda o: o.name)] == [False, True, True]
+    lods = sorted(tree.children, key=lambda o: o.name)
+    assert [c.name[len(tree.name) :] for c in lods] == ["_LOD0", "_LOD1", "_LOD2"]
+    # LOD0 shows, the others wait in a collection disabled in viewports (as the prop hides them)
+    assert [c.users_collection[0].name for c in lods] == [collection.name] + [f"{collection.name} LODs"] * 2
+    assert bpy.data.collections[f"{collection.name} LODs"].hide_viewport
