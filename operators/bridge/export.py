@@ -15,7 +15,8 @@ in the FBX (``"objects"``: ``<Prop>_<index:05d>``, a tree with its ``_LOD0``..
 children), or each prop once in ``<name>_props.fbx`` (the prop library: a
 tree as ``<Prop>`` with ``<Prop>_LOD0``..) plus the placement file
 ``<name>_placements.json`` that places them, the way Unity projects place
-tens of thousands of props. ``"auto"`` picks the library above
+tens of thousands of props (the library is FBX, whichever formats the
+rest is written in). ``"auto"`` picks the library above
 :data:`PROP_LIBRARY_ABOVE` instances.
 
 Cost is linear in the instances: the instance objects are made without
@@ -550,9 +551,7 @@ def export_steps(objects, filepath, *, formats=("fbx",), per_object=False, scatt
     written = ExportPaths()
     written.scatter_mode, written.instances = mode, instances
     make = instances if (scatters and mode == "objects") else 0
-    files = len(formats) * (len(roots) if per_object else 1) + (
-        len(formats) + 1 if scatters and mode == "library" else 0
-    )
+    files = len(formats) * (len(roots) if per_object else 1) + (2 if scatters and mode == "library" else 0)
     total = make + files * max(1, make // 4) if make else files
     progress = {"done": 0}
 
@@ -560,11 +559,11 @@ def export_steps(objects, filepath, *, formats=("fbx",), per_object=False, scatt
         progress["done"] += weight
         return min(progress["done"], total), total, stage
 
-    def write_jobs(jobs, link_to=None, standins=None):
+    def write_jobs(jobs, link_to=None, standins=None, only=None):
         for job_stem, objs in jobs:
             if not objs:
                 continue
-            for fmt in formats:
+            for fmt in only or formats:
                 path = job_stem + FORMATS[fmt]
                 yield step(f"writing {os.path.basename(path)}", 0)
                 written.append(_export_one(path, objs, fmt, link_to=link_to, standins=standins))
@@ -616,8 +615,8 @@ def export_steps(objects, filepath, *, formats=("fbx",), per_object=False, scatt
     yield from write_jobs(jobs)
     if scatters:  # the prop library: each prop once, at the origin, and the placement file
         props = list({p.name: p for s in scatters for p in scatter_props(s)}.values())
-        with _props_at_origin(props):
-            yield from write_jobs([(stem + "_props", exportable(props))])
+        with _props_at_origin(props):  # FBX only: the props sit in hidden collections, out of a selection
+            yield from write_jobs([(stem + "_props", exportable(props))], only=("fbx",))
         path = stem + "_placements.json"
         yield step(f"writing {os.path.basename(path)}", 0)
         written.append(bridge_placements.write_placement_file(scatters, path))
