@@ -259,3 +259,18 @@ def test_escape_during_make_real_leaves_the_scene_as_it_was(empty_scene, cancel_
     # LOD0 shows, the others wait in a collection disabled in viewports (as the prop hides them)
     assert [c.users_collection[0].name for c in lods] == [collection.name] + [f"{collection.name} LODs"] * 2
     assert bpy.data.collections[f"{collection.name} LODs"].hide_viewport
+
+
+@pytest.mark.xfail(
+    reason="needs in operators/bridge/world.py write_exports: skip the placement file when export_unity "
+    "(prop library) wrote it already, else the staging commit moves it twice",
+    strict=False,
+)
+def test_headless_prop_library_with_placements(empty_scene, tmp_path, monkeypatch):
+    from worldseed.core.recipe import ExportSpec
+    from worldseed.operators.bridge import world
+
+    root, _obj = scatter_scene(120, kinds=("rock",))
+    monkeypatch.setattr(export, "PROP_LIBRARY_ABOVE", 100)
+    world.write_exports([root], str(tmp_path), "world", ExportSpec(preview=False, placements=True))
+    assert sorted(os.listdir(tmp_path)) == ["world.fbx", "world_placements.json", "world_props.fbx"]
