@@ -474,8 +474,8 @@ def write_exports(
             objects, os.path.join(folder, f"{name}.fbx"), formats=formats, per_object=spec.per_object
         )
     scatters = _scatters(objects)
-    if spec.placements and scatters:
-        path = os.path.join(folder, f"{name}_placements.json")
+    path = os.path.join(folder, f"{name}_placements.json")
+    if spec.placements and scatters and path not in written:  # a prop-library export wrote it already
         with writing(path):
             written.append(placements.write_placement_file(scatters, path))
     for i, root in enumerate(terrains):

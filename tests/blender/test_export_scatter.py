@@ -261,11 +261,6 @@ def test_escape_during_make_real_leaves_the_scene_as_it_was(empty_scene, cancel_
     assert bpy.data.collections[f"{collection.name} LODs"].hide_viewport
 
 
-@pytest.mark.xfail(
-    reason="needs in operators/bridge/world.py write_exports: skip the placement file when export_unity "
-    "(prop library) wrote it already, else the staging commit moves it twice",
-    strict=False,
-)
 def test_headless_prop_library_with_placements(empty_scene, tmp_path, monkeypatch):
     from worldseed.core.recipe import ExportSpec
     from worldseed.operators.bridge import world
