@@ -16,7 +16,7 @@ MODAL_VERTICES = 600_000
 def select_only(context, obj):
     """Make ``obj`` the only selected object and the active one (nothing when ``obj`` is None)."""
     for o in context.view_layer.objects:
-        if o.select_get():
+        if o is not None and o.select_get():
             o.select_set(False)
     if obj is None:
         return

@@ -133,6 +133,7 @@ def test_failed_export_keeps_the_earlier_file(tmp_path):
         sys.path.insert(0, {os.path.join(ROOT, "tests")!r})
         import conftest  # makes `worldseed` importable
         import bpy, importlib
+        from worldseed.worldseed_run import exit_process  # bpy 4.2 and 4.5 cannot end the process themselves
         importlib.import_module("worldseed.addon").register()
         bpy.ops.wm.read_homefile(use_empty=True)
         bpy.ops.worldseed.terrain_add(resolution=129)
@@ -142,8 +143,8 @@ def test_failed_export_keeps_the_earlier_file(tmp_path):
             bpy.ops.worldseed.export_unity(filepath={str(target)!r})
         except RuntimeError as err:
             print("REPORTED:", err)
-            sys.exit(3)
-        sys.exit(0)
+            exit_process(3)
+        exit_process(0)
     """)
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 3, proc.stdout + proc.stderr

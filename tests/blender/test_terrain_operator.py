@@ -322,14 +322,22 @@ def test_tile_normals_join_across_the_shared_edge(empty_scene):
     bpy.ops.worldseed.terrain_add(resolution=17, size=64.0, normalize="fixed", offset=(64.0, 0.0), name="B", octaves=5)
 
     def vertex_normals(obj):
+        """The custom normals per vertex (the corners' normals: in 4.2 vertex_normals ignore custom normals)."""
         me = obj.data
         assert me.has_custom_normals
-        v = np.empty(len(me.vertices) * 3, np.float32)
-        me.vertex_normals.foreach_get("vector", v)
+        corners = np.empty(len(me.loops) * 3, np.float32)
+        me.corner_normals.foreach_get("vector", corners)
+        corner_verts = np.empty(len(me.loops), np.int32)
+        me.attributes[".corner_vert"].data.foreach_get("value", corner_verts)
+        v = np.empty((len(me.vertices), 3), np.float32)
+        v[corner_verts] = corners.reshape(-1, 3)
         return v.reshape(17, 17, 3)
 
+    # 4.2 keeps custom normals per corner as 16-bit offsets in each corner's fan space (back within 4e-5;
+    # Blender's own normals differ by 0.1 there); 4.5 and later keep the floats as they were written
+    atol = 1e-6 if bpy.app.version >= (4, 5, 0) else 2e-4
     np.testing.assert_allclose(
-        vertex_normals(bpy.data.objects["A"])[:, -1], vertex_normals(bpy.data.objects["B"])[:, 0], atol=1e-6
+        vertex_normals(bpy.data.objects["A"])[:, -1], vertex_normals(bpy.data.objects["B"])[:, 0], atol=atol
     )
     bpy.ops.worldseed.terrain_add(resolution=9, name="C")  # stretched tiles keep Blender's own normals
     assert not bpy.data.objects["C"].data.has_custom_normals

@@ -50,7 +50,9 @@ def test_sample_heights_lie_on_the_mesh_triangles_in_centred_metres():
     rows=st.integers(2, 6),
     cols=st.integers(2, 6),
     cell=st.floats(0.25, 40.0),
-    relief=st.floats(0.0, 200.0),
+    # flat, or with relief enough that the two diagonals' lengths differ beyond rounding: on a near-flat
+    # quad (relief ~1e-8 m) the cut is a tie that rounding decides, and both cuts are the same ground
+    relief=st.one_of(st.just(0.0), st.floats(1e-3, 200.0)),
     seed=st.integers(0, 2**32 - 1),
 )
 def test_sample_heights_equal_the_triangle_plane(rows, cols, cell, relief, seed):
