@@ -1,12 +1,21 @@
 """What every family's operators share: selecting the result, a fresh seed, builds with progress and Esc."""
 
+import contextlib
 import importlib
 import importlib.util
 import os
 
 from ..core.errors import ParameterError
 
-__all__ = ["select_only", "new_seed", "ModalBuild", "modal_vertices", "MODAL_VERTICES", "family_modules"]
+__all__ = [
+    "select_only",
+    "new_seed",
+    "ModalBuild",
+    "modal_vertices",
+    "MODAL_VERTICES",
+    "family_modules",
+    "paused_auto_update",
+]
 
 #: Builds with more vertices than this run modally, with progress and Esc to cancel
 #: (the add-on preferences can change it).
@@ -22,6 +31,17 @@ def select_only(context, obj):
         return
     obj.select_set(True)
     context.view_layer.objects.active = obj
+
+
+@contextlib.contextmanager
+def paused_auto_update(settings):
+    """Change several settings without one automatic rebuild per change."""
+    auto = settings.auto_update
+    settings.auto_update = False
+    try:
+        yield settings
+    finally:
+        settings.auto_update = auto
 
 
 def new_seed():

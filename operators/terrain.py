@@ -17,7 +17,7 @@ from .bridge import curve, presets
 from .bridge import terrain as bridge_terrain
 from .bridge.properties import apply_spec, props_from_limits
 from .bridge.query import terrain_root
-from .common import ModalBuild, modal_vertices, new_seed, select_only
+from .common import ModalBuild, modal_vertices, new_seed, paused_auto_update, select_only
 
 #: Terrain fields shown as properties (the height curve has its own widget; ``enabled`` is for recipes).
 TERRAIN_FIELDS = tuple(n for n, limit in core_terrain.LIMITS.items() if limit.kind != "custom" and n != "enabled")
@@ -213,9 +213,8 @@ class WORLDSEED_OT_terrain_reseed(bpy.types.Operator):
 
     def execute(self, context):
         settings = context.scene.worldseed.terrain
-        auto, settings.auto_update = settings.auto_update, False  # one rebuild below, not one per callback
-        settings.seed = new_seed()
-        settings.auto_update = auto
+        with paused_auto_update(settings):  # one rebuild below, not one from the update callback
+            settings.seed = new_seed()
         root = terrain_root(context.active_object)
         if root is not None:
             try:
@@ -245,12 +244,9 @@ class WORLDSEED_OT_terrain_load_settings(bpy.types.Operator):
             self.report({"ERROR"}, str(err))
             return {"CANCELLED"}
         settings = context.scene.worldseed.terrain
-        auto, settings.auto_update = settings.auto_update, False
-        try:
+        with paused_auto_update(settings):
             apply_recipe_to_props(settings, recipe)
             curve.set_curve_points(settings, recipe.terrain.curve)
-        finally:
-            settings.auto_update = auto
         return {"FINISHED"}
 
 
@@ -294,13 +290,10 @@ class WORLDSEED_OT_terrain_preset_apply(bpy.types.Operator):
         except ParameterError as err:
             self.report({"ERROR"}, str(err))
             return {"CANCELLED"}
-        auto, settings.auto_update = settings.auto_update, False  # one rebuild at the end, not one per field
-        try:
+        with paused_auto_update(settings):  # one rebuild at the end, not one per field
             apply_recipe_to_props(settings, recipe, world=False, keep=OUTPUT_FIELDS)
             curve.set_curve_points(settings, recipe.terrain.curve)
             settings.preset = self.preset
-        finally:
-            settings.auto_update = auto
         if settings.auto_update and terrain_root(context.active_object) is not None:
             bpy.ops.worldseed.terrain_update()
         return {"FINISHED"}
