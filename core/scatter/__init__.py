@@ -1,32 +1,26 @@
 """Scatter: maximal Poisson-disk sampling, rule masks, layers of props and their placements.
 
 The layer spec as recipes write it (:class:`LayerSpec`, its limits table)
-is in :mod:`.spec`; the sampler and the layer engine in the private
-``_engine``, ``_poisson*`` and ``_rules`` modules; the built-in props (rocks,
+is in :mod:`.spec`; the sampler in the private ``_sampling`` (front) and
+``_poisson*`` (engine), the rule masks in ``_rules``, the layers in ``_engine``; the built-in props (rocks,
 grass) in :mod:`.props`.
 """
 
 from ._engine import (
     ALIGN,
-    DOMAIN,
-    MAX_GRID_CELLS,
-    RADIUS,
-    RADIUS_RATIO,
     SCALE,
     SINK,
     TILT,
-    K,
     Layer,
     Placement,
     layer_from_spec,
-    poisson_disk,
-    poisson_disk_variable,
     sample_heights,
     scatter_layers,
     terrain_normals_at,
     unity_transforms,
 )
 from ._rules import FADE, HEIGHT, KEEP_AWAY, PATCH_SCALE, PATCHINESS, SLOPE, ScatterRules, rule_mask
+from ._sampling import DOMAIN, MAX_GRID_CELLS, RADIUS, RADIUS_RATIO, K, poisson_disk, poisson_disk_variable
 from .spec import (
     BUILTIN_PROPS,
     LIMITS,

@@ -33,8 +33,9 @@ from .._toml import toml_table
 from ..errors import ParameterError, short
 from ..spec import custom, did_you_mean, flag, from_table, integer, number, object_name, span, to_table
 from ..trees.spec import species_names, species_spec
-from ._engine import ALIGN, RADIUS, RADIUS_RATIO, SCALE, SINK, TILT
+from ._engine import ALIGN, SCALE, SINK, TILT
 from ._rules import HEIGHT, KEEP_AWAY, PATCH_SCALE, PATCHINESS, SLOPE
+from ._sampling import RADIUS, RADIUS_RATIO
 
 __all__ = [
     "LayerSpec",
