@@ -91,9 +91,9 @@ def ours(obj, path):
 
 
 def anchor(path):
-    from worldseed.operators.bridge import export
+    from worldseed.operators.bridge import fbx
 
-    result = bpy.ops.export_scene.fbx(filepath=path, collection="Anchor", **export.FBX_UNITY)
+    result = bpy.ops.export_scene.fbx(filepath=path, collection="Anchor", **fbx.FBX_UNITY)
     assert result == {"FINISHED"}, result
 
 

@@ -1,10 +1,7 @@
 """Export Worldseed objects for Unity: FBX (and optionally glTF binary).
 
-FBX settings that make meshes and empties arrive in Unity with rotation 0,
-scale 1, Y up, in metres: axis -Z forward / Y up, ``bake_space_transform``
-(Apply Transform) and ``apply_scale_options="FBX_SCALE_UNITS"`` (so the file
-says 1 unit = 1 m). Cameras and lights would keep a rotation, so only meshes
-and empties are exported.
+Only meshes and empties are exported (cameras and lights would keep a
+rotation); the FBX writer's settings for Unity are in :mod:`.fbx`.
 
 Every file is written to a temporary name in the target folder and renamed
 over the target only once the exporter has finished, so a failed export never
@@ -27,35 +24,17 @@ with Esc to cancel.
 """
 
 import contextlib
-import datetime
-import hashlib
 import os
 import tempfile
-import types
 
 import bpy
 from mathutils import Matrix
 
 from . import placements as bridge_placements
+from .fbx import ExportError, Standins, write_fbx
 from .mesh import remove_objects
 from .query import is_scatter
-from .scatter import instance_matrices, instance_steps, realize_steps, scatter_props
-
-FBX_UNITY = dict(
-    axis_forward="-Z",
-    axis_up="Y",
-    apply_unit_scale=True,
-    apply_scale_options="FBX_SCALE_UNITS",
-    bake_space_transform=True,
-    object_types={"MESH", "EMPTY"},
-    use_mesh_modifiers=True,
-    mesh_smooth_type="FACE",
-    use_tspace=False,
-    add_leaf_bones=False,
-    use_custom_props=False,
-    bake_anim=False,
-    path_mode="AUTO",
-)
+from .scatter import instance_steps, realize_steps, scatter_props
 
 GLB_UNITY = dict(
     export_format="GLB",
@@ -74,15 +53,6 @@ SCATTER_MODES = ("objects", "library", "auto")
 
 #: With ``scatter_mode="auto"``, more scattered instances than this are exported as a prop library.
 PROP_LIBRARY_ABOVE = 5_000
-
-
-#: The creation time written into FBX headers, so the same scene gives the same bytes
-#: (``SOURCE_DATE_EPOCH`` overrides it, as in reproducible builds).
-FBX_TIMESTAMP = datetime.datetime(2026, 1, 1)
-
-
-class ExportError(RuntimeError):
-    """An export could not be written; any earlier file is untouched."""
 
 
 def _check_folder(path):
@@ -156,73 +126,6 @@ def _write_atomic(path, write):
     return path
 
 
-def _stable_hash(key):
-    """A hash of an FBX id key that is the same in every process (str's hash() is salted)."""
-    return int.from_bytes(hashlib.blake2b(repr(key).encode(), digest_size=8).digest(), "little") >> 1
-
-
-@contextlib.contextmanager
-def _reproducible_fbx():
-    """Make Blender's FBX exporter write the same bytes for the same scene in any process.
-
-    Two things in its output vary between runs: the creation time it stamps
-    (``datetime.datetime.now()`` in the header) and the object ids it derives
-    from names with Python's salted ``hash()``. For the duration of the export
-    the first gets a fixed time (``SOURCE_DATE_EPOCH`` if set) and the second a
-    stable hash, by shadowing those names in the exporter's modules; both are
-    restored afterwards.
-    """
-    from io_scene_fbx import export_fbx_bin, fbx_utils
-
-    if not (
-        hasattr(export_fbx_bin, "datetime")
-        and hasattr(fbx_utils, "_keys_to_uuids")
-        and hasattr(fbx_utils, "_uuids_to_keys")
-    ):
-        yield  # another exporter version: export as it is, just not byte-reproducible
-        return
-    epoch = os.environ.get("SOURCE_DATE_EPOCH", "")
-    stamp = (
-        datetime.datetime.fromtimestamp(int(epoch), datetime.UTC).replace(tzinfo=None)
-        if epoch.isdigit()
-        else FBX_TIMESTAMP
-    )
-    fixed = type("FixedDateTime", (), {"now": staticmethod(lambda tz=None: stamp)})
-    original_datetime = export_fbx_bin.datetime
-    export_fbx_bin.datetime = types.SimpleNamespace(datetime=fixed)
-    fbx_utils.hash = _stable_hash  # module globals shadow the builtin for fbx_utils' functions
-    saved_ids = (dict(fbx_utils._keys_to_uuids), dict(fbx_utils._uuids_to_keys))
-    fbx_utils._keys_to_uuids.clear()
-    fbx_utils._uuids_to_keys.clear()
-    try:
-        yield
-    finally:
-        export_fbx_bin.datetime = original_datetime
-        del fbx_utils.hash
-        fbx_utils._keys_to_uuids.clear()
-        fbx_utils._uuids_to_keys.clear()
-        fbx_utils._keys_to_uuids.update(saved_ids[0])
-        fbx_utils._uuids_to_keys.update(saved_ids[1])
-
-
-@contextlib.contextmanager
-def _quiet_shared_mesh_warnings():
-    """Drop the FBX exporter's "Cannot register a valid material index" line, printed once per object that
-    shares a mesh with another (scattered props): harmless, since the index is the same, and thousands of
-    lines would bury real messages. Everything else it prints passes through."""
-    import io
-    import sys
-
-    buffer = io.StringIO()
-    try:
-        with contextlib.redirect_stdout(buffer):
-            yield
-    finally:
-        for line in buffer.getvalue().splitlines():
-            if not line.startswith("WARNING: Cannot register a valid material index"):
-                print(line, file=sys.stdout)
-
-
 def _reason(err):
     """The cause of an exporter failure in one line: ``File too large``, not the traceback around it."""
     if isinstance(err, OSError) and err.strerror:
@@ -233,163 +136,6 @@ def _reason(err):
         if sep and head.split(".")[-1].endswith(("Error", "Exception")):
             return tail.split("] ", 1)[1] if tail.startswith("[Errno") and "] " in tail else tail
     return lines[-1] if lines else f"{type(err).__name__} with no message"
-
-
-class _Reports:
-    """Stands in for the operator the FBX writer reports to."""
-
-    def __init__(self):
-        self.errors = []
-
-    def report(self, kind, message):
-        if {"ERROR", "ERROR_INVALID_INPUT"} & set(kind):
-            self.errors.append(message)
-
-
-def _fbx_keywords():
-    """The FBX operator's own defaults with :data:`FBX_UNITY` over them, as its ``execute`` passes them on."""
-    from bpy_extras.io_utils import axis_conversion
-
-    props = bpy.ops.export_scene.fbx.get_rna_type().properties
-    keywords = {
-        p.identifier: (set(p.default_flag) if p.is_enum_flag else p.default)
-        for p in props
-        if p.identifier != "rna_type" and not getattr(p, "is_array", False)
-    }
-    keywords.update(FBX_UNITY)
-    keywords["global_matrix"] = axis_conversion(to_forward=keywords["axis_forward"], to_up=keywords["axis_up"]).to_4x4()
-    for key in ("filepath", "check_existing", "filter_glob", "ui_tab", "use_selection", "batch_mode"):
-        keywords.pop(key, None)
-    return keywords
-
-
-def _write_fbx(tmp, objects, *, standins=None):
-    """Blender's FBX writer on exactly ``objects`` (linked to the scene or not), as its operator would
-    write them selected: sorted by name, with the operator's settings. ``standins`` (a
-    :class:`_Standins`) gives the bare instance objects of :func:`..scatter.instance_steps` their
-    transforms and parents in the file."""
-    from io_scene_fbx import export_fbx_bin
-    from io_scene_fbx.fbx_utils import ensure_object_not_in_edit_mode
-
-    context = bpy.context
-    for o in objects:
-        if o.mode == "EDIT" and not ensure_object_not_in_edit_mode(context, o):
-            raise ExportError(f"object {o.name!r} could not leave Edit Mode")
-    reports = _Reports()
-    with _reproducible_fbx(), _exact_child_transforms(standins or _Standins()), _quiet_shared_mesh_warnings():
-        result = export_fbx_bin.save_single(
-            reports,
-            context.scene,
-            context.evaluated_depsgraph_get(),
-            tmp,
-            context_objects=sorted(objects, key=lambda o: o.name),
-            **_fbx_keywords(),
-        )
-    if reports.errors or "FINISHED" not in result:
-        raise ExportError("; ".join(reports.errors) or "the FBX writer did not finish")
-
-
-class _Standins:
-    """Transforms and parents, in the FBX, of bare instance objects (see :func:`..scatter.instance_steps`):
-    ``world`` maps a top's name to its world matrix, ``local`` a LOD child's name to its top and
-    the prop child whose transform it copies."""
-
-    def __init__(self):
-        self.world, self.local = {}, {}
-
-    def add(self, scatter, tops, children):
-        mats = instance_matrices(scatter)
-        for top, m in zip(tops, mats):
-            self.world[top.name] = Matrix(m.tolist())
-        for c, top, child in children:
-            self.local[c.name] = (top, child)
-
-
-@contextlib.contextmanager
-def _exact_child_transforms(standins):
-    """Two changes to Blender's FBX writer for the duration: the local transform of a child whose
-    parent is at the top of the file is written from the child's own Blender transform, so an
-    identity child (a tree's ``_LOD0``..) is exactly identity; and ``standins`` give bare objects
-    their transforms and parents.
-
-    The writer (with ``bake_space_transform``) works a child's local matrix out of world
-    matrices, ``(P G⁻¹)⁻¹ · P · C · G⁻¹`` with single-precision ``mathutils`` matrices: under a
-    rotated, scaled parent hundreds of metres from the origin, ``P⁻¹ · P`` leaves offsets of
-    1e-4 m and scales of 1.0000002. The same product is ``G · C · G⁻¹`` with ``C`` the child's
-    ``matrix_parent_inverse @ matrix_basis``, which is exact (``G`` is an axis swap).
-    """
-    from io_scene_fbx import fbx_utils
-
-    wrapper = getattr(fbx_utils, "ObjectWrapper", None)
-    saved = {
-        name: getattr(wrapper, name, None) for name in ("fbx_object_matrix", "parent", "matrix_local", "matrix_global")
-    }
-    if saved["fbx_object_matrix"] is None or not all(
-        isinstance(saved[n], property) for n in ("parent", "matrix_local", "matrix_global")
-    ):
-        if standins.world:
-            raise ExportError("this Blender's FBX writer cannot be given the instances' transforms")
-        yield
-        return
-    original = saved["fbx_object_matrix"]
-    world, local = standins.world, standins.local
-
-    def own_local(self):  # the child's transform relative to its parent, exact
-        entry = local.get(self.bdata.name)
-        b = entry[1] if entry is not None else self.bdata
-        return b.matrix_parent_inverse @ b.matrix_basis
-
-    def get_parent(self):
-        if self._tag == "OB":
-            entry = local.get(self.bdata.name)
-            if entry is not None:
-                return wrapper(entry[0])
-        return saved["parent"].fget(self)
-
-    def get_matrix_local(self):
-        if self._tag == "OB":
-            if self.bdata.name in world:
-                return world[self.bdata.name].copy()
-            if self.bdata.name in local:
-                return own_local(self)
-        return saved["matrix_local"].fget(self)
-
-    def get_matrix_global(self):
-        if self._tag == "OB":
-            if self.bdata.name in world:
-                return world[self.bdata.name].copy()
-            entry = local.get(self.bdata.name)
-            if entry is not None:
-                return world[entry[0].name] @ own_local(self)
-        return saved["matrix_global"].fget(self)
-
-    def fbx_object_matrix(self, scene_data, rest=False, local_space=False, global_space=False):
-        parent = self.parent
-        if (
-            not local_space
-            and not global_space
-            and self._tag == "OB"
-            and parent is not None
-            and parent._tag == "OB"
-            and self.has_valid_parent(scene_data.objects)
-            and not parent.has_valid_parent(scene_data.objects)
-            and not self.parented_to_armature
-            and self.use_bake_space_transform(scene_data)
-            and parent.use_bake_space_transform(scene_data)
-        ):
-            settings = scene_data.settings
-            return settings.global_matrix @ own_local(self) @ settings.global_matrix_inv
-        return original(self, scene_data, rest=rest, local_space=local_space, global_space=global_space)
-
-    wrapper.fbx_object_matrix = fbx_object_matrix
-    wrapper.parent = property(get_parent)
-    wrapper.matrix_local = property(get_matrix_local)
-    wrapper.matrix_global = property(get_matrix_global)
-    try:
-        yield
-    finally:
-        for name, value in saved.items():
-            setattr(wrapper, name, value)
 
 
 def _release(objects, placeholder):
@@ -410,12 +156,12 @@ def _link_for_selection(objects, collection):
 
 def _export_one(path, objects, fmt, *, link_to=None, standins=None):
     """Write ``objects`` to ``path`` in ``fmt``; any failure is one :class:`ExportError` line naming the
-    file and the cause (the earlier file is kept). ``standins`` (FBX): see :func:`_write_fbx`."""
+    file and the cause (the earlier file is kept). ``standins`` (FBX): see :func:`.fbx.write_fbx`."""
 
     def write(tmp):
         try:
             if fmt == "fbx":
-                _write_fbx(tmp, objects, standins=standins)
+                write_fbx(tmp, objects, standins=standins)
                 return
             if link_to is not None:
                 _link_for_selection(objects, link_to)
@@ -571,7 +317,7 @@ def export_steps(objects, filepath, *, formats=("fbx",), per_object=False, scatt
 
     if mode == "objects" and scatters:
         with contextlib.ExitStack() as stack:
-            made, standins, extras = [], _Standins(), {}
+            made, standins, extras = [], Standins(), {}
             if "glb" in formats:  # the glTF writer reads Blender's transforms and takes a selection
                 data, temp = bpy.data, bpy.data.collections.new("Worldseed Export")
                 bpy.context.scene.collection.children.link(temp)

@@ -14,7 +14,7 @@ import ufbx
 from worldseed.core import scatter as core_scatter
 from worldseed.operators import export as export_operator
 from worldseed.operators import scatter as scatter_operator
-from worldseed.operators.bridge import export, query
+from worldseed.operators.bridge import export, fbx, query
 from worldseed.operators.bridge import scatter as scatter_build
 from worldseed.operators.common import ModalBuild
 
@@ -108,7 +108,7 @@ def test_instances_match_blenders_writer_on_real_objects(empty_scene, tmp_path):
     for o in real:
         o.select_set(True)
     anchor = tmp_path / "anchor.fbx"
-    assert bpy.ops.export_scene.fbx(filepath=str(anchor), use_selection=True, **export.FBX_UNITY) == {"FINISHED"}
+    assert bpy.ops.export_scene.fbx(filepath=str(anchor), use_selection=True, **fbx.FBX_UNITY) == {"FINISHED"}
     a, b = fbx_nodes(ours), fbx_nodes(anchor)
     assert set(a) == set(b) and len(a) == len(real)
     for name in a:
