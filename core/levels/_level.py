@@ -1,0 +1,93 @@
+"""The one data contract of every level generator: a grid of cell classes, rooms, doors, markers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+import numpy as np
+
+from ..errors import ParameterError
+
+__all__ = ["Level", "Marker", "CLASSES", "WALL", "FLOOR", "CORRIDOR", "DOOR", "MARKER_KINDS", "MAX_CELLS"]
+
+#: Cell class ids (uint8), the same in every level: walkable is every class but ``wall``.
+WALL, FLOOR, CORRIDOR, DOOR = 0, 1, 2, 3
+CLASSES = {"wall": WALL, "floor": FLOOR, "corridor": CORRIDOR, "door": DOOR}
+#: Kinds of typed points a level may carry.
+MARKER_KINDS = ("spawn", "exit", "loot", "enemy")
+#: Most cells a level grid may hold (4096 x 4096: 16 MB of classes, and far more as a mesh).
+MAX_CELLS = 4096 * 4096
+
+
+class Marker(NamedTuple):
+    """A typed point on a walkable cell: ``kind`` (one of :data:`MARKER_KINDS`), column ``x``, row ``y``."""
+
+    kind: str
+    x: int
+    y: int
+
+
+@dataclass(frozen=True, eq=False)
+class Level:
+    """A generated level.
+
+    Attributes
+    ----------
+    grid : (height, width) uint8 ndarray
+        Class id of every cell (:data:`CLASSES`); row 0 is the top (north) row, as in a Tiled map;
+        column 0 the west column.
+    classes : dict
+        Class name -> id (at least ``"wall"`` and ``"floor"``).
+    rooms : tuple of (x, y, w, h)
+        Rectangles in cells (``x`` column and ``y`` row of the top-left cell).
+    doors : tuple of (x, y)
+        Door cells.
+    markers : tuple of :class:`Marker`
+        ``(kind, x, y)``: exactly one ``spawn``; ``exit``, ``loot``, ``enemy`` as the generator makes them.
+    seed : int
+        The seed that made it.
+    generator : str
+        ``"bsp"``, ``"cave"``, ``"maze"``, ``"walk"`` or ``"rooms_caves"``.
+    settings : dict
+        The generator's keyword settings (what it was called with).
+    """
+
+    grid: np.ndarray
+    classes: dict = field(default_factory=lambda: dict(CLASSES))
+    rooms: tuple = ()
+    doors: tuple = ()
+    markers: tuple = ()
+    seed: int = 0
+    generator: str = ""
+    settings: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        g = self.grid
+        if not isinstance(g, np.ndarray) or g.dtype != np.uint8 or g.ndim != 2:
+            got = f"{g.dtype} {g.shape}" if isinstance(g, np.ndarray) else type(g).__name__
+            raise ParameterError(f"grid must be a 2-D uint8 array, got {got}")
+
+    @property
+    def height(self):
+        """Rows of the grid."""
+        return self.grid.shape[0]
+
+    @property
+    def width(self):
+        """Columns of the grid."""
+        return self.grid.shape[1]
+
+    @property
+    def walkable(self):
+        """(height, width) bool: every cell that is not wall."""
+        return self.grid != self.classes["wall"]
+
+    def markers_of(self, kind):
+        """The markers of one kind, in order."""
+        return tuple(m for m in self.markers if m.kind == kind)
+
+    @property
+    def spawn(self):
+        """The spawn marker."""
+        return self.markers_of("spawn")[0]

@@ -1,0 +1,13 @@
+"""Scaffold: being built (issue 10). The function and check names are fixed by core/levels/_generate.py."""
+
+from __future__ import annotations
+
+__all__ = ["random_walk", "check_settings"]
+
+
+def check_settings(width, height, **settings):
+    """Raise ParameterError naming the setting when the settings are impossible; return nothing."""
+
+
+def random_walk(width, height, *, seed=0, **settings):
+    raise NotImplementedError("random_walk is being built (issue 10)")

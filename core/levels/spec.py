@@ -1,0 +1,214 @@
+"""``[[level]]``: one grid level as recipes write it, and the one table of its limits.
+
+Every level names its ``generator`` and takes the keys of that generator (a key of
+another generator is refused, naming the generators it belongs to)::
+
+    [[level]]
+    name = "Crypt"
+    generator = "bsp"
+    width = 64
+    height = 48
+    cell_size = 2.0
+    seed = 7
+    room_max = 12
+
+    [[level]]
+    name = "Grotto"
+    generator = "cave"
+    fill = 0.48
+    connect = "largest"
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from ..errors import ParameterError
+from ..spec import choice, flag, from_table, integer, number, object_name, to_table, vector
+
+__all__ = [
+    "LevelSpec",
+    "LIMITS",
+    "GENERATORS",
+    "GENERATOR_KEYS",
+    "COMMON_KEYS",
+    "from_dict",
+    "to_dict",
+    "generator_settings",
+    "SEED",
+]
+
+SEED = (0, 2**31 - 1)
+GENERATORS = ("bsp", "cave", "maze", "walk", "rooms_caves")
+#: Keys every level has, whatever its generator.
+COMMON_KEYS = ("name", "generator", "width", "height", "cell_size", "wall_height", "ceiling", "origin", "seed", "tileset")
+_BSP = ("min_leaf", "max_leaf", "room_min", "room_max", "padding", "corridor_width", "loop_fraction")
+_CONTENT = ("enemy_density", "loot_chance")
+_CAVE = ("fill", "steps")
+#: The generator keyword settings of each generator (the keys a ``[[level]]`` of it may have beyond COMMON_KEYS).
+GENERATOR_KEYS = {
+    "bsp": _BSP + _CONTENT,
+    "cave": _CAVE + ("connect", "min_region") + _CONTENT,
+    "maze": ("algorithm", "loops", "rooms"),
+    "walk": ("floor_fraction", "walkers", "bias") + _CONTENT,
+    "rooms_caves": _BSP + _CAVE + _CONTENT,
+}
+
+#: Every field of :class:`LevelSpec`: kind, range, label and description, written once.
+LIMITS = {
+    "name": object_name("Name", "Level name (object, Tiled map and file names)"),
+    "generator": choice(
+        (
+            ("bsp", "BSP Dungeon", "Rooms in a binary space partition, joined by corridors"),
+            ("cave", "Cave", "Cellular-automaton caves, connected by tunnels"),
+            ("maze", "Maze", "A maze of one-cell passages"),
+            ("walk", "Random Walk", "Drunkard's walk: walkers dig until a floor fraction is reached"),
+            ("rooms_caves", "Rooms + Caves", "BSP rooms shaped by the cave automaton"),
+        ),
+        "Generator",
+        "How the level is laid out",
+    ),
+    "width": integer((1, 4096), "Width", "Cells along X (a maze: maze cells; its grid is 2 x width + 1)", soft=(4, 512)),
+    "height": integer((1, 4096), "Height", "Cells along Y (a maze: maze cells; its grid is 2 x height + 1)", soft=(4, 512)),
+    "cell_size": number((0.01, 1000.0), "Cell Size", "Side of one cell", unit="m", soft=(0.25, 16.0)),
+    "wall_height": number((0.01, 1000.0), "Wall Height", "Height of the walls", unit="m", soft=(0.25, 16.0)),
+    "ceiling": flag("Ceiling", "Close the level with a ceiling over the walkable cells"),
+    "origin": vector((-1.0e7, 1.0e7), "Origin", "Position of the level's south-west corner", size=3, unit="m"),
+    "seed": integer(SEED, "Seed", "Random seed: the same seed and settings give the same level"),
+    "tileset": choice(
+        (
+            ("blob", "Blob (47 tiles)", "8-neighbour auto-tiles; a corner counts only with both its edges"),
+            ("wang16", "4-neighbour (16 tiles)", "4-neighbour auto-tiles"),
+        ),
+        "Tileset",
+        "Auto-tile set of the Tiled map",
+    ),
+    # BSP dungeon (and rooms + caves)
+    "min_leaf": integer((3, 4096), "Min Leaf", "Smallest side of a BSP leaf", unit="", soft=(4, 64)),
+    "max_leaf": integer((3, 4096), "Max Leaf", "Leaves larger than this are always split", soft=(6, 128)),
+    "room_min": integer((1, 4096), "Min Room", "Smallest room side", soft=(2, 32)),
+    "room_max": integer((1, 4096), "Max Room", "Largest room side", soft=(3, 64)),
+    "padding": integer((0, 64), "Padding", "Cells between a room and its leaf's edge", soft=(0, 8)),
+    "corridor_width": integer((1, 3), "Corridor Width", "Width of the corridors in cells"),
+    "loop_fraction": number((0.0, 1.0), "Loops", "Extra connections between neighbouring rooms, as a fraction"),
+    "enemy_density": number((0.0, 1.0), "Enemy Density", "Enemies per floor cell of a room", soft=(0.0, 0.1)),
+    "loot_chance": number((0.0, 1.0), "Loot Chance", "Chance that a room holds loot"),
+    # caves
+    "fill": number((0.0, 1.0), "Fill", "Fraction of cells that start as wall (0.40 to 0.55 makes caves)"),
+    "steps": integer((0, 32), "Steps", "Smoothing steps of the cave automaton (4 to 6 is usual)"),
+    "connect": choice(
+        (
+            ("tunnels", "Tunnels", "Join every region with the shortest tunnels"),
+            ("largest", "Largest", "Keep only the largest region"),
+        ),
+        "Connect",
+        "How the cave's separate regions become one",
+    ),
+    "min_region": integer((0, 16_777_216), "Min Region", "Regions with fewer cells are filled in", soft=(0, 1000)),
+    # mazes
+    "algorithm": choice(
+        (
+            ("dfs", "Backtracker", "Recursive backtracker: long winding passages, few dead ends"),
+            ("prim", "Prim", "Randomized Prim: many short dead ends"),
+            ("kruskal", "Kruskal", "Randomized Kruskal (union-find)"),
+            ("wilson", "Wilson", "Wilson's algorithm: a uniform spanning tree"),
+        ),
+        "Algorithm",
+        "Maze algorithm",
+    ),
+    "loops": integer((0, 16_777_216), "Loops", "Walls removed after the perfect maze: exactly this many cycles", soft=(0, 1000)),
+    "rooms": integer((0, 256), "Rooms", "Open rooms cut into the maze", soft=(0, 32)),
+    # random walk
+    "floor_fraction": number((0.01, 0.95), "Floor Fraction", "Dig until this fraction of the cells is floor"),
+    "walkers": integer((1, 256), "Walkers", "Walkers digging at once", soft=(1, 32)),
+    "bias": number((0.0, 1.0), "Step Bias", "Chance that a step keeps the walker's direction (0: a pure drunkard's walk)"),
+}
+
+
+@dataclass(frozen=True)
+class LevelSpec:
+    """``[[level]]``: one grid level (every field optional; ranges in :data:`LIMITS`).
+
+    ``width`` x ``height`` cells of ``cell_size`` metres (a maze: maze cells), walls
+    ``wall_height`` metres, the south-west corner at ``origin``.  The generator's own
+    keys are listed in :data:`GENERATOR_KEYS`; the others are ignored by it.
+
+    >>> LevelSpec(generator="cave").generator
+    'cave'
+    """
+
+    name: str = "Level"
+    generator: str = "bsp"
+    width: int = 64
+    height: int = 64
+    cell_size: float = 2.0
+    wall_height: float = 3.0
+    ceiling: bool = False
+    origin: tuple = (0.0, 0.0, 0.0)
+    seed: int = 0
+    tileset: str = "blob"
+    min_leaf: int = 8
+    max_leaf: int = 20
+    room_min: int = 4
+    room_max: int = 12
+    padding: int = 1
+    corridor_width: int = 1
+    loop_fraction: float = 0.1
+    enemy_density: float = 0.02
+    loot_chance: float = 0.3
+    fill: float = 0.45
+    steps: int = 5
+    connect: str = "tunnels"
+    min_region: int = 12
+    algorithm: str = "dfs"
+    loops: int = 0
+    rooms: int = 0
+    floor_fraction: float = 0.4
+    walkers: int = 1
+    bias: float = 0.0
+
+
+assert set(COMMON_KEYS).union(*GENERATOR_KEYS.values()) == {f.name for f in dataclasses.fields(LevelSpec)} == set(LIMITS)
+
+
+def _owners(key):
+    return [g for g in GENERATORS if key in GENERATOR_KEYS[g]]
+
+
+def from_dict(data, *, prefix="level."):
+    """A validated :class:`LevelSpec` from a dict: keys of another generator are refused.
+
+    >>> from_dict({"generator": "maze", "algorithm": "wilson"}).algorithm
+    'wilson'
+    >>> try:
+    ...     from_dict({"generator": "maze", "fill": 0.5})
+    ... except ParameterError as err:
+    ...     print(err)
+    level.fill is a setting of the cave, rooms_caves generators, not of generator 'maze'
+    """
+    spec = from_table(LevelSpec, LIMITS, data, prefix=prefix)
+    allowed = set(COMMON_KEYS) | set(GENERATOR_KEYS[spec.generator])
+    for key in data:
+        if key not in allowed:
+            owners = ", ".join(_owners(key))
+            raise ParameterError(
+                f"{prefix}{key} is a setting of the {owners} generator{'s' if ',' in owners else ''}, "
+                f"not of generator {spec.generator!r}"
+            )
+    from ._generate import check_spec
+
+    check_spec(spec, prefix=prefix)
+    return spec
+
+
+def to_dict(spec):
+    """The common keys and the generator's own keys of ``spec``, as plain values."""
+    table = to_table(spec)
+    keep = set(COMMON_KEYS) | set(GENERATOR_KEYS[spec.generator])
+    return {k: v for k, v in table.items() if k in keep}
+
+
+def generator_settings(spec):
+    """``{key: value}`` of the generator's own keyword settings (what the generator function takes)."""
+    return {k: getattr(spec, k) for k in GENERATOR_KEYS[spec.generator]}
