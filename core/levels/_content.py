@@ -1,0 +1,200 @@
+"""Room content: the spawn, the exit, enemies and loot of a level, as :class:`~._level.Marker` points.
+
+One function for every generator (:func:`place_markers`): the BSP dungeon and rooms + caves pass
+their rooms and doors, the caves and walks pass none and are treated as one area.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._checks import check_float, make_rng
+from ..errors import ParameterError
+from ._level import DOOR, FLOOR, WALL, Marker
+from ._regions import walk_distances
+
+__all__ = ["place_markers", "marker_cells", "LOOT_AREA", "SAFE_STEPS"]
+
+#: Without rooms, one loot chance per this many floor cells (an 8 x 8 room's worth).
+LOOT_AREA = 64
+#: Without rooms, no enemy closer to the spawn than this many steps (the spawn room plays this part with rooms).
+SAFE_STEPS = 8
+
+# The 8 neighbours of a cell in ring order (N, NE, E, SE, S, SW, W, NW), as (row, column) offsets.
+_RING = ((-1, 0), (-1, 1), (0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1))
+
+
+def _ring(mask):
+    """The 8 neighbour masks of every cell of ``mask`` in ring order; outside the grid counts as False."""
+    h, w = mask.shape
+    pad = np.zeros((h + 2, w + 2), bool)
+    pad[1:-1, 1:-1] = mask
+    return [pad[1 + dy : 1 + dy + h, 1 + dx : 1 + dx + w] for dy, dx in _RING]
+
+
+def _never_blocking(walkable):
+    """(h, w) bool: cells whose removal cannot disconnect any two walkable cells.
+
+    A cell is safe when its walkable edge neighbours are joined through its 8-neighbour ring
+    (the digital-topology "simple point" test for 4-connected regions): every path through
+    the cell can step around it.  Counted as runs of walkable cells around the ring that hold
+    an edge neighbour (a corner alone touches the cell only diagonally and does not count).
+    """
+    r = _ring(walkable)
+    runs = np.zeros(walkable.shape, np.int8)
+    for i in range(8):
+        start = r[i] & ~r[i - 1]
+        if i % 2:  # a corner starting a run counts only when the run goes on to an edge neighbour
+            start = start & r[(i + 1) % 8]
+        runs += start
+    return runs <= 1
+
+
+def marker_cells(grid, doors=()):
+    """(h, w) bool: the cells :func:`place_markers` may use.
+
+    Floor cells (class ``floor``: never a corridor or a door) that touch no door, not even
+    diagonally, and whose blocking would disconnect no neighbours (see ``_never_blocking``).
+
+    >>> g = np.zeros((5, 7), np.uint8); g[1:4, 1:6] = FLOOR; g[2, 0] = DOOR
+    >>> marker_cells(g).astype(int)[1:4, 1:6]
+    array([[0, 1, 1, 1, 1],
+           [0, 1, 1, 1, 1],
+           [0, 1, 1, 1, 1]])
+    """
+    g = np.asarray(grid)
+    walkable = g != WALL
+    door = g == DOOR
+    for x, y in doors:
+        door[y, x] = True
+    near_door = door.copy()
+    for n in _ring(door):
+        near_door |= n
+    return (g == FLOOR) & ~near_door & _never_blocking(walkable)
+
+
+def _half_up(value):
+    return int(np.floor(value + 0.5))
+
+
+def _take(rng, cells, n, taken):
+    """Up to ``n`` distinct flat indices from ``cells`` not in ``taken`` (added to it), in drawn order."""
+    free = cells[~np.isin(cells, np.fromiter(taken, np.int64, len(taken)))] if taken else cells
+    if n <= 0 or free.size == 0:
+        return []
+    picked = rng.choice(free, size=min(n, free.size), replace=False).tolist()
+    taken.update(picked)
+    return picked
+
+
+def place_markers(grid, *, rooms=(), doors=(), rng, enemy_density=0.0, loot_chance=0.0):
+    """Markers of a level: one spawn, one exit, enemies and loot, on distinct floor cells.
+
+    Parameters
+    ----------
+    grid : (H, W) uint8 ndarray
+        Cell classes (:data:`~._level.CLASSES`); every class but ``wall`` is walkable.
+    rooms : sequence of (x, y, w, h)
+        Room rectangles (``x`` column, ``y`` row of the top-left cell). Empty: the walkable
+        cells are one area (caves, walks).
+    doors : sequence of (x, y)
+        Door cells (cells of class ``door`` count as doors too).
+    rng : numpy.random.Generator or int
+        The stream the choices are drawn from.
+    enemy_density : float, in [0, 1]
+        Enemies per floor cell.
+    loot_chance : float, in [0, 1]
+        Chance of one loot per room.
+
+    Returns
+    -------
+    markers : tuple of :class:`~._level.Marker`
+        ``spawn`` first, then ``exit``, then the ``enemy`` and ``loot`` markers.
+
+    Notes
+    -----
+    Markers only go on :func:`marker_cells`: floor cells, never a corridor or a door, none next
+    to a door, none whose blocking would cut a path; never two on one cell.
+
+    With rooms: the spawn is in a room drawn at random (among rooms with a usable cell), on a
+    random cell of it. Every other room gets ``round(enemy_density * its floor cells)`` enemies
+    (half up; the spawn room gets none) and, with probability ``loot_chance``, one loot.
+    Without rooms: the spawn is on a random usable cell; ``round(enemy_density * floor cells)``
+    enemies go anywhere at least :data:`SAFE_STEPS` steps from the spawn, and
+    ``round(loot_chance * floor cells / LOOT_AREA)`` loot anywhere (one loot chance per 64 cells).
+    Either way the exit is the usable cell farthest from the spawn by walking distance
+    (4-connected; the first in raster order on a tie). When fewer usable cells are left than
+    asked for, fewer markers are placed. With no usable cell at all, the spawn and exit fall
+    back to any walkable cell. A level with one walkable cell has no exit.
+
+    Raises
+    ------
+    ParameterError
+        ``grid`` has no walkable cell, or a density out of range.
+
+    Examples
+    --------
+    >>> g = np.zeros((12, 20), np.uint8); g[1:11, 1:9] = FLOOR; g[1:11, 11:19] = FLOOR
+    >>> g[5, 9:11] = 2  # a corridor joins the two rooms
+    >>> ms = place_markers(g, rooms=[(1, 1, 8, 10), (11, 1, 8, 10)], rng=0, enemy_density=0.05)
+    >>> [m.kind for m in ms]
+    ['spawn', 'exit', 'enemy', 'enemy', 'enemy', 'enemy']
+    """
+    enemy_density = check_float(enemy_density, name="enemy_density", bounds=(0.0, 1.0))
+    loot_chance = check_float(loot_chance, name="loot_chance", bounds=(0.0, 1.0))
+    rng = make_rng(rng, name="rng")
+    g = np.asarray(grid)
+    h, w = g.shape
+    walkable = g != WALL
+    if not walkable.any():
+        raise ParameterError(f"grid {h} x {w} has no walkable cell: a level needs at least one for its spawn")
+    usable = marker_cells(g, doors)
+    if not usable.any():
+        usable = (g == FLOOR) & (g != DOOR)
+    if not usable.any():
+        usable = walkable & (g != DOOR)
+    if not usable.any():
+        usable = walkable
+    floor = g == FLOOR
+    flat_usable = usable.ravel()
+    areas, floors = [], []
+    for x, y, rw, rh in rooms:
+        idx = (np.arange(y, y + rh)[:, None] * w + np.arange(x, x + rw)).ravel()
+        areas.append(idx[flat_usable[idx]])
+        floors.append(int(floor[y : y + rh, x : x + rw].sum()))
+    filled = [i for i, a in enumerate(areas) if a.size]
+    everywhere = np.flatnonzero(flat_usable)
+    taken = set()
+    if filled:
+        spawn_room = filled[int(rng.integers(len(filled)))]
+        spawn = int(areas[spawn_room][rng.integers(areas[spawn_room].size)])
+    else:
+        spawn_room = None
+        spawn = int(everywhere[rng.integers(everywhere.size)])
+    taken.add(spawn)
+    sy, sx = divmod(spawn, w)
+    markers = [Marker("spawn", sx, sy)]
+    dist = walk_distances(walkable, (sx, sy)).ravel()
+    far = np.where(flat_usable, dist, -1)
+    far[spawn] = -1
+    if far.max() < 0:  # only the spawn is usable: any other reachable cell
+        far = dist.copy()
+        far[spawn] = -1
+    if far.max() > 0:
+        exit_ = int(np.argmax(far))
+        taken.add(exit_)
+        markers.append(Marker("exit", exit_ % w, exit_ // w))
+    placed = []
+    if filled:
+        for i in filled:
+            if i != spawn_room:
+                placed += [("enemy", c) for c in _take(rng, areas[i], _half_up(enemy_density * floors[i]), taken)]
+            if loot_chance > 0.0 and rng.random() < loot_chance:
+                placed += [("loot", c) for c in _take(rng, areas[i], 1, taken)]
+    else:
+        n_floor = int(floor.sum())
+        away = everywhere[dist[everywhere] >= SAFE_STEPS]
+        placed += [("enemy", c) for c in _take(rng, away, _half_up(enemy_density * n_floor), taken)]
+        placed += [("loot", c) for c in _take(rng, everywhere, _half_up(loot_chance * n_floor / LOOT_AREA), taken)]
+    markers += [Marker(kind, c % w, c // w) for kind, c in placed]
+    return tuple(markers)
