@@ -1,13 +1,360 @@
-"""Scaffold: being built (issue 10). The function and check names are fixed by core/levels/_generate.py."""
+"""BSP dungeons: rooms in the leaves of a binary space partition, joined by corridors.
+
+The map's inside (every cell but the one-cell wall border) is cut in two again and again until
+no leaf is longer than ``max_leaf``; each leaf gets one room; the two halves of every cut are
+joined by one L-shaped corridor between their closest rooms (so the rooms form a tree), and a
+fraction of the other neighbouring leaves get an extra corridor (loops).  Doors are the corridor
+cells that touch a room's floor.  :func:`bsp_layout` is the layout alone (rooms + caves reuses it).
+"""
 
 from __future__ import annotations
 
-__all__ = ["bsp_dungeon", "check_settings"]
+from typing import NamedTuple
+
+import numpy as np
+
+from .._checks import make_rng
+from ..errors import ParameterError
+from ..spec import check_value
+from ._content import place_markers
+from ._level import CORRIDOR, DOOR, FLOOR, MAX_CELLS, WALL, Level
+from .spec import GENERATOR_KEYS, LIMITS, LevelSpec
+
+__all__ = ["bsp_dungeon", "check_settings", "bsp_leaves", "bsp_layout", "Layout", "ASPECT", "LAYOUT_KEYS"]
+
+#: A leaf whose one side is longer than ASPECT x the other is always cut across its long side.
+ASPECT = 1.25
+#: The settings of the layout alone (the content settings go to place_markers).
+LAYOUT_KEYS = ("min_leaf", "max_leaf", "room_min", "room_max", "padding", "corridor_width", "loop_fraction")
+
+
+class Layout(NamedTuple):
+    """A BSP layout before its content: grid, room and leaf rectangles (x, y, w, h), door cells (x, y),
+    and the room index pairs joined by a corridor (tree first, then loops)."""
+
+    grid: np.ndarray
+    rooms: tuple
+    leaves: np.ndarray
+    doors: tuple
+    links: tuple
+
+
+class _Uniform:
+    """Uniform floats in [0, 1) from a Generator, drawn in blocks (one draw per cut costs ~3 us otherwise)."""
+
+    def __init__(self, rng, block=512):
+        self.rng, self.block, self.values, self.i = rng, block, [], 0
+
+    def __call__(self):
+        if self.i == len(self.values):
+            self.values, self.i = self.rng.random(self.block).tolist(), 0
+        self.i += 1
+        return self.values[self.i - 1]
 
 
 def check_settings(width, height, **settings):
-    """Raise ParameterError naming the setting when the settings are impossible; return nothing."""
+    """Refuse impossible BSP settings before any work, naming the setting, its value and what is allowed.
+
+    Every key of ``GENERATOR_KEYS["bsp"]`` may be given (the others take the defaults of
+    :class:`~.spec.LevelSpec`); returns nothing.
+
+    >>> try:
+    ...     check_settings(64, 48, room_min=5, room_max=3)
+    ... except ParameterError as err:
+    ...     print(err)
+    room_min must be at most room_max = 3, got 5
+    """
+    _checked(width, height, settings, GENERATOR_KEYS["bsp"])
 
 
-def bsp_dungeon(width, height, *, seed=0, **settings):
-    raise NotImplementedError("bsp_dungeon is being built (issue 10)")
+def _checked(width, height, settings, keys):
+    """(width, height, {key: value}) of every key, checked; defaults from LevelSpec."""
+    for key in settings:
+        if key not in keys:
+            raise ParameterError(f"{key} is not a setting of this generator; its settings are {', '.join(keys)}")
+    width = check_value(width, LIMITS["width"], name="width")
+    height = check_value(height, LIMITS["height"], name="height")
+    if width * height > MAX_CELLS:
+        raise ParameterError(
+            f"width x height = {width} x {height} = {width * height:,} cells, more than the {MAX_CELLS:,} allowed"
+        )
+    s = {k: check_value(settings.get(k, getattr(LevelSpec, k)), LIMITS[k], name=k) for k in keys}
+    min_leaf, max_leaf = s["min_leaf"], s["max_leaf"]
+    if s["room_min"] > s["room_max"]:
+        raise ParameterError(f"room_min must be at most room_max = {s['room_max']}, got {s['room_min']}")
+    if max_leaf < 2 * min_leaf - 1:
+        raise ParameterError(
+            f"max_leaf must be at least 2 * min_leaf - 1 = {2 * min_leaf - 1} (a leaf longer than max_leaf is cut "
+            f"into two leaves of at least min_leaf = {min_leaf}), got {max_leaf}"
+        )
+    if s["room_min"] + 2 * s["padding"] > min_leaf:
+        raise ParameterError(
+            f"room_min + 2 * padding = {s['room_min'] + 2 * s['padding']} is more than min_leaf = {min_leaf}: a room "
+            f"and its padding must fit in the smallest leaf (room_min at most {min_leaf - 2 * s['padding']} with "
+            f"padding {s['padding']})"
+        )
+    for name, side in (("width", width), ("height", height)):
+        if side - 2 < min_leaf:
+            raise ParameterError(
+                f"{name} must be at least min_leaf + 2 = {min_leaf + 2} (one leaf inside the wall border), got {side}"
+            )
+    return width, height, s
+
+
+def bsp_leaves(x, y, width, height, *, min_leaf, max_leaf, rng):
+    """Leaves of a binary space partition of the rectangle (x, y, width, height).
+
+    A leaf with a side longer than ``max_leaf`` is cut in two, each part at least ``min_leaf``
+    long: across its long side when one side is longer than :data:`ASPECT` times the other,
+    else across a side drawn at random (a side too short to cut leaves the other); the cut
+    falls uniformly in the allowed span.  Needs ``max_leaf >= 2 * min_leaf - 1``.
+
+    Returns
+    -------
+    leaves : (n, 4) int64 ndarray
+        (x, y, w, h) of every leaf, depth first (each subtree is a run of rows).
+    nodes : list of (first, middle, end)
+        Every cut: its first half holds leaves ``first:middle``, its second ``middle:end``.
+
+    >>> leaves, nodes = bsp_leaves(0, 0, 40, 20, min_leaf=8, max_leaf=20, rng=np.random.default_rng(1))
+    >>> int((leaves[:, 2] * leaves[:, 3]).sum()), bool((leaves[:, 2:] <= 20).all()), len(nodes) == len(leaves) - 1
+    (800, True, True)
+    """
+    u = _Uniform(rng)
+    leaves, nodes = [], []
+    stack = [(x, y, width, height, -1)]  # -1: a node to cut; else (index into nodes, slot) bookkeeping
+    while stack:
+        item = stack.pop()
+        if item[0] is None:  # the end marker of a cut: fill in where its halves ended
+            _, n, slot = item
+            nodes[n][slot] = len(leaves)
+            continue
+        lx, ly, lw, lh, _ = item
+        if lw <= max_leaf and lh <= max_leaf:
+            leaves.append((lx, ly, lw, lh))
+            continue
+        if lw > ASPECT * lh:
+            across_x = True
+        elif lh > ASPECT * lw:
+            across_x = False
+        else:
+            across_x = u() < 0.5
+        if across_x and lw < 2 * min_leaf:
+            across_x = False
+        elif not across_x and lh < 2 * min_leaf:
+            across_x = True
+        side = lw if across_x else lh
+        cut = min_leaf + int(u() * (side - 2 * min_leaf + 1))
+        n = len(nodes)
+        nodes.append([len(leaves), 0, 0])
+        if across_x:
+            first, second = (lx, ly, cut, lh, -1), (lx + cut, ly, lw - cut, lh, -1)
+        else:
+            first, second = (lx, ly, lw, cut, -1), (lx, ly + cut, lw, lh - cut, -1)
+        stack += [(None, n, 2), second, (None, n, 1), first]
+    return np.array(leaves, np.int64).reshape(-1, 4), [tuple(v) for v in nodes]
+
+
+def _place_rooms(leaves, rng, *, room_min, room_max, padding):
+    """One room per leaf: each side drawn in [room_min, min(room_max, leaf side - 2 padding)], placed at random."""
+    u = rng.random((len(leaves), 4))
+    rooms = np.empty_like(leaves)
+    for axis in (0, 1):
+        avail = leaves[:, 2 + axis] - 2 * padding
+        top = np.minimum(room_max, avail)
+        size = room_min + (u[:, axis] * (top - room_min + 1)).astype(np.int64)
+        rooms[:, 2 + axis] = size
+        rooms[:, axis] = leaves[:, axis] + padding + (u[:, 2 + axis] * (avail - size + 1)).astype(np.int64)
+    return rooms
+
+
+def _gaps(a, b):
+    """(len(a), len(b)) Manhattan gaps between the rectangles of a and of b (0 when they touch or overlap)."""
+    ax, ay, aw, ah = (a[:, i, None] for i in range(4))
+    bx, by, bw, bh = (b[None, :, i] for i in range(4))
+    dx = np.maximum(0, np.maximum(bx - (ax + aw), ax - (bx + bw)))
+    dy = np.maximum(0, np.maximum(by - (ay + ah), ay - (by + bh)))
+    return dx + dy
+
+
+def _carve(grid, x0, x1, y0, y1):
+    """Columns x0..x1 and rows y0..y1 (inclusive, clipped inside the border): walls become corridor."""
+    h, w = grid.shape
+    sub = grid[max(y0, 1) : min(y1 + 1, h - 1), max(x0, 1) : min(x1 + 1, w - 1)]
+    sub[sub == WALL] = CORRIDOR
+
+
+def _corridor(grid, a, b, k, u):
+    """Join rooms a and b (x, y, w, h) by a corridor k cells wide: straight where they face each other
+    over at least k cells, else L-shaped (horizontal or vertical leg first, at random)."""
+    ax, ay, aw, ah = (int(v) for v in a)
+    bx, by, bw, bh = (int(v) for v in b)
+    lo, hi = max(ax, bx), min(ax + aw, bx + bw) - k  # columns where a vertical corridor fits both rooms
+    if hi >= lo:
+        x = lo + int(u() * (hi - lo + 1))
+        _carve(grid, x, x + k - 1, min(ay + ah - 1, by + bh - 1), max(ay, by))
+        return
+    lo, hi = max(ay, by), min(ay + ah, by + bh) - k
+    if hi >= lo:
+        y = lo + int(u() * (hi - lo + 1))
+        _carve(grid, min(ax + aw - 1, bx + bw - 1), max(ax, bx), y, y + k - 1)
+        return
+    px = ax + int(u() * (max(aw - k, 0) + 1))
+    py = ay + int(u() * (max(ah - k, 0) + 1))
+    qx = bx + int(u() * (max(bw - k, 0) + 1))
+    qy = by + int(u() * (max(bh - k, 0) + 1))
+    if u() < 0.5:  # horizontal leg from a, then vertical into b
+        _carve(grid, min(px, qx), max(px, qx) + k - 1, py, py + k - 1)
+        _carve(grid, qx, qx + k - 1, min(py, qy), max(py, qy) + k - 1)
+    else:  # vertical leg from a, then horizontal into b
+        _carve(grid, px, px + k - 1, min(py, qy), max(py, qy) + k - 1)
+        _carve(grid, min(px, qx), max(px, qx) + k - 1, qy, qy + k - 1)
+
+
+def _neighbour_pairs(leaves, shape):
+    """Sorted (i, j), i < j, of leaves sharing an edge (read off an image of leaf ids)."""
+    ids = np.full(shape, -1, np.int64)
+    for i, (x, y, w, h) in enumerate(leaves.tolist()):
+        ids[y : y + h, x : x + w] = i
+    a = np.concatenate([ids[:, :-1].ravel(), ids[:-1, :].ravel()])
+    b = np.concatenate([ids[:, 1:].ravel(), ids[1:, :].ravel()])
+    keep = (a != b) & (a >= 0) & (b >= 0)
+    lo, hi = np.minimum(a[keep], b[keep]), np.maximum(a[keep], b[keep])
+    return np.unique(lo * len(leaves) + hi)
+
+
+def doors_of(grid):
+    """Mark the corridor cells that touch a floor cell (4-neighbours) as doors; return their (x, y), raster order."""
+    floor = grid == FLOOR
+    touch = np.zeros_like(floor)
+    touch[1:, :] |= floor[:-1, :]
+    touch[:-1, :] |= floor[1:, :]
+    touch[:, 1:] |= floor[:, :-1]
+    touch[:, :-1] |= floor[:, 1:]
+    door = (grid == CORRIDOR) & touch
+    grid[door] = DOOR
+    ys, xs = np.nonzero(door)
+    return tuple(zip(xs.tolist(), ys.tolist(), strict=True))
+
+
+def bsp_layout(width, height, rng, *, min_leaf, max_leaf, room_min, room_max, padding, corridor_width, loop_fraction):
+    """The :class:`Layout` of a BSP dungeon (settings already checked): leaves, rooms, corridors, doors."""
+    cut_rng, room_rng, corridor_rng = rng.spawn(3)
+    leaves, nodes = bsp_leaves(1, 1, width - 2, height - 2, min_leaf=min_leaf, max_leaf=max_leaf, rng=cut_rng)
+    rooms = _place_rooms(leaves, room_rng, room_min=room_min, room_max=room_max, padding=padding)
+    grid = np.zeros((height, width), np.uint8)
+    for x, y, w, h in rooms.tolist():
+        grid[y : y + h, x : x + w] = FLOOR
+    u = _Uniform(corridor_rng)
+    links = []
+    for first, middle, end in nodes:  # the closest rooms of the two halves of every cut
+        gaps = _gaps(rooms[first:middle], rooms[middle:end])
+        i, j = np.unravel_index(int(np.argmin(gaps)), gaps.shape)
+        links.append((first + int(i), middle + int(j)))
+    n = len(leaves)
+    pairs = _neighbour_pairs(leaves, grid.shape)
+    tree = np.array([min(i, j) * n + max(i, j) for i, j in links], np.int64)
+    spare = pairs[~np.isin(pairs, tree)]
+    extra = int(np.floor(loop_fraction * spare.size + 0.5))
+    if extra:
+        chosen = np.sort(corridor_rng.choice(spare, size=extra, replace=False))
+        links += [(int(c // n), int(c % n)) for c in chosen]
+    for i, j in links:
+        _corridor(grid, rooms[i], rooms[j], corridor_width, u)
+    doors = doors_of(grid)
+    return Layout(grid, tuple(tuple(r) for r in rooms.tolist()), leaves, doors, tuple(links))
+
+
+def bsp_dungeon(
+    width,
+    height,
+    *,
+    min_leaf=8,
+    max_leaf=20,
+    room_min=4,
+    room_max=12,
+    padding=1,
+    corridor_width=1,
+    loop_fraction=0.1,
+    enemy_density=0.02,
+    loot_chance=0.3,
+    seed=0,
+):
+    """A BSP dungeon: rectangular rooms joined by corridors, with doors and markers.
+
+    Parameters
+    ----------
+    width, height : int
+        Cells along X (columns) and Y (rows), each at least ``min_leaf + 2`` (a leaf inside the
+        one-cell wall border), at most :data:`~._level.MAX_CELLS` cells in all.
+    min_leaf, max_leaf : int
+        Shortest side of a leaf, and the longest a leaf may keep (longer ones are cut;
+        ``max_leaf >= 2 * min_leaf - 1``). The cut is across the long side when one side is more
+        than :data:`ASPECT` (1.25) times the other, else across a side drawn at random.
+    room_min, room_max : int
+        Room sides: each drawn in ``[room_min, min(room_max, leaf side - 2 * padding)]``;
+        ``room_min + 2 * padding <= min_leaf``.
+    padding : int
+        Cells kept between a room and its leaf's edges.
+    corridor_width : int, in [1, 3]
+        Width of every corridor in cells.
+    loop_fraction : float, in [0, 1]
+        The fraction (rounded half up) of the neighbouring leaves not yet joined that get an extra
+        corridor between their rooms (0: the rooms form a tree; 1: every neighbour pair is joined).
+    enemy_density, loot_chance : float, in [0, 1]
+        Room content: see :func:`~._content.place_markers`.
+    seed : int or numpy.random.Generator
+        The same seed and settings give the same level.
+
+    Returns
+    -------
+    level : :class:`~._level.Level`
+        ``generator="bsp"``; ``rooms`` in leaf order (depth first); ``doors`` in raster order; the
+        grid: ``floor`` in rooms, ``corridor`` and ``door`` between them, ``wall`` elsewhere
+        (always the border). Every walkable cell is reachable from the spawn.
+
+    Notes
+    -----
+    The rooms of the two halves of every cut that are closest (Manhattan gap) are joined:
+    straight when they face each other over at least ``corridor_width`` cells, else by an L
+    whose legs start and end at random cells of the rooms. Corridors pass through rooms they
+    meet (the room stays floor). A door is a corridor cell with a room floor cell beside it
+    (so a corridor ``k`` wide enters through ``k`` doors).
+
+    Examples
+    --------
+    >>> level = bsp_dungeon(64, 48, seed=7)
+    >>> level.grid.shape, level.generator, len(level.rooms) >= 6, level.spawn.kind
+    ((48, 64), 'bsp', True, 'spawn')
+    """
+    settings = dict(
+        min_leaf=min_leaf,
+        max_leaf=max_leaf,
+        room_min=room_min,
+        room_max=room_max,
+        padding=padding,
+        corridor_width=corridor_width,
+        loop_fraction=loop_fraction,
+        enemy_density=enemy_density,
+        loot_chance=loot_chance,
+    )
+    width, height, settings = _checked(width, height, settings, GENERATOR_KEYS["bsp"])
+    layout_rng, marker_rng = make_rng(seed).spawn(2)
+    layout = bsp_layout(width, height, layout_rng, **{k: settings[k] for k in LAYOUT_KEYS})
+    markers = place_markers(
+        layout.grid,
+        rooms=layout.rooms,
+        doors=layout.doors,
+        rng=marker_rng,
+        enemy_density=settings["enemy_density"],
+        loot_chance=settings["loot_chance"],
+    )
+    return Level(
+        layout.grid,
+        rooms=layout.rooms,
+        doors=layout.doors,
+        markers=markers,
+        seed=int(seed) if isinstance(seed, (int, np.integer)) else 0,
+        generator="bsp",
+        settings=settings,
+    )

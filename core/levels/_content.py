@@ -77,14 +77,30 @@ def _half_up(value):
     return int(np.floor(value + 0.5))
 
 
-def _take(rng, cells, n, taken):
-    """Up to ``n`` distinct flat indices from ``cells`` not in ``taken`` (added to it), in drawn order."""
-    free = cells[~np.isin(cells, np.fromiter(taken, np.int64, len(taken)))] if taken else cells
-    if n <= 0 or free.size == 0:
+def _take(rng, cells, n, free):
+    """Up to ``n`` distinct flat indices drawn from ``cells`` where ``free`` (then marked taken), in drawn order."""
+    cells = cells[free[cells]]
+    if n <= 0 or cells.size == 0:
         return []
-    picked = rng.choice(free, size=min(n, free.size), replace=False).tolist()
-    taken.update(picked)
-    return picked
+    picked = rng.choice(cells, size=min(n, cells.size), replace=False)
+    free[picked] = False
+    return picked.tolist()
+
+
+def _room_picks(rng, cells, room, wanted, loot):
+    """Per room, ``wanted[room]`` enemy cells and then one loot cell where ``loot[room]``, vectorised.
+
+    ``cells`` (flat indices) and ``room`` (their room index) list the free usable cells. Each
+    room's cells are put in a random order (one random key per cell); its first ``wanted`` go to
+    enemies and the next to loot.  Returns (enemy cells, loot cells), in room order.
+    """
+    order = np.lexsort((rng.random(cells.size), room))
+    cells, room = cells[order], room[order]
+    first = np.searchsorted(room, np.arange(wanted.size))
+    rank = np.arange(cells.size) - first[room]
+    enemy = rank < wanted[room]
+    treasure = (rank == wanted[room]) & loot[room]
+    return cells[enemy].tolist(), cells[treasure].tolist()
 
 
 def place_markers(grid, *, rooms=(), doors=(), rng, enemy_density=0.0, loot_chance=0.0):
@@ -109,7 +125,8 @@ def place_markers(grid, *, rooms=(), doors=(), rng, enemy_density=0.0, loot_chan
     Returns
     -------
     markers : tuple of :class:`~._level.Marker`
-        ``spawn`` first, then ``exit``, then the ``enemy`` and ``loot`` markers.
+        ``spawn`` first, then ``exit``, then the ``enemy`` markers, then the ``loot`` markers
+        (room by room with rooms).
 
     Notes
     -----
@@ -118,7 +135,8 @@ def place_markers(grid, *, rooms=(), doors=(), rng, enemy_density=0.0, loot_chan
 
     With rooms: the spawn is in a room drawn at random (among rooms with a usable cell), on a
     random cell of it. Every other room gets ``round(enemy_density * its floor cells)`` enemies
-    (half up; the spawn room gets none) and, with probability ``loot_chance``, one loot.
+    (half up; the spawn room gets none) and, with probability ``loot_chance``, one loot (where
+    rooms overlap, a cell belongs to the later room).
     Without rooms: the spawn is on a random usable cell; ``round(enemy_density * floor cells)``
     enemies go anywhere at least :data:`SAFE_STEPS` steps from the spawn, and
     ``round(loot_chance * floor cells / LOOT_AREA)`` loot anywhere (one loot chance per 64 cells).
@@ -157,21 +175,19 @@ def place_markers(grid, *, rooms=(), doors=(), rng, enemy_density=0.0, loot_chan
         usable = walkable
     floor = g == FLOOR
     flat_usable = usable.ravel()
-    areas, floors = [], []
-    for x, y, rw, rh in rooms:
-        idx = (np.arange(y, y + rh)[:, None] * w + np.arange(x, x + rw)).ravel()
-        areas.append(idx[flat_usable[idx]])
-        floors.append(int(floor[y : y + rh, x : x + rw].sum()))
-    filled = [i for i, a in enumerate(areas) if a.size]
+    ids = np.full(g.shape, -1, np.int64)  # room index of every cell (a later room wins where rooms overlap)
+    for i, (x, y, rw, rh) in enumerate(rooms):
+        ids[y : y + rh, x : x + rw] = i
+    flat_ids = ids.ravel()
+    in_room = np.flatnonzero(flat_usable & (flat_ids >= 0))
     everywhere = np.flatnonzero(flat_usable)
-    taken = set()
-    if filled:
-        spawn_room = filled[int(rng.integers(len(filled)))]
-        spawn = int(areas[spawn_room][rng.integers(areas[spawn_room].size)])
+    if in_room.size:
+        filled = np.unique(flat_ids[in_room])
+        spawn_room = int(filled[rng.integers(filled.size)])
+        choices = in_room[flat_ids[in_room] == spawn_room]
     else:
-        spawn_room = None
-        spawn = int(everywhere[rng.integers(everywhere.size)])
-    taken.add(spawn)
+        spawn_room, choices = None, everywhere
+    spawn = int(choices[rng.integers(choices.size)])
     sy, sx = divmod(spawn, w)
     markers = [Marker("spawn", sx, sy)]
     dist = walk_distances(walkable, (sx, sy)).ravel()
@@ -180,21 +196,25 @@ def place_markers(grid, *, rooms=(), doors=(), rng, enemy_density=0.0, loot_chan
     if far.max() < 0:  # only the spawn is usable: any other reachable cell
         far = dist.copy()
         far[spawn] = -1
+    free = flat_usable.copy()
+    free[spawn] = False
     if far.max() > 0:
         exit_ = int(np.argmax(far))
-        taken.add(exit_)
+        free[exit_] = False
         markers.append(Marker("exit", exit_ % w, exit_ // w))
-    placed = []
-    if filled:
-        for i in filled:
-            if i != spawn_room:
-                placed += [("enemy", c) for c in _take(rng, areas[i], _half_up(enemy_density * floors[i]), taken)]
-            if loot_chance > 0.0 and rng.random() < loot_chance:
-                placed += [("loot", c) for c in _take(rng, areas[i], 1, taken)]
+    if spawn_room is not None:
+        n = len(rooms)
+        floors = np.bincount(flat_ids[floor.ravel() & (flat_ids >= 0)], minlength=n)
+        wanted = np.floor(enemy_density * floors + 0.5).astype(np.int64)
+        wanted[spawn_room] = 0
+        loot = rng.random(n) < loot_chance
+        cells = in_room[free[in_room]]
+        enemies, treasure = _room_picks(rng, cells, flat_ids[cells], wanted, loot)
     else:
         n_floor = int(floor.sum())
         away = everywhere[dist[everywhere] >= SAFE_STEPS]
-        placed += [("enemy", c) for c in _take(rng, away, _half_up(enemy_density * n_floor), taken)]
-        placed += [("loot", c) for c in _take(rng, everywhere, _half_up(loot_chance * n_floor / LOOT_AREA), taken)]
-    markers += [Marker(kind, c % w, c // w) for kind, c in placed]
+        enemies = _take(rng, away, _half_up(enemy_density * n_floor), free)
+        treasure = _take(rng, everywhere, _half_up(loot_chance * n_floor / LOOT_AREA), free)
+    markers += [Marker("enemy", c % w, c // w) for c in enemies]
+    markers += [Marker("loot", c % w, c // w) for c in treasure]
     return tuple(markers)
