@@ -142,11 +142,13 @@ class WarpPlan:
         return out
 
     # -- arbitrary points -------------------------------------------------------
-    def points(self, x, y, out, ws):
+    def points(self, x, y, out, ws, grid=False):
         """Evaluate the field at 1-D float64 x, y (one chunk) into float32 ``out``.
 
         ``ws`` is a ``_perlin.Workspace`` of at least ``len(out)`` points; the
-        octaves are summed in its (page-offset placed) accumulator.
+        octaves are summed in its (page-offset placed) accumulator. ``grid``
+        (simplex only): x, y are the columns and rows of a grid and ``out`` is
+        its flat row-major block (the same bytes as the points of that grid).
         """
         m = out.shape[0]
         acc = ws.acc[:m]
@@ -166,7 +168,8 @@ class WarpPlan:
                 _perlin.point_octave(x, y, f, ox, oy, gx, gy, 1.0, n, ws, near=self.near)
             else:
                 f, sx, sy, swap, ox, oy, gx, gy, _ = octave
-                _simplex.point_octave(x, y, sx, sy, swap, f, ox, oy, gx, gy, w, n, ws, near=self.near)
+                kernel = _simplex.grid_octave if grid else _simplex.point_octave
+                kernel(x, y, sx, sy, swap, f, ox, oy, gx, gy, w, n, ws, near=self.near)
             if not linear:
                 self.shape_into(n, amp, acc, weight)
         return self.finish(acc, out)
@@ -184,7 +187,7 @@ class WarpPlan:
     def grid(self, xs, ys, out, threads=True):
         """Evaluate at every (ys[i], xs[j]) into ``out`` (rows, cols) float32."""
         if self.basis != "perlin":
-            return self._grid_by_points(xs, ys, out, threads)
+            return self._simplex_grid(xs, ys, out, threads)
         rows, cols = out.shape
         # Perlin tables: at most 256 distinct lattice rows (the lattice wraps)
         table_rows = []
@@ -196,13 +199,12 @@ class WarpPlan:
             self._perlin_block(xs[c0 : c0 + block], ys, out[:, c0 : c0 + block], threads)
         return out
 
-    def _grid_by_points(self, xs, ys, out, threads):
+    def _simplex_grid(self, xs, ys, out, threads):
         rows, cols = out.shape
         step = max(1, POINT_CHUNK // cols)
 
         def work(r0, r1, ws):
-            x, y = grid_coords(xs, ys[r0:r1], ws)
-            self.points(x, y, out[r0:r1].reshape(-1), ws)
+            self.points(xs, ys[r0:r1], out[r0:r1].reshape(-1), ws, grid=True)
 
         run_parallel(rows, step, work, threads, size=step * cols)
         return out

@@ -18,7 +18,7 @@ import numpy as np
 
 from ._perlin import MAGIC, MAGIC_REACH, PERIOD, Workspace, hash_table
 
-__all__ = ["F2", "G2", "NORMALISE", "gradient_tables", "point_octave"]
+__all__ = ["F2", "G2", "NORMALISE", "gradient_tables", "grid_octave", "point_octave"]
 
 F2 = 0.5 * (3.0**0.5 - 1.0)  # skew   (x, y) -> (x + s, y + s),  s = (x + y) F2
 G2 = (3.0 - 3.0**0.5) / 6.0  # unskew (i, j) -> (i - t, j - t),  t = (i + j) G2
@@ -87,8 +87,8 @@ def point_octave(x, y, sx, sy, swap, f, ox, oy, gx, gy, amp, acc, ws=None, near=
     """Add ``amp * simplex(M (x, y) f + o)`` to ``acc`` (1-D float32, in place).
 
     M is the octave's dihedral orientation (``swap`` the axes, then multiply by
-    the signs ``sx``, ``sy``); applied to the coordinates directly (simplex has
-    no separable fast path to preserve). ``ws`` is a ``_perlin.Workspace``.
+    the signs ``sx``, ``sy``), applied to the coordinates directly (on a grid,
+    :func:`grid_octave` gives the same bytes faster). ``ws`` is a ``_perlin.Workspace``.
     ``near``: every skewed coordinate is below ``2 * _perlin.MAGIC_REACH`` (true
     when the unskewed ones are below ``MAGIC_REACH``; checked here if None), so the
     cell index is read from the float bits (no float -> int cast).
@@ -96,10 +96,8 @@ def point_octave(x, y, sx, sy, swap, f, ox, oy, gx, gy, amp, acc, ws=None, near=
     size = acc.shape[0]
     if ws is None:
         ws = Workspace(size)
-    (nx, ny, s), (i, j, k1), flt = ws.view(size)
-    x0, y0, y1, x1, t, t2, a, n = flt[:8]
-    zero = ws.zeros[:size]
-    lower = ws.mask[:size]
+    nx, ny, s = ws.f64
+    nx, ny, s = nx[:size], ny[:size], s[:size]
     if swap:
         x, y = y, x
     np.multiply(x, sx * f, out=nx)
@@ -110,6 +108,46 @@ def point_octave(x, y, sx, sy, swap, f, ox, oy, gx, gy, amp, acc, ws=None, near=
     s *= F2
     nx += s
     ny += s
+    return _skewed_octave(gx, gy, amp, acc, ws, near)
+
+
+def grid_octave(xs, ys, sx, sy, swap, f, ox, oy, gx, gy, amp, acc, ws=None, near=None):
+    """:func:`point_octave` at every grid point (``xs[c]``, ``ys[r]``), bit for bit.
+
+    ``acc`` is the flat (row-major, ``len(ys) * len(xs)``) float32 sum. On a grid
+    the scaled, offset coordinates depend on the column or the row only, so they
+    are computed once per column and per row (the same float64 operations as
+    :func:`point_octave`, hence the same values), and the skew ``s = (nx + ny)
+    F2`` and the skewed coordinates ``nx + s``, ``ny + s`` are broadcast sums:
+    three full float64 passes instead of seven, and no coordinate arrays.
+    """
+    rows, cols = len(ys), len(xs)
+    size = rows * cols
+    if ws is None:
+        ws = Workspace(size)
+    nx, ny, s = (b[:size].reshape(rows, cols) for b in ws.f64)
+    if swap:  # the first noise axis follows the rows, the second the columns
+        a = np.multiply(ys, sx * f)[:, None]
+        b = np.multiply(xs, sy * f)[None, :]
+    else:
+        a = np.multiply(xs, sx * f)[None, :]
+        b = np.multiply(ys, sy * f)[:, None]
+    a += ox
+    b += oy
+    np.add(a, b, out=s)
+    s *= F2
+    np.add(s, a, out=nx)  # = a + s, as point_octave's nx += s
+    np.add(s, b, out=ny)
+    return _skewed_octave(gx, gy, amp, acc, ws, near)
+
+
+def _skewed_octave(gx, gy, amp, acc, ws, near):
+    """The rest of an octave from the skewed coordinates in ``ws.f64[0]``, ``ws.f64[1]``."""
+    size = acc.shape[0]
+    (nx, ny, _), (i, j, k1), flt = ws.view(size)
+    x0, y0, y1, x1, t, t2, a, n = flt[:8]
+    zero = ws.zeros[:size]
+    lower = ws.mask[:size]
     for c, idx in ((nx, i), (ny, j)):
         fl = idx.view(np.float64)  # the floor, then its bits: the index
         np.floor(c, out=fl)
