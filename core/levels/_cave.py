@@ -42,15 +42,16 @@ MIN_SIDE = 3
 assert tuple(DEFAULTS) == GENERATOR_KEYS["cave"]
 
 
-def check_size(width, height, *, min_side=MIN_SIDE):
-    """``(width, height)`` as ints, each in ``[min_side, 4096]``, with at most ``MAX_CELLS`` cells.
+def check_size(width, height, *, min_side=MIN_SIDE, max_side=None):
+    """``(width, height)`` as ints, each in ``[min_side, max_side]`` (default: the recipe's 4096), with at
+    most ``MAX_CELLS`` cells.
 
     Checked before anything is allocated.
 
     >>> check_size(80, 60)
     (80, 60)
     """
-    hi = LIMITS["width"].bounds[1]
+    hi = LIMITS["width"].bounds[1] if max_side is None else max_side
     width = check_int(width, name="width", bounds=(min_side, hi))
     height = check_int(height, name="height", bounds=(min_side, hi))
     if width * height > MAX_CELLS:
