@@ -13,13 +13,13 @@ from worldseed.core.levels import (
     FLOOR,
     WALL,
     LevelSpec,
+    _cave,
     cave,
     check_spec,
     generate,
     label_regions,
     walk_distances,
 )
-from worldseed.core.levels import _cave
 
 
 def reference_automaton(walls, steps):

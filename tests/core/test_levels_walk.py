@@ -7,8 +7,7 @@ import numpy as np
 import pytest
 
 from worldseed.core.errors import ParameterError
-from worldseed.core.levels import FLOOR, WALL, LevelSpec, generate, label_regions, random_walk, walk_distances
-from worldseed.core.levels import _walk
+from worldseed.core.levels import FLOOR, WALL, LevelSpec, _walk, generate, label_regions, random_walk, walk_distances
 
 
 def test_random_walk_signature():
