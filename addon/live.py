@@ -1,4 +1,4 @@
-"""Property update callbacks: auto update of terrains and scatters, and the rule errors the Trees panel shows.
+"""Property update callbacks: auto update of terrains, scatters and levels, and the rule errors the Trees panel shows.
 
 Update callbacks fire on every step of a slider drag, so a rebuild is
 deferred to a one-shot timer that coalesces a burst of changes. Timers do
@@ -15,11 +15,12 @@ import bpy
 
 from ..core import trees as core_trees
 from ..core.errors import ParameterError
+from ..operators import level as level_ops
 from ..operators import scatter as scatter_ops
 from ..operators import terrain as terrain_ops
-from ..operators.bridge.query import scatter_of, terrain_root
+from ..operators.bridge.query import level_root, scatter_of, terrain_root
 
-_pending = {"terrain": None, "scatter": None}
+_pending = {"terrain": None, "scatter": None, "level": None}
 DELAY = 0.15
 #: Seconds between looks at rule texts edited in the Text Editor.
 TEXT_WATCH_INTERVAL = 0.5
@@ -76,6 +77,20 @@ def _run_scatter():
     obj = scatter_of(bpy.context.view_layer.objects.active) if scene is not None else None
     if obj is not None:
         _report(scene.worldseed.scatter, lambda: scatter_ops.rescatter(obj, scene))
+    return None
+
+
+def on_level_change(self, context):
+    """Rebuild the active level soon if the Levels panel's Auto Update is on."""
+    if context.scene.worldseed.level.auto_update and level_root(context.active_object) is not None:
+        _schedule("level", context.scene, _run_level)
+
+
+def _run_level():
+    scene = _take("level")
+    root = level_root(bpy.context.view_layer.objects.active) if scene is not None else None
+    if root is not None:
+        _report(scene.worldseed.level, lambda: level_ops.rebuild_from_settings(root, scene))
     return None
 
 

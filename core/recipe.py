@@ -7,7 +7,7 @@ fails with one message naming the file, the key, the value and what is allowed.
 
 The sections are listed once, in :data:`SECTIONS`, in the order a world is
 built: ``[world]``, ``[terrain]``, ``[[trees]]``, ``[[scatter]]``,
-``[export]``.  That registry drives parsing, the error messages, :func:`to_dict`,
+``[[level]]``, ``[export]``.  That registry drives parsing, the error messages, :func:`to_dict`,
 :func:`dumps`, the headless build order and the sidebar; a new generator
 family is one more entry.  Every key is optional and defaults to the values
 of its spec. Unknown keys are refused (a typo would otherwise be silently
@@ -34,7 +34,7 @@ import dataclasses
 import tomllib
 from dataclasses import dataclass, field
 
-from . import scatter, terrain, trees
+from . import levels, scatter, terrain, trees
 from ._toml import toml_table, toml_value
 from .errors import ParameterError, RecipeError, short
 from .spec import closest, flag, from_table, integer, object_name, to_table
@@ -122,6 +122,23 @@ def _check_scatter(recipe):
     scatter.check_prop_count(recipe.scatter, size=recipe.terrain.size)
 
 
+#: Most ``[[level]]`` tables a recipe may hold.
+MAX_LEVELS = 32
+
+
+def _check_levels(recipe):
+    """Level names must differ (also in case alone): each level writes ``<name>.tmx`` and the like."""
+    seen = {}
+    for i, spec in enumerate(recipe.level):
+        key = spec.name.casefold()
+        if key in seen:
+            raise RecipeError(
+                f"level[{i}].name {spec.name!r} is taken by level[{seen[key]}] "
+                "(each level writes <name>.tmx, <name>_level.json and <name>_level.png: give every level its own name)"
+            )
+        seen[key] = i
+
+
 def _check_trees(recipe):
     for i, spec in enumerate(recipe.trees):  # rule errors before any work, named by their entry
         error = trees.rule_error(spec.axiom, spec.rules, trees.constants_to_text(spec.constants))
@@ -188,6 +205,17 @@ SECTIONS = (
         max_entries=scatter.MAX_LAYERS,
         check=_check_scatter,
         label="Scatter",
+    ),
+    Section(
+        "level",
+        levels.LevelSpec,
+        levels.LIMITS,
+        levels.from_dict,
+        levels.to_dict,
+        many=True,
+        max_entries=MAX_LEVELS,
+        check=_check_levels,
+        label="Levels",
     ),
     Section("export", ExportSpec, EXPORT_LIMITS, _export_from_dict, to_table, label="Export", build=False),
 )

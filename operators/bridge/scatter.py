@@ -22,13 +22,15 @@ from ...core import placement as core_placement
 from ...core import scatter as core_scatter
 from ...core import trees as core_trees
 from ...core.scatter import props as core_props
+from . import instancing
 from . import terrain as bridge_terrain
+from .instancing import instancer_tree, read_points, write_points
 from .materials import bark_material, leaf_material
 from .mesh import mesh_from_indexed, remove_objects
 from .query import INSTANCE_KIND, KIND_KEY, PROP_KEY, SCATTER_KIND
 from .trees import build_tree
 
-ROTATION, SCALE, PROP = "ws_rotation", "ws_scale", "ws_prop"
+ROTATION, SCALE, PROP = instancing.ROTATION, instancing.SCALE, instancing.INDEX
 PROPS_KEY = "worldseed_props"  # on the scatter object: prop object names in index order
 LAYERS_KEY = "worldseed_scatter_layers"  # on the scatter object: the layers' TOML, for re-scatter and export
 SEED_KEY = "worldseed_scatter_seed"
@@ -45,75 +47,7 @@ def prop_mesh_object(prop):
 
 def _node_group(name, props):
     """A node tree: Instance on Points, picking prop ``ws_prop`` from the props in order."""
-    tree = bpy.data.node_groups.new(name, "GeometryNodeTree")
-    tree.interface.new_socket("Geometry", in_out="INPUT", socket_type="NodeSocketGeometry")
-    tree.interface.new_socket("Geometry", in_out="OUTPUT", socket_type="NodeSocketGeometry")
-    nodes, links = tree.nodes, tree.links
-    group_in, group_out = nodes.new("NodeGroupInput"), nodes.new("NodeGroupOutput")
-    to_instance = nodes.new("GeometryNodeGeometryToInstance")
-    infos = []
-    for i, prop in enumerate(props):
-        info = nodes.new("GeometryNodeObjectInfo")
-        info.transform_space = "ORIGINAL"
-        info.inputs["Object"].default_value = prop_mesh_object(prop)
-        info.inputs["As Instance"].default_value = True
-        info.location = (-600, -160 * i)
-        infos.append(info)
-    # a multi-input socket lists its links newest first: link the last prop first so index k is prop k
-    for info in reversed(infos):
-        links.new(info.outputs["Geometry"], to_instance.inputs["Geometry"])
-    on_points = nodes.new("GeometryNodeInstanceOnPoints")
-    on_points.inputs["Pick Instance"].default_value = True
-    links.new(group_in.outputs[0], on_points.inputs["Points"])
-    links.new(to_instance.outputs[0], on_points.inputs["Instance"])
-    for attr, kind, socket in (
-        (PROP, "INT", "Instance Index"),
-        (ROTATION, "QUATERNION", "Rotation"),
-        (SCALE, "FLOAT", "Scale"),
-    ):
-        named = nodes.new("GeometryNodeInputNamedAttribute")
-        named.data_type = kind
-        named.inputs["Name"].default_value = attr
-        links.new(named.outputs["Attribute"], on_points.inputs[socket])
-    links.new(on_points.outputs[0], group_out.inputs[0])
-    group_in.location, to_instance.location, on_points.location, group_out.location = (
-        (-600, 200),
-        (-300, 0),
-        (0, 0),
-        (250, 0),
-    )
-    return tree
-
-
-def write_points(me, positions, rotations, scales, props):
-    """Replace the points of the scatter mesh ``me`` (all arrays of one row per instance)."""
-    n = len(positions)
-    me.clear_geometry()
-    me.vertices.add(n)
-    me.attributes["position"].data.foreach_set("vector", np.ascontiguousarray(positions, np.float32).ravel())
-    for name, kind, values in (
-        (ROTATION, "QUATERNION", np.asarray(rotations, np.float32)),
-        (SCALE, "FLOAT", np.asarray(scales, np.float32)),
-        (PROP, "INT", np.asarray(props, np.int32)),
-    ):
-        attr = me.attributes.get(name) or me.attributes.new(name, kind, "POINT")
-        attr.data.foreach_set("value", np.ascontiguousarray(values).ravel())
-    me.update()
-
-
-def read_points(obj):
-    """``(positions, rotations (w, x, y, z), scales, props)`` of a scatter object, local to it."""
-    me = obj.data
-    n = len(me.vertices)
-    pos = np.empty(n * 3, np.float32)
-    me.attributes["position"].data.foreach_get("vector", pos)
-    rot = np.empty(n * 4, np.float32)
-    me.attributes[ROTATION].data.foreach_get("value", rot)
-    scale = np.empty(n, np.float32)
-    me.attributes[SCALE].data.foreach_get("value", scale)
-    prop = np.empty(n, np.int32)
-    me.attributes[PROP].data.foreach_get("value", prop)
-    return pos.reshape(n, 3), rot.reshape(n, 4), scale, prop
+    return instancer_tree(name, [prop_mesh_object(p) for p in props])
 
 
 def scatter_object(name, props, *, collection, parent=None):

@@ -36,9 +36,10 @@ from ...core import terrain as core_terrain
 from ...core import unity as core_unity
 from ...core.errors import ParameterError
 from . import export, placements, render
+from . import level as bridge_level
 from . import terrain as bridge_terrain
 from .export import ExportError
-from .query import is_scatter, is_terrain
+from .query import is_level, is_scatter, is_terrain
 
 try:
     import fcntl
@@ -56,6 +57,8 @@ __all__ = [
     "Staging",
     "is_stale_temporary",
     "writing",
+    "level_stems",
+    "level_file_names",
     "LOCK_FILE",
     "LOCK_WAIT",
     "PREVIEW_SIDE",
@@ -346,12 +349,39 @@ def _scatters(objects):
     return [o for root in objects for o in [root, *root.children_recursive] if is_scatter(o)]
 
 
+def level_stems(levels):
+    """The file stem of each level root: its level's name, or, where two levels share one, the object's
+    name (``Level``, ``Level.001``), so no two levels write the same file."""
+    names = [bridge_level.stored_spec(root).name for root in levels]
+    clash = {n.casefold() for n in names if sum(m.casefold() == n.casefold() for m in names) > 1}
+    return [root.name if n.casefold() in clash else n for n, root in zip(names, levels)]
+
+
+def level_file_names(stem, tileset="blob"):
+    """The files a level with file stem ``stem`` writes (the Tiled map, its tileset and image, JSON, PNG).
+
+    >>> level_file_names("Crypt")
+    ['Crypt.tmx', 'Crypt.tsx', 'Crypt_tiles.png', 'Crypt_level.json', 'Crypt_level.png']
+    """
+    return [f"{stem}.tmx", f"{stem}.tsx", f"{stem}_tiles.png", f"{stem}_level.json", f"{stem}_level.png"]
+
+
 def export_paths(
-    spec, folder, name, *, terrains=1, scatters=True, trees=False, relief_file=RELIEF_FILE, render_file=RENDER_FILE
+    spec,
+    folder,
+    name,
+    *,
+    terrains=1,
+    scatters=True,
+    trees=False,
+    relief_file=RELIEF_FILE,
+    render_file=RENDER_FILE,
+    levels=(),
 ):
     """Every file :func:`write_exports` may write for ``spec`` (an :class:`core.recipe.ExportSpec`)
-    into ``folder`` with base name ``name`` (FBX/GLB per object are named after the objects)."""
-    paths = []
+    into ``folder`` with base name ``name`` (FBX/GLB per object are named after the objects); ``levels``
+    are the file stems of the levels (their names)."""
+    paths = [p for stem in levels for p in level_file_names(stem)]
     if not spec.per_object:
         paths += [f"{name}.{fmt}" for fmt in ("fbx", "glb") if getattr(spec, fmt)]
     if spec.preview and terrains:
@@ -415,6 +445,21 @@ def write_unity_heightmap(heights, spec, folder, name, *, blender_centre=(0.0, 0
     return [raw_path, json_path]
 
 
+@contextlib.contextmanager
+def _kits_as_objects(levels):
+    """Level kits as real objects for the exporters (in a collection of their own, removed after)."""
+    if not any(bridge_level.level_kit_of(root) is not None for root in levels):
+        yield
+        return
+    collection = bpy.data.collections.new("Worldseed Export Kits")
+    bpy.context.scene.collection.children.link(collection)
+    try:
+        with bridge_level.kits_as_objects(levels, collection):
+            yield
+    finally:
+        bpy.data.collections.remove(collection)
+
+
 def _heights_of(root, known):
     if known and root.name in known:
         return known[root.name]
@@ -469,10 +514,20 @@ def write_exports(
     terrains = _terrains(objects)
     written = []
     formats = tuple(f for f in ("fbx", "glb") if getattr(spec, f))
+    levels = [o for o in objects if is_level(o)]
     if formats:
-        written += export.export_unity(
-            objects, os.path.join(folder, f"{name}.fbx"), formats=formats, per_object=spec.per_object
-        )
+        with _kits_as_objects(levels):
+            written += export.export_unity(
+                objects, os.path.join(folder, f"{name}.fbx"), formats=formats, per_object=spec.per_object
+            )
+    for root, stem in zip(levels, level_stems(levels)):
+        for file_name, data in bridge_level.level_files(root, stem).items():
+            path = os.path.join(folder, file_name)
+            if path in written:
+                raise ExportError(f"level {root.name!r} would overwrite {file_name}; rename the level")
+            with writing(path):
+                core_unity.write_bytes_atomic(path, data)
+            written.append(path)
     scatters = _scatters(objects)
     path = os.path.join(folder, f"{name}_placements.json")
     if spec.placements and scatters and path not in written:  # a prop-library export wrote it already

@@ -1,0 +1,518 @@
+"""Levels: a core :class:`~core.levels.Level` into Blender, built or rebuilt in place.
+
+A level is one root object named after the level: the level mesh (floor, wall
+and ceiling quads, three materials whose base colours FBX and glTF carry), or,
+built from a modular kit, an empty whose child ``<Name>_Kit`` instances the
+kit's modules through Geometry Nodes (:mod:`.instancing`, shared meshes, as the
+scatter does).  The markers are child empties (``Spawn``, ``Exit``,
+``Loot_001``, ``Enemy_003`` ...) standing on their cells, so Unity gets a
+GameObject at each.  The root sits at the level's ``origin`` (its south-west
+corner) and carries its settings (``worldseed_level``) and its 2-D map as an
+image (``worldseed_level_map``).  Used by the operators and the headless run
+alike; a build that fails removes what it made, leaving the scene as it was.
+
+Coordinates: column ``x`` runs along +X, row ``y`` (row 0 at the top, north)
+along -Y, so cell ``(x, y)`` of a ``width x height`` level has its centre at
+``((x + 0.5) * cell, (height - y - 0.5) * cell, 0)`` from the origin.
+"""
+
+import contextlib
+import functools
+import json
+import re
+
+import bpy
+import numpy as np
+
+from ...core import levels as core_levels
+from ...core.errors import ParameterError
+from . import instancing
+from .mesh import mesh_from_topology, remove_objects
+from .query import (
+    KIND_KEY,
+    LEVEL_KIND,
+    LEVEL_KIT_KIND,
+    LEVEL_MAP_KEY,
+    LEVEL_MARKER_KIND,
+    level_kit_of,
+    level_root,
+)
+
+__all__ = [
+    "SPEC_KEY",
+    "GEOMETRY_KEY",
+    "KIT_KEY",
+    "MARKER_KEY",
+    "GEOMETRIES",
+    "MATERIAL_NAMES",
+    "KIT_ROLES",
+    "level_for",
+    "build_level",
+    "stored_spec",
+    "stored_geometry",
+    "spec_json",
+    "marker_names",
+    "marker_positions",
+    "kit_modules",
+    "map_pixels",
+    "make_kit_real",
+    "kits_as_objects",
+    "remove_kit",
+    "KIT_OBJECT_NAME",
+    "level_files",
+    "build_section",
+]
+
+SPEC_KEY = "worldseed_level"  # on the root: the level's settings as JSON (core.levels.to_dict)
+GEOMETRY_KEY = "worldseed_level_geometry"  # on the root: "MESH" or "KIT"
+KIT_KEY = "worldseed_level_kit"  # on the root: the kit collection (an ID property)
+MARKER_KEY = "worldseed_marker"  # on a marker empty: its kind
+#: How a level becomes geometry: its own mesh, or the modules of a kit collection.
+GEOMETRIES = ("MESH", "KIT")
+#: The level mesh's material slots (core's material ids 0, 1, 2) and their base colours (linear RGB).
+MATERIAL_NAMES = ("Worldseed Level Floor", "Worldseed Level Wall", "Worldseed Level Ceiling")
+MATERIAL_COLOURS = ((0.30, 0.27, 0.22), (0.52, 0.50, 0.47), (0.20, 0.20, 0.23))
+#: Kit module roles an artist names objects after (``core.levels`` kit placements list them, in
+#: their own order, in ``roles``).
+KIT_ROLES = ("floor", "wall", "outer_corner", "inner_corner", "wall_end", "door", "pillar", "wall_double", "junction")
+#: A role the kit has no module for uses another's: a thin wall between two floors the wall's, a
+#: junction of thin walls the pillar's.
+KIT_FALLBACK = {"wall_double": "wall", "junction": "pillar"}
+KIT_ROLES_KEY = "worldseed_kit_roles"  # on the kit object: role names in index order
+KIT_MODULES_KEY = "worldseed_kit_modules"  # on the kit object: module object names in index order
+#: Largest side of the map image kept in the .blend (the panel shows it as an icon; the PNG file is full size).
+MAP_SIDE = 512
+
+
+# --------------------------------------------------------------------------- core
+
+
+@functools.lru_cache(maxsize=4)
+def level_for(spec):
+    """The :class:`Level` ``spec`` describes (cached: a rebuild, an export and a preview of the same
+    settings generate once)."""
+    return core_levels.generate(spec)
+
+
+def spec_json(spec):
+    """``spec`` as the JSON text stored on a level root."""
+    return json.dumps(core_levels.to_dict(spec), sort_keys=True)
+
+
+def stored_spec(obj):
+    """The :class:`LevelSpec` a level (``obj`` or the level it belongs to) was built from."""
+    root = level_root(obj)
+    if root is None:
+        raise ParameterError(f"object {obj.name!r} is not part of a Worldseed level")
+    try:
+        data = json.loads(root[SPEC_KEY])
+    except (KeyError, ValueError):
+        raise ParameterError(f"level {root.name!r} has lost its settings ({SPEC_KEY})") from None
+    return core_levels.from_dict(data, prefix=f"object {root.name!r}: level.")
+
+
+def stored_geometry(obj):
+    """``("MESH", None)`` or ``("KIT", collection)`` of the level ``obj`` belongs to."""
+    root = level_root(obj)
+    return root.get(GEOMETRY_KEY, "MESH"), root.get(KIT_KEY)
+
+
+# --------------------------------------------------------------------------- pieces
+
+
+def _material(name, rgb):
+    """A plain material of base colour ``rgb`` (what the FBX diffuse colour and glTF's
+    ``baseColorFactor`` carry), made once per file."""
+    mat = bpy.data.materials.get(name)
+    if mat is not None:
+        return mat
+    mat = bpy.data.materials.new(name)
+    if mat.node_tree is None:  # Blender before 5.0 makes materials without nodes
+        mat.use_nodes = True
+    rgba = (*rgb, 1.0)
+    mat.diffuse_color = rgba
+    mat.roughness = 0.85
+    bsdf = next((n for n in mat.node_tree.nodes if n.type == "BSDF_PRINCIPLED"), None)
+    if bsdf is None:
+        bsdf = mat.node_tree.nodes.new("ShaderNodeBsdfPrincipled")
+        out = next((n for n in mat.node_tree.nodes if n.type == "OUTPUT_MATERIAL"), None)
+        out = out or mat.node_tree.nodes.new("ShaderNodeOutputMaterial")
+        mat.node_tree.links.new(bsdf.outputs["BSDF"], out.inputs["Surface"])
+    bsdf.inputs["Base Color"].default_value = rgba
+    bsdf.inputs["Roughness"].default_value = 0.85
+    return mat
+
+
+def level_materials():
+    """The floor, wall and ceiling materials (slots 0, 1, 2 of every level mesh)."""
+    return [_material(n, c) for n, c in zip(MATERIAL_NAMES, MATERIAL_COLOURS)]
+
+
+def _level_mesh(level, spec, name):
+    """The level mesh as a Blender quad mesh with world-scaled UVs and its three material slots (floor,
+    wall, ceiling), its south-west corner at the object's origin."""
+    from ...core.levels._mesh import level_quads  # until core.levels exports it (issue 10 integration)
+
+    quads = level_quads(
+        level, cell_size=spec.cell_size, wall_height=spec.wall_height, ceiling=spec.ceiling, origin=(0.0, 0.0, 0.0)
+    )
+    me = mesh_from_topology(name, quads.vertices, quads.topology(), corner_uvs=quads.corner_uvs())
+    try:
+        attr = me.attributes.get("material_index") or me.attributes.new("material_index", "INT", "FACE")
+        attr.data.foreach_set("value", np.ascontiguousarray(quads.materials, np.int32))
+        for mat in level_materials():
+            me.materials.append(mat)
+    except BaseException:
+        bpy.data.meshes.remove(me)
+        raise
+    return me
+
+
+def marker_names(markers):
+    """Object names of the markers: ``Spawn``, ``Exit`` (when one of their kind), else ``Kind_001``.. per kind.
+
+    >>> from collections import namedtuple
+    >>> M = namedtuple("M", "kind x y")
+    >>> marker_names([M("spawn", 1, 1), M("enemy", 2, 2), M("enemy", 3, 3), M("exit", 4, 4)])
+    ['Spawn', 'Enemy_001', 'Enemy_002', 'Exit']
+    """
+    counts, seen, out = {}, {}, []
+    for m in markers:
+        counts[m.kind] = counts.get(m.kind, 0) + 1
+    for m in markers:
+        seen[m.kind] = seen.get(m.kind, 0) + 1
+        plain = counts[m.kind] == 1 and m.kind in ("spawn", "exit")
+        out.append(m.kind.title() if plain else f"{m.kind.title()}_{seen[m.kind]:03d}")
+    return out
+
+
+def marker_positions(level, cell_size):
+    """(N, 3) float64 positions of the markers' cell centres on the floor, from the level's south-west corner."""
+    xy = np.array([(m.x, m.y) for m in level.markers], np.float64).reshape(-1, 2)
+    out = np.zeros((len(xy), 3))
+    out[:, 0] = (xy[:, 0] + 0.5) * cell_size
+    out[:, 1] = (level.height - xy[:, 1] - 0.5) * cell_size
+    return out
+
+
+def _markers(level, spec, root, made):
+    for name, marker, pos in zip(marker_names(level.markers), level.markers, marker_positions(level, spec.cell_size)):
+        empty = bpy.data.objects.new(name, None)
+        made.append(empty)
+        empty.empty_display_type = "SINGLE_ARROW" if marker.kind in ("spawn", "exit") else "PLAIN_AXES"
+        empty.empty_display_size = 0.4 * spec.cell_size
+        empty.location = tuple(pos)
+        empty.parent = root
+        empty[KIND_KEY] = LEVEL_MARKER_KIND
+        empty[MARKER_KEY] = marker.kind
+
+
+def map_pixels(rgb):
+    """Blender image pixels (bottom row first, RGBA float32, flat) of a uint8 (h, w, 3) picture whose
+    row 0 is the top, sampled down to at most :data:`MAP_SIDE` per side; returns ``(pixels, w, h)``."""
+    rgb = np.asarray(rgb)
+    step = max(1, -(-max(rgb.shape[:2]) // MAP_SIDE))
+    rgb = rgb[::step, ::step]
+    h, w = rgb.shape[:2]
+    px = np.ones((h, w, 4), np.float32)
+    px[..., :3] = rgb[::-1, :, :3] * np.float32(1 / 255)
+    return px.ravel(), w, h
+
+
+def _map_image(level, name, image=None):
+    """The level's 2-D map as an image datablock (made, or ``image`` refilled), with its preview icon."""
+    from ...core.levels._picture import level_image  # until core.levels exports it (issue 10 integration)
+
+    pixels, w, h = map_pixels(level_image(level, max_side=MAP_SIDE))
+    if image is None:
+        image = bpy.data.images.new(f"{name} Map", w, h, alpha=False)
+    elif tuple(image.size) != (w, h):
+        image.scale(w, h)
+    image.pixels.foreach_set(pixels)
+    image.update()
+    preview = image.preview_ensure()  # the panel's icon: the map itself, not a blurred thumbnail of it
+    preview.image_size = (w, h)
+    preview.image_pixels_float.foreach_set(pixels)
+    return image
+
+
+# --------------------------------------------------------------------------- kit
+
+
+def _role_key(name):
+    """``"Outer Corner.001"`` -> ``"outer_corner"``: names compared without case, separators or Blender's suffix."""
+    base = re.sub(r"\.\d{3,}$", "", name)
+    return re.sub(r"[\s_\-]+", "_", base.strip()).lower()
+
+
+def kit_modules(collection, roles, needed=None):
+    """``[object per role]`` from a kit collection whose objects are named by role (``floor``, ``wall``,
+    ``outer corner`` ...; case, ``_``/``-``/spaces and ``.001`` ignored).  A role in ``needed``
+    (default: all) without an object takes its stand-in's (:data:`KIT_FALLBACK`: a thin wall's is the
+    wall's, a junction's the pillar's); one still without is refused, naming what the collection lacks."""
+    if collection is None:
+        raise ParameterError("kit: choose a collection of modules named by role: " + ", ".join(KIT_ROLES))
+    found = {}
+    for obj in sorted(collection.all_objects, key=lambda o: o.name):
+        key = _role_key(obj.name)
+        if key in roles and key not in found and obj.parent is None and obj.type in ("MESH", "EMPTY"):
+            found[key] = obj
+    for role, stand_in in KIT_FALLBACK.items():
+        if role not in found and stand_in in found:
+            found[role] = found[stand_in]
+    needed = roles if needed is None else needed
+    missing = [r.replace("_", " ") for r in needed if r not in found]
+    if missing:
+        raise ParameterError(
+            f"kit collection {collection.name!r} has no module named {', '.join(missing)} "
+            f"(name one object per role: {', '.join(r.replace('_', ' ') for r in KIT_ROLES)})"
+        )
+    return [found.get(r) for r in roles]
+
+
+def _kit_object(level, spec, kit, name, made):
+    from ...core.levels._kit import kit_placements  # until core.levels exports it (issue 10 integration)
+
+    placed = kit_placements(level, cell_size=spec.cell_size, origin=(0.0, 0.0, 0.0))
+    roles = np.asarray(placed.role, np.int32)
+    used = [placed.roles[i] for i in np.flatnonzero(np.bincount(roles, minlength=len(placed.roles)))]
+    modules = kit_modules(kit, placed.roles, needed=used)
+    # roles the level does not use still need an object in the node tree (indices stay roles)
+    stand_in = next(m for m in modules if m is not None)
+    modules = [m if m is not None else stand_in for m in modules]
+    me = bpy.data.meshes.new(f"{name}_Kit")
+    obj = bpy.data.objects.new(f"{name}_Kit", me)
+    made.append(obj)
+    obj[KIND_KEY] = LEVEL_KIT_KIND
+    obj[KIT_ROLES_KEY] = list(placed.roles)
+    obj[KIT_MODULES_KEY] = [m.name for m in modules]
+    tree = instancing.instancer_tree(f"Worldseed Kit ({name})", [_module_geometry(m) for m in modules])
+    try:
+        obj.modifiers.new("Worldseed Kit", "NODES").node_group = tree
+        instancing.write_points(
+            me, placed.positions, instancing.yaw_quaternions(placed.yaw), np.ones(len(roles), np.float32), roles
+        )
+    except BaseException:
+        bpy.data.node_groups.remove(tree)
+        raise
+    return obj
+
+
+def _module_geometry(module):
+    """The object whose geometry stands for a module: itself, or an empty's first mesh child."""
+    if module.type == "MESH":
+        return module
+    meshes = sorted((c for c in module.children if c.type == "MESH"), key=lambda o: o.name)
+    return meshes[0] if meshes else module
+
+
+def _kit_instance_objects(kit_obj):
+    return [_module_geometry(bpy.data.objects[n]) for n in kit_obj[KIT_MODULES_KEY]]
+
+
+#: The name of kit module ``index`` (its point's index) of role ``role`` in level ``level`` as an object.
+KIT_OBJECT_NAME = "{level}_{role}_{index:05d}"
+
+
+def make_kit_real(kit_obj, *, collection, name_format=KIT_OBJECT_NAME):
+    """Real objects for every module of a level's kit object, sharing the modules' meshes, children of
+    the level root at the places the instances stand, linked to ``collection``; returns them in point
+    order.  Nothing is left behind when it fails."""
+    from mathutils import Matrix
+
+    from ...core import placement as core_placement
+
+    modules = _kit_instance_objects(kit_obj)
+    root = kit_obj.parent
+    pos, rot, scale, which = instancing.read_points(kit_obj)
+    local = np.zeros((len(pos), 4, 4))
+    local[:, :3, :3] = core_placement.quaternion_matrices(rot) * scale[:, None, None]
+    local[:, :3, 3] = pos
+    local[:, 3, 3] = 1.0
+    mats = np.asarray(kit_obj.matrix_local, np.float64) @ local  # relative to the root
+    level = root.name if root is not None else kit_obj.name
+    made = []
+    try:
+        # made in name order: Blender then appends each new object in constant time
+        roles = list(kit_obj[KIT_ROLES_KEY])
+        order = sorted(range(len(pos)), key=lambda i: (roles[which[i]], i))
+        out = [None] * len(pos)
+        for i in order:
+            obj = bpy.data.objects.new(
+                name_format.format(level=level, role=roles[which[i]], index=i), modules[which[i]].data
+            )
+            made.append(obj)
+            out[i] = obj
+        for i, obj in enumerate(out):
+            obj.parent = root
+            obj.matrix_basis = Matrix(mats[i].tolist())
+            obj[KIND_KEY] = LEVEL_KIT_KIND + "_module"
+        for obj in out:
+            collection.objects.link(obj)
+    except BaseException:
+        remove_objects(made)
+        raise
+    return out
+
+
+def remove_kit(kit_obj):
+    """Remove a level's kit object, its point mesh and its node tree (the modules stay)."""
+    tree = next((m.node_group for m in kit_obj.modifiers if m.type == "NODES"), None)
+    remove_objects([kit_obj])
+    if tree is not None and tree.users == 0:
+        bpy.data.node_groups.remove(tree)
+
+
+@contextlib.contextmanager
+def kits_as_objects(roots, collection):
+    """For the duration, every level kit below ``roots`` as real objects (children of their level, linked
+    to ``collection``) and the kit objects themselves out of the hierarchy, so an exporter walking the
+    roots' children writes the modules; afterwards everything is as it was."""
+    kits = [k for r in roots for k in [level_kit_of(r)] if k is not None and level_root(r) is r]
+    made, moved = [], []
+    try:
+        for kit in kits:
+            made.extend(make_kit_real(kit, collection=collection))
+            moved.append((kit, kit.parent, kit.matrix_parent_inverse.copy(), kit.matrix_basis.copy()))
+            kit.parent = None
+        if made:
+            bpy.context.view_layer.update()
+        yield made
+    finally:
+        remove_objects(made)
+        for kit, parent, inverse, basis in moved:
+            kit.parent = parent
+            kit.matrix_parent_inverse = inverse
+            kit.matrix_basis = basis
+
+
+# --------------------------------------------------------------------------- objects
+
+
+def _own_keys(obj):
+    return {k: obj[k] for k in obj.keys() if not k.startswith("worldseed_")}
+
+
+def _remove_level(root):
+    """Remove a level root with its markers and kit object (and the kit's node tree, when unused)."""
+    objs = [root, *root.children_recursive]
+    trees = [m.node_group for o in objs for m in o.modifiers if m.type == "NODES" and m.node_group is not None]
+    image = root.get(LEVEL_MAP_KEY)
+    remove_objects(objs)
+    for tree in trees:
+        if tree.users == 0:
+            bpy.data.node_groups.remove(tree)
+    return image
+
+
+def build_level(spec, *, collection, replace=None, geometry="MESH", kit=None, level=None):
+    """Build (or rebuild in place) the level ``spec`` describes; returns its root object.
+
+    A new level's root stands at ``spec.origin``.  ``replace`` (a level root)
+    is rebuilt in place: the new root takes its name, transform, parent,
+    collections, custom properties and map image.  ``geometry`` is ``"MESH"``
+    or ``"KIT"`` (with ``kit``, a collection of modules named by role).
+    Nothing is changed when the build fails.
+    """
+    if geometry not in GEOMETRIES:
+        raise ParameterError(f"geometry must be one of {list(GEOMETRIES)}, got {geometry!r}")
+    if level is None:
+        level = level_for(spec)
+    name = replace.name if replace is not None else spec.name
+    made, meshes = [], []
+    try:
+        if geometry == "MESH":
+            me = _level_mesh(level, spec, name)
+            meshes.append(me)
+            root = bpy.data.objects.new(name, me)
+        else:
+            root = bpy.data.objects.new(name, None)
+            root.empty_display_type = "PLAIN_AXES"
+            root.empty_display_size = spec.cell_size
+        made.append(root)
+        if geometry == "KIT":
+            _kit_object(level, spec, kit, root.name, made).parent = root
+        _markers(level, spec, root, made)
+        image = _map_image(level, root.name, replace.get(LEVEL_MAP_KEY) if replace is not None else None)
+    except BaseException:
+        remove_objects(made)
+        for me in meshes:
+            if me.users == 0:
+                bpy.data.meshes.remove(me)
+        raise
+    # the scene changes from here on only
+    if replace is not None:
+        matrix, parent, collections, keep = (
+            replace.matrix_world.copy(),
+            replace.parent,
+            list(replace.users_collection),
+            _own_keys(replace),
+        )
+        old_name = replace.name
+        view_layer = bpy.context.view_layer
+        active = view_layer.objects.active
+        was_active = active is not None and level_root(active) == replace
+        was_selected = replace.name in view_layer.objects and replace.select_get()
+        _remove_level(replace)
+        root.name = old_name
+        if root.type == "MESH":
+            root.data.name = old_name
+        for key, value in keep.items():
+            root[key] = value
+    else:
+        matrix, parent, collections = None, None, [collection]
+    for obj in made:
+        for coll in collections:
+            coll.objects.link(obj)
+    root[KIND_KEY] = LEVEL_KIND
+    root[SPEC_KEY] = spec_json(spec)
+    root[GEOMETRY_KEY] = geometry
+    if kit is not None and geometry == "KIT":
+        root[KIT_KEY] = kit
+    root[LEVEL_MAP_KEY] = image
+    if matrix is not None:
+        root.parent = parent
+        root.matrix_world = matrix
+        if was_active or was_selected:  # the rebuilt level is selected and active as the old one was
+            view_layer.update()  # let the view layer see the new objects
+            if root.name in view_layer.objects:
+                root.select_set(True)
+                if was_active:
+                    view_layer.objects.active = root
+    else:
+        root.location = tuple(spec.origin)
+    return root
+
+
+def level_files(root, stem):
+    """``{file name: bytes}`` of the level ``root``: ``<stem>.tmx`` with its tileset (``.tsx`` and image),
+    ``<stem>_level.json`` and ``<stem>_level.png``, placed where the root stands (its south-west corner
+    at the root's world position, as in the FBX)."""
+    from ...core import preview as core_preview
+    from ...core.levels._picture import level_image  # until core.levels exports them (issue 10 integration)
+    from ...core.levels._record import level_json_bytes
+    from ...core.levels._tiled import tiled_files
+
+    spec = stored_spec(root)
+    level = level_for(spec)
+    origin = tuple(float(v) for v in root.matrix_world.translation)
+    files = dict(tiled_files(level, name=stem, tileset=spec.tileset, cell_size=spec.cell_size, origin=origin))
+    files[f"{stem}_level.json"] = level_json_bytes(level, name=stem, cell_size=spec.cell_size, origin=origin)
+    files[f"{stem}_level.png"] = core_preview.png_bytes(level_image(level))
+    return files
+
+
+def build_section(recipe, world, *, scene, progress=None):
+    """``[[level]]`` of a world build (see :mod:`.world`): each level as a mesh at its origin."""
+    total = len(recipe.level)
+    for i, spec in enumerate(recipe.level):
+        if progress is not None:
+            progress(i, total, f"level {spec.name}")
+        try:
+            root = build_level(spec, collection=scene.collection)
+        except ParameterError as err:
+            err.spec = spec  # world.build_world names the entry: level[1]
+            raise
+        world.roots.append(root)
+    if progress is not None and total:
+        progress(total, total, "levels")

@@ -1,0 +1,51 @@
+"""Sidebar (View3D > N > Worldseed): the Levels panel. Drawing only."""
+
+import bpy
+
+from ..operators.bridge.query import LEVEL_SHOWN_FIELDS, level_generator_fields, level_kit_of, level_map, level_root
+from .common import SidebarPanel
+
+
+class WORLDSEED_PT_level(SidebarPanel, bpy.types.Panel):
+    bl_label = "Levels"
+    bl_idname = "WORLDSEED_PT_level"
+    bl_options = {"DEFAULT_CLOSED"}
+
+    def draw(self, context):
+        layout = self.layout
+        settings = context.scene.worldseed.level
+        row = layout.row(align=True)
+        row.prop(settings, "seed")
+        row.operator("worldseed.level_reseed", text="", icon="FILE_REFRESH")
+        layout.use_property_split = True
+        col = layout.column(align=True)
+        for name in LEVEL_SHOWN_FIELDS:
+            col.prop(settings, name)
+        col = layout.column(align=True)
+        for name in level_generator_fields(settings.generator):
+            col.prop(settings, name)
+        col = layout.column(align=True)
+        col.prop(settings, "geometry")
+        if settings.geometry == "KIT":
+            col.prop(settings, "kit")
+        layout.operator("worldseed.level_add", icon="MOD_BUILD").from_settings = True
+        root = level_root(context.active_object)
+        box = layout.box()
+        if root is None:
+            box.label(text="Select a Worldseed level to update it", icon="INFO")
+        else:
+            box.label(text=f"Active: {root.name}", icon="OBJECT_DATA")
+            row = box.row(align=True)
+            row.operator("worldseed.level_update", icon="FILE_REFRESH")
+            row.operator("worldseed.level_load_settings", text="", icon="IMPORT")
+            box.prop(settings, "auto_update")
+            if level_kit_of(root) is not None:
+                box.operator("worldseed.level_make_real", icon="OUTLINER_OB_GROUP_INSTANCE")
+            image = level_map(root)
+            if image is not None:
+                box.template_icon(icon_value=box.icon(image), scale=10.0)
+        if settings.last_error:
+            layout.label(text=settings.last_error, icon="ERROR")
+
+
+classes = (WORLDSEED_PT_level,)

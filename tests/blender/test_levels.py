@@ -1,0 +1,318 @@
+"""Levels in Blender (issue 10): the Levels panel, its operators, the level object, its kit, undo and redo.
+
+Real Blender (the bpy module); small levels, except where size is the point.
+"""
+
+import bpy
+import numpy as np
+import pytest
+
+from worldseed.core import levels as core_levels
+from worldseed.core import recipe as core_recipe
+from worldseed.core.errors import RecipeError
+from worldseed.operators.bridge import level as bridge_level
+from worldseed.operators.bridge import query
+
+SMALL = dict(generator="cave", width=24, height=20, seed=3)
+
+
+def _settings():
+    return bpy.context.scene.worldseed.level
+
+
+def _set(settings, **values):
+    settings.auto_update = False
+    for k, v in values.items():
+        setattr(settings, k, v)
+
+
+def _positions(me):
+    out = np.empty(len(me.vertices) * 3, np.float32)
+    me.attributes["position"].data.foreach_get("vector", out)
+    return out.reshape(-1, 3)
+
+
+def _material_indices(me):
+    out = np.empty(len(me.polygons), np.int32)
+    me.attributes["material_index"].data.foreach_get("value", out)
+    return out
+
+
+def _scene_state():
+    return (
+        sorted(o.name for o in bpy.data.objects),
+        sorted(m.name for m in bpy.data.meshes),
+        sorted(i.name for i in bpy.data.images),
+        sorted(g.name for g in bpy.data.node_groups),
+    )
+
+
+# --------------------------------------------------------------------------- recipe
+
+
+def test_recipe_level_tables_parse_and_names_must_differ():
+    text = '[[level]]\nname = "Crypt"\ngenerator = "cave"\n[[level]]\nname = "Maze"\ngenerator = "walk"\n'
+    recipe = core_recipe.loads(text)
+    assert [s.name for s in recipe.level] == ["Crypt", "Maze"]
+    assert core_recipe.loads(core_recipe.dumps(recipe)) == recipe
+    with pytest.raises(RecipeError, match=r"level\[1\]\.name 'crypt' is taken by level\[0\]"):
+        core_recipe.loads('[[level]]\nname = "Crypt"\n[[level]]\nname = "crypt"\n')
+    with pytest.raises(RecipeError, match="at most 32"):
+        core_recipe.loads("".join(f'[[level]]\nname = "L{i}"\n' for i in range(33)))
+
+
+# --------------------------------------------------------------------------- the level object
+
+
+def test_add_level_from_the_sidebar_builds_at_the_cursor(empty_scene):
+    _set(_settings(), **SMALL, cell_size=1.5, wall_height=2.5, name="Grotto")
+    empty_scene.cursor.location = (10.0, -4.0, 1.0)
+    assert bpy.ops.worldseed.level_add(from_settings=True) == {"FINISHED"}
+    root = bpy.context.active_object
+    assert root.name == "Grotto" and query.is_level(root) and root.type == "MESH"
+    assert tuple(root.location) == pytest.approx((10.0, -4.0, 1.0))
+    me = root.data
+    assert me.validate() is False  # nothing to fix
+    assert [m.name for m in me.materials] == list(bridge_level.MATERIAL_NAMES)
+    level = core_levels.generate(core_levels.LevelSpec(**SMALL, cell_size=1.5, wall_height=2.5, name="Grotto"))
+    mats = _material_indices(me)
+    assert int((mats == 0).sum()) == int(level.walkable.sum())  # one floor quad per walkable cell
+    assert int((mats == 1).sum()) > 0 and int((mats == 2).sum()) == 0  # walls, no ceiling
+    pos = _positions(me)
+    assert pos[:, 0].min() == pytest.approx(0.0) and pos[:, 0].max() == pytest.approx(24 * 1.5)
+    assert pos[:, 2].max() == pytest.approx(2.5)
+    assert me.uv_layers and len(me.polygons) == len(me.loops) // 4
+    # the markers: child empties standing on their cells' centres
+    markers = {c.name: c for c in root.children if c.get(query.KIND_KEY) == query.LEVEL_MARKER_KIND}
+    assert "Spawn" in markers and len(markers) == len(level.markers)
+    sx, sy = level.spawn.x, level.spawn.y
+    assert tuple(markers["Spawn"].location) == pytest.approx(((sx + 0.5) * 1.5, (20 - sy - 0.5) * 1.5, 0.0))
+    assert level.walkable[sy, sx]
+    # the 2-D map, an image the panel shows
+    image = query.level_map(root)
+    assert image is not None and image.size[0] * 20 == image.size[1] * 24 and image.size[0] >= 24
+    assert tuple(image.preview.image_size) == tuple(image.size)  # the icon is the map, pixel for pixel
+
+
+def test_marker_names_for_unity():
+    m = core_levels.Marker
+    names = bridge_level.marker_names([m("spawn", 0, 0), m("enemy", 1, 0), m("loot", 2, 0), m("enemy", 3, 0)])
+    assert names == ["Spawn", "Enemy_001", "Loot_001", "Enemy_002"]
+
+
+def test_map_image_pixels_are_the_picture_upside_down():
+    rgb = np.zeros((3, 2, 3), np.uint8)
+    rgb[0, 0] = (255, 0, 0)  # top-left red
+    pixels, w, h = bridge_level.map_pixels(rgb)
+    px = pixels.reshape(h, w, 4)
+    assert (w, h) == (2, 3)
+    assert tuple(px[2, 0]) == (1.0, 0.0, 0.0, 1.0)  # Blender's rows run bottom-up
+    assert tuple(px[0, 0]) == (0.0, 0.0, 0.0, 1.0)
+
+
+def test_same_seed_same_level_new_seed_another(empty_scene):
+    bpy.ops.worldseed.level_add(**SMALL)
+    a = _positions(bpy.context.active_object.data)
+    bpy.ops.worldseed.level_add(**SMALL)
+    b = _positions(bpy.context.active_object.data)
+    assert bpy.context.active_object.name == "Level.001"
+    assert a.tobytes() == b.tobytes()
+    bpy.ops.worldseed.level_add(**{**SMALL, "seed": 4})
+    c = _positions(bpy.context.active_object.data)
+    assert a.shape != c.shape or a.tobytes() != c.tobytes()
+
+
+def test_undo_and_redo_of_add_level(empty_scene):
+    bpy.ops.ed.undo_push(message="init")
+    bpy.ops.ed.undo_push(message="before")
+    assert "UNDO" in bpy.types.WORLDSEED_OT_level_add.bl_options
+    bpy.ops.worldseed.level_add(**SMALL)
+    bpy.ops.ed.undo_push(message="Add Level")
+    n = len(bpy.data.objects)
+    assert n > 1 and bpy.data.objects.get("Level") is not None
+    bpy.ops.ed.undo()
+    assert len(bpy.data.objects) == 0 and len(bpy.data.meshes) == 0
+    bpy.ops.ed.redo()
+    assert len(bpy.data.objects) == n and query.is_level(bpy.data.objects["Level"])
+
+
+def test_redo_panel_reruns_with_edited_settings(empty_scene):
+    bpy.ops.ed.undo_push(message="init")
+    bpy.ops.ed.undo_push(message="before")
+    bpy.ops.worldseed.level_add(**SMALL)
+    bpy.ops.ed.undo_push(message="Add Level")
+    first = _positions(bpy.context.active_object.data)
+    bpy.ops.ed.undo()
+    bpy.ops.worldseed.level_add(**{**SMALL, "fill": 0.5, "steps": 4})
+    assert len([o for o in bpy.data.objects if query.is_level(o)]) == 1
+    assert first.tobytes() != _positions(bpy.context.active_object.data).tobytes()
+    assert bridge_level.stored_spec(bpy.context.active_object).fill == 0.5
+
+
+def test_every_setting_is_an_operator_property():
+    props = bpy.ops.worldseed.level_add.get_rna_type().properties
+    for name, limit in core_levels.LIMITS.items():
+        assert name in props, name
+        if limit.kind == "int":
+            assert (props[name].hard_min, props[name].hard_max) == limit.bounds
+
+
+def test_bad_input_is_a_report_and_the_scene_is_untouched(empty_scene):
+    bpy.ops.worldseed.level_add(**SMALL)
+    before = _scene_state()
+    with pytest.raises(RuntimeError, match="room_min"):  # background Blender raises the ERROR report
+        bpy.ops.worldseed.level_add(generator="bsp", width=40, height=40, room_min=12, room_max=6)
+    assert _scene_state() == before
+    with pytest.raises(RuntimeError, match="kit"):
+        bpy.ops.worldseed.level_add(**SMALL, geometry="KIT")
+    with pytest.raises(RuntimeError, match="no collection named 'Nope'"):
+        bpy.ops.worldseed.level_add(**SMALL, geometry="KIT", kit="Nope")
+    assert _scene_state() == before
+
+
+def test_update_rebuilds_in_place_keeping_name_and_transform(empty_scene):
+    bpy.ops.worldseed.level_add(**SMALL)
+    root = bpy.context.active_object
+    root.name = "MyLevel"
+    root.location = (3.0, 4.0, 0.0)
+    root["artist_note"] = "keep me"
+    image = query.level_map(root)
+    _set(_settings(), **{**SMALL, "seed": 9, "width": 30})
+    assert bpy.ops.worldseed.level_update() == {"FINISHED"}
+    new = bpy.context.active_object
+    assert new.name == "MyLevel" and tuple(new.location) == pytest.approx((3.0, 4.0, 0.0))
+    assert new["artist_note"] == "keep me"
+    assert bridge_level.stored_spec(new).seed == 9 and bridge_level.stored_spec(new).width == 30
+    assert query.level_map(new) == image and image.size[0] * 20 == image.size[1] * 30
+    assert len([o for o in bpy.data.objects if query.is_level(o)]) == 1
+    assert _positions(new.data)[:, 0].max() == pytest.approx(30 * 2.0)
+
+
+def test_load_settings_new_seed_and_auto_update(empty_scene):
+    bpy.ops.worldseed.level_add(**{**SMALL, "seed": 21, "fill": 0.5})
+    name = bpy.context.active_object.name
+    assert bpy.ops.worldseed.level_load_settings() == {"FINISHED"}
+    settings = _settings()
+    assert (settings.generator, settings.seed, settings.fill) == ("cave", 21, pytest.approx(0.5))
+    bpy.ops.worldseed.level_reseed()
+    assert settings.seed != 21 and bridge_level.stored_spec(bpy.context.active_object).seed == settings.seed
+    settings.auto_update = True
+    settings.steps = 3  # background: the rebuild runs at once
+    assert bridge_level.stored_spec(bpy.context.active_object).steps == 3
+    assert bpy.context.active_object.name == name
+    assert len([o for o in bpy.data.objects if query.is_level(o)]) == 1
+
+
+# --------------------------------------------------------------------------- panel
+
+
+class _Recorder:
+    def __init__(self, calls):
+        self.__dict__["calls"] = calls
+
+    def __setattr__(self, name, value):
+        self.calls.append(("set", name))
+
+    def _child(self, *args, **kwargs):
+        return _Recorder(self.calls)
+
+    row = column = box = split = _child
+
+    def prop(self, data, name, **kwargs):
+        assert name in data.bl_rna.properties, f"{type(data).__name__} has no property {name!r}"
+        self.calls.append(("prop", name))
+
+    def operator(self, idname, **kwargs):
+        module, _, op = idname.partition(".")
+        getattr(getattr(bpy.ops, module), op).get_rna_type()
+        self.calls.append(("operator", idname))
+        return _Recorder([])
+
+    def label(self, **kwargs):
+        self.calls.append(("label", kwargs.get("text", "")))
+
+    def icon(self, data):
+        assert isinstance(data, bpy.types.Image)
+        return 7
+
+    def template_icon(self, icon_value, **kwargs):
+        assert icon_value == 7
+        self.calls.append(("icon", icon_value))
+
+
+def _draw():
+    calls = []
+    panel = type("P", (), {"layout": _Recorder(calls)})()
+    bpy.types.WORLDSEED_PT_level.draw(panel, bpy.context)
+    return calls
+
+
+def test_panel_shows_the_generators_own_settings_and_the_map(empty_scene):
+    _set(_settings(), generator="maze")
+    calls = _draw()
+    shown = {name for kind, name in calls if kind == "prop"}
+    assert {"algorithm", "loops", "rooms", "width", "cell_size", "seed"} <= shown and "fill" not in shown
+    assert ("operator", "worldseed.level_add") in calls and ("operator", "worldseed.level_update") not in calls
+    _set(_settings(), generator="cave")
+    bpy.ops.worldseed.level_add(**SMALL)
+    calls = _draw()
+    shown = {name for kind, name in calls if kind == "prop"}
+    assert {"fill", "steps", "connect", "min_region"} <= shown and "algorithm" not in shown
+    assert ("operator", "worldseed.level_update") in calls and ("prop", "auto_update") in calls
+    assert any(kind == "icon" for kind, _ in calls)  # the 2-D map
+
+
+# --------------------------------------------------------------------------- kit
+
+
+def _kit(roles=("floor", "wall", "Outer Corner", "inner_corner", "wall-end", "door", "pillar")):
+    coll = bpy.data.collections.new("Kit")
+    for k, role in enumerate(roles):
+        me = bpy.data.meshes.new(role)
+        me.from_pydata([(0, 0, 0), (1, 0, 0), (0, 1, k * 0.1)], [], [(0, 1, 2)])
+        coll.objects.link(bpy.data.objects.new(role, me))
+    return coll
+
+
+def _evaluated_instances(obj):
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    return [i for i in depsgraph.object_instances if i.is_instance and i.parent and i.parent.original == obj]
+
+
+def test_kit_level_instances_one_module_per_cell(empty_scene):
+    kit = _kit()
+    bpy.ops.worldseed.level_add(**SMALL, geometry="KIT", kit=kit.name)
+    root = bpy.context.active_object
+    assert root.type == "EMPTY" and query.is_level(root)
+    kit_obj = query.level_kit_of(root)
+    level = core_levels.generate(core_levels.LevelSpec(**SMALL))
+    from worldseed.core.levels._kit import kit_placements
+
+    placed = kit_placements(level, cell_size=2.0)
+    assert len(kit_obj.data.vertices) == len(placed)
+    assert len(_evaluated_instances(kit_obj)) == len(placed)
+    # Make Real: one object per module sharing the module meshes, the kit object gone
+    assert bpy.ops.worldseed.level_make_real() == {"FINISHED"}
+    modules = [o for o in root.children if o.get(query.KIND_KEY) == "level_kit_module"]
+    assert len(modules) == len(placed) and query.level_kit_of(root) is None
+    floor = bpy.data.objects["floor"].data
+    assert sum(o.data == floor for o in modules) == placed.counts()["floor"]
+
+
+def test_kit_missing_roles_are_named(empty_scene):
+    kit = _kit(roles=("floor",))
+    with pytest.raises(RuntimeError, match="no module named wall"):
+        bpy.ops.worldseed.level_add(**SMALL, geometry="KIT", kit=kit.name)
+    assert not [o for o in bpy.data.objects if query.is_level(o)]
+
+
+def test_ten_thousand_kit_modules_are_instanced(empty_scene):
+    grid = np.ones((100, 100), np.uint8)  # every cell floor: 10,000 floor modules (outside the map has none)
+    level = core_levels.Level(grid=grid, markers=(core_levels.Marker("spawn", 0, 0),))
+    spec = core_levels.LevelSpec(width=100, height=100)
+    scene = bpy.context.scene
+    root = bridge_level.build_level(spec, collection=scene.collection, geometry="KIT", kit=_kit(), level=level)
+    kit_obj = query.level_kit_of(root)
+    assert len(kit_obj.data.vertices) == 10_000
+    assert len(_evaluated_instances(kit_obj)) == 10_000
+    assert len(bpy.data.meshes) == 7 + 1  # the modules' meshes, shared, and the kit's points
