@@ -1,7 +1,21 @@
-"""Index maths of a vertex grid: quads, triangles, corner UVs, LOD samples, the index dtype rule.
+"""Index maths of a vertex grid: quads, triangles, corner UVs, LOD samples, the index dtype rule,
+and which diagonal cuts each quad of a heightmap.
 
 Vertex ``v = row * cols + col``; rows run along +Y, columns along +X, and faces
 are counter-clockwise seen from +Z. Public through :mod:`.mesh`.
+
+Every reader cuts a quad into two triangles, and not all along the same diagonal.  ``ufbx``,
+and Unity's FBX importer as ufbx aims to match it, cut the shorter 3-D diagonal unless a cut
+folds the quad (`quad_split`).  Blender (its viewport, ``mesh.loop_triangles`` and so the glTF
+exporter) cuts corner 0 -- corner 2 unless that cut folds the quad, its two triangles' normals
+more than 90 degrees apart, and then corner 1 -- corner 3 (``is_quad_flip_v3_first_third_fast``
+in Blender's mesh tessellation; checked on Blender 5.0 in ``tests/blender/test_gltf_ground.py``).
+Which diagonal Blender cuts thus depends on which corner a quad starts at, and the FBX readers'
+does not (but on a tie of lengths, where they take corner 0 -- corner 2).  `grid_turns` says
+which quads of a heightmap must start one corner later for Blender to cut the diagonal
+`quad_split` picks, and ``turn=`` in `grid_faces`, `grid_corner_uvs` and ``grid_topology`` (or
+`turn_quads` on arrays already made) starts them there: then every reader draws the same
+triangles, the ones the scatter places props on.
 """
 
 from __future__ import annotations
@@ -62,7 +76,171 @@ def grid_corners(rows, cols, pattern, dtype):
     return _quad_origins(rows, cols, dtype)[:, None] + tile[None, :]
 
 
-def grid_faces(rows, cols):
+def quad_split(z0, z1, z2, z3, cell, *, cell_y=None):
+    """Which diagonal cuts heightmap quads, from their corner heights: True for ``v0 -- v2``.
+
+    Parameters
+    ----------
+    z0, z1, z2, z3 : array_like of float
+        Heights of the corners ``v0 v1 v2 v3`` of each quad: vertices ``[i, j], [i, j + 1],
+        [i + 1, j + 1], [i + 1, j]`` of cell ``(i, j)`` (`grid_faces`' order, counter-clockwise
+        seen from +Z).  Any shapes that broadcast together.
+    cell : float or array_like of float
+        The quads' side along X (``v0 -> v1``), positive.
+    cell_y : float or array_like of float, optional
+        Their side along Y (``v1 -> v2``); ``cell`` when not given (square cells).
+
+    Returns
+    -------
+    split : ndarray of bool
+        The broadcast shape of the inputs: True where the cut is ``v0 -- v2``, False where it
+        is ``v1 -- v3``.
+
+    Notes
+    -----
+    The rule of ``ufbx_triangulate_face`` for quads (ufbx aims to cut as Autodesk's FBX SDK,
+    and so Unity's importer, does)::
+
+        v3 ---- v2      the shorter 3-D diagonal, v0 -- v2 on a tie; but if either cut
+        |        |      folds the quad (the normals of its two triangles more than 90
+        |        |      degrees apart), the cut whose triangles' normals agree more
+        v0 ---- v1
+
+    Both diagonals span the same ``(cell, cell_y)`` across, so their lengths compare as the
+    squared rises ``(z2 - z0)**2 <= (z3 - z1)**2``.  A cut folds when the dot product of its
+    normals is negative, which needs no square root; the cosines are worked out only for the
+    (rare) folded quads.  Lengths and angles do not change under the exporters' axis
+    conversions, so the choice is the same in Unity's frame.  Computed in float64.
+
+    Examples
+    --------
+    >>> quad_split([0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [0.0, 0.0], 1.0).tolist()  # v2, then v1 raised
+    [False, True]
+    """
+    return _cut_and_fold(z0, z1, z2, z3, cell, cell_y)[0]
+
+
+def _cut_and_fold(z0, z1, z2, z3, cell, cell_y):
+    """`quad_split`, and where both cuts fold the quad (then the chosen one folds too)."""
+    z0, z1, z2, z3 = np.broadcast_arrays(*(np.asarray(z, dtype=np.float64) for z in (z0, z1, z2, z3)))
+    split = (z2 - z0) ** 2 <= (z3 - z1) ** 2
+    # upward normals divided by cell * cell_y (each ``(-dz/dx, -dz/dy, 1)`` of its triangle):
+    #   cut v0 -- v2: v0 v1 v2 (-q/cx, (q-p)/cy, 1) and v0 v2 v3 (-(r+p)/cx, r/cy, 1)
+    #   cut v1 -- v3: v0 v1 v3 (-q/cx, r/cy, 1)     and v1 v2 v3 ((w-v)/cx, -v/cy, 1)
+    p, q, r, v, w = z2 - z0, z1 - z0, z0 - z3, z2 - z1, z3 - z1
+    cx = np.asarray(cell, dtype=np.float64)
+    cy = cx if cell_y is None else np.asarray(cell_y, dtype=np.float64)
+    sx, sy = np.broadcast_arrays(1.0 / (cx * cx), 1.0 / (cy * cy), p)[:2]
+    dot_a = q * (r + p) * sx + (q - p) * r * sy + 1.0
+    dot_b = -q * (w - v) * sx - r * v * sy + 1.0
+    both = (dot_a < 0.0) & (dot_b < 0.0)
+    folded = np.flatnonzero(((dot_a < 0.0) | (dot_b < 0.0)).ravel())
+    if folded.size:
+        p, q, r, v, w, sx, sy, dot_a, dot_b = (a.ravel()[folded] for a in (p, q, r, v, w, sx, sy, dot_a, dot_b))
+
+        def norm(ax, ay):  # |(ax/cx, ay/cy, 1)|
+            return np.sqrt(ax * ax * sx + ay * ay * sy + 1.0)
+
+        cos_a = dot_a / (norm(q, q - p) * norm(r + p, r))
+        cos_b = dot_b / (norm(q, r) * norm(w - v, v))
+        split.ravel()[folded] = cos_a >= cos_b
+    return split, both
+
+
+def grid_turns(heights, *, cell_size=1.0, stride=1):
+    """Quads whose first corner must move one on, so that Blender cuts the diagonal `quad_split` picks.
+
+    Parameters
+    ----------
+    heights : (rows, cols) array_like of float
+        Heights in the units of ``cell_size`` (metres, say), row 0 at the smallest Y.
+    cell_size : float, optional
+        Distance between neighbouring samples of ``heights``, positive.
+    stride : int, optional
+        The level of detail: the grid of every ``stride``-th row and column plus the last
+        (`lod_indices`), whose cells at the far edges may be narrower.
+
+    Returns
+    -------
+    turn : (Q,) bool ndarray
+        One per quad of that grid, row-major (`grid_faces`' order).  Pass it as ``turn=`` to
+        `grid_faces`, `grid_corner_uvs` and ``grid_topology``, or to `turn_quads`.
+
+    Notes
+    -----
+    Blender keeps a quad's corner 0 -- corner 2 cut unless it folds the quad.  Where
+    `quad_split`'s cut does not fold, it must be corner 0 -- corner 2: the quad turns where
+    that cut is ``v1 -- v3``.  Where it folds, so does the other cut (`quad_split` then takes
+    the one that folds less), and the other cut must be corner 0 -- corner 2 for Blender to
+    move off it onto ours: the quad turns where our cut is ``v0 -- v2``.  The FBX readers'
+    choice does not depend on the start, except on ties (equal lengths, or equal fold angles
+    where both cuts fold: the latter, which no start can settle for both Blender and ufbx,
+    needs exactly mirrored slopes).  Computed in float64 from the heights.
+
+    Examples
+    --------
+    >>> grid_turns([[0.0, 0.0, 0.0], [0.0, 1.0, 0.0]]).tolist()  # v2 of quad 0 (its v3 in quad 1) raised
+    [True, False]
+    """
+    h = np.asarray(heights, dtype=np.float64)  # one float64 copy; quad_split takes views of it
+    if h.ndim != 2 or min(h.shape) < 2:
+        raise ParameterError(f"heights must be a 2-dimensional array of at least 2 x 2, got shape {h.shape}")
+    if not cell_size > 0:
+        raise ParameterError(f"cell_size must be > 0, got {cell_size!r}")
+    stride = check_int(stride, name="stride", bounds=(1, 2**31))
+    if stride > 1:
+        ri, ci = lod_indices(h.shape[0], stride), lod_indices(h.shape[1], stride)
+        h = h[np.ix_(ri, ci)]
+        cx = (np.diff(ci) * cell_size)[None, :]
+        cy = (np.diff(ri) * cell_size)[:, None]
+    else:
+        cx = cy = cell_size
+    split, folds = _cut_and_fold(h[:-1, :-1], h[:-1, 1:], h[1:, 1:], h[1:, :-1], cx, cy)
+    return (split == folds).ravel()
+
+
+def turn_quads(corners, turn, *, out=None):
+    """Per-corner values of quads, with the quads flagged in ``turn`` starting one corner later.
+
+    Parameters
+    ----------
+    corners : (4 * Q, ...) ndarray
+        Values of every corner, four per quad in order (``.corner_vert``, ``.corner_edge``,
+        corner UVs ...).
+    turn : (Q,) array_like of bool
+        The quads to turn (`grid_turns`).
+    out : ndarray, optional
+        Where to write the result (``corners`` itself turns them in place); a new array
+        when not given.
+
+    Returns
+    -------
+    turned : (4 * Q, ...) ndarray
+        Quad ``(c0, c1, c2, c3)`` becomes ``(c1, c2, c3, c0)`` where ``turn``: the same face with
+        the same winding and edges, its corner 0 -- corner 2 diagonal now the other one.
+
+    Examples
+    --------
+    >>> turn_quads(grid_faces(2, 3).ravel(), [False, True]).reshape(-1, 4).tolist()
+    [[0, 1, 4, 3], [2, 5, 4, 1]]
+    """
+    turn = np.asarray(turn, dtype=bool)
+    if turn.ndim != 1 or len(corners) != 4 * len(turn):
+        raise ParameterError(
+            f"turn must have one entry per quad ({len(corners) // 4:,} for {len(corners):,} corners), "
+            f"got shape {turn.shape}"
+        )
+    if out is None:
+        out = corners.copy()
+    elif out is not corners:
+        out[...] = corners
+    quads = out.reshape(len(turn), 4, *corners.shape[1:])
+    which = np.flatnonzero(turn)
+    quads[which] = quads[which][:, [1, 2, 3, 0]]
+    return out
+
+
+def grid_faces(rows, cols, *, turn=None):
     """Quads of a ``rows x cols`` vertex grid, counter-clockwise seen from +Z.
 
     Vertex ``v = row * cols + col``; columns run along +X, rows along +Y::
@@ -78,6 +256,8 @@ def grid_faces(rows, cols):
     ----------
     rows, cols : int
         Vertices per column and per row, each within ``GRID_SIDE`` = (2, 8193).
+    turn : (Q,) array_like of bool, optional
+        Quads that start at their second corner (`grid_turns`, `turn_quads`).
 
     Returns
     -------
@@ -90,15 +270,19 @@ def grid_faces(rows, cols):
     [[0, 1, 4, 3], [1, 2, 5, 4]]
     """
     rows, cols = check_grid_size(rows, cols)
-    return grid_corners(rows, cols, (0, 1, cols + 1, cols), index_dtype(rows * cols))
+    quads = grid_corners(rows, cols, (0, 1, cols + 1, cols), index_dtype(rows * cols))
+    if turn is not None:
+        flat = quads.reshape(-1)
+        turn_quads(flat, turn, out=flat)
+    return quads
 
 
-def grid_corner_uvs(rows, cols):
+def grid_corner_uvs(rows, cols, *, turn=None):
     """UVs of every quad corner of a ``rows x cols`` grid, in `grid_faces` order.
 
     The same values as ``grid_mesh``'s vertex UVs gathered by corner
     (``uvs[grid_faces(rows, cols)]``), but written directly: what Blender's
-    corner-domain UV map needs, without the gather.
+    corner-domain UV map needs, without the gather.  ``turn`` as for `grid_faces`.
 
     Returns
     -------
@@ -119,7 +303,8 @@ def grid_corner_uvs(rows, cols):
     uv[:, :, 1, 1] = v[:-1, None]
     uv[:, :, 2, 1] = v[1:, None]
     uv[:, :, 3, 1] = v[1:, None]
-    return uv.reshape(-1, 2)
+    uv = uv.reshape(-1, 2)
+    return uv if turn is None else turn_quads(uv, turn, out=uv)
 
 
 def grid_triangles(rows, cols):

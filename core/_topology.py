@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._checks import ParameterError, check_array
-from ._grid import check_grid_size, grid_corners
+from ._grid import check_grid_size, grid_corners, turn_quads
 
 _INT32_MAX = np.iinfo(np.int32).max
 
@@ -100,13 +100,16 @@ def check_indices(indices, n_vertices, *, name="indices", width=3):
     return f
 
 
-def grid_topology(rows, cols):
+def grid_topology(rows, cols, *, turn=None):
     """Blender topology (quads, corners, edges) of a ``rows x cols`` vertex grid, without sorting.
 
     Parameters
     ----------
     rows, cols : int
         Vertices per column and per row, each within ``GRID_SIDE``.
+    turn : (Q,) array_like of bool, optional
+        Quads that start at their second corner (``grid_turns``): their corners and corner
+        edges move on by one (``turn_quads``), the edges stay.
 
     Returns
     -------
@@ -158,11 +161,15 @@ def grid_topology(rows, cols):
     corner_edges[..., 1] = left + 1
     corner_edges[..., 2] = q + dt.type(cols - 1)
     corner_edges[..., 3] = left
+    corner_verts, corner_edges = quads.reshape(-1), corner_edges.reshape(-1)
+    if turn is not None:
+        turn_quads(corner_verts, turn, out=corner_verts)
+        turn_quads(corner_edges, turn, out=corner_edges)
     return PolygonTopology(
         loop_starts=np.arange(0, 4 * n_quads, 4, dtype=dt),
-        corner_verts=quads.ravel(),
+        corner_verts=corner_verts,
         edges=edges,
-        corner_edges=corner_edges.ravel(),
+        corner_edges=corner_edges,
     )
 
 

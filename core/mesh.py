@@ -22,7 +22,18 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._checks import ParameterError, check_array, check_choice, check_float, check_int
-from ._grid import GRID_SIDE, UINT16_MAX_VERTICES, grid_corner_uvs, grid_faces, grid_triangles, index_dtype, lod_indices
+from ._grid import (
+    GRID_SIDE,
+    UINT16_MAX_VERTICES,
+    grid_corner_uvs,
+    grid_faces,
+    grid_triangles,
+    grid_turns,
+    index_dtype,
+    lod_indices,
+    quad_split,
+    turn_quads,
+)
 from ._topology import PolygonTopology, check_indices, grid_topology, polygon_topology, triangle_topology
 from .heightmap import CELL_SIZE, HEIGHT_SCALE, gradient
 
@@ -43,6 +54,9 @@ __all__ = [
     "grid_lods",
     "lod_indices",
     "grid_corner_uvs",
+    "quad_split",
+    "grid_turns",
+    "turn_quads",
     "vertex_normals",
     "grid_topology",
     "polygon_topology",

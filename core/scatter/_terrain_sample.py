@@ -7,9 +7,12 @@ quads, exported to FBX as quads, and the reader cuts each quad in two.  Unity's 
 FBX with Autodesk's FBX SDK; ``ufbx`` (whose quad split aims to match that SDK's, ufbx issue
 #11) cuts a quad ``v0 v1 v2 v3`` along the shorter diagonal in 3-D, ``v0 -- v2`` on a tie,
 unless that folds the quad (its two triangles' normals more than 90 degrees apart) and the other
-cut folds it less.  `quad_split` makes the same choice from the heights, so a prop stands on the
-triangle the reader draws, not on a bilinear blend of the four corners (which lies up to a
-quarter of the quad's twist above or below it).  Normals stay smooth (vertex normals blended).
+cut folds it less.  ``mesh.quad_split`` makes the same choice from the heights, so a prop stands
+on the triangle the reader draws, not on a bilinear blend of the four corners (which lies up to
+a quarter of the quad's twist above or below it).  Blender itself (its viewport, and the glTF
+exporter, which writes ``loop_triangles``) always cuts corner 0 -- corner 2, so the terrain's
+quads start where that is the same cut (``mesh.grid_turns``).  Normals stay smooth (vertex
+normals blended).
 
 A terrain of ``size`` metres is a ``(rows, cols)`` grid of heights in metres with square cells
 of side ``size / (cols - 1)`` (as ``mesh.grid_mesh`` builds it with that ``cell_size``): row 0
@@ -24,6 +27,7 @@ import numpy as np
 
 from .._checks import ParameterError, check_array, check_float
 from ..heightmap import gradient
+from ..mesh import quad_split
 
 #: Terrain side in metres.
 SIZE = (0.001, 10_000_000.0)
@@ -66,40 +70,6 @@ def bilinear(grid, cell, x, y):
     bottom = grid[i, j] + (grid[i, j + 1] - grid[i, j]) * t
     top = grid[i + 1, j] + (grid[i + 1, j + 1] - grid[i + 1, j]) * t
     return bottom + (top - bottom) * u
-
-
-def quad_split(z0, z1, z2, z3, cell):
-    """Which diagonal cuts terrain quads, from their corner heights: True for ``v0 -- v2``.
-
-    A quad ``v0 v1 v2 v3`` of cell ``(i, j)`` has the heights ``z0 .. z3`` of vertices
-    ``[i, j], [i, j + 1], [i + 1, j + 1], [i + 1, j]`` (`mesh.grid_faces`' order,
-    counter-clockwise from +Z) and sides ``cell``::
-
-        v3 ---- v2      the shorter 3-D diagonal, v0 -- v2 on a tie; but if either cut
-        |        |      folds the quad (the normals of its two triangles more than 90
-        |        |      degrees apart), the cut whose triangles' normals agree more
-        v0 ---- v1
-
-    (the rule of ``ufbx_triangulate_face`` for quads).  Lengths and angles do not change under
-    the export's axis conversion, so the choice is the same in Unity's frame.  Elementwise over
-    arrays of any (common) shape.
-    """
-    c = cell
-    p, q, r = z2 - z0, z1 - z0, z0 - z3  # rises v0 -> v2, v0 -> v1, v3 -> v0
-    w, v = z3 - z1, z2 - z1  # rises v1 -> v3, v1 -> v2
-
-    def cosine(ax, ay, bx, by):
-        # normals (ax, ay, -c) and (bx, by, -c), each a cross product divided by c
-        dot = ax * bx + ay * by + c * c
-        return dot / np.sqrt((ax * ax + ay * ay + c * c) * (bx * bx + by * by + c * c))
-
-    # cut v0 -- v2: (v2 - v0) x (v1 - v0) and (v2 - v0) x (v0 - v3)
-    cos_a = cosine(q, p - q, r + p, -r)
-    # cut v1 -- v3: (v3 - v1) x (v1 - v0) and (v3 - v1) x (v2 - v1)
-    cos_b = cosine(q, w + q, v - w, v)
-    shorter_a = p * p <= w * w  # both diagonals span (cell, cell) across
-    folded = (cos_a < 0.0) | (cos_b < 0.0)
-    return np.where(folded, cos_a >= cos_b, shorter_a)
 
 
 def triangle_heights(h, cell, x, y):

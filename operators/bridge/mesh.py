@@ -12,6 +12,7 @@ from ...core import mesh as core_mesh
 
 __all__ = [
     "mesh_topology",
+    "set_corners",
     "set_positions",
     "mesh_from_topology",
     "mesh_from_indexed",
@@ -29,13 +30,16 @@ def _resolve(value):
     return value() if callable(value) else value
 
 
-def mesh_topology(name, n_vertices, topology, *, corner_uvs=None):
+def mesh_topology(name, n_vertices, topology, *, corner_uvs=None, corners=True):
     """A new mesh with ``n_vertices`` vertices (positions still zero) and the polygons,
     edges and corner UVs of ``topology``; finish it with :func:`set_positions`.
 
     ``topology`` and ``corner_uvs`` may also be functions returning them: they
     are then made just before they are written and dropped just after, which
-    keeps the peak memory of huge grids down.
+    keeps the peak memory of huge grids down.  With ``corners=False`` the
+    corners' vertices and edges (and ``corner_uvs``) are left to
+    :func:`set_corners`, for corners known later than the rest (a terrain's
+    quads start where its heights say).
     """
     me = bpy.data.meshes.new(name)
     try:
@@ -44,21 +48,33 @@ def mesh_topology(name, n_vertices, topology, *, corner_uvs=None):
         me.edges.add(len(topo.edges))
         _set_attr(me, ".edge_verts", "value", np.ascontiguousarray(topo.edges, np.int32).ravel())
         me.loops.add(len(topo.corner_verts))
-        _set_attr(me, ".corner_vert", "value", np.ascontiguousarray(topo.corner_verts, np.int32))
-        _set_attr(me, ".corner_edge", "value", np.ascontiguousarray(topo.corner_edges, np.int32))
+        if corners:
+            set_corners(me, topo.corner_verts, topo.corner_edges)
         me.polygons.add(len(topo.loop_starts))
         # loop_start has no raw-array path in Blender: it converts item by item, and Python ints from
         # a memoryview convert twice as fast as numpy scalars (15 ms against 33 ms per million).
         me.polygons.foreach_set("loop_start", memoryview(np.ascontiguousarray(topo.loop_starts, np.int32)))
         del topo
-        if corner_uvs is not None:
-            uvs = np.ascontiguousarray(_resolve(corner_uvs), np.float32)
-            uv = me.attributes.new("UVMap", "FLOAT2", "CORNER")
-            uv.data.foreach_set("vector", uvs.ravel())
-            del uvs
+        if corners and corner_uvs is not None:
+            set_corners(me, corner_uvs=corner_uvs)
     except BaseException:
         bpy.data.meshes.remove(me)
         raise
+    return me
+
+
+def set_corners(me, corner_verts=None, corner_edges=None, *, corner_uvs=None):
+    """Write the corners' vertices (``.corner_vert``), edges (``.corner_edge``) and UVs (a
+    ``UVMap`` made here) of a mesh whose loops exist; each may be a function returning it."""
+    if corner_verts is not None:
+        _set_attr(me, ".corner_vert", "value", np.ascontiguousarray(_resolve(corner_verts), np.int32))
+    if corner_edges is not None:
+        _set_attr(me, ".corner_edge", "value", np.ascontiguousarray(_resolve(corner_edges), np.int32))
+    if corner_uvs is not None:
+        uvs = np.ascontiguousarray(_resolve(corner_uvs), np.float32)
+        uv = me.attributes.new("UVMap", "FLOAT2", "CORNER")
+        uv.data.foreach_set("vector", uvs.ravel())
+        del uvs
     return me
 
 

@@ -19,7 +19,7 @@ from ...core import recipe as core_recipe
 from ...core import terrain as core_terrain
 from ...core.steps import drive
 from .materials import is_terrain_material, set_shading_properties, terrain_material
-from .mesh import descendants, free_base_name, mesh_topology, remove_objects, set_positions
+from .mesh import descendants, free_base_name, mesh_topology, remove_objects, set_corners, set_positions
 from .query import KIND_KEY, TERRAIN_KIND, is_terrain, terrain_root
 
 RECIPE_KEY = "worldseed_recipe"
@@ -66,6 +66,27 @@ def grid_topology_and_uvs(side):
     if side * side <= CACHED_GRID_VERTICES:
         return cached_grid(side)
     return (lambda: core_mesh.grid_topology(side, side)), (lambda: core_mesh.grid_corner_uvs(side, side))
+
+
+def grid_corners_turned(side, turn):
+    """The corners' vertices, edges and UVs of a ``side x side`` grid with the quads ``turn``
+    starting one corner later (``core.mesh.grid_turns``): from the cached arrays when the grid
+    is cached (copied only if any quad turns), else made on demand."""
+    if side * side <= CACHED_GRID_VERTICES:
+        topology, uvs = cached_grid(side)
+        if not turn.any():
+            return topology.corner_verts, topology.corner_edges, uvs
+        return tuple(core_mesh.turn_quads(a, turn) for a in (topology.corner_verts, topology.corner_edges, uvs))
+    topology = core_mesh.grid_topology(side, side, turn=turn)
+    return topology.corner_verts, topology.corner_edges, (lambda: core_mesh.grid_corner_uvs(side, side, turn=turn))
+
+
+def heights_and_turns(spec, *, seed, strides):
+    """The terrain's heights and, per level of detail, its quads to turn (``core.mesh.grid_turns``,
+    on the heights in metres the mesh and the scatter both use)."""
+    heights = core_terrain.terrain_heights(spec, seed=seed)
+    metres = heights.metres
+    return heights, [core_mesh.grid_turns(metres, cell_size=heights.cell_size, stride=s) for s in strides]
 
 
 def terrain_positions(heights, *, stride=1):
@@ -121,9 +142,12 @@ def terrain_steps(recipe, *, collection, location=(0.0, 0.0, 0.0), replace=None,
     """Build a terrain, yielding ``(done, total, label)``; returns the root object.
 
     The heights (noise and shaping, numpy only) are computed on a worker
-    thread while the main thread writes the grids' topology and UVs into
-    Blender, since those depend on the resolution alone; the positions go in
-    last. Nothing of Blender is touched off the main thread.
+    thread while the main thread writes the grids' edges and polygons into
+    Blender, since those depend on the resolution alone; the corners and UVs
+    (each quad starts where Blender's cut, corner 0 -- corner 2, is the one
+    ``core.mesh.quad_split`` picks from the heights, the cut the scatter and
+    the FBX readers use) and positions go in last. Nothing of Blender is
+    touched off the main thread.
 
     ``heights_out``, a list, receives the :class:`core.terrain.TerrainHeights`
     (for previews and heightmap files, without computing them twice).
@@ -136,24 +160,28 @@ def terrain_steps(recipe, *, collection, location=(0.0, 0.0, 0.0), replace=None,
     total = 2 * spec.lods + 2
     created_meshes, created_objects = [], []
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="worldseed")
-    heights_future = pool.submit(core_terrain.terrain_heights, spec, seed=recipe.world.seed)
+    strides = [2**level for level in range(spec.lods)]
+    heights_future = pool.submit(heights_and_turns, spec, seed=recipe.world.seed, strides=strides)
     topologies = [pool.submit(grid_topology_and_uvs, side) for side in sides]
     pool.shutdown(wait=False)
     try:
         done = 0
         for level, side in enumerate(sides):
             topology, uvs = yield from _steps(_wait(topologies[level]), done, total, f"topology LOD{level}")
-            me = mesh_topology(f"{recipe.world.name}_LOD{level}", side * side, topology, corner_uvs=uvs)
+            me = mesh_topology(f"{recipe.world.name}_LOD{level}", side * side, topology, corners=False)
             created_meshes.append(me)
             done += 1
             yield done, total, f"topology LOD{level}"
-        heights = yield from _steps(_wait(heights_future), done, total, "noise")
+        heights, turns = yield from _steps(_wait(heights_future), done, total, "noise")
         if heights_out is not None:
             heights_out.append(heights)
         done += 1
         yield done, total, "noise"
         for level, me in enumerate(created_meshes):
-            set_terrain_positions(me, heights, stride=2**level)
+            corner_verts, corner_edges, corner_uvs = grid_corners_turned(sides[level], turns[level])
+            set_corners(me, corner_verts, corner_edges, corner_uvs=corner_uvs)
+            del corner_verts, corner_edges, corner_uvs
+            set_terrain_positions(me, heights, stride=strides[level])
             done += 1
             yield done, total, f"mesh LOD{level}"
         material = terrain_material(spec.palette) if spec.material else None

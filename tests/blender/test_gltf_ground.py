@@ -1,0 +1,203 @@
+"""Props stand on the ground Blender and the glTF file draw, not only on the FBX's (issue 9).
+
+Blender cuts every quad along corner 0 -- corner 2 (its viewport and ``mesh.loop_triangles``,
+which the glTF exporter writes), while the scatter places props on the cut ``core.mesh.quad_split``
+picks (ufbx's and Unity's FBX rule: the shorter 3-D diagonal).  The terrain's quads therefore start
+where the two agree.  Checked here on a terrain with real relief, in Blender (every LOD's
+``loop_triangles``) and in the exported .glb read back with the third-party reader ``pygltflib``:
+every prop origin (sink 0) within 1 cm of the glTF triangle under it.
+"""
+
+import numpy as np
+import pygltflib
+import pytest
+
+from worldseed.core import mesh as core_mesh
+from worldseed.core import recipe as core_recipe
+from worldseed.operators.bridge import export, world
+
+#: Largest distance (metres, along glTF's +Y) from a prop's origin to the ground under it.
+TOLERANCE = 0.01
+
+RECIPE = """
+[world]
+name = "Ridge"
+seed = 9
+
+[terrain]
+resolution = 129
+size = 256.0
+height = 60.0
+kind = "ridged"
+octaves = 6
+scale = 60.0
+lods = 3
+material = false
+
+[[scatter]]
+name = "Rocks"
+prop = "rock"
+variants = 2
+radius = 6.0
+sink = 0.0
+slope_range = [0.0, 90.0]
+above_sea = false
+"""
+
+_COMPONENTS = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4}
+_DTYPES = {5121: np.uint8, 5123: np.uint16, 5125: np.uint32, 5126: np.float32}
+
+
+@pytest.fixture
+def built(empty_scene, tmp_path):
+    recipe = core_recipe.loads(RECIPE, source="test recipe")
+    made = world.build_world(recipe, scene=empty_scene)
+    return recipe, made, tmp_path
+
+
+def _lod_meshes(root):
+    return sorted((c for c in root.children if c.type == "MESH" and "_LOD" in c.name), key=lambda o: o.name)
+
+
+def _loop_triangle_diagonals(me):
+    """Per polygon, the diagonal (sorted vertex pair) that Blender's two triangles share: (P, 2)."""
+    me.calc_loop_triangles()
+    n = len(me.loop_triangles)
+    verts = np.empty(n * 3, np.int32)
+    me.loop_triangles.foreach_get("vertices", verts)
+    poly = np.empty(n, np.int32)
+    me.loop_triangles.foreach_get("polygon_index", poly)
+    verts = verts.reshape(-1, 3)
+    order = np.argsort(poly, kind="stable")
+    assert np.array_equal(poly[order], np.repeat(np.arange(len(me.polygons)), 2))
+    first, second = np.sort(verts[order[0::2]], axis=1), np.sort(verts[order[1::2]], axis=1)
+    # the shared edge of the two triangles of each quad
+    shared = np.array([sorted(set(a) & set(b)) for a, b in zip(first.tolist(), second.tolist())])
+    assert shared.shape == (len(me.polygons), 2)
+    return shared
+
+
+def test_blenders_triangles_cut_the_diagonal_quad_split_picks_at_every_lod(built):
+    recipe, made, _ = built
+    spec = recipe.terrain
+    root = made.terrain
+    metres = made.heights[root.name].metres.astype(np.float64)
+    lods = _lod_meshes(root)
+    assert len(lods) == 3
+    turned = []
+    for level, obj in enumerate(lods):
+        me = obj.data
+        assert not me.validate()
+        idx = core_mesh.lod_indices(spec.resolution, 2**level)
+        n = len(idx)
+        h = metres[np.ix_(idx, idx)]
+        cell = spec.cell_size * 2**level
+        split = core_mesh.quad_split(h[:-1, :-1], h[:-1, 1:], h[1:, 1:], h[1:, :-1], cell).ravel()
+        plain = core_mesh.grid_faces(n, n).astype(np.int64)
+        want = np.where(split[:, None], plain[:, [0, 2]], np.sort(plain[:, [1, 3]], axis=1))
+        got = _loop_triangle_diagonals(me)
+        bad = np.flatnonzero((got != want).any(axis=1))
+        assert bad.size == 0, f"LOD{level}: {bad.size} of {len(want)} quads cut the other diagonal"
+        turned.append(1.0 - split.mean())
+        # the mesh is the same grid: its vertices lie on the heights, faces still face up
+        z = np.empty(len(me.vertices) * 3, np.float32)
+        me.attributes["position"].data.foreach_get("vector", z)
+        np.testing.assert_array_equal(z.reshape(-1, 3)[:, 2], h.astype(np.float32).ravel())
+        normals = np.empty(len(me.polygons) * 3, np.float32)
+        me.polygons.foreach_get("normal", normals)
+        assert (normals.reshape(-1, 3)[:, 2] > 0).all()
+    # the relief is real: a good share of the quads is cut along v1 -- v3 (Blender's other diagonal)
+    assert turned[0] > 0.2, turned
+
+
+def _accessor(gltf, blob, index):
+    acc = gltf.accessors[index]
+    view = gltf.bufferViews[acc.bufferView]
+    dtype = np.dtype(_DTYPES[acc.componentType]).newbyteorder("<")
+    width = _COMPONENTS[acc.type]
+    start = (view.byteOffset or 0) + (acc.byteOffset or 0)
+    stride = view.byteStride or dtype.itemsize * width
+    raw = np.frombuffer(blob, np.uint8, count=stride * (acc.count - 1) + dtype.itemsize * width, offset=start)
+    rows = np.lib.stride_tricks.as_strided(raw, shape=(acc.count, dtype.itemsize * width), strides=(stride, 1))
+    return np.ascontiguousarray(rows).view(dtype).reshape(acc.count, width)
+
+
+def _local_matrix(node):
+    if node.matrix:
+        return np.array(node.matrix, np.float64).reshape(4, 4).T  # column-major in the file
+    m = np.eye(4)
+    x, y, z, w = node.rotation or (0.0, 0.0, 0.0, 1.0)
+    r = np.array(
+        [
+            [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+            [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+            [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
+        ]
+    )
+    m[:3, :3] = r * np.array(node.scale or (1.0, 1.0, 1.0))[None, :]
+    m[:3, 3] = node.translation or (0.0, 0.0, 0.0)
+    return m
+
+
+def _world_matrices(gltf):
+    """``{node index: 4x4 world matrix}`` of every node of the scene."""
+    out = {}
+
+    def walk(i, parent):
+        out[i] = parent @ _local_matrix(gltf.nodes[i])
+        for c in gltf.nodes[i].children or []:
+            walk(c, out[i])
+
+    for i in gltf.scenes[gltf.scene or 0].nodes:
+        walk(i, np.eye(4))
+    return out
+
+
+def _ground_under(points, tris):
+    """Y (glTF's up) of the triangles under each point's (x, z): (N,), NaN where none."""
+    out = np.full(len(points), np.nan)
+    t0, t1, t2 = tris[:, 0], tris[:, 1], tris[:, 2]
+    lo = np.minimum(np.minimum(t0, t1), t2) - 1e-6
+    hi = np.maximum(np.maximum(t0, t1), t2) + 1e-6
+    n = np.cross(t1 - t0, t2 - t0)
+
+    def side(u, v, p):
+        return (v[:, 0] - u[:, 0]) * (p[2] - u[:, 2]) - (v[:, 2] - u[:, 2]) * (p[0] - u[:, 0])
+
+    for k, p in enumerate(points):
+        near = np.flatnonzero((lo[:, 0] <= p[0]) & (hi[:, 0] >= p[0]) & (lo[:, 2] <= p[2]) & (hi[:, 2] >= p[2]))
+        a, b, c = t0[near], t1[near], t2[near]
+        s = np.stack([side(a, b, p), side(b, c, p), side(c, a, p)], axis=1)
+        inside = (s >= -1e-9).all(axis=1) | (s <= 1e-9).all(axis=1)
+        if inside.any():
+            i = near[np.flatnonzero(inside)[0]]
+            out[k] = t0[i, 1] - (n[i, 0] * (p[0] - t0[i, 0]) + n[i, 2] * (p[2] - t0[i, 2])) / n[i, 1]
+    return out
+
+
+def test_every_prop_origin_lies_on_the_gltf_triangles(built):
+    recipe, made, tmp_path = built
+    paths = export.export_unity(made.roots, str(tmp_path / "ridge.fbx"), formats=("fbx", "glb"), quiet=True)
+    glb = next(p for p in paths if p.endswith(".glb"))
+    gltf = pygltflib.GLTF2().load(glb)
+    blob = gltf.binary_blob()
+    matrices = _world_matrices(gltf)
+    names = {gltf.nodes[i].name: i for i in matrices}
+
+    terrain = names[f"{made.terrain.name}_LOD0"]
+    m = matrices[terrain]
+    tris = []
+    for prim in gltf.meshes[gltf.nodes[terrain].mesh].primitives:
+        assert prim.mode in (None, 4)  # triangles
+        pos = _accessor(gltf, blob, prim.attributes.POSITION).astype(np.float64)
+        pos = pos @ m[:3, :3].T + m[:3, 3]
+        tris.append(pos[_accessor(gltf, blob, prim.indices).astype(np.int64).reshape(-1, 3)])
+    tris = np.concatenate(tris)
+    assert len(tris) == 2 * 128 * 128
+
+    props = np.array([matrices[i][:3, 3] for name, i in names.items() if name.startswith("Rock_")])
+    assert len(props) > 300, sorted(names)[:10]
+    ground = _ground_under(props, tris)
+    assert not np.isnan(ground).any()
+    gap = np.abs(props[:, 1] - ground)
+    assert gap.max() < TOLERANCE, f"worst {gap.max():.4f} m, {np.sum(gap >= TOLERANCE)} of {len(gap)} props"
