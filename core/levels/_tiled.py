@@ -1,0 +1,263 @@
+"""A level as a Tiled map: TMX (orthogonal, CSV), generated TSX tilesets and their PNG images.
+
+Files (``tiled_files`` returns them as ``{file name: bytes}``, to be written side by side)::
+
+    <name>.tmx               the map: width x height tiles of tile_pixels, row 0 = top = north
+    <name>_classes.tsx/.png  one tile per cell class id (tile k = class id k), property "class_name"
+                             and "class_id"
+    <name>_<set>.tsx/.png    the auto-tile set, "blob" (47 tiles) or "wang16" (16 tiles); tile k has
+                             the property "mask" (its neighbour mask, see core.levels._autotile) and
+                             "tile" (k)
+
+Layers of the map, in order:
+
+* ``classes`` (tile layer): every cell, the class tile of its class id (gid = firstgid + id), for
+  users who auto-tile with Unity's RuleTile (or read the class from the tile's properties);
+* ``autotile`` (tile layer): walkable cells get the tile of their mask of walkable neighbours (outside
+  the map counts as wall; blob: ``BLOB_INDEX[mask]``, wang16: the 4-bit mask), wall cells stay empty;
+* ``markers`` (object group): one point object per marker, name and type = its kind, at the centre of
+  its cell in pixels, with the properties ``cell_x``, ``cell_y`` (int) and ``unity_x``, ``unity_y``,
+  ``unity_z`` (float: the Unity position of the cell centre at floor level, as in the level FBX and
+  the JSON record).
+
+Map properties: ``cell_size`` (metres), ``pixels_per_unit`` (``tile_pixels / cell_size``: set it as
+SuperTiled2Unity's Pixels Per Unit so one Unity unit is one metre), ``origin_x/y/z``, ``generator``,
+``seed``, ``tileset``, ``classes`` (``name=id`` pairs).  The map is written in Tiled's 1.8 format
+(objects carry ``type``), which Tiled 1.8 and later, pytmx and SuperTiled2Unity read.  The same level
+and options give the same bytes.
+"""
+
+from __future__ import annotations
+
+from xml.sax.saxutils import escape
+
+import numpy as np
+
+from .._checks import check_choice, check_float, check_int
+from ..errors import ParameterError
+from ..preview import png_bytes
+from ..unity import unity_position
+from ._autotile import BLOB_INDEX, BLOB_MASKS, NE, NW, SE, SW, E, N, S, W, blob_masks, wang16_masks
+from ._mesh import CELL_SIZE, check_level, check_origin
+from ._picture import class_palette
+from ._record import cell_centres, check_level_name
+
+__all__ = ["TILESETS", "TILE_PIXELS", "TILESET_COLUMNS", "tiled_files", "tile_images"]
+
+#: Auto-tile sets: 8-neighbour blob (47 tiles) or 4-neighbour (16 tiles).
+TILESETS = ("blob", "wang16")
+#: Allowed tile side in pixels.
+TILE_PIXELS = (4, 256)
+#: Tiles per row of a tileset image.
+TILESET_COLUMNS = 8
+_TMX_VERSION = "1.8"
+_TILED_VERSION = "1.8.6"
+_ATTR = {'"': "&quot;"}
+
+_FLOOR = np.array((206, 200, 184), np.uint8)
+_WALL = np.array((38, 38, 46), np.uint8)
+
+
+def _q(text):
+    return escape(str(text), _ATTR)
+
+
+def _f(value):
+    return repr(float(value))
+
+
+def _region_bits(tp):
+    """(tp, tp) int: the neighbour bit each pixel of a tile shows (a 3 x 3 partition; 256 = the centre)."""
+    band = max(1, tp // 4)
+    part = np.where(np.arange(tp) < band, 0, np.where(np.arange(tp) >= tp - band, 2, 1))
+    bits = np.array([[NW, N, NE], [W, 256, E], [SW, S, SE]])
+    return bits[part[:, None], part[None, :]]
+
+
+def tile_images(masks, *, tile_pixels, wang=False):
+    """(n, tp, tp, 3) uint8: auto-tiles drawn from their masks: floor colour over the centre and every
+    set neighbour's band (edges and corners), wall colour elsewhere.  ``wang``: masks are N=1 E=2 S=4 W=8.
+    """
+    tp = tile_pixels
+    region = _region_bits(tp)
+    masks = np.asarray(masks, dtype=np.int64)
+    if wang:  # 4-bit masks to 8-neighbour bits, corners drawn where both their edges are set
+        m8 = (masks & 1) * N | ((masks >> 1) & 1) * E | ((masks >> 2) & 1) * S | ((masks >> 3) & 1) * W
+        corners = 0
+        for corner, a, b in ((NE, N, E), (SE, S, E), (SW, S, W), (NW, N, W)):
+            corners = corners | np.where(((m8 & a) != 0) & ((m8 & b) != 0), corner, 0)
+        masks = m8 | corners
+    floor = ((masks[:, None, None] | 256) & region[None]) != 0
+    return np.where(floor[..., None], _FLOOR, _WALL).astype(np.uint8)
+
+
+def _sheet(tiles):
+    """Tiles (n, tp, tp, 3) laid out TILESET_COLUMNS a row (unused cells black); returns (image, columns)."""
+    n, tp = tiles.shape[0], tiles.shape[1]
+    cols = min(TILESET_COLUMNS, n)
+    rows = -(-n // cols)
+    sheet = np.zeros((rows * tp, cols * tp, 3), np.uint8)
+    for k in range(n):
+        r, c = divmod(k, cols)
+        sheet[r * tp : (r + 1) * tp, c * tp : (c + 1) * tp] = tiles[k]
+    return sheet, cols
+
+
+def _tsx(name, image_file, sheet, columns, count, tp, properties):
+    """TSX text of one tileset: its image and each tile's properties [(name, type, value), ...]."""
+    lines = [
+        '<?xml version="1.0" encoding="UTF-8"?>',
+        f'<tileset version="{_TMX_VERSION}" tiledversion="{_TILED_VERSION}" name="{_q(name)}" '
+        f'tilewidth="{tp}" tileheight="{tp}" tilecount="{count}" columns="{columns}">',
+        f' <image source="{_q(image_file)}" width="{sheet.shape[1]}" height="{sheet.shape[0]}"/>',
+    ]
+    for k, props in enumerate(properties):
+        lines.append(f' <tile id="{k}">')
+        lines.append("  <properties>")
+        for pname, ptype, value in props:
+            lines.append(f'   <property name="{_q(pname)}" type="{ptype}" value="{_q(value)}"/>')
+        lines.append("  </properties>")
+        lines.append(" </tile>")
+    lines.append("</tileset>")
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def _csv(gids):
+    return ",\n".join(",".join(map(str, row)) for row in gids.tolist())
+
+
+def tiled_files(level, *, name, tileset="blob", cell_size=2.0, origin=(0.0, 0.0, 0.0), tile_pixels=32):
+    """The level as a Tiled map with its generated tilesets: ``{file name: bytes}``.
+
+    Parameters
+    ----------
+    level : Level
+    name : str
+        Base name of the files (1 to 48 letters, digits, spaces, '-' or '_': never a path).
+    tileset : {'blob', 'wang16'}, optional
+        The auto-tile set of the ``autotile`` layer.
+    cell_size : float, optional
+        Metres per cell (a map property, and the Unity positions of the markers).
+    origin : (3,) sequence of float, optional
+        Blender position of the level's south-west floor corner.
+    tile_pixels : int, optional
+        Side of a tile in pixels, within :data:`TILE_PIXELS`.
+
+    Returns
+    -------
+    files : dict of str -> bytes
+        ``<name>.tmx``, ``<name>_classes.tsx``, ``<name>_classes.png``, ``<name>_<tileset>.tsx`` and
+        ``<name>_<tileset>.png``, in that order (see the module docstring).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from core.levels import Level
+    >>> files = tiled_files(Level(grid=np.ones((2, 3), np.uint8)), name="Crypt")
+    >>> list(files)
+    ['Crypt.tmx', 'Crypt_classes.tsx', 'Crypt_classes.png', 'Crypt_blob.tsx', 'Crypt_blob.png']
+    """
+    check_level(level)
+    name = check_level_name(name)
+    tileset = check_choice(tileset, name="tileset", choices=TILESETS)
+    cs = check_float(cell_size, name="cell_size", bounds=CELL_SIZE)
+    origin = check_origin(origin)
+    tp = check_int(tile_pixels, name="tile_pixels", bounds=TILE_PIXELS)
+    grid = level.grid
+    height, width = grid.shape
+    for m in level.markers:
+        if not (0 <= int(m.x) < width and 0 <= int(m.y) < height):
+            raise ParameterError(f"level.markers has {m!r} outside the {width} x {height} grid")
+
+    # class tileset: one tile per id up to the largest used or named
+    n_class = max([int(grid.max()) if grid.size else 0, *level.classes.values()]) + 1
+    lut = class_palette(level.classes)
+    names = {int(v): str(k) for k, v in level.classes.items()}
+    class_tiles = np.empty((n_class, tp, tp, 3), np.uint8)
+    class_tiles[:] = lut[:n_class, None, None, :]
+    edge = (lut[:n_class].astype(np.int64) * 7 // 10).astype(np.uint8)
+    for sl in (np.s_[:, 0, :], np.s_[:, -1, :], np.s_[:, :, 0], np.s_[:, :, -1]):
+        class_tiles[sl] = edge[:, None, :]
+    class_props = [
+        [("class_name", "string", names.get(k, f"class_{k}")), ("class_id", "int", str(k))] for k in range(n_class)
+    ]
+
+    walk = grid != level.classes["wall"]
+    if tileset == "blob":
+        auto_masks = BLOB_MASKS.astype(np.int64)
+        auto_tiles = tile_images(auto_masks, tile_pixels=tp)
+        cell_tile = BLOB_INDEX[blob_masks(walk)]
+    else:
+        auto_masks = np.arange(16, dtype=np.int64)
+        auto_tiles = tile_images(auto_masks, tile_pixels=tp, wang=True)
+        cell_tile = wang16_masks(walk)
+    auto_props = [[("mask", "int", str(int(m))), ("tile", "int", str(k))] for k, m in enumerate(auto_masks)]
+
+    files = {}
+    tmx_name = f"{name}.tmx"
+    sets = []
+    first = 1
+    for label, tiles, props in (("classes", class_tiles, class_props), (tileset, auto_tiles, auto_props)):
+        sheet, columns = _sheet(tiles)
+        tsx, png = f"{name}_{label}.tsx", f"{name}_{label}.png"
+        tsx_data = _tsx(f"{name} {label}", png, sheet, columns, len(tiles), tp, props)
+        sets.append((first, tsx, tsx_data, png, png_bytes(sheet)))
+        first += len(tiles)
+
+    class_gids = grid.astype(np.int64) + sets[0][0]
+    auto_gids = np.where(walk, cell_tile.astype(np.int64) + sets[1][0], 0)
+
+    centres = cell_centres(
+        [int(m.x) for m in level.markers], [int(m.y) for m in level.markers], height=height, cell_size=cs, origin=origin
+    )
+    unity = unity_position(centres) if len(centres) else np.zeros((0, 3))
+    classes_text = ",".join(f"{k}={int(v)}" for k, v in sorted(level.classes.items(), key=lambda kv: kv[1]))
+    lines = [
+        '<?xml version="1.0" encoding="UTF-8"?>',
+        f'<map version="{_TMX_VERSION}" tiledversion="{_TILED_VERSION}" orientation="orthogonal" '
+        f'renderorder="right-down" width="{width}" height="{height}" tilewidth="{tp}" tileheight="{tp}" '
+        f'infinite="0" nextlayerid="4" nextobjectid="{len(level.markers) + 1}">',
+        " <properties>",
+        f'  <property name="cell_size" type="float" value="{_f(cs)}"/>',
+        f'  <property name="classes" value="{_q(classes_text)}"/>',
+        f'  <property name="generator" value="{_q(level.generator)}"/>',
+        f'  <property name="origin_x" type="float" value="{_f(origin[0])}"/>',
+        f'  <property name="origin_y" type="float" value="{_f(origin[1])}"/>',
+        f'  <property name="origin_z" type="float" value="{_f(origin[2])}"/>',
+        f'  <property name="pixels_per_unit" type="float" value="{_f(tp / cs)}"/>',
+        f'  <property name="seed" type="int" value="{int(level.seed)}"/>',
+        f'  <property name="tileset" value="{_q(tileset)}"/>',
+        " </properties>",
+    ]
+    for firstgid, tsx, *_ in sets:
+        lines.append(f' <tileset firstgid="{firstgid}" source="{_q(tsx)}"/>')
+    for layer_id, layer_name, gids in ((1, "classes", class_gids), (2, "autotile", auto_gids)):
+        lines.append(f' <layer id="{layer_id}" name="{layer_name}" width="{width}" height="{height}">')
+        lines.append('  <data encoding="csv">')
+        lines.append(_csv(gids))
+        lines.append("</data>")
+        lines.append(" </layer>")
+    lines.append(' <objectgroup id="3" name="markers">')
+    for k, m in enumerate(level.markers):
+        x, y = int(m.x), int(m.y)
+        ux, uy, uz = (float(v) for v in unity[k])
+        lines += [
+            f'  <object id="{k + 1}" name="{_q(m.kind)}" type="{_q(m.kind)}" '
+            f'x="{_f((x + 0.5) * tp)}" y="{_f((y + 0.5) * tp)}">',
+            "   <properties>",
+            f'    <property name="cell_x" type="int" value="{x}"/>',
+            f'    <property name="cell_y" type="int" value="{y}"/>',
+            f'    <property name="unity_x" type="float" value="{_f(ux)}"/>',
+            f'    <property name="unity_y" type="float" value="{_f(uy)}"/>',
+            f'    <property name="unity_z" type="float" value="{_f(uz)}"/>',
+            "   </properties>",
+            "   <point/>",
+            "  </object>",
+        ]
+    lines.append(" </objectgroup>")
+    lines.append("</map>")
+    files[tmx_name] = ("\n".join(lines) + "\n").encode("utf-8")
+    for _, tsx, tsx_data, png, png_data in sets:
+        files[tsx] = tsx_data
+        files[png] = png_data
+    return files
