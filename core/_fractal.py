@@ -26,6 +26,11 @@ MAX_OCTAVES = 16
 # points they stay in cache far better than at 128k (measured 1.1-1.2x faster single-threaded for
 # fbm_at and the simplex grid, no slower with 2 threads; issue 9). Bytes never depend on it.
 POINT_CHUNK = 1 << 15
+# Points per chunk when several threads share the work: numpy releases the GIL only inside each
+# call, a call on 32k points lasts a few microseconds, and each hand-over of the GIL between
+# threads (a futex wake; slow in a VM) costs about as much, so 2 threads on 32k chunks ran no
+# faster than 1. Longer calls make the hand-overs rare (issue 9). Bytes never depend on it.
+THREAD_POINT_CHUNK = 1 << 17
 # Rows of a warped grid per chunk (cells): its warp fields use the separable Perlin grid, which
 # prefers longer chunks (measured 1.1x faster at 128k than at 32k).
 WARP_GRID_CHUNK = 1 << 17
@@ -180,7 +185,7 @@ class WarpPlan:
         def work(s, e, ws):
             self.points(x[s:e], y[s:e], out[s:e], ws)
 
-        run_parallel(len(out), POINT_CHUNK, work, threads)
+        run_parallel(len(out), point_chunk(len(out), threads), work, threads)
         return out
 
     # -- regular grid -----------------------------------------------------------
@@ -201,7 +206,7 @@ class WarpPlan:
 
     def _simplex_grid(self, xs, ys, out, threads):
         rows, cols = out.shape
-        step = max(1, POINT_CHUNK // cols)
+        step = max(1, point_chunk(rows * cols, threads) // cols)
 
         def work(r0, r1, ws):
             self.points(xs, ys[r0:r1], out[r0:r1].reshape(-1), ws, grid=True)
@@ -287,6 +292,18 @@ class WarpPlan:
 
         run_parallel(rows, step, work, threads, size=step * cols)
         return out
+
+
+def point_chunk(total, threads=True):
+    """Points per chunk for ``total`` points: ``POINT_CHUNK`` on one thread, longer on several.
+
+    Several threads get ``THREAD_POINT_CHUNK`` (fewer GIL hand-overs), but no more than
+    an equal share of ``total`` each, so that a small input still keeps every thread busy.
+    """
+    n_threads = _THREADS if threads else 1
+    if n_threads <= 1:
+        return POINT_CHUNK
+    return max(POINT_CHUNK, min(THREAD_POINT_CHUNK, -(-total // n_threads)))
 
 
 def run_parallel(total, step, work, threads=True, size=None):

@@ -33,7 +33,6 @@ from ._checks import (
 )
 from ._fractal import (
     MAX_OCTAVES,
-    POINT_CHUNK,
     REACH,
     RIDGE_GAIN,
     WARP_GRID_CHUNK,
@@ -42,6 +41,7 @@ from ._fractal import (
     WarpPlan,
     grid_coords,
     make_fields,
+    point_chunk,
     run_parallel,
     warp_into,
     warp_plans,
@@ -284,7 +284,7 @@ def fbm_at(
         np.copyto(yw, y[s:e])
         warp_into(plan, xw, yw, wx, wy, warp * scale, out[s:e], ws)
 
-    run_parallel(x.size, POINT_CHUNK, work)
+    run_parallel(x.size, point_chunk(x.size), work)
     return out.reshape(shape)
 
 

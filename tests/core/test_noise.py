@@ -362,9 +362,9 @@ def test_bytes_do_not_depend_on_chunks_or_threads(basis, monkeypatch):
     x, y = rng.uniform(-300.0, 300.0, (2, 50_000))
     kw = dict(scale=20.0, octaves=5, seed=4, basis=basis, kind="ridged", warp=0.5)
     got = []
-    for chunk, threads in ((1 << 15, 1), (1 << 15, 2), (7_000, 2), (1 << 17, 1)):
+    for chunk, threaded, threads in ((1 << 15, 1 << 17, 1), (1 << 15, 1 << 15, 2), (7_000, 9_000, 2), (1 << 17, 1, 3)):
         monkeypatch.setattr(_fractal, "POINT_CHUNK", chunk)
-        monkeypatch.setattr(noise, "POINT_CHUNK", chunk)
+        monkeypatch.setattr(_fractal, "THREAD_POINT_CHUNK", threaded)
         monkeypatch.setattr(_fractal, "_THREADS", threads)
         got.append(noise.fbm_at(x, y, **kw).tobytes() + noise.fbm((70, 90), **kw).tobytes())
     assert all(g == got[0] for g in got)
@@ -505,3 +505,16 @@ def test_point_kernel_cell_index_near_and_far():
     base = _perlin.perlin2(x, y)
     for shift in (2.0**48, 2.0**51, -(2.0**51)):  # multiples of the period; exact (half-integers)
         assert _perlin.perlin2(x + shift, y - shift).tobytes() == base.tobytes()
+
+
+def test_point_chunk_longer_on_several_threads(monkeypatch):
+    """One thread: cache-sized chunks; several: longer ones (fewer GIL hand-overs), an equal share at most."""
+    from worldseed.core import _fractal
+
+    monkeypatch.setattr(_fractal, "_THREADS", 1)
+    assert _fractal.point_chunk(1 << 22) == _fractal.POINT_CHUNK
+    monkeypatch.setattr(_fractal, "_THREADS", 2)
+    assert _fractal.point_chunk(1 << 22) == _fractal.THREAD_POINT_CHUNK > _fractal.POINT_CHUNK
+    assert _fractal.point_chunk(1 << 22, threads=False) == _fractal.POINT_CHUNK
+    assert _fractal.point_chunk(100_001) == 50_001  # both threads busy
+    assert _fractal.point_chunk(1_000) == _fractal.POINT_CHUNK
