@@ -247,10 +247,11 @@ def _corridor(grid, a, b, k, u):
         y = lo + int(u() * (hi - lo + 1))
         _carve(grid, min(ax + aw - 1, bx + bw - 1), max(ax, bx), y, y + k - 1)
         return
-    px = ax + int(u() * (max(aw - k, 0) + 1))
-    py = ay + int(u() * (max(ah - k, 0) + 1))
-    qx = bx + int(u() * (max(bw - k, 0) + 1))
-    qy = by + int(u() * (max(bh - k, 0) + 1))
+    h, w = grid.shape  # a room narrower than k: the k x k squares shift to stay inside the border
+    px = min(ax + int(u() * (max(aw - k, 0) + 1)), w - 1 - k)
+    py = min(ay + int(u() * (max(ah - k, 0) + 1)), h - 1 - k)
+    qx = min(bx + int(u() * (max(bw - k, 0) + 1)), w - 1 - k)
+    qy = min(by + int(u() * (max(bh - k, 0) + 1)), h - 1 - k)
     if u() < 0.5:  # horizontal leg from a, then vertical into b
         _carve(grid, min(px, qx), max(px, qx) + k - 1, py, py + k - 1)
         _carve(grid, qx, qx + k - 1, min(py, qy), max(py, qy) + k - 1)
