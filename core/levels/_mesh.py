@@ -156,87 +156,79 @@ def _check_size(level):
         raise ParameterError(f"level must have at least one cell, got a {w} x {h} grid")
 
 
-class _Builder:
-    """Collects surfaces: vertices, uvs, normals per surface and quads with their slot."""
+# Corner (i, j) of cell (r, c) in each quad position, as slices of a (H+1, W+1) corner array.
+_SW, _SE, _NE, _NW = np.s_[1:, :-1], np.s_[1:, 1:], np.s_[:-1, 1:], np.s_[:-1, :-1]
 
-    def __init__(self, shape, cell_size, origin):
-        self.h, self.w = shape
-        self.cs = cell_size
-        self.origin = origin
-        self.parts = []  # (vertices, uvs, normal, quads (local), slot)
-        self.count = 0
 
-    def corner_xy(self, i, j):
-        """Local metres (from the south-west corner) of grid corners (i, j)."""
-        return j * self.cs, (self.h - i) * self.cs
+class _Surface:
+    """One surface: its faces (a mask over cells or edges), the corners each face uses, and its place."""
 
-    def add(self, xyz_local, uv, normal, quads, slot):
-        self.parts.append((xyz_local, uv, normal, quads + self.count, slot))
-        self.count += len(xyz_local)
+    def __init__(self, faces, corners, normal, slot, z, u, v):
+        self.faces = faces  # bool mask; faces in row-major order
+        self.corners = corners  # quad corners as slices of the corner grid (counter-clockwise from the front)
+        self.normal, self.slot = normal, slot
+        self.z = z  # heights above the floor: one (flat) or two (sides: bottom, top)
+        self.u, self.v = u, v  # (H+1, W+1)-broadcastable float64 UVs of a corner (v None: v = the height)
+        self.n_faces = int(np.count_nonzero(faces))
 
-    def flat(self, cells, z, *, up, slot):
-        """One vertex per used grid corner; one quad per True cell, facing +Z (``up``) or -Z."""
-        h, w = self.h, self.w
-        used = np.zeros((h + 1, w + 1), dtype=bool)
-        used[:-1, :-1] |= cells
-        used[:-1, 1:] |= cells
-        used[1:, :-1] |= cells
-        used[1:, 1:] |= cells
-        index = np.cumsum(used, dtype=np.int64).reshape(used.shape) - 1
-        i, j = np.nonzero(used)
-        x, y = self.corner_xy(i, j)
-        xyz = np.empty((len(i), 3), dtype=np.float64)
-        xyz[:, 0] = x
-        xyz[:, 1] = y
-        xyz[:, 2] = z
-        r, c = np.nonzero(cells)
-        # counter-clockwise seen from +Z: south-west, south-east, north-east, north-west
-        quads = np.stack([index[r + 1, c], index[r + 1, c + 1], index[r, c + 1], index[r, c]], axis=1)
-        if not up:
-            quads = quads[:, ::-1]
-        self.add(xyz, xyz[:, :2].copy(), (0.0, 0.0, 1.0 if up else -1.0), quads, slot)
 
-    def sides(self, ia, ja, ib, jb, normal, u_of, wall_height):
-        """Vertical quads from corner A to corner B (seen from the front: A left, B right)."""
-        if len(ia) == 0:
-            return
-        used = np.zeros((self.h + 1, self.w + 1), dtype=bool)
-        used[ia, ja] = True
-        used[ib, jb] = True
-        index = np.cumsum(used, dtype=np.int64).reshape(used.shape) - 1
-        i, j = np.nonzero(used)
-        n = len(i)
-        x, y = self.corner_xy(i, j)
-        xyz = np.empty((2 * n, 3), dtype=np.float64)
-        xyz[:n, 0] = xyz[n:, 0] = x
-        xyz[:n, 1] = xyz[n:, 1] = y
-        xyz[:n, 2] = 0.0
-        xyz[n:, 2] = wall_height
-        uv = np.empty((2 * n, 2), dtype=np.float64)
-        uv[:n, 0] = uv[n:, 0] = u_of(x, y)
-        uv[:, 1] = xyz[:, 2]
-        a, b = index[ia, ja], index[ib, jb]
-        quads = np.stack([a, b, b + n, a + n], axis=1)
-        self.add(xyz, uv, normal, quads, WALL_SLOT)
+def _corner_index(used):
+    """int32 vertex number of every used grid corner (row-major), garbage elsewhere."""
+    index = np.cumsum(used.ravel(), dtype=np.int32)
+    index -= 1
+    return index.reshape(used.shape)
 
-    def finish(self):
-        n = self.count
-        vertices = np.empty((n, 3), dtype=np.float32)
-        uvs = np.empty((n, 2), dtype=np.float32)
-        normals = np.empty((n, 3), dtype=np.float32)
-        start = 0
-        for xyz, uv, normal, _, _ in self.parts:
-            end = start + len(xyz)
-            # local metres + origin in float64, then one rounding to float32
-            np.add(xyz, self.origin, out=xyz)
-            vertices[start:end] = xyz
-            uvs[start:end] = uv
-            normals[start:end] = normal
-            start = end
-        # the floor surface is always a part (maybe of no quads), so the lists are never empty
-        quads = np.concatenate([p[3].reshape(-1, 4) for p in self.parts]).astype(np.int32)
-        slots = np.concatenate([np.full(len(p[3]), p[4], np.uint8) for p in self.parts])
-        return LevelQuads(vertices=vertices, quads=quads, uvs=uvs, normals=normals, materials=slots)
+
+def _build(surfaces, shape, cell_size, origin):
+    """Two passes: count every surface's vertices and faces, then fill the final arrays in place."""
+    h, w = shape
+    cs = cell_size
+    j = np.arange(w + 1, dtype=np.float64)
+    i = np.arange(h + 1, dtype=np.float64)
+    xs = (origin[0] + j * cs).astype(np.float32)[None, :]  # Blender X of corner column j
+    ys = (origin[1] + (h - i) * cs).astype(np.float32)[:, None]  # Blender Y of corner row i
+    full = (h + 1, w + 1)
+    plans = []
+    n_vertices = n_faces = 0
+    for srf in surfaces:
+        used = np.zeros(full, dtype=bool)
+        for sl in srf.corners:
+            used[sl] |= srf.faces
+        n = int(np.count_nonzero(used))
+        plans.append((srf, used, n, n_vertices, n_faces))
+        n_vertices += n * len(srf.z)
+        n_faces += srf.n_faces
+    vertices = np.empty((n_vertices, 3), dtype=np.float32)
+    uvs = np.empty((n_vertices, 2), dtype=np.float32)
+    normals = np.empty((n_vertices, 3), dtype=np.float32)
+    quads = np.empty((n_faces, 4), dtype=np.int32)
+    slots = np.empty(n_faces, dtype=np.uint8)
+    for srf, used, n, v0, f0 in plans:
+        x = np.broadcast_to(xs, full)[used]
+        y = np.broadcast_to(ys, full)[used]
+        u = np.broadcast_to(srf.u, full)[used].astype(np.float32)
+        v = None if srf.v is None else np.broadcast_to(srf.v, full)[used].astype(np.float32)
+        for k, z in enumerate(srf.z):
+            rows = slice(v0 + k * n, v0 + (k + 1) * n)
+            vertices[rows, 0] = x
+            vertices[rows, 1] = y
+            vertices[rows, 2] = np.float32(origin[2] + z)
+            uvs[rows, 0] = u
+            uvs[rows, 1] = np.float32(z) if v is None else v
+            normals[rows] = srf.normal
+        index = _corner_index(used)
+        index += np.int32(v0)
+        out = quads[f0 : f0 + srf.n_faces]
+        if len(srf.corners) == 4:
+            for k, sl in enumerate(srf.corners):
+                out[:, k] = index[sl][srf.faces]
+        else:  # a vertical quad: A bottom, B bottom, B top, A top
+            out[:, 0] = index[srf.corners[0]][srf.faces]
+            out[:, 1] = index[srf.corners[1]][srf.faces]
+            out[:, 2] = out[:, 1] + np.int32(n)
+            out[:, 3] = out[:, 0] + np.int32(n)
+        slots[f0 : f0 + srf.n_faces] = srf.slot
+    return LevelQuads(vertices=vertices, quads=quads, uvs=uvs, normals=normals, materials=slots)
 
 
 def level_quads(level, *, cell_size=2.0, wall_height=3.0, ceiling=False, origin=(0.0, 0.0, 0.0)):
@@ -278,28 +270,38 @@ def level_quads(level, *, cell_size=2.0, wall_height=3.0, ceiling=False, origin=
 
     walk = level.walkable
     h, w = walk.shape
-    b = _Builder((h, w), cs, origin)
-    b.flat(walk, 0.0, up=True, slot=FLOOR_SLOT)
-    b.flat(~walk, wh, up=True, slot=WALL_SLOT)
+    j = np.arange(w + 1, dtype=np.float64)[None, :] * cs  # local metres of corner column j
+    i = (h - np.arange(h + 1, dtype=np.float64))[:, None] * cs  # local metres of corner row i
+    width, height = w * cs, h * cs
+    up, down = (0.0, 0.0, 1.0), (0.0, 0.0, -1.0)
+    surfaces = [
+        _Surface(walk, (_SW, _SE, _NE, _NW), up, FLOOR_SLOT, (0.0,), j, i),
+        _Surface(~walk, (_SW, _SE, _NE, _NW), up, WALL_SLOT, (wh,), j, i),
+    ]
     if ceiling:
-        b.flat(walk, wh, up=False, slot=CEILING_SLOT)
-
+        surfaces.append(_Surface(walk, (_NW, _NE, _SE, _SW), down, CEILING_SLOT, (wh,), j, i))
     pad = np.zeros((h + 2, w + 2), dtype=bool)  # outside the map counts as wall
     pad[1:-1, 1:-1] = walk
-    # Horizontal edges: line i (0..H) between cell rows i-1 (north) and i (south), cell column c.
-    north, south = pad[:-1, 1:-1], pad[1:, 1:-1]  # (H+1, W)
-    width, height = w * cs, h * cs
-    i, c = np.nonzero(south & ~north)  # walkable south of a wall: face looks south (-Y), runs west to east
-    b.sides(i, c, i, c + 1, (0.0, -1.0, 0.0), lambda x, y: x, wh)
-    i, c = np.nonzero(north & ~south)  # walkable north: face looks north (+Y), runs east to west
-    b.sides(i, c + 1, i, c, (0.0, 1.0, 0.0), lambda x, y: width - x, wh)
-    # Vertical edges: line j (0..W) between cell columns j-1 (west) and j (east), cell row r.
-    west, east = pad[1:-1, :-1], pad[1:-1, 1:]  # (H, W+1)
-    r, j = np.nonzero(east & ~west)  # walkable east: face looks east (+X), runs south to north
-    b.sides(r + 1, j, r, j, (1.0, 0.0, 0.0), lambda x, y: y, wh)
-    r, j = np.nonzero(west & ~east)  # walkable west: face looks west (-X), runs north to south
-    b.sides(r, j, r + 1, j, (-1.0, 0.0, 0.0), lambda x, y: height - y, wh)
-    return b.finish()
+    # Horizontal edges (H+1, W): line i between cell rows i-1 (north) and i (south), cell column c;
+    # the edge's corners are (i, c) = [:, :-1] (west end) and (i, c+1) = [:, 1:] (east end).
+    north, south = pad[:-1, 1:-1], pad[1:, 1:-1]
+    west_end, east_end = np.s_[:, :-1], np.s_[:, 1:]
+    # Vertical edges (H, W+1): line j between cell columns j-1 (west) and j (east), cell row r;
+    # the edge's corners are (r, j) = [:-1, :] (north end) and (r+1, j) = [1:, :] (south end).
+    west, east = pad[1:-1, :-1], pad[1:-1, 1:]
+    north_end, south_end = np.s_[:-1, :], np.s_[1:, :]
+    sides = (0.0, wh)
+    surfaces += [
+        # walkable south of a wall: the face looks south (-Y), left to right = west to east
+        _Surface(south & ~north, (west_end, east_end), (0.0, -1.0, 0.0), WALL_SLOT, sides, j, None),
+        # walkable north: looks north (+Y), east to west
+        _Surface(north & ~south, (east_end, west_end), (0.0, 1.0, 0.0), WALL_SLOT, sides, width - j, None),
+        # walkable east: looks east (+X), south to north
+        _Surface(east & ~west, (south_end, north_end), (1.0, 0.0, 0.0), WALL_SLOT, sides, i, None),
+        # walkable west: looks west (-X), north to south
+        _Surface(west & ~east, (north_end, south_end), (-1.0, 0.0, 0.0), WALL_SLOT, sides, height - i, None),
+    ]
+    return _build(surfaces, (h, w), cs, origin)
 
 
 def level_mesh(level, *, cell_size=2.0, wall_height=3.0, ceiling=False, origin=(0.0, 0.0, 0.0)):
