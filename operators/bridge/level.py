@@ -169,7 +169,8 @@ def _level_mesh(level, spec, name):
 
 
 def marker_names(markers):
-    """Object names of the markers: ``Spawn``, ``Exit`` (when one of their kind), else ``Kind_001``.. per kind.
+    """Object names of the markers: ``Spawn``, ``Exit`` (when one of their kind), else ``Kind_001``.. per
+    kind (more digits when a kind has 1,000 or more).
 
     >>> from collections import namedtuple
     >>> M = namedtuple("M", "kind x y")
@@ -181,8 +182,10 @@ def marker_names(markers):
         counts[m.kind] = counts.get(m.kind, 0) + 1
     for m in markers:
         seen[m.kind] = seen.get(m.kind, 0) + 1
-        plain = counts[m.kind] == 1 and m.kind in ("spawn", "exit")
-        out.append(m.kind.title() if plain else f"{m.kind.title()}_{seen[m.kind]:03d}")
+        if counts[m.kind] == 1 and m.kind in ("spawn", "exit"):
+            out.append(m.kind.title())
+        else:
+            out.append(f"{m.kind.title()}_{seen[m.kind]:0{max(3, len(str(counts[m.kind])))}d}")
     return out
 
 
@@ -196,12 +199,17 @@ def marker_positions(level, cell_size):
 
 
 def _markers(level, spec, root, made):
-    for name, marker, pos in zip(marker_names(level.markers), level.markers, marker_positions(level, spec.cell_size)):
-        empty = bpy.data.objects.new(name, None)
+    names = marker_names(level.markers)
+    positions = marker_positions(level, spec.cell_size)
+    size = 0.4 * spec.cell_size
+    # made in name order: Blender appends each new object at the end of its sorted list in constant time
+    for i in sorted(range(len(names)), key=names.__getitem__):
+        marker = level.markers[i]
+        empty = bpy.data.objects.new(names[i], None)
         made.append(empty)
         empty.empty_display_type = "SINGLE_ARROW" if marker.kind in ("spawn", "exit") else "PLAIN_AXES"
-        empty.empty_display_size = 0.4 * spec.cell_size
-        empty.location = tuple(pos)
+        empty.empty_display_size = size
+        empty.location = positions[i]
         empty.parent = root
         empty[KIND_KEY] = LEVEL_MARKER_KIND
         empty[MARKER_KEY] = marker.kind

@@ -358,12 +358,21 @@ def level_stems(levels):
 
 
 def level_file_names(stem, tileset="blob"):
-    """The files a level with file stem ``stem`` writes (the Tiled map, its tileset and image, JSON, PNG).
+    """The files a level with file stem ``stem`` writes: the Tiled map with its two tilesets (classes
+    and the auto-tiles of ``tileset``, each a .tsx and its image), the JSON record and the PNG map.
 
-    >>> level_file_names("Crypt")
-    ['Crypt.tmx', 'Crypt.tsx', 'Crypt_tiles.png', 'Crypt_level.json', 'Crypt_level.png']
+    >>> level_file_names("Crypt")  # doctest: +NORMALIZE_WHITESPACE
+    ['Crypt.tmx', 'Crypt_classes.tsx', 'Crypt_classes.png', 'Crypt_blob.tsx', 'Crypt_blob.png',
+     'Crypt_level.json', 'Crypt_level.png']
     """
-    return [f"{stem}.tmx", f"{stem}.tsx", f"{stem}_tiles.png", f"{stem}_level.json", f"{stem}_level.png"]
+    tiled = [
+        f"{stem}.tmx",
+        f"{stem}_classes.tsx",
+        f"{stem}_classes.png",
+        f"{stem}_{tileset}.tsx",
+        f"{stem}_{tileset}.png",
+    ]
+    return [*tiled, f"{stem}_level.json", f"{stem}_level.png"]
 
 
 def export_paths(
@@ -380,8 +389,9 @@ def export_paths(
 ):
     """Every file :func:`write_exports` may write for ``spec`` (an :class:`core.recipe.ExportSpec`)
     into ``folder`` with base name ``name`` (FBX/GLB per object are named after the objects); ``levels``
-    are the file stems of the levels (their names)."""
-    paths = [p for stem in levels for p in level_file_names(stem)]
+    are the file stems of the levels (their names), or ``(stem, tileset)`` pairs."""
+    levels = [(lv, "blob") if isinstance(lv, str) else lv for lv in levels]
+    paths = [p for stem, tileset in levels for p in level_file_names(stem, tileset)]
     if not spec.per_object:
         paths += [f"{name}.{fmt}" for fmt in ("fbx", "glb") if getattr(spec, fmt)]
     if spec.preview and terrains:

@@ -1,0 +1,151 @@
+"""Levels headless (issue 10): ``[[level]]`` tables in a recipe, every level file written, the same bytes
+from two processes, and the FBX read back by a third-party reader (ufbx) where Unity will see it.
+
+Each run is ``worldseed_run.py`` in its own process, as a user would run it.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+RUN = os.path.join(ROOT, "worldseed_run.py")
+
+RECIPE = """
+[world]
+name = "Dungeons"
+seed = 3
+[terrain]
+enabled = false
+
+[[level]]
+name = "Crypt"
+generator = "cave"
+width = 40
+height = 30
+cell_size = 2.0
+wall_height = 3.0
+origin = [10.0, 20.0, 0.5]
+seed = 5
+enemy_density = 0.01
+
+[[level]]
+name = "Warren"
+generator = "walk"
+width = 24
+height = 24
+cell_size = 1.5
+tileset = "wang16"
+origin = [-50.0, 0.0, 0.0]
+seed = 9
+
+[export]
+fbx = true
+preview = false
+"""
+
+EXPECTED = {
+    "world.fbx",
+    "world.blend",
+    *(f"Crypt{s}" for s in (".tmx", "_classes.tsx", "_classes.png", "_blob.tsx", "_blob.png", "_level.json")),
+    "Crypt_level.png",
+    *(f"Warren{s}" for s in (".tmx", "_classes.tsx", "_classes.png", "_wang16.tsx", "_wang16.png", "_level.json")),
+    "Warren_level.png",
+}
+
+# ufbx's Python objects can crash the garbage collector with bpy in the process (see
+# test_scatter_ground.py): read the FBX in a Python of its own that prints plain values
+_READ_FBX = """
+import json, os, sys, ufbx
+scene = ufbx.load_file(sys.argv[1], target_unit_meters=1.0)
+out = {}
+for node in list(scene.nodes):
+    if node.is_root:
+        continue
+    lt = node.local_transform
+    t, r, s = lt.translation, lt.rotation, lt.scale
+    out[node.name] = {
+        "parent": node.parent.name if node.parent is not None and not node.parent.is_root else None,
+        "translation": [t.x, t.y, t.z],
+        "rotation": [r.x, r.y, r.z, r.w],
+        "scale": [s.x, s.y, s.z],
+        "world": list(node.node_to_world.c3),
+        "faces": len(list(node.mesh.faces)) if node.mesh is not None else 0,
+    }
+out["<materials>"] = sorted(m.name for m in list(scene.materials))
+print(json.dumps(out), flush=True)
+os._exit(0)
+"""
+
+#: Unity's importer mirrors X of the FBX's right-handed Y-up frame.
+UNITY = np.array([-1.0, 1.0, 1.0])
+
+
+def _run(recipe, out):
+    return subprocess.run([sys.executable, RUN, "--recipe", recipe, "--out", out], capture_output=True, text=True)
+
+
+def _read_fbx(path):
+    done = subprocess.run([sys.executable, "-c", _READ_FBX, path], capture_output=True, text=True, check=True)
+    return json.loads(done.stdout)
+
+
+@pytest.fixture(scope="module")
+def two_runs(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("levels")
+    recipe = tmp / "levels.toml"
+    recipe.write_text(RECIPE)
+    outs = []
+    for k in range(2):
+        out = tmp / f"out{k}"
+        done = _run(str(recipe), str(out))
+        assert done.returncode == 0, done.stderr
+        outs.append(out)
+    return outs
+
+
+def test_every_level_file_is_written_with_the_same_bytes_twice(two_runs):
+    a, b = two_runs
+    assert {p.name for p in a.iterdir()} == EXPECTED
+    for name in sorted(EXPECTED - {"world.blend"}):  # FBX, TMX, TSX, tile images, JSON, PNG
+        assert (a / name).read_bytes() == (b / name).read_bytes(), name
+    assert (a / "Crypt.tmx").read_bytes().startswith(b"<?xml")
+    assert (a / "Crypt_level.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_fbx_has_each_level_where_unity_and_the_json_put_it(two_runs):
+    out = two_runs[0]
+    nodes = _read_fbx(str(out / "world.fbx"))
+    crypt = nodes["Crypt"]
+    assert crypt["parent"] is None
+    # Blender origin (10, 20, 0.5) -> Unity (-10, 0.5, -20): file (x, z, -y), Unity mirrors x
+    assert np.allclose(np.array(crypt["translation"]) * UNITY, (-10.0, 0.5, -20.0), atol=1e-5)
+    assert np.allclose(crypt["rotation"], (0, 0, 0, 1), atol=1e-6) and np.allclose(crypt["scale"], 1, atol=1e-6)
+    assert crypt["faces"] > 0
+    assert {"Worldseed Level Floor", "Worldseed Level Wall"} <= set(nodes.pop("<materials>"))
+    warren = nodes["Warren"]
+    assert np.allclose(np.array(warren["translation"]) * UNITY, (50.0, 0.0, -0.0), atol=1e-5)
+    # the markers: children of their level, at the Unity positions the level JSON gives
+    record = json.loads((out / "Crypt_level.json").read_text())
+    spawn = next(m for m in record["markers"] if m["kind"] == "spawn")
+    assert nodes["Spawn"]["parent"] == "Crypt"
+    assert np.allclose(np.array(nodes["Spawn"]["world"]) * UNITY, spawn["unity"], atol=1e-4)
+    assert np.allclose(nodes["Spawn"]["rotation"], (0, 0, 0, 1), atol=1e-6)
+    children = [n for n, v in nodes.items() if v["parent"] == "Crypt"]
+    assert len(children) == len(record["markers"])
+    enemies = [m for m in record["markers"] if m["kind"] == "enemy"]
+    if enemies:
+        assert np.allclose(np.array(nodes["Enemy_001"]["world"]) * UNITY, enemies[0]["unity"], atol=1e-4)
+
+
+def test_a_recipe_with_two_levels_of_one_name_is_refused_in_one_line(tmp_path):
+    recipe = tmp_path / "dup.toml"
+    recipe.write_text('[terrain]\nenabled = false\n[[level]]\nname = "A"\n[[level]]\nname = "a"\n')
+    done = _run(str(recipe), str(tmp_path / "out"))
+    assert done.returncode == 2
+    assert "level[1].name 'a' is taken by level[0]" in done.stderr and done.stderr.count("\n") == 1
+    assert not (tmp_path / "out").exists()
