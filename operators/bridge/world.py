@@ -59,6 +59,7 @@ __all__ = [
     "writing",
     "level_stems",
     "level_file_names",
+    "level_kits_as_objects",
     "LOCK_FILE",
     "LOCK_WAIT",
     "PREVIEW_SIDE",
@@ -456,8 +457,11 @@ def write_unity_heightmap(heights, spec, folder, name, *, blender_centre=(0.0, 0
 
 
 @contextlib.contextmanager
-def _kits_as_objects(levels):
-    """Level kits as real objects for the exporters (in a collection of their own, removed after)."""
+def level_kits_as_objects(objects):
+    """For the duration, the kits of the levels among ``objects`` as real objects (children of their
+    level, in a collection of their own), so the FBX and glTF writers write every module; removed
+    after, leaving the scene as it was."""
+    levels = [o for o in objects if is_level(o)]
     if not any(bridge_level.level_kit_of(root) is not None for root in levels):
         yield
         return
@@ -526,7 +530,7 @@ def write_exports(
     formats = tuple(f for f in ("fbx", "glb") if getattr(spec, f))
     levels = [o for o in objects if is_level(o)]
     if formats:
-        with _kits_as_objects(levels):
+        with level_kits_as_objects(levels):
             written += export.export_unity(
                 objects, os.path.join(folder, f"{name}.fbx"), formats=formats, per_object=spec.per_object
             )

@@ -3,6 +3,8 @@
 Real Blender (the bpy module); small levels, except where size is the point.
 """
 
+import os
+
 import bpy
 import numpy as np
 import pytest
@@ -316,3 +318,46 @@ def test_ten_thousand_kit_modules_are_instanced(empty_scene):
     assert len(kit_obj.data.vertices) == 10_000
     assert len(_evaluated_instances(kit_obj)) == 10_000
     assert len(bpy.data.meshes) == 7 + 1  # the modules' meshes, shared, and the kit's points
+
+
+# ufbx's Python objects can crash the garbage collector with bpy in the process (see
+# test_scatter_ground.py): read the FBX in a Python of its own that prints plain values
+_READ_FBX = """
+import json, os, sys, ufbx
+scene = ufbx.load_file(sys.argv[1], target_unit_meters=1.0)
+out = {}
+for node in list(scene.nodes):
+    if not node.is_root:
+        parent = node.parent.name if node.parent is not None and not node.parent.is_root else None
+        out[node.name] = [parent, list(node.node_to_world.c3)]
+print(json.dumps(out), flush=True)
+os._exit(0)
+"""
+
+
+def test_kit_level_exports_one_fbx_object_per_module_and_leaves_the_scene(empty_scene, tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    from worldseed.core.levels._kit import kit_placements
+    from worldseed.operators.bridge import world
+
+    kit = _kit()
+    bpy.ops.worldseed.level_add(**SMALL, geometry="KIT", kit=kit.name, origin=(4.0, 6.0, 0.0))
+    root = bpy.context.active_object
+    before = _scene_state()
+    written = world.write_exports([root], str(tmp_path), "kit", core_recipe.ExportSpec(fbx=True, preview=False))
+    assert sorted(os.path.basename(p) for p in written)[:2] == ["Level.tmx", "Level_blob.png"]
+    assert _scene_state() == before and query.level_kit_of(root) is not None
+    done = subprocess.run(
+        [sys.executable, "-c", _READ_FBX, str(tmp_path / "kit.fbx")], capture_output=True, text=True, check=True
+    )
+    nodes = json.loads(done.stdout)
+    placed = kit_placements(core_levels.generate(core_levels.LevelSpec(**SMALL)), cell_size=2.0, origin=(4, 6, 0))
+    modules = {n: v for n, v in nodes.items() if v[0] == "Level" and n.startswith("Level_")}
+    assert len(modules) == len(placed) and "Level_Kit" not in nodes
+    # module k stands on its cell: Blender (x, y, z) is the file's (x, z, -y)
+    k = int(np.flatnonzero(placed.role == placed.roles.index("wall"))[0])
+    x, y, z = placed.positions[k]
+    assert np.allclose(modules[f"Level_wall_{k:05d}"][1], (x, z, -y), atol=1e-4)
