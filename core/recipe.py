@@ -157,6 +157,8 @@ class Section:
     the section against the others once the whole recipe is read.  ``label``
     names the section in the sidebar; ``build`` says whether a world build
     makes something of it (``[world]`` and ``[export]`` only configure).
+    ``package`` names the family's core package when it is not the key
+    (``[[level]]`` tables, ``core/levels/``); the other files are named by the key.
     """
 
     key: str
@@ -169,6 +171,7 @@ class Section:
     check: object = None
     label: str = ""
     build: bool = True
+    package: str = ""
 
     @property
     def header(self):
@@ -216,6 +219,7 @@ SECTIONS = (
         max_entries=MAX_LEVELS,
         check=_check_levels,
         label="Levels",
+        package="levels",
     ),
     Section("export", ExportSpec, EXPORT_LIMITS, _export_from_dict, to_table, label="Export", build=False),
 )

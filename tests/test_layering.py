@@ -212,17 +212,19 @@ def test_every_family_has_its_files_in_the_known_places():
     """A family with a sidebar is a core package (spec + engine), one bridge file, one operators file, one
     property-group file and one panel file, and one entry in core.recipe.SECTIONS."""
     sections = ast.parse((ROOT / "core" / "recipe.py").read_text())
-    keys = [
-        n.args[0].value
-        for n in ast.walk(sections)
-        if isinstance(n, ast.Call) and getattr(n.func, "id", "") == "Section" and n.args
+    calls = [
+        n for n in ast.walk(sections) if isinstance(n, ast.Call) and getattr(n.func, "id", "") == "Section" and n.args
     ]
-    families = [k for k in keys if k not in ("world", "export")]
+    # the core package is named by the section's key, or by its package= keyword ([[level]]: core/levels/)
+    packages = {
+        n.args[0].value: next((k.value.value for k in n.keywords if k.arg == "package"), n.args[0].value) for n in calls
+    }
+    families = [k for k in packages if k not in ("world", "export")]
     assert families, "core.recipe.SECTIONS lists no family"
     for key in families:
         for place in (
-            f"core/{key}/__init__.py",
-            f"core/{key}/spec.py",
+            f"core/{packages[key]}/__init__.py",
+            f"core/{packages[key]}/spec.py",
             f"operators/bridge/{key}.py",
             f"operators/{key}.py",
             f"addon/properties/{key}.py",

@@ -1,20 +1,37 @@
-"""Levels on a grid: BSP dungeons, cellular caves, mazes, random walks, rooms + caves.
+"""Levels on a grid: BSP dungeons, cellular caves, mazes, random walks, rooms + caves, and their outputs.
 
 Every generator takes the size in cells first and keyword-only settings with ``seed``, and
 returns a :class:`Level` (the one data contract: a uint8 grid of cell classes, rooms, doors,
 markers).  The ``[[level]]`` recipe table is :class:`LevelSpec` (:mod:`.spec`);
-:func:`generate` makes the level a spec describes.
+:func:`generate` makes the level a spec describes.  Outputs: the 3-D mesh
+(:func:`level_mesh`, :func:`level_quads`), modular-kit placements (:func:`kit_placements`),
+auto-tile masks, the Tiled map (:func:`tiled_files`), the JSON record (:func:`level_record`)
+and the preview picture (:func:`level_image`).
 """
 
+from ._autotile import (
+    BLOB_INDEX,
+    BLOB_MASKS,
+    blob_canonical,
+    blob_masks,
+    blob_tiles,
+    wang16_masks,
+)
 from ._bsp import bsp_dungeon
-from ._cave import cave
-from ._generate import GENERATOR_FUNCTIONS, check_spec, generate
+from ._cave import automaton, cave
+from ._content import place_markers
+from ._generate import GENERATOR_FUNCTIONS, check_spec, from_dict, generate
+from ._kit import KIT_ROLES, KitPlacements, kit_placements, kit_role_table
 from ._level import CLASSES, CORRIDOR, DOOR, FLOOR, MARKER_KINDS, MAX_CELLS, WALL, Level, Marker
 from ._maze import maze
-from ._regions import label_regions, walk_distances
+from ._mesh import MATERIALS, MAX_MESH_CELLS, LevelQuads, level_mesh, level_quads
+from ._picture import level_image
+from ._record import cell_centres, level_json_bytes, level_record
+from ._regions import connect_regions, label_regions, nearest_sources, walk_distances
 from ._rooms_caves import rooms_caves
+from ._tiled import TILESETS, tiled_files
 from ._walk import random_walk
-from .spec import COMMON_KEYS, GENERATOR_KEYS, GENERATORS, LIMITS, LevelSpec, from_dict, generator_settings, to_dict
+from .spec import COMMON_KEYS, GENERATOR_KEYS, GENERATORS, LIMITS, LevelSpec, generator_settings, to_dict
 
 __all__ = [
     "bsp_dungeon",
@@ -34,8 +51,33 @@ __all__ = [
     "DOOR",
     "MARKER_KINDS",
     "MAX_CELLS",
+    "automaton",
+    "place_markers",
     "label_regions",
     "walk_distances",
+    "connect_regions",
+    "nearest_sources",
+    "level_mesh",
+    "level_quads",
+    "LevelQuads",
+    "MATERIALS",
+    "MAX_MESH_CELLS",
+    "kit_placements",
+    "KitPlacements",
+    "KIT_ROLES",
+    "kit_role_table",
+    "BLOB_MASKS",
+    "BLOB_INDEX",
+    "blob_canonical",
+    "blob_masks",
+    "blob_tiles",
+    "wang16_masks",
+    "tiled_files",
+    "TILESETS",
+    "level_record",
+    "level_json_bytes",
+    "cell_centres",
+    "level_image",
     "LevelSpec",
     "LIMITS",
     "GENERATORS",

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from ..errors import ParameterError
+from ..spec import from_table
 from . import _bsp, _cave, _maze, _rooms_caves, _walk
-from .spec import generator_settings
+from .spec import LIMITS, LevelSpec, check_generator_keys, generator_settings
 
-__all__ = ["GENERATOR_FUNCTIONS", "generate", "check_spec"]
+__all__ = ["GENERATOR_FUNCTIONS", "generate", "check_spec", "from_dict"]
 
 #: generator name -> (function, settings check); each function is ``f(width, height, *, seed, **settings)``
 #: and each check ``check_settings(width, height, **settings)`` raises a ParameterError naming the setting.
@@ -33,3 +34,21 @@ def generate(spec):
     """The :class:`Level` that ``spec`` describes (deterministic in ``spec.seed``)."""
     function, _ = GENERATOR_FUNCTIONS[spec.generator]
     return function(spec.width, spec.height, seed=spec.seed, **generator_settings(spec))
+
+
+def from_dict(data, *, prefix="level."):
+    """A validated :class:`~.spec.LevelSpec` from a dict: unknown keys and keys of another
+    generator refused, impossible settings refused before any work.
+
+    >>> from_dict({"generator": "maze", "algorithm": "wilson"}).algorithm
+    'wilson'
+    >>> try:
+    ...     from_dict({"generator": "maze", "fill": 0.5})
+    ... except ParameterError as err:
+    ...     print(err)
+    level.fill is a setting of the cave, rooms_caves generators, not of generator 'maze'
+    """
+    spec = from_table(LevelSpec, LIMITS, data, prefix=prefix)
+    check_generator_keys(data, spec, prefix=prefix)
+    check_spec(spec, prefix=prefix)
+    return spec

@@ -25,7 +25,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from ..errors import ParameterError
-from ..spec import choice, flag, from_table, integer, number, object_name, to_table, vector
+from ..spec import choice, flag, integer, number, object_name, to_table, vector
 
 __all__ = [
     "LevelSpec",
@@ -33,7 +33,7 @@ __all__ = [
     "GENERATORS",
     "GENERATOR_KEYS",
     "COMMON_KEYS",
-    "from_dict",
+    "check_generator_keys",
     "to_dict",
     "generator_settings",
     "SEED",
@@ -42,7 +42,18 @@ __all__ = [
 SEED = (0, 2**31 - 1)
 GENERATORS = ("bsp", "cave", "maze", "walk", "rooms_caves")
 #: Keys every level has, whatever its generator.
-COMMON_KEYS = ("name", "generator", "width", "height", "cell_size", "wall_height", "ceiling", "origin", "seed", "tileset")
+COMMON_KEYS = (
+    "name",
+    "generator",
+    "width",
+    "height",
+    "cell_size",
+    "wall_height",
+    "ceiling",
+    "origin",
+    "seed",
+    "tileset",
+)
 _BSP = ("min_leaf", "max_leaf", "room_min", "room_max", "padding", "corridor_width", "loop_fraction")
 _CONTENT = ("enemy_density", "loot_chance")
 _CAVE = ("fill", "steps")
@@ -69,8 +80,12 @@ LIMITS = {
         "Generator",
         "How the level is laid out",
     ),
-    "width": integer((1, 4096), "Width", "Cells along X (a maze: maze cells; its grid is 2 x width + 1)", soft=(4, 512)),
-    "height": integer((1, 4096), "Height", "Cells along Y (a maze: maze cells; its grid is 2 x height + 1)", soft=(4, 512)),
+    "width": integer(
+        (1, 4096), "Width", "Cells along X (a maze: maze cells; its grid is 2 x width + 1)", soft=(4, 512)
+    ),
+    "height": integer(
+        (1, 4096), "Height", "Cells along Y (a maze: maze cells; its grid is 2 x height + 1)", soft=(4, 512)
+    ),
     "cell_size": number((0.01, 1000.0), "Cell Size", "Side of one cell", unit="m", soft=(0.25, 16.0)),
     "wall_height": number((0.01, 1000.0), "Wall Height", "Height of the walls", unit="m", soft=(0.25, 16.0)),
     "ceiling": flag("Ceiling", "Close the level with a ceiling over the walkable cells"),
@@ -117,12 +132,16 @@ LIMITS = {
         "Algorithm",
         "Maze algorithm",
     ),
-    "loops": integer((0, 16_777_216), "Loops", "Walls removed after the perfect maze: exactly this many cycles", soft=(0, 1000)),
+    "loops": integer(
+        (0, 16_777_216), "Loops", "Walls removed after the perfect maze: exactly this many cycles", soft=(0, 1000)
+    ),
     "rooms": integer((0, 256), "Rooms", "Open rooms cut into the maze", soft=(0, 32)),
     # random walk
     "floor_fraction": number((0.01, 0.95), "Floor Fraction", "Dig until this fraction of the cells is floor"),
     "walkers": integer((1, 256), "Walkers", "Walkers digging at once", soft=(1, 32)),
-    "bias": number((0.0, 1.0), "Step Bias", "Chance that a step keeps the walker's direction (0: a pure drunkard's walk)"),
+    "bias": number(
+        (0.0, 1.0), "Step Bias", "Chance that a step keeps the walker's direction (0: a pure drunkard's walk)"
+    ),
 }
 
 
@@ -169,25 +188,24 @@ class LevelSpec:
     bias: float = 0.0
 
 
-assert set(COMMON_KEYS).union(*GENERATOR_KEYS.values()) == {f.name for f in dataclasses.fields(LevelSpec)} == set(LIMITS)
+assert (
+    set(COMMON_KEYS).union(*GENERATOR_KEYS.values()) == {f.name for f in dataclasses.fields(LevelSpec)} == set(LIMITS)
+)
 
 
 def _owners(key):
     return [g for g in GENERATORS if key in GENERATOR_KEYS[g]]
 
 
-def from_dict(data, *, prefix="level."):
-    """A validated :class:`LevelSpec` from a dict: keys of another generator are refused.
+def check_generator_keys(data, spec, *, prefix="level."):
+    """Refuse keys of ``data`` that belong to another generator than ``spec.generator``, naming them.
 
-    >>> from_dict({"generator": "maze", "algorithm": "wilson"}).algorithm
-    'wilson'
     >>> try:
-    ...     from_dict({"generator": "maze", "fill": 0.5})
+    ...     check_generator_keys({"fill": 0.5}, LevelSpec(generator="maze"))
     ... except ParameterError as err:
     ...     print(err)
     level.fill is a setting of the cave, rooms_caves generators, not of generator 'maze'
     """
-    spec = from_table(LevelSpec, LIMITS, data, prefix=prefix)
     allowed = set(COMMON_KEYS) | set(GENERATOR_KEYS[spec.generator])
     for key in data:
         if key not in allowed:
@@ -196,10 +214,6 @@ def from_dict(data, *, prefix="level."):
                 f"{prefix}{key} is a setting of the {owners} generator{'s' if ',' in owners else ''}, "
                 f"not of generator {spec.generator!r}"
             )
-    from ._generate import check_spec
-
-    check_spec(spec, prefix=prefix)
-    return spec
 
 
 def to_dict(spec):
