@@ -174,3 +174,38 @@ def test_marker_outside_the_grid_refused():
     lv = Level(grid=np.ones((3, 3), np.uint8), markers=(Marker("spawn", 3, 0),))
     with pytest.raises(ParameterError, match="outside the 3 x 3 grid"):
         tiled_files(lv, name="A")
+
+
+_DIGESTS = """
+import hashlib, sys
+import numpy as np
+sys.path.insert(0, {root!r})
+from core.levels import Level, Marker
+from core.levels._mesh import level_mesh
+from core.levels._picture import level_image
+from core.levels._record import level_json_bytes
+from core.levels._tiled import tiled_files
+from core.preview import png_bytes
+g = np.zeros((9, 12), np.uint8); g[1:5, 1:6] = 1; g[5:8, 7:11] = 1; g[3, 6:9] = 2; g[4, 8] = 2; g[3, 6] = 3
+lv = Level(grid=g, rooms=((1, 1, 5, 4),), doors=((6, 3),), markers=(Marker("spawn", 2, 2), Marker("exit", 10, 7)))
+parts = [data for _, data in sorted(tiled_files(lv, name="Crypt", origin=(1.5, 2.5, 0.5)).items())]
+parts.append(level_json_bytes(lv, name="Crypt", cell_size=2.0, origin=(1.5, 2.5, 0.5)))
+parts.append(png_bytes(level_image(lv)))
+m = level_mesh(lv, ceiling=True, origin=(1.5, 2.5, 0.5))
+parts += [m.vertices.tobytes(), m.indices.tobytes(), m.uvs.tobytes(), m.materials.tobytes()]
+print(" ".join(hashlib.sha256(p).hexdigest() for p in parts))
+"""
+
+
+def test_same_bytes_across_processes():
+    import pathlib
+    import subprocess
+    import sys
+
+    root = str(pathlib.Path(__file__).resolve().parents[2])
+    code = _DIGESTS.format(root=root)
+    runs = [
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120).stdout
+        for _ in range(2)
+    ]
+    assert runs[0] == runs[1] and len(runs[0].split()) == 11
