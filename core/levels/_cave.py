@@ -32,10 +32,12 @@ from ._level import CORRIDOR, FLOOR, MAX_CELLS, WALL, Level
 from ._regions import connect_regions, label_regions
 from .spec import GENERATOR_KEYS, LIMITS
 
-__all__ = ["cave", "automaton", "check_settings", "check_size", "DEFAULTS", "MIN_SIDE"]
+__all__ = ["cave", "cave_grid", "automaton", "check_settings", "check_size", "DEFAULTS", "GRID_KEYS", "MIN_SIDE"]
 
 #: The keyword settings of :func:`cave` and their defaults.
 DEFAULTS = {"fill": 0.45, "steps": 5, "connect": "tunnels", "min_region": 12, "enemy_density": 0.02, "loot_chance": 0.3}
+#: The settings that shape the cells (:func:`cave_grid`); the others place content.
+GRID_KEYS = ("fill", "steps", "connect", "min_region")
 #: Smallest width or height: a wall border around at least one cell.
 MIN_SIDE = 3
 
@@ -196,27 +198,13 @@ def cave(
         loot_chance=loot_chance,
     )
     rng = make_rng(seed)
-    walls = rng.random((height, width), dtype=np.float32) < np.float32(settings["fill"])
-    _wall_border(walls)
-    walls = automaton(walls, settings["steps"])
-    _wall_border(walls)
-    labels, count = label_regions(~walls)
-    sizes = np.bincount(labels.ravel() + 1, minlength=count + 1)[1:]
-    kept = np.flatnonzero(sizes >= max(settings["min_region"], 1))
-    if kept.size == 0:
+    grid = cave_grid(width, height, rng=rng, **{k: settings[k] for k in GRID_KEYS})
+    if not grid.any():
         raise ParameterError(
             f"no floor region of at least min_region={settings['min_region']} cells is left in this "
             f"{width} x {height} cave (fill={settings['fill']:g}, steps={settings['steps']}, seed={seed}): "
             "lower fill or min_region, or try another seed"
         )
-    if settings["connect"] == "largest":
-        kept = kept[np.argmax(sizes[kept]) : np.argmax(sizes[kept]) + 1]
-    remap = np.full(count + 1, -1, np.int32)
-    remap[kept + 1] = np.arange(kept.size, dtype=np.int32)
-    labels = remap[labels + 1]
-    grid = np.where(labels >= 0, np.uint8(FLOOR), np.uint8(WALL))
-    if kept.size > 1:
-        grid[connect_regions(labels, int(kept.size), seed=rng)] = CORRIDOR
     markers = place_markers(grid, rng=rng, enemy_density=settings["enemy_density"], loot_chance=settings["loot_chance"])
     return Level(
         grid=grid,
@@ -225,6 +213,31 @@ def cave(
         generator="cave",
         settings=settings,
     )
+
+
+def cave_grid(width, height, *, fill, steps, connect, min_region, rng):
+    """The cells of a cave, without markers: steps 1 to 4 of :func:`cave` (settings already checked).
+
+    Returns a (height, width) uint8 grid of wall, floor and corridor (tunnel) cells, all wall when
+    no region of at least ``min_region`` cells is left. Draws from ``rng`` (a Generator) the fill
+    and then, with more than one region, the tunnels' leg order, nothing else.
+    """
+    walls = rng.random((height, width), dtype=np.float32) < np.float32(fill)
+    _wall_border(walls)
+    walls = automaton(walls, steps)
+    _wall_border(walls)
+    labels, count = label_regions(~walls)
+    sizes = np.bincount(labels.ravel() + 1, minlength=count + 1)[1:]
+    kept = np.flatnonzero(sizes >= max(min_region, 1))
+    if connect == "largest" and kept.size:
+        kept = kept[[int(np.argmax(sizes[kept]))]]
+    remap = np.full(count + 1, -1, np.int32)
+    remap[kept + 1] = np.arange(kept.size, dtype=np.int32)
+    labels = remap[labels + 1]
+    grid = np.where(labels >= 0, np.uint8(FLOOR), np.uint8(WALL))
+    if kept.size > 1:
+        grid[connect_regions(labels, int(kept.size), seed=rng)] = CORRIDOR
+    return grid
 
 
 def _wall_border(walls):

@@ -57,9 +57,8 @@ def label_regions(walkable):
     """
     w = _bool_grid(walkable)
     h, wd = w.shape
-    labels = np.full(w.shape, -1, np.int32)
     if not w.any():
-        return labels, 0
+        return np.full(w.shape, -1, np.int32), 0
     # runs along rows: a padding column of False ends every run at its row's end
     pad = np.zeros((h, wd + 1), bool)
     pad[:, :wd] = w
@@ -92,9 +91,9 @@ def label_regions(walkable):
     # a root is the smallest run of its region, so ranking the roots numbers regions in raster order
     is_root = parent == np.arange(n_runs)
     rank = np.cumsum(is_root, dtype=np.int32) - 1
-    region_of_run = rank[parent]
-    labels[w] = region_of_run[run[:, :wd][w]]
-    return labels, int(is_root.sum())
+    region_of_run = np.append(rank[parent], np.int32(-1))  # [-1]: before the first run
+    np.copyto(run, -1, where=~pad)  # wall cells: no run
+    return region_of_run[run[:, :wd]], int(is_root.sum())
 
 
 def walk_distances(walkable, start):
@@ -157,8 +156,7 @@ def nearest_sources(sources):
 
     Exact and separable: the nearest source along each column (two running extrema), then
     ``min over c' of (column distance at c' + |c - c'|)`` along each row, as two running
-    minima of ``distance -/+ column`` (the minimum encoded with the source's index, so ties go
-    to the smaller index).
+    minima of ``distance -/+ column`` (the column carried in the low bits of the minimum).
 
     Parameters
     ----------
@@ -168,7 +166,7 @@ def nearest_sources(sources):
     -------
     distance : (H, W) int32 ndarray
         ``|dx| + |dy|`` to the nearest source.
-    source : (H, W) int64 ndarray
+    source : (H, W) int32 ndarray (int64 past 2**31 cells)
         Flat index (``row * W + column``) of that source.
 
     Examples
@@ -181,29 +179,62 @@ def nearest_sources(sources):
     >>> s
     array([[8, 3, 3, 3],
            [8, 8, 3, 3],
-           [8, 8, 8, 3]])
+           [8, 8, 8, 3]], dtype=int32)
     """
     src = _bool_grid(sources, "sources")
     h, w = src.shape
     if not src.any():
         raise ParameterError("sources must hold at least one True cell, got none")
-    rows = np.arange(h, dtype=np.int64)[:, None]
-    far = np.int64(4 * (h + w) + 8)
-    above = np.maximum.accumulate(np.where(src, rows, -far), axis=0)
-    below = np.minimum.accumulate(np.where(src, rows, far)[::-1], axis=0)[::-1]
-    use_above = rows - above <= below - rows
-    near_row = np.where(use_above, above, below)
-    g = np.abs(rows - near_row)  # column distance (>= far where the column holds no source)
-    cols = np.arange(w, dtype=np.int64)
-    key = np.int64(h * w)
-    sidx = near_row * w + cols
-    sidx = np.where((near_row >= 0) & (near_row < h), sidx, 0)
-    fwd = np.minimum.accumulate((g - cols + w) * key + sidx, axis=1)
-    bwd = np.minimum.accumulate(((g + cols) * key + sidx)[:, ::-1], axis=1)[:, ::-1]
-    d_f = fwd // key - w + cols
-    d_b = bwd // key - cols
-    best = np.minimum(d_f * key + fwd % key, d_b * key + bwd % key)
-    return (best // key).astype(np.int32), best % key
+    # the nearest source along every column, above and below (a column without one: 'far' away);
+    # in place where possible: every new 1024^2 array costs its page faults
+    far = 2 * (h + w) + 2
+    shift = max(int(w - 1).bit_length(), 1)
+    dtype = np.int32 if (far + h + 2 * w + 2) << shift < 2**31 and h * w < 2**31 else np.int64
+    rows = np.arange(h, dtype=dtype)[:, None]
+    up = _down_rows(np.maximum, np.where(src, rows, dtype(-far)))
+    down = np.where(src, rows, dtype(h + far))
+    _down_rows(np.minimum, down[::-1])
+    np.subtract(rows, up, out=up)  # steps up to the nearest source above
+    np.subtract(down, rows, out=down)  # steps down to the nearest source below
+    toward = np.where(up <= down, -up, down)  # row offset to the nearest source of the column
+    g = np.minimum(up, down, out=up)
+    del down
+    # along rows: min over c' of g[c'] + |c - c'| as running minima of g -/+ c', the column c'
+    # carried in the low bits of the key (ties: the nearer column on the left)
+    cols = np.arange(w, dtype=dtype)
+    fwd = g - cols
+    fwd += w
+    fwd <<= shift
+    fwd |= cols
+    np.minimum.accumulate(fwd, axis=1, out=fwd)
+    bwd = g + cols
+    bwd <<= shift
+    bwd |= cols
+    back = bwd[:, ::-1]
+    np.minimum.accumulate(back, axis=1, out=back)
+    col = fwd & dtype((1 << shift) - 1)
+    d_f = fwd >> shift
+    d_f -= w
+    d_f += cols
+    d_b = bwd >> shift
+    d_b -= cols
+    left = d_f <= d_b
+    np.copyto(col, bwd & dtype((1 << shift) - 1), where=~left)
+    distance = np.minimum(d_f, d_b, out=d_f).astype(np.int32, copy=False)
+    # the source: in column col, up or down from this row as the column pass found
+    source = np.take_along_axis(toward, col, axis=1)
+    source += rows
+    source *= w
+    source += col
+    return distance, source.astype(np.int64 if h * w >= 2**31 else np.int32, copy=False)
+
+
+def _down_rows(op, a):
+    """``op.accumulate(a, axis=0)`` in place, one row after the other: for a C-ordered grid this is
+    several times faster than numpy's accumulate along axis 0 (1024^2: 3 ms, not 20 ms)."""
+    for r in range(1, a.shape[0]):
+        op(a[r - 1], a[r], out=a[r])
+    return a
 
 
 def connect_regions(labels, count, *, seed=0):
@@ -250,16 +281,16 @@ def connect_regions(labels, count, *, seed=0):
         return tunnels
     inside = lab >= 0
     _, source = nearest_sources(inside)
-    flat_lab = lab.ravel()
-    near = flat_lab[source]  # region of every cell's nearest region cell
-    pairs = []
-    for a_near, b_near, a_src, b_src in (
-        (near[:, :-1], near[:, 1:], source[:, :-1], source[:, 1:]),
-        (near[:-1, :], near[1:, :], source[:-1, :], source[1:, :]),
-    ):
-        cut = a_near != b_near
-        pairs.append((a_near[cut], b_near[cut], a_src[cut], b_src[cut]))
-    ra, rb, sa, sb = (np.concatenate(p) for p in zip(*pairs))
+    near = lab.ravel()[source.ravel()]  # region of every cell's nearest region cell
+    source = source.ravel()
+    # cells whose right (then lower) neighbour has another nearest region, in raster order
+    right = np.flatnonzero(near[:-1] != near[1:])
+    right = right[right % w != w - 1]  # not across the end of a row
+    below = np.flatnonzero(near[:-w] != near[w:])
+    ra = np.concatenate([near[right], near[below]])
+    rb = np.concatenate([near[right + 1], near[below + w]])
+    sa = np.concatenate([source[right], source[below]])
+    sb = np.concatenate([source[right + 1], source[below + w]])
     swap = ra > rb
     ra, rb = np.where(swap, rb, ra).astype(np.int64), np.where(swap, ra, rb).astype(np.int64)
     sa, sb = np.where(swap, sb, sa), np.where(swap, sa, sb)
