@@ -78,9 +78,8 @@ def main():
         sys.exit("\ntcod is missing: .venv/bin/pip install tcod (benchmark-only)")
     n_ours = len(ours_split(0))
     depth = min(range(4, 16), key=lambda d: abs(len(tcod_split(0, d)) - n_ours))
-    print(
-        f"\nthe split alone, {SIDE - 2} x {SIDE - 2}: ours (max_leaf {MAX_LEAF}) vs tcod {tcod.__version__} (depth {depth})"
-    )
+    inside = f"{SIDE - 2} x {SIDE - 2}"
+    print(f"\nthe split alone, {inside}: ours (max_leaf {MAX_LEAF}) vs tcod {tcod.__version__} (depth {depth})")
     print(f"{'seed':>4} {'ours s':>9} {'tcod s':>9} {'ratio':>6} {'leaves':>13}  load")
     for seed in SEEDS:
         race = _loader.interleaved(ROUNDS, lambda s=seed: ours_split(s), lambda s=seed: tcod_split(s, depth))
