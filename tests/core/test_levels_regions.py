@@ -123,6 +123,16 @@ def test_walk_distances_equal_a_breadth_first_search(walkable, sx, sy):
     np.testing.assert_array_equal(dist, reference_distances(walkable, start))
 
 
+@pytest.mark.parametrize("small", [0, 1, 48, 10**9])
+@pytest.mark.parametrize("fill", [0.45, 0.6, 0.8, 1.0])
+def test_walk_distances_python_and_numpy_steps_agree(monkeypatch, small, fill):
+    """Frontiers of up to SMALL_FRONTIER cells step in Python, larger ones in numpy: every mix is exact."""
+    monkeypatch.setattr(_regions, "SMALL_FRONTIER", small)
+    walkable = np.random.default_rng(int(fill * 10)).random((90, 120)) < fill
+    walkable[45, 60] = True
+    np.testing.assert_array_equal(walk_distances(walkable, (60, 45)), reference_distances(walkable, (60, 45)))
+
+
 def test_walk_distances_along_a_serpentine():
     g = serpentine(40, 41)
     dist = walk_distances(g, (0, 0))
