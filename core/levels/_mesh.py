@@ -52,7 +52,8 @@ __all__ = [
     "check_origin",
 ]
 
-#: Most cells a level mesh is built for (2048 x 2048: at worst some 40 M vertices, about 2 GB of arrays).
+#: Most cells a level mesh is built for: 2048 x 2048.  The worst case, a checkerboard, has 11 vertices and
+#: 7 triangles a cell: 46 M vertices and a measured peak of 2.1 GB (503 bytes a cell) with a ceiling.
 MAX_MESH_CELLS = 2048 * 2048
 #: Allowed cell size and wall height in metres (as the ``[[level]]`` table's limits).
 CELL_SIZE = (0.01, 1000.0)

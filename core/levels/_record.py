@@ -18,7 +18,15 @@ from ..spec import NAME_PATTERN
 from ..unity import unity_position
 from ._mesh import CELL_SIZE, check_level, check_origin
 
-__all__ = ["RECORD_FORMAT", "RECORD_VERSION", "level_record", "level_json_bytes", "cell_centres", "check_level_name"]
+__all__ = [
+    "RECORD_FORMAT",
+    "RECORD_VERSION",
+    "level_record",
+    "level_json_bytes",
+    "cell_centres",
+    "unity_points",
+    "check_level_name",
+]
 
 RECORD_FORMAT = "worldseed.level"
 RECORD_VERSION = 1
@@ -67,8 +75,30 @@ def _jsonable(value, where):
     raise ParameterError(f"{where} must be numbers, text, lists or tables to be written as JSON, got {short(value)}")
 
 
-def _point(blender):
-    return [float(v) for v in blender], [float(v) for v in unity_position(blender)]
+def unity_points(blender):
+    """(n, 3) Unity positions of (n, 3) Blender points, with no negative zeros (``-0.0`` becomes ``0.0``).
+
+    >>> unity_points(np.array([[0.0, 2.0, 1.0]])).tolist()
+    [[0.0, 1.0, -2.0]]
+    """
+    out = unity_position(np.asarray(blender, dtype=np.float64).reshape(-1, 3))
+    out += 0.0  # -0.0 + 0.0 is +0.0: the JSON and the TMX never show "-0.0"
+    return out
+
+
+def _cells(items, where, size):
+    """(n, size) int64 array of cell tuples, each checked to be integers."""
+    out = np.zeros((len(items), size), dtype=np.int64)
+    for k, item in enumerate(items):
+        try:
+            values = [int(v) for v in item]
+        except (TypeError, ValueError):
+            values = None
+        if values is None or len(values) != size:
+            shape = "(x, y, w, h)" if size == 4 else "(x, y)"
+            raise ParameterError(f"{where}[{k}] must be {shape} integers, got {short(item)}")
+        out[k] = values
+    return out
 
 
 def level_record(level, *, name, cell_size, origin=(0.0, 0.0, 0.0)):
@@ -115,31 +145,31 @@ def level_record(level, *, name, cell_size, origin=(0.0, 0.0, 0.0)):
     else:
         rows = [bytes(row).decode("ascii") for row in (grid + ord("0"))]
 
-    rooms = []
-    for k, room in enumerate(level.rooms):
-        try:
-            x, y, w, h = (int(v) for v in room)
-        except (TypeError, ValueError):
-            raise ParameterError(f"level.rooms[{k}] must be (x, y, w, h) integers, got {short(room)}") from None
-        centre = (origin[0] + (x + w / 2) * cs, origin[1] + (height - y - h / 2) * cs, origin[2])
-        blender, unity = _point(centre)
-        rooms.append({"x": x, "y": y, "w": w, "h": h, "blender_center": blender, "unity_center": unity,
-                      "unity_size": [w * cs, 0.0, h * cs]})  # fmt: skip
-    doors = []
-    for k, door in enumerate(level.doors):
-        try:
-            x, y = (int(v) for v in door)
-        except (TypeError, ValueError):
-            raise ParameterError(f"level.doors[{k}] must be (x, y) integers, got {short(door)}") from None
-        blender, unity = _point(cell_centres([x], [y], height=height, cell_size=cs, origin=origin)[0])
-        doors.append({"x": x, "y": y, "blender": blender, "unity": unity})
-    markers = []
-    for m in level.markers:
-        x, y = int(m.x), int(m.y)
-        if not (0 <= x < width and 0 <= y < height):
-            raise ParameterError(f"level.markers has {m!r} outside the {width} x {height} grid")
-        blender, unity = _point(cell_centres([x], [y], height=height, cell_size=cs, origin=origin)[0])
-        markers.append({"kind": str(m.kind), "x": x, "y": y, "blender": blender, "unity": unity})
+    rooms = _cells(level.rooms, "level.rooms", 4)
+    x, y, w, h = rooms.T
+    centre = np.stack(
+        [origin[0] + (x + w / 2) * cs, origin[1] + (height - y - h / 2) * cs, np.full(len(x), origin[2])], 1
+    )
+    rooms = [
+        {"x": a, "y": b, "w": c, "h": d, "blender_center": p, "unity_center": u, "unity_size": [c * cs, 0.0, d * cs]}
+        for (a, b, c, d), p, u in zip(rooms.tolist(), centre.tolist(), unity_points(centre).tolist())
+    ]
+    doors = _cells(level.doors, "level.doors", 2)
+    centre = cell_centres(doors[:, 0], doors[:, 1], height=height, cell_size=cs, origin=origin)
+    doors = [
+        {"x": a, "y": b, "blender": p, "unity": u}
+        for (a, b), p, u in zip(doors.tolist(), centre.tolist(), unity_points(centre).tolist())
+    ]
+    cells = _cells([(m.x, m.y) for m in level.markers], "level.markers", 2)
+    outside = (cells[:, 0] < 0) | (cells[:, 0] >= width) | (cells[:, 1] < 0) | (cells[:, 1] >= height)
+    if outside.any():
+        m = level.markers[int(np.flatnonzero(outside)[0])]
+        raise ParameterError(f"level.markers has {m!r} outside the {width} x {height} grid")
+    centre = cell_centres(cells[:, 0], cells[:, 1], height=height, cell_size=cs, origin=origin)
+    markers = [
+        {"kind": str(m.kind), "x": a, "y": b, "blender": p, "unity": u}
+        for m, (a, b), p, u in zip(level.markers, cells.tolist(), centre.tolist(), unity_points(centre).tolist())
+    ]
 
     return {
         "format": RECORD_FORMAT,
@@ -165,16 +195,28 @@ def level_record(level, *, name, cell_size, origin=(0.0, 0.0, 0.0)):
     }
 
 
-def level_json_bytes(level, *, name, cell_size, origin=(0.0, 0.0, 0.0)):
-    """:func:`level_record` as UTF-8 JSON bytes: sorted keys, two-space indent, a final newline.
+def _compact(value):
+    return json.dumps(value, sort_keys=True, separators=(", ", ": "), ensure_ascii=True, allow_nan=False)
 
-    The same level and options give the same bytes.
+
+def level_json_bytes(level, *, name, cell_size, origin=(0.0, 0.0, 0.0)):
+    """:func:`level_record` as UTF-8 JSON bytes: sorted keys, one top-level key a line, and one grid row,
+    room, door or marker a line; a final newline.  The same level and options give the same bytes.
 
     >>> import numpy as np
     >>> from core.levels import Level
-    >>> data = level_json_bytes(Level(grid=np.ones((1, 1), np.uint8)), name="A", cell_size=1.0)
-    >>> json.loads(data)["grid"], data.decode()[-2:] == "}" + chr(10)
-    (['1'], True)
+    >>> data = level_json_bytes(Level(grid=np.ones((2, 2), np.uint8)), name="A", cell_size=1.0)
+    >>> json.loads(data)["grid"], data.decode().splitlines()[7:11]
+    (['11', '11'], ['  "grid": [', '    "11",', '    "11"', '  ],'])
     """
     record = level_record(level, name=name, cell_size=cell_size, origin=origin)
-    return (json.dumps(record, sort_keys=True, indent=2, ensure_ascii=True, allow_nan=False) + "\n").encode("utf-8")
+    lines = []
+    for key in sorted(record):
+        value = record[key]
+        if isinstance(value, list) and value and not isinstance(value[0], (int, float)):
+            items = ",\n".join("    " + _compact(item) for item in value)
+            text = f"[\n{items}\n  ]"
+        else:
+            text = _compact(value)
+        lines.append(f"  {_compact(key)}: {text}")
+    return ("{\n" + ",\n".join(lines) + "\n}\n").encode("utf-8")

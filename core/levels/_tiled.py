@@ -36,11 +36,10 @@ import numpy as np
 from .._checks import check_choice, check_float, check_int
 from ..errors import ParameterError
 from ..preview import png_bytes
-from ..unity import unity_position
 from ._autotile import BLOB_INDEX, BLOB_MASKS, NE, NW, SE, SW, E, N, S, W, blob_masks, wang16_masks
 from ._mesh import CELL_SIZE, check_level, check_origin
 from ._picture import class_palette
-from ._record import cell_centres, check_level_name
+from ._record import cell_centres, check_level_name, unity_points
 
 __all__ = ["TILESETS", "TILE_PIXELS", "TILESET_COLUMNS", "tiled_files", "tile_images"]
 
@@ -210,7 +209,7 @@ def tiled_files(level, *, name, tileset="blob", cell_size=2.0, origin=(0.0, 0.0,
     centres = cell_centres(
         [int(m.x) for m in level.markers], [int(m.y) for m in level.markers], height=height, cell_size=cs, origin=origin
     )
-    unity = unity_position(centres) if len(centres) else np.zeros((0, 3))
+    unity = unity_points(centres)
     classes_text = ",".join(f"{k}={int(v)}" for k, v in sorted(level.classes.items(), key=lambda kv: kv[1]))
     lines = [
         '<?xml version="1.0" encoding="UTF-8"?>',

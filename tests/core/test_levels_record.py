@@ -171,3 +171,17 @@ def test_image_png_deterministic_and_decodable():
 def test_image_bad_inputs(kwargs, match):
     with pytest.raises(ParameterError, match=match):
         level_image(hand_level(), **kwargs)
+
+
+def test_no_negative_zero_in_the_files():
+    # a marker, a door and a room on column 0 with the origin at 0: Blender X = 1, Unity x = -1; and
+    # Blender Z = 0 -> Unity y = 0.0, never "-0.0" (Unity -Y of a point on Y = 0 too)
+    g = np.ones((1, 3), np.uint8)
+    lv = Level(grid=g, rooms=((0, 0, 3, 1),), doors=((2, 0),), markers=(Marker("spawn", 0, 0),))
+    data = level_json_bytes(lv, name="Z", cell_size=2.0, origin=(-1.0, -1.0, 0.0))
+    record = json.loads(data)
+    assert record["markers"][0]["unity"] == [0.0, 0.0, -0.0]  # Blender (0, 1, 0): -X is a zero
+    assert b"-0.0" not in data
+    from core.levels import tiled_files
+
+    assert b'"-0.0"' not in tiled_files(lv, name="Z", cell_size=2.0, origin=(-1.0, -1.0, 0.0))["Z.tmx"]
