@@ -161,8 +161,10 @@ def bsp_leaves(x, y, width, height, *, min_leaf, max_leaf, rng):
     -------
     leaves : (n, 4) int64 ndarray
         (x, y, w, h) of every leaf, depth first (each subtree is a run of rows).
-    nodes : list of (first, middle, end)
-        Every cut: its first half holds leaves ``first:middle``, its second ``middle:end``.
+    nodes : list of (first, middle, end, axis, at)
+        Every cut: its first half holds leaves ``first:middle``, its second ``middle:end``; the cut
+        line is the column ``x = at`` (``axis`` 0: the halves side by side) or the row ``y = at``
+        (``axis`` 1: one above the other), the second half starting there.
 
     >>> leaves, nodes = bsp_leaves(0, 0, 40, 20, min_leaf=8, max_leaf=20, rng=np.random.default_rng(1))
     >>> int((leaves[:, 2] * leaves[:, 3]).sum()), bool((leaves[:, 2:] <= 20).all()), len(nodes) == len(leaves) - 1
@@ -194,7 +196,7 @@ def bsp_leaves(x, y, width, height, *, min_leaf, max_leaf, rng):
         side = lw if across_x else lh
         cut = min_leaf + int(u() * (side - 2 * min_leaf + 1))
         n = len(nodes)
-        nodes.append([len(leaves), 0, 0])
+        nodes.append([len(leaves), 0, 0, 0 if across_x else 1, (lx if across_x else ly) + cut])
         if across_x:
             first, second = (lx, ly, cut, lh, -1), (lx + cut, ly, lw - cut, lh, -1)
         else:
@@ -261,15 +263,16 @@ def _corridor(grid, a, b, k, u):
 
 
 def _neighbour_pairs(leaves, shape):
-    """Sorted (i, j), i < j, of leaves sharing an edge (read off an image of leaf ids)."""
-    ids = np.full(shape, -1, np.int64)
+    """Sorted codes ``i * n + j`` (i < j, n leaves) of the leaves sharing an edge (read off an image of leaf ids)."""
+    ids = np.full(shape, -1, np.int32)
     for i, (x, y, w, h) in enumerate(leaves.tolist()):
         ids[y : y + h, x : x + w] = i
-    a = np.concatenate([ids[:, :-1].ravel(), ids[:-1, :].ravel()])
-    b = np.concatenate([ids[:, 1:].ravel(), ids[1:, :].ravel()])
-    keep = (a != b) & (a >= 0) & (b >= 0)
-    lo, hi = np.minimum(a[keep], b[keep]), np.maximum(a[keep], b[keep])
-    return np.unique(lo * len(leaves) + hi)
+    found = []
+    for a, b in ((ids[:, :-1], ids[:, 1:]), (ids[:-1, :], ids[1:, :])):
+        cut = (a != b) & (a >= 0) & (b >= 0)
+        a, b = a[cut].astype(np.int64), b[cut].astype(np.int64)
+        found.append(np.minimum(a, b) * len(leaves) + np.maximum(a, b))
+    return np.unique(np.concatenate(found))
 
 
 def doors_of(grid):
@@ -296,10 +299,13 @@ def bsp_layout(width, height, rng, *, min_leaf, max_leaf, room_min, room_max, pa
         grid[y : y + h, x : x + w] = FLOOR
     u = _Uniform(corridor_rng)
     links = []
-    for first, middle, end in nodes:  # the closest rooms of the two halves of every cut
-        gaps = _gaps(rooms[first:middle], rooms[middle:end])
+    ends = leaves[:, :2] + leaves[:, 2:]
+    for first, middle, end, axis, at in nodes:  # the closest rooms of the two halves of every cut
+        a = first + np.flatnonzero(ends[first:middle, axis] == at)  # only the leaves along the cut line:
+        b = middle + np.flatnonzero(leaves[middle:end, axis] == at)  # O(sqrt n) of them, not n
+        gaps = _gaps(rooms[a], rooms[b])
         i, j = np.unravel_index(int(np.argmin(gaps)), gaps.shape)
-        links.append((first + int(i), middle + int(j)))
+        links.append((int(a[i]), int(b[j])))
     n = len(leaves)
     pairs = _neighbour_pairs(leaves, grid.shape)
     tree = np.array([min(i, j) * n + max(i, j) for i, j in links], np.int64)

@@ -175,7 +175,7 @@ def place_markers(grid, *, rooms=(), doors=(), rng, enemy_density=0.0, loot_chan
         usable = walkable
     floor = g == FLOOR
     flat_usable = usable.ravel()
-    ids = np.full(g.shape, -1, np.int64)  # room index of every cell (a later room wins where rooms overlap)
+    ids = np.full(g.shape, -1, np.int32)  # room index of every cell (a later room wins where rooms overlap)
     for i, (x, y, rw, rh) in enumerate(rooms):
         ids[y : y + rh, x : x + rw] = i
     flat_ids = ids.ravel()

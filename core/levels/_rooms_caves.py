@@ -123,7 +123,7 @@ def rooms_caves(
     in_room = np.zeros(grid.shape, bool)
     for x, y, w, h in layout.rooms:
         in_room[y : y + h, x : x + w] = True
-    walls = ~in_room | (cave_rng.random(grid.shape) < settings["fill"])
+    walls = ~in_room | (cave_rng.random(grid.shape, dtype=np.float32) < settings["fill"])
     cave = in_room & ~automaton(walls, settings["steps"])
     entries = in_room & _beside(grid == DOOR)
     rooms = np.array(layout.rooms, np.int64).reshape(-1, 4)

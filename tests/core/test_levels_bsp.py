@@ -140,7 +140,7 @@ def test_leaves_tile_the_rectangle_and_follow_the_aspect_rule(min_leaf, extra, w
         paint[y : y + lh, x : x + lw] += 1
     assert paint[3:, 2:].min() == 1 and paint.max() == 1 and paint.sum() == w * h
     assert len(nodes) == len(leaves) - 1
-    for first, middle, end in nodes:
+    for first, middle, end, axis, at in nodes:
 
         def box(a, b):
             part = leaves[a:b]
@@ -151,6 +151,7 @@ def test_leaves_tile_the_rectangle_and_follow_the_aspect_rule(min_leaf, extra, w
         ax, ay, aw, ah = box(first, middle)
         across_x = ah == ph  # the halves side by side: the cut runs across x
         assert (aw == pw) != across_x  # exactly one of the two
+        assert axis == (0 if across_x else 1) and at == (ax + aw if across_x else ay + ah)
         if pw > ASPECT * ph:
             assert across_x
         if ph > ASPECT * pw:
