@@ -209,3 +209,13 @@ def test_same_bytes_across_processes():
         for _ in range(2)
     ]
     assert runs[0] == runs[1] and len(runs[0].split()) == 11
+
+
+def test_csv_text_equals_a_plain_join():
+    from core.levels._tiled import _csv
+
+    rng = np.random.default_rng(0)
+    for shape in [(1, 1), (1, 5), (5, 1), (37, 53)]:
+        for top in [0, 9, 10, 99, 100, 300]:
+            g = rng.integers(0, top + 1, size=shape)
+            assert _csv(g) == ",\n".join(",".join(map(str, row)) for row in g.tolist())
