@@ -3,10 +3,11 @@
 The walk is vectorised in chunks: the directions of a chunk of steps are drawn at once (with
 ``bias`` the chance that a step keeps the walker's previous direction: the direction of a step is
 the one drawn at the last step that did not keep it), the positions are running sums of the
-moves, and a step that would dig into the border is not taken (the walker stays where it is for
-that step). The walkers step in turn (walker 0, 1, ... at every step), and digging stops at the
-exact cell that reaches the target, so the level holds exactly
-``ceil(floor_fraction * width * height)`` floor cells.
+moves, and a step that would dig into the border is not taken: the walker stays where it is for
+that step and turns (one of its three other directions, drawn at random), so that with a strong
+bias it does not push against the border for many steps. The walkers step in turn (walker 0, 1,
+... at every step), and digging stops at the exact cell that reaches the target, so the level
+holds exactly ``ceil(floor_fraction * width * height)`` floor cells.
 """
 
 from __future__ import annotations
@@ -115,7 +116,7 @@ def random_walk(width, height, *, floor_fraction=0.4, walkers=1, bias=0.0, enemy
         loot_chance=loot_chance,
     )
     rng = make_rng(seed)
-    floor = _dig(
+    floor, _ = _dig(
         width,
         height,
         floor_target(width, height, settings["floor_fraction"]),
@@ -131,8 +132,10 @@ def random_walk(width, height, *, floor_fraction=0.4, walkers=1, bias=0.0, enemy
 
 
 def _dig(width, height, target, walkers, bias, rng):
-    """Flat (height * width) bool: the cells dug by ``walkers`` walks from the centre until ``target`` are dug."""
+    """``(floor, steps)``: flat (height * width) bool, the cells dug by ``walkers`` walks from the centre
+    until ``target`` are dug, and the steps each walker took (the last one partly)."""
     floor = np.zeros(height * width, bool)
+    steps = 0
     x = np.full(walkers, width // 2, np.int64)
     y = np.full(walkers, height // 2, np.int64)
     floor[y[0] * width + x[0]] = True
@@ -148,7 +151,6 @@ def _dig(width, height, target, walkers, bias, rng):
         last = np.where(keep, -1, np.arange(k)[:, None])
         np.maximum.accumulate(last, axis=0, out=last)
         direction = np.where(last >= 0, drawn[np.maximum(last, 0), np.arange(walkers)], heading)
-        heading = direction[-1]
         dx, dy = _DX[direction], _DY[direction]
         xs = np.empty((k, walkers), np.int64)
         ys = np.empty((k, walkers), np.int64)
@@ -172,7 +174,14 @@ def _dig(width, height, target, walkers, bias, rng):
             x = np.where(stay, x, px[n])
             y = np.where(stay, y, py[n])
             xs[t + n], ys[t + n] = x, y
+            for j in np.flatnonzero(stay).tolist():  # a blocked walker turns: one of its other three directions
+                turn = (direction[t + n, j] + 1 + rng.integers(3)) % 4
+                carried = last[t + n + 1 :, j] == last[t + n, j]  # the later steps that keep the blocked direction
+                direction[t + n + 1 :, j][carried] = turn
+                dx[t + n + 1 :, j][carried] = _DX[turn]
+                dy[t + n + 1 :, j][carried] = _DY[turn]
             t += n + 1
+        heading = direction[-1]
         cells = (ys * width + xs).ravel()  # step by step, walker by walker
         fresh = np.flatnonzero(~floor[cells])
         _, first = np.unique(cells[fresh], return_index=True)
@@ -180,4 +189,5 @@ def _dig(width, height, target, walkers, bias, rng):
         new = new[: target - dug]
         floor[cells[new]] = True
         dug += new.size
-    return floor
+        steps += k if dug < target else int(new[-1]) // walkers + 1
+    return floor, steps

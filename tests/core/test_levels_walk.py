@@ -126,3 +126,16 @@ def test_random_walk_refuses_a_fraction_the_inside_cannot_hold_and_bad_sizes():
         random_walk(50, 4097)
     with pytest.raises(ParameterError, match=r"unknown key\(s\) \['walker'\] in walk settings"):
         _walk.check_settings(50, 40, walker=2)
+
+
+def test_a_blocked_walker_turns_instead_of_pushing_on_the_border():
+    """With bias 0.99 a walker that kept pushing on the border (the first version) took ~5x the steps of
+    an unbiased walk to dig 80 x 80 at 0.4 (51k against 10k, means of 3 seeds); turning when blocked: ~1.4x."""
+    target = _walk.floor_target(80, 80, 0.4)
+
+    def mean_steps(bias):
+        return np.mean([_walk._dig(80, 80, target, 1, bias, np.random.default_rng(s))[1] for s in range(3)])
+
+    free, straight = mean_steps(0.0), mean_steps(0.99)
+    assert 5_000 < free < 20_000
+    assert straight < 2 * free
