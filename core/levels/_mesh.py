@@ -39,7 +39,7 @@ import numpy as np
 
 from .._checks import check_bool, check_float
 from ..errors import ParameterError, short
-from ..mesh import IndexedMesh, PolygonTopology, index_dtype, polygon_topology
+from ..mesh import IndexedMesh, PolygonTopology, index_dtype
 
 __all__ = [
     "LevelQuads",
@@ -83,6 +83,12 @@ class LevelQuads:
         Flat normal of the vertex's surface (unit, axis-aligned).
     materials : (F,) uint8 ndarray
         Slot of each quad: 0 floor, 1 wall, 2 ceiling (:data:`MATERIALS`).
+    edges : (E, 2) int32 ndarray
+        Every edge once, ``(low, high)`` vertex pairs, numbered from the grid (no sorting).
+    corner_edges : (4 F,) int32 ndarray
+        Edge from corner ``k`` to corner ``k + 1`` of each quad (the last wraps to the first),
+        Blender's ``.corner_edge``.  With ``edges`` this is :meth:`topology`, built analytically
+        instead of by sorting every corner's edge as :func:`~core.mesh.polygon_topology` does.
     """
 
     vertices: np.ndarray
@@ -90,6 +96,8 @@ class LevelQuads:
     uvs: np.ndarray
     normals: np.ndarray
     materials: np.ndarray
+    edges: np.ndarray
+    corner_edges: np.ndarray
 
     @property
     def n_vertices(self):
@@ -106,8 +114,15 @@ class LevelQuads:
         return self.uvs[self.quads.ravel()]
 
     def topology(self) -> PolygonTopology:
-        """Blender topology (loop starts, corner vertices, edges, corner edges) of the quads."""
-        return polygon_topology(self.quads)
+        """Blender topology (loop starts, corner vertices, edges, corner edges) of the quads, ready for
+        ``foreach_set`` (the same edges as :func:`~core.mesh.polygon_topology` finds, in grid order)."""
+        n = len(self.quads)
+        return PolygonTopology(
+            loop_starts=np.arange(0, 4 * n, 4, dtype=np.int32),
+            corner_verts=self.quads.reshape(-1),
+            edges=self.edges,
+            corner_edges=self.corner_edges,
+        )
 
     def triangles(self):
         """(2 F, 3) triangles: quad ``(a, b, c, d)`` becomes ``(a, b, c)`` and ``(a, c, d)``."""
@@ -180,7 +195,7 @@ def _corner_index(used):
     return index.reshape(used.shape)
 
 
-def _build(surfaces, shape, cell_size, origin):
+def _build(surfaces, shape, cell_size, origin, with_edges=True):
     """Two passes: count every surface's vertices and faces, then fill the final arrays in place."""
     h, w = shape
     cs = cell_size
@@ -204,6 +219,9 @@ def _build(surfaces, shape, cell_size, origin):
     normals = np.empty((n_vertices, 3), dtype=np.float32)
     quads = np.empty((n_faces, 4), dtype=np.int32)
     slots = np.empty(n_faces, dtype=np.uint8)
+    corner_edges = np.empty((n_faces, 4), dtype=np.int32) if with_edges else None
+    edges = []
+    n_edges = 0
     for srf, used, n, v0, f0 in plans:
         x = np.broadcast_to(xs, full)[used]
         y = np.broadcast_to(ys, full)[used]
@@ -229,7 +247,69 @@ def _build(surfaces, shape, cell_size, origin):
             out[:, 2] = out[:, 1] + np.int32(n)
             out[:, 3] = out[:, 0] + np.int32(n)
         slots[f0 : f0 + srf.n_faces] = srf.slot
-    return LevelQuads(vertices=vertices, quads=quads, uvs=uvs, normals=normals, materials=slots)
+        if with_edges:
+            new = _edges(srf, index, out, corner_edges[f0 : f0 + srf.n_faces], n, v0, n_edges)
+            edges.append(new)
+            n_edges += len(new)
+    return LevelQuads(
+        vertices=vertices,
+        quads=quads,
+        uvs=uvs,
+        normals=normals,
+        materials=slots,
+        edges=np.concatenate(edges) if with_edges else None,
+        corner_edges=corner_edges.reshape(-1) if with_edges else None,
+    )
+
+
+def _edges(srf, index, quads, corner_edges, n, v0, e0):
+    """The surface's edges from ``e0`` on, and each quad corner's edge (written into ``corner_edges``).
+
+    A flat surface: every grid edge of a used cell once, horizontal ones ``(i, j)-(i, j+1)`` first, then
+    vertical ones ``(i, j)-(i+1, j)``, each in row-major order.  Sides: one vertical edge per used corner
+    (shared along a run), then the bottom edge and the top edge of each face.
+    """
+    faces = srf.faces
+    if len(srf.corners) == 4:
+        across = np.zeros((faces.shape[0] + 1, faces.shape[1]), dtype=bool)  # horizontal (H+1, W)
+        across[:-1] |= faces
+        across[1:] |= faces
+        down = np.zeros((faces.shape[0], faces.shape[1] + 1), dtype=bool)  # vertical (H, W+1)
+        down[:, :-1] |= faces
+        down[:, 1:] |= faces
+        n_across = int(np.count_nonzero(across))
+        across_id = _corner_index(across)
+        across_id += np.int32(e0)
+        down_id = _corner_index(down)
+        down_id += np.int32(e0 + n_across)
+        pairs = np.empty((n_across + int(np.count_nonzero(down)), 2), dtype=np.int32)
+        pairs[:n_across, 0] = index[:, :-1][across]
+        pairs[:n_across, 1] = index[:, 1:][across]
+        pairs[n_across:, 0] = index[:-1, :][down]
+        pairs[n_across:, 1] = index[1:, :][down]
+        south, north = across_id[1:][faces], across_id[:-1][faces]
+        east, west = down_id[:, 1:][faces], down_id[:, :-1][faces]
+        if srf.corners[0] is _SW:  # up: SW -> SE -> NE -> NW
+            order = (south, east, north, west)
+        else:  # down: NW -> NE -> SE -> SW
+            order = (north, east, south, west)
+        for k, ids in enumerate(order):
+            corner_edges[:, k] = ids
+        return pairs
+    f = len(quads)
+    pairs = np.empty((n + 2 * f, 2), dtype=np.int32)
+    pairs[:n, 0] = np.arange(v0, v0 + n, dtype=np.int32)
+    pairs[:n, 1] = pairs[:n, 0] + np.int32(n)
+    a, b = quads[:, 0], quads[:, 1]
+    np.minimum(a, b, out=pairs[n : n + f, 0])
+    np.maximum(a, b, out=pairs[n : n + f, 1])
+    pairs[n + f :] = pairs[n : n + f] + np.int32(n)
+    face = np.arange(e0 + n, e0 + n + f, dtype=np.int32)
+    corner_edges[:, 0] = face  # a -> b, bottom
+    corner_edges[:, 1] = b - np.int32(v0 - e0)  # b -> b top: the vertical edge at b
+    corner_edges[:, 2] = face + np.int32(f)  # top
+    corner_edges[:, 3] = a - np.int32(v0 - e0)  # a top -> a: the vertical edge at a
+    return pairs
 
 
 def level_quads(level, *, cell_size=2.0, wall_height=3.0, ceiling=False, origin=(0.0, 0.0, 0.0)):
@@ -262,6 +342,10 @@ def level_quads(level, *, cell_size=2.0, wall_height=3.0, ceiling=False, origin=
     >>> q.n_quads, int((q.materials == 0).sum()), int((q.materials == 1).sum())
     (13, 1, 12)
     """
+    return _quads(level, cell_size, wall_height, ceiling, origin, with_edges=True)
+
+
+def _quads(level, cell_size, wall_height, ceiling, origin, *, with_edges):
     check_level(level)
     _check_size(level)
     cs = check_float(cell_size, name="cell_size", bounds=CELL_SIZE)
@@ -302,7 +386,7 @@ def level_quads(level, *, cell_size=2.0, wall_height=3.0, ceiling=False, origin=
         # walkable west: looks west (-X), north to south
         _Surface(west & ~east, (north_end, south_end), (-1.0, 0.0, 0.0), WALL_SLOT, sides, height - i, None),
     ]
-    return _build(surfaces, (h, w), cs, origin)
+    return _build(surfaces, (h, w), cs, origin, with_edges)
 
 
 def level_mesh(level, *, cell_size=2.0, wall_height=3.0, ceiling=False, origin=(0.0, 0.0, 0.0)):
@@ -323,7 +407,7 @@ def level_mesh(level, *, cell_size=2.0, wall_height=3.0, ceiling=False, origin=(
     >>> m.n_vertices, m.n_triangles, m.indices.dtype
     (33, 24, dtype('uint16'))
     """
-    q = level_quads(level, cell_size=cell_size, wall_height=wall_height, ceiling=ceiling, origin=origin)
+    q = _quads(level, cell_size, wall_height, ceiling, origin, with_edges=False)  # triangles need no edges
     return IndexedMesh(
         vertices=q.vertices,
         indices=q.triangles(),

@@ -6,6 +6,7 @@ import pytest
 from core.errors import ParameterError
 from core.levels import Level
 from core.levels._mesh import MAX_MESH_CELLS, level_mesh, level_quads
+from core.mesh import polygon_topology
 
 CS, WH = 2.0, 3.0
 
@@ -167,11 +168,21 @@ def test_index_dtype_rule_and_quads_agree():
     assert q.corner_uvs().shape == (4 * q.n_quads, 2)
 
 
-def test_quads_topology_is_blender_ready():
-    q = level_quads(random_level(12, 9, 3), ceiling=True)
+@pytest.mark.parametrize("ceiling", [False, True])
+def test_quads_topology_is_blender_ready(ceiling):
+    q = level_quads(random_level(31, 23, 3), ceiling=ceiling)
     t = q.topology()
     assert t.polygon_size == 4 and t.n_polygons == q.n_quads
     assert np.array_equal(t.corner_verts, q.quads.ravel())
+    # the analytic edges are exactly the unique edges polygon_topology finds by sorting
+    ref = polygon_topology(q.quads)
+    assert np.array_equal(np.unique(t.edges, axis=0), ref.edges)
+    assert len(t.edges) == len(ref.edges) and np.all(t.edges[:, 0] < t.edges[:, 1])
+    # and each corner's edge joins that corner to the next one of its quad
+    here = q.quads
+    after = np.roll(here, -1, axis=1)
+    want = np.sort(np.stack([here.ravel(), after.ravel()], axis=1), axis=1)
+    assert np.array_equal(t.edges[t.corner_edges], want)
 
 
 def test_deterministic_bytes():
