@@ -210,7 +210,11 @@ class WORLDSEED_OT_level_make_real(bpy.types.Operator):
         kit = level_kit_of(context.active_object)
         root = kit.parent
         collection = root.users_collection[0] if root.users_collection else context.scene.collection
-        made = bridge_level.make_kit_real(kit, collection=collection)
+        try:
+            made = bridge_level.make_kit_real(kit, collection=collection)
+        except ParameterError as err:
+            self.report({"ERROR"}, str(err))
+            return {"CANCELLED"}
         bridge_level.remove_kit(kit)
         select_only(context, root)
         self.report({"INFO"}, f"Worldseed: {len(made):,} kit modules are objects now")

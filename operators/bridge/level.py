@@ -315,7 +315,14 @@ def _module_geometry(module):
 
 
 def _kit_instance_objects(kit_obj):
-    return [_module_geometry(bpy.data.objects[n]) for n in kit_obj[KIT_MODULES_KEY]]
+    names = list(kit_obj.get(KIT_MODULES_KEY, ()))
+    missing = [n for n in names if bpy.data.objects.get(n) is None]
+    if missing:
+        raise ParameterError(
+            f"kit of {kit_obj.name!r}: module object(s) {', '.join(map(repr, missing))} no longer exist; "
+            "update the level with a kit collection"
+        )
+    return [_module_geometry(bpy.data.objects[n]) for n in names]
 
 
 #: The name of kit module ``index`` (its point's index) of role ``role`` in level ``level`` as an object.

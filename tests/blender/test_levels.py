@@ -308,6 +308,16 @@ def test_kit_missing_roles_are_named(empty_scene):
     assert not [o for o in bpy.data.objects if query.is_level(o)]
 
 
+def test_make_real_after_a_module_was_deleted_is_a_report(empty_scene):
+    kit = _kit()
+    bpy.ops.worldseed.level_add(**SMALL, geometry="KIT", kit=kit.name)
+    bpy.data.objects.remove(bpy.data.objects["pillar"])
+    before = _scene_state()
+    with pytest.raises(RuntimeError, match="'pillar' no longer exist"):
+        bpy.ops.worldseed.level_make_real()
+    assert _scene_state() == before
+
+
 def test_ten_thousand_kit_modules_are_instanced(empty_scene):
     grid = np.ones((100, 100), np.uint8)  # every cell floor: 10,000 floor modules (outside the map has none)
     level = core_levels.Level(grid=grid, markers=(core_levels.Marker("spawn", 0, 0),))
