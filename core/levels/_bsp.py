@@ -13,10 +13,12 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._checks import check_float, check_int, make_rng
+from .._checks import make_rng
 from ..errors import ParameterError
+from ..spec import check_value
 from ._content import place_markers
 from ._level import CORRIDOR, DOOR, FLOOR, MAX_CELLS, WALL, Level
+from .spec import GENERATOR_KEYS, LIMITS, LevelSpec
 
 __all__ = [
     "bsp_dungeon",
@@ -27,8 +29,6 @@ __all__ = [
     "Layout",
     "ASPECT",
     "LAYOUT_KEYS",
-    "DEFAULTS",
-    "BOUNDS",
     "BSP_KEYS",
 ]
 
@@ -36,37 +36,10 @@ __all__ = [
 ASPECT = 1.25
 #: The settings of the layout alone (the content settings go to place_markers).
 LAYOUT_KEYS = ("min_leaf", "max_leaf", "room_min", "room_max", "padding", "corridor_width", "loop_fraction")
-#: Defaults and (low, high) bounds of the BSP settings (the same as in spec.LIMITS and spec.LevelSpec, which
-#: a test checks: importing .spec here would make a cycle through spec.from_dict -> _generate -> _bsp).
-DEFAULTS = {
-    "min_leaf": 8,
-    "max_leaf": 20,
-    "room_min": 4,
-    "room_max": 12,
-    "padding": 1,
-    "corridor_width": 1,
-    "loop_fraction": 0.1,
-    "enemy_density": 0.02,
-    "loot_chance": 0.3,
-    "fill": 0.45,
-    "steps": 5,
-}
-BOUNDS = {
-    "width": (1, 4096),
-    "height": (1, 4096),
-    "min_leaf": (3, 4096),
-    "max_leaf": (3, 4096),
-    "room_min": (1, 4096),
-    "room_max": (1, 4096),
-    "padding": (0, 64),
-    "corridor_width": (1, 3),
-    "loop_fraction": (0.0, 1.0),
-    "enemy_density": (0.0, 1.0),
-    "loot_chance": (0.0, 1.0),
-    "fill": (0.0, 1.0),
-    "steps": (0, 32),
-}
+#: The keyword settings of :func:`bsp_dungeon` (``spec.GENERATOR_KEYS["bsp"]``).
 BSP_KEYS = LAYOUT_KEYS + ("enemy_density", "loot_chance")
+
+assert BSP_KEYS == GENERATOR_KEYS["bsp"]
 
 
 class Layout(NamedTuple):
@@ -97,7 +70,7 @@ def check_settings(width, height, **settings):
     """Refuse impossible BSP settings before any work, naming the setting, its value and what is allowed.
 
     Every key of ``GENERATOR_KEYS["bsp"]`` may be given (the others take the defaults of
-    :class:`~.spec.LevelSpec`, :data:`DEFAULTS`); returns nothing.
+    :class:`~.spec.LevelSpec`; the ranges are those of ``spec.LIMITS``); returns nothing.
 
     >>> try:
     ...     check_settings(64, 48, room_min=5, room_max=3)
@@ -109,14 +82,12 @@ def check_settings(width, height, **settings):
 
 
 def _value(key, value):
-    if isinstance(BOUNDS[key][0], int):
-        return check_int(value, name=key, bounds=BOUNDS[key])
-    return check_float(value, name=key, bounds=BOUNDS[key])
+    return check_value(value, LIMITS[key], name=key)
 
 
 def check_all(width, height, settings, keys):
     """(width, height, {key: value}) of every key of ``keys``, checked (BSP rules included); defaults from
-    :data:`DEFAULTS`. Unknown keys are refused."""
+    :class:`~.spec.LevelSpec`. Unknown keys are refused."""
     for key in settings:
         if key not in keys:
             raise ParameterError(f"{key} is not a setting of this generator; its settings are {', '.join(keys)}")
@@ -126,7 +97,7 @@ def check_all(width, height, settings, keys):
         raise ParameterError(
             f"width x height = {width} x {height} = {width * height:,} cells, more than the {MAX_CELLS:,} allowed"
         )
-    s = {k: _value(k, settings.get(k, DEFAULTS[k])) for k in keys}
+    s = {k: _value(k, settings.get(k, getattr(LevelSpec, k))) for k in keys}
     min_leaf, max_leaf = s["min_leaf"], s["max_leaf"]
     if s["room_min"] > s["room_max"]:
         raise ParameterError(f"room_min must be at most room_max = {s['room_max']}, got {s['room_min']}")

@@ -26,6 +26,7 @@ from ._cave import automaton
 from ._content import place_markers
 from ._level import CORRIDOR, DOOR, FLOOR, WALL, Level
 from ._regions import connect_regions, label_regions
+from .spec import GENERATOR_KEYS
 
 __all__ = ["rooms_caves", "check_settings", "KEYS", "MIN_POCKET"]
 
@@ -33,6 +34,8 @@ __all__ = ["rooms_caves", "check_settings", "KEYS", "MIN_POCKET"]
 KEYS = LAYOUT_KEYS + ("fill", "steps", "enemy_density", "loot_chance")
 #: Cave pockets smaller than this (cells) that touch no door are filled in rather than tunnelled to.
 MIN_POCKET = 4
+
+assert KEYS == GENERATOR_KEYS["rooms_caves"]
 
 
 def check_settings(width, height, **settings):

@@ -1,5 +1,7 @@
 """core.levels bsp_dungeon: leaves, rooms, corridors, doors, markers, settings checks."""
 
+import inspect
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -11,7 +13,6 @@ from worldseed.core.levels import (
     DOOR,
     FLOOR,
     GENERATOR_KEYS,
-    LIMITS,
     WALL,
     LevelSpec,
     bsp_dungeon,
@@ -20,7 +21,7 @@ from worldseed.core.levels import (
     label_regions,
     walk_distances,
 )
-from worldseed.core.levels._bsp import ASPECT, BOUNDS, DEFAULTS, LAYOUT_KEYS, bsp_layout, bsp_leaves, check_settings
+from worldseed.core.levels._bsp import ASPECT, LAYOUT_KEYS, bsp_layout, bsp_leaves, check_settings
 from worldseed.core.levels._content import marker_cells
 
 
@@ -159,7 +160,7 @@ def test_leaves_tile_the_rectangle_and_follow_the_aspect_rule(min_leaf, extra, w
 
 
 def test_rooms_inside_their_leaves_with_padding():
-    s = {k: DEFAULTS[k] for k in LAYOUT_KEYS}
+    s = {k: getattr(LevelSpec, k) for k in LAYOUT_KEYS}
     s.update(padding=2, min_leaf=10, max_leaf=24, room_min=3)
     for seed in range(5):
         level = bsp_dungeon(96, 80, seed=seed, **s)
@@ -170,7 +171,7 @@ def test_rooms_inside_their_leaves_with_padding():
 
 
 def test_loops():
-    s = {k: DEFAULTS[k] for k in LAYOUT_KEYS}
+    s = {k: getattr(LevelSpec, k) for k in LAYOUT_KEYS}
     rng = lambda: np.random.default_rng(5)  # noqa: E731
     tree = bsp_layout(100, 100, rng(), **{**s, "loop_fraction": 0.0})
     full = bsp_layout(100, 100, rng(), **{**s, "loop_fraction": 1.0})
@@ -191,7 +192,7 @@ def test_loops():
 
 @pytest.mark.parametrize("k", [1, 2, 3])
 def test_corridor_width_at_scale(k):
-    s = {k_: DEFAULTS[k_] for k_ in LAYOUT_KEYS}
+    s = {k_: getattr(LevelSpec, k_) for k_ in LAYOUT_KEYS}
     level = bsp_dungeon(160, 120, seed=11, corridor_width=k)
     s.update(corridor_width=k, enemy_density=0.02, loot_chance=0.3)
     check_level(level, s)
@@ -227,11 +228,11 @@ def test_spec_and_generate():
         check_spec(LevelSpec(generator="bsp", room_max=3))
 
 
-def test_bounds_and_defaults_match_the_spec():
+def test_signature_defaults_are_the_spec_defaults():
+    params = inspect.signature(bsp_dungeon).parameters
+    assert [k for k, p in params.items() if p.kind is p.KEYWORD_ONLY and k != "seed"] == list(GENERATOR_KEYS["bsp"])
     for key in GENERATOR_KEYS["bsp"]:
-        assert BOUNDS[key] == LIMITS[key].bounds, key
-        assert DEFAULTS[key] == getattr(LevelSpec, key), key
-    assert BOUNDS["width"] == LIMITS["width"].bounds and BOUNDS["height"] == LIMITS["height"].bounds
+        assert params[key].default == getattr(LevelSpec, key), key
 
 
 @pytest.mark.parametrize(

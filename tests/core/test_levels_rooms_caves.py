@@ -1,5 +1,7 @@
 """core.levels rooms_caves: BSP rooms shaped by the cave automaton, still one region."""
 
+import inspect
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -11,7 +13,6 @@ from worldseed.core.levels import (
     DOOR,
     FLOOR,
     GENERATOR_KEYS,
-    LIMITS,
     WALL,
     LevelSpec,
     bsp_dungeon,
@@ -21,7 +22,6 @@ from worldseed.core.levels import (
     rooms_caves,
     walk_distances,
 )
-from worldseed.core.levels._bsp import BOUNDS, DEFAULTS
 from worldseed.core.levels._content import marker_cells
 from worldseed.core.levels._rooms_caves import KEYS, check_settings
 
@@ -122,10 +122,13 @@ def test_spec_and_generate():
         check_spec(LevelSpec(generator="rooms_caves", min_leaf=12, max_leaf=20))
 
 
-def test_keys_bounds_defaults_match_the_spec():
-    assert KEYS == GENERATOR_KEYS["rooms_caves"]
+def test_signature_defaults_are_the_spec_defaults():
+    params = inspect.signature(rooms_caves).parameters
+    assert KEYS == GENERATOR_KEYS["rooms_caves"] and [
+        k for k, p in params.items() if p.kind is p.KEYWORD_ONLY and k != "seed"
+    ] == list(KEYS)
     for key in KEYS:
-        assert BOUNDS[key] == LIMITS[key].bounds and DEFAULTS[key] == getattr(LevelSpec, key), key
+        assert params[key].default == getattr(LevelSpec, key), key
 
 
 @pytest.mark.parametrize(
