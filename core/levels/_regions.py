@@ -67,14 +67,15 @@ def label_regions(walkable):
     starts[1:] &= ~flat[:-1]
     run = np.cumsum(starts, dtype=np.int32) - 1  # run id of every walkable cell (raster order)
     n_runs = int(run[-1]) + 1
-    run = run.reshape(h, wd + 1)
-    # vertical links: one per overlap of a run with a run of the next row (its first column)
-    both = w[:-1] & w[1:]
+    # vertical links: one per overlap of a run with a run of the next row (at its first column);
+    # in the padded layout, the cell below is one stride on and the padding column links nothing
+    stride = wd + 1
+    both = flat[:-stride] & flat[stride:]
     first = both.copy()
-    first[:, 1:] &= ~both[:, :-1]
-    r, c = np.nonzero(first)
-    a = run[r, c].astype(np.int64)
-    b = run[r + 1, c].astype(np.int64)
+    first[1:] &= ~both[:-1]
+    i = np.flatnonzero(first)
+    a = run[i].astype(np.int64)
+    b = run[i + stride].astype(np.int64)
     parent = np.arange(n_runs, dtype=np.int64)
     while a.size:  # hook the larger root on the smaller, then jump pointers to the roots
         pa, pb = parent[a], parent[b]
@@ -92,8 +93,8 @@ def label_regions(walkable):
     is_root = parent == np.arange(n_runs)
     rank = np.cumsum(is_root, dtype=np.int32) - 1
     region_of_run = np.append(rank[parent], np.int32(-1))  # [-1]: before the first run
-    np.copyto(run, -1, where=~pad)  # wall cells: no run
-    return region_of_run[run[:, :wd]], int(is_root.sum())
+    np.copyto(run, -1, where=~flat)  # wall cells: no run
+    return region_of_run[run.reshape(h, stride)[:, :wd]], int(is_root.sum())
 
 
 def walk_distances(walkable, start):

@@ -30,7 +30,8 @@ __all__ = ["random_walk", "check_settings", "DEFAULTS", "floor_target"]
 DEFAULTS = {"floor_fraction": 0.4, "walkers": 1, "bias": 0.0, "enemy_density": 0.02, "loot_chance": 0.3}
 #: Steps of every walker drawn at once, at most (the chunk shrinks near the target).
 CHUNK = 4096
-#: Steps summed at once within a chunk (a border hit re-sums from the step after it).
+#: Steps summed at once within a chunk after a border hit (a hit re-sums from the step after it);
+#: doubled after every window without one.
 WINDOW = 256
 # east, south, west, north as (dx, dy); row 0 is the top, so south is +y
 _DX = np.array([1, 0, -1, 0], np.int64)
@@ -154,9 +155,9 @@ def _dig(width, height, target, walkers, bias, rng):
         dx, dy = _DX[direction], _DY[direction]
         xs = np.empty((k, walkers), np.int64)
         ys = np.empty((k, walkers), np.int64)
-        t = 0
+        t, window = 0, WINDOW
         while t < k:  # running sums over a window, up to the first step that would dig into the border
-            end = min(k, t + WINDOW)
+            end = min(k, t + window)
             px = x + np.cumsum(dx[t:end], axis=0)
             py = y + np.cumsum(dy[t:end], axis=0)
             out = (px < lo_x) | (px > hi_x) | (py < lo_y) | (py > hi_y)
@@ -165,6 +166,7 @@ def _dig(width, height, target, walkers, bias, rng):
                 xs[t:end], ys[t:end] = px, py
                 x, y = px[-1], py[-1]
                 t = end
+                window *= 2  # no hit: sum further at once
                 continue
             n = int(np.argmax(hit))
             xs[t : t + n], ys[t : t + n] = px[:n], py[:n]
@@ -181,6 +183,7 @@ def _dig(width, height, target, walkers, bias, rng):
                 dx[t + n + 1 :, j][carried] = _DX[turn]
                 dy[t + n + 1 :, j][carried] = _DY[turn]
             t += n + 1
+            window = WINDOW
         heading = direction[-1]
         cells = (ys * width + xs).ravel()  # step by step, walker by walker
         fresh = np.flatnonzero(~floor[cells])
