@@ -245,3 +245,28 @@ def test_cave_grid_is_the_cave_without_its_markers():
     level = cave(90, 60, fill=0.5, seed=4)
     grid = _cave.cave_grid(90, 60, fill=0.5, steps=5, connect="tunnels", min_region=12, rng=np.random.default_rng(4))
     assert grid.tobytes() == level.grid.tobytes()
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.integers(3, 40),
+    st.integers(3, 40),
+    st.floats(0.0, 0.99),
+    st.integers(0, 8),
+    st.sampled_from(["tunnels", "largest"]),
+    st.integers(0, 30),
+    st.integers(0, 2**31 - 1),
+)
+def test_cave_any_settings_give_one_reachable_region_or_a_clear_refusal(w, h, fill, steps, connect, min_region, seed):
+    try:
+        level = cave(
+            w, h, fill=fill, steps=steps, connect=connect, min_region=min(min_region, (w - 2) * (h - 2)), seed=seed
+        )
+    except ParameterError as err:
+        assert "no floor region of at least min_region" in str(err)
+        return
+    g = level.grid
+    assert (g[0] == WALL).all() and (g[-1] == WALL).all() and (g[:, 0] == WALL).all() and (g[:, -1] == WALL).all()
+    assert label_regions(level.walkable)[1] == 1
+    spawn = level.spawn
+    assert (walk_distances(level.walkable, (spawn.x, spawn.y))[level.walkable] >= 0).all()

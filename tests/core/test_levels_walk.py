@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from worldseed.core.errors import ParameterError
 from worldseed.core.levels import FLOOR, WALL, LevelSpec, _walk, generate, label_regions, random_walk, walk_distances
@@ -152,3 +154,25 @@ def test_a_blocked_walker_turns_instead_of_pushing_on_the_border():
 def test_random_walk_golden_grids(kwargs, digest):
     """The same seed gives the same bytes in any process and on any machine (sha256 of the grid, recorded once)."""
     assert hashlib.sha256(random_walk(**kwargs).grid.tobytes()).hexdigest()[:16] == digest
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.integers(3, 40),
+    st.integers(3, 40),
+    st.floats(0.01, 0.95),
+    st.integers(1, 12),
+    st.floats(0.0, 0.99),
+    st.integers(0, 2**31 - 1),
+)
+def test_random_walk_any_settings_give_the_target_connected_or_a_clear_refusal(w, h, fraction, walkers, bias, seed):
+    try:
+        level = random_walk(w, h, floor_fraction=fraction, walkers=walkers, bias=bias, seed=seed)
+    except ParameterError as err:
+        assert str(err).startswith("floor_fraction must be at most")
+        assert math.ceil(fraction * w * h - 1e-9) > (w - 2) * (h - 2)
+        return
+    g = level.grid
+    assert int((g == FLOOR).sum()) == math.ceil(fraction * w * h - 1e-9)
+    assert (g[0] == WALL).all() and (g[-1] == WALL).all() and (g[:, 0] == WALL).all() and (g[:, -1] == WALL).all()
+    assert label_regions(level.walkable)[1] == 1
