@@ -45,11 +45,13 @@ seed = 9
 
 [export]
 fbx = true
+glb = true
 preview = false
 """
 
 EXPECTED = {
     "world.fbx",
+    "world.glb",
     "world.blend",
     *(f"Crypt{s}" for s in (".tmx", "_classes.tsx", "_classes.png", "_blob.tsx", "_blob.png", "_level.json")),
     "Crypt_level.png",
@@ -111,7 +113,7 @@ def two_runs(tmp_path_factory):
 def test_every_level_file_is_written_with_the_same_bytes_twice(two_runs):
     a, b = two_runs
     assert {p.name for p in a.iterdir()} == EXPECTED
-    for name in sorted(EXPECTED - {"world.blend"}):  # FBX, TMX, TSX, tile images, JSON, PNG
+    for name in sorted(EXPECTED - {"world.blend"}):  # FBX, glTF, TMX, TSX, tile images, JSON, PNG
         assert (a / name).read_bytes() == (b / name).read_bytes(), name
     assert (a / "Crypt.tmx").read_bytes().startswith(b"<?xml")
     assert (a / "Crypt_level.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -149,3 +151,16 @@ def test_a_recipe_with_two_levels_of_one_name_is_refused_in_one_line(tmp_path):
     assert done.returncode == 2
     assert "level[1].name 'a' is taken by level[0]" in done.stderr and done.stderr.count("\n") == 1
     assert not (tmp_path / "out").exists()
+
+
+def test_the_glb_carries_the_levels_and_their_material_colours(two_runs):
+    import pygltflib
+
+    gltf = pygltflib.GLTF2().load(str(two_runs[0] / "world.glb"))
+    nodes = {n.name: n for n in gltf.nodes}
+    # glTF is Y up, right-handed: Blender (10, 20, 0.5) is (10, 0.5, -20)
+    assert np.allclose(nodes["Crypt"].translation, (10.0, 0.5, -20.0), atol=1e-5)
+    assert "Spawn" in nodes and nodes["Crypt"].mesh is not None
+    colours = {m.name: m.pbrMetallicRoughness.baseColorFactor for m in gltf.materials}
+    assert np.allclose(colours["Worldseed Level Floor"][:3], (0.30, 0.27, 0.22), atol=1e-3)
+    assert np.allclose(colours["Worldseed Level Wall"][:3], (0.52, 0.50, 0.47), atol=1e-3)
