@@ -134,15 +134,22 @@ def random_walk(width, height, *, floor_fraction=0.4, walkers=1, bias=0.0, enemy
 
 def _dig(width, height, target, walkers, bias, rng):
     """``(floor, steps)``: flat (height * width) bool, the cells dug by ``walkers`` walks from the centre
-    until ``target`` are dug, and the steps each walker took (the last one partly)."""
+    until ``target`` are dug, and the steps each walker took (the last one partly).
+
+    Positions are flat cell indices (a step east is +1, south +width): from a cell inside the border
+    one step always lands on a cell of the grid, so the first step of a window that leaves the
+    inside is exact, whatever the later (clipped) ones do.
+    """
     floor = np.zeros(height * width, bool)
+    inside = np.zeros((height, width), bool)
+    inside[1:-1, 1:-1] = True
+    inside = inside.ravel()
+    move = _DX + width * _DY
     steps = 0
-    x = np.full(walkers, width // 2, np.int64)
-    y = np.full(walkers, height // 2, np.int64)
-    floor[y[0] * width + x[0]] = True
+    p = np.full(walkers, (height // 2) * width + width // 2, np.int64)
+    floor[p[0]] = True
     dug = 1
     heading = rng.integers(0, 4, walkers)
-    lo_x, hi_x, lo_y, hi_y = 1, width - 2, 1, height - 2
     while dug < target:
         k = int(min(CHUNK, max(64, 2 * (target - dug) // walkers)))
         keep = rng.random((k, walkers)) < bias
@@ -152,40 +159,36 @@ def _dig(width, height, target, walkers, bias, rng):
         last = np.where(keep, -1, np.arange(k)[:, None])
         np.maximum.accumulate(last, axis=0, out=last)
         direction = np.where(last >= 0, drawn[np.maximum(last, 0), np.arange(walkers)], heading)
-        dx, dy = _DX[direction], _DY[direction]
-        xs = np.empty((k, walkers), np.int64)
-        ys = np.empty((k, walkers), np.int64)
+        d = move[direction]
+        cells = np.empty((k, walkers), np.int64)
         t, window = 0, WINDOW
         while t < k:  # running sums over a window, up to the first step that would dig into the border
             end = min(k, t + window)
-            px = x + np.cumsum(dx[t:end], axis=0)
-            py = y + np.cumsum(dy[t:end], axis=0)
-            out = (px < lo_x) | (px > hi_x) | (py < lo_y) | (py > hi_y)
+            pp = p + np.cumsum(d[t:end], axis=0)
+            out = ~inside.take(pp, mode="clip")
             hit = out.any(axis=1)
             if not hit.any():
-                xs[t:end], ys[t:end] = px, py
-                x, y = px[-1], py[-1]
+                cells[t:end] = pp
+                p = pp[-1]
                 t = end
                 window *= 2  # no hit: sum further at once
                 continue
             n = int(np.argmax(hit))
-            xs[t : t + n], ys[t : t + n] = px[:n], py[:n]
+            cells[t : t + n] = pp[:n]
             if n:
-                x, y = px[n - 1], py[n - 1]
+                p = pp[n - 1]
             stay = out[n]
-            x = np.where(stay, x, px[n])
-            y = np.where(stay, y, py[n])
-            xs[t + n], ys[t + n] = x, y
+            p = np.where(stay, p, pp[n])
+            cells[t + n] = p
             for j in np.flatnonzero(stay).tolist():  # a blocked walker turns: one of its other three directions
                 turn = (direction[t + n, j] + 1 + rng.integers(3)) % 4
                 carried = last[t + n + 1 :, j] == last[t + n, j]  # the later steps that keep the blocked direction
                 direction[t + n + 1 :, j][carried] = turn
-                dx[t + n + 1 :, j][carried] = _DX[turn]
-                dy[t + n + 1 :, j][carried] = _DY[turn]
+                d[t + n + 1 :, j][carried] = move[turn]
             t += n + 1
             window = WINDOW
         heading = direction[-1]
-        cells = (ys * width + xs).ravel()  # step by step, walker by walker
+        cells = cells.ravel()  # step by step, walker by walker
         fresh = np.flatnonzero(~floor[cells])
         _, first = np.unique(cells[fresh], return_index=True)
         new = fresh[np.sort(first)]  # the cells dug in this chunk, in the order they were dug
