@@ -339,7 +339,8 @@ out = {}
 for node in list(scene.nodes):
     if not node.is_root:
         parent = node.parent.name if node.parent is not None and not node.parent.is_root else None
-        out[node.name] = [parent, list(node.node_to_world.c3)]
+        r = node.local_transform.rotation
+        out[node.name] = [parent, list(node.node_to_world.c3), [r.x, r.y, r.z, r.w]]
 print(json.dumps(out), flush=True)
 os._exit(0)
 """
@@ -368,6 +369,12 @@ def test_kit_level_exports_one_fbx_object_per_module_and_leaves_the_scene(empty_
     modules = {n: v for n, v in nodes.items() if v[0] == "Level" and n.startswith("Level_")}
     assert len(modules) == len(placed) and "Level_Kit" not in nodes
     # module k stands on its cell: Blender (x, y, z) is the file's (x, z, -y)
-    k = int(np.flatnonzero(placed.role == placed.roles.index("wall"))[0])
+    walls = np.flatnonzero(placed.role == placed.roles.index("wall"))
+    k = int(walls[np.argmax(placed.yaw[walls])])  # a wall turned about Z
     x, y, z = placed.positions[k]
-    assert np.allclose(modules[f"Level_wall_{k:05d}"][1], (x, z, -y), atol=1e-4)
+    parent, position, rotation = modules[f"Level_wall_{k:05d}"]
+    assert np.allclose(position, (x, z, -y), atol=1e-4)
+    # a turn by yaw about Blender's +Z is a turn by yaw about the file's +Y
+    half = float(placed.yaw[k]) / 2
+    assert placed.yaw[k] > 0
+    assert np.allclose(np.abs(np.dot(rotation, (0.0, np.sin(half), 0.0, np.cos(half)))), 1.0, atol=1e-5)
