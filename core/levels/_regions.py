@@ -174,7 +174,7 @@ def _breadth_first(free, dist, cell, stride):
                 dist[np.array(cells, np.int64)] = np.repeat(np.arange(first, step + 1, dtype=np.int32), counts)
                 cells, counts = [], []
             continue
-        frontier = np.asarray(frontier, np.int64)
+        frontier = np.asarray(frontier, np.intp if free.size >= 2**31 else np.int32)
         step += 1
         parts = []
         for o in offsets:
