@@ -9,7 +9,6 @@ from .common import SidebarPanel
 class WORLDSEED_PT_level(SidebarPanel, bpy.types.Panel):
     bl_label = "Levels"
     bl_idname = "WORLDSEED_PT_level"
-    bl_options = {"DEFAULT_CLOSED"}
 
     def draw(self, context):
         layout = self.layout

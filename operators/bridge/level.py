@@ -383,7 +383,7 @@ def kits_as_objects(roots, collection):
     """For the duration, every level kit below ``roots`` as real objects (children of their level, linked
     to ``collection``) and the kit objects themselves out of the hierarchy, so an exporter walking the
     roots' children writes the modules; afterwards everything is as it was."""
-    kits = [k for r in roots for k in [level_kit_of(r)] if k is not None and level_root(r) is r]
+    kits = [k for r in roots for k in [level_kit_of(r)] if k is not None and level_root(r) == r]
     made, moved = [], []
     try:
         for kit in kits:

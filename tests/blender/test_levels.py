@@ -262,6 +262,11 @@ def test_panel_shows_the_generators_own_settings_and_the_map(empty_scene):
     assert {"fill", "steps", "connect", "min_region"} <= shown and "algorithm" not in shown
     assert ("operator", "worldseed.level_update") in calls and ("prop", "auto_update") in calls
     assert any(kind == "icon" for kind, _ in calls)  # the 2-D map
+    assert ("prop", "kit") not in calls and ("operator", "worldseed.level_make_real") not in calls
+    _set(_settings(), geometry="KIT", kit=_kit())
+    bpy.ops.worldseed.level_add(from_settings=True)
+    calls = _draw()
+    assert ("prop", "kit") in calls and ("operator", "worldseed.level_make_real") in calls
 
 
 # --------------------------------------------------------------------------- kit
