@@ -189,55 +189,117 @@ def _place_rooms(leaves, rng, *, room_min, room_max, padding):
     return rooms
 
 
-def _gaps(a, b):
-    """(len(a), len(b)) Manhattan gaps between the rectangles of a and of b (0 when they touch or overlap)."""
-    ax, ay, aw, ah = (a[:, i, None] for i in range(4))
-    bx, by, bw, bh = (b[None, :, i] for i in range(4))
-    dx = np.maximum(0, np.maximum(bx - (ax + aw), ax - (bx + bw)))
-    dy = np.maximum(0, np.maximum(by - (ay + ah), ay - (by + bh)))
-    return dx + dy
+def _closest_pairs(leaves, rooms, nodes):
+    """For every cut, the (first-half room, second-half room) with the smallest Manhattan gap, among the
+    leaves along the cut line only (the first such pair in leaf order on a tie); all cuts at once.
+
+    The leaves of a half that touch the cut are a run of the leaves sorted by (edge on the cut, index),
+    found by a binary search per cut; every cut's candidate pairs are then listed and measured together.
+    """
+    n = len(leaves)
+    cuts = np.array(nodes, np.int64).reshape(-1, 5)
+    first, middle, end, axis, at = cuts.T
+    ends = leaves[:, :2] + leaves[:, 2:]
+    idx = np.arange(n, dtype=np.int64)
+    runs = []
+    for edge, lo_i, hi_i in ((ends, first, middle), (leaves[:, :2], middle, end)):
+        keys = [edge[:, a] * n + idx for a in (0, 1)]  # (edge on axis a, index), per axis
+        order = [np.argsort(k, kind="stable") for k in keys]
+        sorted_keys = [k[o] for k, o in zip(keys, order, strict=True)]
+        lo, hi, leaf_of = np.empty_like(first), np.empty_like(first), []
+        for a in (0, 1):
+            m = axis == a
+            lo[m] = np.searchsorted(sorted_keys[a], at[m] * n + lo_i[m]) + a * n
+            hi[m] = np.searchsorted(sorted_keys[a], at[m] * n + hi_i[m]) + a * n
+            leaf_of.append(order[a])
+        runs.append((lo, hi, np.concatenate(leaf_of)))
+    (alo, ahi, aleaf), (blo, bhi, bleaf) = runs
+    na, nb = ahi - alo, bhi - blo
+    count = na * nb
+    cut_of = np.repeat(np.arange(len(cuts)), count)
+    p = np.arange(count.sum()) - np.repeat(np.cumsum(count) - count, count)  # pair number within its cut
+    a = aleaf[alo[cut_of] + p // nb[cut_of]]
+    b = bleaf[blo[cut_of] + p % nb[cut_of]]
+    ra, rb = rooms[a], rooms[b]
+    dx = np.maximum(0, np.maximum(rb[:, 0] - (ra[:, 0] + ra[:, 2]), ra[:, 0] - (rb[:, 0] + rb[:, 2])))
+    dy = np.maximum(0, np.maximum(rb[:, 1] - (ra[:, 1] + ra[:, 3]), ra[:, 1] - (rb[:, 1] + rb[:, 3])))
+    gap = dx + dy
+    starts = np.cumsum(count) - count
+    best = np.minimum.reduceat(gap, starts) if len(cuts) else gap[:0]
+    hit = np.flatnonzero(gap == best[cut_of])
+    _, first_hit = np.unique(cut_of[hit], return_index=True)
+    pick = hit[first_hit]
+    return list(zip(a[pick].tolist(), b[pick].tolist(), strict=True))
 
 
-def _carve(grid, x0, x1, y0, y1):
-    """Columns x0..x1 and rows y0..y1 (inclusive, clipped inside the border): walls become corridor."""
+def _cover(shape, x0, x1, y0, y1, weight=None):
+    """(h, w) sum of ``weight`` (int64; default 1, int32) over the rectangles columns x0..x1, rows y0..y1 (inclusive;
+    empty ones skipped), by a 2-D difference array: one pass however many rectangles."""
+    h, w = shape
+    keep = (x0 <= x1) & (y0 <= y1)
+    x0, x1, y0, y1 = x0[keep], x1[keep] + 1, y0[keep], y1[keep] + 1
+    wt = np.ones(x0.size, np.int32) if weight is None else weight[keep]  # counts fit int32; ids sums need int64
+    diff = np.zeros((h + 1, w + 1), wt.dtype)
+    for ys, xs, sign in ((y0, x0, 1), (y0, x1, -1), (y1, x0, -1), (y1, x1, 1)):
+        np.add.at(diff, (ys, xs), sign * wt)
+    np.cumsum(diff, axis=0, out=diff)  # in place: one array however large the map
+    np.cumsum(diff, axis=1, out=diff)
+    return diff[:h, :w]
+
+
+def _corridors(grid, rooms, links, k, rng):
+    """Join the rooms of every link by a corridor k cells wide (walls become corridor; floor stays): straight
+    where the two face each other over at least k cells, else L-shaped, the horizontal or the vertical leg
+    first at random, between random cells of the rooms.  All links at once; one uniform draw per straight
+    corridor and five per L (its cells in a, in b, the order), in link order.
+    """
     h, w = grid.shape
-    sub = grid[max(y0, 1) : min(y1 + 1, h - 1), max(x0, 1) : min(x1 + 1, w - 1)]
-    sub[sub == WALL] = CORRIDOR
-
-
-def _corridor(grid, a, b, k, u):
-    """Join rooms a and b (x, y, w, h) by a corridor k cells wide: straight where they face each other
-    over at least k cells, else L-shaped (horizontal or vertical leg first, at random)."""
-    ax, ay, aw, ah = (int(v) for v in a)
-    bx, by, bw, bh = (int(v) for v in b)
-    lo, hi = max(ax, bx), min(ax + aw, bx + bw) - k  # columns where a vertical corridor fits both rooms
-    if hi >= lo:
-        x = lo + int(u() * (hi - lo + 1))
-        _carve(grid, x, x + k - 1, min(ay + ah - 1, by + bh - 1), max(ay, by))
+    if not len(links):
         return
-    lo, hi = max(ay, by), min(ay + ah, by + bh) - k
-    if hi >= lo:
-        y = lo + int(u() * (hi - lo + 1))
-        _carve(grid, min(ax + aw - 1, bx + bw - 1), max(ax, bx), y, y + k - 1)
-        return
-    h, w = grid.shape  # a room narrower than k: the k x k squares shift to stay inside the border
-    px = min(ax + int(u() * (max(aw - k, 0) + 1)), w - 1 - k)
-    py = min(ay + int(u() * (max(ah - k, 0) + 1)), h - 1 - k)
-    qx = min(bx + int(u() * (max(bw - k, 0) + 1)), w - 1 - k)
-    qy = min(by + int(u() * (max(bh - k, 0) + 1)), h - 1 - k)
-    if u() < 0.5:  # horizontal leg from a, then vertical into b
-        _carve(grid, min(px, qx), max(px, qx) + k - 1, py, py + k - 1)
-        _carve(grid, qx, qx + k - 1, min(py, qy), max(py, qy) + k - 1)
-    else:  # vertical leg from a, then horizontal into b
-        _carve(grid, px, px + k - 1, min(py, qy), max(py, qy) + k - 1)
-        _carve(grid, min(px, qx), max(px, qx) + k - 1, qy, qy + k - 1)
+    pair = np.array(links, np.int64)
+    ax, ay, aw, ah = rooms[pair[:, 0]].T
+    bx, by, bw, bh = rooms[pair[:, 1]].T
+    vlo, vhi = np.maximum(ax, bx), np.minimum(ax + aw, bx + bw) - k  # columns where a vertical corridor fits
+    hlo, hhi = np.maximum(ay, by), np.minimum(ay + ah, by + bh) - k  # rows where a horizontal one fits
+    vertical = vhi >= vlo
+    horizontal = ~vertical & (hhi >= hlo)
+    bent = ~vertical & ~horizontal
+    draws = np.where(bent, 5, 1)
+    u = rng.random(int(draws.sum()))
+    at = np.cumsum(draws) - draws
+    ui = lambda j: u[np.minimum(at + j, u.size - 1)]  # noqa: E731  the j-th draw of every link
+    rects = []
+    x = vlo + (ui(0) * (vhi - vlo + 1)).astype(np.int64)
+    rects.append((vertical, x, x + k - 1, np.minimum(ay + ah - 1, by + bh - 1), np.maximum(ay, by)))
+    y = hlo + (ui(0) * (hhi - hlo + 1)).astype(np.int64)
+    rects.append((horizontal, np.minimum(ax + aw - 1, bx + bw - 1), np.maximum(ax, bx), y, y + k - 1))
+    # a room narrower than k: the k x k squares shift to stay inside the border
+    px = np.minimum(ax + (ui(0) * (np.maximum(aw - k, 0) + 1)).astype(np.int64), w - 1 - k)
+    py = np.minimum(ay + (ui(1) * (np.maximum(ah - k, 0) + 1)).astype(np.int64), h - 1 - k)
+    qx = np.minimum(bx + (ui(2) * (np.maximum(bw - k, 0) + 1)).astype(np.int64), w - 1 - k)
+    qy = np.minimum(by + (ui(3) * (np.maximum(bh - k, 0) + 1)).astype(np.int64), h - 1 - k)
+    across_first = bent & (ui(4) < 0.5)  # horizontal leg from a, then vertical into b
+    down_first = bent & ~across_first  # vertical leg from a, then horizontal into b
+    xs0, xs1 = np.minimum(px, qx), np.maximum(px, qx) + k - 1
+    ys0, ys1 = np.minimum(py, qy), np.maximum(py, qy) + k - 1
+    rects += [
+        (across_first, xs0, xs1, py, py + k - 1),
+        (across_first, qx, qx + k - 1, ys0, ys1),
+        (down_first, px, px + k - 1, ys0, ys1),
+        (down_first, xs0, xs1, qy, qy + k - 1),
+    ]
+    x0, x1, y0, y1 = (np.concatenate([r[i][r[0]] for r in rects]) for i in range(1, 5))
+    x0, x1 = np.maximum(x0, 1), np.minimum(x1, w - 2)  # clipped inside the border
+    y0, y1 = np.maximum(y0, 1), np.minimum(y1, h - 2)
+    dug = _cover(grid.shape, x0, x1, y0, y1) > 0
+    grid[dug & (grid == WALL)] = CORRIDOR
 
 
 def _neighbour_pairs(leaves, shape):
     """Sorted codes ``i * n + j`` (i < j, n leaves) of the leaves sharing an edge (read off an image of leaf ids)."""
-    ids = np.full(shape, -1, np.int32)
-    for i, (x, y, w, h) in enumerate(leaves.tolist()):
-        ids[y : y + h, x : x + w] = i
+    x, y = leaves[:, 0], leaves[:, 1]
+    weight = np.arange(1, len(leaves) + 1, dtype=np.int64)  # the leaves are disjoint: the sum is one id + 1
+    ids = (_cover(shape, x, x + leaves[:, 2] - 1, y, y + leaves[:, 3] - 1, weight) - 1).astype(np.int32)
     found = []
     for a, b in ((ids[:, :-1], ids[:, 1:]), (ids[:-1, :], ids[1:, :])):
         cut = (a != b) & (a >= 0) & (b >= 0)
@@ -265,18 +327,10 @@ def bsp_layout(width, height, rng, *, min_leaf, max_leaf, room_min, room_max, pa
     cut_rng, room_rng, corridor_rng = rng.spawn(3)
     leaves, nodes = bsp_leaves(1, 1, width - 2, height - 2, min_leaf=min_leaf, max_leaf=max_leaf, rng=cut_rng)
     rooms = _place_rooms(leaves, room_rng, room_min=room_min, room_max=room_max, padding=padding)
-    grid = np.zeros((height, width), np.uint8)
-    for x, y, w, h in rooms.tolist():
-        grid[y : y + h, x : x + w] = FLOOR
-    u = _Uniform(corridor_rng)
-    links = []
-    ends = leaves[:, :2] + leaves[:, 2:]
-    for first, middle, end, axis, at in nodes:  # the closest rooms of the two halves of every cut
-        a = first + np.flatnonzero(ends[first:middle, axis] == at)  # only the leaves along the cut line:
-        b = middle + np.flatnonzero(leaves[middle:end, axis] == at)  # O(sqrt n) of them, not n
-        gaps = _gaps(rooms[a], rooms[b])
-        i, j = np.unravel_index(int(np.argmin(gaps)), gaps.shape)
-        links.append((int(a[i]), int(b[j])))
+    x0, y0 = rooms[:, 0], rooms[:, 1]
+    grid = (_cover((height, width), x0, x0 + rooms[:, 2] - 1, y0, y0 + rooms[:, 3] - 1) > 0).astype(np.uint8)
+    grid *= FLOOR
+    links = _closest_pairs(leaves, rooms, nodes)  # the closest rooms of the two halves of every cut
     n = len(leaves)
     pairs = _neighbour_pairs(leaves, grid.shape)
     tree = np.array([min(i, j) * n + max(i, j) for i, j in links], np.int64)
@@ -285,8 +339,7 @@ def bsp_layout(width, height, rng, *, min_leaf, max_leaf, room_min, room_max, pa
     if extra:
         chosen = np.sort(corridor_rng.choice(spare, size=extra, replace=False))
         links += [(int(c // n), int(c % n)) for c in chosen]
-    for i, j in links:
-        _corridor(grid, rooms[i], rooms[j], corridor_width, u)
+    _corridors(grid, rooms, links, corridor_width, corridor_rng)
     doors = doors_of(grid)
     return Layout(grid, tuple(tuple(r) for r in rooms.tolist()), leaves, doors, tuple(links))
 
