@@ -141,9 +141,9 @@ def _dig(width, height, target, walkers, bias, rng):
     inside is exact, whatever the later (clipped) ones do.
     """
     floor = np.zeros(height * width, bool)
-    inside = np.zeros((height, width), bool)
-    inside[1:-1, 1:-1] = True
-    inside = inside.ravel()
+    border = np.ones((height, width), bool)
+    border[1:-1, 1:-1] = False
+    border = border.ravel()
     move = _DX + width * _DY
     steps = 0
     p = np.full(walkers, (height // 2) * width + width // 2, np.int64)
@@ -165,15 +165,15 @@ def _dig(width, height, target, walkers, bias, rng):
         while t < k:  # running sums over a window, up to the first step that would dig into the border
             end = min(k, t + window)
             pp = p + np.cumsum(d[t:end], axis=0)
-            out = ~inside.take(pp, mode="clip")
-            hit = out.any(axis=1)
-            if not hit.any():
+            out = border.take(pp, mode="clip")
+            first = int(out.argmax())  # step by step, walker by walker: the first step onto the border
+            if not out.flat[first]:
                 cells[t:end] = pp
                 p = pp[-1]
                 t = end
                 window *= 2  # no hit: sum further at once
                 continue
-            n = int(np.argmax(hit))
+            n = first // walkers
             cells[t : t + n] = pp[:n]
             if n:
                 p = pp[n - 1]
