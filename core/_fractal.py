@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -309,23 +310,31 @@ def point_chunk(total, threads=True):
 def run_parallel(total, step, work, threads=True, size=None):
     """Run ``work(start, stop, ws)`` over [0, total) in chunks of ``step``.
 
-    Chunks are dealt round-robin to up to ``_THREADS`` threads, each with its own
-    ``_perlin.Workspace`` of ``size`` points (default ``step``).
+    Up to ``_THREADS`` threads, each with its own ``_perlin.Workspace`` of ``size``
+    points (default ``step``), take the next chunk whenever they are free: on a
+    shared machine one core may be slowed by other processes, and a fixed split
+    would leave the other idle at the end (the bytes never depend on who runs a chunk).
     """
     starts = range(0, total, step)
     n_threads = min(_THREADS if threads else 1, len(starts))
     size = min(step, total) if size is None else size
+    queue = iter(starts)
+    lock = threading.Lock()
 
-    def worker(w):
+    def worker():
         ws = _perlin.Workspace(size)
-        for s in starts[w::n_threads]:
+        while True:
+            with lock:
+                s = next(queue, None)
+            if s is None:
+                return
             work(s, min(total, s + step), ws)
 
     if n_threads <= 1:
-        worker(0)
+        worker()
         return
     with ThreadPoolExecutor(n_threads) as pool:
-        for f in [pool.submit(worker, w) for w in range(n_threads)]:
+        for f in [pool.submit(worker) for _ in range(n_threads)]:
             f.result()
 
 

@@ -518,3 +518,22 @@ def test_point_chunk_longer_on_several_threads(monkeypatch):
     assert _fractal.point_chunk(1 << 22, threads=False) == _fractal.POINT_CHUNK
     assert _fractal.point_chunk(100_001) == 50_001  # both threads busy
     assert _fractal.point_chunk(1_000) == _fractal.POINT_CHUNK
+
+
+def test_run_parallel_runs_every_chunk_once(monkeypatch):
+    """Threads take chunks as they come free; every chunk runs exactly once, each thread with its own workspace."""
+    import threading
+
+    from worldseed.core import _fractal
+
+    monkeypatch.setattr(_fractal, "_THREADS", 3)
+    seen, spaces, lock = [], set(), threading.Lock()
+
+    def work(s, e, ws):
+        with lock:
+            seen.append((s, e))
+            spaces.add((threading.get_ident(), id(ws)))
+
+    _fractal.run_parallel(100_003, 1000, work)
+    assert sorted(seen) == [(s, min(100_003, s + 1000)) for s in range(0, 100_003, 1000)]
+    assert len({t for t, _ in spaces}) == len({w for _, w in spaces}) <= 3
