@@ -3,9 +3,10 @@
 * :func:`label_regions` labels the 4-connected regions on row runs (one node per horizontal run of
   walkable cells, joined where runs of neighbouring rows overlap), so the union-find works on a
   few thousand runs rather than a million cells.
-* :func:`walk_distances` is a breadth-first search whose frontier is a short array of cell indices,
-  so a step costs what its frontier holds, not a pass over the whole grid: long winding passages
-  (a maze, a tunnel) cost microseconds per step.
+* :func:`walk_distances` is a breadth-first search whose frontier is a list of cell indices, so a
+  step costs what its frontier holds, not a pass over the whole grid; small frontiers (one-cell
+  passages of mazes and tunnels) step in plain Python, large ones in numpy. Measured at load 4-5:
+  a 1024^2 cave (1,500 steps) ~0.05 s, a 1023^2 serpentine passage (524,000 steps) ~0.5 s.
 * :func:`connect_regions` finds the tunnels that join every region: the nearest-region map of the
   grid under the city-block distance (exact, separable, two sweeps per axis), the shortest link
   between every two neighbouring regions of that map, a minimum spanning tree of those links
