@@ -2,9 +2,10 @@
 
 The map's inside (every cell but the one-cell wall border) is cut in two again and again until
 no leaf is longer than ``max_leaf``; each leaf gets one room; the two halves of every cut are
-joined by one L-shaped corridor between their closest rooms (so the rooms form a tree), and a
-fraction of the other neighbouring leaves get an extra corridor (loops).  Doors are the corridor
-cells that touch a room's floor.  :func:`bsp_layout` is the layout alone (rooms + caves reuses it).
+joined by one corridor (straight or L-shaped) between their closest rooms along the cut (so the
+rooms form a tree), and a fraction of the other neighbouring leaves get an extra corridor (loops).
+Doors are the corridor cells that touch a room's floor.  :func:`bsp_layout` is the layout alone
+(rooms + caves reuses it).
 """
 
 from __future__ import annotations
@@ -394,11 +395,15 @@ def bsp_dungeon(
 
     Notes
     -----
-    The rooms of the two halves of every cut that are closest (Manhattan gap) are joined:
-    straight when they face each other over at least ``corridor_width`` cells, else by an L
-    whose legs start and end at random cells of the rooms. Corridors pass through rooms they
-    meet (the room stays floor). A door is a corridor cell with a room floor cell beside it
-    (so a corridor ``k`` wide enters through ``k`` doors).
+    The rooms of the two halves of every cut that are closest (Manhattan gap; among the leaves
+    along the cut line) are joined: straight when they face each other over at least
+    ``corridor_width`` cells, else by an L whose legs start and end at random cells of the rooms.
+    Corridors pass through rooms they meet (the room stays floor). A door is a corridor cell with
+    a room floor cell beside it, so a corridor ``k`` wide enters through ``k`` doors, and one that
+    runs along a room's side is a row of doors there (about one door group in eight at the defaults).
+    A room narrower than the corridor (``room_min < corridor_width``) gets a corridor end wider
+    than itself. Markers: rooms of side 1 or 2 may leave no cell away from the doors; then
+    :func:`~._content.place_markers` falls back to any floor cell.
 
     Examples
     --------
