@@ -1,13 +1,557 @@
-"""Scaffold: being built (issue 10). The function and check names are fixed by core/levels/_generate.py."""
+"""Mazes: recursive backtracker, randomized Prim, Kruskal, Wilson; loops, rooms, spawn and exit.
+
+A maze of ``width`` x ``height`` *maze cells* lives on a ``(2 * height + 1, 2 * width + 1)`` grid of
+level cells: maze cell ``(cx, cy)`` is grid cell ``(2 cx + 1, 2 cy + 1)`` (column, row; row 0 is
+north), the grid cell between two neighbouring maze cells is floor when the passage between them
+is open, and every grid cell with two even coordinates is a wall pillar (except inside rooms).
+
+The steps of :func:`maze`, each from its own stream of ``np.random.default_rng(seed).spawn(3)``:
+
+1. **Perfect maze** (a spanning tree of the maze cells) by ``algorithm``:
+
+   - ``"dfs"``, the recursive backtracker: from a random cell, step to a uniformly random unvisited
+     neighbour, back up when there is none (each cell tries its neighbours in one random order drawn
+     in bulk: the first unvisited one in a uniform order is a uniform unvisited one). Long winding
+     passages, about 10 % dead ends.
+   - ``"prim"``, randomized Prim: a uniformly random frontier cell joins the maze through a uniformly
+     random neighbour already in it. About 35 % dead ends.
+   - ``"kruskal"``, randomized Kruskal: walls in a random order, each removed when its two cells are
+     not yet connected. Computed as Boruvka rounds on the same random order (the minimum spanning
+     tree of distinct weights is unique, so it is the very tree Kruskal's union-find keeps). About
+     31 % dead ends.
+   - ``"wilson"``: a uniform spanning tree by loop-erased random walks (every spanning tree equally
+     likely). About 29 % dead ends.
+
+2. **Rooms** (``rooms = n``): the maze is cut into a grid of tiles of at least 3 x 3 maze cells;
+   ``n`` random tiles each get a room of 2 to :data:`ROOM_MAX` maze cells a side (at least one maze
+   cell of margin to the next tile), with every wall inside it removed. ``Level.rooms`` holds them as
+   ``(x, y, w, h)`` in grid cells.
+3. **Loops** (``loops = k``): exactly ``k`` more walls between two maze cells, chosen uniformly among
+   the walls still closed, are removed: each makes one more cycle.
+4. **Spawn and exit** at the two ends of a longest path, found by two sweeps of walking distance
+   (farthest cell from maze cell (0, 0), then the farthest cell from that one). On a perfect maze
+   (a tree) this is exact: the two ends of the tree's diameter. With loops or rooms the level is no
+   tree, and two sweeps give a long path, not always a longest one.
+"""
 
 from __future__ import annotations
 
-__all__ = ["maze", "check_settings"]
+import itertools
+
+import numpy as np
+
+from .._checks import check_int, make_rng
+from ..errors import ParameterError
+from ..spec import check_value
+from ._level import FLOOR, MAX_CELLS, WALL, Level, Marker
+from .spec import GENERATOR_KEYS, LIMITS
+
+__all__ = ["maze", "maze_cells", "check_settings", "ALGORITHMS", "DEFAULTS", "MIN_SIDE", "ROOM_MAX"]
+
+#: The keyword settings of :func:`maze` and their defaults.
+DEFAULTS = {"algorithm": "dfs", "loops": 0, "rooms": 0}
+#: The maze algorithms, in the order of the recipe's choice.
+ALGORITHMS = tuple(LIMITS["algorithm"].bounds)
+#: Smallest width or height, in maze cells.
+MIN_SIDE = 2
+#: Largest side of a room, in maze cells.
+ROOM_MAX = 6
+#: Smallest tile a room is placed in (a room of 2 cells and a margin of 1), in maze cells.
+ROOM_TILE = 3
+
+#: Open sides of a maze cell (:func:`maze_cells`): north (row - 1), east, south, west.
+NORTH, EAST, SOUTH, WEST = 1, 2, 4, 8
+
+assert tuple(DEFAULTS) == GENERATOR_KEYS["maze"]
 
 
-def check_settings(width, height, **settings):
-    """Raise ParameterError naming the setting when the settings are impossible; return nothing."""
+def _room_tiles(width, height, rooms):
+    """``(tiles across, tiles down)`` for ``rooms`` rooms: tiles as large as possible, each >= ROOM_TILE."""
+    best = None
+    for across in range(1, width // ROOM_TILE + 1):
+        down = -(-rooms // across)
+        if down > height // ROOM_TILE:
+            continue
+        side = min(width // across, height // down)
+        if best is None or side > best[0]:
+            best = (side, across, down)
+    return best[1], best[2]
 
 
-def maze(width, height, *, seed=0, **settings):
-    raise NotImplementedError("maze is being built (issue 10)")
+def _room_max(width, height, rooms):
+    """Largest room ``(w, h)`` the layout of ``rooms`` rooms allows, in maze cells."""
+    across, down = _room_tiles(width, height, rooms)
+    return min(width // across - 1, ROOM_MAX), min(height // down - 1, ROOM_MAX)
+
+
+def _walls_for_loops(width, height, rooms):
+    """Closed walls between maze cells that are certainly left for loops after ``rooms`` rooms.
+
+    A perfect maze keeps ``(width - 1) * (height - 1)`` walls closed; a room opens at most all of
+    its inner walls.
+    """
+    walls = (width - 1) * (height - 1)
+    if rooms:
+        rw, rh = _room_max(width, height, rooms)
+        walls -= rooms * (rw * (rh - 1) + rh * (rw - 1))
+    return max(walls, 0)
+
+
+def check_settings(width, height, *, algorithm="dfs", loops=0, rooms=0):
+    """Refuse impossible maze settings before any work, naming the setting, its value and what is allowed.
+
+    >>> for bad in ({"algorithm": "dsf"}, {"loops": 7}):
+    ...     try:
+    ...         check_settings(4, 3, **bad)
+    ...     except ParameterError as err:
+    ...         print(err)
+    algorithm must be one of 'dfs', 'prim', 'kruskal', 'wilson', got 'dsf' (did you mean 'dfs'?)
+    loops must be at most 6 for a 4 x 3 maze (its walls between cells once it is perfect), got 7
+    """
+    hi = LIMITS["width"].bounds[1]
+    width = check_int(width, name="width", bounds=(MIN_SIDE, hi))
+    height = check_int(height, name="height", bounds=(MIN_SIDE, hi))
+    cells = (2 * width + 1) * (2 * height + 1)
+    if cells > MAX_CELLS:
+        raise ParameterError(
+            f"width x height = {width} x {height} maze cells make a {2 * width + 1} x {2 * height + 1} grid "
+            f"({cells:,} cells); at most {MAX_CELLS:,} grid cells are allowed"
+        )
+    check_value(algorithm, LIMITS["algorithm"], name="algorithm")
+    rooms = check_value(rooms, LIMITS["rooms"], name="rooms")
+    most = (width // ROOM_TILE) * (height // ROOM_TILE)
+    if rooms > most:
+        raise ParameterError(
+            f"rooms must be at most {most} for a {width} x {height} maze (a room and its margin take "
+            f"{ROOM_TILE} x {ROOM_TILE} maze cells), got {rooms}"
+        )
+    loops = check_value(loops, LIMITS["loops"], name="loops")
+    walls = _walls_for_loops(width, height, rooms)
+    if loops > walls:
+        what = "its walls between cells once it is perfect" + (f" and {rooms} rooms are cut" if rooms else "")
+        raise ParameterError(f"loops must be at most {walls} for a {width} x {height} maze ({what}), got {loops}")
+
+
+# --- perfect mazes: each returns (horizontal, vertical) open passages ---------------------------------
+# horizontal (h, w - 1) bool: between (cx, cy) and (cx + 1, cy); vertical (h - 1, w): (cx, cy) and (cx, cy + 1)
+
+
+def _padded(width, height):
+    """Bytes of a padded (height + 2, width + 2) board: 0 inside, ``border`` value filled in by callers."""
+    board = np.ones((height + 2, width + 2), np.uint8)
+    board[1:-1, 1:-1] = 0
+    return board
+
+
+def _passages_from_parents(width, height, child, parent):
+    """Open passages from tree edges given as padded indices ``child`` -> ``parent`` (int arrays)."""
+    pw = width + 2
+    lo = np.minimum(child, parent)
+    cy, cx = lo // pw - 1, lo % pw - 1
+    across = np.abs(parent - child) == 1
+    horizontal = np.zeros((height, width - 1), bool)
+    vertical = np.zeros((height - 1, width), bool)
+    horizontal[cy[across], cx[across]] = True
+    vertical[cy[~across], cx[~across]] = True
+    return horizontal, vertical
+
+
+def _dfs(width, height, rng):
+    """Recursive backtracker over a padded bytearray (0 free, 1 visited or border)."""
+    pw = width + 2
+    taken = bytearray(_padded(width, height).tobytes())
+    orders = list(itertools.permutations((-pw, 1, pw, -1)))
+    order_of = bytes(rng.integers(0, len(orders), size=len(taken), dtype=np.uint8))
+    start = (int(rng.integers(height)) + 1) * pw + int(rng.integers(width)) + 1
+    parent = [0] * len(taken)
+    taken[start] = 1
+    stack = [start]
+    push, pop = stack.append, stack.pop
+    cell = start
+    while True:
+        for step in orders[order_of[cell]]:
+            nxt = cell + step
+            if not taken[nxt]:
+                taken[nxt] = 1
+                parent[nxt] = cell
+                push(nxt)
+                cell = nxt
+                break
+        else:
+            pop()
+            if not stack:
+                break
+            cell = stack[-1]
+    return _tree_passages(width, height, np.array(parent, np.int64), start)
+
+
+def _tree_passages(width, height, parent, root):
+    """Passages of a tree given as a padded parent array (0 outside the maze)."""
+    pw = width + 2
+    inner = (np.arange(1, height + 1)[:, None] * pw + np.arange(1, width + 1)).ravel()
+    inner = inner[inner != root]
+    return _passages_from_parents(width, height, inner, parent[inner])
+
+
+def _prim(width, height, rng):
+    """Randomized Prim: a uniformly random frontier cell joins through a uniformly random in-maze neighbour.
+
+    Board values: 0 outside the maze, 1 frontier, 2 in the maze, 3 border.
+    """
+    pw = width + 2
+    n = width * height
+    board = _padded(width, height) * 3
+    state = bytearray(board.tobytes())
+    parent = [0] * len(state)
+    pick = rng.random(n).tolist()
+    join = rng.random(n).tolist()
+    start = (int(rng.integers(height)) + 1) * pw + int(rng.integers(width)) + 1
+    state[start] = 2
+    frontier = []
+    push, pop = frontier.append, frontier.pop
+    for a in (start - pw, start + 1, start + pw, start - 1):
+        if state[a] == 0:
+            state[a] = 1
+            push(a)
+    for k in range(1, n):
+        j = int(pick[k] * len(frontier))
+        v = frontier[j]
+        last = pop()
+        if j < len(frontier):
+            frontier[j] = last
+        inside = []
+        a = v - pw
+        s = state[a]
+        if s == 2:
+            inside.append(a)
+        elif s == 0:
+            state[a] = 1
+            push(a)
+        a = v + 1
+        s = state[a]
+        if s == 2:
+            inside.append(a)
+        elif s == 0:
+            state[a] = 1
+            push(a)
+        a = v + pw
+        s = state[a]
+        if s == 2:
+            inside.append(a)
+        elif s == 0:
+            state[a] = 1
+            push(a)
+        a = v - 1
+        s = state[a]
+        if s == 2:
+            inside.append(a)
+        elif s == 0:
+            state[a] = 1
+            push(a)
+        parent[v] = inside[int(join[k] * len(inside))]
+        state[v] = 2
+    return _tree_passages(width, height, np.array(parent, np.int64), start)
+
+
+def _wilson(width, height, rng):
+    """Wilson's algorithm: loop-erased random walks to the tree, each walk keeping the last exit of every cell.
+
+    Board values: 0 not in the tree, 1 in the tree, 2 border (a step onto it is drawn again, so every
+    step is uniform among the cell's neighbours).
+    """
+    pw = width + 2
+    state = bytearray((_padded(width, height) * 2).tobytes())
+    exit_to = [0] * len(state)
+    steps = (-pw, 1, pw, -1)
+    inner = (np.arange(1, height + 1)[:, None] * pw + np.arange(1, width + 1)).ravel()
+    order = rng.permutation(inner).tolist()
+    root = order[0]
+    state[root] = 1
+    chunk = max(4096, 8 * len(order))
+    draws = rng.integers(0, 4, chunk, dtype=np.uint8).tolist()
+    i = 0
+    for start in order:
+        if state[start]:
+            continue
+        cell = start
+        while True:
+            if i == chunk:
+                draws = rng.integers(0, 4, chunk, dtype=np.uint8).tolist()
+                i = 0
+            nxt = cell + steps[draws[i]]
+            i += 1
+            s = state[nxt]
+            if s == 2:
+                continue
+            exit_to[cell] = nxt
+            if s:
+                break
+            cell = nxt
+        cell = start
+        while not state[cell]:
+            state[cell] = 1
+            cell = exit_to[cell]
+    return _tree_passages(width, height, np.array(exit_to, np.int64), root)
+
+
+def _kruskal(width, height, rng):
+    """Randomized Kruskal as Boruvka rounds: each component takes its lightest outgoing wall.
+
+    The weights are a random permutation of the walls (all distinct), so the minimum spanning
+    tree is unique and equal to the one Kruskal's algorithm builds from that order.
+    """
+    n = width * height
+    idx = np.arange(n, dtype=np.int64).reshape(height, width)
+    a = np.concatenate([idx[:, :-1].ravel(), idx[:-1, :].ravel()])
+    b = np.concatenate([idx[:, 1:].ravel(), idx[1:, :].ravel()])
+    wall = rng.permutation(a.size)  # the walls in increasing weight
+    ca, cb = a[wall], b[wall]
+    chosen = np.zeros(a.size, bool)
+    link = np.arange(n, dtype=np.int64)
+    best = np.empty(n, np.int64)
+    present = np.zeros(n, bool)
+    while True:
+        keep = ca != cb
+        ca, cb, wall = ca[keep], cb[keep], wall[keep]
+        if not ca.size:
+            break
+        rank = np.arange(ca.size, dtype=np.int64)
+        present[:] = False
+        present[ca] = True
+        present[cb] = True
+        comps = np.flatnonzero(present)
+        best[comps] = ca.size
+        np.minimum.at(best, ca, rank)
+        np.minimum.at(best, cb, rank)
+        e = best[comps]
+        chosen[wall[e]] = True
+        other = np.where(ca[e] == comps, cb[e], ca[e])
+        link[comps] = other
+        mutual = (link[other] == comps) & (comps < other)
+        link[comps[mutual]] = comps[mutual]
+        while True:  # pointer jumping to the roots of the merged components
+            up = link[link[comps]]
+            if np.array_equal(up, link[comps]):
+                break
+            link[comps] = up
+        ca, cb = link[ca], link[cb]
+    horizontal = chosen[: height * (width - 1)].reshape(height, width - 1)
+    vertical = chosen[height * (width - 1) :].reshape(height - 1, width)
+    return horizontal, vertical
+
+
+_ALGORITHM_FUNCTIONS = {"dfs": _dfs, "prim": _prim, "kruskal": _kruskal, "wilson": _wilson}
+
+
+# --- rooms, loops, the grid ---------------------------------------------------------------------------
+
+
+def _place_rooms(width, height, rooms, rng):
+    """``rooms`` rectangles ``(cx, cy, w, h)`` in maze cells, one in each of ``rooms`` random tiles."""
+    if not rooms:
+        return []
+    across, down = _room_tiles(width, height, rooms)
+    tw, th = width // across, height // down
+    rw_max, rh_max = min(tw - 1, ROOM_MAX), min(th - 1, ROOM_MAX)
+    tiles = np.sort(rng.choice(across * down, size=rooms, replace=False))
+    rw = rng.integers(2, rw_max + 1, size=rooms)
+    rh = rng.integers(2, rh_max + 1, size=rooms)
+    ox = (rng.random(rooms) * (tw - rw)).astype(np.int64)  # the last column and row of a tile stay maze
+    oy = (rng.random(rooms) * (th - rh)).astype(np.int64)
+    return [
+        (int(t % across * tw + x), int(t // across * th + y), int(w), int(h))
+        for t, x, y, w, h in zip(tiles, ox, oy, rw, rh, strict=True)
+    ]
+
+
+def _open_rooms(horizontal, vertical, rooms):
+    for cx, cy, w, h in rooms:
+        horizontal[cy : cy + h, cx : cx + w - 1] = True
+        vertical[cy : cy + h - 1, cx : cx + w] = True
+
+
+def _open_loops(horizontal, vertical, loops, rng):
+    """Open exactly ``loops`` walls chosen uniformly among the closed ones."""
+    if not loops:
+        return
+    closed = np.flatnonzero(np.concatenate([~horizontal.ravel(), ~vertical.ravel()]))
+    pick = rng.choice(closed, size=loops, replace=False)
+    nh = horizontal.size
+    horizontal.flat[pick[pick < nh]] = True
+    vertical.flat[pick[pick >= nh] - nh] = True
+
+
+def _grid(horizontal, vertical, rooms):
+    height, width = vertical.shape[0] + 1, horizontal.shape[1] + 1
+    grid = np.full((2 * height + 1, 2 * width + 1), WALL, np.uint8)
+    grid[1::2, 1::2] = FLOOR
+    grid[1::2, 2:-1:2][horizontal] = FLOOR
+    grid[2:-1:2, 1::2][vertical] = FLOOR
+    for cx, cy, w, h in rooms:
+        grid[2 * cy + 1 : 2 * (cy + h), 2 * cx + 1 : 2 * (cx + w)] = FLOOR
+    return grid
+
+
+def _sides(horizontal, vertical):
+    """(h, w) uint8 open sides of every maze cell (NORTH | EAST | SOUTH | WEST)."""
+    height, width = vertical.shape[0] + 1, horizontal.shape[1] + 1
+    sides = np.zeros((height, width), np.uint8)
+    sides[1:, :] |= vertical * np.uint8(NORTH)
+    sides[:, :-1] |= horizontal * np.uint8(EAST)
+    sides[:-1, :] |= vertical * np.uint8(SOUTH)
+    sides[:, 1:] |= horizontal * np.uint8(WEST)
+    return sides
+
+
+def maze_cells(level):
+    """The cell-grid form of a maze: the open sides of every maze cell.
+
+    Parameters
+    ----------
+    level : Level
+        A maze (:func:`maze`): its grid is ``(2 * height + 1, 2 * width + 1)``.
+
+    Returns
+    -------
+    sides : (height, width) uint8 ndarray
+        Per maze cell, the sum of its open sides: 1 north (row - 1), 2 east, 4 south, 8 west.
+
+    >>> maze_cells(maze(3, 2, seed=1)).shape
+    (2, 3)
+    """
+    grid = np.asarray(level.grid)
+    rows, cols = grid.shape
+    if rows < 3 or cols < 3 or rows % 2 == 0 or cols % 2 == 0:
+        raise ParameterError(f"level.grid must be (2 * height + 1, 2 * width + 1) of a maze, got {rows} x {cols}")
+    open_ = grid != level.classes["wall"]
+    return _sides(open_[1::2, 2:-1:2], open_[2:-1:2, 1::2])
+
+
+# --- spawn and exit -------------------------------------------------------------------------------------
+
+# _NEXT_SIDE[mask, side]: the next open side of a cell after ``side``, turning N -> E -> S -> W -> N
+_NEXT_SIDE = np.array(
+    [
+        [next((side + k) % 4 for k in (1, 2, 3, 4) if mask >> ((side + k) % 4) & 1) if mask else 0 for side in range(4)]
+        for mask in range(16)
+    ],
+    np.int64,
+)
+
+
+def _tree_ends(sides):
+    """Ends of the diameter of a tree maze (two sweeps on its Euler tour; exact on a tree).
+
+    The tour walks every passage once each way; its successor is local (the next open side
+    after the one it came in by), so only the walk itself is a loop. Depth from the tour's first
+    cell is the running sum of +1 (a passage taken for the first time) and -1; the second sweep is
+    the same tour started at the farthest cell.
+    """
+    height, width = sides.shape
+    n = width * height
+    mask = sides.ravel().astype(np.int64)
+    offset = np.array([-width, 1, width, -1], np.int64)
+    arcs = np.flatnonzero((mask[:, None] >> np.arange(4)) & 1)  # arc 4 v + d: from v through side d
+    v, d = arcs >> 2, arcs & 3
+    u = v + offset[d]
+    back = (d + 2) & 3
+    succ = np.zeros(4 * n, np.int64)
+    succ[arcs] = 4 * u + _NEXT_SIDE[mask[u], back]
+    reverse = np.zeros(4 * n, np.int64)
+    reverse[arcs] = 4 * u + back
+    m = arcs.size
+    walk = succ.tolist()
+    order = [0] * m
+    a = int(_NEXT_SIDE[mask[0], 3])  # from cell 0
+    for k in range(m):
+        order[k] = a
+        a = walk[a]
+    order = np.array(order, np.int64)
+    pos = np.empty(4 * n, np.int64)
+    pos[order] = np.arange(m)
+
+    head = (order >> 2) + offset[order & 3]
+
+    def farthest(shift):
+        turn = np.roll(order, -shift)
+        down = np.arange(m) < (pos[reverse[turn]] - shift) % m
+        depth = np.cumsum(np.where(down, 1, -1))
+        dist = np.zeros(n, np.int64)
+        dist[np.roll(head, -shift)[down]] = depth[down]
+        return int(np.argmax(dist))
+
+    first = farthest(0)
+    return first, farthest(int(pos[4 * first + _NEXT_SIDE[mask[first], 3]]))
+
+
+def _far_ends(sides):
+    """Two sweeps of breadth-first walking distance over the maze cells (any maze, with cycles)."""
+    height, width = sides.shape
+    n = width * height
+    mask = sides.ravel().tolist()
+    moves = ((NORTH, -width), (EAST, 1), (SOUTH, width), (WEST, -1))
+
+    def farthest(start):
+        seen = bytearray(n)
+        seen[start] = 1
+        queue = [start]
+        for v in queue:
+            bits = mask[v]
+            for bit, step in moves:
+                if bits & bit and not seen[v + step]:
+                    seen[v + step] = 1
+                    queue.append(v + step)
+        return queue[-1]
+
+    first = farthest(0)
+    return first, farthest(first)
+
+
+def maze(width, height, *, algorithm="dfs", loops=0, rooms=0, seed=0):
+    """A maze of ``width`` x ``height`` maze cells on a ``(2 * height + 1, 2 * width + 1)`` grid.
+
+    Parameters
+    ----------
+    width, height : int
+        Maze cells across and down, at least :data:`MIN_SIDE`; the grid has at most ``MAX_CELLS`` cells.
+    algorithm : {'dfs', 'prim', 'kruskal', 'wilson'}
+        Recursive backtracker, randomized Prim, randomized Kruskal or Wilson's uniform spanning tree
+        (see the module notes for their dead-end fractions).
+    loops : int
+        Walls removed after the maze is perfect (and its rooms cut): exactly this many more cycles.
+    rooms : int
+        Open rectangular rooms cut into the maze (up to one per 3 x 3 maze cells).
+    seed : int or numpy.random.Generator
+        The same seed and settings give the same bytes.
+
+    Returns
+    -------
+    Level
+        ``grid`` of ``wall`` (0) and ``floor`` (1); ``rooms`` ``(x, y, w, h)`` in grid cells; one
+        ``spawn`` and one ``exit`` marker (grid cells) at the ends of a longest path; ``generator``
+        ``"maze"``; ``settings`` the keyword settings.
+
+    >>> level = maze(10, 8, algorithm="kruskal", seed=3)
+    >>> level.grid.shape, int((maze_cells(level) > 0).sum())
+    ((17, 21), 80)
+    >>> [m.kind for m in level.markers]
+    ['spawn', 'exit']
+    """
+    check_settings(width, height, algorithm=algorithm, loops=loops, rooms=rooms)
+    width, height, loops, rooms = int(width), int(height), int(loops), int(rooms)
+    tree_rng, room_rng, loop_rng = make_rng(seed).spawn(3)
+    horizontal, vertical = _ALGORITHM_FUNCTIONS[algorithm](width, height, tree_rng)
+    placed = _place_rooms(width, height, rooms, room_rng)
+    _open_rooms(horizontal, vertical, placed)
+    _open_loops(horizontal, vertical, loops, loop_rng)
+    sides = _sides(horizontal, vertical)
+    ends = _far_ends(sides) if (loops or rooms) else _tree_ends(sides)
+    markers = tuple(Marker(kind, 2 * (v % width) + 1, 2 * (v // width) + 1) for kind, v in zip(("spawn", "exit"), ends))
+    return Level(
+        grid=_grid(horizontal, vertical, placed),
+        rooms=tuple((2 * cx + 1, 2 * cy + 1, 2 * w - 1, 2 * h - 1) for cx, cy, w, h in placed),
+        markers=markers,
+        seed=0 if isinstance(seed, np.random.Generator) else int(seed),
+        generator="maze",
+        settings={"algorithm": algorithm, "loops": loops, "rooms": rooms},
+    )
