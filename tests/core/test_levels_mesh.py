@@ -222,3 +222,28 @@ def test_bad_level_and_too_large_refused_before_allocating():
     assert huge.grid.size > MAX_MESH_CELLS
     with pytest.raises(ParameterError, match=r"4096 x 4096 has 16,777,216 cells"):
         level_mesh(huge)
+
+
+@pytest.mark.parametrize("generator", ["bsp", "cave", "maze", "walk", "rooms_caves"])
+def test_every_generator_gives_consistent_outputs(generator):
+    from core.levels import LevelSpec, generate, kit_placements, level_record, tiled_files
+
+    lv = generate(LevelSpec(generator=generator, width=40, height=30, seed=3))
+    walk = lv.walkable
+    m = level_mesh(lv, cell_size=CS, wall_height=WH, ceiling=True)
+    _, area = triangle_normals(m.vertices, m.indices)
+    assert area[m.materials == 0].sum() == pytest.approx(walk.sum() * CS * CS)
+    assert area[m.materials == 2].sum() == pytest.approx(walk.sum() * CS * CS)
+    kit = kit_placements(lv, cell_size=CS)
+    counts = kit.counts()
+    assert counts["floor"] + counts["door"] == walk.sum()
+    record = level_record(lv, name="Gen", cell_size=CS)
+    floor_centres = m.vertices[m.indices[m.materials == 0]].astype(np.float64)
+    for marker in record["markers"]:  # every marker stands on a walkable cell of the mesh's floor
+        assert walk[marker["y"], marker["x"]]
+        x, y, _ = marker["blender"]
+        inside = (floor_centres[:, :, 0].min(1) <= x) & (x <= floor_centres[:, :, 0].max(1))
+        inside &= (floor_centres[:, :, 1].min(1) <= y) & (y <= floor_centres[:, :, 1].max(1))
+        assert inside.any()
+    files = tiled_files(lv, name="Gen", cell_size=CS)
+    assert b'<layer id="1" name="classes" width="%d" height="%d">' % (lv.width, lv.height) in files["Gen.tmx"]
