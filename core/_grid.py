@@ -86,7 +86,7 @@ def quad_split(z0, z1, z2, z3, cell, *, cell_y=None):
         [i + 1, j + 1], [i + 1, j]`` of cell ``(i, j)`` (`grid_faces`' order, counter-clockwise
         seen from +Z).  Any shapes that broadcast together.
     cell : float or array_like of float
-        The quads' side along X (``v0 -> v1``), positive.
+        The quads' side along X (``v0 -> v1``), positive; broadcasts to the heights' shape.
     cell_y : float or array_like of float, optional
         Their side along Y (``v1 -> v2``); ``cell`` when not given (square cells).
 
@@ -107,10 +107,15 @@ def quad_split(z0, z1, z2, z3, cell, *, cell_y=None):
         v0 ---- v1
 
     Both diagonals span the same ``(cell, cell_y)`` across, so their lengths compare as the
-    squared rises ``(z2 - z0)**2 <= (z3 - z1)**2``.  A cut folds when the dot product of its
-    normals is negative, which needs no square root; the cosines are worked out only for the
-    (rare) folded quads.  Lengths and angles do not change under the exporters' axis
-    conversions, so the choice is the same in Unity's frame.  Computed in float64.
+    squared rises ``(z2 - z0)**2 <= (z3 - z1)**2``.  With the edges' rises ``b = z1 - z0``,
+    ``t = z2 - z3`` (along X) and ``l = z3 - z0``, ``r = z2 - z1`` (along Y), each triangle's
+    upward normal is ``(-dz/dx, -dz/dy, 1)`` of its two edges, and the dot product of the two
+    normals of either cut is the same, ``1 + b t / cell**2 + l r / cell_y**2``: both cuts fold
+    or neither does.  Where they fold, the cut with the larger cosine is the one with the
+    larger product of normal lengths, which works out as ``(b**2 - t**2) (l**2 - r**2) >= 0``
+    for ``v0 -- v2``.  No square root, no division: a few float64 operations per quad.  Lengths
+    and angles do not change under the exporters' axis conversions, so the choice is the same
+    in Unity's frame.
 
     Examples
     --------
@@ -121,30 +126,37 @@ def quad_split(z0, z1, z2, z3, cell, *, cell_y=None):
 
 
 def _cut_and_fold(z0, z1, z2, z3, cell, cell_y):
-    """`quad_split`, and where both cuts fold the quad (then the chosen one folds too)."""
+    """`quad_split`, and where its cuts fold the quad (both do, or neither)."""
     z0, z1, z2, z3 = np.broadcast_arrays(*(np.asarray(z, dtype=np.float64) for z in (z0, z1, z2, z3)))
-    split = (z2 - z0) ** 2 <= (z3 - z1) ** 2
-    # upward normals divided by cell * cell_y (each ``(-dz/dx, -dz/dy, 1)`` of its triangle):
-    #   cut v0 -- v2: v0 v1 v2 (-q/cx, (q-p)/cy, 1) and v0 v2 v3 (-(r+p)/cx, r/cy, 1)
-    #   cut v1 -- v3: v0 v1 v3 (-q/cx, r/cy, 1)     and v1 v2 v3 ((w-v)/cx, -v/cy, 1)
-    p, q, r, v, w = z2 - z0, z1 - z0, z0 - z3, z2 - z1, z3 - z1
-    cx = np.asarray(cell, dtype=np.float64)
-    cy = cx if cell_y is None else np.asarray(cell_y, dtype=np.float64)
-    sx, sy = np.broadcast_arrays(1.0 / (cx * cx), 1.0 / (cy * cy), p)[:2]
-    dot_a = q * (r + p) * sx + (q - p) * r * sy + 1.0
-    dot_b = -q * (w - v) * sx - r * v * sy + 1.0
-    both = (dot_a < 0.0) & (dot_b < 0.0)
-    folded = np.flatnonzero(((dot_a < 0.0) | (dot_b < 0.0)).ravel())
-    if folded.size:
-        p, q, r, v, w, sx, sy, dot_a, dot_b = (a.ravel()[folded] for a in (p, q, r, v, w, sx, sy, dot_a, dot_b))
+    return _cut_and_fold_edges(z1 - z0, z2 - z3, z3 - z0, z2 - z1, cell, cell_y)
 
-        def norm(ax, ay):  # |(ax/cx, ay/cy, 1)|
-            return np.sqrt(ax * ax * sx + ay * ay * sy + 1.0)
 
-        cos_a = dot_a / (norm(q, q - p) * norm(r + p, r))
-        cos_b = dot_b / (norm(q, r) * norm(w - v, v))
-        split.ravel()[folded] = cos_a >= cos_b
-    return split, both
+def _cut_and_fold_edges(bottom, top, left, right, cell, cell_y):
+    """`_cut_and_fold` from the rises of the quads' edges: ``bottom = z1 - z0``, ``top = z2 - z3``
+    (along X), ``left = z3 - z0``, ``right = z2 - z1`` (along Y), float64 of one shape.
+
+    Both paths to it (corner heights, or a grid's edge rises) give the same float64 values, so
+    a prop (`quad_split`) and the mesh (`grid_turns`) always see the same cut.
+    """
+    p = bottom + right  # z2 - z0
+    p *= p
+    w = left - bottom  # z3 - z1
+    w *= w
+    split = np.asarray(p <= w)
+    del p, w
+    cx2 = np.square(np.asarray(cell, dtype=np.float64))
+    if cell_y is None and cx2.ndim == 0:  # square cells: b t + l r < -cell**2
+        dot = bottom * top
+        dot += left * right
+        folds = dot < -cx2
+    else:  # the dot of the normals times cell**2 * cell_y**2
+        cy2 = cx2 if cell_y is None else np.square(np.asarray(cell_y, dtype=np.float64))
+        folds = bottom * top * cy2 + left * right * cx2 + cx2 * cy2 < 0.0
+    folds = np.broadcast_to(folds, split.shape)
+    if folds.any():
+        b, t, lf, r = (a[folds] for a in (bottom, top, left, right))
+        split[folds] = (b * b - t * t) * (lf * lf - r * r) >= 0.0
+    return split, folds
 
 
 def grid_turns(heights, *, cell_size=1.0, stride=1):
@@ -182,7 +194,7 @@ def grid_turns(heights, *, cell_size=1.0, stride=1):
     >>> grid_turns([[0.0, 0.0, 0.0], [0.0, 1.0, 0.0]]).tolist()  # v2 of quad 0 (its v3 in quad 1) raised
     [True, False]
     """
-    h = np.asarray(heights, dtype=np.float64)  # one float64 copy; quad_split takes views of it
+    h = np.asarray(heights)
     if h.ndim != 2 or min(h.shape) < 2:
         raise ParameterError(f"heights must be a 2-dimensional array of at least 2 x 2, got shape {h.shape}")
     if not cell_size > 0:
@@ -195,7 +207,9 @@ def grid_turns(heights, *, cell_size=1.0, stride=1):
         cy = (np.diff(ri) * cell_size)[:, None]
     else:
         cx = cy = cell_size
-    split, folds = _cut_and_fold(h[:-1, :-1], h[:-1, 1:], h[1:, 1:], h[1:, :-1], cx, cy)
+    h = h.astype(np.float64, copy=False)
+    across, up = np.diff(h, axis=1), np.diff(h, axis=0)  # rises of every edge along X and along Y
+    split, folds = _cut_and_fold_edges(across[:-1], across[1:], up[:, :-1], up[:, 1:], cx, cy)
     return (split == folds).ravel()
 
 
@@ -230,13 +244,21 @@ def turn_quads(corners, turn, *, out=None):
             f"turn must have one entry per quad ({len(corners) // 4:,} for {len(corners):,} corners), "
             f"got shape {turn.shape}"
         )
+    src = np.ascontiguousarray(corners)
+    n = len(src)
+    # each corner's bytes as one unsigned integer when they fit, so the shift is a flat copy
+    width = src.itemsize * (src.size // n if n else 1)
+    uint = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}.get(width)
+    flat = src.reshape(n, -1).view(uint).reshape(n) if uint is not None else src.reshape(n, -1)
+    turned = np.empty_like(flat)  # every corner from the next one of its quad (the last from the first)
+    turned[:-1] = flat[1:]
+    turned[3::4] = flat[0::4]
+    keep = np.repeat(~turn, 4)
+    np.copyto(turned, flat, where=keep if turned.ndim == 1 else keep[:, None])
+    turned = turned.view(src.dtype).reshape(src.shape)
     if out is None:
-        out = corners.copy()
-    elif out is not corners:
-        out[...] = corners
-    quads = out.reshape(len(turn), 4, *corners.shape[1:])
-    which = np.flatnonzero(turn)
-    quads[which] = quads[which][:, [1, 2, 3, 0]]
+        return turned
+    out[...] = turned
     return out
 
 

@@ -68,25 +68,34 @@ def grid_topology_and_uvs(side):
     return (lambda: core_mesh.grid_topology(side, side)), (lambda: core_mesh.grid_corner_uvs(side, side))
 
 
-def grid_corners_turned(side, turn):
-    """The corners' vertices, edges and UVs of a ``side x side`` grid with the quads ``turn``
-    starting one corner later (``core.mesh.grid_turns``): from the cached arrays when the grid
-    is cached (copied only if any quad turns), else made on demand."""
-    if side * side <= CACHED_GRID_VERTICES:
-        topology, uvs = cached_grid(side)
-        if not turn.any():
-            return topology.corner_verts, topology.corner_edges, uvs
-        return tuple(core_mesh.turn_quads(a, turn) for a in (topology.corner_verts, topology.corner_edges, uvs))
+def turns_of(heights_future, stride):
+    """A terrain LOD's quads to turn (``core.mesh.grid_turns``) once its heights are known: on the
+    heights in metres that the mesh and the scatter both use."""
+    heights = heights_future.result()
+    return core_mesh.grid_turns(heights.metres, cell_size=heights.cell_size, stride=stride)
+
+
+def turned_corners(topology_future, turn_future, which):
+    """One of a cached grid's corner arrays (``which``: 0 vertices, 1 edges, 2 UVs) with its quads
+    turned; the cached array itself when none turns."""
+    topology, uvs = topology_future.result()
+    turn = turn_future.result()
+    values = (topology.corner_verts, topology.corner_edges, uvs)[which]
+    return core_mesh.turn_quads(values, turn) if turn.any() else values
+
+
+def corner_futures(pool, side, topology_future, turn_future):
+    """Futures of a grid's turned corner vertices, edges and UVs (worked out on the pool, each
+    as soon as the turns are known), or None for grids too large to cache (made on demand)."""
+    if side * side > CACHED_GRID_VERTICES:
+        return None
+    return [pool.submit(turned_corners, topology_future, turn_future, which) for which in range(3)]
+
+
+def uncached_corners(side, turn):
+    """The corner vertices, edges and (on demand) UVs of a grid too large to cache, turned."""
     topology = core_mesh.grid_topology(side, side, turn=turn)
     return topology.corner_verts, topology.corner_edges, (lambda: core_mesh.grid_corner_uvs(side, side, turn=turn))
-
-
-def heights_and_turns(spec, *, seed, strides):
-    """The terrain's heights and, per level of detail, its quads to turn (``core.mesh.grid_turns``,
-    on the heights in metres the mesh and the scatter both use)."""
-    heights = core_terrain.terrain_heights(spec, seed=seed)
-    metres = heights.metres
-    return heights, [core_mesh.grid_turns(metres, cell_size=heights.cell_size, stride=s) for s in strides]
 
 
 def terrain_positions(heights, *, stride=1):
@@ -161,8 +170,11 @@ def terrain_steps(recipe, *, collection, location=(0.0, 0.0, 0.0), replace=None,
     created_meshes, created_objects = [], []
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="worldseed")
     strides = [2**level for level in range(spec.lods)]
-    heights_future = pool.submit(heights_and_turns, spec, seed=recipe.world.seed, strides=strides)
+    heights_future = pool.submit(core_terrain.terrain_heights, spec, seed=recipe.world.seed)
     topologies = [pool.submit(grid_topology_and_uvs, side) for side in sides]
+    # first in, first out: a task that waits for an earlier future never waits for a queued one
+    turns = [pool.submit(turns_of, heights_future, stride) for stride in strides]
+    corners = [corner_futures(pool, side, topologies[lv], turns[lv]) for lv, side in enumerate(sides)]
     pool.shutdown(wait=False)
     try:
         done = 0
@@ -172,15 +184,24 @@ def terrain_steps(recipe, *, collection, location=(0.0, 0.0, 0.0), replace=None,
             created_meshes.append(me)
             done += 1
             yield done, total, f"topology LOD{level}"
-        heights, turns = yield from _steps(_wait(heights_future), done, total, "noise")
+        heights = yield from _steps(_wait(heights_future), done, total, "noise")
         if heights_out is not None:
             heights_out.append(heights)
         done += 1
         yield done, total, "noise"
         for level, me in enumerate(created_meshes):
-            corner_verts, corner_edges, corner_uvs = grid_corners_turned(sides[level], turns[level])
+            if corners[level] is None:
+                turn = yield from _steps(_wait(turns[level]), done, total, f"mesh LOD{level}")
+                corner_verts, corner_edges, corner_uvs = uncached_corners(sides[level], turn)
+            else:
+                ready = []
+                for future in corners[level]:
+                    ready.append((yield from _steps(_wait(future), done, total, f"mesh LOD{level}")))
+                corner_verts, corner_edges, corner_uvs = ready
+                del ready
             set_corners(me, corner_verts, corner_edges, corner_uvs=corner_uvs)
             del corner_verts, corner_edges, corner_uvs
+            corners[level] = None
             set_terrain_positions(me, heights, stride=strides[level])
             done += 1
             yield done, total, f"mesh LOD{level}"
@@ -199,7 +220,8 @@ def terrain_steps(recipe, *, collection, location=(0.0, 0.0, 0.0), replace=None,
         yield total, total, "done"
         return root
     except BaseException:
-        heights_future.cancel()
+        for future in [heights_future, *turns, *(f for fs in corners if fs for f in fs)]:
+            future.cancel()
         remove_objects(created_objects)
         for me in created_meshes:
             if me.users == 0:

@@ -77,13 +77,12 @@ def _loop_triangle_diagonals(me):
     return shared
 
 
-def test_blenders_triangles_cut_the_diagonal_quad_split_picks_at_every_lod(built):
-    recipe, made, _ = built
-    spec = recipe.terrain
-    root = made.terrain
-    metres = made.heights[root.name].metres.astype(np.float64)
+def _check_cuts(spec, root, heights, n_lods):
+    """Every LOD's loop_triangles cut each quad along quad_split's diagonal; the share of quads
+    cut along v1 -- v3, per LOD."""
+    metres = heights.metres.astype(np.float64)
     lods = _lod_meshes(root)
-    assert len(lods) == 3
+    assert len(lods) == n_lods
     turned = []
     for level, obj in enumerate(lods):
         me = obj.data
@@ -91,8 +90,8 @@ def test_blenders_triangles_cut_the_diagonal_quad_split_picks_at_every_lod(built
         idx = core_mesh.lod_indices(spec.resolution, 2**level)
         n = len(idx)
         h = metres[np.ix_(idx, idx)]
-        cell = spec.cell_size * 2**level
-        split = core_mesh.quad_split(h[:-1, :-1], h[:-1, 1:], h[1:, 1:], h[1:, :-1], cell).ravel()
+        cx, cy = (np.diff(idx) * spec.cell_size)[None, :], (np.diff(idx) * spec.cell_size)[:, None]
+        split = core_mesh.quad_split(h[:-1, :-1], h[:-1, 1:], h[1:, 1:], h[1:, :-1], cx, cell_y=cy).ravel()
         plain = core_mesh.grid_faces(n, n).astype(np.int64)
         want = np.where(split[:, None], plain[:, [0, 2]], np.sort(plain[:, [1, 3]], axis=1))
         got = _loop_triangle_diagonals(me)
@@ -106,8 +105,27 @@ def test_blenders_triangles_cut_the_diagonal_quad_split_picks_at_every_lod(built
         normals = np.empty(len(me.polygons) * 3, np.float32)
         me.polygons.foreach_get("normal", normals)
         assert (normals.reshape(-1, 3)[:, 2] > 0).all()
+    return turned
+
+
+def test_blenders_triangles_cut_the_diagonal_quad_split_picks_at_every_lod(built):
+    recipe, made, _ = built
+    turned = _check_cuts(recipe.terrain, made.terrain, made.heights[made.terrain.name], 3)
     # the relief is real: a good share of the quads is cut along v1 -- v3 (Blender's other diagonal)
     assert turned[0] > 0.2, turned
+
+
+def test_grids_too_large_to_cache_are_turned_too(empty_scene, monkeypatch):
+    """Grids above CACHED_GRID_VERTICES make their (turned) corners on demand: the same cuts, also
+    on a resolution whose LODs end in a narrower strip of cells."""
+    from worldseed.operators.bridge import terrain as bridge_terrain
+
+    monkeypatch.setattr(bridge_terrain, "CACHED_GRID_VERTICES", 0)
+    text = RECIPE.replace("resolution = 129", "resolution = 98").split("[[scatter]]")[0]
+    recipe = core_recipe.loads(text, source="test recipe")
+    made = world.build_world(recipe, scene=empty_scene)
+    turned = _check_cuts(recipe.terrain, made.terrain, made.heights[made.terrain.name], 3)
+    assert min(turned) > 0.1, turned
 
 
 def _accessor(gltf, blob, index):
