@@ -466,6 +466,8 @@ def test_fbm_at_bad_parameters(name, value):
     [
         ([np.nan], [0.0], "x"),
         ([0.0], [np.inf], "y"),
+        ([1.0, -np.inf, 2.0], [0.0], "x"),
+        (np.zeros(5), np.r_[1.0, 2.0, np.nan, 3.0, 4.0], "y"),
         (["a"], [0.0], "x"),
         (np.zeros(3), np.zeros(4), "broadcast"),
     ],
