@@ -209,7 +209,7 @@ def cave(
     return Level(
         grid=grid,
         markers=markers,
-        seed=seed if isinstance(seed, int) else 0,
+        seed=0 if isinstance(seed, np.random.Generator) else int(seed),
         generator="cave",
         settings=settings,
     )

@@ -128,7 +128,11 @@ def random_walk(width, height, *, floor_fraction=0.4, walkers=1, bias=0.0, enemy
     grid = np.where(floor.reshape(height, width), np.uint8(FLOOR), np.uint8(WALL))
     markers = place_markers(grid, rng=rng, enemy_density=settings["enemy_density"], loot_chance=settings["loot_chance"])
     return Level(
-        grid=grid, markers=markers, seed=seed if isinstance(seed, int) else 0, generator="walk", settings=settings
+        grid=grid,
+        markers=markers,
+        seed=0 if isinstance(seed, np.random.Generator) else int(seed),
+        generator="walk",
+        settings=settings,
     )
 
 

@@ -270,3 +270,7 @@ def test_cave_any_settings_give_one_reachable_region_or_a_clear_refusal(w, h, fi
     assert label_regions(level.walkable)[1] == 1
     spawn = level.spawn
     assert (walk_distances(level.walkable, (spawn.x, spawn.y))[level.walkable] >= 0).all()
+
+
+def test_cave_records_a_numpy_integer_seed():
+    assert cave(30, 20, seed=np.int64(5)).seed == 5 == cave(30, 20, seed=5).seed

@@ -176,3 +176,7 @@ def test_random_walk_any_settings_give_the_target_connected_or_a_clear_refusal(w
     assert int((g == FLOOR).sum()) == math.ceil(fraction * w * h - 1e-9)
     assert (g[0] == WALL).all() and (g[-1] == WALL).all() and (g[:, 0] == WALL).all() and (g[:, -1] == WALL).all()
     assert label_regions(level.walkable)[1] == 1
+
+
+def test_random_walk_records_a_numpy_integer_seed():
+    assert random_walk(30, 20, seed=np.int64(5)).seed == 5
