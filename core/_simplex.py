@@ -178,10 +178,9 @@ def _skewed_octave(gx, gy, amp, acc, ws, near):
     k1 += _W  # k + 1 (lower: i+1) or k + 257 (upper: j+1)
     _corner(x0, y0, gx, gy, k, n, t, t2, zero)
     n += _corner(x1, y1, gx, gy, k1, a, t, t2, zero)
-    k += _W + 1
     x0 += _2G2_M1  # corner 2 = (i+1, j+1), in place of corner 0
     y0 += _2G2_M1
-    n += _corner(x0, y0, gx, gy, k, a, t, t2, zero)
+    n += _corner(x0, y0, gx[_W + 1 :], gy[_W + 1 :], k, a, t, t2, zero)  # tables read at k + 258
     n *= np.float32(NORMALISE * amp)
     acc += n
     return acc
