@@ -78,15 +78,14 @@ def kit_anchor(placed):
 def main():
     importlib.import_module("worldseed.addon").register()
     from worldseed.core import levels as core_levels
-    from worldseed.core.levels._kit import kit_placements
-    from worldseed.core.levels._mesh import level_quads
 
     spec = core_levels.LevelSpec(generator="cave", width=SIDE, height=SIDE, seed=7)
     t_gen, level = best_of(ROUNDS, core_levels.generate, spec)
     t_obj, (faces, verts, markers) = best_of(ROUNDS, level_object, spec, level, setup=clear)
     few = dataclasses.replace(level, markers=level.markers_of("spawn") + level.markers_of("exit"))
     t_few, _ = best_of(ROUNDS, level_object, spec, few, setup=clear)
-    t_quads, quads = best_of(ROUNDS, level_quads, level, cell_size=spec.cell_size, wall_height=spec.wall_height)
+    cs, wh = spec.cell_size, spec.wall_height
+    t_quads, quads = best_of(ROUNDS, core_levels.level_quads, level, cell_size=cs, wall_height=wh)
     t_topo, _ = best_of(ROUNDS, quads.topology)
     print(
         f"{SIDE}x{SIDE} cave level to a finished Blender object (quad mesh, UVs, 3 materials, map image): "
@@ -100,7 +99,7 @@ def main():
     kit_level = core_levels.Level(
         grid=np.ones((KIT_SIDE, KIT_SIDE), np.uint8), markers=(core_levels.Marker("spawn", 0, 0),)
     )
-    placed = kit_placements(kit_level, cell_size=kit_spec.cell_size)
+    placed = core_levels.kit_placements(kit_level, cell_size=kit_spec.cell_size)
     race = interleaved(ROUNDS, partial(kit_ours, kit_spec, kit_level), partial(kit_anchor, placed), setup=clear)
     (t_kit, t_dup), (n_kit, n_dup) = race.seconds, race.results
     assert n_kit == n_dup == KIT_SIDE * KIT_SIDE, (n_kit, n_dup)

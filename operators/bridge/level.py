@@ -23,8 +23,11 @@ import re
 
 import bpy
 import numpy as np
+from mathutils import Matrix
 
 from ...core import levels as core_levels
+from ...core import placement as core_placement
+from ...core import preview as core_preview
 from ...core.errors import ParameterError
 from . import instancing
 from .mesh import mesh_from_topology, remove_objects
@@ -72,9 +75,8 @@ GEOMETRIES = ("MESH", "KIT")
 #: The level mesh's material slots (core's material ids 0, 1, 2) and their base colours (linear RGB).
 MATERIAL_NAMES = ("Worldseed Level Floor", "Worldseed Level Wall", "Worldseed Level Ceiling")
 MATERIAL_COLOURS = ((0.30, 0.27, 0.22), (0.52, 0.50, 0.47), (0.20, 0.20, 0.23))
-#: Kit module roles an artist names objects after (``core.levels`` kit placements list them, in
-#: their own order, in ``roles``).
-KIT_ROLES = ("floor", "wall", "outer_corner", "inner_corner", "wall_end", "door", "pillar", "wall_double", "junction")
+#: Kit module roles an artist names objects after (``core.levels.KIT_ROLES``).
+KIT_ROLES = core_levels.KIT_ROLES
 #: A role the kit has no module for uses another's: a thin wall between two floors the wall's, a
 #: junction of thin walls the pillar's.
 KIT_FALLBACK = {"wall_double": "wall", "junction": "pillar"}
@@ -151,9 +153,7 @@ def level_materials():
 def _level_mesh(level, spec, name):
     """The level mesh as a Blender quad mesh with world-scaled UVs and its three material slots (floor,
     wall, ceiling), its south-west corner at the object's origin."""
-    from ...core.levels._mesh import level_quads  # until core.levels exports it (issue 10 integration)
-
-    quads = level_quads(
+    quads = core_levels.level_quads(
         level, cell_size=spec.cell_size, wall_height=spec.wall_height, ceiling=spec.ceiling, origin=(0.0, 0.0, 0.0)
     )
     me = mesh_from_topology(name, quads.vertices, quads.topology(), corner_uvs=quads.corner_uvs())
@@ -229,9 +229,7 @@ def map_pixels(rgb):
 
 def _map_image(level, name, image=None):
     """The level's 2-D map as an image datablock (made, or ``image`` refilled), with its preview icon."""
-    from ...core.levels._picture import level_image  # until core.levels exports it (issue 10 integration)
-
-    pixels, w, h = map_pixels(level_image(level, max_side=MAP_SIDE))
+    pixels, w, h = map_pixels(core_levels.level_image(level, max_side=MAP_SIDE))
     if image is None:
         image = bpy.data.images.new(f"{name} Map", w, h, alpha=False)
     elif tuple(image.size) != (w, h):
@@ -279,9 +277,7 @@ def kit_modules(collection, roles, needed=None):
 
 
 def _kit_object(level, spec, kit, name, made):
-    from ...core.levels._kit import kit_placements  # until core.levels exports it (issue 10 integration)
-
-    placed = kit_placements(level, cell_size=spec.cell_size, origin=(0.0, 0.0, 0.0))
+    placed = core_levels.kit_placements(level, cell_size=spec.cell_size, origin=(0.0, 0.0, 0.0))
     roles = np.asarray(placed.role, np.int32)
     used = [placed.roles[i] for i in np.flatnonzero(np.bincount(roles, minlength=len(placed.roles)))]
     modules = kit_modules(kit, placed.roles, needed=used)
@@ -333,10 +329,6 @@ def make_kit_real(kit_obj, *, collection, name_format=KIT_OBJECT_NAME):
     """Real objects for every module of a level's kit object, sharing the modules' meshes, children of
     the level root at the places the instances stand, linked to ``collection``; returns them in point
     order.  Nothing is left behind when it fails."""
-    from mathutils import Matrix
-
-    from ...core import placement as core_placement
-
     modules = _kit_instance_objects(kit_obj)
     root = kit_obj.parent
     pos, rot, scale, which = instancing.read_points(kit_obj)
@@ -503,17 +495,13 @@ def level_files(root, stem):
     """``{file name: bytes}`` of the level ``root``: ``<stem>.tmx`` with its tileset (``.tsx`` and image),
     ``<stem>_level.json`` and ``<stem>_level.png``, placed where the root stands (its south-west corner
     at the root's world position, as in the FBX)."""
-    from ...core import preview as core_preview
-    from ...core.levels._picture import level_image  # until core.levels exports them (issue 10 integration)
-    from ...core.levels._record import level_json_bytes
-    from ...core.levels._tiled import tiled_files
-
     spec = stored_spec(root)
     level = level_for(spec)
     origin = tuple(float(v) for v in root.matrix_world.translation)
-    files = dict(tiled_files(level, name=stem, tileset=spec.tileset, cell_size=spec.cell_size, origin=origin))
-    files[f"{stem}_level.json"] = level_json_bytes(level, name=stem, cell_size=spec.cell_size, origin=origin)
-    files[f"{stem}_level.png"] = core_preview.png_bytes(level_image(level))
+    cs = spec.cell_size
+    files = dict(core_levels.tiled_files(level, name=stem, tileset=spec.tileset, cell_size=cs, origin=origin))
+    files[f"{stem}_level.json"] = core_levels.level_json_bytes(level, name=stem, cell_size=cs, origin=origin)
+    files[f"{stem}_level.png"] = core_preview.png_bytes(core_levels.level_image(level))
     return files
 
 

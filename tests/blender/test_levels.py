@@ -293,9 +293,8 @@ def test_kit_level_instances_one_module_per_cell(empty_scene):
     assert root.type == "EMPTY" and query.is_level(root)
     kit_obj = query.level_kit_of(root)
     level = core_levels.generate(core_levels.LevelSpec(**SMALL))
-    from worldseed.core.levels._kit import kit_placements
 
-    placed = kit_placements(level, cell_size=2.0)
+    placed = core_levels.kit_placements(level, cell_size=2.0)
     assert len(kit_obj.data.vertices) == len(placed)
     assert len(_evaluated_instances(kit_obj)) == len(placed)
     # Make Real: one object per module sharing the module meshes, the kit object gone
@@ -356,7 +355,6 @@ def test_kit_level_exports_one_fbx_object_per_module_and_leaves_the_scene(empty_
     import subprocess
     import sys
 
-    from worldseed.core.levels._kit import kit_placements
     from worldseed.operators.bridge import world
 
     kit = _kit()
@@ -370,7 +368,8 @@ def test_kit_level_exports_one_fbx_object_per_module_and_leaves_the_scene(empty_
         [sys.executable, "-c", _READ_FBX, str(tmp_path / "kit.fbx")], capture_output=True, text=True, check=True
     )
     nodes = json.loads(done.stdout)
-    placed = kit_placements(core_levels.generate(core_levels.LevelSpec(**SMALL)), cell_size=2.0, origin=(4, 6, 0))
+    level = core_levels.generate(core_levels.LevelSpec(**SMALL))
+    placed = core_levels.kit_placements(level, cell_size=2.0, origin=(4, 6, 0))
     modules = {n: v for n, v in nodes.items() if v[0] == "Level" and n.startswith("Level_")}
     assert len(modules) == len(placed) and "Level_Kit" not in nodes
     # module k stands on its cell: Blender (x, y, z) is the file's (x, z, -y)
