@@ -110,7 +110,9 @@ LIMITS = {
     "enemy_density": number((0.0, 1.0), "Enemy Density", "Enemies per floor cell of a room", soft=(0.0, 0.1)),
     "loot_chance": number((0.0, 1.0), "Loot Chance", "Chance that a room holds loot"),
     # caves
-    "fill": number((0.0, 1.0), "Fill", "Fraction of cells that start as wall (0.40 to 0.55 makes caves)"),
+    "fill": number(
+        (0.0, 1.0), "Fill", "Fraction of cells that start as wall (0.40 to 0.55 makes caves)", soft=(0.0, 0.99)
+    ),
     "steps": integer((0, 32), "Steps", "Smoothing steps of the cave automaton (4 to 6 is usual)"),
     "connect": choice(
         (
@@ -140,7 +142,10 @@ LIMITS = {
     "floor_fraction": number((0.01, 0.95), "Floor Fraction", "Dig until this fraction of the cells is floor"),
     "walkers": integer((1, 256), "Walkers", "Walkers digging at once", soft=(1, 32)),
     "bias": number(
-        (0.0, 1.0), "Step Bias", "Chance that a step keeps the walker's direction (0: a pure drunkard's walk)"
+        (0.0, 1.0),
+        "Step Bias",
+        "Chance that a step keeps the walker's direction (0: a pure drunkard's walk; below 1)",
+        soft=(0.0, 0.99),
     ),
 }
 
