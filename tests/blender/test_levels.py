@@ -382,3 +382,28 @@ def test_kit_level_exports_one_fbx_object_per_module_and_leaves_the_scene(empty_
     half = float(placed.yaw[k]) / 2
     assert placed.yaw[k] > 0
     assert np.allclose(np.abs(np.dot(rotation, (0.0, np.sin(half), 0.0, np.cos(half)))), 1.0, atol=1e-5)
+
+
+def test_export_for_unity_writes_the_level_files_beside_the_fbx(empty_scene, tmp_path):
+    bpy.ops.worldseed.level_add(**SMALL, name="Den")
+    path = tmp_path / "game.fbx"
+    assert bpy.ops.worldseed.export_unity(filepath=str(path)) == {"FINISHED"}
+    names = {p.name for p in tmp_path.iterdir()}
+    assert {"game.fbx", "Den.tmx", "Den_classes.tsx", "Den_blob.png", "Den_level.json", "Den_level.png"} <= names
+
+
+@pytest.mark.xfail(
+    strict=True, reason="until operators/export.py wraps its FBX step in world.level_kits_as_objects (lead)"
+)
+def test_export_for_unity_writes_a_kit_levels_modules(empty_scene, tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    bpy.ops.worldseed.level_add(**SMALL, geometry="KIT", kit=_kit().name)
+    path = tmp_path / "game.fbx"
+    assert bpy.ops.worldseed.export_unity(filepath=str(path), scope="WORLDSEED") == {"FINISHED"}
+    done = subprocess.run([sys.executable, "-c", _READ_FBX, str(path)], capture_output=True, text=True, check=True)
+    nodes = json.loads(done.stdout)
+    placed = core_levels.kit_placements(core_levels.generate(core_levels.LevelSpec(**SMALL)), cell_size=2.0)
+    assert sum(1 for n, v in nodes.items() if v[0] == "Level" and n.startswith("Level_")) == len(placed)
