@@ -256,37 +256,39 @@ def _prim(width, height, rng):
 def _wilson(width, height, rng):
     """Wilson's algorithm: loop-erased random walks to the tree, each walk keeping the last exit of every cell.
 
-    Board values: 0 not in the tree, 1 in the tree, 2 border (a step onto it is drawn again, so every
-    step is uniform among the cell's neighbours).
+    The root is the middle cell (any root gives the uniform tree; the middle one makes the first
+    walks shortest); the walks start from the cells in a random order. Board values: 0 not in the
+    tree, 1 in the tree, 2 border (a step onto it is drawn again, so every step is uniform among
+    the cell's neighbours). The steps are drawn in bulk as offsets and read through one iterator.
     """
     pw = width + 2
     state = bytearray((_padded(width, height) * 2).tobytes())
     exit_to = [0] * len(state)
-    steps = (-pw, 1, pw, -1)
+    offsets = np.array((-pw, 1, pw, -1), np.int64)
     inner = (np.arange(1, height + 1)[:, None] * pw + np.arange(1, width + 1)).ravel()
     order = rng.permutation(inner).tolist()
-    root = order[0]
+    root = (height // 2 + 1) * pw + width // 2 + 1
     state[root] = 1
-    chunk = max(4096, 8 * len(order))
-    draws = rng.integers(0, 4, chunk, dtype=np.uint8).tolist()
-    i = 0
+    chunk = max(1 << 12, 4 * len(order))
+    steps = iter(())
     for start in order:
         if state[start]:
             continue
         cell = start
         while True:
-            if i == chunk:
-                draws = rng.integers(0, 4, chunk, dtype=np.uint8).tolist()
-                i = 0
-            nxt = cell + steps[draws[i]]
-            i += 1
-            s = state[nxt]
-            if s == 2:
+            for nxt in steps:
+                nxt += cell
+                s = state[nxt]
+                if s == 2:
+                    continue
+                exit_to[cell] = nxt
+                if s:
+                    break
+                cell = nxt
+            else:  # out of steps: draw more and walk on
+                steps = iter(offsets[rng.integers(0, 4, chunk)].tolist())
                 continue
-            exit_to[cell] = nxt
-            if s:
-                break
-            cell = nxt
+            break
         cell = start
         while not state[cell]:
             state[cell] = 1
@@ -439,49 +441,98 @@ _NEXT_SIDE = np.array(
 )
 
 
-def _tree_ends(sides):
-    """Ends of the diameter of a tree maze (two sweeps on its Euler tour; exact on a tree).
+#: At most one arc in ``2 ** RULER_BITS`` is a ruler of the tour's list ranking (:func:`_tour_ranks`).
+RULER_BITS = 6
 
-    The tour walks every passage once each way; its successor is local (the next open side
-    after the one it came in by), so only the walk itself is a loop. Depth from the tour's first
-    cell is the running sum of +1 (a passage taken for the first time) and -1; the second sweep is
-    the same tour started at the farthest cell.
+
+def _tour_ranks(succ, start):
+    """Position of every arc on the cyclic list ``succ`` counted from ``start``: list ranking, vectorised.
+
+    About one arc in ``2 ** bits`` (picked by a multiplicative hash of its index, so that no grid
+    stride lines the picks up along a corridor) and ``start`` are rulers. All rulers walk forward
+    together, one step per numpy pass, each labelling the arcs it passes with its own index and
+    their distance from it, until it reaches the next ruler; then the short chain of rulers is
+    ranked in a plain loop. Every arc is touched once: O(m) work in a few hundred passes. ``bits``
+    grows with ``m`` up to :data:`RULER_BITS`, balancing the passes (about ``2 ** bits * ln m``)
+    against the plain loop over the rulers.
+    """
+    m = succ.size
+    bits = max(1, min(RULER_BITS, int(np.log2(m)) // 2 - 3))
+    ids = np.arange(m, dtype=np.int64)
+    ruler = ((ids * 2654435761) & 0xFFFFFFFF) >> (32 - bits) == 0
+    ruler[start] = True
+    rulers = np.flatnonzero(ruler).astype(np.int32)
+    k = rulers.size
+    rid = np.zeros(m, np.int32)
+    rid[rulers] = np.arange(k, dtype=np.int32)
+    owner = np.empty(m, np.int32)
+    offset = np.empty(m, np.int32)
+    owner[rulers] = np.arange(k, dtype=np.int32)
+    offset[rulers] = 0
+    next_ruler = np.empty(k, np.int32)
+    gap = np.empty(k, np.int32)
+    cur = succ[rulers]
+    who = np.arange(k, dtype=np.int32)
+    step = 1
+    while cur.size:
+        hit = ruler[cur]
+        if hit.any():
+            next_ruler[who[hit]] = rid[cur[hit]]
+            gap[who[hit]] = step
+            keep = ~hit
+            cur, who = cur[keep], who[keep]
+        owner[cur] = who
+        offset[cur] = step
+        cur = succ[cur]
+        step += 1
+    base = [0] * k
+    following, gaps = next_ruler.tolist(), gap.tolist()
+    r, at = int(rid[start]), 0
+    for _ in range(k):
+        base[r] = at
+        at += gaps[r]
+        r = following[r]
+    return np.array(base, np.int32)[owner] + offset
+
+
+def _tree_ends(sides):
+    """Ends of the diameter of a tree maze: two sweeps of walking distance, exact on a tree.
+
+    Both sweeps read one Euler tour of the tree (every passage walked once each way, turning to
+    the next open side: a local rule, so the successor of every arc is one vectorised step; the
+    tour's order comes from :func:`_tour_ranks`). Along the tour from maze cell 0, the depth of
+    each visited cell is the running sum of +1 (a passage taken the first time) and -1; the first
+    end ``a`` is the deepest cell. The distance from ``a`` to the cell at tour position ``p`` is
+    ``E[a] + E[p] - 2 min(E between them)`` (the lowest point between two visits is their common
+    ancestor), two running minima away from ``a``'s position; the second end is the farthest.
     """
     height, width = sides.shape
     n = width * height
-    mask = sides.ravel().astype(np.int64)
-    offset = np.array([-width, 1, width, -1], np.int64)
-    arcs = np.flatnonzero((mask[:, None] >> np.arange(4)) & 1)  # arc 4 v + d: from v through side d
-    v, d = arcs >> 2, arcs & 3
-    u = v + offset[d]
+    mask = sides.ravel()
+    cells = [np.flatnonzero(mask & (1 << d)) for d in range(4)]
+    v = np.concatenate(cells)
+    d = np.repeat(np.arange(4), [c.size for c in cells])
+    m = v.size
+    arc_of = np.full(4 * n, -1, np.int32)
+    arc_of[d * n + v] = np.arange(m, dtype=np.int32)
+    u = v + np.array([-width, 1, width, -1])[d]
     back = (d + 2) & 3
-    succ = np.zeros(4 * n, np.int64)
-    succ[arcs] = 4 * u + _NEXT_SIDE[mask[u], back]
-    reverse = np.zeros(4 * n, np.int64)
-    reverse[arcs] = 4 * u + back
-    m = arcs.size
-    walk = succ.tolist()
-    order = [0] * m
-    a = int(_NEXT_SIDE[mask[0], 3])  # from cell 0
-    for k in range(m):
-        order[k] = a
-        a = walk[a]
-    order = np.array(order, np.int64)
-    pos = np.empty(4 * n, np.int64)
-    pos[order] = np.arange(m)
+    succ = arc_of[_NEXT_SIDE[mask[u], back] * n + u]
+    rank = _tour_ranks(succ, int(arc_of[_NEXT_SIDE[mask[0], 3] * n]))
+    sign = np.empty(m, np.int32)
+    sign[rank] = np.where(rank < rank[arc_of[back * n + u]], 1, -1)
+    depth = np.zeros(m + 1, np.int32)  # depth[p]: the cell after p steps of the tour (depth[0]: cell 0)
+    np.cumsum(sign, out=depth[1:])
+    pa = int(np.argmax(depth))
+    low = np.empty(m + 1, np.int32)
+    low[pa:] = np.minimum.accumulate(depth[pa:])
+    low[: pa + 1] = np.minimum.accumulate(depth[pa::-1])[::-1]
+    pb = int(np.argmax(depth - 2 * low))
 
-    head = (order >> 2) + offset[order & 3]
+    def cell_at(p):
+        return 0 if p == 0 else int(u[np.flatnonzero(rank == p - 1)[0]])
 
-    def farthest(shift):
-        turn = np.roll(order, -shift)
-        down = np.arange(m) < (pos[reverse[turn]] - shift) % m
-        depth = np.cumsum(np.where(down, 1, -1))
-        dist = np.zeros(n, np.int64)
-        dist[np.roll(head, -shift)[down]] = depth[down]
-        return int(np.argmax(dist))
-
-    first = farthest(0)
-    return first, farthest(int(pos[4 * first + _NEXT_SIDE[mask[first], 3]]))
+    return cell_at(pa), cell_at(pb)
 
 
 def _far_ends(sides):
