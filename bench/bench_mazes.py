@@ -93,9 +93,8 @@ def main():
         )
 
     print(f"\nours alone, best of {ROUNDS} (the whole maze() call; wall and process CPU time):")
-    print(
-        f"{'algorithm':>9} | {f'{BIG_SIDE} x {BIG_SIDE} s':>14} {'cpu s':>6} | {f'{MOBILE_SIDE} x {MOBILE_SIDE} ms':>13} {'cpu ms':>6} | load"
-    )
+    big_head, small_head = f"{BIG_SIDE} x {BIG_SIDE} s", f"{MOBILE_SIDE} x {MOBILE_SIDE} ms"
+    print(f"{'algorithm':>9} | {big_head:>14} {'cpu s':>6} | {small_head:>13} {'cpu ms':>6} | load")
     big_rows = []
     for algorithm in ALGORITHMS:
         big = _loader.interleaved(ROUNDS, partial(maze, BIG_SIDE, BIG_SIDE, algorithm=algorithm, seed=1), warmup=False)
