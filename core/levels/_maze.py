@@ -253,13 +253,91 @@ def _prim(width, height, rng):
     return _tree_passages(width, height, np.array(parent, np.int64), start)
 
 
+#: Steps drawn at a time for the plain Wilson walks; a walk still going after it drew WALK_CHUNKS times
+#: goes on in numpy.
+WALK_CHUNK, WALK_CHUNKS = 4096, 3
+#: First and largest piece of a long walk taken in one numpy pass.
+SEGMENT = (4096, 1 << 16)
+_DX = np.array([0, 1, 0, -1], np.int8)  # north, east, south, west
+_DY = np.array([-1, 0, 1, 0], np.int8)
+
+
+def _held(x0, step, top):
+    """``x0`` + running sum of ``step`` (-1, 0, 1) with every step that would leave [0, top] not taken.
+
+    A walk held by one wall is the free walk lifted by how far its running minimum went below 0
+    (or lowered by how far its running maximum went above ``top``); when a piece reaches both
+    walls it is walked step by step.
+    """
+    s = np.cumsum(step, dtype=np.int64)
+    s += x0
+    if s.min() >= 0 and s.max() <= top:
+        return s
+    if s.min() < 0:
+        out = s - np.minimum(np.minimum.accumulate(s), 0)
+    else:
+        out = s - np.maximum(np.maximum.accumulate(s - top), 0)
+    if out.min() >= 0 and out.max() <= top:
+        return out
+    x = x0
+    for i, d in enumerate(step.tolist()):
+        x = min(max(x + d, 0), top)
+        out[i] = x
+    return out
+
+
+class _LongWalks:
+    """The numpy side of :func:`_wilson`: a walk in pieces of thousands of steps, one numpy pass each.
+
+    A piece is drawn at once (direction per step), its x and y walks held inside the maze by
+    :func:`_held` (a step into the outer wall is not taken: the same loop-erased walk as drawing it
+    again), cut at the first cell in the tree. The last exit of every cell is kept with a step
+    stamp (``np.maximum.at``: the latest departure wins), so exits of several pieces and of the
+    plain part of the walk combine.
+    """
+
+    def __init__(self, width, height, state):
+        self.width, self.height, self.pw = width, height, width + 2
+        self.tree = np.frombuffer(state, np.uint8)  # a view: sees the plain loop's writes
+        self.exits = np.zeros(len(state), np.int64)
+        self.stamp = np.full(len(state), -1, np.int64)
+        self.clock = 0
+
+    def walk(self, cell, rng):
+        """Walk on from ``cell`` until the tree; returns the stamp before the first step."""
+        pw, begin, piece = self.pw, self.clock, SEGMENT[0]
+        x, y = cell % pw - 1, cell // pw - 1
+        while True:
+            d = rng.integers(0, 4, piece)
+            xs = _held(x, _DX[d], self.width - 1)
+            ys = _held(y, _DY[d], self.height - 1)
+            path = np.empty(piece + 1, np.int64)
+            path[0] = (y + 1) * pw + x + 1
+            np.multiply(ys + 1, pw, out=path[1:])
+            path[1:] += xs + 1
+            hits = np.flatnonzero(self.tree[path[1:]] == 1)
+            end = int(hits[0]) + 1 if hits.size else piece
+            src, dst = path[:end], path[1 : end + 1]
+            moved = src != dst
+            src, dst = src[moved], dst[moved]
+            stamp = np.arange(self.clock, self.clock + src.size)
+            self.clock += src.size
+            np.maximum.at(self.stamp, src, stamp)
+            last = self.stamp[src] == stamp
+            self.exits[src[last]] = dst[last]
+            if hits.size:
+                return begin
+            x, y, piece = int(xs[-1]), int(ys[-1]), min(2 * piece, SEGMENT[1])
+
+
 def _wilson(width, height, rng):
     """Wilson's algorithm: loop-erased random walks to the tree, each walk keeping the last exit of every cell.
 
     The root is the middle cell (any root gives the uniform tree; the middle one makes the first
-    walks shortest); the walks start from the cells in a random order. Board values: 0 not in the
-    tree, 1 in the tree, 2 border (a step onto it is drawn again, so every step is uniform among
-    the cell's neighbours). The steps are drawn in bulk as offsets and read through one iterator.
+    walks shortest); the walks start from the cells in a random order. A walk runs as a plain loop
+    (board values: 0 not in the tree, 1 in the tree, 2 border, where a step is drawn again, so
+    every step is uniform among the cell's neighbours), the steps drawn in bulk; the few long
+    walks of the start, when the tree is small, go on in numpy pieces (:class:`_LongWalks`).
     """
     pw = width + 2
     state = bytearray((_padded(width, height) * 2).tobytes())
@@ -269,12 +347,12 @@ def _wilson(width, height, rng):
     order = rng.permutation(inner).tolist()
     root = (height // 2 + 1) * pw + width // 2 + 1
     state[root] = 1
-    chunk = max(1 << 12, 4 * len(order))
-    steps = iter(())
+    long_walks = _LongWalks(width, height, state)
+    steps = iter(())  # the draws, shared by consecutive walks
     for start in order:
         if state[start]:
             continue
-        cell = start
+        cell, refills = start, 0
         while True:
             for nxt in steps:
                 nxt += cell
@@ -285,14 +363,25 @@ def _wilson(width, height, rng):
                 if s:
                     break
                 cell = nxt
-            else:  # out of steps: draw more and walk on
-                steps = iter(offsets[rng.integers(0, 4, chunk)].tolist())
-                continue
+            else:  # out of draws: more, or on in numpy when this walk is long
+                if refills < WALK_CHUNKS:
+                    refills += 1
+                    steps = iter(offsets[rng.integers(0, 4, WALK_CHUNK)].tolist())
+                    continue
+                begin = long_walks.walk(cell, rng)
+                stamp, exits = long_walks.stamp, long_walks.exits
+                cell = start
+                while not state[cell]:
+                    state[cell] = 1
+                    if stamp[cell] >= begin:  # left last in the numpy part
+                        exit_to[cell] = int(exits[cell])
+                    cell = exit_to[cell]
+                break
+            cell = start
+            while not state[cell]:
+                state[cell] = 1
+                cell = exit_to[cell]
             break
-        cell = start
-        while not state[cell]:
-            state[cell] = 1
-            cell = exit_to[cell]
     return _tree_passages(width, height, np.array(exit_to, np.int64), root)
 
 

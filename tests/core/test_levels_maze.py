@@ -303,3 +303,38 @@ def test_any_maze_is_connected_with_its_loops(width, height, algorithm, loop_sha
     if not rooms:
         assert passages(level) == width * height - 1 + loops
     marker_cells(level)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    x0=st.integers(0, 12),
+    top=st.integers(0, 12),
+    steps=st.lists(st.sampled_from([-1, 0, 1]), min_size=1, max_size=80),
+)
+def test_held_walk_is_the_walk_that_never_steps_out(x0, top, steps):
+    from worldseed.core.levels._maze import _held
+
+    x0 = min(x0, top)
+    want, x = [], x0
+    for d in steps:
+        x = min(max(x + d, 0), top)
+        want.append(x)
+    assert _held(x0, np.array(steps, np.int8), top).tolist() == want
+
+
+def test_wilson_numpy_walks_are_uniform_too(monkeypatch):
+    """Every walk in numpy pieces from its first step (the plain loop hands over no draws): still uniform."""
+    from worldseed.core.levels import _maze
+
+    monkeypatch.setattr(_maze, "WALK_CHUNKS", 0)
+    monkeypatch.setattr(_maze, "SEGMENT", (4, 32))
+    trees, samples = spanning_trees(3, 3), 192 * 25
+    counts = tree_counts("wilson", samples)
+    assert len(counts) == trees
+    expected = samples / trees
+    chi2 = sum((c - expected) ** 2 / expected for c in counts.values())
+    assert chi2 < chi_square_99_9(trees - 1), chi2
+    # and on a larger maze the numpy pieces make a spanning tree with the uniform tree's dead ends
+    level = maze(120, 120, algorithm="wilson", seed=4)
+    assert passages(level) == 120 * 120 - 1 and label_regions(level.grid != WALL)[1] == 1
+    assert abs(dead_end_fraction(level) - FINGERPRINTS["wilson"]) < 0.015
