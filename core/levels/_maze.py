@@ -196,61 +196,57 @@ def _tree_passages(width, height, parent, root):
 def _prim(width, height, rng):
     """Randomized Prim: a uniformly random frontier cell joins through a uniformly random in-maze neighbour.
 
-    Board values: 0 outside the maze, 1 frontier, 2 in the maze, 3 border.
+    The loop only orders the cells (a uniformly random frontier cell next, swapped out of the
+    frontier list; board values: 0 unseen, 1 frontier or in the maze, 2 border). Which neighbour a
+    cell joins through is then chosen for all cells at once: the neighbours added before it are
+    exactly those in the maze when it joined.
     """
     pw = width + 2
     n = width * height
-    board = _padded(width, height) * 3
-    state = bytearray(board.tobytes())
-    parent = [0] * len(state)
+    seen = bytearray((_padded(width, height) * 2).tobytes())
     pick = rng.random(n).tolist()
-    join = rng.random(n).tolist()
     start = (int(rng.integers(height)) + 1) * pw + int(rng.integers(width)) + 1
-    state[start] = 2
+    seen[start] = 1
     frontier = []
     push, pop = frontier.append, frontier.pop
     for a in (start - pw, start + 1, start + pw, start - 1):
-        if state[a] == 0:
-            state[a] = 1
+        if not seen[a]:
+            seen[a] = 1
             push(a)
+    order = [start] * n
     for k in range(1, n):
         j = int(pick[k] * len(frontier))
         v = frontier[j]
         last = pop()
         if j < len(frontier):
             frontier[j] = last
-        inside = []
+        order[k] = v
         a = v - pw
-        s = state[a]
-        if s == 2:
-            inside.append(a)
-        elif s == 0:
-            state[a] = 1
+        if not seen[a]:
+            seen[a] = 1
             push(a)
         a = v + 1
-        s = state[a]
-        if s == 2:
-            inside.append(a)
-        elif s == 0:
-            state[a] = 1
+        if not seen[a]:
+            seen[a] = 1
             push(a)
         a = v + pw
-        s = state[a]
-        if s == 2:
-            inside.append(a)
-        elif s == 0:
-            state[a] = 1
+        if not seen[a]:
+            seen[a] = 1
             push(a)
         a = v - 1
-        s = state[a]
-        if s == 2:
-            inside.append(a)
-        elif s == 0:
-            state[a] = 1
+        if not seen[a]:
+            seen[a] = 1
             push(a)
-        parent[v] = inside[int(join[k] * len(inside))]
-        state[v] = 2
-    return _tree_passages(width, height, np.array(parent, np.int64), start)
+    joined = np.full(len(seen), n, np.int64)  # when each cell joined (border: never)
+    cells = np.array(order, np.int64)
+    joined[cells] = np.arange(n)
+    cells = cells[1:]
+    around = cells[:, None] + np.array([-pw, 1, pw, -1])
+    earlier = joined[around] < joined[cells][:, None]
+    choice = (rng.random(n - 1) * earlier.sum(1)).astype(np.int64)  # the choice-th earlier neighbour
+    nth = np.cumsum(earlier, axis=1) - 1
+    side = np.argmax(earlier & (nth == choice[:, None]), axis=1)
+    return _passages_from_parents(width, height, cells, around[np.arange(n - 1), side])
 
 
 #: Steps drawn at a time for the plain Wilson walks; a walk still going after it drew WALK_CHUNKS times
