@@ -185,7 +185,13 @@ def output_paths(recipe, out_dir, *, name="world"):
     """Every file a run of ``recipe`` may write (FBX/GLB per object are named after the objects)."""
     has_terrain = recipe.terrain.enabled
     return [os.path.join(out_dir, f"{name}.blend")] + world.export_paths(
-        recipe.export, out_dir, name, terrains=int(has_terrain), scatters=bool(recipe.scatter), trees=bool(recipe.trees)
+        recipe.export,
+        out_dir,
+        name,
+        terrains=int(has_terrain),
+        scatters=bool(recipe.scatter),
+        trees=bool(recipe.trees),
+        levels=[(spec.name, spec.tileset) for spec in recipe.level],
     )
 
 

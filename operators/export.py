@@ -51,13 +51,14 @@ def export_steps(context, objects, path, spec, *, scatter_mode="auto", relief_fi
     with world.output_folder(folder) as stage:
         parts = export.ExportPaths()
         if formats:
-            parts = yield from export.export_steps(
-                objects,
-                os.path.join(stage.path, f"{name}.fbx"),
-                formats=formats,
-                per_object=spec.per_object,
-                scatter_mode=scatter_mode,
-            )
+            with world.level_kits_as_objects(objects):  # a kit level's modules as objects in the FBX
+                parts = yield from export.export_steps(
+                    objects,
+                    os.path.join(stage.path, f"{name}.fbx"),
+                    formats=formats,
+                    per_object=spec.per_object,
+                    scatter_mode=scatter_mode,
+                )
         rest = world.write_exports(
             objects,
             folder,

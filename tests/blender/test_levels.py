@@ -392,9 +392,6 @@ def test_export_for_unity_writes_the_level_files_beside_the_fbx(empty_scene, tmp
     assert {"game.fbx", "Den.tmx", "Den_classes.tsx", "Den_blob.png", "Den_level.json", "Den_level.png"} <= names
 
 
-@pytest.mark.xfail(
-    strict=True, reason="until operators/export.py wraps its FBX step in world.level_kits_as_objects (lead)"
-)
 def test_export_for_unity_writes_a_kit_levels_modules(empty_scene, tmp_path):
     import json
     import subprocess

@@ -93,10 +93,11 @@ def test_the_recipe_registry_drives_registration_and_the_sidebar_order(addon):
         "terrain",
         "trees",
         "scatter",
+        "level",
         "export",
     ]
     panels = [
         cls for cls in addon.all_classes() if issubclass(cls, bpy.types.Panel) and not getattr(cls, "bl_parent_id", "")
     ]
     ordered = [p.bl_label for p in sorted(panels, key=lambda p: p.bl_order)]
-    assert ordered == ["Terrain", "Trees", "Scatter", "Export"]
+    assert ordered == ["Terrain", "Trees", "Scatter", "Levels", "Export"]
