@@ -246,15 +246,30 @@ def turn_quads(corners, turn, *, out=None):
         )
     src = np.ascontiguousarray(corners)
     n = len(src)
+    if n == 0:
+        return src.copy() if out is None else out
     # each corner's bytes as one unsigned integer when they fit, so the shift is a flat copy
-    width = src.itemsize * (src.size // n if n else 1)
+    width = src.itemsize * (src.size // n)
     uint = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}.get(width)
-    flat = src.reshape(n, -1).view(uint).reshape(n) if uint is not None else src.reshape(n, -1)
-    turned = np.empty_like(flat)  # every corner from the next one of its quad (the last from the first)
-    turned[:-1] = flat[1:]
+
+    def corner_items(a):
+        return a.reshape(n, -1).view(uint).reshape(n) if uint is not None else a.reshape(n, -1)
+
+    flat = corner_items(src)
+    direct = (
+        out is not None
+        and out.dtype == src.dtype
+        and out.shape == src.shape
+        and out.flags.c_contiguous
+        and not np.may_share_memory(out, src)
+    )
+    turned = corner_items(out) if direct else np.empty_like(flat)
+    turned[:-1] = flat[1:]  # every corner from the next one of its quad (the last from the first) ...
     turned[3::4] = flat[0::4]
-    keep = np.repeat(~turn, 4)
+    keep = np.repeat(~turn, 4)  # ... where the quad turns
     np.copyto(turned, flat, where=keep if turned.ndim == 1 else keep[:, None])
+    if direct:
+        return out
     turned = turned.view(src.dtype).reshape(src.shape)
     if out is None:
         return turned

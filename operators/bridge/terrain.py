@@ -68,28 +68,50 @@ def grid_topology_and_uvs(side):
     return (lambda: core_mesh.grid_topology(side, side)), (lambda: core_mesh.grid_corner_uvs(side, side))
 
 
-def turns_of(heights_future, stride):
-    """A terrain LOD's quads to turn (``core.mesh.grid_turns``) once its heights are known: on the
-    heights in metres that the mesh and the scatter both use."""
+#: Bands of quad rows a cached grid's turns are worked out in, one per pool worker.
+TURN_BANDS = 2
+
+
+def band_rows(n, band, bands):
+    """Quad rows ``[first, stop)`` of band ``band`` of ``bands`` in a grid of ``n`` vertex rows."""
+    return (n - 1) * band // bands, (n - 1) * (band + 1) // bands
+
+
+def band_turns(heights_future, stride, band, bands):
+    """The quads to turn (``core.mesh.grid_turns``) in one band of quad rows of a terrain LOD,
+    once its heights are known: on the heights in metres that the mesh and the scatter both use
+    (a band's turns are those of the whole grid, each quad seeing only its own corners)."""
     heights = heights_future.result()
-    return core_mesh.grid_turns(heights.metres, cell_size=heights.cell_size, stride=stride)
+    idx = core_mesh.lod_indices(heights.values.shape[0], stride)
+    first, stop = band_rows(len(idx), band, bands)
+    rows = heights.values[idx[first] : idx[stop] + 1]
+    return core_mesh.grid_turns(rows * np.float32(heights.height), cell_size=heights.cell_size, stride=stride)
 
 
-def turned_corners(topology_future, turn_future, which):
-    """One of a cached grid's corner arrays (``which``: 0 vertices, 1 edges, 2 UVs) with its quads
-    turned; the cached array itself when none turns."""
+def turn_band(topology_future, turn_future, which, out, start):
+    """Write one band of a cached grid's corner array (``which``: 0 vertices, 1 edges, 2 UVs),
+    turned, into ``out`` from corner ``start``."""
     topology, uvs = topology_future.result()
     turn = turn_future.result()
     values = (topology.corner_verts, topology.corner_edges, uvs)[which]
-    return core_mesh.turn_quads(values, turn) if turn.any() else values
+    stop = start + 4 * len(turn)
+    core_mesh.turn_quads(values[start:stop], turn, out=out[start:stop])
 
 
-def corner_futures(pool, side, topology_future, turn_future):
-    """Futures of a grid's turned corner vertices, edges and UVs (worked out on the pool, each
-    as soon as the turns are known), or None for grids too large to cache (made on demand)."""
+def corner_futures(pool, side, stride, heights_future, topology_future):
+    """The turned corner vertices, edges and UVs of a cached grid, and the futures that fill
+    them (band by band on the pool, as soon as the heights are known); None for grids too large
+    to cache (made on demand)."""
     if side * side > CACHED_GRID_VERTICES:
         return None
-    return [pool.submit(turned_corners, topology_future, turn_future, which) for which in range(3)]
+    corners = 4 * (side - 1) ** 2
+    arrays = (np.empty(corners, np.int32), np.empty(corners, np.int32), np.empty((corners, 2), np.float32))
+    futures = []
+    for band in range(TURN_BANDS):
+        turn = pool.submit(band_turns, heights_future, stride, band, TURN_BANDS)
+        start = 4 * (side - 1) * band_rows(side, band, TURN_BANDS)[0]
+        futures += [pool.submit(turn_band, topology_future, turn, k, arrays[k], start) for k in range(3)]
+    return arrays, futures
 
 
 def uncached_corners(side, turn):
@@ -173,8 +195,10 @@ def terrain_steps(recipe, *, collection, location=(0.0, 0.0, 0.0), replace=None,
     heights_future = pool.submit(core_terrain.terrain_heights, spec, seed=recipe.world.seed)
     topologies = [pool.submit(grid_topology_and_uvs, side) for side in sides]
     # first in, first out: a task that waits for an earlier future never waits for a queued one
-    turns = [pool.submit(turns_of, heights_future, stride) for stride in strides]
-    corners = [corner_futures(pool, side, topologies[lv], turns[lv]) for lv, side in enumerate(sides)]
+    corners = [
+        corner_futures(pool, side, stride, heights_future, topology)
+        for side, stride, topology in zip(sides, strides, topologies)
+    ]
     pool.shutdown(wait=False)
     try:
         done = 0
@@ -191,14 +215,13 @@ def terrain_steps(recipe, *, collection, location=(0.0, 0.0, 0.0), replace=None,
         yield done, total, "noise"
         for level, me in enumerate(created_meshes):
             if corners[level] is None:
-                turn = yield from _steps(_wait(turns[level]), done, total, f"mesh LOD{level}")
+                turn = core_mesh.grid_turns(heights.metres, cell_size=heights.cell_size, stride=strides[level])
                 corner_verts, corner_edges, corner_uvs = uncached_corners(sides[level], turn)
+                del turn
             else:
-                ready = []
-                for future in corners[level]:
-                    ready.append((yield from _steps(_wait(future), done, total, f"mesh LOD{level}")))
-                corner_verts, corner_edges, corner_uvs = ready
-                del ready
+                (corner_verts, corner_edges, corner_uvs), futures = corners[level]
+                for future in futures:
+                    yield from _steps(_wait(future), done, total, f"mesh LOD{level}")
             set_corners(me, corner_verts, corner_edges, corner_uvs=corner_uvs)
             del corner_verts, corner_edges, corner_uvs
             corners[level] = None
@@ -220,7 +243,7 @@ def terrain_steps(recipe, *, collection, location=(0.0, 0.0, 0.0), replace=None,
         yield total, total, "done"
         return root
     except BaseException:
-        for future in [heights_future, *turns, *(f for fs in corners if fs for f in fs)]:
+        for future in [heights_future, *(f for c in corners if c for f in c[1])]:
             future.cancel()
         remove_objects(created_objects)
         for me in created_meshes:

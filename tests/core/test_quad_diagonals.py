@@ -174,3 +174,27 @@ def test_turn_quads_in_place_and_errors():
         mesh.grid_turns(np.zeros((5, 5)), stride=0)
     with pytest.raises(ParameterError, match="cell_size"):
         mesh.grid_turns(np.zeros((5, 5)), cell_size=-1.0)
+
+
+@pytest.mark.parametrize("stride", [1, 2, 4])
+def test_turns_and_turned_corners_band_by_band_are_the_whole_grids(stride):
+    """The terrain build works out turns and turned corners in bands of quad rows, on two
+    threads: band by band gives the same bytes as the whole grid."""
+    h = rough_heights(np.random.default_rng(stride), (67, 67), relief=3.0)
+    idx = mesh.lod_indices(67, stride)
+    n = len(idx)
+    whole = mesh.grid_turns(h, cell_size=1.5, stride=stride)
+    topo = mesh.grid_topology(n, n)
+    uvs = mesh.grid_corner_uvs(n, n)
+    outs = [np.empty_like(topo.corner_verts), np.empty_like(topo.corner_edges), np.empty_like(uvs)]
+    bounds = [0, (n - 1) // 3, n - 1]
+    for first, stop in zip(bounds[:-1], bounds[1:]):
+        band = mesh.grid_turns(h[idx[first] : idx[stop] + 1], cell_size=1.5, stride=stride)
+        np.testing.assert_array_equal(band, whole[first * (n - 1) : stop * (n - 1)])
+        lo, hi = 4 * first * (n - 1), 4 * stop * (n - 1)
+        for values, out in zip((topo.corner_verts, topo.corner_edges, uvs), outs):
+            assert mesh.turn_quads(values[lo:hi], band, out=out[lo:hi]).base is out
+    turned = mesh.grid_topology(n, n, turn=whole)
+    assert outs[0].tobytes() == turned.corner_verts.tobytes()
+    assert outs[1].tobytes() == turned.corner_edges.tobytes()
+    assert outs[2].tobytes() == mesh.grid_corner_uvs(n, n, turn=whole).tobytes()
