@@ -20,14 +20,22 @@ The steps of :func:`maze`, each from its own stream of ``np.random.default_rng(s
      tree of distinct weights is unique, so it is the very tree Kruskal's union-find keeps). About
      31 % dead ends.
    - ``"wilson"``: a uniform spanning tree by loop-erased random walks (every spanning tree equally
-     likely). About 29 % dead ends.
+     likely). About 29 % dead ends (8 / pi^2 (1 - 2 / pi) = 0.2945 on the plane).
+
+   DFS, Prim and most of Wilson are tight loops over bytearrays with the random numbers drawn in
+   bulk; Prim's choice of neighbour, Kruskal, Wilson's long walks and everything after the tree are
+   numpy passes. Every algorithm makes 1000 x 1000 maze cells in 0.7 to 1.7 s and 80 x 80 in 3 to
+   7 ms on one core (``bench/bench_mazes.py``).
 
 2. **Rooms** (``rooms = n``): the maze is cut into a grid of tiles of at least 3 x 3 maze cells;
    ``n`` random tiles each get a room of 2 to :data:`ROOM_MAX` maze cells a side (at least one maze
    cell of margin to the next tile), with every wall inside it removed. ``Level.rooms`` holds them as
    ``(x, y, w, h)`` in grid cells.
 3. **Loops** (``loops = k``): exactly ``k`` more walls between two maze cells, chosen uniformly among
-   the walls still closed, are removed: each makes one more cycle.
+   the walls still closed, are removed: each makes one more cycle. A perfect maze has
+   ``(width - 1) * (height - 1)`` closed walls; with rooms, :func:`check_settings` allows only the
+   walls left in the worst case (every inner wall of every room, at the largest room size the tiles
+   allow, counted as taken), since it runs before the rooms are drawn.
 4. **Spawn and exit** at the two ends of a longest path, found by two sweeps of walking distance
    (farthest cell from maze cell (0, 0), then the farthest cell from that one). On a perfect maze
    (a tree) this is exact: the two ends of the tree's diameter. With loops or rooms the level is no
@@ -137,7 +145,7 @@ def check_settings(width, height, *, algorithm="dfs", loops=0, rooms=0):
 
 
 def _padded(width, height):
-    """Bytes of a padded (height + 2, width + 2) board: 0 inside, ``border`` value filled in by callers."""
+    """A (height + 2, width + 2) uint8 board: 0 on the maze cells, 1 on the ring around them (callers scale it)."""
     board = np.ones((height + 2, width + 2), np.uint8)
     board[1:-1, 1:-1] = 0
     return board
