@@ -216,6 +216,9 @@ class WORLDSEED_OT_level_make_real(bpy.types.Operator):
             self.report({"ERROR"}, str(err))
             return {"CANCELLED"}
         bridge_level.remove_kit(kit)
+        # bring the view layer's bases up to date before walking them: without it the walk in
+        # select_only crashed Blender 5.0 about one run in ten (kit object removed, modules linked)
+        context.view_layer.update()
         select_only(context, root)
         self.report({"INFO"}, f"Worldseed: {len(made):,} kit modules are objects now")
         return {"FINISHED"}
