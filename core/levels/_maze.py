@@ -550,7 +550,7 @@ def _tour_ranks(succ, start):
     against the plain loop over the rulers.
     """
     m = succ.size
-    bits = max(1, min(RULER_BITS, int(np.log2(m)) // 2 - 3))
+    bits = max(1, min(RULER_BITS, int(np.log2(m)) // 2 - 4))
     ids = np.arange(m, dtype=np.int64)
     ruler = ((ids * 2654435761) & 0xFFFFFFFF) >> (32 - bits) == 0
     ruler[start] = True
