@@ -338,3 +338,31 @@ def test_wilson_numpy_walks_are_uniform_too(monkeypatch):
     level = maze(120, 120, algorithm="wilson", seed=4)
     assert passages(level) == 120 * 120 - 1 and label_regions(level.grid != WALL)[1] == 1
     assert abs(dead_end_fraction(level) - FINGERPRINTS["wilson"]) < 0.015
+
+
+_DIGESTS = """
+import hashlib, sys
+sys.path.insert(0, {root!r})
+from core.levels._maze import maze
+for algorithm in ("dfs", "prim", "kruskal", "wilson"):
+    level = maze(60, 40, algorithm=algorithm, loops=5, rooms=2, seed=12)
+    print(algorithm, hashlib.sha256(level.grid.tobytes() + repr((level.rooms, level.markers)).encode()).hexdigest())
+"""
+
+
+def test_same_bytes_in_another_process():
+    """A fresh interpreter (other hash seed, other memory layout) makes the very same mazes."""
+    import hashlib
+    import pathlib
+    import subprocess
+    import sys
+
+    root = str(pathlib.Path(__file__).resolve().parents[2])
+    out = subprocess.run(
+        [sys.executable, "-c", _DIGESTS.format(root=root)], capture_output=True, text=True, check=True, timeout=120
+    ).stdout.split("\n")
+    for line, algorithm in zip(out, ALGORITHMS, strict=False):
+        level = maze(60, 40, algorithm=algorithm, loops=5, rooms=2, seed=12)
+        digest = hashlib.sha256(level.grid.tobytes() + repr((level.rooms, level.markers)).encode()).hexdigest()
+        assert line == f"{algorithm} {digest}"
+    assert len([line for line in out if line]) == len(ALGORITHMS)
