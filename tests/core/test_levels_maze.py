@@ -366,3 +366,29 @@ def test_same_bytes_in_another_process():
         digest = hashlib.sha256(level.grid.tobytes() + repr((level.rooms, level.markers)).encode()).hexdigest()
         assert line == f"{algorithm} {digest}"
     assert len([line for line in out if line]) == len(ALGORITHMS)
+
+
+@pytest.mark.parametrize("width, height, seed", [(2, 2, 0), (7, 5, 1), (30, 20, 2), (64, 3, 3)])
+def test_kruskal_rounds_keep_the_tree_of_plain_kruskal(width, height, seed):
+    """Boruvka rounds on the random wall order give exactly the tree a union-find Kruskal keeps from it."""
+    from worldseed.core.levels._maze import _kruskal
+
+    horizontal, vertical = _kruskal(width, height, np.random.default_rng(seed))
+    idx = np.arange(width * height).reshape(height, width)
+    a = np.concatenate([idx[:, :-1].ravel(), idx[:-1, :].ravel()])
+    b = np.concatenate([idx[:, 1:].ravel(), idx[1:, :].ravel()])
+    parent = list(range(width * height))
+
+    def root(v):
+        while parent[v] != v:
+            parent[v] = parent[parent[v]]
+            v = parent[v]
+        return v
+
+    kept = np.zeros(a.size, bool)
+    for wall in np.random.default_rng(seed).permutation(a.size):  # the same draw as _kruskal's first
+        ra, rb = root(a[wall]), root(b[wall])
+        if ra != rb:
+            parent[ra] = rb
+            kept[wall] = True
+    assert (np.concatenate([horizontal.ravel(), vertical.ravel()]) == kept).all()
