@@ -392,3 +392,63 @@ def test_kruskal_rounds_keep_the_tree_of_plain_kruskal(width, height, seed):
             parent[ra] = rb
             kept[wall] = True
     assert (np.concatenate([horizontal.ravel(), vertical.ravel()]) == kept).all()
+
+
+def reference_tree(algorithm, width, height, rng):
+    """The textbook algorithm, one cell at a time: frozenset of passages ((x, y), (x', y'))."""
+    cells = [(x, y) for y in range(height) for x in range(width)]
+
+    def around(c):
+        x, y = c
+        return [(x + dx, y + dy) for dx, dy in STEPS.values() if 0 <= x + dx < width and 0 <= y + dy < height]
+
+    start = cells[rng.integers(len(cells))]
+    inside, edges = {start}, set()
+    if algorithm == "dfs":  # step to a random unvisited neighbour, back up when there is none
+        stack = [start]
+        while stack:
+            free = [n for n in around(stack[-1]) if n not in inside]
+            if not free:
+                stack.pop()
+                continue
+            n = free[rng.integers(len(free))]
+            edges.add(frozenset((stack[-1], n)))
+            inside.add(n)
+            stack.append(n)
+    else:  # prim: a random frontier cell joins through a random neighbour in the maze
+        frontier = sorted(set(around(start)))
+        while frontier:
+            c = frontier.pop(rng.integers(len(frontier)))
+            joined = [n for n in around(c) if n in inside]
+            edges.add(frozenset((c, joined[rng.integers(len(joined))])))
+            inside.add(c)
+            frontier = sorted(set(frontier) | {n for n in around(c) if n not in inside})
+    return frozenset(edges)
+
+
+def tree_of(level):
+    sides = maze_cells(level)
+    h, w = sides.shape
+    return frozenset(
+        frozenset(((x, y), (x + dx, y + dy)))
+        for y in range(h)
+        for x in range(w)
+        for bit, (dx, dy) in STEPS.items()
+        if sides[y, x] & bit
+    )
+
+
+@pytest.mark.parametrize("algorithm", ["dfs", "prim"])
+def test_dfs_and_prim_make_the_textbook_distribution_of_trees(algorithm):
+    """Two-sample chi-square on 3 x 3: ours (bulk draws, Prim's joins chosen afterwards) against the textbook loop."""
+    samples = 192 * 25
+    ours = Counter(tree_of(maze(3, 3, algorithm=algorithm, seed=s)) for s in range(samples))
+    rng = np.random.default_rng(99)
+    theirs = Counter(reference_tree(algorithm, 3, 3, rng) for _ in range(samples))
+    trees = set(ours) | set(theirs)
+    chi2 = sum((ours[t] - theirs[t]) ** 2 / (ours[t] + theirs[t]) for t in trees)  # equal sample sizes
+    assert chi2 < chi_square_99_9(len(trees) - 1), (chi2, len(trees))
+    # and the test can tell two algorithms apart
+    other = Counter(reference_tree("prim" if algorithm == "dfs" else "dfs", 3, 3, rng) for _ in range(samples))
+    trees = set(ours) | set(other)
+    assert sum((ours[t] - other[t]) ** 2 / (ours[t] + other[t]) for t in trees) > 2 * chi_square_99_9(len(trees) - 1)
