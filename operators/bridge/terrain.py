@@ -106,9 +106,10 @@ def corner_futures(pool, side, stride, heights_future, topology_future):
         return None
     corners = 4 * (side - 1) ** 2
     arrays = (np.empty(corners, np.int32), np.empty(corners, np.int32), np.empty((corners, 2), np.float32))
-    futures = []
-    for band in range(TURN_BANDS):
-        turn = pool.submit(band_turns, heights_future, stride, band, TURN_BANDS)
+    # every band's turns first, so both workers start on them as soon as the heights are known
+    turns = [pool.submit(band_turns, heights_future, stride, band, TURN_BANDS) for band in range(TURN_BANDS)]
+    futures = list(turns)
+    for band, turn in enumerate(turns):
         start = 4 * (side - 1) * band_rows(side, band, TURN_BANDS)[0]
         futures += [pool.submit(turn_band, topology_future, turn, k, arrays[k], start) for k in range(3)]
     return arrays, futures
