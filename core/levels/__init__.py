@@ -19,11 +19,11 @@ from ._autotile import (
 )
 from ._bsp import bsp_dungeon
 from ._cave import automaton, cave
-from ._content import place_markers
+from ._content import marker_cells, place_markers
 from ._generate import GENERATOR_FUNCTIONS, check_spec, from_dict, generate
 from ._kit import KIT_ROLES, KitPlacements, kit_placements, kit_role_table
 from ._level import CLASSES, CORRIDOR, DOOR, FLOOR, MARKER_KINDS, MAX_CELLS, WALL, Level, Marker
-from ._maze import maze
+from ._maze import maze, maze_cells
 from ._mesh import MATERIALS, MAX_MESH_CELLS, LevelQuads, level_mesh, level_quads
 from ._picture import level_image
 from ._record import cell_centres, level_json_bytes, level_record
@@ -37,6 +37,7 @@ __all__ = [
     "bsp_dungeon",
     "cave",
     "maze",
+    "maze_cells",
     "random_walk",
     "rooms_caves",
     "generate",
@@ -53,6 +54,7 @@ __all__ = [
     "MAX_CELLS",
     "automaton",
     "place_markers",
+    "marker_cells",
     "label_regions",
     "walk_distances",
     "connect_regions",
