@@ -51,6 +51,7 @@ __all__ = [
     "KIT_ROLES",
     "level_for",
     "build_level",
+    "free_level_name",
     "stored_spec",
     "stored_geometry",
     "spec_json",
@@ -412,10 +413,24 @@ def _remove_level(root):
     return image
 
 
+def free_level_name(name):
+    """``name`` when no object has it, else ``name_001``, ``name_002`` ... (the first free): a level's
+    object name is its file stem, so it takes no ``.001`` from Blender."""
+    if bpy.data.objects.get(name) is None:
+        return name
+    n = 1
+    while True:
+        candidate = f"{name[: 48 - 1 - max(3, len(str(n)))]}_{n:03d}"
+        if bpy.data.objects.get(candidate) is None:
+            return candidate
+        n += 1
+
+
 def build_level(spec, *, collection, replace=None, geometry="MESH", kit=None, level=None):
     """Build (or rebuild in place) the level ``spec`` describes; returns its root object.
 
-    A new level's root stands at ``spec.origin``.  ``replace`` (a level root)
+    A new level's root stands at ``spec.origin``, named ``spec.name`` or, when an object has that
+    name, the first free ``<name>_001``, ``<name>_002`` ... (stored as its name).  ``replace`` (a level root)
     is rebuilt in place: the new root takes its name, transform, parent,
     collections, custom properties and map image.  ``geometry`` is ``"MESH"``
     or ``"KIT"`` (with ``kit``, a collection of modules named by role).
@@ -425,6 +440,8 @@ def build_level(spec, *, collection, replace=None, geometry="MESH", kit=None, le
         raise ParameterError(f"geometry must be one of {list(GEOMETRIES)}, got {geometry!r}")
     if level is None:
         level = level_for(spec)
+    if replace is None and free_level_name(spec.name) != spec.name:
+        spec = core_levels.from_dict({**core_levels.to_dict(spec), "name": free_level_name(spec.name)})
     name = replace.name if replace is not None else spec.name
     made, meshes = [], []
     try:
@@ -438,7 +455,7 @@ def build_level(spec, *, collection, replace=None, geometry="MESH", kit=None, le
             root.empty_display_size = spec.cell_size
         made.append(root)
         if geometry == "KIT":
-            _kit_object(level, spec, kit, root.name, made).parent = root
+            _kit_object(level, spec, kit, name, made).parent = root
         _markers(level, spec, root, made)
         image = _map_image(level, root.name, replace.get(LEVEL_MAP_KEY) if replace is not None else None)
     except BaseException:

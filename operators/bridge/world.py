@@ -351,11 +351,25 @@ def _scatters(objects):
 
 
 def level_stems(levels):
-    """The file stem of each level root: its level's name, or, where two levels share one, the object's
-    name (``Level``, ``Level.001``), so no two levels write the same file."""
-    names = [bridge_level.stored_spec(root).name for root in levels]
-    clash = {n.casefold() for n in names if sum(m.casefold() == n.casefold() for m in names) > 1}
-    return [root.name if n.casefold() in clash else n for n, root in zip(names, levels)]
+    """The file stem of each level root: its object's name (what the user sees, and the FBX object's
+    name), with any character a level name may not hold (``.`` of ``Level.001``) as ``_``; where two
+    would still be one file (case aside), the later gets ``_2``, ``_3`` ...
+
+    >>> class O:
+    ...     def __init__(self, name): self.name = name
+    >>> level_stems([O("Level"), O("Level.001"), O("Dungeon 2"), O("level")])
+    ['Level', 'Level_001', 'Dungeon 2', 'level_2']
+    """
+    stems, seen = [], set()
+    for root in levels:
+        base = re.sub(r"[^A-Za-z0-9_\- ]", "_", root.name)[:48].strip() or "Level"
+        stem, n = base, 1
+        while stem.casefold() in seen:
+            n += 1
+            stem = f"{base[: 48 - 1 - len(str(n))]}_{n}"
+        seen.add(stem.casefold())
+        stems.append(stem)
+    return stems
 
 
 def level_file_names(stem, tileset="blob"):

@@ -117,7 +117,7 @@ def test_same_seed_same_level_new_seed_another(empty_scene):
     a = _positions(bpy.context.active_object.data)
     bpy.ops.worldseed.level_add(**SMALL)
     b = _positions(bpy.context.active_object.data)
-    assert bpy.context.active_object.name == "Level.001"
+    assert bpy.context.active_object.name == "Level_001"  # no Blender ".001": the name is the file stem
     assert a.tobytes() == b.tobytes()
     bpy.ops.worldseed.level_add(**{**SMALL, "seed": 4})
     c = _positions(bpy.context.active_object.data)
@@ -404,3 +404,41 @@ def test_export_for_unity_writes_a_kit_levels_modules(empty_scene, tmp_path):
     nodes = json.loads(done.stdout)
     placed = core_levels.kit_placements(core_levels.generate(core_levels.LevelSpec(**SMALL)), cell_size=2.0)
     assert sum(1 for n, v in nodes.items() if v[0] == "Level" and n.startswith("Level_")) == len(placed)
+
+
+def _fbx_nodes(path):
+    import json
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", _READ_FBX, str(path)], capture_output=True, text=True, check=True)
+    return json.loads(done.stdout)
+
+
+def test_two_levels_of_one_name_export_under_the_names_the_fbx_has(empty_scene, tmp_path):
+    # a new-user trial: Add Level twice with the defaults, then Export for Unity crashed on 'Level.001'
+    tiny = dict(generator="walk", width=12, height=10, seed=1)
+    bpy.ops.worldseed.level_add(**tiny)
+    bpy.ops.worldseed.level_add(**tiny)
+    roots = sorted(o.name for o in bpy.data.objects if query.is_level(o))
+    assert roots == ["Level", "Level_001"]
+    assert bridge_level.stored_spec(bpy.data.objects["Level_001"]).name == "Level_001"
+    assert bpy.ops.worldseed.export_unity(filepath=str(tmp_path / "scene.fbx")) == {"FINISHED"}
+    names = {p.name for p in tmp_path.iterdir()}
+    assert {"Level.tmx", "Level_001.tmx", "Level_level.json", "Level_001_level.json"} <= names
+    nodes = _fbx_nodes(tmp_path / "scene.fbx")
+    assert {"Level", "Level_001"} <= set(nodes)  # the FBX objects are named as the files are
+
+
+def test_a_level_renamed_in_the_outliner_writes_files_named_after_the_object(empty_scene, tmp_path):
+    from worldseed.operators.bridge import world
+
+    bpy.ops.worldseed.level_add(generator="walk", width=12, height=10, seed=1, name="Orig")
+    root = bpy.context.active_object
+    root.name = "Dungeon 2"
+    assert bridge_level.stored_spec(root).name == "Orig"
+    spec = core_recipe.ExportSpec(fbx=False, preview=False)
+    written = {os.path.basename(p) for p in world.write_exports([root], str(tmp_path), "w", spec)}
+    assert "Dungeon 2.tmx" in written and "Dungeon 2_level.json" in written and "Orig.tmx" not in written
+    other = bpy.data.objects.new("Level.007", root.data)  # a name with a '.' makes a safe stem
+    assert world.level_stems([root, other, root]) == ["Dungeon 2", "Level_007", "Dungeon 2_2"]
