@@ -147,17 +147,17 @@ def place_markers(grid, *, rooms=(), doors=(), rng, enemy_density=0.0, loot_chan
     (half up; the spawn room gets none) and, with probability ``loot_chance``, one loot (where
     rooms overlap, a cell belongs to the later room).
     Without rooms: the spawn is on a random usable cell; ``round(enemy_density * floor cells)``
-    enemies go anywhere at least :data:`SAFE_STEPS` steps from the spawn, and
+    enemies go anywhere at least :data:`SAFE_STEPS` steps from the spawn (none closer), and
     ``round(loot_chance * floor cells / LOOT_AREA)`` loot anywhere (one loot chance per 64 cells).
     Either way the exit is the usable cell farthest from the spawn by walking distance
     (4-connected; the first in raster order on a tie). When fewer usable cells are left than
     asked for, fewer markers are placed. With no usable cell at all, the spawn and exit fall
-    back to any walkable cell. A level with one walkable cell has no exit.
+    back to any walkable cell.
 
     Raises
     ------
     ParameterError
-        ``grid`` has no walkable cell, or a density out of range.
+        ``grid`` has fewer than 2 walkable cells, or a density out of range.
 
     Examples
     --------
@@ -173,8 +173,12 @@ def place_markers(grid, *, rooms=(), doors=(), rng, enemy_density=0.0, loot_chan
     g = np.asarray(grid)
     h, w = g.shape
     walkable = g != WALL
-    if not walkable.any():
-        raise ParameterError(f"grid {h} x {w} has no walkable cell: a level needs at least one for its spawn")
+    n_walkable = int(np.count_nonzero(walkable))
+    if n_walkable < 2:
+        raise ParameterError(
+            f"the {w} x {h} level has {'no walkable cell' if n_walkable == 0 else 'only 1 walkable cell'}: "
+            "a level needs at least 2, for its spawn and its exit (make it larger or change its settings)"
+        )
     usable = marker_cells(g, doors)
     if not usable.any():
         usable = (g == FLOOR) & (g != DOOR)

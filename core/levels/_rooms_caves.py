@@ -8,7 +8,7 @@ The steps of :func:`rooms_caves`, each from its own stream of ``seed``:
    cave automaton (:func:`~._cave.automaton`) run with every cell outside the rooms as wall, so
    the rooms become cave-shaped and never grow past their rectangles.
 3. **Doors kept**: the room cells beside a door stay floor, so every corridor still enters a cave;
-   so does every room's centre cell, so no room is walled up whole.
+   so do every room's centre cell and the one west of it, so no room is walled up whole.
 4. **One region**: cave pockets of fewer than :data:`MIN_POCKET` cells that touch no door are
    filled in; whatever regions are left (pockets cut off from their doors, rooms cut in two) are
    joined by the shortest tunnels (:func:`~._regions.connect_regions`): tunnel cells inside a
@@ -130,7 +130,10 @@ def rooms_caves(
     cave = in_room & ~automaton(walls, settings["steps"])
     entries = in_room & _beside(grid == DOOR)
     rooms = np.array(layout.rooms, np.int64).reshape(-1, 4)
-    entries[rooms[:, 1] + rooms[:, 3] // 2, rooms[:, 0] + rooms[:, 2] // 2] = True  # every room keeps its centre
+    # every room keeps its centre and the cell west of it (rooms are at least 2 wide): a one-room level
+    # keeps room for a spawn and an exit
+    entries[rooms[:, 1] + rooms[:, 3] // 2, rooms[:, 0] + rooms[:, 2] // 2] = True
+    entries[rooms[:, 1] + rooms[:, 3] // 2, rooms[:, 0] + rooms[:, 2] // 2 - 1] = True
     cave |= entries
     labels, count = label_regions(cave)
     if count:

@@ -102,7 +102,7 @@ LIMITS = {
     # BSP dungeon (and rooms + caves)
     "min_leaf": integer((3, 4096), "Min Leaf", "Smallest side of a BSP leaf", unit="", soft=(4, 64)),
     "max_leaf": integer((3, 4096), "Max Leaf", "Leaves larger than this are always split", soft=(6, 128)),
-    "room_min": integer((1, 4096), "Min Room", "Smallest room side", soft=(2, 32)),
+    "room_min": integer((2, 4096), "Min Room", "Smallest room side", soft=(2, 32)),
     "room_max": integer((1, 4096), "Max Room", "Largest room side", soft=(3, 64)),
     "padding": integer((0, 64), "Padding", "Cells between a room and its leaf's edge", soft=(0, 8)),
     "corridor_width": integer((1, 3), "Corridor Width", "Width of the corridors in cells"),

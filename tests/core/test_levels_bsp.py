@@ -95,7 +95,7 @@ settings_strategy = st.fixed_dictionaries(
     {
         "min_leaf": st.integers(4, 12),
         "extra_leaf": st.integers(0, 12),
-        "room_min": st.integers(1, 4),
+        "room_min": st.integers(2, 4),
         "room_span": st.integers(0, 8),
         "padding": st.integers(0, 2),
         "corridor_width": st.integers(1, 3),

@@ -263,7 +263,9 @@ def test_cave_any_settings_give_one_reachable_region_or_a_clear_refusal(w, h, fi
             w, h, fill=fill, steps=steps, connect=connect, min_region=min(min_region, (w - 2) * (h - 2)), seed=seed
         )
     except ParameterError as err:
-        assert "no floor region of at least min_region" in str(err)
+        assert "no floor region of at least min_region" in str(err) or (
+            "only 1 walkable cell: a level needs at least 2" in str(err)  # no room for an exit
+        )
         return
     g = level.grid
     assert (g[0] == WALL).all() and (g[-1] == WALL).all() and (g[:, 0] == WALL).all() and (g[:, -1] == WALL).all()

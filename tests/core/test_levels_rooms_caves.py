@@ -66,7 +66,7 @@ def check_level(level):
 @settings(max_examples=60, deadline=None)
 @given(
     st.integers(4, 10),
-    st.integers(1, 4),
+    st.integers(2, 4),
     st.integers(0, 2),
     st.integers(1, 3),
     st.floats(0.0, 1.0),
@@ -106,7 +106,7 @@ def test_no_fill_no_steps_is_the_bsp_dungeon():
 def test_full_fill_leaves_tunnels_between_the_doors():
     level = rooms_caves(80, 60, seed=2, fill=1.0, steps=3)
     check_level(level)
-    assert (level.grid == FLOOR).sum() < 0.2 * sum(w * h for _, _, w, h in level.rooms)
+    assert (level.grid == FLOOR).sum() < 0.25 * sum(w * h for _, _, w, h in level.rooms)
 
 
 def test_deterministic_and_seeded():
@@ -156,8 +156,8 @@ def test_bad_settings(bad, message):
 @pytest.mark.parametrize(
     ("kwargs", "digest"),
     [
-        ({"width": 64, "height": 48, "seed": 7}, "9fa62edc0e62e235"),
-        ({"width": 120, "height": 90, "seed": 1, "corridor_width": 2, "loop_fraction": 0.5}, "34569f873d46cd41"),
+        ({"width": 64, "height": 48, "seed": 7}, "faa65fd313c6b154"),
+        ({"width": 120, "height": 90, "seed": 1, "corridor_width": 2, "loop_fraction": 0.5}, "28b0c928e9700f7f"),
     ],
 )
 def test_golden_levels(kwargs, digest):
