@@ -110,8 +110,15 @@ def check_all(width, height, settings, keys):
     if s["room_min"] + 2 * s["padding"] > min_leaf:
         raise ParameterError(
             f"room_min + 2 * padding = {s['room_min'] + 2 * s['padding']} is more than min_leaf = {min_leaf}: a room "
-            f"and its padding must fit in the smallest leaf (room_min at most {min_leaf - 2 * s['padding']} with "
-            f"padding {s['padding']})"
+            f"and its padding must fit in the smallest leaf ("
+            + (
+                f"room_min at most {min_leaf - 2 * s['padding']} with padding {s['padding']}"
+                if min_leaf - 2 * s["padding"] >= 2
+                else f"padding at most {(min_leaf - s['room_min']) // 2} with room_min {s['room_min']}"
+                if min_leaf >= s["room_min"]
+                else f"min_leaf at least {s['room_min'] + 2 * s['padding']}"
+            )
+            + ")"
         )
     for name, side in (("width", width), ("height", height)):
         if side - 2 < min_leaf:

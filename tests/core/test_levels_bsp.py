@@ -240,6 +240,7 @@ def test_signature_defaults_are_the_spec_defaults():
     ("width", "height", "bad", "message"),
     [
         (64, 64, {"room_min": 7, "padding": 1}, r"^room_min \+ 2 \* padding = 9 is more than min_leaf = 8"),
+        (64, 64, {"padding": 10}, r"fit in the smallest leaf \(padding at most 2 with room_min 4\)$"),
         (64, 64, {"room_min": 5, "room_max": 4}, r"^room_min must be at most room_max = 4, got 5"),
         (64, 64, {"min_leaf": 10, "max_leaf": 8}, r"^max_leaf must be at least 2 \* min_leaf - 1 = 19 .*got 8"),
         (64, 64, {"min_leaf": 8, "max_leaf": 14}, r"^max_leaf must be at least .* = 15"),
