@@ -4,6 +4,7 @@ Real Blender (the bpy module); small levels, except where size is the point.
 """
 
 import os
+import re
 
 import bpy
 import numpy as np
@@ -86,9 +87,9 @@ def test_add_level_from_the_sidebar_builds_at_the_cursor(empty_scene):
     assert me.uv_layers and len(me.polygons) == len(me.loops) // 4
     # the markers: child empties standing on their cells' centres
     markers = {c.name: c for c in root.children if c.get(query.KIND_KEY) == query.LEVEL_MARKER_KIND}
-    assert "Spawn" in markers and len(markers) == len(level.markers)
+    assert "Grotto_Spawn" in markers and len(markers) == len(level.markers)
     sx, sy = level.spawn.x, level.spawn.y
-    assert tuple(markers["Spawn"].location) == pytest.approx(((sx + 0.5) * 1.5, (20 - sy - 0.5) * 1.5, 0.0))
+    assert tuple(markers["Grotto_Spawn"].location) == pytest.approx(((sx + 0.5) * 1.5, (20 - sy - 0.5) * 1.5, 0.0))
     assert level.walkable[sy, sx]
     # the 2-D map, an image the panel shows
     image = query.level_map(root)
@@ -100,6 +101,34 @@ def test_marker_names_for_unity():
     m = core_levels.Marker
     names = bridge_level.marker_names([m("spawn", 0, 0), m("enemy", 1, 0), m("loot", 2, 0), m("enemy", 3, 0)])
     assert names == ["Spawn", "Enemy_001", "Loot_001", "Enemy_002"]
+    assert bridge_level.marker_names([m("spawn", 0, 0), m("exit", 1, 0)], "Crypt") == ["Crypt_Spawn", "Crypt_Exit"]
+
+
+def _markers_of(root):
+    return sorted(c.name for c in root.children if c.get(query.KIND_KEY) == query.LEVEL_MARKER_KIND)
+
+
+def test_markers_are_named_after_their_level_and_keep_their_names_on_update(empty_scene):
+    # a new-user trial: with several levels the markers were Spawn.003, Enemy_001.004, new on every Update
+    tiny = dict(generator="cave", width=24, height=20, seed=3, enemy_density=0.05, loot_chance=1.0)
+    bpy.data.objects.new("Oak", None)  # an object (a tree, say) of the name the third level asks for
+    for name in ("Crypt", "Crypt", "Oak"):
+        bpy.ops.worldseed.level_add(**tiny, name=name)
+    roots = {o.name: o for o in bpy.data.objects if query.is_level(o)}
+    assert sorted(roots) == ["Crypt", "Crypt_001", "Oak_001"]
+    for name, root in roots.items():
+        markers = _markers_of(root)
+        assert f"{name}_Spawn" in markers and f"{name}_Exit" in markers
+        assert f"{name}_Enemy_001" in markers and f"{name}_Loot_001" in markers
+        assert all(m.startswith(name + "_") for m in markers)
+    assert not [o.name for o in bpy.data.objects if "." in o.name]  # no Blender .001 anywhere
+    before = {n: _markers_of(r) for n, r in roots.items()}
+    bpy.context.view_layer.objects.active = roots["Crypt"]
+    _set(_settings(), **tiny, name="Crypt")
+    for _ in range(2):
+        assert bpy.ops.worldseed.level_update() == {"FINISHED"}
+        assert _markers_of(bpy.data.objects["Crypt"]) == before["Crypt"]
+    assert not [o.name for o in bpy.data.objects if "." in o.name]
 
 
 def test_map_image_pixels_are_the_picture_upside_down():
@@ -370,7 +399,7 @@ def test_kit_level_exports_one_fbx_object_per_module_and_leaves_the_scene(empty_
     nodes = json.loads(done.stdout)
     level = core_levels.generate(core_levels.LevelSpec(**SMALL))
     placed = core_levels.kit_placements(level, cell_size=2.0, origin=(4, 6, 0))
-    modules = {n: v for n, v in nodes.items() if v[0] == "Level" and n.startswith("Level_")}
+    modules = {n: v for n, v in nodes.items() if v[0] == "Level" and re.match(r"^Level_[a-z_]+_\d{5}$", n)}
     assert len(modules) == len(placed) and "Level_Kit" not in nodes
     # module k stands on its cell: Blender (x, y, z) is the file's (x, z, -y)
     walls = np.flatnonzero(placed.role == placed.roles.index("wall"))
@@ -403,7 +432,8 @@ def test_export_for_unity_writes_a_kit_levels_modules(empty_scene, tmp_path):
     done = subprocess.run([sys.executable, "-c", _READ_FBX, str(path)], capture_output=True, text=True, check=True)
     nodes = json.loads(done.stdout)
     placed = core_levels.kit_placements(core_levels.generate(core_levels.LevelSpec(**SMALL)), cell_size=2.0)
-    assert sum(1 for n, v in nodes.items() if v[0] == "Level" and n.startswith("Level_")) == len(placed)
+    modules = [n for n, v in nodes.items() if v[0] == "Level" and re.match(r"^Level_[a-z_]+_\d{5}$", n)]
+    assert len(modules) == len(placed)
 
 
 def _fbx_nodes(path):

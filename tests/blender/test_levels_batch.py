@@ -134,14 +134,14 @@ def test_the_fbx_has_each_level_where_unity_and_the_json_put_it(two_runs):
     # the markers: children of their level, at the Unity positions the level JSON gives
     record = json.loads((out / "Crypt_level.json").read_text())
     spawn = next(m for m in record["markers"] if m["kind"] == "spawn")
-    assert nodes["Spawn"]["parent"] == "Crypt"
-    assert np.allclose(np.array(nodes["Spawn"]["world"]) * UNITY, spawn["unity"], atol=1e-4)
-    assert np.allclose(nodes["Spawn"]["rotation"], (0, 0, 0, 1), atol=1e-6)
+    assert nodes["Crypt_Spawn"]["parent"] == "Crypt"
+    assert np.allclose(np.array(nodes["Crypt_Spawn"]["world"]) * UNITY, spawn["unity"], atol=1e-4)
+    assert np.allclose(nodes["Crypt_Spawn"]["rotation"], (0, 0, 0, 1), atol=1e-6)
     children = [n for n, v in nodes.items() if v["parent"] == "Crypt"]
     assert len(children) == len(record["markers"])
     enemies = [m for m in record["markers"] if m["kind"] == "enemy"]
     if enemies:
-        assert np.allclose(np.array(nodes["Enemy_001"]["world"]) * UNITY, enemies[0]["unity"], atol=1e-4)
+        assert np.allclose(np.array(nodes["Crypt_Enemy_001"]["world"]) * UNITY, enemies[0]["unity"], atol=1e-4)
 
 
 def test_a_recipe_with_two_levels_of_one_name_is_refused_in_one_line(tmp_path):
@@ -160,7 +160,7 @@ def test_the_glb_carries_the_levels_and_their_material_colours(two_runs):
     nodes = {n.name: n for n in gltf.nodes}
     # glTF is Y up, right-handed: Blender (10, 20, 0.5) is (10, 0.5, -20)
     assert np.allclose(nodes["Crypt"].translation, (10.0, 0.5, -20.0), atol=1e-5)
-    assert "Spawn" in nodes and nodes["Crypt"].mesh is not None
+    assert "Crypt_Spawn" in nodes and nodes["Crypt"].mesh is not None
     colours = {m.name: m.pbrMetallicRoughness.baseColorFactor for m in gltf.materials}
     assert np.allclose(colours["Worldseed Level Floor"][:3], (0.30, 0.27, 0.22), atol=1e-3)
     assert np.allclose(colours["Worldseed Level Wall"][:3], (0.52, 0.50, 0.47), atol=1e-3)
