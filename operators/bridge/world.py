@@ -60,6 +60,7 @@ __all__ = [
     "level_stems",
     "level_file_names",
     "level_kits_as_objects",
+    "check_level_transforms",
     "LOCK_FILE",
     "LOCK_WAIT",
     "PREVIEW_SIDE",
@@ -470,12 +471,29 @@ def write_unity_heightmap(heights, spec, folder, name, *, blender_centre=(0.0, 0
     return [raw_path, json_path]
 
 
+def check_level_transforms(objects):
+    """Refuse (an :class:`ExportError`) a level among ``objects`` that is rotated or scaled in Blender
+    (itself or through its parent): its Tiled map and JSON are in the level's own cells, placed by the
+    root's world position only, so they would disagree with the FBX.  Moving it is fine."""
+    for root in objects:
+        if not is_level(root):
+            continue
+        m = root.matrix_world
+        turn = [[m[r][c] for c in range(3)] for r in range(3)]
+        if any(abs(turn[r][c] - (r == c)) > 1e-5 for r in range(3) for c in range(3)):
+            raise ExportError(
+                f"level {root.name!r} is rotated or scaled (itself or its parent); its .tmx and .json are "
+                "in the level's own cells: clear its rotation and scale (Alt+R / Alt+S) and export again"
+            )
+
+
 @contextlib.contextmanager
 def level_kits_as_objects(objects):
     """For the duration, the kits of the levels among ``objects`` as real objects (children of their
     level, in a collection of their own), so the FBX and glTF writers write every module; removed
     after, leaving the scene as it was."""
     levels = [o for o in objects if is_level(o)]
+    check_level_transforms(levels)  # before the FBX is written
     if not any(bridge_level.level_kit_of(root) is not None for root in levels):
         yield
         return
@@ -543,6 +561,7 @@ def write_exports(
     written = []
     formats = tuple(f for f in ("fbx", "glb") if getattr(spec, f))
     levels = [o for o in objects if is_level(o)]
+    check_level_transforms(levels)
     if formats:
         with level_kits_as_objects(levels):
             written += export.export_unity(

@@ -472,3 +472,37 @@ def test_a_level_renamed_in_the_outliner_writes_files_named_after_the_object(emp
     assert "Dungeon 2.tmx" in written and "Dungeon 2_level.json" in written and "Orig.tmx" not in written
     other = bpy.data.objects.new("Level.007", root.data)  # a name with a '.' makes a safe stem
     assert world.level_stems([root, other, root]) == ["Dungeon 2", "Level_007", "Dungeon 2_2"]
+
+
+@pytest.mark.parametrize("change", ["rotation", "scale"])
+def test_a_rotated_or_scaled_level_is_refused_in_one_line_and_nothing_is_written(empty_scene, tmp_path, change):
+    # a new-user trial: the JSON/TMX markers disagreed with the FBX once the level root was turned or scaled
+    bpy.ops.worldseed.level_add(generator="walk", width=12, height=10, seed=1, name="Den")
+    root = bpy.context.active_object
+    if change == "rotation":
+        root.rotation_euler.z = np.pi / 2
+    else:
+        root.scale = (2.0, 2.0, 2.0)
+    before = _scene_state()
+    with pytest.raises(RuntimeError, match=r"level 'Den' is rotated or scaled.*Alt\+R / Alt\+S"):
+        bpy.ops.worldseed.export_unity(filepath=str(tmp_path / "scene.fbx"))
+    assert [p.name for p in tmp_path.iterdir()] == [] and _scene_state() == before
+
+
+def test_a_level_moved_by_its_parent_exports_at_its_world_position(empty_scene, tmp_path):
+    import json
+
+    from worldseed.operators.bridge import world
+
+    bpy.ops.worldseed.level_add(generator="walk", width=12, height=10, seed=1, name="Den", origin=(1.0, 2.0, 0.0))
+    root = bpy.context.active_object
+    holder = bpy.data.objects.new("Holder", None)
+    bpy.context.scene.collection.objects.link(holder)
+    holder.location = (10.0, 0.0, 3.0)
+    root.parent = holder
+    bpy.context.view_layer.update()
+    world.write_exports([root], str(tmp_path), "w", core_recipe.ExportSpec(fbx=False, preview=False))
+    record = json.loads((tmp_path / "Den_level.json").read_text())
+    spawn = next(m for m in record["markers"] if m["kind"] == "spawn")
+    marker = bpy.data.objects["Den_Spawn"].matrix_world.translation
+    assert np.allclose(spawn["unity"], (-marker.x, marker.z, -marker.y), atol=1e-5)
