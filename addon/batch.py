@@ -16,7 +16,10 @@ up to ``--wait`` seconds for the first to finish writing).  Files of the
 fixed set a run may write (``world.fbx``, ``world.glb``, ``relief.png``,
 ``preview.png``, ``world_placements.json``, ``world_heightmap.raw/.json``)
 that an earlier run left and this run does not write are removed, and the
-run says so, so the folder always holds one build.
+run says so, so the folder always holds one build.  So are the files of a
+level an earlier run wrote (recognised by its ``<stem>_level.json`` record:
+``<stem>.tmx``, its tilesets, ``_level.json`` and ``_level.png``) that this
+run does not write: a level gone from the recipe, a tileset switched.
 """
 
 import argparse
@@ -215,6 +218,7 @@ def _all_outputs(out_dir, name):
     paths = set(world.export_paths(every, out_dir, name, terrains=1, scatters=True, trees=True))
     numbered = re.compile(rf"^{re.escape(name)}_\d+_heightmap\.(?:raw|json)$")
     paths.update(os.path.join(out_dir, f) for f in os.listdir(out_dir) if numbered.match(f))
+    paths.update(world.earlier_level_files(out_dir))  # every level an earlier run wrote, by its _level.json
     return paths
 
 

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 
 import bpy
 
+from ...core import levels as core_levels
 from ...core import preview as core_preview
 from ...core import recipe as core_recipe
 from ...core import terrain as core_terrain
@@ -59,6 +60,8 @@ __all__ = [
     "writing",
     "level_stems",
     "level_file_names",
+    "earlier_level_files",
+    "LEVEL_RECORD_FORMAT",
     "level_kits_as_objects",
     "check_level_transforms",
     "LOCK_FILE",
@@ -389,6 +392,37 @@ def level_file_names(stem, tileset="blob"):
         f"{stem}_{tileset}.png",
     ]
     return [*tiled, f"{stem}_level.json", f"{stem}_level.png"]
+
+
+#: The "format" field of a level's ``<stem>_level.json`` (``core.levels.level_record``'s).
+LEVEL_RECORD_FORMAT = "worldseed.level"
+#: Largest ``_level.json`` :func:`earlier_level_files` reads (a 4096^2 level's record is far smaller).
+LEVEL_RECORD_MAX_BYTES = 1 << 28
+
+
+def earlier_level_files(folder):
+    """Paths of every level file Worldseed may have written in ``folder``: for each regular
+    ``<stem>_level.json`` (never through a link) whose "format" is the level record's, the files of
+    :func:`level_file_names` of that stem with every tileset.  What a headless run removes of them
+    when it does not write them itself (``addon/batch.remove_stale_outputs``)."""
+    found = set()
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            if not entry.name.endswith("_level.json") or entry.is_symlink() or not entry.is_file(follow_symlinks=False):
+                continue
+            try:
+                if entry.stat(follow_symlinks=False).st_size > LEVEL_RECORD_MAX_BYTES:
+                    continue
+                with open(entry.path, "rb") as f:
+                    record = json.load(f)
+            except (OSError, ValueError):
+                continue  # not a level record of ours
+            if not isinstance(record, dict) or record.get("format") != LEVEL_RECORD_FORMAT:
+                continue
+            stem = entry.name[: -len("_level.json")]
+            for tileset in core_levels.TILESETS:
+                found.update(os.path.join(folder, n) for n in level_file_names(stem, tileset))
+    return found
 
 
 def export_paths(

@@ -164,3 +164,47 @@ def test_the_glb_carries_the_levels_and_their_material_colours(two_runs):
     colours = {m.name: m.pbrMetallicRoughness.baseColorFactor for m in gltf.materials}
     assert np.allclose(colours["Worldseed Level Floor"][:3], (0.30, 0.27, 0.22), atol=1e-3)
     assert np.allclose(colours["Worldseed Level Wall"][:3], (0.52, 0.50, 0.47), atol=1e-3)
+
+
+def _tiny_recipe(levels):
+    head = '[world]\nname = "W"\nseed = 1\n[terrain]\nenabled = false\n[export]\nfbx = false\npreview = false\n'
+    return head + "".join(
+        f'[[level]]\nname = "{n}"\ngenerator = "walk"\nwidth = 12\nheight = 10\ntileset = "{t}"\n' for n, t in levels
+    )
+
+
+def test_a_rerun_removes_the_level_files_an_earlier_run_wrote_and_it_does_not(tmp_path):
+    # a new-user trial: a level taken out of the recipe (or its tileset switched) left its old files behind
+    out = tmp_path / "out"
+    recipe = tmp_path / "r.toml"
+    recipe.write_text(_tiny_recipe([("Crypt", "blob"), ("Warren", "blob")]))
+    assert _run(str(recipe), str(out)).returncode == 0
+    assert {"Warren.tmx", "Crypt_blob.tsx", "Crypt_blob.png"} <= {p.name for p in out.iterdir()}
+    # not ours: a _level.json of another format, and a link named like a level record
+    (out / "Notes_level.json").write_text('{"format": "something else"}')
+    (out / "Notes.tmx").write_text("mine")
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "Far.tmx").write_text("mine")
+    (tmp_path / "elsewhere" / "Far_level.json").write_bytes((out / "Warren_level.json").read_bytes())
+    os.symlink(tmp_path / "elsewhere" / "Far_level.json", out / "Far_level.json")
+    (out / "Far.tmx").symlink_to(tmp_path / "elsewhere" / "Far.tmx")
+    recipe.write_text(_tiny_recipe([("Crypt", "wang16")]))
+    done = _run(str(recipe), str(out))
+    assert done.returncode == 0, done.stderr
+    names = {p.name for p in out.iterdir()}
+    expected = {f"Crypt{s}" for s in (".tmx", "_classes.tsx", "_classes.png", "_wang16.tsx", "_wang16.png")}
+    assert expected | {"Crypt_level.json", "Crypt_level.png", "world.blend"} <= names
+    assert not {n for n in names if n.startswith("Warren") or n.startswith("Crypt_blob")}
+    assert {"Notes_level.json", "Notes.tmx", "Far_level.json", "Far.tmx"} <= names  # left alone
+    assert (tmp_path / "elsewhere" / "Far.tmx").read_text() == "mine"
+    removed = [line for line in done.stdout.splitlines() if line.startswith("worldseed: removed")]
+    assert any("Warren.tmx (an earlier run's; this run does not write it)" in line for line in removed)
+    assert any(line.endswith("Crypt_blob.png (an earlier run's; this run does not write it)") for line in removed)
+    assert len(removed) == 7 + 2  # Warren's seven files, Crypt's blob tileset
+
+
+def test_the_level_record_format_is_the_one_earlier_files_are_recognised_by(two_runs):
+    from worldseed.operators.bridge import world
+
+    record = json.loads((two_runs[0] / "Crypt_level.json").read_text())
+    assert record["format"] == world.LEVEL_RECORD_FORMAT
