@@ -59,6 +59,7 @@ __all__ = [
     "level_for",
     "build_level",
     "free_level_name",
+    "MAX_MARKERS",
     "stored_spec",
     "stored_geometry",
     "spec_json",
@@ -90,6 +91,9 @@ KIT_ROLES = core_levels.KIT_ROLES
 KIT_FALLBACK = {"wall_double": "wall", "junction": "pillar"}
 KIT_ROLES_KEY = "worldseed_kit_roles"  # on the kit object: role names in index order
 KIT_MODULES_KEY = "worldseed_kit_modules"  # on the kit object: module object names in index order
+#: Most marker objects (one empty each) a level may get: beyond, Blender slows to a crawl (182,000 took
+#: 30 s and 4.6 GB); the build is refused before any object is made.
+MAX_MARKERS = 20_000
 #: Largest side of the map image kept in the .blend (the panel shows it as an icon; the PNG file is full size).
 MAP_SIDE = 512
 
@@ -450,6 +454,11 @@ def build_level(spec, *, collection, replace=None, geometry="MESH", kit=None, le
         raise ParameterError(f"geometry must be one of {list(GEOMETRIES)}, got {geometry!r}")
     if level is None:
         level = level_for(spec)
+    if len(level.markers) > MAX_MARKERS:
+        raise ParameterError(
+            f"level {spec.name!r} would get {len(level.markers):,} markers, one object each, more than "
+            f"{MAX_MARKERS:,}: lower enemy_density ({spec.enemy_density:g}) or loot_chance ({spec.loot_chance:g})"
+        )
     if replace is None and free_level_name(spec.name) != spec.name:
         spec = core_levels.from_dict({**core_levels.to_dict(spec), "name": free_level_name(spec.name)})
     name = replace.name if replace is not None else spec.name

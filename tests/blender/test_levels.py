@@ -12,7 +12,7 @@ import pytest
 
 from worldseed.core import levels as core_levels
 from worldseed.core import recipe as core_recipe
-from worldseed.core.errors import RecipeError
+from worldseed.core.errors import ParameterError, RecipeError
 from worldseed.operators.bridge import level as bridge_level
 from worldseed.operators.bridge import query
 
@@ -506,3 +506,20 @@ def test_a_level_moved_by_its_parent_exports_at_its_world_position(empty_scene, 
     spawn = next(m for m in record["markers"] if m["kind"] == "spawn")
     marker = bpy.data.objects["Den_Spawn"].matrix_world.translation
     assert np.allclose(spawn["unity"], (-marker.x, marker.z, -marker.y), atol=1e-5)
+
+
+def test_a_level_of_more_than_twenty_thousand_markers_is_refused_before_any_object(empty_scene):
+    side = 150
+    grid = np.ones((side, side), np.uint8)
+    spawn = (core_levels.Marker("spawn", 0, 0),)
+    spec = core_levels.LevelSpec(width=side, height=side, enemy_density=1.0, name="Horde")
+    scene = bpy.context.scene
+    enemies = tuple(core_levels.Marker("enemy", i % side, i // side) for i in range(1, bridge_level.MAX_MARKERS))
+    level = core_levels.Level(grid=grid, markers=spawn + enemies)  # exactly 20,000: built
+    root = bridge_level.build_level(spec, collection=scene.collection, level=level)
+    assert len(root.children) == 20_000 and root.children[0].name.startswith("Horde_")
+    before = _scene_state()
+    over = core_levels.Level(grid=grid, markers=level.markers + (core_levels.Marker("loot", 0, 149),))
+    with pytest.raises(ParameterError, match=r"20,001 markers.*more than 20,000: lower enemy_density \(1\) or loot"):
+        bridge_level.build_level(spec, collection=scene.collection, level=over)
+    assert _scene_state() == before
