@@ -448,10 +448,18 @@ def build_level(spec, *, collection, replace=None, geometry="MESH", kit=None, le
     is rebuilt in place: the new root takes its name, transform, parent,
     collections, custom properties and map image.  ``geometry`` is ``"MESH"``
     or ``"KIT"`` (with ``kit``, a collection of modules named by role).
-    Nothing is changed when the build fails.
+    A level whose kit was made real is not rebuilt (that would delete the
+    real modules, hand edits and all).  Nothing is changed when the build fails.
     """
     if geometry not in GEOMETRIES:
         raise ParameterError(f"geometry must be one of {list(GEOMETRIES)}, got {geometry!r}")
+    if replace is not None:
+        real = [o for o in replace.children_recursive if o.get(KIND_KEY) == LEVEL_KIT_KIND + "_module"]
+        if real:
+            raise ParameterError(
+                f"{replace.name} has {len(real):,} real kit modules; Update would delete them — delete them, "
+                "or unparent them (Alt+P) to keep them, then Update"
+            )
     if level is None:
         level = level_for(spec)
     if len(level.markers) > MAX_MARKERS:

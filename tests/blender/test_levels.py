@@ -523,3 +523,24 @@ def test_a_level_of_more_than_twenty_thousand_markers_is_refused_before_any_obje
     with pytest.raises(ParameterError, match=r"20,001 markers.*more than 20,000: lower enemy_density \(1\) or loot"):
         bridge_level.build_level(spec, collection=scene.collection, level=over)
     assert _scene_state() == before
+
+
+def test_update_of_a_level_whose_kit_was_made_real_is_refused_and_keeps_the_modules(empty_scene):
+    # a new-user trial: Update (and Auto Update) silently deleted the real modules, hand edits and all
+    tiny = dict(generator="walk", width=8, height=6, seed=1)
+    bpy.ops.worldseed.level_add(**tiny, geometry="KIT", kit=_kit().name)
+    assert bpy.ops.worldseed.level_make_real() == {"FINISHED"}
+    root = bpy.context.active_object
+    modules = [o for o in root.children if o.get(query.KIND_KEY) == "level_kit_module"]
+    modules[0].location.z += 1.0  # a hand edit
+    _set(_settings(), **{**tiny, "seed": 2})
+    before = _scene_state()
+    message = rf"Level has {len(modules):,} real kit modules; Update would delete them — delete them"
+    with pytest.raises(RuntimeError, match=message):
+        bpy.ops.worldseed.level_update()
+    assert _scene_state() == before and bridge_level.stored_spec(root).seed == 1
+    with pytest.raises(ParameterError, match="real kit modules"):  # what Auto Update runs
+        from worldseed.operators import level as level_ops
+
+        level_ops.rebuild_from_settings(root, bpy.context.scene)
+    assert _scene_state() == before
