@@ -218,7 +218,7 @@ def _markers(level, spec, root, made):
     positions = marker_positions(level, spec.cell_size)
     size = 0.4 * spec.cell_size
     # made in name order: Blender appends each new object at the end of its sorted list in constant time
-    for i in sorted(range(len(names)), key=names.__getitem__):
+    for i in sorted(range(len(names)), key=lambda i: names[i].lower()):  # Blender sorts without case
         marker = level.markers[i]
         empty = bpy.data.objects.new(names[i], None)
         made.append(empty)
@@ -561,7 +561,8 @@ def build_section(recipe, world, *, scene, progress=None):
     name order (Blender adds objects named after the last ones in constant time: 4 levels of 10,000
     markers each take 2.4 s so, 7 s in reverse order) and added to the world in the recipe's order."""
     total = len(recipe.level)
-    order = sorted(range(total), key=lambda i: recipe.level[i].name)
+    # Blender sorts names without case: "Crypt2_Spawn" before "Crypt_Spawn", so Crypt2 is built first
+    order = sorted(range(total), key=lambda i: (recipe.level[i].name + "_").lower())
     roots = {}
     for done, i in enumerate(order):
         spec = recipe.level[i]

@@ -544,3 +544,14 @@ def test_update_of_a_level_whose_kit_was_made_real_is_refused_and_keeps_the_modu
 
         level_ops.rebuild_from_settings(root, bpy.context.scene)
     assert _scene_state() == before
+
+
+def test_a_world_build_adds_its_levels_in_the_recipes_order(empty_scene):
+    from worldseed.operators.bridge import world
+
+    text = "".join(
+        f'[[level]]\nname = "{n}"\ngenerator = "walk"\nwidth = 8\nheight = 6\n' for n in ("Crypt", "Crypt2", "abbey")
+    )
+    built = world.build_world(core_recipe.loads("[terrain]\nenabled = false\n" + text), scene=bpy.context.scene)
+    assert [r.name for r in built.roots] == ["Crypt", "Crypt2", "abbey"]
+    assert all(f"{r.name}_Spawn" in bpy.data.objects for r in built.roots)
