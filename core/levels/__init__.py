@@ -26,7 +26,7 @@ from ._level import CLASSES, CORRIDOR, DOOR, FLOOR, MARKER_KINDS, MAX_CELLS, WAL
 from ._maze import maze, maze_cells
 from ._mesh import MATERIALS, MAX_MESH_CELLS, LevelQuads, level_mesh, level_quads
 from ._picture import level_image
-from ._record import cell_centres, level_json_bytes, level_record
+from ._record import RECORD_FORMAT, cell_centres, level_json_bytes, level_record
 from ._regions import connect_regions, label_regions, nearest_sources, walk_distances
 from ._rooms_caves import rooms_caves
 from ._tiled import TILESETS, tiled_files
@@ -77,6 +77,7 @@ __all__ = [
     "tiled_files",
     "TILESETS",
     "level_record",
+    "RECORD_FORMAT",
     "level_json_bytes",
     "cell_centres",
     "level_image",

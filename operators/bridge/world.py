@@ -395,7 +395,7 @@ def level_file_names(stem, tileset="blob"):
 
 
 #: The "format" field of a level's ``<stem>_level.json`` (``core.levels.level_record``'s).
-LEVEL_RECORD_FORMAT = "worldseed.level"
+LEVEL_RECORD_FORMAT = core_levels.RECORD_FORMAT
 #: Largest ``_level.json`` :func:`earlier_level_files` reads (a 4096^2 level's record is far smaller).
 LEVEL_RECORD_MAX_BYTES = 1 << 28
 
