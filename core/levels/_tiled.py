@@ -5,7 +5,8 @@ Files (``tiled_files`` returns them as ``{file name: bytes}``, to be written sid
     <name>.tmx               the map: width x height tiles of tile_pixels, row 0 = top = north
     <name>_classes.tsx/.png  one tile per cell class id (tile k = class id k), property "class_name"
                              and "class_id"
-    <name>_<set>.tsx/.png    the auto-tile set, "blob" (47 tiles) or "wang16" (16 tiles); tile k has
+    <name>.tsx, <name>_<set>.png
+                             the map's auto-tile set, "blob" (47 tiles) or "wang16" (16 tiles); tile k has
                              the property "mask" (its neighbour mask, see core.levels._autotile) and
                              "tile" (k)
 
@@ -167,8 +168,8 @@ def tiled_files(level, *, name, tileset="blob", cell_size=2.0, origin=(0.0, 0.0,
     Returns
     -------
     files : dict of str -> bytes
-        ``<name>.tmx``, ``<name>_classes.tsx``, ``<name>_classes.png``, ``<name>_<tileset>.tsx`` and
-        ``<name>_<tileset>.png``, in that order (see the module docstring).
+        ``<name>.tmx``, ``<name>_classes.tsx``, ``<name>_classes.png``, ``<name>.tsx`` (the auto-tiles)
+        and ``<name>_<tileset>.png``, in that order (see the module docstring).
 
     Examples
     --------
@@ -176,7 +177,7 @@ def tiled_files(level, *, name, tileset="blob", cell_size=2.0, origin=(0.0, 0.0,
     >>> from core.levels import Level
     >>> files = tiled_files(Level(grid=np.ones((2, 3), np.uint8)), name="Crypt")
     >>> list(files)
-    ['Crypt.tmx', 'Crypt_classes.tsx', 'Crypt_classes.png', 'Crypt_blob.tsx', 'Crypt_blob.png']
+    ['Crypt.tmx', 'Crypt_classes.tsx', 'Crypt_classes.png', 'Crypt.tsx', 'Crypt_blob.png']
     """
     check_level(level)
     name = check_level_name(name)
@@ -220,7 +221,9 @@ def tiled_files(level, *, name, tileset="blob", cell_size=2.0, origin=(0.0, 0.0,
     first = 1
     for label, tiles, props in (("classes", class_tiles, class_props), (tileset, auto_tiles, auto_props)):
         sheet, columns = _sheet(tiles)
-        tsx, png = f"{name}_{label}.tsx", f"{name}_{label}.png"
+        # the auto-tiles are the map's own tileset, <name>.tsx; the class tiles <name>_classes.tsx
+        tsx = f"{name}_classes.tsx" if label == "classes" else f"{name}.tsx"
+        png = f"{name}_{label}.png"
         tsx_data = _tsx(f"{name} {label}", png, sheet, columns, len(tiles), tp, props)
         sets.append((first, tsx, tsx_data, png, png_bytes(sheet)))
         first += len(tiles)

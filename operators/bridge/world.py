@@ -381,14 +381,14 @@ def level_file_names(stem, tileset="blob"):
     and the auto-tiles of ``tileset``, each a .tsx and its image), the JSON record and the PNG map.
 
     >>> level_file_names("Crypt")  # doctest: +NORMALIZE_WHITESPACE
-    ['Crypt.tmx', 'Crypt_classes.tsx', 'Crypt_classes.png', 'Crypt_blob.tsx', 'Crypt_blob.png',
+    ['Crypt.tmx', 'Crypt_classes.tsx', 'Crypt_classes.png', 'Crypt.tsx', 'Crypt_blob.png',
      'Crypt_level.json', 'Crypt_level.png']
     """
     tiled = [
         f"{stem}.tmx",
         f"{stem}_classes.tsx",
         f"{stem}_classes.png",
-        f"{stem}_{tileset}.tsx",
+        f"{stem}.tsx",
         f"{stem}_{tileset}.png",
     ]
     return [*tiled, f"{stem}_level.json", f"{stem}_level.png"]

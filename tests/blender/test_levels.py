@@ -391,7 +391,7 @@ def test_kit_level_exports_one_fbx_object_per_module_and_leaves_the_scene(empty_
     root = bpy.context.active_object
     before = _scene_state()
     written = world.write_exports([root], str(tmp_path), "kit", core_recipe.ExportSpec(fbx=True, preview=False))
-    assert sorted(os.path.basename(p) for p in written)[:2] == ["Level.tmx", "Level_blob.png"]
+    assert sorted(os.path.basename(p) for p in written)[:2] == ["Level.tmx", "Level.tsx"]
     assert _scene_state() == before and query.level_kit_of(root) is not None
     done = subprocess.run(
         [sys.executable, "-c", _READ_FBX, str(tmp_path / "kit.fbx")], capture_output=True, text=True, check=True
@@ -418,7 +418,15 @@ def test_export_for_unity_writes_the_level_files_beside_the_fbx(empty_scene, tmp
     path = tmp_path / "game.fbx"
     assert bpy.ops.worldseed.export_unity(filepath=str(path)) == {"FINISHED"}
     names = {p.name for p in tmp_path.iterdir()}
-    assert {"game.fbx", "Den.tmx", "Den_classes.tsx", "Den_blob.png", "Den_level.json", "Den_level.png"} <= names
+    assert {
+        "game.fbx",
+        "Den.tmx",
+        "Den.tsx",
+        "Den_classes.tsx",
+        "Den_blob.png",
+        "Den_level.json",
+        "Den_level.png",
+    } <= names
 
 
 def test_export_for_unity_writes_a_kit_levels_modules(empty_scene, tmp_path):

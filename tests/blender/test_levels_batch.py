@@ -53,9 +53,9 @@ EXPECTED = {
     "world.fbx",
     "world.glb",
     "world.blend",
-    *(f"Crypt{s}" for s in (".tmx", "_classes.tsx", "_classes.png", "_blob.tsx", "_blob.png", "_level.json")),
+    *(f"Crypt{s}" for s in (".tmx", "_classes.tsx", "_classes.png", ".tsx", "_blob.png", "_level.json")),
     "Crypt_level.png",
-    *(f"Warren{s}" for s in (".tmx", "_classes.tsx", "_classes.png", "_wang16.tsx", "_wang16.png", "_level.json")),
+    *(f"Warren{s}" for s in (".tmx", "_classes.tsx", "_classes.png", ".tsx", "_wang16.png", "_level.json")),
     "Warren_level.png",
 }
 
@@ -179,7 +179,7 @@ def test_a_rerun_removes_the_level_files_an_earlier_run_wrote_and_it_does_not(tm
     recipe = tmp_path / "r.toml"
     recipe.write_text(_tiny_recipe([("Crypt", "blob"), ("Warren", "blob")]))
     assert _run(str(recipe), str(out)).returncode == 0
-    assert {"Warren.tmx", "Crypt_blob.tsx", "Crypt_blob.png"} <= {p.name for p in out.iterdir()}
+    assert {"Warren.tmx", "Crypt.tsx", "Crypt_blob.png"} <= {p.name for p in out.iterdir()}
     # not ours: a _level.json of another format, and a link named like a level record
     (out / "Notes_level.json").write_text('{"format": "something else"}')
     (out / "Notes.tmx").write_text("mine")
@@ -192,7 +192,7 @@ def test_a_rerun_removes_the_level_files_an_earlier_run_wrote_and_it_does_not(tm
     done = _run(str(recipe), str(out))
     assert done.returncode == 0, done.stderr
     names = {p.name for p in out.iterdir()}
-    expected = {f"Crypt{s}" for s in (".tmx", "_classes.tsx", "_classes.png", "_wang16.tsx", "_wang16.png")}
+    expected = {f"Crypt{s}" for s in (".tmx", "_classes.tsx", "_classes.png", ".tsx", "_wang16.png")}
     assert expected | {"Crypt_level.json", "Crypt_level.png", "world.blend"} <= names
     assert not {n for n in names if n.startswith("Warren") or n.startswith("Crypt_blob")}
     assert {"Notes_level.json", "Notes.tmx", "Far_level.json", "Far.tmx"} <= names  # left alone
@@ -200,7 +200,7 @@ def test_a_rerun_removes_the_level_files_an_earlier_run_wrote_and_it_does_not(tm
     removed = [line for line in done.stdout.splitlines() if line.startswith("worldseed: removed")]
     assert any("Warren.tmx (an earlier run's; this run does not write it)" in line for line in removed)
     assert any(line.endswith("Crypt_blob.png (an earlier run's; this run does not write it)") for line in removed)
-    assert len(removed) == 7 + 2  # Warren's seven files, Crypt's blob tileset
+    assert len(removed) == 7 + 1  # Warren's seven files, Crypt's blob tileset image (Crypt.tsx is rewritten)
 
 
 def test_the_level_record_format_is_the_one_earlier_files_are_recognised_by(two_runs):

@@ -115,7 +115,7 @@ def test_read_back_grid_autotiles_and_markers(tileset, tmp_path):
 
 def test_tilesets_images_and_sizes(tmp_path):
     files, tmx = load(hand_level(), tmp_path)
-    assert list(files) == ["Crypt.tmx", "Crypt_classes.tsx", "Crypt_classes.png", "Crypt_blob.tsx", "Crypt_blob.png"]
+    assert list(files) == ["Crypt.tmx", "Crypt_classes.tsx", "Crypt_classes.png", "Crypt.tsx", "Crypt_blob.png"]
     sources = {ts.name: (ts.firstgid, ts.tilecount) for ts in tmx.tilesets}
     assert sources == {"Crypt classes": (1, 4), "Crypt blob": (5, 47)}
     sheet = read_png(files["Crypt_blob.png"])
