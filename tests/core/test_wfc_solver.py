@@ -1,0 +1,180 @@
+"""The WFC solver (core/wfc/_solver.py): valid outputs, constraints kept, clear failures."""
+
+import itertools
+import time
+
+import numpy as np
+import pytest
+
+from core.errors import ParameterError
+from core.wfc._contract import Contradiction
+from core.wfc._solver import SolveResult, solve
+
+
+def random_rules(p, density, seed):
+    rng = np.random.default_rng(seed)
+    c = np.zeros((4, p, p), bool)
+    c[0] = rng.random((p, p)) < density
+    c[1] = rng.random((p, p)) < density
+    c[2], c[3] = c[0].T, c[1].T
+    return rng.random(p) + 0.1, c
+
+
+def assert_valid(indices, compatible, periodic):
+    east = compatible[0][indices[:, :-1], indices[:, 1:]]
+    south = compatible[1][indices[:-1], indices[1:]]
+    assert east.all() and south.all()
+    if periodic:
+        assert compatible[0][indices[:, -1], indices[:, 0]].all()
+        assert compatible[1][indices[-1], indices[0]].all()
+
+
+@pytest.mark.parametrize("periodic", [False, True])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_every_neighbouring_pair_is_compatible(periodic, seed):
+    weights, compatible = random_rules(12, 0.4, seed)
+    result = solve(weights, compatible, 17, 13, periodic=periodic, seed=seed)
+    assert isinstance(result, SolveResult)
+    assert result.indices.shape == (13, 17) and result.indices.dtype == np.int32
+    assert result.attempts >= 1 and result.backtracks >= 0
+    assert_valid(result.indices, compatible, periodic)
+
+
+def test_fixed_cells_and_allowed_masks_are_kept():
+    weights, compatible = random_rules(8, 0.5, 3)
+    fixed = np.full((10, 12), -1)
+    fixed[0, 0], fixed[5, 7], fixed[9, 11] = 2, 5, 1
+    allowed = np.ones((10, 12, 8), bool)
+    allowed[:, 3, :4] = False  # column 3 only patterns 4..7
+    result = solve(weights, compatible, 12, 10, seed=4, fixed=fixed, allowed=allowed)
+    assert result.indices[0, 0] == 2 and result.indices[5, 7] == 5 and result.indices[9, 11] == 1
+    assert (result.indices[:, 3] >= 4).all()
+    assert_valid(result.indices, compatible, False)
+
+
+def test_a_tile_compatible_with_nothing_fails_quickly_naming_cell_and_attempts():
+    compatible = np.ones((4, 3, 3), bool)
+    compatible[:, 2, :] = compatible[:, :, 2] = False  # tile 2 fits next to nothing
+    fixed = np.full((6, 6), -1)
+    fixed[4, 1] = 2
+    with pytest.raises(Contradiction) as info:
+        solve([1.0, 1.0, 1.0], compatible, 6, 6, fixed=fixed)
+    assert info.value.cell == (1, 4) or info.value.cell in {(0, 4), (2, 4), (1, 3), (1, 5)}
+    assert info.value.attempts == 1 and "(" in str(info.value)
+    assert isinstance(info.value, ParameterError)
+
+
+def test_impossible_rules_raise_after_the_attempts_without_hanging():
+    # a 2-colouring of an odd periodic cycle: no tiling exists, found without waiting long
+    compatible = np.zeros((4, 2, 2), bool)
+    compatible[:] = ~np.eye(2, dtype=bool)
+    start = time.perf_counter()
+    with pytest.raises(Contradiction) as info:
+        solve([1.0, 1.0], compatible, 5, 4, periodic=True, attempts=3)
+    assert time.perf_counter() - start < 2.0
+    x, y = info.value.cell
+    assert 0 <= x < 5 and 0 <= y < 4 and 1 <= info.value.attempts <= 3
+    assert f"{info.value.cell}" in str(info.value) and "attempt" in str(info.value)
+
+
+def test_backtracking_rescues_what_restarts_alone_cannot():
+    weights, compatible = random_rules(8, 0.3, 3)
+    with pytest.raises(Contradiction) as info:
+        solve(weights, compatible, 16, 16, attempts=4, backtrack_limit=0, periodic=True)
+    assert info.value.attempts == 4 and "4 attempt(s)" in str(info.value)
+    result = solve(weights, compatible, 16, 16, attempts=4, backtrack_limit=1000, periodic=True)
+    assert result.backtracks > 0
+    assert_valid(result.indices, compatible, True)
+
+
+def test_rules_impossible_from_the_start_fail_at_once():
+    weights, compatible = random_rules(6, 0.18, 11)
+    with pytest.raises(Contradiction, match="no pattern fits cell") as info:
+        solve(weights, compatible, 30, 30, attempts=4, periodic=True)
+    assert info.value.attempts == 1
+
+
+def test_same_seed_same_output_different_seeds_differ():
+    weights, compatible = random_rules(10, 0.5, 5)
+    a = solve(weights, compatible, 20, 20, seed=7).indices
+    b = solve(weights, compatible, 20, 20, seed=7).indices
+    c = solve(weights, compatible, 20, 20, seed=8).indices
+    assert np.array_equal(a, b) and not np.array_equal(a, c)
+
+
+def brute_force(weights, compatible, width, height, periodic):
+    out = []
+    p = len(weights)
+    for combo in itertools.product(range(p), repeat=width * height):
+        grid = np.array(combo).reshape(height, width)
+        ok = compatible[0][grid[:, :-1], grid[:, 1:]].all() and compatible[1][grid[:-1], grid[1:]].all()
+        if periodic:
+            ok = ok and compatible[0][grid[:, -1], grid[:, 0]].all()
+            ok = ok and compatible[1][grid[-1], grid[0]].all()
+        if ok:
+            out.append(grid)
+    return out
+
+
+def test_a_chain_with_exactly_one_tiling_equals_brute_force():
+    # east of p may only be p + 1, and the chain must start with 0: one tiling, 0 1 2 3 4
+    p = 5
+    compatible = np.zeros((4, p, p), bool)
+    compatible[0] = np.eye(p, k=1, dtype=bool)
+    compatible[2] = compatible[0].T
+    compatible[1] = compatible[3] = np.eye(p, dtype=bool)
+    fixed = np.array([[0, -1, -1, -1, -1]])
+    solutions = [g for g in brute_force([1.0] * p, compatible, 5, 1, False) if g[0, 0] == 0]
+    assert len(solutions) == 1
+    for seed in range(4):
+        result = solve(np.ones(p), compatible, 5, 1, seed=seed, fixed=fixed)
+        assert np.array_equal(result.indices, solutions[0])
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_solutions_are_among_brute_force_tilings(seed):
+    weights, compatible = random_rules(3, 0.55, seed)
+    tilings = brute_force(weights, compatible, 3, 2, True)
+    if not tilings:
+        with pytest.raises(Contradiction):
+            solve(weights, compatible, 3, 2, periodic=True, seed=seed)
+        return
+    result = solve(weights, compatible, 3, 2, periodic=True, seed=seed)
+    assert any(np.array_equal(result.indices, t) for t in tilings)
+
+
+def test_forty_eight_square_with_a_hundred_patterns_is_fast():
+    weights, compatible = random_rules(100, 0.3, 1)
+    solve(weights, compatible, 8, 8)  # warm up
+    start = time.perf_counter()
+    result = solve(weights, compatible, 48, 48, periodic=True, seed=2)
+    took = time.perf_counter() - start
+    assert_valid(result.indices, compatible, True)
+    assert took < 3.0, took
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "word"),
+    [
+        ({"weights": [1.0, 0.0]}, "weights"),
+        ({"compatible": np.ones((4, 3, 3), bool)}, "compatible"),
+        ({"width": 0}, "width"),
+        ({"attempts": 0}, "attempts"),
+        ({"backtrack_limit": -1}, "backtrack_limit"),
+        ({"fixed": np.zeros((2, 2), int)}, "fixed"),
+        ({"fixed": np.full((3, 4), 5)}, "fixed"),
+        ({"allowed": np.ones((3, 4, 3), bool)}, "allowed"),
+    ],
+)
+def test_bad_arguments_name_the_parameter(kwargs, word):
+    args = {"weights": [1.0, 1.0], "compatible": np.ones((4, 2, 2), bool), "width": 4, "height": 3}
+    args.update(kwargs)
+    with pytest.raises(ParameterError, match=word):
+        solve(**args)
+
+
+def test_asymmetric_compatibility_is_refused():
+    compatible = np.ones((4, 2, 2), bool)
+    compatible[0, 0, 1] = False
+    with pytest.raises(ParameterError, match="symmetric"):
+        solve([1.0, 1.0], compatible, 3, 3)
