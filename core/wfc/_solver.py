@@ -107,10 +107,10 @@ class _Wave:
     def _update(self, cells):
         rows = self.wave[cells]
         count = rows.sum(1)
-        sw = rows @ self.w
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ent = np.log(sw) - (rows @ self.wlogw) / sw
-        self.entropy[cells] = np.where(count > 1, ent, np.inf)
+        sw = np.maximum(rows @ self.w, 1e-300)  # an empty row raises _Empty right after
+        ent = np.log(sw) - (rows @ self.wlogw) / sw
+        ent[count <= 1] = np.inf
+        self.entropy[cells] = ent
 
     def set_rows(self, cells, rows):
         """Replace rows (cells unique), logging the old ones; raises _Empty on an empty row."""
@@ -138,7 +138,10 @@ class _Wave:
                 targets, support = targets[keep], support[keep]
             order = np.argsort(targets, kind="stable")
             targets, support = targets[order], support[order]
-            starts = np.flatnonzero(np.r_[True, targets[1:] != targets[:-1]])
+            first = np.empty(targets.size, bool)
+            first[:1] = True
+            np.not_equal(targets[1:], targets[:-1], out=first[1:])
+            starts = np.flatnonzero(first)
             cells = targets[starts]
             merged = np.logical_and.reduceat(support, starts, axis=0)
             old = wave[cells]

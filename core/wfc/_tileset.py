@@ -1,0 +1,309 @@
+"""Tilesets of the simple tiled model: TOML files of tiles, symmetry classes and adjacency.
+
+A tileset file lists ``[[tile]]`` tables (``name``, ``symmetry``, ``weight``, optional ``sockets``)
+and optional ``[[neighbor]]`` rules (``left``, ``right``)::
+
+    name = "pipes"
+
+    [[tile]]
+    name = "corner"
+    symmetry = "L"
+    weight = 1.0
+    sockets = { north = "p", east = "p", south = "0", west = "0" }
+
+    [[neighbor]]          # "line 1" may stand to the right (east) of "corner"
+    left = "corner"
+    right = "line 1"
+
+**Symmetry classes** (as in the reference WFC's SimpleTiledModel) say which of the eight
+rotations/mirrors of a tile are distinct: ``X`` 1 variant (fully symmetric), ``I`` 2 (a straight
+line), ``\\`` 2 (a diagonal), ``L`` 4 (a corner, symmetric about a diagonal), ``T`` 4 (symmetric
+under the left-right mirror), ``F`` 8 (no symmetry). Variant ``k`` of a tile is the base turned ``k``
+quarter turns clockwise (as seen with rows going down); for ``F``, variants 4-7 are the left-right
+mirror turned ``k - 4`` times. Names are ``"corner 0"`` .. ``"corner 3"`` (a one-variant tile keeps its
+plain name); a rule may write ``"corner"`` for variant 0.
+
+**Neighbour rules** are closed under the eight symmetries of the square: ``left = A, right = B``
+allows B east of A, and so every rotated/mirrored copy of that pair.
+
+**Sockets** name the profile of each side, read clockwise around the tile (for the north side west
+to east, for the east side north to south, ...). Two sides meet when one profile is the other
+reversed, so a palindrome such as ``"p"`` or ``"rcr"`` meets itself, and ``"rwf"`` (east side: rock,
+wall, floor) meets a west side ``"fwr"``. Mirroring a tile reverses its profiles. The sockets of a
+tile must have the symmetry its class declares (an ``X`` tile the same palindrome on all four
+sides, a ``T`` tile east and west mirror images, ...). Rules and sockets add up.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import ParameterError, short
+
+__all__ = ["Tileset", "load_tileset", "SYMMETRIES"]
+
+#: Directions: 0 east (+x), 1 south (+y, row + 1), 2 west, 3 north; socket keys in that order.
+SIDES = ("east", "south", "west", "north")
+
+#: A shape with the symmetry of each class (rows going down); its distinct images are the variants.
+_SHAPES = {
+    "X": [[0, 0, 0], [0, 1, 0], [0, 0, 0]],
+    "I": [[0, 1, 0], [0, 1, 0], [0, 1, 0]],
+    "\\": [[1, 0, 0], [0, 1, 0], [0, 0, 1]],
+    "L": [[0, 1, 0], [0, 1, 1], [0, 0, 0]],
+    "T": [[0, 0, 0], [1, 1, 1], [0, 1, 0]],
+    "F": [[0, 1, 1], [0, 1, 0], [0, 1, 0]],
+}
+SYMMETRIES = tuple(_SHAPES)
+
+
+def _transform(shape, g):
+    """Apply symmetry ``g`` = 4 * mirror + turns: mirror left-right, then turn clockwise."""
+    shape = np.asarray(shape)
+    if g >= 4:
+        shape = shape[:, ::-1]
+    return np.rot90(shape, -(g % 4))
+
+
+def _direction(d, g):
+    """Where direction ``d`` goes under symmetry ``g``."""
+    if g >= 4 and d % 2 == 0:
+        d = 2 - d  # east <-> west
+    return (d + g % 4) % 4
+
+
+def _variants(symmetry):
+    """(list of the transform making each variant, action (n, 8): variant under g)."""
+    images = [_transform(_SHAPES[symmetry], g) for g in range(8)]
+    firsts = []
+    for g, image in enumerate(images):
+        if not any(np.array_equal(image, images[f]) for f in firsts):
+            firsts.append(g)
+    action = np.empty((len(firsts), 8), np.int64)
+    for i, f in enumerate(firsts):
+        for g in range(8):
+            image = _transform(images[f], g)
+            action[i, g] = next(j for j, h in enumerate(firsts) if np.array_equal(image, images[h]))
+    return firsts, action
+
+
+_VARIANTS = {s: _variants(s) for s in SYMMETRIES}
+
+
+@dataclass(frozen=True)
+class Tileset:
+    """A tileset with its rotated/mirrored variants.
+
+    ``names`` (P,) variant names, ``weights`` (P,) float64, ``compatible`` (4, P, P) bool in the
+    solver's convention; ``tile`` (P,) the base tile name of each variant, ``turns`` (P,) quarter
+    turns clockwise and ``mirrored`` (P,) bool: variant = turn(mirror(base)), for placing models.
+    """
+
+    name: str
+    names: tuple
+    weights: np.ndarray
+    compatible: np.ndarray
+    tile: tuple
+    turns: np.ndarray
+    mirrored: np.ndarray
+
+    def index(self, name):
+        """Index of a variant name (``"corner 2"``, or ``"corner"`` for variant 0)."""
+        found = self._lookup().get(name)
+        if found is None:
+            raise ParameterError(f"unknown tile {short(name)} in tileset {self.name!r}")
+        return found
+
+    def _lookup(self):
+        table = {n: i for i, n in enumerate(self.names)}
+        for i, n in enumerate(self.names):
+            if n.endswith(" 0"):
+                table.setdefault(n[:-2], i)
+            else:
+                table.setdefault(f"{n} 0", i)
+        return table
+
+
+def _fail(source, message):
+    raise ParameterError(f"{source}: {message}")
+
+
+def _read(path_or_text):
+    if isinstance(path_or_text, os.PathLike) or (
+        isinstance(path_or_text, str) and "\n" not in path_or_text and "=" not in path_or_text
+    ):
+        path = os.fspath(path_or_text)
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError as e:
+            raise ParameterError(f"tileset file {short(path)} cannot be read: {e.strerror}") from None
+        source, text = os.path.basename(path), data.decode("utf-8", errors="replace")
+    elif isinstance(path_or_text, str):
+        source, text = "tileset", path_or_text
+    else:
+        raise ParameterError(f"tileset must be a path or TOML text, got {type(path_or_text).__name__}")
+    try:
+        return source, tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        _fail(source, f"not valid TOML: {e}")
+
+
+def load_tileset(path_or_text):
+    """Read a TOML tileset (a file path or the text itself) into a :class:`Tileset`.
+
+    Raises :class:`ParameterError` with a one-line message naming the file and the key.
+
+    Examples
+    --------
+    >>> ts = load_tileset('''
+    ... [[tile]]
+    ... name = "line"
+    ... symmetry = "I"
+    ... sockets = { north = "p", south = "p", east = "0", west = "0" }
+    ... [[tile]]
+    ... name = "empty"
+    ... symmetry = "X"
+    ... sockets = { north = "0", south = "0", east = "0", west = "0" }
+    ... ''')
+    >>> ts.names
+    ('line 0', 'line 1', 'empty')
+    >>> bool(ts.compatible[1, 0, 0]), bool(ts.compatible[0, 0, 0]), bool(ts.compatible[0, 0, 1])
+    (True, True, False)
+    """
+    source, doc = _read(path_or_text)
+    known = {"name", "description", "tile", "neighbor"}
+    for key in doc:
+        if key not in known:
+            _fail(source, f"unknown key {short(key)} (allowed: {', '.join(sorted(known))})")
+    name = doc.get("name", source)
+    if not isinstance(name, str):
+        _fail(source, f"name must be a string, got {short(name)}")
+    tiles = doc.get("tile")
+    if not isinstance(tiles, list) or not tiles or not all(isinstance(t, dict) for t in tiles):
+        _fail(source, "tile must be a non-empty array of tables ([[tile]])")
+    names, weights, owner, turns, mirrored, sockets = [], [], [], [], [], []
+    first, seen = {}, set()
+    for i, t in enumerate(tiles):
+        where = f"tile[{i}]"
+        for key in t:
+            if key not in ("name", "symmetry", "weight", "sockets"):
+                _fail(source, f"{where}: unknown key {short(key)} (allowed: name, symmetry, weight, sockets)")
+        base = t.get("name")
+        if not isinstance(base, str) or not base.strip():
+            _fail(source, f"{where}.name must be a non-empty string, got {short(base)}")
+        where = f"tile {base!r}"
+        if base in seen:
+            _fail(source, f"{where}: name used twice")
+        seen.add(base)
+        symmetry = t.get("symmetry", "X")
+        if symmetry not in _VARIANTS:
+            _fail(source, f"{where}.symmetry must be one of {', '.join(SYMMETRIES)}, got {short(symmetry)}")
+        weight = t.get("weight", 1.0)
+        if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0 < weight < float("inf"):
+            _fail(source, f"{where}.weight must be a number > 0, got {short(weight)}")
+        sock = t.get("sockets")
+        if sock is not None:
+            sock = _check_sockets(source, where, sock, symmetry)
+        firsts, _ = _VARIANTS[symmetry]
+        first[base] = (len(names), symmetry)
+        for k, g in enumerate(firsts):
+            names.append(base if len(firsts) == 1 else f"{base} {k}")
+            weights.append(float(weight))
+            owner.append(base)
+            turns.append(g % 4)
+            mirrored.append(g >= 4)
+            sockets.append(None if sock is None else _turned_sockets(sock, g))
+    p = len(names)
+    compatible = np.zeros((4, p, p), bool)
+    _add_sockets(compatible, sockets)
+    _add_rules(compatible, doc.get("neighbor", []), first, source)
+    compatible |= compatible[[2, 3, 0, 1]].transpose(0, 2, 1)
+    return Tileset(
+        name=name,
+        names=tuple(names),
+        weights=np.array(weights),
+        compatible=compatible,
+        tile=tuple(owner),
+        turns=np.array(turns, np.int64),
+        mirrored=np.array(mirrored, bool),
+    )
+
+
+def _check_sockets(source, where, sock, symmetry):
+    if not isinstance(sock, dict):
+        _fail(source, f"{where}.sockets must be a table {{ east, south, west, north }}, got {short(sock)}")
+    for key in sock:
+        if key not in SIDES:
+            _fail(source, f"{where}.sockets: unknown side {short(key)} (allowed: {', '.join(SIDES)})")
+    out = []
+    for side in SIDES:
+        value = sock.get(side)
+        if not isinstance(value, str) or not value:
+            _fail(source, f"{where}.sockets.{side} must be a non-empty string, got {short(value)}")
+        out.append(value)
+    firsts, action = _VARIANTS[symmetry]
+    for g in range(8):
+        if action[0, g] == 0 and _turned_sockets(out, g) != out:
+            _fail(
+                source,
+                f"{where}.sockets {dict(zip(SIDES, out))} do not have the symmetry of class {symmetry!r}",
+            )
+    return out
+
+
+def _turned_sockets(sock, g):
+    """Sockets (by direction) of the base after symmetry ``g`` (mirroring reverses profiles)."""
+    out = [None] * 4
+    for d in range(4):
+        out[_direction(d, g)] = sock[d][::-1] if g >= 4 else sock[d]
+    return out
+
+
+def _add_sockets(compatible, sockets):
+    have = [i for i, s in enumerate(sockets) if s is not None]
+    if not have:
+        return
+    idx = np.array(have)
+    for d in range(4):
+        mine = np.array([sockets[i][d] for i in have], dtype=object)
+        theirs = np.array([sockets[i][(d + 2) % 4][::-1] for i in have], dtype=object)
+        compatible[d][np.ix_(idx, idx)] |= mine[:, None] == theirs[None, :]
+
+
+def _variant(source, where, value, first):
+    if not isinstance(value, str):
+        _fail(source, f"{where} must be a tile name, got {short(value)}")
+    base, _, k = value.rpartition(" ")
+    if base in first and k.isdigit():
+        start, symmetry = first[base]
+        n = len(_VARIANTS[symmetry][0])
+        if int(k) >= n:
+            _fail(source, f"{where}: tile {base!r} (symmetry {symmetry!r}) has variants 0..{n - 1}, got {value!r}")
+        return start, symmetry, int(k)
+    if value in first:
+        start, symmetry = first[value]
+        return start, symmetry, 0
+    _fail(source, f"{where}: unknown tile {short(value)} (tiles: {', '.join(sorted(first))})")
+
+
+def _add_rules(compatible, rules, first, source):
+    if not isinstance(rules, list) or not all(isinstance(r, dict) for r in rules):
+        _fail(source, "neighbor must be an array of tables ([[neighbor]] with left, right)")
+    for i, rule in enumerate(rules):
+        for key in rule:
+            if key not in ("left", "right"):
+                _fail(source, f"neighbor[{i}]: unknown key {short(key)} (allowed: left, right)")
+        for key in ("left", "right"):
+            if key not in rule:
+                _fail(source, f"neighbor[{i}].{key} is missing")
+        a = _variant(source, f"neighbor[{i}].left", rule["left"], first)
+        b = _variant(source, f"neighbor[{i}].right", rule["right"], first)
+        for g in range(8):
+            da = a[0] + _VARIANTS[a[1]][1][a[2], g]
+            db = b[0] + _VARIANTS[b[1]][1][b[2], g]
+            compatible[_direction(0, g), da, db] = True
