@@ -123,7 +123,7 @@ def extract_patterns(indices, *, n=3, symmetry=8, periodic_input=True):
     windows = np.lib.stride_tricks.sliding_window_view(grid, (n, n))[: h if periodic_input else None]
     windows = windows[:, : w if periodic_input else None]
     rows = np.ascontiguousarray(_variants(windows)[:, :, :symmetry].reshape(-1, n * n))
-    unique, first, inverse, counts = np.unique(rows, axis=0, return_index=True, return_inverse=True, return_counts=True)
+    unique, first, counts = np.unique(rows, axis=0, return_index=True, return_counts=True)
     order = np.argsort(first, kind="stable")
     return unique[order].reshape(-1, n, n), counts[order].astype(np.float64)
 
@@ -221,7 +221,8 @@ def overlapping(
         Pin the sample's bottom to the output's bottom: the patterns of the last row of sample windows
         hold the output's last row of cells, and no other cell. With periodic input and output that
         is the windows whose top row is the sample's bottom row (the reference's ground pattern);
-        otherwise the windows whose bottom row it is.
+        otherwise the windows whose bottom row it is (and a bounded output refuses windows that
+        wrap past the sample's bottom).
     seed : int
         Attempt ``k`` solves with ``seed + k``.
     attempts, backtrack_limit : int
