@@ -44,16 +44,18 @@ class _Empty(Exception):
 
 
 def _neighbours(width, height, periodic):
-    """(4, cells) index of each cell's neighbour per direction, -1 off a bounded grid."""
-    y, x = np.divmod(np.arange(width * height), width)
-    out = np.empty((4, width * height), np.int64)
+    """(cells + 1, 4) index of each cell's neighbour per direction; off a bounded grid the
+    neighbour is the extra row ``cells``, which the wave keeps all-True and never changes."""
+    n = width * height
+    y, x = np.divmod(np.arange(n), width)
+    out = np.full((n + 1, 4), n, np.int64)
     for d in range(4):
         nx, ny = x + DX[d], y + DY[d]
         if periodic:
-            out[d] = (ny % height) * width + nx % width
+            out[:n, d] = (ny % height) * width + nx % width
         else:
             inside = (nx >= 0) & (nx < width) & (ny >= 0) & (ny < height)
-            out[d] = np.where(inside, ny * width + nx, -1)
+            out[:n, d] = np.where(inside, ny * width + nx, n)
     return out
 
 
@@ -90,36 +92,42 @@ def _check(weights, compatible, width, height, attempts, backtrack_limit, fixed,
 
 
 class _Wave:
-    """The wave with its entropy bookkeeping and an undo log."""
+    """The wave (cells + 1, P) with its entropy bookkeeping and an undo log; the last row stands
+    for "off the grid"."""
 
-    def __init__(self, wave, weights, nbr, compatible):
+    def __init__(self, wave, weights, nbr, compatible, noise):
         self.wave = wave
         self.w = weights
-        self.wlogw = weights * np.log(weights)
-        self.nbr = nbr
         self.p = weights.size
-        # (P, 4P): one product gives each direction's support
+        self.n = wave.shape[0] - 1
+        self.nbr = nbr
+        self.noise = noise
+        self.wlogw = weights * np.log(weights)
+        # (P, 4P): one product gives the support in the four directions
         self.table = np.concatenate(list(compatible), axis=1).astype(np.float32)
         self.log = []
         self.entropy = np.empty(wave.shape[0])
-        self._update(np.arange(wave.shape[0]))
+        self._update(np.arange(self.n))
+        self.entropy[self.n] = np.inf
 
     def _update(self, cells):
+        """Recompute the entropy of rows; returns the index of an empty one or -1."""
         rows = self.wave[cells]
         count = rows.sum(1)
-        sw = np.maximum(rows @ self.w, 1e-300)  # an empty row raises _Empty right after
-        ent = np.log(sw) - (rows @ self.wlogw) / sw
+        sw = np.maximum(rows @ self.w, 1e-300)  # matrix-vector products: no BLAS threads woken
+        ent = np.log(sw) - (rows @ self.wlogw) / sw + self.noise[cells]
         ent[count <= 1] = np.inf
         self.entropy[cells] = ent
+        empty = count == 0
+        return int(np.argmax(empty)) if empty.any() else -1
 
     def set_rows(self, cells, rows):
         """Replace rows (cells unique), logging the old ones; raises _Empty on an empty row."""
         self.log.append((cells, self.wave[cells]))
         self.wave[cells] = rows
-        self._update(cells)
-        empty = ~rows.any(1)
-        if empty.any():
-            raise _Empty(cells[np.argmax(empty)])
+        empty = self._update(cells)
+        if empty >= 0:
+            raise _Empty(cells[empty])
 
     def undo(self, mark):
         while len(self.log) > mark:
@@ -128,22 +136,20 @@ class _Wave:
             self._update(cells)
 
     def propagate(self, frontier):
-        p, wave, nbr = self.p, self.wave, self.nbr
+        p, wave, nbr, n = self.p, self.wave, self.nbr, self.n
         while frontier.size:
-            support = (wave[frontier].astype(np.float32) @ self.table) > 0  # (k, 4P)
-            targets = nbr[:, frontier].ravel()  # direction-major, like support's blocks
-            support = support.reshape(-1, 4, p).transpose(1, 0, 2).reshape(-1, p)
-            keep = targets >= 0
-            if not keep.all():
-                targets, support = targets[keep], support[keep]
+            support = (wave[frontier].astype(np.float32) @ self.table).reshape(-1, p) > 0  # (4k, P)
+            targets = nbr[frontier].ravel()  # cell-major, like support's rows
             order = np.argsort(targets, kind="stable")
-            targets, support = targets[order], support[order]
+            targets = targets[order]
             first = np.empty(targets.size, bool)
             first[:1] = True
             np.not_equal(targets[1:], targets[:-1], out=first[1:])
             starts = np.flatnonzero(first)
             cells = targets[starts]
-            merged = np.logical_and.reduceat(support, starts, axis=0)
+            merged = np.logical_and.reduceat(support[order], starts, axis=0)
+            if cells[-1] == n:  # off the grid
+                cells, merged = cells[:-1], merged[:-1]
             old = wave[cells]
             new = old & merged
             changed = (new != old).any(1)
@@ -217,16 +223,16 @@ def solve(
     )
     p, n = weights.size, width * height
     nbr = _neighbours(width, height, periodic)
-    wave0 = np.ones((n, p), bool)
+    wave0 = np.ones((n + 1, p), bool)
     if allowed is not None:
-        wave0 &= allowed.reshape(n, p)
+        wave0[:n] &= allowed.reshape(n, p)
     if fixed is not None:
         flat = fixed.ravel()
         pinned = np.flatnonzero(flat >= 0)
         hold = wave0[pinned, flat[pinned]]
         wave0[pinned] = False
         wave0[pinned, flat[pinned]] = hold
-    start = _Wave(wave0, weights, nbr, compatible)
+    start = _Wave(wave0, weights, nbr, compatible, np.zeros(n + 1))
     try:
         empty = np.flatnonzero(~wave0.any(1))
         if empty.size:
@@ -242,10 +248,12 @@ def solve(
     wave0 = start.wave
     last = None
     for k in range(attempts):
-        state = _Wave(wave0.copy(), weights, nbr, compatible)
-        outcome = _attempt(state, np.random.default_rng(seed + k), backtrack_limit)
+        rng = np.random.default_rng(seed + k)
+        noise = np.append(rng.random(n) * 1e-6, 0.0)  # seeded tie-break among equal entropies
+        state = _Wave(wave0.copy(), weights, nbr, compatible, noise)
+        outcome = _attempt(state, rng, backtrack_limit)
         if isinstance(outcome, int):
-            indices = state.wave.argmax(1).astype(np.int32).reshape(height, width)
+            indices = state.wave[:n].argmax(1).astype(np.int32).reshape(height, width)
             return SolveResult(indices=indices, attempts=k + 1, backtracks=outcome)
         last, exhausted = outcome
         if exhausted:  # the whole search tree failed: more seeds cannot help
@@ -261,14 +269,11 @@ def solve(
 
 def _attempt(state, rng, backtrack_limit):
     """Run one attempt: backtracks (int) on success, else (cell, exhausted)."""
-    n = state.wave.shape[0]
-    noise = rng.random(n) * 1e-6
     stack = []  # (log mark, cell, pattern)
     backtracks = 0
     while True:
-        ent = state.entropy + noise
-        cell = int(np.argmin(ent))
-        if not np.isfinite(ent[cell]):
+        cell = int(np.argmin(state.entropy))
+        if state.entropy[cell] == np.inf:
             return backtracks
         row = state.wave[cell]
         choices = np.flatnonzero(row)
