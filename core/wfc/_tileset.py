@@ -218,6 +218,9 @@ def load_tileset(path_or_text):
             turns.append(g % 4)
             mirrored.append(g >= 4)
             sockets.append(None if sock is None else _turned_sockets(sock, g))
+    if len(set(names)) < len(names):
+        clash = next(n for n in names if names.count(n) > 1)
+        _fail(source, f"tile names clash: the variant name {clash!r} is made twice (rename a tile)")
     p = len(names)
     compatible = np.zeros((4, p, p), bool)
     _add_sockets(compatible, sockets)

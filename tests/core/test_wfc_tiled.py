@@ -183,6 +183,7 @@ def test_a_tile_that_fits_nothing_fails_quickly_naming_the_cell():
         ('[[tile]]\nname = "a"\n[[neighbor]]\nleft = "a"\n', "right"),
         ('[[tile]]\nname = "a"\nsymmetry = "L"\n[[neighbor]]\nleft = "a 7"\nright = "a"\n', "left"),
         ('[[tile]]\nname = "a" x\n', "TOML"),
+        ('[[tile]]\nname = "a 1"\n[[tile]]\nname = "a"\nsymmetry = "I"\n', "clash"),
     ],
 )
 def test_bad_tilesets_give_one_line_errors_naming_the_key(text, key):
