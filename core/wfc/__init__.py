@@ -1,5 +1,33 @@
-"""Wave Function Collapse (issue 11, being built): one solver, the models as data builders."""
+"""Wave Function Collapse: one solver, the models as data builders (issue 11, in progress).
+
+:func:`solve` is the one solver (wave of cells x patterns, lowest-entropy observation,
+arc-consistent propagation, bounded backtracking, seeded restarts); the simple tiled model
+(:func:`load_tileset`, :func:`tiled`: TOML tilesets in ``presets/wfc/`` with symmetry classes
+X, I, L, T, \\, F and neighbour rules or edge sockets) and the overlapping model
+(:func:`overlapping`: N x N patterns of a sample grid or PNG) hand it their weights and
+compatibility tables.  A failure raises :class:`Contradiction` naming the cell and the attempts.
+"""
 
 from ._contract import Contradiction
+from ._overlapping import OverlappingResult, extract_patterns, overlap_compatible, overlapping, read_sample
+from ._png import read_png
+from ._solver import SolveResult, solve
+from ._tiled import TiledResult, tiled
+from ._tileset import SYMMETRIES, Tileset, load_tileset
 
-__all__ = ["Contradiction"]
+__all__ = [
+    "Contradiction",
+    "solve",
+    "SolveResult",
+    "tiled",
+    "TiledResult",
+    "load_tileset",
+    "Tileset",
+    "SYMMETRIES",
+    "overlapping",
+    "OverlappingResult",
+    "extract_patterns",
+    "overlap_compatible",
+    "read_sample",
+    "read_png",
+]
