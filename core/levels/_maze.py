@@ -48,10 +48,11 @@ import itertools
 
 import numpy as np
 
-from .._checks import check_int, make_rng
+from .._checks import make_rng
 from ..errors import ParameterError
-from ..spec import check_value
-from ._level import FLOOR, MAX_CELLS, WALL, Level, Marker
+from ._level import FLOOR, WALL, Level, Marker
+from ._maze_ends import EAST, NORTH, SOUTH, WEST, far_ends, tree_ends
+from ._maze_rooms import MIN_SIDE, ROOM_MAX, check_settings, open_loops, open_rooms, place_rooms
 from .spec import GENERATOR_KEYS, LIMITS
 
 __all__ = ["maze", "maze_cells", "check_settings", "ALGORITHMS", "DEFAULTS", "MIN_SIDE", "ROOM_MAX"]
@@ -60,84 +61,8 @@ __all__ = ["maze", "maze_cells", "check_settings", "ALGORITHMS", "DEFAULTS", "MI
 DEFAULTS = {"algorithm": "dfs", "loops": 0, "rooms": 0}
 #: The maze algorithms, in the order of the recipe's choice.
 ALGORITHMS = tuple(LIMITS["algorithm"].bounds)
-#: Smallest width or height, in maze cells.
-MIN_SIDE = 2
-#: Largest side of a room, in maze cells.
-ROOM_MAX = 6
-#: Smallest tile a room is placed in (a room of 2 cells and a margin of 1), in maze cells.
-ROOM_TILE = 3
-
-#: Open sides of a maze cell (:func:`maze_cells`): north (row - 1), east, south, west.
-NORTH, EAST, SOUTH, WEST = 1, 2, 4, 8
 
 assert tuple(DEFAULTS) == GENERATOR_KEYS["maze"]
-
-
-def _room_tiles(width, height, rooms):
-    """``(tiles across, tiles down)`` for ``rooms`` rooms: tiles as large as possible, each >= ROOM_TILE."""
-    best = None
-    for across in range(1, width // ROOM_TILE + 1):
-        down = -(-rooms // across)
-        if down > height // ROOM_TILE:
-            continue
-        side = min(width // across, height // down)
-        if best is None or side > best[0]:
-            best = (side, across, down)
-    return best[1], best[2]
-
-
-def _room_max(width, height, rooms):
-    """Largest room ``(w, h)`` the layout of ``rooms`` rooms allows, in maze cells."""
-    across, down = _room_tiles(width, height, rooms)
-    return min(width // across - 1, ROOM_MAX), min(height // down - 1, ROOM_MAX)
-
-
-def _walls_for_loops(width, height, rooms):
-    """Closed walls between maze cells that are certainly left for loops after ``rooms`` rooms.
-
-    A perfect maze keeps ``(width - 1) * (height - 1)`` walls closed; a room opens at most all of
-    its inner walls.
-    """
-    walls = (width - 1) * (height - 1)
-    if rooms:
-        rw, rh = _room_max(width, height, rooms)
-        walls -= rooms * (rw * (rh - 1) + rh * (rw - 1))
-    return max(walls, 0)
-
-
-def check_settings(width, height, *, algorithm="dfs", loops=0, rooms=0):
-    """Refuse impossible maze settings before any work, naming the setting, its value and what is allowed.
-
-    >>> for bad in ({"algorithm": "dsf"}, {"loops": 7}):
-    ...     try:
-    ...         check_settings(4, 3, **bad)
-    ...     except ParameterError as err:
-    ...         print(err)
-    algorithm must be one of 'dfs', 'prim', 'kruskal', 'wilson', got 'dsf' (did you mean 'dfs'?)
-    loops must be at most 6 for a 4 x 3 maze (its walls between cells once it is perfect), got 7
-    """
-    hi = LIMITS["width"].bounds[1]
-    width = check_int(width, name="width", bounds=(MIN_SIDE, hi))
-    height = check_int(height, name="height", bounds=(MIN_SIDE, hi))
-    cells = (2 * width + 1) * (2 * height + 1)
-    if cells > MAX_CELLS:
-        raise ParameterError(
-            f"width x height = {width} x {height} maze cells make a {2 * width + 1} x {2 * height + 1} grid "
-            f"({cells:,} cells); at most {MAX_CELLS:,} grid cells are allowed"
-        )
-    check_value(algorithm, LIMITS["algorithm"], name="algorithm")
-    rooms = check_value(rooms, LIMITS["rooms"], name="rooms")
-    most = (width // ROOM_TILE) * (height // ROOM_TILE)
-    if rooms > most:
-        raise ParameterError(
-            f"rooms must be at most {most} for a {width} x {height} maze (a room and its margin take "
-            f"{ROOM_TILE} x {ROOM_TILE} maze cells), got {rooms}"
-        )
-    loops = check_value(loops, LIMITS["loops"], name="loops")
-    walls = _walls_for_loops(width, height, rooms)
-    if loops > walls:
-        what = "its walls between cells once it is perfect" + (f" and {rooms} rooms are cut" if rooms else "")
-        raise ParameterError(f"loops must be at most {walls} for a {width} x {height} maze ({what}), got {loops}")
 
 
 # --- perfect mazes: each returns (horizontal, vertical) open passages ---------------------------------
@@ -438,42 +363,7 @@ def _kruskal(width, height, rng):
 _ALGORITHM_FUNCTIONS = {"dfs": _dfs, "prim": _prim, "kruskal": _kruskal, "wilson": _wilson}
 
 
-# --- rooms, loops, the grid ---------------------------------------------------------------------------
-
-
-def _place_rooms(width, height, rooms, rng):
-    """``rooms`` rectangles ``(cx, cy, w, h)`` in maze cells, one in each of ``rooms`` random tiles."""
-    if not rooms:
-        return []
-    across, down = _room_tiles(width, height, rooms)
-    tw, th = width // across, height // down
-    rw_max, rh_max = min(tw - 1, ROOM_MAX), min(th - 1, ROOM_MAX)
-    tiles = np.sort(rng.choice(across * down, size=rooms, replace=False))
-    rw = rng.integers(2, rw_max + 1, size=rooms)
-    rh = rng.integers(2, rh_max + 1, size=rooms)
-    ox = (rng.random(rooms) * (tw - rw)).astype(np.int64)  # the last column and row of a tile stay maze
-    oy = (rng.random(rooms) * (th - rh)).astype(np.int64)
-    return [
-        (int(t % across * tw + x), int(t // across * th + y), int(w), int(h))
-        for t, x, y, w, h in zip(tiles, ox, oy, rw, rh, strict=True)
-    ]
-
-
-def _open_rooms(horizontal, vertical, rooms):
-    for cx, cy, w, h in rooms:
-        horizontal[cy : cy + h, cx : cx + w - 1] = True
-        vertical[cy : cy + h - 1, cx : cx + w] = True
-
-
-def _open_loops(horizontal, vertical, loops, rng):
-    """Open exactly ``loops`` walls chosen uniformly among the closed ones."""
-    if not loops:
-        return
-    closed = np.flatnonzero(np.concatenate([~horizontal.ravel(), ~vertical.ravel()]))
-    pick = rng.choice(closed, size=loops, replace=False)
-    nh = horizontal.size
-    horizontal.flat[pick[pick < nh]] = True
-    vertical.flat[pick[pick >= nh] - nh] = True
+# --- the grid and the cell sides ---------------------------------------------------------------------
 
 
 def _grid(horizontal, vertical, rooms):
@@ -522,135 +412,6 @@ def maze_cells(level):
     return _sides(open_[1::2, 2:-1:2], open_[2:-1:2, 1::2])
 
 
-# --- spawn and exit -------------------------------------------------------------------------------------
-
-# _NEXT_SIDE[mask, side]: the next open side of a cell after ``side``, turning N -> E -> S -> W -> N
-_NEXT_SIDE = np.array(
-    [
-        [next((side + k) % 4 for k in (1, 2, 3, 4) if mask >> ((side + k) % 4) & 1) if mask else 0 for side in range(4)]
-        for mask in range(16)
-    ],
-    np.int64,
-)
-
-
-#: At most one arc in ``2 ** RULER_BITS`` is a ruler of the tour's list ranking (:func:`_tour_ranks`).
-RULER_BITS = 6
-
-
-def _tour_ranks(succ, start):
-    """Position of every arc on the cyclic list ``succ`` counted from ``start``: list ranking, vectorised.
-
-    About one arc in ``2 ** bits`` (picked by a multiplicative hash of its index, so that no grid
-    stride lines the picks up along a corridor) and ``start`` are rulers. All rulers walk forward
-    together, one step per numpy pass, each labelling the arcs it passes with its own index and
-    their distance from it, until it reaches the next ruler; then the short chain of rulers is
-    ranked in a plain loop. Every arc is touched once: O(m) work in a few hundred passes. ``bits``
-    grows with ``m`` up to :data:`RULER_BITS`, balancing the passes (about ``2 ** bits * ln m``)
-    against the plain loop over the rulers.
-    """
-    m = succ.size
-    bits = max(1, min(RULER_BITS, int(np.log2(m)) // 2 - 4))
-    ids = np.arange(m, dtype=np.int64)
-    ruler = ((ids * 2654435761) & 0xFFFFFFFF) >> (32 - bits) == 0
-    ruler[start] = True
-    rulers = np.flatnonzero(ruler).astype(np.int32)
-    k = rulers.size
-    rid = np.zeros(m, np.int32)
-    rid[rulers] = np.arange(k, dtype=np.int32)
-    owner = np.empty(m, np.int32)
-    offset = np.empty(m, np.int32)
-    owner[rulers] = np.arange(k, dtype=np.int32)
-    offset[rulers] = 0
-    next_ruler = np.empty(k, np.int32)
-    gap = np.empty(k, np.int32)
-    cur = succ[rulers]
-    who = np.arange(k, dtype=np.int32)
-    step = 1
-    while cur.size:
-        hit = ruler[cur]
-        if hit.any():
-            next_ruler[who[hit]] = rid[cur[hit]]
-            gap[who[hit]] = step
-            keep = ~hit
-            cur, who = cur[keep], who[keep]
-        owner[cur] = who
-        offset[cur] = step
-        cur = succ[cur]
-        step += 1
-    base = [0] * k
-    following, gaps = next_ruler.tolist(), gap.tolist()
-    r, at = int(rid[start]), 0
-    for _ in range(k):
-        base[r] = at
-        at += gaps[r]
-        r = following[r]
-    return np.array(base, np.int32)[owner] + offset
-
-
-def _tree_ends(sides):
-    """Ends of the diameter of a tree maze: two sweeps of walking distance, exact on a tree.
-
-    Both sweeps read one Euler tour of the tree (every passage walked once each way, turning to
-    the next open side: a local rule, so the successor of every arc is one vectorised step; the
-    tour's order comes from :func:`_tour_ranks`). Along the tour from maze cell 0, the depth of
-    each visited cell is the running sum of +1 (a passage taken the first time) and -1; the first
-    end ``a`` is the deepest cell. The distance from ``a`` to the cell at tour position ``p`` is
-    ``E[a] + E[p] - 2 min(E between them)`` (the lowest point between two visits is their common
-    ancestor), two running minima away from ``a``'s position; the second end is the farthest.
-    """
-    height, width = sides.shape
-    n = width * height
-    mask = sides.ravel()
-    cells = [np.flatnonzero(mask & (1 << d)) for d in range(4)]
-    v = np.concatenate(cells)
-    d = np.repeat(np.arange(4), [c.size for c in cells])
-    m = v.size
-    arc_of = np.full(4 * n, -1, np.int32)
-    arc_of[d * n + v] = np.arange(m, dtype=np.int32)
-    u = v + np.array([-width, 1, width, -1])[d]
-    back = (d + 2) & 3
-    succ = arc_of[_NEXT_SIDE[mask[u], back] * n + u]
-    rank = _tour_ranks(succ, int(arc_of[_NEXT_SIDE[mask[0], 3] * n]))
-    sign = np.empty(m, np.int32)
-    sign[rank] = np.where(rank < rank[arc_of[back * n + u]], 1, -1)
-    depth = np.zeros(m + 1, np.int32)  # depth[p]: the cell after p steps of the tour (depth[0]: cell 0)
-    np.cumsum(sign, out=depth[1:])
-    pa = int(np.argmax(depth))
-    low = np.empty(m + 1, np.int32)
-    low[pa:] = np.minimum.accumulate(depth[pa:])
-    low[: pa + 1] = np.minimum.accumulate(depth[pa::-1])[::-1]
-    pb = int(np.argmax(depth - 2 * low))
-
-    def cell_at(p):
-        return 0 if p == 0 else int(u[np.flatnonzero(rank == p - 1)[0]])
-
-    return cell_at(pa), cell_at(pb)
-
-
-def _far_ends(sides):
-    """Two sweeps of breadth-first walking distance over the maze cells (any maze, with cycles)."""
-    height, width = sides.shape
-    n = width * height
-    mask = sides.ravel().tolist()
-    moves = ((NORTH, -width), (EAST, 1), (SOUTH, width), (WEST, -1))
-
-    def farthest(start):
-        seen = bytearray(n)
-        seen[start] = 1
-        queue = [start]
-        for v in queue:
-            bits = mask[v]
-            for bit, step in moves:
-                if bits & bit and not seen[v + step]:
-                    seen[v + step] = 1
-                    queue.append(v + step)
-        return queue[-1]
-
-    first = farthest(0)
-    return first, farthest(first)
-
-
 def maze(width, height, *, algorithm="dfs", loops=0, rooms=0, seed=0):
     """A maze of ``width`` x ``height`` maze cells on a ``(2 * height + 1, 2 * width + 1)`` grid.
 
@@ -685,11 +446,11 @@ def maze(width, height, *, algorithm="dfs", loops=0, rooms=0, seed=0):
     width, height, loops, rooms = int(width), int(height), int(loops), int(rooms)
     tree_rng, room_rng, loop_rng = make_rng(seed).spawn(3)
     horizontal, vertical = _ALGORITHM_FUNCTIONS[algorithm](width, height, tree_rng)
-    placed = _place_rooms(width, height, rooms, room_rng)
-    _open_rooms(horizontal, vertical, placed)
-    _open_loops(horizontal, vertical, loops, loop_rng)
+    placed = place_rooms(width, height, rooms, room_rng)
+    open_rooms(horizontal, vertical, placed)
+    open_loops(horizontal, vertical, loops, loop_rng)
     sides = _sides(horizontal, vertical)
-    ends = _far_ends(sides) if (loops or rooms) else _tree_ends(sides)
+    ends = far_ends(sides) if (loops or rooms) else tree_ends(sides)
     markers = tuple(Marker(kind, 2 * (v % width) + 1, 2 * (v // width) + 1) for kind, v in zip(("spawn", "exit"), ends))
     return Level(
         grid=_grid(horizontal, vertical, placed),
