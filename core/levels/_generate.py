@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..errors import ParameterError
 from ..spec import from_table
 from . import _bsp, _cave, _maze, _rooms_caves, _walk
-from .spec import LIMITS, LevelSpec, check_generator_keys, generator_settings
+from .spec import AUTOTILE_SETS, LIMITS, WFC_GENERATORS, LevelSpec, check_generator_keys, generator_settings
 
 __all__ = ["GENERATOR_FUNCTIONS", "generate", "check_spec", "from_dict"]
 
@@ -22,6 +22,13 @@ GENERATOR_FUNCTIONS = {
 
 def check_spec(spec, *, prefix="level."):
     """Refuse impossible settings of ``spec`` before any work, the message naming ``<prefix><setting>``."""
+    if spec.generator in WFC_GENERATORS:
+        raise ParameterError(f"{prefix}generator {spec.generator!r} is not built yet")
+    if spec.tileset not in AUTOTILE_SETS:
+        raise ParameterError(
+            f"{prefix}tileset must be one of {', '.join(map(repr, AUTOTILE_SETS))} for generator "
+            f"{spec.generator!r}, got {spec.tileset!r}"
+        )
     _, check = GENERATOR_FUNCTIONS[spec.generator]
     try:
         check(spec.width, spec.height, **generator_settings(spec))

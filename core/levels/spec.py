@@ -17,6 +17,26 @@ another generator is refused, naming the generators it belongs to)::
     generator = "cave"
     fill = 0.48
     connect = "largest"
+
+    [[level]]
+    name = "Keep"
+    generator = "wfc_tiled"          # Wave Function Collapse on a tileset
+    tileset = "dungeon"              # a preset stem (presets/wfc/), or "my_tiles.toml" beside the recipe
+
+    [[level]]
+    name = "Caverns"
+    generator = "wfc_overlapping"    # Wave Function Collapse on N x N patterns of a sample
+    sample = "rooms"                 # a preset stem (presets/wfc/samples/), or "cave.png" / "cave.txt"
+    n = 3
+    classes = [["0", "wall"], ["1", "floor"]]
+
+``tileset`` means two things: for the grid generators it is the auto-tile set of the
+Tiled map ("blob" or "wang16"); for ``wfc_tiled`` (and ``wfc``) it is the WFC tileset
+(such a level's auto-tiles are "blob", see :func:`autotile_set`).  ``wfc`` is tiled
+when ``tileset`` names a WFC tileset and overlapping when ``sample`` is given.
+``classes`` (overlapping) maps sample values to level classes: pairs ``[value, class]``
+(or a table ``{ 0 = "wall" }``) with ``value`` an integer of a grid sample or ``"#rrggbb"``
+of an image sample; the spec keeps it as a sorted tuple of ``(value, class)`` string pairs.
 """
 
 from __future__ import annotations
@@ -24,8 +44,8 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from ..errors import ParameterError
-from ..spec import choice, flag, integer, number, object_name, to_table, vector
+from ..errors import ParameterError, short
+from ..spec import choice, custom, flag, integer, number, object_name, text, to_table, vector
 
 __all__ = [
     "LevelSpec",
@@ -37,10 +57,31 @@ __all__ = [
     "to_dict",
     "generator_settings",
     "SEED",
+    "WFC_GENERATORS",
+    "AUTOTILE_SETS",
+    "AUTOTILE_LIMIT",
+    "CLASS_NAMES",
+    "autotile_set",
+    "check_classes",
 ]
 
 SEED = (0, 2**31 - 1)
-GENERATORS = ("bsp", "cave", "maze", "walk", "rooms_caves")
+GENERATORS = ("bsp", "cave", "maze", "walk", "rooms_caves", "wfc_tiled", "wfc_overlapping", "wfc")
+#: The Wave Function Collapse generators (core.wfc): ``tileset`` names their WFC tileset.
+WFC_GENERATORS = ("wfc_tiled", "wfc_overlapping", "wfc")
+#: The auto-tile sets of the Tiled map (``tileset`` of the grid generators).
+AUTOTILE_SETS = ("blob", "wang16")
+#: The auto-tile choice as a limit (the Blender side makes its enum of the grid generators' ``tileset`` from it).
+AUTOTILE_LIMIT = choice(
+    (
+        ("blob", "Blob (47 tiles)", "8-neighbour auto-tiles; a corner counts only with both its edges"),
+        ("wang16", "4-neighbour (16 tiles)", "4-neighbour auto-tiles"),
+    ),
+    "Tileset",
+    "Auto-tile set of the Tiled map",
+)
+#: Level classes a sample value may map to (``classes``).
+CLASS_NAMES = ("wall", "floor", "corridor", "door")
 #: Keys every level has, whatever its generator.
 COMMON_KEYS = (
     "name",
@@ -57,6 +98,8 @@ COMMON_KEYS = (
 _BSP = ("min_leaf", "max_leaf", "room_min", "room_max", "padding", "corridor_width", "loop_fraction")
 _CONTENT = ("enemy_density", "loot_chance")
 _CAVE = ("fill", "steps")
+_WFC = ("periodic", "attempts", "backtrack_limit", "connected")
+_SAMPLE = ("n", "symmetry", "periodic_input", "ground", "classes")
 #: The generator keyword settings of each generator (the keys a ``[[level]]`` of it may have beyond COMMON_KEYS).
 GENERATOR_KEYS = {
     "bsp": _BSP + _CONTENT,
@@ -64,6 +107,9 @@ GENERATOR_KEYS = {
     "maze": ("algorithm", "loops", "rooms"),
     "walk": ("floor_fraction", "walkers", "bias") + _CONTENT,
     "rooms_caves": _BSP + _CAVE + _CONTENT,
+    "wfc_tiled": _WFC,
+    "wfc_overlapping": ("sample",) + _SAMPLE + _WFC,
+    "wfc": ("sample",) + _SAMPLE + _WFC,
 }
 
 #: Every field of :class:`LevelSpec`: kind, range, label and description, written once.
@@ -76,6 +122,9 @@ LIMITS = {
             ("maze", "Maze", "A maze of one-cell passages"),
             ("walk", "Random Walk", "Drunkard's walk: walkers dig until a floor fraction is reached"),
             ("rooms_caves", "Rooms + Caves", "BSP rooms shaped by the cave automaton"),
+            ("wfc_tiled", "WFC (tiles)", "Wave Function Collapse: a tileset's tiles, every neighbour allowed"),
+            ("wfc_overlapping", "WFC (sample)", "Wave Function Collapse: a level in the style of a sample"),
+            ("wfc", "WFC", "Wave Function Collapse: tiles when a WFC tileset is named, else the sample"),
         ),
         "Generator",
         "How the level is laid out",
@@ -91,13 +140,12 @@ LIMITS = {
     "ceiling": flag("Ceiling", "Close the level with a ceiling over the walkable cells"),
     "origin": vector((-1.0e7, 1.0e7), "Origin", "Position of the level's south-west corner", size=3, unit="m"),
     "seed": integer(SEED, "Seed", "Random seed: the same seed and settings give the same level"),
-    "tileset": choice(
-        (
-            ("blob", "Blob (47 tiles)", "8-neighbour auto-tiles; a corner counts only with both its edges"),
-            ("wang16", "4-neighbour (16 tiles)", "4-neighbour auto-tiles"),
-        ),
+    "tileset": text(
+        1024,
         "Tileset",
-        "Auto-tile set of the Tiled map",
+        "Auto-tile set of the Tiled map (blob or wang16); for WFC (tiles): a tileset .toml file "
+        "(relative to the recipe) or a preset name (dungeon, pipes, roads ...)",
+        min_length=1,
     ),
     # BSP dungeon (and rooms + caves)
     "min_leaf": integer((3, 4096), "Min Leaf", "Smallest side of a BSP leaf", unit="", soft=(4, 64)),
@@ -147,6 +195,29 @@ LIMITS = {
         "Chance that a step keeps the walker's direction (0: a pure drunkard's walk; below 1)",
         soft=(0.0, 0.99),
     ),
+    # Wave Function Collapse
+    "sample": text(
+        1024,
+        "Sample",
+        "WFC (sample): a sample grid (.txt of digits) or image (.png), relative to the recipe, or a preset "
+        "sample name (rooms, dots, hills ...)",
+    ),
+    "n": integer((2, 3), "Pattern Size", "Side N of the N x N patterns taken from the sample"),
+    "symmetry": integer((1, 8), "Symmetry", "Rotations and mirrors of each sample pattern used (1: as drawn, 8: all)"),
+    "periodic": flag("Periodic", "The output wraps round: its east edge meets its west, its south its north"),
+    "periodic_input": flag("Periodic Sample", "Patterns wrap round the sample's edges"),
+    "ground": flag("Ground", "Pin the sample's bottom row of patterns to the output's bottom row"),
+    "attempts": integer((1, 1000), "Attempts", "Restarts (seed + k) before a contradiction is reported", soft=(1, 50)),
+    "backtrack_limit": integer(
+        (0, 1_000_000), "Backtrack Limit", "Backtracks per attempt before it restarts", soft=(0, 10_000)
+    ),
+    "connected": flag("Connected", "Every walkable cell in one 4-connected region"),
+    "classes": custom(
+        lambda value, name: check_classes(value, name=name),
+        "Classes",
+        'Sample value -> level class ("wall", "floor", "corridor", "door"); default: the most common '
+        "value on the sample's border is wall, every other value floor",
+    ),
 }
 
 
@@ -191,6 +262,16 @@ class LevelSpec:
     floor_fraction: float = 0.4
     walkers: int = 1
     bias: float = 0.0
+    sample: str = ""
+    n: int = 3
+    symmetry: int = 8
+    periodic: bool = False
+    periodic_input: bool = True
+    ground: bool = False
+    attempts: int = 10
+    backtrack_limit: int = 1000
+    connected: bool = False
+    classes: tuple = ()
 
 
 assert (
@@ -222,10 +303,81 @@ def check_generator_keys(data, spec, *, prefix="level."):
 
 
 def to_dict(spec):
-    """The common keys and the generator's own keys of ``spec``, as plain values."""
+    """The common keys and the generator's own keys of ``spec``, as plain values.
+
+    >>> to_dict(LevelSpec(generator="wfc_overlapping", classes=(("0", "wall"),)))["classes"]
+    [['0', 'wall']]
+    """
     table = to_table(spec)
     keep = set(COMMON_KEYS) | set(GENERATOR_KEYS[spec.generator])
     return {k: v for k, v in table.items() if k in keep}
+
+
+def autotile_set(spec):
+    """The auto-tile set of ``spec``'s Tiled map: its ``tileset`` when that is one ("blob", "wang16"),
+    else "blob" (a WFC level whose ``tileset`` names its WFC tileset).
+
+    >>> autotile_set(LevelSpec(tileset="wang16")), autotile_set(LevelSpec(generator="wfc_tiled", tileset="dungeon"))
+    ('wang16', 'blob')
+    """
+    return spec.tileset if spec.tileset in AUTOTILE_SETS else "blob"
+
+
+def _class_key(key, name):
+    """A sample value as the canonical text of ``classes``: ``"12"`` (an integer) or ``"#rrggbb"``."""
+    if isinstance(key, bool):
+        key = None
+    elif isinstance(key, int):
+        return str(key)
+    elif isinstance(key, str):
+        k = key.strip().lower()
+        if k.lstrip("-").isdigit() and len(k) <= 12:
+            return str(int(k))
+        hexa = k[1:] if k.startswith("#") else k
+        if len(hexa) == 6 and all(c in "0123456789abcdef" for c in hexa):
+            return "#" + hexa
+    raise ParameterError(
+        f"{name} keys must be sample values: an integer (a grid sample) or '#rrggbb' (an image sample), "
+        f"got {short(key)}"
+    )
+
+
+def check_classes(value, *, name="classes"):
+    """``classes`` as a sorted tuple of ``(value, class)`` text pairs, from a table or a list of pairs.
+
+    >>> check_classes({0: "wall", "#FF0000": "door"})
+    (('#ff0000', 'door'), ('0', 'wall'))
+    >>> try:
+    ...     check_classes([["1", "lava"]], name="level.classes")
+    ... except ParameterError as err:
+    ...     print(err)
+    level.classes['1'] must be one of 'wall', 'floor', 'corridor', 'door', got 'lava'
+    """
+    if isinstance(value, dict):
+        pairs = list(value.items())
+    elif isinstance(value, (list, tuple)):
+        pairs = []
+        for k, item in enumerate(value):
+            if not isinstance(item, (list, tuple)) or len(item) != 2:
+                raise ParameterError(f"{name}[{k}] must be a pair [value, class], got {short(item)}")
+            pairs.append(tuple(item))
+    else:
+        raise ParameterError(
+            f"{name} must be a table {{value = class}} or a list of [value, class] pairs, got {short(value)}"
+        )
+    if len(pairs) > 4096:
+        raise ParameterError(f"{name} may map at most 4,096 sample values, got {len(pairs):,}")
+    out = {}
+    for key, cls in pairs:
+        key = _class_key(key, name)
+        if cls not in CLASS_NAMES:
+            raise ParameterError(
+                f"{name}[{key!r}] must be one of {', '.join(map(repr, CLASS_NAMES))}, got {short(cls)}"
+            )
+        if key in out:
+            raise ParameterError(f"{name} maps sample value {key!r} twice")
+        out[key] = cls
+    return tuple(sorted(out.items()))
 
 
 def generator_settings(spec):
