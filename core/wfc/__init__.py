@@ -8,16 +8,18 @@ X, I, L, T, \\, F and neighbour rules or edge sockets) and the overlapping model
 compatibility tables.  A failure raises :class:`Contradiction` naming the cell and the attempts.
 """
 
-from ._contract import Contradiction
+from ._contract import Contradiction, Unsatisfied
 from ._overlapping import OverlappingResult, extract_patterns, overlap_compatible, overlapping, read_sample
 from ._png import read_png
-from ._solver import SolveResult, solve
+from ._solver import SolveResult, solve, solve_steps
 from ._tiled import TiledResult, tiled
 from ._tileset import SYMMETRIES, Tileset, load_tileset
 
 __all__ = [
     "Contradiction",
+    "Unsatisfied",
     "solve",
+    "solve_steps",
     "SolveResult",
     "tiled",
     "TiledResult",

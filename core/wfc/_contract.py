@@ -1,17 +1,28 @@
-"""The solver's contract (issue 11): what every WFC model hands the one solver, and its failure."""
+"""The solver's contract (issue 11): what every WFC model hands the one solver, and its failures."""
 
 from __future__ import annotations
 
 from ..errors import ParameterError
 
-__all__ = ["Contradiction"]
+__all__ = ["Contradiction", "Unsatisfied"]
 
 
 class Contradiction(ParameterError):
-    """No output satisfies the constraints within the attempts: ``cell`` (x, y) is where the last
-    attempt ran out of patterns, ``attempts`` how many were made."""
+    """No output satisfies the constraints within the attempts: ``cell`` (x, y) ((x, y, z) in 3-D)
+    is where the last attempt ran out of patterns, ``attempts`` how many were made."""
 
     def __init__(self, message, *, cell, attempts):
         super().__init__(message)
         self.cell = tuple(cell)
         self.attempts = int(attempts)
+
+
+class Unsatisfied(Exception):
+    """Raised by a constraint's ``revise`` when it can no longer hold: ``cell`` is the flat index
+    of a cell where it fails and ``reason`` says which rule (the solver backtracks, and a final
+    :class:`Contradiction` quotes the reason)."""
+
+    def __init__(self, cell, reason):
+        super().__init__(f"cell {cell}: {reason}")
+        self.cell = int(cell)
+        self.reason = str(reason)

@@ -1,165 +1,326 @@
-"""The one WFC solver: a boolean wave, arc-consistent propagation over changed cells, backtracking.
+"""The one WFC solver: packed-bitset wave, arc-consistent propagation from changed cells, backtracking.
 
-The wave is an ``(cells, P)`` bool array. Propagation keeps a frontier of the cells whose possible
-set shrank and, for the four directions at once, asks which patterns the frontier still supports in
-its neighbours: one float32 matrix product of the frontier's rows with the compatibility tables
-(never a Python loop over cells). Observation collapses the lowest Shannon-entropy cell (weights,
-seeded tie-break noise) to a weighted random pattern. Every change is logged as (cells, old rows),
-so a failed choice is undone exactly; the pattern is then banned and the search goes on, up to
-``backtrack_limit`` backtracks, after which the attempt restarts with the next seed.
+Every cell's possible patterns are one packed bitset (a Python integer of P bits). Propagation
+keeps a stack of the cells whose set shrank and narrows their neighbours with the *support* of
+the set: the patterns it still allows next to it in each direction, precomputed from the
+compatibility tables as one table per byte of the set (so a set's support costs one lookup per
+non-zero byte, and each distinct set is looked up once per run). Only the cells that change are
+touched: no pass over the whole grid per step. Observation takes the lowest Shannon-entropy
+cell from a heap (weights; seeded tie-break noise) and collapses it to a weighted random
+pattern. Every change is logged as (cell, old set), so a failed choice is undone exactly; the
+pattern is then banned and the search goes on, up to ``backtrack_limit`` backtracks, after which
+the attempt restarts with the next seed.
+
+Extra constraints (connectivity, tile counts: :mod:`._constraints`) plug in through
+``constraints``: objects with ``revise(wave, final)`` that see the wave as a read-only
+``(cells, P)`` bool array and may narrow cells or raise :class:`~._contract.Unsatisfied`.
 """
 
 from __future__ import annotations
 
+import heapq
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..errors import ParameterError
-from ._contract import Contradiction
+from ..steps import drive
+from ._contract import Contradiction, Unsatisfied
 
-__all__ = ["solve", "SolveResult"]
+__all__ = ["solve", "solve_steps", "SolveResult", "OPPOSITE", "DX", "DY", "DZ"]
 
-#: Offsets (dx, dy) of the directions 0 east (+x), 1 south (+y, row + 1), 2 west, 3 north.
-DX = (1, 0, -1, 0)
-DY = (0, 1, 0, -1)
+#: Offsets of the directions 0 east (+x), 1 south (+y, row + 1), 2 west, 3 north, 4 up (+z), 5 down.
+DX = (1, 0, -1, 0, 0, 0)
+DY = (0, 1, 0, -1, 0, 0)
+DZ = (0, 0, 0, 0, 1, -1)
+#: The direction opposite each direction.
+OPPOSITE = (2, 3, 0, 1, 5, 4)
 
 
 @dataclass(frozen=True)
 class SolveResult:
-    """A solved grid: ``indices`` (height, width) int32 pattern ids, the attempts made (1 = first
-    try) and the backtracks of the successful attempt."""
+    """A solved grid: ``indices`` (height, width) int32 pattern ids ((depth, height, width) in 3-D),
+    the attempts made (1 = first try) and the backtracks of the successful attempt."""
 
     indices: np.ndarray
     attempts: int
     backtracks: int
 
 
-class _Empty(Exception):
-    """Propagation emptied a cell (internal)."""
-
-    def __init__(self, cell):
-        super().__init__(cell)
-        self.cell = int(cell)
-
-
-def _neighbours(width, height, periodic):
-    """(cells + 1, 4) index of each cell's neighbour per direction; off a bounded grid the
-    neighbour is the extra row ``cells``, which the wave keeps all-True and never changes."""
-    n = width * height
-    y, x = np.divmod(np.arange(n), width)
-    out = np.full((n + 1, 4), n, np.int64)
-    for d in range(4):
-        nx, ny = x + DX[d], y + DY[d]
+def _neighbours(width, height, depth, directions, periodic):
+    """Per cell, the tuple of its neighbour per direction (-1 off a bounded grid). ``periodic``
+    wraps x and y (never z)."""
+    n = width * height * depth
+    z, rest = np.divmod(np.arange(n), width * height)
+    y, x = np.divmod(rest, width)
+    out = np.empty((n, directions), np.int64)
+    for d in range(directions):
+        nx, ny, nz = x + DX[d], y + DY[d], z + DZ[d]
         if periodic:
-            out[:n, d] = (ny % height) * width + nx % width
-        else:
-            inside = (nx >= 0) & (nx < width) & (ny >= 0) & (ny < height)
-            out[:n, d] = np.where(inside, ny * width + nx, n)
-    return out
+            nx, ny = nx % width, ny % height
+        inside = (nx >= 0) & (nx < width) & (ny >= 0) & (ny < height) & (nz >= 0) & (nz < depth)
+        out[:, d] = np.where(inside, (nz * height + ny) * width + nx, -1)
+    return [tuple(row) for row in out.tolist()]
 
 
-def _check(weights, compatible, width, height, attempts, backtrack_limit, fixed, allowed):
+def _is_int(value, low):
+    return not isinstance(value, bool) and isinstance(value, (int, np.integer)) and value >= low
+
+
+def _check(weights, compatible, width, height, depth, attempts, backtrack_limit, fixed, allowed):
     weights = np.asarray(weights, dtype=np.float64)
     if weights.ndim != 1 or weights.size == 0:
         raise ParameterError(f"weights must be a non-empty (P,) array, got shape {weights.shape}")
     if not (np.all(np.isfinite(weights)) and np.all(weights > 0)):
         raise ParameterError("weights must be finite and > 0")
+    for name, value, low in (("width", width, 1), ("height", height, 1), ("depth", depth, 1), ("attempts", attempts, 1)):
+        if not _is_int(value, low):
+            raise ParameterError(f"{name} must be an integer >= {low}, got {value!r}")
+    if not _is_int(backtrack_limit, 0):
+        raise ParameterError(f"backtrack_limit must be an integer >= 0, got {backtrack_limit!r}")
     p = weights.size
     compatible = np.asarray(compatible, dtype=bool)
-    if compatible.shape != (4, p, p):
-        raise ParameterError(f"compatible must have shape (4, {p}, {p}), got {compatible.shape}")
-    if not np.array_equal(compatible, compatible[[2, 3, 0, 1]].transpose(0, 2, 1)):
-        raise ParameterError("compatible must be symmetric: compatible[d, p, q] == compatible[(d + 2) % 4, q, p]")
-    for name, value, low in (("width", width, 1), ("height", height, 1), ("attempts", attempts, 1)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-            raise ParameterError(f"{name} must be an integer >= {low}, got {value!r}")
-    if isinstance(backtrack_limit, bool) or not isinstance(backtrack_limit, (int, np.integer)) or backtrack_limit < 0:
-        raise ParameterError(f"backtrack_limit must be an integer >= 0, got {backtrack_limit!r}")
+    shapes = ((4, p, p), (6, p, p)) if depth == 1 else ((6, p, p),)
+    if compatible.shape not in shapes:
+        wanted = " or ".join(str(s) for s in shapes)
+        raise ParameterError(f"compatible must have shape {wanted}, got {compatible.shape}")
+    opposite = list(OPPOSITE[: compatible.shape[0]])
+    if not np.array_equal(compatible, compatible[opposite].transpose(0, 2, 1)):
+        raise ParameterError(
+            "compatible must be symmetric: compatible[d, p, q] == compatible[opposite(d), q, p]"
+            " (opposites 0-2, 1-3, 4-5)"
+        )
+    grid = (height, width) if depth == 1 else (depth, height, width)
     if fixed is not None:
         fixed = np.asarray(fixed)
-        if fixed.shape != (height, width) or not np.issubdtype(fixed.dtype, np.integer):
-            raise ParameterError(f"fixed must be an integer ({height}, {width}) array, got {fixed.dtype} {fixed.shape}")
+        if fixed.shape != grid or not np.issubdtype(fixed.dtype, np.integer):
+            raise ParameterError(f"fixed must be an integer {grid} array, got {fixed.dtype} {fixed.shape}")
         if fixed.size and (fixed.min() < -1 or fixed.max() >= p):
             raise ParameterError(f"fixed must hold -1 or pattern ids in [0, {p}), got {fixed.min()}..{fixed.max()}")
     if allowed is not None:
         allowed = np.asarray(allowed)
-        if allowed.shape != (height, width, p) or allowed.dtype != bool:
-            raise ParameterError(
-                f"allowed must be a bool ({height}, {width}, {p}) array, got {allowed.dtype} {allowed.shape}"
-            )
+        if allowed.shape != (*grid, p) or allowed.dtype != bool:
+            raise ParameterError(f"allowed must be a bool {(*grid, p)} array, got {allowed.dtype} {allowed.shape}")
     return weights, compatible, fixed, allowed
 
 
-class _Wave:
-    """The wave (cells + 1, P) with its entropy bookkeeping and an undo log; the last row stands
-    for "off the grid"."""
+def _byte_tables(values, combine, empty):
+    """Per byte j of a pattern set, the 256 combinations of ``values[8j .. 8j + 7]``: entry ``b``
+    combines the values of the set bits of ``b`` (built from ``b`` without its lowest bit)."""
+    tables = []
+    for j in range(0, len(values), 8):
+        chunk = values[j : j + 8]
+        table = [empty] * 256
+        for b in range(1, 1 << len(chunk)):
+            low = b & -b
+            table[b] = combine(table[b ^ low], chunk[low.bit_length() - 1])
+        tables.append(table)
+    return tables
 
-    def __init__(self, wave, weights, nbr, compatible, noise):
-        self.wave = wave
-        self.w = weights
-        self.p = weights.size
-        self.n = wave.shape[0] - 1
-        self.nbr = nbr
-        self.noise = noise
-        self.wlogw = weights * np.log(weights)
-        # (P, 4P): one product gives the support in the four directions
-        self.table = np.concatenate(list(compatible), axis=1).astype(np.float32)
+
+def _pack(rows):
+    """(k, P) bool rows -> k Python integers (bit p = pattern p)."""
+    rows = np.asarray(rows, bool)
+    packed = np.packbits(rows, axis=1, bitorder="little")
+    width = packed.shape[1]
+    data = packed.tobytes()
+    return [int.from_bytes(data[i * width : (i + 1) * width], "little") for i in range(rows.shape[0])]
+
+
+class _Rules:
+    """What a run needs from the weights and compatibility tables, with per-set caches."""
+
+    def __init__(self, weights, compatible):
+        p = weights.size
+        self.p, self.directions = p, compatible.shape[0]
+        self.nbytes = (p + 7) // 8
+        self.full = (1 << p) - 1
+        self.weights = weights.tolist()
+        # one integer per pattern: its support in every direction, direction d at bits d*P
+        rows = _pack(compatible.transpose(1, 0, 2).reshape(p, self.directions * p))
+        self._support_bytes = _byte_tables(rows, int.__or__, 0)
+        wlogw = (weights * np.log(weights)).tolist()
+        self._sums = _byte_tables(list(zip(self.weights, wlogw)), lambda a, b: (a[0] + b[0], a[1] + b[1]), (0.0, 0.0))
+        self._support = {}
+        self._entropy = {}
+        self._rows = {}
+
+    def support(self, m):
+        """Per direction, the set of patterns that ``m`` allows next to it."""
+        s = self._support.get(m)
+        if s is None:
+            tables, bits = self._support_bytes, 0
+            for j, b in enumerate(m.to_bytes(self.nbytes, "little")):
+                if b:
+                    bits |= tables[j][b]
+            p, full = self.p, self.full
+            s = self._support[m] = tuple((bits >> (d * p)) & full for d in range(self.directions))
+        return s
+
+    def sums(self, m):
+        sw = swl = 0.0
+        tables = self._sums
+        for j, b in enumerate(m.to_bytes(self.nbytes, "little")):
+            if b:
+                a, c = tables[j][b]
+                sw += a
+                swl += c
+        return sw, swl
+
+    def entropy(self, m):
+        """Shannon entropy of the weighted set ``m``."""
+        e = self._entropy.get(m)
+        if e is None:
+            sw, swl = self.sums(m)
+            e = self._entropy[m] = math.log(sw) - swl / sw
+        return e
+
+    def row(self, m):
+        """``m`` as a read-only (P,) bool row."""
+        r = self._rows.get(m)
+        if r is None:
+            r = np.unpackbits(np.frombuffer(m.to_bytes(self.nbytes, "little"), np.uint8), bitorder="little")
+            r = r[: self.p].astype(bool)
+            r.flags.writeable = False
+            self._rows[m] = r
+        return r
+
+    def pick(self, m, u):
+        """The pattern of ``m`` that a uniform ``u`` in [0, 1) picks, by weight."""
+        target = u * self.sums(m)[0]
+        acc, w, last = 0.0, self.weights, -1
+        while m:
+            low = m & -m
+            last = low.bit_length() - 1
+            acc += w[last]
+            if acc > target:
+                return last
+            m ^= low
+        return last
+
+
+class _Search:
+    """One attempt's state: the wave, its undo log, the entropy heap and the decided count."""
+
+    def __init__(self, rules, nbrs, wave, noise, constraints):
+        self.rules, self.nbrs, self.wave, self.noise = rules, nbrs, wave, noise
+        self.n = len(wave)
         self.log = []
-        self.entropy = np.empty(wave.shape[0])
-        self._update(np.arange(self.n))
-        self.entropy[self.n] = np.inf
+        self.constraints = constraints
+        self.reason = None
+        self.decided = sum(1 for m in wave if not m & (m - 1))
+        self.mirror = None
+        if constraints:
+            self.mirror = np.stack([rules.row(m) for m in wave]) if wave else np.zeros((0, rules.p), bool)
+            self.view = self.mirror.view()
+            self.view.flags.writeable = False
+        ent = rules.entropy
+        self.heap = [(ent(m) + noise[c], c) for c, m in enumerate(wave) if m & (m - 1)]
+        heapq.heapify(self.heap)
 
-    def _update(self, cells):
-        """Recompute the entropy of rows; returns the index of an empty one or -1."""
-        rows = self.wave[cells]
-        count = rows.sum(1)
-        sw = np.maximum(rows @ self.w, 1e-300)  # matrix-vector products: no BLAS threads woken
-        ent = np.log(sw) - (rows @ self.wlogw) / sw + self.noise[cells]
-        ent[count <= 1] = np.inf
-        self.entropy[cells] = ent
-        empty = count == 0
-        return int(np.argmax(empty)) if empty.any() else -1
+    def narrow(self, c, new):
+        """Set cell ``c`` to ``new`` (a proper subset of its set), logged."""
+        old = self.wave[c]
+        self.log.append((c, old))
+        self.wave[c] = new
+        if new & (new - 1):
+            heapq.heappush(self.heap, (self.rules.entropy(new) + self.noise[c], c))
+        elif old & (old - 1):
+            self.decided += 1
+        if self.mirror is not None:
+            self.mirror[c] = self.rules.row(new)
 
-    def set_rows(self, cells, rows):
-        """Replace rows (cells unique), logging the old ones; raises _Empty on an empty row."""
-        self.log.append((cells, self.wave[cells]))
-        self.wave[cells] = rows
-        empty = self._update(cells)
-        if empty >= 0:
-            raise _Empty(cells[empty])
+    def propagate(self, stack):
+        """Narrow the neighbours of the cells in ``stack`` until nothing changes: the cell that
+        ran out of patterns, or -1."""
+        wave, nbrs, log, heap, noise, mirror = self.wave, self.nbrs, self.log, self.heap, self.noise, self.mirror
+        support, entropy, row = self.rules.support, self.rules.entropy, self.rules.row
+        push, pop, append = heapq.heappush, stack.pop, stack.append
+        while stack:
+            c = pop()
+            for t, s in zip(nbrs[c], support(wave[c])):
+                if t < 0:
+                    continue
+                old = wave[t]
+                new = old & s
+                if new != old:
+                    if not new:
+                        return t
+                    log.append((t, old))
+                    wave[t] = new
+                    append(t)
+                    if new & (new - 1):
+                        push(heap, (entropy(new) + noise[t], t))
+                    else:
+                        self.decided += 1
+                    if mirror is not None:
+                        mirror[t] = row(new)
+        return self.revise()
+
+    def revise(self):
+        """Let the constraints narrow the wave (propagating what they narrow) until they all
+        accept it: the failing cell, or -1."""
+        changed = bool(self.constraints)
+        while changed:
+            changed = False
+            for constraint in self.constraints:
+                try:
+                    out = constraint.revise(self.view, self.decided == self.n)
+                except Unsatisfied as failure:
+                    self.reason = failure.reason
+                    return failure.cell
+                if out is None:
+                    continue
+                cells, rows = out
+                stack = []
+                for c, r in zip(np.asarray(cells, np.int64).tolist(), _pack(rows)):
+                    old = self.wave[c]
+                    new = old & r
+                    if new != old:
+                        if not new:
+                            self.reason = f"{type(constraint).__name__} left no pattern"
+                            return c
+                        self.narrow(c, new)
+                        stack.append(c)
+                if stack:
+                    self.constraints, saved = (), self.constraints  # plain propagation, then revise again
+                    try:
+                        failed = self.propagate(stack)
+                    finally:
+                        self.constraints = saved
+                    if failed >= 0:
+                        return failed
+                    changed = True
+        return -1
 
     def undo(self, mark):
-        while len(self.log) > mark:
-            cells, rows = self.log.pop()
-            self.wave[cells] = rows
-            self._update(cells)
+        wave, log, heap, noise, rules, mirror = self.wave, self.log, self.heap, self.noise, self.rules, self.mirror
+        while len(log) > mark:
+            c, old = log.pop()
+            cur = wave[c]
+            wave[c] = old
+            if not cur & (cur - 1):
+                self.decided -= 1
+            heapq.heappush(heap, (rules.entropy(old) + noise[c], c))
+            if mirror is not None:
+                mirror[c] = rules.row(old)
 
-    def propagate(self, frontier):
-        p, wave, nbr, n = self.p, self.wave, self.nbr, self.n
-        while frontier.size:
-            support = (wave[frontier].astype(np.float32) @ self.table).reshape(-1, p) > 0  # (4k, P)
-            targets = nbr[frontier].ravel()  # cell-major, like support's rows
-            order = np.argsort(targets, kind="stable")
-            targets = targets[order]
-            first = np.empty(targets.size, bool)
-            first[:1] = True
-            np.not_equal(targets[1:], targets[:-1], out=first[1:])
-            starts = np.flatnonzero(first)
-            cells = targets[starts]
-            merged = np.logical_and.reduceat(support[order], starts, axis=0)
-            if cells[-1] == n:  # off the grid
-                cells, merged = cells[:-1], merged[:-1]
-            old = wave[cells]
-            new = old & merged
-            changed = (new != old).any(1)
-            frontier = cells[changed]
-            if frontier.size:
-                self.set_rows(frontier, new[changed])
+    def lowest(self):
+        """The undecided cell of lowest entropy (with its tie-break noise), or -1 when all are decided."""
+        heap, wave, entropy, noise = self.heap, self.wave, self.rules.entropy, self.noise
+        while heap:
+            e, c = heapq.heappop(heap)
+            m = wave[c]
+            if m & (m - 1) and e == entropy(m) + noise[c]:
+                return c
+        return -1
 
 
-def _cell_xy(cell, width):
-    return (int(cell % width), int(cell // width))
+def _cell_xy(cell, width, height, depth):
+    z, rest = divmod(int(cell), width * height)
+    y, x = divmod(rest, width)
+    return (x, y) if depth == 1 else (x, y, z)
 
 
 def solve(
@@ -168,27 +329,31 @@ def solve(
     width,
     height,
     *,
+    depth=1,
     periodic=False,
     seed=0,
     attempts=10,
     backtrack_limit=1000,
     fixed=None,
     allowed=None,
+    constraints=(),
+    progress=None,
 ):
-    """Fill a ``height`` x ``width`` grid with patterns so that every neighbouring pair is compatible.
+    """Fill a ``height`` x ``width`` grid (``depth`` layers of it in 3-D) with patterns so that
+    every neighbouring pair is compatible.
 
     Parameters
     ----------
     weights : (P,) float
         Relative frequency of each pattern, > 0.
-    compatible : (4, P, P) bool
+    compatible : (4, P, P) or (6, P, P) bool
         ``compatible[d, p, q]``: pattern ``q`` may sit next to ``p`` in direction ``d``
-        (0 east +x, 1 south +y = row + 1, 2 west, 3 north); symmetric under
-        ``compatible[(d + 2) % 4].T``.
-    width, height : int
+        (0 east +x, 1 south +y = row + 1, 2 west, 3 north, 4 up +z, 5 down); symmetric under
+        ``compatible[OPPOSITE[d]].T``. Six directions are needed when ``depth > 1``.
+    width, height, depth : int
         Grid size in cells.
     periodic : bool
-        Wrap around both edges.
+        Wrap around the x and y edges (never z).
     seed : int
         Attempt ``k`` (0-based) uses ``numpy.random.default_rng(seed + k)``.
     attempts : int
@@ -196,9 +361,13 @@ def solve(
     backtrack_limit : int
         Backtracks allowed per attempt (0: restart at the first contradiction).
     fixed : (height, width) int, optional
-        -1 for a free cell, else the pattern the cell must hold.
+        -1 for a free cell, else the pattern the cell must hold ((depth, height, width) in 3-D).
     allowed : (height, width, P) bool, optional
-        Patterns each cell may hold.
+        Patterns each cell may hold ((depth, height, width, P) in 3-D).
+    constraints : sequence
+        Objects with ``revise(wave, final)`` (see the module docstring).
+    progress : callable, optional
+        ``progress(decided_cells, cells, label)`` now and then.
 
     Returns
     -------
@@ -218,76 +387,123 @@ def solve(
     >>> solve([1.0, 1.0], stripes, 3, 2, fixed=[[0, -1, -1], [-1, -1, -1]]).indices.tolist()
     [[0, 0, 0], [1, 1, 1]]
     """
-    weights, compatible, fixed, allowed = _check(
-        weights, compatible, width, height, attempts, backtrack_limit, fixed, allowed
+    steps = solve_steps(
+        weights,
+        compatible,
+        width,
+        height,
+        depth=depth,
+        periodic=periodic,
+        seed=seed,
+        attempts=attempts,
+        backtrack_limit=backtrack_limit,
+        fixed=fixed,
+        allowed=allowed,
+        constraints=constraints,
     )
-    p, n = weights.size, width * height
-    nbr = _neighbours(width, height, periodic)
-    wave0 = np.ones((n + 1, p), bool)
-    if allowed is not None:
-        wave0[:n] &= allowed.reshape(n, p)
-    if fixed is not None:
-        flat = fixed.ravel()
-        pinned = np.flatnonzero(flat >= 0)
-        hold = wave0[pinned, flat[pinned]]
-        wave0[pinned] = False
-        wave0[pinned, flat[pinned]] = hold
-    start = _Wave(wave0, weights, nbr, compatible, np.zeros(n + 1))
-    try:
-        empty = np.flatnonzero(~wave0.any(1))
-        if empty.size:
-            raise _Empty(empty[0])
-        start.propagate(np.arange(n))
-    except _Empty as e:
+    return drive(steps, progress)
+
+
+def solve_steps(
+    weights,
+    compatible,
+    width,
+    height,
+    *,
+    depth=1,
+    periodic=False,
+    seed=0,
+    attempts=10,
+    backtrack_limit=1000,
+    fixed=None,
+    allowed=None,
+    constraints=(),
+):
+    """:func:`solve` as a step generator (:mod:`core.steps`): yields ``(decided_cells, cells,
+    label)`` about a hundred times per attempt and returns the :class:`SolveResult`.
+
+    >>> from core.steps import drive
+    >>> drive(solve_steps([1.0], np.ones((4, 1, 1), bool), 2, 2)).indices.tolist()
+    [[0, 0], [0, 0]]
+    """
+    weights, compatible, fixed, allowed = _check(
+        weights, compatible, width, height, depth, attempts, backtrack_limit, fixed, allowed
+    )
+    constraints = tuple(constraints)
+    p, n = weights.size, width * height * depth
+    rules = _Rules(weights, compatible)
+    nbrs = _neighbours(width, height, depth, compatible.shape[0], periodic)
+    if allowed is not None or fixed is not None:
+        start = np.ones((n, p), bool)
+        if allowed is not None:
+            start &= allowed.reshape(n, p)
+        if fixed is not None:
+            flat = fixed.ravel()
+            pinned = np.flatnonzero(flat >= 0)
+            hold = start[pinned, flat[pinned]]
+            start[pinned] = False
+            start[pinned, flat[pinned]] = hold
+        wave0 = _pack(start)
+    else:
+        wave0 = [rules.full] * n
+    state = _Search(rules, nbrs, wave0, [0.0] * n, constraints)
+    empty = next((c for c, m in enumerate(wave0) if not m), -1)
+    failed = empty if empty >= 0 else state.propagate(list(range(n)))
+    if failed >= 0:
+        why = f" ({state.reason})" if state.reason else ""
         raise Contradiction(
-            f"no pattern fits cell {_cell_xy(e.cell, width)} before any choice: the rules"
+            f"no pattern fits cell {_cell_xy(failed, width, height, depth)} before any choice{why}: the rules"
             " contradict themselves or the fixed/allowed cells",
-            cell=_cell_xy(e.cell, width),
+            cell=_cell_xy(failed, width, height, depth),
             attempts=1,
-        ) from None
-    wave0 = start.wave
-    last = None
+        )
+    wave0 = state.wave
+    every = max(1, n // 100)
     for k in range(attempts):
         rng = np.random.default_rng(seed + k)
-        noise = np.append(rng.random(n) * 1e-6, 0.0)  # seeded tie-break among equal entropies
-        state = _Wave(wave0.copy(), weights, nbr, compatible, noise)
-        outcome = _attempt(state, rng, backtrack_limit)
+        noise = (rng.random(n) * 1e-6).tolist()  # seeded tie-break among equal entropies
+        state = _Search(rules, nbrs, list(wave0), noise, constraints)
+        outcome = yield from _attempt(state, rng, backtrack_limit, every, f"attempt {k + 1}")
         if isinstance(outcome, int):
-            indices = state.wave[:n].argmax(1).astype(np.int32).reshape(height, width)
-            return SolveResult(indices=indices, attempts=k + 1, backtracks=outcome)
+            indices = np.array([m.bit_length() - 1 for m in state.wave], np.int32)
+            shape = (height, width) if depth == 1 else (depth, height, width)
+            return SolveResult(indices=indices.reshape(shape), attempts=k + 1, backtracks=outcome)
         last, exhausted = outcome
         if exhausted:  # the whole search tree failed: more seeds cannot help
             break
-    xy = _cell_xy(last, width)
+    xy = _cell_xy(last, width, height, depth)
+    why = f": {state.reason}" if state.reason else " next to its neighbours"
     raise Contradiction(
-        f"no pattern fits cell {xy} next to its neighbours after {k + 1} attempt(s)"
+        f"no pattern fits cell {xy}{why} after {k + 1} attempt(s)"
         f" with backtrack_limit={backtrack_limit}" + (" (no tiling exists)" if exhausted else ""),
         cell=xy,
         attempts=k + 1,
     )
 
 
-def _attempt(state, rng, backtrack_limit):
-    """Run one attempt: backtracks (int) on success, else (cell, exhausted)."""
+def _attempt(state, rng, backtrack_limit, every, label):
+    """Run one attempt (a step generator): backtracks (int) on success, else (cell, exhausted)."""
+    rules = state.rules
     stack = []  # (log mark, cell, pattern)
-    backtracks = 0
+    backtracks = observed = 0
+    randoms, used = rng.random(state.n + 64).tolist(), 0
     while True:
-        cell = int(np.argmin(state.entropy))
-        if state.entropy[cell] == np.inf:
+        cell = state.lowest()
+        if cell < 0:
             return backtracks
-        row = state.wave[cell]
-        choices = np.flatnonzero(row)
-        cum = np.cumsum(state.w[choices])
-        pattern = int(choices[min(np.searchsorted(cum, rng.random() * cum[-1], side="right"), choices.size - 1)])
+        observed += 1
+        if observed % every == 0:
+            yield state.decided, state.n, label
+        if used == len(randoms):
+            randoms, used = rng.random(state.n + 64).tolist(), 0
+        pattern = rules.pick(state.wave[cell], randoms[used])
+        used += 1
         stack.append((len(state.log), cell, pattern))
-        new = np.zeros((1, state.p), bool)
-        new[0, pattern] = True
-        try:
-            state.set_rows(np.array([cell]), new)
-            state.propagate(np.array([cell]))
+        state.reason = None
+        state.narrow(cell, 1 << pattern)
+        failed = state.propagate([cell])
+        if failed < 0:
             continue
-        except _Empty as e:
-            failed = e.cell
         # backtrack: undo the choice, ban it, propagate; on failure go one level up
         while True:
             if not stack:
@@ -297,11 +513,12 @@ def _attempt(state, rng, backtrack_limit):
             backtracks += 1
             mark, cell, pattern = stack.pop()
             state.undo(mark)
-            row = state.wave[cell].copy()
-            row[pattern] = False
-            try:
-                state.set_rows(np.array([cell]), row[None])
-                state.propagate(np.array([cell]))
+            state.reason = None
+            banned = state.wave[cell] & ~(1 << pattern)
+            if not banned:
+                failed = cell
+                continue
+            state.narrow(cell, banned)
+            failed = state.propagate([cell])
+            if failed < 0:
                 break
-            except _Empty as e:
-                failed = e.cell
