@@ -1,7 +1,7 @@
 """Tilesets of the simple tiled model: TOML files of tiles, symmetry classes and adjacency.
 
-A tileset file lists ``[[tile]]`` tables (``name``, ``symmetry``, ``weight``, optional ``sockets``)
-and optional ``[[neighbor]]`` rules (``left``, ``right``)::
+A tileset file lists ``[[tile]]`` tables (``name``, ``symmetry``, ``weight``, ``class``, optional
+``sockets``) and optional ``[[neighbor]]`` rules (``left``, ``right``)::
 
     name = "pipes"
 
@@ -9,6 +9,7 @@ and optional ``[[neighbor]]`` rules (``left``, ``right``)::
     name = "corner"
     symmetry = "L"
     weight = 1.0
+    class = "corridor"
     sockets = { north = "p", east = "p", south = "0", west = "0" }
 
     [[neighbor]]          # "line 1" may stand to the right (east) of "corner"
@@ -32,6 +33,26 @@ reversed, so a palindrome such as ``"p"`` or ``"rcr"`` meets itself, and ``"rwf"
 wall, floor) meets a west side ``"fwr"``. Mirroring a tile reverses its profiles. The sockets of a
 tile must have the symmetry its class declares (an ``X`` tile the same palindrome on all four
 sides, a ``T`` tile east and west mirror images, ...). Rules and sockets add up.
+
+**Classes** say what a tile is for a level: ``class = "wall" | "floor" | "corridor" | "door"``
+(default ``"floor"``), stored per variant in :attr:`Tileset.classes` with the numbers of the level
+classes of ``core.levels`` (wall 0, floor 1, corridor 2, door 3; see :data:`CLASS_NAMES`);
+:attr:`Tileset.walkable` is every class but wall.
+
+**Up and down sockets** (``sockets = { ..., up = "s", down = "f" }``) are for the 3-D model
+(:func:`core.wfc.tiled3d`): a tile's ``up`` socket meets the ``down`` socket of the tile above it
+when the two strings are equal (plain labels, not profiles: they are never reversed). The rotated
+and mirrored variants of a tile turn its four side sockets and keep its up and down sockets. A
+sockets table may hold only ``up`` and ``down`` (the sides then come from neighbour rules); ``up``
+and ``down`` go together. The 2-D model ignores them.
+
+**Placing tile objects** (in Blender, +x east, +y north, +z up; the grid's row + 1 is south, -y):
+variant ``i`` is the artist's object of base tile :attr:`Tileset.base_names` ``[i]``, first
+mirrored left-right (x -> -x, an object scale of (-1, 1, 1)) when :attr:`Tileset.mirrored` ``[i]``,
+then turned :attr:`Tileset.rotations` ``[i]`` quarter turns counter-clockwise seen from above (a Z
+rotation of ``rotations[i] * 90`` degrees). :attr:`Tileset.turns` holds the same turn as quarter
+turns clockwise on the map, ``rotations == (-turns) % 4``. The base object is modelled as the tile's
+sockets describe it, with its north side towards +y.
 """
 
 from __future__ import annotations
@@ -44,10 +65,18 @@ import numpy as np
 
 from ..errors import ParameterError, short
 
-__all__ = ["Tileset", "load_tileset", "SYMMETRIES"]
+__all__ = ["Tileset", "load_tileset", "SYMMETRIES", "CLASS_NAMES"]
+
+#: Tile classes by number, as the level classes of ``core.levels`` (WALL 0, FLOOR 1, CORRIDOR 2,
+#: DOOR 3); written out here because core.wfc does not import core.levels.
+CLASS_NAMES = ("wall", "floor", "corridor", "door")
 
 #: Directions: 0 east (+x), 1 south (+y, row + 1), 2 west, 3 north; socket keys in that order.
 SIDES = ("east", "south", "west", "north")
+#: The 3-D model's vertical sockets (directions 4 up +z, 5 down -z).
+VERTICAL = ("up", "down")
+#: The keys a ``[[tile]]`` table may hold.
+TILE_KEYS = ("name", "symmetry", "weight", "class", "sockets")
 
 #: A shape with the symmetry of each class (rows going down); its distinct images are the variants.
 _SHAPES = {
@@ -96,20 +125,51 @@ _VARIANTS = {s: _variants(s) for s in SYMMETRIES}
 
 @dataclass(frozen=True)
 class Tileset:
-    """A tileset with its rotated/mirrored variants.
+    """A tileset with its rotated/mirrored variants (P of them).
 
     ``names`` (P,) variant names, ``weights`` (P,) float64, ``compatible`` (4, P, P) bool in the
-    solver's convention; ``tile`` (P,) the base tile name of each variant, ``turns`` (P,) quarter
-    turns clockwise and ``mirrored`` (P,) bool: variant = turn(mirror(base)), for placing models.
+    solver's convention; ``base_names`` (P,) the base tile name of each variant, ``turns`` (P,)
+    int64 quarter turns clockwise on the map and ``mirrored`` (P,) bool: variant =
+    turn(mirror(base)) (see the module notes for placing objects, and :attr:`rotations`);
+    ``classes`` (P,) uint8 level classes (wall 0, floor 1, corridor 2, door 3); ``up`` and ``down``
+    (P,) the vertical socket labels of each variant (``None`` where a tile has none).
     """
 
     name: str
     names: tuple
     weights: np.ndarray
     compatible: np.ndarray
-    tile: tuple
+    base_names: tuple
     turns: np.ndarray
     mirrored: np.ndarray
+    classes: np.ndarray = None
+    up: tuple = None
+    down: tuple = None
+
+    def __post_init__(self):
+        p = len(self.names)
+        if self.classes is None:
+            object.__setattr__(self, "classes", np.ones(p, np.uint8))
+        for key in ("up", "down"):
+            if getattr(self, key) is None:
+                object.__setattr__(self, key, (None,) * p)
+
+    @property
+    def tile(self):
+        """The base tile name of each variant (the older name of :attr:`base_names`)."""
+        return self.base_names
+
+    @property
+    def rotations(self):
+        """(P,) int64 quarter turns counter-clockwise seen from above (+y north, +z up): the Z
+        rotation, in units of 90 degrees, that places the base tile's object as the variant
+        (after the left-right mirror when :attr:`mirrored`)."""
+        return (-self.turns) % 4
+
+    @property
+    def walkable(self):
+        """(P,) bool: the variants whose class is not wall."""
+        return self.classes != 0
 
     def index(self, name):
         """Index of a variant name (``"corner 2"``, or ``"corner"`` for variant 0)."""
@@ -186,13 +246,13 @@ def load_tileset(path_or_text):
     tiles = doc.get("tile")
     if not isinstance(tiles, list) or not tiles or not all(isinstance(t, dict) for t in tiles):
         _fail(source, "tile must be a non-empty array of tables ([[tile]])")
-    names, weights, owner, turns, mirrored, sockets = [], [], [], [], [], []
+    names, weights, owner, turns, mirrored, sockets, classes, vertical = [], [], [], [], [], [], [], []
     first, seen = {}, set()
     for i, t in enumerate(tiles):
         where = f"tile[{i}]"
         for key in t:
-            if key not in ("name", "symmetry", "weight", "sockets"):
-                _fail(source, f"{where}: unknown key {short(key)} (allowed: name, symmetry, weight, sockets)")
+            if key not in TILE_KEYS:
+                _fail(source, f"{where}: unknown key {short(key)} (allowed: {', '.join(TILE_KEYS)})")
         base = t.get("name")
         if not isinstance(base, str) or not base.strip():
             _fail(source, f"{where}.name must be a non-empty string, got {short(base)}")
@@ -206,9 +266,12 @@ def load_tileset(path_or_text):
         weight = t.get("weight", 1.0)
         if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0 < weight < float("inf"):
             _fail(source, f"{where}.weight must be a number > 0, got {short(weight)}")
-        sock = t.get("sockets")
+        kind = t.get("class", "floor")
+        if kind not in CLASS_NAMES:
+            _fail(source, f"{where}.class must be one of {', '.join(CLASS_NAMES)}, got {short(kind)}")
+        sock, updown = t.get("sockets"), (None, None)
         if sock is not None:
-            sock = _check_sockets(source, where, sock, symmetry)
+            sock, updown = _check_sockets(source, where, sock, symmetry)
         firsts, _ = _VARIANTS[symmetry]
         first[base] = (len(names), symmetry)
         for k, g in enumerate(firsts):
@@ -218,6 +281,8 @@ def load_tileset(path_or_text):
             turns.append(g % 4)
             mirrored.append(g >= 4)
             sockets.append(None if sock is None else _turned_sockets(sock, g))
+            classes.append(CLASS_NAMES.index(kind))
+            vertical.append(updown)
     if len(set(names)) < len(names):
         clash = next(n for n in names if names.count(n) > 1)
         _fail(source, f"tile names clash: the variant name {clash!r} is made twice (rename a tile)")
@@ -231,18 +296,34 @@ def load_tileset(path_or_text):
         names=tuple(names),
         weights=np.array(weights),
         compatible=compatible,
-        tile=tuple(owner),
+        base_names=tuple(owner),
         turns=np.array(turns, np.int64),
         mirrored=np.array(mirrored, bool),
+        classes=np.array(classes, np.uint8),
+        up=tuple(u for u, _ in vertical),
+        down=tuple(d for _, d in vertical),
     )
 
 
 def _check_sockets(source, where, sock, symmetry):
+    """(the four side sockets by direction or None, (up, down) or (None, None))."""
     if not isinstance(sock, dict):
-        _fail(source, f"{where}.sockets must be a table {{ east, south, west, north }}, got {short(sock)}")
+        _fail(source, f"{where}.sockets must be a table {{ east, south, west, north, up, down }}, got {short(sock)}")
     for key in sock:
-        if key not in SIDES:
-            _fail(source, f"{where}.sockets: unknown side {short(key)} (allowed: {', '.join(SIDES)})")
+        if key not in SIDES + VERTICAL:
+            _fail(source, f"{where}.sockets: unknown side {short(key)} (allowed: {', '.join(SIDES + VERTICAL)})")
+    updown = (None, None)
+    if any(key in sock for key in VERTICAL):
+        for key in VERTICAL:
+            value = sock.get(key)
+            if not isinstance(value, str) or not value:
+                _fail(
+                    source,
+                    f"{where}.sockets.{key} must be a non-empty string (up and down go together), got {short(value)}",
+                )
+        updown = (sock["up"], sock["down"])
+        if not any(key in sock for key in SIDES):
+            return None, updown
     out = []
     for side in SIDES:
         value = sock.get(side)
@@ -256,7 +337,7 @@ def _check_sockets(source, where, sock, symmetry):
                 source,
                 f"{where}.sockets {dict(zip(SIDES, out))} do not have the symmetry of class {symmetry!r}",
             )
-    return out
+    return out, updown
 
 
 def _turned_sockets(sock, g):
