@@ -18,7 +18,6 @@ Extra constraints (connectivity, tile counts: :mod:`._constraints`) plug in thro
 
 from __future__ import annotations
 
-import heapq
 import math
 from dataclasses import dataclass
 
@@ -74,7 +73,8 @@ def _check(weights, compatible, width, height, depth, attempts, backtrack_limit,
         raise ParameterError(f"weights must be a non-empty (P,) array, got shape {weights.shape}")
     if not (np.all(np.isfinite(weights)) and np.all(weights > 0)):
         raise ParameterError("weights must be finite and > 0")
-    for name, value, low in (("width", width, 1), ("height", height, 1), ("depth", depth, 1), ("attempts", attempts, 1)):
+    sizes = (("width", width, 1), ("height", height, 1), ("depth", depth, 1), ("attempts", attempts, 1))
+    for name, value, low in sizes:
         if not _is_int(value, low):
             raise ParameterError(f"{name} must be an integer >= {low}, got {value!r}")
     if not _is_int(backtrack_limit, 0):
@@ -128,6 +128,11 @@ def _pack(rows):
     return [int.from_bytes(data[i * width : (i + 1) * width], "little") for i in range(rows.shape[0])]
 
 
+#: Patterns per block of the support look-up, and the most pattern sets whose supports are kept.
+_BLOCK = (1 << 64) - 1
+_CACHED = 200_000
+
+
 class _Rules:
     """What a run needs from the weights and compatibility tables, with per-set caches."""
 
@@ -139,10 +144,13 @@ class _Rules:
         self.weights = weights.tolist()
         # one integer per pattern: its support in every direction, direction d at bits d*P
         rows = _pack(compatible.transpose(1, 0, 2).reshape(p, self.directions * p))
+        self._support_rows = rows
         self._support_bytes = _byte_tables(rows, int.__or__, 0)
-        wlogw = (weights * np.log(weights)).tolist()
+        self.wlogw = wlogw = (weights * np.log(weights)).tolist()
         self._sums = _byte_tables(list(zip(self.weights, wlogw)), lambda a, b: (a[0] + b[0], a[1] + b[1]), (0.0, 0.0))
         self._support = {}
+        self._block_support = [{} for _ in range((p + 63) // 64)]
+        self._block_sums = [{} for _ in range((p + 63) // 64)]
         self._entropy = {}
         self._rows = {}
 
@@ -150,22 +158,50 @@ class _Rules:
         """Per direction, the set of patterns that ``m`` allows next to it."""
         s = self._support.get(m)
         if s is None:
-            tables, bits = self._support_bytes, 0
-            for j, b in enumerate(m.to_bytes(self.nbytes, "little")):
-                if b:
-                    bits |= tables[j][b]
+            bits = 0
+            if m.bit_count() <= 6:  # a few patterns: their own rows
+                rows, rest = self._support_rows, m
+                while rest:
+                    low = rest & -rest
+                    bits |= rows[low.bit_length() - 1]
+                    rest ^= low
+            else:  # 64-pattern blocks, each looked up once per distinct block
+                for k, cache in enumerate(self._block_support):
+                    b = (m >> (k << 6)) & _BLOCK
+                    if b:
+                        v = cache.get(b)
+                        if v is None:
+                            v = cache[b] = self._block_bytes(k, b)
+                        bits |= v
             p, full = self.p, self.full
-            s = self._support[m] = tuple((bits >> (d * p)) & full for d in range(self.directions))
+            s = tuple((bits >> (d * p)) & full for d in range(self.directions))
+            if len(self._support) < _CACHED:
+                self._support[m] = s
         return s
 
+    def _block_bytes(self, k, b):
+        tables, bits = self._support_bytes, 0
+        for j, byte in enumerate(b.to_bytes(8, "little"), start=8 * k):
+            if byte:
+                bits |= tables[j][byte]
+        return bits
+
     def sums(self, m):
+        """(sum of w, sum of w log w) over the patterns of ``m``, block by block."""
         sw = swl = 0.0
-        tables = self._sums
-        for j, b in enumerate(m.to_bytes(self.nbytes, "little")):
+        for k, cache in enumerate(self._block_sums):
+            b = (m >> (k << 6)) & _BLOCK
             if b:
-                a, c = tables[j][b]
-                sw += a
-                swl += c
+                v = cache.get(b)
+                if v is None:
+                    tables, v = self._sums, (0.0, 0.0)
+                    for j, byte in enumerate(b.to_bytes(8, "little"), start=8 * k):
+                        if byte:
+                            t = tables[j][byte]
+                            v = (v[0] + t[0], v[1] + t[1])
+                    cache[b] = v
+                sw += v[0]
+                swl += v[1]
         return sw, swl
 
     def entropy(self, m):
@@ -215,47 +251,49 @@ class _Search:
             self.mirror = np.stack([rules.row(m) for m in wave]) if wave else np.zeros((0, rules.p), bool)
             self.view = self.mirror.view()
             self.view.flags.writeable = False
-        ent = rules.entropy
-        self.heap = [(ent(m) + noise[c], c) for c, m in enumerate(wave) if m & (m - 1)]
-        heapq.heapify(self.heap)
+        self.entropy = np.full(self.n, np.inf)
+        self.dirty = list(range(self.n))  # cells whose entropy is out of date
 
     def narrow(self, c, new):
         """Set cell ``c`` to ``new`` (a proper subset of its set), logged."""
         old = self.wave[c]
         self.log.append((c, old))
         self.wave[c] = new
-        if new & (new - 1):
-            heapq.heappush(self.heap, (self.rules.entropy(new) + self.noise[c], c))
-        elif old & (old - 1):
+        self.dirty.append(c)
+        if not new & (new - 1):
             self.decided += 1
         if self.mirror is not None:
             self.mirror[c] = self.rules.row(new)
 
-    def propagate(self, stack):
-        """Narrow the neighbours of the cells in ``stack`` until nothing changes: the cell that
-        ran out of patterns, or -1."""
-        wave, nbrs, log, heap, noise, mirror = self.wave, self.nbrs, self.log, self.heap, self.noise, self.mirror
-        support, entropy, row = self.rules.support, self.rules.entropy, self.rules.row
-        push, pop, append = heapq.heappush, stack.pop, stack.append
-        while stack:
-            c = pop()
-            for t, s in zip(nbrs[c], support(wave[c])):
-                if t < 0:
-                    continue
-                old = wave[t]
-                new = old & s
-                if new != old:
-                    if not new:
-                        return t
-                    log.append((t, old))
-                    wave[t] = new
-                    append(t)
-                    if new & (new - 1):
-                        push(heap, (entropy(new) + noise[t], t))
-                    else:
-                        self.decided += 1
-                    if mirror is not None:
-                        mirror[t] = row(new)
+    def propagate(self, cells):
+        """Narrow the neighbours of ``cells`` until nothing changes, breadth first (a cell that
+        changes several times in one round is visited once): the cell that ran out of
+        patterns, or -1."""
+        wave, nbrs, log, dirty, mirror = self.wave, self.nbrs, self.log, self.dirty, self.mirror
+        support, row = self.rules.support, self.rules.row
+        touch = dirty.append
+        level = cells
+        while level:
+            changed = []
+            append = changed.append
+            for c in level:
+                for t, s in zip(nbrs[c], support(wave[c])):
+                    if t < 0:
+                        continue
+                    old = wave[t]
+                    new = old & s
+                    if new != old:
+                        if not new:
+                            return t
+                        log.append((t, old))
+                        wave[t] = new
+                        append(t)
+                        touch(t)
+                        if not new & (new - 1):
+                            self.decided += 1
+                        if mirror is not None:
+                            mirror[t] = row(new)
+            level = list(dict.fromkeys(changed)) if len(changed) > 1 else changed
         return self.revise()
 
     def revise(self):
@@ -295,26 +333,28 @@ class _Search:
         return -1
 
     def undo(self, mark):
-        wave, log, heap, noise, rules, mirror = self.wave, self.log, self.heap, self.noise, self.rules, self.mirror
+        wave, log, touch, rules, mirror = self.wave, self.log, self.dirty.append, self.rules, self.mirror
         while len(log) > mark:
             c, old = log.pop()
             cur = wave[c]
             wave[c] = old
+            touch(c)
             if not cur & (cur - 1):
                 self.decided -= 1
-            heapq.heappush(heap, (rules.entropy(old) + noise[c], c))
             if mirror is not None:
                 mirror[c] = rules.row(old)
 
     def lowest(self):
         """The undecided cell of lowest entropy (with its tie-break noise), or -1 when all are decided."""
-        heap, wave, entropy, noise = self.heap, self.wave, self.rules.entropy, self.noise
-        while heap:
-            e, c = heapq.heappop(heap)
-            m = wave[c]
-            if m & (m - 1) and e == entropy(m) + noise[c]:
-                return c
-        return -1
+        if self.decided == self.n:
+            return -1
+        if self.dirty:
+            wave, entropy, noise, inf = self.wave, self.rules.entropy, self.noise, math.inf
+            cells = list(dict.fromkeys(self.dirty))
+            values = [entropy(m) + noise[c] if m & (m - 1) else inf for c in cells for m in (wave[c],)]
+            self.entropy[cells] = values
+            self.dirty.clear()
+        return int(self.entropy.argmin())
 
 
 def _cell_xy(cell, width, height, depth):
