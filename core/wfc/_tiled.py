@@ -6,6 +6,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import ParameterError, short
+from ..spec import did_you_mean
+from ._constraints import Connected, Counts, check_bounds, check_points
 from ._solver import solve
 from ._tileset import Tileset, load_tileset
 
@@ -37,6 +40,9 @@ def tiled(
     attempts=10,
     backtrack_limit=1000,
     fixed=None,
+    connected=False,
+    connect_points=(),
+    counts=None,
 ):
     """Fill a ``height`` x ``width`` grid with the tiles of ``tileset`` (a :class:`Tileset`, or a
     TOML path/text for :func:`load_tileset`) so that every neighbouring pair is allowed.
@@ -44,6 +50,16 @@ def tiled(
     ``fixed`` is an optional (height, width) array of variant indices (-1 free) or of variant
     names (``""`` or ``None`` free). Raises :class:`Contradiction` naming the cell when no tiling
     is found within ``attempts`` restarts of ``backtrack_limit`` backtracks each.
+
+    Global constraints (:mod:`._constraints`):
+
+    - ``connected``: the cells of walkable tiles (:attr:`Tileset.walkable`: every class but
+      ``"wall"``) form one 4-connected region (across the edges when ``periodic``).
+    - ``connect_points``: (x, y) cells that must be walkable and in that region (needs
+      ``connected``).
+    - ``counts``: ``{base tile name: (min, max)}`` (``max`` None: no bound): how many cells show the
+      tile, *any* of its rotated/mirrored variants counting (``{"door": (2, 6)}`` means 2 to 6 doors
+      however they are turned). A minimum larger than the cells fails at once.
 
     Examples
     --------
@@ -62,6 +78,7 @@ def tiled(
     """
     if not isinstance(tileset, Tileset):
         tileset = load_tileset(tileset)
+    constraints = _constraints(tileset, width, height, periodic, connected, connect_points, counts)
     if fixed is not None:
         fixed = np.asarray(fixed)
         if fixed.dtype.kind in "OUS":
@@ -77,5 +94,34 @@ def tiled(
         attempts=attempts,
         backtrack_limit=backtrack_limit,
         fixed=fixed,
+        constraints=constraints,
     )
     return TiledResult(result.indices, tileset, result.attempts, result.backtracks)
+
+
+def _constraints(tileset, width, height, periodic, connected, connect_points, counts):
+    """The solver's constraints for ``connected``, ``connect_points`` and ``counts``, checked."""
+    out = []
+    if check_points(connected, connect_points):
+        out.append(
+            Connected(
+                tileset.walkable, width, height, points=connect_points, periodic=periodic, points_name="connect_points"
+            )
+        )
+    if counts is not None:
+        if not isinstance(counts, dict):
+            raise ParameterError(f"counts must be a dict {{tile name: (min, max)}}, got {short(counts)}")
+        bases = list(dict.fromkeys(tileset.base_names))
+        limits = {}
+        for name, bounds in counts.items():
+            if name not in bases:
+                raise ParameterError(
+                    f"counts: unknown tile {short(name)} in tileset {tileset.name!r}{did_you_mean(name, bases)}"
+                    f" (tiles: {', '.join(bases)})"
+                )
+            limits[bases.index(name)] = check_bounds(bounds, f"counts[{name!r}]")
+        if limits:
+            values = np.array([bases.index(b) for b in tileset.base_names])
+            names = {i: f"tile {b!r}" for i, b in enumerate(bases)}
+            out.append(Counts(values, limits, width, height, names=names))
+    return tuple(out)

@@ -1,0 +1,429 @@
+"""Global constraints of the WFC solver: path connectivity and per-value counts.
+
+A constraint is an object with ``revise(wave, final)`` (the protocol of :func:`core.wfc.solve`'s
+``constraints=``): it reads the ``(cells, P)`` bool wave, returns ``None`` or ``(cells, rows)``
+narrower rows for the solver to apply and propagate, or raises :class:`Unsatisfied` when the
+constraint can no longer hold (the solver then backtracks). Both constraints here only ever remove
+patterns that cannot appear in any output satisfying them (sound pruning), so they never lose a
+solution; the full check runs at least on the final wave, so an accepted output always satisfies
+them.
+
+**Cells and nodes.** The constraints speak about the cells of the *output* ("nodes"). For the
+solver's own grid (the tiled model, a periodic overlapping output) a node is a solver cell and its
+value is a function of the cell's pattern: ``(P,)`` per pattern. A bounded overlapping output is
+``n - 1`` cells wider and taller than the solver's grid: the last row and column of patterns also
+show their other rows and columns. Passing a per-pattern window ``(P, n, n)`` instead of ``(P,)``
+makes the nodes that output: node ``(x, y)`` reads offset ``(x - cx, y - cy)`` of the pattern at
+solver cell ``(cx, cy) = (min(x, width - 1), min(y, height - 1))``.
+
+**Cost.** The solver calls ``revise`` after every observation; the full checks touch the whole
+wave, so they run every ``max(1, cells // 256)`` calls (and always on the first call, on the final
+wave, and after a failed call). Skipping a check only delays pruning, never accepts a bad output.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._checks import check_bool
+from ..errors import ParameterError, short
+from ._contract import Unsatisfied
+
+__all__ = ["Connected", "Counts", "Unsatisfied", "components", "check_bounds", "check_points"]
+
+#: A full check every ``max(1, cells // CHECK_CELLS)`` calls of ``revise``.
+CHECK_CELLS = 256
+
+
+def components(mask, a, b):
+    """Connected components of the nodes where ``mask`` holds, linked by the edges ``a[i] -- b[i]``.
+
+    Returns ``(V,)`` int64 labels: the smallest node index of each node's component (nodes outside
+    ``mask`` keep their own index). Vectorised: hook the larger root on the smaller along every
+    edge whose ends differ, then jump pointers to the roots; the trees with an edge out at least
+    halve each round, so about log2(V) rounds.
+
+    >>> a, b = np.array([0, 1, 3]), np.array([1, 2, 4])
+    >>> components(np.array([True, True, True, True, True]), a, b).tolist()
+    [0, 0, 0, 3, 3]
+    >>> components(np.array([True, False, True, True, True]), a, b).tolist()
+    [0, 1, 2, 3, 3]
+    """
+    keep = mask[a] & mask[b]
+    a, b = a[keep], b[keep]
+    parent = np.arange(mask.size, dtype=np.int64)
+    while a.size:
+        pa, pb = parent[a], parent[b]
+        differ = pa != pb
+        if not differ.any():
+            break
+        a, b, pa, pb = a[differ], b[differ], pa[differ], pb[differ]
+        np.minimum.at(parent, np.maximum(pa, pb), np.minimum(pa, pb))
+        while True:
+            nxt = parent[parent]
+            if np.array_equal(nxt, parent):
+                break
+            parent = nxt
+    return parent
+
+
+def _check_size(value, name):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ParameterError(f"{name} must be an integer >= 1, got {short(value)}")
+    return int(value)
+
+
+class _Nodes:
+    """The output cells a constraint speaks about, and how they read the wave.
+
+    ``table`` is the per-pattern value array, ``(P,)`` (one node per solver cell) or ``(P, n, n)``
+    (a bounded overlapping output of ``(height + n - 1) x (width + n - 1)`` nodes). Nodes are
+    numbered ``(z * node_height + y) * node_width + x``.
+    """
+
+    def __init__(self, table, width, height, depth, periodic, what):
+        self.width = _check_size(width, "width")
+        self.height = _check_size(height, "height")
+        self.depth = _check_size(depth, "depth")
+        table = np.asarray(table)
+        self.cells = self.width * self.height * self.depth
+        if table.ndim == 1:
+            n = 1
+        elif table.ndim == 3 and table.shape[1] == table.shape[2] >= 1:
+            n = table.shape[1]
+            if n > 1 and (periodic or self.depth > 1):
+                raise ParameterError(
+                    f"{what} as (P, n, n) windows is for a bounded 2-D output, got periodic={periodic}, depth={depth}"
+                )
+        else:
+            raise ParameterError(f"{what} must be a (P,) or (P, n, n) array, got shape {table.shape}")
+        self.patterns = table.shape[0]
+        self.n = n
+        self.plain = n == 1
+        self.node_width, self.node_height = self.width + n - 1, self.height + n - 1
+        self.size = self.node_width * self.node_height * self.depth
+        if self.plain:
+            self.node_cell = np.arange(self.cells)
+            self.node_kind = np.zeros(self.cells, np.int64)
+            self.kinds = [(slice(None), slice(None))]
+            self.values = table.reshape(1, -1)  # (K, P)
+        else:
+            oy, ox = np.divmod(np.arange(self.size), self.node_width)
+            cx, cy = np.minimum(ox, self.width - 1), np.minimum(oy, self.height - 1)
+            self.node_cell = cy * self.width + cx
+            self.node_kind = (oy - cy) * n + (ox - cx)
+            self.kinds = []
+            for k in np.unique(self.node_kind):
+                nodes = np.flatnonzero(self.node_kind == k)
+                self.kinds.append((nodes, self.node_cell[nodes]))
+            self.values = table.reshape(self.patterns, n * n).T  # (K, P): offset dy * n + dx
+        self.a, self.b = self._edges(periodic and self.plain)
+
+    def _edges(self, periodic):
+        """Node pairs ``(a, b)`` of the 4-neighbourhood (6 with depth); periodic wraps x and y."""
+        idx = np.arange(self.size).reshape(self.depth, self.node_height, self.node_width)
+        pairs = [(idx[:, :, :-1], idx[:, :, 1:]), (idx[:, :-1], idx[:, 1:]), (idx[:-1], idx[1:])]
+        if periodic:
+            pairs += [(idx[:, :, -1], idx[:, :, 0]), (idx[:, -1], idx[:, 0])]
+        a = np.concatenate([p.ravel() for p, _ in pairs])
+        b = np.concatenate([q.ravel() for _, q in pairs])
+        return a, b
+
+    def xy(self, node):
+        """(x, y) or (x, y, z) of a node, for messages."""
+        z, rest = divmod(int(node), self.node_width * self.node_height)
+        y, x = divmod(rest, self.node_width)
+        return (x, y) if self.depth == 1 else (x, y, z)
+
+    def node(self, point, name):
+        """Node index of an (x, y) or (x, y, z) point; refuses points off the output."""
+        try:
+            coords = [int(v) for v in point]
+            if len(coords) == 2:
+                coords.append(0)
+            if len(coords) != 3 or any(int(v) != v for v in point):
+                raise ValueError
+        except (TypeError, ValueError):
+            raise ParameterError(f"{name} must hold (x, y) pairs of integers, got {short(point)}") from None
+        x, y, z = coords
+        if not (0 <= x < self.node_width and 0 <= y < self.node_height and 0 <= z < self.depth):
+            raise ParameterError(
+                f"{name} must be cells of the {self.node_width} x {self.node_height} output"
+                f" (0 <= x < {self.node_width}, 0 <= y < {self.node_height}), got {short(tuple(point))}"
+            )
+        return (z * self.node_height + y) * self.node_width + x
+
+    def any(self, wave, masks):
+        """(size,) bool: the node's cell still holds a pattern of its kind's mask (``masks`` (K, P))."""
+        if self.plain:
+            return wave[:, np.flatnonzero(masks[0])].any(1)
+        out = np.empty(self.size, bool)
+        for k, (nodes, cells) in enumerate(self.kinds):
+            out[nodes] = wave[np.ix_(cells, np.flatnonzero(masks[k]))].any(1)
+        return out
+
+    def restrict(self, wave, nodes, keep):
+        """``(cells, rows)`` of the cells whose row changes when node ``nodes[i]`` keeps only the
+        patterns ``keep[i]`` (several nodes of one cell: the rows meet); None when nothing changes."""
+        if nodes.size == 0:
+            return None
+        cells = self.node_cell[nodes]
+        rows = wave[cells] & keep
+        if not self.plain:
+            order = np.argsort(cells, kind="stable")
+            cells, rows = cells[order], rows[order]
+            first = np.ones(cells.size, bool)
+            first[1:] = cells[1:] != cells[:-1]
+            starts = np.flatnonzero(first)
+            cells, rows = cells[starts], np.logical_and.reduceat(rows, starts, axis=0)
+        changed = (rows != wave[cells]).any(1)
+        if not changed.any():
+            return None
+        return cells[changed], rows[changed]
+
+
+def _merge(*changes):
+    """One ``(cells, rows)`` from several (rows of one cell meet), or None."""
+    changes = [c for c in changes if c is not None]
+    if not changes:
+        return None
+    if len(changes) == 1:
+        return changes[0]
+    cells = np.concatenate([c for c, _ in changes])
+    rows = np.concatenate([r for _, r in changes])
+    order = np.argsort(cells, kind="stable")
+    cells, rows = cells[order], rows[order]
+    first = np.ones(cells.size, bool)
+    first[1:] = cells[1:] != cells[:-1]
+    starts = np.flatnonzero(first)
+    return cells[starts], np.logical_and.reduceat(rows, starts, axis=0)
+
+
+class _Throttle:
+    """Counts calls of ``revise``: a full check on the first call, every ``every`` calls, on the final
+    wave and after a failure."""
+
+    def _setup_throttle(self, cells):
+        self.every = max(1, cells // CHECK_CELLS)
+        self._calls = 0
+        self._failed = False
+
+    def _due(self, final):
+        self._calls += 1
+        return final or self._failed or self._calls == 1 or self._calls % self.every == 0
+
+    def _fail(self, cell, reason):
+        self._failed = True
+        raise Unsatisfied(int(cell), reason)
+
+
+class Connected(_Throttle):
+    """All walkable cells form one 4-connected region (6-connected with depth), and ``points`` are
+    walkable and in it.
+
+    Parameters
+    ----------
+    walkable : (P,) bool, or (P, n, n) bool
+        Which patterns make their cell walkable; the window form for a bounded overlapping output
+        (see the module notes).
+    width, height, depth : int
+        The solver's grid.
+    points : sequence of (x, y) or (x, y, z)
+        Output cells that must be walkable and joined to every other walkable cell.
+    periodic : bool
+        The grid wraps in x and y (an output that tiles): paths may cross the edges.
+    points_name : str
+        What error messages call ``points`` (the caller's parameter name).
+
+    Notes
+    -----
+    During the search a cell is *possibly walkable* while one of its walkable patterns remains and
+    *surely walkable* when only walkable patterns remain. The surely walkable cells and the points
+    must lie in one component of the possibly walkable cells, else :class:`Unsatisfied`
+    ("walkable cells cannot all be connected" / "point (x, y) cannot be reached"). Then every
+    possibly walkable cell outside that component can never join it and loses its walkable
+    patterns, and the points lose their unwalkable ones. An empty set of walkable cells counts as
+    connected.
+
+    >>> c = Connected([True, False], 3, 1)
+    >>> wave = np.array([[1, 0], [1, 1], [1, 0]], bool)  # walkable, undecided, walkable
+    >>> c.revise(wave, False) is None
+    True
+    >>> try:
+    ...     c.revise(np.array([[1, 0], [0, 1], [1, 0]], bool), True)
+    ... except Unsatisfied as err:
+    ...     print("walkable cells cannot all be connected" in str(err))
+    True
+    """
+
+    def __init__(self, walkable, width, height, *, depth=1, points=(), periodic=False, points_name="points"):
+        walkable = np.asarray(walkable)
+        if walkable.dtype != bool:
+            raise ParameterError(f"walkable must be a bool array, got {walkable.dtype}")
+        self.nodes = _Nodes(walkable, width, height, depth, bool(periodic), "walkable")
+        self.walk = self.nodes.values  # (K, P)
+        if isinstance(points, np.ndarray):
+            points = points.tolist()
+        try:
+            points = list(points)
+        except TypeError:
+            raise ParameterError(f"{points_name} must be a sequence of (x, y) pairs, got {short(points)}") from None
+        self.points = np.array([self.nodes.node(p, points_name) for p in points], np.int64)
+        self.point_set = np.zeros(self.nodes.size, bool)
+        self.point_set[self.points] = True
+        self._setup_throttle(self.nodes.cells)
+
+    def revise(self, wave, final):
+        """The solver's hook: see the class notes."""
+        nodes = self.nodes
+        wave = wave[: nodes.cells]
+        forced = nodes.restrict(wave, self.points, self.walk[nodes.node_kind[self.points]])
+        if not self._due(final):
+            return forced
+        possible = nodes.any(wave, self.walk)
+        sure = possible & ~nodes.any(wave, ~self.walk)
+        cut = self.points[~possible[self.points]]
+        if cut.size:
+            self._fail(nodes.node_cell[cut[0]], f"point {nodes.xy(cut[0])} cannot be walkable")
+        required = np.flatnonzero(sure | self.point_set)
+        if required.size == 0:
+            self._failed = False
+            return forced
+        label = components(possible, nodes.a, nodes.b)
+        root = label[self.points[0] if self.points.size else required[0]]
+        apart = required[label[required] != root]
+        if apart.size:
+            bad = apart[0]
+            if self.point_set[bad]:
+                self._fail(nodes.node_cell[bad], f"point {nodes.xy(bad)} cannot be reached")
+            self._fail(
+                nodes.node_cell[bad], f"walkable cells cannot all be connected (cell {nodes.xy(bad)} is cut off)"
+            )
+        self._failed = False
+        outside = np.flatnonzero(possible & (label != root))
+        pruned = nodes.restrict(wave, outside, ~self.walk[nodes.node_kind[outside]])
+        return _merge(forced, pruned)
+
+
+class Counts(_Throttle):
+    """How many output cells may show each value: ``limits`` {value: (min, max)}.
+
+    Parameters
+    ----------
+    values : (P,) int, or (P, n, n) int
+        The value each pattern shows in its cell (a tile's base index, a sample value's palette
+        index, or ``arange(P)`` for the patterns themselves); the window form for a bounded
+        overlapping output (see the module notes).
+    limits : dict
+        ``{value: (min, max)}``, ``max`` None for no bound; 0 <= min <= max.
+    width, height, depth : int
+        The solver's grid.
+    names : dict, optional
+        ``{value: label}`` for messages (default ``"value 3"``).
+
+    Notes
+    -----
+    A cell *may* show a value while a pattern showing it remains, and *does* when only such
+    patterns remain. More cells doing so than ``max``, or fewer that may than ``min``, is
+    :class:`Unsatisfied`. When ``max`` cells do, the value leaves every other cell; when exactly
+    ``min`` cells may, they must. The minimums together may not exceed the cells.
+
+    >>> c = Counts(np.arange(2), {1: (0, 1)}, 3, 1)
+    >>> cells, rows = c.revise(np.array([[0, 1], [1, 1], [1, 1]], bool), False)
+    >>> cells.tolist(), rows.astype(int).tolist()  # one cell shows 1: the others may not
+    ([1, 2], [[1, 0], [1, 0]])
+    """
+
+    def __init__(self, values, limits, width, height, *, depth=1, names=None):
+        values = np.asarray(values)
+        if values.dtype.kind not in "iu":
+            raise ParameterError(f"values must be an integer array, got {values.dtype}")
+        self.nodes = _Nodes(values, width, height, depth, False, "values")
+        if not isinstance(limits, dict):
+            raise ParameterError(f"limits must be a dict {{value: (min, max)}}, got {short(limits)}")
+        names = names or {}
+        self.limits = []
+        total = 0
+        for value, bounds in limits.items():
+            label = names.get(value, f"value {value!r}")
+            low, high = check_bounds(bounds, f"limits[{value!r}]")
+            masks = self.nodes.values == value  # (K, P)
+            total += low
+            self.limits.append((label, masks, low, high))
+        self.total = total
+        self._setup_throttle(self.nodes.cells)
+
+    def revise(self, wave, final):
+        """The solver's hook: see the class notes."""
+        nodes = self.nodes
+        wave = wave[: nodes.cells]
+        if self.total > nodes.size:
+            self._fail(0, f"the minimum counts add up to {self.total}, more than the {nodes.size} cells")
+        due = self._due(final)
+        changes = []
+        for label, masks, low, high in self.limits:
+            possible = nodes.any(wave, masks)
+            count = int(possible.sum())
+            if count < low:
+                missing = np.flatnonzero(~possible)
+                self._fail(
+                    nodes.node_cell[missing[0]] if missing.size else 0,
+                    f"{label} must fill at least {low} cells, only {count} can",
+                )
+            if count == low and low:
+                where = np.flatnonzero(possible)
+                changes.append(nodes.restrict(wave, where, masks[nodes.node_kind[where]]))
+            if high is not None and count > high and due:
+                where = np.flatnonzero(possible)
+                kinds = nodes.node_kind[where]
+                sure = ~(wave[nodes.node_cell[where]] & ~masks[kinds]).any(1)
+                done = int(sure.sum())
+                if done > high:
+                    self._fail(nodes.node_cell[where[sure][high]], f"{label} may fill at most {high} cells, {done} do")
+                if done == high:
+                    rest = where[~sure]
+                    changes.append(nodes.restrict(wave, rest, ~masks[nodes.node_kind[rest]]))
+        if due:
+            self._failed = False
+        return _merge(*changes)
+
+
+def check_bounds(bounds, name):
+    """``(min, max)`` of a count limit: ints with 0 <= min <= max (max None: unbounded).
+
+    >>> check_bounds((2, None), "counts['door']")
+    (2, None)
+    """
+    try:
+        low, high = bounds
+    except (TypeError, ValueError):
+        raise ParameterError(f"{name} must be a (min, max) pair, got {short(bounds)}") from None
+    for part, value in (("min", low), ("max", high)):
+        if part == "max" and value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+            raise ParameterError(f"{name} {part} must be an integer >= 0, got {short(value)}")
+    if high is not None and high < low:
+        raise ParameterError(f"{name} must have min <= max, got ({low}, {high})")
+    return int(low), None if high is None else int(high)
+
+
+def check_points(connected, connect_points):
+    """Whether a model's ``connected`` / ``connect_points`` ask for a :class:`Connected`; points
+    without ``connected`` are refused.
+
+    >>> check_points(False, ()), check_points(True, [(0, 0)])
+    (False, True)
+    """
+    connected = check_bool(connected, name="connected")
+    if isinstance(connect_points, np.ndarray):
+        connect_points = connect_points.tolist()
+    try:
+        count = len(connect_points)
+    except TypeError:
+        raise ParameterError(
+            f"connect_points must be a sequence of (x, y) pairs, got {short(connect_points)}"
+        ) from None
+    if count and not connected:
+        raise ParameterError(f"connect_points needs connected=True, got {count} point(s) with connected=False")
+    return connected

@@ -1,0 +1,389 @@
+"""Global WFC constraints (core/wfc/_constraints.py): connectivity and counts, on hand-made waves
+and through the tiled and overlapping models."""
+
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from core.errors import ParameterError
+from core.levels import label_regions
+from core.wfc import Contradiction, load_tileset, tiled
+from core.wfc._constraints import Connected, Counts, Unsatisfied, components
+
+PRESETS = Path(__file__).resolve().parents[2] / "presets" / "wfc"
+
+WALK = np.array([True, False])  # pattern 0 walkable, pattern 1 not
+W, X, B = [1, 0], [0, 1], [1, 1]  # rows: surely walkable, surely not, both possible
+
+
+def assert_pairs_allowed(tiles, compatible, periodic):
+    assert compatible[0][tiles[:, :-1], tiles[:, 1:]].all()
+    assert compatible[1][tiles[:-1], tiles[1:]].all()
+    if periodic:
+        assert compatible[0][tiles[:, -1], tiles[:, 0]].all()
+        assert compatible[1][tiles[-1], tiles[0]].all()
+
+
+def wave_of(*rows):
+    return np.array(rows, bool)
+
+
+def changes(result):
+    if result is None:
+        return None
+    cells, rows = result
+    return dict(zip(cells.tolist(), rows.astype(int).tolist()))
+
+
+# ---------------------------------------------------------------- components
+
+
+def test_components_match_a_breadth_first_labelling():
+    rng = np.random.default_rng(5)
+    h, w = 23, 31
+    for _ in range(5):
+        mask = rng.random(h * w) < 0.6
+        idx = np.arange(h * w).reshape(h, w)
+        a = np.concatenate([idx[:, :-1].ravel(), idx[:-1].ravel()])
+        b = np.concatenate([idx[:, 1:].ravel(), idx[1:].ravel()])
+        label = components(mask, a, b)
+        # reference: flood fill from each cell
+        ref = np.full(h * w, -1)
+        for start in range(h * w):
+            if not mask[start] or ref[start] >= 0:
+                continue
+            stack, ref[start] = [start], start
+            while stack:
+                c = stack.pop()
+                y, x = divmod(c, w)
+                for ny, nx in ((y + 1, x), (y - 1, x), (y, x + 1), (y, x - 1)):
+                    d = ny * w + nx
+                    if 0 <= ny < h and 0 <= nx < w and mask[d] and ref[d] < 0:
+                        ref[d] = start
+                        stack.append(d)
+        assert np.array_equal(label[mask], ref[mask])  # both: smallest index of the component
+
+
+# ---------------------------------------------------------------- Connected on hand-made waves
+
+
+def test_connected_accepts_a_joinable_wave_and_refuses_a_cut_one():
+    c = Connected(WALK, 5, 1)
+    assert c.revise(wave_of(W, B, B, B, W), False) is None
+    with pytest.raises(Unsatisfied, match="walkable cells cannot all be connected"):
+        Connected(WALK, 5, 1).revise(wave_of(W, B, X, B, W), False)
+
+
+def test_connected_prunes_the_cells_that_cannot_join():
+    # cell 0 surely walkable; cells 3 and 4 are cut off by cell 2: they must not be walkable
+    got = changes(Connected(WALK, 5, 1).revise(wave_of(W, B, X, B, B), False))
+    assert got == {3: X, 4: X}
+
+
+def test_connected_with_nothing_surely_walkable_leaves_the_wave_alone():
+    assert Connected(WALK, 5, 1).revise(wave_of(B, B, X, B, B), False) is None
+    assert Connected(WALK, 3, 1).revise(wave_of(X, X, X), True) is None  # no walkable cell: connected
+
+
+def test_points_are_forced_walkable():
+    assert changes(Connected(WALK, 5, 1, points=[(1, 0)]).revise(wave_of(B, B, B, B, B), False)) == {1: W}
+
+
+def test_points_that_cannot_be_walkable_or_reached_are_named():
+    with pytest.raises(Unsatisfied, match=r"point \(2, 0\) cannot be walkable"):
+        Connected(WALK, 5, 1, points=[(2, 0)]).revise(wave_of(B, B, X, B, B), False)
+    with pytest.raises(Unsatisfied, match=r"point \(4, 0\) cannot be reached") as info:
+        Connected(WALK, 5, 1, points=[(0, 0), (4, 0)]).revise(wave_of(B, B, X, B, B), False)
+    assert "4" in str(info.value)
+
+
+def test_a_point_decides_which_side_survives():
+    # the point is right of the cut: the surely walkable cell on the left cannot be joined
+    with pytest.raises(Unsatisfied, match="connected"):
+        Connected(WALK, 5, 1, points=[(4, 0)]).revise(wave_of(W, B, X, B, B), False)
+
+
+def test_periodic_grids_join_across_the_edge():
+    wave = wave_of(W, B, X, B, W)
+    assert Connected(WALK, 5, 1, periodic=True).revise(wave, False) is None
+    with pytest.raises(Unsatisfied):
+        Connected(WALK, 5, 1).revise(wave, False)
+
+
+def test_connected_in_two_dimensions_goes_round_obstacles():
+    # 3 x 3: walls down the middle column except the bottom cell
+    rows = [W, X, W, B, X, B, B, B, B]
+    assert Connected(WALK, 3, 3).revise(wave_of(*rows), False) is None
+    rows[7] = X  # close the gap
+    with pytest.raises(Unsatisfied):
+        Connected(WALK, 3, 3).revise(wave_of(*rows), False)
+
+
+def test_depth_links_layers():
+    # 2 x 1 x 2: walkable at (0, 0, 0) and (1, 0, 1); linked through (0, 0, 1) or (1, 0, 0)
+    wave = wave_of(W, B, B, W)
+    assert Connected(WALK, 2, 1, depth=2).revise(wave, False) is None
+    with pytest.raises(Unsatisfied):
+        Connected(WALK, 2, 1, depth=2).revise(wave_of(W, X, X, W), False)
+
+
+def test_checks_are_throttled_but_always_run_on_the_final_wave():
+    c = Connected(WALK, 32, 32)  # 1024 cells: a full check every 4 calls
+    assert c.every == 4
+    good = np.zeros((1024, 2), bool)
+    good[:, 0] = True
+    bad = good.copy()
+    bad[1:1023] = [False, True]  # cells 0 and 1023 walkable, everything else a wall
+    assert c.revise(good, False) is None  # call 1: checked
+    assert c.revise(bad, False) is None  # call 2: skipped
+    with pytest.raises(Unsatisfied):
+        c.revise(bad, True)  # final: checked
+    with pytest.raises(Unsatisfied):
+        c.revise(bad, False)  # after a failure: checked
+
+
+def test_window_form_checks_the_overhang_of_a_bounded_output():
+    # 2 x 2 patterns on a 2 x 1 solver grid: the output is 3 x 2. Pattern 0's bottom row is a wall,
+    # pattern 1 all floor: two cells of pattern 0 leave their bottom row apart? no - the top row joins.
+    walk = np.array([[[1, 1], [0, 0]], [[1, 1], [1, 1]], [[1, 0], [1, 0]]], bool)
+    assert Connected(walk, 2, 1).revise(wave_of([1, 0, 0], [1, 0, 0]), True) is None
+    # pattern 2 (walkable left column only) twice: output columns 0 and 1 walkable, 2 not: joined
+    assert Connected(walk, 2, 1).revise(wave_of([0, 0, 1], [0, 0, 1]), True) is None
+    # pattern 2 then pattern 0: top row joined, output (0, 1) walkable and joined through (0, 0)
+    assert Connected(walk, 2, 1).revise(wave_of([0, 0, 1], [1, 0, 0]), True) is None
+    # a point on the overhang (2, 1) is forced: only pattern 1 makes it walkable at cell 1
+    got = changes(Connected(walk, 2, 1, points=[(2, 1)]).revise(wave_of([1, 1, 1], [1, 1, 1]), False))
+    assert got == {1: [0, 1, 0]}
+
+
+def test_window_form_refuses_a_cut_overhang():
+    # the overhang cell (2, 1) is walkable only if reached through (2, 0) or (1, 1)
+    walk = np.array([[[1, 0], [0, 1]], [[1, 1], [1, 1]]], bool)  # pattern 0: a diagonal
+    with pytest.raises(Unsatisfied, match="connected"):
+        Connected(walk, 2, 1).revise(wave_of([0, 1], [1, 0]), True)  # (1,1) and (2,1) diagonal only
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        (dict(walkable=[1, 0]), "walkable must be a bool array"),
+        (dict(walkable=np.ones((2, 2), bool)), r"\(P,\) or \(P, n, n\)"),
+        (dict(points=[(5, 0)]), r"points must be cells of the 5 x 1 output"),
+        (dict(points=[(0.5, 0)]), "points must hold"),
+        (dict(points=5), "points must be a sequence"),
+        (dict(width=0), "width must be an integer >= 1"),
+    ],
+)
+def test_connected_refuses_bad_arguments(kwargs, match):
+    args = dict(walkable=WALK, width=5, height=1) | kwargs
+    with pytest.raises(ParameterError, match=match):
+        Connected(args.pop("walkable"), args.pop("width"), args.pop("height"), **args)
+
+
+# ---------------------------------------------------------------- Counts on hand-made waves
+
+
+def test_counts_max_reached_removes_the_value_elsewhere():
+    c = Counts(np.arange(2), {1: (0, 2)}, 4, 1)
+    got = changes(c.revise(wave_of([0, 1], [0, 1], B, B), False))
+    assert got == {2: W, 3: W}
+
+
+def test_counts_more_than_max_is_unsatisfied():
+    with pytest.raises(Unsatisfied, match="value 1 may fill at most 1 cells, 2 do"):
+        Counts(np.arange(2), {1: (0, 1)}, 3, 1).revise(wave_of(X, X, B), False)
+
+
+def test_counts_min_forces_the_last_possible_cells_and_refuses_too_few():
+    c = Counts(np.arange(2), {0: (2, None)}, 4, 1)
+    assert changes(c.revise(wave_of(B, X, B, X), False)) == {0: W, 2: W}
+    with pytest.raises(Unsatisfied, match="value 0 must fill at least 3 cells, only 2 can"):
+        Counts(np.arange(2), {0: (3, None)}, 4, 1).revise(wave_of(B, X, B, X), False)
+
+
+def test_counts_minimums_beyond_the_grid_fail_at_once():
+    with pytest.raises(Unsatisfied, match="add up to 5, more than the 4 cells"):
+        Counts(np.arange(2), {0: (3, None), 1: (2, None)}, 4, 1).revise(wave_of(B, B, B, B), False)
+
+
+def test_counts_group_variants_of_one_value():
+    # patterns 0 and 1 both show value 0 (two variants of one tile); pattern 2 shows value 1
+    values = np.array([0, 0, 1])
+    c = Counts(values, {0: (0, 1)}, 3, 1, names={0: "tile 'door'"})
+    got = changes(c.revise(wave_of([1, 1, 0], [1, 1, 1], [0, 1, 1]), False))
+    assert got == {1: [0, 0, 1], 2: [0, 0, 1]}  # cell 0 is a door (either variant): no other door
+    with pytest.raises(Unsatisfied, match="tile 'door' may fill at most 1"):
+        Counts(values, {0: (0, 1)}, 3, 1, names={0: "tile 'door'"}).revise(
+            wave_of([1, 0, 0], [0, 1, 0], [0, 0, 1]), True
+        )
+
+
+def test_counts_window_form_counts_the_overhang():
+    # 2 x 2 patterns on a 1 x 1 solver grid: four output cells, all from one pattern
+    values = np.array([[[0, 0], [0, 1]], [[1, 1], [1, 1]]])
+    with pytest.raises(Unsatisfied, match="at most 2"):
+        Counts(values, {1: (0, 2)}, 1, 1).revise(wave_of([0, 1]), True)
+    assert changes(Counts(values, {1: (0, 2)}, 1, 1).revise(wave_of([1, 1]), False)) is None
+    # at least 2 cells of value 1: only pattern 1 gives them
+    assert changes(Counts(values, {1: (2, None)}, 1, 1).revise(wave_of([1, 1]), False)) is None
+    with pytest.raises(Unsatisfied, match="value 1 must fill at least 2 cells, only 1 can"):
+        Counts(values, {1: (2, None)}, 1, 1).revise(wave_of([1, 0]), False)
+
+
+@pytest.mark.parametrize(
+    ("limits", "match"),
+    [
+        ({0: (2, 1)}, r"limits\[0\] must have min <= max, got \(2, 1\)"),
+        ({0: (-1, 1)}, r"limits\[0\] min must be an integer >= 0, got -1"),
+        ({0: 3}, r"limits\[0\] must be a \(min, max\) pair, got 3"),
+        ({0: (0, 1.5)}, r"limits\[0\] max must be an integer >= 0, got 1.5"),
+        ([0, 1], "limits must be a dict"),
+    ],
+)
+def test_counts_refuses_bad_limits(limits, match):
+    with pytest.raises(ParameterError, match=match):
+        Counts(np.arange(2), limits, 4, 1)
+
+
+# ---------------------------------------------------------------- through the tiled model
+
+# rock and floor may sit anywhere: an unconstrained output is a random speckle of floor islands
+SPECKLE = """
+[[tile]]
+name = "rock"
+class = "wall"
+sockets = { north = "a", east = "a", south = "a", west = "a" }
+[[tile]]
+name = "floor"
+class = "floor"
+sockets = { north = "a", east = "a", south = "a", west = "a" }
+[[tile]]
+name = "chest"
+class = "floor"
+weight = 0.1
+sockets = { north = "a", east = "a", south = "a", west = "a" }
+[[tile]]
+name = "door"
+symmetry = "T"
+class = "door"
+weight = 0.2
+sockets = { north = "a", east = "a", south = "a", west = "a" }
+"""
+
+
+def regions(walkable):
+    """Number of 4-connected regions, by core.levels' own labeller (not the constraint's)."""
+    return label_regions(walkable)[1]
+
+
+def test_tiled_outputs_are_connected_when_asked_and_often_not_otherwise():
+    ts = load_tileset(SPECKLE)
+    free = [regions(ts.walkable[tiled(ts, 16, 12, seed=s).tiles]) for s in range(6)]
+    assert max(free) > 1  # without the constraint the floor falls apart
+    for seed in range(12):
+        result = tiled(ts, 16, 12, seed=seed, connected=True)
+        walk = ts.walkable[result.tiles]
+        assert regions(walk) == 1, seed
+        assert walk.sum() > 20  # not a trivial output: most of the floor survives
+        assert_pairs_allowed(result.tiles, ts.compatible, False)
+
+
+@pytest.mark.parametrize("name", ["pipes", "roads", "dungeon"])
+def test_preset_outputs_are_connected(name):
+    ts = load_tileset(PRESETS / f"{name}.toml")
+    free = [regions(ts.walkable[tiled(ts, 20, 20, seed=s).tiles]) for s in range(4)]
+    assert max(free) > 1  # the test can fail: unconstrained outputs fall apart
+    for seed in range(6):
+        result = tiled(ts, 20, 20, seed=seed, connected=True)
+        assert regions(ts.walkable[result.tiles]) == 1, seed
+        assert_pairs_allowed(result.tiles, ts.compatible, False)
+
+
+def test_periodic_connectivity_may_cross_the_edges():
+    ts = load_tileset(SPECKLE)
+    seams = 0
+    for seed in range(6):
+        tiles = tiled(ts, 12, 10, seed=seed, periodic=True, connected=True).tiles
+        walk = ts.walkable[tiles]
+        # flood fill on the torus from one walkable cell reaches them all
+        h, w = walk.shape
+        start = tuple(np.argwhere(walk)[0])
+        seen, stack = {start}, [start]
+        while stack:
+            y, x = stack.pop()
+            for ny, nx in (((y + 1) % h, x), ((y - 1) % h, x), (y, (x + 1) % w), (y, (x - 1) % w)):
+                if walk[ny, nx] and (ny, nx) not in seen:
+                    seen.add((ny, nx))
+                    stack.append((ny, nx))
+        assert len(seen) == walk.sum(), seed
+        seams += regions(walk) > 1
+    assert seams  # some output is joined only across its edges
+
+
+def test_connect_points_are_walkable_and_linked():
+    ts = load_tileset(SPECKLE)
+    points = [(0, 0), (15, 11), (8, 3)]
+    for seed in range(8):
+        tiles = tiled(ts, 16, 12, seed=seed, connected=True, connect_points=points).tiles
+        labels, count = label_regions(ts.walkable[tiles])
+        assert count == 1
+        assert all(labels[y, x] == 0 for x, y in points), seed
+
+
+def test_tiled_counts_hold_summed_over_variants():
+    ts = load_tileset(SPECKLE)
+    base = np.array(ts.base_names)
+
+    def tally(tiles, name):
+        return int((base[tiles] == name).sum())
+
+    free = [(tally(t, "chest"), tally(t, "door")) for t in (tiled(ts, 16, 16, seed=s).tiles for s in range(6))]
+    assert any(not 2 <= c <= 3 for c, _ in free) and any(d > 4 for _, d in free)
+    for seed in range(10):
+        tiles = tiled(ts, 16, 16, seed=seed, counts={"chest": (2, 3), "door": (1, 4)}).tiles
+        assert 2 <= tally(tiles, "chest") <= 3, seed
+        assert 1 <= tally(tiles, "door") <= 4, seed  # the four turns of the door together
+
+
+def test_counts_and_connectivity_together():
+    ts = load_tileset(SPECKLE)
+    for seed in range(6):
+        tiles = tiled(ts, 14, 14, seed=seed, connected=True, counts={"chest": (3, 3)}).tiles
+        assert regions(ts.walkable[tiles]) == 1
+        assert (np.array(ts.base_names)[tiles] == "chest").sum() == 3
+
+
+def test_impossible_counts_fail_fast_with_the_reason():
+    ts = load_tileset(SPECKLE)
+    start = time.perf_counter()
+    with pytest.raises(Contradiction, match="more than the 100 cells") as info:
+        tiled(ts, 10, 10, counts={"chest": (101, None)})
+    with pytest.raises(Contradiction, match="minimum counts add up to 120"):
+        tiled(ts, 10, 10, counts={"chest": (60, None), "door": (60, None)})
+    assert time.perf_counter() - start < 1.0
+    assert info.value.attempts == 1
+
+
+def test_points_on_a_wall_only_tileset_fail_with_the_point_named():
+    ts = load_tileset(SPECKLE.replace('class = "floor"', 'class = "wall"').replace('class = "door"', 'class = "wall"'))
+    with pytest.raises(Contradiction, match=r"point \(3, 2\) cannot be walkable"):
+        tiled(ts, 6, 5, connected=True, connect_points=[(3, 2)])
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        (dict(connected="yes"), "connected must be"),
+        (dict(connect_points=[(1, 1)]), "connect_points needs connected=True"),
+        (dict(connected=True, connect_points=[(8, 1)]), r"connect_points must be cells of the 8 x 6 output"),
+        (dict(connected=True, connect_points=3), "connect_points must be a sequence"),
+        (dict(counts={"chset": (1, 2)}), r"counts: unknown tile 'chset' .*did you mean 'chest'"),
+        (dict(counts={"chest": (3, 1)}), r"counts\['chest'\] must have min <= max, got \(3, 1\)"),
+        (dict(counts=[("chest", 1)]), "counts must be a dict"),
+    ],
+)
+def test_tiled_refuses_bad_constraint_arguments(kwargs, match):
+    with pytest.raises(ParameterError, match=match):
+        tiled(load_tileset(SPECKLE), 8, 6, **kwargs)
