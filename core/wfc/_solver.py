@@ -130,7 +130,7 @@ def _pack(rows):
 
 #: Patterns per block of the support look-up, and the most pattern sets whose supports are kept.
 _BLOCK = (1 << 64) - 1
-_CACHED = 200_000
+_CACHED = 50_000
 
 
 class _Rules:
@@ -171,7 +171,9 @@ class _Rules:
                     if b:
                         v = cache.get(b)
                         if v is None:
-                            v = cache[b] = self._block_bytes(k, b)
+                            v = self._block_bytes(k, b)
+                            if len(cache) < _CACHED:
+                                cache[b] = v
                         bits |= v
             p, full = self.p, self.full
             s = tuple((bits >> (d * p)) & full for d in range(self.directions))
@@ -199,7 +201,8 @@ class _Rules:
                         if byte:
                             t = tables[j][byte]
                             v = (v[0] + t[0], v[1] + t[1])
-                    cache[b] = v
+                    if len(cache) < _CACHED:
+                        cache[b] = v
                 sw += v[0]
                 swl += v[1]
         return sw, swl
@@ -209,7 +212,9 @@ class _Rules:
         e = self._entropy.get(m)
         if e is None:
             sw, swl = self.sums(m)
-            e = self._entropy[m] = math.log(sw) - swl / sw
+            e = math.log(sw) - swl / sw
+            if len(self._entropy) < _CACHED:
+                self._entropy[m] = e
         return e
 
     def row(self, m):
