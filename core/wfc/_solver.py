@@ -5,9 +5,10 @@ keeps a stack of the cells whose set shrank and narrows their neighbours with th
 the set: the patterns it still allows next to it in each direction, precomputed from the
 compatibility tables as one table per byte of the set (so a set's support costs one lookup per
 non-zero byte, and each distinct set is looked up once per run). Only the cells that change are
-touched: no pass over the whole grid per step. Observation takes the lowest Shannon-entropy
-cell from a heap (weights; seeded tie-break noise) and collapses it to a weighted random
-pattern. Every change is logged as (cell, old set), so a failed choice is undone exactly; the
+touched: no Python pass over the whole grid per step. Propagation runs breadth first, so a
+cell that changes several times in one round is visited once. Observation takes the lowest
+Shannon-entropy cell (weights; seeded tie-break noise; the entropies of the changed cells
+refreshed, then one numpy ``argmin``) and collapses it to a weighted random pattern. Every change is logged as (cell, old set), so a failed choice is undone exactly; the
 pattern is then banned and the search goes on, up to ``backtrack_limit`` backtracks, after which
 the attempt restarts with the next seed.
 
@@ -242,7 +243,7 @@ class _Rules:
 
 
 class _Search:
-    """One attempt's state: the wave, its undo log, the entropy heap and the decided count."""
+    """One attempt's state: the wave, its undo log, the entropies and the decided count."""
 
     def __init__(self, rules, nbrs, wave, noise, constraints):
         self.rules, self.nbrs, self.wave, self.noise = rules, nbrs, wave, noise
