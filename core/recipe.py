@@ -31,6 +31,7 @@ ignored)::
 from __future__ import annotations
 
 import dataclasses
+import os
 import tomllib
 from dataclasses import dataclass, field
 
@@ -159,6 +160,8 @@ class Section:
     makes something of it (``[world]`` and ``[export]`` only configure).
     ``package`` names the family's core package when it is not the key
     (``[[level]]`` tables, ``core/levels/``); the other files are named by the key.
+    ``paths``: the section names files relative to the recipe, and ``parse`` takes ``base=``
+    (the recipe's folder, or None) to find them.
     """
 
     key: str
@@ -172,6 +175,7 @@ class Section:
     label: str = ""
     build: bool = True
     package: str = ""
+    paths: bool = False
 
     @property
     def header(self):
@@ -220,6 +224,7 @@ SECTIONS = (
         check=_check_levels,
         label="Levels",
         package="levels",
+        paths=True,
     ),
     Section("export", ExportSpec, EXPORT_LIMITS, _export_from_dict, to_table, label="Export", build=False),
 )
@@ -250,11 +255,12 @@ def _allowed_sections():
     return ", ".join(s.header for s in SECTIONS)
 
 
-def _parse_section(section, value, *, source):
+def _parse_section(section, value, *, source, base=None):
+    extra = {"base": base} if section.paths else {}
     if not section.many:
         if not isinstance(value, dict):
             raise RecipeError(f"{source}: {section.header} must be a table, got {short(value)}")
-        return section.parse(value, prefix=f"{section.key}.")
+        return section.parse(value, prefix=f"{section.key}.", **extra)
     if isinstance(value, dict):
         value = [value]
     if not isinstance(value, list) or not all(isinstance(t, dict) for t in value):
@@ -264,15 +270,20 @@ def _parse_section(section, value, *, source):
     specs = []
     for i, table in enumerate(value):
         try:
-            specs.append(section.parse(table, prefix=f"{section.key}[{i}]."))
+            specs.append(section.parse(table, prefix=f"{section.key}[{i}].", **extra))
         except ParameterError as err:
             named = str(err).startswith(f"{section.key}[{i}]")
             raise RecipeError(err if named else f"{section.key}[{i}]: {err}") from None
     return tuple(specs)
 
 
-def from_dict(data, *, source="recipe"):
-    """Validate a nested dict (as parsed from TOML) into a :class:`Recipe`."""
+def from_dict(data, *, source="recipe", base=None):
+    """Validate a nested dict (as parsed from TOML) into a :class:`Recipe`.
+
+    ``base`` is the folder the recipe's relative file paths (a level's ``tileset`` or ``sample``)
+    are found in; the recipe keeps them as absolute paths.  None: they stay relative, found in the
+    current directory when used.
+    """
     if not isinstance(data, dict):
         raise RecipeError(f"{source}: a recipe must be a table of sections, got {type(data).__name__}")
     _check_depth(data, source=source)
@@ -294,7 +305,7 @@ def from_dict(data, *, source="recipe"):
     try:
         for section in SECTIONS:
             if section.key in data:
-                parts[section.key] = _parse_section(section, data[section.key], source=source)
+                parts[section.key] = _parse_section(section, data[section.key], source=source, base=base)
         recipe = Recipe(**parts)
         for section in SECTIONS:
             if section.check is not None:
@@ -306,8 +317,8 @@ def from_dict(data, *, source="recipe"):
     return recipe
 
 
-def loads(text, *, source="recipe"):
-    """Parse and validate recipe text (TOML)."""
+def loads(text, *, source="recipe", base=None):
+    """Parse and validate recipe text (TOML); ``base`` as in :func:`from_dict`."""
     if len(text) > MAX_RECIPE_BYTES:
         raise RecipeError(f"{source}: a recipe may be at most {MAX_RECIPE_BYTES:,} characters, got {len(text):,}")
     try:
@@ -318,11 +329,12 @@ def loads(text, *, source="recipe"):
         raise RecipeError(f"{source}: values nest too deeply") from None
     except ValueError:  # tomllib's int() of more than 4,300 digits (Python's limit on int conversion)
         raise RecipeError(f"{source}: not valid TOML: a number is too long (more than 4,300 digits)") from None
-    return from_dict(data, source=source)
+    return from_dict(data, source=source, base=base)
 
 
 def load(path):
-    """Read and validate a recipe file (at most :data:`MAX_RECIPE_BYTES`)."""
+    """Read and validate a recipe file (at most :data:`MAX_RECIPE_BYTES`); its relative file paths
+    (a level's ``tileset`` or ``sample``) are found beside it."""
     try:
         with open(path, "rb") as fh:
             raw = fh.read(MAX_RECIPE_BYTES + 1)
@@ -334,7 +346,7 @@ def load(path):
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise RecipeError(f"recipe file {str(path)!r} is not UTF-8 text") from None
-    return loads(text, source=str(path))
+    return loads(text, source=str(path), base=os.path.dirname(os.path.abspath(path)))
 
 
 def to_dict(recipe):

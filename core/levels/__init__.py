@@ -1,4 +1,5 @@
-"""Levels on a grid: BSP dungeons, cellular caves, mazes, random walks, rooms + caves, and their outputs.
+"""Levels on a grid: BSP dungeons, cellular caves, mazes, random walks, rooms + caves, Wave Function
+Collapse (tiles or a sample's style, :mod:`core.wfc`), and their outputs.
 
 Every generator takes the size in cells first and keyword-only settings with ``seed``, and
 returns a :class:`Level` (the one data contract: a uint8 grid of cell classes, rooms, doors,
@@ -20,9 +21,9 @@ from ._autotile import (
 from ._bsp import bsp_dungeon
 from ._cave import automaton, cave
 from ._content import marker_cells, place_markers
-from ._generate import GENERATOR_FUNCTIONS, check_spec, from_dict, generate
+from ._generate import GENERATOR_FUNCTIONS, check_spec, from_dict, generate, generate_steps
 from ._kit import KIT_ROLES, KitPlacements, kit_placements, kit_role_table
-from ._level import CLASSES, CORRIDOR, DOOR, FLOOR, MARKER_KINDS, MAX_CELLS, WALL, Level, Marker
+from ._level import CLASSES, CORRIDOR, DOOR, FLOOR, MARKER_KINDS, MAX_CELLS, WALL, Level, Marker, WfcRecord
 from ._maze import maze, maze_cells
 from ._mesh import MATERIALS, MAX_MESH_CELLS, LevelQuads, level_mesh, level_quads
 from ._picture import level_image
@@ -31,7 +32,20 @@ from ._regions import connect_regions, label_regions, nearest_sources, walk_dist
 from ._rooms_caves import rooms_caves
 from ._tiled import TILESETS, tiled_files
 from ._walk import random_walk
-from .spec import COMMON_KEYS, GENERATOR_KEYS, GENERATORS, LIMITS, LevelSpec, generator_settings, to_dict
+from ._wfc import MAX_WAVE_BYTES, PRESETS, SAMPLE_PRESETS, palette_names, preset_names, resolve_file, wfc_model
+from .spec import (
+    AUTOTILE_LIMIT,
+    AUTOTILE_SETS,
+    COMMON_KEYS,
+    GENERATOR_KEYS,
+    GENERATORS,
+    LIMITS,
+    WFC_GENERATORS,
+    LevelSpec,
+    autotile_set,
+    generator_settings,
+    to_dict,
+)
 
 __all__ = [
     "bsp_dungeon",
@@ -41,9 +55,11 @@ __all__ = [
     "random_walk",
     "rooms_caves",
     "generate",
+    "generate_steps",
     "check_spec",
     "GENERATOR_FUNCTIONS",
     "Level",
+    "WfcRecord",
     "Marker",
     "CLASSES",
     "WALL",
@@ -89,4 +105,15 @@ __all__ = [
     "from_dict",
     "to_dict",
     "generator_settings",
+    "WFC_GENERATORS",
+    "AUTOTILE_SETS",
+    "AUTOTILE_LIMIT",
+    "autotile_set",
+    "wfc_model",
+    "resolve_file",
+    "preset_names",
+    "palette_names",
+    "PRESETS",
+    "SAMPLE_PRESETS",
+    "MAX_WAVE_BYTES",
 ]

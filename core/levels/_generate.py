@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from ..errors import ParameterError
 from ..spec import from_table
-from . import _bsp, _cave, _maze, _rooms_caves, _walk
+from ..steps import drive
+from . import _bsp, _cave, _maze, _rooms_caves, _walk, _wfc
 from .spec import AUTOTILE_SETS, LIMITS, WFC_GENERATORS, LevelSpec, check_generator_keys, generator_settings
 
-__all__ = ["GENERATOR_FUNCTIONS", "generate", "check_spec", "from_dict"]
+__all__ = ["GENERATOR_FUNCTIONS", "generate", "generate_steps", "check_spec", "from_dict"]
 
-#: generator name -> (function, settings check); each function is ``f(width, height, *, seed, **settings)``
-#: and each check ``check_settings(width, height, **settings)`` raises a ParameterError naming the setting.
+#: generator name -> (function, settings check) of the grid generators; each function is
+#: ``f(width, height, *, seed, **settings)`` and each check ``check_settings(width, height, **settings)``
+#: raises a ParameterError naming the setting.  The WFC generators (``WFC_GENERATORS``) go through
+#: :mod:`._wfc` instead: they read files.
 GENERATOR_FUNCTIONS = {
     "bsp": (_bsp.bsp_dungeon, _bsp.check_settings),
     "cave": (_cave.cave, _cave.check_settings),
@@ -20,10 +25,15 @@ GENERATOR_FUNCTIONS = {
 }
 
 
-def check_spec(spec, *, prefix="level."):
-    """Refuse impossible settings of ``spec`` before any work, the message naming ``<prefix><setting>``."""
+def check_spec(spec, *, prefix="level.", base=None):
+    """Refuse impossible settings of ``spec`` before any work, the message naming ``<prefix><setting>``.
+
+    A WFC spec's tileset or sample is found (relative paths against ``base``, or the current
+    directory), read and checked; its wave must fit in memory.
+    """
     if spec.generator in WFC_GENERATORS:
-        raise ParameterError(f"{prefix}generator {spec.generator!r} is not built yet")
+        _wfc.check_wfc(spec, base=base, prefix=prefix)
+        return
     if spec.tileset not in AUTOTILE_SETS:
         raise ParameterError(
             f"{prefix}tileset must be one of {', '.join(map(repr, AUTOTILE_SETS))} for generator "
@@ -37,15 +47,35 @@ def check_spec(spec, *, prefix="level."):
         raise ParameterError(text if text.startswith(prefix) else f"{prefix}{text}") from None
 
 
-def generate(spec):
-    """The :class:`Level` that ``spec`` describes (deterministic in ``spec.seed``)."""
+def generate_steps(spec, *, base=None):
+    """The :class:`Level` that ``spec`` describes, as a step generator (see :mod:`core.steps`): yields
+    ``(done, total, label)`` while it works (the WFC generators, as they solve) and returns the level.
+
+    ``base`` is the folder relative ``tileset`` / ``sample`` paths are found in (the recipe's folder;
+    None: the current directory).
+
+    >>> from core.steps import drive
+    >>> drive(generate_steps(LevelSpec(generator="maze", width=4, height=3))).grid.shape
+    (7, 9)
+    """
+    if spec.generator in WFC_GENERATORS:
+        return (yield from _wfc.wfc_level_steps(spec, base=base))
     function, _ = GENERATOR_FUNCTIONS[spec.generator]
     return function(spec.width, spec.height, seed=spec.seed, **generator_settings(spec))
 
 
-def from_dict(data, *, prefix="level."):
+def generate(spec, *, base=None):
+    """The :class:`Level` that ``spec`` describes (deterministic in ``spec.seed``); ``base`` as in
+    :func:`generate_steps`."""
+    return drive(generate_steps(spec, base=base))
+
+
+def from_dict(data, *, prefix="level.", base=None):
     """A validated :class:`~.spec.LevelSpec` from a dict: unknown keys and keys of another
     generator refused, impossible settings refused before any work.
+
+    ``base`` (the recipe's folder) turns a relative ``tileset`` / ``sample`` file path into an
+    absolute one, so the spec names the same file wherever it is used later (a preset name stays).
 
     >>> from_dict({"generator": "maze", "algorithm": "wilson"}).algorithm
     'wilson'
@@ -57,5 +87,7 @@ def from_dict(data, *, prefix="level."):
     """
     spec = from_table(LevelSpec, LIMITS, data, prefix=prefix)
     check_generator_keys(data, spec, prefix=prefix)
+    if base is not None and spec.generator in WFC_GENERATORS:
+        spec = dataclasses.replace(spec, **_wfc.absolute_paths(spec, base))
     check_spec(spec, prefix=prefix)
     return spec

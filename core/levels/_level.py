@@ -9,7 +9,7 @@ import numpy as np
 
 from ..errors import ParameterError
 
-__all__ = ["Level", "Marker", "CLASSES", "WALL", "FLOOR", "CORRIDOR", "DOOR", "MARKER_KINDS", "MAX_CELLS"]
+__all__ = ["Level", "WfcRecord", "Marker", "CLASSES", "WALL", "FLOOR", "CORRIDOR", "DOOR", "MARKER_KINDS", "MAX_CELLS"]
 
 #: Cell class ids (uint8), the same in every level: walkable is every class but ``wall``.
 WALL, FLOOR, CORRIDOR, DOOR = 0, 1, 2, 3
@@ -26,6 +26,45 @@ class Marker(NamedTuple):
     kind: str
     x: int
     y: int
+
+
+@dataclass(frozen=True, eq=False)
+class WfcRecord:
+    """What Wave Function Collapse made a level of (``Level.wfc``; None for the other generators).
+
+    Attributes
+    ----------
+    model : str
+        ``"tiled"`` or ``"overlapping"``.
+    ids : (height, width) int32 ndarray
+        Per cell: the tile variant (tiled: an index into ``names``) or the sample value (overlapping:
+        an index into ``palette``).
+    names : tuple of str
+        One per id: the variant names (``"wall 1"``) or the sample values as text (``"0"``, ``"#ff8000"``).
+    palette : tuple
+        Overlapping: the sample values per id (ints, or ``(r, g, b)`` of an image); tiled: ``()``.
+    classes : tuple of int
+        The level class (``wall`` 0, ``floor`` 1, ``corridor`` 2, ``door`` 3) of each id.
+    attempts, backtracks : int
+        The solver's counters.
+    source : str
+        The tileset or sample: a preset name, or the file's name.
+    base_names, turns, mirrored : tuple
+        Tiled: each variant's base tile, quarter turns clockwise on the map, and left-right mirror
+        (variant = turn(mirror(base))), for placing the artist's tile objects; ``()`` otherwise.
+    """
+
+    model: str
+    ids: np.ndarray
+    names: tuple
+    palette: tuple = ()
+    classes: tuple = ()
+    attempts: int = 1
+    backtracks: int = 0
+    source: str = ""
+    base_names: tuple = ()
+    turns: tuple = ()
+    mirrored: tuple = ()
 
 
 @dataclass(frozen=True, eq=False)
@@ -51,6 +90,8 @@ class Level:
         ``"bsp"``, ``"cave"``, ``"maze"``, ``"walk"`` or ``"rooms_caves"``.
     settings : dict
         The generator's keyword settings (what it was called with).
+    wfc : WfcRecord or None
+        The Wave Function Collapse tiles or sample values behind the classes (WFC generators only).
     """
 
     grid: np.ndarray
@@ -61,6 +102,7 @@ class Level:
     seed: int = 0
     generator: str = ""
     settings: dict = field(default_factory=dict)
+    wfc: WfcRecord | None = None
 
     def __post_init__(self):
         g = self.grid

@@ -26,6 +26,7 @@ __all__ = [
     "cell_centres",
     "unity_points",
     "check_level_name",
+    "wfc_record",
 ]
 
 RECORD_FORMAT = "worldseed.level"
@@ -124,6 +125,8 @@ def level_record(level, *, name, cell_size, origin=(0.0, 0.0, 0.0)):
         cells, ``blender_center`` and ``unity_center`` of the rectangle at floor level, ``unity_size``
         ``[w cs, 0, h cs]``), ``doors`` and ``markers`` (cells ``x, y``; ``blender`` and ``unity``:
         the cell centre at floor level; markers also ``kind``), and ``frame`` (how to read them).
+        A Wave Function Collapse level also has ``wfc`` (:func:`wfc_record`: its tile or sample-value
+        ids per cell, their names, the palette, the solver's counters).
 
     Examples
     --------
@@ -171,7 +174,7 @@ def level_record(level, *, name, cell_size, origin=(0.0, 0.0, 0.0)):
         for m, (a, b), p, u in zip(level.markers, cells.tolist(), centre.tolist(), unity_points(centre).tolist())
     ]
 
-    return {
+    record = {
         "format": RECORD_FORMAT,
         "version": RECORD_VERSION,
         "name": name,
@@ -193,6 +196,37 @@ def level_record(level, *, name, cell_size, origin=(0.0, 0.0, 0.0)):
             "unity": "metres, Y up: Unity (x, y, z) = Blender (-X, Z, -Y), as the level FBX arrives",
         },
     }
+    if getattr(level, "wfc", None) is not None:
+        record["wfc"] = wfc_record(level.wfc, level.grid.shape)
+    return record
+
+
+def wfc_record(wfc, shape):
+    """The ``wfc`` entry of a level record: ``model``, ``source``, ``attempts``, ``backtracks``, ``ids``
+    (one list of integers per row, row 0 = north), and per id its ``names`` and ``classes`` (level class
+    ids); overlapping: the ``palette`` of sample values (integers, or ``[r, g, b]``); tiled: each
+    variant's ``base_names``, ``turns`` (quarter turns clockwise on the map) and ``mirrored``."""
+    ids = np.asarray(wfc.ids)
+    if ids.shape != tuple(shape):
+        raise ParameterError(f"level.wfc.ids must be {shape[1]} x {shape[0]} like the grid, got {ids.shape}")
+    if ids.size and (int(ids.min()) < 0 or int(ids.max()) >= len(wfc.names)):
+        raise ParameterError(f"level.wfc.ids must index its {len(wfc.names)} names")
+    out = {
+        "model": str(wfc.model),
+        "source": str(wfc.source),
+        "attempts": int(wfc.attempts),
+        "backtracks": int(wfc.backtracks),
+        "names": [str(n) for n in wfc.names],
+        "classes": [int(c) for c in wfc.classes],
+        "ids": ids.astype(np.int64).tolist(),
+    }
+    if wfc.model == "overlapping":
+        out["palette"] = _jsonable(wfc.palette, "level.wfc.palette")
+    else:
+        out["base_names"] = [str(n) for n in wfc.base_names]
+        out["turns"] = [int(t) for t in wfc.turns]
+        out["mirrored"] = [bool(m) for m in wfc.mirrored]
+    return out
 
 
 def _compact(value):
@@ -213,7 +247,17 @@ def level_json_bytes(level, *, name, cell_size, origin=(0.0, 0.0, 0.0)):
     lines = []
     for key in sorted(record):
         value = record[key]
-        if isinstance(value, list) and value and not isinstance(value[0], (int, float)):
+        if key == "wfc":  # one key a line, one row of ids a line
+            parts = []
+            for sub in sorted(value):
+                item = value[sub]
+                if sub == "ids" and item:
+                    rows = ",\n".join("      " + _compact(row) for row in item)
+                    parts.append(f"    {_compact(sub)}: [\n{rows}\n    ]")
+                else:
+                    parts.append(f"    {_compact(sub)}: {_compact(item)}")
+            text = "{\n" + ",\n".join(parts) + "\n  }"
+        elif isinstance(value, list) and value and not isinstance(value[0], (int, float)):
             items = ",\n".join("    " + _compact(item) for item in value)
             text = f"[\n{items}\n  ]"
         else:

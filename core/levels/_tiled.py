@@ -9,6 +9,10 @@ Files (``tiled_files`` returns them as ``{file name: bytes}``, to be written sid
                              the map's auto-tile set, "blob" (47 tiles) or "wang16" (16 tiles); tile k has
                              the property "mask" (its neighbour mask, see core.levels._autotile) and
                              "tile" (k)
+    <name>_wfc.tsx/.png      Wave Function Collapse levels only: one coloured tile per WFC id (tile k =
+                             id k: a tile variant, or a sample value), properties "wfc_id", "name",
+                             "class_id", "class_name", and "base_name", "turns", "mirrored" (tiles) or
+                             "value" (sample); see wfc_tile_properties
 
 Layers of the map, in order:
 
@@ -16,6 +20,7 @@ Layers of the map, in order:
   users who auto-tile with Unity's RuleTile (or read the class from the tile's properties);
 * ``autotile`` (tile layer): walkable cells get the tile of their mask of walkable neighbours (outside
   the map counts as wall; blob: ``BLOB_INDEX[mask]``, wang16: the 4-bit mask), wall cells stay empty;
+* ``wfc`` (tile layer, WFC levels only, after ``autotile``): every cell, the tile of its WFC id;
 * ``markers`` (object group): one point object per marker, name and type = its kind, at the centre of
   its cell in pixels, with the properties ``cell_x``, ``cell_y`` (int) and ``unity_x``, ``unity_y``,
   ``unity_z`` (float: the Unity position of the cell centre at floor level, as in the level FBX and
@@ -38,11 +43,20 @@ from .._checks import check_choice, check_float, check_int
 from ..errors import ParameterError
 from ..preview import png_bytes
 from ._autotile import BLOB_INDEX, BLOB_MASKS, NE, NW, SE, SW, E, N, S, W, blob_masks, wang16_masks
+from ._level import CLASSES
 from ._mesh import CELL_SIZE, check_level, check_origin
 from ._picture import class_palette
 from ._record import cell_centres, check_level_name, unity_points
 
-__all__ = ["TILESETS", "TILE_PIXELS", "TILESET_COLUMNS", "tiled_files", "tile_images"]
+__all__ = [
+    "TILESETS",
+    "TILE_PIXELS",
+    "TILESET_COLUMNS",
+    "tiled_files",
+    "tile_images",
+    "wfc_tile_images",
+    "wfc_tile_properties",
+]
 
 #: Auto-tile sets: 8-neighbour blob (47 tiles) or 4-neighbour (16 tiles).
 TILESETS = ("blob", "wang16")
@@ -148,6 +162,72 @@ def _csv(gids):
     return flat[flat != 0].tobytes().decode("ascii")
 
 
+def _hues(count):
+    """(count, 3) uint8 distinct colours (golden-ratio hues, full saturation, value 0.85)."""
+    h = (np.arange(count) * 0.618033988749895) % 1.0
+    k = (np.array([5.0, 3.0, 1.0])[None, :] + h[:, None] * 6.0) % 6.0
+    rgb = 0.85 - 0.85 * 0.75 * np.clip(np.minimum(k, 4.0 - k), 0.0, 1.0)
+    return np.round(rgb * 255).astype(np.uint8)
+
+
+def wfc_tile_images(wfc, *, tile_pixels):
+    """(n, tp, tp, 3) uint8: one tile per WFC id (``wfc`` a :class:`~._level.WfcRecord`).
+
+    Overlapping: the sample colour of an image sample, or a distinct colour per value. Tiled: a colour
+    per base tile, with a dark mark along the west half of the base tile's north edge, mirrored and
+    turned as the variant is (variant = turn(mirror(base))), so every variant looks different.
+    """
+    tp = tile_pixels
+    n = len(wfc.names)
+    if wfc.model == "overlapping":
+        pal = np.asarray(wfc.palette)
+        colours = pal[:, :3].astype(np.uint8) if pal.ndim == 2 else _hues(n)
+        tiles = np.empty((n, tp, tp, 3), np.uint8)
+        tiles[:] = colours[:, None, None, :]
+        return tiles
+    bases = list(dict.fromkeys(wfc.base_names)) if wfc.base_names else list(wfc.names)
+    colours = _hues(len(bases))
+    band = max(1, tp // 6)
+    tiles = np.empty((n, tp, tp, 3), np.uint8)
+    for k in range(n):
+        base = wfc.base_names[k] if wfc.base_names else wfc.names[k]
+        colour = colours[bases.index(base)]
+        tile = np.empty((tp, tp, 3), np.uint8)
+        tile[:] = colour
+        tile[:band, : max(1, tp // 2)] = (colour.astype(np.int64) * 3 // 10).astype(np.uint8)
+        if wfc.mirrored and wfc.mirrored[k]:
+            tile = tile[:, ::-1]
+        turns = int(wfc.turns[k]) if wfc.turns else 0
+        tiles[k] = np.rot90(tile, -turns)
+    return tiles
+
+
+def wfc_tile_properties(wfc):
+    """Per WFC id, the TSX properties ``[(name, type, value), ...]``: ``wfc_id``, ``name``, ``class_id``,
+    ``class_name``; tiled also ``base_name``, ``turns``, ``mirrored``; overlapping ``value``."""
+    names = {v: k for k, v in CLASSES.items()}
+    out = []
+    for k, label in enumerate(wfc.names):
+        cls = int(wfc.classes[k]) if k < len(wfc.classes) else 1
+        props = [
+            ("wfc_id", "int", str(k)),
+            ("name", "string", str(label)),
+            ("class_id", "int", str(cls)),
+            ("class_name", "string", names.get(cls, f"class_{cls}")),
+        ]
+        if wfc.model == "overlapping":
+            props.append(("value", "string", str(label)))
+        else:
+            if wfc.base_names:
+                props.append(("base_name", "string", str(wfc.base_names[k])))
+            if wfc.turns:
+                props.append(("turns", "int", str(int(wfc.turns[k]))))
+            if wfc.mirrored:
+                props.append(("mirrored", "bool", "true" if wfc.mirrored[k] else "false"))
+        out.append(props)
+    return out
+
+
 def tiled_files(level, *, name, tileset="blob", cell_size=2.0, origin=(0.0, 0.0, 0.0), tile_pixels=32):
     """The level as a Tiled map with its generated tilesets: ``{file name: bytes}``.
 
@@ -157,7 +237,8 @@ def tiled_files(level, *, name, tileset="blob", cell_size=2.0, origin=(0.0, 0.0,
     name : str
         Base name of the files (1 to 48 letters, digits, spaces, '-' or '_': never a path).
     tileset : {'blob', 'wang16'}, optional
-        The auto-tile set of the ``autotile`` layer.
+        The auto-tile set of the ``autotile`` layer (a WFC level given another name, its WFC
+        tileset's, gets "blob").
     cell_size : float, optional
         Metres per cell (a map property, and the Unity positions of the markers).
     origin : (3,) sequence of float, optional
@@ -169,7 +250,8 @@ def tiled_files(level, *, name, tileset="blob", cell_size=2.0, origin=(0.0, 0.0,
     -------
     files : dict of str -> bytes
         ``<name>.tmx``, ``<name>_classes.tsx``, ``<name>_classes.png``, ``<name>.tsx`` (the auto-tiles)
-        and ``<name>_<tileset>.png``, in that order (see the module docstring).
+        and ``<name>_<tileset>.png``, in that order (see the module docstring); a WFC level (``level.wfc``)
+        then ``<name>_wfc.tsx`` and ``<name>_wfc.png``.
 
     Examples
     --------
@@ -181,6 +263,9 @@ def tiled_files(level, *, name, tileset="blob", cell_size=2.0, origin=(0.0, 0.0,
     """
     check_level(level)
     name = check_level_name(name)
+    wfc = getattr(level, "wfc", None)
+    if wfc is not None and tileset not in TILESETS:
+        tileset = "blob"  # a WFC level's spec names its WFC tileset there (see core.levels.autotile_set)
     tileset = check_choice(tileset, name="tileset", choices=TILESETS)
     cs = check_float(cell_size, name="cell_size", bounds=CELL_SIZE)
     origin = check_origin(origin)
@@ -204,6 +289,9 @@ def tiled_files(level, *, name, tileset="blob", cell_size=2.0, origin=(0.0, 0.0,
         [("class_name", "string", names.get(k, f"class_{k}")), ("class_id", "int", str(k))] for k in range(n_class)
     ]
 
+    if wfc is not None and tuple(wfc.ids.shape) != grid.shape:
+        raise ParameterError(f"level.wfc.ids must be {width} x {height} like the grid, got {wfc.ids.shape}")
+
     walk = grid != level.classes["wall"]
     if tileset == "blob":
         auto_masks = BLOB_MASKS.astype(np.int64)
@@ -219,10 +307,13 @@ def tiled_files(level, *, name, tileset="blob", cell_size=2.0, origin=(0.0, 0.0,
     tmx_name = f"{name}.tmx"
     sets = []
     first = 1
-    for label, tiles, props in (("classes", class_tiles, class_props), (tileset, auto_tiles, auto_props)):
+    kinds = [("classes", class_tiles, class_props), (tileset, auto_tiles, auto_props)]
+    if wfc is not None:
+        kinds.append(("wfc", wfc_tile_images(wfc, tile_pixels=tp), wfc_tile_properties(wfc)))
+    for label, tiles, props in kinds:
         sheet, columns = _sheet(tiles)
         # the auto-tiles are the map's own tileset, <name>.tsx; the class tiles <name>_classes.tsx
-        tsx = f"{name}_classes.tsx" if label == "classes" else f"{name}.tsx"
+        tsx = f"{name}.tsx" if label == tileset else f"{name}_{label}.tsx"
         png = f"{name}_{label}.png"
         tsx_data = _tsx(f"{name} {label}", png, sheet, columns, len(tiles), tp, props)
         sets.append((first, tsx, tsx_data, png, png_bytes(sheet)))
@@ -230,6 +321,12 @@ def tiled_files(level, *, name, tileset="blob", cell_size=2.0, origin=(0.0, 0.0,
 
     class_gids = grid.astype(np.int64) + sets[0][0]
     auto_gids = np.where(walk, cell_tile.astype(np.int64) + sets[1][0], 0)
+    layers = [(1, "classes", class_gids), (2, "autotile", auto_gids)]
+    if wfc is not None:
+        ids = np.asarray(wfc.ids, dtype=np.int64)
+        if ids.size and (int(ids.min()) < 0 or int(ids.max()) >= len(wfc.names)):
+            raise ParameterError(f"level.wfc.ids must index its {len(wfc.names)} names")
+        layers.append((4, "wfc", ids + sets[2][0]))
 
     centres = cell_centres(
         [int(m.x) for m in level.markers], [int(m.y) for m in level.markers], height=height, cell_size=cs, origin=origin
@@ -240,7 +337,7 @@ def tiled_files(level, *, name, tileset="blob", cell_size=2.0, origin=(0.0, 0.0,
         '<?xml version="1.0" encoding="UTF-8"?>',
         f'<map version="{_TMX_VERSION}" tiledversion="{_TILED_VERSION}" orientation="orthogonal" '
         f'renderorder="right-down" width="{width}" height="{height}" tilewidth="{tp}" tileheight="{tp}" '
-        f'infinite="0" nextlayerid="4" nextobjectid="{len(level.markers) + 1}">',
+        f'infinite="0" nextlayerid="{4 if wfc is None else 5}" nextobjectid="{len(level.markers) + 1}">',
         " <properties>",
         f'  <property name="cell_size" type="float" value="{_f(cs)}"/>',
         f'  <property name="classes" value="{_q(classes_text)}"/>',
@@ -255,7 +352,7 @@ def tiled_files(level, *, name, tileset="blob", cell_size=2.0, origin=(0.0, 0.0,
     ]
     for firstgid, tsx, *_ in sets:
         lines.append(f' <tileset firstgid="{firstgid}" source="{_q(tsx)}"/>')
-    for layer_id, layer_name, gids in ((1, "classes", class_gids), (2, "autotile", auto_gids)):
+    for layer_id, layer_name, gids in layers:
         lines.append(f' <layer id="{layer_id}" name="{layer_name}" width="{width}" height="{height}">')
         lines.append('  <data encoding="csv">')
         lines.append(_csv(gids))

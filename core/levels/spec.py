@@ -324,7 +324,8 @@ def autotile_set(spec):
 
 
 def _class_key(key, name):
-    """A sample value as the canonical text of ``classes``: ``"12"`` (an integer) or ``"#rrggbb"``."""
+    """A sample value as the canonical text of ``classes``: ``"12"`` (an integer), ``"#rrggbb"`` or
+    ``"#rrggbbaa"`` (a colour of an RGB or RGBA image)."""
     if isinstance(key, bool):
         key = None
     elif isinstance(key, int):
@@ -334,10 +335,10 @@ def _class_key(key, name):
         if k.lstrip("-").isdigit() and len(k) <= 12:
             return str(int(k))
         hexa = k[1:] if k.startswith("#") else k
-        if len(hexa) == 6 and all(c in "0123456789abcdef" for c in hexa):
+        if len(hexa) in (6, 8) and all(c in "0123456789abcdef" for c in hexa):
             return "#" + hexa
     raise ParameterError(
-        f"{name} keys must be sample values: an integer (a grid sample) or '#rrggbb' (an image sample), "
+        f"{name} keys must be sample values: an integer (a grid sample) or '#rrggbb' ('#rrggbbaa') of an image sample, "
         f"got {short(key)}"
     )
 

@@ -1,0 +1,417 @@
+"""Levels by Wave Function Collapse (:mod:`core.wfc`): a tileset's tiles or a sample's style as level classes.
+
+Three generators of :mod:`.spec`: ``wfc_tiled`` (the simple tiled model on ``tileset``),
+``wfc_overlapping`` (the overlapping model on ``sample``) and ``wfc`` (tiled when ``tileset`` names a
+WFC tileset, overlapping when ``sample`` is given).  One level cell per WFC cell.
+
+**Files.**  ``tileset`` / ``sample`` is either a preset name -- letters, digits, ``_`` and ``-`` only,
+no suffix: ``presets/wfc/<name>.toml``, ``presets/wfc/samples/<name>.txt`` or ``.png`` -- or a file
+path with its suffix (``.toml``; ``.txt`` or ``.png``), relative to ``base`` (the recipe's folder;
+None: the current directory) or absolute.  A path may lead anywhere the user can read, but it must
+be a regular file (never a directory, a device or a pipe, also behind a link) of at most
+:data:`MAX_FILE_BYTES`.  A missing or unreadable file is a ParameterError naming ``level.tileset`` or
+``level.sample`` and the path.
+
+**Classes.**  Tiled: each variant's class from the tileset (``class`` of its ``[[tile]]``, ``floor``
+when the tileset says none).  Overlapping: ``classes`` maps sample values to classes; a value it does
+not name is ``wall`` when it is the most common value on the sample's border, else ``floor``.
+
+**Markers.**  A spawn and an exit (:func:`~._content.place_markers`) in the largest walkable region,
+when the level has at least 2 walkable cells; none otherwise.  Without ``connected`` the walkable
+cells may form several regions.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import re
+import stat
+
+import numpy as np
+
+from .. import wfc as core_wfc
+from .._checks import make_rng
+from ..errors import ParameterError, short
+from ._content import place_markers
+from ._level import CLASSES, FLOOR, WALL, Level, WfcRecord
+from ._regions import label_regions
+from .spec import AUTOTILE_SETS
+
+__all__ = [
+    "PRESETS",
+    "SAMPLE_PRESETS",
+    "MAX_FILE_BYTES",
+    "MAX_WAVE_BYTES",
+    "preset_names",
+    "resolve_file",
+    "absolute_paths",
+    "wfc_model",
+    "check_wfc",
+    "wfc_level_steps",
+    "palette_names",
+]
+
+_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+#: Folder of the WFC tileset presets (``<extension root>/presets/wfc``).
+PRESETS = os.path.join(_ROOT, "presets", "wfc")
+#: Folder of the sample presets of the overlapping model.
+SAMPLE_PRESETS = os.path.join(PRESETS, "samples")
+#: Largest tileset or sample file read.
+MAX_FILE_BYTES = 16 * 2**20
+#: Largest wave (cells x patterns bytes) a level may ask for; more is refused before any work.
+MAX_WAVE_BYTES = 2**30
+_STEM = re.compile(r"^[A-Za-z0-9_\-]{1,64}$")
+_SUFFIXES = {"tileset": (".toml",), "sample": (".txt", ".png")}
+_FOLDERS = {"tileset": PRESETS, "sample": SAMPLE_PRESETS}
+
+
+def preset_names(key):
+    """Sorted stems of the presets of ``key`` (``"tileset"`` or ``"sample"``).
+
+    >>> "dungeon" in preset_names("tileset"), "rooms" in preset_names("sample")
+    (True, True)
+    """
+    folder, suffixes = _FOLDERS[key], _SUFFIXES[key]
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return []
+    return sorted({os.path.splitext(n)[0] for n in names if os.path.splitext(n)[1].lower() in suffixes})
+
+
+def _is_stem(value):
+    return bool(_STEM.match(value))
+
+
+def resolve_file(value, *, key, base=None, prefix="level."):
+    """``(path, source)`` of the tileset or sample ``value`` names: its file, checked readable, and its
+    name for records (the preset name or the file's name).
+
+    ``key`` is ``"tileset"`` or ``"sample"``.  See the module docstring for the rules.
+
+    >>> path, source = resolve_file("dungeon", key="tileset")
+    >>> os.path.basename(path), source
+    ('dungeon.toml', 'dungeon')
+    >>> try:
+    ...     resolve_file("nowhere.toml", key="tileset", base="/nonexistent")
+    ... except ParameterError as err:
+    ...     print(err)
+    level.tileset 'nowhere.toml': no file /nonexistent/nowhere.toml
+    """
+    name = f"{prefix}{key}"
+    suffixes = _SUFFIXES[key]
+    if not isinstance(value, str) or not value.strip():
+        raise ParameterError(f"{name} must name a file or a preset, got {short(value)}")
+    if _is_stem(value):
+        folder = _FOLDERS[key]
+        for suffix in suffixes:
+            path = os.path.join(folder, value + suffix)
+            if os.path.isfile(path):
+                return path, value
+        known = ", ".join(preset_names(key)) or "none"
+        raise ParameterError(
+            f"{name} {value!r} is no preset (presets: {known}); a file needs its suffix ({', '.join(suffixes)})"
+        )
+    if "\x00" in value:
+        raise ParameterError(f"{name} must be a file path, got {short(value)}")
+    suffix = os.path.splitext(value)[1].lower()
+    if suffix not in suffixes:
+        raise ParameterError(f"{name} {short(value)} must be a {' or '.join(suffixes)} file, or a preset name")
+    path = value if os.path.isabs(value) else os.path.join(base if base is not None else os.getcwd(), value)
+    path = os.path.normpath(path)
+    try:
+        info = os.stat(path)
+    except OSError as err:
+        if isinstance(err, FileNotFoundError):
+            raise ParameterError(f"{name} {short(value)}: no file {path}") from None
+        raise ParameterError(f"{name} {short(value)}: {path} cannot be read: {err.strerror or err}") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise ParameterError(f"{name} {short(value)}: {path} is not a regular file")
+    if info.st_size > MAX_FILE_BYTES:
+        raise ParameterError(
+            f"{name} {short(value)}: {path} has {info.st_size:,} bytes, more than the {MAX_FILE_BYTES:,} "
+            f"a {key} may have"
+        )
+    if not os.access(path, os.R_OK):
+        raise ParameterError(f"{name} {short(value)}: {path} cannot be read (permission denied)")
+    return path, os.path.basename(path)
+
+
+def absolute_paths(spec, base):
+    """``{key: absolute path}`` for the ``tileset`` / ``sample`` of ``spec`` that are relative file paths
+    (not presets), resolved against ``base``; what :func:`~._generate.from_dict` stores when it is
+    given the recipe's folder, so the spec means the same file from anywhere."""
+    out = {}
+    for key in ("tileset", "sample"):
+        value = getattr(spec, key)
+        if key == "tileset" and value in AUTOTILE_SETS:
+            continue
+        if not value or _is_stem(value) or os.path.isabs(value) or "\x00" in value:
+            continue
+        out[key] = os.path.normpath(os.path.join(base, value))
+    return out
+
+
+def wfc_model(spec, *, prefix="level."):
+    """``"tiled"`` or ``"overlapping"``: the model a WFC ``spec`` uses (its tileset and sample checked
+    against each other)."""
+    tileset = spec.tileset not in AUTOTILE_SETS
+    sample = bool(spec.sample)
+    g = spec.generator
+    if g == "wfc_tiled":
+        if not tileset:
+            raise ParameterError(
+                f"{prefix}tileset must name a WFC tileset for generator 'wfc_tiled' (a .toml file or a preset: "
+                f"{', '.join(preset_names('tileset')) or 'none'}), got {spec.tileset!r}"
+            )
+        return "tiled"
+    if tileset and sample:
+        raise ParameterError(
+            f"{prefix}tileset {short(spec.tileset)} and {prefix}sample {short(spec.sample)} are both given: "
+            f"generator {g!r} takes a sample (and tileset 'blob' or 'wang16' for the Tiled map's auto-tiles)"
+            if g == "wfc_overlapping"
+            else f"{prefix}tileset {short(spec.tileset)} and {prefix}sample {short(spec.sample)} are both given: "
+            "give one (the tileset for tiles, the sample for the overlapping model)"
+        )
+    if sample:
+        return "overlapping"
+    if g == "wfc" and tileset:
+        return "tiled"
+    raise ParameterError(
+        f"{prefix}sample must name a sample for generator {g!r} (a .txt or .png file or a preset: "
+        f"{', '.join(preset_names('sample')) or 'none'})"
+        if g == "wfc_overlapping"
+        else f"generator 'wfc' needs {prefix}tileset (a WFC tileset) or {prefix}sample"
+    )
+
+
+def _prefixed(err, prefix, key):
+    text = str(err)
+    return text if text.startswith(prefix) else f"{prefix}{key}: {text}"
+
+
+def _load_tileset(spec, base, prefix):
+    path, source = resolve_file(spec.tileset, key="tileset", base=base, prefix=prefix)
+    try:
+        return core_wfc.load_tileset(path), source
+    except ParameterError as err:
+        raise ParameterError(_prefixed(err, prefix, "tileset")) from None
+
+
+def _load_sample(spec, base, prefix):
+    path, source = resolve_file(spec.sample, key="sample", base=base, prefix=prefix)
+    try:
+        return core_wfc.read_sample(path), source
+    except ParameterError as err:
+        raise ParameterError(_prefixed(err, prefix, "sample")) from None
+
+
+def palette_names(palette):
+    """Text of each sample value: ``"12"`` for an integer, ``"#rrggbb"`` (``"#rrggbbaa"``) for a colour.
+
+    >>> palette_names(np.array([0, 3])), palette_names(np.array([[255, 128, 0]], np.uint8))
+    (('0', '3'), ('#ff8000',))
+    """
+    palette = np.asarray(palette)
+    if palette.ndim == 1:
+        return tuple(str(int(v)) for v in palette)
+    return tuple("#" + "".join(f"{int(c):02x}" for c in row) for row in palette)
+
+
+def _sample_classes(sample, palette, classes, *, prefix):
+    """(C,) uint8 class of each palette entry: ``classes`` where it names the value, else wall for the
+    most common value on the sample's border and floor for the others."""
+    names = palette_names(palette)
+    index = {n: k for k, n in enumerate(names)}
+    arr = np.asarray(sample)
+    flat = arr.reshape(-1, arr.shape[2]) if arr.ndim == 3 else arr.reshape(-1)
+    if arr.ndim == 3:
+        ids = np.unique(flat, axis=0, return_inverse=True)[1].reshape(arr.shape[:2])
+    else:
+        ids = np.unique(flat, return_inverse=True)[1].reshape(arr.shape)
+    border = np.concatenate([ids[0], ids[-1], ids[:, 0], ids[:, -1]])
+    out = np.full(len(names), FLOOR, np.uint8)
+    out[int(np.argmax(np.bincount(border, minlength=len(names))))] = WALL
+    for key, cls in classes:
+        if key not in index:
+            shown = ", ".join(names[:16]) + (" ..." if len(names) > 16 else "")
+            raise ParameterError(f"{prefix}classes names the value {key!r}, which the sample lacks (it has {shown})")
+        out[index[key]] = CLASSES[cls]
+    return out
+
+
+def _wave_check(cells, patterns, *, spec, prefix, what):
+    need = cells * patterns
+    if need > MAX_WAVE_BYTES:
+        raise ParameterError(
+            f"{prefix}width x {prefix}height {spec.width} x {spec.height} with {patterns:,} {what} needs a wave "
+            f"of {need / 2**30:.1f} GB (cells x {what}), more than the {MAX_WAVE_BYTES / 2**30:.0f} GB allowed: "
+            "make the level smaller"
+        )
+
+
+def check_wfc(spec, *, base=None, prefix="level."):
+    """Refuse a WFC ``spec`` that cannot work, before any solving: a missing or bad tileset or sample,
+    both or neither given, a size below ``n``, classes naming values the sample lacks, a wave larger
+    than :data:`MAX_WAVE_BYTES`.  Returns the loaded ``(model, data, source)``."""
+    model = wfc_model(spec, prefix=prefix)
+    cells = spec.width * spec.height
+    if model == "tiled":
+        tileset, source = _load_tileset(spec, base, prefix)
+        _wave_check(cells, len(tileset.names), spec=spec, prefix=prefix, what="tile variants")
+        return model, tileset, source
+    sample, source = _load_sample(spec, base, prefix)
+    n = spec.n
+    for key in ("width", "height"):
+        if getattr(spec, key) < n:
+            raise ParameterError(
+                f"{prefix}{key} must be at least n = {n} for the overlapping model, got {getattr(spec, key)}"
+            )
+    try:
+        palette = np.unique(sample.reshape(-1, sample.shape[2]), axis=0) if sample.ndim == 3 else np.unique(sample)
+        if sample.shape[0] > 256 or sample.shape[1] > 256:
+            raise ParameterError(f"sample must be 1 to 256 values a side, got {sample.shape[1]} x {sample.shape[0]}")
+        _sample_classes(sample, palette, spec.classes, prefix=prefix)
+        indices = np.unique(
+            sample.reshape(-1, sample.shape[2]) if sample.ndim == 3 else sample.reshape(-1),
+            axis=0,
+            return_inverse=True,
+        )[1].reshape(sample.shape[:2])
+        patterns, _ = core_wfc.extract_patterns(
+            indices, n=n, symmetry=spec.symmetry, periodic_input=spec.periodic_input
+        )
+    except ParameterError as err:
+        raise ParameterError(_prefixed(err, prefix, "sample")) from None
+    _wave_check(cells, len(patterns), spec=spec, prefix=prefix, what="patterns")
+    return model, sample, source
+
+
+def _accepts(function, keyword):
+    try:
+        return keyword in inspect.signature(function).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def _constraint_kwargs(function, spec, prefix, **extra):
+    if not spec.connected:
+        return {}
+    if not _accepts(function, "connected"):
+        raise ParameterError(f"{prefix}connected is not available yet: this core.wfc has no connectivity constraint")
+    kwargs = {"connected": True}
+    for key, value in extra.items():
+        if _accepts(function, key):
+            kwargs[key] = value
+    return kwargs
+
+
+def _markers(grid, seed):
+    """Spawn and exit in the largest walkable region; none with fewer than 2 walkable cells there."""
+    labels, count = label_regions(grid != WALL)
+    if count == 0:
+        return ()
+    sizes = np.bincount(labels[labels >= 0], minlength=count)
+    largest = int(np.argmax(sizes))
+    if sizes[largest] < 2:
+        return ()
+    g = np.where(labels == largest, grid, WALL).astype(np.uint8)
+    return place_markers(g, rng=make_rng(seed))
+
+
+def wfc_level_steps(spec, *, base=None, prefix="level."):
+    """The level a WFC ``spec`` describes, as a step generator: yields ``(done, total, label)`` and
+    returns the :class:`~._level.Level` (with its :class:`~._level.WfcRecord`).  A contradiction is
+    the :class:`core.wfc.Contradiction` (a ParameterError) naming the cell and the attempts."""
+    model, data, source = check_wfc(spec, base=base, prefix=prefix)
+    total = spec.width * spec.height
+    yield 0, total, "solving"
+    common = {
+        "periodic": spec.periodic,
+        "seed": spec.seed,
+        "attempts": spec.attempts,
+        "backtrack_limit": spec.backtrack_limit,
+    }
+    solver = {k: v for k, v in common.items() if k != "seed"}
+    if model == "tiled":
+        tileset = data
+        raw = getattr(tileset, "classes", None)
+        variant_classes = (
+            np.full(len(tileset.names), FLOOR, np.uint8) if raw is None else np.asarray(raw, dtype=np.uint8)
+        )
+        result = core_wfc.tiled(
+            tileset, spec.width, spec.height, **common, **_constraint_kwargs(core_wfc.tiled, spec, prefix)
+        )
+        ids = np.asarray(result.tiles, dtype=np.int32)
+        grid = variant_classes[ids]
+        record = WfcRecord(
+            model="tiled",
+            ids=ids,
+            names=tuple(str(n) for n in tileset.names),
+            classes=tuple(int(c) for c in variant_classes),
+            attempts=int(result.attempts),
+            backtracks=int(result.backtracks),
+            source=source,
+            base_names=tuple(str(n) for n in getattr(tileset, "base_names", getattr(tileset, "tile", ()))),
+            turns=tuple(int(t) for t in getattr(tileset, "turns", ())),
+            mirrored=tuple(bool(m) for m in getattr(tileset, "mirrored", ())),
+        )
+        settings = {"tileset": source, **solver, "connected": spec.connected}
+    else:
+        sample = data
+        palette = np.unique(sample.reshape(-1, sample.shape[2]), axis=0) if sample.ndim == 3 else np.unique(sample)
+        value_classes = _sample_classes(sample, palette, spec.classes, prefix=prefix)
+        result = core_wfc.overlapping(
+            sample,
+            spec.width,
+            spec.height,
+            n=spec.n,
+            symmetry=spec.symmetry,
+            periodic_input=spec.periodic_input,
+            ground=spec.ground,
+            **common,
+            **_constraint_kwargs(core_wfc.overlapping, spec, prefix, walkable=value_classes != WALL),
+        )
+        out = np.asarray(result.output)
+        pal = np.asarray(result.palette)
+        if out.ndim == 3:
+            flat = out.reshape(-1, out.shape[2])
+            codes = np.zeros(len(flat), np.int64)
+            pcodes = np.zeros(len(pal), np.int64)
+            for c in range(out.shape[2]):
+                codes = codes * 256 + flat[:, c]
+                pcodes = pcodes * 256 + pal[:, c]
+            ids = np.searchsorted(pcodes, codes).reshape(out.shape[:2]).astype(np.int32)
+        else:
+            ids = np.searchsorted(pal, out).astype(np.int32)
+        grid = value_classes[ids]
+        record = WfcRecord(
+            model="overlapping",
+            ids=ids,
+            names=palette_names(pal),
+            palette=tuple(tuple(int(c) for c in row) if pal.ndim == 2 else int(row) for row in pal),
+            classes=tuple(int(c) for c in value_classes),
+            attempts=int(result.attempts),
+            backtracks=int(result.backtracks),
+            source=source,
+        )
+        settings = {
+            "sample": source,
+            "n": spec.n,
+            "symmetry": spec.symmetry,
+            "periodic_input": spec.periodic_input,
+            "ground": spec.ground,
+            **solver,
+            "connected": spec.connected,
+            "classes": [list(p) for p in spec.classes],
+        }
+    yield total, total, "solving"
+    grid = np.ascontiguousarray(grid, dtype=np.uint8)
+    return Level(
+        grid=grid,
+        markers=_markers(grid, spec.seed),
+        seed=spec.seed,
+        generator=spec.generator,
+        settings=settings,
+        wfc=record,
+    )
