@@ -4,20 +4,34 @@ Operators only gather a :class:`core.levels.LevelSpec` from the Levels panel
 (or their redo panel) and hand it to :mod:`.bridge.level`.  Every setting is a
 property generated from ``core.levels.LIMITS``, so the redo panel has them all;
 it shows the common settings and the chosen generator's own.
+
+The WFC generators add what a text field cannot say well: the panel picks the WFC tileset from the
+presets or a file, the sample from the presets, a file or an image of the .blend (its pixels become
+the sample), the sample values' classes as ``0=wall, 1=floor`` text, and a collection of tile
+objects named after the tiles (one instance per WFC cell).  Large WFC grids (more than
+:data:`MODAL_WFC_CELLS` cells) are made modally from the sidebar, with progress and Esc.
 """
 
 import bpy
 
 from ..core import levels as core_levels
 from ..core.errors import ParameterError
+from ..core.levels import spec as level_spec
 from ..core.spec import from_attrs
 from .bridge import level as bridge_level
-from .bridge.properties import apply_spec, props_from_limits
+from .bridge import level_wfc
+from .bridge.properties import SHOWN_KINDS, apply_spec, prop_for, props_from_limits
 from .bridge.query import LEVEL_SHOWN_FIELDS, level_generator_fields, level_kit_of, level_root
-from .common import new_seed, paused_auto_update, select_only
+from .common import ModalBuild, new_seed, paused_auto_update, select_only
 
-#: Every level setting shown as a property (all of ``core.levels.LIMITS``).
-LEVEL_FIELDS = tuple(core_levels.LIMITS)
+#: Every level setting shown as a generic property (``core.levels.LIMITS`` but ``classes``, a table,
+#: which the panel writes as text: :func:`classes_from_text`).
+LEVEL_FIELDS = tuple(n for n, limit in core_levels.LIMITS.items() if limit.kind in SHOWN_KINDS)
+#: Generators that take a WFC tileset (``tileset``) and a sample (``sample``).
+WFC_TILED = ("wfc_tiled", "wfc")
+WFC_SAMPLED = ("wfc_overlapping", "wfc")
+#: WFC levels of more cells than this are made modally from the sidebar (progress bar, Esc cancels).
+MODAL_WFC_CELLS = 64 * 64
 #: Settings the panel shows whatever the generator (``origin`` is the 3D cursor's, in the redo panel).
 COMMON_FIELDS = tuple(core_levels.COMMON_KEYS)
 
@@ -25,6 +39,16 @@ GEOMETRY_ITEMS = (
     ("MESH", "Mesh", "The level mesh: floor, wall and ceiling quads with three materials"),
     ("KIT", "Kit", "Modules of a kit collection, named by role, instanced on every cell"),
 )
+SAMPLE_SOURCES = (
+    ("PRESET", "Preset", "A sample that ships with Worldseed"),
+    ("FILE", "File", "A sample grid (.txt of digits) or picture (.png)"),
+    ("IMAGE", "Image", "An image of this .blend: its pixels are the sample"),
+)
+_FILE = ("FILE", "File", "A tileset file (.toml)")
+
+
+def _preset_items(stems, what):
+    return [(s, s.replace("_", " ").title(), f"The {s!r} {what} that ships with Worldseed") for s in stems]
 
 
 def level_props(update=None):
@@ -32,16 +56,130 @@ def level_props(update=None):
     return props_from_limits(core_levels.LIMITS, core_levels.LevelSpec(), names=LEVEL_FIELDS, update=update)
 
 
+def wfc_settings_props(update=None):
+    """``{name: bpy.props...}`` of the Levels panel's own ways to name ``tileset`` and ``sample``
+    (presets, files, an image of the .blend), the auto-tile set, ``classes`` as text and the tile objects."""
+    kw = {} if update is None else {"update": update}
+    tilesets, samples = level_wfc.wfc_presets()
+    return {
+        "autotile": prop_for(level_spec.AUTOTILE_LIMIT, "blob", update=update),
+        "wfc_tileset": bpy.props.EnumProperty(
+            name="WFC Tileset",
+            items=[*_preset_items(tilesets, "tileset"), _FILE],
+            default=0,
+            description="The tileset of WFC (tiles): a preset, or a file",
+            **kw,
+        ),
+        "tileset_file": bpy.props.StringProperty(
+            name="Tileset File", subtype="FILE_PATH", default="", description="A WFC tileset (.toml)", **kw
+        ),
+        "sample_source": bpy.props.EnumProperty(
+            name="Sample", items=SAMPLE_SOURCES, default="PRESET", description="Where the WFC sample comes from", **kw
+        ),
+        "sample_preset": bpy.props.EnumProperty(
+            name="Sample Preset", items=_preset_items(samples, "sample"), description="A WFC sample preset", **kw
+        ),
+        "sample_file": bpy.props.StringProperty(
+            name="Sample File",
+            subtype="FILE_PATH",
+            default="",
+            description="A sample grid (.txt) or picture (.png)",
+            **kw,
+        ),
+        "sample_image": bpy.props.PointerProperty(
+            type=bpy.types.Image, name="Sample Image", description="An image whose pixels are the sample", **kw
+        ),
+        "classes": _classes_prop(kw),
+        "tile_objects": bpy.props.PointerProperty(
+            type=bpy.types.Collection,
+            name="Tile Objects",
+            description="WFC (tiles): objects named after the tiles, one instance per cell, turned as its tile",
+            **kw,
+        ),
+    }
+
+
+def _classes_prop(kw):
+    return bpy.props.StringProperty(
+        name="Classes",
+        default="",
+        description="Sample value = level class, comma separated (0=wall, 1=floor, #ff0000=door); empty: the "
+        "most common value on the sample's border is wall, every other value floor",
+        **kw,
+    )
+
+
+def classes_from_text(text):
+    """``"0=wall, 1=floor"`` -> ``[["0", "wall"], ["1", "floor"]]`` (what ``level.classes`` takes).
+
+    >>> classes_from_text(" 0 = wall, #FF0000=door ")
+    [['0', 'wall'], ['#FF0000', 'door']]
+    """
+    pairs = []
+    for item in (t.strip() for t in text.split(",")):
+        if not item:
+            continue
+        value, eq, cls = item.partition("=")
+        if not eq:
+            raise ParameterError(f"level.classes: write value=class pairs (0=wall, 1=floor), got {item!r}")
+        pairs.append([value.strip(), cls.strip()])
+    return pairs
+
+
+def classes_to_text(classes):
+    """The inverse of :func:`classes_from_text` (a spec's sorted pairs)."""
+    return ", ".join(f"{value}={cls}" for value, cls in classes)
+
+
+def wfc_values(settings):
+    """``({"tileset": ..., "sample": ...}, image)``: what the Levels panel's own properties stand for
+    (a WFC generator's tileset: a preset name or a file's absolute path; others: the auto-tile set),
+    and the image whose pixels are the sample (or None; the sample is then a PNG of its pixels,
+    :func:`.bridge.level_wfc.sample_file`).  In
+    the panel, ``wfc`` is the tiled model (it always names a WFC tileset)."""
+    generator = settings.generator
+    if generator in WFC_TILED:
+        wfc = settings.wfc_tileset
+        tileset = wfc if wfc != "FILE" else bpy.path.abspath(settings.tileset_file)
+        if not tileset:
+            raise ParameterError("level.tileset: choose the WFC tileset file (or a preset)")
+    else:
+        tileset = settings.autotile
+    sample, image = "", None
+    if generator in WFC_SAMPLED and generator not in WFC_TILED:
+        if settings.sample_source == "PRESET":
+            sample = settings.sample_preset
+        elif settings.sample_source == "FILE":
+            sample = bpy.path.abspath(settings.sample_file)
+        else:
+            image = settings.sample_image
+            if image is None:
+                raise ParameterError("level.sample: choose the sample image (or a preset or a file)")
+            sample = level_wfc.sample_file(image)
+        if not sample:
+            raise ParameterError("level.sample: choose the sample file (or a preset or an image)")
+    values = {"tileset": tileset}
+    if "sample" in core_levels.GENERATOR_KEYS[generator]:
+        values["sample"] = sample
+    return values, image
+
+
 def spec_from_props(props, **overrides):
     """A validated :class:`LevelSpec` from an object holding :func:`level_props` (settings or operator):
-    the common settings and the generator's own (the others are not read)."""
-    fields = (*COMMON_FIELDS, *level_generator_fields(props.generator))
+    the common settings and the generator's own (the others are not read); ``classes`` from the
+    ``classes`` property when the generator has it."""
+    own = level_generator_fields(props.generator)
+    fields = (*COMMON_FIELDS, *(n for n in own if n in LEVEL_FIELDS))
     spec = from_attrs(core_levels.LevelSpec, core_levels.LIMITS, props, prefix="level.", fields=fields)
     table = {**core_levels.to_dict(spec), **overrides}
+    if "classes" in own and "classes" not in overrides:
+        table["classes"] = classes_from_text(props.classes)
     return core_levels.from_dict(table)  # also refuses impossible settings (room larger than its leaf ...)
 
 
-def _geometry(props, kit):
+def _geometry(props, kit, tiles=None):
+    if tiles is not None and props.generator in WFC_TILED:
+        return "TILES", tiles
     if props.geometry == "KIT" and kit is None:
         raise ParameterError("kit: choose the collection of the kit's modules (or set Geometry to Mesh)")
     return props.geometry, kit
@@ -50,12 +188,29 @@ def _geometry(props, kit):
 def rebuild_from_settings(root, scene):
     """Rebuild the level ``root`` in place from the Levels panel (its origin stays where the level is)."""
     settings = scene.worldseed.level
-    spec = spec_from_props(settings, origin=list(bridge_level.stored_spec(root).origin))
-    geometry, kit = _geometry(settings, settings.kit)
-    return bridge_level.build_level(spec, collection=scene.collection, replace=root, geometry=geometry, kit=kit)
+    values, image = wfc_values(settings)
+    spec = spec_from_props(settings, origin=list(bridge_level.stored_spec(root).origin), **values)
+    geometry, kit = _geometry(settings, settings.kit, settings.tile_objects)
+    return bridge_level.build_level(
+        spec,
+        collection=scene.collection,
+        replace=root,
+        geometry=geometry,
+        kit=kit,
+        sample_image=image,
+    )
 
 
-class WORLDSEED_OT_level_add(bpy.types.Operator):
+def _report_missing_tiles(op, root):
+    missing = list(root.get(bridge_level.TILES_MISSING_KEY, ()))
+    if missing:
+        op.report(
+            {"WARNING"},
+            f"Worldseed: no tile object named {', '.join(map(repr, missing))}: their cells are the level mesh",
+        )
+
+
+class WORLDSEED_OT_level_add(ModalBuild, bpy.types.Operator):
     """Add a grid level at the 3D cursor, built from the Levels panel's settings"""
 
     bl_idname = "worldseed.level_add"
@@ -66,6 +221,17 @@ class WORLDSEED_OT_level_add(bpy.types.Operator):
         **level_props(),
         "geometry": bpy.props.EnumProperty(name="Geometry", items=GEOMETRY_ITEMS, default="MESH"),
         "kit": bpy.props.StringProperty(name="Kit", default="", description="Collection of the kit's modules"),
+        "tile_objects": bpy.props.StringProperty(
+            name="Tile Objects",
+            default="",
+            description="WFC (tiles): collection of objects named after the tiles, one instance per cell",
+        ),
+        "sample_image": bpy.props.StringProperty(
+            name="Sample Image",
+            default="",
+            description="WFC (sample): an image of this .blend whose pixels are the sample (instead of Sample)",
+        ),
+        "classes": _classes_prop({}),
         "new_seed": bpy.props.BoolProperty(
             name="New Seed", default=False, options={"SKIP_SAVE"}, description="Draw a fresh random seed"
         ),
@@ -82,34 +248,70 @@ class WORLDSEED_OT_level_add(bpy.types.Operator):
         settings = context.scene.worldseed.level
         for name in LEVEL_FIELDS:
             setattr(self, name, getattr(settings, name))
+        values, image = wfc_values(settings)
+        self.tileset, self.sample = values["tileset"], values.get("sample", "")
+        self.sample_image = image.name if image is not None else ""
+        self.classes = settings.classes
         self.geometry = settings.geometry
         self.kit = settings.kit.name if settings.kit is not None else ""
+        tiles = settings.tile_objects
+        self.tile_objects = tiles.name if tiles is not None and settings.generator in WFC_TILED else ""
         self.origin = tuple(context.scene.cursor.location)
         self.from_settings = False
 
+    def _inputs(self):
+        """``(spec, build keywords)`` from this operator's properties."""
+        kit = bpy.data.collections.get(self.kit) if self.kit else None
+        if self.kit and kit is None:
+            raise ParameterError(f"kit: there is no collection named {self.kit!r}")
+        tiles = bpy.data.collections.get(self.tile_objects) if self.tile_objects else None
+        if self.tile_objects and tiles is None:
+            raise ParameterError(f"tile_objects: there is no collection named {self.tile_objects!r}")
+        image = None
+        if self.sample_image and self.generator in WFC_SAMPLED:
+            image = bpy.data.images.get(self.sample_image)
+            if image is None:
+                raise ParameterError(f"level.sample_image: there is no image named {self.sample_image!r}")
+            self.sample = level_wfc.sample_file(image)
+        spec = spec_from_props(self)
+        geometry, kit = _geometry(self, kit, tiles)
+        return spec, {"geometry": geometry, "kit": kit, "sample_image": image}
+
     def invoke(self, context, event):
-        self._load_settings(context)
+        try:
+            self._load_settings(context)
+            spec, build = self._inputs()
+        except ParameterError as err:
+            self.report({"ERROR"}, str(err))
+            return {"CANCELLED"}
+        if context.window is not None and is_modal_level(spec):
+            steps = bridge_level.build_steps(spec, collection=context.collection, **build)
+            return self.start_modal(context, steps, f"level {spec.name}")
         return self.execute(context)
 
     def execute(self, context):
         if self.from_settings:
-            self._load_settings(context)
+            try:
+                self._load_settings(context)
+            except ParameterError as err:
+                self.report({"ERROR"}, str(err))
+                return {"CANCELLED"}
         if self.new_seed:
             self.seed = new_seed()
             self.new_seed = False
         try:
-            spec = spec_from_props(self)
-            kit = bpy.data.collections.get(self.kit) if self.kit else None
-            if self.kit and kit is None:
-                raise ParameterError(f"kit: there is no collection named {self.kit!r}")
-            geometry, kit = _geometry(self, kit)
-            root = bridge_level.build_level(spec, collection=context.collection, geometry=geometry, kit=kit)
+            spec, build = self._inputs()
+            root = bridge_level.build_level(spec, collection=context.collection, **build)
         except ParameterError as err:
             self.report({"ERROR"}, str(err))
             return {"CANCELLED"}
+        self.finished(context, root)
+        return {"FINISHED"}
+
+    def finished(self, context, root):
         select_only(context, root)
         self.report({"INFO"}, f"Worldseed: added level {root.name!r}")
-        return {"FINISHED"}
+        _report_missing_tiles(self, root)
 
     def draw(self, context):
         layout = self.layout
@@ -118,11 +320,23 @@ class WORLDSEED_OT_level_add(bpy.types.Operator):
         row.prop(self, "new_seed", text="", icon="FILE_REFRESH", toggle=True)
         layout.use_property_split = True
         for name in (*LEVEL_SHOWN_FIELDS, *level_generator_fields(self.generator)):
-            layout.prop(self, name)
+            if name in LEVEL_FIELDS:
+                layout.prop(self, name)
+        if self.generator in WFC_SAMPLED:
+            layout.prop(self, "sample_image")
+            layout.prop(self, "classes")
         layout.prop(self, "origin")
-        layout.prop(self, "geometry")
-        if self.geometry == "KIT":
-            layout.prop(self, "kit")
+        if self.generator in WFC_TILED:
+            layout.prop(self, "tile_objects")
+        if not (self.tile_objects and self.generator in WFC_TILED):
+            layout.prop(self, "geometry")
+            if self.geometry == "KIT":
+                layout.prop(self, "kit")
+
+
+def is_modal_level(spec):
+    """True for a level made modally from the sidebar: a WFC level of more than :data:`MODAL_WFC_CELLS` cells."""
+    return spec.generator in level_spec.WFC_GENERATORS and spec.width * spec.height > MODAL_WFC_CELLS
 
 
 class WORLDSEED_OT_level_update(bpy.types.Operator):
@@ -143,7 +357,29 @@ class WORLDSEED_OT_level_update(bpy.types.Operator):
             self.report({"ERROR"}, str(err))
             return {"CANCELLED"}
         select_only(context, root)
+        _report_missing_tiles(self, root)
         return {"FINISHED"}
+
+
+def load_wfc_settings(settings, spec, image=None):
+    """The Levels panel's own properties back from a spec: the auto-tile set or the WFC tileset
+    (a preset, else a file), the sample (a preset, a file or ``image``), ``classes`` as text."""
+    tilesets, samples = level_wfc.wfc_presets()
+    if spec.tileset in level_spec.AUTOTILE_SETS:
+        settings.autotile = spec.tileset
+    elif spec.tileset in tilesets:
+        settings.wfc_tileset = spec.tileset
+    else:
+        settings.wfc_tileset = "FILE"
+        settings.tileset_file = spec.tileset
+    if spec.generator in WFC_SAMPLED and spec.sample:
+        if image is not None:
+            settings.sample_source, settings.sample_image = "IMAGE", image
+        elif spec.sample in samples:
+            settings.sample_source, settings.sample_preset = "PRESET", spec.sample
+        else:
+            settings.sample_source, settings.sample_file = "FILE", spec.sample
+    settings.classes = classes_to_text(spec.classes)
 
 
 class WORLDSEED_OT_level_reseed(bpy.types.Operator):
@@ -160,7 +396,9 @@ class WORLDSEED_OT_level_reseed(bpy.types.Operator):
         root = level_root(context.active_object)
         if root is not None:
             try:
-                select_only(context, rebuild_from_settings(root, context.scene))
+                root = rebuild_from_settings(root, context.scene)
+                select_only(context, root)
+                _report_missing_tiles(self, root)
             except ParameterError as err:
                 self.report({"ERROR"}, str(err))
                 return {"CANCELLED"}
@@ -187,11 +425,17 @@ class WORLDSEED_OT_level_load_settings(bpy.types.Operator):
             return {"CANCELLED"}
         settings = context.scene.worldseed.level
         geometry, kit = bridge_level.stored_geometry(root)
+        _, image = bridge_level.stored_source(root)
         with paused_auto_update(settings):
             apply_spec(settings, spec, names=LEVEL_FIELDS)
-            settings.geometry = geometry
-            if kit is not None:
-                settings.kit = kit
+            load_wfc_settings(settings, spec, image)
+            if geometry == "TILES":
+                settings.tile_objects = kit
+            else:
+                settings.geometry = geometry
+                settings.tile_objects = None
+                if kit is not None:
+                    settings.kit = kit
         return {"FINISHED"}
 
 

@@ -2,7 +2,7 @@
 
 import bpy
 
-from ..operators.bridge.query import LEVEL_SHOWN_FIELDS, level_generator_fields, level_kit_of, level_map, level_root
+from ..operators.bridge.query import LEVEL_SHOWN_FIELDS, level_kit_of, level_map, level_root
 from .common import SidebarPanel
 
 
@@ -19,14 +19,31 @@ class WORLDSEED_PT_level(SidebarPanel, bpy.types.Panel):
         layout.use_property_split = True
         col = layout.column(align=True)
         for name in LEVEL_SHOWN_FIELDS:
+            if name != "tileset":
+                col.prop(settings, name)
+            elif settings.uses_wfc_tileset():
+                col.prop(settings, "wfc_tileset")
+                if settings.wfc_tileset == "FILE":
+                    col.prop(settings, "tileset_file")
+            else:
+                col.prop(settings, "autotile")
+        if settings.uses_sample():
+            col = layout.column(align=True)
+            col.prop(settings, "sample_source")
+            source = {"PRESET": "sample_preset", "FILE": "sample_file", "IMAGE": "sample_image"}
+            col.prop(settings, source[settings.sample_source], text="")
+            col.prop(settings, "classes")
+        col = layout.column(align=True)
+        for name in settings.own_fields():
             col.prop(settings, name)
         col = layout.column(align=True)
-        for name in level_generator_fields(settings.generator):
-            col.prop(settings, name)
-        col = layout.column(align=True)
-        col.prop(settings, "geometry")
-        if settings.geometry == "KIT":
-            col.prop(settings, "kit")
+        tiles = settings.uses_wfc_tileset()
+        if tiles:
+            col.prop(settings, "tile_objects")
+        if not (tiles and settings.tile_objects is not None):
+            col.prop(settings, "geometry")
+            if settings.geometry == "KIT":
+                col.prop(settings, "kit")
         layout.operator("worldseed.level_add", icon="MOD_BUILD").from_settings = True
         root = level_root(context.active_object)
         box = layout.box()

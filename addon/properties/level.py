@@ -1,5 +1,6 @@
 """The Levels panel's settings: every level field, generated from ``core.levels.LIMITS``, plus how the
-level becomes geometry (its own mesh, or the modules of a kit collection).
+level becomes geometry (its own mesh, or the modules of a kit collection) and the WFC generators'
+own ways to name their tileset and sample (presets, files, an image of the .blend) and tile objects.
 
 The same definitions (:func:`operators.level.level_props`) make the Add Level
 operator's redo panel, so a range is written once, in ``core.levels.LIMITS``.
@@ -7,13 +8,15 @@ operator's redo panel, so a range is written once, in ``core.levels.LIMITS``.
 
 import bpy
 
-from ...operators.level import GEOMETRY_ITEMS, level_props
+from ...operators.bridge.query import level_generator_fields
+from ...operators.level import GEOMETRY_ITEMS, WFC_SAMPLED, WFC_TILED, level_props, wfc_settings_props
 from .. import live
 
 
 class WorldseedLevelSettings(bpy.types.PropertyGroup):
     __annotations__ = {
         **level_props(update=live.on_level_change),
+        **wfc_settings_props(update=live.on_level_change),
         "geometry": bpy.props.EnumProperty(
             name="Geometry",
             items=GEOMETRY_ITEMS,
@@ -36,6 +39,20 @@ class WorldseedLevelSettings(bpy.types.PropertyGroup):
             name="Last Error", default="", options={"SKIP_SAVE"}, description="Why the last automatic update failed"
         ),
     }
+
+    # read-only look-ups for the panel (which imports no operators)
+    def uses_wfc_tileset(self):
+        """True when the generator takes a WFC tileset (its ``tileset`` is no auto-tile set)."""
+        return self.generator in WFC_TILED
+
+    def uses_sample(self):
+        """True when the panel's generator takes a sample."""
+        return self.generator in WFC_SAMPLED and self.generator not in WFC_TILED
+
+    def own_fields(self):
+        """The generator's own settings the panel draws as plain properties (the sample and its classes
+        have widgets of their own)."""
+        return tuple(n for n in level_generator_fields(self.generator) if n not in ("sample", "classes"))
 
 
 SETTINGS = WorldseedLevelSettings

@@ -23,8 +23,8 @@ An Update removes the old level before it makes the new markers, so they
 take the same names again.
 """
 
-import functools
 import json
+import os
 
 import bpy
 import numpy as np
@@ -32,6 +32,8 @@ import numpy as np
 from ...core import levels as core_levels
 from ...core import preview as core_preview
 from ...core.errors import ParameterError
+from ...core.levels import spec as level_spec
+from ...core.steps import drive
 from .level_kit import KIT_FALLBACK as KIT_FALLBACK
 from .level_kit import KIT_MODULES_KEY as KIT_MODULES_KEY
 from .level_kit import (
@@ -44,6 +46,7 @@ from .level_kit import (
     remove_kit,
 )
 from .level_kit import KIT_ROLES_KEY as KIT_ROLES_KEY
+from .level_wfc import cells_quads, sample_file, tile_modules, tile_placements, tiles_object
 from .mesh import mesh_from_topology, remove_objects
 from .query import (
     KIND_KEY,
@@ -64,6 +67,12 @@ __all__ = [
     "MATERIAL_NAMES",
     "KIT_ROLES",
     "level_for",
+    "level_steps",
+    "build_steps",
+    "stored_source",
+    "BASE_KEY",
+    "SAMPLE_IMAGE_KEY",
+    "TILES_MISSING_KEY",
     "build_level",
     "free_level_name",
     "MAX_MARKERS",
@@ -84,10 +93,14 @@ __all__ = [
 
 SPEC_KEY = "worldseed_level"  # on the root: the level's settings as JSON (core.levels.to_dict)
 GEOMETRY_KEY = "worldseed_level_geometry"  # on the root: "MESH" or "KIT"
-KIT_KEY = "worldseed_level_kit"  # on the root: the kit collection (an ID property)
+KIT_KEY = "worldseed_level_kit"  # on the root: the kit (or WFC tile objects) collection (an ID property)
+BASE_KEY = "worldseed_level_base"  # on the root: folder a WFC tileset/sample path is relative to
+SAMPLE_IMAGE_KEY = "worldseed_level_sample_image"  # on the root: the image a WFC sample was read from
+TILES_MISSING_KEY = "worldseed_level_tiles_missing"  # on the root: base tiles without an object
 MARKER_KEY = "worldseed_marker"  # on a marker empty: its kind
-#: How a level becomes geometry: its own mesh, or the modules of a kit collection.
-GEOMETRIES = ("MESH", "KIT")
+#: How a level becomes geometry: its own mesh, the modules of a kit collection, or (WFC tiles) the
+#: artist's tile objects, one per WFC cell.
+GEOMETRIES = ("MESH", "KIT", "TILES")
 #: The level mesh's material slots (core's material ids 0, 1, 2) and their base colours (linear RGB).
 MATERIAL_NAMES = ("Worldseed Level Floor", "Worldseed Level Wall", "Worldseed Level Ceiling")
 MATERIAL_COLOURS = ((0.30, 0.27, 0.22), (0.52, 0.50, 0.47), (0.20, 0.20, 0.23))
@@ -101,11 +114,29 @@ MAP_SIDE = 512
 # --------------------------------------------------------------------------- core
 
 
-@functools.lru_cache(maxsize=4)
-def level_for(spec):
-    """The :class:`Level` ``spec`` describes (cached: a rebuild, an export and a preview of the same
-    settings generate once)."""
-    return core_levels.generate(spec)
+#: The last few levels made: ``(spec, base) -> Level`` (a rebuild, an export and a preview of the same
+#: settings generate once).
+_LEVELS = {}
+_LEVELS_KEPT = 4
+
+
+def level_steps(spec, *, base=None):
+    """Steps of making the :class:`Level` ``spec`` describes: yields ``(done, total, label)`` (the WFC
+    solver's progress), returns the level.  ``base`` is the folder a relative WFC tileset or sample
+    path is found in.  Cached, see :func:`level_for`."""
+    key = (spec, None if base is None else os.path.abspath(base))
+    level = _LEVELS.get(key)
+    if level is None:
+        level = yield from core_levels.generate_steps(spec, base=base)
+        while len(_LEVELS) >= _LEVELS_KEPT:
+            _LEVELS.pop(next(iter(_LEVELS)))
+        _LEVELS[key] = level
+    return level
+
+
+def level_for(spec, *, base=None):
+    """The :class:`Level` ``spec`` describes (the last few are cached)."""
+    return drive(level_steps(spec, base=base))
 
 
 def spec_json(spec):
@@ -122,13 +153,29 @@ def stored_spec(obj):
         data = json.loads(root[SPEC_KEY])
     except (KeyError, ValueError):
         raise ParameterError(f"level {root.name!r} has lost its settings ({SPEC_KEY})") from None
-    return core_levels.from_dict(data, prefix=f"object {root.name!r}: level.")
+    image = root.get(SAMPLE_IMAGE_KEY)
+    if image is not None and data.get("sample"):
+        data["sample"] = sample_file(image)  # the image's pixels as the PNG the sample names (made again if gone)
+    base = root.get(BASE_KEY)
+    return core_levels.from_dict(data, prefix=f"object {root.name!r}: level.", base=base)
 
 
 def stored_geometry(obj):
-    """``("MESH", None)`` or ``("KIT", collection)`` of the level ``obj`` belongs to."""
+    """``("MESH", None)``, ``("KIT", collection)`` or ``("TILES", collection)`` of the level ``obj``
+    belongs to."""
     root = level_root(obj)
     return root.get(GEOMETRY_KEY, "MESH"), root.get(KIT_KEY)
+
+
+def stored_source(obj):
+    """``(base, sample image)`` a WFC level was made with (``(None, None)`` for the others)."""
+    root = level_root(obj)
+    return root.get(BASE_KEY), root.get(SAMPLE_IMAGE_KEY)
+
+
+def stored_level(obj):
+    """The :class:`Level` the level ``obj`` belongs to was built from (made again, or cached)."""
+    return level_for(stored_spec(obj), base=stored_source(obj)[0])
 
 
 # --------------------------------------------------------------------------- pieces
@@ -162,16 +209,28 @@ def level_materials():
     return [_material(n, c) for n, c in zip(MATERIAL_NAMES, MATERIAL_COLOURS)]
 
 
-def _level_mesh(level, spec, name):
+def _level_mesh(level, spec, name, cells=None):
     """The level mesh as a Blender quad mesh with world-scaled UVs and its three material slots (floor,
-    wall, ceiling), its south-west corner at the object's origin."""
+    wall, ceiling), its south-west corner at the object's origin; with ``cells`` ((height, width)
+    bool) only the faces of those cells."""
     quads = core_levels.level_quads(
         level, cell_size=spec.cell_size, wall_height=spec.wall_height, ceiling=spec.ceiling, origin=(0.0, 0.0, 0.0)
     )
-    me = mesh_from_topology(name, quads.vertices, quads.topology(), corner_uvs=quads.corner_uvs())
+    if cells is None:
+        vertices, topology, corner_uvs, materials = (
+            quads.vertices,
+            quads.topology(),
+            quads.corner_uvs(),
+            quads.materials,
+        )
+    else:
+        vertices, topology, corner_uvs, materials = cells_quads(
+            quads, cells, cell_size=spec.cell_size, height=level.height
+        )
+    me = mesh_from_topology(name, vertices, topology, corner_uvs=corner_uvs)
     try:
         attr = me.attributes.get("material_index") or me.attributes.new("material_index", "INT", "FACE")
-        attr.data.foreach_set("value", np.ascontiguousarray(quads.materials, np.int32))
+        attr.data.foreach_set("value", np.ascontiguousarray(materials, np.int32))
         for mat in level_materials():
             me.materials.append(mat)
     except BaseException:
@@ -276,6 +335,23 @@ def _remove_level(root):
     return image
 
 
+def _tiles_plan(level, spec, collection):
+    """What a ``"TILES"`` build places: the placements of every WFC cell, the tile objects found in
+    ``collection`` and the base tiles (and cells) without one."""
+    wfc = getattr(level, "wfc", None)
+    if wfc is None or wfc.model != "tiled" or not wfc.base_names:
+        raise ParameterError(
+            f"tile_objects: level {spec.name!r} is no WFC (tiles) level (generator {spec.generator!r}); "
+            "tile objects stand on the cells of a WFC tileset's tiles"
+        )
+    placed = tile_placements(wfc, cell_size=spec.cell_size)
+    modules, missing = tile_modules(collection, placed.names)
+    used = set(np.unique(placed.tiles).tolist())
+    missing = [n for n in missing if placed.names.index(n) in used]
+    lacking = np.isin(placed.tiles, [placed.names.index(n) for n in missing]).reshape(np.shape(wfc.ids))
+    return {"placed": placed, "modules": modules, "missing": missing, "missing_cells": lacking}
+
+
 def free_level_name(name):
     """``name`` when no object has it, else ``name_001``, ``name_002`` ... (the first free): a level's
     object name is its file stem, so it takes no ``.001`` from Blender."""
@@ -289,14 +365,19 @@ def free_level_name(name):
         n += 1
 
 
-def build_level(spec, *, collection, replace=None, geometry="MESH", kit=None, level=None):
+def build_level(spec, *, collection, replace=None, geometry="MESH", kit=None, level=None, base=None, sample_image=None):
     """Build (or rebuild in place) the level ``spec`` describes; returns its root object.
 
     A new level's root stands at ``spec.origin``, named ``spec.name`` or, when an object has that
     name, the first free ``<name>_001``, ``<name>_002`` ... (stored as its name).  ``replace`` (a level root)
     is rebuilt in place: the new root takes its name, transform, parent,
-    collections, custom properties and map image.  ``geometry`` is ``"MESH"``
-    or ``"KIT"`` (with ``kit``, a collection of modules named by role).
+    collections, custom properties and map image.  ``geometry`` is ``"MESH"``,
+    ``"KIT"`` (with ``kit``, a collection of modules named by role) or, for a WFC (tiles) level,
+    ``"TILES"`` (with ``kit``, a collection of objects named after the base tiles: one per WFC cell,
+    turned as its variant; cells whose tile has no object keep the level mesh, and the root's
+    ``worldseed_level_tiles_missing`` lists those tiles).  ``base`` is the folder a WFC tileset or
+    sample path is relative to, ``sample_image`` the image of the .blend whose pixels the sample file
+    holds (:func:`.level_wfc.sample_file`; both kept on the root for rebuilds and exports).
     A level whose kit was made real is not rebuilt (that would delete the
     real modules, hand edits and all).  Nothing is changed when the build fails.
     """
@@ -310,19 +391,24 @@ def build_level(spec, *, collection, replace=None, geometry="MESH", kit=None, le
                 "or unparent them (Alt+P) to keep them, then Update"
             )
     if level is None:
-        level = level_for(spec)
+        level = level_for(spec, base=base)
     if len(level.markers) > MAX_MARKERS:
         raise ParameterError(
             f"level {spec.name!r} would get {len(level.markers):,} markers, one object each, more than "
             f"{MAX_MARKERS:,}: lower enemy_density ({spec.enemy_density:g}) or loot_chance ({spec.loot_chance:g})"
         )
+    tiles = _tiles_plan(level, spec, kit) if geometry == "TILES" else None
     if replace is None and free_level_name(spec.name) != spec.name:
         spec = core_levels.from_dict({**core_levels.to_dict(spec), "name": free_level_name(spec.name)})
     name = replace.name if replace is not None else spec.name
     made, meshes = [], []
     try:
-        if geometry == "MESH":
+        if geometry == "MESH" or (tiles is not None and tiles["missing_cells"].all()):
             me = _level_mesh(level, spec, name)
+            meshes.append(me)
+            root = bpy.data.objects.new(name, me)
+        elif tiles is not None and tiles["missing_cells"].any():
+            me = _level_mesh(level, spec, name, cells=tiles["missing_cells"])
             meshes.append(me)
             root = bpy.data.objects.new(name, me)
         else:
@@ -330,8 +416,12 @@ def build_level(spec, *, collection, replace=None, geometry="MESH", kit=None, le
             root.empty_display_type = "PLAIN_AXES"
             root.empty_display_size = spec.cell_size
         made.append(root)
+        kit_obj = None
         if geometry == "KIT":
             kit_obj = kit_object(level, spec, kit, name, made)
+        elif tiles is not None:
+            kit_obj = tiles_object(tiles["placed"], tiles["modules"], name, made)
+        if kit_obj is not None:
             kit_obj.parent = root
         image = _map_image(level, name, replace.get(LEVEL_MAP_KEY) if replace is not None else None)
     except BaseException:
@@ -357,8 +447,8 @@ def build_level(spec, *, collection, replace=None, geometry="MESH", kit=None, le
         root.name = old_name
         if root.type == "MESH":
             root.data.name = old_name
-        if geometry == "KIT":
-            kit_obj.name = f"{old_name}_Kit"
+        if kit_obj is not None:
+            kit_obj.name = f"{old_name}_{'Kit' if geometry == 'KIT' else 'Tiles'}"
         for key, value in keep.items():
             root[key] = value
     else:
@@ -374,8 +464,17 @@ def build_level(spec, *, collection, replace=None, geometry="MESH", kit=None, le
     root[KIND_KEY] = LEVEL_KIND
     root[SPEC_KEY] = spec_json(spec)
     root[GEOMETRY_KEY] = geometry
-    if kit is not None and geometry == "KIT":
+    if kit is not None and geometry in ("KIT", "TILES"):
         root[KIT_KEY] = kit
+    for key, value in ((BASE_KEY, base), (SAMPLE_IMAGE_KEY, sample_image)):
+        if value is not None:
+            root[key] = os.path.abspath(value) if key == BASE_KEY else value
+        elif key in root:
+            del root[key]
+    if tiles is not None:
+        root[TILES_MISSING_KEY] = tiles["missing"]
+    elif TILES_MISSING_KEY in root:
+        del root[TILES_MISSING_KEY]
     root[LEVEL_MAP_KEY] = image
     if matrix is not None:
         root.parent = parent
@@ -391,15 +490,34 @@ def build_level(spec, *, collection, replace=None, geometry="MESH", kit=None, le
     return root
 
 
+def build_steps(spec, *, collection, geometry="MESH", kit=None, base=None, sample_image=None, replace=None):
+    """:func:`build_level` as steps for a modal run: yields the WFC solver's ``(done, total, label)``
+    while the level is made, then builds it (nothing in the scene changes before); returns the root.
+    Closing the steps early (Esc) leaves the scene as it was."""
+    level = yield from level_steps(spec, base=base)
+    yield 1, 1, "building"
+    return build_level(
+        spec,
+        collection=collection,
+        replace=replace,
+        geometry=geometry,
+        kit=kit,
+        level=level,
+        base=base,
+        sample_image=sample_image,
+    )
+
+
 def level_files(root, stem):
     """``{file name: bytes}`` of the level ``root``: ``<stem>.tmx`` with its tileset (``.tsx`` and image),
     ``<stem>_level.json`` and ``<stem>_level.png``, placed where the root stands (its south-west corner
     at the root's world position, as in the FBX)."""
     spec = stored_spec(root)
-    level = level_for(spec)
+    level = stored_level(root)
     origin = tuple(float(v) for v in root.matrix_world.translation)
     cs = spec.cell_size
-    files = dict(core_levels.tiled_files(level, name=stem, tileset=spec.tileset, cell_size=cs, origin=origin))
+    tileset = level_spec.autotile_set(spec)  # a WFC level's tileset is its WFC tileset; its auto-tiles blob
+    files = dict(core_levels.tiled_files(level, name=stem, tileset=tileset, cell_size=cs, origin=origin))
     files[f"{stem}_level.json"] = core_levels.level_json_bytes(level, name=stem, cell_size=cs, origin=origin)
     files[f"{stem}_level.png"] = core_preview.png_bytes(core_levels.level_image(level))
     return files

@@ -44,21 +44,30 @@ def level_stems(levels):
     return stems
 
 
-def level_file_names(stem, tileset="blob"):
+def level_file_names(stem, tileset="blob", wfc=None):
     """The files a level with file stem ``stem`` writes: the Tiled map with its two tilesets (classes
-    and the auto-tiles of ``tileset``, each a .tsx and its image), the JSON record and the PNG map.
+    and the auto-tiles of ``tileset``, each a .tsx and its image), for a WFC level (``wfc``; None:
+    when ``tileset`` names a WFC tileset rather than an auto-tile set) the WFC tiles' tileset, the
+    JSON record and the PNG map.
 
     >>> level_file_names("Crypt")  # doctest: +NORMALIZE_WHITESPACE
     ['Crypt.tmx', 'Crypt_classes.tsx', 'Crypt_classes.png', 'Crypt.tsx', 'Crypt_blob.png',
      'Crypt_level.json', 'Crypt_level.png']
+    >>> level_file_names("Keep", "dungeon")[4:7]
+    ['Keep_blob.png', 'Keep_wfc.tsx', 'Keep_wfc.png']
     """
+    autotile = tileset if tileset in core_levels.AUTOTILE_SETS else "blob"
+    if wfc is None:
+        wfc = tileset not in core_levels.AUTOTILE_SETS
     tiled = [
         f"{stem}.tmx",
         f"{stem}_classes.tsx",
         f"{stem}_classes.png",
         f"{stem}.tsx",
-        f"{stem}_{tileset}.png",
+        f"{stem}_{autotile}.png",
     ]
+    if wfc:
+        tiled += [f"{stem}_wfc.tsx", f"{stem}_wfc.png"]
     return [*tiled, f"{stem}_level.json", f"{stem}_level.png"]
 
 
@@ -89,7 +98,7 @@ def earlier_level_files(folder):
                 continue
             stem = entry.name[: -len("_level.json")]
             for tileset in core_levels.TILESETS:
-                found.update(os.path.join(folder, n) for n in level_file_names(stem, tileset))
+                found.update(os.path.join(folder, n) for n in level_file_names(stem, tileset, wfc=True))
     return found
 
 
