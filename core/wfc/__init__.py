@@ -13,6 +13,7 @@ from ._overlapping import OverlappingResult, extract_patterns, overlap_compatibl
 from ._png import read_png
 from ._solver import SolveResult, solve, solve_steps
 from ._tiled import TiledResult, tiled
+from ._tiled3d import Tiled3DResult, tiled3d
 from ._tileset import SYMMETRIES, Tileset, load_tileset
 
 __all__ = [
@@ -23,6 +24,8 @@ __all__ = [
     "SolveResult",
     "tiled",
     "TiledResult",
+    "tiled3d",
+    "Tiled3DResult",
     "load_tileset",
     "Tileset",
     "SYMMETRIES",

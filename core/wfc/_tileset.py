@@ -41,10 +41,13 @@ classes of ``core.levels`` (wall 0, floor 1, corridor 2, door 3; see :data:`CLAS
 
 **Up and down sockets** (``sockets = { ..., up = "s", down = "f" }``) are for the 3-D model
 (:func:`core.wfc.tiled3d`): a tile's ``up`` socket meets the ``down`` socket of the tile above it
-when the two strings are equal (plain labels, not profiles: they are never reversed). The rotated
+when the two strings are equal (plain labels, not profiles: they are never reversed). A socket
+may also be a list of labels (``down = ["s", "t"]``): two sockets meet when they share a label. The rotated
 and mirrored variants of a tile turn its four side sockets and keep its up and down sockets. A
 sockets table may hold only ``up`` and ``down`` (the sides then come from neighbour rules); ``up``
-and ``down`` go together. The 2-D model ignores them.
+and ``down`` go together. The 2-D model ignores them. Two top-level keys, ``ground`` and ``sky``
+(a tile name or a list of them), name the tiles the 3-D model puts on its bottom and top layers
+(every variant of them; no other tile goes there).
 
 **Placing tile objects** (in Blender, +x east, +y north, +z up; the grid's row + 1 is south, -y):
 variant ``i`` is the artist's object of base tile :attr:`Tileset.base_names` ``[i]``, first
@@ -132,7 +135,9 @@ class Tileset:
     int64 quarter turns clockwise on the map and ``mirrored`` (P,) bool: variant =
     turn(mirror(base)) (see the module notes for placing objects, and :attr:`rotations`);
     ``classes`` (P,) uint8 level classes (wall 0, floor 1, corridor 2, door 3); ``up`` and ``down``
-    (P,) the vertical socket labels of each variant (``None`` where a tile has none).
+    (P,) the vertical socket labels of each variant, a sorted tuple of strings (``None`` where a
+    tile has none); ``ground``
+    and ``sky`` the base tiles the 3-D model allows on its bottom and top layers (empty: any).
     """
 
     name: str
@@ -145,6 +150,8 @@ class Tileset:
     classes: np.ndarray = None
     up: tuple = None
     down: tuple = None
+    ground: tuple = ()
+    sky: tuple = ()
 
     def __post_init__(self):
         p = len(self.names)
@@ -236,7 +243,7 @@ def load_tileset(path_or_text):
     (True, True, False)
     """
     source, doc = _read(path_or_text)
-    known = {"name", "description", "tile", "neighbor"}
+    known = {"name", "description", "tile", "neighbor", "ground", "sky"}
     for key in doc:
         if key not in known:
             _fail(source, f"unknown key {short(key)} (allowed: {', '.join(sorted(known))})")
@@ -290,6 +297,7 @@ def load_tileset(path_or_text):
     compatible = np.zeros((4, p, p), bool)
     _add_sockets(compatible, sockets)
     _add_rules(compatible, doc.get("neighbor", []), first, source)
+    layers = {key: _base_list(source, key, doc.get(key, []), first) for key in ("ground", "sky")}
     compatible |= compatible[[2, 3, 0, 1]].transpose(0, 2, 1)
     return Tileset(
         name=name,
@@ -302,7 +310,20 @@ def load_tileset(path_or_text):
         classes=np.array(classes, np.uint8),
         up=tuple(u for u, _ in vertical),
         down=tuple(d for _, d in vertical),
+        ground=layers["ground"],
+        sky=layers["sky"],
     )
+
+
+def _base_list(source, key, value, first):
+    """A tuple of known base tile names from a name or a list of names."""
+    names = [value] if isinstance(value, str) else value
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        _fail(source, f"{key} must be a tile name or a list of tile names, got {short(value)}")
+    for n in names:
+        if n not in first:
+            _fail(source, f"{key}: unknown tile {short(n)} (tiles: {short(', '.join(sorted(first)), 200)})")
+    return tuple(dict.fromkeys(names))
 
 
 def _check_sockets(source, where, sock, symmetry):
@@ -314,14 +335,18 @@ def _check_sockets(source, where, sock, symmetry):
             _fail(source, f"{where}.sockets: unknown side {short(key)} (allowed: {', '.join(SIDES + VERTICAL)})")
     updown = (None, None)
     if any(key in sock for key in VERTICAL):
+        labels = []
         for key in VERTICAL:
             value = sock.get(key)
-            if not isinstance(value, str) or not value:
+            values = value if isinstance(value, list) else [value]
+            if not values or not all(isinstance(v, str) and v for v in values):
                 _fail(
                     source,
-                    f"{where}.sockets.{key} must be a non-empty string (up and down go together), got {short(value)}",
+                    f"{where}.sockets.{key} must be a non-empty string or list of them (up and down go together),"
+                    f" got {short(value)}",
                 )
-        updown = (sock["up"], sock["down"])
+            labels.append(tuple(sorted(set(values))))
+        updown = tuple(labels)
         if not any(key in sock for key in SIDES):
             return None, updown
     out = []

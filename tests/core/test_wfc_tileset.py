@@ -124,10 +124,15 @@ def test_up_and_down_sockets_are_kept_by_every_variant():
         '[[tile]]\nname = "air"\nsockets = { up = "air", down = "air" }\n'
         '[[tile]]\nname = "flat"\n'
     )
-    assert ts.up == ("top",) * 8 + ("air", None)
-    assert ts.down == ("s",) * 8 + ("air", None)
+    assert ts.up == (("top",),) * 8 + (("air",), None)
+    assert ts.down == (("s",),) * 8 + (("air",), None)
     air = ts.index("air")
     assert not ts.compatible[:, air].any()  # no side sockets, no rules: fits next to nothing in 2-D
+
+
+def test_a_vertical_socket_may_list_labels():
+    ts = load_tileset('[[tile]]\nname = "a"\nsockets = { up = ["t", "s", "t"], down = "x" }\n')
+    assert ts.up == (("s", "t"),) and ts.down == (("x",),)
 
 
 @pytest.mark.parametrize(
@@ -137,6 +142,8 @@ def test_up_and_down_sockets_are_kept_by_every_variant():
         ('{ down = "x" }', "up"),
         ('{ up = "x", down = "" }', "down"),
         ('{ up = 3, down = "x" }', "up"),
+        ('{ up = [], down = "x" }', "up"),
+        ('{ up = ["a", 1], down = "x" }', "up"),
         ('{ top = "x" }', "top"),
         ('{ north = "a", up = "x", down = "x" }', "east"),
     ],
@@ -144,4 +151,21 @@ def test_up_and_down_sockets_are_kept_by_every_variant():
 def test_bad_vertical_sockets_name_the_key(sockets, key):
     with pytest.raises(ParameterError, match=key) as info:
         load_tileset(f'[[tile]]\nname = "a"\nsockets = {sockets}\n')
+    assert "\n" not in str(info.value)
+
+
+def test_ground_and_sky_name_base_tiles():
+    ts = load_tileset(CLASSED)
+    assert ts.ground == () and ts.sky == ()
+    text = 'ground = ["rock", "hall", "rock"]\nsky = "ground"\n' + CLASSED
+    ts = load_tileset(text)
+    assert ts.ground == ("rock", "hall") and ts.sky == ("ground",)
+
+
+@pytest.mark.parametrize(
+    ("line", "key"), [('ground = ["lava"]', "ground"), ("sky = 3", "sky"), ('sky = "hall 1"', "sky")]
+)
+def test_bad_ground_or_sky_names_the_key(line, key):
+    with pytest.raises(ParameterError, match=key) as info:
+        load_tileset(line + "\n" + CLASSED)
     assert "\n" not in str(info.value)

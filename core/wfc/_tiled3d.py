@@ -1,0 +1,212 @@
+"""The 3-D tiled model: a tileset with up/down sockets stacked on a small voxel grid.
+
+The tileset is the simple tiled model's TOML format (:mod:`._tileset`) where every tile also has
+``up`` and ``down`` sockets: a tile's ``up`` socket meets the ``down`` socket of the tile above it
+when the two labels are equal (``up = "a"`` below meets ``down = "a"`` above; a socket may list
+several labels, ``down = ["a", "b"]``, and meets any socket sharing one). The rotated and
+mirrored variants of a tile turn its four side sockets about the vertical axis and keep its up
+and down sockets. The tileset's ``ground`` and ``sky`` lists name the tiles of the bottom and top
+layers (``presets/wfc/blocks3d.toml``: a ground slab with house foundations at the bottom, air at
+the top).
+
+The grid is ``(depth, height, width)``: ``tiles[z, y, x]`` with z = 0 the bottom layer and z + 1
+the layer above; rows go south as in 2-D (row + 1 is south, -y in Blender). In Blender cell
+``(x, y, z)`` of size ``s`` goes to ``(x * s, -y * s, z * s)`` (plus any origin), and its tile object
+is placed as :class:`~._tileset.Tileset` describes (mirror, then ``rotations`` quarter turns
+counter-clockwise about +z).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import ParameterError, short
+from ._solver import solve
+from ._tileset import Tileset, load_tileset
+
+__all__ = ["tiled3d", "Tiled3DResult", "compatible3d"]
+
+
+@dataclass(frozen=True)
+class Tiled3DResult:
+    """``tiles`` (depth, height, width) int32 indices into ``tileset.names`` (z = 0 the bottom
+    layer); the solver's counters."""
+
+    tiles: np.ndarray
+    tileset: Tileset
+    attempts: int
+    backtracks: int
+
+    @property
+    def names(self):
+        """(depth, height, width) array of the variant names."""
+        return np.array(self.tileset.names, dtype=object)[self.tiles]
+
+
+def compatible3d(tileset):
+    """The (6, P, P) bool compatibility of a tileset in the solver's six directions.
+
+    Directions 0-3 are the tileset's own (east, south = row + 1, west, north); 4 up (+z):
+    ``compatible[4, p, q]`` when ``tileset.up[p]`` and ``tileset.down[q]`` share a label (q may sit
+    on p); 5 down is its transpose. Raises :class:`ParameterError` naming the tiles without up/down sockets.
+
+    Examples
+    --------
+    >>> ts = load_tileset('''
+    ... [[tile]]
+    ... name = "air"
+    ... sockets = { north = "o", east = "o", south = "o", west = "o", up = "sky", down = "sky" }
+    ... [[tile]]
+    ... name = "rock"
+    ... sockets = { north = "o", east = "o", south = "o", west = "o", up = "sky", down = "deep" }
+    ... ''')
+    >>> c = compatible3d(ts)
+    >>> c.shape, bool(c[4, 1, 0]), bool(c[4, 0, 1]), bool(c[5, 0, 1])
+    ((6, 2, 2), True, False, True)
+    """
+    missing = sorted({b for b, u in zip(tileset.base_names, tileset.up) if u is None})
+    if missing:
+        shown = ", ".join(missing[:8]) + (f" and {len(missing) - 8} more" if len(missing) > 8 else "")
+        raise ParameterError(
+            f"tileset {tileset.name!r} cannot be stacked in 3-D: tile(s) {shown}"
+            " have no up/down sockets (add sockets.up and sockets.down to every tile)"
+        )
+    p = len(tileset.names)
+    labels = {label: k for k, label in enumerate(sorted({x for s in tileset.up + tileset.down for x in s}))}
+    up = np.zeros((p, len(labels)), np.float32)
+    down = np.zeros((p, len(labels)), np.float32)
+    for i in range(p):
+        up[i, [labels[x] for x in tileset.up[i]]] = 1
+        down[i, [labels[x] for x in tileset.down[i]]] = 1
+    compatible = np.zeros((6, p, p), bool)
+    compatible[:4] = tileset.compatible
+    compatible[4] = up @ down.T > 0
+    compatible[5] = compatible[4].T
+    return compatible
+
+
+def _layer(tileset, key, value):
+    """Bool (P,) mask of the variants of the base tiles named by ``value`` (None: the tileset's
+    own list; an empty list: every tile)."""
+    names = getattr(tileset, key) if value is None else ([value] if isinstance(value, str) else list(value))
+    if not all(isinstance(n, str) for n in names):
+        raise ParameterError(f"{key} must be a tile name or a list of tile names, got {short(value)}")
+    known = set(tileset.base_names)
+    for n in names:
+        if n not in known:
+            raise ParameterError(f"{key}: unknown tile {short(n)} in tileset {tileset.name!r}")
+    if not names:
+        return None
+    return np.isin(np.array(tileset.base_names, dtype=object), list(names))
+
+
+def _fixed(tileset, fixed, grid):
+    fixed = np.asarray(fixed)
+    if fixed.shape != grid:
+        raise ParameterError(f"fixed must be a {grid} array (depth, height, width), got shape {fixed.shape}")
+    if fixed.dtype.kind in "OUS":
+        lookup = np.vectorize(lambda v: -1 if v in ("", None) else tileset.index(str(v)), otypes=[np.int64])
+        fixed = lookup(fixed) if fixed.size else fixed.astype(np.int64)
+    return fixed
+
+
+def tiled3d(
+    tileset,
+    width,
+    height,
+    depth,
+    *,
+    periodic=False,
+    seed=0,
+    attempts=10,
+    backtrack_limit=1000,
+    fixed=None,
+    ground=None,
+    sky=None,
+    progress=None,
+):
+    """Fill a ``depth`` x ``height`` x ``width`` voxel grid with the tiles of ``tileset`` so that
+    every pair of neighbours, side by side and stacked, is allowed.
+
+    Parameters
+    ----------
+    tileset : Tileset or str or path
+        A :class:`Tileset` or a TOML path/text for :func:`load_tileset`; every tile needs ``up``
+        and ``down`` sockets.
+    width, height, depth : int
+        Grid size in cells (x, y = rows going south, z = layers going up).
+    periodic : bool
+        Wrap around the x and y edges (never z).
+    seed, attempts, backtrack_limit : int
+        As for :func:`core.wfc.solve`.
+    fixed : (depth, height, width) array, optional
+        Variant indices (-1 free) or variant names (``""`` or ``None`` free) the cells must hold.
+    ground, sky : str or sequence of str, optional
+        Base tiles allowed on the bottom (z = 0) and top (z = depth - 1) layers, every variant of
+        them and nothing else. None: the tileset's ``ground`` / ``sky`` lists; ``()``: any tile.
+    progress : callable, optional
+        Passed on to the solver: ``progress(decided_cells, cells, label)`` now and then.
+
+    Returns
+    -------
+    Tiled3DResult
+
+    Raises
+    ------
+    Contradiction
+        No stacking within the attempts (``cell`` is (x, y, z)).
+
+    Examples
+    --------
+    >>> ts = load_tileset('''
+    ... sky = "air"
+    ... [[tile]]
+    ... name = "air"
+    ... sockets = { north = "o", east = "o", south = "o", west = "o", up = "a", down = "a" }
+    ... [[tile]]
+    ... name = "tower"
+    ... sockets = { north = "o", east = "o", south = "o", west = "o", up = "t", down = "t" }
+    ... [[tile]]
+    ... name = "spire"
+    ... sockets = { north = "o", east = "o", south = "o", west = "o", up = "a", down = "t" }
+    ... ''')
+    >>> r = tiled3d(ts, 3, 2, 4, seed=1)
+    >>> r.tiles.shape, r.names[-1, 0, 0]
+    ((4, 2, 3), 'air')
+    """
+    if not isinstance(tileset, Tileset):
+        tileset = load_tileset(tileset)
+    for key, value in (("width", width), ("height", height), ("depth", depth)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ParameterError(f"{key} must be an integer >= 1, got {value!r}")
+    compatible = compatible3d(tileset)
+    grid = (depth, height, width)
+    if fixed is not None:
+        fixed = _fixed(tileset, fixed, grid)
+    allowed = None
+    for key, value, z in (("ground", ground, 0), ("sky", sky, depth - 1)):
+        mask = _layer(tileset, key, value)
+        if mask is not None:
+            if allowed is None:
+                allowed = np.ones((*grid, len(tileset.names)), bool)
+            allowed[z] &= mask
+    if depth == 1:  # the solver takes a one-layer grid as 2-D arrays
+        fixed = None if fixed is None else fixed[0]
+        allowed = None if allowed is None else allowed[0]
+    result = solve(
+        tileset.weights,
+        compatible,
+        width,
+        height,
+        depth=depth,
+        periodic=periodic,
+        seed=seed,
+        attempts=attempts,
+        backtrack_limit=backtrack_limit,
+        fixed=fixed,
+        allowed=allowed,
+        progress=progress,
+    )
+    return Tiled3DResult(result.indices.reshape(grid), tileset, result.attempts, result.backtracks)
