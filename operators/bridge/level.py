@@ -120,11 +120,29 @@ _LEVELS = {}
 _LEVELS_KEPT = 4
 
 
+def _files_stamp(spec, base):
+    """``(mtime, size)`` of the WFC tileset and sample files ``spec`` reads: an edited tileset makes a
+    new level on Update, not the cached one."""
+    if spec.generator not in core_levels.WFC_GENERATORS:
+        return ()
+    stamp = []
+    for key in ("tileset", "sample"):
+        value = getattr(spec, key)
+        if not value or (key == "tileset" and value in core_levels.AUTOTILE_SETS):
+            continue
+        try:
+            info = os.stat(core_levels.resolve_file(value, key=key, base=base)[0])
+        except (ParameterError, OSError):
+            continue  # generating says what is wrong
+        stamp.append((info.st_mtime_ns, info.st_size))
+    return tuple(stamp)
+
+
 def level_steps(spec, *, base=None):
     """Steps of making the :class:`Level` ``spec`` describes: yields ``(done, total, label)`` (the WFC
     solver's progress), returns the level.  ``base`` is the folder a relative WFC tileset or sample
-    path is found in.  Cached, see :func:`level_for`."""
-    key = (spec, None if base is None else os.path.abspath(base))
+    path is found in.  Cached, see :func:`level_for` (a WFC level also by its files' times and sizes)."""
+    key = (spec, None if base is None else os.path.abspath(base), _files_stamp(spec, base))
     level = _LEVELS.get(key)
     if level is None:
         level = yield from core_levels.generate_steps(spec, base=base)

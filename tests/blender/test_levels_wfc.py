@@ -95,6 +95,59 @@ def test_the_wfc_generators_are_in_the_panel_and_the_redo_panel():
     assert "rooms" in samples
 
 
+class _Recorder:
+    """A stand-in layout that records what a panel draws (each property checked to exist)."""
+
+    def __init__(self, calls):
+        self.__dict__["calls"] = calls
+
+    def __setattr__(self, name, value):
+        pass
+
+    def _child(self, *args, **kwargs):
+        return _Recorder(self.calls)
+
+    row = column = box = split = _child
+
+    def prop(self, data, name, **kwargs):
+        assert name in data.bl_rna.properties, f"{type(data).__name__} has no property {name!r}"
+        self.calls.append(name)
+
+    def operator(self, idname, **kwargs):
+        return _Recorder([])
+
+    def label(self, **kwargs):
+        pass
+
+    def icon(self, data):
+        return 7
+
+    def template_icon(self, icon_value, **kwargs):
+        pass
+
+
+def _shown(**values):
+    _settings(**values)
+    calls = []
+    bpy.types.WORLDSEED_PT_level.draw(type("P", (), {"layout": _Recorder(calls)})(), bpy.context)
+    return set(calls)
+
+
+def test_the_panel_shows_each_generators_tileset_sample_and_tile_objects(empty_scene):
+    shown = _shown(generator="cave")
+    assert "autotile" in shown and not shown & {"wfc_tileset", "tile_objects", "sample_source", "tileset"}
+    shown = _shown(generator="wfc_tiled", wfc_tileset="dungeon")
+    assert {"wfc_tileset", "tile_objects", "geometry", "attempts", "backtrack_limit", "connected"} <= shown
+    assert not shown & {"autotile", "tileset_file", "sample_source", "n", "tileset"}
+    assert "tileset_file" in _shown(wfc_tileset="FILE")
+    shown = _shown(tile_objects=_tile_objects(["rock"]))
+    assert "tile_objects" in shown and "geometry" not in shown  # the tiles are the geometry
+    shown = _shown(generator="wfc_overlapping", sample_source="IMAGE")
+    assert {"autotile", "sample_source", "sample_image", "classes", "n", "symmetry", "ground"} <= shown
+    assert not shown & {"wfc_tileset", "tile_objects", "sample_preset", "sample", "tileset"}
+    assert "sample_file" in _shown(sample_source="FILE")
+
+
 def test_a_wfc_tiles_level_builds_from_the_panel_with_the_dungeon_preset(empty_scene):
     _settings(**TILES, name="Keep", wfc_tileset="dungeon")
     assert bpy.ops.worldseed.level_add(from_settings=True) == {"FINISHED"}
@@ -147,6 +200,24 @@ def test_tile_objects_are_instanced_per_cell_as_their_variants_turn(empty_scene,
     assert len(real) == 30 and all(o.data == bpy.data.objects["Flag"].data for o in real)
     dets = sorted(round(np.linalg.det(np.array(o.matrix_world)[:3, :3])) for o in real)
     assert dets.count(-1) == int(np.sum(np.asarray(record.mirrored)[ids]))
+
+
+def test_a_tile_objects_level_exports_one_fbx_object_per_cell(empty_scene, tmp_path):
+    from worldseed.core.recipe import ExportSpec
+    from worldseed.operators.bridge import world
+
+    spec = core_levels.from_dict(dict(TILES, width=4, height=3, tileset="pipes", name="Pipes"))
+    level = core_levels.generate(spec)
+    coll = _tile_objects(list(dict.fromkeys(level.wfc.base_names)))
+    root = bridge_level.build_level(spec, collection=bpy.context.scene.collection, geometry="TILES", kit=coll)
+    before = _scene_state()
+    written = world.write_exports([root], str(tmp_path), "pipes", ExportSpec(fbx=True, preview=False))
+    assert _scene_state() == before
+    names = {os.path.basename(p) for p in written}
+    assert {"pipes.fbx", "Pipes.tmx", "Pipes_wfc.tsx", "Pipes_wfc.png", "Pipes_level.json"} <= names
+    nodes = _read_fbx(tmp_path / "pipes.fbx")
+    cells = [n for n in nodes if n.startswith("Pipes_") and n[-5:].isdigit()]
+    assert len(cells) == 12
 
 
 def test_dungeon_tiles_with_one_object_missing_report_it_and_keep_the_mesh_there(empty_scene):
@@ -245,7 +316,7 @@ class WORLDSEED_OT_test_level_modal(ModalBuild, bpy.types.Operator):
 
     def execute(self, context):
         spec = core_levels.from_dict(dict(TILES, width=70, height=70, tileset=self.tileset, name="Big"))
-        assert bpy.ops.worldseed.level_add.get_rna_type() and spec.width * spec.height > 64 * 64
+        assert spec.width * spec.height > 64 * 64  # what the Add Level button runs modally
         steps = bridge_level.build_steps(spec, collection=context.scene.collection)
         assert self.start_modal(context, steps, "level Big", handler=False) == {"RUNNING_MODAL"}
         ticks, state = 0, {"RUNNING_MODAL"}
@@ -317,6 +388,12 @@ os._exit(0)
 """
 
 
+def _read_fbx(path):
+    # in a Python of its own: ufbx's objects can crash the garbage collector with bpy in the process
+    done = subprocess.run([sys.executable, "-c", _READ_FBX, str(path)], capture_output=True, text=True, check=True)
+    return json.loads(done.stdout)
+
+
 def test_a_recipe_with_a_relative_tileset_builds_and_exports_headless(tmp_path):
     (tmp_path / "tiles").mkdir()
     (tmp_path / "tiles" / "flags.toml").write_text(FLAGS)
@@ -335,6 +412,5 @@ def test_a_recipe_with_a_relative_tileset_builds_and_exports_headless(tmp_path):
     assert {"world.fbx", "Keep.tmx", "Keep_wfc.tsx", "Keep_level.json", "Keep_level.png"} <= names
     record = json.loads((out / "Keep_level.json").read_text())
     assert json.dumps(record).count("flag") > 0
-    read = subprocess.run([sys.executable, "-c", _READ_FBX, str(out / "world.fbx")], capture_output=True, text=True)
-    nodes = json.loads(read.stdout)
+    nodes = _read_fbx(out / "world.fbx")
     assert nodes["Keep"] > 0
