@@ -80,44 +80,69 @@ def pairs_ok(indices, compatible, periodic):
     return bool(ok)
 
 
-def overlapping_row(stem, side, seeds):
-    """(pattern count, median seconds of the successful runs, successes, attempts made, load text)."""
+class Runs:
+    """Wall and process CPU seconds of the successful runs, the attempts of every run, the loads seen."""
+
+    def __init__(self):
+        self.wall, self.cpu, self.tries, self.loads = [], [], [], []
+
+    def time(self, fn):
+        """Run ``fn`` timed; its result, or None when it raised Contradiction (10 attempts counted)."""
+        self.loads.append(_loader.load())
+        c0, t0 = time.process_time(), time.perf_counter()
+        try:
+            result = fn()
+        except Contradiction:
+            self.tries.append(10)
+            return None
+        self.wall.append(time.perf_counter() - t0)
+        self.cpu.append(time.process_time() - c0)
+        self.tries.append(result.attempts)
+        return result
+
+    @property
+    def median(self):
+        return statistics.median(self.wall) if self.wall else float("nan")
+
+    @property
+    def cpu_median(self):
+        return statistics.median(self.cpu) if self.cpu else float("nan")
+
+    @property
+    def ok(self):
+        return len(self.wall)
+
+    def load_text(self):
+        lo, hi = min(self.loads), max(self.loads)
+        return f"load {lo:.1f}" if round(lo, 1) == round(hi, 1) else f"load {lo:.1f}-{hi:.1f}"
+
+
+def overlapping_runs(stem, side, seeds):
+    """(pattern count, Runs) of ``seeds`` periodic runs, seeds 0, 1000, 2000, ... (each may use 10 attempts)."""
     s = sample(stem)
     patterns, _ = extract_patterns(s, n=3, symmetry=8)
     palette = np.unique(s)
-    times, ok, tries, loads = [], 0, [], []
+    runs = Runs()
     for i in range(seeds):
-        loads.append(_loader.load())
-        t0 = time.perf_counter()
-        try:
-            r = overlapping(s, side, side, periodic=True, seed=1000 * i, attempts=10)
-        except Contradiction:
-            tries.append(10)
-            continue
-        times.append(time.perf_counter() - t0)
-        ok += 1
-        tries.append(r.attempts)
-        assert r.patterns == len(patterns)
-        assert windows_ok(np.searchsorted(palette, r.output), patterns), (stem, i)
-    median = statistics.median(times) if times else float("nan")
-    return len(patterns), median, ok, tries, load_text(loads)
+        r = runs.time(partial(overlapping, s, side, side, periodic=True, seed=1000 * i, attempts=10))
+        if r is not None:
+            assert r.patterns == len(patterns)
+            assert windows_ok(np.searchsorted(palette, r.output), patterns), (stem, i)
+    return len(patterns), runs
 
 
-def load_text(loads):
-    lo, hi = min(loads), max(loads)
-    return f"load {lo:.1f}" if round(lo, 1) == round(hi, 1) else f"load {lo:.1f}-{hi:.1f}"
+def tiled_runs(ts, count, solve_one, compatible):
+    """Runs of ``solve_one(seed)`` for seeds 0..count-1, each output's pairs checked."""
+    runs = Runs()
+    for i in range(count):
+        r = runs.time(partial(solve_one, ts, seed=i))
+        assert r is not None and pairs_ok(r.tiles, compatible, False), (ts.name, i)
+    return runs
 
 
-def tiled_row(stem, side, runs):
-    ts = load_tileset(PRESETS / f"{stem}.toml")
-    times, loads = [], []
-    for i in range(runs):
-        loads.append(_loader.load())
-        t0 = time.perf_counter()
-        r = wfc.tiled(ts, side, side, seed=i)
-        times.append(time.perf_counter() - t0)
-        assert pairs_ok(r.tiles, ts.compatible, False), (stem, i)
-    return len(ts.names), statistics.median(times), min(times), load_text(loads)
+def partial_size(fn, *size):
+    """``fn(tileset, *size, seed=...)`` as ``solve_one(tileset, seed=...)``."""
+    return lambda ts, seed: fn(ts, *size, seed=seed)
 
 
 def main():
@@ -126,33 +151,44 @@ def main():
     rounds = 2 if quick else 3
     print(
         f"core.wfc (issue 11); numpy {np.__version__}; {'--quick: ' if quick else ''}{seeds} seeds a sample, "
-        f"best of {rounds} interleaved rounds against the reference; load = 1-minute load average"
+        f"best of {rounds} interleaved rounds against the reference; load = 1-minute load average; "
+        "cpu = process CPU time (steadier than wall time on a shared machine)"
     )
     results = {}
 
     print("\noverlapping model, N = 3, symmetry 8, periodic, attempts <= 10 (seeds 0, 1000, 2000, ...):")
-    print(f"{'sample':>8} {'patterns':>8} | {'48x48 median s':>14} {'success':>8} {'attempts':>8} | load")
+    print(f"{'sample':>8} {'patterns':>8} | {'48x48 median s':>14} {'cpu s':>6} {'success':>8} {'attempts':>8} | load")
     for stem, about in SAMPLES:
-        count, median, ok, tries, load = overlapping_row(stem, 48, seeds)
-        results[f"48 {stem}"] = (median, ok / seeds, count, about)
+        count, runs = overlapping_runs(stem, 48, seeds)
+        results[f"48 {stem}"] = (runs.median, runs.ok / seeds, count, about)
         print(
-            f"{stem:>8} {count:8d} | {median:14.3f} {ok:4d}/{seeds:<3d} {max(tries):8d} | {load}",
+            f"{stem:>8} {count:8d} | {runs.median:14.3f} {runs.cpu_median:6.3f} {runs.ok:4d}/{seeds:<3d} "
+            f"{max(runs.tries):8d} | {runs.load_text()}",
             flush=True,
         )
     big_seeds = 1 if quick else 3
-    count, median, ok, tries, load = overlapping_row(BIG_SAMPLE, 128, big_seeds)
-    results["128"] = (median, ok / big_seeds, count)
+    count, runs = overlapping_runs(BIG_SAMPLE, 128, big_seeds)
+    results["128"] = (runs.median, runs.ok / big_seeds, count)
     print(f"\noverlapping 128 x 128, {BIG_SAMPLE} ({count} patterns), {big_seeds} seed(s):")
-    print(f"  median {median:.3f} s, success {ok}/{big_seeds}, attempts {tries} | {load}", flush=True)
+    print(
+        f"  median {runs.median:.3f} s (cpu {runs.cpu_median:.3f} s), success {runs.ok}/{big_seeds}, "
+        f"attempts {runs.tries} | {runs.load_text()}",
+        flush=True,
+    )
 
-    print("\nsimple tiled model 64 x 64 (bounded; seeds 0, 1, ...; median and best of the runs):")
-    runs = 5 if quick else 10
+    count = 5 if quick else 10
+    print(f"\nsimple tiled model 64 x 64 (bounded; seeds 0..{count - 1}; median and best of the runs):")
     for stem in ("roads", "dungeon", "pipes"):
-        variants, median, best, load = tiled_row(stem, 64, runs)
-        results[f"tiled {stem}"] = (median, variants)
-        print(f"  {stem:>8} {variants:3d} variants: median {median:.3f} s, best {best:.3f} s | {load}", flush=True)
+        ts = load_tileset(PRESETS / f"{stem}.toml")
+        runs = tiled_runs(ts, count, partial_size(wfc.tiled, 64, 64), ts.compatible)
+        results[f"tiled {stem}"] = (runs.median, len(ts.names))
+        print(
+            f"  {stem:>8} {len(ts.names):3d} variants: median {runs.median:.3f} s (cpu {runs.cpu_median:.3f} s), "
+            f"best {min(runs.wall):.3f} s | {runs.load_text()}",
+            flush=True,
+        )
 
-    print("\n3-D tiled model 16 x 16 x 8:")
+    print("\n3-D tiled model 16 x 16 x 8 (bounded):")
     blocks = PRESETS / "blocks3d.toml"
     if not hasattr(wfc, "tiled3d"):
         print("  skipped: core.wfc.tiled3d is not there yet")
@@ -160,28 +196,22 @@ def main():
         print("  skipped: no 3-D tileset presets/wfc/blocks3d.toml yet")
     else:
         ts = load_tileset(blocks)
-        up, down = np.array(ts.up, dtype=object), np.array(ts.down, dtype=object)
-        vertical = up[:, None] == down[None, :]  # q may sit on p: p's up socket is q's down socket
+        # q may sit on p when p's up labels and q's down labels share one
+        vertical = np.array([[bool(set(u) & set(d)) for d in ts.down] for u in ts.up])
         compatible = np.concatenate([ts.compatible, vertical[None], vertical.T[None]])
-        times, loads = [], []
-        for i in range(runs):
-            loads.append(_loader.load())
-            t0 = time.perf_counter()
-            r = wfc.tiled3d(ts, 16, 16, 8, seed=i)
-            times.append(time.perf_counter() - t0)
-            assert r.tiles.shape == (8, 16, 16)
-            assert pairs_ok(r.tiles, compatible, False)
-        results["3d"] = (statistics.median(times),)
+        runs = tiled_runs(ts, count, partial_size(wfc.tiled3d, 16, 16, 8), compatible)
+        results["3d"] = (runs.median,)
         print(
-            f"  blocks3d {len(ts.names)} variants: median {statistics.median(times):.3f} s, best {min(times):.3f} s"
-            f" | {load_text(loads)}",
+            f"  blocks3d {len(ts.names)} variants: median {runs.median:.3f} s (cpu {runs.cpu_median:.3f} s), "
+            f"best {min(runs.wall):.3f} s | {runs.load_text()}",
             flush=True,
         )
 
     print(
         "\nsolver against bench/wfc_reference.py (pure Python, same algorithm, same seeds), same arrays, interleaved:"
     )
-    print(f"{'problem':>31} | {'ours s':>7} {'ref s':>7} | {'speed-up':>8} | {'valid':>5} {'identical':>9} | load")
+    head = f"{'ours s':>7} {'ref s':>7} | {'speed-up':>8} {'cpu':>6} | {'valid':>5} {'identical':>9}"
+    print(f"{'problem':>31} | {head} | load")
     s = sample(BIG_SAMPLE)
     patterns, weights = extract_patterns(np.searchsorted(np.unique(s), s), n=3, symmetry=8)
     roads = load_tileset(PRESETS / "roads.toml")
@@ -196,7 +226,11 @@ def main():
     for label, w, c, side, periodic in problems:
         ours = partial(wfc.solve, w, c, side, side, periodic=periodic, seed=3)
         theirs = partial(reference_solve, w, c, side, side, periodic=periodic, seed=3)
-        race = _loader.interleaved(1 if side > 32 else rounds, ours, theirs)
+        if side > 32:  # one round, no untimed run of the reference (seconds)
+            ours()
+            race = _loader.interleaved(1, ours, theirs, warmup=False)
+        else:
+            race = _loader.interleaved(rounds, ours, theirs)
         a, (grid, _, _) = race.results
         valid = pairs_ok(a.indices, c, periodic) and pairs_ok(grid, c, periodic)
         assert valid, label
@@ -204,7 +238,7 @@ def main():
         ratio = race.ratio()
         anchor.append((label, ratio))
         print(
-            f"{label:>31} | {race.seconds[0]:7.3f} {race.seconds[1]:7.3f} | {ratio:7.1f}x | "
+            f"{label:>31} | {race.seconds[0]:7.3f} {race.seconds[1]:7.3f} | {ratio:7.1f}x {race.cpu_ratio():5.1f}x | "
             f"{'yes' if valid else 'NO':>5} {'yes' if same else 'no':>9} | {race.load_text()}",
             flush=True,
         )
