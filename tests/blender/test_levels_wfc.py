@@ -244,6 +244,25 @@ def test_dungeon_tiles_with_one_object_missing_report_it_and_keep_the_mesh_there
     inside = centres - 0.5 * normals
     xs, ys = (inside[:, 0] // 2.0).astype(int), (8 - 1 - inside[:, 1] // 2.0).astype(int)
     assert rock[ys, xs].all()
+    # the artist adds the rock; Update rebuilds in place with a tile on every cell and no mesh
+    coll.objects.link(bpy.data.objects.new("Rock", None))
+    assert bpy.ops.worldseed.level_update() == {"FINISHED"}
+    root = bpy.data.objects["Level"]
+    assert root.type == "EMPTY" and list(root[bridge_level.TILES_MISSING_KEY]) == []
+    tiles = query.level_kit_of(root)
+    assert tiles.name == "Level_Tiles" and len(tiles.data.vertices) == 80
+    assert bridge_level.stored_geometry(root) == ("TILES", coll)
+
+
+def test_an_edited_tileset_file_makes_a_new_level_on_update(empty_scene, tmp_path):
+    path = tmp_path / "mine.toml"
+    path.write_text(FLAGS)
+    _settings(**dict(TILES, width=5, height=4), wfc_tileset="FILE", tileset_file=str(path))
+    assert bpy.ops.worldseed.level_add(from_settings=True) == {"FINISHED"}
+    first = bridge_level.stored_level(bpy.context.active_object).wfc.names
+    path.write_text(FLAGS.replace("flag", "banner"))
+    assert bpy.ops.worldseed.level_update() == {"FINISHED"}
+    assert bridge_level.stored_level(bpy.context.active_object).wfc.names[0] == "banner 0" != first[0]
 
 
 def test_a_sample_image_of_the_blend_makes_a_wfc_sample_level(empty_scene):
@@ -285,6 +304,14 @@ def test_a_sample_image_of_the_blend_makes_a_wfc_sample_level(empty_scene):
     assert bpy.ops.worldseed.level_load_settings() == {"FINISHED"}
     settings = bpy.context.scene.worldseed.level
     assert settings.sample_source == "IMAGE" and settings.sample_image == image
+    # the sample's colours as classes: the rooms' colour becomes corridor
+    _settings(classes="#c8b478 = corridor")
+    assert bpy.ops.worldseed.level_update() == {"FINISHED"}
+    level = bridge_level.stored_level(bpy.context.active_object)
+    assert set(np.unique(level.grid).tolist()) == {core_levels.WALL, core_levels.CORRIDOR}
+    _settings(classes="#123456 = floor")
+    with pytest.raises(RuntimeError, match="lacks"):
+        bpy.ops.worldseed.level_update()
 
 
 def test_a_contradiction_is_an_error_report_naming_the_cell_and_the_scene_stays(empty_scene, tmp_path):
