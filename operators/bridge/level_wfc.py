@@ -176,14 +176,14 @@ def _module_geometry(module):
 
 def tiles_object(placed, modules, name, made):
     """The point object (kind ``level_kit``) instancing ``modules`` ({base tile name: object}) on the
-    placements whose tile has a module; ``None`` when no tile has one."""
+    placements whose tile has a module; ``None`` when no placed tile has one."""
     have = [t for t in placed.names if t in modules]
-    if not have:
-        return None
     index = np.full(len(placed.names), -1, np.int32)
     index[[placed.names.index(t) for t in have]] = np.arange(len(have))
     which = index[placed.tiles]
     keep = which >= 0
+    if not keep.any():
+        return None
     me = bpy.data.meshes.new(f"{name}_Tiles")
     obj = bpy.data.objects.new(f"{name}_Tiles", me)
     made.append(obj)

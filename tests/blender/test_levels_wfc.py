@@ -254,6 +254,19 @@ def test_dungeon_tiles_with_one_object_missing_report_it_and_keep_the_mesh_there
     assert bridge_level.stored_geometry(root) == ("TILES", coll)
 
 
+def test_tile_objects_of_no_tile_keep_the_whole_level_mesh(empty_scene):
+    _settings(**TILES, wfc_tileset="dungeon", tile_objects=_tile_objects(["unrelated"]))
+    assert bpy.ops.worldseed.level_add(from_settings=True) == {"FINISHED"}
+    root = bpy.context.active_object
+    level = core_levels.generate(core_levels.LevelSpec(**TILES, tileset="dungeon"))
+    assert sorted(root[bridge_level.TILES_MISSING_KEY]) == sorted(
+        set(level.wfc.base_names) & set(np.array(level.wfc.base_names)[np.unique(level.wfc.ids)])
+    )
+    assert root.type == "MESH" and query.level_kit_of(root) is None
+    quads = core_levels.level_quads(level, cell_size=2.0, wall_height=3.0)
+    assert len(root.data.polygons) == len(quads.quads)
+
+
 def test_an_edited_tileset_file_makes_a_new_level_on_update(empty_scene, tmp_path):
     path = tmp_path / "mine.toml"
     path.write_text(FLAGS)
