@@ -87,7 +87,7 @@ def from_dict(data, *, prefix="level.", base=None):
     """
     spec = from_table(LevelSpec, LIMITS, data, prefix=prefix)
     check_generator_keys(data, spec, prefix=prefix)
+    check_spec(spec, prefix=prefix, base=base)
     if base is not None and spec.generator in WFC_GENERATORS:
         spec = dataclasses.replace(spec, **_wfc.absolute_paths(spec, base))
-    check_spec(spec, prefix=prefix)
     return spec

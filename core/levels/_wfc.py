@@ -124,17 +124,16 @@ def resolve_file(value, *, key, base=None, prefix="level."):
         info = os.stat(path)
     except OSError as err:
         if isinstance(err, FileNotFoundError):
-            raise ParameterError(f"{name} {short(value)}: no file {path}") from None
-        raise ParameterError(f"{name} {short(value)}: {path} cannot be read: {err.strerror or err}") from None
+            raise ParameterError(f"{name} {value!r}: no file {path}") from None
+        raise ParameterError(f"{name} {value!r}: {path} cannot be read: {err.strerror or err}") from None
     if not stat.S_ISREG(info.st_mode):
-        raise ParameterError(f"{name} {short(value)}: {path} is not a regular file")
+        raise ParameterError(f"{name} {value!r}: {path} is not a regular file")
     if info.st_size > MAX_FILE_BYTES:
         raise ParameterError(
-            f"{name} {short(value)}: {path} has {info.st_size:,} bytes, more than the {MAX_FILE_BYTES:,} "
-            f"a {key} may have"
+            f"{name} {value!r}: {path} has {info.st_size:,} bytes, more than the {MAX_FILE_BYTES:,} a {key} may have"
         )
     if not os.access(path, os.R_OK):
-        raise ParameterError(f"{name} {short(value)}: {path} cannot be read (permission denied)")
+        raise ParameterError(f"{name} {value!r}: {path} cannot be read (permission denied)")
     return path, os.path.basename(path)
 
 
@@ -306,6 +305,11 @@ def _constraint_kwargs(function, spec, prefix, **extra):
     return kwargs
 
 
+def _values(palette, keep):
+    """The sample values of ``palette`` where ``keep`` holds: ints, or tuples of channels."""
+    return [tuple(int(c) for c in row) if palette.ndim == 2 else int(row) for row in palette[np.asarray(keep)]]
+
+
 def _markers(grid, seed):
     """Spawn and exit in the largest walkable region; none with fewer than 2 walkable cells there."""
     labels, count = label_regions(grid != WALL)
@@ -339,10 +343,17 @@ def wfc_level_steps(spec, *, base=None, prefix="level."):
         variant_classes = (
             np.full(len(tileset.names), FLOOR, np.uint8) if raw is None else np.asarray(raw, dtype=np.uint8)
         )
-        result = core_wfc.tiled(
-            tileset, spec.width, spec.height, **common, **_constraint_kwargs(core_wfc.tiled, spec, prefix)
-        )
-        ids = np.asarray(result.tiles, dtype=np.int32)
+        if spec.connected or not hasattr(core_wfc, "solve_steps"):
+            result = core_wfc.tiled(
+                tileset, spec.width, spec.height, **common, **_constraint_kwargs(core_wfc.tiled, spec, prefix)
+            )
+            tiles = result.tiles
+        else:  # core.wfc.tiled's own solve, as steps: progress while it solves (the same tiles)
+            result = yield from core_wfc.solve_steps(
+                tileset.weights, tileset.compatible, spec.width, spec.height, **common
+            )
+            tiles = result.indices
+        ids = np.asarray(tiles, dtype=np.int32)
         grid = variant_classes[ids]
         record = WfcRecord(
             model="tiled",
@@ -370,7 +381,7 @@ def wfc_level_steps(spec, *, base=None, prefix="level."):
             periodic_input=spec.periodic_input,
             ground=spec.ground,
             **common,
-            **_constraint_kwargs(core_wfc.overlapping, spec, prefix, walkable=value_classes != WALL),
+            **_constraint_kwargs(core_wfc.overlapping, spec, prefix, walkable=_values(palette, value_classes != WALL)),
         )
         out = np.asarray(result.output)
         pal = np.asarray(result.palette)
