@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from core import wfc
 from core.errors import ParameterError
 from core.wfc import extract_patterns, load_tileset, overlapping, read_sample, tiled
 
@@ -121,6 +122,35 @@ def test_every_tileset_tiles_a_32_square_within_its_rules(stem, periodic):
     assert result.tiles.shape == (32, 32)
     assert_pairs_allowed(result.tiles, ts.compatible, periodic)
     assert len(np.unique(result.tiles)) > 4
+
+
+def stacks(stem):
+    ts = load(stem)
+    return all(u is not None for u in ts.up) and all(d is not None for d in ts.down)
+
+
+@pytest.mark.parametrize("stem", [s for s in TILESETS if stacks(s)])
+def test_every_3d_tileset_stacks_16_by_16_by_8_within_its_rules(stem):
+    if not hasattr(wfc, "tiled3d"):
+        pytest.skip("core.wfc.tiled3d is not there yet")
+    ts = load(stem)
+    result = wfc.tiled3d(ts, 16, 16, 8, seed=3)
+    t = result.tiles
+    assert t.shape == (8, 16, 16)
+    for layer in t:
+        assert_pairs_allowed(layer, ts.compatible, False)
+    vertical = np.array([[bool(set(u) & set(d)) for d in ts.down] for u in ts.up])  # q on p
+    assert vertical[t[:-1], t[1:]].all()
+    base = np.array(ts.base_names)
+    if ts.ground:
+        assert set(base[t[0]].ravel()) <= set(ts.ground)
+    if ts.sky:
+        assert set(base[t[-1]].ravel()) <= set(ts.sky)
+    assert len(np.unique(t)) > 8
+
+
+def test_a_3d_tileset_ships():
+    assert any(stacks(s) for s in TILESETS)
 
 
 # what crosses each side of the roads tiles in their base orientation (east, south, west, north):
