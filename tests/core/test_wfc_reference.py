@@ -139,6 +139,23 @@ def test_the_solver_equals_the_reference_where_the_search_is_deterministic(case,
         assert grid[pin[1]][pin[0]] == pin[2]
 
 
+def test_the_solver_equals_the_reference_in_3d_where_the_search_is_deterministic():
+    # pattern q sits east of p when q = p + 1, south when q = p + 2, above when q = p + 4 (mod 7):
+    # one fixed cell decides the whole (depth, height, width) grid
+    p = 7
+    flat = cyclic_rules(p, 1, 2)
+    up = np.zeros((p, p), bool)
+    up[np.arange(p), (np.arange(p) + 4) % p] = True
+    c = np.concatenate([flat, up[None], up.T[None]])
+    fixed = np.full((3, 4, 5), -1)
+    fixed[2, 1, 3] = 6
+    ours = solve(np.ones(p), c, 5, 4, depth=3, seed=1, fixed=fixed)
+    grid, _, _ = reference_solve(np.ones(p), c, 5, 4, depth=3, seed=1, fixed=fixed)
+    assert ours.indices.shape == (3, 4, 5) and ours.indices.tolist() == grid
+    z, y, x = np.indices((3, 4, 5))
+    assert np.array_equal(ours.indices, (6 + (x - 3) + 2 * (y - 1) + 4 * (z - 2)) % p)
+
+
 def brute_force_solvable(compatible, width, height, periodic):
     p = compatible.shape[1]
     for combo in itertools.product(range(p), repeat=width * height):
