@@ -386,6 +386,18 @@ def test_escape_in_a_modal_wfc_build_leaves_the_scene_as_it_was(empty_scene, mod
     assert query.is_level(bpy.data.objects["Big"])
 
 
+def test_the_add_level_button_on_a_large_wfc_grid_builds_without_a_window(empty_scene):
+    from worldseed.operators.level import MODAL_WFC_CELLS, is_modal_level
+
+    _settings(**dict(TILES, width=70, height=60), wfc_tileset="pipes", name="Pipes")
+    spec = core_levels.from_dict(dict(TILES, width=70, height=60, tileset="pipes"))
+    assert is_modal_level(spec) and 70 * 60 > MODAL_WFC_CELLS
+    assert not is_modal_level(core_levels.from_dict(dict(TILES, tileset="pipes")))
+    # background Blender has no window for a modal run: the button builds at once
+    assert bpy.ops.worldseed.level_add("INVOKE_DEFAULT", from_settings=True) == {"FINISHED"}
+    assert bpy.context.active_object.name == "Pipes"
+
+
 def test_a_contradiction_in_a_modal_build_is_reported_and_builds_nothing(empty_scene, modal_op, tmp_path):
     path = tmp_path / "impossible.toml"
     path.write_text(IMPOSSIBLE)
