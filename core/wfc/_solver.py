@@ -1,16 +1,20 @@
 """The one WFC solver: packed-bitset wave, arc-consistent propagation from changed cells, backtracking.
 
 Every cell's possible patterns are one packed bitset (a Python integer of P bits). Propagation
-keeps a stack of the cells whose set shrank and narrows their neighbours with the *support* of
-the set: the patterns it still allows next to it in each direction, precomputed from the
-compatibility tables as one table per byte of the set (so a set's support costs one lookup per
-non-zero byte, and each distinct set is looked up once per run). Only the cells that change are
-touched: no Python pass over the whole grid per step. Propagation runs breadth first, so a
-cell that changes several times in one round is visited once. Observation takes the lowest
-Shannon-entropy cell (weights; seeded tie-break noise; the entropies of the changed cells
-refreshed, then one numpy ``argmin``) and collapses it to a weighted random pattern. Every change is logged as (cell, old set), so a failed choice is undone exactly; the
-pattern is then banned and the search goes on, up to ``backtrack_limit`` backtracks, after which
-the attempt restarts with the next seed.
+narrows the neighbours of the cells whose set shrank with the *support* of the set: the
+patterns it still allows next to it in each direction, from tables per byte of the set (a set's
+support costs one look-up per non-zero byte, cached per 64-pattern block and per set). Only the
+cells that change are touched: no Python pass over the whole grid per step. Propagation runs
+breadth first, so a cell that changes several times in one round is visited once.
+
+Observation takes the lowest Shannon-entropy cell and collapses it to a weighted random
+pattern. Entropies come from exact integer sums (weights to 7 significant digits, ``w log w``
+in fixed point), so they do not depend on the order of the sums; the changed cells' entropies
+are refreshed in one numpy pass, plus a seeded tie-break noise, then one ``argmin``.
+
+Every change is logged as (cell, old set), so a failed choice is undone exactly; the pattern is
+then banned and the search goes on, up to ``backtrack_limit`` backtracks, after which the
+attempt restarts with the next seed.
 
 Extra constraints (connectivity, tile counts: :mod:`._constraints`) plug in through
 ``constraints``: objects with ``revise(wave, final)`` that see the wave as a read-only
@@ -132,6 +136,9 @@ def _pack(rows):
 #: Patterns per block of the support look-up, and the most pattern sets whose supports are kept.
 _BLOCK = (1 << 64) - 1
 _CACHED = 50_000
+#: The largest integer weight, and the fixed-point unit of ``w log w``.
+_WEIGHT_UNIT = 2**24
+_FIXED = 2**16
 
 
 class _Rules:
@@ -142,18 +149,29 @@ class _Rules:
         self.p, self.directions = p, compatible.shape[0]
         self.nbytes = (p + 7) // 8
         self.full = (1 << p) - 1
-        self.weights = weights.tolist()
+        # integer weights (7 significant digits) and fixed-point w log w: sums exact in any order
+        iw = np.maximum(1, np.rint(weights * (_WEIGHT_UNIT / weights.max()))).astype(np.int64)
+        self.weights = iw.tolist()
+        wlogw = [round(w * math.log(w) * _FIXED) for w in self.weights]
+        bits = (np.arange(256)[:, None] >> np.arange(8)) & 1  # (256, 8)
+        per_byte = np.zeros((self.nbytes * 8, 2), np.int64)
+        per_byte[:p, 0], per_byte[:p, 1] = iw, wlogw
+        per_byte = per_byte.reshape(self.nbytes, 8, 2)
+        self._sum_w = per_byte[:, :, 0] @ bits.T  # (nbytes, 256) exact int64
+        self._sum_wlogw = per_byte[:, :, 1] @ bits.T
+        self._byte_rows = np.arange(self.nbytes)
         # one integer per pattern: its support in every direction, direction d at bits d*P
         rows = _pack(compatible.transpose(1, 0, 2).reshape(p, self.directions * p))
         self._support_rows = rows
         self._support_bytes = _byte_tables(rows, int.__or__, 0)
-        self.wlogw = wlogw = (weights * np.log(weights)).tolist()
-        self._sums = _byte_tables(list(zip(self.weights, wlogw)), lambda a, b: (a[0] + b[0], a[1] + b[1]), (0.0, 0.0))
         self._support = {}
         self._block_support = [{} for _ in range((p + 63) // 64)]
-        self._block_sums = [{} for _ in range((p + 63) // 64)]
-        self._entropy = {}
         self._rows = {}
+
+    def supports(self, masks):
+        """:meth:`support` of each set of ``masks``."""
+        cache, support = self._support, self.support
+        return [cache.get(m) or support(m) for m in masks]
 
     def support(self, m):
         """Per direction, the set of patterns that ``m`` allows next to it."""
@@ -189,34 +207,32 @@ class _Rules:
                 bits |= tables[j][byte]
         return bits
 
-    def sums(self, m):
-        """(sum of w, sum of w log w) over the patterns of ``m``, block by block."""
-        sw = swl = 0.0
-        for k, cache in enumerate(self._block_sums):
-            b = (m >> (k << 6)) & _BLOCK
-            if b:
-                v = cache.get(b)
-                if v is None:
-                    tables, v = self._sums, (0.0, 0.0)
-                    for j, byte in enumerate(b.to_bytes(8, "little"), start=8 * k):
-                        if byte:
-                            t = tables[j][byte]
-                            v = (v[0] + t[0], v[1] + t[1])
-                    if len(cache) < _CACHED:
-                        cache[b] = v
-                sw += v[0]
-                swl += v[1]
-        return sw, swl
+    def entropies(self, masks):
+        """Shannon entropy of each weighted set of ``masks`` (a list of integers), from exact
+        integer sums of the weights and of the fixed-point ``w log w`` per byte."""
+        nb = self.nbytes
+        data = b"".join([m.to_bytes(nb, "little") for m in masks])
+        index = np.frombuffer(data, np.uint8).reshape(len(masks), nb)
+        sw = self._sum_w[self._byte_rows, index].sum(1).tolist()
+        swl = self._sum_wlogw[self._byte_rows, index].sum(1).tolist()
+        log, unit = math.log, _FIXED
+        return [log(a) - c / (a * unit) for a, c in zip(sw, swl)]
 
-    def entropy(self, m):
-        """Shannon entropy of the weighted set ``m``."""
-        e = self._entropy.get(m)
-        if e is None:
-            sw, swl = self.sums(m)
-            e = math.log(sw) - swl / sw
-            if len(self._entropy) < _CACHED:
-                self._entropy[m] = e
-        return e
+    def pick(self, m, u):
+        """The pattern of ``m`` that a uniform ``u`` in [0, 1) picks, by (integer) weight."""
+        w, bits = self.weights, []
+        rest = m
+        while rest:
+            low = rest & -rest
+            bits.append(low.bit_length() - 1)
+            rest ^= low
+        target = u * sum(w[i] for i in bits)
+        acc = 0
+        for i in bits:
+            acc += w[i]
+            if acc > target:
+                return i
+        return bits[-1]
 
     def row(self, m):
         """``m`` as a read-only (P,) bool row."""
@@ -225,21 +241,9 @@ class _Rules:
             r = np.unpackbits(np.frombuffer(m.to_bytes(self.nbytes, "little"), np.uint8), bitorder="little")
             r = r[: self.p].astype(bool)
             r.flags.writeable = False
-            self._rows[m] = r
+            if len(self._rows) < _CACHED:
+                self._rows[m] = r
         return r
-
-    def pick(self, m, u):
-        """The pattern of ``m`` that a uniform ``u`` in [0, 1) picks, by weight."""
-        target = u * self.sums(m)[0]
-        acc, w, last = 0.0, self.weights, -1
-        while m:
-            low = m & -m
-            last = low.bit_length() - 1
-            acc += w[last]
-            if acc > target:
-                return last
-            m ^= low
-        return last
 
 
 class _Search:
@@ -276,14 +280,14 @@ class _Search:
         changes several times in one round is visited once): the cell that ran out of
         patterns, or -1."""
         wave, nbrs, log, dirty, mirror = self.wave, self.nbrs, self.log, self.dirty, self.mirror
-        support, row = self.rules.support, self.rules.row
+        supports, row = self.rules.supports, self.rules.row
         touch = dirty.append
         level = cells
         while level:
             changed = []
             append = changed.append
-            for c in level:
-                for t, s in zip(nbrs[c], support(wave[c])):
+            for c, sup in zip(level, supports([wave[c] for c in level])):
+                for t, s in zip(nbrs[c], sup):
                     if t < 0:
                         continue
                     old = wave[t]
@@ -355,10 +359,12 @@ class _Search:
         if self.decided == self.n:
             return -1
         if self.dirty:
-            wave, entropy, noise, inf = self.wave, self.rules.entropy, self.noise, math.inf
-            cells = list(dict.fromkeys(self.dirty))
-            values = [entropy(m) + noise[c] if m & (m - 1) else inf for c in cells for m in (wave[c],)]
-            self.entropy[cells] = values
+            wave, noise = self.wave, self.noise
+            cells = [c for c in dict.fromkeys(self.dirty) if wave[c] & (wave[c] - 1)]
+            self.entropy[self.dirty] = math.inf
+            if cells:
+                values = self.rules.entropies([wave[c] for c in cells])
+                self.entropy[cells] = [e + noise[c] for e, c in zip(values, cells)]
             self.dirty.clear()
         return int(self.entropy.argmin())
 
