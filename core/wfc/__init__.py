@@ -13,7 +13,7 @@ from ._overlapping import OverlappingResult, extract_patterns, overlap_compatibl
 from ._png import read_png
 from ._solver import SolveResult, solve, solve_steps
 from ._tiled import TiledResult, tiled
-from ._tiled3d import Tiled3DResult, tiled3d
+from ._tiled3d import Tiled3DResult, compatible3d, tiled3d, tiled3d_steps
 from ._tileset import SYMMETRIES, Tileset, load_tileset
 
 __all__ = [
@@ -25,7 +25,9 @@ __all__ = [
     "tiled",
     "TiledResult",
     "tiled3d",
+    "tiled3d_steps",
     "Tiled3DResult",
+    "compatible3d",
     "load_tileset",
     "Tileset",
     "SYMMETRIES",

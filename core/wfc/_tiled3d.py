@@ -23,10 +23,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ParameterError, short
-from ._solver import solve
+from ..steps import drive
+from ._solver import solve_steps
 from ._tileset import Tileset, load_tileset
 
-__all__ = ["tiled3d", "Tiled3DResult", "compatible3d"]
+__all__ = ["tiled3d", "tiled3d_steps", "Tiled3DResult", "compatible3d"]
 
 
 @dataclass(frozen=True)
@@ -176,6 +177,64 @@ def tiled3d(
     >>> r.tiles.shape, r.names[-1, 0, 0]
     ((4, 2, 3), 'air')
     """
+    steps = tiled3d_steps(
+        tileset,
+        width,
+        height,
+        depth,
+        periodic=periodic,
+        seed=seed,
+        attempts=attempts,
+        backtrack_limit=backtrack_limit,
+        fixed=fixed,
+        ground=ground,
+        sky=sky,
+    )
+    return drive(steps, progress)
+
+
+def tiled3d_steps(
+    tileset,
+    width,
+    height,
+    depth,
+    *,
+    periodic=False,
+    seed=0,
+    attempts=10,
+    backtrack_limit=1000,
+    fixed=None,
+    ground=None,
+    sky=None,
+):
+    """:func:`tiled3d` as a step generator (:mod:`core.steps`): yields ``(decided_cells, cells,
+    label)`` now and then and returns the :class:`Tiled3DResult`; drive it with
+    :func:`core.steps.drive`. The arguments are checked at the call (a :class:`ParameterError`
+    is raised before any step).
+    """
+    tileset, args = _prepare(tileset, width, height, depth, fixed, ground, sky)
+    return _steps(tileset, args, width, height, depth, periodic, seed, attempts, backtrack_limit)
+
+
+def _steps(tileset, args, width, height, depth, periodic, seed, attempts, backtrack_limit):
+    result = yield from solve_steps(
+        tileset.weights,
+        args["compatible"],
+        width,
+        height,
+        depth=depth,
+        periodic=periodic,
+        seed=seed,
+        attempts=attempts,
+        backtrack_limit=backtrack_limit,
+        fixed=args["fixed"],
+        allowed=args["allowed"],
+    )
+    return Tiled3DResult(result.indices.reshape(args["grid"]), tileset, result.attempts, result.backtracks)
+
+
+def _prepare(tileset, width, height, depth, fixed, ground, sky):
+    """The tileset and the solver's arrays, every argument checked."""
     if not isinstance(tileset, Tileset):
         tileset = load_tileset(tileset)
     for key, value in (("width", width), ("height", height), ("depth", depth)):
@@ -195,18 +254,4 @@ def tiled3d(
     if depth == 1:  # the solver takes a one-layer grid as 2-D arrays
         fixed = None if fixed is None else fixed[0]
         allowed = None if allowed is None else allowed[0]
-    result = solve(
-        tileset.weights,
-        compatible,
-        width,
-        height,
-        depth=depth,
-        periodic=periodic,
-        seed=seed,
-        attempts=attempts,
-        backtrack_limit=backtrack_limit,
-        fixed=fixed,
-        allowed=allowed,
-        progress=progress,
-    )
-    return Tiled3DResult(result.indices.reshape(grid), tileset, result.attempts, result.backtracks)
+    return tileset, {"compatible": compatible, "grid": grid, "fixed": fixed, "allowed": allowed}

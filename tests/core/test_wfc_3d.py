@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 
 from core.errors import ParameterError
+from core.steps import drive
+from core.wfc import Tiled3DResult, compatible3d, tiled3d, tiled3d_steps
 from core.wfc._contract import Contradiction
-from core.wfc._tiled3d import Tiled3DResult, compatible3d, tiled3d
 from core.wfc._tileset import load_tileset
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -210,3 +211,13 @@ def test_bad_arguments_are_named(blocks, kwargs, match):
     args = {"width": 4, "height": 4, "depth": 3} | kwargs
     with pytest.raises(ParameterError, match=match):
         tiled3d(blocks, args.pop("width"), args.pop("height"), args.pop("depth"), **args)
+
+
+def test_progress_and_steps_report_the_decided_cells(blocks):
+    seen = []
+    result = tiled3d(blocks, 12, 12, 6, seed=2, progress=lambda done, total, label: seen.append((done, total, label)))
+    assert seen and {t for _, t, _ in seen} == {12 * 12 * 6}
+    assert all(0 <= d <= t for d, t, _ in seen) and all(isinstance(label, str) for *_, label in seen)
+    assert np.array_equal(drive(tiled3d_steps(blocks, 12, 12, 6, seed=2)).tiles, result.tiles)
+    with pytest.raises(ParameterError, match="width"):  # checked at the call, before any step
+        tiled3d_steps(blocks, 0, 12, 6)
