@@ -35,36 +35,46 @@ __all__ = ["Connected", "Counts", "Unsatisfied", "components", "check_bounds", "
 CHECK_CELLS = 256
 
 
-def components(mask, a, b):
-    """Connected components of the nodes where ``mask`` holds, linked by the edges ``a[i] -- b[i]``.
+def components(mask, a, b, *, row=1):
+    """Connected components of the nodes where ``mask`` holds.
 
-    Returns ``(V,)`` int64 labels: the smallest node index of each node's component (nodes outside
-    ``mask`` keep their own index). Vectorised: hook the larger root on the smaller along every
-    edge whose ends differ, then jump pointers to the roots; the trees with an edge out at least
-    halve each round, so about log2(V) rounds.
+    Nodes ``i`` and ``i + 1`` of one row (rows of ``row`` consecutive nodes) are linked; the
+    edges ``a[k] -- b[k]`` add the others (between rows, layers, across periodic edges). Returns
+    ``(V,)`` int64 labels, equal for the nodes of one component, -1 off ``mask``.
 
-    >>> a, b = np.array([0, 1, 3]), np.array([1, 2, 4])
-    >>> components(np.array([True, True, True, True, True]), a, b).tolist()
-    [0, 0, 0, 3, 3]
-    >>> components(np.array([True, False, True, True, True]), a, b).tolist()
-    [0, 1, 2, 3, 3]
+    Vectorised: the runs of masked nodes along rows are the units; along every edge whose runs'
+    roots differ the larger root is hooked on the smaller, then pointers jump to the roots. Every
+    tree with an edge out merges each round, so there are about log2(runs) rounds.
+
+    >>> mask = np.array([[1, 1, 0, 1], [0, 1, 0, 1], [1, 0, 0, 1]], bool).ravel()
+    >>> a = np.arange(8)  # vertical edges of the 3 x 4 grid
+    >>> components(mask, a, a + 4, row=4).reshape(3, 4).tolist()
+    [[0, 0, -1, 1], [-1, 0, -1, 1], [4, -1, -1, 1]]
     """
+    start = mask.copy()
+    start[1:] &= ~mask[:-1]
+    start[::row] = mask[::row]
+    run = np.cumsum(start) - 1
     keep = mask[a] & mask[b]
-    a, b = a[keep], b[keep]
-    parent = np.arange(mask.size, dtype=np.int64)
-    while a.size:
-        pa, pb = parent[a], parent[b]
+    ra, rb = run[a[keep]], run[b[keep]]
+    if ra.size:  # neighbouring edges between the same two runs are one
+        fresh = np.ones(ra.size, bool)
+        fresh[1:] = (ra[1:] != ra[:-1]) | (rb[1:] != rb[:-1])
+        ra, rb = ra[fresh], rb[fresh]
+    parent = np.arange(int(run[-1]) + 1 if run.size else 0, dtype=np.int64)
+    while ra.size:
+        pa, pb = parent[ra], parent[rb]
         differ = pa != pb
         if not differ.any():
             break
-        a, b, pa, pb = a[differ], b[differ], pa[differ], pb[differ]
+        ra, rb, pa, pb = ra[differ], rb[differ], pa[differ], pb[differ]
         np.minimum.at(parent, np.maximum(pa, pb), np.minimum(pa, pb))
         while True:
             nxt = parent[parent]
             if np.array_equal(nxt, parent):
                 break
             parent = nxt
-    return parent
+    return np.where(mask, parent[np.maximum(run, 0)] if parent.size else 0, -1)
 
 
 def _check_size(value, name):
@@ -120,9 +130,10 @@ class _Nodes:
         self.a, self.b = self._edges(periodic and self.plain)
 
     def _edges(self, periodic):
-        """Node pairs ``(a, b)`` of the 4-neighbourhood (6 with depth); periodic wraps x and y."""
+        """Node pairs ``(a, b)`` of the 4-neighbourhood (6 with depth) but the links along rows,
+        which :func:`components` makes itself; periodic wraps x and y."""
         idx = np.arange(self.size).reshape(self.depth, self.node_height, self.node_width)
-        pairs = [(idx[:, :, :-1], idx[:, :, 1:]), (idx[:, :-1], idx[:, 1:]), (idx[:-1], idx[1:])]
+        pairs = [(idx[:, :-1], idx[:, 1:]), (idx[:-1], idx[1:])]
         if periodic:
             pairs += [(idx[:, :, -1], idx[:, :, 0]), (idx[:, -1], idx[:, 0])]
         a = np.concatenate([p.ravel() for p, _ in pairs])
@@ -289,7 +300,7 @@ class Connected(_Throttle):
         if required.size == 0:
             self._failed = False
             return forced
-        label = components(possible, nodes.a, nodes.b)
+        label = components(possible, nodes.a, nodes.b, row=nodes.node_width)
         root = label[self.points[0] if self.points.size else required[0]]
         apart = required[label[required] != root]
         if apart.size:

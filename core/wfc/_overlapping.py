@@ -17,6 +17,7 @@ import numpy as np
 
 from .._checks import check_bool, check_int
 from ..errors import ParameterError, short
+from ._constraints import Connected, Counts, check_bounds, check_points
 from ._png import read_png
 from ._solver import solve
 
@@ -199,6 +200,10 @@ def overlapping(
     seed=0,
     attempts=10,
     backtrack_limit=1000,
+    connected=False,
+    walkable=None,
+    connect_points=(),
+    counts=None,
 ):
     """Grow an output in the style of a sample with the overlapping model of Wave Function Collapse.
 
@@ -227,6 +232,18 @@ def overlapping(
         Attempt ``k`` solves with ``seed + k``.
     attempts, backtrack_limit : int
         Passed to the solver: restarts, and backtracks per attempt.
+    connected : bool
+        The walkable cells of the output form one 4-connected region (across the edges when
+        ``periodic``).
+    walkable : sequence of sample values, optional
+        The values that are walkable (ints, or (r, g, b) colours of an image sample); default
+        every value but the most common one on the sample's border (the wall). Used with
+        ``connected`` only.
+    connect_points : sequence of (x, y)
+        Output cells that must be walkable and in that region (needs ``connected``).
+    counts : dict, optional
+        ``{sample value: (min, max)}`` (``max`` None: no bound): how many output cells may show
+        the value. A minimum larger than the output fails at once.
 
     Returns
     -------
@@ -272,6 +289,36 @@ def overlapping(
     allowed = None
     if ground:
         allowed = _ground(indices, patterns, n, periodic, periodic_input, (solve_h, solve_w))
+    constraints = []
+    # the value each pattern shows in the output: its top-left one, or with a bounded output the
+    # whole window for the last row and column (the constraints read (P, n, n) windows then)
+    shown = patterns[:, :1, :1].reshape(-1) if periodic else patterns
+    if check_points(connected, connect_points):
+        if walkable is None:
+            walk = np.ones(len(palette), bool)
+            border = np.concatenate([indices[0], indices[-1], indices[:, 0], indices[:, -1]])
+            walk[np.bincount(border).argmax()] = False
+        else:
+            walk = np.zeros(len(palette), bool)
+            if isinstance(walkable, (str, bytes)) or not hasattr(walkable, "__iter__"):
+                raise ParameterError(f"walkable must be a sequence of sample values, got {short(walkable)}")
+            for value in walkable:
+                walk[_value_index(palette, value, "walkable")] = True
+        constraints.append(
+            Connected(
+                walk[shown], solve_w, solve_h, points=connect_points, periodic=periodic, points_name="connect_points"
+            )
+        )
+    if counts is not None:
+        if not isinstance(counts, dict):
+            raise ParameterError(f"counts must be a dict {{sample value: (min, max)}}, got {short(counts)}")
+        limits, names = {}, {}
+        for value, bounds in counts.items():
+            i = _value_index(palette, value, "counts")
+            limits[i] = check_bounds(bounds, f"counts[{value!r}]")
+            names[i] = f"value {value!r}"
+        if limits:
+            constraints.append(Counts(shown, limits, solve_w, solve_h, names=names))
 
     result = solve(
         weights,
@@ -283,6 +330,7 @@ def overlapping(
         attempts=attempts,
         backtrack_limit=backtrack_limit,
         allowed=allowed,
+        constraints=constraints,
     )
     cells = patterns[result.indices]  # (solve_h, solve_w, n, n)
     if periodic:
@@ -300,6 +348,25 @@ def overlapping(
         palette=palette,
         patterns=count,
     )
+
+
+def _value_index(palette, value, name):
+    """Index in ``palette`` of a sample value (an int, or a colour of an image sample)."""
+    if palette.ndim == 1:
+        ok = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+        found = np.flatnonzero(palette == value) if ok else ()
+    else:
+        try:
+            colour = np.array(value, dtype=np.int64)
+        except (TypeError, ValueError, OverflowError):
+            colour = np.zeros(0)
+        ok = colour.shape == palette.shape[1:]
+        found = np.flatnonzero((palette == colour).all(1)) if ok else ()
+    if len(found) != 1:
+        kind = "values" if palette.ndim == 1 else "colours"
+        shown = ", ".join(str(v.tolist()) for v in palette[:16]) + (", ..." if len(palette) > 16 else "")
+        raise ParameterError(f"{name}: {short(value)} is not a value of the sample (its {kind}: {shown})")
+    return int(found[0])
 
 
 def read_sample(path):

@@ -9,7 +9,7 @@ import pytest
 
 from core.errors import ParameterError
 from core.levels import label_regions
-from core.wfc import Contradiction, load_tileset, tiled
+from core.wfc import Contradiction, load_tileset, overlapping, read_sample, tiled
 from core.wfc._constraints import Connected, Counts, Unsatisfied, components
 
 PRESETS = Path(__file__).resolve().parents[2] / "presets" / "wfc"
@@ -46,9 +46,7 @@ def test_components_match_a_breadth_first_labelling():
     for _ in range(5):
         mask = rng.random(h * w) < 0.6
         idx = np.arange(h * w).reshape(h, w)
-        a = np.concatenate([idx[:, :-1].ravel(), idx[:-1].ravel()])
-        b = np.concatenate([idx[:, 1:].ravel(), idx[1:].ravel()])
-        label = components(mask, a, b)
+        label = components(mask, idx[:-1].ravel(), idx[1:].ravel(), row=w)
         # reference: flood fill from each cell
         ref = np.full(h * w, -1)
         for start in range(h * w):
@@ -63,7 +61,9 @@ def test_components_match_a_breadth_first_labelling():
                     if 0 <= ny < h and 0 <= nx < w and mask[d] and ref[d] < 0:
                         ref[d] = start
                         stack.append(d)
-        assert np.array_equal(label[mask], ref[mask])  # both: smallest index of the component
+        assert np.array_equal(label < 0, ~mask)
+        pairs = np.unique(np.stack([label[mask], ref[mask]]), axis=1)  # one label per reference region
+        assert pairs.shape[1] == np.unique(ref[mask]).size == np.unique(label[mask]).size
 
 
 # ---------------------------------------------------------------- Connected on hand-made waves
@@ -301,23 +301,29 @@ def test_preset_outputs_are_connected(name):
         assert_pairs_allowed(result.tiles, ts.compatible, False)
 
 
+def torus_connected(walk):
+    """A flood fill on the torus from one walkable cell reaches them all (independent of the constraint)."""
+    h, w = walk.shape
+    if not walk.any():
+        return True
+    start = tuple(np.argwhere(walk)[0])
+    seen, stack = {start}, [start]
+    while stack:
+        y, x = stack.pop()
+        for ny, nx in (((y + 1) % h, x), ((y - 1) % h, x), (y, (x + 1) % w), (y, (x - 1) % w)):
+            if walk[ny, nx] and (ny, nx) not in seen:
+                seen.add((ny, nx))
+                stack.append((ny, nx))
+    return len(seen) == walk.sum()
+
+
 def test_periodic_connectivity_may_cross_the_edges():
     ts = load_tileset(SPECKLE)
     seams = 0
     for seed in range(6):
         tiles = tiled(ts, 12, 10, seed=seed, periodic=True, connected=True).tiles
         walk = ts.walkable[tiles]
-        # flood fill on the torus from one walkable cell reaches them all
-        h, w = walk.shape
-        start = tuple(np.argwhere(walk)[0])
-        seen, stack = {start}, [start]
-        while stack:
-            y, x = stack.pop()
-            for ny, nx in (((y + 1) % h, x), ((y - 1) % h, x), (y, (x + 1) % w), (y, (x - 1) % w)):
-                if walk[ny, nx] and (ny, nx) not in seen:
-                    seen.add((ny, nx))
-                    stack.append((ny, nx))
-        assert len(seen) == walk.sum(), seed
+        assert torus_connected(walk), seed
         seams += regions(walk) > 1
     assert seams  # some output is joined only across its edges
 
@@ -387,3 +393,73 @@ def test_points_on_a_wall_only_tileset_fail_with_the_point_named():
 def test_tiled_refuses_bad_constraint_arguments(kwargs, match):
     with pytest.raises(ParameterError, match=match):
         tiled(load_tileset(SPECKLE), 8, 6, **kwargs)
+
+
+# ---------------------------------------------------------------- through the overlapping model
+
+ROOMS = PRESETS / "samples" / "rooms.txt"  # walls 1 (the border), floors 0, doors 2
+
+
+@pytest.mark.parametrize("periodic", [False, True])
+def test_overlapping_outputs_are_connected(periodic):
+    sample = read_sample(ROOMS)
+    check = torus_connected if periodic else (lambda walk: regions(walk) == 1)
+    assert not all(check(overlapping(sample, 16, 16, seed=s, periodic=periodic).output != 1) for s in range(3))
+    for seed in range(4):
+        out = overlapping(sample, 16, 16, seed=seed, periodic=periodic, connected=True).output
+        assert check(out != 1), seed  # the default walkable values: all but the border's wall
+        assert (out != 1).any()
+
+
+def test_overlapping_walkable_values_and_points():
+    sample = read_sample(ROOMS)
+    points = [(0, 0), (15, 15)]
+    for seed in range(3):
+        out = overlapping(
+            sample, 16, 16, seed=seed, periodic=False, connected=True, walkable=[0, 2], connect_points=points
+        ).output
+        labels, count = label_regions(out != 1)
+        assert count == 1 and all(labels[y, x] == 0 for x, y in points), seed
+
+
+def test_overlapping_points_on_the_overhang_of_a_bounded_output():
+    sample = read_sample(ROOMS)
+    out = overlapping(sample, 14, 12, seed=2, periodic=False, connected=True, connect_points=[(13, 11), (0, 11)]).output
+    labels, count = label_regions(out != 1)
+    assert count == 1 and labels[11, 13] == 0 and labels[11, 0] == 0
+
+
+@pytest.mark.parametrize("periodic", [False, True])
+def test_overlapping_counts_hold(periodic):
+    dots = read_sample(PRESETS / "samples" / "dots.txt")  # single stones (1) on a field (0)
+    free = [int((overlapping(dots, 20, 20, seed=s, periodic=periodic).output == 1).sum()) for s in range(3)]
+    assert min(free) > 6
+    for seed in range(5):
+        out = overlapping(dots, 20, 20, seed=seed, periodic=periodic, counts={1: (3, 6)}).output
+        assert 3 <= (out == 1).sum() <= 6, seed
+
+
+def test_overlapping_counts_of_colours_and_impossible_minimums():
+    image = np.zeros((6, 6, 3), np.uint8)
+    image[2, 3] = (255, 0, 0)
+    out = overlapping(image, 12, 12, n=2, seed=1, counts={(255, 0, 0): (2, 2)}).output
+    assert (out == (255, 0, 0)).all(2).sum() == 2
+    with pytest.raises(Contradiction, match="more than the 144 cells"):
+        overlapping(image, 12, 12, n=2, counts={(255, 0, 0): (145, None)})
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        (dict(walkable=[7], connected=True), r"walkable: 7 is not a value of the sample \(its values: 0, 1, 2\)"),
+        (dict(walkable=5, connected=True), "walkable must be a sequence of sample values"),
+        (dict(connect_points=[(0, 0)]), "connect_points needs connected=True"),
+        (dict(connected=True, connect_points=[(0, 16)]), r"connect_points must be cells of the 16 x 16 output"),
+        (dict(counts={9: (0, 1)}), "counts: 9 is not a value of the sample"),
+        (dict(counts={0: (0, -1)}), r"counts\[0\] max must be an integer >= 0, got -1"),
+        (dict(counts="0"), "counts must be a dict"),
+    ],
+)
+def test_overlapping_refuses_bad_constraint_arguments(kwargs, match):
+    with pytest.raises(ParameterError, match=match):
+        overlapping(read_sample(ROOMS), 16, 16, **kwargs)
