@@ -23,6 +23,7 @@ cells may form several regions.
 
 from __future__ import annotations
 
+import hashlib
 import inspect
 import os
 import re
@@ -43,6 +44,7 @@ __all__ = [
     "SAMPLE_PRESETS",
     "MAX_FILE_BYTES",
     "MAX_WAVE_BYTES",
+    "MAX_PATTERNS",
     "preset_names",
     "resolve_file",
     "absolute_paths",
@@ -61,6 +63,9 @@ SAMPLE_PRESETS = os.path.join(PRESETS, "samples")
 MAX_FILE_BYTES = 16 * 2**20
 #: Largest wave (cells x patterns bytes) a level may ask for; more is refused before any work.
 MAX_WAVE_BYTES = 2**30
+#: Most patterns a sample may give (the overlapping model's own limit: its overlap table is 4 x P x P).
+MAX_PATTERNS = 2048
+_COUNTS = {}  # pattern counts of recent samples (see _pattern_count)
 _STEM = re.compile(r"^[A-Za-z0-9_\-]{1,64}$")
 _SUFFIXES = {"tileset": (".toml",), "sample": (".txt", ".png")}
 _FOLDERS = {"tileset": PRESETS, "sample": SAMPLE_PRESETS}
@@ -272,18 +277,33 @@ def check_wfc(spec, *, base=None, prefix="level."):
         if sample.shape[0] > 256 or sample.shape[1] > 256:
             raise ParameterError(f"sample must be 1 to 256 values a side, got {sample.shape[1]} x {sample.shape[0]}")
         _sample_classes(sample, palette, spec.classes, prefix=prefix)
-        indices = np.unique(
-            sample.reshape(-1, sample.shape[2]) if sample.ndim == 3 else sample.reshape(-1),
-            axis=0,
-            return_inverse=True,
-        )[1].reshape(sample.shape[:2])
-        patterns, _ = core_wfc.extract_patterns(
-            indices, n=n, symmetry=spec.symmetry, periodic_input=spec.periodic_input
-        )
+        count = _pattern_count(sample, n, spec.symmetry, spec.periodic_input)
     except ParameterError as err:
         raise ParameterError(_prefixed(err, prefix, "sample")) from None
-    _wave_check(cells, len(patterns), spec=spec, prefix=prefix, what="patterns")
+    if count > MAX_PATTERNS:
+        raise ParameterError(
+            f"{prefix}sample {spec.sample!r} gives {count:,} patterns of {n} x {n} with symmetry {spec.symmetry}, "
+            f"more than the {MAX_PATTERNS:,} allowed: use a smaller or plainer sample, or a smaller "
+            f"{prefix}n or {prefix}symmetry"
+        )
+    _wave_check(cells, count, spec=spec, prefix=prefix, what="patterns")
     return model, sample, source
+
+
+def _pattern_count(sample, n, symmetry, periodic_input):
+    """How many patterns the overlapping model takes from ``sample`` (remembered for the last few
+    samples: a spec is checked each time it is read, and counting a large sample takes seconds)."""
+    key = (sample.shape, sample.dtype.str, hashlib.sha256(sample.tobytes()).hexdigest(), n, symmetry, periodic_input)
+    count = _COUNTS.get(key)
+    if count is None:
+        flat = sample.reshape(-1, sample.shape[2]) if sample.ndim == 3 else sample.reshape(-1)
+        indices = np.unique(flat, axis=0, return_inverse=True)[1].reshape(sample.shape[:2])
+        patterns, _ = core_wfc.extract_patterns(indices, n=n, symmetry=symmetry, periodic_input=periodic_input)
+        count = len(patterns)
+        while len(_COUNTS) >= 32:
+            _COUNTS.pop(next(iter(_COUNTS)))
+        _COUNTS[key] = count
+    return count
 
 
 def _accepts(function, keyword):

@@ -227,7 +227,10 @@ class LevelSpec:
 
     ``width`` x ``height`` cells of ``cell_size`` metres (a maze: maze cells), walls
     ``wall_height`` metres, the south-west corner at ``origin``.  The generator's own
-    keys are listed in :data:`GENERATOR_KEYS`; the others are ignored by it.
+    keys are listed in :data:`GENERATOR_KEYS`; the others are ignored by it.  The WFC generators
+    (:data:`WFC_GENERATORS`) read ``tileset`` (a WFC tileset) or ``sample`` as files or preset names
+    (see :mod:`core.levels._wfc`); ``classes`` is a sorted tuple of ``(value, class)`` text pairs
+    (:func:`check_classes`), written to recipes as a list of pairs.
 
     >>> LevelSpec(generator="cave").generator
     'cave'

@@ -195,6 +195,15 @@ def test_wave_too_large_refused_before_allocating():
     assert 4096 * 4096 * 100 > MAX_WAVE_BYTES
 
 
+def test_too_many_patterns_refused_naming_the_sample(tmp_path):
+    rng = np.random.default_rng(1)
+    (tmp_path / "noise.txt").write_text("\n".join("".join(map(str, row)) for row in rng.integers(0, 10, (24, 24))))
+    spec = LevelSpec(generator="wfc_overlapping", sample="noise.txt", width=16, height=16)
+    with pytest.raises(ParameterError, match=r"^level\.sample 'noise\.txt' gives [\d,]+ patterns of 3 x 3 .* level\.n"):
+        check_spec(spec, base=str(tmp_path))
+    check_spec(LevelSpec(generator="wfc_overlapping", sample="noise.txt", n=2, symmetry=1), base=str(tmp_path))
+
+
 def test_wfc_picks_the_model():
     tiles = generate(from_dict({"generator": "wfc", "tileset": "pipes", "width": 10, "height": 8}))
     sample = generate(from_dict({"generator": "wfc", "sample": "dots", "width": 10, "height": 8}))
