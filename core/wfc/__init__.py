@@ -8,6 +8,7 @@ X, I, L, T, \\, F and neighbour rules or edge sockets) and the overlapping model
 compatibility tables.  A failure raises :class:`Contradiction` naming the cell and the attempts.
 """
 
+from ._constraints import Connected, Counts  # noqa: F401 (the lead lists them in __all__)
 from ._contract import Contradiction, Unsatisfied
 from ._overlapping import OverlappingResult, extract_patterns, overlap_compatible, overlapping, read_sample
 from ._png import read_png
