@@ -160,18 +160,16 @@ class _Rules:
         self._sum_w = per_byte[:, :, 0] @ bits.T  # (nbytes, 256) exact int64
         self._sum_wlogw = per_byte[:, :, 1] @ bits.T
         self._byte_rows = np.arange(self.nbytes)
+        self._sum_bytes = [list(zip(a, b)) for a, b in zip(self._sum_w.tolist(), self._sum_wlogw.tolist())]
+        self._entropy = {}
         # one integer per pattern: its support in every direction, direction d at bits d*P
         rows = _pack(compatible.transpose(1, 0, 2).reshape(p, self.directions * p))
         self._support_rows = rows
         self._support_bytes = _byte_tables(rows, int.__or__, 0)
         self._support = {}
+        self.cached_support = self._support.get  # a set's support if already looked up, else None
         self._block_support = [{} for _ in range((p + 63) // 64)]
         self._rows = {}
-
-    def supports(self, masks):
-        """:meth:`support` of each set of ``masks``."""
-        cache, support = self._support, self.support
-        return [cache.get(m) or support(m) for m in masks]
 
     def support(self, m):
         """Per direction, the set of patterns that ``m`` allows next to it."""
@@ -217,6 +215,22 @@ class _Rules:
         swl = self._sum_wlogw[self._byte_rows, index].sum(1).tolist()
         log, unit = math.log, _FIXED
         return [log(a) - c / (a * unit) for a, c in zip(sw, swl)]
+
+    def entropy(self, m):
+        """:meth:`entropies` of one set (the same value), cached per set."""
+        e = self._entropy.get(m)
+        if e is None:
+            sw = swl = 0
+            tables = self._sum_bytes
+            for j, b in enumerate(m.to_bytes(self.nbytes, "little")):
+                if b:
+                    a, c = tables[j][b]
+                    sw += a
+                    swl += c
+            e = math.log(sw) - swl / (sw * _FIXED)
+            if len(self._entropy) < _CACHED:
+                self._entropy[m] = e
+        return e
 
     def pick(self, m, u):
         """The pattern of ``m`` that a uniform ``u`` in [0, 1) picks, by (integer) weight."""
@@ -280,30 +294,36 @@ class _Search:
         changes several times in one round is visited once): the cell that ran out of
         patterns, or -1."""
         wave, nbrs, log, dirty, mirror = self.wave, self.nbrs, self.log, self.dirty, self.mirror
-        supports, row = self.rules.supports, self.rules.row
+        rules = self.rules
+        cached, support, row = rules.cached_support, rules.support, rules.row
         touch = dirty.append
+        decided = 0
         level = cells
-        while level:
-            changed = []
-            append = changed.append
-            for c, sup in zip(level, supports([wave[c] for c in level])):
-                for t, s in zip(nbrs[c], sup):
-                    if t < 0:
-                        continue
-                    old = wave[t]
-                    new = old & s
-                    if new != old:
-                        if not new:
-                            return t
-                        log.append((t, old))
-                        wave[t] = new
-                        append(t)
-                        touch(t)
-                        if not new & (new - 1):
-                            self.decided += 1
-                        if mirror is not None:
-                            mirror[t] = row(new)
-            level = list(dict.fromkeys(changed)) if len(changed) > 1 else changed
+        try:
+            while level:
+                changed = []
+                append = changed.append
+                for c in level:
+                    m = wave[c]
+                    for t, s in zip(nbrs[c], cached(m) or support(m)):
+                        if t < 0:
+                            continue
+                        old = wave[t]
+                        new = old & s
+                        if new != old:
+                            if not new:
+                                return t
+                            log.append((t, old))
+                            wave[t] = new
+                            append(t)
+                            touch(t)
+                            if not new & (new - 1):
+                                decided += 1
+                            if mirror is not None:
+                                mirror[t] = row(new)
+                level = list(dict.fromkeys(changed)) if len(changed) > 1 else changed
+        finally:
+            self.decided += decided
         return self.revise()
 
     def revise(self):
@@ -358,14 +378,20 @@ class _Search:
         """The undecided cell of lowest entropy (with its tie-break noise), or -1 when all are decided."""
         if self.decided == self.n:
             return -1
-        if self.dirty:
+        dirty = self.dirty
+        if len(dirty) > 64:  # many: one numpy pass
             wave, noise = self.wave, self.noise
-            cells = [c for c in dict.fromkeys(self.dirty) if wave[c] & (wave[c] - 1)]
-            self.entropy[self.dirty] = math.inf
+            cells = [c for c in dict.fromkeys(dirty) if wave[c] & (wave[c] - 1)]
+            self.entropy[dirty] = math.inf
             if cells:
                 values = self.rules.entropies([wave[c] for c in cells])
                 self.entropy[cells] = [e + noise[c] for e, c in zip(values, cells)]
-            self.dirty.clear()
+        elif dirty:  # a few: one by one, cached per set
+            wave, noise, entropy, values = self.wave, self.noise, self.rules.entropy, self.entropy
+            for c in dirty:
+                m = wave[c]
+                values[c] = entropy(m) + noise[c] if m & (m - 1) else math.inf
+        dirty.clear()
         return int(self.entropy.argmin())
 
 
