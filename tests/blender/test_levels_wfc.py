@@ -278,6 +278,18 @@ def test_an_edited_tileset_file_makes_a_new_level_on_update(empty_scene, tmp_pat
     assert bridge_level.stored_level(bpy.context.active_object).wfc.names[0] == "banner 0" != first[0]
 
 
+def test_an_image_loaded_from_a_png_gives_back_its_bytes_as_the_sample(empty_scene, tmp_path):
+    from worldseed.core import preview
+
+    rgb = np.random.default_rng(1).integers(0, 256, (5, 7, 3), dtype=np.uint8)
+    (tmp_path / "s.png").write_bytes(preview.png_bytes(rgb))
+    image = bpy.data.images.load(str(tmp_path / "s.png"))
+    assert np.array_equal(level_wfc.image_sample(image), rgb)  # row 0 on top, not colour-managed
+    big = bpy.data.images.new("Photo", 300, 300)
+    with pytest.raises(bridge_level.ParameterError, match="at most 65,536 pixels"):
+        level_wfc.image_sample(big)
+
+
 def test_a_sample_image_of_the_blend_makes_a_wfc_sample_level(empty_scene):
     # rooms of one colour in walls of another, 12 x 12, drawn here
     grid = np.zeros((12, 12), np.uint8)
