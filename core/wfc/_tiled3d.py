@@ -126,6 +126,7 @@ def tiled3d(
     fixed=None,
     ground=None,
     sky=None,
+    edge=None,
     progress=None,
 ):
     """Fill a ``depth`` x ``height`` x ``width`` voxel grid with the tiles of ``tileset`` so that
@@ -147,6 +148,10 @@ def tiled3d(
     ground, sky : str or sequence of str, optional
         Base tiles allowed on the bottom (z = 0) and top (z = depth - 1) layers, every variant of
         them and nothing else. None: the tileset's ``ground`` / ``sky`` lists; ``()``: any tile.
+    edge : str, optional
+        The socket profile beyond the x and y edges of a bounded grid: border tiles turn a side
+        meeting it outwards (houses are not cut by the border). None: the tileset's ``edge``;
+        ``""``: no such rule. Ignored when ``periodic``.
     progress : callable, optional
         Passed on to the solver: ``progress(decided_cells, cells, label)`` now and then.
 
@@ -189,6 +194,7 @@ def tiled3d(
         fixed=fixed,
         ground=ground,
         sky=sky,
+        edge=edge,
     )
     return drive(steps, progress)
 
@@ -206,13 +212,14 @@ def tiled3d_steps(
     fixed=None,
     ground=None,
     sky=None,
+    edge=None,
 ):
     """:func:`tiled3d` as a step generator (:mod:`core.steps`): yields ``(decided_cells, cells,
     label)`` now and then and returns the :class:`Tiled3DResult`; drive it with
     :func:`core.steps.drive`. The arguments are checked at the call (a :class:`ParameterError`
     is raised before any step).
     """
-    tileset, args = _prepare(tileset, width, height, depth, fixed, ground, sky)
+    tileset, args = _prepare(tileset, width, height, depth, periodic, fixed, ground, sky, edge)
     return _steps(tileset, args, width, height, depth, periodic, seed, attempts, backtrack_limit)
 
 
@@ -233,7 +240,7 @@ def _steps(tileset, args, width, height, depth, periodic, seed, attempts, backtr
     return Tiled3DResult(result.indices.reshape(args["grid"]), tileset, result.attempts, result.backtracks)
 
 
-def _prepare(tileset, width, height, depth, fixed, ground, sky):
+def _prepare(tileset, width, height, depth, periodic, fixed, ground, sky, edge):
     """The tileset and the solver's arrays, every argument checked."""
     if not isinstance(tileset, Tileset):
         tileset = load_tileset(tileset)
@@ -244,13 +251,22 @@ def _prepare(tileset, width, height, depth, fixed, ground, sky):
     grid = (depth, height, width)
     if fixed is not None:
         fixed = _fixed(tileset, fixed, grid)
-    allowed = None
+    allowed = np.ones((*grid, len(tileset.names)), bool)
     for key, value, z in (("ground", ground, 0), ("sky", sky, depth - 1)):
         mask = _layer(tileset, key, value)
         if mask is not None:
-            if allowed is None:
-                allowed = np.ones((*grid, len(tileset.names)), bool)
             allowed[z] &= mask
+    edge = tileset.edge if edge is None else edge
+    if not isinstance(edge, (str, type(None))):
+        raise ParameterError(f"edge must be a socket profile string ('' for none), got {short(edge)}")
+    if edge and not periodic:
+        meets = tileset.meets(edge)  # (4, P): east, south, west, north
+        allowed[:, :, -1] &= meets[0]
+        allowed[:, -1] &= meets[1]
+        allowed[:, :, 0] &= meets[2]
+        allowed[:, 0] &= meets[3]
+    if allowed.all():
+        allowed = None
     if depth == 1:  # the solver takes a one-layer grid as 2-D arrays
         fixed = None if fixed is None else fixed[0]
         allowed = None if allowed is None else allowed[0]

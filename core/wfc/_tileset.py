@@ -47,7 +47,9 @@ and mirrored variants of a tile turn its four side sockets and keep its up and d
 sockets table may hold only ``up`` and ``down`` (the sides then come from neighbour rules); ``up``
 and ``down`` go together. The 2-D model ignores them. Two top-level keys, ``ground`` and ``sky``
 (a tile name or a list of them), name the tiles the 3-D model puts on its bottom and top layers
-(every variant of them; no other tile goes there).
+(every variant of them; no other tile goes there). A top-level ``edge`` (a socket profile, e.g.
+``edge = "oo"``) says what lies beyond a bounded grid: the tiles on its border must turn a side
+that meets that profile outwards (see :meth:`Tileset.meets`; the 3-D model applies it).
 
 **Placing tile objects** (in Blender, +x east, +y north, +z up; the grid's row + 1 is south, -y):
 variant ``i`` is the artist's object of base tile :attr:`Tileset.base_names` ``[i]``, first
@@ -137,7 +139,9 @@ class Tileset:
     ``classes`` (P,) uint8 level classes (wall 0, floor 1, corridor 2, door 3); ``up`` and ``down``
     (P,) the vertical socket labels of each variant, a sorted tuple of strings (``None`` where a
     tile has none); ``ground``
-    and ``sky`` the base tiles the 3-D model allows on its bottom and top layers (empty: any).
+    and ``sky`` the base tiles the 3-D model allows on its bottom and top layers (empty: any);
+    ``sockets`` (P,) the four side sockets of each variant (east, south, west, north; ``None``
+    for a tile without them); ``edge`` the socket the grid's edge shows the tiles, or ``None``.
     """
 
     name: str
@@ -152,6 +156,28 @@ class Tileset:
     down: tuple = None
     ground: tuple = ()
     sky: tuple = ()
+    sockets: tuple = None
+    edge: str = None
+
+    def meets(self, profile):
+        """(4, P) bool: ``[d, i]`` when side ``d`` (east, south, west, north) of variant ``i`` meets a
+        side of socket ``profile`` (its profile is ``profile`` reversed). Variants without side
+        sockets meet nothing.
+
+        >>> ts = load_tileset('''
+        ... [[tile]]
+        ... name = "w"
+        ... symmetry = "T"
+        ... sockets = { north = "oo", east = "wh", south = "hh", west = "hw" }
+        ... ''')
+        >>> ts.meets("oo").astype(int).tolist()  # the outside of each turn of the wall
+        [[0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1], [1, 0, 0, 0]]
+        """
+        out = np.zeros((4, len(self.names)), bool)
+        for i, sides in enumerate(self.sockets or ()):
+            if sides is not None:
+                out[:, i] = [side == profile[::-1] for side in sides]
+        return out
 
     def __post_init__(self):
         p = len(self.names)
@@ -243,7 +269,7 @@ def load_tileset(path_or_text):
     (True, True, False)
     """
     source, doc = _read(path_or_text)
-    known = {"name", "description", "tile", "neighbor", "ground", "sky"}
+    known = {"name", "description", "tile", "neighbor", "ground", "sky", "edge"}
     for key in doc:
         if key not in known:
             _fail(source, f"unknown key {short(key)} (allowed: {', '.join(sorted(known))})")
@@ -298,6 +324,9 @@ def load_tileset(path_or_text):
     _add_sockets(compatible, sockets)
     _add_rules(compatible, doc.get("neighbor", []), first, source)
     layers = {key: _base_list(source, key, doc.get(key, []), first) for key in ("ground", "sky")}
+    edge = doc.get("edge")
+    if edge is not None and (not isinstance(edge, str) or not edge):
+        _fail(source, f"edge must be a non-empty socket profile string, got {short(edge)}")
     compatible |= compatible[[2, 3, 0, 1]].transpose(0, 2, 1)
     return Tileset(
         name=name,
@@ -312,6 +341,8 @@ def load_tileset(path_or_text):
         down=tuple(d for _, d in vertical),
         ground=layers["ground"],
         sky=layers["sky"],
+        sockets=tuple(None if x is None else tuple(x) for x in sockets),
+        edge=edge,
     )
 
 

@@ -102,7 +102,7 @@ def test_blocks3d_16x16x8_stacks_with_every_pair_allowed_in_time(blocks):
     assert assert_pairs_allowed(result.tiles, compatible3d(blocks)) == 6 * 16 * 16 * 8 - 2 * (16 * 8 * 2 + 16 * 16)
     base = np.array(blocks.base_names, dtype=object)[result.tiles]
     assert set(base[0].ravel()) <= set(blocks.ground) and set(base[-1].ravel()) == {"air"}
-    assert {"grass", "slab", "wall", "corner", "roof corner"} <= set(base.ravel())  # there are houses
+    assert {"grass", "foundation corner", "corner", "roof corner"} <= set(base.ravel())  # there are houses
     assert result.names.shape == (8, 16, 16) and result.names[-1, 0, 0] == "air"
 
 
@@ -135,6 +135,29 @@ def test_blocks3d_houses_are_aligned_prisms_of_one_or_two_floors_under_a_roof(bl
                 assert len(set(turns[: top + 1, y, x].tolist())) == 1
             roofs += 1
     assert roofs > 10
+
+
+def border_faces(tiles, meets):
+    """Whether each border cell turns a side meeting the edge outwards: (east, south, west, north)."""
+    return (
+        meets[0][tiles[:, :, -1]].all(),
+        meets[1][tiles[:, -1, :]].all(),
+        meets[2][tiles[:, :, 0]].all(),
+        meets[3][tiles[:, 0, :]].all(),
+    )
+
+
+def test_the_edge_keeps_houses_off_the_border_cut(blocks):
+    assert blocks.edge == "oo"
+    meets = blocks.meets("oo")
+    for seed in range(3):
+        tiles = tiled3d(blocks, 12, 10, 5, seed=seed).tiles
+        assert border_faces(tiles, meets) == (True,) * 4
+        assert assert_pairs_allowed(tiles, compatible3d(blocks))
+    cut = [border_faces(tiled3d(blocks, 12, 10, 5, seed=s, edge="").tiles, meets) for s in range(3)]
+    assert not all(all(f) for f in cut)  # without the edge some house runs into the border
+    with pytest.raises(ParameterError, match="edge"):
+        tiled3d(blocks, 4, 4, 3, edge=3)
 
 
 def test_periodic_wraps_x_and_y(blocks):
@@ -180,7 +203,7 @@ def test_ground_and_sky_options_override_the_tileset(blocks):
     flat = tiled3d(blocks, 8, 8, 4, ground="grass", seed=1)
     names = np.array(blocks.base_names, dtype=object)[flat.tiles]
     assert set(names[0].ravel()) == {"grass"} and set(names[1:].ravel()) == {"air"}
-    open_top = tiled3d(blocks, 8, 8, 2, ground=["slab"], sky=(), seed=1)  # a one-layer house, open above
+    open_top = tiled3d(blocks, 8, 8, 2, ground=["slab"], sky=(), edge="", seed=1)  # a house open above and around
     names = np.array(blocks.base_names, dtype=object)[open_top.tiles]
     assert set(names[0].ravel()) == {"slab"} and set(names[1].ravel()) <= {"room", "stair"}
     one = tiled3d(blocks, 5, 4, 1, ground="grass", sky="grass")

@@ -169,3 +169,25 @@ def test_bad_ground_or_sky_names_the_key(line, key):
     with pytest.raises(ParameterError, match=key) as info:
         load_tileset(line + "\n" + CLASSED)
     assert "\n" not in str(info.value)
+
+
+def test_meets_reads_the_variants_side_sockets_and_edge_is_kept():
+    text = 'edge = "oo"\n' + tile_with('"T"', 'north = "oo", east = "wh", south = "hh", west = "hw"')
+    ts = load_tileset(text + '[[tile]]\nname = "ruled"\n')
+    assert ts.edge == "oo" and ts.sockets[0] == ("wh", "hh", "hw", "oo") and ts.sockets[-1] is None
+    meets = ts.meets("oo")
+    assert meets.shape == (4, 5) and meets.dtype == bool
+    assert meets[:, :4].sum(0).tolist() == [1, 1, 1, 1] and not meets[:, 4].any()
+    assert [int(np.flatnonzero(meets[:, i])[0]) for i in range(4)] == [3, 0, 1, 2]  # turned clockwise
+    assert ts.meets("wh")[2, 0] and ts.meets("hw")[0, 0]  # a side meets its profile reversed
+    assert load_tileset(CLASSED).edge is None
+
+
+@pytest.mark.parametrize("value", ["3", '""', '["oo"]'])
+def test_a_bad_edge_is_named(value):
+    with pytest.raises(ParameterError, match="edge"):
+        load_tileset(f"edge = {value}\n" + CLASSED)
+
+
+def tile_with(symmetry, sockets):
+    return f'[[tile]]\nname = "w"\nsymmetry = {symmetry}\nsockets = {{ {sockets} }}\n'
