@@ -7,13 +7,15 @@ several labels, ``down = ["a", "b"]``, and meets any socket sharing one). The ro
 mirrored variants of a tile turn its four side sockets about the vertical axis and keep its up
 and down sockets. The tileset's ``ground`` and ``sky`` lists name the tiles of the bottom and top
 layers (``presets/wfc/blocks3d.toml``: a ground slab with house foundations at the bottom, air at
-the top).
+the top), and its ``edge`` socket what lies beyond the sides of a bounded grid (blocks3d: the
+outside, so border houses are whole).
 
 The grid is ``(depth, height, width)``: ``tiles[z, y, x]`` with z = 0 the bottom layer and z + 1
 the layer above; rows go south as in 2-D (row + 1 is south, -y in Blender). In Blender cell
-``(x, y, z)`` of size ``s`` goes to ``(x * s, -y * s, z * s)`` (plus any origin), and its tile object
-is placed as :class:`~._tileset.Tileset` describes (mirror, then ``rotations`` quarter turns
-counter-clockwise about +z).
+``(x, y, z)`` of size ``s`` goes to ``(x * s, -y * s, z * s)`` (plus any origin) for a tile object
+modelled around its origin at the centre of the block's bottom face, placed as
+:class:`~._tileset.Tileset` describes (mirror, then ``rotations`` quarter turns counter-clockwise
+about +z).
 """
 
 from __future__ import annotations

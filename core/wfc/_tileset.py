@@ -57,7 +57,8 @@ mirrored left-right (x -> -x, an object scale of (-1, 1, 1)) when :attr:`Tileset
 then turned :attr:`Tileset.rotations` ``[i]`` quarter turns counter-clockwise seen from above (a Z
 rotation of ``rotations[i] * 90`` degrees). :attr:`Tileset.turns` holds the same turn as quarter
 turns clockwise on the map, ``rotations == (-turns) % 4``. The base object is modelled as the tile's
-sockets describe it, with its north side towards +y.
+sockets describe it, with its north side towards +y and its origin at the centre of the cell, so
+that turning it about its origin keeps it in its cell.
 """
 
 from __future__ import annotations
