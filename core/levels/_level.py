@@ -87,7 +87,8 @@ class Level:
     seed : int
         The seed that made it.
     generator : str
-        ``"bsp"``, ``"cave"``, ``"maze"``, ``"walk"`` or ``"rooms_caves"``.
+        ``"bsp"``, ``"cave"``, ``"maze"``, ``"walk"``, ``"rooms_caves"``, ``"wfc_tiled"``,
+        ``"wfc_overlapping"`` or ``"wfc"``.
     settings : dict
         The generator's keyword settings (what it was called with).
     wfc : WfcRecord or None
