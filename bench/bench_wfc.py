@@ -25,8 +25,10 @@ arrays, interleaved (ours, reference, ours, reference, ...; best of the rounds p
 machine is shared), the 1-minute load average beside each figure. Every output is checked before
 its time is printed: every 3 x 3 window of an overlapping output (wrapping) is a pattern of the
 sample, every neighbouring pair of a tiled output is allowed; in the anchor rows both sides'
-outputs must be valid, and since the reference draws the same seeded numbers the same way they
-are compared too ("identical").
+outputs must be valid (asserted). The reference draws the same seeded numbers the same way, so the
+outputs are also compared ("identical", for information): they agree when both sides rank the
+entropies alike; the solver's entropies come from weights rounded to 7 significant digits, so
+with weights such as the overlapping model's counts a near-tie may go the other way.
 """
 
 import statistics
