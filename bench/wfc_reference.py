@@ -9,7 +9,8 @@ The same algorithm as :func:`core.wfc.solve`, written the plain way, with no num
 - observation scans every cell for the lowest Shannon entropy ``log(sum w) - sum(w log w) / sum w``
   plus the same seeded tie-break noise (``rng.random(cells) * 1e-6``), and picks a pattern by
   weight with the next uniform of the same generator (drawn in batches of ``cells + 64``, as the
-  solver draws them) - so when no two candidates tie to the last bit the choices are the solver's;
+  solver draws them) - so the choices are the solver's unless two candidates are within the
+  rounding of the solver's integer weights (7 significant digits) of each other;
 - propagation is AC-3 with a stack: a cell whose set shrank gives, per direction, the union of
   the patterns its remaining patterns allow next to it (from adjacency lists), and the neighbour
   loses every pattern outside that union; a neighbour that shrank goes on the stack;
