@@ -33,6 +33,8 @@ __all__ = ["Connected", "Counts", "Unsatisfied", "components", "check_bounds", "
 
 #: A full check every ``max(1, cells // CHECK_CELLS)`` calls of ``revise``.
 CHECK_CELLS = 256
+#: Up to this many patterns the wave is read as words of 8 bools, beyond it by matrix products.
+WORD_PATTERNS = 64
 
 
 def components(mask, a, b, *, row=1):
@@ -128,6 +130,8 @@ class _Nodes:
                 self.kinds.append((nodes, self.node_cell[nodes]))
             self.values = table.reshape(self.patterns, n * n).T  # (K, P): offset dy * n + dx
         self.a, self.b = self._edges(periodic and self.plain)
+        self.nbr = self._neighbours(periodic and self.plain)
+        self._buffer = None
 
     def _edges(self, periodic):
         """Node pairs ``(a, b)`` of the 4-neighbourhood (6 with depth) but the links along rows,
@@ -139,6 +143,21 @@ class _Nodes:
         a = np.concatenate([p.ravel() for p, _ in pairs])
         b = np.concatenate([q.ravel() for _, q in pairs])
         return a, b
+
+    def _neighbours(self, periodic):
+        """(size, 4 or 6) neighbour of each node per direction (the node itself off the grid)."""
+        shape = (self.depth, self.node_height, self.node_width)
+        idx = np.arange(self.size).reshape(shape)
+        out = []
+        for axis in (2, 1, 0)[: 3 if self.depth > 1 else 2]:
+            for step in (1, -1):
+                moved = np.roll(idx, -step, axis=axis)
+                if not (periodic and axis > 0):
+                    edge = [slice(None)] * 3
+                    edge[axis] = -1 if step == 1 else 0
+                    moved[tuple(edge)] = idx[tuple(edge)]
+                out.append(moved.ravel())
+        return np.stack(out, axis=1)
 
     def xy(self, node):
         """(x, y) or (x, y, z) of a node, for messages."""
@@ -164,13 +183,55 @@ class _Nodes:
             )
         return (z * self.node_height + y) * self.node_width + x
 
-    def any(self, wave, masks):
-        """(size,) bool: the node's cell still holds a pattern of its kind's mask (``masks`` (K, P))."""
+    def read(self, wave):
+        """The wave ready for :meth:`hits`: with up to ``WORD_PATTERNS`` patterns also its rows as
+        (cells, W) uint64 words of 8 bools each (padded with False)."""
+        p = wave.shape[1]
+        if p > WORD_PATTERNS:
+            return wave, None
+        if p % 8 == 0 and wave.flags.c_contiguous:
+            return wave, wave.view(np.uint64)
+        if self._buffer is None or self._buffer.shape[0] != wave.shape[0]:
+            self._buffer = np.zeros((wave.shape[0], -(-p // 8) * 8), bool)
+        self._buffer[:, :p] = wave
+        return wave, self._buffer.view(np.uint64)
+
+    @staticmethod
+    def masks(masks):
+        """(K, P) bool masks with their (K, W) uint64 words, for :meth:`hits`."""
+        k, p = masks.shape
+        padded = np.zeros((k, -(-p // 8) * 8), bool)
+        padded[:, :p] = masks
+        return masks, padded.view(np.uint64)
+
+    def hits(self, read, masks):
+        """(size,) bool: the node's cell still holds a pattern of its kind's mask (``read`` from
+        :meth:`read`, ``masks`` from :meth:`masks`). Few patterns: AND the words and OR them one
+        column at a time (numpy's reductions along a short last axis are slow); many: a boolean
+        matrix-vector product."""
         if self.plain:
-            return wave[:, np.flatnonzero(masks[0])].any(1)
+            return self._hits(read[0], read[1], masks[0][0], masks[1][0])
         out = np.empty(self.size, bool)
         for k, (nodes, cells) in enumerate(self.kinds):
-            out[nodes] = wave[np.ix_(cells, np.flatnonzero(masks[k]))].any(1)
+            words = None if read[1] is None else read[1][cells]
+            out[nodes] = self._hits(read[0][cells], words, masks[0][k], masks[1][k])
+        return out
+
+    @staticmethod
+    def _hits(wave, words, mask, mask_words):
+        if words is None:
+            return np.dot(wave, mask)
+        acc = None
+        for j in np.flatnonzero(mask_words):
+            part = words[:, j] & mask_words[j]
+            acc = part if acc is None else np.bitwise_or(acc, part, out=acc)
+        return np.zeros(words.shape[0], bool) if acc is None else acc != 0
+
+    def dilate(self, mask):
+        """``mask`` grown by one step along the edges."""
+        out = mask.copy()
+        for column in self.nbr.T:
+            out |= mask[column]
         return out
 
     def restrict(self, wave, nodes, keep):
@@ -282,6 +343,9 @@ class Connected(_Throttle):
         self.points = np.array([self.nodes.node(p, points_name) for p in points], np.int64)
         self.point_set = np.zeros(self.nodes.size, bool)
         self.point_set[self.points] = True
+        self.walk_masks = self.nodes.masks(self.walk)
+        self.wall_masks = self.nodes.masks(~self.walk)
+        self.region = None  # the possibly walkable cells at the last check, when they were one region
         self._setup_throttle(self.nodes.cells)
 
     def revise(self, wave, final):
@@ -291,14 +355,18 @@ class Connected(_Throttle):
         forced = nodes.restrict(wave, self.points, self.walk[nodes.node_kind[self.points]])
         if not self._due(final):
             return forced
-        possible = nodes.any(wave, self.walk)
-        sure = possible & ~nodes.any(wave, ~self.walk)
+        read = nodes.read(wave)
+        possible = nodes.hits(read, self.walk_masks)
+        sure = possible & ~nodes.hits(read, self.wall_masks)
         cut = self.points[~possible[self.points]]
         if cut.size:
             self._fail(nodes.node_cell[cut[0]], f"point {nodes.xy(cut[0])} cannot be walkable")
         required = np.flatnonzero(sure | self.point_set)
         if required.size == 0:
-            self._failed = False
+            self._failed, self.region = False, None
+            return forced
+        if self._still_one(possible):
+            self._failed, self.region = False, possible
             return forced
         label = components(possible, nodes.a, nodes.b, row=nodes.node_width)
         root = label[self.points[0] if self.points.size else required[0]]
@@ -311,9 +379,30 @@ class Connected(_Throttle):
                 nodes.node_cell[bad], f"walkable cells cannot all be connected (cell {nodes.xy(bad)} is cut off)"
             )
         self._failed = False
-        outside = np.flatnonzero(possible & (label != root))
+        inside = label == root
+        self.region = inside
+        outside = np.flatnonzero(possible & ~inside)
         pruned = nodes.restrict(wave, outside, ~self.walk[nodes.node_kind[outside]])
         return _merge(forced, pruned)
+
+    def _still_one(self, possible):
+        """Whether the possibly walkable cells are surely one region without labelling them all:
+        the last check left them one region ``self.region``, none came back since, and the cells
+        next to those lost since are joined within a few steps of them (any path through a lost
+        cell can then go round it)."""
+        region = self.region
+        if region is None or (possible & ~region).any():
+            return False
+        lost = region & ~possible
+        if not lost.any():
+            return True
+        nodes = self.nodes
+        near = nodes.dilate(lost)
+        edge = near & possible
+        window = nodes.dilate(nodes.dilate(near)) & possible
+        label = components(window, nodes.a, nodes.b, row=nodes.node_width)
+        first = label[edge]
+        return bool((first == first[0]).all()) if first.size else True
 
 
 class Counts(_Throttle):
@@ -360,7 +449,7 @@ class Counts(_Throttle):
             low, high = check_bounds(bounds, f"limits[{value!r}]")
             masks = self.nodes.values == value  # (K, P)
             total += low
-            self.limits.append((label, masks, low, high))
+            self.limits.append((label, masks, (self.nodes.masks(masks), self.nodes.masks(~masks)), low, high))
         self.total = total
         self._setup_throttle(self.nodes.cells)
 
@@ -372,8 +461,9 @@ class Counts(_Throttle):
             self._fail(0, f"the minimum counts add up to {self.total}, more than the {nodes.size} cells")
         due = self._due(final)
         changes = []
-        for label, masks, low, high in self.limits:
-            possible = nodes.any(wave, masks)
+        read = nodes.read(wave)
+        for label, masks, (yes, no), low, high in self.limits:
+            possible = nodes.hits(read, yes)
             count = int(possible.sum())
             if count < low:
                 missing = np.flatnonzero(~possible)
@@ -385,9 +475,9 @@ class Counts(_Throttle):
                 where = np.flatnonzero(possible)
                 changes.append(nodes.restrict(wave, where, masks[nodes.node_kind[where]]))
             if high is not None and count > high and due:
+                sure_all = possible & ~nodes.hits(read, no)
                 where = np.flatnonzero(possible)
-                kinds = nodes.node_kind[where]
-                sure = ~(wave[nodes.node_cell[where]] & ~masks[kinds]).any(1)
+                sure = sure_all[where]
                 done = int(sure.sum())
                 if done > high:
                     self._fail(nodes.node_cell[where[sure][high]], f"{label} may fill at most {high} cells, {done} do")

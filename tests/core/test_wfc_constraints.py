@@ -463,3 +463,24 @@ def test_overlapping_counts_of_colours_and_impossible_minimums():
 def test_overlapping_refuses_bad_constraint_arguments(kwargs, match):
     with pytest.raises(ParameterError, match=match):
         overlapping(read_sample(ROOMS), 16, 16, **kwargs)
+
+
+@pytest.mark.parametrize("patterns", [5, 24, 80])
+def test_word_and_product_readings_of_the_wave_agree(patterns, monkeypatch):
+    import core.wfc._constraints as constraints
+
+    rng = np.random.default_rng(patterns)
+    walk = rng.random(patterns) < 0.4
+    wave = rng.random((60, patterns)) < 0.2
+    window = rng.random((patterns, 3, 3)) < 0.4
+    got = []
+    for limit in (0, 1000):  # products only, words whenever they fit
+        monkeypatch.setattr(constraints, "WORD_PATTERNS", limit)
+        for table, shape in ((walk, (10, 6)), (window, (8, 5))):  # 60 and 40 solver cells
+            c = Connected(table, *shape)
+            read = c.nodes.read(wave[: shape[0] * shape[1]])
+            got.append((c.nodes.hits(read, c.walk_masks), c.nodes.hits(read, c.wall_masks)))
+    for (a, b), (c, d) in zip(got[:2], got[2:]):
+        assert np.array_equal(a, c) and np.array_equal(b, d)
+    # and against plain fancy indexing
+    assert np.array_equal(got[2][0], wave[:, walk].any(1))
