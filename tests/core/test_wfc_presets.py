@@ -8,9 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core import wfc
-from core.errors import ParameterError
-from core.wfc import extract_patterns, load_tileset, overlapping, read_sample, tiled
+from core.wfc import extract_patterns, load_tileset, overlapping, read_sample, tiled, tiled3d
 
 PRESETS = Path(__file__).resolve().parents[2] / "presets" / "wfc"
 TILESETS = sorted(p.stem for p in PRESETS.glob("*.toml"))
@@ -18,21 +16,8 @@ SAMPLES = sorted(p.stem for p in (PRESETS / "samples").glob("*.txt"))
 CLASSES = ("wall", "floor", "corridor", "door")  # level classes 0..3 of core.levels
 
 
-def class_key_parsed():
-    """Whether core.wfc's tileset reader knows the tiles' ``class`` key yet (issue 11, in progress)."""
-    try:
-        load_tileset('[[tile]]\nname = "a"\nclass = "wall"\n')
-    except ParameterError:
-        return False
-    return True
-
-
 def load(stem):
-    """The preset tileset; without the ``class`` keys while the reader does not know them."""
-    path = PRESETS / f"{stem}.toml"
-    if class_key_parsed():
-        return load_tileset(path)
-    return load_tileset(re.sub(r"(?m)^class = .*\n", "", path.read_text()))
+    return load_tileset(PRESETS / f"{stem}.toml")
 
 
 def readme_table(heading):
@@ -70,8 +55,6 @@ def test_every_tileset_loads_with_the_variant_count_of_the_readme(stem):
 @pytest.mark.parametrize("stem", TILESETS)
 def test_every_tile_has_a_level_class(stem):
     doc = tomllib.loads((PRESETS / f"{stem}.toml").read_text())
-    if not class_key_parsed():
-        pytest.skip("core.wfc's tileset reader does not read the class key yet")
     classes = {t["name"]: t.get("class") for t in doc["tile"]}
     missing = sorted(name for name, c in classes.items() if c is None)
     assert not missing, f"{stem}: tiles without a class: {missing}"
@@ -131,10 +114,8 @@ def stacks(stem):
 
 @pytest.mark.parametrize("stem", [s for s in TILESETS if stacks(s)])
 def test_every_3d_tileset_stacks_16_by_16_by_8_within_its_rules(stem):
-    if not hasattr(wfc, "tiled3d"):
-        pytest.skip("core.wfc.tiled3d is not there yet")
     ts = load(stem)
-    result = wfc.tiled3d(ts, 16, 16, 8, seed=3)
+    result = tiled3d(ts, 16, 16, 8, seed=3)
     t = result.tiles
     assert t.shape == (8, 16, 16)
     for layer in t:
