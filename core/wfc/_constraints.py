@@ -33,6 +33,8 @@ __all__ = ["Connected", "Counts", "Unsatisfied", "components", "check_bounds", "
 
 #: A full check every ``max(1, cells // CHECK_CELLS)`` calls of ``revise``.
 CHECK_CELLS = 256
+#: Most labellings :class:`Connected` spends per check looking for cells that must be walkable.
+BRIDGE_TESTS = 12
 #: Up to this many patterns the wave is read as words of 8 bools, beyond it by matrix products.
 WORD_PATTERNS = 64
 
@@ -346,6 +348,7 @@ class Connected(_Throttle):
         self.walk_masks = self.nodes.masks(self.walk)
         self.wall_masks = self.nodes.masks(~self.walk)
         self.region = None  # the possibly walkable cells at the last check, when they were one region
+        self.periodic = bool(periodic) and self.nodes.plain
         self._setup_throttle(self.nodes.cells)
 
     def revise(self, wave, final):
@@ -367,7 +370,7 @@ class Connected(_Throttle):
             return forced
         if self._still_one(possible):
             self._failed, self.region = False, possible
-            return forced
+            return _merge(forced, self._bridges(wave, possible, required))
         label = components(possible, nodes.a, nodes.b, row=nodes.node_width)
         root = label[self.points[0] if self.points.size else required[0]]
         apart = required[label[required] != root]
@@ -383,7 +386,54 @@ class Connected(_Throttle):
         self.region = inside
         outside = np.flatnonzero(possible & ~inside)
         pruned = nodes.restrict(wave, outside, ~self.walk[nodes.node_kind[outside]])
-        return _merge(forced, pruned)
+        return _merge(forced, pruned, self._bridges(wave, inside, required))
+
+    def _bridges(self, wave, region, required):
+        """Rows making walkable the undecided cells of ``region`` (one region of possibly walkable
+        cells holding the ``required`` ones) without which the required cells would fall apart.
+
+        Only a *local cut* can be such a cell: one whose walkable neighbours do not join round it
+        (Yokoi's 4-connectivity number, from its 8 neighbours, is 2 or more); the others always
+        have a way round. If the required cells stay joined with every local cut removed, none is
+        needed; else halves of the cuts are tested in turn (at most ``BRIDGE_TESTS`` labellings).
+        2-D grids only."""
+        nodes = self.nodes
+        if nodes.depth > 1 or required.size < 2:
+            return None
+        h, w = nodes.node_height, nodes.node_width
+        ring = np.pad(region.reshape(h, w), 1, mode="wrap" if self.periodic else "constant")
+        # the 8 neighbours counter-clockwise from east: E NE N NW W SW S SE (rows go down = south)
+        x = [ring[1:-1, 2:], ring[:-2, 2:], ring[:-2, 1:-1], ring[:-2, :-2]]
+        x += [ring[1:-1, :-2], ring[2:, :-2], ring[2:, 1:-1], ring[2:, 2:]]
+        x.append(x[0])
+        x.append(x[1])
+        crossings = sum((x[k] & ~(x[k + 1] & x[k + 2])).astype(np.int8) for k in (0, 2, 4, 6))
+        held = np.zeros(nodes.size, bool)
+        held[required] = True
+        cuts = np.flatnonzero(region & ~held & (crossings.ravel() >= 2))
+        if cuts.size == 0:
+            return None
+
+        def apart(removed):
+            keep = region.copy()
+            keep[removed] = False
+            label = components(keep, nodes.a, nodes.b, row=w)[required]
+            return bool((label != label[0]).any())
+
+        bridges, groups, tests = [], [cuts], 0
+        while groups and tests < BRIDGE_TESTS:
+            group = groups.pop()
+            tests += 1
+            if not apart(group):
+                continue
+            if group.size == 1:
+                bridges.append(group[0])
+            else:
+                groups += [group[group.size // 2 :], group[: group.size // 2]]
+        if not bridges:
+            return None
+        bridges = np.array(bridges)
+        return nodes.restrict(wave, bridges, self.walk[nodes.node_kind[bridges]])
 
     def _still_one(self, possible):
         """Whether the possibly walkable cells are surely one region without labelling them all:

@@ -71,7 +71,8 @@ def test_components_match_a_breadth_first_labelling():
 
 def test_connected_accepts_a_joinable_wave_and_refuses_a_cut_one():
     c = Connected(WALK, 5, 1)
-    assert c.revise(wave_of(W, B, B, B, W), False) is None
+    assert changes(c.revise(wave_of(W, B, B, B, W), False)) == {1: W, 2: W, 3: W}  # the only way
+    assert Connected(WALK, 5, 1).revise(wave_of(W, W, W, B, B), False) is None
     with pytest.raises(Unsatisfied, match="walkable cells cannot all be connected"):
         Connected(WALK, 5, 1).revise(wave_of(W, B, X, B, W), False)
 
@@ -115,10 +116,25 @@ def test_periodic_grids_join_across_the_edge():
 def test_connected_in_two_dimensions_goes_round_obstacles():
     # 3 x 3: walls down the middle column except the bottom cell
     rows = [W, X, W, B, X, B, B, B, B]
-    assert Connected(WALK, 3, 3).revise(wave_of(*rows), False) is None
+    # the one way round is forced walkable
+    assert changes(Connected(WALK, 3, 3).revise(wave_of(*rows), False)) == {3: W, 5: W, 6: W, 7: W, 8: W}
     rows[7] = X  # close the gap
     with pytest.raises(Unsatisfied):
         Connected(WALK, 3, 3).revise(wave_of(*rows), False)
+
+
+def test_cells_without_which_the_walkable_cells_fall_apart_are_forced():
+    # 5 x 3: walkable at the left and right ends of the middle row; the middle column is a wall
+    # but for its middle cell: that gap and the cells either side of it must be walkable
+    g = [[B, B, X, B, B], [W, B, B, B, W], [B, B, X, B, B]]
+    got = changes(Connected(WALK, 5, 3).revise(wave_of(*[r for row in g for r in row]), False))
+    assert got == {6: W, 7: W, 8: W}
+    # with a second gap there is a way round: nothing is forced
+    g[0][2] = B
+    assert Connected(WALK, 5, 3).revise(wave_of(*[r for row in g for r in row]), False) is None
+    # across the edges of a periodic grid the wrap is a way round too
+    g[0][2] = X
+    assert Connected(WALK, 5, 3, periodic=True).revise(wave_of(*[r for row in g for r in row]), False) is None
 
 
 def test_depth_links_layers():
