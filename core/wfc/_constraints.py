@@ -321,8 +321,9 @@ class Connected(_Throttle):
 
     >>> c = Connected([True, False], 3, 1)
     >>> wave = np.array([[1, 0], [1, 1], [1, 0]], bool)  # walkable, undecided, walkable
-    >>> c.revise(wave, False) is None
-    True
+    >>> cells, rows = c.revise(wave, False)  # the middle cell joins the ends: it must be walkable
+    >>> cells.tolist(), rows.tolist()
+    ([1], [[True, False]])
     >>> try:
     ...     c.revise(np.array([[1, 0], [0, 1], [1, 0]], bool), True)
     ... except Unsatisfied as err:
