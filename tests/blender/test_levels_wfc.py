@@ -362,12 +362,13 @@ class WORLDSEED_OT_test_level_modal(ModalBuild, bpy.types.Operator):
     bl_label = "Test Level Modal"
     cancel_after: bpy.props.IntProperty(default=-1)
     tileset: bpy.props.StringProperty(default="dungeon")
+    seed: bpy.props.IntProperty(default=4)
 
     def finished(self, context, root):
         RESULT["root"] = root.name
 
     def execute(self, context):
-        spec = core_levels.from_dict(dict(TILES, width=70, height=70, tileset=self.tileset, name="Big"))
+        spec = core_levels.from_dict(dict(TILES, width=70, height=70, tileset=self.tileset, name="Big", seed=self.seed))
         assert spec.width * spec.height > 64 * 64  # what the Add Level button runs modally
         steps = bridge_level.build_steps(spec, collection=context.scene.collection)
         assert self.start_modal(context, steps, "level Big", handler=False) == {"RUNNING_MODAL"}
@@ -376,7 +377,8 @@ class WORLDSEED_OT_test_level_modal(ModalBuild, bpy.types.Operator):
             kind = "ESC" if ticks == self.cancel_after else "TIMER"
             state = self.modal(context, types.SimpleNamespace(type=kind, value="PRESS"))
             ticks += 1
-        RESULT["state"] = state
+            RESULT.setdefault("objects", []).append(len(bpy.data.objects))
+        RESULT["state"], RESULT["ticks"] = state, ticks
         return {"FINISHED"}
 
 
@@ -390,12 +392,19 @@ def modal_op():
 
 def test_escape_in_a_modal_wfc_build_leaves_the_scene_as_it_was(empty_scene, modal_op):
     before = _scene_state()
-    bpy.ops.worldseed.test_level_modal(cancel_after=1)
-    assert RESULT["state"] == {"CANCELLED"} and "root" not in RESULT
-    assert _scene_state() == before
     bpy.ops.worldseed.test_level_modal()
     assert RESULT["state"] == {"FINISHED"} and RESULT["root"] == "Big"
     assert query.is_level(bpy.data.objects["Big"])
+    ticks = RESULT["ticks"]
+    assert ticks > 4  # the solver's progress, then the build
+    assert RESULT["objects"][:-1] == [0] * (ticks - 1)  # nothing is made before the last step
+    # Esc at the start, while solving, before the build (other seeds: a level made once is cached)
+    for seed, cancel in ((5, 1), (6, ticks // 2), (4, 0)):
+        before = _scene_state()
+        RESULT.clear()
+        bpy.ops.worldseed.test_level_modal(cancel_after=cancel, seed=seed)
+        assert RESULT["state"] == {"CANCELLED"} and "root" not in RESULT
+        assert _scene_state() == before
 
 
 def test_the_add_level_button_on_a_large_wfc_grid_builds_without_a_window(empty_scene):
