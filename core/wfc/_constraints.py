@@ -350,6 +350,7 @@ class Connected(_Throttle):
         self.wall_masks = self.nodes.masks(~self.walk)
         self.region = None  # the possibly walkable cells at the last check, when they were one region
         self.periodic = bool(periodic) and self.nodes.plain
+        self._seen = None  # (possible, sure) of the last check that passed
         self._setup_throttle(self.nodes.cells)
 
     def revise(self, wave, final):
@@ -365,12 +366,16 @@ class Connected(_Throttle):
         cut = self.points[~possible[self.points]]
         if cut.size:
             self._fail(nodes.node_cell[cut[0]], f"point {nodes.xy(cut[0])} cannot be walkable")
+        seen, self._seen = self._seen, None
+        if seen is not None and np.array_equal(seen[0], possible) and np.array_equal(seen[1], sure):
+            self._failed, self._seen = False, seen  # the check is a function of these: it passed
+            return forced
         required = np.flatnonzero(sure | self.point_set)
         if required.size == 0:
-            self._failed, self.region = False, None
+            self._failed, self.region, self._seen = False, None, (possible, sure)
             return forced
         if self._still_one(possible):
-            self._failed, self.region = False, possible
+            self._failed, self.region, self._seen = False, possible, (possible, sure)
             return _merge(forced, self._bridges(wave, possible, required))
         label = components(possible, nodes.a, nodes.b, row=nodes.node_width)
         root = label[self.points[0] if self.points.size else required[0]]
@@ -382,7 +387,7 @@ class Connected(_Throttle):
             self._fail(
                 nodes.node_cell[bad], f"walkable cells cannot all be connected (cell {nodes.xy(bad)} is cut off)"
             )
-        self._failed = False
+        self._failed, self._seen = False, (possible, sure)
         inside = label == root
         self.region = inside
         outside = np.flatnonzero(possible & ~inside)
