@@ -34,7 +34,7 @@ __all__ = ["Connected", "Counts", "Unsatisfied", "components", "check_bounds", "
 #: A full check every ``max(1, cells // CHECK_CELLS)`` calls of ``revise``.
 CHECK_CELLS = 256
 #: Most labellings :class:`Connected` spends per check looking for cells that must be walkable.
-BRIDGE_TESTS = 12
+BRIDGE_TESTS = 30
 #: Up to this many patterns the wave is read as words of 8 bools, beyond it by matrix products.
 WORD_PATTERNS = 64
 
