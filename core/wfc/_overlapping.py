@@ -237,8 +237,8 @@ def overlapping(
         ``periodic``).
     walkable : sequence of sample values, optional
         The values that are walkable (ints, or (r, g, b) colours of an image sample); default
-        every value but the most common one on the sample's border (the wall). Used with
-        ``connected`` only.
+        every value but the most common one on the sample's border (the wall). Used by
+        ``connected`` (checked always).
     connect_points : sequence of (x, y)
         Output cells that must be walkable and in that region (needs ``connected``).
     counts : dict, optional
@@ -293,17 +293,18 @@ def overlapping(
     # the value each pattern shows in the output: its top-left one, or with a bounded output the
     # whole window for the last row and column (the constraints read (P, n, n) windows then)
     shown = patterns[:, :1, :1].reshape(-1) if periodic else patterns
+    walk = None
+    if walkable is not None:  # checked even unused: a typo should not wait for connected=True
+        walk = np.zeros(len(palette), bool)
+        if isinstance(walkable, (str, bytes)) or not hasattr(walkable, "__iter__"):
+            raise ParameterError(f"walkable must be a sequence of sample values, got {short(walkable)}")
+        for value in walkable:
+            walk[_value_index(palette, value, "walkable")] = True
     if check_points(connected, connect_points):
-        if walkable is None:
+        if walk is None:  # every value but the most common one on the sample's border
             walk = np.ones(len(palette), bool)
             border = np.concatenate([indices[0], indices[-1], indices[:, 0], indices[:, -1]])
             walk[np.bincount(border).argmax()] = False
-        else:
-            walk = np.zeros(len(palette), bool)
-            if isinstance(walkable, (str, bytes)) or not hasattr(walkable, "__iter__"):
-                raise ParameterError(f"walkable must be a sequence of sample values, got {short(walkable)}")
-            for value in walkable:
-                walk[_value_index(palette, value, "walkable")] = True
         constraints.append(
             Connected(
                 walk[shown], solve_w, solve_h, points=connect_points, periodic=periodic, points_name="connect_points"

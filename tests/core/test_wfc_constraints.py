@@ -388,6 +388,19 @@ def test_impossible_counts_fail_fast_with_the_reason():
     assert info.value.attempts == 1
 
 
+def test_points_a_fixed_wall_keeps_apart_fail_at_once_with_the_point_named():
+    ts = load_tileset(SPECKLE)
+    fixed = np.full((6, 9), "", object)
+    fixed[:, 4] = "rock"
+    start = time.perf_counter()
+    with pytest.raises(Contradiction, match=r"point \(8, 5\) cannot be reached") as info:
+        tiled(ts, 9, 6, fixed=fixed, connected=True, connect_points=[(0, 0), (8, 5)])
+    assert time.perf_counter() - start < 1.0
+    assert info.value.cell == (8, 5) and info.value.attempts == 1
+    with pytest.raises(Contradiction, match="tile 'rock' may fill at most 3 cells, 6 do"):
+        tiled(ts, 9, 6, fixed=fixed, counts={"rock": (0, 3)})
+
+
 def test_points_on_a_wall_only_tileset_fail_with_the_point_named():
     ts = load_tileset(SPECKLE.replace('class = "floor"', 'class = "wall"').replace('class = "door"', 'class = "wall"'))
     with pytest.raises(Contradiction, match=r"point \(3, 2\) cannot be walkable"):
@@ -469,6 +482,7 @@ def test_overlapping_counts_of_colours_and_impossible_minimums():
     [
         (dict(walkable=[7], connected=True), r"walkable: 7 is not a value of the sample \(its values: 0, 1, 2\)"),
         (dict(walkable=5, connected=True), "walkable must be a sequence of sample values"),
+        (dict(walkable=[0, 8]), "walkable: 8 is not a value"),  # checked without connected too
         (dict(connect_points=[(0, 0)]), "connect_points needs connected=True"),
         (dict(connected=True, connect_points=[(0, 16)]), r"connect_points must be cells of the 16 x 16 output"),
         (dict(counts={9: (0, 1)}), "counts: 9 is not a value of the sample"),
