@@ -514,3 +514,31 @@ def test_word_and_product_readings_of_the_wave_agree(patterns, monkeypatch):
         assert np.array_equal(a, c) and np.array_equal(b, d)
     # and against plain fancy indexing
     assert np.array_equal(got[2][0], wave[:, walk].any(1))
+
+
+def joined_3d(walk):
+    """A flood fill over the 6 neighbours from one walkable cell reaches them all."""
+    cells = {tuple(c) for c in np.argwhere(walk)}
+    if not cells:
+        return True
+    start = next(iter(cells))
+    seen, stack = {start}, [start]
+    while stack:
+        z, y, x = stack.pop()
+        for d in ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1)):
+            nxt = (z + d[0], y + d[1], x + d[2])
+            if nxt in cells and nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    return seen == cells
+
+
+def test_connected_through_the_solver_in_three_dimensions():
+    from core.wfc import solve
+
+    anything = np.ones((6, 2, 2), bool)  # walkable and wall may sit anywhere: a random speckle
+    weights = [1.0, 2.0]
+    assert not all(joined_3d(solve(weights, anything, 6, 5, depth=3, seed=s).indices == 0) for s in range(4))
+    for seed in range(4):
+        grid = solve(weights, anything, 6, 5, depth=3, seed=seed, constraints=[Connected(WALK, 6, 5, depth=3)])
+        assert joined_3d(grid.indices == 0), seed
