@@ -16,9 +16,12 @@ show their other rows and columns. Passing a per-pattern window ``(P, n, n)`` in
 makes the nodes that output: node ``(x, y)`` reads offset ``(x - cx, y - cy)`` of the pattern at
 solver cell ``(cx, cy) = (min(x, width - 1), min(y, height - 1))``.
 
-**Cost.** The solver calls ``revise`` after every observation; the full checks touch the whole
-wave, so they run every ``max(1, cells // 256)`` calls (and always on the first call, on the final
-wave, and after a failed call). Skipping a check only delays pruning, never accepts a bad output.
+**Cost.** The solver calls ``revise`` after every observation; the full checks read the whole
+wave, so they run every ``min(4, max(1, cells // 512))`` calls (and always on the first call, on
+the final wave, and after a failed call). Skipping a check only delays pruning, never accepts a bad
+output. A connectivity check that sees the same possibly/surely walkable cells as the last one
+that passed is skipped; one that only lost cells since tests the box round them; the search for
+cells that must be walkable looks round the cells that changed.
 """
 
 from __future__ import annotations
@@ -31,8 +34,12 @@ from ._contract import Unsatisfied
 
 __all__ = ["Connected", "Counts", "Unsatisfied", "components", "check_bounds", "check_points"]
 
-#: A full check every ``max(1, cells // CHECK_CELLS)`` calls of ``revise``.
-CHECK_CELLS = 256
+#: A full check every ``min(MAX_EVERY, max(1, cells // CHECK_CELLS))`` calls of ``revise``: a check
+#: costs about a cell's share of the grid, but a failure found ``k`` calls late costs about ``k / 2``
+#: backtracks, which add up on big grids (dungeon 128 x 128: 70 backtracks checking every 2 calls,
+#: 210 every 4, 10 failed attempts every 64).
+CHECK_CELLS = 512
+MAX_EVERY = 4
 #: Most labellings :class:`Connected` spends per check looking for cells that must be walkable.
 BRIDGE_TESTS = 30
 #: Up to this many patterns the wave is read as words of 8 bools, beyond it by matrix products.
@@ -133,7 +140,10 @@ class _Nodes:
             self.values = table.reshape(self.patterns, n * n).T  # (K, P): offset dy * n + dx
         self.a, self.b = self._edges(periodic and self.plain)
         self.nbr = self._neighbours(periodic and self.plain)
+        self.periodic = periodic and self.plain
+        self.shape = (self.depth, self.node_height, self.node_width)
         self._buffer = None
+        self._local = {}
 
     def _edges(self, periodic):
         """Node pairs ``(a, b)`` of the 4-neighbourhood (6 with depth) but the links along rows,
@@ -229,6 +239,41 @@ class _Nodes:
             acc = part if acc is None else np.bitwise_or(acc, part, out=acc)
         return np.zeros(words.shape[0], bool) if acc is None else acc != 0
 
+    def box(self, nodes, margin):
+        """Slices (z, y, x) of the bounding box of ``nodes`` (indices) grown by ``margin``, clipped
+        to the node grid, and whether it reaches the grid's edge."""
+        z, rest = np.divmod(nodes, self.node_width * self.node_height)
+        y, x = np.divmod(rest, self.node_width)
+        box, edge = [], False
+        for values, size in ((z, self.depth), (y, self.node_height), (x, self.node_width)):
+            low, high = int(values.min()) - margin, int(values.max()) + margin + 1
+            edge |= (low <= 0 or high >= size) and size > 1
+            box.append(slice(max(low, 0), min(high, size)))
+        return tuple(box), edge
+
+    def local_edges(self, shape):
+        """Edges ``(a, b)`` between rows and layers of a (depth, height, width) crop (as :attr:`a`, :attr:`b`)."""
+        found = self._local.get(shape)
+        if found is None:
+            idx = np.arange(int(np.prod(shape))).reshape(shape)
+            a = np.concatenate([idx[:, :-1].ravel(), idx[:-1].ravel()])
+            b = np.concatenate([idx[:, 1:].ravel(), idx[1:].ravel()])
+            found = self._local[shape] = (a, b)
+        return found
+
+    @staticmethod
+    def grow(mask):
+        """A (depth, height, width) mask grown one step along the axes (nothing comes in from outside)."""
+        out = mask.copy()
+        for axis in range(3):
+            if mask.shape[axis] > 1:
+                low = [slice(None)] * 3
+                high = [slice(None)] * 3
+                low[axis], high[axis] = slice(None, -1), slice(1, None)
+                out[tuple(low)] |= mask[tuple(high)]
+                out[tuple(high)] |= mask[tuple(low)]
+        return out
+
     def dilate(self, mask):
         """``mask`` grown by one step along the edges."""
         out = mask.copy()
@@ -278,7 +323,7 @@ class _Throttle:
     wave and after a failure."""
 
     def _setup_throttle(self, cells):
-        self.every = max(1, cells // CHECK_CELLS)
+        self.every = min(MAX_EVERY, max(1, cells // CHECK_CELLS))
         self._calls = 0
         self._failed = False
 
@@ -376,7 +421,8 @@ class Connected(_Throttle):
             return forced
         if self._still_one(possible):
             self._failed, self.region, self._seen = False, possible, (possible, sure)
-            return _merge(forced, self._bridges(wave, possible, required))
+            changed = None if seen is None else (seen[0] ^ possible) | (seen[1] ^ sure)
+            return _merge(forced, self._bridges(wave, possible, required, changed))
         label = components(possible, nodes.a, nodes.b, row=nodes.node_width)
         root = label[self.points[0] if self.points.size else required[0]]
         apart = required[label[required] != root]
@@ -392,9 +438,9 @@ class Connected(_Throttle):
         self.region = inside
         outside = np.flatnonzero(possible & ~inside)
         pruned = nodes.restrict(wave, outside, ~self.walk[nodes.node_kind[outside]])
-        return _merge(forced, pruned, self._bridges(wave, inside, required))
+        return _merge(forced, pruned, self._bridges(wave, inside, required, None))
 
-    def _bridges(self, wave, region, required):
+    def _bridges(self, wave, region, required, changed):
         """Rows making walkable the undecided cells of ``region`` (one region of possibly walkable
         cells holding the ``required`` ones) without which the required cells would fall apart.
 
@@ -402,21 +448,39 @@ class Connected(_Throttle):
         (Yokoi's 4-connectivity number, from its 8 neighbours, is 2 or more); the others always
         have a way round. If the required cells stay joined with every local cut removed, none is
         needed; else halves of the cuts are tested in turn (at most ``BRIDGE_TESTS`` labellings).
-        2-D grids only."""
+        With ``changed`` (the cells whose state changed since the last check) only the local cuts
+        near them are looked at: the others were looked at before. 2-D grids only."""
         nodes = self.nodes
         if nodes.depth > 1 or required.size < 2:
             return None
         h, w = nodes.node_height, nodes.node_width
-        ring = np.pad(region.reshape(h, w), 1, mode="wrap" if self.periodic else "constant")
+        y0 = x0 = 0
+        grid = region.reshape(h, w)
+        mode = "wrap" if self.periodic else "constant"
+        if changed is not None:
+            moved = np.flatnonzero(changed)
+            if moved.size == 0:
+                return None
+            (_, ys, xs), edge = nodes.box(moved, 2)
+            if not (edge and self.periodic):  # the box and a ring of one more cell (False off the grid)
+                y0, x0 = ys.start, xs.start
+                crop = np.zeros((ys.stop - ys.start + 2, xs.stop - xs.start + 2), bool)
+                top, left = max(y0 - 1, 0), max(x0 - 1, 0)
+                part = grid[top : min(ys.stop + 1, h), left : min(xs.stop + 1, w)]
+                crop[top - y0 + 1 : top - y0 + 1 + part.shape[0], left - x0 + 1 : left - x0 + 1 + part.shape[1]] = part
+                grid, mode = crop, None
+        ring = grid if mode is None else np.pad(grid, 1, mode=mode)
         # the 8 neighbours counter-clockwise from east: E NE N NW W SW S SE (rows go down = south)
         x = [ring[1:-1, 2:], ring[:-2, 2:], ring[:-2, 1:-1], ring[:-2, :-2]]
         x += [ring[1:-1, :-2], ring[2:, :-2], ring[2:, 1:-1], ring[2:, 2:]]
         x.append(x[0])
         x.append(x[1])
         crossings = sum((x[k] & ~(x[k + 1] & x[k + 2])).astype(np.int8) for k in (0, 2, 4, 6))
-        held = np.zeros(nodes.size, bool)
-        held[required] = True
-        cuts = np.flatnonzero(region & ~held & (crossings.ravel() >= 2))
+        local = np.zeros((h, w), bool)
+        local[y0 : y0 + crossings.shape[0], x0 : x0 + crossings.shape[1]] = crossings >= 2
+        local = local.ravel()
+        local[required] = False
+        cuts = np.flatnonzero(region & local)
         if cuts.size == 0:
             return None
 
@@ -444,21 +508,28 @@ class Connected(_Throttle):
     def _still_one(self, possible):
         """Whether the possibly walkable cells are surely one region without labelling them all:
         the last check left them one region ``self.region``, none came back since, and the cells
-        next to those lost since are joined within a few steps of them (any path through a lost
-        cell can then go round it)."""
+        next to those lost since are joined within three steps of them (any path through a lost
+        cell can then go round it). The test runs on the box round the lost cells."""
         region = self.region
         if region is None or (possible & ~region).any():
             return False
-        lost = region & ~possible
-        if not lost.any():
+        lost = np.flatnonzero(region & ~possible)
+        if lost.size == 0:
             return True
         nodes = self.nodes
-        near = nodes.dilate(lost)
-        edge = near & possible
-        window = nodes.dilate(nodes.dilate(near)) & possible
-        label = components(window, nodes.a, nodes.b, row=nodes.node_width)
-        first = label[edge]
-        return bool((first == first[0]).all()) if first.size else True
+        box, edge = nodes.box(lost, 3)
+        if edge and nodes.periodic:  # paths may leave the box across the grid's edge
+            box = (slice(None),) * 3
+        here = possible.reshape(nodes.shape)[box]
+        gone = (region & ~possible).reshape(nodes.shape)[box]
+        near = nodes.grow(gone)
+        rim = (near & here).ravel()
+        window = nodes.grow(nodes.grow(near)) & here
+        a, b = nodes.local_edges(here.shape)
+        if box[2] == slice(None) and nodes.periodic:
+            a, b = nodes.a, nodes.b  # the whole grid: with the links across its edges
+        label = components(window.ravel(), a, b, row=here.shape[2])[rim]
+        return bool((label == label[0]).all()) if label.size else True
 
 
 class Counts(_Throttle):

@@ -137,6 +137,26 @@ def test_cells_without_which_the_walkable_cells_fall_apart_are_forced():
     assert Connected(WALK, 5, 3, periodic=True).revise(wave_of(*[r for row in g for r in row]), False) is None
 
 
+def test_bridges_found_near_the_latest_changes():
+    # the same as above reached in two steps: the second check looks only round what changed
+    c = Connected(WALK, 5, 3)
+    g = [[B, B, B, B, B], [W, B, B, B, W], [B, B, B, B, B]]
+    assert c.revise(wave_of(*[r for row in g for r in row]), False) is None
+    g[0][2] = g[2][2] = X
+    assert changes(c.revise(wave_of(*[r for row in g for r in row]), False)) == {6: W, 7: W, 8: W}
+    # in a bigger grid, away from the edges
+    c = Connected(WALK, 12, 9)
+    wave = np.tile(np.array(B, bool), (108, 1))
+    wave[4 * 12 + 1] = wave[4 * 12 + 10] = W
+    assert c.revise(wave, False) is None
+    for y in range(9):
+        if y != 4:
+            wave[y * 12 + 6] = X
+    local = changes(c.revise(wave, False))
+    assert local == {4 * 12 + x: W for x in (5, 6, 7)}  # the gap and the one way to it each side
+    assert local == changes(Connected(WALK, 12, 9).revise(wave, False))  # as a first, global look
+
+
 def test_depth_links_layers():
     # 2 x 1 x 2: walkable at (0, 0, 0) and (1, 0, 1); linked through (0, 0, 1) or (1, 0, 0)
     wave = wave_of(W, B, B, W)
@@ -146,14 +166,15 @@ def test_depth_links_layers():
 
 
 def test_checks_are_throttled_but_always_run_on_the_final_wave():
-    c = Connected(WALK, 32, 32)  # 1024 cells: a full check every 4 calls
-    assert c.every == 4
+    assert [Connected(WALK, n, n).every for n in (8, 32, 48, 128)] == [1, 2, 4, 4]
+    c = Connected(WALK, 32, 32)  # 1024 cells: a full check every 2 calls
     good = np.zeros((1024, 2), bool)
     good[:, 0] = True
     bad = good.copy()
     bad[1:1023] = [False, True]  # cells 0 and 1023 walkable, everything else a wall
     assert c.revise(good, False) is None  # call 1: checked
-    assert c.revise(bad, False) is None  # call 2: skipped
+    assert c.revise(good, False) is None  # call 2: checked
+    assert c.revise(bad, False) is None  # call 3: skipped
     with pytest.raises(Unsatisfied):
         c.revise(bad, True)  # final: checked
     with pytest.raises(Unsatisfied):
