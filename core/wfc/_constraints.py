@@ -518,16 +518,17 @@ class Connected(_Throttle):
             return True
         nodes = self.nodes
         box, edge = nodes.box(lost, 3)
-        if edge and nodes.periodic:  # paths may leave the box across the grid's edge
-            box = (slice(None),) * 3
+        if edge and nodes.periodic:  # neighbours across the grid's edge: the whole grid
+            near = nodes.dilate(region & ~possible)
+            rim = near & possible
+            window = nodes.dilate(nodes.dilate(near)) & possible
+            label = components(window, nodes.a, nodes.b, row=nodes.node_width)[rim]
+            return bool((label == label[0]).all()) if label.size else True
         here = possible.reshape(nodes.shape)[box]
-        gone = (region & ~possible).reshape(nodes.shape)[box]
-        near = nodes.grow(gone)
+        near = nodes.grow((region & ~possible).reshape(nodes.shape)[box])
         rim = (near & here).ravel()
         window = nodes.grow(nodes.grow(near)) & here
         a, b = nodes.local_edges(here.shape)
-        if box[2] == slice(None) and nodes.periodic:
-            a, b = nodes.a, nodes.b  # the whole grid: with the links across its edges
         label = components(window.ravel(), a, b, row=here.shape[2])[rim]
         return bool((label == label[0]).all()) if label.size else True
 

@@ -563,3 +563,40 @@ def test_connected_through_the_solver_in_three_dimensions():
     for seed in range(4):
         grid = solve(weights, anything, 6, 5, depth=3, seed=seed, constraints=[Connected(WALK, 6, 5, depth=3)])
         assert joined_3d(grid.indices == 0), seed
+
+
+@pytest.mark.parametrize("periodic", [False, True])
+@pytest.mark.parametrize("seed", range(6))
+def test_repeated_checks_agree_with_first_looks(periodic, seed):
+    # a random narrowing sequence: every check's verdict equals that of a fresh constraint (which
+    # labels everything), whatever the constraint remembers from the calls before; its rows too,
+    # but for cells that must be walkable, which it may find fewer of (it looks near the changes)
+    rng = np.random.default_rng(seed)
+    h, w = 9, 11
+    walk = np.array([True, True, False, False])
+    wave = np.ones((h * w, 4), bool)
+    wave[rng.choice(h * w, 3, replace=False)] = [True, False, False, False]
+    c = Connected(walk, w, h, periodic=periodic)
+    verdicts = []
+    for _ in range(60):
+        try:
+            expected = changes(Connected(walk, w, h, periodic=periodic).revise(wave, False)) or {}
+        except Unsatisfied:
+            with pytest.raises(Unsatisfied):
+                c.revise(wave, False)
+            verdicts.append("unsatisfied")
+            break
+        got = changes(c.revise(wave, False)) or {}
+
+        def pruned(rows):  # cells losing every walkable pattern (the others are made walkable)
+            return {k: v for k, v in rows.items() if not np.any(np.array(v, bool) & walk)}
+
+        assert pruned(got) == pruned(expected)
+        assert got.items() <= expected.items()
+        verdicts.append(len(expected))
+        for cell, row in expected.items():  # apply the fresh look's rows, then narrow a few cells
+            wave[cell] &= np.array(row, bool)
+        cells = rng.choice(h * w, 4, replace=False)
+        wave[cells] &= rng.random((4, 4)) < 0.5
+        wave[cells[~wave[cells].any(1)], 2] = True
+    assert verdicts[-1] == "unsatisfied" and any(v not in (0, "unsatisfied") for v in verdicts)
