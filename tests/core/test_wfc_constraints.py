@@ -600,3 +600,11 @@ def test_repeated_checks_agree_with_first_looks(periodic, seed):
         wave[cells] &= rng.random((4, 4)) < 0.5
         wave[cells[~wave[cells].any(1)], 2] = True
     assert verdicts[-1] == "unsatisfied" and any(v not in (0, "unsatisfied") for v in verdicts)
+
+
+def test_constrained_runs_repeat_with_the_seed():
+    ts = load_tileset(SPECKLE)
+    kwargs = dict(seed=5, connected=True, connect_points=[(1, 1)], counts={"chest": (1, 2)})
+    first, again = tiled(ts, 20, 14, **kwargs), tiled(ts, 20, 14, **kwargs)
+    assert first.tiles.tobytes() == again.tiles.tobytes() and first.backtracks == again.backtracks
+    assert tiled(ts, 20, 14, **(kwargs | {"seed": 6})).tiles.tobytes() != first.tiles.tobytes()
