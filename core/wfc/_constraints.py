@@ -361,8 +361,15 @@ class Connected(_Throttle):
     must lie in one component of the possibly walkable cells, else :class:`Unsatisfied`
     ("walkable cells cannot all be connected" / "point (x, y) cannot be reached"). Then every
     possibly walkable cell outside that component can never join it and loses its walkable
-    patterns, and the points lose their unwalkable ones. An empty set of walkable cells counts as
-    connected.
+    patterns, and the points lose their unwalkable ones. An undecided cell of the component
+    without which the surely walkable cells would fall apart must be walkable (as DeBroglie's path
+    constraint does: its articulation points between required cells; found among the local cuts,
+    see :meth:`_bridges`). An empty set of walkable cells counts as connected.
+
+    The rule is met by small regions too: once the walkable cells decided so far are closed in
+    (a room walled round without a door), everything else becomes unwalkable. Samples whose
+    walkable cells form closed rooms can give mostly-wall outputs; a minimum count of a walkable
+    value (:class:`Counts`) rules those out, at the price of more backtracking.
 
     >>> c = Connected([True, False], 3, 1)
     >>> wave = np.array([[1, 0], [1, 1], [1, 0]], bool)  # walkable, undecided, walkable
