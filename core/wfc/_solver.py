@@ -134,7 +134,7 @@ def _pack(rows):
 
 
 #: Patterns per block of the support look-up, and the most pattern sets whose supports are kept.
-_BLOCK = (1 << 64) - 1
+_ZERO_BLOCK = bytes(8)
 _CACHED = 50_000
 #: The largest integer weight, and the fixed-point unit of ``w log w``.
 _WEIGHT_UNIT = 2**24
@@ -169,41 +169,46 @@ class _Rules:
         self._support = {}
         self.cached_support = self._support.get  # a set's support if already looked up, else None
         self._block_support = [{} for _ in range((p + 63) // 64)]
+        self._block_bytes_total = 8 * len(self._block_support)
         self._rows = {}
 
     def support(self, m):
         """Per direction, the set of patterns that ``m`` allows next to it."""
         s = self._support.get(m)
-        if s is None:
-            bits = 0
-            if m.bit_count() <= 6:  # a few patterns: their own rows
-                rows, rest = self._support_rows, m
-                while rest:
-                    low = rest & -rest
-                    bits |= rows[low.bit_length() - 1]
-                    rest ^= low
-            else:  # 64-pattern blocks, each looked up once per distinct block
-                for k, cache in enumerate(self._block_support):
-                    b = (m >> (k << 6)) & _BLOCK
-                    if b:
-                        v = cache.get(b)
-                        if v is None:
-                            v = self._block_bytes(k, b)
-                            if len(cache) < _CACHED:
-                                cache[b] = v
-                        bits |= v
-            p, full = self.p, self.full
-            s = tuple((bits >> (d * p)) & full for d in range(self.directions))
-            if len(self._support) < _CACHED:
-                self._support[m] = s
-        return s
+        return s if s is not None else self.look_up(m)
 
-    def _block_bytes(self, k, b):
-        tables, bits = self._support_bytes, 0
-        for j, byte in enumerate(b.to_bytes(8, "little"), start=8 * k):
-            if byte:
-                bits |= tables[j][byte]
-        return bits
+    def look_up(self, m):
+        """:meth:`support` of a set not in the cache (and cache it)."""
+        bits = 0
+        if m.bit_count() <= 6:  # a few patterns: their own rows
+            rows, rest = self._support_rows, m
+            while rest:
+                low = rest & -rest
+                bits |= rows[low.bit_length() - 1]
+                rest ^= low
+        else:  # 64-pattern blocks (8 bytes), each looked up once per distinct block
+            data = m.to_bytes(self._block_bytes_total, "little")
+            tables = self._support_bytes
+            for k, cache in enumerate(self._block_support):
+                key = data[k << 3 : (k + 1) << 3]
+                if key != _ZERO_BLOCK:
+                    v = cache.get(key)
+                    if v is None:
+                        v = 0
+                        for j, byte in enumerate(key, start=k << 3):
+                            if byte:
+                                v |= tables[j][byte]
+                        if len(cache) < _CACHED:
+                            cache[key] = v
+                    bits |= v
+        p, full = self.p, self.full
+        if self.directions == 4:
+            s = (bits & full, (bits >> p) & full, (bits >> 2 * p) & full, bits >> 3 * p)
+        else:
+            s = tuple((bits >> (d * p)) & full for d in range(self.directions))
+        if len(self._support) < _CACHED:
+            self._support[m] = s
+        return s
 
     def entropies(self, masks):
         """Shannon entropy of each weighted set of ``masks`` (a list of integers), from exact
@@ -295,7 +300,7 @@ class _Search:
         patterns, or -1."""
         wave, nbrs, log, dirty, mirror = self.wave, self.nbrs, self.log, self.dirty, self.mirror
         rules = self.rules
-        cached, support, row = rules.cached_support, rules.support, rules.row
+        cached, support, row = rules.cached_support, rules.look_up, rules.row
         touch = dirty.append
         decided = 0
         level = cells
