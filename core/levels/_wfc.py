@@ -24,7 +24,6 @@ cells may form several regions.
 from __future__ import annotations
 
 import hashlib
-import inspect
 import os
 import re
 import stat
@@ -306,25 +305,6 @@ def _pattern_count(sample, n, symmetry, periodic_input):
     return count
 
 
-def _accepts(function, keyword):
-    try:
-        return keyword in inspect.signature(function).parameters
-    except (TypeError, ValueError):
-        return False
-
-
-def _constraint_kwargs(function, spec, prefix, **extra):
-    if not spec.connected:
-        return {}
-    if not _accepts(function, "connected"):
-        raise ParameterError(f"{prefix}connected is not available yet: this core.wfc has no connectivity constraint")
-    kwargs = {"connected": True}
-    for key, value in extra.items():
-        if _accepts(function, key):
-            kwargs[key] = value
-    return kwargs
-
-
 def _values(palette, keep):
     """The sample values of ``palette`` where ``keep`` holds: ints, or tuples of channels."""
     return [tuple(int(c) for c in row) if palette.ndim == 2 else int(row) for row in palette[np.asarray(keep)]]
@@ -363,16 +343,9 @@ def wfc_level_steps(spec, *, base=None, prefix="level."):
         variant_classes = (
             np.full(len(tileset.names), FLOOR, np.uint8) if raw is None else np.asarray(raw, dtype=np.uint8)
         )
-        if spec.connected or not hasattr(core_wfc, "solve_steps"):
-            result = core_wfc.tiled(
-                tileset, spec.width, spec.height, **common, **_constraint_kwargs(core_wfc.tiled, spec, prefix)
-            )
-            tiles = result.tiles
-        else:  # core.wfc.tiled's own solve, as steps: progress while it solves (the same tiles)
-            result = yield from core_wfc.solve_steps(
-                tileset.weights, tileset.compatible, spec.width, spec.height, **common
-            )
-            tiles = result.indices
+        steps = core_wfc.tiled_steps(tileset, spec.width, spec.height, **common, connected=spec.connected)
+        result = yield from steps
+        tiles = result.tiles
         ids = np.asarray(tiles, dtype=np.int32)
         grid = variant_classes[ids]
         record = WfcRecord(
@@ -392,7 +365,7 @@ def wfc_level_steps(spec, *, base=None, prefix="level."):
         sample = data
         palette = np.unique(sample.reshape(-1, sample.shape[2]), axis=0) if sample.ndim == 3 else np.unique(sample)
         value_classes = _sample_classes(sample, palette, spec.classes, prefix=prefix)
-        result = core_wfc.overlapping(
+        steps = core_wfc.overlapping_steps(
             sample,
             spec.width,
             spec.height,
@@ -401,8 +374,10 @@ def wfc_level_steps(spec, *, base=None, prefix="level."):
             periodic_input=spec.periodic_input,
             ground=spec.ground,
             **common,
-            **_constraint_kwargs(core_wfc.overlapping, spec, prefix, walkable=_values(palette, value_classes != WALL)),
+            connected=spec.connected,
+            walkable=_values(palette, value_classes != WALL) if spec.connected else None,
         )
+        result = yield from steps
         out = np.asarray(result.output)
         pal = np.asarray(result.palette)
         if out.ndim == 3:

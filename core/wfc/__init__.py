@@ -1,19 +1,29 @@
-"""Wave Function Collapse: one solver, the models as data builders (issue 11, in progress).
+"""Wave Function Collapse: one solver, the models as data builders.
 
 :func:`solve` is the one solver (wave of cells x patterns, lowest-entropy observation,
 arc-consistent propagation, bounded backtracking, seeded restarts); the simple tiled model
 (:func:`load_tileset`, :func:`tiled`: TOML tilesets in ``presets/wfc/`` with symmetry classes
 X, I, L, T, \\, F and neighbour rules or edge sockets) and the overlapping model
 (:func:`overlapping`: N x N patterns of a sample grid or PNG) hand it their weights and
-compatibility tables.  A failure raises :class:`Contradiction` naming the cell and the attempts.
+compatibility tables; :func:`tiled3d` stacks a tileset with up/down sockets in 3-D.  Global
+constraints (:class:`Connected`, :class:`Counts`) plug into the solver.  Every model has a step
+generator (``*_steps``) for progress bars.  A failure raises :class:`Contradiction` naming the
+cell, the attempts and the constraint that could not hold.
 """
 
-from ._constraints import Connected, Counts  # noqa: F401 (the lead lists them in __all__)
+from ._constraints import Connected, Counts
 from ._contract import Contradiction, Unsatisfied
-from ._overlapping import OverlappingResult, extract_patterns, overlap_compatible, overlapping, read_sample
+from ._overlapping import (
+    OverlappingResult,
+    extract_patterns,
+    overlap_compatible,
+    overlapping,
+    overlapping_steps,
+    read_sample,
+)
 from ._png import read_png
 from ._solver import SolveResult, solve, solve_steps
-from ._tiled import TiledResult, tiled
+from ._tiled import TiledResult, tiled, tiled_steps
 from ._tiled3d import Tiled3DResult, compatible3d, tiled3d, tiled3d_steps
 from ._tileset import SYMMETRIES, Tileset, load_tileset
 
@@ -24,6 +34,7 @@ __all__ = [
     "solve_steps",
     "SolveResult",
     "tiled",
+    "tiled_steps",
     "TiledResult",
     "tiled3d",
     "tiled3d_steps",
@@ -33,9 +44,12 @@ __all__ = [
     "Tileset",
     "SYMMETRIES",
     "overlapping",
+    "overlapping_steps",
     "OverlappingResult",
     "extract_patterns",
     "overlap_compatible",
     "read_sample",
     "read_png",
+    "Connected",
+    "Counts",
 ]

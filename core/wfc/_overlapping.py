@@ -17,11 +17,19 @@ import numpy as np
 
 from .._checks import check_bool, check_int
 from ..errors import ParameterError, short
+from ..steps import drive
 from ._constraints import Connected, Counts, check_bounds, check_points
 from ._png import read_png
-from ._solver import solve
+from ._solver import solve_steps
 
-__all__ = ["overlapping", "OverlappingResult", "extract_patterns", "overlap_compatible", "read_sample"]
+__all__ = [
+    "overlapping",
+    "overlapping_steps",
+    "OverlappingResult",
+    "extract_patterns",
+    "overlap_compatible",
+    "read_sample",
+]
 
 #: Largest sample side: a sample is a small picture of the style wanted.
 MAX_SAMPLE_SIDE = 256
@@ -204,6 +212,7 @@ def overlapping(
     walkable=None,
     connect_points=(),
     counts=None,
+    progress=None,
 ):
     """Grow an output in the style of a sample with the overlapping model of Wave Function Collapse.
 
@@ -244,6 +253,9 @@ def overlapping(
     counts : dict, optional
         ``{sample value: (min, max)}`` (``max`` None: no bound): how many output cells may show
         the value. A minimum larger than the output fails at once.
+    progress : callable, optional
+        ``progress(done, total, label)`` now and then (:func:`overlapping_steps` is the step
+        generator behind it, for progress bars with cancel).
 
     Returns
     -------
@@ -260,6 +272,49 @@ def overlapping(
     >>> r.output.shape, r.palette.tolist(), r.patterns
     ((6, 6), [0, 1], 9)
     """
+    return drive(
+        overlapping_steps(
+            sample,
+            width,
+            height,
+            n=n,
+            symmetry=symmetry,
+            periodic=periodic,
+            periodic_input=periodic_input,
+            ground=ground,
+            seed=seed,
+            attempts=attempts,
+            backtrack_limit=backtrack_limit,
+            connected=connected,
+            walkable=walkable,
+            connect_points=connect_points,
+            counts=counts,
+        ),
+        progress,
+    )
+
+
+def overlapping_steps(
+    sample,
+    width,
+    height,
+    *,
+    n=3,
+    symmetry=8,
+    periodic=True,
+    periodic_input=True,
+    ground=False,
+    seed=0,
+    attempts=10,
+    backtrack_limit=1000,
+    connected=False,
+    walkable=None,
+    connect_points=(),
+    counts=None,
+):
+    """:func:`overlapping` as a step generator (:mod:`core.steps`): the arguments are checked and
+    the patterns found at the call; the generator yields ``(done, total, label)`` while solving and
+    returns the :class:`OverlappingResult`."""
     arr = _check_sample(sample)
     n = check_int(n, name="n", bounds=(2, 3))
     symmetry = check_int(symmetry, name="symmetry", bounds=(1, 8))
@@ -321,7 +376,41 @@ def overlapping(
         if limits:
             constraints.append(Counts(shown, limits, solve_w, solve_h, names=names))
 
-    result = solve(
+    return _grow(
+        weights,
+        patterns,
+        palette,
+        count,
+        width,
+        height,
+        solve_w,
+        solve_h,
+        periodic,
+        seed,
+        attempts,
+        backtrack_limit,
+        allowed,
+        constraints,
+    )
+
+
+def _grow(
+    weights,
+    patterns,
+    palette,
+    count,
+    width,
+    height,
+    solve_w,
+    solve_h,
+    periodic,
+    seed,
+    attempts,
+    backtrack_limit,
+    allowed,
+    constraints,
+):
+    result = yield from solve_steps(
         weights,
         overlap_compatible(patterns),
         solve_w,

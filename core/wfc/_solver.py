@@ -533,10 +533,12 @@ def solve_steps(
     empty = next((c for c, m in enumerate(wave0) if not m), -1)
     failed = empty if empty >= 0 else state.propagate(list(range(n)))
     if failed >= 0:
-        why = f" ({state.reason})" if state.reason else ""
+        xy = _cell_xy(failed, width, height, depth)
         raise Contradiction(
-            f"no pattern fits cell {_cell_xy(failed, width, height, depth)} before any choice{why}: the rules"
-            " contradict themselves or the fixed/allowed cells",
+            f"cell {xy} fails before any choice: {state.reason}"
+            if state.reason
+            else f"no pattern fits cell {xy} before any choice: the rules contradict themselves"
+            " or the fixed/allowed cells",
             cell=_cell_xy(failed, width, height, depth),
             attempts=1,
         )

@@ -8,11 +8,12 @@ import numpy as np
 
 from ..errors import ParameterError, short
 from ..spec import did_you_mean
+from ..steps import drive
 from ._constraints import Connected, Counts, check_bounds, check_points
-from ._solver import solve
+from ._solver import solve_steps
 from ._tileset import Tileset, load_tileset
 
-__all__ = ["tiled", "TiledResult"]
+__all__ = ["tiled", "tiled_steps", "TiledResult"]
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,7 @@ def tiled(
     connected=False,
     connect_points=(),
     counts=None,
+    progress=None,
 ):
     """Fill a ``height`` x ``width`` grid with the tiles of ``tileset`` (a :class:`Tileset`, or a
     TOML path/text for :func:`load_tileset`) so that every neighbouring pair is allowed.
@@ -61,6 +63,9 @@ def tiled(
       tile, *any* of its rotated/mirrored variants counting (``{"door": (2, 6)}`` means 2 to 6 doors
       however they are turned). A minimum larger than the cells fails at once.
 
+    ``progress(done, total, label)`` is called now and then; :func:`tiled_steps` is the step
+    generator behind it (progress bars with cancel).
+
     Examples
     --------
     >>> ts = load_tileset('''
@@ -76,6 +81,41 @@ def tiled(
     >>> result.tiles.shape, result.attempts
     ((4, 6), 1)
     """
+    return drive(
+        tiled_steps(
+            tileset,
+            width,
+            height,
+            periodic=periodic,
+            seed=seed,
+            attempts=attempts,
+            backtrack_limit=backtrack_limit,
+            fixed=fixed,
+            connected=connected,
+            connect_points=connect_points,
+            counts=counts,
+        ),
+        progress,
+    )
+
+
+def tiled_steps(
+    tileset,
+    width,
+    height,
+    *,
+    periodic=False,
+    seed=0,
+    attempts=10,
+    backtrack_limit=1000,
+    fixed=None,
+    connected=False,
+    connect_points=(),
+    counts=None,
+):
+    """:func:`tiled` as a step generator (:mod:`core.steps`): the arguments are checked at the
+    call; the generator yields ``(done, total, label)`` while solving and returns the
+    :class:`TiledResult`."""
     if not isinstance(tileset, Tileset):
         tileset = load_tileset(tileset)
     constraints = _constraints(tileset, width, height, periodic, connected, connect_points, counts)
@@ -84,7 +124,7 @@ def tiled(
         if fixed.dtype.kind in "OUS":
             lookup = np.vectorize(lambda v: -1 if v in ("", None) else tileset.index(str(v)), otypes=[np.int64])
             fixed = lookup(fixed) if fixed.size else fixed.astype(np.int64)
-    result = solve(
+    steps = solve_steps(
         tileset.weights,
         tileset.compatible,
         width,
@@ -96,6 +136,11 @@ def tiled(
         fixed=fixed,
         constraints=constraints,
     )
+    return _result(steps, tileset)
+
+
+def _result(steps, tileset):
+    result = yield from steps
     return TiledResult(result.indices, tileset, result.attempts, result.backtracks)
 
 

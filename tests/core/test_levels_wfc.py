@@ -28,7 +28,7 @@ from core.levels import (
     tiled_files,
     to_dict,
 )
-from core.levels._wfc import MAX_WAVE_BYTES, SAMPLE_PRESETS, _accepts
+from core.levels._wfc import MAX_WAVE_BYTES, SAMPLE_PRESETS
 from core.preview import png_bytes
 from core.steps import drive
 
@@ -410,18 +410,12 @@ def test_progress_path_gives_the_tiles_of_core_wfc_tiled():
 
 
 def test_connected_levels_are_one_region():
-    if not _accepts(core_wfc.tiled, "connected"):
-        with pytest.raises(ParameterError, match="level.connected is not available yet"):
-            generate(tiled_spec(connected=True))
-        pytest.skip("core.wfc.tiled has no connected= yet")
     for seed in range(3):
         level = generate(tiled_spec(connected=True, seed=seed, width=20, height=14))
         assert label_regions(level.walkable)[1] <= 1
 
 
 def test_connected_overlapping_levels_are_one_region(tmp_path):
-    if not _accepts(core_wfc.overlapping, "walkable"):
-        pytest.skip("core.wfc.overlapping has no connected= yet")
     for seed in range(3):
         level = generate(
             from_dict(
@@ -525,3 +519,13 @@ def test_same_seed_same_bytes_across_processes():
 
 def test_sample_presets_exist():
     assert os.path.isfile(os.path.join(SAMPLE_PRESETS, "rooms.txt"))
+
+
+def test_every_wfc_level_reports_progress_while_it_solves():
+    for spec in (
+        tiled_spec(connected=True, width=40, height=30),
+        from_dict({"generator": "wfc_overlapping", "sample": "flowers", "width": 40, "height": 30}),
+    ):
+        seen = []
+        drive(generate_steps(spec), lambda done, total, label, seen=seen: seen.append(done))
+        assert len(seen) >= 10, spec.generator
