@@ -31,6 +31,7 @@ import time
 
 import bpy
 
+from ..core import levels as core_levels
 from ..core import recipe as core_recipe
 from ..core import unity as core_unity
 from ..core.errors import ParameterError, short
@@ -194,7 +195,7 @@ def output_paths(recipe, out_dir, *, name="world"):
         terrains=int(has_terrain),
         scatters=bool(recipe.scatter),
         trees=bool(recipe.trees),
-        levels=[(spec.name, spec.tileset) for spec in recipe.level],
+        levels=[(spec.name, spec.tileset, spec.generator in core_levels.WFC_GENERATORS) for spec in recipe.level],
     )
 
 

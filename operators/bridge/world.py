@@ -142,9 +142,10 @@ def export_paths(
 ):
     """Every file :func:`write_exports` may write for ``spec`` (an :class:`core.recipe.ExportSpec`)
     into ``folder`` with base name ``name`` (FBX/GLB per object are named after the objects); ``levels``
-    are the file stems of the levels (their names), or ``(stem, tileset)`` pairs."""
-    levels = [(lv, "blob") if isinstance(lv, str) else lv for lv in levels]
-    paths = [p for stem, tileset in levels for p in level_file_names(stem, tileset)]
+    are the file stems of the levels (their names), or ``(stem, tileset)`` pairs, or ``(stem, tileset,
+    wfc)`` triples (``wfc``: the level is a WFC level, see :func:`level_file_names`)."""
+    levels = [(lv, "blob", None) if isinstance(lv, str) else (*lv, None)[:3] for lv in levels]
+    paths = [p for stem, tileset, wfc in levels for p in level_file_names(stem, tileset, wfc)]
     if not spec.per_object:
         paths += [f"{name}.{fmt}" for fmt in ("fbx", "glb") if getattr(spec, fmt)]
     if spec.preview and terrains:

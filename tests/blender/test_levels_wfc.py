@@ -487,3 +487,16 @@ def test_a_recipe_with_a_relative_tileset_builds_and_exports_headless(tmp_path):
     assert json.dumps(record).count("flag") > 0
     nodes = _read_fbx(out / "world.fbx")
     assert nodes["Keep"] > 0
+
+
+def test_the_run_knows_every_file_of_a_sample_level_before_it_starts(tmp_path):
+    # the folder-in-the-way check and the stale-file list both come from output_paths
+    from worldseed.addon import batch
+    from worldseed.core import recipe as core_recipe
+
+    text = '[[level]]\nname = "Garden"\ngenerator = "wfc_overlapping"\nsample = "flowers"\nwidth = 12\nheight = 12\n'
+    paths = [os.path.basename(p) for p in batch.output_paths(core_recipe.loads(text), str(tmp_path))]
+    assert "Garden_wfc.tsx" in paths and "Garden_wfc.png" in paths and "Garden_level.json" in paths
+    text = text.replace('generator = "wfc_overlapping"\nsample = "flowers"', 'generator = "cave"')
+    paths = [os.path.basename(p) for p in batch.output_paths(core_recipe.loads(text), str(tmp_path))]
+    assert "Garden_wfc.tsx" not in paths and "Garden.tmx" in paths
