@@ -502,8 +502,9 @@ def solve_steps(
     allowed=None,
     constraints=(),
 ):
-    """:func:`solve` as a step generator (:mod:`core.steps`): yields ``(decided_cells, cells,
-    label)`` about a hundred times per attempt and returns the :class:`SolveResult`.
+    """:func:`solve` as a step generator (:mod:`core.steps`): the arguments are checked at the call;
+    it yields ``(decided_cells, cells, label)`` about a hundred times per attempt and returns the
+    :class:`SolveResult`.
 
     >>> from core.steps import drive
     >>> drive(solve_steps([1.0], np.ones((4, 1, 1), bool), 2, 2)).indices.tolist()
@@ -512,7 +513,26 @@ def solve_steps(
     weights, compatible, fixed, allowed = _check(
         weights, compatible, width, height, depth, attempts, backtrack_limit, fixed, allowed
     )
-    constraints = tuple(constraints)
+    return _solve(
+        weights,
+        compatible,
+        width,
+        height,
+        depth,
+        periodic,
+        seed,
+        attempts,
+        backtrack_limit,
+        fixed,
+        allowed,
+        tuple(constraints),
+    )
+
+
+def _solve(
+    weights, compatible, width, height, depth, periodic, seed, attempts, backtrack_limit, fixed, allowed, constraints
+):
+    """The body of :func:`solve_steps` (a generator), its arguments checked."""
     p, n = weights.size, width * height * depth
     rules = _Rules(weights, compatible)
     nbrs = _neighbours(width, height, depth, compatible.shape[0], periodic)

@@ -44,6 +44,7 @@ def tiled(
     connected=False,
     connect_points=(),
     counts=None,
+    edge=None,
     progress=None,
 ):
     """Fill a ``height`` x ``width`` grid with the tiles of ``tileset`` (a :class:`Tileset`, or a
@@ -62,6 +63,9 @@ def tiled(
     - ``counts``: ``{base tile name: (min, max)}`` (``max`` None: no bound): how many cells show the
       tile, *any* of its rotated/mirrored variants counting (``{"door": (2, 6)}`` means 2 to 6 doors
       however they are turned). A minimum larger than the cells fails at once.
+
+    ``edge``: the socket profile beyond a bounded grid's sides (default: the tileset's ``edge``;
+    ``""`` none): border tiles turn a side meeting it outwards (a dungeon ringed by rock).
 
     ``progress(done, total, label)`` is called now and then; :func:`tiled_steps` is the step
     generator behind it (progress bars with cancel).
@@ -94,6 +98,7 @@ def tiled(
             connected=connected,
             connect_points=connect_points,
             counts=counts,
+            edge=edge,
         ),
         progress,
     )
@@ -112,6 +117,7 @@ def tiled_steps(
     connected=False,
     connect_points=(),
     counts=None,
+    edge=None,
 ):
     """:func:`tiled` as a step generator (:mod:`core.steps`): the arguments are checked at the
     call; the generator yields ``(done, total, label)`` while solving and returns the
@@ -124,6 +130,7 @@ def tiled_steps(
         if fixed.dtype.kind in "OUS":
             lookup = np.vectorize(lambda v: -1 if v in ("", None) else tileset.index(str(v)), otypes=[np.int64])
             fixed = lookup(fixed) if fixed.size else fixed.astype(np.int64)
+    allowed = _edge_allowed(tileset, width, height, periodic, edge)
     steps = solve_steps(
         tileset.weights,
         tileset.compatible,
@@ -134,9 +141,30 @@ def tiled_steps(
         attempts=attempts,
         backtrack_limit=backtrack_limit,
         fixed=fixed,
+        allowed=allowed,
         constraints=constraints,
     )
     return _result(steps, tileset)
+
+
+def _edge_allowed(tileset, width, height, periodic, edge):
+    """The solver's ``allowed`` mask that turns a side meeting ``edge`` (default: the tileset's
+    ``edge``) outwards on every border cell of a bounded grid, or None."""
+    edge = (tileset.edge or "") if edge is None else edge
+    if not isinstance(edge, str):
+        raise ParameterError(f"edge must be a socket profile string ('' for none), got {short(edge)}")
+    if not edge or periodic:
+        return None
+    for name, value in (("width", width), ("height", height)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ParameterError(f"{name} must be an integer >= 1, got {short(value)}")
+    meets = tileset.meets(edge)  # (4, P): east, south, west, north
+    allowed = np.ones((height, width, len(tileset.names)), bool)
+    allowed[:, -1] &= meets[0]
+    allowed[-1] &= meets[1]
+    allowed[:, 0] &= meets[2]
+    allowed[0] &= meets[3]
+    return allowed
 
 
 def _result(steps, tileset):

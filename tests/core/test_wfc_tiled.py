@@ -206,3 +206,26 @@ def test_same_seed_same_tiles():
     ts = load_tileset(PRESETS / "pipes.toml")
     a, b = tiled(ts, 20, 20, seed=9).tiles, tiled(ts, 20, 20, seed=9).tiles
     assert np.array_equal(a, b) and not np.array_equal(a, tiled(ts, 20, 20, seed=10).tiles)
+
+
+def test_the_tileset_edge_rings_a_bounded_grid_and_can_be_turned_off():
+    from core.wfc import load_tileset, tiled
+
+    ts = load_tileset("presets/wfc/dungeon.toml")
+    assert ts.edge == "rrr"
+    meets = ts.meets("rrr")  # (4, P): east, south, west, north side meets rock
+
+    def ringed(tiles):
+        return (
+            meets[0][tiles[:, -1]].all()
+            and meets[1][tiles[-1]].all()
+            and meets[2][tiles[:, 0]].all()
+            and meets[3][tiles[0]].all()
+        )
+
+    assert all(ringed(tiled(ts, 20, 14, seed=s).tiles) for s in range(5))
+    assert not all(ringed(tiled(ts, 20, 14, seed=s, edge="").tiles) for s in range(5))
+    periodic = tiled(ts, 12, 12, seed=0, periodic=True)  # no edge on a periodic grid
+    assert periodic.tiles.shape == (12, 12)
+    with pytest.raises(ParameterError, match="edge"):
+        tiled(ts, 8, 8, edge=3)
