@@ -33,10 +33,11 @@ import numpy as np
 from .. import wfc as core_wfc
 from .._checks import make_rng
 from ..errors import ParameterError, short
+from ..spec import did_you_mean
 from ._content import place_markers
 from ._level import CLASSES, FLOOR, WALL, Level, WfcRecord
 from ._regions import label_regions
-from .spec import AUTOTILE_SETS
+from .spec import AUTOTILE_SETS, check_classes
 
 __all__ = [
     "PRESETS",
@@ -51,6 +52,8 @@ __all__ = [
     "check_wfc",
     "wfc_level_steps",
     "palette_names",
+    "tiled_counts",
+    "sample_counts",
 ]
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -254,14 +257,95 @@ def _wave_check(cells, patterns, *, spec, prefix, what):
         )
 
 
+def _check_points(spec, prefix):
+    """Refuse ``connect_points`` without ``connected`` or off the grid."""
+    points = spec.connect_points
+    if points and not spec.connected:
+        raise ParameterError(
+            f"{prefix}connect_points needs {prefix}connected = true (the points are linked through the one "
+            f"walkable region it asks for), got {len(points)} point(s) with connected = false"
+        )
+    for k, (x, y) in enumerate(points):
+        if not (0 <= x < spec.width and 0 <= y < spec.height):
+            raise ParameterError(
+                f"{prefix}connect_points[{k}] [{x}, {y}] is off the level: x must be in [0, {spec.width - 1}] "
+                f"and y in [0, {spec.height - 1}] (level width x height {spec.width} x {spec.height})"
+            )
+
+
+def _check_minimums(spec, prefix):
+    cells = spec.width * spec.height
+    for key, low, _ in spec.counts:
+        if low > cells:
+            raise ParameterError(
+                f"{prefix}counts[{key!r}] min {low:,} is more than the {cells:,} cells of the level "
+                f"(width x height {spec.width} x {spec.height})"
+            )
+    total = sum(low for _, low, _ in spec.counts)
+    if total > cells:
+        raise ParameterError(
+            f"{prefix}counts minimums add up to {total:,}, more than the {cells:,} cells of the level "
+            f"(width x height {spec.width} x {spec.height})"
+        )
+
+
+def _bound(high):
+    return None if high < 0 else high
+
+
+def tiled_counts(spec, tileset, *, prefix="level."):
+    """``counts`` of a tiled ``spec`` as :func:`core.wfc.tiled` takes them, ``{base tile name: (min, max)}``
+    (``max`` None: no bound); a name that is no base tile of ``tileset`` is refused."""
+    bases = list(dict.fromkeys(str(b) for b in tileset.base_names))
+    out = {}
+    for key, low, high in spec.counts:
+        if key not in bases:
+            raise ParameterError(
+                f"{prefix}counts names the tile {key!r}, which tileset {tileset.name!r} lacks"
+                f"{did_you_mean(key, bases)} (its tiles: {', '.join(bases)})"
+            )
+        out[key] = (low, _bound(high))
+    return out
+
+
+def sample_counts(spec, palette, *, prefix="level."):
+    """``counts`` of an overlapping ``spec`` as :func:`core.wfc.overlapping` takes them,
+    ``{sample value: (min, max)}`` with the values as ints (a grid sample) or channel tuples (an
+    image); a key that is no value of ``palette`` is refused."""
+    names = palette_names(palette)
+    index = {n: k for k, n in enumerate(names)}
+    values = _values(palette, np.ones(len(palette), bool))
+    out = {}
+    for key, low, high in spec.counts:
+        try:  # the canonical text of a sample value, as in classes
+            value = check_classes({key: "wall"}, name=f"{prefix}counts")[0][0]
+        except ParameterError:
+            raise ParameterError(
+                f"{prefix}counts keys must be sample values: an integer (a grid sample) or '#rrggbb' of an image "
+                f"sample, got {short(key)}"
+            ) from None
+        if value not in index:
+            shown = ", ".join(names[:16]) + (" ..." if len(names) > 16 else "")
+            raise ParameterError(f"{prefix}counts names the value {key!r}, which the sample lacks (it has {shown})")
+        if values[index[value]] in out:
+            raise ParameterError(f"{prefix}counts bounds the sample value {value!r} twice")
+        out[values[index[value]]] = (low, _bound(high))
+    return out
+
+
 def check_wfc(spec, *, base=None, prefix="level."):
     """Refuse a WFC ``spec`` that cannot work, before any solving: a missing or bad tileset or sample,
     both or neither given, a size below ``n``, classes naming values the sample lacks, a wave larger
-    than :data:`MAX_WAVE_BYTES`.  Returns the loaded ``(model, data, source)``."""
+    than :data:`MAX_WAVE_BYTES`, ``connect_points`` off the grid or without ``connected``, ``counts``
+    naming tiles or values that are not there, or minimums over the cells.  Returns the loaded
+    ``(model, data, source)``."""
     model = wfc_model(spec, prefix=prefix)
     cells = spec.width * spec.height
+    _check_points(spec, prefix)
+    _check_minimums(spec, prefix)
     if model == "tiled":
         tileset, source = _load_tileset(spec, base, prefix)
+        tiled_counts(spec, tileset, prefix=prefix)
         _wave_check(cells, len(tileset.names), spec=spec, prefix=prefix, what="tile variants")
         return model, tileset, source
     sample, source = _load_sample(spec, base, prefix)
@@ -276,6 +360,7 @@ def check_wfc(spec, *, base=None, prefix="level."):
         if sample.shape[0] > 256 or sample.shape[1] > 256:
             raise ParameterError(f"sample must be 1 to 256 values a side, got {sample.shape[1]} x {sample.shape[0]}")
         _sample_classes(sample, palette, spec.classes, prefix=prefix)
+        sample_counts(spec, palette, prefix=prefix)
         count = _pattern_count(sample, n, spec.symmetry, spec.periodic_input)
     except ParameterError as err:
         raise ParameterError(_prefixed(err, prefix, "sample")) from None
@@ -323,6 +408,15 @@ def _markers(grid, seed):
     return place_markers(g, rng=make_rng(seed))
 
 
+def _constraint_settings(spec):
+    """The global constraints of ``spec`` as the level record's settings."""
+    return {
+        "connected": spec.connected,
+        "connect_points": [list(p) for p in spec.connect_points],
+        "counts": [list(c) for c in spec.counts],
+    }
+
+
 def wfc_level_steps(spec, *, base=None, prefix="level."):
     """The level a WFC ``spec`` describes, as a step generator: yields ``(done, total, label)`` and
     returns the :class:`~._level.Level` (with its :class:`~._level.WfcRecord`).  A contradiction is
@@ -343,7 +437,15 @@ def wfc_level_steps(spec, *, base=None, prefix="level."):
         variant_classes = (
             np.full(len(tileset.names), FLOOR, np.uint8) if raw is None else np.asarray(raw, dtype=np.uint8)
         )
-        steps = core_wfc.tiled_steps(tileset, spec.width, spec.height, **common, connected=spec.connected)
+        steps = core_wfc.tiled_steps(
+            tileset,
+            spec.width,
+            spec.height,
+            **common,
+            connected=spec.connected,
+            connect_points=spec.connect_points,
+            counts=tiled_counts(spec, tileset, prefix=prefix) or None,
+        )
         result = yield from steps
         tiles = result.tiles
         ids = np.asarray(tiles, dtype=np.int32)
@@ -360,7 +462,7 @@ def wfc_level_steps(spec, *, base=None, prefix="level."):
             turns=tuple(int(t) for t in getattr(tileset, "turns", ())),
             mirrored=tuple(bool(m) for m in getattr(tileset, "mirrored", ())),
         )
-        settings = {"tileset": source, **solver, "connected": spec.connected}
+        settings = {"tileset": source, **solver, **_constraint_settings(spec)}
     else:
         sample = data
         palette = np.unique(sample.reshape(-1, sample.shape[2]), axis=0) if sample.ndim == 3 else np.unique(sample)
@@ -376,6 +478,8 @@ def wfc_level_steps(spec, *, base=None, prefix="level."):
             **common,
             connected=spec.connected,
             walkable=_values(palette, value_classes != WALL) if spec.connected else None,
+            connect_points=spec.connect_points,
+            counts=sample_counts(spec, palette, prefix=prefix) or None,
         )
         result = yield from steps
         out = np.asarray(result.output)
@@ -408,7 +512,7 @@ def wfc_level_steps(spec, *, base=None, prefix="level."):
             "periodic_input": spec.periodic_input,
             "ground": spec.ground,
             **solver,
-            "connected": spec.connected,
+            **_constraint_settings(spec),
             "classes": [list(p) for p in spec.classes],
         }
     yield total, total, "solving"

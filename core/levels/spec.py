@@ -29,6 +29,9 @@ another generator is refused, naming the generators it belongs to)::
     sample = "rooms"                 # a preset stem (presets/wfc/samples/), or "cave.png" / "cave.txt"
     n = 3
     classes = [["0", "wall"], ["1", "floor"]]
+    connected = true
+    connect_points = [[3, 3], [20, 12]]  # [x, y] cells, row 0 north: walkable and linked
+    counts = { 2 = [1, 4] }              # 1 to 4 cells of sample value 2 (a tiled level: tile names)
 
 ``tileset`` means two things: for the grid generators it is the auto-tile set of the
 Tiled map ("blob" or "wang16"); for ``wfc_tiled`` (and ``wfc``) it is the WFC tileset
@@ -37,6 +40,12 @@ when ``tileset`` names a WFC tileset and overlapping when ``sample`` is given.
 ``classes`` (overlapping) maps sample values to level classes: pairs ``[value, class]``
 (or a table ``{ 0 = "wall" }``) with ``value`` an integer of a grid sample or ``"#rrggbb"``
 of an image sample; the spec keeps it as a sorted tuple of ``(value, class)`` string pairs.
+``connect_points`` (every WFC generator) are ``[x, y]`` cells of the level grid (x the column, y
+the row, row 0 north) that must be walkable and in the one region ``connected = true`` asks for.
+``counts`` (every WFC generator) bounds how many cells show a tile (a base tile name of the tileset:
+its rotated and mirrored variants count) or a sample value (as in ``classes``): a table
+``{name = [min, max]}`` (``[min]`` or ``max = -1``: no upper bound) or a list of ``[name, min, max]``;
+the spec keeps a sorted tuple of ``(name, min, max)``, ``max`` -1 for no bound.
 """
 
 from __future__ import annotations
@@ -63,6 +72,10 @@ __all__ = [
     "CLASS_NAMES",
     "autotile_set",
     "check_classes",
+    "check_connect_points",
+    "check_counts",
+    "MAX_POINTS",
+    "MAX_COUNT",
 ]
 
 SEED = (0, 2**31 - 1)
@@ -80,6 +93,10 @@ AUTOTILE_LIMIT = choice(
     "Tileset",
     "Auto-tile set of the Tiled map",
 )
+#: Most ``connect_points`` a level may name.
+MAX_POINTS = 4096
+#: Largest bound of ``counts`` (cells of the largest level).
+MAX_COUNT = 4096 * 4096
 #: Level classes a sample value may map to (``classes``).
 CLASS_NAMES = ("wall", "floor", "corridor", "door")
 #: Keys every level has, whatever its generator.
@@ -98,7 +115,7 @@ COMMON_KEYS = (
 _BSP = ("min_leaf", "max_leaf", "room_min", "room_max", "padding", "corridor_width", "loop_fraction")
 _CONTENT = ("enemy_density", "loot_chance")
 _CAVE = ("fill", "steps")
-_WFC = ("periodic", "attempts", "backtrack_limit", "connected")
+_WFC = ("periodic", "attempts", "backtrack_limit", "connected", "connect_points", "counts")
 _SAMPLE = ("n", "symmetry", "periodic_input", "ground", "classes")
 #: The generator keyword settings of each generator (the keys a ``[[level]]`` of it may have beyond COMMON_KEYS).
 GENERATOR_KEYS = {
@@ -218,6 +235,18 @@ LIMITS = {
         'Sample value -> level class ("wall", "floor", "corridor", "door"); default: the most common '
         "value on the sample's border is wall, every other value floor",
     ),
+    "connect_points": custom(
+        lambda value, name: check_connect_points(value, name=name),
+        "Connect Points",
+        "Cells [x, y] (x the column, y the row, row 0 north) that must be walkable and linked to each other "
+        "(needs connected)",
+    ),
+    "counts": custom(
+        lambda value, name: check_counts(value, name=name),
+        "Counts",
+        "How many cells may show a tile (WFC tiles: a base tile name, its turned variants counting) or a sample "
+        "value (WFC sample: 12 or #rrggbb): a table {name = [min, max]}; max -1 or left out: no bound",
+    ),
 }
 
 
@@ -230,7 +259,9 @@ class LevelSpec:
     keys are listed in :data:`GENERATOR_KEYS`; the others are ignored by it.  The WFC generators
     (:data:`WFC_GENERATORS`) read ``tileset`` (a WFC tileset) or ``sample`` as files or preset names
     (see :mod:`core.levels._wfc`); ``classes`` is a sorted tuple of ``(value, class)`` text pairs
-    (:func:`check_classes`), written to recipes as a list of pairs.
+    (:func:`check_classes`), written to recipes as a list of pairs; ``connect_points`` a tuple of
+    ``(x, y)`` (:func:`check_connect_points`) and ``counts`` a sorted tuple of ``(name, min, max)``
+    with ``max`` -1 for no bound (:func:`check_counts`), written as lists.
 
     >>> LevelSpec(generator="cave").generator
     'cave'
@@ -274,6 +305,8 @@ class LevelSpec:
     attempts: int = 10
     backtrack_limit: int = 1000
     connected: bool = False
+    connect_points: tuple = ()
+    counts: tuple = ()
     classes: tuple = ()
 
 
@@ -382,6 +415,101 @@ def check_classes(value, *, name="classes"):
             raise ParameterError(f"{name} maps sample value {key!r} twice")
         out[key] = cls
     return tuple(sorted(out.items()))
+
+
+def _count(value, name):
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ParameterError(f"{name} must be an integer in [0, {MAX_COUNT:,}], got {short(value)}")
+    if not 0 <= value <= MAX_COUNT:
+        raise ParameterError(f"{name} must be in [0, {MAX_COUNT:,}], got {value:,}")
+    return value
+
+
+def check_connect_points(value, *, name="connect_points"):
+    """``connect_points`` as a tuple of ``(x, y)`` integer pairs (x the column, y the row, row 0 north),
+    from a list of ``[x, y]`` pairs; whether they lie on the grid is checked with the level's size
+    (:func:`core.levels.check_spec`).
+
+    >>> check_connect_points([[3, 4], (20, 10)])
+    ((3, 4), (20, 10))
+    >>> try:
+    ...     check_connect_points([[3, 4, 5]], name="level.connect_points")
+    ... except ParameterError as err:
+    ...     print(err)
+    level.connect_points[0] must be a cell [x, y] (two integers), got [3, 4, 5]
+    """
+    if isinstance(value, (str, bytes, dict)) or not isinstance(value, (list, tuple)):
+        raise ParameterError(f"{name} must be a list of cells [x, y], got {short(value)}")
+    if len(value) > MAX_POINTS:
+        raise ParameterError(f"{name} may name at most {MAX_POINTS:,} cells, got {len(value):,}")
+    out = []
+    for k, item in enumerate(value):
+        ok = isinstance(item, (list, tuple)) and len(item) == 2
+        if not ok or any(isinstance(c, bool) or not isinstance(c, int) for c in item):
+            raise ParameterError(f"{name}[{k}] must be a cell [x, y] (two integers), got {short(item)}")
+        x, y = item
+        if x < 0 or y < 0 or x >= 4096 or y >= 4096:
+            raise ParameterError(f"{name}[{k}] [{x}, {y}] must have x and y in [0, 4095] (cells of the level grid)")
+        out.append((int(x), int(y)))
+    return tuple(out)
+
+
+def _count_name(key, name):
+    if isinstance(key, int) and not isinstance(key, bool):
+        return str(key)
+    if isinstance(key, str) and key.strip() and len(key.strip()) <= 256:
+        return key.strip()
+    raise ParameterError(f"{name} keys must be tile names or sample values (12, '#rrggbb'), got {short(key)}")
+
+
+def _bounds(bounds, name):
+    if isinstance(bounds, (list, tuple)) and len(bounds) in (1, 2):
+        low = _count(bounds[0], f"{name} min")
+        high = bounds[1] if len(bounds) == 2 else -1
+        if high != -1:
+            high = _count(high, f"{name} max (-1: no bound)")
+            if high < low:
+                raise ParameterError(f"{name} must have min <= max, got [{low}, {high}]")
+        return low, high
+    raise ParameterError(f"{name} must be [min, max] or [min] (max -1 or left out: no bound), got {short(bounds)}")
+
+
+def check_counts(value, *, name="counts"):
+    """``counts`` as a sorted tuple of ``(name, min, max)`` (``max`` -1: no bound), from a table
+    ``{name: [min, max]}`` (or ``[min]``) or a list of ``[name, min, max]`` / ``[name, min]``.
+
+    Names are tile names (WFC tiles) or sample values (WFC sample; integers become their text);
+    which of them the tileset or the sample has is checked with the level (:func:`core.levels.check_spec`).
+
+    >>> check_counts({"door": [1, 4], "bridge": [2], 7: [0, -1]})
+    (('7', 0, -1), ('bridge', 2, -1), ('door', 1, 4))
+    >>> try:
+    ...     check_counts({"door": [5, 2]}, name="level.counts")
+    ... except ParameterError as err:
+    ...     print(err)
+    level.counts['door'] must have min <= max, got [5, 2]
+    """
+    if isinstance(value, dict):
+        items = list(value.items())
+    elif isinstance(value, (list, tuple)):
+        items = []
+        for k, item in enumerate(value):
+            if not isinstance(item, (list, tuple)) or len(item) not in (2, 3):
+                raise ParameterError(f"{name}[{k}] must be [name, min, max] or [name, min], got {short(item)}")
+            items.append((item[0], list(item[1:])))
+    else:
+        raise ParameterError(
+            f"{name} must be a table {{name = [min, max]}} or a list of [name, min, max], got {short(value)}"
+        )
+    if len(items) > 4096:
+        raise ParameterError(f"{name} may bound at most 4,096 tiles or values, got {len(items):,}")
+    out = {}
+    for key, bounds in items:
+        key = _count_name(key, name)
+        if key in out:
+            raise ParameterError(f"{name} bounds {key!r} twice")
+        out[key] = _bounds(bounds, f"{name}[{key!r}]")
+    return tuple((key, low, high) for key, (low, high) in sorted(out.items()))
 
 
 def generator_settings(spec):
