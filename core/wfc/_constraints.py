@@ -383,6 +383,9 @@ class Connected(_Throttle):
     True
     """
 
+    def __str__(self):
+        return "connected" + (f" with {len(self.points)} point(s)" if len(self.points) else "")
+
     def __init__(self, walkable, width, height, *, depth=1, points=(), periodic=False, points_name="points"):
         walkable = np.asarray(walkable)
         if walkable.dtype != bool:
@@ -587,6 +590,10 @@ class Counts(_Throttle):
             self.limits.append((label, masks, (self.nodes.masks(masks), self.nodes.masks(~masks)), low, high))
         self.total = total
         self._setup_throttle(self.nodes.cells)
+
+    def __str__(self):
+        parts = [f"{label} {low}-{'' if high is None else high}" for label, _, _, low, high in self.limits]
+        return "counts " + ", ".join(parts)
 
     def revise(self, wave, final):
         """The solver's hook: see the class notes."""

@@ -72,7 +72,7 @@ def _is_int(value, low):
     return not isinstance(value, bool) and isinstance(value, (int, np.integer)) and value >= low
 
 
-def _check(weights, compatible, width, height, depth, attempts, backtrack_limit, fixed, allowed):
+def _check(weights, compatible, width, height, depth, seed, attempts, backtrack_limit, fixed, allowed):
     weights = np.asarray(weights, dtype=np.float64)
     if weights.ndim != 1 or weights.size == 0:
         raise ParameterError(f"weights must be a non-empty (P,) array, got shape {weights.shape}")
@@ -82,6 +82,8 @@ def _check(weights, compatible, width, height, depth, attempts, backtrack_limit,
     for name, value, low in sizes:
         if not _is_int(value, low):
             raise ParameterError(f"{name} must be an integer >= {low}, got {value!r}")
+    if not _is_int(seed, 0) or seed > 2**63 - 1:
+        raise ParameterError(f"seed must be an integer in [0, {2**63 - 1}], got {seed!r}")
     if not _is_int(backtrack_limit, 0):
         raise ParameterError(f"backtrack_limit must be an integer >= 0, got {backtrack_limit!r}")
     p = weights.size
@@ -511,7 +513,7 @@ def solve_steps(
     [[0, 0], [0, 0]]
     """
     weights, compatible, fixed, allowed = _check(
-        weights, compatible, width, height, depth, attempts, backtrack_limit, fixed, allowed
+        weights, compatible, width, height, depth, seed, attempts, backtrack_limit, fixed, allowed
     )
     return _solve(
         weights,
@@ -578,9 +580,10 @@ def _solve(
             break
     xy = _cell_xy(last, width, height, depth)
     why = f": {state.reason}" if state.reason else " next to its neighbours"
+    held = f"; constraints: {'; '.join(str(c) for c in constraints)}" if constraints else ""
     raise Contradiction(
         f"no pattern fits cell {xy}{why} after {k + 1} attempt(s)"
-        f" with backtrack_limit={backtrack_limit}" + (" (no tiling exists)" if exhausted else ""),
+        f" with backtrack_limit={backtrack_limit}" + (" (no tiling exists)" if exhausted else "") + held,
         cell=xy,
         attempts=k + 1,
     )

@@ -160,6 +160,8 @@ def test_forty_eight_square_with_a_hundred_patterns_is_fast():
         ({"compatible": np.ones((4, 3, 3), bool)}, "compatible"),
         ({"width": 0}, "width"),
         ({"attempts": 0}, "attempts"),
+        ({"seed": -1}, "seed"),
+        ({"seed": 1.5}, "seed"),
         ({"backtrack_limit": -1}, "backtrack_limit"),
         ({"fixed": np.zeros((2, 2), int)}, "fixed"),
         ({"fixed": np.full((3, 4), 5)}, "fixed"),
@@ -210,3 +212,12 @@ def test_a_grid_with_many_changes_per_step_takes_both_entropy_paths_alike():
     finally:
         _solver._Rules.entropies = saved
     assert np.array_equal(a, b)
+
+
+def test_a_failure_under_constraints_names_them():
+    from core.wfc import Counts, load_tileset, tiled
+
+    ts = load_tileset("presets/wfc/dungeon.toml")
+    with pytest.raises(Contradiction, match=r"constraints: connected; counts tile 'door' 2-3"):
+        tiled(ts, 32, 32, seed=0, connected=True, counts={"door": (2, 3)}, attempts=1, backtrack_limit=50)
+    assert str(Counts(np.arange(2), {1: (0, None)}, 2, 2)) == "counts value 1 0-"
