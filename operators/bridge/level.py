@@ -554,7 +554,14 @@ def build_section(recipe, world, *, scene, progress=None):
         if progress is not None:
             progress(done, total, f"level {spec.name}")
         try:
-            roots[i] = build_level(spec, collection=scene.collection)
+            # a WFC level reports its solver's progress as a fraction of this level's step
+            within = None
+            if progress is not None:
+                within = lambda d, t, label, done=done, name=spec.name: progress(  # noqa: E731
+                    done + d / max(t, 1), total, f"level {name}: {label}"
+                )
+            level = drive(level_steps(spec), within)
+            roots[i] = build_level(spec, collection=scene.collection, level=level)
         except ParameterError as err:
             err.spec = spec  # world.build_world names the entry: level[1]
             raise
