@@ -84,6 +84,10 @@ VERTICAL = ("up", "down")
 #: The keys a ``[[tile]]`` table may hold.
 TILE_KEYS = ("name", "symmetry", "weight", "class", "sockets")
 
+#: Most variants (tiles with their rotations and mirrors) a tileset may make: the overlapping
+#: model's pattern limit; the solver's time and memory grow with their square.
+MAX_VARIANTS = 2048
+
 #: A shape with the symmetry of each class (rows going down); its distinct images are the variants.
 _SHAPES = {
     "X": [[0, 0, 0], [0, 1, 0], [0, 0, 0]],
@@ -308,6 +312,12 @@ def load_tileset(path_or_text):
             sock, updown = _check_sockets(source, where, sock, symmetry)
         firsts, _ = _VARIANTS[symmetry]
         first[base] = (len(names), symmetry)
+        if len(names) + len(firsts) > MAX_VARIANTS:
+            _fail(
+                source,
+                f"{where}: the tiles so far make more than {MAX_VARIANTS:,} variants (with their rotations and"
+                " mirrors), more than the solver is made for: use fewer tiles or symmetric ones",
+            )
         for k, g in enumerate(firsts):
             names.append(base if len(firsts) == 1 else f"{base} {k}")
             weights.append(float(weight))

@@ -191,3 +191,18 @@ def test_a_bad_edge_is_named(value):
 
 def tile_with(symmetry, sockets):
     return f'[[tile]]\nname = "w"\nsymmetry = {symmetry}\nsockets = {{ {sockets} }}\n'
+
+
+def test_a_tileset_of_too_many_variants_is_refused_at_once():
+    import time
+
+    from core.wfc._tileset import MAX_VARIANTS
+
+    tiles = "".join(
+        f'[[tile]]\nname = "t{i}"\nsymmetry = "F"\nsockets = {{ north = "a", east = "b", south = "c", west = "d" }}\n'
+        for i in range(600)
+    )
+    start = time.perf_counter()
+    with pytest.raises(ParameterError, match=f"more than {MAX_VARIANTS:,} variants"):
+        load_tileset(tiles)
+    assert time.perf_counter() - start < 2.0
