@@ -7,8 +7,9 @@ it shows the common settings and the chosen generator's own.
 
 The WFC generators add what a text field cannot say well: the panel picks the WFC tileset from the
 presets or a file, the sample from the presets, a file or an image of the .blend (its pixels become
-the sample), the sample values' classes as ``0=wall, 1=floor`` text, and a collection of tile
-objects named after the tiles (one instance per WFC cell).  Large WFC grids (more than
+the sample), the sample values' classes as ``0=wall, 1=floor`` text, the global constraints as text
+(``connect_points`` as ``3,4; 20,10``, ``counts`` as ``door=1-4, junction=2-``), and a collection
+of tile objects named after the tiles (one instance per WFC cell).  Large WFC grids (more than
 :data:`MODAL_WFC_CELLS` cells) are made modally from the sidebar, with progress and Esc.
 """
 
@@ -24,8 +25,9 @@ from .bridge.properties import SHOWN_KINDS, apply_spec, prop_for, props_from_lim
 from .bridge.query import LEVEL_SHOWN_FIELDS, level_generator_fields, level_kit_of, level_root
 from .common import ModalBuild, new_seed, paused_auto_update, select_only
 
-#: Every level setting shown as a generic property (``core.levels.LIMITS`` but ``classes``, a table,
-#: which the panel writes as text: :func:`classes_from_text`).
+#: Every level setting shown as a generic property (``core.levels.LIMITS`` but the tables ``classes``,
+#: ``connect_points`` and ``counts``, which the panel writes as text: :func:`classes_from_text`,
+#: :func:`points_from_text`, :func:`counts_from_text`).
 LEVEL_FIELDS = tuple(n for n, limit in core_levels.LIMITS.items() if limit.kind in SHOWN_KINDS)
 #: Generators that take a WFC tileset (``tileset``) and a sample (``sample``).
 WFC_TILED = ("wfc_tiled", "wfc")
@@ -90,6 +92,7 @@ def wfc_settings_props(update=None):
             type=bpy.types.Image, name="Sample Image", description="An image whose pixels are the sample", **kw
         ),
         "classes": _classes_prop(kw),
+        **_constraint_props(kw),
         "tile_objects": bpy.props.PointerProperty(
             type=bpy.types.Collection,
             name="Tile Objects",
@@ -106,6 +109,88 @@ def _classes_prop(kw):
         description="Sample value = level class, comma separated (0=wall, 1=floor, #ff0000=door); empty: the "
         "most common value on the sample's border is wall, every other value floor",
         **kw,
+    )
+
+
+def _constraint_props(kw):
+    return {
+        "connect_points": bpy.props.StringProperty(
+            name="Connect Points",
+            default="",
+            description="Cells x,y (x the column, y the row, row 0 north) that must be walkable and linked, "
+            "separated by ';' (3,4; 20,10); needs Connected",
+            **kw,
+        ),
+        "counts": bpy.props.StringProperty(
+            name="Counts",
+            default="",
+            description="How many cells may show a tile (WFC tiles: its base name) or a sample value (12, #ff0000): "
+            "name=min-max, comma separated (door=1-4, junction=2- for at least 2, bridge=3 for exactly 3)",
+            **kw,
+        ),
+    }
+
+
+def points_from_text(text):
+    """``"3,4; 20,10"`` -> ``[[3, 4], [20, 10]]`` (what ``level.connect_points`` takes).
+
+    >>> points_from_text(" 3, 4;20 ,10; ")
+    [[3, 4], [20, 10]]
+    """
+    points = []
+    for item in (t.strip() for t in text.split(";")):
+        if not item:
+            continue
+        parts = [p.strip() for p in item.split(",")]
+        if len(parts) != 2 or not all(p.isascii() and p.isdigit() for p in parts):
+            raise ParameterError(
+                f"level.connect_points: write cells x,y separated by ';' (3,4; 20,10) with x and y integers >= 0, "
+                f"got {item!r}"
+            )
+        points.append([int(parts[0]), int(parts[1])])
+    return points
+
+
+def points_to_text(points):
+    """The inverse of :func:`points_from_text` (a spec's points)."""
+    return "; ".join(f"{x},{y}" for x, y in points)
+
+
+def _count_bound(text, item):
+    text = text.strip()
+    if not (text.isascii() and text.isdigit()):
+        raise ParameterError(
+            f"level.counts: write name=min-max (door=1-4), name=min- (no maximum) or name=count, with whole "
+            f"numbers, got {item!r}"
+        )
+    return int(text)
+
+
+def counts_from_text(text):
+    """``"door=1-4, junction=2-, 3=5"`` -> ``[["door", 1, 4], ["junction", 2, -1], ["3", 5, 5]]`` (what
+    ``level.counts`` takes: ``max`` -1 for no bound; ``-4`` alone means 0 to 4).
+
+    >>> counts_from_text("dead end = 1-4, #FF0000=2-, 3=5, x=-2")
+    [['dead end', 1, 4], ['#FF0000', 2, -1], ['3', 5, 5], ['x', 0, 2]]
+    """
+    out = []
+    for item in (t.strip() for t in text.split(",")):
+        if not item:
+            continue
+        name, eq, bounds = item.partition("=")
+        if not eq or not name.strip():
+            raise ParameterError(f"level.counts: write name=min-max pairs (door=1-4, junction=2-), got {item!r}")
+        low, dash, high = bounds.partition("-")
+        low = _count_bound(low, item) if low.strip() or not dash else 0
+        high = (_count_bound(high, item) if high.strip() else -1) if dash else low
+        out.append([name.strip(), low, high])
+    return out
+
+
+def counts_to_text(counts):
+    """The inverse of :func:`counts_from_text` (a spec's sorted ``(name, min, max)``)."""
+    return ", ".join(
+        f"{name}={low}" if low == high else f"{name}={low}-{high if high >= 0 else ''}" for name, low, high in counts
     )
 
 
@@ -166,14 +251,19 @@ def wfc_values(settings):
 
 def spec_from_props(props, **overrides):
     """A validated :class:`LevelSpec` from an object holding :func:`level_props` (settings or operator):
-    the common settings and the generator's own (the others are not read); ``classes`` from the
-    ``classes`` property when the generator has it."""
+    the common settings and the generator's own (the others are not read); ``classes``,
+    ``connect_points`` and ``counts`` from their text properties when the generator has them."""
     own = level_generator_fields(props.generator)
     fields = (*COMMON_FIELDS, *(n for n in own if n in LEVEL_FIELDS))
     spec = from_attrs(core_levels.LevelSpec, core_levels.LIMITS, props, prefix="level.", fields=fields)
     table = {**core_levels.to_dict(spec), **overrides}
-    if "classes" in own and "classes" not in overrides:
-        table["classes"] = classes_from_text(props.classes)
+    for name, parse in (
+        ("classes", classes_from_text),
+        ("connect_points", points_from_text),
+        ("counts", counts_from_text),
+    ):
+        if name in own and name not in overrides:
+            table[name] = parse(getattr(props, name))
     return core_levels.from_dict(table)  # also refuses impossible settings (room larger than its leaf ...)
 
 
@@ -232,6 +322,7 @@ class WORLDSEED_OT_level_add(ModalBuild, bpy.types.Operator):
             description="WFC (sample): an image of this .blend whose pixels are the sample (instead of Sample)",
         ),
         "classes": _classes_prop({}),
+        **_constraint_props({}),
         "new_seed": bpy.props.BoolProperty(
             name="New Seed", default=False, options={"SKIP_SAVE"}, description="Draw a fresh random seed"
         ),
@@ -252,6 +343,7 @@ class WORLDSEED_OT_level_add(ModalBuild, bpy.types.Operator):
         self.tileset, self.sample = values["tileset"], values.get("sample", "")
         self.sample_image = image.name if image is not None else ""
         self.classes = settings.classes
+        self.connect_points, self.counts = settings.connect_points, settings.counts
         self.geometry = settings.geometry
         self.kit = settings.kit.name if settings.kit is not None else ""
         tiles = settings.tile_objects
@@ -325,6 +417,9 @@ class WORLDSEED_OT_level_add(ModalBuild, bpy.types.Operator):
         if self.generator in WFC_SAMPLED:
             layout.prop(self, "sample_image")
             layout.prop(self, "classes")
+        if self.generator in level_spec.WFC_GENERATORS:
+            layout.prop(self, "connect_points")
+            layout.prop(self, "counts")
         layout.prop(self, "origin")
         if self.generator in WFC_TILED:
             layout.prop(self, "tile_objects")
@@ -363,7 +458,8 @@ class WORLDSEED_OT_level_update(bpy.types.Operator):
 
 def load_wfc_settings(settings, spec, image=None):
     """The Levels panel's own properties back from a spec: the auto-tile set or the WFC tileset
-    (a preset, else a file), the sample (a preset, a file or ``image``), ``classes`` as text."""
+    (a preset, else a file), the sample (a preset, a file or ``image``), ``classes``,
+    ``connect_points`` and ``counts`` as text."""
     tilesets, samples = level_wfc.wfc_presets()
     if spec.tileset in level_spec.AUTOTILE_SETS:
         settings.autotile = spec.tileset
@@ -380,6 +476,8 @@ def load_wfc_settings(settings, spec, image=None):
         else:
             settings.sample_source, settings.sample_file = "FILE", spec.sample
     settings.classes = classes_to_text(spec.classes)
+    settings.connect_points = points_to_text(spec.connect_points)
+    settings.counts = counts_to_text(spec.counts)
 
 
 class WORLDSEED_OT_level_reseed(bpy.types.Operator):

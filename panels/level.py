@@ -36,6 +36,12 @@ class WORLDSEED_PT_level(SidebarPanel, bpy.types.Panel):
         col = layout.column(align=True)
         for name in settings.own_fields():
             col.prop(settings, name)
+        if settings.uses_constraints():
+            col = layout.column(align=True)
+            row = col.row()
+            row.active = settings.connected  # the points are linked through the connected region
+            row.prop(settings, "connect_points")
+            col.prop(settings, "counts")
         col = layout.column(align=True)
         tiles = settings.uses_wfc_tileset()
         if tiles:

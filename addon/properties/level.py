@@ -1,6 +1,7 @@
 """The Levels panel's settings: every level field, generated from ``core.levels.LIMITS``, plus how the
 level becomes geometry (its own mesh, or the modules of a kit collection) and the WFC generators'
-own ways to name their tileset and sample (presets, files, an image of the .blend) and tile objects.
+own ways to name their tileset and sample (presets, files, an image of the .blend), their tables as
+text (classes, connect points, counts) and tile objects.
 
 The same definitions (:func:`operators.level.level_props`) make the Add Level
 operator's redo panel, so a range is written once, in ``core.levels.LIMITS``.
@@ -49,10 +50,15 @@ class WorldseedLevelSettings(bpy.types.PropertyGroup):
         """True when the panel's generator takes a sample."""
         return self.generator in WFC_SAMPLED and self.generator not in WFC_TILED
 
+    def uses_constraints(self):
+        """True when the generator takes the WFC global constraints (connect points, counts)."""
+        return self.generator in (*WFC_TILED, *WFC_SAMPLED)
+
     def own_fields(self):
-        """The generator's own settings the panel draws as plain properties (the sample and its classes
-        have widgets of their own)."""
-        return tuple(n for n in level_generator_fields(self.generator) if n not in ("sample", "classes"))
+        """The generator's own settings the panel draws as plain properties (the sample, its classes and
+        the constraints' text have widgets of their own)."""
+        own = level_generator_fields(self.generator)
+        return tuple(n for n in own if n not in ("sample", "classes", "connect_points", "counts"))
 
 
 SETTINGS = WorldseedLevelSettings
