@@ -53,10 +53,12 @@ MAX_SAMPLE_PIXELS = 256 * 256
 
 
 def image_sample(image):
-    """An image datablock's pixels as a WFC sample: (h, w, 3) uint8 RGB, row 0 at the top.
+    """An image datablock's pixels as a WFC sample: (h, w, 3) uint8 RGB, or (h, w, 4) RGBA for an
+    image with an alpha channel (as the PNG file it came from reads), row 0 at the top.
 
-    Blender keeps pixels bottom row first as floats in 0..1 (for 8-bit images the stored bytes / 255,
-    not colour-managed), so the bytes of a PNG come back as they were written.
+    Blender keeps pixels bottom row first as floats in 0..1: for 8-bit images the stored bytes / 255
+    (not colour-managed), so the bytes of a PNG come back as they were written; float images hold
+    linear values, turned into the sRGB bytes their colours show (the hex of Blender's colour picker).
     """
     if image is None:
         raise ParameterError("level.sample_image: choose an image (or a sample file)")
@@ -74,7 +76,12 @@ def image_sample(image):
     px = px.reshape(h, w, channels)[::-1]
     if channels < 3:
         px = np.repeat(px[..., :1], 3, axis=2)
-    return np.round(np.clip(px[..., :3], 0.0, 1.0) * 255.0).astype(np.uint8)
+    keep = 4 if channels == 4 and int(image.depth) in (32, 128) else 3  # RGBA bytes or floats
+    px = np.clip(px[..., :keep], 0.0, 1.0)
+    if image.is_float and image.colorspace_settings.name not in ("Non-Color", "Raw"):
+        rgb = px[..., :3]
+        px[..., :3] = np.where(rgb <= 0.0031308, rgb * 12.92, 1.055 * np.power(rgb, 1 / 2.4) - 0.055)
+    return np.round(px * 255.0).astype(np.uint8)
 
 
 def sample_file(image):
