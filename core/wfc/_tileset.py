@@ -394,6 +394,8 @@ def _check_sockets(source, where, sock, symmetry):
     out = []
     for side in SIDES:
         value = sock.get(side)
+        if value is None:
+            _fail(source, f"{where}.sockets.{side} is missing: a tile with sockets gives all of {', '.join(SIDES)}")
         if not isinstance(value, str) or not value:
             _fail(source, f"{where}.sockets.{side} must be a non-empty string, got {short(value)}")
         out.append(value)

@@ -206,3 +206,9 @@ def test_a_tileset_of_too_many_variants_is_refused_at_once():
     with pytest.raises(ParameterError, match=f"more than {MAX_VARIANTS:,} variants"):
         load_tileset(tiles)
     assert time.perf_counter() - start < 2.0
+
+
+def test_a_missing_socket_is_called_missing():
+    text = '[[tile]]\nname = "a"\nsockets = { north = "x", east = "x", west = "x" }\n'
+    with pytest.raises(ParameterError, match="sockets.south is missing"):
+        load_tileset(text)
