@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._checks import make_rng
+from .._union import join_roots
 from ..errors import ParameterError
 
 __all__ = ["label_regions", "walk_distances", "connect_regions", "nearest_sources"]
@@ -77,19 +78,7 @@ def label_regions(walkable):
     i = np.flatnonzero(first)
     a = run[i].astype(np.int64)
     b = run[i + stride].astype(np.int64)
-    parent = np.arange(n_runs, dtype=np.int64)
-    while a.size:  # hook the larger root on the smaller, then jump pointers to the roots
-        pa, pb = parent[a], parent[b]
-        differ = pa != pb
-        if not differ.any():
-            break
-        a, b, pa, pb = a[differ], b[differ], pa[differ], pb[differ]
-        np.minimum.at(parent, np.maximum(pa, pb), np.minimum(pa, pb))
-        while True:
-            nxt = parent[parent]
-            if np.array_equal(nxt, parent):
-                break
-            parent = nxt
+    parent = join_roots(np.arange(n_runs, dtype=np.int64), a, b)
     # a root is the smallest run of its region, so ranking the roots numbers regions in raster order
     is_root = parent == np.arange(n_runs)
     rank = np.cumsum(is_root, dtype=np.int32) - 1

@@ -29,6 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._checks import check_bool
+from .._union import join_roots
 from ..errors import ParameterError, short
 from ._contract import Unsatisfied
 
@@ -72,19 +73,7 @@ def components(mask, a, b, *, row=1):
         fresh = np.ones(ra.size, bool)
         fresh[1:] = (ra[1:] != ra[:-1]) | (rb[1:] != rb[:-1])
         ra, rb = ra[fresh], rb[fresh]
-    parent = np.arange(int(run[-1]) + 1 if run.size else 0, dtype=np.int64)
-    while ra.size:
-        pa, pb = parent[ra], parent[rb]
-        differ = pa != pb
-        if not differ.any():
-            break
-        ra, rb, pa, pb = ra[differ], rb[differ], pa[differ], pb[differ]
-        np.minimum.at(parent, np.maximum(pa, pb), np.minimum(pa, pb))
-        while True:
-            nxt = parent[parent]
-            if np.array_equal(nxt, parent):
-                break
-            parent = nxt
+    parent = join_roots(np.arange(int(run[-1]) + 1 if run.size else 0, dtype=np.int64), ra, rb)
     return np.where(mask, parent[np.maximum(run, 0)] if parent.size else 0, -1)
 
 
