@@ -27,7 +27,7 @@ class TiledResult:
 
     @property
     def names(self):
-        """(height, width) array of the variant names."""
+        """The variant names, in the shape of ``tiles``."""
         return np.array(self.tileset.names, dtype=object)[self.tiles]
 
 

@@ -27,25 +27,16 @@ import numpy as np
 from ..errors import ParameterError, short
 from ..steps import drive
 from ._solver import solve_steps
+from ._tiled import TiledResult
 from ._tileset import Tileset, load_tileset
 
 __all__ = ["tiled3d", "tiled3d_steps", "Tiled3DResult", "compatible3d"]
 
 
 @dataclass(frozen=True)
-class Tiled3DResult:
+class Tiled3DResult(TiledResult):
     """``tiles`` (depth, height, width) int32 indices into ``tileset.names`` (z = 0 the bottom
-    layer); the solver's counters."""
-
-    tiles: np.ndarray
-    tileset: Tileset
-    attempts: int
-    backtracks: int
-
-    @property
-    def names(self):
-        """(depth, height, width) array of the variant names."""
-        return np.array(self.tileset.names, dtype=object)[self.tiles]
+    layer); the solver's counters; ``names`` the variant names in that shape."""
 
 
 def compatible3d(tileset):
