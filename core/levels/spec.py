@@ -305,9 +305,9 @@ class LevelSpec:
     attempts: int = 10
     backtrack_limit: int = 1000
     connected: bool = False
+    classes: tuple = ()
     connect_points: tuple = ()
     counts: tuple = ()
-    classes: tuple = ()
 
 
 assert (
