@@ -16,6 +16,11 @@ be a regular file (never a directory, a device or a pipe, also behind a link) of
 when the tileset says none).  Overlapping: ``classes`` maps sample values to classes; a value it does
 not name is ``wall`` when it is the most common value on the sample's border, else ``floor``.
 
+**Constraints.**  ``connected``, ``connect_points`` ([x, y] level cells, checked on the grid and
+refused without ``connected``) and ``counts`` (base tile names of the tileset, or sample values as in
+``classes``; minimums over the cells refused) go to :func:`core.wfc.tiled_steps` /
+:func:`core.wfc.overlapping_steps`; every accepted level keeps them.
+
 **Markers.**  A spawn and an exit (:func:`~._content.place_markers`) in the largest walkable region,
 when the level has at least 2 walkable cells; none otherwise.  Without ``connected`` the walkable
 cells may form several regions.

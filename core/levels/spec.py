@@ -458,7 +458,11 @@ def _count_name(key, name):
     if isinstance(key, int) and not isinstance(key, bool):
         return str(key)
     if isinstance(key, str) and key.strip() and len(key.strip()) <= 256:
-        return key.strip()
+        key = key.strip()
+        hexa = key[1:]
+        if key.startswith("#") and len(hexa) in (6, 8) and all(c in "0123456789abcdefABCDEF" for c in hexa):
+            return key.lower()  # a colour of an image sample, as classes writes it
+        return key
     raise ParameterError(f"{name} keys must be tile names or sample values (12, '#rrggbb'), got {short(key)}")
 
 
@@ -481,8 +485,8 @@ def check_counts(value, *, name="counts"):
     Names are tile names (WFC tiles) or sample values (WFC sample; integers become their text);
     which of them the tileset or the sample has is checked with the level (:func:`core.levels.check_spec`).
 
-    >>> check_counts({"door": [1, 4], "bridge": [2], 7: [0, -1]})
-    (('7', 0, -1), ('bridge', 2, -1), ('door', 1, 4))
+    >>> check_counts({"door": [1, 4], "bridge": [2], 7: [0, -1], "#C80000": [1, 1]})
+    (('#c80000', 1, 1), ('7', 0, -1), ('bridge', 2, -1), ('door', 1, 4))
     >>> try:
     ...     check_counts({"door": [5, 2]}, name="level.counts")
     ... except ParameterError as err:

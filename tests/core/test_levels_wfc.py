@@ -567,6 +567,7 @@ def test_counts_of_sample_values_as_numbers_and_colours(tmp_path):
     for seed in range(3):
         level = generate(from_dict({**image, "seed": seed, "counts": {"#C80000": [1, 1]}}, base=str(tmp_path)))
         assert int((level.wfc.ids == level.wfc.names.index("#c80000")).sum()) == 1
+    assert from_dict({**image, "counts": {"#C80000": [1, 1]}}, base=str(tmp_path)).counts == (("#c80000", 1, 1),)
 
 
 def test_connect_points_are_walkable_and_linked(tmp_path):
