@@ -346,6 +346,11 @@ def check_wfc(spec, *, base=None, prefix="level."):
     ``(model, data, source)``."""
     model = wfc_model(spec, prefix=prefix)
     cells = spec.width * spec.height
+    if cells > core_wfc.MAX_CELLS:
+        raise ParameterError(
+            f"{prefix}width x {prefix}height {spec.width} x {spec.height} = {cells:,} cells, more than the "
+            f"{core_wfc.MAX_CELLS:,} a WFC level takes (about 1 KB of memory a cell): make the level smaller"
+        )
     _check_points(spec, prefix)
     _check_minimums(spec, prefix)
     if model == "tiled":

@@ -22,7 +22,7 @@ from ._overlapping import (
     read_sample,
 )
 from ._png import read_png
-from ._solver import SolveResult, solve, solve_steps
+from ._solver import MAX_CELLS, SolveResult, solve, solve_steps
 from ._tiled import TiledResult, tiled, tiled_steps
 from ._tiled3d import Tiled3DResult, compatible3d, tiled3d, tiled3d_steps
 from ._tileset import SYMMETRIES, Tileset, load_tileset
@@ -32,6 +32,7 @@ __all__ = [
     "Unsatisfied",
     "solve",
     "solve_steps",
+    "MAX_CELLS",
     "SolveResult",
     "tiled",
     "tiled_steps",

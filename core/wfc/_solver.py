@@ -32,7 +32,10 @@ from ..errors import ParameterError
 from ..steps import drive
 from ._contract import Contradiction, Unsatisfied
 
-__all__ = ["solve", "solve_steps", "SolveResult", "OPPOSITE", "DX", "DY", "DZ"]
+__all__ = ["solve", "solve_steps", "SolveResult", "OPPOSITE", "DX", "DY", "DZ", "MAX_CELLS"]
+
+#: Most cells one solve takes: its wave, neighbours, undo log and entropies take about 1 KB a cell.
+MAX_CELLS = 1 << 20
 
 #: Offsets of the directions 0 east (+x), 1 south (+y, row + 1), 2 west, 3 north, 4 up (+z), 5 down.
 DX = (1, 0, -1, 0, 0, 0)
@@ -82,6 +85,13 @@ def _check(weights, compatible, width, height, depth, seed, attempts, backtrack_
     for name, value, low in sizes:
         if not _is_int(value, low):
             raise ParameterError(f"{name} must be an integer >= {low}, got {value!r}")
+    cells = width * height * depth
+    if cells > MAX_CELLS:
+        size = f"{width} x {height}" + (f" x {depth}" if depth > 1 else "")
+        raise ParameterError(
+            f"width x height{' x depth' if depth > 1 else ''} = {size} = {cells:,} cells, more than the "
+            f"{MAX_CELLS:,} the solver takes (about 1 KB of memory a cell): solve a smaller grid"
+        )
     if not _is_int(seed, 0) or seed > 2**63 - 1:
         raise ParameterError(f"seed must be an integer in [0, {2**63 - 1}], got {seed!r}")
     if not _is_int(backtrack_limit, 0):

@@ -187,12 +187,18 @@ def test_bad_settings_refused_before_work(data, words):
         assert word in str(err.value), (word, str(err.value))
 
 
-def test_wave_too_large_refused_before_allocating():
-    """rooms gives about 100 patterns: 4096 x 4096 x 100 bytes is over 1 GB, refused at once."""
+def test_wave_too_large_refused_before_allocating(tmp_path):
+    """A sample of 1,079 patterns on 1024 x 1024 cells: a wave over 1 GB, refused at once; and a grid of
+    more cells than the solver takes, whatever its patterns."""
+    rng = np.random.default_rng(1)
+    (tmp_path / "noise.txt").write_text("\n".join("".join(map(str, row)) for row in rng.integers(0, 10, (24, 24))))
+    spec = LevelSpec(generator="wfc_overlapping", sample="noise.txt", width=1024, height=1024, n=2, symmetry=2)
+    with pytest.raises(ParameterError, match=r"level\.width x level\.height 1024 x 1024 with 1,079 patterns"):
+        check_spec(spec, base=str(tmp_path))
+    assert 1024 * 1024 * 1079 > MAX_WAVE_BYTES
     spec = LevelSpec(generator="wfc_overlapping", sample="rooms", width=4096, height=4096)
-    with pytest.raises(ParameterError, match=r"level\.width x level\.height 4096 x 4096 with \d+ patterns"):
+    with pytest.raises(ParameterError, match=r"level\.width x level\.height 4096 x 4096 = 16,777,216 cells"):
         check_spec(spec)
-    assert 4096 * 4096 * 100 > MAX_WAVE_BYTES
 
 
 def test_too_many_patterns_refused_naming_the_sample(tmp_path):
@@ -661,3 +667,8 @@ def test_connected_and_counts_hold_together():
         spec = tiled_spec(width=24, height=16, seed=seed, connected=True, counts={"door": [2, 8]})
         level = generate(spec)
         assert 2 <= door_count(level) <= 8 and label_regions(level.walkable)[1] == 1
+
+
+def test_a_wfc_level_too_large_for_the_solver_is_refused_by_check_spec():
+    with pytest.raises(ParameterError, match=r"level.width x level.height 2048 x 1024 = 2,097,152 cells"):
+        from_dict({"generator": "wfc_tiled", "tileset": "roads", "width": 2048, "height": 1024})

@@ -221,3 +221,15 @@ def test_a_failure_under_constraints_names_them():
     with pytest.raises(Contradiction, match=r"constraints: connected; counts tile 'door' 2-3"):
         tiled(ts, 32, 32, seed=0, connected=True, counts={"door": (2, 3)}, attempts=1, backtrack_limit=50)
     assert str(Counts(np.arange(2), {1: (0, None)}, 2, 2)) == "counts value 1 0-"
+
+
+def test_a_grid_too_large_for_memory_is_refused_before_any_work():
+    from core.wfc._solver import MAX_CELLS
+
+    start = time.perf_counter()
+    with pytest.raises(ParameterError, match="4,194,304 cells, more than the 1,048,576"):
+        solve([1.0, 1.0], np.ones((4, 2, 2), bool), 2048, 2048)
+    with pytest.raises(ParameterError, match="x depth"):
+        solve([1.0], np.ones((6, 1, 1), bool), 1024, 1024, depth=2)
+    assert time.perf_counter() - start < 1.0
+    assert MAX_CELLS == 1024 * 1024
