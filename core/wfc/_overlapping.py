@@ -212,6 +212,7 @@ def overlapping(
     walkable=None,
     connect_points=(),
     counts=None,
+    fixed=None,
     progress=None,
 ):
     """Grow an output in the style of a sample with the overlapping model of Wave Function Collapse.
@@ -253,6 +254,8 @@ def overlapping(
     counts : dict, optional
         ``{sample value: (min, max)}`` (``max`` None: no bound): how many output cells may show
         the value. A minimum larger than the output fails at once.
+    fixed : dict, optional
+        ``{(x, y): sample value}``: painted output cells that must show the value.
     progress : callable, optional
         ``progress(done, total, label)`` now and then (:func:`overlapping_steps` is the step
         generator behind it, for progress bars with cancel).
@@ -289,6 +292,7 @@ def overlapping(
             walkable=walkable,
             connect_points=connect_points,
             counts=counts,
+            fixed=fixed,
         ),
         progress,
     )
@@ -311,6 +315,7 @@ def overlapping_steps(
     walkable=None,
     connect_points=(),
     counts=None,
+    fixed=None,
 ):
     """:func:`overlapping` as a step generator (:mod:`core.steps`): the arguments are checked and
     the patterns found at the call; the generator yields ``(done, total, label)`` while solving and
@@ -344,6 +349,8 @@ def overlapping_steps(
     allowed = None
     if ground:
         allowed = _ground(indices, patterns, n, periodic, periodic_input, (solve_h, solve_w))
+    if fixed is not None:
+        allowed = _painted(fixed, palette, patterns, width, height, solve_w, solve_h, allowed)
     constraints = []
     # the value each pattern shows in the output: its top-left one, or with a bounded output the
     # whole window for the last row and column (the constraints read (P, n, n) windows then)
@@ -438,6 +445,29 @@ def _grow(
         palette=palette,
         patterns=count,
     )
+
+
+def _painted(fixed, palette, patterns, width, height, solve_w, solve_h, allowed):
+    """The solver's ``allowed`` mask with the painted cells of ``fixed`` ``{(x, y): value}``: the
+    solver cell covering output cell (x, y) keeps the patterns that show the value there (a
+    bounded output's last n - 1 rows and columns are shown by the last cells' windows)."""
+    if not isinstance(fixed, dict):
+        raise ParameterError(f"fixed must be a dict {{(x, y): sample value}}, got {short(fixed)}")
+    if allowed is None:
+        allowed = np.ones((solve_h, solve_w, len(patterns)), bool)
+    for cell, value in fixed.items():
+        try:
+            x, y = (int(v) for v in cell)
+        except (TypeError, ValueError):
+            raise ParameterError(f"fixed keys must be (x, y) cells, got {short(cell)}") from None
+        if not (0 <= x < width and 0 <= y < height):
+            raise ParameterError(
+                f"fixed cell {(x, y)} is off the output: x in [0, {width - 1}], y in [0, {height - 1}]"
+            )
+        k = _value_index(palette, value, f"fixed[{(x, y)}]")
+        sx, sy = min(x, solve_w - 1), min(y, solve_h - 1)
+        allowed[sy, sx] &= patterns[:, y - sy, x - sx] == k
+    return allowed
 
 
 def _value_index(palette, value, name):

@@ -51,7 +51,9 @@ def tiled(
     TOML path/text for :func:`load_tileset`) so that every neighbouring pair is allowed.
 
     ``fixed`` is an optional (height, width) array of variant indices (-1 free) or of variant
-    names (``""`` or ``None`` free). Raises :class:`Contradiction` naming the cell when no tiling
+    names (``""`` or ``None`` free), or a dict ``{(x, y): tile}`` of painted cells, where a base
+    tile name allows any of its turns (``{(0, 0): "rock", (5, 2): "bend 1"}``).  Raises
+    :class:`Contradiction` naming the cell when no tiling
     is found within ``attempts`` restarts of ``backtrack_limit`` backtracks each.
 
     Global constraints (:mod:`._constraints`):
@@ -125,12 +127,20 @@ def tiled_steps(
     if not isinstance(tileset, Tileset):
         tileset = load_tileset(tileset)
     constraints = _constraints(tileset, width, height, periodic, connected, connect_points, counts)
+    painted = None
+    if isinstance(fixed, dict):  # {(x, y): tile}: a base tile allows any of its turns
+        painted, fixed = _painted_cells(tileset, width, height, fixed), None
     if fixed is not None:
         fixed = np.asarray(fixed)
         if fixed.dtype.kind in "OUS":
             lookup = np.vectorize(lambda v: -1 if v in ("", None) else tileset.index(str(v)), otypes=[np.int64])
             fixed = lookup(fixed) if fixed.size else fixed.astype(np.int64)
     allowed = _edge_allowed(tileset, width, height, periodic, edge)
+    if painted:
+        if allowed is None:
+            allowed = np.ones((height, width, len(tileset.names)), bool)
+        for (x, y), row in painted.items():
+            allowed[y, x] &= row
     steps = solve_steps(
         tileset.weights,
         tileset.compatible,
@@ -145,6 +155,31 @@ def tiled_steps(
         constraints=constraints,
     )
     return _result(steps, tileset)
+
+
+def _painted_cells(tileset, width, height, fixed):
+    """``{(x, y): (P,) bool}`` of a ``fixed`` dict ``{(x, y): tile}``: a variant name (``"bend 1"``)
+    allows that variant, a base tile name any of its turns and mirrors."""
+    for name, value in (("width", width), ("height", height)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ParameterError(f"{name} must be an integer >= 1, got {short(value)}")
+    base = np.array(tileset.base_names, dtype=object)
+    out = {}
+    for cell, tile in fixed.items():
+        try:
+            x, y = (int(v) for v in cell)
+        except (TypeError, ValueError):
+            raise ParameterError(f"fixed keys must be (x, y) cells, got {short(cell)}") from None
+        if not (0 <= x < width and 0 <= y < height):
+            raise ParameterError(f"fixed cell {(x, y)} is off the grid: x in [0, {width - 1}], y in [0, {height - 1}]")
+        if not isinstance(tile, str):
+            raise ParameterError(f"fixed[{(x, y)}] must be a tile name, got {short(tile)}")
+        row = base == tile
+        if not row.any():
+            row = np.zeros(len(base), bool)
+            row[tileset.index(tile)] = True
+        out[(x, y)] = row
+    return out
 
 
 def _edge_allowed(tileset, width, height, periodic, edge):
