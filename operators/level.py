@@ -26,8 +26,8 @@ from .bridge.query import LEVEL_SHOWN_FIELDS, level_generator_fields, level_kit_
 from .common import ModalBuild, new_seed, paused_auto_update, select_only
 
 #: Every level setting shown as a generic property (``core.levels.LIMITS`` but the tables ``classes``,
-#: ``connect_points`` and ``counts``, which the panel writes as text: :func:`classes_from_text`,
-#: :func:`points_from_text`, :func:`counts_from_text`).
+#: ``connect_points``, ``counts`` and ``fixed``, which the panel writes as text: :func:`classes_from_text`,
+#: :func:`points_from_text`, :func:`counts_from_text`, :func:`fixed_from_text`).
 LEVEL_FIELDS = tuple(n for n, limit in core_levels.LIMITS.items() if limit.kind in SHOWN_KINDS)
 #: Generators that take a WFC tileset (``tileset``) and a sample (``sample``).
 WFC_TILED = ("wfc_tiled", "wfc")
@@ -121,6 +121,13 @@ def _constraint_props(kw):
             "separated by ';' (3,4; 20,10); needs Connected",
             **kw,
         ),
+        "fixed": bpy.props.StringProperty(
+            name="Fixed Cells",
+            default="",
+            description="Painted cells x,y=tile the level must show, separated by ';' (0,0=rock; 5,2=bend 1; "
+            "12,8=2): WFC tiles: a base tile (any turn) or a variant name; WFC sample: a sample value (12, #ff0000)",
+            **kw,
+        ),
         "counts": bpy.props.StringProperty(
             name="Counts",
             default="",
@@ -149,6 +156,32 @@ def points_from_text(text):
             )
         points.append([int(parts[0]), int(parts[1])])
     return points
+
+
+def fixed_from_text(text):
+    """``"0,0=rock; 5,2=bend 1"`` -> ``[[0, 0, "rock"], [5, 2, "bend 1"]]`` (what ``level.fixed`` takes).
+
+    >>> fixed_from_text(" 0,0 = rock;5, 2=bend 1; ")
+    [[0, 0, 'rock'], [5, 2, 'bend 1']]
+    """
+    cells = []
+    for item in (t.strip() for t in text.split(";")):
+        if not item:
+            continue
+        where, eq, tile = item.partition("=")
+        parts = [p.strip() for p in where.split(",")]
+        if not eq or not tile.strip() or len(parts) != 2 or not all(p.isascii() and p.isdigit() for p in parts):
+            raise ParameterError(
+                f"level.fixed: write painted cells x,y=tile separated by ';' (0,0=rock; 5,2=bend 1) with x and y "
+                f"integers >= 0, got {item!r}"
+            )
+        cells.append([int(parts[0]), int(parts[1]), tile.strip()])
+    return cells
+
+
+def fixed_to_text(cells):
+    """The inverse of :func:`fixed_from_text` (a spec's painted cells)."""
+    return "; ".join(f"{x},{y}={tile}" for x, y, tile in cells)
 
 
 def points_to_text(points):
@@ -261,6 +294,7 @@ def spec_from_props(props, **overrides):
         ("classes", classes_from_text),
         ("connect_points", points_from_text),
         ("counts", counts_from_text),
+        ("fixed", fixed_from_text),
     ):
         if name in own and name not in overrides:
             table[name] = parse(getattr(props, name))
@@ -344,6 +378,7 @@ class WORLDSEED_OT_level_add(ModalBuild, bpy.types.Operator):
         self.sample_image = image.name if image is not None else ""
         self.classes = settings.classes
         self.connect_points, self.counts = settings.connect_points, settings.counts
+        self.fixed = settings.fixed
         self.geometry = settings.geometry
         self.kit = settings.kit.name if settings.kit is not None else ""
         tiles = settings.tile_objects
@@ -420,6 +455,7 @@ class WORLDSEED_OT_level_add(ModalBuild, bpy.types.Operator):
         if self.generator in level_spec.WFC_GENERATORS:
             layout.prop(self, "connect_points")
             layout.prop(self, "counts")
+            layout.prop(self, "fixed")
         layout.prop(self, "origin")
         if self.generator in WFC_TILED:
             layout.prop(self, "tile_objects")
@@ -478,6 +514,7 @@ def load_wfc_settings(settings, spec, image=None):
     settings.classes = classes_to_text(spec.classes)
     settings.connect_points = points_to_text(spec.connect_points)
     settings.counts = counts_to_text(spec.counts)
+    settings.fixed = fixed_to_text(spec.fixed)
 
 
 class WORLDSEED_OT_level_reseed(bpy.types.Operator):

@@ -42,6 +42,7 @@ class WORLDSEED_PT_level(SidebarPanel, bpy.types.Panel):
             row.active = settings.connected  # the points are linked through the connected region
             row.prop(settings, "connect_points")
             col.prop(settings, "counts")
+            col.prop(settings, "fixed")
         col = layout.column(align=True)
         tiles = settings.uses_wfc_tileset()
         if tiles:

@@ -58,7 +58,7 @@ class WorldseedLevelSettings(bpy.types.PropertyGroup):
         """The generator's own settings the panel draws as plain properties (the sample, its classes and
         the constraints' text have widgets of their own)."""
         own = level_generator_fields(self.generator)
-        return tuple(n for n in own if n not in ("sample", "classes", "connect_points", "counts"))
+        return tuple(n for n in own if n not in ("sample", "classes", "connect_points", "counts", "fixed"))
 
 
 SETTINGS = WorldseedLevelSettings

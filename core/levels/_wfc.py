@@ -278,6 +278,56 @@ def _check_points(spec, prefix):
             )
 
 
+def _check_fixed_cells(spec, prefix):
+    """Refuse painted cells off the grid."""
+    for k, (x, y, _) in enumerate(spec.fixed):
+        if not (0 <= x < spec.width and 0 <= y < spec.height):
+            raise ParameterError(
+                f"{prefix}fixed[{k}] [{x}, {y}] is off the level: x must be in [0, {spec.width - 1}] "
+                f"and y in [0, {spec.height - 1}] (level width x height {spec.width} x {spec.height})"
+            )
+
+
+def tiled_fixed(spec, tileset, *, prefix="level."):
+    """``fixed`` of a tiled ``spec`` as :func:`core.wfc.tiled` takes it, ``{(x, y): tile}``; a name that
+    is neither a base tile nor a variant of ``tileset`` is refused."""
+    bases = list(dict.fromkeys(str(b) for b in tileset.base_names))
+    known = set(bases) | {str(n) for n in tileset.names}
+    out = {}
+    for k, (x, y, tile) in enumerate(spec.fixed):
+        if tile not in known:
+            raise ParameterError(
+                f"{prefix}fixed[{k}] paints the tile {tile!r}, which tileset {tileset.name!r} lacks"
+                f"{did_you_mean(tile, bases)} (its tiles: {', '.join(bases)})"
+            )
+        out[(x, y)] = tile
+    return out
+
+
+def sample_fixed(spec, palette, *, prefix="level."):
+    """``fixed`` of an overlapping ``spec`` as :func:`core.wfc.overlapping` takes it, ``{(x, y): value}``
+    (ints, or channel tuples of an image); a value the sample lacks is refused."""
+    names = palette_names(palette)
+    index = {n: k for k, n in enumerate(names)}
+    values = _values(palette, np.ones(len(palette), bool))
+    out = {}
+    for k, (x, y, key) in enumerate(spec.fixed):
+        try:
+            value = check_classes({key: "wall"}, name=f"{prefix}fixed[{k}]")[0][0]
+        except ParameterError:
+            raise ParameterError(
+                f"{prefix}fixed[{k}] must paint a sample value: an integer (a grid sample) or '#rrggbb' of an "
+                f"image sample, got {short(key)}"
+            ) from None
+        if value not in index:
+            shown = ", ".join(names[:16]) + (" ..." if len(names) > 16 else "")
+            raise ParameterError(
+                f"{prefix}fixed[{k}] paints the value {key!r}, which the sample lacks (it has {shown})"
+            )
+        out[(x, y)] = values[index[value]]
+    return out
+
+
 def _check_minimums(spec, prefix):
     cells = spec.width * spec.height
     for key, low, _ in spec.counts:
@@ -352,10 +402,12 @@ def check_wfc(spec, *, base=None, prefix="level."):
             f"{core_wfc.MAX_CELLS:,} a WFC level takes (about 1 KB of memory a cell): make the level smaller"
         )
     _check_points(spec, prefix)
+    _check_fixed_cells(spec, prefix)
     _check_minimums(spec, prefix)
     if model == "tiled":
         tileset, source = _load_tileset(spec, base, prefix)
         tiled_counts(spec, tileset, prefix=prefix)
+        tiled_fixed(spec, tileset, prefix=prefix)
         _wave_check(cells, len(tileset.names), spec=spec, prefix=prefix, what="tile variants")
         return model, tileset, source
     sample, source = _load_sample(spec, base, prefix)
@@ -371,6 +423,7 @@ def check_wfc(spec, *, base=None, prefix="level."):
             raise ParameterError(f"sample must be 1 to 256 values a side, got {sample.shape[1]} x {sample.shape[0]}")
         _sample_classes(sample, palette, spec.classes, prefix=prefix)
         sample_counts(spec, palette, prefix=prefix)
+        sample_fixed(spec, palette, prefix=prefix)
         count = _pattern_count(sample, n, spec.symmetry, spec.periodic_input)
     except ParameterError as err:
         raise ParameterError(_prefixed(err, prefix, "sample")) from None
@@ -424,6 +477,7 @@ def _constraint_settings(spec):
         "connected": spec.connected,
         "connect_points": [list(p) for p in spec.connect_points],
         "counts": [list(c) for c in spec.counts],
+        "fixed": [list(f) for f in spec.fixed],
     }
 
 
@@ -455,6 +509,7 @@ def wfc_level_steps(spec, *, base=None, prefix="level."):
             connected=spec.connected,
             connect_points=spec.connect_points,
             counts=tiled_counts(spec, tileset, prefix=prefix) or None,
+            fixed=tiled_fixed(spec, tileset, prefix=prefix) or None,
         )
         result = yield from steps
         tiles = result.tiles
@@ -490,6 +545,7 @@ def wfc_level_steps(spec, *, base=None, prefix="level."):
             walkable=_values(palette, value_classes != WALL) if spec.connected else None,
             connect_points=spec.connect_points,
             counts=sample_counts(spec, palette, prefix=prefix) or None,
+            fixed=sample_fixed(spec, palette, prefix=prefix) or None,
         )
         result = yield from steps
         out = np.asarray(result.output)

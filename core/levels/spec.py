@@ -73,6 +73,7 @@ __all__ = [
     "autotile_set",
     "check_classes",
     "check_connect_points",
+    "check_fixed",
     "check_counts",
     "MAX_POINTS",
     "MAX_COUNT",
@@ -115,7 +116,7 @@ COMMON_KEYS = (
 _BSP = ("min_leaf", "max_leaf", "room_min", "room_max", "padding", "corridor_width", "loop_fraction")
 _CONTENT = ("enemy_density", "loot_chance")
 _CAVE = ("fill", "steps")
-_WFC = ("periodic", "attempts", "backtrack_limit", "connected", "connect_points", "counts")
+_WFC = ("periodic", "attempts", "backtrack_limit", "connected", "connect_points", "counts", "fixed")
 _SAMPLE = ("n", "symmetry", "periodic_input", "ground", "classes")
 #: The generator keyword settings of each generator (the keys a ``[[level]]`` of it may have beyond COMMON_KEYS).
 GENERATOR_KEYS = {
@@ -241,6 +242,12 @@ LIMITS = {
         "Cells [x, y] (x the column, y the row, row 0 north) that must be walkable and linked to each other "
         "(needs connected)",
     ),
+    "fixed": custom(
+        lambda value, name: check_fixed(value, name=name),
+        "Fixed Cells",
+        "Painted cells [x, y, tile] (x the column, y the row, row 0 north) the level must show: WFC tiles: a base "
+        "tile (any of its turns) or a variant name ('bend 1'); WFC sample: a sample value (12 or #rrggbb)",
+    ),
     "counts": custom(
         lambda value, name: check_counts(value, name=name),
         "Counts",
@@ -307,6 +314,7 @@ class LevelSpec:
     connected: bool = False
     classes: tuple = ()
     connect_points: tuple = ()
+    fixed: tuple = ()
     counts: tuple = ()
 
 
@@ -451,6 +459,39 @@ def check_connect_points(value, *, name="connect_points"):
         if x < 0 or y < 0 or x >= 4096 or y >= 4096:
             raise ParameterError(f"{name}[{k}] [{x}, {y}] must have x and y in [0, 4095] (cells of the level grid)")
         out.append((int(x), int(y)))
+    return tuple(out)
+
+
+def check_fixed(value, *, name="fixed"):
+    """``fixed`` as a tuple of ``(x, y, tile)`` painted cells (``tile`` a text: a tile or variant name,
+    or a sample value as ``classes`` writes it), from a list of ``[x, y, tile]``; a cell named twice is
+    refused; whether the cells lie on the grid and the names exist is checked with the level
+    (:func:`core.levels.check_spec`).
+
+    >>> check_fixed([[0, 0, "rock"], (5, 2, 12), [3, 3, "#FF0000"]])
+    ((0, 0, 'rock'), (5, 2, '12'), (3, 3, '#ff0000'))
+    >>> try:
+    ...     check_fixed([[1, 1, "rock"], [1, 1, "floor"]], name="level.fixed")
+    ... except ParameterError as err:
+    ...     print(err)
+    level.fixed[1] paints cell [1, 1] again
+    """
+    if isinstance(value, (str, bytes, dict)) or not isinstance(value, (list, tuple)):
+        raise ParameterError(f"{name} must be a list of painted cells [x, y, tile], got {short(value)}")
+    if len(value) > MAX_POINTS:
+        raise ParameterError(f"{name} may paint at most {MAX_POINTS:,} cells, got {len(value):,}")
+    out, seen = [], set()
+    for k, item in enumerate(value):
+        ok = isinstance(item, (list, tuple)) and len(item) == 3
+        if not ok or any(isinstance(c, bool) or not isinstance(c, int) for c in item[:2]):
+            raise ParameterError(f"{name}[{k}] must be a painted cell [x, y, tile] (x, y integers), got {short(item)}")
+        x, y, tile = item
+        if x < 0 or y < 0 or x >= 4096 or y >= 4096:
+            raise ParameterError(f"{name}[{k}] [{x}, {y}] must have x and y in [0, 4095] (cells of the level grid)")
+        if (x, y) in seen:
+            raise ParameterError(f"{name}[{k}] paints cell [{x}, {y}] again")
+        seen.add((x, y))
+        out.append((int(x), int(y), _count_name(tile, f"{name}[{k}]")))
     return tuple(out)
 
 

@@ -672,3 +672,39 @@ def test_connected_and_counts_hold_together():
 def test_a_wfc_level_too_large_for_the_solver_is_refused_by_check_spec():
     with pytest.raises(ParameterError, match=r"level.width x level.height 2048 x 1024 = 2,097,152 cells"):
         from_dict({"generator": "wfc_tiled", "tileset": "roads", "width": 2048, "height": 1024})
+
+
+def test_painted_cells_of_a_recipe_show_in_the_level_and_round_trip():
+    spec = from_dict(
+        {"generator": "wfc_tiled", "tileset": "dungeon", "width": 20, "height": 14, "seed": 2}
+        | {"fixed": [[3, 3, "door"], [10, 5, "bend 1"], [0, 0, "rock"]]}
+    )
+    wfc = generate(spec).wfc
+    bases = np.array(wfc.base_names)
+    assert bases[wfc.ids[3, 3]] == "door" and wfc.names[wfc.ids[5, 10]] == "bend 1" and bases[wfc.ids[0, 0]] == "rock"
+    assert from_dict(to_dict(spec)) == spec
+    sample = from_dict(
+        {"generator": "wfc_overlapping", "sample": "rooms", "width": 24, "height": 18, "seed": 1}
+        | {"fixed": [[12, 8, 2], [23, 17, "1"]]}
+    )
+    level = generate(sample)
+    palette = [int(v) for v in level.wfc.palette]
+    assert palette[level.wfc.ids[8, 12]] == 2 and palette[level.wfc.ids[17, 23]] == 1
+    record = json.loads(level_json_bytes(level, name="R", cell_size=1.0, origin=(0.0, 0.0, 0.0)))
+    assert record["settings"]["fixed"] == [[12, 8, "2"], [23, 17, "1"]]
+
+
+@pytest.mark.parametrize(
+    ("data", "words"),
+    [
+        ({"generator": "wfc_tiled", "tileset": "dungeon", "fixed": [[3, 3, "dor"]]}, "did you mean 'door'"),
+        ({"generator": "wfc_overlapping", "sample": "rooms", "fixed": [[3, 3, 7]]}, "which the sample lacks"),
+        ({"generator": "wfc_tiled", "tileset": "dungeon", "width": 10, "fixed": [[30, 3, "door"]]}, "off the level"),
+        ({"generator": "wfc_tiled", "tileset": "dungeon", "fixed": [[1, 1, "rock"], [1, 1, "door"]]}, "again"),
+        ({"generator": "wfc_tiled", "tileset": "dungeon", "fixed": [[1, "rock"]]}, "[x, y, tile]"),
+        ({"generator": "bsp", "fixed": [[1, 1, "rock"]]}, "setting of the wfc_tiled"),
+    ],
+)
+def test_bad_painted_cells_are_refused_naming_the_key(data, words):
+    with pytest.raises(ParameterError, match=r"level\.fixed.*" + words.replace("[", r"\[").replace("]", r"\]")):
+        from_dict(data)

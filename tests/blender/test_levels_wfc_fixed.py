@@ -1,0 +1,80 @@
+"""Painted cells (``fixed``) of WFC levels, from the Levels panel to the level and back."""
+
+import bpy
+import numpy as np
+import pytest
+
+from worldseed.operators import level as level_ops
+from worldseed.operators.bridge import level as bridge_level
+
+
+class _Recorder:
+    def __init__(self, calls):
+        self.calls = calls
+
+    def __getattr__(self, name):
+        return lambda *args, **kw: self
+
+    def prop(self, data, name, *args, **kw):
+        self.calls.append(name)
+        return self
+
+
+def _settings(**values):
+    settings = bpy.context.scene.worldseed.level
+    settings.auto_update = False
+    for k, v in values.items():
+        setattr(settings, k, v)
+    return settings
+
+
+def _scene_state():
+    return sorted(o.name for o in bpy.data.objects), sorted(m.name for m in bpy.data.meshes)
+
+
+def test_the_panel_and_the_redo_panel_offer_fixed_cells_for_wfc_only(empty_scene):
+    for generator, expected in (("wfc_tiled", True), ("wfc_overlapping", True), ("cave", False)):
+        _settings(generator=generator)
+        calls = []
+        bpy.types.WORLDSEED_PT_level.draw(type("P", (), {"layout": _Recorder(calls)})(), bpy.context)
+        assert ("fixed" in calls) == expected, generator
+    assert "fixed" in bpy.ops.worldseed.level_add.get_rna_type().properties
+
+
+def test_painted_cells_from_the_panel_show_in_the_level_and_load_back(empty_scene):
+    paint = "3,3=door; 10,5=bend 1; 0,0=rock"
+    _settings(generator="wfc_tiled", wfc_tileset="dungeon", width=20, height=14, name="Painted", fixed=paint)
+    for seed in (0, 1):
+        _settings(seed=seed)
+        assert bpy.ops.worldseed.level_add(from_settings=True) == {"FINISHED"}
+        root = bpy.context.active_object
+        spec = bridge_level.stored_spec(root)
+        assert spec.fixed == ((3, 3, "door"), (10, 5, "bend 1"), (0, 0, "rock"))
+        wfc = bridge_level.stored_level(root).wfc
+        bases = np.array(wfc.base_names)
+        assert bases[wfc.ids[3, 3]] == "door" and wfc.names[wfc.ids[5, 10]] == "bend 1"
+        assert bases[wfc.ids[0, 0]] == "rock"
+    _settings(fixed="")
+    assert bpy.ops.worldseed.level_load_settings() == {"FINISHED"}
+    assert level_ops.fixed_from_text(bpy.context.scene.worldseed.level.fixed) == [
+        [3, 3, "door"],
+        [10, 5, "bend 1"],
+        [0, 0, "rock"],
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("3;3=door", "x,y=tile"),
+        ("3,3=dor", "did you mean 'door'"),
+        ("30,3=door", "off the level"),
+        ("0,0=floor", "(0, 0)"),
+    ],
+)
+def test_bad_or_impossible_paint_is_an_error_report_and_the_scene_stays(empty_scene, text, words):
+    _settings(generator="wfc_tiled", wfc_tileset="dungeon", width=12, height=10, name="Bad", fixed=text)
+    before = _scene_state()
+    with pytest.raises(RuntimeError, match=words.replace("(", r"\(").replace(")", r"\)")):
+        bpy.ops.worldseed.level_add(from_settings=True)
+    assert _scene_state() == before
