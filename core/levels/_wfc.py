@@ -304,28 +304,35 @@ def tiled_fixed(spec, tileset, *, prefix="level."):
     return out
 
 
-def sample_fixed(spec, palette, *, prefix="level."):
-    """``fixed`` of an overlapping ``spec`` as :func:`core.wfc.overlapping` takes it, ``{(x, y): value}``
-    (ints, or channel tuples of an image); a value the sample lacks is refused."""
+def _sample_values(palette):
+    """``value_of(key, where, verb)``: the sample value (an int, or a channel tuple of an image) that a
+    recipe's text ``key`` (``"12"``, ``"#rrggbb"``) names, with its canonical text; refused with
+    ``where`` (or ``subject``) in the message when it is no sample value or one the sample lacks."""
     names = palette_names(palette)
     index = {n: k for k, n in enumerate(names)}
     values = _values(palette, np.ones(len(palette), bool))
-    out = {}
-    for k, (x, y, key) in enumerate(spec.fixed):
-        try:
-            value = check_classes({key: "wall"}, name=f"{prefix}fixed[{k}]")[0][0]
+
+    def value_of(key, where, verb, subject=None):
+        try:  # the canonical text of a sample value, as in classes
+            value = check_classes({key: "wall"}, name=where)[0][0]
         except ParameterError:
             raise ParameterError(
-                f"{prefix}fixed[{k}] must paint a sample value: an integer (a grid sample) or '#rrggbb' of an "
-                f"image sample, got {short(key)}"
+                f"{subject or where} must be sample values: an integer (a grid sample) or '#rrggbb' of an image "
+                f"sample, got {short(key)}"
             ) from None
         if value not in index:
             shown = ", ".join(names[:16]) + (" ..." if len(names) > 16 else "")
-            raise ParameterError(
-                f"{prefix}fixed[{k}] paints the value {key!r}, which the sample lacks (it has {shown})"
-            )
-        out[(x, y)] = values[index[value]]
-    return out
+            raise ParameterError(f"{where} {verb} the value {key!r}, which the sample lacks (it has {shown})")
+        return values[index[value]], value
+
+    return value_of
+
+
+def sample_fixed(spec, palette, *, prefix="level."):
+    """``fixed`` of an overlapping ``spec`` as :func:`core.wfc.overlapping` takes it, ``{(x, y): value}``
+    (ints, or channel tuples of an image); a value the sample lacks is refused."""
+    value_of = _sample_values(palette)
+    return {(x, y): value_of(key, f"{prefix}fixed[{k}]", "paints")[0] for k, (x, y, key) in enumerate(spec.fixed)}
 
 
 def _check_minimums(spec, prefix):
@@ -367,24 +374,13 @@ def sample_counts(spec, palette, *, prefix="level."):
     """``counts`` of an overlapping ``spec`` as :func:`core.wfc.overlapping` takes them,
     ``{sample value: (min, max)}`` with the values as ints (a grid sample) or channel tuples (an
     image); a key that is no value of ``palette`` is refused."""
-    names = palette_names(palette)
-    index = {n: k for k, n in enumerate(names)}
-    values = _values(palette, np.ones(len(palette), bool))
+    value_of = _sample_values(palette)
     out = {}
     for key, low, high in spec.counts:
-        try:  # the canonical text of a sample value, as in classes
-            value = check_classes({key: "wall"}, name=f"{prefix}counts")[0][0]
-        except ParameterError:
-            raise ParameterError(
-                f"{prefix}counts keys must be sample values: an integer (a grid sample) or '#rrggbb' of an image "
-                f"sample, got {short(key)}"
-            ) from None
-        if value not in index:
-            shown = ", ".join(names[:16]) + (" ..." if len(names) > 16 else "")
-            raise ParameterError(f"{prefix}counts names the value {key!r}, which the sample lacks (it has {shown})")
-        if values[index[value]] in out:
-            raise ParameterError(f"{prefix}counts bounds the sample value {value!r} twice")
-        out[values[index[value]]] = (low, _bound(high))
+        value, text = value_of(key, f"{prefix}counts", "names", subject=f"{prefix}counts keys")
+        if value in out:
+            raise ParameterError(f"{prefix}counts bounds the sample value {text!r} twice")
+        out[value] = (low, _bound(high))
     return out
 
 

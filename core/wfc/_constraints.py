@@ -33,7 +33,7 @@ from .._union import join_roots
 from ..errors import ParameterError, short
 from ._contract import Unsatisfied
 
-__all__ = ["Connected", "Counts", "Unsatisfied", "components", "check_bounds", "check_points"]
+__all__ = ["painted_cells", "Connected", "Counts", "Unsatisfied", "components", "check_bounds", "check_points"]
 
 #: A full check every ``min(MAX_EVERY, max(1, cells // CHECK_CELLS))`` calls of ``revise``: a check
 #: costs about a cell's share of the grid, but a failure found ``k`` calls late costs about ``k / 2``
@@ -638,6 +638,27 @@ def check_bounds(bounds, name):
     if high is not None and high < low:
         raise ParameterError(f"{name} must have min <= max, got ({low}, {high})")
     return int(low), None if high is None else int(high)
+
+
+def painted_cells(fixed, width, height, what):
+    """The ``((x, y), item)`` pairs of a ``fixed`` dict ``{(x, y): item}`` (painted cells of a model's
+    output), each cell checked to be a pair of integers on the ``width`` x ``height`` grid.
+
+    >>> painted_cells({(1, 2): "rock"}, 4, 4, "tile")
+    [((1, 2), 'rock')]
+    """
+    if not isinstance(fixed, dict):
+        raise ParameterError(f"fixed must be a dict {{(x, y): {what}}}, got {short(fixed)}")
+    out = []
+    for cell, item in fixed.items():
+        try:
+            x, y = (int(v) for v in cell)
+        except (TypeError, ValueError):
+            raise ParameterError(f"fixed keys must be (x, y) cells, got {short(cell)}") from None
+        if not (0 <= x < width and 0 <= y < height):
+            raise ParameterError(f"fixed cell {(x, y)} is off the grid: x in [0, {width - 1}], y in [0, {height - 1}]")
+        out.append(((x, y), item))
+    return out
 
 
 def check_points(connected, connect_points):

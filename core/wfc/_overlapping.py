@@ -18,7 +18,7 @@ import numpy as np
 from .._checks import check_bool, check_int
 from ..errors import ParameterError, short
 from ..steps import drive
-from ._constraints import Connected, Counts, check_bounds, check_points
+from ._constraints import Connected, Counts, check_bounds, check_points, painted_cells
 from ._png import read_png
 from ._solver import solve_steps
 
@@ -451,19 +451,10 @@ def _painted(fixed, palette, patterns, width, height, solve_w, solve_h, allowed)
     """The solver's ``allowed`` mask with the painted cells of ``fixed`` ``{(x, y): value}``: the
     solver cell covering output cell (x, y) keeps the patterns that show the value there (a
     bounded output's last n - 1 rows and columns are shown by the last cells' windows)."""
-    if not isinstance(fixed, dict):
-        raise ParameterError(f"fixed must be a dict {{(x, y): sample value}}, got {short(fixed)}")
+    cells = painted_cells(fixed, width, height, "sample value")
     if allowed is None:
         allowed = np.ones((solve_h, solve_w, len(patterns)), bool)
-    for cell, value in fixed.items():
-        try:
-            x, y = (int(v) for v in cell)
-        except (TypeError, ValueError):
-            raise ParameterError(f"fixed keys must be (x, y) cells, got {short(cell)}") from None
-        if not (0 <= x < width and 0 <= y < height):
-            raise ParameterError(
-                f"fixed cell {(x, y)} is off the output: x in [0, {width - 1}], y in [0, {height - 1}]"
-            )
+    for (x, y), value in cells:
         k = _value_index(palette, value, f"fixed[{(x, y)}]")
         sx, sy = min(x, solve_w - 1), min(y, solve_h - 1)
         allowed[sy, sx] &= patterns[:, y - sy, x - sx] == k

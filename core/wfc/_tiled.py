@@ -9,7 +9,7 @@ import numpy as np
 from ..errors import ParameterError, short
 from ..spec import did_you_mean
 from ..steps import drive
-from ._constraints import Connected, Counts, check_bounds, check_points
+from ._constraints import Connected, Counts, check_bounds, check_points, painted_cells
 from ._solver import solve_steps
 from ._tileset import Tileset, load_tileset
 
@@ -165,13 +165,7 @@ def _painted_cells(tileset, width, height, fixed):
             raise ParameterError(f"{name} must be an integer >= 1, got {short(value)}")
     base = np.array(tileset.base_names, dtype=object)
     out = {}
-    for cell, tile in fixed.items():
-        try:
-            x, y = (int(v) for v in cell)
-        except (TypeError, ValueError):
-            raise ParameterError(f"fixed keys must be (x, y) cells, got {short(cell)}") from None
-        if not (0 <= x < width and 0 <= y < height):
-            raise ParameterError(f"fixed cell {(x, y)} is off the grid: x in [0, {width - 1}], y in [0, {height - 1}]")
+    for (x, y), tile in painted_cells(fixed, width, height, "tile"):
         if not isinstance(tile, str):
             raise ParameterError(f"fixed[{(x, y)}] must be a tile name, got {short(tile)}")
         row = base == tile
