@@ -32,7 +32,8 @@ from ._regions import connect_regions, label_regions, nearest_sources, walk_dist
 from ._rooms_caves import rooms_caves
 from ._tiled import TILESETS, tiled_files
 from ._walk import random_walk
-from ._wfc import MAX_WAVE_BYTES, PRESETS, SAMPLE_PRESETS, palette_names, preset_names, resolve_file, wfc_model
+from ._wfc import MAX_WAVE_BYTES, palette_names
+from ._wfc_files import PRESETS, SAMPLE_PRESETS, preset_names, resolve_file, wfc_model
 from .spec import (
     AUTOTILE_LIMIT,
     AUTOTILE_SETS,

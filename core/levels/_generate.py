@@ -7,7 +7,7 @@ import dataclasses
 from ..errors import ParameterError
 from ..spec import from_table
 from ..steps import drive
-from . import _bsp, _cave, _maze, _rooms_caves, _walk, _wfc
+from . import _bsp, _cave, _maze, _rooms_caves, _walk, _wfc, _wfc_files
 from .spec import AUTOTILE_SETS, LIMITS, WFC_GENERATORS, LevelSpec, check_generator_keys, generator_settings
 
 __all__ = ["GENERATOR_FUNCTIONS", "generate", "generate_steps", "check_spec", "from_dict"]
@@ -89,5 +89,5 @@ def from_dict(data, *, prefix="level.", base=None):
     check_generator_keys(data, spec, prefix=prefix)
     check_spec(spec, prefix=prefix, base=base)
     if base is not None and spec.generator in WFC_GENERATORS:
-        spec = dataclasses.replace(spec, **_wfc.absolute_paths(spec, base))
+        spec = dataclasses.replace(spec, **_wfc_files.absolute_paths(spec, base))
     return spec

@@ -4,12 +4,12 @@ Three generators of :mod:`.spec`: ``wfc_tiled`` (the simple tiled model on ``til
 ``wfc_overlapping`` (the overlapping model on ``sample``) and ``wfc`` (tiled when ``tileset`` names a
 WFC tileset, overlapping when ``sample`` is given).  One level cell per WFC cell.
 
-**Files.**  ``tileset`` / ``sample`` is either a preset name -- letters, digits, ``_`` and ``-`` only,
-no suffix: ``presets/wfc/<name>.toml``, ``presets/wfc/samples/<name>.txt`` or ``.png`` -- or a file
+**Files** (:mod:`._wfc_files`).  ``tileset`` / ``sample`` is either a preset name -- letters,
+digits, ``_`` and ``-`` only, no suffix: ``presets/wfc/<name>.toml``, ``presets/wfc/samples/<name>.txt`` or ``.png`` -- or a file
 path with its suffix (``.toml``; ``.txt`` or ``.png``), relative to ``base`` (the recipe's folder;
 None: the current directory) or absolute.  A path may lead anywhere the user can read, but it must
 be a regular file (never a directory, a device or a pipe, also behind a link) of at most
-:data:`MAX_FILE_BYTES`.  A missing or unreadable file is a ParameterError naming ``level.tileset`` or
+:data:`._wfc_files.MAX_FILE_BYTES`.  A missing or unreadable file is a ParameterError naming ``level.tileset`` or
 ``level.sample`` and the path.
 
 **Classes.**  Tiled: each variant's class from the tileset (``class`` of its ``[[tile]]``, ``floor``
@@ -29,9 +29,6 @@ cells may form several regions.
 from __future__ import annotations
 
 import hashlib
-import os
-import re
-import stat
 
 import numpy as np
 
@@ -42,18 +39,12 @@ from ..spec import did_you_mean
 from ._content import place_markers
 from ._level import CLASSES, FLOOR, WALL, Level, WfcRecord
 from ._regions import label_regions
-from .spec import AUTOTILE_SETS, check_classes
+from ._wfc_files import load_sample_of, load_tileset_of, prefixed, wfc_model
+from .spec import check_classes
 
 __all__ = [
-    "PRESETS",
-    "SAMPLE_PRESETS",
-    "MAX_FILE_BYTES",
     "MAX_WAVE_BYTES",
     "MAX_PATTERNS",
-    "preset_names",
-    "resolve_file",
-    "absolute_paths",
-    "wfc_model",
     "check_wfc",
     "wfc_level_steps",
     "palette_names",
@@ -61,161 +52,11 @@ __all__ = [
     "sample_counts",
 ]
 
-_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-#: Folder of the WFC tileset presets (``<extension root>/presets/wfc``).
-PRESETS = os.path.join(_ROOT, "presets", "wfc")
-#: Folder of the sample presets of the overlapping model.
-SAMPLE_PRESETS = os.path.join(PRESETS, "samples")
-#: Largest tileset or sample file read.
-MAX_FILE_BYTES = 16 * 2**20
 #: Largest wave (cells x patterns bytes) a level may ask for; more is refused before any work.
 MAX_WAVE_BYTES = 2**30
 #: Most patterns a sample may give (the overlapping model's own limit: its overlap table is 4 x P x P).
 MAX_PATTERNS = 2048
 _COUNTS = {}  # pattern counts of recent samples (see _pattern_count)
-_STEM = re.compile(r"^[A-Za-z0-9_\-]{1,64}$")
-_SUFFIXES = {"tileset": (".toml",), "sample": (".txt", ".png")}
-_FOLDERS = {"tileset": PRESETS, "sample": SAMPLE_PRESETS}
-
-
-def preset_names(key):
-    """Sorted stems of the presets of ``key`` (``"tileset"`` or ``"sample"``).
-
-    >>> "dungeon" in preset_names("tileset"), "rooms" in preset_names("sample")
-    (True, True)
-    """
-    folder, suffixes = _FOLDERS[key], _SUFFIXES[key]
-    try:
-        names = os.listdir(folder)
-    except OSError:
-        return []
-    return sorted({os.path.splitext(n)[0] for n in names if os.path.splitext(n)[1].lower() in suffixes})
-
-
-def _is_stem(value):
-    return bool(_STEM.match(value))
-
-
-def resolve_file(value, *, key, base=None, prefix="level."):
-    """``(path, source)`` of the tileset or sample ``value`` names: its file, checked readable, and its
-    name for records (the preset name or the file's name).
-
-    ``key`` is ``"tileset"`` or ``"sample"``.  See the module docstring for the rules.
-
-    >>> path, source = resolve_file("dungeon", key="tileset")
-    >>> os.path.basename(path), source
-    ('dungeon.toml', 'dungeon')
-    >>> try:
-    ...     resolve_file("nowhere.toml", key="tileset", base="/nonexistent")
-    ... except ParameterError as err:
-    ...     print(err)
-    level.tileset 'nowhere.toml': no file /nonexistent/nowhere.toml
-    """
-    name = f"{prefix}{key}"
-    suffixes = _SUFFIXES[key]
-    if not isinstance(value, str) or not value.strip():
-        raise ParameterError(f"{name} must name a file or a preset, got {short(value)}")
-    if _is_stem(value):
-        folder = _FOLDERS[key]
-        for suffix in suffixes:
-            path = os.path.join(folder, value + suffix)
-            if os.path.isfile(path):
-                return path, value
-        known = ", ".join(preset_names(key)) or "none"
-        raise ParameterError(
-            f"{name} {value!r} is no preset (presets: {known}); a file needs its suffix ({', '.join(suffixes)})"
-        )
-    if "\x00" in value:
-        raise ParameterError(f"{name} must be a file path, got {short(value)}")
-    suffix = os.path.splitext(value)[1].lower()
-    if suffix not in suffixes:
-        raise ParameterError(f"{name} {short(value)} must be a {' or '.join(suffixes)} file, or a preset name")
-    path = value if os.path.isabs(value) else os.path.join(base if base is not None else os.getcwd(), value)
-    path = os.path.normpath(path)
-    try:
-        info = os.stat(path)
-    except OSError as err:
-        if isinstance(err, FileNotFoundError):
-            raise ParameterError(f"{name} {value!r}: no file {path}") from None
-        raise ParameterError(f"{name} {value!r}: {path} cannot be read: {err.strerror or err}") from None
-    if not stat.S_ISREG(info.st_mode):
-        raise ParameterError(f"{name} {value!r}: {path} is not a regular file")
-    if info.st_size > MAX_FILE_BYTES:
-        raise ParameterError(
-            f"{name} {value!r}: {path} has {info.st_size:,} bytes, more than the {MAX_FILE_BYTES:,} a {key} may have"
-        )
-    if not os.access(path, os.R_OK):
-        raise ParameterError(f"{name} {value!r}: {path} cannot be read (permission denied)")
-    return path, os.path.basename(path)
-
-
-def absolute_paths(spec, base):
-    """``{key: absolute path}`` for the ``tileset`` / ``sample`` of ``spec`` that are relative file paths
-    (not presets), resolved against ``base``; what :func:`~._generate.from_dict` stores when it is
-    given the recipe's folder, so the spec means the same file from anywhere."""
-    out = {}
-    for key in ("tileset", "sample"):
-        value = getattr(spec, key)
-        if key == "tileset" and value in AUTOTILE_SETS:
-            continue
-        if not value or _is_stem(value) or os.path.isabs(value) or "\x00" in value:
-            continue
-        out[key] = os.path.normpath(os.path.join(base, value))
-    return out
-
-
-def wfc_model(spec, *, prefix="level."):
-    """``"tiled"`` or ``"overlapping"``: the model a WFC ``spec`` uses (its tileset and sample checked
-    against each other)."""
-    tileset = spec.tileset not in AUTOTILE_SETS
-    sample = bool(spec.sample)
-    g = spec.generator
-    if g == "wfc_tiled":
-        if not tileset:
-            raise ParameterError(
-                f"{prefix}tileset must name a WFC tileset for generator 'wfc_tiled' (a .toml file or a preset: "
-                f"{', '.join(preset_names('tileset')) or 'none'}), got {spec.tileset!r}"
-            )
-        return "tiled"
-    if tileset and sample:
-        raise ParameterError(
-            f"{prefix}tileset {short(spec.tileset)} and {prefix}sample {short(spec.sample)} are both given: "
-            f"generator {g!r} takes a sample (and tileset 'blob' or 'wang16' for the Tiled map's auto-tiles)"
-            if g == "wfc_overlapping"
-            else f"{prefix}tileset {short(spec.tileset)} and {prefix}sample {short(spec.sample)} are both given: "
-            "give one (the tileset for tiles, the sample for the overlapping model)"
-        )
-    if sample:
-        return "overlapping"
-    if g == "wfc" and tileset:
-        return "tiled"
-    raise ParameterError(
-        f"{prefix}sample must name a sample for generator {g!r} (a .txt or .png file or a preset: "
-        f"{', '.join(preset_names('sample')) or 'none'})"
-        if g == "wfc_overlapping"
-        else f"generator 'wfc' needs {prefix}tileset (a WFC tileset) or {prefix}sample"
-    )
-
-
-def _prefixed(err, prefix, key):
-    text = str(err)
-    return text if text.startswith(prefix) else f"{prefix}{key}: {text}"
-
-
-def _load_tileset(spec, base, prefix):
-    path, source = resolve_file(spec.tileset, key="tileset", base=base, prefix=prefix)
-    try:
-        return core_wfc.load_tileset(path), source
-    except ParameterError as err:
-        raise ParameterError(_prefixed(err, prefix, "tileset")) from None
-
-
-def _load_sample(spec, base, prefix):
-    path, source = resolve_file(spec.sample, key="sample", base=base, prefix=prefix)
-    try:
-        return core_wfc.read_sample(path), source
-    except ParameterError as err:
-        raise ParameterError(_prefixed(err, prefix, "sample")) from None
 
 
 def palette_names(palette):
@@ -401,12 +242,12 @@ def check_wfc(spec, *, base=None, prefix="level."):
     _check_fixed_cells(spec, prefix)
     _check_minimums(spec, prefix)
     if model == "tiled":
-        tileset, source = _load_tileset(spec, base, prefix)
+        tileset, source = load_tileset_of(spec, base, prefix)
         tiled_counts(spec, tileset, prefix=prefix)
         tiled_fixed(spec, tileset, prefix=prefix)
         _wave_check(cells, len(tileset.names), spec=spec, prefix=prefix, what="tile variants")
         return model, tileset, source
-    sample, source = _load_sample(spec, base, prefix)
+    sample, source = load_sample_of(spec, base, prefix)
     n = spec.n
     for key in ("width", "height"):
         if getattr(spec, key) < n:
@@ -422,7 +263,7 @@ def check_wfc(spec, *, base=None, prefix="level."):
         sample_fixed(spec, palette, prefix=prefix)
         count = _pattern_count(sample, n, spec.symmetry, spec.periodic_input)
     except ParameterError as err:
-        raise ParameterError(_prefixed(err, prefix, "sample")) from None
+        raise ParameterError(prefixed(err, prefix, "sample")) from None
     if count > MAX_PATTERNS:
         raise ParameterError(
             f"{prefix}sample {spec.sample!r} gives {count:,} patterns of {n} x {n} with symmetry {spec.symmetry}, "

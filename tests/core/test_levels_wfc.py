@@ -28,7 +28,8 @@ from core.levels import (
     tiled_files,
     to_dict,
 )
-from core.levels._wfc import MAX_WAVE_BYTES, SAMPLE_PRESETS
+from core.levels._wfc import MAX_WAVE_BYTES
+from core.levels._wfc_files import SAMPLE_PRESETS
 from core.preview import png_bytes
 from core.steps import drive
 
