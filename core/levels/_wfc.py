@@ -5,9 +5,9 @@ Three generators of :mod:`.spec`: ``wfc_tiled`` (the simple tiled model on ``til
 WFC tileset, overlapping when ``sample`` is given).  One level cell per WFC cell.
 
 **Files** (:mod:`._wfc_files`).  ``tileset`` / ``sample`` is either a preset name -- letters,
-digits, ``_`` and ``-`` only, no suffix: ``presets/wfc/<name>.toml``, ``presets/wfc/samples/<name>.txt`` or ``.png`` -- or a file
-path with its suffix (``.toml``; ``.txt`` or ``.png``), relative to ``base`` (the recipe's folder;
-None: the current directory) or absolute.  A path may lead anywhere the user can read, but it must
+digits, ``_`` and ``-`` only, no suffix: ``presets/wfc/<name>.toml``, ``presets/wfc/samples/<name>.txt``
+or ``.png`` -- or a file path with its suffix (``.toml``; ``.txt`` or ``.png``), relative to ``base``
+(the recipe's folder; None: the current directory) or absolute.  A path may lead anywhere the user can read, but it must
 be a regular file (never a directory, a device or a pipe, also behind a link) of at most
 :data:`._wfc_files.MAX_FILE_BYTES`.  A missing or unreadable file is a ParameterError naming ``level.tileset`` or
 ``level.sample`` and the path.
