@@ -10,7 +10,8 @@ import pytest
 from core.errors import ParameterError
 from core.levels import label_regions
 from core.wfc import Contradiction, load_tileset, overlapping, read_sample, tiled
-from core.wfc._constraints import Connected, Counts, Unsatisfied, components
+from core.wfc._constraints import Connected, Counts, Unsatisfied
+from core.wfc._nodes import components
 
 PRESETS = Path(__file__).resolve().parents[2] / "presets" / "wfc"
 
@@ -518,7 +519,7 @@ def test_overlapping_refuses_bad_constraint_arguments(kwargs, match):
 
 @pytest.mark.parametrize("patterns", [5, 24, 80])
 def test_word_and_product_readings_of_the_wave_agree(patterns, monkeypatch):
-    import core.wfc._constraints as constraints
+    import core.wfc._nodes as nodes
 
     rng = np.random.default_rng(patterns)
     walk = rng.random(patterns) < 0.4
@@ -526,7 +527,7 @@ def test_word_and_product_readings_of_the_wave_agree(patterns, monkeypatch):
     window = rng.random((patterns, 3, 3)) < 0.4
     got = []
     for limit in (0, 1000):  # products only, words whenever they fit
-        monkeypatch.setattr(constraints, "WORD_PATTERNS", limit)
+        monkeypatch.setattr(nodes, "WORD_PATTERNS", limit)
         for table, shape in ((walk, (10, 6)), (window, (8, 5))):  # 60 and 40 solver cells
             c = Connected(table, *shape)
             read = c.nodes.read(wave[: shape[0] * shape[1]])
