@@ -29,24 +29,30 @@ Material slots (`IndexedMesh.materials`): `BARK` 0, `LEAVES` 1, `BILLBOARD` 2.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
-from .._checks import ParameterError, check_array, check_choice, check_float, check_int, make_rng
+from .._checks import ParameterError, check_array, check_float, check_int
 from ..mesh import IndexedMesh, index_dtype
-from ._leaves import (
-    PolygonPlan,
-    card_arrays,
-    card_counts,
-    card_frames,
-    kept,
-    polygon_arrays,
-    polygon_counts,
-    polygon_plan,
+from ._tree_parts import (
+    BARK,
+    BILLBOARD,
+    LEAF_SHAPES,
+    LEAF_WIDTH,
+    LEAVES,
+    MAX_VERTICES,
+    SIDES,
+    UV_SCALE,
+    Detail,
+    bark_counts,
+    build,
+    check_common,
+    check_skeleton,
+    leaf_counts,
+    tree_plan,
 )
-from ._tube import MERGE_DISTANCE, RADIUS_FLOOR, TIP_LENGTH, TubePlan, select_rings, tube_arrays, tube_counts, tube_plan
-from .skeleton import Skeleton
+from ._tube import RADIUS_FLOOR, TIP_LENGTH
+from .skeleton import Skeleton  # noqa: F401 (the examples build skeletons)
 
 __all__ = [
     "BARK",
@@ -67,168 +73,15 @@ __all__ = [
     "billboard_mesh",
 ]
 
-#: Material slots of the triangles.
-BARK, LEAVES, BILLBOARD = 0, 1, 2
-#: Outlines of a leaf card: a pointed 6-vertex leaf (4 triangles), a quad (2), a diamond (2).
-LEAF_SHAPES = ("leaf", "card", "diamond")
-#: Sides of a bark ring.
-SIDES = (3, 64)
-#: Leaf width as a fraction of its length.
-LEAF_WIDTH = (0.01, 4.0)
 #: Turning (degrees) a chain may accumulate between kept rings; 0 keeps every ring.
 SIMPLIFY_ANGLE = (0.0, 60.0)
-#: Texture repeats per ``2 pi`` base radii of bark (the low end is excluded).
-UV_SCALE = (0.0, 1e4)
 #: Levels `tree_lods` makes.
 LEVELS = (1, 8)
 #: Crossed quads of a billboard.
 PLANES = (1, 16)
-#: Most vertices one tree mesh may have (refused before anything is built).
-MAX_VERTICES = 2**25
 #: A LOD reached by fewer sides and simplification alone is taken when it has at least this
 #: fraction of its target triangle count; below, it prunes branch ends to come nearer.
 ENOUGH = 0.8
-
-
-@dataclass(frozen=True, slots=True)
-class _Detail:
-    """The options that set a mesh's level of detail."""
-
-    sides: int
-    min_radius: float = 0.0
-    prune: int = 0
-    simplify_angle: float = 0.0
-    keep_leaves: float = 1.0
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class _Plan:
-    """What a skeleton's meshes share, whatever the level of detail."""
-
-    tubes: TubePlan
-    card_positions: np.ndarray
-    card_headings: np.ndarray
-    card_ups: np.ndarray
-    card_across: np.ndarray
-    card_sizes: np.ndarray
-    card_ok: np.ndarray
-    card_keys: np.ndarray
-    polygons: PolygonPlan
-    polygon_keys: np.ndarray
-
-
-def _check_skeleton(skeleton):
-    """The skeleton's polygon vertices stacked ((K, 3) float64) and counted per polygon, after checks."""
-    if not isinstance(skeleton, Skeleton):
-        raise ParameterError(f"skeleton must be a Skeleton, got {type(skeleton).__name__}")
-    for name in ("positions", "ups", "radii"):
-        if not np.isfinite(getattr(skeleton, name)).all():
-            raise ParameterError(f"skeleton.{name} must contain only finite values (found NaN or inf)")
-    for name in ("positions", "headings", "ups", "sizes"):
-        if not np.isfinite(getattr(skeleton.leaves, name)).all():
-            raise ParameterError(f"skeleton.leaves.{name} must contain only finite values (found NaN or inf)")
-    lists = [getattr(p, "vertices", None) for p in skeleton.polygons]
-    if not all(isinstance(v, np.ndarray) and v.ndim == 2 and v.shape[1] == 3 and v.dtype.kind in "fiu" for v in lists):
-        for i, v in enumerate(lists):  # name the first bad one
-            check_array(v, name=f"skeleton.polygons[{i}].vertices", ndim=2, shape=(None, 3))
-    counts = np.array([v.shape[0] for v in lists], np.int64)
-    stacked = np.concatenate(lists).astype(np.float64, copy=False) if lists else np.zeros((0, 3))
-    if not np.isfinite(stacked).all():
-        bad = int(np.repeat(np.arange(len(lists)), counts)[~np.isfinite(stacked).all(axis=1)][0])
-        raise ParameterError(f"skeleton.polygons[{bad}].vertices must contain only finite values (found NaN or inf)")
-    return stacked, counts
-
-
-def _check_common(sides, leaf_shape, leaf_width, uv_scale):
-    sides = check_int(sides, name="sides", bounds=SIDES)
-    check_choice(leaf_shape, name="leaf_shape", choices=LEAF_SHAPES)
-    leaf_width = check_float(leaf_width, name="leaf_width", bounds=LEAF_WIDTH)
-    uv_scale = check_float(uv_scale, name="uv_scale", bounds=UV_SCALE, open_low=True)
-    return sides, leaf_width, uv_scale
-
-
-def _plan(skeleton, poly_vertices, poly_counts, *, leaf_width, seed):
-    rng = make_rng(seed)
-    sk, leaves = skeleton, skeleton.leaves
-    scale = max(1.0, *(float(np.abs(a).max(initial=0.0)) for a in (sk.positions, leaves.positions, poly_vertices)))
-    tiny = MERGE_DISTANCE * scale
-    h, up, across, ok = card_frames(leaves.headings, leaves.ups, leaves.sizes, leaf_width=leaf_width, tiny=tiny)
-    return _Plan(
-        tubes=tube_plan(sk.positions, sk.ups, sk.radii, sk.parents, sk.orders),
-        card_positions=leaves.positions,
-        card_headings=h,
-        card_ups=up,
-        card_across=across,
-        card_sizes=leaves.sizes,
-        card_ok=ok,
-        card_keys=rng.random(len(leaves)),
-        polygons=polygon_plan(poly_vertices, poly_counts, tiny=tiny),
-        polygon_keys=rng.random(poly_counts.shape[0]),
-    )
-
-
-def _chosen_leaves(plan, keep):
-    """Indices of the kept cards (drawable ones only) and polygons."""
-    cards = kept(plan.card_keys, keep)
-    return cards[plan.card_ok[cards]], kept(plan.polygon_keys, keep)
-
-
-def _leaf_counts(plan, keep, shape):
-    """``(vertices, triangles)`` of the leaves kept with ``keep``."""
-    cards, polygons = _chosen_leaves(plan, keep)
-    cv, ct = card_counts(cards.size, shape)
-    pv, pt = polygon_counts(plan.polygons, polygons)
-    return cv + pv, ct + pt
-
-
-def _bark_counts(plan, detail):
-    selected = select_rings(plan.tubes, detail.min_radius, detail.prune, detail.simplify_angle)
-    return tube_counts(plan.tubes, selected, detail.sides)
-
-
-def _build(plan, detail, *, leaf_shape, leaf_width, uv_scale):
-    """The mesh of ``detail``: counted first, refused if too big, then written part by part into its arrays."""
-    selected = select_rings(plan.tubes, detail.min_radius, detail.prune, detail.simplify_angle)
-    cards, polygons = _chosen_leaves(plan, detail.keep_leaves)
-    sizes = [
-        tube_counts(plan.tubes, selected, detail.sides),
-        card_counts(cards.size, leaf_shape),
-        polygon_counts(plan.polygons, polygons),
-    ]
-    n = sum(v for v, _ in sizes)
-    if n > MAX_VERTICES:
-        raise ParameterError(
-            f"the tree mesh would have {n:,} vertices, more than the {MAX_VERTICES:,} allowed "
-            f"(it would exhaust memory); use fewer sides (got {detail.sides}) or a smaller skeleton"
-        )
-    f = sum(t for _, t in sizes)
-    vertices = np.empty((n, 3), np.float32)
-    normals = np.empty((n, 3), np.float32)
-    uvs = np.empty((n, 2), np.float32)
-    indices = np.empty((f, 3), index_dtype(n))
-    materials = np.full(f, LEAVES, np.uint8)
-    materials[: sizes[0][1]] = BARK
-    v0 = np.cumsum([0] + [v for v, _ in sizes])
-    t0 = np.cumsum([0] + [t for _, t in sizes])
-    out = [
-        (vertices[v0[i] : v0[i + 1]], normals[v0[i] : v0[i + 1]], uvs[v0[i] : v0[i + 1]], indices[t0[i] : t0[i + 1]])
-        for i in range(3)
-    ]
-    grow = 1.0 / math.sqrt(detail.keep_leaves) if 0.0 < detail.keep_leaves < 1.0 else 1.0
-    tube_arrays(plan.tubes, selected, sides=detail.sides, uv_scale=uv_scale, out=out[0])
-    card_arrays(
-        plan.card_positions[cards],
-        plan.card_headings[cards],
-        plan.card_ups[cards],
-        plan.card_across[cards],
-        plan.card_sizes[cards] * grow,
-        shape=leaf_shape,
-        leaf_width=leaf_width,
-        out=out[1],
-        offset=int(v0[1]),
-    )
-    polygon_arrays(plan.polygons, polygons, grow, out=out[2], offset=int(v0[2]))
-    return IndexedMesh(vertices, indices, uvs, normals, materials)
 
 
 def tree_mesh(
@@ -306,15 +159,15 @@ def tree_mesh(
     >>> m.indices.dtype, int(m.materials.max()) == BARK
     (dtype('uint16'), True)
     """
-    poly_vertices, poly_counts = _check_skeleton(skeleton)
-    sides, leaf_width, uv_scale = _check_common(sides, leaf_shape, leaf_width, uv_scale)
+    poly_vertices, poly_counts = check_skeleton(skeleton)
+    sides, leaf_width, uv_scale = check_common(sides, leaf_shape, leaf_width, uv_scale)
     min_radius = check_float(min_radius, name="min_radius", bounds=(0.0, None))
     keep_leaves = check_float(keep_leaves, name="keep_leaves", bounds=(0.0, 1.0))
     simplify_angle = check_float(simplify_angle, name="simplify_angle", bounds=SIMPLIFY_ANGLE)
-    plan = _plan(skeleton, poly_vertices, poly_counts, leaf_width=leaf_width, seed=seed)
-    return _build(
+    plan = tree_plan(skeleton, poly_vertices, poly_counts, leaf_width=leaf_width, seed=seed)
+    return build(
         plan,
-        _Detail(sides, min_radius, 0, simplify_angle, keep_leaves),
+        Detail(sides, min_radius, 0, simplify_angle, keep_leaves),
         leaf_shape=leaf_shape,
         leaf_width=leaf_width,
         uv_scale=uv_scale,
@@ -361,18 +214,18 @@ def _lod_details(plan, *, levels, sides, ratios, leaf_shape):
     Options only ever coarsen from one level to the next, and each level has
     fewer triangles than the one before whenever any option can still cut.
     """
-    full = _Detail(sides)
-    total = _bark_counts(plan, full)[1] + _leaf_counts(plan, 1.0, leaf_shape)[1]
+    full = Detail(sides)
+    total = bark_counts(plan, full)[1] + leaf_counts(plan, 1.0, leaf_shape)[1]
     details, counts = [full], [total]
     for ratio in ratios[1:]:
         prev = details[-1]
         goal = ratio * total
         target = min(goal, counts[-1] - 1)
         keep = min(prev.keep_leaves, ratio)
-        leaves = _leaf_counts(plan, keep, leaf_shape)[1]
+        leaves = leaf_counts(plan, keep, leaf_shape)[1]
 
         def count(n_sides, angle, prune, leaves=leaves):  # this ratio's leaves, bound now
-            return leaves + _bark_counts(plan, _Detail(n_sides, 0.0, prune, angle))[1]
+            return leaves + bark_counts(plan, Detail(n_sides, 0.0, prune, angle))[1]
 
         n_sides = min(prev.sides, max(SIDES[0], round(sides * math.sqrt(ratio))))
         angle, prune = prev.simplify_angle, prev.prune
@@ -397,7 +250,7 @@ def _lod_details(plan, *, levels, sides, ratios, leaf_shape):
         counted = [(count(*f), f) for f in found]
         fewer = [cf for cf in counted if cf[0] < counts[-1]] or [min(counted)]
         c, (n_sides, angle, prune) = min(fewer, key=lambda cf: abs(cf[0] - goal))
-        details.append(_Detail(n_sides, 0.0, prune, angle, keep))
+        details.append(Detail(n_sides, 0.0, prune, angle, keep))
         counts.append(c)
     return details
 
@@ -468,13 +321,13 @@ def tree_lods(
     A lone straight trunk cannot be pruned and simplifies to one segment, so
     its levels fall below 40 % and take back sides (8, then 5) instead.
     """
-    poly_vertices, poly_counts = _check_skeleton(skeleton)
+    poly_vertices, poly_counts = check_skeleton(skeleton)
     levels = check_int(levels, name="levels", bounds=LEVELS)
-    sides, leaf_width, uv_scale = _check_common(sides, leaf_shape, leaf_width, uv_scale)
+    sides, leaf_width, uv_scale = check_common(sides, leaf_shape, leaf_width, uv_scale)
     ratios = _check_ratios(ratios, levels)
-    plan = _plan(skeleton, poly_vertices, poly_counts, leaf_width=leaf_width, seed=seed)
+    plan = tree_plan(skeleton, poly_vertices, poly_counts, leaf_width=leaf_width, seed=seed)
     details = _lod_details(plan, levels=levels, sides=sides, ratios=ratios, leaf_shape=leaf_shape)
-    return tuple(_build(plan, d, leaf_shape=leaf_shape, leaf_width=leaf_width, uv_scale=uv_scale) for d in details)
+    return tuple(build(plan, d, leaf_shape=leaf_shape, leaf_width=leaf_width, uv_scale=uv_scale) for d in details)
 
 
 def billboard_mesh(vertices, *, planes=2):

@@ -60,7 +60,7 @@ def test_species_through_the_real_pipeline(name):
 
 
 def test_lod_levels_coarsen_every_option(leafy):
-    plan = tree_mesh._plan(leafy, np.zeros((0, 3)), np.zeros(0, np.int64), leaf_width=0.5, seed=0)
+    plan = tree_mesh.tree_plan(leafy, np.zeros((0, 3)), np.zeros(0, np.int64), leaf_width=0.5, seed=0)
     details = tree_mesh._lod_details(plan, levels=4, sides=12, ratios=(1.0, 0.5, 0.25, 0.1), leaf_shape="leaf")
     for a, b in zip(details, details[1:]):
         assert b.sides <= a.sides and b.prune >= a.prune

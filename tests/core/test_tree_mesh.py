@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from worldseed.core.errors import ParameterError
-from worldseed.core.trees import _tube, tree_mesh
+from worldseed.core.trees import _tree_parts, _tube, tree_mesh
 from worldseed.core.trees.skeleton import LeafCards, Polygon, Skeleton
 from worldseed.core.trees.tree_mesh import BARK, BILLBOARD, LEAVES, billboard_mesh, tree_lods
 
@@ -382,7 +382,7 @@ def test_keep_leaves_thins_and_grows_polygons_too():
 
 
 def test_too_many_vertices_are_refused_before_building(monkeypatch):
-    monkeypatch.setattr(tree_mesh, "MAX_VERTICES", 100)
+    monkeypatch.setattr(_tree_parts, "MAX_VERTICES", 100)  # where the mesh builder reads it
     with pytest.raises(ParameterError, match="vertices"):
         tree_mesh.tree_mesh(trunk(20), sides=8)
     assert tree_mesh.tree_mesh(trunk(5), sides=3).n_vertices == 5 * 4 + 1
