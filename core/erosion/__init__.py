@@ -1,0 +1,22 @@
+"""Erosion: heightmap -> heightmap stages of the terrain recipe (``[terrain.erosion]``).
+
+Hydraulic (droplets, with an exact mass ledger), thermal (talus), pit filling and flow
+accumulation; pure numpy, deterministic for a seed.
+"""
+
+from ._flow import fill_pits, flow_accumulation
+from ._hydraulic import HydraulicResult, hydraulic
+from ._thermal import thermal
+from .spec import EROSION_LIMITS, ErosionSpec, erosion_from_dict, erosion_to_dict
+
+__all__ = [
+    "hydraulic",
+    "HydraulicResult",
+    "thermal",
+    "fill_pits",
+    "flow_accumulation",
+    "ErosionSpec",
+    "EROSION_LIMITS",
+    "erosion_from_dict",
+    "erosion_to_dict",
+]
