@@ -13,20 +13,53 @@ from ..core import scatter as core_scatter
 from ..core.errors import ParameterError
 from ..core.spec import from_attrs
 from .bridge import scatter as bridge_scatter
-from .bridge.properties import props_from_limits
+from .bridge.properties import SHOWN_KINDS, props_from_limits
 from .bridge.query import scatter_of, terrain_root
 from .common import ModalBuild, new_seed, select_only
 
 #: Make Real of more instances than this runs modally (progress bar, Esc to cancel).
 MODAL_INSTANCES = 1_000
 
+#: Layer fields given as text in the sidebar: ``biomes`` ("forest, grassland = 0.25"), read by core.
+TEXT_FIELDS = tuple(n for n in ("biomes",) if n in core_scatter.LIMITS)
 #: Layer fields shown as properties (``prop`` is picked from the built-in props below).
-LAYER_FIELDS = tuple(n for n in core_scatter.LIMITS if n != "prop")
+LAYER_FIELDS = (
+    *(n for n, limit in core_scatter.LIMITS.items() if n != "prop" and limit.kind in SHOWN_KINDS),
+    *TEXT_FIELDS,
+)
+
+
+def biomes_text(value):
+    """A layer's ``biomes`` (``{name: weight}`` or ``(name, weight)`` pairs) as the sidebar's text.
+
+    >>> biomes_text({"forest": 1.0, "grassland": 0.25})
+    'forest, grassland = 0.25'
+    """
+    pairs = value.items() if isinstance(value, dict) else value
+    return ", ".join(name if weight == 1.0 else f"{name} = {weight:g}" for name, weight in pairs)
 
 
 def layer_props(update=None):
-    """``{name: bpy.props...}`` for every shown layer field."""
-    return props_from_limits(core_scatter.LIMITS, core_scatter.LayerSpec(), names=LAYER_FIELDS, update=update)
+    """``{name: bpy.props...}`` for every shown layer field (the biomes as text)."""
+    names = [n for n in LAYER_FIELDS if n not in TEXT_FIELDS]
+    props = props_from_limits(core_scatter.LIMITS, core_scatter.LayerSpec(), names=names, update=update)
+    for name in TEXT_FIELDS:
+        limit = core_scatter.LIMITS[name]
+        props[name] = bpy.props.StringProperty(
+            name=limit.label,
+            description=f"{limit.description}; written 'forest, grassland = 0.25'",
+            default="",
+            **({"update": update} if update is not None else {}),
+        )
+    return props
+
+
+def layer_values(spec):
+    """``{field: value}`` of a :class:`core.scatter.LayerSpec` as the sidebar's layer holds them."""
+    values = core_scatter.to_dict(spec)
+    for name in TEXT_FIELDS:
+        values[name] = biomes_text(values[name])
+    return {name: values[name] for name in LAYER_FIELDS}
 
 
 def layer_specs(settings):
@@ -202,9 +235,8 @@ class WORLDSEED_OT_scatter_layer_add(bpy.types.Operator):
             self.report({"ERROR"}, f"builtin: {err}")
             return {"CANCELLED"}
         layer = settings.layers.add()
-        for name, value in core_scatter.to_dict(defaults).items():
-            if name != "prop":
-                setattr(layer, name, value)
+        for name, value in layer_values(defaults).items():
+            setattr(layer, name, value)
         layer.builtin = kind
         settings.active_layer = len(settings.layers) - 1
         return {"FINISHED"}

@@ -13,6 +13,7 @@ from ..core import recipe as core_recipe
 from ..core import terrain as core_terrain
 from ..core.errors import ParameterError
 from ..core.spec import from_attrs, to_table
+from . import terrain_layers
 from .bridge import curve, presets
 from .bridge import terrain as bridge_terrain
 from .bridge.properties import apply_spec, props_from_limits
@@ -28,11 +29,17 @@ OUTPUT_FIELDS = ("resolution", "lods", "material", "offset")
 
 
 def terrain_props(update=None):
-    """``{name: bpy.props...}`` for the world name, the seed and every shown terrain field."""
+    """``{name: bpy.props...}`` for the world name, the seed, every shown terrain field and the terrain's
+    layers (erosion and biomes, prefixed: :func:`.terrain_layers.layer_props`)."""
     return {
         **props_from_limits(core_recipe.WORLD_LIMITS, core_recipe.WorldSpec(), names=WORLD_FIELDS, update=update),
         **props_from_limits(core_terrain.LIMITS, core_terrain.TerrainSpec(), names=TERRAIN_FIELDS, update=update),
+        **terrain_layers.layer_props(update=update),
     }
+
+
+#: The layer properties (erosion, biomes) that the Add Terrain operator copies from the sidebar.
+LAYER_PROPS = tuple(terrain_layers.layer_props())
 
 
 def recipe_from_props(props, *, curve_points, export=None):
@@ -46,7 +53,8 @@ def recipe_from_props(props, *, curve_points, export=None):
         fields=TERRAIN_FIELDS,
         overrides={"curve": [list(p) for p in curve_points]},
     )
-    data = {"world": to_table(world), "terrain": to_table(terrain)}
+    data = {"world": to_table(world), "terrain": core_terrain.to_dict(terrain)}
+    terrain_layers.add_layer_tables(data, props)
     if export is not None:
         data["export"] = to_table(
             from_attrs(
@@ -61,6 +69,7 @@ def apply_recipe_to_props(props, recipe, *, world=True, keep=()):
     if world:
         apply_spec(props, recipe.world, names=WORLD_FIELDS)
     apply_spec(props, recipe.terrain, names=TERRAIN_FIELDS, keep=keep)
+    terrain_layers.apply_layers_to_props(props, recipe)
 
 
 def settings_recipe(scene):
@@ -115,7 +124,7 @@ class WORLDSEED_OT_terrain_add(ModalBuild, bpy.types.Operator):
     def _load_settings(self, context):
         """Copy the sidebar settings into this operator's properties (once; redo keeps the edits)."""
         settings = context.scene.worldseed.terrain
-        for name in ("name", "seed", *TERRAIN_FIELDS):
+        for name in ("name", "seed", *TERRAIN_FIELDS, *LAYER_PROPS):
             setattr(self, name, getattr(settings, name))
         self.curve = curve.curve_to_text(curve.curve_points(settings))
         self.from_settings = False
@@ -164,6 +173,8 @@ class WORLDSEED_OT_terrain_add(ModalBuild, bpy.types.Operator):
         for name in ("name", *TERRAIN_FIELDS):
             layout.prop(self, name)
         layout.prop(self, "curve")
+        for name in LAYER_PROPS:
+            layout.prop(self, name)
 
 
 class WORLDSEED_OT_terrain_update(ModalBuild, bpy.types.Operator):
@@ -344,6 +355,7 @@ class WORLDSEED_OT_terrain_preset_remove(bpy.types.Operator):
 
 
 classes = (
+    *terrain_layers.classes,
     WORLDSEED_OT_terrain_add,
     WORLDSEED_OT_terrain_update,
     WORLDSEED_OT_terrain_reseed,

@@ -70,6 +70,9 @@ def draw_layer(layout, layer):
         "keep_away",
     ):
         col.prop(layer, name)
+    for name in ("biomes", "deposits", "flow"):  # the terrain's layers' rules
+        if name in layer.bl_rna.properties:
+            col.prop(layer, name)
     col.separator()
     for name in ("scale_range", "align", "max_tilt", "sink", "unity_tree"):
         col.prop(layer, name)

@@ -117,10 +117,36 @@ class WORLDSEED_PT_terrain_mesh(_TerrainSubPanel, bpy.types.Panel):
         sub.prop(settings, "palette")
 
 
+def prefixed_props(settings, prefix):
+    """Names of the settings' properties that start with ``prefix`` (``erosion_``), in definition order."""
+    return [p.identifier for p in settings.bl_rna.properties if p.identifier.startswith(prefix)]
+
+
+class WORLDSEED_PT_terrain_erosion(_TerrainSubPanel, bpy.types.Panel):
+    bl_label = "Erosion"
+    bl_options = {"DEFAULT_CLOSED"}
+
+    def draw_header(self, context):
+        settings = context.scene.worldseed.terrain
+        if "erosion_enabled" in settings.bl_rna.properties:
+            self.layout.prop(settings, "erosion_enabled", text="")
+
+    def draw(self, context):
+        settings, col = self.settings_column(context)
+        names = [n for n in prefixed_props(settings, "erosion_") if n != "erosion_enabled"]
+        if not names:
+            col.label(text="Erosion settings are not available in this version", icon="INFO")
+            return
+        col.active = getattr(settings, "erosion_enabled", True)
+        for name in names:
+            col.prop(settings, name)
+
+
 classes = (
     WORLDSEED_MT_terrain_presets,
     WORLDSEED_PT_terrain,
     WORLDSEED_PT_terrain_noise,
     WORLDSEED_PT_terrain_shape,
+    WORLDSEED_PT_terrain_erosion,
     WORLDSEED_PT_terrain_mesh,
 )

@@ -20,6 +20,7 @@ import bpy
 import numpy as np
 
 from ...core import palette as core_palette
+from ...core.errors import ParameterError
 
 HEIGHT_KEY = "worldseed_height"
 SEA_KEY = "worldseed_sea_level"
@@ -213,3 +214,149 @@ def tree_materials(spec):
         leaf_material(f"{base}_Leaves", spec.leaf_colour),
         billboard_material(f"{base}_Billboard", spec.leaf_colour),
     )
+
+
+# --------------------------------------------------------------------------- splat layers
+
+#: The terrain's splat material: ``Worldseed Terrain Splat <terrain>`` (a terrain material: a rebuild
+#: replaces it, an artist's own material stays).
+SPLAT_MATERIAL = f"{MATERIAL_PREFIX} Splat"
+#: On a splat image: which terrain and which image (0, 1, ...) it holds.
+SPLAT_IMAGE_KEY = "worldseed_splat"
+
+
+def splat_image(name, pixels):
+    """An RGBA8 image ``name`` holding ``pixels`` ((h, w, 4) uint8, row 0 at the bottom as Blender's
+    images and the terrain's UV v run), Non-Color (no sRGB curve: the weights are data), alpha kept
+    as a channel of its own, packed into the .blend.  An image of that name is replaced."""
+    pixels = np.ascontiguousarray(pixels, dtype=np.uint8)
+    h, w, channels = pixels.shape
+    if channels != 4:
+        raise ValueError(f"splat pixels must be (h, w, 4), got {pixels.shape}")
+    old = bpy.data.images.get(name)
+    if old is not None:
+        old.name = name + ".old"
+    image = bpy.data.images.new(name, w, h, alpha=True, float_buffer=False)
+    image.colorspace_settings.name = "Non-Color"
+    image.alpha_mode = "CHANNEL_PACKED"
+    image.pixels.foreach_set((pixels.astype(np.float32) * np.float32(1.0 / 255.0)).ravel())
+    image.pack()
+    if old is not None:
+        old.user_clear()
+        bpy.data.images.remove(old)
+    return image
+
+
+def splat_pixels(image):
+    """An image's pixels as (h, w, 4) uint8 (what :func:`splat_image` was given)."""
+    w, h = image.size
+    px = np.empty(w * h * 4, np.float32)
+    image.pixels.foreach_get(px)
+    return np.rint(px * 255.0).astype(np.uint8).reshape(h, w, 4)
+
+
+def _layer_colour_node(nodes, links, layer, uv, *, size, index):
+    """The colour of one splat layer: its texture tiled every ``tile_size`` metres, or its flat colour."""
+    texture = getattr(layer, "texture", "") or ""
+    colour = (*(float(c) for c in layer.color), 1.0)
+    if texture:
+        try:
+            image = bpy.data.images.load(texture, check_existing=True)
+        except RuntimeError:
+            raise ParameterError(f"splat[{index}].texture {texture!r} cannot be read as an image") from None
+        tile = nodes.new("ShaderNodeMapping")
+        repeat = float(size) / max(float(getattr(layer, "tile_size", size) or size), 1e-6)
+        tile.inputs["Scale"].default_value = (repeat, repeat, 1.0)
+        links.new(uv, tile.inputs["Vector"])
+        node = nodes.new("ShaderNodeTexImage")
+        node.image = image
+        links.new(tile.outputs["Vector"], node.inputs["Vector"])
+        node.label = getattr(layer, "name", f"layer {index}")
+        return node.outputs["Color"], (tile, node)
+    node = nodes.new("ShaderNodeRGB")
+    node.outputs["Color"].default_value = colour
+    node.label = getattr(layer, "name", f"layer {index}")
+    return node.outputs["Color"], (node,)
+
+
+def splat_material(name, packed, layers, *, size):
+    """The terrain material that blends ``layers`` by the weights in ``packed``.
+
+    ``packed``: core's packed splats (``core.biomes.pack_splats``), a list of
+    (h, w, 4) uint8 images, layer ``i`` in channel ``i % 4`` of image ``i //
+    4`` (R, G, B, A); ``layers``: the :class:`core.biomes.SplatSpec` of each
+    layer (``name``, ``color`` linear RGB, ``texture`` a file or "",
+    ``tile_size`` metres); ``size``: the terrain's side in metres.
+
+    Each image becomes ``<name>_splat<k>`` (:func:`splat_image`), sampled at
+    the terrain's UVs so that the vertex in row r, column c reads pixel
+    (r, c) exactly; the Base Color is the sum over layers of weight x colour
+    (the layer's texture, or its flat colour), as Unity's terrain shader
+    blends its alphamaps.  The unlinked diffuse colour (what FBX carries) is
+    the layers' colours weighted by their mean weights.
+    """
+    if len(layers) > 4 * len(packed):
+        raise ValueError(f"{len(layers)} layers need {-(-len(layers) // 4)} splat images, got {len(packed)}")
+    mat_name = f"{SPLAT_MATERIAL} {name}"
+    mat = bpy.data.materials.get(mat_name) or bpy.data.materials.new(mat_name)
+    if mat.node_tree is None:
+        mat.use_nodes = True
+    nodes, links = mat.node_tree.nodes, mat.node_tree.links
+    for node in list(nodes):
+        nodes.remove(node)
+    output = nodes.new("ShaderNodeOutputMaterial")
+    bsdf = nodes.new("ShaderNodeBsdfPrincipled")
+    output.location, bsdf.location = (600, 300), (300, 300)
+    links.new(bsdf.outputs["BSDF"], output.inputs["Surface"])
+    bsdf.inputs["Roughness"].default_value = 0.92
+    coords = nodes.new("ShaderNodeTexCoord")
+    coords.location = (-1400, 300)
+    uv = coords.outputs["UV"]
+    weights = []
+    for k, pixels in enumerate(packed):
+        h, w = pixels.shape[:2]
+        centre = nodes.new("ShaderNodeMapping")  # vertex (r, c) at UV (c, r) / (n - 1) reads pixel centre (c, r)
+        centre.inputs["Scale"].default_value = ((w - 1) / w, (h - 1) / h, 1.0)
+        centre.inputs["Location"].default_value = (0.5 / w, 0.5 / h, 0.0)
+        links.new(uv, centre.inputs["Vector"])
+        image_node = nodes.new("ShaderNodeTexImage")
+        image_node.image = splat_image(f"{name}_splat{k}", pixels)
+        image_node.image[SPLAT_IMAGE_KEY] = k
+        image_node.interpolation = "Linear"
+        image_node.extension = "EXTEND"
+        links.new(centre.outputs["Vector"], image_node.inputs["Vector"])
+        split = nodes.new("ShaderNodeSeparateColor")
+        links.new(image_node.outputs["Color"], split.inputs["Color"])
+        weights += [split.outputs[0], split.outputs[1], split.outputs[2], image_node.outputs["Alpha"]]
+        for j, node in enumerate((centre, image_node, split)):
+            node.location = (-1200 + 250 * j, 600 - 300 * k)
+    total = None
+    for i, layer in enumerate(layers):
+        colour, made = _layer_colour_node(nodes, links, layer, uv, size=size, index=i)
+        term = nodes.new("ShaderNodeVectorMath")
+        term.operation = "SCALE"
+        links.new(colour, term.inputs[0])
+        links.new(weights[i], term.inputs["Scale"])
+        for j, node in enumerate(made):
+            node.location = (-700 + 200 * j, -300 - 220 * i)
+        term.location = (-250, -300 - 220 * i)
+        if total is None:
+            total = term.outputs["Vector"]
+            continue
+        add = nodes.new("ShaderNodeVectorMath")
+        add.operation = "ADD"
+        add.location = (0, -300 - 220 * i)
+        links.new(total, add.inputs[0])
+        links.new(term.outputs["Vector"], add.inputs[1])
+        total = add.outputs["Vector"]
+    if total is not None:
+        links.new(total, bsdf.inputs["Base Color"])
+    means = [float(p[..., c].mean()) / 255.0 for p in packed for c in range(4)][: len(layers)]
+    average = np.zeros(3)
+    for layer, weight in zip(layers, means):
+        average += weight * np.asarray(layer.color, dtype=float)
+    mat.diffuse_color = (*average.tolist(), 1.0)
+    bsdf.inputs["Base Color"].default_value = (*average.tolist(), 1.0)
+    mat.roughness = 0.9
+    mat[VERSION_KEY] = MATERIAL_VERSION
+    return mat
