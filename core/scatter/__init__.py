@@ -3,7 +3,8 @@
 The layer spec as recipes write it (:class:`LayerSpec`, its limits table)
 is in :mod:`.spec`; the sampler in the private ``_sampling`` (front) and
 ``_poisson*`` (engine), the rule masks in ``_rules``, the layers in ``_engine``; the built-in props (rocks,
-grass) in :mod:`.props`.
+grass) in :mod:`.props`.  Rules may also read the terrain's layers (biomes, erosion deposits,
+water flow): pass ``maps=`` to `scatter_layers`.
 """
 
 from ._engine import (
@@ -19,7 +20,19 @@ from ._engine import (
     terrain_normals_at,
     unity_transforms,
 )
-from ._rules import FADE, HEIGHT, KEEP_AWAY, PATCH_SCALE, PATCHINESS, SLOPE, ScatterRules, rule_mask
+from ._rules import (
+    DEPOSITS,
+    FADE,
+    FLOW,
+    HEIGHT,
+    KEEP_AWAY,
+    MAP_KEYS,
+    PATCH_SCALE,
+    PATCHINESS,
+    SLOPE,
+    ScatterRules,
+    rule_mask,
+)
 from ._sampling import DOMAIN, MAX_GRID_CELLS, RADIUS, RADIUS_RATIO, K, poisson_disk, poisson_disk_variable
 from .spec import (
     BUILTIN_PROPS,
@@ -47,6 +60,9 @@ __all__ = [
     "PATCH_SCALE",
     "FADE",
     "KEEP_AWAY",
+    "DEPOSITS",
+    "FLOW",
+    "MAP_KEYS",
     "SCALE",
     "ALIGN",
     "TILT",

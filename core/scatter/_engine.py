@@ -13,8 +13,9 @@ one `Placement` (positions, rotations, scales) per layer.
 Randomness
 ----------
 Everything random comes from ``make_rng(seed)``: it seeds a ``SeedSequence`` whose ``i``-th
-child drives layer ``i`` (three grandchildren: the patch noise, the sampling, the placement),
-so appending a layer, or changing one layer's scale range, leaves the other draws as they were.
+child drives layer ``i`` (grandchildren: the patch noise, the sampling, the placement, and a
+fourth, drawn from only when biome weights thin a fixed-spacing layer), so appending a layer, or
+changing one layer's scale range, leaves the other draws as they were.
 """
 
 from __future__ import annotations
@@ -32,7 +33,11 @@ from ..unity import unity_position
 from . import _poisson
 from . import _terrain_sample as ts
 from ._rules import (
+    DEPOSITS,
+    FLOW,
     ScatterRules,
+    biome_weights,
+    check_maps,
     check_range,
     density_mask,
 )
@@ -153,10 +158,10 @@ class Placement:
 
 def _layer_streams(seed, n):
     root = np.random.SeedSequence(make_rng(seed).integers(0, 2**63, size=4))
-    return [child.spawn(3) for child in root.spawn(n)]
+    return [child.spawn(4) for child in root.spawn(n)]  # the first three as spawn(3) gives them
 
 
-def scatter_layers(heights, *, size, layers, seed=0):
+def scatter_layers(heights, *, size, layers, seed=0, maps=None):
     """Scatter layers of props over a terrain, in order, each clear of the ones before.
 
     Parameters
@@ -170,6 +175,11 @@ def scatter_layers(heights, *, size, layers, seed=0):
         ``max(own radius, keep_away)`` (or the earlier prop's radius when ``keep_away`` is
         None) from the props of layers ``0 .. i-1``.
     seed : int >= 0 or numpy.random.Generator, optional
+    maps : dict, optional
+        The terrain's layers that the rules ``biomes``, ``deposits`` and ``flow`` read:
+        ``{"biomes", "biome_names", "deposited", "flow"}`` (``TerrainLayers.scatter_maps``), each
+        (rows, cols) like ``heights``.  Layers without those rules ignore it (and place what
+        they placed without it, bit for bit).
 
     Returns
     -------
@@ -207,6 +217,7 @@ def scatter_layers(heights, *, size, layers, seed=0):
     width, height = ts.extent(h, cell)
     for layer in layers:
         check_cells(width, height, layer.radius)
+    maps = check_maps(maps, h.shape, [layer.rules for layer in layers])
     streams = _layer_streams(seed, len(layers))
     slope = None
     if any(layer.rules.slope_range != (0.0, 90.0) for layer in layers):
@@ -214,8 +225,8 @@ def scatter_layers(heights, *, size, layers, seed=0):
     normals = None
     done_xy, done_r = np.empty((0, 2)), np.empty(0)
     out = []
-    for layer, (mask_ss, sample_ss, place_ss) in zip(layers, streams):
-        mask = density_mask(h, cell, layer.rules, np.random.default_rng(mask_ss), slope)
+    for layer, (mask_ss, sample_ss, place_ss, thin_ss) in zip(layers, streams):
+        mask = density_mask(h, cell, layer.rules, np.random.default_rng(mask_ss), slope, maps)
         where = None if mask.min() > 0.0 else mask > 0.0
         variable = layer.r_max > layer.r_min
         keep = layer.rules.keep_away
@@ -235,12 +246,21 @@ def scatter_layers(heights, *, size, layers, seed=0):
                 existing=done_xy if len(done_xy) else None,
                 existing_radii=(done_r if keep is None else np.full(len(done_r), keep)) if len(done_xy) else None,
             )
+        if not variable and any(w < 1.0 for _, w in layer.rules.biomes) and len(xy):
+            xy, radii = _thin(xy, radii, biome_weights(layer.rules, maps), cell, width, height, thin_ss)
         if normals is None and len(xy):
             normals = ts.vertex_normals(h, cell)
         out.append(_place(layer, xy, radii, h, cell, width, height, normals, np.random.default_rng(place_ss)))
         done_xy = np.concatenate([done_xy, xy])
         done_r = np.concatenate([done_r, radii])
     return tuple(out)
+
+
+def _thin(xy, radii, weights, cell, width, height, seed_seq):
+    """Keep each prop with the probability its biomes' weight gives at its point (blended bilinearly)."""
+    keep_p = ts.bilinear(weights.astype(np.float64), cell, xy[:, 0] - 0.5 * width, xy[:, 1] - 0.5 * height)
+    keep = np.random.default_rng(seed_seq).random(len(xy)) < keep_p
+    return xy[keep], radii[keep]
 
 
 def _place(layer, xy, radii, h, cell, width, height, normals, rng):
@@ -268,6 +288,8 @@ def layer_from_spec(spec, *, sea_level_m):
     their edges are softened: slopes fade over 10 degrees (at most half the range), heights
     over a tenth of the range (at most 50 m) and patches over a quarter of the terrain.
     ``keep_away`` is the distance from earlier layers' props (at least the layer's radius).
+    ``biomes``, ``deposits`` and ``flow`` become the map rules (the spec's "no rule" values:
+    ``()``, and ranges that start at 0 and end at the top of their limits, stay off).
     """
     variable = bool(spec.radius_max) and spec.radius_max > spec.radius
     h_lo, h_hi = spec.height_range
@@ -283,6 +305,9 @@ def layer_from_spec(spec, *, sea_level_m):
         patch_fade=0.25 if variable else 0.0,
         slope_fade=min(10.0, 0.5 * (s_hi - s_lo)) if variable else 0.0,
         height_fade=min(50.0, 0.1 * (h_hi - h_lo)) if variable else 0.0,
+        biomes=spec.biomes,
+        deposits=None if tuple(spec.deposits) == (0.0, DEPOSITS[1]) else spec.deposits,
+        flow=None if tuple(spec.flow) == (0.0, FLOW[1]) else spec.flow,
     )
     return Layer(
         name=spec.name,

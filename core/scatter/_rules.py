@@ -1,7 +1,10 @@
-"""Rule masks for scatter layers: where props may stand on a heightmap (height, slope, sea, noise patches).
+"""Rule masks for scatter layers: where props may stand on a heightmap (height, slope, sea, noise patches,
+and, from the terrain's layers, biomes, erosion deposits and water flow).
 
 `ScatterRules` holds the rules; `rule_mask` turns them into a density in [0, 1] per heightmap
-cell.  Public through :mod:`core.scatter`.
+cell.  The map rules read ``maps``: ``{"biomes": uint8 ids, "biome_names": names of the ids,
+"deposited": metres, "flow": upstream square metres}``, each (rows, cols) like the heights
+(``core.terrain.TerrainLayers.scatter_maps`` gives them).  Public through :mod:`core.scatter`.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import numpy as np
 from .._checks import ParameterError, check_bool, check_float, make_rng
 from ..heightmap import slope_degrees
 from ..noise import fbm
+from ..spec import did_you_mean
 from . import _terrain_sample as ts
 
 #: Slope limits in degrees.
@@ -27,6 +31,14 @@ PATCH_SCALE = (0.01, 1_000_000.0)
 FADE = (0.0, 1_000_000.0)
 #: Distance kept from earlier layers' props, metres.
 KEEP_AWAY = (0.0, 100_000.0)
+#: Depth of eroded material deposited on a cell, metres.
+DEPOSITS = (0.0, 100_000.0)
+#: Upstream area draining through a cell (flow accumulation), square metres.
+FLOW = (0.0, 1.0e12)
+#: Most biomes a layer may name.
+MAX_BIOMES = 64
+#: The maps a rule may read, and the rule that needs each.
+MAP_KEYS = ("biomes", "biome_names", "deposited", "flow")
 
 # ---------------------------------------------------------------------------------------------
 # rules
@@ -42,6 +54,46 @@ def check_range(value, name, bounds):
     if hi < lo:
         raise ParameterError(f"{name} must have low <= high, got ({lo:g}, {hi:g})")
     return lo, hi
+
+
+def check_biomes(value, name):
+    """Biome names with weights: a list of names (weight 1 each), ``{name: weight}`` with weights in
+    [0, 1], or the text ``"name, name = weight"`` (a sidebar's text field); returned as a tuple of
+    ``(name, weight)`` pairs in the order given (``()``: no rule).
+
+    >>> check_biomes(["forest", "taiga"], "biomes")
+    (('forest', 1.0), ('taiga', 1.0))
+    >>> check_biomes({"forest": 1, "grassland": 0.25}, "biomes")
+    (('forest', 1.0), ('grassland', 0.25))
+    >>> check_biomes("forest, grassland = 0.25", "biomes")
+    (('forest', 1.0), ('grassland', 0.25))
+    """
+    if isinstance(value, str):
+        items = []
+        for part in (p.strip() for p in value.split(",")):
+            if part:
+                biome, eq, weight = (t.strip() for t in part.partition("="))
+                try:
+                    items.append((biome, float(weight) if eq else 1.0))
+                except ValueError:
+                    raise ParameterError(f"{name}.{biome} must be a number in [0, 1], got {weight!r}") from None
+    elif isinstance(value, dict):
+        items = list(value.items())
+    elif isinstance(value, (list, tuple)):
+        items = [tuple(v) if isinstance(v, (list, tuple)) else (v, 1.0) for v in value]
+    else:
+        raise ParameterError(f"{name} must be a list of biome names or a table {{name = weight}}, got {value!r}")
+    if len(items) > MAX_BIOMES:
+        raise ParameterError(f"{name} may name at most {MAX_BIOMES} biomes, got {len(items)}")
+    out, seen = [], set()
+    for i, item in enumerate(items):
+        if len(item) != 2 or not isinstance(item[0], str) or not item[0]:
+            raise ParameterError(f"{name}[{i}] must be a biome name (with a weight), got {item!r}")
+        if item[0] in seen:
+            raise ParameterError(f"{name} names {item[0]!r} twice")
+        seen.add(item[0])
+        out.append((item[0], check_float(item[1], name=f"{name}.{item[0]}", bounds=(0.0, 1.0))))
+    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -75,6 +127,17 @@ class ScatterRules:
         earlier layers, at least their own radius.  None: the earlier prop's own radius
         (``max(this radius, earlier radius)``, so a layer only fills room the earlier layers
         left); 0: this layer's radius only (an understory under a canopy).
+    biomes : tuple of (str, float)
+        Biomes the props grow in, with weights in [0, 1] (other biomes: 0); ``()`` for no
+        rule.  Needs ``maps["biomes"]`` and ``maps["biome_names"]``.  A weight is a density:
+        with a varying spacing it sets the spacing, with a fixed one the layer's props in that
+        biome are thinned to that share (`scatter_layers`).
+    deposits : (float, float) or None
+        Depth in metres (within ``DEPOSITS``) of eroded material deposited on the ground that
+        props stand on (scree on deposits: ``(0.2, 1e5)``); needs ``maps["deposited"]``.
+    flow : (float, float) or None
+        Upstream area in square metres (within ``FLOW``) draining through the ground props
+        stand on (reeds along streams: ``(5000, 1e12)``); needs ``maps["flow"]``.
 
     Notes
     -----
@@ -95,6 +158,9 @@ class ScatterRules:
     above_sea: bool = True
     sea_level_m: float = 0.0
     keep_away: float | None = None
+    biomes: tuple = ()
+    deposits: tuple | None = None
+    flow: tuple | None = None
 
     def __post_init__(self):
         s = object.__setattr__
@@ -110,6 +176,20 @@ class ScatterRules:
         s(self, "sea_level_m", check_float(self.sea_level_m, name="sea_level_m", bounds=HEIGHT))
         if self.keep_away is not None:
             s(self, "keep_away", check_float(self.keep_away, name="keep_away", bounds=KEEP_AWAY))
+        s(self, "biomes", check_biomes(self.biomes, "biomes"))
+        if self.deposits is not None:
+            s(self, "deposits", check_range(self.deposits, "deposits", DEPOSITS))
+        if self.flow is not None:
+            s(self, "flow", check_range(self.flow, "flow", FLOW))
+
+    @property
+    def maps_needed(self):
+        """The keys of ``maps`` these rules read."""
+        return (
+            (("biomes", "biome_names") if self.biomes else ())
+            + (("deposited",) if self.deposits is not None else ())
+            + (("flow",) if self.flow is not None else ())
+        )
 
 
 def _ramp(v, lo, hi, fade, fade_low=True):
@@ -122,7 +202,57 @@ def _ramp(v, lo, hi, fade, fade_low=True):
     return np.where(inside, np.clip(np.minimum(up, down), 0.0, 1.0), 0.0).astype(np.float32)
 
 
-def density_mask(h, cell, rules, rng, slope=None):
+def check_maps(maps, shape, rules_list):
+    """``maps`` checked against the heights' ``shape`` and what ``rules_list`` need: a dict of arrays."""
+    if maps is None:
+        maps = {}
+    if not isinstance(maps, dict):
+        raise ParameterError(f"maps must be a dict of {', '.join(MAP_KEYS)}, got {type(maps).__name__}")
+    unknown = sorted(set(maps) - set(MAP_KEYS))
+    if unknown:
+        raise ParameterError(f"maps has unknown key(s) {unknown}; allowed: {list(MAP_KEYS)}")
+    out = {}
+    for key in MAP_KEYS:
+        value = maps.get(key)
+        if value is None:
+            continue
+        if key == "biome_names":
+            out[key] = tuple(str(n) for n in value)
+            continue
+        arr = np.asarray(value)
+        if arr.dtype.kind == "f" and not np.isfinite(arr).all():
+            raise ParameterError(f"maps[{key!r}] must contain only finite values (found NaN or inf)")
+        if arr.dtype.kind not in ("iu" if key == "biomes" else "f") or arr.shape != tuple(shape):
+            raise ParameterError(
+                f"maps[{key!r}] must be a {'integer' if key == 'biomes' else 'float'} array of the heights' shape "
+                f"{tuple(shape)}, got {arr.dtype} {arr.shape}"
+            )
+        out[key] = arr
+    for rules in rules_list:
+        missing = [k for k in rules.maps_needed if k not in out]
+        if missing:
+            raise ParameterError(
+                f"a rule needs maps {missing} (biomes, deposits or flow: build the terrain's layers first), "
+                f"got {sorted(out)}"
+            )
+    return out
+
+
+def biome_weights(rules, maps):
+    """The rules' biome weight at every cell: (rows, cols) float32 (0 in biomes not named)."""
+    names = maps["biome_names"]
+    lut = np.zeros(max(len(names), int(maps["biomes"].max(initial=0)) + 1), np.float32)
+    for name, weight in rules.biomes:
+        if name not in names:
+            raise ParameterError(
+                f"biomes names {name!r}, which is not a biome of the table{did_you_mean(name, names)}; "
+                f"biomes: {', '.join(names)}"
+            )
+        lut[names.index(name)] = weight
+    return lut[maps["biomes"]]
+
+
+def density_mask(h, cell, rules, rng, slope=None, maps=None):
     mask = np.ones(h.shape, np.float32)
     if rules.above_sea:
         mask *= h > rules.sea_level_m
@@ -143,10 +273,16 @@ def density_mask(h, cell, rules, rng, slope=None):
             mask *= np.clip((n - t0) / max(t1 - t0, 1e-12), 0.0, 1.0).astype(np.float32)
         else:
             mask *= n > t0
+    if rules.biomes:
+        mask *= biome_weights(rules, maps)
+    if rules.deposits is not None:
+        mask *= _ramp(maps["deposited"], *rules.deposits, 0.0)
+    if rules.flow is not None:
+        mask *= _ramp(maps["flow"], *rules.flow, 0.0)
     return mask
 
 
-def rule_mask(heights, *, size, rules, seed=0):
+def rule_mask(heights, *, size, rules, seed=0, maps=None):
     """Density in [0, 1] per heightmap vertex from `ScatterRules`: the product of every rule's factor.
 
     Parameters
@@ -158,6 +294,9 @@ def rule_mask(heights, *, size, rules, seed=0):
     rules : ScatterRules
     seed : int >= 0 or numpy.random.Generator, optional
         Seeds the patch noise (only drawn from when ``patchiness > 0``).
+    maps : dict, optional
+        The terrain's layers the rules ``biomes``, ``deposits`` and ``flow`` read (see the
+        module notes).
 
     Returns
     -------
@@ -180,4 +319,5 @@ def rule_mask(heights, *, size, rules, seed=0):
     h, size, cell = ts.check_terrain(heights, size)
     if not isinstance(rules, ScatterRules):
         raise ParameterError(f"rules must be a ScatterRules, got {type(rules).__name__}")
-    return density_mask(h, cell, rules, make_rng(seed))
+    maps = check_maps(maps, h.shape, [rules])
+    return density_mask(h, cell, rules, make_rng(seed), maps=maps)

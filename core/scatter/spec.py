@@ -20,6 +20,22 @@ from the props of the layers before it::
     radius = 4.0
     slope_range = [20.0, 90.0]
 
+With the terrain's layers (``[biomes]``, ``[terrain.erosion]``), a layer may also grow only in
+some biomes, with weights, and follow the erosion maps::
+
+    [[scatter]]
+    name = "Reeds"
+    prop = "grass"
+    radius = 1.5
+    biomes = { grassland = 1.0, forest = 0.3 }
+    flow = [5000.0, 1e12]          # upstream area, square metres: along streams
+
+    [[scatter]]
+    name = "Scree"
+    prop = "rock"
+    radius = 2.0
+    deposits = [0.2, 100000.0]     # metres of deposited material
+
 The ranges are the engine's own (``core.scatter.SLOPE``, ``SCALE`` ...): a
 recipe, the sidebar and a direct call accept the same values.
 """
@@ -34,7 +50,7 @@ from ..errors import ParameterError, short
 from ..spec import custom, did_you_mean, flag, from_table, integer, number, object_name, span, to_table
 from ..trees.spec import species_names, species_spec
 from ._engine import ALIGN, SCALE, SINK, TILT
-from ._rules import HEIGHT, KEEP_AWAY, PATCH_SCALE, PATCHINESS, SLOPE
+from ._rules import DEPOSITS, FLOW, HEIGHT, KEEP_AWAY, PATCH_SCALE, PATCHINESS, SLOPE, check_biomes
 from ._sampling import RADIUS, RADIUS_RATIO
 
 __all__ = [
@@ -102,6 +118,23 @@ LIMITS = {
     "unity_tree": flag(
         "Unity Terrain Trees", "Also list this layer as Unity Terrain tree instances in the placement file"
     ),
+    "biomes": custom(
+        check_biomes,
+        "Biomes",
+        "Biomes the props grow in: a list of names, or {name = weight} with weights in [0, 1] (empty: everywhere)",
+    ),
+    "deposits": span(
+        DEPOSITS,
+        "Deposits",
+        "Props only where erosion deposited between these depths of material (metres)",
+        soft=(0.0, 100.0),
+    ),
+    "flow": span(
+        FLOW,
+        "Water Flow",
+        "Props only where the upstream area draining through lies between these (square metres)",
+        soft=(0.0, 1.0e7),
+    ),
 }
 
 
@@ -119,7 +152,10 @@ class LayerSpec:
     (metres from the props of earlier layers, at least ``radius``).  Placement: ``scale_range``,
     ``align`` (0 upright .. 1 with the ground), ``max_tilt`` (degrees),
     ``sink`` (metres, scaled with the prop).  ``unity_tree``: also list the
-    layer as Unity Terrain tree instances.  Ranges: :data:`LIMITS`.
+    layer as Unity Terrain tree instances.  Map rules (they need the terrain's layers):
+    ``biomes`` (names with weights, ``()`` for everywhere), ``deposits`` (metres of deposited
+    material) and ``flow`` (upstream square metres); their defaults leave the rule off.
+    Ranges: :data:`LIMITS`.
     """
 
     name: str = "Layer"
@@ -138,6 +174,9 @@ class LayerSpec:
     max_tilt: float = 20.0
     sink: float = 0.0
     unity_tree: bool = False
+    biomes: tuple = ()
+    deposits: tuple = (0.0, DEPOSITS[1])
+    flow: tuple = (0.0, FLOW[1])
 
 
 def from_dict(data, *, prefix="scatter."):
@@ -161,8 +200,10 @@ def from_dict(data, *, prefix="scatter."):
 
 
 def to_dict(spec):
-    """The layer as a dict of plain TOML values."""
-    return to_table(spec)
+    """The layer as a dict of plain TOML values (``biomes`` as ``{name = weight}``)."""
+    table = to_table(spec)
+    table["biomes"] = dict(spec.biomes)
+    return table
 
 
 def dumps_layer(spec):
