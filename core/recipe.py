@@ -373,7 +373,11 @@ def dumps(recipe):
                 lines.extend(toml_table(entry))
             continue
         lines.append(f"\n{section.header}")
-        lines.extend(f"{k} = {toml_value(v)}" for k, v in table.items())
+        lines.extend(f"{k} = {toml_value(v)}" for k, v in table.items() if not isinstance(v, dict))
+        for k, sub in table.items():  # sub-tables ([terrain.erosion]) after the section's own keys
+            if isinstance(sub, dict):
+                lines.append(f"\n[{key}.{k}]")
+                lines.extend(toml_table(sub))
     return "\n".join(lines) + "\n"
 
 

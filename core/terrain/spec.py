@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from .. import heightmap, noise, palette
 from .._checks import check_float
+from ..erosion import ErosionSpec, erosion_from_dict, erosion_to_dict
 from ..errors import ParameterError, short
 from ..spec import choice, custom, flag, from_table, integer, number, to_table, vector
 
@@ -37,6 +38,15 @@ NORMALIZE_MODES = ("stretch", "fixed")
 IDENTITY_CURVE = ((0.0, 0.0), (1.0, 1.0))
 #: Control points a height curve may have.
 CURVE_POINTS = (2, 32)
+
+
+def check_erosion(value, name):
+    """``[terrain.erosion]``: a table of :class:`core.erosion.ErosionSpec` fields (or such a spec)."""
+    if isinstance(value, ErosionSpec):
+        return value
+    if not isinstance(value, dict):
+        raise ParameterError(f"{name} must be a table ([terrain.erosion]), got {short(value)}")
+    return erosion_from_dict(value, prefix=f"{name}.")
 
 
 def check_curve(value, name):
@@ -139,6 +149,9 @@ LIMITS = {
         "Colours of the height-and-slope material and the previews",
     ),
     "enabled": flag("Terrain", "Build a terrain (false: trees only)"),
+    "erosion": custom(
+        check_erosion, "Erosion", "Hydraulic (droplets) and thermal erosion of the heights: the [terrain.erosion] table"
+    ),
 }
 assert LIMITS["palette"].bounds == palette.PALETTE_NAMES and LIMITS["falloff"].bounds == heightmap.FALLOFF_MODES
 assert LIMITS["basis"].bounds == noise.BASES and LIMITS["kind"].bounds == noise.KINDS
@@ -155,7 +168,9 @@ class TerrainSpec:
     (``basis``, ``kind``, ``scale`` in metres, ``octaves``, ``persistence``,
     ``lacunarity``, ``warp``) go to :func:`core.noise.fbm`; the shaping keys
     are applied in order: normalize, falloff, redistribution, terraces,
-    curve, sea level.  Ranges: :data:`LIMITS`.
+    curve, sea level.  ``erosion`` (``[terrain.erosion]``, a
+    :class:`core.erosion.ErosionSpec`, off by default) then erodes the shaped
+    heights (see :func:`core.terrain.terrain_layers_steps`).  Ranges: :data:`LIMITS`.
 
     >>> TerrainSpec(resolution=65, size=128.0).cell_size
     2.0
@@ -184,6 +199,7 @@ class TerrainSpec:
     material: bool = True
     palette: str = "temperate"
     enabled: bool = True
+    erosion: ErosionSpec = ErosionSpec()
 
     @property
     def cell_size(self):
@@ -210,5 +226,14 @@ def from_dict(table, *, prefix="terrain."):
 
 
 def to_dict(spec):
-    """The spec as a table of plain TOML values."""
-    return to_table(spec)
+    """The spec as a table of plain TOML values; ``erosion`` as a sub-table, last, and only when it
+    is not the default (so recipes without erosion read and write as before).
+
+    >>> "erosion" in to_dict(TerrainSpec())
+    False
+    """
+    table = to_table(spec)
+    del table["erosion"]
+    if spec.erosion != ErosionSpec():
+        table["erosion"] = erosion_to_dict(spec.erosion)
+    return table
