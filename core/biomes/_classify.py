@@ -1,0 +1,107 @@
+"""Biome ids per cell from elevation and moisture (and temperature), by an exact table look-up."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._checks import check_array, check_float, check_heights
+from ..errors import ParameterError
+from ._climate import LAPSE
+from ._climate import temperature as temperature_map
+from ._table import TEMPERATURE, TOP, BiomeTable
+
+__all__ = ["classify", "water_mask"]
+
+
+def water_mask(heights, *, sea_level):
+    """Cells at or below the sea level, when there is a sea (``sea_level > 0``); else none.
+
+    A flattened sea floor sits exactly at the sea level, so "at" counts as water.
+    """
+    if sea_level <= 0.0:
+        return None
+    return heights <= np.float32(sea_level)
+
+
+def _box_index(values, edges, out):
+    """``out += number of edges <= value`` per cell (edges are float32, sorted)."""
+    for e in edges:
+        out += values >= e
+
+
+def classify(heights, moisture, *, table, sea_level, height=None, temperature=None, lapse=6.5):
+    """Biome id per cell: the first biome of ``table`` whose ranges hold the cell.
+
+    Parameters
+    ----------
+    heights : (rows, cols) array_like of float
+        Heights in metres.
+    moisture : (rows, cols) array_like of float
+        Moisture in [0, 1] (:func:`core.biomes.moisture`); values outside are clipped.
+    table : BiomeTable
+        :func:`core.biomes.load_table`.
+    sea_level : float
+        The water line in metres. When above 0, cells at or below it get the table's water
+        biome (if it has one).
+    height : float
+        The terrain's top in metres (``TerrainSpec.height``): the ``elevation`` axis is
+        ``(h - sea_level) / (height - sea_level)`` clipped to [0, 1], so a 40 m hill and a 4 km
+        range both span the table (the same for every tile of a world, so tiles join).
+    temperature : (rows, cols) array_like of float or None
+        Degrees C, for tables with temperature ranges; None: :func:`core.biomes.temperature` of
+        the heights with ``lapse``. Ignored by tables without temperature ranges.
+    lapse : float
+        Degrees C per km, for the temperature worked out here.
+
+    Returns
+    -------
+    ids : (rows, cols) uint8 ndarray
+        Indices into ``table.names``.
+
+    Notes
+    -----
+    Every range end of the table is an edge on its axis, so a cell's box (between edges) is the
+    count of edges at or below its value, and ``table.lookup`` holds the biome of every box: the
+    look-up is exact (it equals testing each biome's ranges in order) and costs a few
+    comparisons per cell whatever the number of biomes.
+
+    Examples
+    --------
+    See the package docstring (:mod:`core.biomes`).
+    """
+    if not isinstance(table, BiomeTable):
+        raise ParameterError(f"table must be a BiomeTable (core.biomes.load_table), got {type(table).__name__}")
+    h = check_heights(heights, name="heights")
+    m = check_array(moisture, name="moisture", shape=h.shape)
+    sea_level = check_float(sea_level, name="sea_level", bounds=(-1.0e7, 1.0e7))
+    if height is None:
+        raise ParameterError("height (the terrain's top in metres, TerrainSpec.height) is needed to classify")
+    height = check_float(height, name="height", bounds=(-1.0e7, 1.0e7))
+    if not height > sea_level:
+        raise ParameterError(f"height (the terrain's top, {height:g} m) must be above sea_level ({sea_level:g} m)")
+    edges, lut = table.lookup
+    e = h.astype(np.float32, copy=True) if h.dtype != np.float32 else h.copy()
+    e -= np.float32(sea_level)
+    e *= np.float32(1.0 / (height - sea_level))
+    np.clip(e, np.float32(0.0), TOP, out=e)
+    m = np.clip(m.astype(np.float32, copy=False), np.float32(0.0), TOP)
+    n_m = len(edges[1]) + 1
+    idx = np.zeros(h.shape, dtype=np.uint16 if lut.size > 255 else np.uint8)
+    _box_index(e, edges[0], idx)
+    if n_m > 1:
+        idx *= idx.dtype.type(n_m)
+        _box_index(m, edges[1], idx)
+    if table.uses_temperature:
+        if temperature is None:
+            check_float(lapse, name="lapse", bounds=LAPSE)
+            t = temperature_map(h, sea_level=sea_level, lapse=lapse)
+        else:
+            t = check_array(temperature, name="temperature", shape=h.shape).astype(np.float32, copy=False)
+        t = np.clip(t, np.float32(TEMPERATURE[0]), np.float32(TEMPERATURE[1]))
+        idx = idx.astype(np.int64) * (len(edges[2]) + 1)
+        _box_index(t, edges[2], idx)
+    ids = lut.take(idx)
+    water = water_mask(h, sea_level=sea_level)
+    if water is not None and table.water >= 0:
+        ids[water] = table.water
+    return ids

@@ -1,0 +1,294 @@
+"""Splat weights: how much of each texture layer covers each cell, from the layers' rules.
+
+Layers are painted in order, like layers in a paint program: layer 0 is the ground everywhere;
+every later layer covers what lies below it with an opacity, the product of its rules (height,
+slope, biomes, deposits, flow, noise patches) times its strength. So the weights of a cell sum to
+1, and every rule's smooth ramp gives a smooth blend.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._checks import check_array, check_float, check_heights, check_int, check_pair
+from ..errors import ParameterError, short
+from ..heightmap import slope_degrees
+from ..noise import fbm
+from ._climate import noise_uniform
+from ._limits import (
+    DEPOSIT_DEPTH,
+    FADE_DEG,
+    FADE_M,
+    FLOW_AREA,
+    HEIGHT,
+    MAX_LAYERS,
+    NOISE_SCALE,
+    RULE_WEIGHT,
+    SLOPE,
+    SPLAT_STREAM,
+    TILE_SIZE,
+    UNIT,
+)
+from ._table import BiomeTable
+from .spec import SplatSpec
+
+__all__ = [
+    "splat_weights",
+    "smooth_ramp",
+    "box_blur",
+    "HEIGHT",
+    "SLOPE",
+    "FADE_M",
+    "FADE_DEG",
+    "RULE_WEIGHT",
+    "DEPOSIT_DEPTH",
+    "FLOW_AREA",
+    "UNIT",
+    "NOISE_SCALE",
+    "TILE_SIZE",
+    "MAX_LAYERS",
+    "SPLAT_STREAM",
+]
+
+#: Octaves of the patch noise.
+NOISE_OCTAVES = 4
+
+
+def smooth_ramp(v, lo, hi, fade, *, fade_low=True, fade_high=True):
+    """1 inside [lo, hi], rising from 0 at each limit over ``fade`` (smoothstep), 0 outside.
+
+    ``fade = 0`` gives a hard 0/1 step. ``fade_low`` / ``fade_high`` False: no limit on that side.
+
+    >>> smooth_ramp(np.array([0.0, 1.0, 2.0, 3.0, 9.0, 11.0], np.float32), 0.0, 10.0, 2.0).tolist()
+    [0.0, 0.5, 1.0, 1.0, 0.5, 0.0]
+    """
+    v = np.asarray(v, dtype=np.float32)
+    out = np.ones(v.shape, np.float32)
+    for on, edge, sign in ((fade_low, lo, 1.0), (fade_high, hi, -1.0)):
+        if not on:
+            continue
+        if fade <= 0.0:
+            out *= (v >= edge) if sign > 0 else (v <= edge)
+            continue
+        t = (v - np.float32(edge)) * np.float32(sign / fade)
+        np.clip(t, 0.0, 1.0, out=t)
+        # smoothstep 3t^2 - 2t^3 = t * t * (3 - 2t)
+        s = t * np.float32(-2.0)
+        s += np.float32(3.0)
+        s *= t
+        s *= t
+        out *= s
+    return out
+
+
+def box_blur(a, radius):
+    """Two passes of a (2 radius + 1)-wide box filter along both axes (a tent-like blur), edges
+    extended; float32.
+
+    >>> a = np.zeros((1, 7), np.float32)
+    >>> a[0, 3] = 1.0
+    >>> [round(float(v), 3) for v in box_blur(a, 1)[0]]
+    [0.0, 0.111, 0.222, 0.333, 0.222, 0.111, 0.0]
+    """
+    a = np.asarray(a, dtype=np.float32)
+    k = int(radius)
+    if k < 1:
+        return a.copy()
+    out = a
+    for _ in range(2):
+        for axis in (0, 1):
+            pad = [(0, 0), (0, 0)]
+            pad[axis] = (k + 1, k)
+            p = np.pad(out, pad, mode="edge").astype(np.float64)
+            if axis == 0:
+                p[0] = 0.0
+            else:
+                p[:, 0] = 0.0
+            c = np.cumsum(p, axis=axis)
+            n = out.shape[axis]
+            hi = np.take(c, np.arange(2 * k + 1, 2 * k + 1 + n), axis=axis)
+            lo = np.take(c, np.arange(0, n), axis=axis)
+            out = ((hi - lo) * (1.0 / (2 * k + 1))).astype(np.float32)
+    return out
+
+
+def _check_layers(layers):
+    try:
+        layers = tuple(layers)
+    except TypeError:
+        raise ParameterError(f"layers must be a sequence of SplatSpec, got {short(layers)}") from None
+    if not 1 <= len(layers) <= MAX_LAYERS:
+        raise ParameterError(f"layers must hold 1 to {MAX_LAYERS} SplatSpec layers, got {len(layers)}")
+    for i, layer in enumerate(layers):
+        if not isinstance(layer, SplatSpec):
+            raise ParameterError(f"layers[{i}] must be a SplatSpec, got {type(layer).__name__}")
+    return layers
+
+
+def _map(value, name, shape, why, kinds="f"):
+    if value is None:
+        raise ParameterError(f"{name} is needed: {why}")
+    return check_array(value, name=name, shape=shape, dtype_kind=kinds)
+
+
+def splat_weights(
+    layers,
+    *,
+    heights,
+    cell_size,
+    slope=None,
+    biomes=None,
+    table=None,
+    deposited=None,
+    flow=None,
+    seed=0,
+    offset=(0.0, 0.0),
+):
+    """Weights (L, rows, cols) of the texture layers, summing to 1 per cell.
+
+    Parameters
+    ----------
+    layers : sequence of SplatSpec
+        1 to ``MAX_LAYERS`` layers. Layer 0 is the ground (its rules are not used); each later
+        layer covers the layers before it with an opacity: the product of its rule factors
+        (each in [0, 1]) times its ``strength``.
+    heights : (rows, cols) array_like of float
+        Heights in metres (row 0 at the smallest Y).
+    cell_size : float
+        Metres between neighbouring cells.
+    slope : (rows, cols) array_like of float or None
+        Slope in degrees; None: :func:`core.heightmap.slope_degrees` of the heights (when a layer
+        has a slope rule).
+    biomes : (rows, cols) uint8 array_like or None
+        Biome ids (:func:`core.biomes.classify`), with ``table``, for layers with a biome rule.
+    table : BiomeTable or None
+    deposited : (rows, cols) array_like of float or None
+        Deposited depth per cell in metres (hydraulic erosion), for layers with a deposit rule.
+    flow : (rows, cols) array_like of float or None
+        Upstream area per cell in m^2 (flow accumulation), for layers with a flow rule.
+    seed : int >= 0
+        Seeds the patch noise (layer ``i`` draws from ``SeedSequence([seed, SPLAT_STREAM, i])``).
+    offset : (float, float)
+        The tile's position in metres: the patch noise is sampled in world coordinates.
+
+    Returns
+    -------
+    weights : (L, rows, cols) float32 ndarray
+        In [0, 1], summing to 1 per cell (to float32 rounding); :func:`core.biomes.pack_splats`
+        turns them into 8-bit splat images that sum to exactly 255.
+
+    Notes
+    -----
+    Rule factors, each a smoothstep ramp (a hard step when its fade is 0):
+
+    * height: 1 inside ``height_range``, rising over ``height_fade`` metres inside each limit;
+    * slope: the same over ``slope_fade`` degrees (a lower limit of 0 does not fade);
+    * biomes: the named biomes' weights, blurred over ``biome_fade`` metres across borders;
+    * deposits ``w``: ``d = smoothstep(deposited / deposit_depth)``; ``1 - w + w d`` for
+      ``w > 0`` (only on deposits at 1), ``1 + w d`` for ``w < 0`` (never on them at -1);
+    * flow ``w``: the same with ``d`` the logarithmic ramp of the upstream area over
+      ``flow_range``;
+    * patches: the layer's fBm (world coordinates, fixed curve :func:`core.biomes.noise_uniform`)
+      above ``patchiness``, rising over ``noise_fade``.
+
+    Every factor but the biome blur is per cell, so tiles join; the blur extends the tile's edge
+    biomes (give the tile a margin of ``biome_fade`` to join exactly).
+
+    Examples
+    --------
+    >>> h = np.tile(np.linspace(0.0, 40.0, 9, dtype=np.float32), (4, 1))
+    >>> w = splat_weights([SplatSpec(name="Grass"), SplatSpec(name="Snow", height_range=(20.0, 1e6),
+    ...                    height_fade=10.0)], heights=h, cell_size=1.0)
+    >>> w[1, 0].round(2).tolist()
+    [0.0, 0.0, 0.0, 0.0, 0.0, 0.5, 1.0, 1.0, 1.0]
+    >>> bool(np.allclose(w.sum(axis=0), 1.0))
+    True
+    """
+    layers = _check_layers(layers)
+    h = check_heights(heights, name="heights")
+    if min(h.shape) < 2:
+        raise ParameterError(f"heights must have at least 2 rows and 2 columns, got shape {h.shape}")
+    cell_size = check_float(cell_size, name="cell_size", bounds=(0.0, None), open_low=True)
+    seed = check_int(seed, name="seed", bounds=(0, 2**63 - 1))
+    ox, oy = check_pair(offset, name="offset", bounds=(-1.0e7, 1.0e7))
+    ox, oy = ox / cell_size, oy / cell_size
+    shape = h.shape
+    h32 = h.astype(np.float32, copy=False)
+    L = len(layers)
+    out = np.empty((L,) + shape, dtype=np.float32)
+    rest = np.ones(shape, dtype=np.float32)
+    maps = {}
+    biome_cache = {}
+
+    def slope_map():
+        if "slope" not in maps:
+            maps["slope"] = (
+                slope_degrees(h32, cell_size=cell_size)
+                if slope is None
+                else check_array(slope, name="slope", shape=shape).astype(np.float32, copy=False)
+            )
+        return maps["slope"]
+
+    for i in range(L - 1, 0, -1):
+        layer = layers[i]
+        where = f"layers[{i}] ({layer.name!r})"
+        f = np.full(shape, np.float32(layer.strength), dtype=np.float32)
+        lo, hi = layer.height_range
+        if lo > HEIGHT[0] or hi < HEIGHT[1]:
+            f *= smooth_ramp(h32, lo, hi, layer.height_fade, fade_low=lo > HEIGHT[0], fade_high=hi < HEIGHT[1])
+        lo, hi = layer.slope_range
+        if lo > SLOPE[0] or hi < SLOPE[1]:
+            f *= smooth_ramp(slope_map(), lo, hi, layer.slope_fade, fade_low=lo > SLOPE[0], fade_high=hi < SLOPE[1])
+        if layer.biomes:
+            key = (layer.biomes, layer.biome_fade)
+            if key not in biome_cache:
+                if not isinstance(table, BiomeTable):
+                    raise ParameterError(f"{where} has a biome rule: table (a BiomeTable) is needed")
+                if "biomes" not in maps:
+                    ids = _map(biomes, "biomes", shape, f"{where} has a biome rule", kinds="ui")
+                    if ids.size and (int(ids.min()) < 0 or int(ids.max()) >= len(table.names)):
+                        raise ParameterError(f"biomes must hold ids below {len(table.names)} of table {table.name!r}")
+                    maps["biomes"] = ids
+                lut = np.zeros(len(table.names), np.float32)
+                for name, weight in layer.biomes:
+                    lut[table.index(name, where=f"{where}.biomes:")] = weight
+                factor = lut.take(maps["biomes"])
+                radius = round(layer.biome_fade / (4.0 * cell_size))  # two box passes of width 2r+1: ~fade
+                biome_cache[key] = box_blur(factor, radius) if radius >= 1 else factor
+            f *= biome_cache[key]
+        if layer.deposits != 0.0:
+            if "deposited" not in maps:
+                maps["deposited"] = _map(deposited, "deposited", shape, f"{where} has a deposit rule").astype(
+                    np.float32, copy=False
+                )
+            d = smooth_ramp(maps["deposited"], 0.0, 0.0, layer.deposit_depth, fade_high=False)
+            f *= _follow(d, layer.deposits)
+        if layer.flow != 0.0:
+            if "flow" not in maps:
+                maps["flow"] = _map(flow, "flow", shape, f"{where} has a flow rule").astype(np.float32, copy=False)
+            lo, hi = layer.flow_range
+            d = np.log(np.maximum(maps["flow"], np.float32(lo)) * np.float32(1.0 / lo))
+            d *= np.float32(1.0 / np.log(hi / lo))
+            np.clip(d, 0.0, 1.0, out=d)
+            f *= _follow(d, layer.flow)
+        if layer.patchiness > 0.0:
+            rng = np.random.default_rng(np.random.SeedSequence([seed, SPLAT_STREAM, i]))
+            n = fbm(
+                shape, scale=min(layer.noise_scale / cell_size, 1.0e6), octaves=NOISE_OCTAVES, seed=rng, offset=(ox, oy)
+            )
+            f *= smooth_ramp(noise_uniform(n), layer.patchiness, 1.0, layer.noise_fade, fade_high=False)
+        np.multiply(f, rest, out=out[i])
+        rest -= out[i]
+    out[0] = rest
+    return out
+
+
+def _follow(d, weight):
+    """A rule's factor from its map ``d`` in [0, 1]: ``1 - w + w d`` (w > 0) or ``1 + w d`` (w < 0)."""
+    if weight > 0.0:
+        d = d * np.float32(weight)
+        d += np.float32(1.0 - weight)
+        return d
+    d = d * np.float32(weight)
+    d += np.float32(1.0)
+    return d

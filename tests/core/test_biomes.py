@@ -1,0 +1,247 @@
+"""core.biomes: moisture and temperature, biome tables, classification, the [biomes] spec."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from worldseed.core import biomes
+from worldseed.core.errors import ParameterError
+from worldseed.core.terrain import TerrainSpec, terrain_heights
+
+WHITTAKER = biomes.load_table("whittaker")
+
+
+def _reference_classify(h, m, table, sea_level, height):
+    """Test every biome's ranges in file order, cell by cell (the table's own definition)."""
+    top = np.nextafter(np.float32(1.0), np.float32(0.0))
+    out = np.empty(h.shape, np.uint8)
+    for idx in np.ndindex(h.shape):
+        if sea_level > 0 and h[idx] <= np.float32(sea_level) and table.water >= 0:
+            out[idx] = table.water
+            continue
+        e = np.float32(np.float32(h[idx]) - np.float32(sea_level)) * np.float32(1.0 / (height - sea_level))
+        v = (min(max(e, np.float32(0.0)), top), min(max(np.float32(m[idx]), np.float32(0.0)), top))
+        found = table.fallback
+        for b in table.land:
+            ranges = (table.elevation[b], table.moisture[b])
+            if all(np.float32(lo) <= x and (x < np.float32(hi) or hi >= 1.0) for x, (lo, hi) in zip(v, ranges)):
+                found = b
+                break
+        out[idx] = found
+    return out
+
+
+# --- moisture and temperature ---------------------------------------------------------------------
+
+
+def test_moisture_is_deterministic_in_range_and_float32():
+    h = np.linspace(0.0, 60.0, 65 * 80, dtype=np.float32).reshape(65, 80)
+    a = biomes.moisture(h, cell_size=2.0, seed=5, sea_level=10.0, sea_weight=0.4)
+    b = biomes.moisture(h, cell_size=2.0, seed=5, sea_level=10.0, sea_weight=0.4)
+    c = biomes.moisture(h, cell_size=2.0, seed=6, sea_level=10.0, sea_weight=0.4)
+    assert a.dtype == np.float32 and a.shape == h.shape
+    assert a.tobytes() == b.tobytes() and a.tobytes() != c.tobytes()
+    assert 0.0 <= a.min() and a.max() <= 1.0
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    shift=st.integers(1, 60),
+    ox=st.integers(-300, 300),
+    oy=st.integers(-300, 300),
+    seed=st.integers(0, 2**31),
+)
+def test_moisture_of_adjacent_tiles_agrees_on_the_shared_edge(shift, ox, oy, seed):
+    """Tile B starts `shift` cells east of tile A's origin (in world metres): the overlap is equal."""
+    cell = 4.0
+    world = np.random.default_rng(seed).uniform(0.0, 80.0, (40, 140)).astype(np.float32)
+    a = world[:, :70]
+    b = world[:, shift : shift + 70]
+    kw = dict(cell_size=cell, seed=seed % 1000, sea_level=20.0, sea_weight=0.5)
+    ma = biomes.moisture(a, offset=(ox * cell, oy * cell), **kw)
+    mb = biomes.moisture(b, offset=((ox + shift) * cell, oy * cell), **kw)
+    assert ma[:, shift:].tobytes() == mb[:, : 70 - shift].tobytes()
+
+
+def test_terrain_tiles_share_their_edge_biomes():
+    """Two fixed-normalised terrain tiles side by side: the shared column has the same heights,
+    moisture and biomes."""
+    base = TerrainSpec(resolution=65, size=256.0, height=80.0, normalize="fixed", sea_level=0.3)
+    east = TerrainSpec(resolution=65, size=256.0, height=80.0, normalize="fixed", sea_level=0.3, offset=(256.0, 0.0))
+    maps = []
+    for spec in (base, east):
+        h = terrain_heights(spec, seed=4).metres
+        m = biomes.moisture(h, cell_size=spec.cell_size, seed=4, sea_level=24.0, offset=spec.offset, sea_weight=0.3)
+        ids = biomes.classify(h, m, table=WHITTAKER, sea_level=24.0, height=80.0)
+        maps.append((h, m, ids))
+    (ha, ma, ia), (hb, mb, ib) = maps
+    assert ha[:, -1].tobytes() == hb[:, 0].tobytes()
+    assert ma[:, -1].tobytes() == mb[:, 0].tobytes()
+    assert ia[:, -1].tobytes() == ib[:, 0].tobytes()
+    assert len(np.unique(np.concatenate([ia.ravel(), ib.ravel()]))) >= 4  # not a trivial map
+
+
+def test_moisture_noise_is_about_uniform_over_a_large_area():
+    h = np.zeros((257, 257), np.float32)
+    m = biomes.moisture(h, cell_size=8.0, seed=1, sea_level=-1.0, scale=128.0)
+    hist = np.histogram(m, bins=5, range=(0.0, 1.0))[0] / m.size
+    assert hist.min() > 0.12 and hist.max() < 0.28, hist
+
+
+def test_sea_and_flow_make_the_ground_wetter():
+    h = np.full((33, 33), 100.0, np.float32)
+    h[:, :5] = 0.0  # a strip at the sea level
+    flow = np.full(h.shape, 100.0)
+    flow[16] = 1.0e6  # a river along row 16
+    dry = biomes.moisture(h, cell_size=2.0, seed=2, sea_level=0.0)
+    wet = biomes.moisture(h, cell_size=2.0, seed=2, sea_level=0.0, sea_weight=1.0, flow=flow, flow_weight=1.0)
+    assert (wet >= dry).all()
+    assert np.allclose(wet[:, :5], 1.0) and np.allclose(wet[16], 1.0)
+    assert np.allclose(wet[:15, 8:], dry[:15, 8:], atol=1e-3)  # 100 m above the sea, far from the river
+
+
+def test_moisture_refuses_bad_parameters_by_name():
+    h = np.zeros((8, 8), np.float32)
+    with pytest.raises(ParameterError, match="flow is needed"):
+        biomes.moisture(h, cell_size=1.0, seed=0, sea_level=0.0, flow_weight=0.5)
+    with pytest.raises(ParameterError, match="sea_weight"):
+        biomes.moisture(h, cell_size=1.0, seed=0, sea_level=0.0, sea_weight=2.0)
+    with pytest.raises(ParameterError, match="scale"):
+        biomes.moisture(h, cell_size=1.0, seed=0, sea_level=0.0, scale=0.0)
+
+
+def test_temperature_falls_with_height_at_the_lapse_rate():
+    h = np.array([[-5.0, 0.0, 500.0, 3000.0]])
+    t = biomes.temperature(h, sea_level=0.0, lapse=6.0, sea_temperature=20.0)
+    assert t.dtype == np.float32
+    np.testing.assert_allclose(t[0], [20.0, 20.0, 17.0, 2.0], atol=1e-5)
+
+
+# --- tables -------------------------------------------------------------------------------------
+
+
+def test_the_default_table_has_about_a_dozen_whittaker_biomes():
+    names = set(WHITTAKER.names)
+    assert {"ocean", "beach", "desert", "grassland", "shrubland", "forest", "rain forest"} <= names
+    assert {"taiga", "tundra", "snow", "bare rock"} <= names
+    assert 10 <= len(names) <= 16
+    assert WHITTAKER.names[WHITTAKER.water] == "ocean"
+    assert "whittaker" in biomes.table_names()
+
+
+def test_table_errors_name_the_file_and_the_key(tmp_path):
+    bad = tmp_path / "mine.toml"
+    bad.write_text('[[biome]]\nname = "a"\nelevaton = [0.0, 1.0]\n')
+    with pytest.raises(ParameterError, match=r"mine.toml: biome\[0\]: unknown key 'elevaton' \(did you mean"):
+        biomes.load_table(bad)
+    bad.write_text('[[biome]]\nname = "a"\nelevation = [0.0, 0.5]\n')
+    with pytest.raises(ParameterError, match="no biome holds elevation 0.5"):
+        biomes.load_table(bad)
+    bad.write_text('[[biome]]\nname = "a"\nmoisture = [0.6, 0.2]\n')
+    with pytest.raises(ParameterError, match=r"biome 'a'.moisture must have low < high"):
+        biomes.load_table(bad)
+    with pytest.raises(ParameterError, match="did you mean 'whittaker'"):
+        biomes.load_table("whitaker")
+    with pytest.raises(ParameterError, match="cannot be read"):
+        biomes.load_table(tmp_path / "missing.toml")
+
+
+def test_a_table_path_is_relative_to_the_base_folder(tmp_path):
+    (tmp_path / "two.toml").write_text(
+        'fallback = "low"\n[[biome]]\nname = "high"\nelevation = [0.5, 1.0]\n[[biome]]\nname = "low"\n'
+    )
+    table = biomes.load_table("two.toml", base=tmp_path)
+    assert table.names == ("high", "low") and table.water == -1
+
+
+# --- classification -----------------------------------------------------------------------------
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**31), sea=st.sampled_from([0.0, 12.0]))
+def test_classify_follows_the_table_cell_by_cell(seed, sea):
+    rng = np.random.default_rng(seed)
+    h = rng.uniform(-5.0, 85.0, (9, 11)).astype(np.float32)
+    m = rng.uniform(-0.1, 1.1, (9, 11)).astype(np.float32)
+    # values exactly on the table's range ends, where the half-open rule decides
+    ends = WHITTAKER.lookup[0]
+    h.flat[:4] = np.float32(sea) + rng.choice(ends[0], 4) * np.float32(80.0 - sea)
+    m.flat[4:8] = rng.choice(ends[1], 4)
+    ids = biomes.classify(h, m, table=WHITTAKER, sea_level=sea, height=80.0)
+    assert ids.dtype == np.uint8
+    assert ids.tobytes() == _reference_classify(h, m, WHITTAKER, sea, 80.0).tobytes()
+
+
+def test_classify_with_a_temperature_table(tmp_path):
+    (tmp_path / "t.toml").write_text(
+        'fallback = "warm"\n[[biome]]\nname = "ice"\ntemperature = [-100.0, 0.0]\n[[biome]]\nname = "warm"\n'
+    )
+    table = biomes.load_table(tmp_path / "t.toml")
+    h = np.array([[0.0, 1000.0, 2000.0, 3000.0]], np.float32)
+    m = np.full(h.shape, 0.5, np.float32)
+    ids = biomes.classify(h, m, table=table, sea_level=0.0, height=4000.0, lapse=6.5)  # 15, 8.5, 2, -4.5 C
+    assert [table.names[i] for i in ids[0]] == ["warm", "warm", "warm", "ice"]
+    ids = biomes.classify(h, m, table=table, sea_level=0.0, height=4000.0, temperature=np.full(h.shape, -1.0))
+    assert (ids == table.index("ice")).all()
+
+
+def test_classify_refuses_bad_input():
+    h = np.zeros((4, 4), np.float32)
+    with pytest.raises(ParameterError, match="height"):
+        biomes.classify(h, h, table=WHITTAKER, sea_level=0.0)
+    with pytest.raises(ParameterError, match="must be above sea_level"):
+        biomes.classify(h, h, table=WHITTAKER, sea_level=10.0, height=5.0)
+    with pytest.raises(ParameterError, match="moisture must have shape"):
+        biomes.classify(h, h[:2], table=WHITTAKER, sea_level=0.0, height=5.0)
+    with pytest.raises(ParameterError, match="table must be a BiomeTable"):
+        biomes.classify(h, h, table="whittaker", sea_level=0.0, height=5.0)
+
+
+def _coverage(spec, seed):
+    settings = biomes.BiomesSpec()
+    h = terrain_heights(spec, seed=seed).metres
+    sea = spec.sea_level * spec.height
+    m = biomes.moisture(
+        h,
+        cell_size=spec.cell_size,
+        seed=seed,
+        sea_level=sea,
+        scale=settings.moisture_scale,
+        sea_weight=settings.sea_weight,
+    )
+    ids = biomes.classify(h, m, table=WHITTAKER, sea_level=sea, height=spec.height)
+    return np.bincount(ids.ravel(), minlength=len(WHITTAKER.names)) / ids.size
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_every_land_biome_covers_at_least_one_percent_of_a_typical_map(seed):
+    """The default terrain with a sea (a fifth of its height): every land biome >= 1 %; without a
+    sea every land biome but the beach (a shore needs a sea)."""
+    with_sea = _coverage(TerrainSpec(sea_level=0.2), seed)
+    low = {WHITTAKER.names[b]: round(100 * with_sea[b], 2) for b in WHITTAKER.land if with_sea[b] < 0.01}
+    assert not low, low
+    assert with_sea[WHITTAKER.water] > 0.01
+    dry = _coverage(TerrainSpec(), seed)
+    low = {
+        WHITTAKER.names[b]: round(100 * dry[b], 2)
+        for b in WHITTAKER.land
+        if dry[b] < 0.01 and WHITTAKER.names[b] != "beach"
+    }
+    assert not low, low
+
+
+# --- the [biomes] section -----------------------------------------------------------------------
+
+
+def test_biomes_spec_round_trips_and_refuses_bad_keys():
+    spec = biomes.biomes_from_dict({"enabled": True, "table": "mine.toml", "moisture_scale": 300.0})
+    assert spec.enabled and spec.table == "mine.toml" and spec.moisture_scale == 300.0
+    assert biomes.biomes_from_dict(biomes.biomes_to_dict(spec)) == spec
+    with pytest.raises(ParameterError, match="'sea_weigth' -> 'sea_weight'"):
+        biomes.biomes_from_dict({"sea_weigth": 0.5})
+    with pytest.raises(ParameterError, match=r"biomes.flow_weight must be a finite number in \[0, 1\], got 3"):
+        biomes.biomes_from_dict({"flow_weight": 3})
+    with pytest.raises(ParameterError, match="biomes.table"):
+        biomes.biomes_from_dict({"table": ""})
+    assert set(biomes.BIOMES_LIMITS) == {f for f in biomes.BiomesSpec.__dataclass_fields__}
