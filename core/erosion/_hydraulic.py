@@ -42,12 +42,22 @@ from .._checks import check_float, check_heights, check_int
 from ..errors import ParameterError
 from ..steps import drive
 
-__all__ = ["HydraulicResult", "hydraulic", "hydraulic_steps", "SEED_TAG", "MAX_DROPLETS", "new_pits"]
+__all__ = [
+    "HydraulicResult",
+    "hydraulic",
+    "hydraulic_steps",
+    "SEED_TAG",
+    "MAX_DROPLETS",
+    "MAX_DROPLET_STEPS",
+    "new_pits",
+]
 
 #: Mixed into the seed so erosion has its own random stream ("EROD").
 SEED_TAG = 0x45524F44
 #: Most droplets one call may simulate (about 10 minutes at 1025^2 on one core).
 MAX_DROPLETS = 50_000_000
+#: Most droplets x steps one call may simulate (about 15 minutes on one core).
+MAX_DROPLET_STEPS = 1_500_000_000
 #: The rates are given per this distance travelled (metres); Lague's values are per step of one 1 m cell.
 REFERENCE_STEP = 1.0
 #: Default brush radius and droplet lifetime in metres (Lague's 3 and 30 cells, on 1 m cells).
@@ -186,6 +196,12 @@ def _check(heights, cell_size, droplets, seed, settings):
     s["radius"] = check_float(radius, name="radius", bounds=(0.0, MAX_BRUSH_CELLS * cell), open_low=True)
     lifetime = DEFAULT_LIFETIME if s["lifetime"] is None else s["lifetime"]
     s["lifetime"] = check_float(lifetime, name="lifetime", bounds=(0.0, MAX_STEPS * cell), open_low=True)
+    steps = max(1, int(round(s["lifetime"] / cell)))
+    if n * steps > MAX_DROPLET_STEPS:
+        raise ParameterError(
+            f"droplets {n:,} of {steps:,} steps (lifetime {s['lifetime']:g} m / cell_size {cell:g} m) is "
+            f"{n * steps:,} droplet steps, hours of work; at most {MAX_DROPLET_STEPS:,}"
+        )
     cells = h.shape[0] * h.shape[1]
     batch = s["batch"]
     s["batch"] = (

@@ -1,19 +1,188 @@
-"""``[terrain.erosion]`` (placeholder: being written)."""
+"""``[terrain.erosion]``: hydraulic (droplets) and thermal erosion of a terrain tile, and their limits.
+
+Every scale is in metres (``radius``, ``lifetime``) or per square kilometre (``droplets_per_km2``),
+so a 513^2 and a 1025^2 build of the same recipe erode alike. The rates are per metre travelled.
+
+>>> spec = erosion_from_dict({"enabled": True, "droplets_per_km2": 50_000})
+>>> spec.enabled, spec.droplets_per_km2, spec.radius
+(True, 50000.0, 3.0)
+>>> droplet_count(spec, size=512.0)
+13107
+>>> erosion_to_dict(spec)["droplets_per_km2"]
+50000.0
+"""
+
+from __future__ import annotations
 
 from dataclasses import dataclass
+
+from ..errors import ParameterError
+from ..spec import check_keys, flag, from_table, integer, number, to_table
+from ._hydraulic import DEFAULT_LIFETIME, DEFAULT_RADIUS, MAX_BRUSH_CELLS, MAX_DROPLET_STEPS, MAX_DROPLETS, MAX_STEPS
+
+__all__ = [
+    "ErosionSpec",
+    "EROSION_LIMITS",
+    "erosion_from_dict",
+    "erosion_to_dict",
+    "droplet_count",
+    "check_erosion",
+    "DROPLETS_PER_KM2",
+]
+
+#: Droplets per square kilometre (the cap on the droplet count itself is ``MAX_DROPLETS``).
+DROPLETS_PER_KM2 = (0.0, 1.0e8)
+RADIUS = (0.05, 1000.0)
+LIFETIME = (0.1, 100_000.0)
+TALUS = (1.0, 89.0)
+THERMAL_ITERATIONS = (0, 10_000)
+
+#: Every field of :class:`ErosionSpec`: kind, range, label and description, written once.
+EROSION_LIMITS = {
+    "enabled": flag("Erosion", "Erode the terrain (hydraulic droplets, then thermal if asked)"),
+    "droplets_per_km2": number(
+        DROPLETS_PER_KM2,
+        "Droplets per km²",
+        "Water droplets per square kilometre of terrain; more erodes deeper valleys "
+        f"(at most {MAX_DROPLETS:,} droplets a tile)",
+        soft=(0.0, 2_000_000.0),
+    ),
+    "inertia": number((0.0, 0.99), "Inertia", "How much of its direction a droplet keeps (per metre)"),
+    "capacity": number(
+        (0.0, 1000.0), "Capacity", "Sediment a droplet can carry: slope x speed x water x capacity", soft=(0.0, 32.0)
+    ),
+    "min_slope": number((0.0, 10.0), "Minimum Slope", "Slope used for the capacity on flatter ground", soft=(0.0, 0.2)),
+    "erosion_rate": number((0.0, 1.0), "Erosion Rate", "Share of the missing sediment a droplet takes per metre"),
+    "deposition_rate": number(
+        (0.0, 1.0), "Deposition Rate", "Share of the excess sediment a droplet lays down per metre"
+    ),
+    "evaporation": number((0.0, 1.0), "Evaporation", "Share of its water a droplet loses per metre", soft=(0.0, 0.2)),
+    "gravity": number((0.0, 1000.0), "Gravity", "Speed a droplet gains from a drop", soft=(0.0, 20.0)),
+    "radius": number(RADIUS, "Brush Radius", "Radius a droplet erodes around itself", unit="m", soft=(0.5, 16.0)),
+    "lifetime": number(LIFETIME, "Lifetime", "Distance a droplet runs before it dies", unit="m", soft=(1.0, 500.0)),
+    "thermal": flag("Thermal", "Then slide material down slopes steeper than the talus angle"),
+    "talus": number(TALUS, "Talus Angle", "Steepest slope loose material rests on", unit="deg"),
+    "thermal_rate": number((0.0, 1.0), "Thermal Rate", "Share of the excess moved per iteration"),
+    "thermal_iterations": integer(
+        THERMAL_ITERATIONS, "Thermal Iterations", "Most thermal iterations (stops early once slopes settle)"
+    ),
+}
 
 
 @dataclass(frozen=True)
 class ErosionSpec:
+    """``[terrain.erosion]``: how the shaped heights are eroded (off by default).
+
+    Hydraulic erosion (:func:`core.erosion.hydraulic`) runs ``droplets_per_km2`` x the tile's
+    area in km^2 droplets, rounded; its other fields are that function's arguments (``radius``
+    and ``lifetime`` in metres, the rates per metre travelled). With ``thermal``,
+    :func:`core.erosion.thermal` then runs up to ``thermal_iterations`` iterations with
+    ``talus`` (degrees) and ``thermal_rate``. Ranges: :data:`EROSION_LIMITS`.
+    """
+
     enabled: bool = False
+    droplets_per_km2: float = 100_000.0
+    inertia: float = 0.05
+    capacity: float = 4.0
+    min_slope: float = 0.01
+    erosion_rate: float = 0.3
+    deposition_rate: float = 0.3
+    evaporation: float = 0.01
+    gravity: float = 4.0
+    radius: float = DEFAULT_RADIUS
+    lifetime: float = DEFAULT_LIFETIME
+    thermal: bool = False
+    talus: float = 35.0
+    thermal_rate: float = 0.5
+    thermal_iterations: int = 50
+
+    def hydraulic_kwargs(self):
+        """The keyword arguments of :func:`core.erosion.hydraulic` this spec sets (not the droplet count)."""
+        return {
+            "inertia": self.inertia,
+            "capacity": self.capacity,
+            "min_slope": self.min_slope,
+            "erosion_rate": self.erosion_rate,
+            "deposition_rate": self.deposition_rate,
+            "evaporation": self.evaporation,
+            "gravity": self.gravity,
+            "radius": self.radius,
+            "lifetime": self.lifetime,
+        }
+
+    def thermal_kwargs(self):
+        """The keyword arguments of :func:`core.erosion.thermal` this spec sets."""
+        return {"talus": self.talus, "rate": self.thermal_rate, "iterations": self.thermal_iterations}
 
 
-EROSION_LIMITS = {}
+def droplet_count(spec, *, size, prefix="terrain.erosion."):
+    """Droplets for a square tile of ``size`` metres: ``round(droplets_per_km2 * (size / 1000)^2)``.
+
+    Refuses more than :data:`core.erosion._hydraulic.MAX_DROPLETS` (a run of many minutes),
+    naming ``droplets_per_km2`` and the largest density the tile allows.
+    """
+    area_km2 = (float(size) / 1000.0) ** 2
+    count = int(round(spec.droplets_per_km2 * area_km2))
+    if count > MAX_DROPLETS:
+        raise ParameterError(
+            f"{prefix}droplets_per_km2 {spec.droplets_per_km2:g} gives {count:,} droplets on this "
+            f"{size:g} m tile; at most {MAX_DROPLETS:,} droplets a tile "
+            f"(droplets_per_km2 <= {MAX_DROPLETS / area_km2:,.0f} here)"
+        )
+    return count
+
+
+def check_erosion(spec, *, size, cell_size, prefix="terrain.erosion."):
+    """Checks against the tile: the brush at most 64 cells across its radius, the lifetime at most
+    10,000 cells, droplets x steps within a run of minutes (not hours). Returns the droplet count.
+
+    >>> check_erosion(ErosionSpec(enabled=True), size=512.0, cell_size=2.0)
+    26214
+    >>> try:
+    ...     check_erosion(ErosionSpec(radius=500.0), size=512.0, cell_size=2.0)
+    ... except ParameterError as err:
+    ...     print(err)
+    terrain.erosion.radius 500 m is 250 cells of 2 m; at most 64 cells (128 m here)
+    """
+    if spec.radius > MAX_BRUSH_CELLS * cell_size:
+        raise ParameterError(
+            f"{prefix}radius {spec.radius:g} m is {spec.radius / cell_size:g} cells of {cell_size:g} m; "
+            f"at most {MAX_BRUSH_CELLS} cells ({MAX_BRUSH_CELLS * cell_size:g} m here)"
+        )
+    if spec.lifetime > MAX_STEPS * cell_size:
+        raise ParameterError(
+            f"{prefix}lifetime {spec.lifetime:g} m is {spec.lifetime / cell_size:g} cells of {cell_size:g} m; "
+            f"at most {MAX_STEPS:,} cells ({MAX_STEPS * cell_size:g} m here)"
+        )
+    count = droplet_count(spec, size=size, prefix=prefix)
+    steps = max(1, int(round(spec.lifetime / cell_size)))
+    if spec.enabled and count * steps > MAX_DROPLET_STEPS:
+        raise ParameterError(
+            f"{prefix}droplets_per_km2 {spec.droplets_per_km2:g} with lifetime {spec.lifetime:g} m gives "
+            f"{count:,} droplets of {steps:,} steps on this tile (hours of work); at most "
+            f"{MAX_DROPLET_STEPS:,} droplet steps: lower droplets_per_km2 or lifetime"
+        )
+    return count
 
 
 def erosion_from_dict(table, *, prefix="terrain.erosion."):
-    raise NotImplementedError("erosion_from_dict is being written")
+    """A validated :class:`ErosionSpec` from a ``[terrain.erosion]`` table (unknown keys refused).
+
+    >>> try:
+    ...     erosion_from_dict({"radius": 0.0})
+    ... except ParameterError as err:
+    ...     print(err)
+    terrain.erosion.radius must be a finite number in [0.05, 1000], got 0
+    """
+    if isinstance(table, dict):  # the sub-table named as TOML writes it: [terrain.erosion]
+        check_keys(table, list(EROSION_LIMITS), where=f"[{prefix.rstrip('.')}]")
+    return from_table(ErosionSpec, EROSION_LIMITS, table, prefix=prefix)
 
 
 def erosion_to_dict(spec):
-    raise NotImplementedError("erosion_to_dict is being written")
+    """The spec as a table of plain TOML values (every field).
+
+    >>> erosion_from_dict(erosion_to_dict(ErosionSpec(enabled=True))) == ErosionSpec(enabled=True)
+    True
+    """
+    return to_table(spec)
