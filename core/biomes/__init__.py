@@ -20,7 +20,9 @@ A biome map and splat images from heights in metres:
 
 from ._classify import classify, water_mask
 from ._climate import elevation, moisture, noise_uniform, temperature
+from ._details import DETAIL_RESOLUTION, MAX_PER_CELL, PER_M2, detail_counts
 from ._pack import CHANNELS, pack_splats, splat_png_bytes, unpack_splats
+from ._preview import biome_colours, biome_png_bytes, biome_preview
 from ._splats import box_blur, smooth_ramp, splat_weights
 from ._table import BiomeTable, load_table, table_from_dict, table_names
 from .spec import (
@@ -54,6 +56,13 @@ __all__ = [
     "unpack_splats",
     "splat_png_bytes",
     "CHANNELS",
+    "detail_counts",
+    "DETAIL_RESOLUTION",
+    "PER_M2",
+    "MAX_PER_CELL",
+    "biome_colours",
+    "biome_preview",
+    "biome_png_bytes",
     "BiomesSpec",
     "SplatSpec",
     "BIOMES_LIMITS",

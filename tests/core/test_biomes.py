@@ -245,3 +245,21 @@ def test_biomes_spec_round_trips_and_refuses_bad_keys():
     with pytest.raises(ParameterError, match="biomes.table"):
         biomes.biomes_from_dict({"table": ""})
     assert set(biomes.BIOMES_LIMITS) == {f for f in biomes.BiomesSpec.__dataclass_fields__}
+
+
+# --- preview ------------------------------------------------------------------------------------
+
+
+def test_biome_preview_colours_ids_by_the_table_with_north_at_the_top():
+    ids = np.zeros((3, 4), np.uint8)
+    ids[0, 0] = WHITTAKER.index("snow")  # south-west corner
+    img = biomes.biome_preview(ids, WHITTAKER)
+    assert img.shape == (3, 4, 3) and img.dtype == np.uint8
+    snow = np.round(WHITTAKER.colors[WHITTAKER.index("snow")] * 255).astype(np.uint8)
+    assert img[-1, 0].tolist() == snow.tolist()  # bottom-left of the picture
+    assert img[0, 0].tolist() == biomes.biome_colours(WHITTAKER)[0].tolist()
+    png = biomes.biome_png_bytes(ids, WHITTAKER)
+    assert png.startswith(b"\x89PNG") and png[25] == 2  # RGB
+    with pytest.raises(ParameterError, match="ids must lie in"):
+        biomes.biome_preview(np.full((2, 2), 99), WHITTAKER)
+    assert len(set(map(tuple, biomes.biome_colours(WHITTAKER).tolist()))) == len(WHITTAKER.names)

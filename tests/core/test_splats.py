@@ -223,3 +223,32 @@ def test_splat_spec_round_trips_and_refuses_bad_values():
     with pytest.raises(ParameterError, match="used by splat"):
         biomes.splats_from_list([{"name": "A"}, {"name": "A"}])
     assert set(biomes.SPLAT_LIMITS) == set(SplatSpec.__dataclass_fields__)
+
+
+# --- detail layers ------------------------------------------------------------------------------
+
+
+def test_detail_counts_follow_the_density_on_average_and_are_deterministic():
+    n = 129
+    density = np.tile(np.linspace(0.0, 1.0, n), (n, 1))  # 0 in the west, 1 in the east
+    kw = dict(cell_size=1.0, per_m2=3.0, detail_resolution=64, seed=5)
+    c = biomes.detail_counts(density, **kw)
+    assert c.shape == (64, 64) and c.dtype == np.uint16
+    assert c.tobytes() == biomes.detail_counts(density, **kw).tobytes()
+    assert c.tobytes() != biomes.detail_counts(density, **{**kw, "seed": 6}).tobytes()
+    area = (128 / 64) ** 2
+    expected = 3.0 * area * (np.arange(64) + 0.5) / 64  # density at each detail cell's centre
+    np.testing.assert_allclose(c.mean(axis=0), expected, atol=0.35)
+    assert c.sum() == pytest.approx(3.0 * 128 * 128 * 0.5, rel=0.02)
+    assert (c[:, 0] <= 1).all()  # the west edge is nearly bare
+    weights = np.stack([1.0 - density, density])
+    assert biomes.detail_counts(weights, layer=1, **kw).tobytes() == c.tobytes()
+
+
+def test_detail_counts_refuse_more_than_unity_holds_per_cell():
+    with pytest.raises(ParameterError, match="more than 255"):
+        biomes.detail_counts(np.ones((65, 65)), cell_size=4.0, per_m2=10.0, detail_resolution=16)
+    with pytest.raises(ParameterError, match="layer is needed"):
+        biomes.detail_counts(np.ones((2, 9, 9)), cell_size=1.0, per_m2=1.0, detail_resolution=8)
+    with pytest.raises(ParameterError, match="detail_resolution"):
+        biomes.detail_counts(np.ones((9, 9)), cell_size=1.0, per_m2=1.0, detail_resolution=0)
