@@ -6,9 +6,9 @@ dataclasses and validated here, with no Blender in sight, so a malformed file
 fails with one message naming the file, the key, the value and what is allowed.
 
 The sections are listed once, in :data:`SECTIONS`, in the order a world is
-built: ``[world]``, ``[terrain]``, ``[[trees]]``, ``[[scatter]]``,
-``[[level]]``, ``[export]``.  That registry drives parsing, the error messages, :func:`to_dict`,
-:func:`dumps`, the headless build order and the sidebar; a new generator
+built: ``[world]``, ``[terrain]`` (with ``[terrain.erosion]``), ``[biomes]``, ``[[splat]]``,
+``[[trees]]``, ``[[scatter]]``, ``[[level]]``, ``[export]``.  That registry drives parsing, the
+error messages, :func:`to_dict`, :func:`dumps`, the headless build order and the sidebar; a new generator
 family is one more entry.  Every key is optional and defaults to the values
 of its spec. Unknown keys are refused (a typo would otherwise be silently
 ignored)::
@@ -31,14 +31,18 @@ ignored)::
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field
 
 from . import levels, scatter, terrain, trees
 from ._toml import toml_table, toml_value
+from .biomes import load_table
+from .biomes import spec as biome_spec
 from .errors import ParameterError, RecipeError, short
-from .spec import closest, flag, from_table, integer, object_name, to_table
+from .spec import closest, did_you_mean, flag, from_table, integer, object_name, to_table
 
 __all__ = [
     "Recipe",
@@ -65,6 +69,7 @@ SEED = (0, 2**31 - 1)
 MAX_RECIPE_BYTES = 1 << 20
 #: Deepest nesting of arrays and tables a recipe may have.
 MAX_DEPTH = 32
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 
 
 @dataclass(frozen=True)
@@ -113,6 +118,63 @@ def _export_from_dict(table, *, prefix):
     return from_table(ExportSpec, EXPORT_LIMITS, table, prefix=prefix)
 
 
+def _biomes_from_dict(table, *, prefix, base=None):
+    """``[biomes]``; a ``table`` given as a path is kept absolute (found beside the recipe)."""
+    spec = biome_spec.biomes_from_dict(table, prefix=prefix)
+    value = spec.table
+    is_path = value.lower().endswith(".toml") or "/" in value or "\\" in value
+    if is_path and base is not None and not os.path.isabs(value) and "\x00" not in value:
+        spec = dataclasses.replace(spec, table=os.path.normpath(os.path.join(base, value)))
+    return spec
+
+
+def _biome_names(recipe, where):
+    """The biome names of the recipe's table, for entries (``where``) that name biomes."""
+    if not recipe.biomes.enabled:
+        raise RecipeError(f"{where}.biomes names biomes, but [biomes] is off; set biomes.enabled = true")
+    try:
+        return load_table(recipe.biomes.table).names
+    except ParameterError as err:
+        raise RecipeError(f"biomes.table: {err}") from None
+
+
+def _check_biome_names(recipe, key, entries):
+    names = None
+    for i, spec in enumerate(entries):
+        if not spec.biomes:
+            continue
+        names = names if names is not None else _biome_names(recipe, f"{key}[{i}]")
+        for name, _ in spec.biomes:
+            if name not in names:
+                raise RecipeError(
+                    f"{key}[{i}].biomes names {name!r}, which is not a biome of the table "
+                    f"{recipe.biomes.table!r}{did_you_mean(name, names)}; biomes: {', '.join(names)}"
+                )
+
+
+def _check_biomes(recipe):
+    if recipe.biomes.enabled:
+        if not recipe.terrain.enabled:
+            raise RecipeError("[biomes] needs a terrain to classify, but terrain.enabled is false")
+        _biome_names(recipe, "biomes")  # the table is read (and checked) before any work
+
+
+def _check_splats(recipe):
+    if not recipe.splat:
+        return
+    if not recipe.terrain.enabled:
+        raise RecipeError("[[splat]] layers need a terrain to paint, but terrain.enabled is false")
+    seen = {}
+    for i, spec in enumerate(recipe.splat):
+        if spec.name in seen:
+            raise RecipeError(
+                f"splat[{i}].name {spec.name!r} is taken by splat[{seen[spec.name]}] (the Unity terrain file "
+                "lists the layers by name: give every layer its own)"
+            )
+        seen[spec.name] = i
+    _check_biome_names(recipe, "splat", recipe.splat)
+
+
 def _terrain_size(recipe):
     return recipe.terrain.size if recipe.terrain.enabled else None
 
@@ -121,6 +183,7 @@ def _check_scatter(recipe):
     if recipe.scatter and not recipe.terrain.enabled:
         raise RecipeError("[[scatter]] layers need a terrain to stand on, but terrain.enabled is false")
     scatter.check_prop_count(recipe.scatter, size=recipe.terrain.size)
+    _check_biome_names(recipe, "scatter", recipe.scatter)
 
 
 #: Most ``[[level]]`` tables a recipe may hold.
@@ -191,6 +254,32 @@ class Section:
 SECTIONS = (
     Section("world", WorldSpec, WORLD_LIMITS, _world_from_dict, to_table, label="World", build=False),
     Section("terrain", terrain.TerrainSpec, terrain.LIMITS, terrain.from_dict, terrain.to_dict, label="Terrain"),
+    # the terrain's layers: built with the terrain (core.terrain.terrain_layers_steps), not on their own
+    Section(
+        "biomes",
+        biome_spec.BiomesSpec,
+        biome_spec.BIOMES_LIMITS,
+        _biomes_from_dict,
+        biome_spec.biomes_to_dict,
+        check=_check_biomes,
+        label="Biomes",
+        build=False,
+        package="biomes",
+        paths=True,
+    ),
+    Section(
+        "splat",
+        biome_spec.SplatSpec,
+        biome_spec.SPLAT_LIMITS,
+        biome_spec.splat_from_dict,
+        biome_spec.splat_to_dict,
+        many=True,
+        max_entries=biome_spec.MAX_LAYERS,
+        check=_check_splats,
+        label="Texture Layers",
+        build=False,
+        package="biomes",
+    ),
     Section(
         "trees",
         trees.TreeSpec,
@@ -362,6 +451,13 @@ def to_dict(recipe):
     return out
 
 
+def _quoted_keys(value):
+    """Inline tables' keys that are not bare TOML keys (biome names such as "bare rock") quoted."""
+    if not isinstance(value, dict):
+        return value
+    return {k if _BARE_KEY.fullmatch(k) else json.dumps(k, ensure_ascii=False): v for k, v in value.items()}
+
+
 def dumps(recipe):
     """Write a recipe as TOML text that :func:`loads` reads back equal."""
     lines = ["# Worldseed recipe"]
@@ -370,7 +466,7 @@ def dumps(recipe):
         if section.many:
             for entry in table:
                 lines.append(f"\n{section.header}")
-                lines.extend(toml_table(entry))
+                lines.extend(toml_table({k: _quoted_keys(v) for k, v in entry.items()}))
             continue
         lines.append(f"\n{section.header}")
         lines.extend(f"{k} = {toml_value(v)}" for k, v in table.items() if not isinstance(v, dict))

@@ -1,7 +1,9 @@
 """Terrain: a heightmap tile from a :class:`TerrainSpec` -- noise, then shaping.
 
 The spec and its limits table are in :mod:`.spec`; the engine (noise in
-bands of rows, shaping, seam-exact normals) in the private ``_heights``.
+bands of rows, shaping, seam-exact normals) in the private ``_heights``; the
+terrain's layers (erosion, flow, biomes, texture-layer weights:
+:func:`terrain_layers_steps`) in ``_layers``.
 """
 
 from ._heights import (
@@ -14,6 +16,7 @@ from ._heights import (
     shape_heights,
     terrain_heights,
 )
+from ._layers import LAYER_STEPS, TerrainLayers, erosion_droplets, terrain_layers, terrain_layers_steps
 from .spec import LIMITS, TerrainSpec, check_spec, from_dict, to_dict
 
 __all__ = [
@@ -30,4 +33,9 @@ __all__ = [
     "shape_heights",
     "grid_normals",
     "BAND_CELLS",
+    "TerrainLayers",
+    "terrain_layers_steps",
+    "terrain_layers",
+    "erosion_droplets",
+    "LAYER_STEPS",
 ]

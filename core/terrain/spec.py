@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from .. import heightmap, noise, palette
 from .._checks import check_float
 from ..erosion import ErosionSpec, erosion_from_dict, erosion_to_dict
+from ..erosion.spec import check_erosion as check_erosion_spec
 from ..errors import ParameterError, short
 from ..spec import choice, custom, flag, from_table, integer, number, to_table, vector
 
@@ -208,7 +209,8 @@ class TerrainSpec:
 
 
 def check_spec(spec, *, prefix="terrain."):
-    """Checks across fields: the feature size against the cell size, the LODs against the resolution."""
+    """Checks across fields: the feature size against the cell size, the LODs against the resolution,
+    the erosion against the tile (``core.erosion.spec.check_erosion``)."""
     if spec.scale / spec.cell_size < 1e-3:
         raise ParameterError(
             f"{prefix}scale {spec.scale:g} m is below a thousandth of the cell size {spec.cell_size:g} m; "
@@ -217,6 +219,8 @@ def check_spec(spec, *, prefix="terrain."):
     min_res = 2 ** (spec.lods - 1) + 1
     if spec.resolution < min_res:
         raise ParameterError(f"{prefix}lods {spec.lods} needs {prefix}resolution >= {min_res}, got {spec.resolution}")
+    if spec.erosion.enabled:  # the brush, the lifetime and the droplet count against this tile
+        check_erosion_spec(spec.erosion, size=spec.size, cell_size=spec.cell_size, prefix=f"{prefix}erosion.")
     return spec
 
 

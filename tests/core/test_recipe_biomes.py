@@ -51,3 +51,88 @@ def test_erosion_keys_are_checked_with_their_full_name():
         recipe.loads("[terrain]\n[terrain.erosion]\nenable = true\n")
     with pytest.raises(ParameterError, match=r"terrain\.erosion\.inertia"):
         terrain.from_dict({"erosion": {"inertia": -5.0}})
+
+
+LAYERED = """
+[terrain]
+resolution = 65
+[biomes]
+enabled = true
+moisture_scale = 64.0
+[[splat]]
+name = "Grass"
+color = [0.1, 0.3, 0.05]
+[[splat]]
+name = "Rock"
+slope_range = [30.0, 90.0]
+biomes = { "bare rock" = 1.0, tundra = 0.5 }
+[[scatter]]
+name = "Pines"
+radius = 8.0
+biomes = ["taiga", "forest"]
+"""
+
+
+def test_biomes_and_splats_are_sections_after_the_terrain_before_trees_and_scatter():
+    order = recipe.SECTION_KEYS.index
+    assert order("terrain") < order("biomes") < order("splat") < order("trees") < order("scatter")
+    r = recipe.loads(LAYERED)
+    assert r.biomes.enabled and r.biomes.moisture_scale == 64.0
+    assert [s.name for s in r.splat] == ["Grass", "Rock"]
+    assert r.splat[1].biomes == (("bare rock", 1.0), ("tundra", 0.5))
+    assert r.scatter[0].biomes == (("taiga", 1.0), ("forest", 1.0))
+    text = recipe.dumps(r)
+    assert text.index("[biomes]") < text.index("[[splat]]") < text.index("[[scatter]]")
+    assert recipe.loads(text) == r
+    plain = recipe.loads("[terrain]\n")
+    assert plain.biomes == recipe.SECTIONS[recipe.SECTION_KEYS.index("biomes")].spec() and plain.splat == ()
+    assert not [s.key for s in recipe.SECTIONS if s.key in ("biomes", "splat") and s.build]  # built with the terrain
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("[terrain]\n[biome]\n", r"unknown section\(s\) \['biome'\] \(did you mean 'biome' -> 'biomes'\?\)"),
+        ("[terrain]\n[biomes]\nenable = true\n", r"\[biomes\].*did you mean 'enable' -> 'enabled'"),
+        ("[terrain]\n[[splat]]\nslope = [1.0, 2.0]\n", r"splat\[0\].*did you mean 'slope' -> 'slope_"),
+        ("[terrain]\nenabled = false\n[biomes]\nenabled = true\n", r"\[biomes\] needs a terrain"),
+        ("[terrain]\nenabled = false\n[[splat]]\nname = 'a'\n", r"\[\[splat\]\] layers need a terrain"),
+        ("[terrain]\n[[splat]]\nname = 'a'\n[[splat]]\nname = 'a'\n", r"splat\[1\]\.name 'a' is taken by splat\[0\]"),
+        ("[terrain]\n[[splat]]\nbiomes = ['forest']\n", r"splat\[0\]\.biomes names biomes, but \[biomes\] is off"),
+        (
+            "[terrain]\n[biomes]\nenabled = true\n[[splat]]\nname = 'a'\n[[splat]]\nbiomes = ['forst']\n",
+            r"splat\[1\]\.biomes names 'forst', which is not a biome of the table 'whittaker' "
+            r"\(did you mean 'forest'\?\); biomes: ocean, ",
+        ),
+        (
+            "[terrain]\n[biomes]\nenabled = true\n[[scatter]]\nbiomes = {tiaga = 0.5}\n",
+            r"scatter\[0\]\.biomes names 'tiaga'.*did you mean 'taiga'",
+        ),
+        ("[terrain]\n[[scatter]]\nbiomes = ['taiga']\n", r"scatter\[0\]\.biomes names biomes, but \[biomes\] is off"),
+        ("[terrain]\n[biomes]\nenabled = true\ntable = 'whitaker'\n", r"biomes\.table: .*did you mean 'whittaker'"),
+    ],
+)
+def test_layer_sections_refuse_what_cannot_be_built_with_one_clear_message(text, message):
+    with pytest.raises(RecipeError, match=message):
+        recipe.loads(text, source="r.toml")
+
+
+def test_biome_table_paths_are_found_beside_the_recipe(tmp_path):
+    table = (
+        'name = "two"\nfallback = "meadow"\n'
+        '[[biome]]\nname = "meadow"\ncolor = [0.2, 0.6, 0.2]\n'
+        '[[biome]]\nname = "peak"\ncolor = [0.9, 0.9, 0.9]\nelevation = [0.7, 1.0]\n'
+    )
+    (tmp_path / "tables").mkdir()
+    (tmp_path / "tables" / "two.toml").write_text(table)
+    path = tmp_path / "world.toml"
+    path.write_text(
+        "[terrain]\n[biomes]\nenabled = true\ntable = 'tables/two.toml'\n[[splat]]\nname = 'a'\n"
+        "[[splat]]\nname = 'b'\nbiomes = ['peak']\n"
+    )
+    r = recipe.load(path)
+    assert r.biomes.table == str(tmp_path / "tables" / "two.toml")
+    assert recipe.loads(recipe.dumps(r)) == r  # absolute now: read from anywhere
+    path.write_text("[terrain]\n[biomes]\nenabled = true\ntable = 'tables/two.toml'\n[[splat]]\nbiomes = ['forest']\n")
+    with pytest.raises(RecipeError, match=r"splat\[0\]\.biomes names 'forest'.*biomes: meadow, peak"):
+        recipe.load(path)

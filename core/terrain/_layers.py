@@ -1,0 +1,312 @@
+"""The terrain's layers: erosion of the heights, water flow, moisture, biomes, texture-layer weights.
+
+:func:`terrain_layers_steps` takes the :class:`~._heights.TerrainHeights` of a tile and the
+recipe's ``[terrain.erosion]``, ``[biomes]`` and ``[[splat]]`` and returns a
+:class:`TerrainLayers`: what the terrain mesh, its material, the scatter and the Unity package
+are built from.  The engines are :mod:`core.erosion` and :mod:`core.biomes`; this module only
+runs them in order, in metres, with the tile's seed and offset:
+
+1. hydraulic erosion (droplets per square kilometre of the tile), then thermal erosion if asked;
+2. flow accumulation of the (eroded) heights, when anything reads it;
+3. moisture (noise, the sea, the flow) and the biome ids of the table;
+4. the texture layers' weights, resampled to the alphamap's texels and packed four to an image.
+
+Each engine has its own random stream (``SeedSequence([seed, tag])``), so turning erosion on
+or off changes nothing else, and with erosion off the heights are the very array
+``heights_steps`` made (bit for bit).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .. import biomes as core_biomes
+from .. import erosion as core_erosion
+from ..erosion.spec import droplet_count
+from ..errors import ParameterError
+from ..steps import drive
+from ..unity_package import alphamap_side, texel_weights
+from ._heights import TerrainHeights
+
+__all__ = ["TerrainLayers", "terrain_layers_steps", "terrain_layers", "erosion_droplets", "LAYER_STEPS"]
+
+#: Progress units of each stage after the erosion (which reports 100 units over its batches).
+LAYER_STEPS = {"erosion": 100, "thermal": 10, "flow": 10, "biomes": 10, "splats": 10}
+
+
+@dataclass(frozen=True, eq=False)
+class TerrainLayers:
+    """A terrain tile with its layers (every map (rows, cols) like the heights, row 0 at Blender -Y).
+
+    Attributes
+    ----------
+    heights : TerrainHeights
+        The heights after erosion, in [0, 1] of ``height`` metres (``heights_steps``' own object
+        when erosion is off).  Erosion can lift a cell above the top or dig below 0: such
+        values are clipped, and ``clipped`` says how many and how far.
+    clipped : dict
+        ``{"below": cells, "above": cells, "lowest_m": metres, "highest_m": metres}`` of the
+        eroded heights before clipping (zeros when erosion is off).
+    eroded, deposited : (rows, cols) float32 ndarray or None
+        Metres of material taken from and laid on every cell (hydraulic, plus what thermal
+        erosion moved); None without erosion.
+    ledger : dict or None
+        The hydraulic erosion's mass ledger (cubic metres: ``eroded``, ``deposited``,
+        ``lost_at_edge``, ``relative_error``, ...), plus ``droplets`` and ``thermal_moved``.
+    flow : (rows, cols) float64 ndarray or None
+        Upstream area in square metres (:func:`core.erosion.flow_accumulation`).
+    moisture : (rows, cols) float32 ndarray or None
+    biomes : (rows, cols) uint8 ndarray or None
+        Ids into ``biome_names``.
+    biome_names : tuple of str
+    biome_colors : (n, 3) float32 ndarray or None
+        The table's sRGB colours (the biome preview).
+    weights : (L, rows, cols) float32 ndarray or None
+        The texture layers' weights at the vertices, summing to 1.
+    splats : tuple of (side, side, 4) uint8 ndarray
+        The weights at the alphamap's texels (``unity_package.alphamap_side``), packed four
+        layers to an image (R, G, B, A), every texel summing to exactly 255 over all images.
+    details : tuple of (str, (r, r) uint16 ndarray)
+        Detail layers' instance counts per detail cell.
+    """
+
+    heights: TerrainHeights
+    clipped: dict = field(default_factory=lambda: {"below": 0, "above": 0, "lowest_m": None, "highest_m": None})
+    eroded: np.ndarray = None
+    deposited: np.ndarray = None
+    ledger: dict = None
+    flow: np.ndarray = None
+    moisture: np.ndarray = None
+    biomes: np.ndarray = None
+    biome_names: tuple = ()
+    biome_colors: np.ndarray = None
+    weights: np.ndarray = None
+    splats: tuple = ()
+    details: tuple = ()
+
+    @property
+    def metres(self):
+        """The heights in metres (float64)."""
+        return self.heights.values.astype(np.float64) * self.heights.height
+
+    @property
+    def scatter_maps(self):
+        """The maps scatter rules read (``core.scatter.scatter_layers(..., maps=...)``): the biomes
+        (when worked out), the deposits (zero everywhere without erosion) and the flow (when worked
+        out: ask for it with ``flow=True`` when a scatter layer has a flow rule)."""
+        maps = {}
+        if self.biomes is not None:
+            maps["biomes"], maps["biome_names"] = self.biomes, self.biome_names
+        maps["deposited"] = self.deposited if self.deposited is not None else np.zeros(self.heights.values.shape)
+        if self.flow is not None:
+            maps["flow"] = self.flow
+        return maps
+
+
+def erosion_droplets(terrain_spec, rows=None):
+    """Droplets the hydraulic erosion of a tile runs: ``droplets_per_km2`` times the tile's area
+    (``core.erosion.spec.droplet_count``; 0 when erosion is off).
+
+    >>> from core.terrain import TerrainSpec
+    >>> erosion_droplets(TerrainSpec(size=512.0))  # erosion off: none
+    0
+    """
+    spec = terrain_spec.erosion
+    if not spec.enabled:
+        return 0
+    side = terrain_spec.cell_size * ((rows or terrain_spec.resolution) - 1)
+    return droplet_count(spec, size=side)
+
+
+def _hydraulic(h, cell, droplets, spec, seed):
+    """The hydraulic erosion as steps (``hydraulic_steps`` when core.erosion offers it)."""
+    settings = dict(cell_size=cell, droplets=droplets, seed=seed, **spec.hydraulic_kwargs())
+    steps = getattr(core_erosion, "hydraulic_steps", None)
+    if steps is not None:
+        return (yield from steps(h, **settings))
+    return core_erosion.hydraulic(h, **settings)
+
+
+def _eroded(heights, terrain_spec, seed, units):
+    """Steps of the erosion stage; returns ``(heights, clipped, eroded, deposited, ledger, metres)``."""
+    spec = terrain_spec.erosion
+    cell, top = heights.cell_size, heights.height
+    h = heights.values.astype(np.float64) * top
+    droplets = erosion_droplets(terrain_spec, heights.values.shape[0])
+    eroded = np.zeros(h.shape)
+    deposited = np.zeros(h.shape)
+    ledger = {"droplets": droplets}
+    if droplets:
+        steps = _hydraulic(h, cell, droplets, spec, seed)
+        while True:
+            try:
+                done, total, _ = next(steps)
+            except StopIteration as stop:
+                result = stop.value
+                break
+            yield units * done // max(total, 1), "erosion"
+        h = np.asarray(result.heights, np.float64)
+        eroded += result.eroded
+        deposited += result.deposited
+        ledger.update({k: float(v) for k, v in result.ledger.items()})
+    yield units, "erosion"
+    if spec.thermal:
+        settled = np.asarray(core_erosion.thermal(h, cell_size=cell, **spec.thermal_kwargs()), np.float64)
+        moved = settled - h
+        eroded += np.maximum(-moved, 0.0)
+        deposited += np.maximum(moved, 0.0)
+        ledger["thermal_moved"] = float(np.maximum(moved, 0.0).sum() * cell * cell)
+        h = settled
+    values = h / top
+    clipped = {
+        "below": int((values < 0.0).sum()),
+        "above": int((values > 1.0).sum()),
+        "lowest_m": float(h.min()),
+        "highest_m": float(h.max()),
+    }
+    values = np.clip(values, 0.0, 1.0).astype(np.float32)
+    margin = None
+    if heights.margin is not None:  # the ring around the tile stays the neighbours' (un-eroded) heights
+        margin = heights.margin.copy()
+        margin[1:-1, 1:-1] = values
+    out = TerrainHeights(values, cell, top, margin)
+    return out, clipped, eroded.astype(np.float32), deposited.astype(np.float32), ledger, h
+
+
+def _wants_flow(terrain_spec, biomes_spec, splats, flow):
+    return bool(
+        flow
+        or terrain_spec.erosion.enabled
+        or (biomes_spec is not None and biomes_spec.enabled and biomes_spec.flow_weight > 0.0)
+        or any(s.flow for s in splats)
+    )
+
+
+def terrain_layers_steps(heights, *, terrain_spec, biomes_spec=None, splats=(), seed, flow=False, base=None):
+    """The terrain's layers as a step generator (see :mod:`core.steps`).
+
+    Parameters
+    ----------
+    heights : TerrainHeights
+        The tile (``heights_steps`` / ``terrain_heights`` of ``terrain_spec``).
+    terrain_spec : TerrainSpec
+        Its ``erosion`` (``[terrain.erosion]``), ``sea_level``, ``height`` and ``offset`` are read.
+    biomes_spec : core.biomes.BiomesSpec or None
+        ``[biomes]``; None or not ``enabled``: no biome map.
+    splats : sequence of core.biomes.SplatSpec
+        ``[[splat]]``, layer 0 the ground; empty: no texture layers.
+    seed : int
+        The world's seed; erosion, moisture and the splat noise each draw their own stream of it.
+    flow : bool
+        Also work out the water flow when nothing else needs it (a scatter rule, the flow map).
+    base : str or None
+        Folder a biome table's relative path is found in (recipes keep theirs absolute).
+
+    Yields ``(done, total, label)``; returns a :class:`TerrainLayers`.
+    """
+    if not isinstance(heights, TerrainHeights):
+        raise ParameterError(f"heights must be a TerrainHeights, got {type(heights).__name__}")
+    splats = tuple(splats)
+    biomes_on = biomes_spec is not None and biomes_spec.enabled
+    wants_flow = _wants_flow(terrain_spec, biomes_spec, splats, flow)
+    erosion_on = terrain_spec.erosion.enabled
+    stages = [
+        s
+        for s, on in (
+            ("erosion", erosion_on),
+            ("thermal", erosion_on and terrain_spec.erosion.thermal),
+            ("flow", wants_flow),
+            ("biomes", biomes_on),
+            ("splats", bool(splats)),
+        )
+        if on
+    ]
+    total = sum(LAYER_STEPS[s] for s in stages)
+    done = 0
+    out = {}
+    cell, top = heights.cell_size, heights.height
+    if erosion_on:
+        if top <= 0.0:
+            raise ParameterError("terrain.erosion needs terrain.height > 0 (there is nothing to erode)")
+        steps = _eroded(heights, terrain_spec, seed, LAYER_STEPS["erosion"])
+        while True:
+            try:
+                units, label = next(steps)
+            except StopIteration as stop:
+                heights, clipped, eroded, deposited, ledger, metres = stop.value
+                break
+            yield units, total, label
+        done = LAYER_STEPS["erosion"]
+        if terrain_spec.erosion.thermal:
+            done += LAYER_STEPS["thermal"]
+            yield done, total, "thermal"
+        out.update(clipped=clipped, eroded=eroded, deposited=deposited, ledger=ledger)
+    else:
+        metres = heights.values.astype(np.float64) * top
+    if wants_flow:
+        out["flow"] = np.asarray(core_erosion.flow_accumulation(metres, cell_size=cell), np.float64)
+        done += LAYER_STEPS["flow"]
+        yield done, total, "flow"
+    table = None
+    sea_level_m = terrain_spec.sea_level * top
+    if biomes_on:
+        if top <= sea_level_m:
+            raise ParameterError(f"biomes need terrain.height > 0 above the sea, got {top:g} m")
+        table = core_biomes.load_table(biomes_spec.table, base=base)
+        moisture = core_biomes.moisture(
+            metres,
+            cell_size=cell,
+            seed=seed,
+            sea_level=sea_level_m,
+            scale=biomes_spec.moisture_scale,
+            flow=out.get("flow"),
+            sea_weight=biomes_spec.sea_weight,
+            flow_weight=biomes_spec.flow_weight,
+            offset=terrain_spec.offset,
+        )
+        ids = core_biomes.classify(
+            metres, moisture, table=table, sea_level=sea_level_m, height=top, lapse=biomes_spec.lapse
+        )
+        out.update(
+            moisture=moisture,
+            biomes=ids,
+            biome_names=tuple(table.names),
+            biome_colors=np.asarray(table.colors, np.float32),
+        )
+        done += LAYER_STEPS["biomes"]
+        yield done, total, "biomes"
+    if splats:
+        weights = core_biomes.splat_weights(
+            splats,
+            heights=metres,
+            cell_size=cell,
+            biomes=out.get("biomes"),
+            table=table,
+            deposited=out["deposited"] if "deposited" in out else np.zeros(metres.shape, np.float32),
+            flow=out.get("flow"),
+            seed=seed,
+            offset=terrain_spec.offset,
+        )
+        side = alphamap_side(heights.values.shape[0])
+        out["weights"] = weights
+        out["splats"] = tuple(core_biomes.pack_splats(texel_weights(weights, side=side)))
+        done += LAYER_STEPS["splats"]
+        yield done, total, "splats"
+    return TerrainLayers(heights, **out)
+
+
+def terrain_layers(heights, *, terrain_spec, biomes_spec=None, splats=(), seed, flow=False, base=None):
+    """:func:`terrain_layers_steps` run to the end."""
+    return drive(
+        terrain_layers_steps(
+            heights,
+            terrain_spec=terrain_spec,
+            biomes_spec=biomes_spec,
+            splats=splats,
+            seed=seed,
+            flow=flow,
+            base=base,
+        )
+    )

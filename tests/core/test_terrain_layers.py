@@ -1,0 +1,191 @@
+"""The terrain's layers (core.terrain.terrain_layers_steps): erosion, flow, biomes, texture layers."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from core import erosion, recipe, scatter, terrain
+from core.errors import ParameterError
+from core.steps import drive
+
+LAYERED = """
+[world]
+seed = 4
+[terrain]
+resolution = 129
+size = 256.0
+height = 60.0
+sea_level = 0.15
+[terrain.erosion]
+enabled = true
+droplets_per_km2 = 100000
+[biomes]
+enabled = true
+[[splat]]
+name = "Grass"
+[[splat]]
+name = "Rock"
+slope_range = [30.0, 90.0]
+[[splat]]
+name = "Sand"
+deposits = 1.0
+[[splat]]
+name = "Snow"
+biomes = ["snow", "tundra"]
+[[splat]]
+name = "Mud"
+flow = 1.0
+"""
+
+
+def _implemented(call):
+    try:
+        call()
+    except NotImplementedError:
+        return False
+    return True
+
+
+needs_thermal = pytest.mark.skipif(
+    not _implemented(lambda: erosion.thermal(np.zeros((4, 4)), cell_size=1.0)), reason="thermal is being written"
+)
+
+
+def _layers(r, **kw):
+    h = terrain.terrain_heights(r.terrain, seed=r.world.seed)
+    seen = []
+    out = drive(
+        terrain.terrain_layers_steps(
+            h, terrain_spec=r.terrain, biomes_spec=r.biomes, splats=r.splat, seed=r.world.seed, **kw
+        ),
+        lambda *a: seen.append(a),
+    )
+    return h, out, seen
+
+
+@pytest.fixture(scope="module")
+def layered():
+    return _layers(recipe.loads(LAYERED))
+
+
+def test_without_erosion_the_heights_are_bit_identical():
+    """Erosion off: the very heights heights_steps made, whatever else the layers work out."""
+    r = recipe.loads(LAYERED.replace("enabled = true\ndroplets", "enabled = false\ndroplets"))
+    assert not r.terrain.erosion.enabled
+    h, out, _ = _layers(r)
+    plain = terrain.terrain_heights(dataclasses.replace(r.terrain, erosion=erosion.ErosionSpec()), seed=4)
+    assert out.heights is h and out.heights.values.tobytes() == plain.values.tobytes()
+    assert out.eroded is None and out.deposited is None and out.ledger is None
+    assert out.biomes is not None and len(out.splats) == 2
+    # tiles (a margin) too, and with nothing asked nothing is worked out
+    tile = dataclasses.replace(r.terrain, normalize="fixed", resolution=33)
+    h = terrain.terrain_heights(tile, seed=4)
+    bare = drive(terrain.terrain_layers_steps(h, terrain_spec=tile, seed=4))
+    assert bare.heights is h and bare.flow is None and bare.biomes is None and bare.splats == ()
+    assert list(bare.scatter_maps) == ["deposited"] and not bare.scatter_maps["deposited"].any()
+
+
+def test_erosion_changes_the_heights_with_an_exact_ledger(layered):
+    h, out, seen = layered
+    assert out.heights is not h and out.heights.values.dtype == np.float32
+    assert out.heights.values.shape == h.values.shape and out.heights.cell_size == h.cell_size
+    diff = out.metres - h.values.astype(np.float64) * h.height
+    assert np.abs(diff).max() > 0.01
+    ledger = out.ledger
+    assert ledger["droplets"] == round(100_000 * 0.256**2)
+    assert ledger["relative_error"] <= 1e-6
+    assert ledger["eroded"] > 0 and ledger["deposited"] > 0
+    assert out.eroded.min() >= 0 and out.deposited.min() >= 0 and out.deposited.max() > 0
+    # the clipped heights say how far they went
+    assert 0.0 <= out.heights.values.min() and out.heights.values.max() <= 1.0
+    assert set(out.clipped) == {"below", "above", "lowest_m", "highest_m"}
+    # progress: never backwards, ends at the total
+    done = [d for d, _, _ in seen]
+    assert done == sorted(done) and done[-1] == seen[-1][1]
+    assert [label for *_, label in seen][-3:] == ["flow", "biomes", "splats"]
+
+
+def test_the_layers_are_deterministic(layered):
+    _, a, _ = layered
+    _, b, _ = _layers(recipe.loads(LAYERED))
+    assert a.heights.values.tobytes() == b.heights.values.tobytes()
+    assert a.biomes.tobytes() == b.biomes.tobytes()
+    assert all(x.tobytes() == y.tobytes() for x, y in zip(a.splats, b.splats))
+
+
+def test_biomes_splats_and_maps(layered):
+    h, out, _ = layered
+    n = h.values.shape[0]
+    assert out.biomes.shape == (n, n) and out.biomes.dtype == np.uint8
+    assert out.biome_names[0] == "ocean" and out.biome_colors.shape == (len(out.biome_names), 3)
+    assert int(out.biomes.max()) < len(out.biome_names)
+    assert out.flow.shape == (n, n) and out.flow.min() >= out.heights.cell_size**2 * 0.999
+    assert out.weights.shape == (5, n, n)
+    np.testing.assert_allclose(out.weights.sum(axis=0), 1.0, atol=1e-5)
+    # the splats are the weights at the alphamap's texels: one per heightmap cell, summing to 255
+    assert [s.shape for s in out.splats] == [(n - 1, n - 1, 4)] * 2
+    total = sum(s.astype(np.int32).sum(axis=2) for s in out.splats)
+    assert (total == 255).all()
+    assert out.splats[1][..., 1:].max() == 0  # five layers: the second image holds only R
+    # a texel is the mean of its cell's four corners
+    corners = out.weights[1, :2, :2].mean()
+    assert abs(out.splats[0][0, 0, 1] - corners * 255) <= 1.0
+    maps = out.scatter_maps
+    assert set(maps) == {"biomes", "biome_names", "deposited", "flow"}
+    # the maps drive a scatter layer
+    rules = scatter.ScatterRules(slope_range=(0, 90), biomes=(("forest", 1.0),))
+    (p,) = scatter.scatter_layers(
+        out.metres, size=256.0, layers=[scatter.Layer("trees", radius=6.0, rules=rules)], seed=1, maps=maps
+    )
+    forest = out.biome_names.index("forest")
+    cell = out.heights.cell_size
+    col = np.rint(p.positions[:, 0] / cell + (n - 1) / 2).astype(int)
+    row = np.rint(p.positions[:, 1] / cell + (n - 1) / 2).astype(int)
+    assert len(p) > 10 and (out.biomes[row, col] == forest).mean() > 0.9
+
+
+def test_splats_without_biomes_or_erosion():
+    r = recipe.loads(
+        "[terrain]\nresolution = 65\nsize = 128.0\n[[splat]]\nname = 'a'\n[[splat]]\nname = 'b'\n"
+        "height_range = [40.0, 1000.0]\n"
+    )
+    _, out, seen = _layers(r)
+    assert out.biomes is None and out.flow is None and out.ledger is None
+    assert [label for *_, label in seen] == ["splats"]
+    assert out.weights.shape == (2, 65, 65) and out.splats[0].shape == (64, 64, 4)
+
+
+def test_flow_on_request_and_bad_settings():
+    r = recipe.loads("[terrain]\nresolution = 33\nsize = 64.0\n")
+    h = terrain.terrain_heights(r.terrain, seed=0)
+    out = drive(terrain.terrain_layers_steps(h, terrain_spec=r.terrain, seed=0, flow=True))
+    assert out.heights is h and out.flow.shape == (33, 33)
+    assert set(out.scatter_maps) == {"deposited", "flow"}
+    flat = recipe.loads("[terrain]\nresolution = 33\nheight = 0.0\n[terrain.erosion]\nenabled = true\n")
+    with pytest.raises(ParameterError, match=r"terrain\.erosion needs terrain\.height > 0"):
+        drive(
+            terrain.terrain_layers_steps(
+                terrain.terrain_heights(flat.terrain, seed=0), terrain_spec=flat.terrain, seed=0
+            )
+        )
+    with pytest.raises(ParameterError, match="TerrainHeights"):
+        drive(terrain.terrain_layers_steps(np.zeros((4, 4)), terrain_spec=r.terrain, seed=0))
+
+
+@needs_thermal
+def test_thermal_erosion_settles_steep_slopes():
+    r = recipe.loads(
+        LAYERED.replace(
+            "droplets_per_km2 = 100000", "droplets_per_km2 = 0\nthermal = true\ntalus = 20.0\nthermal_iterations = 200"
+        )
+    )
+    h, out, seen = _layers(r)
+    assert "thermal" in [label for *_, label in seen]
+    from core.heightmap import slope_degrees
+
+    before = slope_degrees(h.values.astype(np.float64) * h.height, cell_size=h.cell_size)
+    after = slope_degrees(out.metres, cell_size=h.cell_size)
+    assert after.max() < before.max()
+    assert abs(out.metres.sum() - (h.values.astype(np.float64) * h.height).sum()) < 1e-6 * out.metres.sum()
+    assert out.ledger["thermal_moved"] > 0
