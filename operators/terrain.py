@@ -90,6 +90,14 @@ def _vertex_count(recipe):
     return sum(len(core_mesh.lod_indices(n, 2**k)) ** 2 for k in range(recipe.terrain.lods))
 
 
+def runs_modal(context, recipe):
+    """Whether a build of ``recipe`` shows progress (and Esc cancels it): many vertices, or erosion."""
+    if context.window is None:  # background: no events to drive a modal operator
+        return False
+    eroding = getattr(getattr(recipe.terrain, "erosion", None), "enabled", False)
+    return eroding or _vertex_count(recipe) > modal_vertices(context)
+
+
 class WORLDSEED_OT_terrain_add(ModalBuild, bpy.types.Operator):
     """Add a procedural terrain built from the Terrain panel's settings"""
 
@@ -110,6 +118,12 @@ class WORLDSEED_OT_terrain_add(ModalBuild, bpy.types.Operator):
             options={"SKIP_SAVE"},
             description="Draw a fresh random seed for this terrain",
         ),
+        "splat_json": bpy.props.StringProperty(
+            name="Texture Layers",
+            default="[]",
+            options={"HIDDEN"},
+            description="The texture layers ([[splat]] tables) as JSON, copied from the sidebar",
+        ),
         "from_settings": bpy.props.BoolProperty(
             name="From Sidebar",
             default=False,
@@ -127,16 +141,17 @@ class WORLDSEED_OT_terrain_add(ModalBuild, bpy.types.Operator):
         for name in ("name", "seed", *TERRAIN_FIELDS, *LAYER_PROPS):
             setattr(self, name, getattr(settings, name))
         self.curve = curve.curve_to_text(curve.curve_points(settings))
+        self.splat_json = terrain_layers.splat_json(settings)
         self.from_settings = False
 
     def invoke(self, context, event):
-        self._load_settings(context)
         try:
+            self._load_settings(context)
             recipe = self._recipe()
         except ParameterError as err:
             self.report({"ERROR"}, str(err))
             return {"CANCELLED"}
-        if _vertex_count(recipe) <= modal_vertices(context) or context.window is None:
+        if not runs_modal(context, recipe):
             return self.execute(context)
         steps = bridge_terrain.terrain_steps(
             recipe, collection=context.collection, location=tuple(context.scene.cursor.location)
@@ -148,12 +163,12 @@ class WORLDSEED_OT_terrain_add(ModalBuild, bpy.types.Operator):
         self.report({"INFO"}, f"Worldseed: added terrain {root.name!r}")
 
     def execute(self, context):
-        if self.from_settings:
-            self._load_settings(context)
-        if self.new_seed:
-            self.seed = new_seed()
-            self.new_seed = False
         try:
+            if self.from_settings:
+                self._load_settings(context)
+            if self.new_seed:
+                self.seed = new_seed()
+                self.new_seed = False
             recipe = self._recipe()
             root = bridge_terrain.build_terrain(
                 recipe, collection=context.collection, location=tuple(context.scene.cursor.location)
@@ -195,7 +210,7 @@ class WORLDSEED_OT_terrain_update(ModalBuild, bpy.types.Operator):
         except ParameterError as err:
             self.report({"ERROR"}, str(err))
             return {"CANCELLED"}
-        if _vertex_count(recipe) <= modal_vertices(context) or context.window is None:
+        if not runs_modal(context, recipe):
             return self.execute(context)
         steps = bridge_terrain.terrain_steps(recipe, collection=context.collection, replace=root)
         return self.start_modal(context, steps, "updating terrain")

@@ -142,11 +142,76 @@ class WORLDSEED_PT_terrain_erosion(_TerrainSubPanel, bpy.types.Panel):
             col.prop(settings, name)
 
 
+class WORLDSEED_PT_terrain_biomes(_TerrainSubPanel, bpy.types.Panel):
+    bl_label = "Biomes"
+    bl_options = {"DEFAULT_CLOSED"}
+
+    def draw_header(self, context):
+        self.layout.prop(context.scene.worldseed.terrain, "biomes_enabled", text="")
+
+    def draw(self, context):
+        settings, col = self.settings_column(context)
+        col.active = settings.biomes_enabled
+        for name in prefixed_props(settings, "biomes_"):
+            if name != "biomes_enabled":
+                col.prop(settings, name)
+
+
+class WORLDSEED_UL_splat_layers(bpy.types.UIList):
+    def draw_item(self, context, layout, data, item, icon, active_data, active_propname, index):
+        row = layout.row(align=True)
+        row.prop(item, "color", text="")
+        row.prop(item, "name", text="", emboss=False)
+        row.label(text=f"{'RGBA'[index % 4]}{index // 4}")  # its channel in the splat images
+
+
+#: What a texture layer's panel shows, in groups (the rest of its fields are not drawn).
+SPLAT_GROUPS = (
+    ("color", "texture", "tile_size"),
+    ("height_range", "height_fade", "slope_range", "slope_fade"),
+    ("biomes", "biome_fade", "deposits", "deposit_depth", "flow", "flow_range"),
+    ("patchiness", "noise_scale", "noise_fade", "strength"),
+)
+
+
+class WORLDSEED_PT_terrain_splats(_TerrainSubPanel, bpy.types.Panel):
+    bl_label = "Texture Layers"
+    bl_options = {"DEFAULT_CLOSED"}
+
+    def draw(self, context):
+        layout = self.layout
+        settings = context.scene.worldseed.terrain
+        row = layout.row()
+        row.template_list("WORLDSEED_UL_splat_layers", "", settings, "splats", settings, "active_splat", rows=4)
+        col = row.column(align=True)
+        col.operator("worldseed.splat_layer_add", text="", icon="ADD")
+        col.operator("worldseed.splat_layer_remove", text="", icon="REMOVE")
+        col.separator()
+        col.operator("worldseed.splat_layer_move", text="", icon="TRIA_UP").direction = "UP"
+        col.operator("worldseed.splat_layer_move", text="", icon="TRIA_DOWN").direction = "DOWN"
+        if not 0 <= settings.active_splat < len(settings.splats):
+            layout.label(text="No texture layers: the height-and-slope colours", icon="INFO")
+            return
+        layer = settings.splats[settings.active_splat]
+        col = layout.column(align=True)
+        col.use_property_split = True
+        if settings.active_splat == 0:
+            col.label(text="The ground: it takes what the later layers leave", icon="INFO")
+        for group in SPLAT_GROUPS if settings.active_splat else SPLAT_GROUPS[:1]:
+            for name in group:
+                if name in layer.bl_rna.properties:
+                    col.prop(layer, name)
+            col.separator()
+
+
 classes = (
     WORLDSEED_MT_terrain_presets,
     WORLDSEED_PT_terrain,
     WORLDSEED_PT_terrain_noise,
     WORLDSEED_PT_terrain_shape,
     WORLDSEED_PT_terrain_erosion,
+    WORLDSEED_PT_terrain_biomes,
+    WORLDSEED_UL_splat_layers,
+    WORLDSEED_PT_terrain_splats,
     WORLDSEED_PT_terrain_mesh,
 )

@@ -8,12 +8,21 @@ Terrain operator's redo panel, so a range is written once, in
 import bpy
 
 from ...operators.terrain import terrain_props
+from ...operators.terrain_layers import splat_layer_props
 from .. import live
+
+
+class WorldseedSplatLayer(bpy.types.PropertyGroup):
+    """One texture layer (``[[splat]]``), fields generated from ``core.biomes.SPLAT_LIMITS``."""
+
+    __annotations__ = splat_layer_props(update=live.on_terrain_change)
 
 
 class WorldseedTerrainSettings(bpy.types.PropertyGroup):
     __annotations__ = {
         **terrain_props(update=live.on_terrain_change),
+        "splats": bpy.props.CollectionProperty(type=WorldseedSplatLayer, name="Texture Layers"),
+        "active_splat": bpy.props.IntProperty(name="Active Texture Layer", default=0, min=0),
         "height_curve": bpy.props.PointerProperty(
             type=bpy.types.NodeTree, name="Height Curve", description="Node group holding the height curve widget"
         ),
@@ -30,4 +39,4 @@ class WorldseedTerrainSettings(bpy.types.PropertyGroup):
 
 
 SETTINGS = WorldseedTerrainSettings
-classes = (WorldseedTerrainSettings,)
+classes = (WorldseedSplatLayer, WorldseedTerrainSettings)

@@ -1,0 +1,80 @@
+"""The Texture Layers list (``[[splat]]``) and the Biomes settings in the sidebar: generated from core's
+tables, edited with add / remove / move, read into recipes with one clear message per bad setting."""
+
+import bpy
+import pytest
+
+from worldseed.core import biomes as core_biomes
+from worldseed.operators import terrain_layers
+
+
+def _settings():
+    return bpy.context.scene.worldseed.terrain
+
+
+def test_layers_are_added_removed_and_moved(empty_scene):
+    settings = _settings()
+    for _ in range(3):
+        assert bpy.ops.worldseed.splat_layer_add() == {"FINISHED"}
+    assert [layer.name for layer in settings.splats] == ["Ground", "Layer", "Layer 2"]
+    assert settings.active_splat == 2
+    assert bpy.ops.worldseed.splat_layer_move(direction="UP") == {"FINISHED"}
+    assert [layer.name for layer in settings.splats] == ["Ground", "Layer 2", "Layer"] and settings.active_splat == 1
+    settings.active_splat = 0
+    assert bpy.ops.worldseed.splat_layer_move(direction="UP") == {"CANCELLED"}  # the first stays first
+    assert bpy.ops.worldseed.splat_layer_remove() == {"FINISHED"}
+    assert [layer.name for layer in settings.splats] == ["Layer 2", "Layer"] and settings.active_splat == 0
+
+
+def test_layer_fields_come_from_core_splat_limits(empty_scene):
+    bpy.ops.worldseed.splat_layer_add()
+    rna = _settings().splats[0].bl_rna.properties
+    checked = 0
+    for name, limit in core_biomes.SPLAT_LIMITS.items():
+        if limit.kind in ("int", "float", "range", "vector"):
+            assert (rna[name].hard_min, rna[name].hard_max) == pytest.approx(limit.bounds), name
+            assert (rna[name].name, rna[name].description) == (limit.label, limit.description), name
+            checked += 1
+    assert checked >= 10
+    assert set(terrain_layers.SPLAT_FIELDS) <= set(rna.keys())
+    biomes_rna = _settings().bl_rna.properties
+    for name in terrain_layers.BIOMES_FIELDS:
+        assert f"biomes_{name}" in biomes_rna
+
+
+def test_sidebar_layers_become_splat_tables_and_back(empty_scene):
+    settings = _settings()
+    bpy.ops.worldseed.splat_layer_add()
+    bpy.ops.worldseed.splat_layer_add()
+    rock = settings.splats[1]
+    rock.name = "Rock"
+    rock.color = (0.25, 0.23, 0.21)
+    rock.slope_range = (30.0, 90.0)
+    rock.biomes = "taiga, tundra = 0.5"
+    tables = terrain_layers.splat_tables(settings)
+    specs = core_biomes.splats_from_list(tables)
+    assert [s.name for s in specs] == ["Ground", "Rock"]
+    assert specs[1].slope_range == (30.0, 90.0) and specs[1].biomes == (("taiga", 1.0), ("tundra", 0.5))
+    assert specs[1].color == (0.25, 0.23, 0.21)  # float32 in Blender, the decimals back in the recipe
+    settings.splats.clear()
+
+    class Recipe:
+        terrain = type("T", (), {})()
+        splat = specs
+
+    terrain_layers.apply_layers_to_props(settings, Recipe)
+    assert [layer.name for layer in settings.splats] == ["Ground", "Rock"]
+    assert settings.splats[1].biomes == "taiga, tundra = 0.5"
+
+
+def test_a_bad_layer_setting_is_one_message_naming_the_layer(empty_scene):
+    settings = _settings()
+    bpy.ops.worldseed.splat_layer_add()
+    bpy.ops.worldseed.splat_layer_add()
+    settings.splats[1].name = "Rock"
+    settings.splats[1].biomes = "forest = 2"
+    with pytest.raises(Exception) as info:
+        terrain_layers.splat_tables(settings)
+    message = str(info.value)
+    assert "texture layer 2 ('Rock')" in message and "forest" in message and "2" in message
+    assert "\n" not in message
