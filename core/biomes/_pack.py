@@ -13,7 +13,7 @@ __all__ = ["pack_splats", "unpack_splats", "splat_png_bytes", "CHANNELS", "PACK_
 
 #: Channels of one splat image, in layer order.
 CHANNELS = ("R", "G", "B", "A")
-#: Rows packed at a time (bounds the float64 temporaries: 8 layers x 256 x 4097 x 8 bytes = 67 MB).
+#: Rows packed at a time (bounds the temporaries: 8 layers x 256 x 4097 x 8 bytes = 67 MB in float64).
 PACK_ROWS = 256
 
 
@@ -24,7 +24,7 @@ def _round_rows(w):
     if empty.any():
         w = w.copy()
         w[0][empty] = 1.0  # nothing claimed: the ground layer takes it all
-        total = np.where(empty, 1.0, total)
+        total = np.where(empty, total.dtype.type(1.0), total)
     scaled = w / total
     scaled *= 255.0
     whole = np.floor(scaled)
@@ -33,7 +33,7 @@ def _round_rows(w):
     layers = w.shape[0]
     for i in range(layers):
         # rank of layer i: layers with a larger remainder, or an equal one and a lower index, go first
-        rank = np.zeros(frac.shape[1:], dtype=np.int16)
+        rank = np.zeros(frac.shape[1:], dtype=np.uint8)
         fi = frac[i]
         for k in range(layers):
             if k < i:
@@ -83,10 +83,13 @@ def pack_splats(weights):
         raise ParameterError(f"weights must hold 1 to {MAX_LAYERS} layers, got {layers}")
     if w.size and float(w.min()) < 0.0:
         raise ParameterError(f"weights must not be negative, got a minimum of {float(w.min()):g}")
+    # float32 weights (splat_weights') are rounded in float32, others in float64; the sums are exact
+    # either way (whole numbers), only which remainder is largest could differ in the last bit.
+    work = np.float32 if w.dtype == np.float32 and (not w.size or float(w.max()) < 1.0e30) else np.float64
     planes = np.zeros((-(-layers // 4) * 4, rows, cols), dtype=np.uint8)  # image * 4 + channel = layer
     for r0 in range(0, rows, PACK_ROWS):
         r1 = min(rows, r0 + PACK_ROWS)
-        planes[:layers, r0:r1] = _round_rows(w[:, r0:r1].astype(np.float64))
+        planes[:layers, r0:r1] = _round_rows(w[:, r0:r1].astype(work))
     planes = planes.reshape(-1, 4, rows, cols)
     return [np.ascontiguousarray(p.transpose(1, 2, 0)) for p in planes]
 

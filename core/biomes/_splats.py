@@ -67,7 +67,7 @@ def smooth_ramp(v, lo, hi, fade, *, fade_low=True, fade_high=True):
     for on, edge, sign in ((fade_low, lo, 1.0), (fade_high, hi, -1.0)):
         if not on:
             continue
-        if fade <= 0.0:
+        if fade <= 1.0e-30:  # (a fade this small is a step; 1 / fade would overflow float32)
             out *= (v >= edge) if sign > 0 else (v <= edge)
             continue
         t = (v - np.float32(edge)) * np.float32(sign / fade)

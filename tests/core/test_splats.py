@@ -156,6 +156,35 @@ def test_pack_sums_exactly_255_and_rounds_by_largest_remainder(w):
     got = np.moveaxis(stack[..., :layers], -1, 0)
     assert (np.abs(got - share) < 1.0 + 1e-9).all()  # within one unit of the exact share
     assert (got >= np.floor(share - 1e-9)).all()
+    single = np.concatenate(biomes.pack_splats(w.astype(np.float32)), axis=-1).astype(np.int64)
+    assert (single.sum(axis=-1) == 255).all()  # float32 weights (splat_weights') are rounded in float32
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    specs=st.lists(
+        st.builds(
+            SplatSpec,
+            height_range=st.tuples(st.floats(-5.0, 20.0), st.floats(20.0, 60.0)),
+            height_fade=st.floats(0.0, 10.0),
+            slope_range=st.tuples(st.floats(0.0, 30.0), st.floats(30.0, 90.0)),
+            slope_fade=st.floats(0.0, 20.0),
+            patchiness=st.sampled_from([0.0, 0.3, 0.9]),
+            noise_fade=st.floats(0.0, 0.5),
+            strength=st.floats(0.0, 1.0),
+        ),
+        min_size=1,
+        max_size=9,
+    ),
+    seed=st.integers(0, 2**31),
+)
+def test_any_layers_give_weights_that_sum_to_one_and_pack_to_255(specs, seed):
+    h = _hills(n=33)
+    w = biomes.splat_weights(specs, heights=h, cell_size=3.0, seed=seed)
+    assert w.shape == (len(specs), 33, 33) and w.min() >= 0.0 and w.max() <= 1.0
+    np.testing.assert_allclose(w.sum(axis=0), 1.0, atol=2e-6)
+    packed = np.concatenate(biomes.pack_splats(w), axis=-1).astype(np.int64)
+    assert (packed.sum(axis=-1) == 255).all()
 
 
 def test_pack_channel_order_and_ties():
