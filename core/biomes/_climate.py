@@ -80,7 +80,7 @@ def moisture(
     cell_size,
     seed,
     sea_level,
-    scale=200.0,
+    scale=128.0,
     flow=None,
     sea_weight=0.0,
     flow_weight=0.0,

@@ -6,6 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from worldseed.core import biomes
+from worldseed.core.erosion import flow_accumulation
 from worldseed.core.errors import ParameterError
 from worldseed.core.terrain import TerrainSpec, terrain_heights
 
@@ -198,9 +199,11 @@ def test_classify_refuses_bad_input():
         biomes.classify(h, h, table="whittaker", sea_level=0.0, height=5.0)
 
 
-def _coverage(spec, seed):
+def _coverage(spec, seed, flow):
+    """Biome shares of the default terrain with the default [biomes] settings (flow lines wetting the
+    ground as the terrain pipeline does when ``flow``)."""
     settings = biomes.BiomesSpec()
-    h = terrain_heights(spec, seed=seed).metres
+    h = terrain_heights(spec, seed=seed).metres.astype(np.float64)
     sea = spec.sea_level * spec.height
     m = biomes.moisture(
         h,
@@ -209,20 +212,23 @@ def _coverage(spec, seed):
         sea_level=sea,
         scale=settings.moisture_scale,
         sea_weight=settings.sea_weight,
+        flow=flow_accumulation(h, cell_size=spec.cell_size) if flow else None,
+        flow_weight=settings.flow_weight if flow else 0.0,
     )
     ids = biomes.classify(h, m, table=WHITTAKER, sea_level=sea, height=spec.height)
     return np.bincount(ids.ravel(), minlength=len(WHITTAKER.names)) / ids.size
 
 
+@pytest.mark.parametrize("flow", [False, True], ids=["noise-and-sea", "with-flow"])
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
-def test_every_land_biome_covers_at_least_one_percent_of_a_typical_map(seed):
+def test_every_land_biome_covers_at_least_one_percent_of_a_typical_map(seed, flow):
     """The default terrain with a sea (a fifth of its height): every land biome >= 1 %; without a
     sea every land biome but the beach (a shore needs a sea)."""
-    with_sea = _coverage(TerrainSpec(sea_level=0.2), seed)
+    with_sea = _coverage(TerrainSpec(sea_level=0.2), seed, flow)
     low = {WHITTAKER.names[b]: round(100 * with_sea[b], 2) for b in WHITTAKER.land if with_sea[b] < 0.01}
     assert not low, low
     assert with_sea[WHITTAKER.water] > 0.01
-    dry = _coverage(TerrainSpec(), seed)
+    dry = _coverage(TerrainSpec(), seed, flow)
     low = {
         WHITTAKER.names[b]: round(100 * dry[b], 2)
         for b in WHITTAKER.land
