@@ -37,9 +37,9 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 
-from . import levels, scatter, terrain, trees
+from . import levels, scatter, terrain, trees, unity_package
 from ._toml import toml_table, toml_value
-from .biomes import load_table
+from .biomes import MAX_PER_CELL, load_table
 from .biomes import spec as biome_spec
 from .errors import ParameterError, RecipeError, short
 from .spec import closest, did_you_mean, flag, from_table, integer, object_name, to_table
@@ -183,6 +183,16 @@ def _check_scatter(recipe):
     if recipe.scatter and not recipe.terrain.enabled:
         raise RecipeError("[[scatter]] layers need a terrain to stand on, but terrain.enabled is false")
     scatter.check_prop_count(recipe.scatter, size=recipe.terrain.size)
+    base = unity_package.alphamap_side(recipe.terrain.resolution)
+    for i, spec in enumerate(recipe.scatter):
+        side = scatter.detail_side(base, size=recipe.terrain.size, per_m2=spec.unity_detail)
+        if spec.unity_detail * (recipe.terrain.size / side) ** 2 > MAX_PER_CELL:
+            most = MAX_PER_CELL / (recipe.terrain.size / side) ** 2
+            raise RecipeError(
+                f"scatter[{i}].unity_detail {spec.unity_detail:g} per m^2 puts more than {MAX_PER_CELL} instances "
+                f"in a Unity detail cell of a {recipe.terrain.size:g} m terrain ({side} cells a side); "
+                f"at most {most:.3g} per m^2"
+            )
     _check_biome_names(recipe, "scatter", recipe.scatter)
 
 

@@ -318,14 +318,16 @@ def json_bytes(content):
     return (json.dumps(content, indent=2) + "\n").encode("utf-8")
 
 
-def package_files(name, layers, *, size, splats=(), biome_colors=None, blender_centre=(0.0, 0.0, 0.0)):
+def package_files(name, layers, *, size, splats=(), biome_colors=None, details=None, blender_centre=(0.0, 0.0, 0.0)):
     """Every file of the Unity terrain package of ``layers`` (a ``core.terrain.TerrainLayers``):
     ``{file name: bytes}``, ``<name>_terrain.json`` last.
 
     ``size`` is the terrain's side in metres; ``splats`` the ``[[splat]]`` specs the layers were
     made with (name, color, texture, tile_size); ``biome_colors`` the table's colours (defaults
-    to the layers' own).  Files a terrain's layers do not have (no splats, no biomes, no flow,
-    no details) are left out, and the JSON says ``null`` / ``[]`` for them.
+    to the layers' own); ``details`` the detail layers ``((name, counts), ...)``
+    (``core.scatter.detail_layers``; default: the layers' own).  Files a terrain's layers do not
+    have (no splats, no biomes, no flow, no details) are left out, and the JSON says ``null`` /
+    ``[]`` for them.
     """
     heights = layers.heights
     files = {}
@@ -352,8 +354,9 @@ def package_files(name, layers, *, size, splats=(), biome_colors=None, blender_c
         files[f"{name}_flow.png"] = flow_png_bytes(layers.flow, cell_size=heights.cell_size)
         lo, hi = flow_range(layers.flow.shape, heights.cell_size)
         flow = {"lo": lo, "hi": hi}
+    detail_maps = tuple(layers.details if details is None else details)
     details = []
-    for k, (detail_name, counts) in enumerate(layers.details):
+    for k, (detail_name, counts) in enumerate(detail_maps):
         files[f"{name}_detail{k}.raw"] = detail_raw16(counts)
         details.append({"name": detail_name})
     erosion = None
@@ -371,7 +374,7 @@ def package_files(name, layers, *, size, splats=(), biome_colors=None, blender_c
         flow=flow,
         erosion=erosion,
         details=details,
-        detail_side=layers.details[0][1].shape[0] if layers.details else None,
+        detail_side=detail_maps[0][1].shape[0] if detail_maps else None,
         blender_centre=blender_centre,
     )
     files[f"{name}_terrain.json"] = json_bytes(content)

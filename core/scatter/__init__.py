@@ -7,6 +7,7 @@ grass) in :mod:`.props`.  Rules may also read the terrain's layers (biomes, eros
 water flow): pass ``maps=`` to `scatter_layers`.
 """
 
+from ._details import detail_layers, detail_side
 from ._engine import (
     ALIGN,
     SCALE,
@@ -79,6 +80,8 @@ __all__ = [
     "sample_heights",
     "terrain_normals_at",
     "unity_transforms",
+    "detail_layers",
+    "detail_side",
     "LayerSpec",
     "LIMITS",
     "BUILTIN_PROPS",

@@ -13,8 +13,9 @@ one `Placement` (positions, rotations, scales) per layer.
 Randomness
 ----------
 Everything random comes from ``make_rng(seed)``: it seeds a ``SeedSequence`` whose ``i``-th
-child drives layer ``i`` (grandchildren: the patch noise, the sampling, the placement, and a
-fourth, drawn from only when biome weights thin a fixed-spacing layer), so appending a layer, or
+child drives layer ``i`` (grandchildren: the patch noise, the sampling, the placement, a
+fourth drawn from only when biome weights thin a fixed-spacing layer, and a fifth for the
+layer's Unity detail counts), so appending a layer, or
 changing one layer's scale range, leaves the other draws as they were.
 """
 
@@ -156,9 +157,10 @@ class Placement:
         return len(self.positions)
 
 
-def _layer_streams(seed, n):
+def layer_streams(seed, n):
+    """Per layer: the seed sequences of its patch noise, sampling, placement, thinning and detail counts."""
     root = np.random.SeedSequence(make_rng(seed).integers(0, 2**63, size=4))
-    return [child.spawn(4) for child in root.spawn(n)]  # the first three as spawn(3) gives them
+    return [child.spawn(5) for child in root.spawn(n)]  # the first three as spawn(3) gives them
 
 
 def scatter_layers(heights, *, size, layers, seed=0, maps=None):
@@ -218,14 +220,14 @@ def scatter_layers(heights, *, size, layers, seed=0, maps=None):
     for layer in layers:
         check_cells(width, height, layer.radius)
     maps = check_maps(maps, h.shape, [layer.rules for layer in layers])
-    streams = _layer_streams(seed, len(layers))
+    streams = layer_streams(seed, len(layers))
     slope = None
     if any(layer.rules.slope_range != (0.0, 90.0) for layer in layers):
         slope = slope_degrees(h, cell_size=cell)
     normals = None
     done_xy, done_r = np.empty((0, 2)), np.empty(0)
     out = []
-    for layer, (mask_ss, sample_ss, place_ss, thin_ss) in zip(layers, streams):
+    for layer, (mask_ss, sample_ss, place_ss, thin_ss, _) in zip(layers, streams):
         mask = density_mask(h, cell, layer.rules, np.random.default_rng(mask_ss), slope, maps)
         where = None if mask.min() > 0.0 else mask > 0.0
         variable = layer.r_max > layer.r_min

@@ -46,6 +46,7 @@ import tomllib
 from dataclasses import dataclass
 
 from .._toml import toml_table
+from ..biomes import PER_M2
 from ..errors import ParameterError, short
 from ..spec import custom, did_you_mean, flag, from_table, integer, number, object_name, span, to_table
 from ..trees.spec import species_names, species_spec
@@ -118,6 +119,13 @@ LIMITS = {
     "unity_tree": flag(
         "Unity Terrain Trees", "Also list this layer as Unity Terrain tree instances in the placement file"
     ),
+    "unity_detail": number(
+        PER_M2,
+        "Unity Detail Density",
+        "Also write the layer as a Unity terrain detail layer (grass): instances per square metre where its "
+        "rules allow fully (0: no)",
+        soft=(0.0, 20.0),
+    ),
     "biomes": custom(
         check_biomes,
         "Biomes",
@@ -152,7 +160,8 @@ class LayerSpec:
     (metres from the props of earlier layers, at least ``radius``).  Placement: ``scale_range``,
     ``align`` (0 upright .. 1 with the ground), ``max_tilt`` (degrees),
     ``sink`` (metres, scaled with the prop).  ``unity_tree``: also list the
-    layer as Unity Terrain tree instances.  Map rules (they need the terrain's layers):
+    layer as Unity Terrain tree instances; ``unity_detail`` (instances per square metre, 0: no)
+    also as a Unity terrain detail layer, counts from the same rules.  Map rules (they need the terrain's layers):
     ``biomes`` (names with weights, ``()`` for everywhere), ``deposits`` (metres of deposited
     material) and ``flow`` (upstream square metres); their defaults leave the rule off.
     Ranges: :data:`LIMITS`.
@@ -174,6 +183,7 @@ class LayerSpec:
     max_tilt: float = 20.0
     sink: float = 0.0
     unity_tree: bool = False
+    unity_detail: float = 0.0
     biomes: tuple = ()
     deposits: tuple = (0.0, DEPOSITS[1])
     flow: tuple = (0.0, FLOW[1])

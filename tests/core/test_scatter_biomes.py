@@ -159,3 +159,26 @@ def test_map_rules_are_deterministic():
     a = scatter.scatter_layers(_flat(), size=SIZE, layers=layers, seed=9, maps=maps)
     b = scatter.scatter_layers(_flat(), size=SIZE, layers=layers, seed=9, maps=maps)
     assert _digest(a) == _digest(b)
+
+
+def test_detail_layers_count_instances_from_the_layers_rules():
+    """A layer with unity_detail is also a Unity detail layer: its counts follow its rules (here a biome)."""
+    grass = layer_spec.from_dict({"name": "Grass", "prop": "grass", "biomes": ["forest"], "unity_detail": 2.0})
+    rocks = layer_spec.from_dict({"name": "Rocks", "radius": 5.0})
+    maps = _halves()
+    details = scatter.detail_layers(
+        _flat(), size=SIZE, specs=[rocks, grass], sea_level_m=-1.0, resolution=32, seed=4, maps=maps
+    )
+    assert [name for name, _ in details] == ["Grass"]
+    counts = details[0][1]
+    assert counts.shape == (32, 32) and counts.dtype == np.uint16
+    # cells of (128 / 32)^2 = 16 m^2: 32 instances where the rules allow fully, none outside the forest
+    assert (counts[:, :15] == 32).all() and (counts[:, 17:] == 0).all()
+    again = scatter.detail_layers(
+        _flat(), size=SIZE, specs=[rocks, grass], sea_level_m=-1.0, resolution=32, seed=4, maps=maps
+    )
+    assert again[0][1].tobytes() == counts.tobytes()
+    assert scatter.detail_side(64, size=512.0, per_m2=2.0) == 64
+    assert scatter.detail_side(64, size=512.0, per_m2=20.0) == 256  # 20 * 4 m^2 = 80 a cell
+    with pytest.raises(RecipeError, match=r"scatter\[0\]\.unity_detail 100 per m\^2 .* at most 63\.8 per m\^2"):
+        recipe.loads("[terrain]\nsize = 4096.0\n[[scatter]]\nradius = 5.0\nunity_detail = 100.0\n")

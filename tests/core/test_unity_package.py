@@ -177,3 +177,20 @@ def test_helpers():
         unity_package.detail_raw16(np.zeros((4, 4)))
     with pytest.raises(ParameterError, match=r"packed\[0\] must be a \(rows, cols, 4\) uint8 image"):
         unity_package.splat_png_bytes([np.zeros((4, 4, 3), np.uint8)])
+
+
+def test_detail_layers_in_the_package(marked):
+    layers, _, _ = marked
+    counts = np.zeros((64, 64), np.uint16)
+    counts[60, 3] = 7  # near our row 63 (Blender +Y) and column 0 (Blender -X): Unity's +X, -Z corner
+    files = unity_package.package_files(
+        "D", layers, size=SIZE, splats=(biomes.SplatSpec(name="Ground"),) * 2, details=[("Grass", counts)]
+    )
+    content = json.loads(files["D_terrain.json"])
+    assert content["import_settings"]["detail_resolution"] == 64
+    assert content["import_settings"]["detail_resolution_per_patch"] == unity_package.DETAIL_PER_PATCH
+    (detail,) = content["details"]
+    assert (detail["name"], detail["file"], detail["resolution"]) == ("Grass", "D_detail0.raw", 64)
+    unity_counts = np.frombuffer(files["D_detail0.raw"], "<u2").reshape(64, 64)
+    z, x = np.argwhere(unity_counts == 7)[0]
+    assert z < 16 and x > 48

@@ -1,0 +1,66 @@
+"""Unity detail layers (grass) from scatter layers: instance counts per detail cell from the same rules.
+
+A scatter layer with ``unity_detail`` above 0 (instances per square metre where its rules allow
+fully) is also written as one of Unity's terrain detail layers: its rule mask (the very density
+its props were scattered with, patches and all) goes through :func:`core.biomes.detail_counts`.
+Public through :mod:`core.scatter`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..biomes import MAX_PER_CELL, detail_counts
+from ..heightmap import slope_degrees
+from . import _terrain_sample as ts
+from ._engine import layer_from_spec, layer_streams
+from ._rules import check_maps, density_mask
+
+__all__ = ["detail_layers", "detail_side"]
+
+#: Detail resolutions offered: powers of two up to Unity's limit of 4048 cells a side.
+DETAIL_SIDES = tuple(2**k for k in range(4, 12))
+
+
+def detail_side(base, *, size, per_m2):
+    """The detail resolution for a terrain of ``size`` metres: the smallest of :data:`DETAIL_SIDES`
+    at least ``base`` (the alphamap's) whose cells hold at most 255 instances at ``per_m2``; the
+    largest when none does (then :func:`core.biomes.detail_counts` refuses, naming the limit).
+
+    >>> detail_side(256, size=512.0, per_m2=2.0), detail_side(64, size=512.0, per_m2=20.0)
+    (256, 256)
+    """
+    for side in DETAIL_SIDES:
+        if side >= base and per_m2 * (size / side) ** 2 <= MAX_PER_CELL:
+            return side
+    return DETAIL_SIDES[-1]
+
+
+def detail_layers(heights, *, size, specs, sea_level_m, resolution, seed=0, maps=None):
+    """``((name, counts), ...)`` for the layers of ``specs`` (``core.scatter.LayerSpec``, the recipe's
+    ``[[scatter]]`` in order) with ``unity_detail > 0``.
+
+    ``heights`` are metres (rows, cols) over ``size`` metres, ``resolution`` the detail cells a side,
+    ``seed`` the scatter's seed (the same as ``scatter_layers``'), ``maps`` the terrain's layers.
+    ``counts`` are (resolution, resolution) uint16 in our layout (row 0 at Blender -Y):
+    ``core.unity_package.detail_raw16`` turns them for Unity.
+    """
+    h, size, cell = ts.check_terrain(heights, size)
+    specs = tuple(specs)
+    layers = [layer_from_spec(s, sea_level_m=sea_level_m) for s in specs]
+    maps = check_maps(maps, h.shape, [layer.rules for spec, layer in zip(specs, layers) if spec.unity_detail > 0])
+    streams = layer_streams(seed, len(specs))
+    slope = None
+    out = []
+    for spec, layer, (mask_ss, *_, count_ss) in zip(specs, layers, streams):
+        if spec.unity_detail <= 0:
+            continue
+        if slope is None and layer.rules.slope_range != (0.0, 90.0):
+            slope = slope_degrees(h, cell_size=cell)
+        mask = density_mask(h, cell, layer.rules, np.random.default_rng(mask_ss), slope, maps)
+        count_seed = int(count_ss.generate_state(1, np.uint64)[0]) >> 1
+        counts = detail_counts(
+            mask, cell_size=cell, per_m2=spec.unity_detail, detail_resolution=resolution, seed=count_seed
+        )
+        out.append((spec.name, counts))
+    return tuple(out)
