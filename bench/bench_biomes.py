@@ -68,21 +68,24 @@ def tile():
 
 
 def classify_loop(h, m, table, sea_level, height):
-    """The per-biome loop: one mask per biome, later assignments overwritten by earlier biomes."""
-    e = np.clip((h.astype(np.float32) - np.float32(sea_level)) / np.float32(height - sea_level), 0.0, None)
-    e = np.minimum(e, np.nextafter(np.float32(1), np.float32(0)))
-    mm = np.clip(m, 0.0, np.nextafter(np.float32(1), np.float32(0)))
+    """The per-biome loop: one mask per biome (last to first, so the first in the table wins), with
+    the thresholds of classify's Notes (elevation ends as heights), so the ids must be identical."""
+    span = height - sea_level
     ids = np.full(h.shape, table.fallback, np.uint8)
     for b in reversed(table.land):
-        (e0, e1), (m0, m1) = table.elevation[b], table.moisture[b]
-        mask = (e >= np.float32(e0)) & (mm >= np.float32(m0))
-        if e1 < 1.0:
-            mask &= e < np.float32(e1)
-        if m1 < 1.0:
-            mask &= mm < np.float32(m1)
+        (e0, e1), (m0, m1) = np.float32(table.elevation[b]), np.float32(table.moisture[b])
+        mask = np.ones(h.shape, bool)
+        if e0 > 0:
+            mask &= h >= h.dtype.type(sea_level + float(e0) * span)
+        if e1 < 1:
+            mask &= h < h.dtype.type(sea_level + float(e1) * span)
+        if m0 > 0:
+            mask &= m >= m0
+        if m1 < 1:
+            mask &= m < m1
         ids[mask] = b
     if sea_level > 0 and table.water >= 0:
-        ids[h <= np.float32(sea_level)] = table.water
+        ids[h <= h.dtype.type(sea_level)] = table.water
     return ids
 
 

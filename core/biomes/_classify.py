@@ -8,7 +8,7 @@ from .._checks import check_array, check_float, check_heights
 from ..errors import ParameterError
 from ._climate import LAPSE
 from ._climate import temperature as temperature_map
-from ._table import TEMPERATURE, TOP, BiomeTable
+from ._table import BiomeTable
 
 __all__ = ["classify", "water_mask"]
 
@@ -24,7 +24,7 @@ def water_mask(heights, *, sea_level):
 
 
 def _box_index(values, edges, out):
-    """``out += number of edges <= value`` per cell (edges are float32, sorted)."""
+    """``out += number of edges <= value`` per cell (edges sorted)."""
     for e in edges:
         out += values >= e
 
@@ -37,7 +37,7 @@ def classify(heights, moisture, *, table, sea_level, height=None, temperature=No
     heights : (rows, cols) array_like of float
         Heights in metres.
     moisture : (rows, cols) array_like of float
-        Moisture in [0, 1] (:func:`core.biomes.moisture`); values outside are clipped.
+        Moisture in [0, 1] (:func:`core.biomes.moisture`); values outside count as the nearest end.
     table : BiomeTable
         :func:`core.biomes.load_table`.
     sea_level : float
@@ -45,7 +45,7 @@ def classify(heights, moisture, *, table, sea_level, height=None, temperature=No
         biome (if it has one).
     height : float
         The terrain's top in metres (``TerrainSpec.height``): the ``elevation`` axis is
-        ``(h - sea_level) / (height - sea_level)`` clipped to [0, 1], so a 40 m hill and a 4 km
+        ``(h - sea_level) / (height - sea_level)`` in [0, 1] (see Notes), so a 40 m hill and a 4 km
         range both span the table (the same for every tile of a world, so tiles join).
     temperature : (rows, cols) array_like of float or None
         Degrees C, for tables with temperature ranges; None: :func:`core.biomes.temperature` of
@@ -60,10 +60,18 @@ def classify(heights, moisture, *, table, sea_level, height=None, temperature=No
 
     Notes
     -----
+    The exact rule: an ``elevation`` range ``[lo, hi)`` holds the heights
+    ``sea_level + lo * (height - sea_level) <= h < sea_level + hi * (height - sea_level)``, each
+    threshold worked out in float64 from the table's float32 ends and rounded to the heights'
+    float type; ``moisture`` and ``temperature`` ranges compare the maps with the float32 ends. A
+    low end of 0 and a high end of 1 (or of the temperature span) are open, so heights below the
+    sea level count as elevation 0 and moisture outside [0, 1] as its nearest end. With
+    ``sea_level > 0`` the cells with ``h <= sea_level`` are the water biome.
+
     Every range end of the table is an edge on its axis, so a cell's box (between edges) is the
     count of edges at or below its value, and ``table.lookup`` holds the biome of every box: the
     look-up is exact (it equals testing each biome's ranges in order) and costs a few
-    comparisons per cell whatever the number of biomes.
+    comparisons per cell whatever the number of biomes; no elevation map is made.
 
     Examples
     --------
@@ -80,14 +88,18 @@ def classify(heights, moisture, *, table, sea_level, height=None, temperature=No
     if not height > sea_level:
         raise ParameterError(f"height (the terrain's top, {height:g} m) must be above sea_level ({sea_level:g} m)")
     edges, lut = table.lookup
-    e = h.astype(np.float32, copy=True) if h.dtype != np.float32 else h.copy()
-    e -= np.float32(sea_level)
-    e *= np.float32(1.0 / (height - sea_level))
-    np.clip(e, np.float32(0.0), TOP, out=e)
-    m = np.clip(m.astype(np.float32, copy=False), np.float32(0.0), TOP)
     n_m = len(edges[1]) + 1
+    n_t = len(edges[2]) + 1 if table.uses_temperature else 1
+    # elevation edges as heights, in the heights' own float type: no elevation map is made
+    span = height - sea_level
+    thresholds = [h.dtype.type(sea_level + float(e) * span) for e in edges[0]]
+    water = sea_level > 0.0 and table.water >= 0
+    if water:  # one more box below the others: at or below the sea
+        lut = np.concatenate([np.full(n_m * n_t, table.water, dtype=lut.dtype), lut])
     idx = np.zeros(h.shape, dtype=np.uint16 if lut.size > 255 else np.uint8)
-    _box_index(e, edges[0], idx)
+    if water:
+        idx += h > h.dtype.type(sea_level)
+    _box_index(h, thresholds, idx)
     if n_m > 1:
         idx *= idx.dtype.type(n_m)
         _box_index(m, edges[1], idx)
@@ -96,12 +108,8 @@ def classify(heights, moisture, *, table, sea_level, height=None, temperature=No
             check_float(lapse, name="lapse", bounds=LAPSE)
             t = temperature_map(h, sea_level=sea_level, lapse=lapse)
         else:
-            t = check_array(temperature, name="temperature", shape=h.shape).astype(np.float32, copy=False)
-        t = np.clip(t, np.float32(TEMPERATURE[0]), np.float32(TEMPERATURE[1]))
-        idx = idx.astype(np.int64) * (len(edges[2]) + 1)
+            t = check_array(temperature, name="temperature", shape=h.shape)
+        idx = idx.astype(np.int64) * n_t
         _box_index(t, edges[2], idx)
     ids = lut.take(idx)
-    water = water_mask(h, sea_level=sea_level)
-    if water is not None and table.water >= 0:
-        ids[water] = table.water
     return ids
