@@ -120,12 +120,21 @@ def texel_weights(weights, *, side):
         i0 = np.minimum(np.floor(pos).astype(np.intp), n - 2)
         return i0, (pos - i0).astype(np.float32)
 
-    r0, tr = axis(rows)
-    c0, tc = axis(cols)
-    tmp = w[:, r0] * (1 - tr)[None, :, None] + w[:, r0 + 1] * tr[None, :, None]
-    out = tmp[:, :, c0] * (1 - tc)[None, None, :] + tmp[:, :, c0 + 1] * tc[None, None, :]
+    if rows == cols == side + 1:  # one texel a cell: the mean of its four corners
+        out = w[:, :-1, :-1] + w[:, 1:, :-1]
+        out += w[:, :-1, 1:]
+        out += w[:, 1:, 1:]
+        out *= np.float32(0.25)
+    else:
+        r0, tr = axis(rows)
+        c0, tc = axis(cols)
+        tmp = w[:, r0] * (1 - tr)[None, :, None]
+        tmp += w[:, r0 + 1] * tr[None, :, None]
+        out = tmp[:, :, c0] * (1 - tc)[None, None, :]
+        out += tmp[:, :, c0 + 1] * tc[None, None, :]
     total = out.sum(axis=0)
-    out /= np.where(total > 0, total, 1.0)[None]
+    total[total <= 0] = 1.0
+    out /= total
     return out
 
 

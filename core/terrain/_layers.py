@@ -32,7 +32,8 @@ from ._heights import TerrainHeights
 
 __all__ = ["TerrainLayers", "terrain_layers_steps", "terrain_layers", "erosion_droplets", "LAYER_STEPS"]
 
-#: Progress units of each stage after the erosion (which reports 100 units over its batches).
+#: Progress units of each stage (the erosion reports its 100 over its batches, thermal its 10 over
+#: chunks of its iterations).
 LAYER_STEPS = {"erosion": 100, "thermal": 10, "flow": 10, "biomes": 10, "splats": 10}
 
 
@@ -129,8 +130,9 @@ def _hydraulic(h, cell, droplets, spec, seed):
     return core_erosion.hydraulic(h, **settings)
 
 
-def _eroded(heights, terrain_spec, seed, units):
-    """Steps of the erosion stage; returns ``(heights, clipped, eroded, deposited, ledger, metres)``."""
+def _eroded(heights, terrain_spec, seed):
+    """Steps of the erosion stage, yielding ``(units done, label)`` (``LAYER_STEPS``' erosion, then
+    thermal units); returns ``(heights, clipped, eroded, deposited, ledger, metres)``."""
     spec = terrain_spec.erosion
     cell, top = heights.cell_size, heights.height
     h = heights.values.astype(np.float64) * top
@@ -138,6 +140,7 @@ def _eroded(heights, terrain_spec, seed, units):
     eroded = np.zeros(h.shape)
     deposited = np.zeros(h.shape)
     ledger = {"droplets": droplets}
+    units = LAYER_STEPS["erosion"]
     if droplets:
         steps = _hydraulic(h, cell, droplets, spec, seed)
         while True:
@@ -153,7 +156,24 @@ def _eroded(heights, terrain_spec, seed, units):
         ledger.update({k: float(v) for k, v in result.ledger.items()})
     yield units, "erosion"
     if spec.thermal:
-        settled = np.asarray(core_erosion.thermal(h, cell_size=cell, **spec.thermal_kwargs()), np.float64)
+        # in chunks of iterations (each step is a function of the heights alone, so the chunks give
+        # the same heights as one call), with progress (and a chance to cancel) between them
+        kwargs = spec.thermal_kwargs()
+        left = kwargs.pop("iterations")
+        chunk = max(1, -(-left // LAYER_STEPS["thermal"]))
+        settled, step = h, 0
+        while left > 0:
+            k = min(chunk, left)
+            before, settled = (
+                settled,
+                np.asarray(core_erosion.thermal(settled, cell_size=cell, iterations=k, **kwargs), np.float64),
+            )
+            left -= k
+            step += 1
+            if np.array_equal(before, settled):
+                break  # settled: the slopes are within the talus angle
+            yield units + min(step, LAYER_STEPS["thermal"]), "thermal"
+        yield units + LAYER_STEPS["thermal"], "thermal"
         moved = settled - h
         eroded += np.maximum(-moved, 0.0)
         deposited += np.maximum(moved, 0.0)
@@ -230,18 +250,14 @@ def terrain_layers_steps(heights, *, terrain_spec, biomes_spec=None, splats=(), 
     if erosion_on:
         if top <= 0.0:
             raise ParameterError("terrain.erosion needs terrain.height > 0 (there is nothing to erode)")
-        steps = _eroded(heights, terrain_spec, seed, LAYER_STEPS["erosion"])
+        steps = _eroded(heights, terrain_spec, seed)
         while True:
             try:
-                units, label = next(steps)
+                done, label = next(steps)
             except StopIteration as stop:
                 heights, clipped, eroded, deposited, ledger, metres = stop.value
                 break
-            yield units, total, label
-        done = LAYER_STEPS["erosion"]
-        if terrain_spec.erosion.thermal:
-            done += LAYER_STEPS["thermal"]
-            yield done, total, "thermal"
+            yield done, total, label
         out.update(clipped=clipped, eroded=eroded, deposited=deposited, ledger=ledger)
     else:
         metres = heights.values.astype(np.float64) * top

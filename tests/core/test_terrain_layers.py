@@ -189,3 +189,21 @@ def test_thermal_erosion_settles_steep_slopes():
     assert after.max() < before.max()
     assert abs(out.metres.sum() - (h.values.astype(np.float64) * h.height).sum()) < 1e-6 * out.metres.sum()
     assert out.ledger["thermal_moved"] > 0
+
+
+def test_thermal_in_chunks_gives_the_heights_of_one_call():
+    r = recipe.loads(
+        "[terrain]\nresolution = 65\nsize = 128.0\nheight = 60.0\nkind = 'ridged'\n"
+        "[terrain.erosion]\nenabled = true\ndroplets_per_km2 = 0\nthermal = true\ntalus = 25.0\n"
+        "thermal_iterations = 37\n"
+    )
+    h, out, seen = _layers(r)
+    once = erosion.thermal(
+        h.values.astype(np.float64) * h.height, cell_size=h.cell_size, **r.terrain.erosion.thermal_kwargs()
+    )
+    expect = np.clip(once / h.height, 0.0, 1.0).astype(np.float32)
+    assert out.heights.values.tobytes() == expect.tobytes()
+    thermal_steps = [d for d, _, label in seen if label == "thermal"]
+    assert len(thermal_steps) >= 2 and thermal_steps == sorted(thermal_steps)
+    assert thermal_steps[-1] == terrain.LAYER_STEPS["erosion"] + terrain.LAYER_STEPS["thermal"]
+    assert seen[-1][0] == seen[-1][1] and seen[-1][2] == "flow"
