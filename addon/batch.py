@@ -14,7 +14,8 @@ folder and moved into place together once every one is complete (see
 previous build whole.  Two runs into one folder take turns (the second waits
 up to ``--wait`` seconds for the first to finish writing).  Files of the
 fixed set a run may write (``world.fbx``, ``world.glb``, ``relief.png``,
-``preview.png``, ``world_placements.json``, ``world_heightmap.raw/.json``)
+``preview.png``, ``world_placements.json``, ``world_heightmap.raw/.json`` and the terrain package
+``world_splat<k>.png``, ``_biomes.png``, ``_flow.png``, ``_terrain.json``)
 that an earlier run left and this run does not write are removed, and the
 run says so, so the folder always holds one build.  So are the files of a
 level an earlier run wrote (recognised by its ``<stem>_level.json`` record:
@@ -35,7 +36,7 @@ from ..core import levels as core_levels
 from ..core import recipe as core_recipe
 from ..core import unity as core_unity
 from ..core.errors import ParameterError, short
-from ..operators.bridge import world
+from ..operators.bridge import terrain_layers, world
 from ..operators.bridge.export import ExportError
 
 #: The recipe `make demo` builds when no --recipe is given: an island with a beach and snowy peaks.
@@ -196,6 +197,7 @@ def output_paths(recipe, out_dir, *, name="world"):
         scatters=bool(recipe.scatter),
         trees=bool(recipe.trees),
         levels=[(spec.name, spec.tileset, spec.generator in core_levels.WFC_GENERATORS) for spec in recipe.level],
+        package=terrain_layers.package_names(recipe, name) if has_terrain else (),
     )
 
 
@@ -218,7 +220,8 @@ def _all_outputs(out_dir, name):
     every = core_recipe.ExportSpec(fbx=True, glb=True, heightmap_raw=True, preview=True, render=True, placements=True)
     paths = set(world.export_paths(every, out_dir, name, terrains=1, scatters=True, trees=True))
     numbered = re.compile(rf"^{re.escape(name)}_\d+_heightmap\.(?:raw|json)$")
-    paths.update(os.path.join(out_dir, f) for f in os.listdir(out_dir) if numbered.match(f))
+    package = re.compile(terrain_layers.PACKAGE_FILE.format(name=re.escape(name)))
+    paths.update(os.path.join(out_dir, f) for f in os.listdir(out_dir) if numbered.match(f) or package.match(f))
     paths.update(world.earlier_level_files(out_dir))  # every level an earlier run wrote, by its _level.json
     return paths
 
@@ -276,7 +279,14 @@ def _build_into(recipe, out_dir, name, progress, write_recipe, wait, source):
         raise ParameterError(f"{source}: {err}") from None
     with world.output_folder(out_dir, wait=wait) as stage:
         staged = world.write_exports(
-            built.roots, out_dir, name, recipe.export, scene=scene, heights=built.heights, stage=stage
+            built.roots,
+            out_dir,
+            name,
+            recipe.export,
+            scene=scene,
+            heights=built.heights,
+            layers=built.layers,
+            stage=stage,
         )
         staged.append(_save_blend(os.path.join(stage.path, f"{name}.blend")))
         if write_recipe:

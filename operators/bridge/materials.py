@@ -261,7 +261,7 @@ def _layer_colour_node(nodes, links, layer, uv, *, size, index):
     colour = (*(float(c) for c in layer.color), 1.0)
     if texture:
         try:
-            image = bpy.data.images.load(texture, check_existing=True)
+            image = bpy.data.images.load(bpy.path.abspath(texture), check_existing=True)
         except RuntimeError:
             raise ParameterError(f"splat[{index}].texture {texture!r} cannot be read as an image") from None
         tile = nodes.new("ShaderNodeMapping")
@@ -289,10 +289,11 @@ def splat_material(name, packed, layers, *, size):
     ``tile_size`` metres); ``size``: the terrain's side in metres.
 
     Each image becomes ``<name>_splat<k>`` (:func:`splat_image`), sampled at
-    the terrain's UVs so that the vertex in row r, column c reads pixel
-    (r, c) exactly; the Base Color is the sum over layers of weight x colour
-    (the layer's texture, or its flat colour), as Unity's terrain shader
-    blends its alphamaps.  The unlinked diffuse colour (what FBX carries) is
+    the terrain's UVs (which span the unit square) as Unity samples a
+    Terrain's control textures: texel (i, j) covers
+    ``[i / w, (i + 1) / w] x [j / h, (j + 1) / h]`` of the terrain; the Base
+    Color is the sum over layers of weight x colour (the layer's texture, or
+    its flat colour), as Unity's terrain shader blends its alphamaps.  The unlinked diffuse colour (what FBX carries) is
     the layers' colours weighted by their mean weights.
     """
     if len(layers) > 4 * len(packed):
@@ -314,22 +315,17 @@ def splat_material(name, packed, layers, *, size):
     uv = coords.outputs["UV"]
     weights = []
     for k, pixels in enumerate(packed):
-        h, w = pixels.shape[:2]
-        centre = nodes.new("ShaderNodeMapping")  # vertex (r, c) at UV (c, r) / (n - 1) reads pixel centre (c, r)
-        centre.inputs["Scale"].default_value = ((w - 1) / w, (h - 1) / h, 1.0)
-        centre.inputs["Location"].default_value = (0.5 / w, 0.5 / h, 0.0)
-        links.new(uv, centre.inputs["Vector"])
         image_node = nodes.new("ShaderNodeTexImage")
         image_node.image = splat_image(f"{name}_splat{k}", pixels)
         image_node.image[SPLAT_IMAGE_KEY] = k
         image_node.interpolation = "Linear"
         image_node.extension = "EXTEND"
-        links.new(centre.outputs["Vector"], image_node.inputs["Vector"])
+        links.new(uv, image_node.inputs["Vector"])
         split = nodes.new("ShaderNodeSeparateColor")
         links.new(image_node.outputs["Color"], split.inputs["Color"])
         weights += [split.outputs[0], split.outputs[1], split.outputs[2], image_node.outputs["Alpha"]]
-        for j, node in enumerate((centre, image_node, split)):
-            node.location = (-1200 + 250 * j, 600 - 300 * k)
+        for j, node in enumerate((image_node, split)):
+            node.location = (-1200 + 300 * j, 600 - 300 * k)
     total = None
     for i, layer in enumerate(layers):
         colour, made = _layer_colour_node(nodes, links, layer, uv, size=size, index=i)

@@ -332,9 +332,14 @@ def scatter_onto(root, specs, sources, *, seed, collection, replace=None):
     """
     core_scatter.check_prop_count(specs, size=bridge_terrain.stored_recipe(root).terrain.size)
     heights, size, sea_m = bridge_terrain.terrain_heights_of(root)
+    layers = bridge_terrain.terrain_layers_of(root)  # kept from the build: the maps the rules read
     props_per_layer = layer_props(specs, sources)
     placements = core_scatter.scatter_layers(
-        heights, size=size, seed=seed, layers=[core_scatter.layer_from_spec(s, sea_level_m=sea_m) for s in specs]
+        heights,
+        size=size,
+        seed=seed,
+        layers=[core_scatter.layer_from_spec(s, sea_level_m=sea_m) for s in specs],
+        maps=None if layers is None else layers.scatter_maps,
     )
     positions, rotations, scales, which, layer_index = pick_props(
         placements, [len(p) for p in props_per_layer], seed=seed

@@ -18,7 +18,8 @@ from ...core import mesh as core_mesh
 from ...core import recipe as core_recipe
 from ...core import terrain as core_terrain
 from ...core.steps import drive
-from .materials import is_terrain_material, set_shading_properties, terrain_material
+from . import terrain_layers
+from .materials import is_terrain_material, set_shading_properties, splat_material, terrain_material
 from .mesh import descendants, free_base_name, mesh_topology, remove_objects, set_corners, set_positions
 from .query import KIND_KEY, TERRAIN_KIND, is_terrain, terrain_root
 
@@ -34,7 +35,13 @@ __all__ = [
     "terrain_positions",
     "grid_topology_and_uvs",
     "terrain_heights_of",
+    "terrain_layers_of",
+    "set_terrain_positions",
+    "LAYER_PROGRESS",
 ]
+
+#: Progress steps the terrain's layers (erosion, flow, biomes, splats) count for in a build.
+LAYER_PROGRESS = 100
 
 
 def grid_positions(heights_m, xs, ys):
@@ -143,10 +150,18 @@ def set_terrain_positions(me, heights, *, stride=1):
 # --------------------------------------------------------------------------- objects
 
 
+def terrain_layers_of(root, *, progress=None):
+    """The layers (``core.terrain.TerrainLayers``: eroded heights, flow, biomes, splats) of a
+    Worldseed terrain, or None when its recipe has none (kept from the build, or worked out again)."""
+    return terrain_layers.layers_for(stored_recipe(root), progress=progress)
+
+
 def terrain_heights_of(root):
-    """(heights in metres (rows, cols), size in metres, sea level in metres) of a Worldseed terrain."""
+    """(heights in metres (rows, cols), size in metres, sea level in metres) of a Worldseed terrain
+    (after erosion, when it has some)."""
     recipe = stored_recipe(root)
-    heights = core_terrain.terrain_heights(recipe.terrain, seed=recipe.world.seed)
+    layers = terrain_layers_of(root)
+    heights = core_terrain.terrain_heights(recipe.terrain, seed=recipe.world.seed) if layers is None else layers.heights
     spec = recipe.terrain
     return heights.metres, spec.size, spec.sea_level * spec.height
 
@@ -170,7 +185,7 @@ def _wait(future, poll=0.05):
             yield
 
 
-def terrain_steps(recipe, *, collection, location=(0.0, 0.0, 0.0), replace=None, heights_out=None):
+def terrain_steps(recipe, *, collection, location=(0.0, 0.0, 0.0), replace=None, heights_out=None, layers_out=None):
     """Build a terrain, yielding ``(done, total, label)``; returns the root object.
 
     The heights (noise and shaping, numpy only) are computed on a worker
@@ -183,21 +198,32 @@ def terrain_steps(recipe, *, collection, location=(0.0, 0.0, 0.0), replace=None,
 
     ``heights_out``, a list, receives the :class:`core.terrain.TerrainHeights`
     (for previews and heightmap files, without computing them twice).
+    A recipe with erosion, biomes or texture layers has its layers worked out
+    (``core.terrain.terrain_layers_steps``, on a worker thread: its progress
+    shows, and a cancel stops it at its next step) once the heights are
+    known; the mesh gets the eroded heights and, with texture layers, the
+    splat material (:func:`.materials.splat_material`); ``layers_out``, a
+    list, receives them.
     ``replace`` (a terrain root) is rebuilt in place: it keeps its transform,
     parent and collections, and its mesh objects keep their names.
     Everything created is removed again if the build fails or is closed early.
     """
     spec = recipe.terrain
     sides = [len(core_mesh.lod_indices(spec.resolution, 2**level)) for level in range(spec.lods)]
-    total = 2 * spec.lods + 2
+    with_layers = terrain_layers.has_layers(recipe)
+    total = 2 * spec.lods + 2 + (LAYER_PROGRESS if with_layers else 0)
     created_meshes, created_objects = [], []
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="worldseed")
     strides = [2**level for level in range(spec.lods)]
     heights_future = pool.submit(core_terrain.terrain_heights, spec, seed=recipe.world.seed)
     topologies = [pool.submit(grid_topology_and_uvs, side) for side in sides]
+    relay, mesh_heights = None, heights_future
+    if with_layers:  # the layers' steps run on a worker; the mesh waits for their eroded heights
+        relay = terrain_layers.Relay(pool, lambda: terrain_layers.layers_steps(recipe, heights_future.result()))
+        mesh_heights = terrain_layers.Then(relay.future, lambda layers: layers.heights)
     # first in, first out: a task that waits for an earlier future never waits for a queued one
     corners = [
-        corner_futures(pool, side, stride, heights_future, topology)
+        corner_futures(pool, side, stride, mesh_heights, topology)
         for side, stride, topology in zip(sides, strides, topologies)
     ]
     pool.shutdown(wait=False)
@@ -210,10 +236,18 @@ def terrain_steps(recipe, *, collection, location=(0.0, 0.0, 0.0), replace=None,
             done += 1
             yield done, total, f"topology LOD{level}"
         heights = yield from _steps(_wait(heights_future), done, total, "noise")
-        if heights_out is not None:
-            heights_out.append(heights)
         done += 1
         yield done, total, "noise"
+        layers = None
+        if relay is not None:
+            layers = yield from _relayed(relay, done, total)
+            heights = layers.heights
+            done += LAYER_PROGRESS
+            yield done, total, "layers"
+            if layers_out is not None:
+                layers_out.append(layers)
+        if heights_out is not None:
+            heights_out.append(heights)
         for level, me in enumerate(created_meshes):
             if corners[level] is None:
                 turn = core_mesh.grid_turns(heights.metres, cell_size=heights.cell_size, stride=strides[level])
@@ -230,6 +264,13 @@ def terrain_steps(recipe, *, collection, location=(0.0, 0.0, 0.0), replace=None,
             done += 1
             yield done, total, f"mesh LOD{level}"
         material = terrain_material(spec.palette) if spec.material else None
+        if material is not None and layers is not None and layers.splats:
+            name = (
+                replace.name
+                if replace is not None
+                else free_base_name(recipe.world.name, spec.lods if spec.lods > 1 else 0)
+            )
+            material = splat_material(name, layers.splats, recipe.splat, size=spec.size)
         for me in created_meshes:
             if material is not None:
                 me.materials.append(material)
@@ -244,6 +285,8 @@ def terrain_steps(recipe, *, collection, location=(0.0, 0.0, 0.0), replace=None,
         yield total, total, "done"
         return root
     except BaseException:
+        if relay is not None:
+            relay.cancel()
         for future in [heights_future, *(f for c in corners if c for f in c[1])]:
             future.cancel()
         remove_objects(created_objects)
@@ -251,6 +294,22 @@ def terrain_steps(recipe, *, collection, location=(0.0, 0.0, 0.0), replace=None,
             if me.users == 0:
                 bpy.data.meshes.remove(me)
         raise
+
+
+def _relayed(relay, done, total):
+    """Yield the layers' own progress (as :data:`LAYER_PROGRESS` steps after ``done``) while they are
+    worked out; return them."""
+    last = (done, total, "layers")
+    steps = relay.steps()
+    while True:
+        try:
+            step = next(steps)
+        except StopIteration as stop:
+            return stop.value
+        if step is not None:
+            at, of, label = step
+            last = (done + min(LAYER_PROGRESS, LAYER_PROGRESS * at // max(of, 1)), total, label or "layers")
+        yield last
 
 
 def _steps(waiting, done, total, label):
@@ -367,7 +426,11 @@ def build_section(recipe, world, *, scene, progress=None):
     """``[terrain]`` of a world build (see :mod:`.world`): the terrain, its heights kept for later sections."""
     if not recipe.terrain.enabled:
         return
-    heights_out = []
-    world.terrain = drive(terrain_steps(recipe, collection=scene.collection, heights_out=heights_out), progress)
+    heights_out, layers_out = [], []
+    world.terrain = drive(
+        terrain_steps(recipe, collection=scene.collection, heights_out=heights_out, layers_out=layers_out), progress
+    )
     world.heights[world.terrain.name] = heights_out[0]
+    if layers_out:
+        world.layers[world.terrain.name] = layers_out[0]
     world.roots.append(world.terrain)

@@ -32,6 +32,7 @@ from ...core.errors import ParameterError
 from . import export, placements, render
 from . import level as bridge_level
 from . import terrain as bridge_terrain
+from . import terrain_layers as bridge_layers
 from .export import ExportError
 from .level_files import (
     LEVEL_RECORD_FORMAT,
@@ -82,6 +83,7 @@ class World:
     terrain: object = None
     heights: dict = field(default_factory=dict)
     scatters: list = field(default_factory=list)
+    layers: dict = field(default_factory=dict)
 
 
 def builder(key):
@@ -139,11 +141,14 @@ def export_paths(
     relief_file=RELIEF_FILE,
     render_file=RENDER_FILE,
     levels=(),
+    package=(),
 ):
     """Every file :func:`write_exports` may write for ``spec`` (an :class:`core.recipe.ExportSpec`)
     into ``folder`` with base name ``name`` (FBX/GLB per object are named after the objects); ``levels``
     are the file stems of the levels (their names), or ``(stem, tileset)`` pairs, or ``(stem, tileset,
-    wfc)`` triples (``wfc``: the level is a WFC level, see :func:`level_file_names`)."""
+    wfc)`` triples (``wfc``: the level is a WFC level, see :func:`level_file_names`); ``package``: the
+    Unity terrain package's files of the (single) terrain (:func:`.terrain_layers.package_names`),
+    written with the RAW heightmap."""
     levels = [(lv, "blob", None) if isinstance(lv, str) else (*lv, None)[:3] for lv in levels]
     paths = [p for stem, tileset, wfc in levels for p in level_file_names(stem, tileset, wfc)]
     if not spec.per_object:
@@ -157,6 +162,7 @@ def export_paths(
     if spec.heightmap_raw and terrains:
         stems = [name] if terrains == 1 else [f"{name}_{i}" for i in range(terrains)]
         paths += [p for s in stems for p in (f"{s}_heightmap.raw", f"{s}_heightmap.json")]
+        paths += list(package) if terrains == 1 else []
     return [os.path.join(folder, p) for p in paths]
 
 
@@ -213,6 +219,9 @@ def _heights_of(root, known):
     if known and root.name in known:
         return known[root.name]
     recipe = bridge_terrain.stored_recipe(root)
+    layers = bridge_layers.layers_for(recipe)
+    if layers is not None:
+        return layers.heights
     return core_terrain.terrain_heights(recipe.terrain, seed=recipe.world.seed)
 
 
@@ -227,6 +236,7 @@ def write_exports(
     relief_file=RELIEF_FILE,
     render_file=RENDER_FILE,
     stage=None,
+    layers=None,
 ):
     """Write ``objects`` (with their children) as the files ``spec`` asks for; returns the paths written.
 
@@ -234,8 +244,12 @@ def write_exports(
     file ``<name>.fbx``, or one per top-level object), the placement file of
     the scatters among the objects (``<name>_placements.json``), for the
     terrains among them the relief map and the Unity RAW heightmap
-    (``<name>_heightmap.raw`` + ``.json``), and a preview render.
-    ``heights`` maps terrain names to heights already computed.  A render
+    (``<name>_heightmap.raw`` + ``.json``) with, for a terrain with layers
+    (erosion, biomes, texture layers), the Unity terrain package beside it
+    (``<name>_splat<k>.png``, ``_biomes.png``, ``_flow.png``,
+    ``_terrain.json``: :func:`.terrain_layers.package_files`), and a preview
+    render.  ``heights`` and ``layers`` map terrain names to heights and
+    layers already computed.  A render
     that cannot run (no OpenGL) is a warning; the other files are written.
 
     All or nothing: the files go to a staging folder in ``folder`` (under
@@ -256,6 +270,7 @@ def write_exports(
                 relief_file=relief_file,
                 render_file=render_file,
                 stage=own,
+                layers=layers,
             )
             return own.commit(staged)
     folder = stage.path
@@ -284,7 +299,8 @@ def write_exports(
         with writing(path):
             written.append(placements.write_placement_file(scatters, path))
     for i, root in enumerate(terrains):
-        terrain_spec = bridge_terrain.stored_recipe(root).terrain
+        recipe = bridge_terrain.stored_recipe(root)
+        terrain_spec = recipe.terrain
         if spec.preview and i == 0:
             path = os.path.join(folder, relief_file)
             with writing(path):
@@ -298,6 +314,16 @@ def write_exports(
                 stem,
                 blender_centre=tuple(root.matrix_world.translation),
             )
+            terrain_layers = (layers or {}).get(root.name) or bridge_layers.layers_for(recipe)
+            if terrain_layers is not None:  # the Unity terrain package beside the RAW
+                files = bridge_layers.package_files(
+                    terrain_layers, recipe, stem, blender_centre=tuple(root.matrix_world.translation)
+                )
+                for file_name, data in files.items():
+                    path = os.path.join(folder, file_name)
+                    with writing(path):
+                        core_unity.write_bytes_atomic(path, data)
+                    written.append(path)
     if spec.render and objects:
         scene = scene or bpy.context.scene
         path = os.path.join(folder, render_file)

@@ -1,0 +1,177 @@
+"""The terrain's layers in Blender: erosion, water flow, biomes and texture layers (issue 12).
+
+``core.terrain.terrain_layers_steps`` does the work (numpy only, yielding
+progress); this module runs it for the terrain build -- on a worker thread,
+so the modal operator stays responsive and Esc stops it at the next step --,
+keeps the last results (a rebuild, the scatter and Export for Unity reuse
+them instead of eroding again), and writes the Unity terrain package files
+(``<name>_splat<k>.png``, ``<name>_biomes.png``, ``<name>_flow.png``,
+``<name>_terrain.json``, detail layers) whose bytes core makes.
+"""
+
+import collections
+import concurrent.futures
+import queue
+import threading
+
+from ...core import recipe as core_recipe
+from ...core import terrain as core_terrain
+from ...core import unity_package as core_package
+from ...core.steps import drive
+
+__all__ = [
+    "has_layers",
+    "layers_steps",
+    "layers_for",
+    "Relay",
+    "Cancelled",
+    "package_names",
+    "package_files",
+    "PACKAGE_FILE",
+]
+
+#: Terrain layers kept in memory (each holds a few maps of the terrain's size).
+CACHE_SIZE = 2
+_CACHE = collections.OrderedDict()
+_CACHE_LOCK = threading.Lock()
+#: File names of a terrain package beside the RAW heightmap (``{name}`` the export's base name).
+PACKAGE_FILE = r"^{name}_(?:splat\d+\.png|biomes\.png|flow\.png|terrain\.json|detail\d+\.raw)$"
+
+
+def has_layers(recipe):
+    """Whether the terrain of ``recipe`` has layers to work out: erosion, biomes or texture layers.
+    Without them its heights are core's terrain heights, bit for bit."""
+    erosion = getattr(recipe.terrain, "erosion", None)
+    biomes = getattr(recipe, "biomes", None)
+    return bool(getattr(erosion, "enabled", False) or getattr(biomes, "enabled", False) or getattr(recipe, "splat", ()))
+
+
+def _key(recipe):
+    """What the layers depend on: the seed, the terrain, the biomes and the texture layers."""
+    data = core_recipe.to_dict(recipe)
+    return core_recipe.dumps(
+        core_recipe.from_dict(
+            {"world": {"seed": recipe.world.seed}, **{k: data[k] for k in ("terrain", "biomes", "splat") if k in data}}
+        )
+    )
+
+
+def layers_steps(recipe, heights):
+    """The layers of ``recipe``'s terrain from its ``heights`` (a :class:`core.terrain.TerrainHeights`),
+    yielding ``(done, total, label)``; returns a ``core.terrain.TerrainLayers`` (the last results
+    are kept: the same recipe again costs nothing)."""
+    key = _key(recipe)
+    with _CACHE_LOCK:
+        if key in _CACHE:
+            _CACHE.move_to_end(key)
+            return _CACHE[key]
+    layers = yield from core_terrain.terrain_layers_steps(
+        heights,
+        terrain_spec=recipe.terrain,
+        biomes_spec=getattr(recipe, "biomes", None),
+        splats=tuple(getattr(recipe, "splat", ())),
+        seed=recipe.world.seed,
+        flow=True,  # the flow map is part of the package whenever the terrain has layers
+    )
+    with _CACHE_LOCK:
+        _CACHE[key] = layers
+        while len(_CACHE) > CACHE_SIZE:
+            _CACHE.popitem(last=False)
+    return layers
+
+
+def layers_for(recipe, *, progress=None):
+    """The layers of ``recipe``'s terrain (kept, or worked out again), or None when it has none."""
+    if not has_layers(recipe):
+        return None
+    heights = core_terrain.terrain_heights(recipe.terrain, seed=recipe.world.seed)
+    return drive(layers_steps(recipe, heights), progress)
+
+
+class Cancelled(Exception):
+    """The build that wanted the layers was cancelled."""
+
+
+class Relay:
+    """Run a step generator on a thread pool: :meth:`steps` hands its steps on to the main thread,
+    :attr:`future` holds its result, and :meth:`cancel` stops it at its next step.  ``make_steps()``
+    (called on the worker) returns the generator."""
+
+    def __init__(self, pool, make_steps):
+        self._queue = queue.SimpleQueue()
+        self._stop = threading.Event()
+        self.future = pool.submit(self._run, make_steps)
+
+    def _run(self, make_steps):
+        steps = make_steps()
+        try:
+            while True:
+                if self._stop.is_set():
+                    raise Cancelled()
+                try:
+                    self._queue.put(next(steps))
+                except StopIteration as stop:
+                    return stop.value
+        finally:
+            steps.close()
+
+    def steps(self, poll=0.05):
+        """Yield every step of the generator as it comes (None while waiting ``poll`` seconds for
+        one, so a modal operator stays responsive); return its result."""
+        while True:
+            try:
+                yield self._queue.get_nowait()
+                continue
+            except queue.Empty:
+                pass
+            if self.future.done() and self._queue.empty():
+                return self.future.result()
+            try:
+                self.future.result(timeout=poll)
+            except concurrent.futures.TimeoutError:
+                yield None
+
+    def cancel(self):
+        self._stop.set()
+        self.future.cancel()
+
+
+class Then:
+    """A future's result passed through ``fn`` (the eroded heights of a layers future)."""
+
+    def __init__(self, future, fn):
+        self._future, self._fn = future, fn
+
+    def result(self, timeout=None):
+        return self._fn(self._future.result(timeout=timeout))
+
+    def cancel(self):
+        return self._future.cancel()
+
+
+# --------------------------------------------------------------------------- files
+
+
+def package_names(recipe, name):
+    """The package files (beside the RAW heightmap) a terrain of ``recipe`` exports as ``name``."""
+    if not has_layers(recipe):
+        return []
+    names = [f"{name}_splat{k}.png" for k in range(-(-len(getattr(recipe, "splat", ())) // 4))]
+    if getattr(getattr(recipe, "biomes", None), "enabled", False):
+        names.append(f"{name}_biomes.png")
+    names += [f"{name}_flow.png", f"{name}_terrain.json"]
+    return names
+
+
+def package_files(layers, recipe, name, *, blender_centre=(0.0, 0.0, 0.0)):
+    """``{file name: bytes}`` of the Unity terrain package of ``layers``: every file
+    ``core.unity_package.package_files`` makes but the RAW heightmap (written beside it, as without
+    layers), the JSON last."""
+    files = core_package.package_files(
+        name,
+        layers,
+        size=recipe.terrain.size,
+        splats=tuple(getattr(recipe, "splat", ())),
+        blender_centre=blender_centre,
+    )
+    return {file_name: data for file_name, data in files.items() if not file_name.endswith("_heightmap.raw")}
