@@ -23,7 +23,7 @@ from ._climate import elevation, moisture, noise_uniform, temperature
 from ._details import DETAIL_RESOLUTION, MAX_PER_CELL, PER_M2, detail_counts
 from ._pack import CHANNELS, pack_splats, splat_png_bytes, unpack_splats
 from ._preview import biome_colours, biome_png_bytes, biome_preview
-from ._splats import box_blur, smooth_ramp, splat_weights
+from ._splats import box_blur, smooth_ramp, splat_margin, splat_weights
 from ._table import BiomeTable, load_table, table_from_dict, table_names
 from .spec import (
     BIOMES_LIMITS,
@@ -50,6 +50,7 @@ __all__ = [
     "table_from_dict",
     "table_names",
     "splat_weights",
+    "splat_margin",
     "smooth_ramp",
     "box_blur",
     "pack_splats",

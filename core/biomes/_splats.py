@@ -34,6 +34,7 @@ from .spec import SplatSpec
 
 __all__ = [
     "splat_weights",
+    "splat_margin",
     "smooth_ramp",
     "box_blur",
     "HEIGHT",
@@ -155,6 +156,7 @@ def splat_weights(
     flow=None,
     seed=0,
     offset=(0.0, 0.0),
+    margin=0,
 ):
     """Weights (L, rows, cols) of the texture layers, summing to 1 per cell.
 
@@ -181,7 +183,12 @@ def splat_weights(
     seed : int >= 0
         Seeds the patch noise (layer ``i`` draws from ``SeedSequence([seed, SPLAT_STREAM, i])``).
     offset : (float, float)
-        The tile's position in metres: the patch noise is sampled in world coordinates.
+        The tile's position in metres (of its first vertex, inside any margin): the patch noise
+        is sampled in world coordinates.
+    margin : int >= 0
+        Cells around the tile that every map given here has on every side (what the
+        neighbouring tiles hold there); the weights are those of the tile inside. With a margin
+        of :func:`splat_margin` cells the weights along a shared edge equal the neighbour's.
 
     Returns
     -------
@@ -203,8 +210,12 @@ def splat_weights(
     * patches: the layer's fBm (world coordinates, fixed curve :func:`core.biomes.noise_uniform`)
       above ``patchiness``, rising over ``noise_fade``.
 
-    Every factor but the biome blur is per cell, so tiles join; the blur extends the tile's edge
-    biomes (give the tile a margin of ``biome_fade`` to join exactly).
+    Every factor but the slope (central differences) and the biome blur is per cell, so tiles
+    join; those two need the neighbours' cells near the edge: pass maps with ``margin =
+    splat_margin(layers, cell_size=...)`` cells around the tile (without a margin the edge
+    cells are extended outwards, and a shared edge may differ slightly). With the margin the
+    shared edge is bit for bit the same for blur radii up to 8 cells (shifted sums), and equal
+    to float rounding beyond (a cumulative sum).
 
     Examples
     --------
@@ -223,7 +234,8 @@ def splat_weights(
     cell_size = check_float(cell_size, name="cell_size", bounds=(0.0, None), open_low=True)
     seed = check_int(seed, name="seed", bounds=(0, 2**63 - 1))
     ox, oy = check_pair(offset, name="offset", bounds=(-1.0e7, 1.0e7))
-    ox, oy = ox / cell_size, oy / cell_size
+    margin = check_int(margin, name="margin", bounds=(0, max(0, (min(h.shape) - 2) // 2)))
+    ox, oy = ox / cell_size - margin, oy / cell_size - margin
     shape = h.shape
     h32 = h.astype(np.float32, copy=False)
     L = len(layers)
@@ -292,7 +304,29 @@ def splat_weights(
         np.multiply(f, rest, out=out[i])
         rest -= out[i]
     out[0] = rest
+    if margin:
+        return np.ascontiguousarray(out[:, margin:-margin, margin:-margin])
     return out
+
+
+def splat_margin(layers, *, cell_size):
+    """Cells of margin :func:`splat_weights` needs for a tile's weights to equal its neighbours'
+    along shared edges: 1 for a slope rule (central differences), the blur's reach (2 passes of
+    ``round(biome_fade / (4 cell_size))`` cells) for a biome rule; 0 when every rule is per cell.
+
+    >>> splat_margin([SplatSpec(), SplatSpec(biomes=(("forest", 1.0),), biome_fade=8.0)], cell_size=1.0)
+    4
+    """
+    layers = _check_layers(layers)
+    cell_size = check_float(cell_size, name="cell_size", bounds=(0.0, None), open_low=True)
+    need = 0
+    for layer in layers[1:]:
+        lo, hi = layer.slope_range
+        if lo > SLOPE[0] or hi < SLOPE[1]:
+            need = max(need, 1)
+        if layer.biomes:
+            need = max(need, 2 * round(layer.biome_fade / (4.0 * cell_size)))
+    return need
 
 
 def _follow(d, weight):

@@ -281,3 +281,46 @@ def test_detail_counts_refuse_more_than_unity_holds_per_cell():
         biomes.detail_counts(np.ones((2, 9, 9)), cell_size=1.0, per_m2=1.0, detail_resolution=8)
     with pytest.raises(ParameterError, match="detail_resolution"):
         biomes.detail_counts(np.ones((9, 9)), cell_size=1.0, per_m2=1.0, detail_resolution=0)
+
+
+def _world(x, y):
+    """Heights (m) of a made-up world at world coordinates (m): tiles cut from it join."""
+    return (30.0 + 22.0 * np.sin(x / 23.0) * np.cos(y / 17.0) + 6.0 * np.sin((x - 2 * y) / 7.0)).astype(np.float32)
+
+
+@pytest.mark.parametrize("fade", [8.0, 80.0])  # blur radius 1 (shifted sums) and 10 (cumulative sum)
+def test_tiles_with_a_margin_share_their_edge_weights(fade):
+    cell, n = 2.0, 33
+    layers = [
+        SplatSpec(name="Ground"),
+        SplatSpec(name="Rock", slope_range=(20.0, 90.0), slope_fade=5.0),
+        SplatSpec(name="Forest", biomes=(("forest", 1.0), ("rain forest", 0.6)), biome_fade=fade),
+        SplatSpec(name="Moss", patchiness=0.4, noise_scale=10.0),
+    ]
+    margin = biomes.splat_margin(layers, cell_size=cell)
+    assert margin == max(1, 2 * round(fade / (4 * cell)))
+    tiles = []
+    for tile_x in (0.0, (n - 1) * cell):  # two tiles side by side, sharing a column of vertices
+        idx = np.arange(-margin, n + margin) * cell
+        x, y = np.meshgrid(tile_x + idx, 100.0 + idx)
+        h = _world(x, y)
+        corner = (tile_x - margin * cell, 100.0 - margin * cell)
+        m = biomes.moisture(h, cell_size=cell, seed=2, sea_level=0.0, scale=30.0, offset=corner)
+        ids = biomes.classify(h, m, table=WHITTAKER, sea_level=0.0, height=60.0)
+        w = biomes.splat_weights(
+            layers,
+            heights=h,
+            cell_size=cell,
+            biomes=ids,
+            table=WHITTAKER,
+            seed=5,
+            offset=(tile_x, 100.0),
+            margin=margin,
+        )
+        assert w.shape == (4, n, n)
+        tiles.append(w)
+    west, east = tiles
+    assert west[2].max() > 0.3 and west[1].max() > 0.3  # the rules do something near the edge
+    if round(fade / (4 * cell)) <= 8:  # shifted sums: bit for bit
+        assert west[:, :, -1].tobytes() == east[:, :, 0].tobytes()
+    np.testing.assert_allclose(west[:, :, -1], east[:, :, 0], atol=1e-6)
