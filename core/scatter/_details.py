@@ -12,6 +12,7 @@ import numpy as np
 
 from ..biomes import MAX_PER_CELL, detail_counts
 from ..heightmap import slope_degrees
+from ..unity_package import alphamap_side
 from . import _terrain_sample as ts
 from ._engine import layer_from_spec, layer_streams
 from ._rules import check_maps, density_mask
@@ -36,12 +37,14 @@ def detail_side(base, *, size, per_m2):
     return DETAIL_SIDES[-1]
 
 
-def detail_layers(heights, *, size, specs, sea_level_m, resolution, seed=0, maps=None):
+def detail_layers(heights, *, size, specs, sea_level_m, resolution=None, seed=0, maps=None):
     """``((name, counts), ...)`` for the layers of ``specs`` (``core.scatter.LayerSpec``, the recipe's
     ``[[scatter]]`` in order) with ``unity_detail > 0``.
 
-    ``heights`` are metres (rows, cols) over ``size`` metres, ``resolution`` the detail cells a side,
-    ``seed`` the scatter's seed (the same as ``scatter_layers``'), ``maps`` the terrain's layers.
+    ``heights`` are metres (rows, cols) over ``size`` metres, ``resolution`` the detail cells a side
+    (None: the largest :func:`detail_side` of the detail layers, from the alphamap's resolution:
+    Unity has one detail resolution a terrain), ``seed`` the scatter's seed (the same as
+    ``scatter_layers``'), ``maps`` the terrain's layers.
     ``counts`` are (resolution, resolution) uint16 in our layout (row 0 at Blender -Y):
     ``core.unity_package.detail_raw16`` turns them for Unity.
     """
@@ -49,6 +52,9 @@ def detail_layers(heights, *, size, specs, sea_level_m, resolution, seed=0, maps
     specs = tuple(specs)
     layers = [layer_from_spec(s, sea_level_m=sea_level_m) for s in specs]
     maps = check_maps(maps, h.shape, [layer.rules for spec, layer in zip(specs, layers) if spec.unity_detail > 0])
+    if resolution is None:
+        base = alphamap_side(h.shape[0])
+        resolution = max((detail_side(base, size=size, per_m2=s.unity_detail) for s in specs), default=base)
     streams = layer_streams(seed, len(specs))
     slope = None
     out = []

@@ -178,6 +178,9 @@ def test_detail_layers_count_instances_from_the_layers_rules():
         _flat(), size=SIZE, specs=[rocks, grass], sea_level_m=-1.0, resolution=32, seed=4, maps=maps
     )
     assert again[0][1].tobytes() == counts.tobytes()
+    # the resolution by default: one detail cell an alphamap texel (65 vertices: 64), more when dense
+    auto = scatter.detail_layers(_flat(), size=SIZE, specs=[rocks, grass], sea_level_m=-1.0, seed=4, maps=maps)
+    assert auto[0][1].shape == (64, 64)
     assert scatter.detail_side(64, size=512.0, per_m2=2.0) == 64
     assert scatter.detail_side(64, size=512.0, per_m2=20.0) == 256  # 20 * 4 m^2 = 80 a cell
     with pytest.raises(RecipeError, match=r"scatter\[0\]\.unity_detail 100 per m\^2 .* at most 63\.8 per m\^2"):
