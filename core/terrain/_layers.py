@@ -132,7 +132,7 @@ def _hydraulic(h, cell, droplets, spec, seed):
 
 def _eroded(heights, terrain_spec, seed):
     """Steps of the erosion stage, yielding ``(units done, label)`` (``LAYER_STEPS``' erosion, then
-    thermal units); returns ``(heights, clipped, eroded, deposited, ledger, metres)``."""
+    thermal units); returns ``(heights, clipped, eroded, deposited, ledger)``."""
     spec = terrain_spec.erosion
     cell, top = heights.cell_size, heights.height
     h = heights.values.astype(np.float64) * top
@@ -192,7 +192,7 @@ def _eroded(heights, terrain_spec, seed):
         margin = heights.margin.copy()
         margin[1:-1, 1:-1] = values
     out = TerrainHeights(values, cell, top, margin)
-    return out, clipped, eroded.astype(np.float32), deposited.astype(np.float32), ledger, h
+    return out, clipped, eroded.astype(np.float32), deposited.astype(np.float32), ledger
 
 
 def _wants_flow(terrain_spec, biomes_spec, splats, flow):
@@ -255,18 +255,20 @@ def terrain_layers_steps(heights, *, terrain_spec, biomes_spec=None, splats=(), 
             try:
                 done, label = next(steps)
             except StopIteration as stop:
-                heights, clipped, eroded, deposited, ledger, metres = stop.value
+                heights, clipped, eroded, deposited, ledger = stop.value
                 break
             yield done, total, label
         out.update(clipped=clipped, eroded=eroded, deposited=deposited, ledger=ledger)
-    else:
+    if wants_flow:  # of the heights the mesh shows (the eroded ones clipped to the terrain's range)
         metres = heights.values.astype(np.float64) * top
-    if wants_flow:
         out["flow"] = np.asarray(core_erosion.flow_accumulation(metres, cell_size=cell), np.float64)
         done += LAYER_STEPS["flow"]
         yield done, total, "flow"
     table = None
-    sea_level_m = terrain_spec.sea_level * top
+    # float32 metres and sea level, as TerrainHeights.metres: a flat sea (values exactly the sea
+    # level's float32) is exactly at the sea level, so it is water
+    metres = heights.metres
+    sea_level_m = float(np.float32(terrain_spec.sea_level) * np.float32(top))
     if biomes_on:
         if top <= sea_level_m:
             raise ParameterError(f"biomes need terrain.height > 0 above the sea, got {top:g} m")

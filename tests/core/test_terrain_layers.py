@@ -207,3 +207,16 @@ def test_thermal_in_chunks_gives_the_heights_of_one_call():
     assert len(thermal_steps) >= 2 and thermal_steps == sorted(thermal_steps)
     assert thermal_steps[-1] == terrain.LAYER_STEPS["erosion"] + terrain.LAYER_STEPS["thermal"]
     assert seen[-1][0] == seen[-1][1] and seen[-1][2] == "flow"
+
+
+def test_a_flat_sea_is_water():
+    """The flattened sea is exactly at the sea level (float32, as the mesh): every such cell is the water biome."""
+    r = recipe.loads(
+        "[terrain]\nresolution = 65\nsize = 512.0\nheight = 120.0\nsea_level = 0.18\nfalloff = 'radial'\n"
+        "[biomes]\nenabled = true\n"
+    )
+    h, out, _ = _layers(r)
+    sea = h.values == np.float32(0.18)
+    assert sea.mean() > 0.2
+    assert (out.biomes[sea] == out.biome_names.index("ocean")).all()
+    assert (out.biomes[~sea] != out.biome_names.index("ocean")).all()
