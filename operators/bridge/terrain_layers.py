@@ -11,10 +11,10 @@ them instead of eroding again), and writes the Unity terrain package files
 
 import collections
 import concurrent.futures
+import os
 import queue
 import threading
 
-from ...core import recipe as core_recipe
 from ...core import terrain as core_terrain
 from ...core import unity_package as core_package
 from ...core.steps import drive
@@ -30,8 +30,9 @@ __all__ = [
     "PACKAGE_FILE",
 ]
 
-#: Terrain layers kept in memory (each holds a few maps of the terrain's size).
-CACHE_SIZE = 2
+#: Terrain layers kept in memory: the last (it holds several maps of the terrain's size; the
+#: rebuild, the scatter and the export of the terrain just built reuse it).
+CACHE_SIZE = 1
 _CACHE = collections.OrderedDict()
 _CACHE_LOCK = threading.Lock()
 #: File names of a terrain package beside the RAW heightmap (``{name}`` the export's base name).
@@ -47,13 +48,12 @@ def has_layers(recipe):
 
 
 def _key(recipe):
-    """What the layers depend on: the seed, the terrain, the biomes and the texture layers."""
-    data = core_recipe.to_dict(recipe)
-    return core_recipe.dumps(
-        core_recipe.from_dict(
-            {"world": {"seed": recipe.world.seed}, **{k: data[k] for k in ("terrain", "biomes", "splat") if k in data}}
-        )
-    )
+    """What the layers depend on: the seed, the terrain, the biomes (and their table file's time) and
+    the texture layers."""
+    biomes = getattr(recipe, "biomes", None)
+    table = getattr(biomes, "table", "")
+    stamp = os.path.getmtime(table) if table and os.path.isfile(table) else None
+    return (recipe.world.seed, recipe.terrain, biomes, stamp, tuple(getattr(recipe, "splat", ())))
 
 
 def layers_steps(recipe, heights):

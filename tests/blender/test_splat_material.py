@@ -4,6 +4,7 @@ import types
 
 import bpy
 import numpy as np
+import pytest
 
 from worldseed.operators.bridge import materials
 
@@ -73,3 +74,36 @@ def test_a_rebuild_replaces_the_images_without_leaving_old_ones(empty_scene):
     assert len([m for m in bpy.data.materials if m.name.startswith(materials.SPLAT_MATERIAL)]) == 1
     np.testing.assert_array_equal(materials.splat_pixels(bpy.data.images["Isle_splat0"]), packed[0])
     assert materials.is_terrain_material(mat)
+
+
+def test_a_layer_with_a_texture_shows_it_tiled_every_tile_size_metres(empty_scene, tmp_path):
+    from worldseed.core import preview
+
+    path = tmp_path / "rock.png"
+    path.write_bytes(preview.png_bytes(np.full((4, 4, 3), 90, np.uint8)))
+    layers = _layers(2)
+    layers[1].texture, layers[1].tile_size = str(path), 8.0
+    mat = materials.splat_material("Isle", _packed(2, 9, 9), layers, size=64.0)
+    textures = [n for n in mat.node_tree.nodes if n.type == "TEX_IMAGE" and n.image.filepath.endswith("rock.png")]
+    assert len(textures) == 1
+    mapping = textures[0].inputs["Vector"].links[0].from_node
+    assert mapping.type == "MAPPING" and tuple(mapping.inputs["Scale"].default_value)[:2] == (8.0, 8.0)
+    scale = next(
+        n
+        for n in mat.node_tree.nodes
+        if n.type == "VECT_MATH"
+        and n.operation == "SCALE"
+        and n.inputs[0].is_linked
+        and n.inputs[0].links[0].from_node == textures[0]
+    )
+    weight = scale.inputs["Scale"].links[0].from_socket  # layer 1: channel G of splat 0
+    assert weight.node.type == "SEPARATE_COLOR" and list(weight.node.outputs).index(weight) == 1
+
+
+def test_a_texture_that_cannot_be_read_is_one_message(empty_scene, tmp_path):
+    from worldseed.core.errors import ParameterError
+
+    layers = _layers(2)
+    layers[1].texture = str(tmp_path / "missing.png")
+    with pytest.raises(ParameterError, match=r"splat\[1\]\.texture .*missing\.png"):
+        materials.splat_material("Isle", _packed(2, 9, 9), layers, size=64.0)
