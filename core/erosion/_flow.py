@@ -81,28 +81,38 @@ def receivers(heights):
     rec = np.full(n, n, np.int64)
     if rows < 3 or cols < 3:
         return rec
-    code = _steepest(h)
+    # interior rows as one flat run (from row 1, column 1 to row rows - 2, column cols - 2):
+    # contiguous slices are much faster than 2-D views; the border columns inside the run
+    # get a (wrapped) answer that is thrown away
+    start, stop = cols + 1, n - cols - 1
+    code = _steepest(h.reshape(-1), start, stop, cols)
     offsets = np.array([0] + [dy * cols + dx for dy, dx in NEIGHBOURS], np.int64)
-    index = np.arange(n, dtype=np.int64).reshape(rows, cols)[1:-1, 1:-1]
-    rec.reshape(rows, cols)[1:-1, 1:-1] = index + offsets[code]
+    run = rec[start:stop]
+    np.take(offsets, code, out=run)
+    run += np.arange(start, stop, dtype=np.int64)
+    rec.reshape(rows, cols)[:, 0] = n
+    rec.reshape(rows, cols)[:, -1] = n
     return rec
 
 
-def _steepest(h):
-    """uint8 (rows - 2, cols - 2): 0 for no strictly lower neighbour, else 1 + the steepest's position in NEIGHBOURS."""
-    rows, cols = h.shape
-    centre = h[1:-1, 1:-1]
+def _steepest(flat, start, stop, cols):
+    """uint8 (stop - start,): 0 for no strictly lower neighbour, else 1 + the steepest's position in NEIGHBOURS."""
+    centre = flat[start:stop]
     best = np.zeros(centre.shape)
     code = np.zeros(centre.shape, np.uint8)
     slope = np.empty(centre.shape)
     better = np.empty(centre.shape, bool)
     for k, ((dy, dx), w) in enumerate(zip(NEIGHBOURS, _WEIGHTS, strict=True)):
-        np.subtract(centre, h[1 + dy : rows - 1 + dy, 1 + dx : cols - 1 + dx], out=slope)
+        o = dy * cols + dx
+        np.subtract(centre, flat[start + o : stop + o], out=slope)
         if w != 1.0:
             slope *= w
         np.greater(slope, best, out=better)
-        np.copyto(best, slope, where=better)
-        np.copyto(code, k + 1, where=better)
+        np.maximum(best, slope, out=best)
+        # k only grows, so "the last neighbour that was steeper" is the largest code
+        mark = better.view(np.uint8)
+        mark *= k + 1
+        np.maximum(code, mark, out=code)
     return code
 
 
@@ -110,11 +120,12 @@ def _terminals(rec):
     """Each cell's terminal (where its receiver chain ends; ``n`` for the outside), by pointer doubling."""
     n = rec.size
     p = np.append(rec, n)
+    q = np.empty_like(p)
     while True:
-        q = p[p]
+        np.take(p, p, out=q)
         if np.array_equal(q, p):
             return p[:n]
-        p = q
+        p, q = q, p
 
 
 def drains(heights):
@@ -223,27 +234,30 @@ class _Basins:
     def _flood(self, h, count):
         rows, cols = h.shape
         flat_h = h.reshape(-1)
-        basin = self.basin.reshape(rows, cols)
-        index = np.arange(h.size, dtype=np.int64).reshape(rows, cols)
-        a_parts, b_parts = [], []
-        # each unordered pair of 8-neighbours once: right, down, down-right, down-left
-        for (ra, ca), (rb, cb) in (
-            ((slice(None), slice(0, cols - 1)), (slice(None), slice(1, cols))),
-            ((slice(0, rows - 1), slice(None)), (slice(1, rows), slice(None))),
-            ((slice(0, rows - 1), slice(0, cols - 1)), (slice(1, rows), slice(1, cols))),
-            ((slice(0, rows - 1), slice(1, cols)), (slice(1, rows), slice(0, cols - 1))),
-        ):
-            cross = basin[ra, ca] != basin[rb, cb]
-            a_parts.append(index[ra, ca][cross])
-            b_parts.append(index[rb, cb][cross])
-        ca = np.concatenate(a_parts)
-        cb = np.concatenate(b_parts)
+        a_parts = []
+        flat_b = self.basin
+        n = flat_b.size
+        # each unordered pair of 8-neighbours once: right, down, down-right, down-left, as flat
+        # offsets; the pairs that would wrap from one row's end to the next row are dropped
+        for o, wrap in ((1, cols - 1), (cols, None), (cols + 1, cols - 1), (cols - 1, 0)):
+            cross = flat_b[: n - o] != flat_b[o:]
+            if wrap is not None:
+                cross[wrap::cols] = False
+            a = np.flatnonzero(cross)
+            a_parts.append((a, a + o))
+        ca = np.concatenate([a for a, _ in a_parts])
+        cb = np.concatenate([b for _, b in a_parts])
         ba, bb = self.basin[ca], self.basin[cb]
         swap = ba > bb  # orient every edge from the lower basin id to the higher
         c_lo, c_hi = np.where(swap, cb, ca), np.where(swap, ca, cb)
         key = np.minimum(ba, bb) * count + np.maximum(ba, bb)
         v = np.maximum(flat_h[ca], flat_h[cb])
         # the lowest spill of every pair of basins (ties: lowest cell indices)
+        if count * count <= 1 << 24:  # a dense table of pairs: no sort of all the edges
+            low = np.full(count * count, np.inf)
+            np.minimum.at(low, key, v)
+            win = np.flatnonzero(v == low[key])
+            key, v, c_lo, c_hi = key[win], v[win], c_lo[win], c_hi[win]
         order = np.lexsort((c_hi, c_lo, v, key))
         key, v, c_lo, c_hi = key[order], v[order], c_lo[order], c_hi[order]
         first = np.ones(key.size, bool)
@@ -330,45 +344,68 @@ def flow_receivers(heights):
 def _relax(h, filled, eps):
     """The least ``F >= filled`` with ``F = max(h, min(F of the 8 neighbours) + eps)`` on interior cells.
 
-    A cell whose steepest-descent chain over ``filled`` reaches the edge dropping at least
-    ``eps`` at every step keeps its height (that chain bounds it from above). The others
-    (lakes, flats and what drains into them) start at +inf and come down in rounds as a wave
-    from their outlets: each round recomputes only the cells next to one that changed.
+    ``filled`` (the epsilon-0 filling) already meets the condition except on lakes and flats.
+    Those cells are settled by a breadth-first wave from the cells around them: a cell takes
+    ``max(h, F + eps)`` from its settled neighbours that were not higher in ``filled`` (its
+    lake's outlets, not the slopes above the shore). That guess is then corrected where it still
+    breaks the condition (rarely: a shore within ``eps`` steps of the water), in rounds that
+    recompute only the cells next to one that changed, until nothing changes: the condition's
+    only solution, which priority-flood + epsilon also reaches. (Any cell that meets the
+    condition has a chain of neighbours each ``eps`` lower down to the edge; so any surface
+    that meets it everywhere is >= the least one, and rounds from below that stop changing
+    have found it.)
     """
     rows, cols = filled.shape
     if rows < 3 or cols < 3:
         return filled
-    n = filled.size
-    rec = receivers(filled)
-    inner = rec < n
-    src = np.flatnonzero(inner)
-    steep = np.zeros(n, bool)
-    steep[src] = filled.reshape(-1)[src] - filled.reshape(-1)[rec[src]] >= eps
-    rec[inner & ~steep] = np.flatnonzero(inner & ~steep)  # chains stop at a cell that drops too little
-    open_ = (_terminals(rec) != n).reshape(rows, cols)
-    pw = cols + 2
-    P = np.full((rows + 2, cols + 2), np.inf)
-    P[1:-1, 1:-1] = np.where(open_, np.inf, filled)
-    flat = P.reshape(-1)
-    hp = np.zeros((rows + 2, cols + 2))
-    hp[1:-1, 1:-1] = h
-    hflat = hp.reshape(-1)
-    opened = np.zeros((rows + 2, cols + 2), bool)
-    opened[1:-1, 1:-1] = open_
-    opened_flat = opened.reshape(-1)
+    pw = cols + 2  # padded: every neighbour of a map cell is a valid index
+    X = np.full((rows + 2) * pw, np.inf)
+    X.reshape(rows + 2, pw)[1:-1, 1:-1] = filled
+    H = np.full(X.size, np.inf)
+    H.reshape(rows + 2, pw)[1:-1, 1:-1] = h
+    inner = np.zeros(X.size, bool)
+    inner.reshape(rows + 2, pw)[2:-2, 2:-2] = True
     offsets = np.array([dy * pw + dx for dy, dx in NEIGHBOURS], np.int64)
-    r, c = np.nonzero(open_)
-    active = (r + 1) * pw + (c + 1)
-    while active.size:
-        new = np.maximum(hflat[active], flat[active[:, None] + offsets].min(axis=1) + eps)
-        changed = new < flat[active]
-        moved = active[changed]
-        if not moved.size:
+    start, stop = 2 * pw, rows * pw  # the rows of interior map cells, as one flat run
+
+    def breaking():
+        low = np.full(stop - start, np.inf)
+        for o in offsets:
+            np.minimum(low, X[start + o : stop + o], out=low)
+        low += eps
+        np.maximum(low, H[start:stop], out=low)
+        return start + np.flatnonzero((low != X[start:stop]) & inner[start:stop])
+
+    level = X.copy()  # the epsilon-0 filling, padded
+    cand = breaking()
+    settled = np.ones(X.size, bool)
+    settled[cand] = False
+    while cand.size:
+        around = cand[:, None] + offsets
+        ok = settled[around] & (level[around] <= level[cand][:, None])
+        low = np.where(ok, X[around], np.inf).min(axis=1)
+        got = np.flatnonzero(low < np.inf)
+        if not got.size:
             break
-        flat[moved] = new[changed]
-        around = np.unique((moved[:, None] + offsets).reshape(-1))
-        active = around[opened_flat[around]]
-    return P[1:-1, 1:-1].copy()
+        new = cand[got]
+        X[new] = np.maximum(H[new], low[got] + eps)
+        settled[new] = True
+        around = (new[:, None] + offsets).reshape(-1)
+        cand = np.unique(around[~settled[around]])
+    # the wave leaves shore cells within eps steps of the water too low: raise them first
+    # (raising only: no back-and-forth), then settle whatever still breaks the condition
+    for rising in (True, False):
+        active = breaking()
+        while active.size:
+            new = np.maximum(H[active], X[active[:, None] + offsets].min(axis=1) + eps)
+            changed = (new > X[active]) if rising else (new != X[active])
+            if not changed.any():
+                break
+            moved = active[changed]
+            X[moved] = new[changed]
+            around = np.unique((moved[:, None] + offsets).reshape(-1))
+            active = around[inner[around]]
+    return X.reshape(rows + 2, pw)[1:-1, 1:-1].copy()
 
 
 def _check_cell_size(cell_size):
@@ -410,16 +447,37 @@ def flow_accumulation(heights, *, cell_size):
 
 
 def _accumulate(rec, area):
-    """``sum_j A^j`` of the cell areas, ``A`` one step down ``rec`` (every chain ends outside, at ``n``)."""
+    """``sum_j A^j`` of the cell areas, ``A`` one step down ``rec`` (every chain ends outside, at ``n``).
+
+    Round k applies ``I + A^(2^k)`` (a weighted bincount along the pointers squared k times),
+    on whole arrays while most chains are still running (contiguous passes), then only on the
+    cells whose chains have not yet left the map.
+    """
     n = rec.size
     x = np.full(n + 1, area)
     x[n] = 0.0
     p = np.append(rec, n)
     p[np.flatnonzero(p[:n] == np.arange(n))] = n  # a pit left (epsilon below the heights' precision): water stops
-    live = np.flatnonzero(p[:n] != n)
-    while live.size:
-        x += np.bincount(p[live], weights=x[live], minlength=n + 1)
-        x[n] = 0.0
-        p[live] = p[p[live]]
-        live = live[p[live] != n]
+    live = None
+    q = np.empty_like(p)
+    while True:
+        if live is None:
+            x += np.bincount(p, weights=x, minlength=n + 1)
+            x[n] = 0.0
+            np.take(p, p, out=q)
+            p, q = q, p
+            running = n + 1 - np.count_nonzero(p == n)
+            if running == 0:
+                break
+            if running < n // 4:
+                live = np.flatnonzero(p != n)
+        else:
+            q = p[live]
+            x += np.bincount(q, weights=x[live], minlength=n + 1)
+            x[n] = 0.0
+            q = p[q]
+            p[live] = q
+            live = live[q != n]
+            if not live.size:
+                break
     return x[:n]
