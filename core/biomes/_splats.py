@@ -56,7 +56,8 @@ NOISE_OCTAVES = 4
 
 
 def smooth_ramp(v, lo, hi, fade, *, fade_low=True, fade_high=True):
-    """1 inside [lo, hi], rising from 0 at each limit over ``fade`` (smoothstep), 0 outside.
+    """1 inside [lo, hi] away from its limits, rising from 0 at each limit over ``fade``
+    (smoothstep of the distance to the nearer limit), 0 outside.
 
     ``fade = 0`` gives a hard 0/1 step. ``fade_low`` / ``fade_high`` False: no limit on that side.
 
@@ -64,22 +65,25 @@ def smooth_ramp(v, lo, hi, fade, *, fade_low=True, fade_high=True):
     [0.0, 0.5, 1.0, 1.0, 0.5, 0.0]
     """
     v = np.asarray(v, dtype=np.float32)
-    out = np.ones(v.shape, np.float32)
-    for on, edge, sign in ((fade_low, lo, 1.0), (fade_high, hi, -1.0)):
-        if not on:
-            continue
-        if fade <= 1.0e-30:  # (a fade this small is a step; 1 / fade would overflow float32)
-            out *= (v >= edge) if sign > 0 else (v <= edge)
-            continue
-        t = (v - np.float32(edge)) * np.float32(sign / fade)
-        np.clip(t, 0.0, 1.0, out=t)
-        # smoothstep 3t^2 - 2t^3 = t * t * (3 - 2t)
-        s = t * np.float32(-2.0)
-        s += np.float32(3.0)
-        s *= t
-        s *= t
-        out *= s
-    return out
+    if not (fade_low or fade_high):
+        return np.ones(v.shape, np.float32)
+    if fade_low and fade_high:
+        d = v - np.float32(lo)
+        np.minimum(d, np.float32(hi) - v, out=d)
+    elif fade_low:
+        d = v - np.float32(lo)
+    else:
+        d = np.float32(hi) - v
+    if fade <= 1.0e-30:  # (a fade this small is a step; 1 / fade would overflow float32)
+        return (d >= 0.0).astype(np.float32)
+    d *= np.float32(1.0 / fade)
+    np.clip(d, 0.0, 1.0, out=d)
+    # smoothstep 3t^2 - 2t^3 = t * t * (3 - 2t)
+    s = d * np.float32(-2.0)
+    s += np.float32(3.0)
+    s *= d
+    s *= d
+    return s
 
 
 def box_blur(a, radius):
@@ -256,13 +260,21 @@ def splat_weights(
     for i in range(L - 1, 0, -1):
         layer = layers[i]
         where = f"layers[{i}] ({layer.name!r})"
-        f = np.full(shape, np.float32(layer.strength), dtype=np.float32)
+        f = None  # the product of the rule factors so far (None: 1 everywhere)
+
+        def times(g, own=True):
+            nonlocal f
+            if f is None:
+                f = g if own else g.copy()
+            else:
+                f *= g
+
         lo, hi = layer.height_range
         if lo > HEIGHT[0] or hi < HEIGHT[1]:
-            f *= smooth_ramp(h32, lo, hi, layer.height_fade, fade_low=lo > HEIGHT[0], fade_high=hi < HEIGHT[1])
+            times(smooth_ramp(h32, lo, hi, layer.height_fade, fade_low=lo > HEIGHT[0], fade_high=hi < HEIGHT[1]))
         lo, hi = layer.slope_range
         if lo > SLOPE[0] or hi < SLOPE[1]:
-            f *= smooth_ramp(slope_map(), lo, hi, layer.slope_fade, fade_low=lo > SLOPE[0], fade_high=hi < SLOPE[1])
+            times(smooth_ramp(slope_map(), lo, hi, layer.slope_fade, fade_low=lo > SLOPE[0], fade_high=hi < SLOPE[1]))
         if layer.biomes:
             key = (layer.biomes, layer.biome_fade)
             if key not in biome_cache:
@@ -279,14 +291,14 @@ def splat_weights(
                 factor = lut.take(maps["biomes"])
                 radius = round(layer.biome_fade / (4.0 * cell_size))  # two box passes of width 2r+1: ~fade
                 biome_cache[key] = box_blur(factor, radius) if radius >= 1 else factor
-            f *= biome_cache[key]
+            times(biome_cache[key], own=False)
         if layer.deposits != 0.0:
             if "deposited" not in maps:
                 maps["deposited"] = _map(deposited, "deposited", shape, f"{where} has a deposit rule").astype(
                     np.float32, copy=False
                 )
             d = smooth_ramp(maps["deposited"], 0.0, 0.0, layer.deposit_depth, fade_high=False)
-            f *= _follow(d, layer.deposits)
+            times(_follow(d, layer.deposits))
         if layer.flow != 0.0:
             if "flow" not in maps:
                 maps["flow"] = _map(flow, "flow", shape, f"{where} has a flow rule").astype(np.float32, copy=False)
@@ -294,14 +306,19 @@ def splat_weights(
             d = np.log(np.maximum(maps["flow"], np.float32(lo)) * np.float32(1.0 / lo))
             d *= np.float32(1.0 / np.log(hi / lo))
             np.clip(d, 0.0, 1.0, out=d)
-            f *= _follow(d, layer.flow)
+            times(_follow(d, layer.flow))
         if layer.patchiness > 0.0:
             rng = np.random.default_rng(np.random.SeedSequence([seed, SPLAT_STREAM, i]))
             n = fbm(
                 shape, scale=min(layer.noise_scale / cell_size, 1.0e6), octaves=NOISE_OCTAVES, seed=rng, offset=(ox, oy)
             )
-            f *= smooth_ramp(noise_uniform(n), layer.patchiness, 1.0, layer.noise_fade, fade_high=False)
-        np.multiply(f, rest, out=out[i])
+            times(smooth_ramp(noise_uniform(n), layer.patchiness, 1.0, layer.noise_fade, fade_high=False))
+        if f is None:
+            np.multiply(rest, np.float32(layer.strength), out=out[i])
+        else:
+            if layer.strength != 1.0:
+                f *= np.float32(layer.strength)
+            np.multiply(f, rest, out=out[i])
         rest -= out[i]
     out[0] = rest
     if margin:
