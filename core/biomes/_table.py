@@ -22,7 +22,8 @@ Keys of a biome: ``name`` (letters, digits, spaces, ``-`` and ``_``; unique), ``
 the sea level; it takes no ranges), ``elevation`` and ``moisture`` (``[low, high]`` within [0, 1],
 default the whole axis) and ``temperature`` (``[low, high]`` in degrees C within
 :data:`TEMPERATURE`; a table that uses it classifies by a temperature map too). A range holds
-``low <= value < high``, and a high end of 1 holds 1 itself.
+``low <= value < high``; a low end of 0 (or of the temperature span) also holds everything below
+it, a high end of 1 (or of the span) everything above (see :func:`core.biomes.classify`).
 """
 
 from __future__ import annotations
@@ -62,8 +63,6 @@ MAX_BIOMES = 64
 BIOME_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _\-]{0,47}$")
 TABLE_KEYS = ("name", "description", "fallback", "biome")
 BIOME_KEYS = ("name", "color", "water", "elevation", "moisture", "temperature")
-#: Largest value below 1 in float32: axis values are clipped to [0, TOP] so a high end of 1 holds 1.
-TOP = np.float32(np.nextafter(np.float32(1.0), np.float32(0.0)))
 
 
 @dataclass(frozen=True, eq=False)
