@@ -179,6 +179,67 @@ def test_classify_follows_the_table_cell_by_cell(seed, sea, dtype):
     assert ids.tobytes() == _reference_classify(h, m, WHITTAKER, sea, 80.0).tobytes()
 
 
+ENDS = [0.0, 0.1, 0.25, 0.3, 0.5, 0.62, 0.75, 0.9, 1.0]
+TEMPS = [-100.0, -10.0, 0.0, 5.0, 12.0, 100.0]
+
+
+@st.composite
+def tables(draw):
+    """A random table: land biomes with random boxes (some with temperature), maybe a water one."""
+    n = draw(st.integers(1, 6))
+    entries = []
+    for i in range(n):
+        entry = {"name": f"b{i}"}
+        for key, values in (("elevation", ENDS), ("moisture", ENDS), ("temperature", TEMPS)):
+            if key == "temperature" and not draw(st.booleans()):
+                continue
+            lo, hi = sorted(draw(st.lists(st.sampled_from(values), min_size=2, max_size=2, unique=True)))
+            entry[key] = [lo, hi]
+        entries.append(entry)
+    if draw(st.booleans()):
+        entries.insert(draw(st.integers(0, n)), {"name": "sea", "water": True})
+    return {"fallback": "b0", "biome": entries}
+
+
+def _reference_with_temperature(h, m, t, table, sea_level, height):
+    out = np.empty(h.shape, np.uint8)
+    span = height - sea_level
+    for idx in np.ndindex(h.shape):
+        if sea_level > 0 and h[idx] <= h.dtype.type(sea_level) and table.water >= 0:
+            out[idx] = table.water
+            continue
+        found = table.fallback
+        for b in table.land:
+            (e0, e1), (m0, m1) = np.float32(table.elevation[b]), np.float32(table.moisture[b])
+            t0, t1 = np.float32(table.temperature[b])
+            inside = (
+                (e0 == 0 or h[idx] >= h.dtype.type(sea_level + float(e0) * span))
+                and (e1 == 1 or h[idx] < h.dtype.type(sea_level + float(e1) * span))
+                and (m0 == 0 or m[idx] >= m0)
+                and (m1 == 1 or m[idx] < m1)
+                and (not table.uses_temperature or ((t0 == -100 or t[idx] >= t0) and (t1 == 100 or t[idx] < t1)))
+            )
+            if inside:
+                found = b
+                break
+        out[idx] = found
+    return out
+
+
+@settings(max_examples=40, deadline=None)
+@given(doc=tables(), seed=st.integers(0, 2**31), sea=st.sampled_from([0.0, 30.0]))
+def test_classify_follows_random_tables(doc, seed, sea):
+    table = biomes.table_from_dict(doc)
+    rng = np.random.default_rng(seed)
+    h = rng.uniform(-10.0, 2100.0, (7, 9)).astype(np.float32)
+    m = rng.uniform(-0.2, 1.2, h.shape).astype(np.float32)
+    t = rng.uniform(-30.0, 30.0, h.shape).astype(np.float32)
+    t.flat[:3] = rng.choice(TEMPS[1:-1], 3)
+    m.flat[3:6] = rng.choice(ENDS, 3)
+    ids = biomes.classify(h, m, table=table, sea_level=sea, height=2000.0, temperature=t)
+    assert ids.tobytes() == _reference_with_temperature(h, m, t, table, sea, 2000.0).tobytes()
+
+
 def test_classify_with_a_temperature_table(tmp_path):
     (tmp_path / "t.toml").write_text(
         'fallback = "warm"\n[[biome]]\nname = "ice"\ntemperature = [-100.0, 0.0]\n[[biome]]\nname = "warm"\n'
