@@ -23,6 +23,7 @@ __all__ = [
     "has_layers",
     "layers_steps",
     "layers_for",
+    "forget",
     "Relay",
     "Cancelled",
     "package_names",
@@ -78,6 +79,12 @@ def layers_steps(recipe, heights):
         while len(_CACHE) > CACHE_SIZE:
             _CACHE.popitem(last=False)
     return layers
+
+
+def forget():
+    """Drop the kept layers (the next build works them out again)."""
+    with _CACHE_LOCK:
+        _CACHE.clear()
 
 
 def layers_for(recipe, *, progress=None):
