@@ -58,8 +58,7 @@ def pack_splats(weights):
     -------
     images : list of (rows, cols, 4) uint8 ndarray
         ``ceil(L / 4)`` images: layer ``k`` is channel ``k % 4`` (R, G, B, A) of image ``k // 4``;
-        the channels past the last layer are 0. Row 0 is the terrain's row 0 (the smallest Y);
-        :func:`splat_png_bytes` writes it as the bottom row of the picture. Values are linear
+        the channels past the last layer are 0. Row 0 is the terrain's row 0 (the smallest Y). Values are linear
         (no sRGB curve): Unity's alphamaps and Blender's Non-Color images read them as they are.
 
     Notes
@@ -109,10 +108,11 @@ def unpack_splats(images, layers):
 
 
 def splat_png_bytes(image):
-    """One splat image as RGBA PNG bytes, the terrain's row 0 (south, the smallest Y) at the bottom.
+    """One splat image as RGBA PNG bytes to look at: the terrain's row 0 (the smallest Y, south) at
+    the bottom, north at the top, as :func:`core.preview.shaded_relief` draws maps.
 
-    A PNG's first row is its top, and Unity reads a texture's bottom row as y = 0, so the rows
-    are written last to first. 8 bits per channel, no colour profile (linear values).
+    8 bits per channel, no colour profile (linear values). The Unity package's
+    ``<name>_splat<k>.png`` files are written in Unity's axes by ``core.unity_package``.
     """
     img = check_array(image, name="image", ndim=3, dtype_kind="u")
     if img.dtype != np.uint8 or img.shape[2] != 4:

@@ -41,5 +41,6 @@ def biome_preview(ids, table):
 
 
 def biome_png_bytes(ids, table):
-    """:func:`biome_preview` as PNG bytes (the headless run's ``<name>_biomes.png``)."""
+    """:func:`biome_preview` as PNG bytes (north at the top; the Unity package's
+    ``<name>_biomes.png`` is written in Unity's axes by ``core.unity_package``)."""
     return png_bytes(biome_preview(ids, table))
