@@ -220,3 +220,18 @@ def test_a_flat_sea_is_water():
     assert sea.mean() > 0.2
     assert (out.biomes[sea] == out.biome_names.index("ocean")).all()
     assert (out.biomes[~sea] != out.biome_names.index("ocean")).all()
+
+
+def test_an_eroded_tile_keeps_its_margin_ring():
+    """A tile's margin (its neighbours' heights, for seam normals) keeps its ring; inside, the eroded heights."""
+    r = recipe.loads(
+        "[terrain]\nresolution = 33\nsize = 64.0\nheight = 30.0\nnormalize = 'fixed'\n"
+        "[terrain.erosion]\nenabled = true\ndroplets_per_km2 = 500000\n"
+    )
+    h, out, _ = _layers(r)
+    assert h.margin is not None and out.heights.margin is not None
+    assert (out.heights.margin[1:-1, 1:-1] == out.heights.values).all()
+    ring = np.ones(h.margin.shape, bool)
+    ring[1:-1, 1:-1] = False
+    assert (out.heights.margin[ring] == h.margin[ring]).all()
+    assert (out.heights.values != h.values).any()
