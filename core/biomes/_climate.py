@@ -128,7 +128,9 @@ def moisture(
     ``1 - (1 - noise) (1 - sea_weight * sea) (1 - flow_weight * flow)``, where
     ``sea = 2 ** (-(h - sea_level) / sea_reach)`` (1 at and below the water line) and ``flow``
     is the log ramp of the upstream area. Closeness to the sea is read from the height above it
-    (a per-cell quantity, so tiles join; a distance would need the neighbouring tiles).
+    (a per-cell quantity, so tiles join; a distance would need the neighbouring tiles). The flow
+    term joins across tiles only as far as the flow maps do (a tile's flow accumulation sees only
+    its own catchment).
 
     Examples
     --------
