@@ -11,8 +11,10 @@ What differs from the well-known implementations, and why:
 
 * **Droplets advance in lock-step** as arrays, ``batch`` droplets at a time; within a step every
   droplet reads the same heights and their changes are summed (``np.add.at``, deterministic in
-  index order). The batch size depends on the map size only (``cells // 16``, within
-  [256, 65536]), never on threads: the same seed gives the same bytes.
+  index order). The batch size depends on the map size only (``cells // 64``, within
+  [64, 16384]), never on threads: the same seed gives the same bytes. Droplets whose nodes share a
+  block of the brush's diameter in the same step share that step's caps (each gets its cap divided
+  by their count), so many droplets meeting in one channel do not dig it many times at once.
 * **Exact mass ledger.** Sediment is a volume (m^3). A droplet that dies (end of its lifetime, or
   on a flat spot with nowhere to go) deposits what it carries where it dies, spread by the erosion
   brush (the anchors drop it: 34-41 % of the eroded material vanished). Only sediment carried
@@ -20,9 +22,9 @@ What differs from the well-known implementations, and why:
 * **Metres, not cells.** Heights, ``cell_size``, ``radius`` and ``lifetime`` are metres; slopes are
   dimensionless; the rates (``inertia``, ``erosion_rate``, ``deposition_rate``, ``evaporation``) are
   per metre travelled (Lague's per-step values on 1 m cells) and are converted to the step length,
-  so a 513^2 and a 1025^2 build of the same terrain erode alike. Erosion per step is capped so the
-  brush centre never sinks by more than the drop (Lague's "don't dig a hole behind the droplet");
-  an uphill step fills at most the hole it climbs out of (``drop * cell area``).
+  so a 513^2 and a 1025^2 build of the same terrain erode alike. A step takes at most
+  ``drop x 1 m^2`` (Lague's "no more than the height difference", on 1 m cells; the same per metre
+  on any cells); an uphill step fills at most the hole it climbs out of (``drop x cell area``).
 * **Speed** follows Beyer: ``v^2 += drop * gravity``, clamped at 0 (Lague's sign is reversed and
   goes NaN uphill).
 * **No new pits.** Afterwards, an interior cell that is lower than all 8 neighbours and was not
@@ -205,7 +207,7 @@ def _check(heights, cell_size, droplets, seed, settings):
     cells = h.shape[0] * h.shape[1]
     batch = s["batch"]
     s["batch"] = (
-        min(max(cells // 16, 256), 65_536) if batch is None else check_int(batch, name="batch", bounds=(1, 10**7))
+        min(max(cells // 64, 64), 16_384) if batch is None else check_int(batch, name="batch", bounds=(1, 10**7))
     )
     return h, cell, n, seed, s
 
@@ -330,7 +332,7 @@ def hydraulic(
     initial_water, initial_speed : float
         A droplet's water and speed when it starts.
     batch : int, optional
-        Droplets simulated together (default ``cells // 16`` within [256, 65536]); the result depends
+        Droplets simulated together (default ``cells // 64`` within [64, 16384]); the result depends
         on it, never on the machine.
     progress : callable, optional
         ``progress(done, total, "erosion")`` after every batch.
@@ -369,12 +371,25 @@ def hydraulic(
 
 
 class _Simulation:
-    """The heights being eroded, the brush tables, and the running ledger."""
+    """The heights being eroded (with a margin of the brush's reach on every side, so every brush
+    stamp is one flat-index offset table), the brush tables, and the running ledger.
+
+    Brush stamps near the edge spill into the margin: a stamp's amount is divided by the brush weight
+    that falls inside the map there (Lague renormalises the same way), so the map gets exactly the
+    amount and the margin's values are never read.
+    """
 
     def __init__(self, h, cell, s):
-        self.h = h
-        self.rows, self.cols = h.shape
-        self.flat = h.reshape(-1)
+        self.rows, self.cols = rows, cols = h.shape
+        self.by, self.bx, self.bw = brush(s["radius"] / cell)
+        r = self.reach = int(max(np.abs(self.by).max(), np.abs(self.bx).max()))
+        self.pcols = pc = cols + 2 * r
+        self.padded = np.zeros((rows + 2 * r, pc))
+        self.padded[r : r + rows, r : r + cols] = h
+        self.inner = self.padded[r : r + rows, r : r + cols]
+        self.flat = self.padded.reshape(-1)
+        self.base = r * pc + r
+        self.boff = self.by * pc + self.bx
         self.cell = cell
         self.area = cell * cell
         self.steps = max(1, int(round(s["lifetime"] / cell)))
@@ -387,170 +402,187 @@ class _Simulation:
         self.gravity = s["gravity"]
         self.water0 = s["initial_water"]
         self.speed0 = s["initial_speed"]
-        self.by, self.bx, self.bw = brush(s["radius"] / cell)
-        self.reach = int(max(np.abs(self.by).max(), np.abs(self.bx).max()))
-        self.boff = self.by * self.cols + self.bx
-        # droplets near each other share the step's caps: counts on blocks of (reach + 1) nodes
-        self.block = self.reach + 1
-        self.grows = -(-self.rows // self.block) + 2
-        self.gcols = -(-self.cols // self.block) + 2
-        # brush area whose centre sinks by the drop when the whole amount is taken: cell area / centre weight
-        self.cap_area = self.area / float(self.bw.max())
-        # volumes per brush centre (divided by the in-map weight sum there); the eroded map is their
+        # 1 / (brush weight inside the map) for every node, in the padded layout
+        inside = np.zeros(self.padded.shape)
+        weight = np.zeros(self.padded.shape)
+        inside[r : r + rows, r : r + cols] = 1.0
+        for oy, ox, w in zip(self.by.tolist(), self.bx.tolist(), self.bw.tolist()):
+            weight[r : r + rows, r : r + cols] += w * inside[r + oy : r + oy + rows, r + ox : r + ox + cols]
+        self.spread = np.divide(1.0, weight, out=np.zeros_like(weight), where=weight > 0).reshape(-1)
+        # a step takes at most drop x 1 m^2 (Lague's "no more than the height difference" on 1 m cells,
+        # the same per metre travelled on any cells)
+        self.cap_area = REFERENCE_STEP * REFERENCE_STEP
+        # droplets near each other share the step's caps: counts on blocks of the brush's diameter
+        self.block = 2 * r + 1
+        self.gcols = -(-cols // self.block)
+        self.gcells = -(-rows // self.block) * self.gcols
+        self.neg_weights = -self.bw / self.area
+        # volumes per brush centre (already divided by the in-map weight); the eroded map is their
         # convolution with the brush, made once at the end
-        self.centre = np.zeros(h.size)
-        self.deposited = np.zeros(h.size)
+        self.centre = np.zeros(self.flat.size)
         self.lost = 0.0
         self.at_death = 0.0
 
-    def _sample(self, x, y):
-        ix = x.astype(np.int64)
-        iy = y.astype(np.int64)
-        fx = x - ix
-        fy = y - iy
-        c = iy * self.cols + ix
-        f = self.flat
-        h00, h10, h01, h11 = f[c], f[c + 1], f[c + self.cols], f[c + self.cols + 1]
-        return c, ix, iy, fx, fy, h00, h10, h01, h11
-
-    def _erode(self, c, ix, iy, amount):
-        """Take ``amount`` m^3 around each centre node ``c`` with the brush (renormalised at the edge)."""
-        r, rows, cols = self.reach, self.rows, self.cols
-        inner = (ix >= r) & (ix < cols - r) & (iy >= r) & (iy < rows - r)
-        if inner.all():
-            cells = (c[:, None] + self.boff[None, :]).reshape(-1)
-            np.add.at(self.flat, cells, (amount[:, None] * (-self.bw / self.area)[None, :]).reshape(-1))
-            np.add.at(self.centre, c, amount)
-            return
-        ci, ai = c[inner], amount[inner]
-        np.add.at(self.flat, (ci[:, None] + self.boff).reshape(-1), (ai[:, None] * (-self.bw / self.area)).reshape(-1))
-        np.add.at(self.centre, ci, ai)
-        out = ~inner
-        px = ix[out][:, None] + self.bx[None, :]
-        py = iy[out][:, None] + self.by[None, :]
-        valid = (px >= 0) & (px < cols) & (py >= 0) & (py < rows)
-        w = np.where(valid, self.bw[None, :], 0.0)
-        total = w.sum(axis=1)
-        a = amount[out] / total
-        cells = (np.clip(py, 0, rows - 1) * cols + np.clip(px, 0, cols - 1)).reshape(-1)
-        np.add.at(self.flat, cells, (-(a[:, None] * w) / self.area).reshape(-1))
-        np.add.at(self.centre, c[out], a)
-
-    def _deposit_brush(self, c, ix, iy, amount):
-        """Lay ``amount`` m^3 around each node with the brush (dying droplets)."""
-        rows, cols = self.rows, self.cols
-        px = ix[:, None] + self.bx[None, :]
-        py = iy[:, None] + self.by[None, :]
-        valid = (px >= 0) & (px < cols) & (py >= 0) & (py < rows)
-        w = np.where(valid, self.bw[None, :], 0.0)
-        w /= w.sum(axis=1, keepdims=True)
-        cells = (np.clip(py, 0, rows - 1) * cols + np.clip(px, 0, cols - 1)).reshape(-1)
-        vals = ((amount[:, None] * w) / self.area).reshape(-1)
-        np.add.at(self.flat, cells, vals)
-        np.add.at(self.deposited, cells, vals)
-
     def run(self, x, y):
         """Simulate droplets starting at ``(x, y)`` (cells, float) to their end."""
-        cols, rows = self.cols, self.rows
-        dx = np.zeros_like(x)
-        dy = np.zeros_like(x)
-        speed = np.full_like(x, self.speed0)
-        water = np.full_like(x, self.water0)
-        sed = np.zeros_like(x)
+        cols, rows, pc = self.cols, self.rows, self.pcols
+        f = self.flat
+        ix = x.astype(np.intp)
+        iy = y.astype(np.intp)
+        order = np.argsort(iy * cols + ix, kind="stable")  # memory order: kinder to the caches
+        x, y, ix, iy = x[order], y[order], ix[order], iy[order]
+        fx = x - ix
+        fy = y - iy
+        c = iy * pc + ix + self.base
+        n = x.size
+        dx = np.zeros(n)
+        dy = np.zeros(n)
+        speed = np.full(n, self.speed0)
+        water = np.full(n, self.water0 * self.capacity)  # water x capacity
+        sed = np.zeros(n)
         cell, area = self.cell, self.area
-        a = self.inertia
+        a, b = self.inertia, (1.0 - self.inertia) / cell
         for _ in range(self.steps):
-            if x.size == 0:
-                return
-            c, ix, iy, fx, fy, h00, h10, h01, h11 = self._sample(x, y)
-            gx = (h10 - h00) * (1 - fy) + (h11 - h01) * fy
-            gy = (h01 - h00) * (1 - fx) + (h11 - h10) * fx
-            h_old = (h00 * (1 - fx) + h10 * fx) * (1 - fy) + (h01 * (1 - fx) + h11 * fx) * fy
-            dx = dx * a - gx * ((1 - a) / cell)
-            dy = dy * a - gy * ((1 - a) / cell)
+            h00 = f.take(c)
+            h10 = f.take(c + 1)
+            c2 = c + pc
+            h01 = f.take(c2)
+            h11 = f.take(c2 + 1)
+            top = h10 - h00
+            left = h01 - h00
+            d = h11 - h01
+            d -= top
+            gx = fy * d
+            gx += top
+            gy = fx * d
+            gy += left
+            h_old = fx * top
+            h_old += h00
+            h_old += fy * gy
+            dx *= a
+            dx -= gx * b
+            dy *= a
+            dy -= gy * b
             length = np.sqrt(dx * dx + dy * dy)
-            stuck = length == 0
-            if stuck.any():  # nowhere to go: dies here with what it carries
-                self._die(c[stuck], ix[stuck], iy[stuck], sed[stuck])
-                keep = ~stuck
-                x, y, dx, dy, speed, water, sed = (v[keep] for v in (x, y, dx, dy, speed, water, sed))
-                c, ix, iy, fx, fy, h_old, length = (v[keep] for v in (c, ix, iy, fx, fy, h_old, length))
+            if not length.all():  # nowhere to go: dies here with what it carries
+                keep = length != 0
+                self._die(c[~keep], sed[~keep])
+                x, y, dx, dy, speed, water, sed, c, ix, iy, fx, fy, h_old, length = (
+                    v[keep] for v in (x, y, dx, dy, speed, water, sed, c, ix, iy, fx, fy, h_old, length)
+                )
+                n = x.size
+                if not n:
+                    return
             dx /= length
             dy /= length
             nx = x + dx
             ny = y + dy
-            inside = (nx >= 0) & (nx < cols - 1) & (ny >= 0) & (ny < rows - 1)
-            if not inside.all():  # crossed the edge: what it carries leaves the map
+            if nx.min() < 0 or ny.min() < 0 or nx.max() >= cols - 1 or ny.max() >= rows - 1:
+                # crossed the edge: what it carries leaves the map
+                inside = (nx >= 0) & (nx < cols - 1) & (ny >= 0) & (ny < rows - 1)
                 self.lost += float(sed[~inside].sum())
-                x, y, dx, dy, speed, water, sed = (v[inside] for v in (x, y, dx, dy, speed, water, sed))
-                c, ix, iy, fx, fy, h_old, nx, ny = (v[inside] for v in (c, ix, iy, fx, fy, h_old, nx, ny))
-            crowd = self._crowding(ix, iy)
-            _, _, _, gx2, gy2, n00, n10, n01, n11 = self._sample(nx, ny)
-            h_new = (n00 * (1 - gx2) + n10 * gx2) * (1 - gy2) + (n01 * (1 - gx2) + n11 * gx2) * gy2
-            dh = h_new - h_old
-            cap = np.maximum(-dh / cell, self.min_slope) * speed * water * self.capacity
-            lay = (sed > cap) | (dh > 0)
-            if lay.any():
-                amount = np.where(
-                    dh[lay] > 0,
-                    np.minimum(dh[lay] * area / crowd[lay], sed[lay]),
-                    (sed[lay] - cap[lay]) * self.k_deposit,
+                dx, dy, speed, water, sed, c, ix, iy, fx, fy, h_old, nx, ny = (
+                    v[inside] for v in (dx, dy, speed, water, sed, c, ix, iy, fx, fy, h_old, nx, ny)
                 )
-                sed[lay] -= amount
-                self._deposit_bilinear(c[lay], fx[lay], fy[lay], amount)
-            take = ~lay
-            if take.any():
-                amount = np.minimum((cap[take] - sed[take]) * self.k_erode, -dh[take] * self.cap_area / crowd[take])
-                sed[take] += amount
-                self._erode(c[take], ix[take], iy[take], amount)
-            speed = np.sqrt(np.maximum(speed * speed - dh * self.gravity, 0.0))
+                n = nx.size
+                if not n:
+                    return
+            crowd = self._crowding(ix, iy)
+            qx = nx.astype(np.intp)
+            qy = ny.astype(np.intp)
+            gx = nx - qx
+            gy = ny - qy
+            q = qy * pc
+            q += qx
+            q += self.base
+            n00 = f.take(q)
+            top = f.take(q + 1)
+            top -= n00
+            q2 = q + pc
+            n01 = f.take(q2)
+            d = f.take(q2 + 1)
+            d -= n01
+            left = n01 - n00
+            d -= top
+            d *= gx
+            d += left
+            d *= gy
+            top *= gx
+            dh = n00 + top
+            dh += d
+            dh -= h_old  # dh = h_new - h_old
+            cap = np.maximum(dh * (-1.0 / cell), self.min_slope)
+            cap *= speed
+            cap *= water
+            up = dh > 0
+            lay = sed > cap
+            lay |= up
+            put = np.flatnonzero(lay)
+            take = np.flatnonzero(~lay)
+            cells, vals = [], []
+            if put.size:
+                s, dh_put = sed.take(put), dh.take(put)
+                amount = np.where(
+                    up.take(put), np.minimum(dh_put * area / crowd.take(put), s), (s - cap.take(put)) * self.k_deposit
+                )
+                sed[put] = s - amount
+                cp, u, v = c.take(put), fx.take(put), fy.take(put)
+                amount /= area
+                su = amount * u  # the bilinear shares of the four corners
+                amount -= su
+                cells += [cp, cp + 1, cp + pc, cp + (pc + 1)]
+                vals += [amount - amount * v, su - su * v, amount * v, su * v]
+            if take.size:
+                s, ct = sed.take(take), c.take(take)
+                amount = (cap.take(take) - s) * self.k_erode
+                np.minimum(amount, dh.take(take) * (-self.cap_area) / crowd.take(take), out=amount)
+                sed[take] = s + amount
+                amount *= self.spread.take(ct)
+                np.add.at(self.centre, ct, amount)
+                cells.append((ct[:, None] + self.boff).reshape(-1))
+                vals.append((amount[:, None] * self.neg_weights).reshape(-1))
+            np.add.at(f, np.concatenate(cells), np.concatenate(vals))
+            speed *= speed
+            speed -= dh * self.gravity
+            np.maximum(speed, 0.0, out=speed)
+            np.sqrt(speed, out=speed)
             water *= self.keep_water
-            x, y = nx, ny
-        if x.size:
-            ix = x.astype(np.int64)
-            iy = y.astype(np.int64)
-            self._die(iy * cols + ix, ix, iy, sed)
+            x, y, ix, iy, fx, fy, c = nx, ny, qx, qy, gx, gy, q
+        self._die(c, sed)
 
     def _crowding(self, ix, iy):
-        """How many droplets of this step have their node in the same or a neighbouring block (>= 1)."""
-        g = self.gcols
-        b = (iy // self.block + 1) * g + (ix // self.block + 1)
-        counts = np.bincount(b, minlength=self.grows * g).reshape(self.grows, g)
-        box = counts[1:-1, 1:-1].copy()
-        for dy in (-1, 0, 1):
-            for dx in (-1, 0, 1):
-                if dy or dx:
-                    box += counts[1 + dy : self.grows - 1 + dy, 1 + dx : g - 1 + dx]
-        full = np.zeros_like(counts)
-        full[1:-1, 1:-1] = box
-        return full.reshape(-1)[b].astype(np.float64)
+        """How many droplets of this step have their node in the same block of brush-diameter side (>= 1)."""
+        b = iy // self.block
+        b *= self.gcols
+        b += ix // self.block
+        counts = np.bincount(b, minlength=self.gcells)
+        return counts.take(b).astype(np.float64)
 
-    def _deposit_bilinear(self, c, fx, fy, amount):
-        cols = self.cols
-        cells = np.concatenate((c, c + 1, c + cols, c + cols + 1))
-        v = amount / self.area
-        vals = np.concatenate((v * (1 - fx) * (1 - fy), v * fx * (1 - fy), v * (1 - fx) * fy, v * fx * fy))
-        np.add.at(self.flat, cells, vals)
-        np.add.at(self.deposited, cells, vals)
-
-    def _die(self, c, ix, iy, sed):
-        carried = sed > 0
-        if carried.any():
-            self.at_death += float(sed[carried].sum())
-            self._deposit_brush(c[carried], ix[carried], iy[carried], sed[carried])
+    def _die(self, c, sed):
+        """Dying droplets lay what they carry around their node with the brush."""
+        carried = np.flatnonzero(sed > 0)
+        if carried.size:
+            s = sed.take(carried)
+            self.at_death += float(s.sum())
+            ct = c.take(carried)
+            s *= self.spread.take(ct)
+            np.add.at(self.flat, (ct[:, None] + self.boff).reshape(-1), (s[:, None] * -self.neg_weights).reshape(-1))
 
     def finish(self, original):
         """Heights, eroded and deposited maps (metres) and the ledger."""
-        rows, cols = self.rows, self.cols
-        centre = self.centre.reshape(rows, cols) / self.area
+        rows, cols, r = self.rows, self.cols, self.reach
+        centre = self.centre.reshape(self.padded.shape) / self.area
         eroded = np.zeros((rows, cols))
         for oy, ox, w in zip(self.by.tolist(), self.bx.tolist(), self.bw.tolist()):
             # cell p gets w * centre[p - o]
-            ys, yd = slice(max(0, -oy), rows - max(0, oy)), slice(max(0, oy), rows - max(0, -oy))
-            xs, xd = slice(max(0, -ox), cols - max(0, ox)), slice(max(0, ox), cols - max(0, -ox))
-            eroded[yd, xd] += w * centre[ys, xs]
-        deposited = self.deposited.reshape(rows, cols)
-        moved = _level_pits(self.h, _strict_minima(original), eroded, deposited)
+            eroded += w * centre[r - oy : r - oy + rows, r - ox : r - ox + cols]
+        heights = self.inner.copy()
+        # what was laid on each cell: the change plus what was taken (rounding noise on cells where
+        # nothing was laid is clipped at 0; untouched cells are exactly 0)
+        deposited = heights - original
+        deposited += eroded
+        np.maximum(deposited, 0.0, out=deposited)
+        moved = _level_pits(heights, _strict_minima(original), eroded, deposited)
         e = float(eroded.sum()) * self.area
         d = float(deposited.sum()) * self.area
         ledger = {
@@ -561,4 +593,4 @@ class _Simulation:
             "pit_moves": moved * self.area,
             "relative_error": abs(e - d - self.lost) / max(e, TINY),
         }
-        return self.h, eroded, deposited, ledger
+        return heights, eroded, deposited, ledger
