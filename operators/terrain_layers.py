@@ -10,6 +10,7 @@ group each) edited with the operators below; the Add Terrain operator holds
 them as JSON text (``splat_json``), copied from the sidebar.
 """
 
+import dataclasses
 import json
 
 import bpy
@@ -36,6 +37,7 @@ __all__ = [
     "add_layer_tables",
     "apply_layers_to_props",
     "weights_text",
+    "blend_path",
     "Prefixed",
     "classes",
 ]
@@ -107,6 +109,7 @@ def _props(limits, defaults, names, update):
             description=limit.description,
             default="",
             subtype="FILE_PATH",
+            **({"options": {"PATH_SUPPORTS_BLEND_RELATIVE"}} if bpy.app.version >= (4, 5, 0) else {}),
             **({"update": update} if update is not None else {}),
         )
     return ordered
@@ -144,13 +147,20 @@ def erosion_from_props(props):
 
 def biomes_from_props(props):
     """A validated :class:`core.biomes.BiomesSpec` from an object holding :func:`layer_props`."""
-    return from_attrs(
+    spec = from_attrs(
         core_biomes.BiomesSpec,
         core_biomes.BIOMES_LIMITS,
         Prefixed(props, BIOMES_PREFIX),
         prefix="biomes.",
         fields=BIOMES_FIELDS,
     )
+    return dataclasses.replace(spec, table=blend_path(spec.table))
+
+
+def blend_path(path):
+    """A file path as the sidebar holds it, with a .blend-relative ``//`` made absolute (recipes and
+    Unity have no .blend to be relative to); anything else as it is."""
+    return bpy.path.abspath(path) if path.startswith("//") else path
 
 
 def splat_tables(props):
@@ -166,7 +176,7 @@ def splat_tables(props):
                 prefix=f"texture layer {i + 1} ({layer.name!r}): ",
                 fields=SPLAT_FIELDS,
             )
-            tables.append(core_biomes.splat_to_dict(spec))
+            tables.append(core_biomes.splat_to_dict(dataclasses.replace(spec, texture=blend_path(spec.texture))))
         return tables
     text = getattr(props, "splat_json", "") or "[]"
     try:

@@ -78,3 +78,15 @@ def test_a_bad_layer_setting_is_one_message_naming_the_layer(empty_scene):
     message = str(info.value)
     assert "texture layer 2 ('Rock')" in message and "forest" in message and "2" in message
     assert "\n" not in message
+
+
+def test_blend_relative_paths_become_absolute_in_the_recipe(empty_scene, tmp_path):
+    bpy.ops.wm.save_as_mainfile(filepath=str(tmp_path / "scene.blend"))
+    settings = _settings()
+    bpy.ops.worldseed.splat_layer_add()
+    settings.splats[0].texture = "//textures/grass.png"
+    settings.biomes_table = "//tables/mine.toml"
+    assert terrain_layers.splat_tables(settings)[0]["texture"] == str(tmp_path / "textures" / "grass.png")
+    assert terrain_layers.biomes_from_props(settings).table == str(tmp_path / "tables" / "mine.toml")
+    settings.biomes_table = "whittaker"
+    assert terrain_layers.biomes_from_props(settings).table == "whittaker"
