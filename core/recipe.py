@@ -118,14 +118,26 @@ def _export_from_dict(table, *, prefix):
     return from_table(ExportSpec, EXPORT_LIMITS, table, prefix=prefix)
 
 
+def _beside(value, base):
+    """A file path of a recipe made absolute against the recipe's folder ``base`` (None: kept)."""
+    if base is None or not value or os.path.isabs(value) or "\x00" in value:
+        return value
+    return os.path.normpath(os.path.join(base, value))
+
+
 def _biomes_from_dict(table, *, prefix, base=None):
     """``[biomes]``; a ``table`` given as a path is kept absolute (found beside the recipe)."""
     spec = biome_spec.biomes_from_dict(table, prefix=prefix)
     value = spec.table
-    is_path = value.lower().endswith(".toml") or "/" in value or "\\" in value
-    if is_path and base is not None and not os.path.isabs(value) and "\x00" not in value:
-        spec = dataclasses.replace(spec, table=os.path.normpath(os.path.join(base, value)))
+    if value.lower().endswith(".toml") or "/" in value or "\\" in value:
+        spec = dataclasses.replace(spec, table=_beside(value, base))
     return spec
+
+
+def _splat_from_dict(table, *, prefix, base=None):
+    """One ``[[splat]]``; its ``texture`` is kept absolute (found beside the recipe)."""
+    spec = biome_spec.splat_from_dict(table, prefix=prefix)
+    return dataclasses.replace(spec, texture=_beside(spec.texture, base)) if spec.texture else spec
 
 
 def _biome_names(recipe, where):
@@ -281,7 +293,7 @@ SECTIONS = (
         "splat",
         biome_spec.SplatSpec,
         biome_spec.SPLAT_LIMITS,
-        biome_spec.splat_from_dict,
+        _splat_from_dict,
         biome_spec.splat_to_dict,
         many=True,
         max_entries=biome_spec.MAX_LAYERS,
@@ -289,6 +301,7 @@ SECTIONS = (
         label="Texture Layers",
         build=False,
         package="biomes",
+        paths=True,
     ),
     Section(
         "trees",

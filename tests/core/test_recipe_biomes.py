@@ -128,10 +128,13 @@ def test_biome_table_paths_are_found_beside_the_recipe(tmp_path):
     path = tmp_path / "world.toml"
     path.write_text(
         "[terrain]\n[biomes]\nenabled = true\ntable = 'tables/two.toml'\n[[splat]]\nname = 'a'\n"
-        "[[splat]]\nname = 'b'\nbiomes = ['peak']\n"
+        "[[splat]]\nname = 'b'\nbiomes = ['peak']\ntexture = 'textures/rock.png'\n"
     )
     r = recipe.load(path)
     assert r.biomes.table == str(tmp_path / "tables" / "two.toml")
+    assert r.splat[1].texture == str(tmp_path / "textures" / "rock.png") and r.splat[0].texture == ""
+    no_folder = recipe.loads("[terrain]\n[[splat]]\ntexture = 'textures/rock.png'\n")
+    assert no_folder.splat[0].texture == "textures/rock.png"  # no folder: as written
     assert recipe.loads(recipe.dumps(r)) == r  # absolute now: read from anywhere
     path.write_text("[terrain]\n[biomes]\nenabled = true\ntable = 'tables/two.toml'\n[[splat]]\nbiomes = ['forest']\n")
     with pytest.raises(RecipeError, match=r"splat\[0\]\.biomes names 'forest'.*biomes: meadow, peak"):
