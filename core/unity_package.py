@@ -126,12 +126,15 @@ def texel_weights(weights, *, side):
         out += w[:, 1:, 1:]
         out *= np.float32(0.25)
     else:
-        r0, tr = axis(rows)
-        c0, tc = axis(cols)
-        tmp = w[:, r0] * (1 - tr)[None, :, None]
-        tmp += w[:, r0 + 1] * tr[None, :, None]
-        out = tmp[:, :, c0] * (1 - tc)[None, None, :]
-        out += tmp[:, :, c0 + 1] * tc[None, None, :]
+        out = w
+        for n in (rows, cols):  # along the rows, then (transposed) along the columns: whole rows at a time
+            i0, t = axis(n)
+            lo = np.take(out, i0, axis=1)
+            lo *= (1 - t)[None, :, None]
+            hi = np.take(out, i0 + 1, axis=1)
+            hi *= t[None, :, None]
+            lo += hi
+            out = np.ascontiguousarray(lo.transpose(0, 2, 1))
     total = out.sum(axis=0)
     total[total <= 0] = 1.0
     out /= total
@@ -233,6 +236,7 @@ def terrain_json(
     erosion=None,
     details=(),
     detail_side=None,
+    placements=None,
     blender_centre=(0.0, 0.0, 0.0),
 ):
     """The content of ``<name>_terrain.json`` as a dict of plain JSON values.
@@ -242,7 +246,7 @@ def terrain_json(
     ``<name>_splat<i // 4>.png``'s channel ``"RGBA"[i % 4]``.  ``biomes``: ``{"names", "colors"}``
     or None; ``flow``: ``{"lo", "hi"}`` (`flow_range`) or None; ``erosion``: ``{"ledger", ...}`` or
     None; ``details``: dicts with ``name`` (and anything else to list), written as
-    ``<name>_detail<k>.raw``.
+    ``<name>_detail<k>.raw``; ``placements``: the placement file's name (tree instances), or None.
     """
     position = unity_terrain_position(size, blender_centre=blender_centre).tolist()
     splat_files = [f"{name}_splat{k}.png" for k in range(-(-len(layers) // 4))]
@@ -305,6 +309,7 @@ def terrain_json(
             "orientation": "as the splats; one pixel per heightmap vertex of the terrain before resampling",
         },
         "erosion": None if erosion is None else erosion,
+        "trees": None if placements is None else {"file": placements},
         "details": [
             {
                 **detail,
@@ -327,14 +332,17 @@ def json_bytes(content):
     return (json.dumps(content, indent=2) + "\n").encode("utf-8")
 
 
-def package_files(name, layers, *, size, splats=(), biome_colors=None, details=None, blender_centre=(0.0, 0.0, 0.0)):
+def package_files(
+    name, layers, *, size, splats=(), biome_colors=None, details=None, placements=None, blender_centre=(0.0, 0.0, 0.0)
+):
     """Every file of the Unity terrain package of ``layers`` (a ``core.terrain.TerrainLayers``):
     ``{file name: bytes}``, ``<name>_terrain.json`` last.
 
     ``size`` is the terrain's side in metres; ``splats`` the ``[[splat]]`` specs the layers were
     made with (name, color, texture, tile_size); ``biome_colors`` the table's colours (defaults
     to the layers' own); ``details`` the detail layers ``((name, counts), ...)``
-    (``core.scatter.detail_layers``; default: the layers' own).  Files a terrain's layers do not
+    (``core.scatter.detail_layers``; default: the layers' own); ``placements`` the name of the
+    placement file written beside (tree instances), listed in the JSON.  Files a terrain's layers do not
     have (no splats, no biomes, no flow, no details) are left out, and the JSON says ``null`` /
     ``[]`` for them.
     """
@@ -384,6 +392,7 @@ def package_files(name, layers, *, size, splats=(), biome_colors=None, details=N
         erosion=erosion,
         details=details,
         detail_side=detail_maps[0][1].shape[0] if detail_maps else None,
+        placements=placements,
         blender_centre=blender_centre,
     )
     files[f"{name}_terrain.json"] = json_bytes(content)

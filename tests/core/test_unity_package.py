@@ -131,6 +131,10 @@ def test_terrain_json_lists_layers_files_and_settings(marked):
     assert settings["terrain_position"] == [-64.0, 0.0, -64.0]
     assert settings["alphamap_resolution"] == 64 and settings["detail_resolution"] is None
     assert content["biomes"] is None and content["erosion"] is None and content["details"] == []
+    assert content["trees"] is None
+    specs = tuple(biomes.SplatSpec(name=la["name"]) for la in content["layers"])
+    with_trees = unity_package.package_files("Mark", layers, size=SIZE, splats=specs, placements="Mark_placements.json")
+    assert json.loads(with_trees["Mark_terrain.json"])["trees"] == {"file": "Mark_placements.json"}
     assert content["flow"]["lo"] == pytest.approx(4.0) and content["flow"]["file"] == "Mark_flow.png"
     # the RAW is the plain export's bytes
     assert files["Mark_heightmap.raw"] == unity.heightmap_raw16(unity.unity_heights(layers.heights.values))
@@ -170,6 +174,15 @@ def test_helpers():
     t = unity_package.texel_weights(w, side=8)
     np.testing.assert_allclose(t.sum(axis=0), 1.0, atol=1e-6)
     np.testing.assert_allclose(t[:, 2, 5], w[:, 2:4, 5:7].mean(axis=(1, 2)), atol=1e-6)
+    # other resolutions: the bilinear blend at the texel centres (rows and columns apart)
+    w = np.random.default_rng(1).random((2, 50, 30)).astype(np.float32)
+    w /= w.sum(axis=0)
+    ys, xs = (np.arange(16) + 0.5) * (49 / 16), (np.arange(16) + 0.5) * (29 / 16)
+    y0, x0 = np.minimum(ys.astype(int), 48), np.minimum(xs.astype(int), 28)
+    ty, tx = (ys - y0)[:, None], xs - x0
+    top = w[:, y0][:, :, x0] * (1 - tx) + w[:, y0][:, :, x0 + 1] * tx
+    bottom = w[:, y0 + 1][:, :, x0] * (1 - tx) + w[:, y0 + 1][:, :, x0 + 1] * tx
+    np.testing.assert_allclose(unity_package.texel_weights(w, side=16), top * (1 - ty) + bottom * ty, atol=1e-6)
     counts = np.arange(16, dtype=np.uint16).reshape(4, 4)
     raw = np.frombuffer(unity_package.detail_raw16(counts), "<u2").reshape(4, 4)
     assert (raw == counts[::-1, ::-1]).all()
