@@ -235,3 +235,24 @@ def test_an_eroded_tile_keeps_its_margin_ring():
     ring[1:-1, 1:-1] = False
     assert (out.heights.margin[ring] == h.margin[ring]).all()
     assert (out.heights.values != h.values).any()
+
+
+def test_erosion_progress_comes_batch_by_batch_through_hydraulic_steps(monkeypatch):
+    """With core.erosion.hydraulic_steps (the generator form), the erosion reports every batch and erodes
+    the same heights as hydraulic() in one go."""
+    import importlib
+
+    steps = (
+        getattr(erosion, "hydraulic_steps", None) or importlib.import_module("core.erosion._hydraulic").hydraulic_steps
+    )
+    r = recipe.loads(
+        "[terrain]\nresolution = 65\nsize = 256.0\nheight = 40.0\n[terrain.erosion]\nenabled = true\n"
+        "droplets_per_km2 = 300000\n"
+    )
+    monkeypatch.setattr(erosion, "hydraulic_steps", steps, raising=False)
+    _, stepped, seen = _layers(r)
+    monkeypatch.delattr(erosion, "hydraulic_steps")
+    _, whole, _ = _layers(r)
+    assert stepped.heights.values.tobytes() == whole.heights.values.tobytes()
+    erosion_steps = [d for d, _, label in seen if label == "erosion"]
+    assert len(erosion_steps) >= 3 and erosion_steps == sorted(erosion_steps) and erosion_steps[-1] == 100
