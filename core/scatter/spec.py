@@ -42,6 +42,8 @@ recipe, the sidebar and a direct call accept the same values.
 
 from __future__ import annotations
 
+import json
+import re
 import tomllib
 from dataclasses import dataclass
 
@@ -71,6 +73,7 @@ __all__ = [
 
 BUILTIN_PROPS = ("rock", "grass")
 MAX_LAYERS = 16
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 #: Most props one scatter may place (a maximal packing holds about 0.7 * area / radius^2 of them).
 MAX_PROPS = 2_000_000
 
@@ -216,9 +219,23 @@ def to_dict(spec):
     return table
 
 
+def _quoted(table):
+    """Inline tables' keys that are not bare TOML keys (biome names such as "bare rock") quoted."""
+    return {
+        key: {k if _BARE_KEY.fullmatch(k) else json.dumps(k, ensure_ascii=False): v for k, v in value.items()}
+        if isinstance(value, dict)
+        else value
+        for key, value in table.items()
+    }
+
+
 def dumps_layer(spec):
-    """The layer as TOML text (one ``[[scatter]]`` table's body)."""
-    return "\n".join(toml_table(to_dict(spec))) + "\n"
+    """The layer as TOML text (one ``[[scatter]]`` table's body).
+
+    >>> loads_layer(dumps_layer(LayerSpec(biomes=(("bare rock", 0.5),)))).biomes
+    (('bare rock', 0.5),)
+    """
+    return "\n".join(toml_table(_quoted(to_dict(spec)))) + "\n"
 
 
 def loads_layer(text, *, source="scatter layer"):

@@ -143,6 +143,8 @@ def test_layer_spec_reads_writes_the_map_rules():
     assert table["biomes"] == {"grassland": 1.0, "forest": 0.25}
     assert layer_spec.from_dict(table) == spec
     assert layer_spec.loads_layer(layer_spec.dumps_layer(spec)) == spec
+    spaced = layer_spec.from_dict({"biomes": {"bare rock": 0.5, "rain forest": 1.0}})
+    assert layer_spec.loads_layer(layer_spec.dumps_layer(spaced)) == spaced
     rules = scatter.layer_from_spec(spec, sea_level_m=0.0).rules
     assert rules.biomes == spec.biomes and rules.flow == (5000.0, 1e12) and rules.deposits is None
     plain = scatter.layer_from_spec(layer_spec.LayerSpec(), sea_level_m=0.0).rules
