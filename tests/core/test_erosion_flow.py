@@ -37,7 +37,8 @@ def reference_fill(h, eps):
 
 
 def reference_receivers(F):
-    """D8: the steepest strictly lower neighbour (drop * weight), first in NEIGHBOURS on ties; None on the border."""
+    """D8: the steepest strictly lower neighbour (drop * weight), first in NEIGHBOURS on ties; on a flat the first
+    equal neighbour of the four before the cell in raster order; the border is not in the dict."""
     rows, cols = len(F), len(F[0])
     rec = {}
     for r in range(1, rows - 1):
@@ -47,6 +48,11 @@ def reference_receivers(F):
                 s = (F[r][c] - F[r + dy][c + dx]) * w
                 if s > best:
                     best, to = s, (r + dy, c + dx)
+            if best == 0.0:  # no lower neighbour: the first equal one among those before it in raster order
+                for dy, dx in NEIGHBOURS[:4]:
+                    if F[r + dy][c + dx] == F[r][c]:
+                        to = (r + dy, c + dx)
+                        break
             rec[(r, c)] = to
     return rec
 
@@ -271,6 +277,20 @@ def test_map_without_pits_is_unchanged():
     h = (x * 0.7 + y * 0.3 + (x % 3) * 0.05).astype(np.float64)  # a tilted ramp: all drains already
     assert drains(h).all()
     assert np.array_equal(fill_pits(h), h)
+
+
+def test_flats_drain_in_chains_back_in_raster_order():
+    h = np.full((6, 7), 9.0)
+    h[1:5, 1:6] = 2.0  # a flat lake bed
+    h[3, 6] = 1.0  # its one way out, on the right edge
+    rec = receivers(h).reshape(6, 7)
+    assert rec[2, 3] == 1 * 7 + 2  # up-left: the first equal of up-left, up, up-right, left
+    assert rec[2, 1] == 1 * 7 + 1  # up (up-left is the higher border)
+    assert rec[1, 1] == 1 * 7 + 1  # the flat's first cell in raster order: no equal before it
+    assert rec[3, 5] == 3 * 7 + 6  # strictly lower beats equal
+    acc = flow_accumulation(h, cell_size=1.0)
+    assert acc[3, 6] == 1 + 20  # the whole bed leaves through the gap
+    np.testing.assert_array_equal(acc, reference_flow(h.tolist(), 1.0))
 
 
 def test_pit_filled_to_its_spill_height():
