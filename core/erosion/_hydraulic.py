@@ -130,40 +130,56 @@ def brush(radius_cells):
 
 
 def new_pits(before, after):
-    """Interior cells of ``after`` lower than all 8 neighbours that were not so in ``before``."""
+    """Interior cells of ``after`` lower than all 8 neighbours that were not so in ``before``.
+
+    >>> h = np.ones((4, 5)); g = h.copy(); g[1, 2] = 0.5
+    >>> np.argwhere(new_pits(h, g)).tolist()
+    [[1, 2]]
+    """
     return _strict_minima(after) & ~_strict_minima(before)
 
 
 def _strict_minima(h):
+    """Interior cells lower than all 8 neighbours (contiguous flat slices: one pass per neighbour)."""
     h = np.asarray(h)
+    rows, cols = h.shape
     out = np.zeros(h.shape, dtype=bool)
-    if h.shape[0] < 3 or h.shape[1] < 3:
+    if rows < 3 or cols < 3:
         return out
-    c = h[1:-1, 1:-1]
-    low = np.full(c.shape, np.inf)
-    for dy in (-1, 0, 1):
-        for dx in (-1, 0, 1):
-            if dy or dx:
-                np.minimum(low, h[1 + dy : h.shape[0] - 1 + dy, 1 + dx : h.shape[1] - 1 + dx], out=low)
-    out[1:-1, 1:-1] = c < low
+    flat = h.reshape(-1)
+    lo, hi = cols + 1, rows * cols - cols - 1  # cells 1 .. rows-2 (rows), all columns but the two ends
+    low = np.minimum(flat[lo - 1 : hi - 1], flat[lo + 1 : hi + 1])
+    for off in (-cols - 1, -cols, -cols + 1, cols - 1, cols, cols + 1):
+        np.minimum(low, flat[lo + off : hi + off], out=low)
+    inner = out.reshape(-1)[lo:hi]
+    np.less(flat[lo:hi], low, out=inner)
+    out[:, 0] = False
+    out[:, -1] = False
     return out
 
 
-def _level_pits(h, before_minima, eroded, deposited):
+def _is_pit(flat, cells, offsets):
+    """Which of ``cells`` (interior, flat indices) are lower than all 8 neighbours."""
+    return flat[cells] < flat[cells[:, None] + offsets].min(axis=1)
+
+
+def _level_pits(h, original, eroded, deposited):
     """Level every new strict minimum with its lowest neighbour (both become their mean), in rounds.
 
-    Works on the flat (h*w) views in place; returns the volume-free height moved (sum of the raises).
-    Each round takes every new pit whose lowest neighbour no other pit of that round takes.
+    Works on the flat views in place; returns the height moved (sum of the raises, metres).
+    Each round takes every new pit whose lowest neighbour no other pit of that round takes; the
+    next round looks only around the cells that changed.
     """
     rows, cols = h.shape
-    flat, ero, dep = h.reshape(-1), eroded.reshape(-1), deposited.reshape(-1)
+    flat, ero, dep, old = h.reshape(-1), eroded.reshape(-1), deposited.reshape(-1), original.reshape(-1)
     moved = 0.0
     offsets = np.array([dy * cols + dx for dy in (-1, 0, 1) for dx in (-1, 0, 1) if dy or dx])
+    pits = np.flatnonzero(_strict_minima(h))
     for _ in range(PIT_ROUNDS):
-        pits = np.flatnonzero((_strict_minima(h) & ~before_minima).reshape(-1))
+        pits = pits[~_is_pit(old, pits, offsets)]  # pits of the input stay
         if pits.size == 0:
             return moved
-        around = flat[pits[:, None] + offsets[None, :]]
+        around = flat[pits[:, None] + offsets]
         q = pits + offsets[np.argmin(around, axis=1)]
         q, first = np.unique(q, return_index=True)
         p = pits[first]
@@ -175,6 +191,10 @@ def _level_pits(h, before_minima, eroded, deposited):
         dep[p] += mid - hp
         ero[q] += hq - mid
         moved += float(np.sum(mid - hp))
+        near = np.unique((np.concatenate((p, q, pits))[:, None] + np.append(offsets, 0)).reshape(-1))
+        r, col = np.divmod(near, cols)
+        near = near[(r > 0) & (r < rows - 1) & (col > 0) & (col < cols - 1)]
+        pits = near[_is_pit(flat, near, offsets)]
     raise RuntimeError("pit levelling did not converge")  # pragma: no cover - a bug if it happens
 
 
@@ -258,8 +278,8 @@ def hydraulic_steps(
     h0, cell, total, seed, s = _check(heights, cell_size, droplets, seed, settings)
     t0 = time.perf_counter()
     rows, cols = h0.shape
-    original = np.array(h0, dtype=np.float64)
-    sim = _Simulation(original.copy(), cell, s)
+    original = np.asarray(h0, dtype=np.float64)
+    sim = _Simulation(original, cell, s)
     rng = np.random.default_rng(np.random.SeedSequence([seed, SEED_TAG]))
     done = 0
     while done < total:
@@ -404,10 +424,9 @@ class _Simulation:
         self.speed0 = s["initial_speed"]
         # 1 / (brush weight inside the map) for every node, in the padded layout
         inside = np.zeros(self.padded.shape)
-        weight = np.zeros(self.padded.shape)
         inside[r : r + rows, r : r + cols] = 1.0
-        for oy, ox, w in zip(self.by.tolist(), self.bx.tolist(), self.bw.tolist()):
-            weight[r : r + rows, r : r + cols] += w * inside[r + oy : r + oy + rows, r + ox : r + ox + cols]
+        weight = self._convolve(inside.reshape(-1)).reshape(self.padded.shape)
+        weight *= inside
         self.spread = np.divide(1.0, weight, out=np.zeros_like(weight), where=weight > 0).reshape(-1)
         # a step takes at most drop x 1 m^2 (Lague's "no more than the height difference" on 1 m cells,
         # the same per metre travelled on any cells)
@@ -422,6 +441,18 @@ class _Simulation:
         self.centre = np.zeros(self.flat.size)
         self.lost = 0.0
         self.at_death = 0.0
+
+    def _convolve(self, values):
+        """``out[p] = sum over the brush of w(o) * values[p + o]`` on the padded flat layout (the
+        margin of ``values`` must be 0; the margin of ``out`` is junk)."""
+        out = np.zeros_like(values)
+        tmp = np.empty_like(values)
+        r = self.reach
+        lo, hi = r * self.pcols + r, values.size - r * self.pcols - r
+        for off, w in zip(self.boff.tolist(), self.bw.tolist()):
+            np.multiply(values[lo + off : hi + off], w, out=tmp[lo:hi])
+            out[lo:hi] += tmp[lo:hi]
+        return out
 
     def run(self, x, y):
         """Simulate droplets starting at ``(x, y)`` (cells, float) to their end."""
@@ -571,18 +602,16 @@ class _Simulation:
     def finish(self, original):
         """Heights, eroded and deposited maps (metres) and the ledger."""
         rows, cols, r = self.rows, self.cols, self.reach
-        centre = self.centre.reshape(self.padded.shape) / self.area
-        eroded = np.zeros((rows, cols))
-        for oy, ox, w in zip(self.by.tolist(), self.bx.tolist(), self.bw.tolist()):
-            # cell p gets w * centre[p - o]
-            eroded += w * centre[r - oy : r - oy + rows, r - ox : r - ox + cols]
+        # cell p got w(p - c) * centre[c] from every stamp centred on c (w is symmetric)
+        self.centre /= self.area
+        eroded = self._convolve(self.centre).reshape(self.padded.shape)[r : r + rows, r : r + cols].copy()
         heights = self.inner.copy()
         # what was laid on each cell: the change plus what was taken (rounding noise on cells where
         # nothing was laid is clipped at 0; untouched cells are exactly 0)
         deposited = heights - original
         deposited += eroded
         np.maximum(deposited, 0.0, out=deposited)
-        moved = _level_pits(heights, _strict_minima(original), eroded, deposited)
+        moved = _level_pits(heights, original, eroded, deposited)
         e = float(eroded.sum()) * self.area
         d = float(deposited.sum()) * self.area
         ledger = {
