@@ -51,7 +51,8 @@ def detail_layers(heights, *, size, specs, sea_level_m, resolution=None, seed=0,
     h, size, cell = ts.check_terrain(heights, size)
     specs = tuple(specs)
     layers = [layer_from_spec(s, sea_level_m=sea_level_m) for s in specs]
-    maps = check_maps(maps, h.shape, [layer.rules for spec, layer in zip(specs, layers) if spec.unity_detail > 0])
+    detail = [layer.rules for spec, layer in zip(specs, layers) if spec.unity_detail > 0]
+    maps = check_maps(maps, h.shape, detail, heights=h, cell=cell)
     if resolution is None:
         base = alphamap_side(h.shape[0])
         resolution = max((detail_side(base, size=size, per_m2=s.unity_detail) for s in specs), default=base)

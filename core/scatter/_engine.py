@@ -180,7 +180,8 @@ def scatter_layers(heights, *, size, layers, seed=0, maps=None):
     maps : dict, optional
         The terrain's layers that the rules ``biomes``, ``deposits`` and ``flow`` read:
         ``{"biomes", "biome_names", "deposited", "flow"}`` (``TerrainLayers.scatter_maps``), each
-        (rows, cols) like ``heights``.  Layers without those rules ignore it (and place what
+        (rows, cols) like ``heights`` (no ``deposited``: none anywhere; no ``flow``: worked out
+        from ``heights``).  Layers without those rules ignore it (and place what
         they placed without it, bit for bit).
 
     Returns
@@ -219,7 +220,7 @@ def scatter_layers(heights, *, size, layers, seed=0, maps=None):
     width, height = ts.extent(h, cell)
     for layer in layers:
         check_cells(width, height, layer.radius)
-    maps = check_maps(maps, h.shape, [layer.rules for layer in layers])
+    maps = check_maps(maps, h.shape, [layer.rules for layer in layers], heights=h, cell=cell)
     streams = layer_streams(seed, len(layers))
     slope = None
     if any(layer.rules.slope_range != (0.0, 90.0) for layer in layers):

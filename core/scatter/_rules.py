@@ -4,7 +4,8 @@ and, from the terrain's layers, biomes, erosion deposits and water flow).
 `ScatterRules` holds the rules; `rule_mask` turns them into a density in [0, 1] per heightmap
 cell.  The map rules read ``maps``: ``{"biomes": uint8 ids, "biome_names": names of the ids,
 "deposited": metres, "flow": upstream square metres}``, each (rows, cols) like the heights
-(``core.terrain.TerrainLayers.scatter_maps`` gives them).  Public through :mod:`core.scatter`.
+(``core.terrain.TerrainLayers.scatter_maps`` gives them); without ``deposited`` nothing is
+deposited, without ``flow`` it is worked out from the heights.  Public through :mod:`core.scatter`.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._checks import ParameterError, check_bool, check_float, make_rng
+from ..erosion import flow_accumulation
 from ..heightmap import slope_degrees
 from ..noise import fbm
 from ..spec import did_you_mean
@@ -137,7 +139,8 @@ class ScatterRules:
         props stand on (scree on deposits: ``(0.2, 1e5)``); needs ``maps["deposited"]``.
     flow : (float, float) or None
         Upstream area in square metres (within ``FLOW``) draining through the ground props
-        stand on (reeds along streams: ``(5000, 1e12)``); needs ``maps["flow"]``.
+        stand on (reeds along streams: ``(5000, 1e12)``), the largest within a cell of it (a flow
+        line is one cell wide); reads ``maps["flow"]``.
 
     Notes
     -----
@@ -202,8 +205,14 @@ def _ramp(v, lo, hi, fade, fade_low=True):
     return np.where(inside, np.clip(np.minimum(up, down), 0.0, 1.0), 0.0).astype(np.float32)
 
 
-def check_maps(maps, shape, rules_list):
-    """``maps`` checked against the heights' ``shape`` and what ``rules_list`` need: a dict of arrays."""
+def check_maps(maps, shape, rules_list, *, heights=None, cell=None):
+    """``maps`` checked against the heights' ``shape`` and what ``rules_list`` need: a dict of arrays.
+
+    What a rule needs and ``maps`` lacks is made when it can be: no ``deposited`` is a terrain
+    without erosion (nothing deposited anywhere), no ``flow`` is worked out from ``heights``
+    (metres, cells of ``cell`` metres) with :func:`core.erosion.flow_accumulation`.  Biomes come
+    only from the terrain's layers.
+    """
     if maps is None:
         maps = {}
     if not isinstance(maps, dict):
@@ -228,11 +237,16 @@ def check_maps(maps, shape, rules_list):
                 f"{tuple(shape)}, got {arr.dtype} {arr.shape}"
             )
         out[key] = arr
+    needed = {k for rules in rules_list for k in rules.maps_needed}
+    if "deposited" in needed and "deposited" not in out:
+        out["deposited"] = np.zeros(tuple(shape))
+    if "flow" in needed and "flow" not in out and heights is not None:
+        out["flow"] = flow_accumulation(heights, cell_size=cell)
     for rules in rules_list:
         missing = [k for k in rules.maps_needed if k not in out]
         if missing:
             raise ParameterError(
-                f"a rule needs maps {missing} (biomes, deposits or flow: build the terrain's layers first), "
+                f"a rule needs maps {missing} (the biome map: build the terrain's layers with [biomes] on), "
                 f"got {sorted(out)}"
             )
     return out
@@ -250,6 +264,18 @@ def biome_weights(rules, maps):
             )
         lut[names.index(name)] = weight
     return lut[maps["biomes"]]
+
+
+def _widened(grid):
+    """The largest value of every cell's 3 x 3 neighbourhood: a flow line (one cell wide) reaches the
+    cells beside it, so props can stand along it (a prop needs its cell's four corners allowed)."""
+    padded = np.pad(grid, 1, mode="edge")
+    rows, cols = grid.shape
+    out = grid.copy()
+    for dy in range(3):
+        for dx in range(3):
+            np.maximum(out, padded[dy : dy + rows, dx : dx + cols], out=out)
+    return out
 
 
 def density_mask(h, cell, rules, rng, slope=None, maps=None):
@@ -278,7 +304,7 @@ def density_mask(h, cell, rules, rng, slope=None, maps=None):
     if rules.deposits is not None:
         mask *= _ramp(maps["deposited"], *rules.deposits, 0.0)
     if rules.flow is not None:
-        mask *= _ramp(maps["flow"], *rules.flow, 0.0)
+        mask *= _ramp(_widened(maps["flow"]), *rules.flow, 0.0)
     return mask
 
 
@@ -319,5 +345,5 @@ def rule_mask(heights, *, size, rules, seed=0, maps=None):
     h, size, cell = ts.check_terrain(heights, size)
     if not isinstance(rules, ScatterRules):
         raise ParameterError(f"rules must be a ScatterRules, got {type(rules).__name__}")
-    maps = check_maps(maps, h.shape, [rules])
+    maps = check_maps(maps, h.shape, [rules], heights=h, cell=cell)
     return density_mask(h, cell, rules, make_rng(seed), maps=maps)
