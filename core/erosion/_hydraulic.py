@@ -473,6 +473,7 @@ class _Simulation:
         sed = np.zeros(n)
         cell, area = self.cell, self.area
         a, b = self.inertia, (1.0 - self.inertia) / cell
+        centres, amounts = [], []  # where the brush took how much (summed into self.centre at the end)
         for _ in range(self.steps):
             h00 = f.take(c)
             h10 = f.take(c + 1)
@@ -503,7 +504,7 @@ class _Simulation:
                 )
                 n = x.size
                 if not n:
-                    return
+                    break
             dx /= length
             dy /= length
             nx = x + dx
@@ -517,7 +518,7 @@ class _Simulation:
                 )
                 n = nx.size
                 if not n:
-                    return
+                    break
             crowd = self._crowding(ix, iy)
             qx = nx.astype(np.intp)
             qy = ny.astype(np.intp)
@@ -569,7 +570,8 @@ class _Simulation:
                 np.minimum(amount, dh.take(take) * (-self.cap_area) / crowd.take(take), out=amount)
                 sed[take] = s + amount
                 amount *= self.spread.take(ct)
-                np.add.at(self.centre, ct, amount)
+                centres.append(ct)
+                amounts.append(amount)
                 cells.append((ct[:, None] + self.boff).reshape(-1))
                 vals.append((amount[:, None] * self.neg_weights).reshape(-1))
             np.add.at(f, np.concatenate(cells), np.concatenate(vals))
@@ -580,6 +582,8 @@ class _Simulation:
             water *= self.keep_water
             x, y, ix, iy, fx, fy, c = nx, ny, qx, qy, gx, gy, q
         self._die(c, sed)
+        if centres:
+            self.centre += np.bincount(np.concatenate(centres), np.concatenate(amounts), minlength=self.centre.size)
 
     def _crowding(self, ix, iy):
         """How many droplets of this step have their node in the same block of brush-diameter side (>= 1)."""
