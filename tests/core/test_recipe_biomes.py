@@ -139,3 +139,16 @@ def test_biome_table_paths_are_found_beside_the_recipe(tmp_path):
     path.write_text("[terrain]\n[biomes]\nenabled = true\ntable = 'tables/two.toml'\n[[splat]]\nbiomes = ['forest']\n")
     with pytest.raises(RecipeError, match=r"splat\[0\]\.biomes names 'forest'.*biomes: meadow, peak"):
         recipe.load(path)
+
+
+def test_erosion_is_checked_against_the_tile():
+    """The brush against the cell size, the droplet count against the tile: one message naming the key."""
+    with pytest.raises(RecipeError, match=r"r\.toml: terrain\.erosion\.radius 500 m is 250 cells of 2 m"):
+        recipe.loads(
+            "[terrain]\nresolution = 257\n[terrain.erosion]\nenabled = true\nradius = 500.0\n", source="r.toml"
+        )
+    with pytest.raises(RecipeError, match=r"terrain\.erosion\.droplets_per_km2 .* droplets"):
+        recipe.loads("[terrain]\nsize = 100000.0\n[terrain.erosion]\nenabled = true\ndroplets_per_km2 = 1e6\n")
+    # off, the same settings are only kept (a sidebar may hold them while erosion is off)
+    r = recipe.loads("[terrain]\nresolution = 257\n[terrain.erosion]\nradius = 500.0\n")
+    assert r.terrain.erosion.radius == 500.0 and not r.terrain.erosion.enabled
