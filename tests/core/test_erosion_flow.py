@@ -240,6 +240,18 @@ def test_routes_descend_over_the_filled_surface(seed, shape, kind):
     assert_routes_descend(maps(seed, shape, kind))
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_many_pits_take_the_sorting_path(seed, monkeypatch):
+    from worldseed.core.erosion import _flow
+
+    h = maps(seed, (25, 19), "noise")
+    dense = flow_accumulation(h, cell_size=1.0), fill_pits(h)
+    monkeypatch.setattr(_flow, "_DENSE_PAIRS", 0)
+    assert np.array_equal(flow_accumulation(h, cell_size=1.0), dense[0])
+    assert np.array_equal(fill_pits(h), dense[1])
+    assert np.array_equal(dense[1], np.array(reference_fill(h.tolist(), DEFAULT_EPSILON)))
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_flow_without_pits_is_plain_d8(seed):
     rng = np.random.default_rng(seed)
