@@ -455,7 +455,10 @@ class _Simulation:
         return out
 
     def run(self, x, y):
-        """Simulate droplets starting at ``(x, y)`` (cells, float) to their end."""
+        """Simulate droplets starting at ``(x, y)`` (cells, float) to their end.
+
+        (Every ``take`` is ``mode="clip"``: the indices are in range by construction, and numpy skips
+        its bounds check.)"""
         cols, rows, pc = self.cols, self.rows, self.pcols
         f = self.flat
         ix = x.astype(np.intp)
@@ -475,11 +478,11 @@ class _Simulation:
         a, b = self.inertia, (1.0 - self.inertia) / cell
         centres, amounts = [], []  # where the brush took how much (summed into self.centre at the end)
         for _ in range(self.steps):
-            h00 = f.take(c)
-            h10 = f.take(c + 1)
+            h00 = f.take(c, mode="clip")
+            h10 = f.take(c + 1, mode="clip")
             c2 = c + pc
-            h01 = f.take(c2)
-            h11 = f.take(c2 + 1)
+            h01 = f.take(c2, mode="clip")
+            h11 = f.take(c2 + 1, mode="clip")
             top = h10 - h00
             left = h01 - h00
             d = h11 - h01
@@ -527,12 +530,12 @@ class _Simulation:
             q = qy * pc
             q += qx
             q += self.base
-            n00 = f.take(q)
-            top = f.take(q + 1)
+            n00 = f.take(q, mode="clip")
+            top = f.take(q + 1, mode="clip")
             top -= n00
             q2 = q + pc
-            n01 = f.take(q2)
-            d = f.take(q2 + 1)
+            n01 = f.take(q2, mode="clip")
+            d = f.take(q2 + 1, mode="clip")
             d -= n01
             left = n01 - n00
             d -= top
@@ -553,23 +556,27 @@ class _Simulation:
             take = np.flatnonzero(~lay)
             cells, vals = [], []
             if put.size:
-                s, dh_put = sed.take(put), dh.take(put)
+                s, dh_put = sed.take(put, mode="clip"), dh.take(put, mode="clip")
                 amount = np.where(
-                    up.take(put), np.minimum(dh_put * area / crowd.take(put), s), (s - cap.take(put)) * self.k_deposit
+                    up.take(put, mode="clip"),
+                    np.minimum(dh_put * area / crowd.take(put, mode="clip"), s),
+                    (s - cap.take(put, mode="clip")) * self.k_deposit,
                 )
                 sed[put] = s - amount
-                cp, u, v = c.take(put), fx.take(put), fy.take(put)
+                cp, u, v = c.take(put, mode="clip"), fx.take(put, mode="clip"), fy.take(put, mode="clip")
                 amount /= area
                 su = amount * u  # the bilinear shares of the four corners
                 amount -= su
                 cells += [cp, cp + 1, cp + pc, cp + (pc + 1)]
                 vals += [amount - amount * v, su - su * v, amount * v, su * v]
             if take.size:
-                s, ct = sed.take(take), c.take(take)
-                amount = (cap.take(take) - s) * self.k_erode
-                np.minimum(amount, dh.take(take) * (-self.cap_area) / crowd.take(take), out=amount)
+                s, ct = sed.take(take, mode="clip"), c.take(take, mode="clip")
+                amount = (cap.take(take, mode="clip") - s) * self.k_erode
+                np.minimum(
+                    amount, dh.take(take, mode="clip") * (-self.cap_area) / crowd.take(take, mode="clip"), out=amount
+                )
                 sed[take] = s + amount
-                amount *= self.spread.take(ct)
+                amount *= self.spread.take(ct, mode="clip")
                 centres.append(ct)
                 amounts.append(amount)
                 cells.append((ct[:, None] + self.boff).reshape(-1))
@@ -591,16 +598,16 @@ class _Simulation:
         b *= self.gcols
         b += ix // self.block
         counts = np.bincount(b, minlength=self.gcells)
-        return counts.take(b).astype(np.float64)
+        return counts.take(b, mode="clip").astype(np.float64)
 
     def _die(self, c, sed):
         """Dying droplets lay what they carry around their node with the brush."""
         carried = np.flatnonzero(sed > 0)
         if carried.size:
-            s = sed.take(carried)
+            s = sed.take(carried, mode="clip")
             self.at_death += float(s.sum())
-            ct = c.take(carried)
-            s *= self.spread.take(ct)
+            ct = c.take(carried, mode="clip")
+            s *= self.spread.take(ct, mode="clip")
             np.add.at(self.flat, (ct[:, None] + self.boff).reshape(-1), (s[:, None] * -self.neg_weights).reshape(-1))
 
     def finish(self, original):

@@ -133,17 +133,20 @@ def droplet_count(spec, *, size, prefix="terrain.erosion."):
 
 
 def check_erosion(spec, *, size, cell_size, prefix="terrain.erosion."):
-    """Checks against the tile: the brush at most 64 cells across its radius, the lifetime at most
-    10,000 cells, droplets x steps within a run of minutes (not hours). Returns the droplet count.
+    """Checks of an enabled erosion against the tile: the brush at most 64 cells across its radius,
+    the lifetime at most 10,000 cells, droplets x steps within a run of minutes (not hours).
+    Returns the droplet count (0 when erosion is off; nothing is checked then).
 
     >>> check_erosion(ErosionSpec(enabled=True), size=512.0, cell_size=2.0)
     26214
     >>> try:
-    ...     check_erosion(ErosionSpec(radius=500.0), size=512.0, cell_size=2.0)
+    ...     check_erosion(ErosionSpec(enabled=True, radius=500.0), size=512.0, cell_size=2.0)
     ... except ParameterError as err:
     ...     print(err)
     terrain.erosion.radius 500 m is 250 cells of 2 m; at most 64 cells (128 m here)
     """
+    if not spec.enabled:
+        return 0
     if spec.radius > MAX_BRUSH_CELLS * cell_size:
         raise ParameterError(
             f"{prefix}radius {spec.radius:g} m is {spec.radius / cell_size:g} cells of {cell_size:g} m; "
@@ -156,7 +159,7 @@ def check_erosion(spec, *, size, cell_size, prefix="terrain.erosion."):
         )
     count = droplet_count(spec, size=size, prefix=prefix)
     steps = max(1, int(round(spec.lifetime / cell_size)))
-    if spec.enabled and count * steps > MAX_DROPLET_STEPS:
+    if count * steps > MAX_DROPLET_STEPS:
         raise ParameterError(
             f"{prefix}droplets_per_km2 {spec.droplets_per_km2:g} with lifetime {spec.lifetime:g} m gives "
             f"{count:,} droplets of {steps:,} steps on this tile (hours of work); at most "

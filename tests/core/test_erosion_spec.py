@@ -71,13 +71,14 @@ def test_droplet_count_scales_with_area_and_is_capped():
 def test_tile_checks_refuse_hours_of_work_and_brushes_too_wide():
     assert check_erosion(ErosionSpec(enabled=True), size=512.0, cell_size=0.5) == 26214
     with pytest.raises(ParameterError, match="radius 100 m is 200 cells"):
-        check_erosion(ErosionSpec(radius=100.0), size=512.0, cell_size=0.5)
+        check_erosion(ErosionSpec(enabled=True, radius=100.0), size=512.0, cell_size=0.5)
     with pytest.raises(ParameterError, match="lifetime 9000 m is 18000 cells"):
-        check_erosion(ErosionSpec(lifetime=9000.0), size=512.0, cell_size=0.5)
+        check_erosion(ErosionSpec(enabled=True, lifetime=9000.0), size=512.0, cell_size=0.5)
     long_runs = ErosionSpec(enabled=True, droplets_per_km2=2.0e6, lifetime=2000.0)
     with pytest.raises(ParameterError, match=f"at most {MAX_DROPLET_STEPS:,} droplet steps"):
         check_erosion(long_runs, size=4096.0, cell_size=1.0)
-    assert check_erosion(dataclasses.replace(long_runs, enabled=False), size=4096.0, cell_size=1.0) > 0
+    # switched off, nothing is checked and nothing runs
+    assert check_erosion(dataclasses.replace(long_runs, enabled=False, radius=900.0), size=4096.0, cell_size=1.0) == 0
 
 
 def test_hydraulic_refuses_hours_of_work_before_any():
