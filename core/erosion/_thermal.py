@@ -24,6 +24,8 @@ RATE = (0.0, 1.0)
 ITERATIONS = (0, 100_000)
 #: A slope may end this much (rise per metre) above tan(talus) when the steps stop early.
 TOLERANCE = 1e-6
+#: Cells per block of a step's passes (a few float64 arrays of it stay in the cache).
+BLOCK = 1 << 16
 
 
 def _number(value, name, low, high, *, low_open=False):
@@ -81,13 +83,14 @@ def thermal(heights, *, cell_size, talus=35.0, iterations=50, rate=0.5):
 
 def _run(h, size, slope, iterations, fraction):
     """Steps in place on ``h``, as one flat array: neighbours are the same array shifted by an
-    offset (contiguous slices run several times faster than 2-D views), and the pairs that
-    would wrap from one row's end to the next row's start are zeroed."""
+    offset (contiguous slices run several times faster than 2-D views), the pairs that would
+    wrap from one row's end to the next row's start zeroed. Each step's two passes (excesses
+    into per-cell sums and maxima; then the transfers into ``delta``) go block by block, so the
+    dozens of whole-array operations of a step work on data still in the cache."""
     rows, cols = h.shape
     n = h.size
     flat = h.reshape(-1)
     diagonal = math.sqrt(2.0)
-    # (offset, distance, first column whose pair wraps): right, down, down-right, down-left
     pairs = []
     if cols > 1:
         pairs.append((1, slope * size, cols - 1))
@@ -98,34 +101,58 @@ def _run(h, size, slope, iterations, fraction):
         pairs.append((cols - 1, slope * size * diagonal, 0))
     settled = TOLERANCE * size  # the smaller of the two distances' tolerances
     total = np.empty(n)  # sum of a cell's excesses
-    most = np.empty(n)  # its largest excess
-    down = [np.empty(n - o) for o, _, _ in pairs]  # excess of a over its neighbour b
-    up = [np.empty(n - o) for o, _, _ in pairs]  # excess of b over a
+    most = np.empty(n)  # its largest excess, then its share factor
+    delta = np.empty(n)  # the step's change, applied at its end (all from the same heights)
+    ab_buf = np.empty(BLOCK)
+    ba_buf = np.empty(BLOCK)
+    blocks = [(s, min(s + BLOCK, n)) for s in range(0, n, BLOCK)]
+
+    def excess(s, e, o, limit, wrap):
+        """Excesses of the block's cells over their neighbours at offset ``o`` (ab) and back (ba)."""
+        stop = min(e, n - o)
+        if stop <= s:
+            return None
+        m = stop - s
+        ab, ba = ab_buf[:m], ba_buf[:m]
+        np.subtract(flat[s:stop], flat[s + o : stop + o], out=ab)
+        np.subtract(-limit, ab, out=ba)
+        ab -= limit
+        np.maximum(ab, 0.0, out=ab)
+        np.maximum(ba, 0.0, out=ba)
+        if wrap is not None:
+            first = (wrap - s) % cols
+            ab[first::cols] = 0.0
+            ba[first::cols] = 0.0
+        return stop, ab, ba
+
     for _ in range(iterations):
         total.fill(0.0)
         most.fill(0.0)
-        for (o, limit, wrap), ab, ba in zip(pairs, down, up, strict=True):
-            a, b = flat[: n - o], flat[o:]
-            np.subtract(a, b, out=ab)
-            np.subtract(-limit, ab, out=ba)
-            ab -= limit
-            np.maximum(ab, 0.0, out=ab)
-            np.maximum(ba, 0.0, out=ba)
-            if wrap is not None:
-                ab[wrap::cols] = 0.0
-                ba[wrap::cols] = 0.0
-            total[: n - o] += ab
-            total[o:] += ba
-            np.maximum(most[: n - o], ab, out=most[: n - o])
-            np.maximum(most[o:], ba, out=most[o:])
+        for s, e in blocks:
+            for o, limit, wrap in pairs:
+                got = excess(s, e, o, limit, wrap)
+                if got is None:
+                    continue
+                stop, ab, ba = got
+                total[s:stop] += ab
+                total[s + o : stop + o] += ba
+                np.maximum(most[s:stop], ab, out=most[s:stop])
+                np.maximum(most[s + o : stop + o], ba, out=most[s + o : stop + o])
         if most.max() <= settled:
             break
         # each cell gives rate * most / 2, shared in proportion to its excesses
         most *= 0.5 * fraction
         np.divide(most, total, out=most, where=total > 0.0)
-        for (o, _, _), ab, ba in zip(pairs, down, up, strict=True):
-            ab *= most[: n - o]
-            ba *= most[o:]
-            ab -= ba  # net flow from a to b
-            flat[: n - o] -= ab
-            flat[o:] += ab
+        delta.fill(0.0)
+        for s, e in blocks:
+            for o, limit, wrap in pairs:
+                got = excess(s, e, o, limit, wrap)
+                if got is None:
+                    continue
+                stop, ab, ba = got
+                ab *= most[s:stop]
+                ba *= most[s + o : stop + o]
+                ab -= ba  # net flow from a to b
+                delta[s:stop] -= ab
+                delta[s + o : stop + o] += ab
+        flat += delta

@@ -25,6 +25,34 @@ def steepest_slopes(h, cell_size):
     return worst
 
 
+def reference_thermal(h, cell_size, talus, iterations, rate):
+    """The step, one cell at a time: the steepest excess's half times the rate, shared by excess."""
+    h = [list(map(float, row)) for row in h]
+    rows, cols = len(h), len(h[0])
+    tan = math.tan(math.radians(talus))
+    for _ in range(iterations):
+        delta = [[0.0] * cols for _ in range(rows)]
+        for r in range(rows):
+            for c in range(cols):
+                out = []
+                for dy in (-1, 0, 1):
+                    for dx in (-1, 0, 1):
+                        y, x = r + dy, c + dx
+                        if (dy or dx) and 0 <= y < rows and 0 <= x < cols:
+                            d = cell_size * (math.sqrt(2.0) if dy and dx else 1.0)
+                            e = h[r][c] - h[y][x] - tan * d
+                            if e > 0:
+                                out.append((e, y, x))
+                if out:
+                    total = sum(e for e, _, _ in out)
+                    give = 0.5 * rate * max(e for e, _, _ in out) / total
+                    for e, y, x in out:
+                        delta[r][c] -= give * e
+                        delta[y][x] += give * e
+        h = [[h[r][c] + delta[r][c] for c in range(cols)] for r in range(rows)]
+    return np.array(h)
+
+
 def rough(seed, shape, amplitude=10.0):
     return np.random.default_rng(seed).random(shape) * amplitude
 
@@ -37,6 +65,19 @@ def test_slopes_end_within_talus_and_mass_is_kept(talus, cell_size):
     assert steepest_slopes(out, cell_size) <= math.tan(math.radians(talus)) + 2 * TOLERANCE
     assert math.isclose(out.sum(), h.sum(), rel_tol=1e-12)
     assert steepest_slopes(h, cell_size) > math.tan(math.radians(talus))  # there was work to do
+
+
+@pytest.mark.parametrize("block", [37, 1 << 16])
+@pytest.mark.parametrize(
+    ("shape", "talus", "rate"), [((19, 23), 35.0, 0.5), ((7, 40), 20.0, 1.0), ((30, 1), 30.0, 0.3)]
+)
+def test_steps_equal_the_cell_by_cell_reference(shape, talus, rate, block, monkeypatch):
+    from worldseed.core.erosion import _thermal
+
+    monkeypatch.setattr(_thermal, "BLOCK", block)  # blocks that split rows and pairs
+    h = rough(5, shape)
+    ours = thermal(h, cell_size=1.5, talus=talus, iterations=12, rate=rate)
+    np.testing.assert_allclose(ours, reference_thermal(h, 1.5, talus, 12, rate), rtol=0, atol=1e-11)
 
 
 def test_a_spike_slumps_into_a_cone():
