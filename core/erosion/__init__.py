@@ -5,12 +5,13 @@ accumulation; pure numpy, deterministic for a seed.
 """
 
 from ._flow import fill_pits, flow_accumulation
-from ._hydraulic import HydraulicResult, hydraulic
+from ._hydraulic import HydraulicResult, hydraulic, hydraulic_steps
 from ._thermal import thermal
 from .spec import EROSION_LIMITS, ErosionSpec, erosion_from_dict, erosion_to_dict
 
 __all__ = [
     "hydraulic",
+    "hydraulic_steps",
     "HydraulicResult",
     "thermal",
     "fill_pits",
