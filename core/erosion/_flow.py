@@ -80,8 +80,8 @@ def receivers(heights):
     come back, so a flat sea is one basin, not thousands of pits); without one (a pit) it gets
     its own index.
 
-    >>> receivers(np.array([[5.0, 5, 5], [5, 4, 5], [5, 3, 5]])).reshape(3, 3)[1, 1]
-    7
+    >>> receivers(np.array([[5.0, 5, 5], [5, 4, 5], [5, 3, 5]])).reshape(3, 3).tolist()
+    [[9, 9, 9], [9, 7, 9], [9, 9, 9]]
     """
     h = _as_heights(heights)
     rows, cols = h.shape
