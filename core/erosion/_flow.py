@@ -55,6 +55,8 @@ _WEIGHTS = tuple(1.0 if dy == 0 or dx == 0 else 1.0 / np.sqrt(2.0) for dy, dx in
 #: Largest table (entries, float64) of basin pairs used to find each pair's lowest spill without
 #: sorting the edges (32 MB; about 2,000 pits, a 1025^2 fBm tile's count); more pits sort.
 _DENSE_PAIRS = 1 << 22
+#: Cells per block of the whole-map passes (a few float64 arrays of it stay in the cache).
+BLOCK = 1 << 16
 #: ``fill_pits``' default rise per cell across a filled lake or a flat, in metres.
 DEFAULT_EPSILON = 1e-6
 
@@ -104,23 +106,30 @@ def receivers(heights):
 
 
 def _steepest(flat, start, stop, cols):
-    """uint8 (stop - start,): 1 + the position in NEIGHBOURS of the receiver (see :func:`receivers`), 0 for none."""
+    """uint8 (stop - start,): 1 + the position in NEIGHBOURS of the receiver (see :func:`receivers`), 0 for none.
+
+    Block by block (:data:`BLOCK` cells), so the 8 directions' operations work in the cache.
+    """
     centre = flat[start:stop]
-    best = np.zeros(centre.shape)
     code = np.zeros(centre.shape, np.uint8)
-    slope = np.empty(centre.shape)
-    better = np.empty(centre.shape, bool)
-    for k, ((dy, dx), w) in enumerate(zip(NEIGHBOURS, _WEIGHTS, strict=True)):
-        o = dy * cols + dx
-        np.subtract(centre, flat[start + o : stop + o], out=slope)
-        if w != 1.0:
-            slope *= w
-        np.greater(slope, best, out=better)
-        np.maximum(best, slope, out=best)
-        # k only grows, so "the last neighbour that was steeper" is the largest code
-        mark = better.view(np.uint8)
-        mark *= k + 1
-        np.maximum(code, mark, out=code)
+    size = min(BLOCK, centre.size)
+    best_buf, slope_buf, better_buf = np.empty(size), np.empty(size), np.empty(size, bool)
+    for s in range(start, stop, size):
+        e = min(s + size, stop)
+        m = e - s
+        best, slope, better, out = best_buf[:m], slope_buf[:m], better_buf[:m], code[s - start : e - start]
+        best.fill(0.0)
+        for k, ((dy, dx), w) in enumerate(zip(NEIGHBOURS, _WEIGHTS, strict=True)):
+            o = dy * cols + dx
+            np.subtract(flat[s:e], flat[s + o : e + o], out=slope)
+            if w != 1.0:
+                slope *= w
+            np.greater(slope, best, out=better)
+            np.maximum(best, slope, out=best)
+            # k only grows, so "the last neighbour that was steeper" is the largest code
+            mark = better.view(np.uint8)
+            mark *= k + 1
+            np.maximum(out, mark, out=out)
     # no lower neighbour: the first equal one of the four before it in raster order (a flat
     # drains in chains that only go back, so without cycles; a flat sea is then one basin)
     level = np.flatnonzero(code == 0)

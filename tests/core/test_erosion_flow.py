@@ -240,6 +240,18 @@ def test_routes_descend_over_the_filled_surface(seed, shape, kind):
     assert_routes_descend(maps(seed, shape, kind))
 
 
+@pytest.mark.parametrize("block", [1, 5, 37, 1 << 16])
+@pytest.mark.parametrize("kind", ["noise", "integers"])
+def test_receivers_equal_the_reference_in_any_blocks(block, kind, monkeypatch):
+    from worldseed.core.erosion import _flow
+
+    monkeypatch.setattr(_flow, "BLOCK", block)
+    h = maps(7, (13, 17), kind)
+    ref = reference_receivers(h.tolist())
+    want = [ref[(r, c)][0] * 17 + ref[(r, c)][1] if (r, c) in ref else h.size for r in range(13) for c in range(17)]
+    assert receivers(h).tolist() == want
+
+
 @pytest.mark.parametrize("seed", range(3))
 def test_many_pits_take_the_sorting_path(seed, monkeypatch):
     from worldseed.core.erosion import _flow
