@@ -35,8 +35,8 @@ def _number(value, name, low, high, *, low_open=False):
         x = math.nan
     ok = math.isfinite(x) and (low < x if low_open else low <= x) and x <= high
     if not ok or isinstance(value, bool):
-        bracket = "(" if low_open else "["
-        raise ParameterError(f"{name} must be a number in {bracket}{low:g}, {high:g}], got {short(value)}")
+        left, right = "(" if low_open else "[", ")" if math.isinf(high) else "]"
+        raise ParameterError(f"{name} must be a number in {left}{low:g}, {high:g}{right}, got {short(value)}")
     return x
 
 

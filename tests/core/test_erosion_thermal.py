@@ -137,7 +137,8 @@ def test_random_maps_keep_their_volume(rows, cols, seed, talus, rate, iterations
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [
-        (dict(cell_size=0.0), r"cell_size must be a number in \(0, inf\], got 0.0"),
+        (dict(cell_size=0.0), r"cell_size must be a number in \(0, inf\), got 0.0"),
+        (dict(cell_size=float("inf")), r"cell_size must be a number in \(0, inf\), got inf"),
         (dict(cell_size=1.0, talus=95.0), r"talus must be a number in \[0, 89\], got 95.0"),
         (dict(cell_size=1.0, rate=0.0), r"rate must be a number in \(0, 1\], got 0.0"),
         (dict(cell_size=1.0, rate=float("nan")), r"rate must be a number"),
