@@ -113,6 +113,15 @@ def test_more_iterations_flatten_more():
     assert excess[0] > excess[1] > excess[2] > excess[3]
 
 
+@pytest.mark.parametrize("split", [1, 7, 19])
+def test_steps_in_chunks_equal_one_call(split):
+    # each step depends on the heights alone: callers may run the steps in chunks (progress, cancel)
+    h = rough(6, (33, 29), amplitude=25.0)
+    whole = thermal(h, cell_size=1.0, iterations=25)
+    part = thermal(thermal(h, cell_size=1.0, iterations=split), cell_size=1.0, iterations=25 - split)
+    assert np.array_equal(part, whole)
+
+
 def test_deterministic():
     h = rough(4, (40, 33))
     assert np.array_equal(thermal(h, cell_size=1.5, iterations=30), thermal(h, cell_size=1.5, iterations=30))
