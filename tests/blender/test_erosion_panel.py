@@ -103,3 +103,23 @@ def test_add_terrain_redo_panel_holds_the_erosion_and_biome_fields(empty_scene):
     for name in terrain_layers.BIOMES_FIELDS:
         assert f"biomes_{name}" in rna
     assert "splat_json" in rna
+
+
+def test_a_preset_with_layers_fills_the_sub_panels_and_saves_them_back(empty_scene):
+    from worldseed.core import recipe as core_recipe
+    from worldseed.operators import terrain as terrain_ops
+    from worldseed.operators.bridge import presets
+
+    assert bpy.ops.worldseed.terrain_preset_apply(preset="Alpine Mountains") == {"FINISHED"}
+    settings = bpy.context.scene.worldseed.terrain
+    preset = presets.load("Alpine Mountains")
+    assert settings.erosion_enabled and settings.erosion_droplets_per_km2 == preset.terrain.erosion.droplets_per_km2
+    assert settings.biomes_enabled and [layer.name for layer in settings.splats] == [s.name for s in preset.splat]
+    assert settings.splats[1].biomes == "forest, taiga, rain forest"
+    recipe = terrain_ops.settings_recipe(bpy.context.scene)
+    assert (recipe.terrain.erosion, recipe.biomes, recipe.splat) == (
+        preset.terrain.erosion,
+        preset.biomes,
+        preset.splat,
+    )
+    assert core_recipe.loads(core_recipe.dumps(recipe)) == recipe
