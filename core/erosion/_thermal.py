@@ -84,14 +84,20 @@ def thermal(heights, *, cell_size, talus=35.0, iterations=50, rate=0.5):
 def _run(h, size, slope, iterations, fraction):
     """Steps in place on ``h``, as one flat array: neighbours are the same array shifted by an
     offset (contiguous slices run several times faster than 2-D views), the pairs that would
-    wrap from one row's end to the next row's start zeroed. Each step's two passes (excesses
-    into per-cell sums and maxima; then the transfers into ``delta``) go block by block, so the
-    dozens of whole-array operations of a step work on data still in the cache."""
+    wrap from one row's end to the next row's start zeroed.
+
+    A step goes block by block, so its dozens of array operations work on data in the cache:
+    the excesses of block k + 1 (into per-cell sums and maxima), then, with every sum up to the
+    end of block k + 1 complete (a pair reaches at most a row and a cell ahead), block k's
+    transfers from the excesses it kept, into ``delta``; ``delta`` is applied at the end of the
+    step (every transfer from the same heights), or not at all when no excess is over the
+    tolerance.
+    """
     rows, cols = h.shape
     n = h.size
     flat = h.reshape(-1)
     diagonal = math.sqrt(2.0)
-    pairs = []
+    pairs = []  # (offset, talus drop, first column whose pair wraps): right, down, down-right, down-left
     if cols > 1:
         pairs.append((1, slope * size, cols - 1))
     if rows > 1:
@@ -100,59 +106,69 @@ def _run(h, size, slope, iterations, fraction):
         pairs.append((cols + 1, slope * size * diagonal, cols - 1))
         pairs.append((cols - 1, slope * size * diagonal, 0))
     settled = TOLERANCE * size  # the smaller of the two distances' tolerances
+    factor = 0.5 * fraction
+    block = max(BLOCK, 2 * (cols + 1))
+    blocks = [(s, min(s + block, n)) for s in range(0, n, block)]
     total = np.empty(n)  # sum of a cell's excesses
     most = np.empty(n)  # its largest excess, then its share factor
-    delta = np.empty(n)  # the step's change, applied at its end (all from the same heights)
-    ab_buf = np.empty(BLOCK)
-    ba_buf = np.empty(BLOCK)
-    blocks = [(s, min(s + BLOCK, n)) for s in range(0, n, BLOCK)]
+    delta = np.empty(n)  # the step's change
+    kept = [[(np.empty(block), np.empty(block)) for _ in pairs] for _ in range(2)]  # blocks k and k + 1
 
-    def excess(s, e, o, limit, wrap):
-        """Excesses of the block's cells over their neighbours at offset ``o`` (ab) and back (ba)."""
-        stop = min(e, n - o)
-        if stop <= s:
-            return None
-        m = stop - s
-        ab, ba = ab_buf[:m], ba_buf[:m]
-        np.subtract(flat[s:stop], flat[s + o : stop + o], out=ab)
-        np.subtract(-limit, ab, out=ba)
-        ab -= limit
-        np.maximum(ab, 0.0, out=ab)
-        np.maximum(ba, 0.0, out=ba)
-        if wrap is not None:
-            first = (wrap - s) % cols
-            ab[first::cols] = 0.0
-            ba[first::cols] = 0.0
-        return stop, ab, ba
+    def excesses(k):
+        """Block k's excesses over the neighbour at each offset (ab) and back (ba), into the sums."""
+        s, e = blocks[k]
+        out = []
+        for (o, limit, wrap), (ab_buf, ba_buf) in zip(pairs, kept[k % 2], strict=True):
+            stop = min(e, n - o)
+            if stop <= s:
+                out.append(None)
+                continue
+            ab, ba = ab_buf[: stop - s], ba_buf[: stop - s]
+            np.subtract(flat[s:stop], flat[s + o : stop + o], out=ab)
+            np.subtract(-limit, ab, out=ba)
+            ab -= limit
+            np.maximum(ab, 0.0, out=ab)
+            np.maximum(ba, 0.0, out=ba)
+            if wrap is not None:
+                first = (wrap - s) % cols
+                ab[first::cols] = 0.0
+                ba[first::cols] = 0.0
+            total[s:stop] += ab
+            total[s + o : stop + o] += ba
+            np.maximum(most[s:stop], ab, out=most[s:stop])
+            np.maximum(most[s + o : stop + o], ba, out=most[s + o : stop + o])
+            out.append((stop, ab, ba))
+        return out
+
+    def transfers(k, got):
+        """Block k's transfers: each cell gives rate * most / 2, shared in proportion to its excesses."""
+        s = blocks[k][0]
+        for (o, _, _), item in zip(pairs, got, strict=True):
+            if item is None:
+                continue
+            stop, ab, ba = item
+            ab *= most[s:stop]
+            ba *= most[s + o : stop + o]
+            ab -= ba  # net flow from a to b
+            delta[s:stop] -= ab
+            delta[s + o : stop + o] += ab
 
     for _ in range(iterations):
         total.fill(0.0)
         most.fill(0.0)
-        for s, e in blocks:
-            for o, limit, wrap in pairs:
-                got = excess(s, e, o, limit, wrap)
-                if got is None:
-                    continue
-                stop, ab, ba = got
-                total[s:stop] += ab
-                total[s + o : stop + o] += ba
-                np.maximum(most[s:stop], ab, out=most[s:stop])
-                np.maximum(most[s + o : stop + o], ba, out=most[s + o : stop + o])
-        if most.max() <= settled:
-            break
-        # each cell gives rate * most / 2, shared in proportion to its excesses
-        most *= 0.5 * fraction
-        np.divide(most, total, out=most, where=total > 0.0)
         delta.fill(0.0)
-        for s, e in blocks:
-            for o, limit, wrap in pairs:
-                got = excess(s, e, o, limit, wrap)
-                if got is None:
-                    continue
-                stop, ab, ba = got
-                ab *= most[s:stop]
-                ba *= most[s + o : stop + o]
-                ab -= ba  # net flow from a to b
-                delta[s:stop] -= ab
-                delta[s + o : stop + o] += ab
+        peak, done = 0.0, 0
+        got = excesses(0)
+        for k in range(len(blocks)):
+            following = excesses(k + 1) if k + 1 < len(blocks) else None
+            upto = blocks[k + 1][1] if following is not None else n  # sums complete up to here
+            share, sums = most[done:upto], total[done:upto]
+            peak = max(peak, float(share.max(initial=0.0)))
+            share *= factor
+            np.divide(share, sums, out=share, where=sums > 0.0)
+            done = upto
+            transfers(k, got)
+            got = following
+        if peak <= settled:
+            break
         flat += delta
