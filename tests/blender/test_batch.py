@@ -110,7 +110,8 @@ PRESETS = sorted(p for p in os.listdir(os.path.join(ROOT, "presets", "terrain"))
 def test_every_builtin_preset_builds_headless(tmp_path, preset):
     """The presets are recipes too; each builds (with the default single LOD) and exports."""
     recipe = tmp_path / "r.toml"
-    recipe.write_text(open(os.path.join(ROOT, "presets", "terrain", preset)).read() + "resolution = 65\n")
+    text = open(os.path.join(ROOT, "presets", "terrain", preset)).read()
+    recipe.write_text(text.replace("[terrain]\n", "[terrain]\nresolution = 65\n", 1))
     proc = run("--recipe", str(recipe), "--out", str(tmp_path / "out"))
     assert proc.returncode == 0, proc.stderr
     assert {"world.fbx", "world.blend", "relief.png"} <= set(os.listdir(tmp_path / "out"))
