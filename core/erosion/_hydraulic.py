@@ -422,12 +422,18 @@ class _Simulation:
         self.gravity = s["gravity"]
         self.water0 = s["initial_water"]
         self.speed0 = s["initial_speed"]
-        # 1 / (brush weight inside the map) for every node, in the padded layout
-        inside = np.zeros(self.padded.shape)
-        inside[r : r + rows, r : r + cols] = 1.0
-        weight = self._convolve(inside.reshape(-1)).reshape(self.padded.shape)
-        weight *= inside
-        self.spread = np.divide(1.0, weight, out=np.zeros_like(weight), where=weight > 0).reshape(-1)
+        # 1 / (brush weight inside the map) for every node, in the padded layout: 1 but within the
+        # brush's reach of the edge
+        self.spread = np.zeros(self.flat.size)
+        self.spread.reshape(self.padded.shape)[r : r + rows, r : r + cols] = 1.0 / self.bw.sum()
+        inside = self.spread > 0
+        ends = np.unique(np.r_[0 : min(r, rows), max(rows - r, 0) : rows])  # rows near the top and bottom
+        sides = np.unique(np.r_[0 : min(r, cols), max(cols - r, 0) : cols])  # columns near the sides
+        middle = np.setdiff1d(np.arange(rows), ends)
+        i = np.concatenate((np.repeat(ends, cols), np.repeat(middle, sides.size)))
+        j = np.concatenate((np.tile(np.arange(cols), ends.size), np.tile(sides, middle.size)))
+        edge = (i + r) * pc + j + r
+        self.spread[edge] = 1.0 / (inside[edge[:, None] + self.boff] @ self.bw)
         # a step takes at most drop x 1 m^2 (Lague's "no more than the height difference" on 1 m cells,
         # the same per metre travelled on any cells)
         self.cap_area = REFERENCE_STEP * REFERENCE_STEP
@@ -449,8 +455,14 @@ class _Simulation:
         tmp = np.empty_like(values)
         r = self.reach
         lo, hi = r * self.pcols + r, values.size - r * self.pcols - r
+        groups = {}  # offsets at the same distance share a weight: add them up, multiply once
         for off, w in zip(self.boff.tolist(), self.bw.tolist()):
-            np.multiply(values[lo + off : hi + off], w, out=tmp[lo:hi])
+            groups.setdefault(w, []).append(off)
+        for w, offs in groups.items():
+            np.add(values[lo + offs[0] : hi + offs[0]], 0.0, out=tmp[lo:hi])
+            for off in offs[1:]:
+                tmp[lo:hi] += values[lo + off : hi + off]
+            tmp[lo:hi] *= w
             out[lo:hi] += tmp[lo:hi]
         return out
 
