@@ -394,6 +394,11 @@ class _Simulation:
     """The heights being eroded (with a margin of the brush's reach on every side, so every brush
     stamp is one flat-index offset table), the brush tables, and the running ledger.
 
+    The droplets read and change a float32 copy of the heights (half the memory: the scattered
+    reads and writes of a batch stay in cache far more, about 3x faster at 1025^2); every amount is
+    also summed in float64 (eroded per brush centre, laid per cell), and the result is built from
+    those sums, so the ledger is exact whatever float32 rounded.
+
     Brush stamps near the edge spill into the margin: a stamp's amount is divided by the brush weight
     that falls inside the map there (Lague renormalises the same way), so the map gets exactly the
     amount and the margin's values are never read.
@@ -404,9 +409,8 @@ class _Simulation:
         self.by, self.bx, self.bw = brush(s["radius"] / cell)
         r = self.reach = int(max(np.abs(self.by).max(), np.abs(self.bx).max()))
         self.pcols = pc = cols + 2 * r
-        self.padded = np.zeros((rows + 2 * r, pc))
+        self.padded = np.zeros((rows + 2 * r, pc), dtype=np.float32)
         self.padded[r : r + rows, r : r + cols] = h
-        self.inner = self.padded[r : r + rows, r : r + cols]
         self.flat = self.padded.reshape(-1)
         self.base = r * pc + r
         self.boff = self.by * pc + self.bx
@@ -441,10 +445,12 @@ class _Simulation:
         self.block = 2 * r + 1
         self.gcols = -(-cols // self.block)
         self.gcells = -(-rows // self.block) * self.gcols
-        self.neg_weights = -self.bw / self.area
+        self.neg_weights = (-self.bw / self.area).astype(np.float32)
+        self.weights = self.bw / self.area
         # volumes per brush centre (already divided by the in-map weight); the eroded map is their
         # convolution with the brush, made once at the end
         self.centre = np.zeros(self.flat.size)
+        self.deposited = np.zeros(self.flat.size)  # metres laid on each node (float64: the ledger's)
         self.lost = 0.0
         self.at_death = 0.0
 
@@ -488,7 +494,9 @@ class _Simulation:
         sed = np.zeros(n)
         cell, area = self.cell, self.area
         a, b = self.inertia, (1.0 - self.inertia) / cell
-        centres, amounts = [], []  # where the brush took how much (summed into self.centre at the end)
+        # where the brush took how much, and what was laid where (summed into the exact float64 maps
+        # at the end of the batch; the working map is float32, for the caches' sake)
+        centres, amounts, laid_cells, laid = [], [], [], []
         for _ in range(self.steps):
             h00 = f.take(c, mode="clip")
             h10 = f.take(c + 1, mode="clip")
@@ -513,7 +521,7 @@ class _Simulation:
             length = np.sqrt(dx * dx + dy * dy)
             if not length.all():  # nowhere to go: dies here with what it carries
                 keep = length != 0
-                self._die(c[~keep], sed[~keep])
+                self._die(c[~keep], sed[~keep], laid_cells, laid)
                 x, y, dx, dy, speed, water, sed, c, ix, iy, fx, fy, h_old, length = (
                     v[keep] for v in (x, y, dx, dy, speed, water, sed, c, ix, iy, fx, fy, h_old, length)
                 )
@@ -551,12 +559,12 @@ class _Simulation:
             d -= n01
             left = n01 - n00
             d -= top
-            d *= gx
-            d += left
-            d *= gy
-            top *= gx
-            dh = n00 + top
-            dh += d
+            dd = gx * d
+            dd += left
+            dd *= gy
+            dh = gx * top
+            dh += n00
+            dh += dd
             dh -= h_old  # dh = h_new - h_old
             cap = np.maximum(dh * (-1.0 / cell), self.min_slope)
             cap *= speed
@@ -579,8 +587,12 @@ class _Simulation:
                 amount /= area
                 su = amount * u  # the bilinear shares of the four corners
                 amount -= su
-                cells += [cp, cp + 1, cp + pc, cp + (pc + 1)]
-                vals += [amount - amount * v, su - su * v, amount * v, su * v]
+                corners = [cp, cp + 1, cp + pc, cp + (pc + 1)]
+                shares = [amount - amount * v, su - su * v, amount * v, su * v]
+                laid_cells += corners
+                laid += shares
+                cells += corners
+                vals.append(np.concatenate(shares).astype(np.float32))
             if take.size:
                 s, ct = sed.take(take, mode="clip"), c.take(take, mode="clip")
                 amount = (cap.take(take, mode="clip") - s) * self.k_erode
@@ -592,7 +604,7 @@ class _Simulation:
                 centres.append(ct)
                 amounts.append(amount)
                 cells.append((ct[:, None] + self.boff).reshape(-1))
-                vals.append((amount[:, None] * self.neg_weights).reshape(-1))
+                vals.append((amount.astype(np.float32)[:, None] * self.neg_weights).reshape(-1))
             np.add.at(f, np.concatenate(cells), np.concatenate(vals))
             speed *= speed
             speed -= dh * self.gravity
@@ -600,9 +612,11 @@ class _Simulation:
             np.sqrt(speed, out=speed)
             water *= self.keep_water
             x, y, ix, iy, fx, fy, c = nx, ny, qx, qy, gx, gy, q
-        self._die(c, sed)
+        self._die(c, sed, laid_cells, laid)
         if centres:
             self.centre += np.bincount(np.concatenate(centres), np.concatenate(amounts), minlength=self.centre.size)
+        if laid:
+            self.deposited += np.bincount(np.concatenate(laid_cells), np.concatenate(laid), minlength=self.flat.size)
 
     def _crowding(self, ix, iy):
         """How many droplets of this step have their node in the same block of brush-diameter side (>= 1)."""
@@ -612,7 +626,7 @@ class _Simulation:
         counts = np.bincount(b, minlength=self.gcells)
         return counts.take(b, mode="clip").astype(np.float64)
 
-    def _die(self, c, sed):
+    def _die(self, c, sed, laid_cells, laid):
         """Dying droplets lay what they carry around their node with the brush."""
         carried = np.flatnonzero(sed > 0)
         if carried.size:
@@ -620,7 +634,11 @@ class _Simulation:
             self.at_death += float(s.sum())
             ct = c.take(carried, mode="clip")
             s *= self.spread.take(ct, mode="clip")
-            np.add.at(self.flat, (ct[:, None] + self.boff).reshape(-1), (s[:, None] * -self.neg_weights).reshape(-1))
+            cells = (ct[:, None] + self.boff).reshape(-1)
+            vals = (s[:, None] * self.weights).reshape(-1)
+            np.add.at(self.flat, cells, vals.astype(np.float32))
+            laid_cells.append(cells)
+            laid.append(vals)
 
     def finish(self, original):
         """Heights, eroded and deposited maps (metres) and the ledger."""
@@ -628,12 +646,11 @@ class _Simulation:
         # cell p got w(p - c) * centre[c] from every stamp centred on c (w is symmetric)
         self.centre /= self.area
         eroded = self._convolve(self.centre).reshape(self.padded.shape)[r : r + rows, r : r + cols].copy()
-        heights = self.inner.copy()
-        # what was laid on each cell: the change plus what was taken (rounding noise on cells where
-        # nothing was laid is clipped at 0; untouched cells are exactly 0)
-        deposited = heights - original
-        deposited += eroded
-        np.maximum(deposited, 0.0, out=deposited)
+        deposited = self.deposited.reshape(self.padded.shape)[r : r + rows, r : r + cols].copy()
+        # the float32 working map only steered the droplets: the heights are the input plus the
+        # exact float64 sums of what was laid and taken
+        heights = original + deposited
+        heights -= eroded
         moved = _level_pits(heights, original, eroded, deposited)
         e = float(eroded.sum()) * self.area
         d = float(deposited.sum()) * self.area
