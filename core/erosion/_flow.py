@@ -408,6 +408,14 @@ def _relax(h, filled, eps):
         np.maximum(low, H[start:stop], out=low)
         return start + np.flatnonzero((low != X[start:stop]) & inner[start:stop])
 
+    owner = np.empty(X.size, np.int64)
+
+    def distinct(cells):
+        """``cells`` without repeats (in no particular order), without a sort."""
+        slot = np.arange(cells.size)
+        owner[cells] = slot  # of repeats, the last write wins
+        return cells[owner[cells] == slot]
+
     level = X.copy()  # the epsilon-0 filling, padded
     cand = breaking()
     settled = np.ones(X.size, bool)
@@ -423,7 +431,7 @@ def _relax(h, filled, eps):
         X[new] = np.maximum(H[new], low[got] + eps)
         settled[new] = True
         around = (new[:, None] + offsets).reshape(-1)
-        cand = np.unique(around[~settled[around]])
+        cand = distinct(around[~settled[around]])
     # the wave leaves shore cells within eps steps of the water too low: raise them first
     # (raising only: no back-and-forth), then settle whatever still breaks the condition
     for rising in (True, False):
@@ -435,8 +443,8 @@ def _relax(h, filled, eps):
                 break
             moved = active[changed]
             X[moved] = new[changed]
-            around = np.unique((moved[:, None] + offsets).reshape(-1))
-            active = around[inner[around]]
+            around = (moved[:, None] + offsets).reshape(-1)
+            active = distinct(around[inner[around]])
     return X.reshape(rows + 2, pw)[1:-1, 1:-1].copy()
 
 
