@@ -22,12 +22,13 @@ from ...core import placement as core_placement
 from ...core import scatter as core_scatter
 from ...core import trees as core_trees
 from ...core.scatter import props as core_props
+from ...core.unity_package import alphamap_side
 from . import instancing
 from . import terrain as bridge_terrain
 from .instancing import instancer_tree, read_points, write_points
 from .materials import bark_material, leaf_material
 from .mesh import mesh_from_indexed, remove_objects
-from .query import INSTANCE_KIND, KIND_KEY, PROP_KEY, SCATTER_KIND
+from .query import INSTANCE_KIND, KIND_KEY, PROP_KEY, SCATTER_KIND, is_scatter
 from .trees import build_tree
 
 ROTATION, SCALE, PROP = instancing.ROTATION, instancing.SCALE, instancing.INDEX
@@ -363,6 +364,45 @@ def scatter_onto(root, specs, sources, *, seed, collection, replace=None):
 def stored_layers(obj):
     """The :class:`core.scatter.LayerSpec` list a scatter was made from."""
     return [core_scatter.loads_layer(t, source=f"object {obj.name!r}") for t in obj.get(LAYERS_KEY, [])]
+
+
+def terrain_detail_layers(root, *, heights=None, layers=None):
+    """Unity detail layers ``((name, counts), ...)`` of the scatters on the terrain ``root``:
+    :func:`core.scatter.detail_layers` of each scatter's layers with ``unity_detail > 0`` (scatters
+    in name order, layers in order), with the scatter's own seed, over the heights and maps the
+    scatter read.  One detail resolution for them all (Unity's terrain has one): the largest any
+    layer asks for.  ``heights`` (a ``core.terrain.TerrainHeights``) and ``layers`` (its
+    ``TerrainLayers`` or None) when already known."""
+    scatters = sorted((o for o in root.children_recursive if is_scatter(o)), key=lambda o: o.name)
+    entries = [(stored_layers(o), int(o.get(SEED_KEY, 0))) for o in scatters]
+    entries = [(specs, seed) for specs, seed in entries if any(s.unity_detail > 0 for s in specs)]
+    if not entries:
+        return ()
+    spec = bridge_terrain.stored_recipe(root).terrain
+    if heights is None:
+        heights_m = bridge_terrain.terrain_heights_of(root)[0]
+        layers = bridge_terrain.terrain_layers_of(root)
+    else:
+        heights_m = heights.metres
+    base = alphamap_side(heights_m.shape[0])
+    resolution = max(
+        core_scatter.detail_side(base, size=spec.size, per_m2=s.unity_detail)
+        for specs, _ in entries
+        for s in specs
+        if s.unity_detail > 0
+    )
+    out = []
+    for specs, seed in entries:
+        out += core_scatter.detail_layers(
+            heights_m,
+            size=spec.size,
+            specs=specs,
+            sea_level_m=spec.sea_level * spec.height,
+            resolution=resolution,
+            seed=seed,
+            maps=None if layers is None else layers.scatter_maps,
+        )
+    return tuple(out)
 
 
 def build_section(recipe, world, *, scene, progress=None):

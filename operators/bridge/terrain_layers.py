@@ -27,6 +27,7 @@ __all__ = [
     "Relay",
     "Cancelled",
     "package_names",
+    "detail_count",
     "package_files",
     "PACKAGE_FILE",
 ]
@@ -159,26 +160,42 @@ class Then:
 # --------------------------------------------------------------------------- files
 
 
+def detail_count(recipe):
+    """Unity detail layers a headless run of ``recipe`` writes: its ``[[scatter]]`` layers with
+    ``unity_detail > 0`` (scattered on its terrain)."""
+    return sum(1 for spec in getattr(recipe, "scatter", ()) if spec.unity_detail > 0)
+
+
 def package_names(recipe, name):
-    """The package files (beside the RAW heightmap) a terrain of ``recipe`` exports as ``name``."""
-    if not has_layers(recipe):
+    """The package files (beside the RAW heightmap) a terrain of ``recipe`` exports as ``name``: for
+    a terrain with layers, or with Unity detail layers in its scatter."""
+    details = detail_count(recipe)
+    layered = has_layers(recipe)
+    if not layered and not details:
         return []
     names = [f"{name}_splat{k}.png" for k in range(-(-len(getattr(recipe, "splat", ())) // 4))]
     if getattr(getattr(recipe, "biomes", None), "enabled", False):
         names.append(f"{name}_biomes.png")
-    names += [f"{name}_flow.png", f"{name}_terrain.json"]
+    if layered:
+        names.append(f"{name}_flow.png")
+    names += [f"{name}_detail{k}.raw" for k in range(details)]
+    names.append(f"{name}_terrain.json")
     return names
 
 
-def package_files(layers, recipe, name, *, blender_centre=(0.0, 0.0, 0.0)):
+def package_files(layers, recipe, name, *, details=(), placements=None, blender_centre=(0.0, 0.0, 0.0)):
     """``{file name: bytes}`` of the Unity terrain package of ``layers``: every file
     ``core.unity_package.package_files`` makes but the RAW heightmap (written beside it, as without
-    layers), the JSON last."""
+    layers), the JSON last.  ``details``: the detail layers ``((name, counts), ...)``
+    (``bridge.scatter.terrain_detail_layers``); ``placements``: the placement file's name when one
+    is written beside (listed in the JSON)."""
     files = core_package.package_files(
         name,
         layers,
         size=recipe.terrain.size,
         splats=tuple(getattr(recipe, "splat", ())),
+        details=tuple(details),
+        placements=placements,
         blender_centre=blender_centre,
     )
     return {file_name: data for file_name, data in files.items() if not file_name.endswith("_heightmap.raw")}

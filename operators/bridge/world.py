@@ -31,6 +31,7 @@ from ...core import unity as core_unity
 from ...core.errors import ParameterError
 from . import export, placements, render
 from . import level as bridge_level
+from . import scatter as bridge_scatter
 from . import terrain as bridge_terrain
 from . import terrain_layers as bridge_layers
 from .export import ExportError
@@ -298,26 +299,37 @@ def write_exports(
     if spec.placements and scatters and path not in written:  # a prop-library export wrote it already
         with writing(path):
             written.append(placements.write_placement_file(scatters, path))
+    # the terrain JSON lists the placement file (tree instances) when one goes beside it
+    placements_name = os.path.basename(path) if path in written or os.path.isfile(path) else None
     for i, root in enumerate(terrains):
         recipe = bridge_terrain.stored_recipe(root)
         terrain_spec = recipe.terrain
+        known = _heights_of(root, heights) if spec.preview and i == 0 or spec.heightmap_raw else None
         if spec.preview and i == 0:
             path = os.path.join(folder, relief_file)
             with writing(path):
-                written.append(_relief(_heights_of(root, heights), terrain_spec, path))
+                written.append(_relief(known, terrain_spec, path))
         if spec.heightmap_raw:
             stem = name if len(terrains) == 1 else f"{name}_{i}"
             written += write_unity_heightmap(
-                _heights_of(root, heights),
+                known,
                 terrain_spec,
                 folder,
                 stem,
                 blender_centre=tuple(root.matrix_world.translation),
             )
             terrain_layers = (layers or {}).get(root.name) or bridge_layers.layers_for(recipe)
+            details = bridge_scatter.terrain_detail_layers(root, heights=known, layers=terrain_layers)
+            if terrain_layers is None and details:  # a plain terrain with grass: the package for its details
+                terrain_layers = core_terrain.TerrainLayers(heights=known)
             if terrain_layers is not None:  # the Unity terrain package beside the RAW
                 files = bridge_layers.package_files(
-                    terrain_layers, recipe, stem, blender_centre=tuple(root.matrix_world.translation)
+                    terrain_layers,
+                    recipe,
+                    stem,
+                    details=details,
+                    placements=placements_name,
+                    blender_centre=tuple(root.matrix_world.translation),
                 )
                 for file_name, data in files.items():
                     path = os.path.join(folder, file_name)
