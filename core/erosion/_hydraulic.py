@@ -482,15 +482,21 @@ class _Simulation:
         ix = x.astype(np.intp)
         iy = y.astype(np.intp)
         order = np.argsort(iy * cols + ix, kind="stable")  # memory order: kinder to the caches
-        x, y, ix, iy = x[order], y[order], ix[order], iy[order]
-        fx = x - ix
-        fy = y - iy
+        # the droplets' state is float32 (half the memory traffic), but for the sediment, a float64
+        # sum of the very amounts the maps get
+        f32 = np.float32
+        x = np.minimum(x[order].astype(f32), np.nextafter(f32(cols - 1), f32(0)))
+        y = np.minimum(y[order].astype(f32), np.nextafter(f32(rows - 1), f32(0)))
+        ix = x.astype(np.intp)
+        iy = y.astype(np.intp)
+        fx = x - ix.astype(f32)
+        fy = y - iy.astype(f32)
         c = iy * pc + ix + self.base
         n = x.size
-        dx = np.zeros(n)
-        dy = np.zeros(n)
-        speed = np.full(n, self.speed0)
-        water = np.full(n, self.water0 * self.capacity)  # water x capacity
+        dx = np.zeros(n, f32)
+        dy = np.zeros(n, f32)
+        speed = np.full(n, self.speed0, f32)
+        water = np.full(n, self.water0 * self.capacity, f32)  # water x capacity
         sed = np.zeros(n)
         cell, area = self.cell, self.area
         a, b = self.inertia, (1.0 - self.inertia) / cell
@@ -545,8 +551,8 @@ class _Simulation:
             crowd = self._crowding(ix, iy)
             qx = nx.astype(np.intp)
             qy = ny.astype(np.intp)
-            gx = nx - qx
-            gy = ny - qy
+            gx = nx - qx.astype(f32)
+            gy = ny - qy.astype(f32)
             q = qy * pc
             q += qx
             q += self.base
@@ -624,7 +630,7 @@ class _Simulation:
         b *= self.gcols
         b += ix // self.block
         counts = np.bincount(b, minlength=self.gcells)
-        return counts.take(b, mode="clip").astype(np.float64)
+        return counts.take(b, mode="clip").astype(np.float32)
 
     def _die(self, c, sed, laid_cells, laid):
         """Dying droplets lay what they carry around their node with the brush."""
