@@ -4,7 +4,7 @@ Hydraulic (droplets, with an exact mass ledger), thermal (talus), pit filling an
 accumulation; pure numpy, deterministic for a seed.
 """
 
-from ._flow import fill_pits, flow_accumulation
+from ._flow import drains, fill_pits, flow_accumulation, flow_receivers, pits
 from ._hydraulic import HydraulicResult, hydraulic, hydraulic_steps
 from ._thermal import thermal
 from .spec import EROSION_LIMITS, ErosionSpec, erosion_from_dict, erosion_to_dict
@@ -16,6 +16,9 @@ __all__ = [
     "thermal",
     "fill_pits",
     "flow_accumulation",
+    "flow_receivers",
+    "drains",
+    "pits",
     "ErosionSpec",
     "EROSION_LIMITS",
     "erosion_from_dict",
