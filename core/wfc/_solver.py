@@ -24,7 +24,12 @@ Extra constraints (connectivity, tile counts: :mod:`._constraints`) plug in thro
 from __future__ import annotations
 
 import math
+import struct
+from bisect import bisect_right
 from dataclasses import dataclass
+from functools import reduce
+from operator import getitem as _item
+from operator import or_ as _or
 
 import numpy as np
 
@@ -56,8 +61,8 @@ class SolveResult:
 
 
 def _neighbours(width, height, depth, directions, periodic):
-    """Per cell, the tuple of its neighbour per direction (-1 off a bounded grid). ``periodic``
-    wraps x and y (never z)."""
+    """Per cell, the tuple of its neighbour per direction (``n``, the number of cells, off a
+    bounded grid: the search's empty stand-in set). ``periodic`` wraps x and y (never z)."""
     n = width * height * depth
     z, rest = np.divmod(np.arange(n), width * height)
     y, x = np.divmod(rest, width)
@@ -67,8 +72,8 @@ def _neighbours(width, height, depth, directions, periodic):
         if periodic:
             nx, ny = nx % width, ny % height
         inside = (nx >= 0) & (nx < width) & (ny >= 0) & (ny < height) & (nz >= 0) & (nz < depth)
-        out[:, d] = np.where(inside, (nz * height + ny) * width + nx, -1)
-    return [tuple(row) for row in out.tolist()]
+        out[:, d] = np.where(inside, (nz * height + ny) * width + nx, n)
+    return list(zip(*out.T.tolist()))
 
 
 def _is_int(value, low):
@@ -146,7 +151,6 @@ def _pack(rows):
 
 
 #: Patterns per block of the support look-up, and the most pattern sets whose supports are kept.
-_ZERO_BLOCK = bytes(8)
 _CACHED = 50_000
 #: The largest integer weight, and the fixed-point unit of ``w log w``.
 _WEIGHT_UNIT = 2**24
@@ -172,16 +176,21 @@ class _Rules:
         self._sum_w = per_byte[:, :, 0] @ bits.T  # (nbytes, 256) exact int64
         self._sum_wlogw = per_byte[:, :, 1] @ bits.T
         self._byte_rows = np.arange(self.nbytes)
-        self._sum_bytes = [list(zip(a, b)) for a, b in zip(self._sum_w.tolist(), self._sum_wlogw.tolist())]
+        self._w_bytes = self._sum_w.tolist()  # the same sums as Python integers, per byte
+        self._wlogw_bytes = self._sum_wlogw.tolist()
         self._entropy = {}
+        self._picks = {}
         # one integer per pattern: its support in every direction, direction d at bits d*P
         rows = _pack(compatible.transpose(1, 0, 2).reshape(p, self.directions * p))
-        self._support_rows = rows
-        self._support_bytes = _byte_tables(rows, int.__or__, 0)
+        self.support_rows = rows
+        blocks = (p + 63) // 64
+        self._half_tables = [None] * (2 * blocks)  # per half-block, its 4 byte tables (built when first needed)
+        self._half_support = [{} for _ in range(2 * blocks)]
         self._support = {}
         self.cached_support = self._support.get  # a set's support if already looked up, else None
-        self._block_support = [{} for _ in range((p + 63) // 64)]
-        self._block_bytes_total = 8 * len(self._block_support)
+        self._block_support = [{0: 0} for _ in range(blocks)]
+        self._block_bytes_total = 8 * blocks
+        self._unpack = struct.Struct(f"<{blocks}Q").unpack
         self._rows = {}
 
     def support(self, m):
@@ -190,29 +199,20 @@ class _Rules:
         return s if s is not None else self.look_up(m)
 
     def look_up(self, m):
-        """:meth:`support` of a set not in the cache (and cache it)."""
-        bits = 0
-        if m.bit_count() <= 6:  # a few patterns: their own rows
-            rows, rest = self._support_rows, m
-            while rest:
-                low = rest & -rest
-                bits |= rows[low.bit_length() - 1]
-                rest ^= low
-        else:  # 64-pattern blocks (8 bytes), each looked up once per distinct block
-            data = m.to_bytes(self._block_bytes_total, "little")
-            tables = self._support_bytes
-            for k, cache in enumerate(self._block_support):
-                key = data[k << 3 : (k + 1) << 3]
-                if key != _ZERO_BLOCK:
-                    v = cache.get(key)
-                    if v is None:
-                        v = 0
-                        for j, byte in enumerate(key, start=k << 3):
-                            if byte:
-                                v |= tables[j][byte]
-                        if len(cache) < _CACHED:
-                            cache[key] = v
-                    bits |= v
+        """:meth:`support` of a set not in the cache (and cache it): the union of the supports of
+        its 64-pattern blocks, each looked up once per distinct block (from tables per byte)."""
+        caches = self._block_support
+        keys = self._unpack(m.to_bytes(self._block_bytes_total, "little"))
+        values = list(map(dict.get, caches, keys))
+        if None in values:
+            for k, v in enumerate(values):
+                if v is None:
+                    key = keys[k]
+                    v = self._block(k, key)
+                    if len(caches[k]) < _CACHED:
+                        caches[k][key] = v
+                    values[k] = v
+        bits = reduce(_or, values) if len(values) > 1 else values[0]
         p, full = self.p, self.full
         if self.directions == 4:
             s = (bits & full, (bits >> p) & full, (bits >> 2 * p) & full, bits >> 3 * p)
@@ -221,6 +221,39 @@ class _Rules:
         if len(self._support) < _CACHED:
             self._support[m] = s
         return s
+
+    def _block(self, k, key):
+        """The support of the patterns ``key`` (a 64-bit integer) of block ``k``: the union of its
+        two 32-pattern halves, each cached too (sets that differ in one half share the other)."""
+        halves = self._half_support
+        lo, hi = key & 0xFFFFFFFF, key >> 32
+        v = halves[2 * k].get(lo) if lo else 0
+        if v is None:
+            v = self._half(2 * k, lo)
+        if hi:
+            w = halves[2 * k + 1].get(hi)
+            v |= self._half(2 * k + 1, hi) if w is None else w
+        return v
+
+    def _half(self, h, key):
+        """The support of the patterns ``key`` of half-block ``h`` (patterns 32h .. 32h + 31), cached."""
+        if key.bit_count() <= 6:  # a few patterns: their own rows
+            rows, v, rest, base = self.support_rows, 0, key, (h << 5) - 1
+            while rest:
+                low = rest & -rest
+                v |= rows[base + low.bit_length()]
+                rest ^= low
+        else:
+            tables = self._half_tables[h]
+            if tables is None:  # the half's byte tables (none past P: empty tables)
+                tables = _byte_tables(self.support_rows[32 * h : 32 * h + 32], int.__or__, 0)
+                tables += [[0] * 256 for _ in range(4 - len(tables))]
+                self._half_tables[h] = tables
+            v = reduce(_or, map(_item, tables, key.to_bytes(4, "little")))
+        cache = self._half_support[h]
+        if len(cache) < _CACHED:
+            cache[key] = v
+        return v
 
     def entropies(self, masks):
         """Shannon entropy of each weighted set of ``masks`` (a list of integers), from exact
@@ -237,33 +270,34 @@ class _Rules:
         """:meth:`entropies` of one set (the same value), cached per set."""
         e = self._entropy.get(m)
         if e is None:
-            sw = swl = 0
-            tables = self._sum_bytes
-            for j, b in enumerate(m.to_bytes(self.nbytes, "little")):
-                if b:
-                    a, c = tables[j][b]
-                    sw += a
-                    swl += c
+            data = m.to_bytes(self.nbytes, "little")
+            sw = sum(map(_item, self._w_bytes, data))
+            swl = sum(map(_item, self._wlogw_bytes, data))
             e = math.log(sw) - swl / (sw * _FIXED)
             if len(self._entropy) < _CACHED:
                 self._entropy[m] = e
         return e
 
     def pick(self, m, u):
-        """The pattern of ``m`` that a uniform ``u`` in [0, 1) picks, by (integer) weight."""
-        w, bits = self.weights, []
-        rest = m
-        while rest:
-            low = rest & -rest
-            bits.append(low.bit_length() - 1)
-            rest ^= low
-        target = u * sum(w[i] for i in bits)
-        acc = 0
-        for i in bits:
-            acc += w[i]
-            if acc > target:
-                return i
-        return bits[-1]
+        """The pattern of ``m`` that a uniform ``u`` in [0, 1) picks, by (integer) weight: the
+        first whose running sum of weights (in pattern order) exceeds ``u`` times their total."""
+        got = self._picks.get(m)
+        if got is None:
+            w, ids, sums, acc = self.weights, [], [], 0
+            rest = m
+            while rest:
+                low = rest & -rest
+                i = low.bit_length() - 1
+                ids.append(i)
+                acc += w[i]
+                sums.append(acc)
+                rest ^= low
+            got = (ids, sums)
+            if len(self._picks) < _CACHED:
+                self._picks[m] = got
+        ids, sums = got
+        k = bisect_right(sums, u * sums[-1])
+        return ids[k] if k < len(ids) else ids[-1]
 
     def row(self, m):
         """``m`` as a read-only (P,) bool row."""
@@ -278,31 +312,35 @@ class _Rules:
 
 
 class _Search:
-    """One attempt's state: the wave, its undo log, the entropies and the decided count."""
+    """One attempt's state: the wave, its undo log, the entropies and the decided count.
+
+    ``wave`` holds one more set than there are cells: an empty set standing for "no neighbour"
+    (the neighbour lists point off a bounded grid to it), which no support can narrow.
+    ``current`` (a list) and ``entropy`` (an array, for ``argmin``) hold each cell's entropy plus
+    its noise (inf when decided); cells whose set changed wait in ``dirty`` until :meth:`refresh`."""
 
     def __init__(self, rules, nbrs, wave, noise, constraints):
-        self.rules, self.nbrs, self.wave, self.noise = rules, nbrs, wave, noise
+        self.rules, self.nbrs, self.noise = rules, nbrs, noise
         self.n = len(wave)
+        self.wave = wave + [0]
         self.log = []
         self.constraints = constraints
         self.reason = None
-        self.decided = sum(1 for m in wave if not m & (m - 1))
         self.mirror = None
         if constraints:
             self.mirror = np.stack([rules.row(m) for m in wave]) if wave else np.zeros((0, rules.p), bool)
             self.view = self.mirror.view()
             self.view.flags.writeable = False
-        self.entropy = np.full(self.n, np.inf)
+        self.current = [math.inf] * self.n
+        self.entropy = np.full(self.n, np.inf)  # the same values, for argmin
+        self.decided = self.n  # every cell counts as decided until refresh() sees its set
         self.dirty = list(range(self.n))  # cells whose entropy is out of date
 
     def narrow(self, c, new):
         """Set cell ``c`` to ``new`` (a proper subset of its set), logged."""
-        old = self.wave[c]
-        self.log.append((c, old))
+        self.log.append((c, self.wave[c]))
         self.wave[c] = new
         self.dirty.append(c)
-        if not new & (new - 1):
-            self.decided += 1
         if self.mirror is not None:
             self.mirror[c] = self.rules.row(new)
 
@@ -310,38 +348,74 @@ class _Search:
         """Narrow the neighbours of ``cells`` until nothing changes, breadth first (a cell that
         changes several times in one round is visited once): the cell that ran out of
         patterns, or -1."""
-        wave, nbrs, log, dirty, mirror = self.wave, self.nbrs, self.log, self.dirty, self.mirror
+        wave, nbrs, dirty, mirror = self.wave, self.nbrs, self.dirty, self.mirror
         rules = self.rules
-        cached, support, row = rules.cached_support, rules.look_up, rules.row
-        touch = dirty.append
-        decided = 0
+        cached, support = rules.cached_support, rules.look_up
+        logged = self.log.append
         level = cells
-        try:
-            while level:
-                changed = []
-                append = changed.append
-                for c in level:
-                    m = wave[c]
+        four = rules.directions == 4
+        while level:
+            changed = []
+            append = changed.append
+            for c in level:
+                m = wave[c]
+                if four:  # unrolled: the grid's four neighbours
+                    s0, s1, s2, s3 = cached(m) or support(m)
+                    t0, t1, t2, t3 = nbrs[c]
+                    old = wave[t0]
+                    new = old & s0
+                    if new != old:
+                        if not new:
+                            dirty += changed
+                            return t0
+                        logged((t0, old))
+                        wave[t0] = new
+                        append(t0)
+                    old = wave[t1]
+                    new = old & s1
+                    if new != old:
+                        if not new:
+                            dirty += changed
+                            return t1
+                        logged((t1, old))
+                        wave[t1] = new
+                        append(t1)
+                    old = wave[t2]
+                    new = old & s2
+                    if new != old:
+                        if not new:
+                            dirty += changed
+                            return t2
+                        logged((t2, old))
+                        wave[t2] = new
+                        append(t2)
+                    old = wave[t3]
+                    new = old & s3
+                    if new != old:
+                        if not new:
+                            dirty += changed
+                            return t3
+                        logged((t3, old))
+                        wave[t3] = new
+                        append(t3)
+                else:
                     for t, s in zip(nbrs[c], cached(m) or support(m)):
-                        if t < 0:
-                            continue
                         old = wave[t]
                         new = old & s
                         if new != old:
                             if not new:
+                                dirty += changed
                                 return t
-                            log.append((t, old))
+                            logged((t, old))
                             wave[t] = new
                             append(t)
-                            touch(t)
-                            if not new & (new - 1):
-                                decided += 1
-                            if mirror is not None:
-                                mirror[t] = row(new)
-                level = list(dict.fromkeys(changed)) if len(changed) > 1 else changed
-        finally:
-            self.decided += decided
-        return self.revise()
+            level = list(dict.fromkeys(changed)) if len(changed) > 1 else changed
+            dirty += level
+            if mirror is not None:
+                row = rules.row
+                for t in level:
+                    mirror[t] = row(wave[t])
+        return self.revise() if self.constraints else -1
 
     def revise(self):
         """Let the constraints narrow the wave (propagating what they narrow) until they all
@@ -350,6 +424,8 @@ class _Search:
         while changed:
             changed = False
             for constraint in self.constraints:
+                if self.dirty:
+                    self.refresh()
                 try:
                     out = constraint.revise(self.view, self.decided == self.n)
                 except Unsatisfied as failure:
@@ -380,35 +456,58 @@ class _Search:
         return -1
 
     def undo(self, mark):
-        wave, log, touch, rules, mirror = self.wave, self.log, self.dirty.append, self.rules, self.mirror
-        while len(log) > mark:
-            c, old = log.pop()
-            cur = wave[c]
+        """Restore every set changed since the log held ``mark`` entries."""
+        wave, log, rules, mirror = self.wave, self.log, self.rules, self.mirror
+        undone = log[mark:]
+        del log[mark:]
+        for c, old in reversed(undone):
             wave[c] = old
-            touch(c)
-            if not cur & (cur - 1):
-                self.decided -= 1
-            if mirror is not None:
-                mirror[c] = rules.row(old)
+        cells = [c for c, _ in undone]
+        self.dirty += cells
+        if mirror is not None:
+            for c in cells:
+                mirror[c] = rules.row(wave[c])
+
+    def refresh(self):
+        """Bring the entropies (and the decided count) of the changed cells up to date."""
+        dirty, wave, noise, current = self.dirty, self.wave, self.noise, self.current
+        inf = math.inf
+        decided = self.decided
+        if len(dirty) > 24:  # many: one numpy pass
+            cells = list(dict.fromkeys(dirty))
+            undecided = [c for c in cells if wave[c] & (wave[c] - 1)]
+            for c in cells:
+                if current[c] != inf:
+                    decided += 1
+                    current[c] = inf
+            values = self.rules.entropies([wave[c] for c in undecided]) if undecided else []
+            for e, c in zip(values, undecided):
+                current[c] = e + noise[c]
+            decided -= len(undecided)
+            self.entropy[cells] = [current[c] for c in cells]
+        elif dirty:  # a few: one by one, cached per set
+            entropy, array = self.rules.entropy, self.entropy
+            for c in dirty:
+                m = wave[c]
+                if m & (m - 1):
+                    e = entropy(m) + noise[c]
+                    was = current[c]
+                    if e != was:
+                        if was == inf:
+                            decided -= 1
+                        current[c] = array[c] = e
+                elif current[c] != inf:
+                    current[c] = array[c] = inf
+                    decided += 1
+        dirty.clear()
+        self.decided = decided
 
     def lowest(self):
         """The undecided cell of lowest entropy (with its tie-break noise), or -1 when all are decided."""
+        if self.dirty:
+            self.refresh()
         if self.decided == self.n:
             return -1
-        dirty = self.dirty
-        if len(dirty) > 64:  # many: one numpy pass
-            wave, noise = self.wave, self.noise
-            cells = [c for c in dict.fromkeys(dirty) if wave[c] & (wave[c] - 1)]
-            self.entropy[dirty] = math.inf
-            if cells:
-                values = self.rules.entropies([wave[c] for c in cells])
-                self.entropy[cells] = [e + noise[c] for e, c in zip(values, cells)]
-        elif dirty:  # a few: one by one, cached per set
-            wave, noise, entropy, values = self.wave, self.noise, self.rules.entropy, self.entropy
-            for c in dirty:
-                m = wave[c]
-                values[c] = entropy(m) + noise[c] if m & (m - 1) else math.inf
-        dirty.clear()
         return int(self.entropy.argmin())
 
 
@@ -562,8 +661,14 @@ def _solve(
     else:
         wave0 = [rules.full] * n
     state = _Search(rules, nbrs, wave0, [0.0] * n, constraints)
-    empty = next((c for c, m in enumerate(wave0) if not m), -1)
-    failed = empty if empty >= 0 else state.propagate(list(range(n)))
+    uniform = allowed is None and fixed is None
+    empty = -1 if uniform else next((c for c, m in enumerate(wave0) if not m), -1)
+    if empty >= 0:
+        failed = empty
+    elif uniform and not constraints and reduce(_or, rules.support_rows) == (1 << p * rules.directions) - 1:
+        failed = -1  # every pattern has a neighbour every way: the full start wave is already consistent
+    else:
+        failed = state.propagate(list(range(n)))
     if failed >= 0:
         xy = _cell_xy(failed, width, height, depth)
         raise Contradiction(
@@ -574,7 +679,7 @@ def _solve(
             cell=_cell_xy(failed, width, height, depth),
             attempts=1,
         )
-    wave0 = state.wave
+    wave0 = state.wave[:n]
     every = max(1, n // 100)
     for k in range(attempts):
         rng = np.random.default_rng(seed + k)
@@ -582,7 +687,7 @@ def _solve(
         state = _Search(rules, nbrs, list(wave0), noise, constraints)
         outcome = yield from _attempt(state, rng, backtrack_limit, every, f"attempt {k + 1}")
         if isinstance(outcome, int):
-            indices = np.array([m.bit_length() - 1 for m in state.wave], np.int32)
+            indices = np.array([m.bit_length() - 1 for m in state.wave[:n]], np.int32)
             shape = (height, width) if depth == 1 else (depth, height, width)
             return SolveResult(indices=indices.reshape(shape), attempts=k + 1, backtracks=outcome)
         last, exhausted = outcome
@@ -601,12 +706,13 @@ def _solve(
 
 def _attempt(state, rng, backtrack_limit, every, label):
     """Run one attempt (a step generator): backtracks (int) on success, else (cell, exhausted)."""
-    rules = state.rules
+    pick, lowest, narrow, propagate = state.rules.pick, state.lowest, state.narrow, state.propagate
+    wave, log = state.wave, state.log
     stack = []  # (log mark, cell, pattern)
     backtracks = observed = 0
     randoms, used = rng.random(state.n + 64).tolist(), 0
     while True:
-        cell = state.lowest()
+        cell = lowest()
         if cell < 0:
             return backtracks
         observed += 1
@@ -614,12 +720,12 @@ def _attempt(state, rng, backtrack_limit, every, label):
             yield state.decided, state.n, label
         if used == len(randoms):
             randoms, used = rng.random(state.n + 64).tolist(), 0
-        pattern = rules.pick(state.wave[cell], randoms[used])
+        pattern = pick(wave[cell], randoms[used])
         used += 1
-        stack.append((len(state.log), cell, pattern))
+        stack.append((len(log), cell, pattern))
         state.reason = None
-        state.narrow(cell, 1 << pattern)
-        failed = state.propagate([cell])
+        narrow(cell, 1 << pattern)
+        failed = propagate([cell])
         if failed < 0:
             continue
         # backtrack: undo the choice, ban it, propagate; on failure go one level up
