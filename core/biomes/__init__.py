@@ -19,8 +19,9 @@ A biome map and splat images from heights in metres:
 """
 
 from ._classify import classify, water_mask
-from ._climate import elevation, moisture, noise_uniform, temperature
+from ._climate import closeness, elevation, moisture, moisture_margin, noise_uniform, sea_mask, temperature
 from ._details import DETAIL_RESOLUTION, MAX_PER_CELL, PER_M2, detail_counts
+from ._distance import bounded_distance
 from ._pack import CHANNELS, pack_splats, splat_png_bytes, unpack_splats
 from ._preview import biome_colours, biome_png_bytes, biome_preview
 from ._splats import box_blur, smooth_ramp, splat_margin, splat_weights
@@ -33,6 +34,7 @@ from .spec import (
     biomes_from_dict,
     biomes_to_dict,
     check_biome_weights,
+    moisture_kwargs,
     splat_from_dict,
     splat_to_dict,
     splats_from_list,
@@ -43,6 +45,10 @@ __all__ = [
     "temperature",
     "elevation",
     "noise_uniform",
+    "moisture_margin",
+    "closeness",
+    "sea_mask",
+    "bounded_distance",
     "classify",
     "water_mask",
     "BiomeTable",
@@ -74,4 +80,5 @@ __all__ = [
     "splat_to_dict",
     "splats_from_list",
     "check_biome_weights",
+    "moisture_kwargs",
 ]

@@ -7,7 +7,10 @@
     table = "whittaker"          # a preset (presets/biomes) or a .toml path relative to the recipe
     moisture_scale = 128.0       # metres
     sea_weight = 0.3
+    sea_reach = 64.0             # metres from the shore where the sea's wetness has faded out
     flow_weight = 0.5
+    flow_reach = 16.0            # metres from a flow line where its wetness has faded out
+    flow_area = 20000.0          # upstream square metres that make a cell a flow line
 
     [[splat]]                    # layer 0: the ground, everywhere the later layers leave room
     name = "Grass"
@@ -30,7 +33,7 @@ from dataclasses import dataclass
 from .._checks import check_float
 from ..errors import ParameterError, short
 from ..spec import colour, custom, flag, from_table, number, object_name, span, text, to_table
-from ._climate import LAPSE, MOISTURE_SCALE, WEIGHT
+from ._climate import FLOW_LINE_AREA, LAPSE, MOISTURE_SCALE, REACH, WEIGHT
 from ._limits import (
     DEPOSIT_DEPTH,
     FADE_DEG,
@@ -53,6 +56,7 @@ __all__ = [
     "SPLAT_LIMITS",
     "biomes_from_dict",
     "biomes_to_dict",
+    "moisture_kwargs",
     "splat_from_dict",
     "splat_to_dict",
     "splats_from_list",
@@ -118,7 +122,27 @@ BIOMES_LIMITS = {
         MOISTURE_SCALE, "Moisture Size", "Feature size of the moisture noise", unit="m", soft=(8.0, 4096.0)
     ),
     "sea_weight": number(WEIGHT, "Sea Moisture", "How much the sea wets the low land near it (0: not at all)"),
+    "sea_reach": number(
+        REACH,
+        "Sea Reach",
+        "Distance from the shore at which the sea no longer wets the land",
+        unit="m",
+        soft=(1.0, 2000.0),
+    ),
     "flow_weight": number(WEIGHT, "Flow Moisture", "How much water flow wets the ground along it (0: not at all)"),
+    "flow_reach": number(
+        REACH,
+        "Flow Reach",
+        "Distance from a flow line at which it no longer wets the ground",
+        unit="m",
+        soft=(1.0, 500.0),
+    ),
+    "flow_area": number(
+        FLOW_LINE_AREA,
+        "Flow Line Area",
+        "Upstream area (square metres) from which water flow counts as a flow line",
+        soft=(10.0, 1.0e7),
+    ),
     "lapse": number(
         LAPSE, "Lapse Rate", "Temperature fall per km of height, degrees C (tables with temperature ranges)"
     ),
@@ -138,7 +162,10 @@ class BiomesSpec:
     table: str = "whittaker"
     moisture_scale: float = 128.0
     sea_weight: float = 0.3
+    sea_reach: float = 64.0
     flow_weight: float = 0.5
+    flow_reach: float = 16.0
+    flow_area: float = 20000.0
     lapse: float = 6.5
     preview: bool = True
 
@@ -214,6 +241,22 @@ class SplatSpec:
 def biomes_from_dict(table, *, prefix="biomes."):
     """A validated :class:`BiomesSpec` from a ``[biomes]`` table."""
     return from_table(BiomesSpec, BIOMES_LIMITS, table, prefix=prefix)
+
+
+def moisture_kwargs(spec):
+    """The keyword arguments of :func:`core.biomes.moisture` that ``[biomes]`` sets.
+
+    >>> sorted(moisture_kwargs(BiomesSpec()))
+    ['flow_area', 'flow_reach', 'flow_weight', 'scale', 'sea_reach', 'sea_weight']
+    """
+    return {
+        "scale": spec.moisture_scale,
+        "sea_weight": spec.sea_weight,
+        "sea_reach": spec.sea_reach,
+        "flow_weight": spec.flow_weight,
+        "flow_reach": spec.flow_reach,
+        "flow_area": spec.flow_area,
+    }
 
 
 def biomes_to_dict(spec):

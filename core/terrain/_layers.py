@@ -8,7 +8,8 @@ runs them in order, in metres, with the tile's seed and offset:
 
 1. hydraulic erosion (droplets per square kilometre of the tile), then thermal erosion if asked;
 2. flow accumulation of the (eroded) heights, when anything reads it;
-3. moisture (noise, the sea, the flow) and the biome ids of the table;
+3. moisture (noise, closeness to the sea and to flow lines) and the biome ids of the table (a
+   tile reads its neighbours' heights within the sea's reach, so the moisture joins at its edges);
 4. the texture layers' weights, resampled to the alphamap's texels and packed four to an image.
 
 Each engine has its own random stream (``SeedSequence([seed, tag])``), so turning erosion on
@@ -28,7 +29,7 @@ from ..erosion.spec import droplet_count
 from ..errors import ParameterError
 from ..steps import drive
 from ..unity_package import alphamap_side, texel_weights
-from ._heights import TerrainHeights
+from ._heights import TerrainHeights, noise_bands, shape_heights
 
 __all__ = ["TerrainLayers", "terrain_layers_steps", "terrain_layers", "erosion_droplets", "LAYER_STEPS"]
 
@@ -195,6 +196,38 @@ def _eroded(heights, terrain_spec, seed):
     return out, clipped, eroded.astype(np.float32), deposited.astype(np.float32), ledger
 
 
+def _moisture_window(heights, terrain_spec, biomes_spec, seed, flow):
+    """The heights (metres, float32) and flow the moisture reads, and their margin in cells.
+
+    A tile (``normalize = "fixed"``, :class:`TerrainHeights` with a margin) with a sea term gets
+    ``core.biomes.moisture_margin`` cells of its neighbours' (un-eroded) heights around its own,
+    at most the tile's side, so the sea wets both sides of a tile edge alike; the flow is the
+    tile's own (no flow lines in the margin: a tile's flow sees only its own catchment).
+    """
+    metres = heights.metres
+    margin = 0
+    if heights.margin is not None and biomes_spec.sea_weight > 0.0:
+        margin = min(
+            core_biomes.moisture_margin(cell_size=heights.cell_size, sea_reach=biomes_spec.sea_reach),
+            heights.values.shape[0] - 1,
+        )
+    if not margin:
+        return metres, flow, 0
+    bands = noise_bands(terrain_spec, seed=seed, margin=margin)
+    while True:
+        try:
+            next(bands)
+        except StopIteration as stop:
+            raw = stop.value
+            break
+    window = shape_heights(raw, terrain_spec, margin=margin)
+    window[margin:-margin, margin:-margin] = heights.values  # the tile itself as the mesh shows it
+    window *= np.float32(heights.height)
+    if flow is not None:
+        flow = np.pad(flow, margin)
+    return window, flow, margin
+
+
 def _wants_flow(terrain_spec, biomes_spec, splats, flow):
     return bool(
         flow
@@ -273,16 +306,16 @@ def terrain_layers_steps(heights, *, terrain_spec, biomes_spec=None, splats=(), 
         if top <= sea_level_m:
             raise ParameterError(f"biomes need terrain.height > 0 above the sea, got {top:g} m")
         table = core_biomes.load_table(biomes_spec.table, base=base)
+        window, window_flow, margin = _moisture_window(heights, terrain_spec, biomes_spec, seed, out.get("flow"))
         moisture = core_biomes.moisture(
-            metres,
+            window,
             cell_size=cell,
             seed=seed,
             sea_level=sea_level_m,
-            scale=biomes_spec.moisture_scale,
-            flow=out.get("flow"),
-            sea_weight=biomes_spec.sea_weight,
-            flow_weight=biomes_spec.flow_weight,
+            flow=window_flow,
             offset=terrain_spec.offset,
+            margin=margin,
+            **core_biomes.moisture_kwargs(biomes_spec),
         )
         ids = core_biomes.classify(
             metres, moisture, table=table, sea_level=sea_level_m, height=top, lapse=biomes_spec.lapse

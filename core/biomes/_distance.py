@@ -1,0 +1,117 @@
+"""Euclidean distance to the nearest marked cell, exact within a bounded reach, numpy only.
+
+The moisture's sea and flow terms need, per cell, how far the nearest sea cell or flow-line cell
+is, but only up to a reach (beyond it the term is 0). The transform is separable, like Felzenszwalb
+& Huttenlocher's: a first pass finds each cell's distance to the nearest mark in its own row
+(two running accumulations over the whole map), a second pass takes, along every column, the
+lower envelope ``min_k (g[i + k]^2 + k^2)`` over the offsets ``|k| <= reach`` (a few whole-map
+operations per offset on 16-bit integers). Everything is integer arithmetic in cells, so the
+result is exact (no rounding anywhere), and it depends only on the marks within the reach: a tile
+given a margin of at least the reach in cells agrees bit for bit with the big map it was cut from.
+
+Cost: two accumulations plus about ``3 * reach`` integer operations over the map (16-bit while
+``reach <= 179`` cells, 32-bit beyond); the offsets stop at the map's own size, so a huge reach
+costs no more than the map's side.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._checks import check_array, check_float, check_int
+from ..errors import ParameterError
+
+__all__ = ["squared_distance_cells", "bounded_distance", "reach_cells", "MAX_REACH_CELLS"]
+
+#: Most cells a reach may span (the offsets stop at the map's side anyway).
+MAX_REACH_CELLS = 1 << 20
+
+
+def reach_cells(reach, cell_size):
+    """Whole cells a reach in metres spans (rounded up): the margin a tile needs.
+
+    >>> reach_cells(64.0, 2.0), reach_cells(65.0, 2.0), reach_cells(0.5, 2.0)
+    (32, 33, 1)
+    """
+    return max(1, math.ceil(reach / cell_size - 1e-9))
+
+
+def squared_distance_cells(mask, reach):
+    """Squared distance in cells from every cell to the nearest True cell of ``mask``.
+
+    Parameters
+    ----------
+    mask : (rows, cols) array_like of bool
+    reach : int, >= 1
+        In cells. Where the squared distance is at most ``reach ** 2`` it is exact; elsewhere the
+        value is ``(reach + 1) ** 2`` (farther than the reach, whatever the true distance).
+
+    Returns
+    -------
+    (rows, cols) uint16 ndarray while ``2 * (reach + 1) ** 2 < 65536``, else uint32.
+
+    Examples
+    --------
+    >>> m = np.zeros((3, 7), bool); m[1, 1] = True
+    >>> squared_distance_cells(m, 3).tolist()
+    [[2, 1, 2, 5, 16, 16, 16], [1, 0, 1, 4, 9, 16, 16], [2, 1, 2, 5, 16, 16, 16]]
+    """
+    mask = check_array(mask, name="mask", ndim=2, dtype_kind="b")
+    reach = check_int(reach, name="reach", bounds=(1, MAX_REACH_CELLS))
+    rows, cols = mask.shape
+    far = reach + 1
+    dtype = np.uint16 if 2 * far * far < 65536 else np.uint32
+    # pass 1, along the rows: distance to the nearest mark in the same row (capped at reach + 1),
+    # from the last mark at or left of each cell and the first at or right of it
+    idx = np.arange(cols, dtype=np.int32)
+    big = np.int32(cols + far + 1)
+    left = np.where(mask, idx, -big)
+    np.maximum.accumulate(left, axis=1, out=left)
+    np.subtract(idx, left, out=left)
+    right = np.where(mask, idx, big)
+    right = np.minimum.accumulate(right[:, ::-1], axis=1)[:, ::-1]
+    right -= idx
+    np.minimum(left, right, out=left)
+    np.minimum(left, far, out=left)
+    g2 = left.astype(dtype)
+    g2 *= g2
+    # pass 2, along the columns: the lower envelope of the parabolas k^2 + g2[i + k], |k| <= reach
+    # (rows are contiguous, so every shifted view is a block of memory)
+    out = g2.copy()
+    for k in range(1, min(reach, rows - 1) + 1):
+        k2 = dtype(k * k)
+        if 2 * k < rows:  # the cells with both neighbours k rows away
+            pair = np.minimum(g2[2 * k :], g2[: rows - 2 * k])
+            pair += k2
+            np.minimum(out[k : rows - k], pair, out=out[k : rows - k])
+        # the first and last k rows: one neighbour each (all rows when 2k >= rows)
+        top = min(k, rows - k)
+        np.minimum(out[:top], g2[k : k + top] + k2, out=out[:top])
+        low = max(rows - k, k)
+        np.minimum(out[low:], g2[low - k : rows - k] + k2, out=out[low:])
+    np.minimum(out, dtype(far * far), out=out)
+    out[out > reach * reach] = far * far
+    return out
+
+
+def bounded_distance(mask, *, reach, cell_size=1.0):
+    """Distance in metres to the nearest True cell of ``mask``, or ``inf`` beyond ``reach`` metres.
+
+    Exact (the Euclidean distance between cell centres times ``cell_size``, computed in integers)
+    wherever it is at most ``reach``. See :func:`squared_distance_cells`.
+
+    >>> m = np.zeros((1, 6), bool); m[0, 0] = True
+    >>> bounded_distance(m, reach=8.0, cell_size=2.0).tolist()
+    [[0.0, 2.0, 4.0, 6.0, 8.0, inf]]
+    """
+    cell_size = check_float(cell_size, name="cell_size", bounds=(0.0, None), open_low=True)
+    reach = check_float(reach, name="reach", bounds=(0.0, None), open_low=True)
+    cells = reach_cells(reach, cell_size)
+    if cells > MAX_REACH_CELLS:
+        raise ParameterError(f"reach {reach:g} m is more than {MAX_REACH_CELLS} cells of {cell_size:g} m")
+    d2 = squared_distance_cells(mask, cells)
+    out = np.sqrt(d2.astype(np.float64)) * cell_size
+    out[(d2 > cells * cells) | (out > reach)] = np.inf
+    return out
