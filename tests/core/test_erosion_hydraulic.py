@@ -186,6 +186,26 @@ def test_resolution_independent_statistically():
     assert np.corrcoef(blocks(cells.deposited - cells.eroded), net_fine)[0, 1] < corr - 0.08
 
 
+def test_default_batches_erode_like_one_droplet_at_a_time():
+    h = hills(129, size=128.0)
+    lockstep = hydraulic(h, cell_size=1.0, droplets=3000, seed=1)  # 260 droplets a batch
+    nearly_one = hydraulic(h, cell_size=1.0, droplets=3000, seed=1, batch=8)
+    assert lockstep.ledger["eroded"] == pytest.approx(nearly_one.ledger["eroded"], rel=0.1)
+    net = [blocks(r.deposited - r.eroded, k=8) for r in (lockstep, nearly_one)]
+    assert np.corrcoef(*net)[0, 1] > 0.95
+
+
+def test_dense_batches_do_not_run_away():
+    """Every droplet at once on a long slope: crowds share their caps instead of digging without bound."""
+    y, x = np.mgrid[0:64, 0:64].astype(float)
+    h = 30.0 - 0.4 * x + 0.01 * np.sin(y)
+    dense = hydraulic(h, cell_size=1.0, droplets=3000, seed=4, lifetime=200.0, batch=3000)
+    sparse = hydraulic(h, cell_size=1.0, droplets=3000, seed=4, lifetime=200.0, batch=64)
+    assert np.isfinite(dense.heights).all()
+    assert np.abs(dense.heights - h).max() <= np.abs(sparse.heights - h).max()
+    check_ledger(h, dense, 1.0)
+
+
 def test_progress_and_steps_generator():
     h = hills(33, size=64.0)
     seen = []
