@@ -3,7 +3,9 @@
 Update callbacks fire on every step of a slider drag, so a rebuild is
 deferred to a one-shot timer that coalesces a burst of changes. Timers do
 not run while a background script holds the main thread, so there the
-rebuild happens at once. Errors end up in the settings' ``last_error`` (drawn
+rebuild happens at once.  In a window, a terrain rebuild that erodes (or is
+large) goes through Update Terrain's modal build (progress, Esc), and a change
+made while such a build runs is rebuilt once it is done. Errors end up in the settings' ``last_error`` (drawn
 by the panel) and the console, not as tracebacks.
 
 Rules are checked here, when they change, never while a panel draws: the
@@ -19,6 +21,7 @@ from ..operators import level as level_ops
 from ..operators import scatter as scatter_ops
 from ..operators import terrain as terrain_ops
 from ..operators.bridge.query import level_root, scatter_of, terrain_root
+from ..operators.common import ModalBuild, modal_builds
 
 _pending = {"terrain": None, "scatter": None, "level": None}
 DELAY = 0.15
@@ -59,10 +62,14 @@ def on_terrain_change(self, context):
 
 
 def _run_terrain():
+    """The deferred terrain rebuild: after any build with progress that runs now (a rebuild of its
+    own, say), through Update Terrain's modal build when it erodes (:func:`terrain_ops.auto_rebuild`)."""
+    if not bpy.app.background and modal_builds():
+        return DELAY  # a modal build is running: the latest settings once it is done
     scene = _take("terrain")
     root = terrain_root(bpy.context.view_layer.objects.active) if scene is not None else None
     if root is not None:
-        _report(scene.worldseed.terrain, lambda: terrain_ops.rebuild_from_settings(root, scene))
+        _report(scene.worldseed.terrain, lambda: terrain_ops.auto_rebuild(root, scene))
     return None
 
 
@@ -114,11 +121,21 @@ def _watch_rule_texts():
     return TEXT_WATCH_INTERVAL
 
 
+@bpy.app.handlers.persistent
+def _forget_modal_builds(*_args):
+    """Loading a file ends every modal operator without a word to it: Auto Update must not wait for them."""
+    ModalBuild.running.clear()
+
+
 def register():
     if not bpy.app.background:
         bpy.app.timers.register(_watch_rule_texts, first_interval=TEXT_WATCH_INTERVAL, persistent=True)
+    if _forget_modal_builds not in bpy.app.handlers.load_pre:
+        bpy.app.handlers.load_pre.append(_forget_modal_builds)
 
 
 def unregister():
     if bpy.app.timers.is_registered(_watch_rule_texts):
         bpy.app.timers.unregister(_watch_rule_texts)
+    if _forget_modal_builds in bpy.app.handlers.load_pre:
+        bpy.app.handlers.load_pre.remove(_forget_modal_builds)

@@ -15,6 +15,7 @@ __all__ = [
     "MODAL_VERTICES",
     "family_modules",
     "paused_auto_update",
+    "modal_builds",
 ]
 
 #: Builds with more vertices than this run modally, with progress and Esc to cancel
@@ -55,14 +56,27 @@ def modal_vertices(context):
     return addon.preferences.modal_vertices if addon is not None and addon.preferences else MODAL_VERTICES
 
 
+def modal_builds():
+    """How many builds with progress (:class:`ModalBuild`) are running (Auto Update waits for them)."""
+    return len(ModalBuild.running)
+
+
 class ModalBuild:
-    """Run a build generator on a timer with progress; Esc cancels and removes what was made."""
+    """Run a build generator on a timer with progress; Esc cancels and removes what was made.
+
+    Subclasses may define ``cancelled(context)`` (after Esc) and ``failed(context, err)`` (a
+    :class:`~core.errors.ParameterError` in a step, before it is reported) besides ``finished``.
+    """
+
+    #: The builds running now (their labels by id).
+    running = {}
 
     def start_modal(self, context, steps, label, *, handler=True):
         """Start feeding ``steps`` from timer events; ``handler=False`` leaves the events to the
         caller (the tests, since background Blender delivers none)."""
         self._steps = steps
         self._label = label
+        ModalBuild.running[id(self)] = label
         wm = context.window_manager
         self._timer = wm.event_timer_add(0.001, window=context.window)
         wm.progress_begin(0, 1000)
@@ -72,6 +86,7 @@ class ModalBuild:
         return {"RUNNING_MODAL"}
 
     def end_modal(self, context):
+        ModalBuild.running.pop(id(self), None)
         wm = context.window_manager
         wm.event_timer_remove(self._timer)
         wm.progress_end()
@@ -81,6 +96,8 @@ class ModalBuild:
         if event.type in {"ESC", "RIGHTMOUSE"} and event.value == "PRESS":
             self._steps.close()
             self.end_modal(context)
+            if hasattr(self, "cancelled"):
+                self.cancelled(context)
             self.report({"WARNING"}, f"Worldseed: {self._label} cancelled")
             return {"CANCELLED"}
         if event.type != "TIMER":
@@ -93,6 +110,8 @@ class ModalBuild:
             return {"FINISHED"}
         except ParameterError as err:
             self.end_modal(context)
+            if hasattr(self, "failed"):
+                self.failed(context, err)
             self.report({"ERROR"}, str(err))
             return {"CANCELLED"}
         except BaseException:

@@ -98,6 +98,30 @@ def runs_modal(context, recipe):
     return eroding or _vertex_count(recipe) > modal_vertices(context)
 
 
+def window_of(scene):
+    """A window showing ``scene`` (where a modal rebuild of its terrain shows its progress), or None."""
+    wm = bpy.context.window_manager
+    return next((w for w in (wm.windows if wm is not None else ()) if w.scene == scene), None)
+
+
+def auto_rebuild(root, scene):
+    """Auto Update's rebuild of the terrain ``root`` from ``scene``'s settings.
+
+    A rebuild that runs modal (erosion, or many vertices: :func:`runs_modal`) goes through Update
+    Terrain's modal build in a window showing the scene -- progress, Esc, the UI never frozen --
+    and returns ``{"RUNNING_MODAL"}``; without such a window (background runs, where Blender has
+    no events to drive it) it is built at once and the root returned.  Bad settings raise
+    :class:`~core.errors.ParameterError` before anything is built.
+    """
+    recipe = settings_recipe(scene)
+    window = None if bpy.app.background else window_of(scene)
+    if window is not None:
+        with bpy.context.temp_override(window=window):
+            if runs_modal(bpy.context, recipe) and terrain_root(bpy.context.active_object) == root:
+                return bpy.ops.worldseed.terrain_update("INVOKE_DEFAULT", auto=True)
+    return bridge_terrain.build_terrain(recipe, collection=scene.collection, replace=root)
+
+
 class WORLDSEED_OT_terrain_add(ModalBuild, bpy.types.Operator):
     """Add a procedural terrain built from the Terrain panel's settings"""
 
@@ -199,6 +223,13 @@ class WORLDSEED_OT_terrain_update(ModalBuild, bpy.types.Operator):
     bl_label = "Update Terrain"
     bl_options = {"REGISTER", "UNDO"}
 
+    auto: bpy.props.BoolProperty(
+        name="Auto Update",
+        default=False,
+        options={"SKIP_SAVE", "HIDDEN"},
+        description="Started by Auto Update: an error goes to the Terrain panel's last error",
+    )
+
     @classmethod
     def poll(cls, context):
         return terrain_root(context.active_object) is not None
@@ -208,6 +239,7 @@ class WORLDSEED_OT_terrain_update(ModalBuild, bpy.types.Operator):
         try:
             recipe = settings_recipe(context.scene)
         except ParameterError as err:
+            self.failed(context, err)
             self.report({"ERROR"}, str(err))
             return {"CANCELLED"}
         if not runs_modal(context, recipe):
@@ -215,40 +247,70 @@ class WORLDSEED_OT_terrain_update(ModalBuild, bpy.types.Operator):
         steps = bridge_terrain.terrain_steps(recipe, collection=context.collection, replace=root)
         return self.start_modal(context, steps, "updating terrain")
 
+    def failed(self, context, err):
+        if self.auto:
+            context.scene.worldseed.terrain.last_error = str(err)
+
     def finished(self, context, root):
         context.view_layer.update()  # a rebuild with fewer LODs removed objects the view layer still lists
         select_only(context, root)
+        if self.auto:
+            context.scene.worldseed.terrain.last_error = ""
 
     def execute(self, context):
         root = terrain_root(context.active_object)
         try:
             root = rebuild_from_settings(root, context.scene)
         except ParameterError as err:
+            self.failed(context, err)
             self.report({"ERROR"}, str(err))
             return {"CANCELLED"}
         self.finished(context, root)
         return {"FINISHED"}
 
 
-class WORLDSEED_OT_terrain_reseed(bpy.types.Operator):
+class WORLDSEED_OT_terrain_reseed(ModalBuild, bpy.types.Operator):
     """Draw a new random seed; rebuilds the active Worldseed terrain with it"""
 
     bl_idname = "worldseed.terrain_reseed"
     bl_label = "New Seed"
     bl_options = {"REGISTER", "UNDO"}
 
-    def execute(self, context):
+    def _reseed(self, context, *, modal):
         settings = context.scene.worldseed.terrain
+        self._old_seed = settings.seed
         with paused_auto_update(settings):  # one rebuild below, not one from the update callback
             settings.seed = new_seed()
         root = terrain_root(context.active_object)
-        if root is not None:
-            try:
-                rebuild_from_settings(root, context.scene)
-            except ParameterError as err:
-                self.report({"ERROR"}, str(err))
-                return {"CANCELLED"}
+        if root is None:
+            return {"FINISHED"}
+        try:
+            recipe = settings_recipe(context.scene)
+            if modal and runs_modal(context, recipe):  # erosion or a large grid: progress and Esc
+                steps = bridge_terrain.terrain_steps(recipe, collection=context.collection, replace=root)
+                return self.start_modal(context, steps, "new seed")
+            root = bridge_terrain.build_terrain(recipe, collection=context.collection, replace=root)
+        except ParameterError as err:
+            self.report({"ERROR"}, str(err))
+            return {"CANCELLED"}
+        self.finished(context, root)
         return {"FINISHED"}
+
+    def invoke(self, context, event):
+        return self._reseed(context, modal=True)
+
+    def execute(self, context):
+        return self._reseed(context, modal=False)
+
+    def finished(self, context, root):
+        context.view_layer.update()
+        select_only(context, root)
+
+    def cancelled(self, context):
+        """Esc: the terrain is as it was, and so is the seed in the panel."""
+        settings = context.scene.worldseed.terrain
+        with paused_auto_update(settings):
+            settings.seed = self._old_seed
 
 
 class WORLDSEED_OT_terrain_load_settings(bpy.types.Operator):
@@ -321,7 +383,7 @@ class WORLDSEED_OT_terrain_preset_apply(bpy.types.Operator):
             curve.set_curve_points(settings, recipe.terrain.curve)
             settings.preset = self.preset
         if settings.auto_update and terrain_root(context.active_object) is not None:
-            bpy.ops.worldseed.terrain_update()
+            bpy.ops.worldseed.terrain_update("INVOKE_DEFAULT", auto=True)  # modal with erosion in a window
         return {"FINISHED"}
 
 

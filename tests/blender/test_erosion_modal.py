@@ -1,0 +1,228 @@
+"""Erosion never freezes the UI (issue 12): New Seed, Update Terrain (also as Auto Update and after a
+preset) rebuild a terrain that erodes through the modal build -- progress, Esc -- when there is a
+window; without one (background runs) they build at once, the same terrain.
+
+Background Blender calls ``execute`` for ``INVOKE_DEFAULT`` and delivers no events, so the tests
+call the real operators' ``invoke`` from subclasses that feed the modal build its TIMER (and Esc)
+events by hand.
+"""
+
+import types
+
+import bpy
+import numpy as np
+import pytest
+
+from worldseed.addon import live
+from worldseed.core import terrain as core_terrain
+from worldseed.operators import terrain as terrain_ops
+from worldseed.operators.bridge import terrain_layers as bridge_layers
+from worldseed.operators.bridge.query import terrain_root
+from worldseed.operators.common import ModalBuild, modal_builds
+
+RESULT = {}
+
+
+def _settings():
+    return bpy.context.scene.worldseed.terrain
+
+
+def _eroding(droplets=600_000.0, seed=5):
+    settings = _settings()
+    settings.name = "Hills"
+    settings.seed = seed
+    settings.resolution = 65
+    settings.size = 128.0
+    settings.height = 30.0
+    settings.lods = 1
+    settings.erosion_enabled = True
+    settings.erosion_droplets_per_km2 = droplets
+    return settings
+
+
+def _z(obj):
+    me = obj.data
+    co = np.empty(len(me.vertices) * 3, np.float32)
+    me.attributes["position"].data.foreach_get("vector", co)
+    return co[2::3]
+
+
+def _expected_z(scene):
+    """The eroded heights core makes of the sidebar's recipe, without Blender."""
+    recipe = terrain_ops.settings_recipe(scene)
+    heights = core_terrain.terrain_heights(recipe.terrain, seed=recipe.world.seed)
+    layers = core_terrain.terrain_layers(heights, terrain_spec=recipe.terrain, seed=recipe.world.seed, flow=True)
+    return layers.heights.metres.ravel()
+
+
+def _snapshot():
+    return (
+        sorted(o.name for o in bpy.data.objects),
+        sorted(m.name for m in bpy.data.meshes),
+        sorted(m.name for m in bpy.data.materials),
+    )
+
+
+class Driven:
+    """Mixed into a real terrain operator: ``execute`` calls its ``invoke`` (as a button in a window
+    does), and the modal build it starts is fed TIMER events -- Esc once the label
+    ``RESULT["cancel_at"]`` has shown -- until it ends."""
+
+    def execute(self, context):
+        if RESULT.get("inside"):  # invoke fell back to execute: the build at once
+            RESULT["path"] = "execute"
+            return super().execute(context)
+        RESULT["inside"] = True
+        try:
+            RESULT["invoked"] = self.invoke(context, types.SimpleNamespace(type="NONE", value="NOTHING"))
+        finally:
+            RESULT["inside"] = False
+        return {"FINISHED"}
+
+    def start_modal(self, context, steps, label, *, handler=True):
+        RESULT["path"] = "modal"
+        labels = RESULT.setdefault("labels", [])
+        state = super().start_modal(context, Tap(steps, labels), label, handler=False)
+        RESULT["running"] = modal_builds()
+        cancel_at = RESULT.get("cancel_at")
+        while state == {"RUNNING_MODAL"}:
+            cancel = cancel_at is not None and cancel_at in labels
+            state = self.modal(context, types.SimpleNamespace(type="ESC" if cancel else "TIMER", value="PRESS"))
+        RESULT["state"] = state
+        return {"RUNNING_MODAL"}
+
+
+class Tap:
+    """The build's steps, noting each label as it passes."""
+
+    def __init__(self, steps, labels):
+        self.steps, self.labels = steps, labels
+
+    def __next__(self):
+        step = next(self.steps)
+        self.labels.append(step[2])
+        return step
+
+    def close(self):
+        self.steps.close()
+
+
+def _driven(cls, idname):
+    """A test operator running ``cls``'s own methods (copied: a registered operator class is not
+    subclassed, which would unhook Blender's class for it), driven by :class:`Driven`."""
+    own = {k: v for k, v in vars(cls).items() if not k.startswith("__") and not k.startswith("bl_")}
+    base = type(f"{cls.__name__}_methods", (ModalBuild,), own)
+    namespace = {"bl_idname": idname, "bl_label": idname, "__annotations__": dict(getattr(cls, "__annotations__", {}))}
+    return type(idname.replace(".", "_OT_"), (Driven, base, bpy.types.Operator), namespace)
+
+
+TEST_OPERATORS = (
+    _driven(terrain_ops.WORLDSEED_OT_terrain_reseed, "worldseed.test_reseed_modal"),
+    _driven(terrain_ops.WORLDSEED_OT_terrain_update, "worldseed.test_update_modal"),
+)
+
+
+@pytest.fixture
+def driven():
+    for cls in TEST_OPERATORS:
+        bpy.utils.register_class(cls)
+    RESULT.clear()
+    bridge_layers.forget()
+    yield
+    for cls in TEST_OPERATORS:
+        bpy.utils.unregister_class(cls)
+    ModalBuild.running.clear()
+
+
+def _add_terrain():
+    assert bpy.ops.worldseed.terrain_add(from_settings=True) == {"FINISHED"}
+    return terrain_root(bpy.context.active_object)
+
+
+def test_new_seed_with_erosion_rebuilds_modally_with_progress(empty_scene, driven):
+    _eroding()
+    root = _add_terrain()
+    assert bpy.context.window is not None  # the bpy module has a window: the modal path is the one taken
+    bpy.ops.worldseed.test_reseed_modal()
+    assert RESULT["path"] == "modal" and RESULT["invoked"] == {"RUNNING_MODAL"}
+    assert RESULT["running"] == 1 and modal_builds() == 0  # counted while it ran
+    assert RESULT["state"] == {"FINISHED"}
+    assert "erosion" in RESULT["labels"] and "done" in RESULT["labels"]
+    assert _settings().seed != 5
+    assert terrain_root(bpy.context.active_object) == root
+    np.testing.assert_array_equal(_z(root), _expected_z(bpy.context.scene))  # the seed's eroded terrain
+
+
+def test_new_seed_without_erosion_on_a_small_terrain_builds_at_once(empty_scene, driven):
+    _eroding().erosion_enabled = False
+    root = _add_terrain()
+    bpy.ops.worldseed.test_reseed_modal()
+    assert RESULT["invoked"] == {"FINISHED"} and "state" not in RESULT  # no modal build started
+    np.testing.assert_array_equal(
+        _z(root),
+        core_terrain.terrain_heights(
+            terrain_ops.settings_recipe(bpy.context.scene).terrain, seed=_settings().seed
+        ).metres.ravel(),
+    )
+
+
+def test_esc_during_new_seed_keeps_the_terrain_and_the_seed(empty_scene, driven):
+    settings = _eroding(droplets=3_000_000.0)  # several erosion steps: Esc lands inside them
+    root = _add_terrain()
+    z = _z(root).copy()
+    before = _snapshot()
+    RESULT["cancel_at"] = "erosion"
+    bpy.ops.worldseed.test_reseed_modal()
+    assert RESULT["path"] == "modal" and RESULT["state"] == {"CANCELLED"}
+    assert RESULT["labels"][-1] == "erosion"  # stopped inside the erosion
+    assert settings.seed == 5  # the panel's seed is the terrain's again
+    assert _snapshot() == before
+    np.testing.assert_array_equal(_z(root), z)
+
+
+def test_update_as_auto_update_runs_modally_and_equals_the_build_at_once(empty_scene, driven):
+    settings = _eroding()
+    root = _add_terrain()
+    settings.seed = 8  # auto update is off: nothing rebuilt yet
+    settings.last_error = "an earlier error"
+    bpy.ops.worldseed.test_update_modal(auto=True)
+    assert RESULT["path"] == "modal" and RESULT["state"] == {"FINISHED"}
+    assert settings.last_error == ""  # an automatic rebuild that worked clears it
+    modal_z = _z(root).copy()
+    # the same settings built at once (background: what Auto Update does without a window)
+    bridge_layers.forget()
+    assert live._pending["terrain"] is None
+    assert terrain_ops.auto_rebuild(root, bpy.context.scene) == root
+    np.testing.assert_array_equal(_z(root), modal_z)
+    np.testing.assert_array_equal(modal_z, _expected_z(bpy.context.scene))
+
+
+def test_auto_update_with_erosion_rebuilds_the_terrain_in_background(empty_scene):
+    settings = _eroding()
+    root = _add_terrain()
+    settings.auto_update = True
+    settings.erosion_droplets_per_km2 = 900_000.0  # background: rebuilt at once by the update callback
+    assert settings.last_error == ""
+    np.testing.assert_array_equal(_z(root), _expected_z(bpy.context.scene))
+
+
+def test_auto_rebuild_with_bad_settings_raises_before_building(empty_scene):
+    settings = _eroding()
+    root = _add_terrain()
+    z = _z(root).copy()
+    settings.size = 4096.0
+    settings.resolution = 33
+    settings.erosion_droplets_per_km2 = 5.0e7
+    with pytest.raises(Exception, match="droplets_per_km2"):
+        terrain_ops.auto_rebuild(root, bpy.context.scene)
+    np.testing.assert_array_equal(_z(root), z)
+
+
+def test_window_of_finds_the_window_showing_the_scene(empty_scene):
+    scene = bpy.context.scene
+    assert terrain_ops.window_of(scene) == bpy.context.window
+    other = bpy.data.scenes.new("Elsewhere")
+    try:
+        assert terrain_ops.window_of(other) is None  # no window shows it: a rebuild there runs at once
+    finally:
+        bpy.data.scenes.remove(other)
