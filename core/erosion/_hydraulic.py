@@ -412,7 +412,8 @@ class _Simulation:
         r = self.reach = int(max(np.abs(self.by).max(), np.abs(self.bx).max()))
         self.pcols = pc = cols + 2 * r
         self.padded = np.zeros((rows + 2 * r, pc), dtype=np.float32)
-        self.padded[r : r + rows, r : r + cols] = h
+        # centred on the middle height: float32 then resolves the relief, whatever the heights' offset
+        self.padded[r : r + rows, r : r + cols] = h - 0.5 * (float(h.min()) + float(h.max()))
         self.flat = self.padded.reshape(-1)
         self.base = r * pc + r
         self.boff = self.by * pc + self.bx

@@ -226,6 +226,15 @@ def test_input_untouched_float32_accepted_float64_out():
     check_ledger(h.astype(np.float64), r, 2.0)
 
 
+def test_an_offset_of_the_heights_changes_nothing_but_the_offset():
+    """The droplets work on float32 heights centred on the middle height: 8 km up erodes as at sea level."""
+    h = hills(65, size=128.0)
+    low = hydraulic(h, cell_size=2.0, droplets=2000, seed=3)
+    high = hydraulic(h + 8000.0, cell_size=2.0, droplets=2000, seed=3)
+    np.testing.assert_allclose(high.eroded, low.eroded, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(high.heights - 8000.0, low.heights, rtol=0, atol=1e-9)
+
+
 def test_no_droplets_changes_nothing():
     h = hills(33, size=64.0)
     r = hydraulic(h, cell_size=2.0, droplets=0)
