@@ -22,6 +22,11 @@ Rounds are interleaved (ours, anchor, ours, anchor, ...) and the best of each si
 machine is shared, and the 1-minute load average is printed beside each figure, with our side's
 best process CPU time (steadier than wall time on a loaded machine). Moisture, packing
 and detail counts are timed alone (no anchor), for information.
+
+- **distance** (the moisture's closeness to the sea and to flow lines): ours, exact within a
+  bounded reach in numpy (64 cells for the sea, the default ``flow_reach`` for the flow lines),
+  against scipy's exact Euclidean distance transform (C; bench-only, skipped without scipy); the
+  distances must be equal within the reach (asserted). Target <= 60 ms at a reach of 64 cells.
 """
 
 import sys
@@ -31,6 +36,7 @@ import numpy as np
 
 from worldseed.core import biomes
 from worldseed.core.biomes import SplatSpec
+from worldseed.core.erosion import flow_accumulation
 from worldseed.core.heightmap import slope_degrees
 from worldseed.core.noise import fbm
 from worldseed.core.terrain import TerrainSpec, terrain_heights
@@ -53,16 +59,15 @@ def tile():
     spec = TerrainSpec(resolution=1025, size=1024.0, height=120.0, sea_level=0.2)
     h = terrain_heights(spec, seed=1).metres
     sea = spec.sea_level * spec.height
-    settings = biomes.BiomesSpec()
-    m = biomes.moisture(
-        h,
-        cell_size=spec.cell_size,
-        seed=1,
-        sea_level=sea,
-        scale=settings.moisture_scale,
-        sea_weight=settings.sea_weight,
-    )
-    return spec, h, m, sea
+    flow = flow_accumulation(h.astype(np.float64), cell_size=spec.cell_size)
+    m = biomes.moisture(h, **moisture_args(spec, sea, flow))
+    return spec, h, m, sea, flow
+
+
+def moisture_args(spec, sea, flow):
+    """The default ``[biomes]`` moisture of the tile: noise, the sea and the flow lines."""
+    kw = biomes.moisture_kwargs(biomes.BiomesSpec())
+    return dict(cell_size=spec.cell_size, seed=1, sea_level=sea, flow=flow, **kw)
 
 
 # --- anchors ------------------------------------------------------------------------------------
@@ -149,19 +154,59 @@ def splat_plain(layers, h, cell, ids, table, deposited, seed):
     return out
 
 
+def distances(rounds, spec, h, sea, flow):
+    """The bounded distance (ours) against scipy's exact Euclidean distance transform (C), on the
+    tile's sea and its flow lines; equal wherever within the reach (asserted)."""
+    try:
+        from scipy.ndimage import distance_transform_edt
+    except ImportError:  # the anchor is optional: time ours alone
+        distance_transform_edt = None
+    kw = biomes.moisture_kwargs(biomes.BiomesSpec())
+    cell = spec.cell_size
+    cases = (
+        ("sea", biomes.sea_mask(h, sea_level=sea), 64.0 * cell),
+        ("flow lines", flow >= kw["flow_area"], kw["flow_reach"]),
+    )
+    for name, mask, reach in cases:
+        ours = lambda mask=mask, reach=reach: biomes.bounded_distance(mask, reach=reach, cell_size=cell)  # noqa: E731
+        cells = round(reach / cell)
+        if distance_transform_edt is None:
+            t, _ = _loader.best_of(rounds, ours)
+            print(f"  distance to the {name:10s} (reach {cells} cells) {t * 1000:6.1f} ms  (no scipy: no anchor)")
+            continue
+        race = _loader.interleaved(rounds, ours, lambda mask=mask: distance_transform_edt(~mask, sampling=cell))
+        mine, edt = race.results
+        within = edt <= reach
+        assert np.array_equal(mine[within], edt[within]) and np.isinf(mine[~within]).all(), name
+        print(
+            f"  distance to the {name:10s} (reach {cells} cells) {race.seconds[0] * 1000:6.1f} ms"
+            f" (cpu {race.cpu[0] * 1000:.1f})  scipy EDT {race.seconds[1] * 1000:6.1f} ms"
+            f"  ratio {race.ratio():.2f}x  target <= 60 ms; equal within the reach  ({race.load_text()})"
+        )
+
+
 # --- the bench ----------------------------------------------------------------------------------
 
 
 def main(quick=False):
     rounds = 3 if quick else 7
-    spec, h, m, sea = tile()
+    spec, h, m, sea, flow = tile()
     table = biomes.load_table("whittaker")
     n = h.shape[0]
     print(f"core.biomes on a {n}^2 tile ({spec.size:g} m, {spec.height:g} m high, sea at {sea:g} m)")
 
-    t, _ = _loader.best_of(rounds, biomes.moisture, h, cell_size=spec.cell_size, seed=1, sea_level=sea, sea_weight=0.3)
-    print(f"  moisture                 {t * 1000:7.1f} ms  (load {_loader.load():.1f})")
-
+    distances(rounds, spec, h, sea, flow)
+    kw = moisture_args(spec, sea, flow)
+    race = _loader.interleaved(
+        rounds,
+        lambda: biomes.moisture(h, **kw),
+        lambda: biomes.moisture(h, cell_size=spec.cell_size, seed=1, sea_level=sea),
+    )
+    print(
+        f"  moisture (noise, sea {kw['sea_reach']:g} m, flow lines {kw['flow_reach']:g} m)"
+        f" {race.seconds[0] * 1000:6.1f} ms (cpu {race.cpu[0] * 1000:.1f});"
+        f" noise alone {race.seconds[1] * 1000:.1f} ms (cpu {race.cpu[1] * 1000:.1f})  ({race.load_text()})"
+    )
     race = _loader.interleaved(
         rounds,
         lambda: biomes.classify(h, m, table=table, sea_level=sea, height=spec.height),

@@ -3,7 +3,8 @@
 The moisture's sea and flow terms need, per cell, how far the nearest sea cell or flow-line cell
 is, but only up to a reach (beyond it the term is 0). The transform is separable, like Felzenszwalb
 & Huttenlocher's: a first pass finds each cell's distance to the nearest mark in its own row
-(two running accumulations over the whole map), a second pass takes, along every column, the
+(capped just past the reach: the marks grown cell by cell for short reaches, two running
+accumulations over the whole map for long ones), a second pass takes, along every column, the
 lower envelope ``min_k (g[i + k]^2 + k^2)`` over the offsets ``|k| <= reach`` (a few whole-map
 operations per offset on 16-bit integers). Everything is integer arithmetic in cells, so the
 result is exact (no rounding anywhere), and it depends only on the marks within the reach: a tile
@@ -38,6 +39,41 @@ def reach_cells(reach, cell_size):
     return max(1, math.ceil(reach / cell_size - 1e-9))
 
 
+#: Reaches (cells) up to which the first pass grows the marks cell by cell (cheaper than the two
+#: running accumulations for short reaches; both give the same distances).
+GROW_REACH = 24
+
+
+def _row_distance(mask, far):
+    """Distance (cells, capped at ``far``) to the nearest mark in the same row, int16 or uint8."""
+    rows, cols = mask.shape
+    if far - 1 <= GROW_REACH:
+        # count the k in 0..far-1 with no mark within k cells: min(distance, far)
+        near = mask.copy()
+        g = np.zeros(mask.shape, np.uint8)
+        for k in range(1, far):
+            g += ~near
+            if k < cols:
+                near[:, k:] |= mask[:, :-k]
+                near[:, :-k] |= mask[:, k:]
+        g += ~near
+        return g
+    # the last mark at or left of each cell and the first at or right of it
+    itype = np.int16 if cols + far < 16_000 else np.int32
+    idx = np.arange(cols, dtype=itype)
+    big = itype(cols + far + 1)
+    left = np.where(mask, idx, -big)
+    np.maximum.accumulate(left, axis=1, out=left)
+    np.subtract(idx, left, out=left)
+    right = np.where(mask[:, ::-1], idx[::-1], big)
+    np.minimum.accumulate(right, axis=1, out=right)
+    right = right[:, ::-1]
+    np.subtract(right, idx, out=right)
+    np.minimum(left, right, out=left)
+    np.minimum(left, itype(far), out=left)
+    return left
+
+
 def squared_distance_cells(mask, reach):
     """Squared distance in cells from every cell to the nearest True cell of ``mask``.
 
@@ -63,19 +99,7 @@ def squared_distance_cells(mask, reach):
     rows, cols = mask.shape
     far = reach + 1
     dtype = np.uint16 if 2 * far * far < 65536 else np.uint32
-    # pass 1, along the rows: distance to the nearest mark in the same row (capped at reach + 1),
-    # from the last mark at or left of each cell and the first at or right of it
-    idx = np.arange(cols, dtype=np.int32)
-    big = np.int32(cols + far + 1)
-    left = np.where(mask, idx, -big)
-    np.maximum.accumulate(left, axis=1, out=left)
-    np.subtract(idx, left, out=left)
-    right = np.where(mask, idx, big)
-    right = np.minimum.accumulate(right[:, ::-1], axis=1)[:, ::-1]
-    right -= idx
-    np.minimum(left, right, out=left)
-    np.minimum(left, far, out=left)
-    g2 = left.astype(dtype)
+    g2 = _row_distance(mask, far).astype(dtype)
     g2 *= g2
     # pass 2, along the columns: the lower envelope of the parabolas k^2 + g2[i + k], |k| <= reach
     # (rows are contiguous, so every shifted view is a block of memory)
