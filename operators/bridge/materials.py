@@ -247,6 +247,32 @@ def splat_image(name, pixels):
     return image
 
 
+#: Suffix of a splat image made ahead of its material (a modal build makes one per step, so Esc
+#: lands between them); :func:`splat_material` gives it its own name, a cancelled build removes it.
+STAGED_SUFFIX = ".staged"
+
+
+def staged_splat_image(name, pixels):
+    """A splat image (:func:`splat_image`) made under a name of its own (``name`` + :data:`STAGED_SUFFIX`),
+    leaving any image ``name`` (an earlier build's, still in use) alone until
+    :func:`splat_material` takes the new one (``images=``)."""
+    return splat_image(name + STAGED_SUFFIX, pixels)
+
+
+def _adopt(image, name):
+    """``image`` (a staged splat image) named ``name``, the earlier image of that name removed."""
+    if image.name == name:
+        return image
+    old = bpy.data.images.get(name)
+    if old is not None:
+        old.name = name + ".old"
+    image.name = name
+    if old is not None:
+        old.user_clear()
+        bpy.data.images.remove(old)
+    return image
+
+
 def splat_pixels(image):
     """An image's pixels as (h, w, 4) uint8 (what :func:`splat_image` was given)."""
     w, h = image.size
@@ -279,14 +305,16 @@ def _layer_colour_node(nodes, links, layer, uv, *, size, index):
     return node.outputs["Color"], (node,)
 
 
-def splat_material(name, packed, layers, *, size):
+def splat_material(name, packed, layers, *, size, images=None):
     """The terrain material that blends ``layers`` by the weights in ``packed``.
 
     ``packed``: core's packed splats (``core.biomes.pack_splats``), a list of
     (h, w, 4) uint8 images, layer ``i`` in channel ``i % 4`` of image ``i //
     4`` (R, G, B, A); ``layers``: the :class:`core.biomes.SplatSpec` of each
     layer (``name``, ``color`` linear RGB, ``texture`` a file or "",
-    ``tile_size`` metres); ``size``: the terrain's side in metres.
+    ``tile_size`` metres); ``size``: the terrain's side in metres; ``images``:
+    the images of ``packed`` made already (:func:`staged_splat_image`, one
+    per step of a modal build), renamed here.
 
     Each image becomes ``<name>_splat<k>`` (:func:`splat_image`), sampled at
     the terrain's UVs (which span the unit square) as Unity samples a
@@ -316,7 +344,9 @@ def splat_material(name, packed, layers, *, size):
     weights = []
     for k, pixels in enumerate(packed):
         image_node = nodes.new("ShaderNodeTexImage")
-        image_node.image = splat_image(f"{name}_splat{k}", pixels)
+        image_node.image = (
+            splat_image(f"{name}_splat{k}", pixels) if images is None else _adopt(images[k], f"{name}_splat{k}")
+        )
         image_node.image[SPLAT_IMAGE_KEY] = k
         image_node.interpolation = "Linear"
         image_node.extension = "EXTEND"

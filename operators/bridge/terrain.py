@@ -19,7 +19,13 @@ from ...core import recipe as core_recipe
 from ...core import terrain as core_terrain
 from ...core.steps import drive
 from . import terrain_layers
-from .materials import is_terrain_material, set_shading_properties, splat_material, terrain_material
+from .materials import (
+    is_terrain_material,
+    set_shading_properties,
+    splat_material,
+    staged_splat_image,
+    terrain_material,
+)
 from .mesh import descendants, free_base_name, mesh_topology, remove_objects, set_corners, set_positions
 from .query import KIND_KEY, TERRAIN_KIND, is_terrain, terrain_root
 
@@ -211,8 +217,10 @@ def terrain_steps(recipe, *, collection, location=(0.0, 0.0, 0.0), replace=None,
     spec = recipe.terrain
     sides = [len(core_mesh.lod_indices(spec.resolution, 2**level)) for level in range(spec.lods)]
     with_layers = terrain_layers.has_layers(recipe)
-    total = 2 * spec.lods + 2 + (LAYER_PROGRESS if with_layers else 0)
-    created_meshes, created_objects = [], []
+    # the splat images, one a step (Esc lands between them), for a terrain with texture layers
+    images = -(-len(getattr(recipe, "splat", ())) // 4) if with_layers and spec.material else 0
+    total = 2 * spec.lods + 2 + (LAYER_PROGRESS if with_layers else 0) + images
+    created_meshes, created_objects, staged_images = [], [], []
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="worldseed")
     strides = [2**level for level in range(spec.lods)]
     heights_future = pool.submit(core_terrain.terrain_heights, spec, seed=recipe.world.seed)
@@ -270,7 +278,12 @@ def terrain_steps(recipe, *, collection, location=(0.0, 0.0, 0.0), replace=None,
                 if replace is not None
                 else free_base_name(recipe.world.name, spec.lods if spec.lods > 1 else 0)
             )
-            material = splat_material(name, layers.splats, recipe.splat, size=spec.size)
+            for k, pixels in enumerate(layers.splats):
+                staged_images.append(staged_splat_image(f"{name}_splat{k}", pixels))
+                done += 1
+                yield done, total, f"splat {k}"
+            material = splat_material(name, layers.splats, recipe.splat, size=spec.size, images=staged_images)
+            staged_images = []  # the material's own now
         for me in created_meshes:
             if material is not None:
                 me.materials.append(material)
@@ -293,6 +306,8 @@ def terrain_steps(recipe, *, collection, location=(0.0, 0.0, 0.0), replace=None,
         for me in created_meshes:
             if me.users == 0:
                 bpy.data.meshes.remove(me)
+        for image in staged_images:
+            bpy.data.images.remove(image)
         raise
 
 

@@ -350,6 +350,33 @@ def test_esc_during_a_rebuild_leaves_the_old_terrain_as_it_was(empty_scene, moda
     assert all(np.array_equal(a, b) for a, b in zip(after, pixels)) and len(after) == len(pixels)
 
 
+def test_the_splat_images_are_steps_of_their_own_and_esc_between_them_changes_nothing(empty_scene, modal_op):
+    """The last step (splat images, material, linking) is split: an image a step, so Esc lands inside it;
+    a rebuild cancelled there leaves the old terrain's material and images, and no image of its own."""
+    built = world.build_world(_recipe(), scene=empty_scene)
+    root = built.terrain
+    mat = _lod0(root).data.materials[0]
+    pixels = [materials.splat_pixels(n.image) for n in mat.node_tree.nodes if n.type == "TEX_IMAGE"]
+    before = _snapshot()
+    RESULT["recipe"] = RECIPE.replace("seed = 9", "seed = 12")
+    bpy.ops.worldseed.test_erosion_modal(cancel_at="splat 0", replace=root.name)
+    assert RESULT["state"] == {"CANCELLED"}
+    assert RESULT["labels"][-1] == "splat 0"  # one image made, the second not yet
+    assert _snapshot() == before  # no staged image left behind
+    assert _lod0(root).data.materials[0] == mat
+    after = [materials.splat_pixels(n.image) for n in mat.node_tree.nodes if n.type == "TEX_IMAGE"]
+    assert len(after) == len(pixels) == 2 and all(np.array_equal(a, b) for a, b in zip(after, pixels))
+    # not cancelled: both images as steps, then the material holds them under their own names
+    RESULT.clear()
+    RESULT["recipe"] = RECIPE.replace("seed = 9", "seed = 12")
+    bpy.ops.worldseed.test_erosion_modal(replace=root.name)
+    assert RESULT["state"] == {"FINISHED"}
+    assert RESULT["labels"].index("splat 0") < RESULT["labels"].index("splat 1") < RESULT["labels"].index("done")
+    names = sorted(n.image.name for n in _lod0(root).data.materials[0].node_tree.nodes if n.type == "TEX_IMAGE")
+    assert names == [f"{root.name}_splat0", f"{root.name}_splat1"]
+    assert not [i.name for i in bpy.data.images if i.name.endswith(materials.STAGED_SUFFIX) or ".old" in i.name]
+
+
 def _settings():
     return bpy.context.scene.worldseed.terrain
 
