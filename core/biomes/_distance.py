@@ -10,9 +10,10 @@ operations per offset on 16-bit integers). Everything is integer arithmetic in c
 result is exact (no rounding anywhere), and it depends only on the marks within the reach: a tile
 given a margin of at least the reach in cells agrees bit for bit with the big map it was cut from.
 
-Cost: two accumulations plus about ``3 * reach`` integer operations over the map (16-bit while
+Cost: the first pass plus about ``3 * reach`` integer operations over the map (16-bit while
 ``reach <= 179`` cells, 32-bit beyond); the offsets stop at the map's own size, so a huge reach
-costs no more than the map's side.
+costs no more than the map's side. At 1025^2: about 26 ms of CPU for a reach of 64 cells, 10 ms
+for 16 (``bench/bench_biomes.py``, which checks it against scipy's exact transform).
 """
 
 from __future__ import annotations

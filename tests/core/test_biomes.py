@@ -470,6 +470,24 @@ def test_biomes_spec_round_trips_and_refuses_bad_keys():
     assert set(biomes.BIOMES_LIMITS) == {f for f in biomes.BiomesSpec.__dataclass_fields__}
 
 
+def test_biomes_spec_reaches_and_flow_area_reach_the_moisture():
+    spec = biomes.biomes_from_dict({"sea_reach": 120.0, "flow_reach": 9.5, "flow_area": 1500.0})
+    assert (spec.sea_reach, spec.flow_reach, spec.flow_area) == (120.0, 9.5, 1500.0)
+    assert biomes.biomes_from_dict(biomes.biomes_to_dict(spec)) == spec
+    kw = biomes.moisture_kwargs(spec)
+    assert kw["sea_reach"] == 120.0 and kw["flow_reach"] == 9.5 and kw["flow_area"] == 1500.0
+    old = biomes.biomes_from_dict({"enabled": True, "sea_weight": 0.4, "flow_weight": 0.2})  # older recipes
+    assert (old.sea_reach, old.flow_reach, old.flow_area) == (64.0, 16.0, 20000.0)
+    with pytest.raises(ParameterError, match=r"biomes.sea_reach must be a finite number in \[0.01, 100000\], got 0"):
+        biomes.biomes_from_dict({"sea_reach": 0})
+    with pytest.raises(ParameterError, match=r"biomes.flow_reach must be a finite number in \[0.01, 100000\]"):
+        biomes.biomes_from_dict({"flow_reach": 1.0e6})
+    with pytest.raises(ParameterError, match=r"biomes.flow_area must be a finite number"):
+        biomes.biomes_from_dict({"flow_area": -1.0})
+    with pytest.raises(ParameterError, match="'sea_rech' -> 'sea_reach'"):
+        biomes.biomes_from_dict({"sea_rech": 10.0})
+
+
 # --- preview ------------------------------------------------------------------------------------
 
 
