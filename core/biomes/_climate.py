@@ -106,8 +106,7 @@ def closeness(mask, *, cell_size, reach):
     >>> closeness(m, cell_size=1.0, reach=4.0).tolist()
     [[1.0, 0.87890625, 0.5625, 0.19140625, 0.0]]
     """
-    cells = reach_cells(reach, cell_size)
-    cells = min(cells, mask.shape[0] + mask.shape[1])  # every cell of the map is within reach
+    cells = min(reach_cells(reach, cell_size), mask.shape[0] + mask.shape[1])  # every distance of the map
     if not mask.any():
         return np.zeros(mask.shape, np.float32)
     t = squared_distance_cells(mask, cells).astype(np.float32)

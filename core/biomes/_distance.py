@@ -23,7 +23,6 @@ import math
 import numpy as np
 
 from .._checks import check_array, check_float, check_int
-from ..errors import ParameterError
 
 __all__ = ["squared_distance_cells", "bounded_distance", "reach_cells", "MAX_REACH_CELLS"]
 
@@ -83,11 +82,13 @@ def squared_distance_cells(mask, reach):
     mask : (rows, cols) array_like of bool
     reach : int, >= 1
         In cells. Where the squared distance is at most ``reach ** 2`` it is exact; elsewhere the
-        value is ``(reach + 1) ** 2`` (farther than the reach, whatever the true distance).
+        value is ``(reach + 1) ** 2`` (farther than the reach, whatever the true distance). A
+        reach beyond ``rows + cols`` holds every distance of the map and counts as ``rows + cols``.
 
     Returns
     -------
-    (rows, cols) uint16 ndarray while ``2 * (reach + 1) ** 2 < 65536``, else uint32.
+    (rows, cols) uint16 ndarray while ``2 * (reach + 1) ** 2 < 65536``, else uint32 (uint64 for
+    maps of more than 20,000 cells a side).
 
     Examples
     --------
@@ -98,8 +99,9 @@ def squared_distance_cells(mask, reach):
     mask = check_array(mask, name="mask", ndim=2, dtype_kind="b")
     reach = check_int(reach, name="reach", bounds=(1, MAX_REACH_CELLS))
     rows, cols = mask.shape
+    reach = min(reach, rows + cols)
     far = reach + 1
-    dtype = np.uint16 if 2 * far * far < 65536 else np.uint32
+    dtype = np.uint16 if 2 * far * far < 1 << 16 else np.uint32 if 2 * far * far < 1 << 32 else np.uint64
     g2 = _row_distance(mask, far).astype(dtype)
     g2 *= g2
     # pass 2, along the columns: the lower envelope of the parabolas k^2 + g2[i + k], |k| <= reach
@@ -133,9 +135,8 @@ def bounded_distance(mask, *, reach, cell_size=1.0):
     """
     cell_size = check_float(cell_size, name="cell_size", bounds=(0.0, None), open_low=True)
     reach = check_float(reach, name="reach", bounds=(0.0, None), open_low=True)
-    cells = reach_cells(reach, cell_size)
-    if cells > MAX_REACH_CELLS:
-        raise ParameterError(f"reach {reach:g} m is more than {MAX_REACH_CELLS} cells of {cell_size:g} m")
+    mask = check_array(mask, name="mask", ndim=2, dtype_kind="b")
+    cells = min(reach_cells(reach, cell_size), sum(mask.shape))  # as squared_distance_cells counts it
     d2 = squared_distance_cells(mask, cells)
     out = np.sqrt(d2.astype(np.float64)) * cell_size
     out[(d2 > cells * cells) | (out > reach)] = np.inf

@@ -133,6 +133,16 @@ def test_distance_equals_a_brute_force_distance_within_the_reach(rows, cols, den
     assert near.dtype == np.float32 and (near[mask] == 1.0).all()
 
 
+def test_a_reach_longer_than_the_map_holds_every_distance():
+    mask = np.zeros((9, 14), bool)
+    mask[2, 11] = mask[7, 0] = True
+    d = biomes.bounded_distance(mask, reach=1.0e9, cell_size=0.001)
+    np.testing.assert_array_equal(d, _brute_distance(mask, 0.001))
+    assert np.isinf(biomes.bounded_distance(np.zeros((4, 4), bool), reach=1.0e9)).all()
+    near = biomes.closeness(mask, cell_size=0.001, reach=1.0e5)
+    assert near.min() > 0.99999 and (near[mask] == 1.0).all()
+
+
 def test_distance_of_a_large_map_with_a_long_reach_equals_brute_force_on_samples():
     """1025 x 700 with a reach of 200 cells (32-bit sums): sampled cells against brute force."""
     rng = np.random.default_rng(7)
