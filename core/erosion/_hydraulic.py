@@ -503,9 +503,9 @@ class _Simulation:
         sed = np.zeros(n)
         cell, area = self.cell, self.area
         a, b = self.inertia, (1.0 - self.inertia) / cell
-        # where the brush took how much, and what was laid where (summed into the exact float64 maps
-        # at the end of the batch; the working map is float32, for the caches' sake)
-        centres, amounts, laid_cells, laid = [], [], [], []
+        # where the brush took how much (summed into the exact float64 centres at the end of the
+        # batch; what is laid goes to the exact float64 map at once; the working map is float32)
+        centres, amounts = [], []
         for _ in range(self.steps):
             h00 = f.take(c, mode="clip")
             h10 = f.take(c + 1, mode="clip")
@@ -530,7 +530,7 @@ class _Simulation:
             length = np.sqrt(dx * dx + dy * dy)
             if not length.all():  # nowhere to go: dies here with what it carries
                 keep = length != 0
-                self._die(c[~keep], sed[~keep], laid_cells, laid)
+                self._die(c[~keep], sed[~keep])
                 x, y, dx, dy, speed, water, sed, c, ix, iy, fx, fy, h_old, length = (
                     v[keep] for v in (x, y, dx, dy, speed, water, sed, c, ix, iy, fx, fy, h_old, length)
                 )
@@ -598,10 +598,10 @@ class _Simulation:
                 amount -= su
                 corners = [cp, cp + 1, cp + pc, cp + (pc + 1)]
                 shares = [amount - amount * v, su - su * v, amount * v, su * v]
-                laid_cells += corners
-                laid += shares
                 cells += corners
-                vals.append(np.concatenate(shares).astype(np.float32))
+                shares = np.concatenate(shares)
+                vals.append(shares.astype(np.float32))
+                np.add.at(self.deposited, np.concatenate(corners), shares)
             if take.size:
                 s, ct = sed.take(take, mode="clip"), c.take(take, mode="clip")
                 amount = (cap.take(take, mode="clip") - s) * self.k_erode
@@ -621,11 +621,9 @@ class _Simulation:
             np.sqrt(speed, out=speed)
             water *= self.keep_water
             x, y, ix, iy, fx, fy, c = nx, ny, qx, qy, gx, gy, q
-        self._die(c, sed, laid_cells, laid)
+        self._die(c, sed)
         if centres:
             self.centre += np.bincount(np.concatenate(centres), np.concatenate(amounts), minlength=self.centre.size)
-        if laid:
-            self.deposited += np.bincount(np.concatenate(laid_cells), np.concatenate(laid), minlength=self.flat.size)
 
     def _crowding(self, ix, iy):
         """What a droplet's caps are divided by this step: the droplets whose node is in its block (of
@@ -638,7 +636,7 @@ class _Simulation:
         crowd -= 1
         return np.maximum(crowd, 1, out=crowd)
 
-    def _die(self, c, sed, laid_cells, laid):
+    def _die(self, c, sed):
         """Dying droplets lay what they carry around their node with the brush."""
         carried = np.flatnonzero(sed > 0)
         if carried.size:
@@ -649,8 +647,7 @@ class _Simulation:
             cells = (ct[:, None] + self.boff).reshape(-1)
             vals = (s[:, None] * self.weights).reshape(-1)
             np.add.at(self.flat, cells, vals.astype(np.float32))
-            laid_cells.append(cells)
-            laid.append(vals)
+            np.add.at(self.deposited, cells, vals)
 
     def finish(self, original):
         """Heights, eroded and deposited maps (metres) and the ledger."""
