@@ -12,8 +12,10 @@ import bpy
 
 from ..core.recipe import EXPORT_LIMITS, ExportSpec
 from .bridge import export, world
+from .bridge import terrain as bridge_terrain
+from .bridge import terrain_layers as bridge_layers
 from .bridge.export import ExportError
-from .bridge.query import worldseed_roots
+from .bridge.query import is_terrain, worldseed_roots
 from .common import ModalBuild
 
 #: Exports with more scattered instances than this run modally (progress bar, Esc to cancel).
@@ -48,6 +50,13 @@ def export_steps(context, objects, path, spec, *, scatter_mode="auto", relief_fi
     except OSError as err:
         raise ExportError(f"export folder {folder!r} cannot be created: {err.strerror or err}") from None
     formats = tuple(f for f in ("fbx", "glb") if getattr(spec, f))
+    layers, heights = {}, {}
+    if spec.heightmap_raw or spec.preview:  # terrains' layers (erosion ...) not kept: worked out with progress
+        for root in (o for o in objects if is_terrain(o)):
+            recipe = bridge_terrain.stored_recipe(root)
+            if bridge_layers.has_layers(recipe):
+                kept = yield from bridge_layers.worker_steps(recipe)
+                layers[root.name], heights[root.name] = kept, kept.heights
     with world.output_folder(folder) as stage:
         parts = export.ExportPaths()
         if formats:
@@ -68,10 +77,21 @@ def export_steps(context, objects, path, spec, *, scatter_mode="auto", relief_fi
             relief_file=relief_file or f"{name}_relief.png",
             render_file=render_file or f"{name}_preview.png",
             stage=stage,
+            heights=heights,
+            layers=layers,
         )
         staged = list(dict.fromkeys([*parts, *rest]))  # the prop library wrote the placement file already
         paths = stage.commit(staged)
     return paths, parts
+
+
+def erodes_first(objects, spec):
+    """Whether an export of ``objects`` has a terrain's layers (erosion ...) to work out first (not
+    kept from its build): then it runs modally, with progress and Esc, in a window."""
+    if bpy.app.background or not (spec.heightmap_raw or spec.preview):
+        return False
+    recipes = [bridge_terrain.stored_recipe(o) for o in objects if is_terrain(o)]
+    return any(bridge_layers.has_layers(r) and not bridge_layers.is_kept(r) for r in recipes)
 
 
 def _flag(name, default):
@@ -162,7 +182,7 @@ class WORLDSEED_OT_export_unity(ModalBuild, bpy.types.Operator):
                 )
             instances = sum(len(o.data.vertices) for o in export.scatters_among(objects))
             steps = export_steps(context, objects, path, spec, scatter_mode=self.scatter_mode.lower())
-            if context.window is not None and instances > MODAL_INSTANCES:
+            if context.window is not None and (instances > MODAL_INSTANCES or erodes_first(objects, spec)):
                 return self.start_modal(context, steps, "exporting for Unity")
             while True:
                 try:

@@ -23,6 +23,8 @@ __all__ = [
     "has_layers",
     "layers_steps",
     "layers_for",
+    "is_kept",
+    "worker_steps",
     "forget",
     "Relay",
     "Cancelled",
@@ -80,6 +82,38 @@ def layers_steps(recipe, heights):
         while len(_CACHE) > CACHE_SIZE:
             _CACHE.popitem(last=False)
     return layers
+
+
+def is_kept(recipe):
+    """Whether the layers of ``recipe``'s terrain are kept (asking for them costs nothing)."""
+    with _CACHE_LOCK:
+        return _key(recipe) in _CACHE
+
+
+def worker_steps(recipe):
+    """The layers of ``recipe``'s terrain worked out on a worker thread (noise, then
+    :func:`layers_steps`), yielding ``(done, total, label)`` -- the last step again while waiting,
+    so a modal operator stays responsive; closing stops the worker at its next step.  Returns a
+    ``core.terrain.TerrainLayers`` (kept: asked again, it costs nothing)."""
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="worldseed-layers")
+    relay = Relay(
+        pool,
+        lambda: layers_steps(recipe, core_terrain.terrain_heights(recipe.terrain, seed=recipe.world.seed)),
+    )
+    pool.shutdown(wait=False)
+    last, steps = (0, 1, "layers"), relay.steps()
+    try:
+        while True:
+            try:
+                step = next(steps)
+            except StopIteration as stop:
+                return stop.value
+            if step is not None:
+                last = step
+            yield last
+    except BaseException:
+        relay.cancel()
+        raise
 
 
 def forget():

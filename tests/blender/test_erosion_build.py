@@ -252,6 +252,35 @@ def test_export_for_unity_writes_the_package_too(empty_scene, tmp_path):
         assert (tmp_path / "ui" / name).read_bytes() == (headless / name).read_bytes(), name
 
 
+def test_export_for_unity_works_out_layers_not_kept_with_progress(empty_scene, tmp_path):
+    """After a reload (no layers kept), Export for Unity erodes again as steps (progress, Esc in a window)
+    on a worker, and writes the same files."""
+    from worldseed.operators import export as export_ops
+    from worldseed.operators.bridge import terrain_layers as bridge_layers
+
+    recipe = _recipe()
+    built = world.build_world(recipe, scene=empty_scene)
+    spec = core_recipe.ExportSpec(fbx=False, heightmap_raw=True, preview=False)
+    (tmp_path / "kept").mkdir()
+    kept = str(tmp_path / "kept")
+    world.write_exports([built.terrain], kept, "world", spec, heights=built.heights, layers=built.layers)
+    bridge_layers.forget()
+    stored = bridge_terrain.stored_recipe(built.terrain)
+    assert not bridge_layers.is_kept(stored)
+    assert not export_ops.erodes_first([built.terrain], spec)  # background: no window to show progress in
+    steps = export_ops.export_steps(bpy.context, [built.terrain], str(tmp_path / "again" / "world.fbx"), spec)
+    labels = []
+    while True:
+        try:
+            labels.append(next(steps)[2])
+        except StopIteration:
+            break
+    assert "erosion" in labels and "splats" in labels
+    assert bridge_layers.is_kept(stored)
+    for name in ("world_heightmap.raw", "world_splat0.png", "world_splat1.png", "world_flow.png", "world_terrain.json"):
+        assert (tmp_path / "again" / name).read_bytes() == (tmp_path / "kept" / name).read_bytes(), name
+
+
 RESULT = {}
 
 
