@@ -58,9 +58,9 @@ __all__ = [
 
 #: Mixed into the seed so erosion has its own random stream ("EROD").
 SEED_TAG = 0x45524F44
-#: Most droplets one call may simulate (about 10 minutes at 1025^2 on one core).
+#: Most droplets one call may simulate (about 10 minutes at 1025^2 on one core, 30 steps each).
 MAX_DROPLETS = 50_000_000
-#: Most droplets x steps one call may simulate (about 15 minutes on one core).
+#: Most droplets x steps one call may simulate (10 to 15 minutes on one core).
 MAX_DROPLET_STEPS = 1_500_000_000
 #: The rates are given per this distance travelled (metres); Lague's values are per step of one 1 m cell.
 REFERENCE_STEP = 1.0
