@@ -80,10 +80,14 @@ def on_scatter_change(self, context):
 
 
 def _run_scatter():
+    """The deferred re-scatter: after any build with progress that runs now, modal when the terrain's
+    layers must be worked out first (:func:`scatter_ops.auto_rescatter`)."""
+    if not bpy.app.background and modal_builds():
+        return DELAY
     scene = _take("scatter")
     obj = scatter_of(bpy.context.view_layer.objects.active) if scene is not None else None
     if obj is not None:
-        _report(scene.worldseed.scatter, lambda: scatter_ops.rescatter(obj, scene))
+        _report(scene.worldseed.scatter, lambda: scatter_ops.auto_rescatter(obj, scene))
     return None
 
 

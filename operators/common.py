@@ -5,6 +5,8 @@ import importlib
 import importlib.util
 import os
 
+import bpy
+
 from ..core.errors import ParameterError
 
 __all__ = [
@@ -16,6 +18,7 @@ __all__ = [
     "family_modules",
     "paused_auto_update",
     "modal_builds",
+    "window_of",
 ]
 
 #: Builds with more vertices than this run modally, with progress and Esc to cancel
@@ -54,6 +57,12 @@ def modal_vertices(context):
     """The preferences' threshold above which builds show progress (or :data:`MODAL_VERTICES`)."""
     addon = context.preferences.addons.get(__package__.rpartition(".")[0])
     return addon.preferences.modal_vertices if addon is not None and addon.preferences else MODAL_VERTICES
+
+
+def window_of(scene):
+    """A window showing ``scene`` (where a modal rebuild shows its progress), or None."""
+    wm = bpy.context.window_manager
+    return next((w for w in (wm.windows if wm is not None else ()) if w.scene == scene), None)
 
 
 def modal_builds():

@@ -13,9 +13,11 @@ from ..core import scatter as core_scatter
 from ..core.errors import ParameterError
 from ..core.spec import from_attrs
 from .bridge import scatter as bridge_scatter
+from .bridge import terrain as bridge_terrain
+from .bridge import terrain_layers as bridge_layers
 from .bridge.properties import SHOWN_KINDS, props_from_limits
 from .bridge.query import scatter_of, terrain_root
-from .common import ModalBuild, new_seed, select_only
+from .common import ModalBuild, new_seed, select_only, window_of
 
 #: Make Real of more instances than this runs modally (progress bar, Esc to cancel).
 MODAL_INSTANCES = 1_000
@@ -101,6 +103,19 @@ def layer_sources(settings):
     return out
 
 
+def auto_rescatter(obj, scene):
+    """Auto Update's re-scatter of ``obj``: through Update Scatter's modal run in a window showing
+    ``scene`` when its terrain's layers must be worked out first (:func:`layers_pending`:
+    progress, Esc; returns ``{"RUNNING_MODAL"}``), at once otherwise (and in background runs)."""
+    window = None if bpy.app.background else window_of(scene)
+    if window is not None and layers_pending(obj.parent):
+        layer_specs(scene.worldseed.scatter)  # bad settings: raised here, before anything runs
+        with bpy.context.temp_override(window=window):
+            if scatter_of(bpy.context.active_object) == obj:
+                return bpy.ops.worldseed.scatter_update("INVOKE_DEFAULT", auto=True)
+    return rescatter(obj, scene)
+
+
 def rescatter(obj, scene):
     """Re-scatter the scatter object ``obj`` in place from ``scene``'s Scatter settings."""
     settings = scene.worldseed.scatter
@@ -114,7 +129,25 @@ def rescatter(obj, scene):
     )
 
 
-class WORLDSEED_OT_scatter_add(bpy.types.Operator):
+def layers_pending(root):
+    """Whether the terrain ``root`` has layers (erosion, biomes ...) its scatter reads that are not
+    kept from its build (after a reload, or another terrain built since): working them out takes a
+    while, so the scatter operators then run modally (progress, Esc) in a window."""
+    recipe = bridge_terrain.stored_recipe(root)
+    return bridge_layers.has_layers(recipe) and not bridge_layers.is_kept(recipe)
+
+
+def scatter_steps(root, scatter):
+    """Steps of a scatter on the terrain ``root``: its layers worked out first on a worker (with
+    their progress) when not kept, then ``scatter()`` (which finds them kept), whose result is
+    returned.  Closed before the end, nothing is scattered."""
+    recipe = bridge_terrain.stored_recipe(root)
+    if bridge_layers.has_layers(recipe) and not bridge_layers.is_kept(recipe):
+        yield from bridge_layers.worker_steps(recipe)
+    return scatter()
+
+
+class WORLDSEED_OT_scatter_add(ModalBuild, bpy.types.Operator):
     """Scatter the Scatter panel's prop layers over the active Worldseed terrain"""
 
     bl_idname = "worldseed.scatter_add"
@@ -129,7 +162,8 @@ class WORLDSEED_OT_scatter_add(bpy.types.Operator):
     def poll(cls, context):
         return terrain_root(context.active_object) is not None
 
-    def execute(self, context):
+    def _scatter(self, context):
+        """A function making the scatter (the panel's layers read and checked now)."""
         settings = context.scene.worldseed.scatter
         if self.from_settings:
             self.seed = settings.seed
@@ -138,37 +172,77 @@ class WORLDSEED_OT_scatter_add(bpy.types.Operator):
             self.seed = new_seed()
             self.new_seed = False
         root = terrain_root(context.active_object)
+        specs, sources, seed = layer_specs(settings), layer_sources(settings), self.seed
+        return lambda: bridge_scatter.scatter_onto(root, specs, sources, seed=seed, collection=context.collection)
+
+    def invoke(self, context, event):
+        root = terrain_root(context.active_object)
+        if context.window is None or not layers_pending(root):
+            return self.execute(context)
         try:
-            obj = bridge_scatter.scatter_onto(
-                root, layer_specs(settings), layer_sources(settings), seed=self.seed, collection=context.collection
-            )
+            scatter = self._scatter(context)
         except ParameterError as err:
             self.report({"ERROR"}, str(err))
             return {"CANCELLED"}
-        select_only(context, obj)
-        self.report({"INFO"}, f"Worldseed: scattered {len(obj.data.vertices):,} props on {root.name!r}")
+        return self.start_modal(context, scatter_steps(root, scatter), "scattering")
+
+    def execute(self, context):
+        try:
+            obj = self._scatter(context)()
+        except ParameterError as err:
+            self.report({"ERROR"}, str(err))
+            return {"CANCELLED"}
+        self.finished(context, obj)
         return {"FINISHED"}
 
+    def finished(self, context, obj):
+        select_only(context, obj)
+        self.report({"INFO"}, f"Worldseed: scattered {len(obj.data.vertices):,} props on {obj.parent.name!r}")
 
-class WORLDSEED_OT_scatter_update(bpy.types.Operator):
+
+class WORLDSEED_OT_scatter_update(ModalBuild, bpy.types.Operator):
     """Re-scatter the active scatter in place with the Scatter panel's layers and seed"""
 
     bl_idname = "worldseed.scatter_update"
     bl_label = "Update Scatter"
     bl_options = {"REGISTER", "UNDO"}
 
+    auto: bpy.props.BoolProperty(
+        name="Auto Update",
+        default=False,
+        options={"SKIP_SAVE", "HIDDEN"},
+        description="Started by Auto Update: an error goes to the Scatter panel's last error",
+    )
+
     @classmethod
     def poll(cls, context):
         return scatter_of(context.active_object) is not None
+
+    def invoke(self, context, event):
+        obj = scatter_of(context.active_object)
+        if context.window is None or not layers_pending(obj.parent):
+            return self.execute(context)
+        scene = context.scene
+        return self.start_modal(context, scatter_steps(obj.parent, lambda: rescatter(obj, scene)), "re-scattering")
 
     def execute(self, context):
         obj = scatter_of(context.active_object)
         try:
             rescatter(obj, context.scene)
         except ParameterError as err:
+            self.failed(context, err)
             self.report({"ERROR"}, str(err))
             return {"CANCELLED"}
+        self.finished(context, obj)
         return {"FINISHED"}
+
+    def failed(self, context, err):
+        if self.auto:
+            context.scene.worldseed.scatter.last_error = str(err)
+
+    def finished(self, context, obj):
+        if self.auto:
+            context.scene.worldseed.scatter.last_error = ""
 
 
 def make_real_steps(context, obj):
@@ -270,7 +344,7 @@ class WORLDSEED_OT_scatter_reseed(bpy.types.Operator):
     def execute(self, context):
         context.scene.worldseed.scatter.seed = new_seed()
         if scatter_of(context.active_object) is not None:
-            return bpy.ops.worldseed.scatter_update()
+            return bpy.ops.worldseed.scatter_update("INVOKE_DEFAULT")  # modal when the terrain erodes first
         return {"FINISHED"}
 
 

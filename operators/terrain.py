@@ -18,7 +18,7 @@ from .bridge import curve, presets
 from .bridge import terrain as bridge_terrain
 from .bridge.properties import apply_spec, props_from_limits
 from .bridge.query import terrain_root
-from .common import ModalBuild, modal_vertices, new_seed, paused_auto_update, select_only
+from .common import ModalBuild, modal_vertices, new_seed, paused_auto_update, select_only, window_of
 
 #: Terrain fields shown as properties (the height curve has its own widget; ``enabled`` is for recipes).
 TERRAIN_FIELDS = tuple(n for n, limit in core_terrain.LIMITS.items() if limit.kind != "custom" and n != "enabled")
@@ -96,12 +96,6 @@ def runs_modal(context, recipe):
         return False
     eroding = getattr(getattr(recipe.terrain, "erosion", None), "enabled", False)
     return eroding or _vertex_count(recipe) > modal_vertices(context)
-
-
-def window_of(scene):
-    """A window showing ``scene`` (where a modal rebuild of its terrain shows its progress), or None."""
-    wm = bpy.context.window_manager
-    return next((w for w in (wm.windows if wm is not None else ()) if w.scene == scene), None)
 
 
 def auto_rebuild(root, scene):

@@ -15,10 +15,11 @@ import pytest
 
 from worldseed.addon import live
 from worldseed.core import terrain as core_terrain
+from worldseed.operators import scatter as scatter_ops
 from worldseed.operators import terrain as terrain_ops
 from worldseed.operators.bridge import terrain_layers as bridge_layers
 from worldseed.operators.bridge.query import terrain_root
-from worldseed.operators.common import ModalBuild, modal_builds
+from worldseed.operators.common import ModalBuild, modal_builds, window_of
 
 RESULT = {}
 
@@ -119,6 +120,8 @@ def _driven(cls, idname):
 TEST_OPERATORS = (
     _driven(terrain_ops.WORLDSEED_OT_terrain_reseed, "worldseed.test_reseed_modal"),
     _driven(terrain_ops.WORLDSEED_OT_terrain_update, "worldseed.test_update_modal"),
+    _driven(scatter_ops.WORLDSEED_OT_scatter_add, "worldseed.test_scatter_add_modal"),
+    _driven(scatter_ops.WORLDSEED_OT_scatter_update, "worldseed.test_scatter_update_modal"),
 )
 
 
@@ -220,9 +223,73 @@ def test_auto_rebuild_with_bad_settings_raises_before_building(empty_scene):
 
 def test_window_of_finds_the_window_showing_the_scene(empty_scene):
     scene = bpy.context.scene
-    assert terrain_ops.window_of(scene) == bpy.context.window
+    assert window_of(scene) == bpy.context.window
     other = bpy.data.scenes.new("Elsewhere")
     try:
-        assert terrain_ops.window_of(other) is None  # no window shows it: a rebuild there runs at once
+        assert window_of(other) is None  # no window shows it: a rebuild there runs at once
     finally:
         bpy.data.scenes.remove(other)
+
+
+def _points(obj):
+    co = np.empty(len(obj.data.vertices) * 3, np.float32)
+    obj.data.attributes["position"].data.foreach_get("vector", co)
+    return co.reshape(-1, 3)
+
+
+def _eroded_scatter():
+    """An eroded terrain with a scatter of the panel's layers on it, its layers then forgotten (as after
+    reopening the .blend): the scatter operators must erode again before they scatter."""
+    _eroding()
+    root = _add_terrain()
+    settings = bpy.context.scene.worldseed.scatter
+    bpy.ops.worldseed.scatter_layer_add(builtin="rock")
+    settings.layers[settings.active_layer].radius = 6.0
+    settings.seed = 3
+    bpy.context.view_layer.objects.active = root
+    assert bpy.ops.worldseed.scatter_add() == {"FINISHED"}
+    scatter = bpy.context.active_object
+    bridge_layers.forget()
+    assert scatter_ops.layers_pending(root)
+    return root, scatter
+
+
+def test_update_scatter_on_a_terrain_that_must_erode_first_runs_modally(empty_scene, driven):
+    root, scatter = _eroded_scatter()
+    before = _points(scatter).copy()
+    RESULT.clear()
+    bpy.ops.worldseed.test_scatter_update_modal()
+    assert RESULT["path"] == "modal" and RESULT["state"] == {"FINISHED"}
+    assert "erosion" in RESULT["labels"]
+    assert not scatter_ops.layers_pending(root)  # kept now
+    np.testing.assert_array_equal(_points(scatter), before)  # the same scatter as at once
+    # Esc while it erodes: the scatter as it was
+    bridge_layers.forget()
+    bpy.context.scene.worldseed.scatter.seed = 4
+    RESULT.clear()
+    RESULT["cancel_at"] = "erosion"
+    bpy.ops.worldseed.test_scatter_update_modal()
+    assert RESULT["state"] == {"CANCELLED"}
+    np.testing.assert_array_equal(_points(scatter), before)
+
+
+def test_scatter_props_on_a_terrain_that_must_erode_first_runs_modally(empty_scene, driven):
+    root, scatter = _eroded_scatter()
+    bpy.context.view_layer.objects.active = root
+    RESULT.clear()
+    bpy.ops.worldseed.test_scatter_add_modal()
+    assert RESULT["path"] == "modal" and RESULT["state"] == {"FINISHED"}
+    made = bpy.context.active_object
+    assert made != scatter and made.parent == root
+    np.testing.assert_array_equal(_points(made), _points(scatter))  # same layers and seed: same points
+
+
+def test_scatter_on_kept_layers_runs_at_once(empty_scene, driven):
+    root, scatter = _eroded_scatter()
+    bpy.context.view_layer.objects.active = scatter
+    RESULT.clear()
+    bpy.ops.worldseed.test_scatter_update_modal()  # erodes once (modal) ...
+    RESULT.clear()
+    bpy.ops.worldseed.test_scatter_update_modal()  # ... then the layers are kept: at once
+    assert RESULT["invoked"] == {"FINISHED"} and RESULT["path"] == "execute"
+    assert scatter_ops.auto_rescatter(scatter, bpy.context.scene) == scatter  # background: at once
