@@ -583,7 +583,6 @@ class _Simulation:
             lay |= up
             put = np.flatnonzero(lay)
             take = np.flatnonzero(~lay)
-            cells, vals = [], []
             if put.size:
                 s, dh_put = sed.take(put, mode="clip"), dh.take(put, mode="clip")
                 amount = np.where(
@@ -596,12 +595,10 @@ class _Simulation:
                 amount /= area
                 su = amount * u  # the bilinear shares of the four corners
                 amount -= su
-                corners = [cp, cp + 1, cp + pc, cp + (pc + 1)]
-                shares = [amount - amount * v, su - su * v, amount * v, su * v]
-                cells += corners
-                shares = np.concatenate(shares)
-                vals.append(shares.astype(np.float32))
-                np.add.at(self.deposited, np.concatenate(corners), shares)
+                corners = np.concatenate((cp, cp + 1, cp + pc, cp + (pc + 1)))
+                shares = np.concatenate((amount - amount * v, su - su * v, amount * v, su * v))
+                np.add.at(f, corners, shares.astype(np.float32))
+                np.add.at(self.deposited, corners, shares)
             if take.size:
                 s, ct = sed.take(take, mode="clip"), c.take(take, mode="clip")
                 amount = (cap.take(take, mode="clip") - s) * self.k_erode
@@ -612,9 +609,8 @@ class _Simulation:
                 amount *= self.spread.take(ct, mode="clip")
                 centres.append(ct)
                 amounts.append(amount)
-                cells.append((ct[:, None] + self.boff).reshape(-1))
-                vals.append((amount.astype(np.float32)[:, None] * self.neg_weights).reshape(-1))
-            np.add.at(f, np.concatenate(cells), np.concatenate(vals))
+                stamp = (amount.astype(np.float32)[:, None] * self.neg_weights).reshape(-1)
+                np.add.at(f, (ct[:, None] + self.boff).reshape(-1), stamp)
             speed *= speed
             speed -= dh * self.gravity
             np.maximum(speed, 0.0, out=speed)
