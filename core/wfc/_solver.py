@@ -152,9 +152,31 @@ def _pack(rows):
 
 #: Patterns per block of the support look-up, and the most pattern sets whose supports are kept.
 _CACHED = 50_000
+#: Most patterns a set may have lost since it last narrowed its neighbours for them to be narrowed by
+#: its classes (see :func:`_classes`) rather than by its whole support (fewer than 16).
+_FEW = 6
 #: The largest integer weight, and the fixed-point unit of ``w log w``.
 _WEIGHT_UNIT = 2**24
 _FIXED = 2**16
+
+
+def _classes(compatible):
+    """Per pattern, for a 4-way table whose patterns fall into classes per direction (patterns
+    with the same neighbours that way; different classes share no neighbour, as with sockets or
+    overlaps): (its class's members, its neighbours) per direction as 8 integers; else None.
+
+    Then a set's support that way is the disjoint union of its classes' neighbours, so a set that
+    lost a few patterns loses exactly the neighbours of the classes it no longer meets."""
+    nbr = [_pack(compatible[d]) for d in range(4)]
+    members = []
+    for rows in nbr:
+        groups = {}
+        for i, row in enumerate(rows):
+            groups[row] = groups.get(row, 0) | 1 << i
+        if sum(row.bit_count() for row in groups) != reduce(_or, groups).bit_count():
+            return None  # two classes share a neighbour
+        members.append([groups[row] for row in rows])
+    return list(zip(*members, *nbr))
 
 
 class _Rules:
@@ -183,11 +205,12 @@ class _Rules:
         # one integer per pattern: its support in every direction, direction d at bits d*P
         rows = _pack(compatible.transpose(1, 0, 2).reshape(p, self.directions * p))
         self.support_rows = rows
+        self.classes = _classes(compatible) if self.directions == 4 else None
         blocks = (p + 63) // 64
         self._half_tables = [None] * (2 * blocks)  # per half-block, its 4 byte tables (built when first needed)
         self._half_support = [{} for _ in range(2 * blocks)]
         self._support = {}
-        self.cached_support = self._support.get  # a set's support if already looked up, else None
+        self.cached_support = self._support.get  # a set's look_up() if already made, else None
         self._block_support = [{0: 0} for _ in range(blocks)]
         self._block_bytes_total = 8 * blocks
         self._unpack = struct.Struct(f"<{blocks}Q").unpack
@@ -195,12 +218,13 @@ class _Rules:
 
     def support(self, m):
         """Per direction, the set of patterns that ``m`` allows next to it."""
-        s = self._support.get(m)
-        return s if s is not None else self.look_up(m)
+        s = self._support.get(m) or self.look_up(m)
+        return tuple(d & self.full for d in s)
 
     def look_up(self, m):
-        """:meth:`support` of a set not in the cache (and cache it): the union of the supports of
-        its 64-pattern blocks, each looked up once per distinct block (from tables per byte)."""
+        """:meth:`support` of a set not in the cache (and cache it), each direction's set with
+        the bits of the later directions above it (ANDed with a set they drop): the union of the
+        supports of its 64-pattern blocks, each looked up once per distinct block."""
         caches = self._block_support
         keys = self._unpack(m.to_bytes(self._block_bytes_total, "little"))
         values = list(map(dict.get, caches, keys))
@@ -213,11 +237,12 @@ class _Rules:
                         caches[k][key] = v
                     values[k] = v
         bits = reduce(_or, values) if len(values) > 1 else values[0]
-        p, full = self.p, self.full
+        # direction d at bits d*P and up (the bits above stay: a set ANDed with it drops them)
+        p = self.p
         if self.directions == 4:
-            s = (bits & full, (bits >> p) & full, (bits >> 2 * p) & full, bits >> 3 * p)
+            s = (bits, bits >> p, bits >> 2 * p, bits >> 3 * p)
         else:
-            s = tuple((bits >> (d * p)) & full for d in range(self.directions))
+            s = tuple(bits >> (d * p) for d in range(self.directions))
         if len(self._support) < _CACHED:
             self._support[m] = s
         return s
@@ -319,10 +344,13 @@ class _Search:
     ``current`` (a list) and ``entropy`` (an array, for ``argmin``) hold each cell's entropy plus
     its noise (inf when decided); cells whose set changed wait in ``dirty`` until :meth:`refresh`."""
 
-    def __init__(self, rules, nbrs, wave, noise, constraints):
+    def __init__(self, rules, nbrs, wave, noise, constraints, consistent=True):
         self.rules, self.nbrs, self.noise = rules, nbrs, noise
         self.n = len(wave)
         self.wave = wave + [0]
+        # each cell's set when its neighbours were last narrowed by it; a wave not yet propagated
+        # gets sets with 16 extra bits (never "a few patterns lost")
+        self.seen = list(self.wave) if consistent else [rules.full | 0xFFFF << rules.p] * len(self.wave)
         self.log = []
         self.constraints = constraints
         self.reason = None
@@ -353,14 +381,36 @@ class _Search:
         cached, support = rules.cached_support, rules.look_up
         logged = self.log.append
         level = cells
-        four = rules.directions == 4
+        four, seen, classes = rules.directions == 4, self.seen, rules.classes
         while level:
             changed = []
             append = changed.append
             for c in level:
                 m = wave[c]
                 if four:  # unrolled: the grid's four neighbours
-                    s0, s1, s2, s3 = cached(m) or support(m)
+                    s = cached(m)
+                    if s is None:
+                        lost = seen[c] & ~m
+                        if classes is not None and lost.bit_count() <= _FEW:
+                            # a few patterns gone: the neighbours of the classes m no longer meets
+                            k0 = k1 = k2 = k3 = 0
+                            while lost:
+                                low = lost & -lost
+                                lost ^= low
+                                a0, a1, a2, a3, b0, b1, b2, b3 = classes[low.bit_length() - 1]
+                                if not m & a0:
+                                    k0 |= b0
+                                if not m & a1:
+                                    k1 |= b1
+                                if not m & a2:
+                                    k2 |= b2
+                                if not m & a3:
+                                    k3 |= b3
+                            s = (~k0, ~k1, ~k2, ~k3)
+                        else:
+                            s = support(m)
+                    seen[c] = m
+                    s0, s1, s2, s3 = s
                     t0, t1, t2, t3 = nbrs[c]
                     old = wave[t0]
                     new = old & s0
@@ -464,6 +514,9 @@ class _Search:
             wave[c] = old
         cells = [c for c, _ in undone]
         self.dirty += cells
+        seen = self.seen  # the state at the mark was consistent: every neighbour fits every set
+        for c in cells:
+            seen[c] = wave[c]
         if mirror is not None:
             for c in cells:
                 mirror[c] = rules.row(wave[c])
@@ -660,7 +713,7 @@ def _solve(
         wave0 = _pack(start)
     else:
         wave0 = [rules.full] * n
-    state = _Search(rules, nbrs, wave0, [0.0] * n, constraints)
+    state = _Search(rules, nbrs, wave0, [0.0] * n, constraints, consistent=False)
     uniform = allowed is None and fixed is None
     empty = -1 if uniform else next((c for c, m in enumerate(wave0) if not m), -1)
     if empty >= 0:
