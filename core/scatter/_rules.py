@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import biomes
 from .._checks import ParameterError, check_bool, check_float, make_rng
 from ..erosion import flow_accumulation
 from ..heightmap import slope_degrees
@@ -37,8 +38,6 @@ KEEP_AWAY = (0.0, 100_000.0)
 DEPOSITS = (0.0, 100_000.0)
 #: Upstream area draining through a cell (flow accumulation), square metres.
 FLOW = (0.0, 1.0e12)
-#: Most biomes a layer may name.
-MAX_BIOMES = 64
 #: The maps a rule may read, and the rule that needs each.
 MAP_KEYS = ("biomes", "biome_names", "deposited", "flow")
 
@@ -59,43 +58,13 @@ def check_range(value, name, bounds):
 
 
 def check_biomes(value, name):
-    """Biome names with weights: a list of names (weight 1 each), ``{name: weight}`` with weights in
-    [0, 1], or the text ``"name, name = weight"`` (a sidebar's text field); returned as a tuple of
-    ``(name, weight)`` pairs in the order given (``()``: no rule).
+    """Biome names with weights, as :func:`core.biomes.check_biome_weights` reads them (one reader for
+    scatter and texture layers alike).
 
-    >>> check_biomes(["forest", "taiga"], "biomes")
-    (('forest', 1.0), ('taiga', 1.0))
-    >>> check_biomes({"forest": 1, "grassland": 0.25}, "biomes")
-    (('forest', 1.0), ('grassland', 0.25))
     >>> check_biomes("forest, grassland = 0.25", "biomes")
     (('forest', 1.0), ('grassland', 0.25))
     """
-    if isinstance(value, str):
-        items = []
-        for part in (p.strip() for p in value.split(",")):
-            if part:
-                biome, eq, weight = (t.strip() for t in part.partition("="))
-                try:
-                    items.append((biome, float(weight) if eq else 1.0))
-                except ValueError:
-                    raise ParameterError(f"{name}.{biome} must be a number in [0, 1], got {weight!r}") from None
-    elif isinstance(value, dict):
-        items = list(value.items())
-    elif isinstance(value, (list, tuple)):
-        items = [tuple(v) if isinstance(v, (list, tuple)) else (v, 1.0) for v in value]
-    else:
-        raise ParameterError(f"{name} must be a list of biome names or a table {{name = weight}}, got {value!r}")
-    if len(items) > MAX_BIOMES:
-        raise ParameterError(f"{name} may name at most {MAX_BIOMES} biomes, got {len(items)}")
-    out, seen = [], set()
-    for i, item in enumerate(items):
-        if len(item) != 2 or not isinstance(item[0], str) or not item[0]:
-            raise ParameterError(f"{name}[{i}] must be a biome name (with a weight), got {item!r}")
-        if item[0] in seen:
-            raise ParameterError(f"{name} names {item[0]!r} twice")
-        seen.add(item[0])
-        out.append((item[0], check_float(item[1], name=f"{name}.{item[0]}", bounds=(0.0, 1.0))))
-    return tuple(out)
+    return biomes.check_biome_weights(value, name)
 
 
 @dataclass(frozen=True)
