@@ -5,7 +5,7 @@ so a 513^2 and a 1025^2 build of the same recipe erode alike. The rates are per 
 
 >>> spec = erosion_from_dict({"enabled": True, "droplets_per_km2": 50_000})
 >>> spec.enabled, spec.droplets_per_km2, spec.radius
-(True, 50000.0, 3.0)
+(True, 50000.0, 6.0)
 >>> droplet_count(spec, size=512.0)
 13107
 >>> erosion_to_dict(spec)["droplets_per_km2"]
@@ -18,7 +18,15 @@ from dataclasses import dataclass
 
 from ..errors import ParameterError
 from ..spec import check_keys, flag, from_table, integer, number, to_table
-from ._hydraulic import DEFAULT_LIFETIME, DEFAULT_RADIUS, MAX_BRUSH_CELLS, MAX_DROPLET_STEPS, MAX_DROPLETS, MAX_STEPS
+from ._hydraulic import (
+    DEFAULT_EVAPORATION,
+    DEFAULT_LIFETIME,
+    DEFAULT_RADIUS,
+    MAX_BRUSH_CELLS,
+    MAX_DROPLET_STEPS,
+    MAX_DROPLETS,
+    MAX_STEPS,
+)
 
 __all__ = [
     "ErosionSpec",
@@ -87,7 +95,7 @@ class ErosionSpec:
     min_slope: float = 0.01
     erosion_rate: float = 0.3
     deposition_rate: float = 0.3
-    evaporation: float = 0.01
+    evaporation: float = DEFAULT_EVAPORATION
     gravity: float = 4.0
     radius: float = DEFAULT_RADIUS
     lifetime: float = DEFAULT_LIFETIME
