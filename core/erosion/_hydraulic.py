@@ -12,12 +12,13 @@ What differs from the well-known implementations, and why:
 
 * **Droplets advance in lock-step** as arrays, ``batch`` droplets at a time; within a step every
   droplet reads the same heights and their changes are summed (``np.add.at``, deterministic in
-  index order). The batch size depends on the map's area only (one droplet per
-  256 m^2, within [64, 16384]), never on threads: the same seed gives the same bytes. Droplets whose nodes share a
-  block of the brush's diameter in the same step share that step's caps (each cap is divided by
-  their count less one), so many droplets meeting in one channel do not dig it many times at once
-  (without it, dense batches run away); at the default density the result stays within about 5 %
-  of one droplet at a time in eroded volume.
+  index order). The batch size depends on the map's area only (one droplet per 64 m^2, within
+  [64, 16384]), never on threads: the same seed gives the same bytes. Droplets whose nodes share a
+  block of the brush's radius (plus a cell) in the same step share that step's caps (each cap is
+  divided by their count less one), so many droplets meeting in one channel do not dig it many
+  times at once (without it, dense batches run away); at the default density the result stays
+  within about 5 % of one droplet at a time in eroded volume (blocks of the brush's diameter
+  shared too often: 20 % less at 1 m cells).
 * **Exact mass ledger.** Sediment is a volume (m^3). A droplet that dies (end of its lifetime, or
   on a flat spot with nowhere to go) deposits what it carries where it dies, spread by the erosion
   brush (the anchors drop it: 34-41 % of the eroded material vanished). Only sediment carried
@@ -30,7 +31,7 @@ What differs from the well-known implementations, and why:
   on any cells); an uphill step fills at most the hole it climbs out of (``drop x cell area``).
 * **Deposits are spread** with the erosion brush (Lague lays them at the droplet's four corners):
   on 1 m cells point deposits piled up into a speckle of little mounds (about 1,500 new local maxima
-  on a 257^2 test map instead of ~25); the brush's radius is metres, so they look alike on any cells.
+  on a 257^2 test map instead of ~16); the brush's radius is metres, so they look alike on any cells.
   The defaults (``evaporation`` 0.03 per metre, ``lifetime`` 100 m) leave a dying droplet about 5 %
   of its water, so it dies nearly empty (what dying droplets carry: ~1-7 % of the eroded material,
   not Lague's ~50 %).
@@ -86,10 +87,10 @@ MAX_BRUSH_CELLS = 64
 #: Rounds of pit levelling before giving up (each round levels every new pit at once).
 PIT_ROUNDS = 10_000
 TINY = 1e-300
-#: Droplets advance together in batches of one droplet per this many m^2 of the map (16 m x 16 m),
+#: Droplets advance together in batches of one droplet per this many m^2 of the map (8 m x 8 m),
 #: within [MIN_BATCH, MAX_BATCH]: the droplets of a batch share their caps where they crowd, so the
-#: batch follows the area, not the cells (a 1 m map eroded like a 2 m one of the same land).
-BATCH_AREA = 256.0
+#: batch follows the area, not the cells (a 1 m map erodes like a 2 m one of the same land).
+BATCH_AREA = 64.0
 MIN_BATCH = 64
 MAX_BATCH = 16_384
 
@@ -374,7 +375,7 @@ def hydraulic(
     initial_water, initial_speed : float
         A droplet's water and speed when it starts.
     batch : int, optional
-        Droplets simulated together (default one per 256 m^2 of the map, within [64, 16384]); the result depends
+        Droplets simulated together (default one per 64 m^2 of the map, within [64, 16384]); the result depends
         on it, never on the machine.
     progress : callable, optional
         ``progress(done, total, "erosion")`` after every batch.
@@ -464,8 +465,9 @@ class _Simulation:
         # a step takes at most drop x 1 m^2 (Lague's "no more than the height difference" on 1 m cells,
         # the same per metre travelled on any cells)
         self.cap_area = REFERENCE_STEP * REFERENCE_STEP
-        # droplets near each other share the step's caps: counts on blocks of the brush's diameter
-        self.block = 2 * r + 1
+        # droplets near each other share the step's caps: counts on blocks of the brush's radius
+        # (plus a cell; blocks of its diameter shared too often, and dense batches eroded less)
+        self.block = r + 1
         self.gcols = -(-cols // self.block)
         self.gcells = -(-rows // self.block) * self.gcols
         self.neg_weights = (-self.bw / self.area).astype(np.float32)
@@ -656,7 +658,7 @@ class _Simulation:
 
     def _crowding(self, ix, iy):
         """What a droplet's caps are divided by this step: the droplets whose node is in its block (of
-        the brush's diameter), less one, at least 1 (a pair keeps its caps; a crowd shares them)."""
+        the brush's radius plus a cell), less one, at least 1 (a pair keeps its caps; a crowd shares them)."""
         b = iy // self.block
         b *= self.gcols
         b += ix // self.block

@@ -135,10 +135,10 @@ def local_maxima(h):
 @pytest.mark.parametrize(("n", "cell", "seed"), [(257, 1.0, 0), (129, 2.0, 1), (65, 4.0, 2)])
 def test_defaults_carve_without_a_speckle_of_mounds(n, cell, seed):
     """With the defaults a droplet dies nearly empty and lays its load with the brush: no little mound
-    where each one dies or drops its excess. (Lague's lifetime 30 m and evaporation 0.01 leave 33-41 %
-    of the eroded material to dying droplets and add 77 (4 m cells) to 467 (1 m cells) peaks to this
+    where each one dies or drops its excess. (Lague's lifetime 30 m and evaporation 0.01 leave 34-41 %
+    of the eroded material to dying droplets and add 89 (4 m cells) to 571 (1 m cells) peaks to this
     256 m map's 12 -- about 2,000 at 1 m when the excess was laid at four corners; the defaults add
-    10-20.)"""
+    15-18.)"""
     h = hills(n)
     r = hydraulic(h, cell_size=cell, droplets=20_000, seed=seed)
     check_ledger(h, r, cell)
@@ -201,7 +201,7 @@ def test_resolution_independent_statistically():
     corr = np.corrcoef(blocks(coarse.deposited - coarse.eroded), net_fine)[0, 1]
     assert corr > 0.95
     assert np.corrcoef(blocks(coarse.eroded), blocks(fine.eroded))[0, 1] > 0.9
-    assert fine.ledger["eroded"] == pytest.approx(coarse.ledger["eroded"], rel=0.2)
+    assert fine.ledger["eroded"] == pytest.approx(coarse.ledger["eroded"], rel=0.1)  # 2 % when written
     # the same defaults counted in cells (the rates per step, a 6-cell brush, 100 steps) on the 2 m
     # map: visibly further from the 1 m result
     per_step = 1.0 - np.sqrt(0.7)
@@ -221,8 +221,8 @@ def test_resolution_independent_statistically():
     def misfit(r):  # RMS of the difference from the 1 m result, relative to that result's RMS
         return np.sqrt(np.mean((blocks(r.deposited - r.eroded) - net_fine) ** 2) / np.mean(net_fine**2))
 
-    assert misfit(coarse) < 0.15  # 0.09 when written
-    assert misfit(cells) > 2.0 * misfit(coarse)  # 0.23 when written
+    assert misfit(coarse) < 0.15  # 0.08 when written
+    assert misfit(cells) > 2.0 * misfit(coarse)  # 0.24 when written
 
 
 def test_default_batches_erode_like_one_droplet_at_a_time():
