@@ -56,7 +56,8 @@ class TerrainLayers:
         erosion moved); None without erosion.
     ledger : dict or None
         The hydraulic erosion's mass ledger (cubic metres: ``eroded``, ``deposited``,
-        ``lost_at_edge``, ``relative_error``, ...), plus ``droplets`` and ``thermal_moved``.
+        ``lost_at_edge``, ``relative_error``, ...), plus ``droplets``, ``thermal_moved`` and, with a sea,
+        ``settled_in_sea`` (what settled on the sea floor, which keeps its level: taken off the heights).
     flow : (rows, cols) float64 ndarray or None
         Upstream area in square metres (:func:`core.erosion.flow_accumulation`).
     moisture : (rows, cols) float32 ndarray or None
@@ -180,6 +181,16 @@ def _eroded(heights, terrain_spec, seed):
         deposited += np.maximum(moved, 0.0)
         ledger["thermal_moved"] = float(np.maximum(moved, 0.0).sum() * cell * cell)
         h = settled
+    if terrain_spec.sea_level > 0.0:
+        # the sea stays sea: what settled on the flat sea floor (below the water, out of sight) is
+        # taken off and booked, so no cell of the sea rises above its level and turns into land
+        sea = heights.values <= np.float32(terrain_spec.sea_level)
+        before = heights.values.astype(np.float64)[sea] * top
+        ledger["settled_in_sea"] = float((h[sea] - before).sum() * cell * cell)
+        h = h.copy()
+        h[sea] = before
+        eroded[sea] = 0.0
+        deposited[sea] = 0.0
     values = h / top
     clipped = {
         "below": int((values < 0.0).sum()),

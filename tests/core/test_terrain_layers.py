@@ -187,7 +187,10 @@ def test_thermal_erosion_settles_steep_slopes():
     before = slope_degrees(h.values.astype(np.float64) * h.height, cell_size=h.cell_size)
     after = slope_degrees(out.metres, cell_size=h.cell_size)
     assert after.max() < before.max()
-    assert abs(out.metres.sum() - (h.values.astype(np.float64) * h.height).sum()) < 1e-6 * out.metres.sum()
+    # mass is kept: what slid into the sea is booked there (the sea floor keeps its level)
+    in_sea = out.ledger.get("settled_in_sea", 0.0) / h.cell_size**2
+    total = out.metres.astype(np.float64).sum() + in_sea
+    assert abs(total - (h.values.astype(np.float64) * h.height).sum()) < 1e-6 * total
     assert out.ledger["thermal_moved"] > 0
 
 
@@ -256,3 +259,27 @@ def test_erosion_progress_comes_batch_by_batch_through_hydraulic_steps(monkeypat
     assert stepped.heights.values.tobytes() == whole.heights.values.tobytes()
     erosion_steps = [d for d, _, label in seen if label == "erosion"]
     assert len(erosion_steps) >= 3 and erosion_steps == sorted(erosion_steps) and erosion_steps[-1] == 100
+
+
+def test_the_sea_stays_sea_after_erosion():
+    """Sediment laid on the flat sea floor would lift its cells a hair above the sea level and turn
+    them into beach: the sea keeps its level, and what settled there is booked in the ledger."""
+    from core import erosion as core_erosion
+    from core import terrain as core_terrain
+
+    spec = core_terrain.TerrainSpec(
+        resolution=129,
+        size=256.0,
+        height=60.0,
+        sea_level=0.35,
+        erosion=core_erosion.ErosionSpec(enabled=True, droplets_per_km2=400_000.0, thermal=True),
+    )
+    heights = core_terrain.terrain_heights(spec, seed=2)
+    sea = heights.values <= np.float32(spec.sea_level)
+    assert 0.05 < sea.mean() < 0.9
+    layers = core_terrain.terrain_layers(heights, terrain_spec=spec, seed=2)
+    assert np.array_equal(layers.heights.values[sea], heights.values[sea])
+    assert not layers.deposited[sea].any() and not layers.eroded[sea].any()
+    assert layers.ledger["settled_in_sea"] > 0.0
+    land = ~sea
+    assert not np.array_equal(layers.heights.values[land], heights.values[land])
