@@ -164,6 +164,19 @@ def _check_biome_names(recipe, key, entries):
                 )
 
 
+def _check_deposit_rules(recipe, key, entries, *, off):
+    """Entries (``key``) whose ``deposits`` rule is set (not ``off(spec)``) need ``[terrain.erosion]``:
+    without erosion nothing is deposited, and the rule would silently match nowhere (or everywhere)."""
+    if recipe.terrain.erosion.enabled:
+        return
+    for i, spec in enumerate(entries):
+        if not off(spec):
+            raise RecipeError(
+                f"{key}[{i}].deposits is {short(spec.deposits)}, but [terrain.erosion] is off, so nothing is "
+                "deposited; set terrain.erosion.enabled = true (or drop the deposits rule)"
+            )
+
+
 def _check_biomes(recipe):
     if recipe.biomes.enabled:
         if not recipe.terrain.enabled:
@@ -185,6 +198,7 @@ def _check_splats(recipe):
             )
         seen[spec.name] = i
     _check_biome_names(recipe, "splat", recipe.splat)
+    _check_deposit_rules(recipe, "splat", recipe.splat, off=lambda spec: spec.deposits == 0.0)
 
 
 def _terrain_size(recipe):
@@ -206,6 +220,9 @@ def _check_scatter(recipe):
                 f"at most {most:.3g} per m^2"
             )
     _check_biome_names(recipe, "scatter", recipe.scatter)
+    _check_deposit_rules(
+        recipe, "scatter", recipe.scatter, off=lambda spec: tuple(spec.deposits) == (0.0, scatter.DEPOSITS[1])
+    )
 
 
 #: Most ``[[level]]`` tables a recipe may hold.
