@@ -59,7 +59,8 @@ class TerrainLayers:
         ``lost_at_edge``, ``relative_error``, ...), plus ``droplets``, ``thermal_moved`` and, with a sea,
         ``settled_in_sea`` (what settled on the sea floor, which keeps its level: taken off the heights).
     flow : (rows, cols) float64 ndarray or None
-        Upstream area in square metres (:func:`core.erosion.flow_accumulation`).
+        Upstream area in square metres (:func:`core.erosion.flow_accumulation`), 0 on the sea's cells
+        (at or below the sea level, as the biomes' water: no flow lines across the flat sea floor).
     moisture : (rows, cols) float32 ndarray or None
     biomes : (rows, cols) uint8 ndarray or None
         Ids into ``biome_names``.
@@ -305,7 +306,12 @@ def terrain_layers_steps(heights, *, terrain_spec, biomes_spec=None, splats=(), 
         out.update(clipped=clipped, eroded=eroded, deposited=deposited, ledger=ledger)
     if wants_flow:  # of the heights the mesh shows (the eroded ones clipped to the terrain's range)
         metres = heights.values.astype(np.float64) * top
-        out["flow"] = np.asarray(core_erosion.flow_accumulation(metres, cell_size=cell), np.float64)
+        flow = np.asarray(core_erosion.flow_accumulation(metres, cell_size=cell), np.float64)
+        # no flow lines over the sea (the cells biomes call water): on its flat floor the routing
+        # draws straight parallel lines to the edge that the flow map and the flow rules would show
+        sea_level_m = float(np.float32(terrain_spec.sea_level) * np.float32(top))
+        flow[core_biomes.sea_mask(heights.metres, sea_level=sea_level_m)] = 0.0
+        out["flow"] = flow
         done += LAYER_STEPS["flow"]
         yield done, total, "flow"
     table = None

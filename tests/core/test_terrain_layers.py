@@ -71,7 +71,10 @@ def layered():
 
 def test_without_erosion_the_heights_are_bit_identical():
     """Erosion off: the very heights heights_steps made, whatever else the layers work out."""
-    r = recipe.loads(LAYERED.replace("enabled = true\ndroplets", "enabled = false\ndroplets"))
+    # (a deposits rule needs erosion: the Sand layer's goes)
+    r = recipe.loads(
+        LAYERED.replace("enabled = true\ndroplets", "enabled = false\ndroplets").replace("deposits = 1.0\n", "")
+    )
     assert not r.terrain.erosion.enabled
     h, out, _ = _layers(r)
     plain = terrain.terrain_heights(dataclasses.replace(r.terrain, erosion=erosion.ErosionSpec()), seed=4)
@@ -120,7 +123,9 @@ def test_biomes_splats_and_maps(layered):
     assert out.biomes.shape == (n, n) and out.biomes.dtype == np.uint8
     assert out.biome_names[0] == "ocean" and out.biome_colors.shape == (len(out.biome_names), 3)
     assert int(out.biomes.max()) < len(out.biome_names)
-    assert out.flow.shape == (n, n) and out.flow.min() >= out.heights.cell_size**2 * 0.999
+    sea = out.biomes == out.biome_names.index("ocean")  # no flow on the sea's cells
+    assert not out.flow[sea].any()
+    assert out.flow.shape == (n, n) and out.flow[~sea].min() >= out.heights.cell_size**2 * 0.999
     assert out.weights.shape == (5, n, n)
     np.testing.assert_allclose(out.weights.sum(axis=0), 1.0, atol=1e-5)
     # the splats are the weights at the alphamap's texels: one per heightmap cell, summing to 255
@@ -283,3 +288,26 @@ def test_the_sea_stays_sea_after_erosion():
     assert layers.ledger["settled_in_sea"] > 0.0
     land = ~sea
     assert not np.array_equal(layers.heights.values[land], heights.values[land])
+
+
+def test_no_flow_over_the_sea():
+    """The flat sea floor routes water in straight parallel lines to the edge: the flow map and the
+    flow rules (texture layer, scatter) see no flow on the sea's cells, the land keeps its flow."""
+    from core import unity_package
+
+    r = recipe.loads(
+        "[terrain]\nresolution = 65\nsize = 512.0\nheight = 120.0\nsea_level = 0.18\nfalloff = 'radial'\n"
+        '[[splat]]\nname = "Ground"\n[[splat]]\nname = "Mud"\nflow = 1.0\nflow_range = [1000.0, 5000.0]\n'
+    )
+    h, out, _ = _layers(r, flow=True)
+    sea = h.values <= np.float32(0.18)
+    assert sea.mean() > 0.2
+    metres = h.values.astype(np.float64) * h.height
+    raw = erosion.flow_accumulation(metres, cell_size=h.cell_size)
+    assert raw[sea].max() > 5000.0  # the routing itself still runs lines across the sea floor
+    assert not out.flow[sea].any()
+    assert np.array_equal(out.flow[~sea], raw[~sea])
+    assert out.scatter_maps["flow"][sea].max() == 0.0
+    assert out.weights[1][sea].max() == 0.0  # the flow layer paints nothing on the sea
+    grey = unity_package.flow_png_bytes(out.flow, cell_size=h.cell_size)
+    assert grey == unity_package.flow_png_bytes(np.where(sea, 0.0, raw), cell_size=h.cell_size)
