@@ -7,7 +7,9 @@ With bpy (pip):  python worldseed_run.py --recipe world.toml --out DIR
 Leave out --recipe to build the embedded demo recipe. The extension is taken
 from the folder this script is in (the extension root), so it works from a
 checkout and from an installed extension alike. The exit status is 0 when
-every file was written, 2 for a bad recipe or a failed write, 1 for a bug.
+every file was written, 2 for a bad recipe or a failed write, 130 when
+cancelled with Ctrl-C (one line ``worldseed: cancelled``, no traceback; the
+files of an earlier run stay whole), 1 for a bug.
 """
 
 import atexit
@@ -85,6 +87,9 @@ def run():
         else:
             print(stop.code, file=sys.stderr)
             status = 1
+    except KeyboardInterrupt:  # Ctrl-C before (or after) the run proper: batch.main reports its own
+        print("worldseed: cancelled", file=sys.stderr)
+        status = 130
     except BaseException:
         traceback.print_exc()
         status = 1

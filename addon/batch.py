@@ -120,12 +120,21 @@ class TerminalProgress:
         self.last_decile = -1
         self.last_frac = 0.0
         self.start = time.perf_counter()
+        self.open = False  # a bar drawn on the terminal's line, not yet ended by a newline
+
+    def end_line(self):
+        """End a bar left half-drawn (a run stopped in the middle), so the next message has its own line."""
+        if self.open:
+            self.stream.write("\n")
+            self.stream.flush()
+            self.open = False
 
     def __call__(self, done, total, stage):
         frac = done / max(total, 1)
         if self.tty:
             fill = int(frac * self.width)
             self.stream.write(f"\r{self.label} [{'#' * fill}{'.' * (self.width - fill)}] {frac:4.0%} {stage:<12}")
+            self.open = done < total
             if done >= total:
                 self.stream.write(f" {time.perf_counter() - self.start:.2f}s\n")
         else:
@@ -299,10 +308,16 @@ def _build_into(recipe, out_dir, name, progress, write_recipe, wait, source):
     return written, removed
 
 
+#: Exit status of a run cancelled with Ctrl-C (SIGINT), as shells report a process SIGINT ended.
+CANCELLED = 130
+
+
 def main(argv=None):
-    """Entry point; returns the process exit status (0 ok, 2 bad input or failed write)."""
+    """Entry point; returns the process exit status (0 ok, 2 bad input or failed write,
+    :data:`CANCELLED` for Ctrl-C)."""
     args = parse_args(sys.argv[1:] if argv is None else argv)
     source = args.recipe or "embedded demo recipe"
+    progress = None
     try:
         recipe = core_recipe.load(args.recipe) if args.recipe else core_recipe.loads(DEFAULT_RECIPE, source=source)
         if not 0.0 <= args.wait <= MAX_WAIT:  # also refuses nan
@@ -313,7 +328,7 @@ def main(argv=None):
             recipe,
             os.path.abspath(args.out),
             name=args.name,
-            progress=TerminalProgress(f"worldseed {recipe.world.name[:40]}"),
+            progress=(progress := TerminalProgress(f"worldseed {recipe.world.name[:40]}")),
             write_recipe=args.write_recipe,
             wait=args.wait,
             source=source,
@@ -321,6 +336,11 @@ def main(argv=None):
     except (ParameterError, ExportError, OSError) as err:
         print(f"worldseed: error: {one_line(err)}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # Ctrl-C: the staging is gone (output_folder), earlier files are whole
+        if progress is not None:
+            progress.end_line()
+        print("worldseed: cancelled", file=sys.stderr)
+        return CANCELLED
     for path in written:
         print(f"worldseed: wrote {path}")
     for path in removed:
