@@ -134,10 +134,40 @@ def _biomes_from_dict(table, *, prefix, base=None):
     return spec
 
 
+def _texture_path(value, base, name):
+    """A ``[[splat]]`` texture checked and made absolute: in a recipe file (``base``, its folder) a
+    relative path that stays inside that folder once ``..`` and links are resolved (kept as the
+    resolved path); without a folder (the sidebar, a direct call) an absolute path as the artist
+    picked it, or a relative one inside the current folder (kept as written).  Either way a PNG or
+    JPEG file by its first bytes."""
+    where = "the recipe's folder" if base is not None else "the current folder"
+    inside = f"a PNG or JPEG file given as a relative path inside {where}"
+    if "\x00" in value:
+        raise ParameterError(f"{name} {short(value)} must be {inside} (no NUL characters)")
+    if base is not None and os.path.isabs(value):
+        raise ParameterError(f"{name} {short(value)} must be {inside} ({short(base, 200)}), not an absolute path")
+    if base is not None or not os.path.isabs(value):
+        folder = os.path.realpath(base if base is not None else os.getcwd())
+        path = os.path.realpath(os.path.join(folder, value))
+        if os.path.commonpath([folder, path]) != folder:
+            raise ParameterError(
+                f"{name} {short(value)} leads out of its folder ({short(folder, 200)}, through '..' or a link); "
+                f"it must be {inside}"
+            )
+        value = path if base is not None else value
+    else:
+        path = value
+    biome_spec.texture_format(path, name=name, shown=value)
+    return value
+
+
 def _splat_from_dict(table, *, prefix, base=None):
-    """One ``[[splat]]``; its ``texture`` is kept absolute (found beside the recipe)."""
+    """One ``[[splat]]``; its ``texture`` is checked (a PNG or JPEG inside the recipe's folder, see
+    :func:`_texture_path`) and kept absolute."""
     spec = biome_spec.splat_from_dict(table, prefix=prefix)
-    return dataclasses.replace(spec, texture=_beside(spec.texture, base)) if spec.texture else spec
+    if not spec.texture:
+        return spec
+    return dataclasses.replace(spec, texture=_texture_path(spec.texture, base, f"{prefix}texture"))
 
 
 def _biome_names(recipe, where):

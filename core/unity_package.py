@@ -17,6 +17,9 @@ writes them (atomically, ``unity.write_bytes_atomic``).  The files:
     Water flow as 8-bit grey, one pixel per heightmap vertex: ``255 * (log10(area) - log10(lo))
     / (log10(hi) - log10(lo))`` of the upstream area in square metres, ``lo`` and ``hi`` in the
     JSON (one cell's area and the whole map's).
+``<name>_texture<k>.png`` / ``.jpg``
+    A copy of texture layer ``k``'s image file (PNG or JPEG by its first bytes), so the package
+    holds everything it names; the JSON's ``layers[k].texture`` is this file name (relative).
 ``<name>_detail<k>.raw``
     A detail layer's instance counts per detail cell: 16-bit little-endian RAW, row 0 the
     Terrain's -Z edge like the heightmap (``TerrainData.SetDetailLayer`` takes ``[z, x]``).
@@ -45,6 +48,7 @@ import math
 import numpy as np
 
 from ._checks import ParameterError, check_array, check_float
+from .biomes.spec import read_texture, texture_format
 from .preview import png_bytes
 from .unity import UNITY_HEIGHTMAP_RESOLUTIONS, heightmap_raw16, resample_square, unity_heights, unity_terrain_position
 
@@ -65,6 +69,8 @@ __all__ = [
     "terrain_json",
     "json_bytes",
     "package_files",
+    "texture_file_name",
+    "texture_file_names",
     "CHANNELS",
 ]
 
@@ -242,7 +248,7 @@ def terrain_json(
     """The content of ``<name>_terrain.json`` as a dict of plain JSON values.
 
     ``layers``: the texture layers in order, each a dict with ``name``, ``color`` (linear RGB),
-    ``texture`` (a file or ``""``) and ``tile_size`` (metres); layer ``i`` goes to
+    ``texture`` (the copy's file name beside the JSON, or ``""`` / None) and ``tile_size`` (metres); layer ``i`` goes to
     ``<name>_splat<i // 4>.png``'s channel ``"RGBA"[i % 4]``.  ``biomes``: ``{"names", "colors"}``
     or None; ``flow``: ``{"lo", "hi"}`` (`flow_range`) or None; ``erosion``: ``{"ledger", ...}`` or
     None; ``details``: dicts with ``name`` (and anything else to list), written as
@@ -327,6 +333,25 @@ def terrain_json(
     return _plain(out)
 
 
+def texture_file_name(name, k, ext):
+    """The name of layer ``k``'s texture copied into the package: ``<name>_texture<k>.<ext>``
+    (``ext`` ``"png"`` or ``"jpg"``, the file's format by its first bytes).
+
+    >>> texture_file_name("world", 2, "jpg")
+    'world_texture2.jpg'
+    """
+    return f"{name}_texture{k}.{ext}"
+
+
+def texture_file_names(name, splats):
+    """The texture copies a package of ``splats`` (``[[splat]]`` specs) holds, in layer order."""
+    return [
+        texture_file_name(name, k, texture_format(s.texture, name=f"splat[{k}].texture"))
+        for k, s in enumerate(splats)
+        if s.texture
+    ]
+
+
 def json_bytes(content):
     """UTF-8 JSON bytes (indented, ending in a newline) of a dict of plain values."""
     return (json.dumps(content, indent=2) + "\n").encode("utf-8")
@@ -339,7 +364,8 @@ def package_files(
     ``{file name: bytes}``, ``<name>_terrain.json`` last.
 
     ``size`` is the terrain's side in metres; ``splats`` the ``[[splat]]`` specs the layers were
-    made with (name, color, texture, tile_size); ``biome_colors`` the table's colours (defaults
+    made with (name, color, texture, tile_size; each texture file is read and copied as
+    ``<name>_texture<k>.<ext>``, :func:`texture_file_name`); ``biome_colors`` the table's colours (defaults
     to the layers' own); ``details`` the detail layers ``((name, counts), ...)``
     (``core.scatter.detail_layers``; default: the layers' own); ``placements`` the name of the
     placement file written beside (tree instances), listed in the JSON.  Files a terrain's layers do not
@@ -357,9 +383,14 @@ def package_files(
             raise ParameterError(f"splats has {len(splats)} specs; the layers were made with {len(layers.weights)}")
         for k, data in enumerate(splat_png_bytes(layers.splats)):
             files[f"{name}_splat{k}.png"] = data
-        layer_rows = [
-            {"name": s.name, "color": s.color, "texture": s.texture, "tile_size": s.tile_size} for s in splats
-        ]
+        layer_rows = []
+        for k, s in enumerate(splats):  # each texture copied beside the JSON, which names the copy
+            texture = None
+            if s.texture:
+                ext, data = read_texture(s.texture, name=f"splat[{k}].texture")
+                texture = texture_file_name(name, k, ext)
+                files[texture] = data
+            layer_rows.append({"name": s.name, "color": s.color, "texture": texture, "tile_size": s.tile_size})
     biomes = None
     if layers.biomes is not None:
         colors = layers.biome_colors if biome_colors is None else biome_colors

@@ -6,7 +6,8 @@ so the modal operator stays responsive and Esc stops it at the next step --,
 keeps the last results (a rebuild, the scatter and Export for Unity reuse
 them instead of eroding again), and writes the Unity terrain package files
 (``<name>_splat<k>.png``, ``<name>_biomes.png``, ``<name>_flow.png``,
-``<name>_terrain.json``, detail layers) whose bytes core makes.
+``<name>_terrain.json``, detail layers, and a copy of each texture layer's image,
+``<name>_texture<k>.png`` / ``.jpg``) whose bytes core makes.
 """
 
 import collections
@@ -40,7 +41,7 @@ CACHE_SIZE = 1
 _CACHE = collections.OrderedDict()
 _CACHE_LOCK = threading.Lock()
 #: File names of a terrain package beside the RAW heightmap (``{name}`` the export's base name).
-PACKAGE_FILE = r"^{name}_(?:splat\d+\.png|biomes\.png|flow\.png|terrain\.json|detail\d+\.raw)$"
+PACKAGE_FILE = r"^{name}_(?:splat\d+\.png|biomes\.png|flow\.png|terrain\.json|detail\d+\.raw|texture\d+\.(?:png|jpg))$"
 
 
 def has_layers(recipe):
@@ -208,6 +209,7 @@ def package_names(recipe, name):
     if not layered and not details:
         return []
     names = [f"{name}_splat{k}.png" for k in range(-(-len(getattr(recipe, "splat", ())) // 4))]
+    names += core_package.texture_file_names(name, getattr(recipe, "splat", ()))  # the textures, copied
     if getattr(getattr(recipe, "biomes", None), "enabled", False):
         names.append(f"{name}_biomes.png")
     if layered:

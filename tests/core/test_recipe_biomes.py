@@ -1,9 +1,11 @@
 """Recipes with the terrain's layers: ``[terrain.erosion]``, ``[biomes]`` and ``[[splat]]``."""
 
+import numpy as np
 import pytest
 
 from core import erosion, recipe, terrain
 from core.errors import ParameterError, RecipeError
+from core.preview import png_bytes
 
 
 def _erosion_spec_written():
@@ -117,7 +119,7 @@ def test_layer_sections_refuse_what_cannot_be_built_with_one_clear_message(text,
         recipe.loads(text, source="r.toml")
 
 
-def test_biome_table_paths_are_found_beside_the_recipe(tmp_path):
+def test_biome_table_paths_are_found_beside_the_recipe(tmp_path, monkeypatch):
     table = (
         'name = "two"\nfallback = "meadow"\n'
         '[[biome]]\nname = "meadow"\ncolor = [0.2, 0.6, 0.2]\n'
@@ -125,6 +127,8 @@ def test_biome_table_paths_are_found_beside_the_recipe(tmp_path):
     )
     (tmp_path / "tables").mkdir()
     (tmp_path / "tables" / "two.toml").write_text(table)
+    (tmp_path / "textures").mkdir()  # a texture must be a PNG or JPEG file (tests/core/test_splat_paths.py)
+    (tmp_path / "textures" / "rock.png").write_bytes(png_bytes(np.zeros((2, 2, 3), np.uint8)))
     path = tmp_path / "world.toml"
     path.write_text(
         "[terrain]\n[biomes]\nenabled = true\ntable = 'tables/two.toml'\n[[splat]]\nname = 'a'\n"
@@ -133,6 +137,7 @@ def test_biome_table_paths_are_found_beside_the_recipe(tmp_path):
     r = recipe.load(path)
     assert r.biomes.table == str(tmp_path / "tables" / "two.toml")
     assert r.splat[1].texture == str(tmp_path / "textures" / "rock.png") and r.splat[0].texture == ""
+    monkeypatch.chdir(tmp_path)
     no_folder = recipe.loads("[terrain]\n[[splat]]\ntexture = 'textures/rock.png'\n")
     assert no_folder.splat[0].texture == "textures/rock.png"  # no folder: as written
     assert recipe.loads(recipe.dumps(r)) == r  # absolute now: read from anywhere
