@@ -60,6 +60,7 @@ __all__ = [
     "hydraulic_steps",
     "SEED_TAG",
     "MAX_DROPLETS",
+    "MAX_DENSITY",
     "MAX_DROPLET_STEPS",
     "new_pits",
 ]
@@ -82,8 +83,14 @@ DEFAULT_LIFETIME = 100.0
 DEFAULT_EVAPORATION = 0.03
 #: Longest lifetime in steps (cells) a droplet may take.
 MAX_STEPS = 10_000
-#: Largest brush radius, in cells.
-MAX_BRUSH_CELLS = 64
+#: Most droplets a square metre of the map in one run: denser rain digs pits without bound (on 1 m
+#: cells 8 a square metre dug 50 m below the lowest point; 1 stays within the relief at 1-4 m cells).
+MAX_DENSITY = 1.0
+#: Largest brush radius, in cells (a brush of 32 cells' radius covers about 3,200 cells).
+MAX_BRUSH_CELLS = 32
+#: Most (edge cell, brush cell) pairs weighed at once when the brush's in-map weights are set up
+#: (bounded memory: 4 M pairs are ~50 MB, whatever the map and the brush).
+EDGE_CHUNK = 1 << 22
 #: Rounds of pit levelling before giving up (each round levels every new pit at once).
 PIT_ROUNDS = 10_000
 TINY = 1e-300
@@ -245,9 +252,14 @@ def _check(heights, cell_size, droplets, seed, settings):
             f"droplets {n:,} of {steps:,} steps (lifetime {s['lifetime']:g} m / cell_size {cell:g} m) is "
             f"{n * steps:,} droplet steps, hours of work; at most {MAX_DROPLET_STEPS:,}"
         )
+    area = (h.shape[0] - 1) * (h.shape[1] - 1) * cell * cell
+    if n > max(1.0, MAX_DENSITY * area):
+        raise ParameterError(
+            f"droplets {n:,} on {area:,.6g} m^2 is {n / area:.3g} a square metre; at most {MAX_DENSITY:g} "
+            f"({int(max(1.0, MAX_DENSITY * area)):,} here): denser rain digs pits without bound"
+        )
     batch = s["batch"]
     if batch is None:  # one droplet per BATCH_AREA m^2 of the map: the same crowding on any cells
-        area = (h.shape[0] - 1) * (h.shape[1] - 1) * cell * cell
         s["batch"] = min(max(int(area // BATCH_AREA), MIN_BATCH), MAX_BATCH)
     else:
         s["batch"] = check_int(batch, name="batch", bounds=(1, 10**7))
@@ -277,7 +289,7 @@ def hydraulic_steps(
     (``done`` droplets of ``total``) and returns the :class:`HydraulicResult`.
 
     >>> from core.steps import drive
-    >>> h = np.add.outer(np.arange(16.0), np.arange(16.0))
+    >>> h = np.add.outer(np.arange(32.0), np.arange(32.0))
     >>> seen = []
     >>> r = drive(hydraulic_steps(h, cell_size=1.0, droplets=600, batch=256), lambda *a: seen.append(a))
     >>> seen
@@ -461,7 +473,11 @@ class _Simulation:
         i = np.concatenate((np.repeat(ends, cols), np.repeat(middle, sides.size)))
         j = np.concatenate((np.tile(np.arange(cols), ends.size), np.tile(sides, middle.size)))
         edge = (i + r) * pc + j + r
-        self.spread[edge] = 1.0 / (inside[edge[:, None] + self.boff] @ self.bw)
+        chunk = max(1, EDGE_CHUNK // self.boff.size)  # (edge cells x brush cells) a chunk at a time
+        for k in range(0, edge.size, chunk):
+            part = edge[k : k + chunk]
+            # a row sum, not a BLAS product: the same bytes whatever the chunk, the machine and its threads
+            self.spread[part] = 1.0 / (inside[part[:, None] + self.boff] * self.bw).sum(axis=1)
         # a step takes at most drop x 1 m^2 (Lague's "no more than the height difference" on 1 m cells,
         # the same per metre travelled on any cells)
         self.cap_area = REFERENCE_STEP * REFERENCE_STEP

@@ -23,6 +23,7 @@ from ._hydraulic import (
     DEFAULT_LIFETIME,
     DEFAULT_RADIUS,
     MAX_BRUSH_CELLS,
+    MAX_DENSITY,
     MAX_DROPLET_STEPS,
     MAX_DROPLETS,
     MAX_STEPS,
@@ -38,8 +39,9 @@ __all__ = [
     "DROPLETS_PER_KM2",
 ]
 
-#: Droplets per square kilometre (the cap on the droplet count itself is ``MAX_DROPLETS``).
-DROPLETS_PER_KM2 = (0.0, 1.0e8)
+#: Droplets per square kilometre (the cap on the droplet count itself is ``MAX_DROPLETS``): at most
+#: one a square metre (``MAX_DENSITY``); denser rain digs pits without bound (a tester saw -50 km).
+DROPLETS_PER_KM2 = (0.0, MAX_DENSITY * 1.0e6)
 RADIUS = (0.05, 1000.0)
 LIFETIME = (0.1, 100_000.0)
 TALUS = (1.0, 89.0)
@@ -53,7 +55,7 @@ EROSION_LIMITS = {
         "Droplets per km²",
         "Water droplets per square kilometre of terrain; more erodes deeper valleys "
         f"(at most {MAX_DROPLETS:,} droplets a tile)",
-        soft=(0.0, 2_000_000.0),
+        soft=(0.0, 1_000_000.0),
     ),
     "inertia": number((0.0, 0.99), "Inertia", "How much of its direction a droplet keeps (per metre)"),
     "capacity": number(
@@ -141,7 +143,7 @@ def droplet_count(spec, *, size, prefix="terrain.erosion."):
 
 
 def check_erosion(spec, *, size, cell_size, prefix="terrain.erosion."):
-    """Checks of an enabled erosion against the tile: the brush at most 64 cells across its radius,
+    """Checks of an enabled erosion against the tile: the brush at most 32 cells across its radius,
     the lifetime at most 10,000 cells, droplets x steps within a run of minutes (not hours).
     Returns the droplet count (0 when erosion is off; nothing is checked then).
 
@@ -151,7 +153,7 @@ def check_erosion(spec, *, size, cell_size, prefix="terrain.erosion."):
     ...     check_erosion(ErosionSpec(enabled=True, radius=500.0), size=512.0, cell_size=2.0)
     ... except ParameterError as err:
     ...     print(err)
-    terrain.erosion.radius 500 m is 250 cells of 2 m; at most 64 cells (128 m here)
+    terrain.erosion.radius 500 m is 250 cells of 2 m; at most 32 cells (64 m here)
     """
     if not spec.enabled:
         return 0

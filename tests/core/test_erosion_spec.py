@@ -40,7 +40,7 @@ def test_round_trip_and_partial_tables():
 @pytest.mark.parametrize(
     ("table", "match"),
     [
-        ({"droplets_per_km2": -1}, r"terrain\.erosion\.droplets_per_km2 .*\[0, 1e\+08\].*-1"),
+        ({"droplets_per_km2": -1}, r"terrain\.erosion\.droplets_per_km2 .*\[0, 1e\+06\].*-1"),
         ({"inertia": 1.0}, r"terrain\.erosion\.inertia"),
         ({"radius": 0}, r"terrain\.erosion\.radius .*\[0\.05, 1000\]"),
         ({"talus": 95}, r"terrain\.erosion\.talus"),
