@@ -25,6 +25,7 @@ run does not write: a level gone from the recipe, a tileset switched.
 
 import argparse
 import contextlib
+import dataclasses
 import os
 import re
 import sys
@@ -35,6 +36,7 @@ import bpy
 from ..core import levels as core_levels
 from ..core import recipe as core_recipe
 from ..core import unity as core_unity
+from ..core import unity_package as core_package
 from ..core.errors import ParameterError, short
 from ..operators.bridge import terrain_layers, world
 from ..operators.bridge.export import ExportError
@@ -301,7 +303,7 @@ def _build_into(recipe, out_dir, name, progress, write_recipe, wait, source):
         if write_recipe:
             path = os.path.join(stage.path, "recipe.toml")
             with world.writing(path):
-                core_unity.write_bytes_atomic(path, core_recipe.dumps(recipe).encode())
+                core_unity.write_bytes_atomic(path, core_recipe.dumps(_beside_outputs(recipe, name, staged)).encode())
             staged.append(path)
         written = stage.commit(staged)
         removed = remove_stale_outputs(out_dir, name, written)
@@ -310,6 +312,19 @@ def _build_into(recipe, out_dir, name, progress, write_recipe, wait, source):
 
 #: Exit status of a run cancelled with Ctrl-C (SIGINT), as shells report a process SIGINT ended.
 CANCELLED = 130
+
+
+def _beside_outputs(recipe, name, staged):
+    """``recipe`` as written beside the files (``recipe.toml``): a texture layer whose image the
+    Unity package copied names the copy (relative, found beside it), not the build machine's path."""
+    copies = {os.path.basename(p) for p in staged}
+    textured = [k for k, spec in enumerate(recipe.splat) if spec.texture]
+    named = dict(zip(textured, core_package.texture_file_names(name, recipe.splat)))
+    splats = tuple(
+        dataclasses.replace(spec, texture=named[k]) if named.get(k) in copies else spec
+        for k, spec in enumerate(recipe.splat)
+    )
+    return dataclasses.replace(recipe, splat=splats)
 
 
 def main(argv=None):

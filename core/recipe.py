@@ -60,6 +60,7 @@ __all__ = [
     "to_dict",
     "replace",
     "MAX_RECIPE_BYTES",
+    "check_deposit_rules",
 ]
 
 TerrainSpec = terrain.TerrainSpec
@@ -194,13 +195,23 @@ def _check_biome_names(recipe, key, entries):
                 )
 
 
-def _check_deposit_rules(recipe, key, entries, *, off):
-    """Entries (``key``) whose ``deposits`` rule is set (not ``off(spec)``) need ``[terrain.erosion]``:
-    without erosion nothing is deposited, and the rule would silently match nowhere (or everywhere)."""
-    if recipe.terrain.erosion.enabled:
+def _deposits_off(spec):
+    """Whether the ``deposits`` rule of a texture layer (a weight, 0: off) or a scatter layer (a
+    depth range, the full range: off) is off."""
+    if isinstance(spec.deposits, (int, float)):
+        return spec.deposits == 0.0
+    return tuple(spec.deposits) == (0.0, scatter.DEPOSITS[1])
+
+
+def check_deposit_rules(terrain_spec, key, entries):
+    """Refuse ``entries`` (``[[splat]]`` or ``[[scatter]]`` specs, named ``key[i]``) with a
+    ``deposits`` rule on a terrain (``terrain_spec``) without ``[terrain.erosion]``: nothing is
+    deposited, so the rule would silently match nowhere.  One :class:`RecipeError` naming the layer
+    and the key (the sidebar's scatter can call it too)."""
+    if terrain_spec.erosion.enabled:
         return
     for i, spec in enumerate(entries):
-        if not off(spec):
+        if not _deposits_off(spec):
             raise RecipeError(
                 f"{key}[{i}].deposits is {short(spec.deposits)}, but [terrain.erosion] is off, so nothing is "
                 "deposited; set terrain.erosion.enabled = true (or drop the deposits rule)"
@@ -228,7 +239,7 @@ def _check_splats(recipe):
             )
         seen[spec.name] = i
     _check_biome_names(recipe, "splat", recipe.splat)
-    _check_deposit_rules(recipe, "splat", recipe.splat, off=lambda spec: spec.deposits == 0.0)
+    check_deposit_rules(recipe.terrain, "splat", recipe.splat)
 
 
 def _terrain_size(recipe):
@@ -250,9 +261,7 @@ def _check_scatter(recipe):
                 f"at most {most:.3g} per m^2"
             )
     _check_biome_names(recipe, "scatter", recipe.scatter)
-    _check_deposit_rules(
-        recipe, "scatter", recipe.scatter, off=lambda spec: tuple(spec.deposits) == (0.0, scatter.DEPOSITS[1])
-    )
+    check_deposit_rules(recipe.terrain, "scatter", recipe.scatter)
 
 
 #: Most ``[[level]]`` tables a recipe may hold.
