@@ -10,7 +10,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RUN = os.path.join(ROOT, "worldseed_run.py")
 
-#: A slow run: 1025^2 heights eroded by a few million droplets (tens of seconds when not cancelled).
+#: A slow run: 1025^2 heights eroded by a million droplets (tens of seconds when not cancelled).
 SLOW = """
 [world]
 name = "Slow"
@@ -21,7 +21,7 @@ size = 1024.0
 height = 120.0
 [terrain.erosion]
 enabled = true
-droplets_per_km2 = 2000000
+droplets_per_km2 = 1000000
 [export]
 fbx = true
 """
