@@ -450,6 +450,7 @@ class _Simulation:
         self.flat = self.padded.reshape(-1)
         self.base = r * pc + r
         self.boff = self.by * pc + self.bx
+        self.boff_list = self.boff.tolist()
         self.cell = cell
         self.area = cell * cell
         self.steps = max(1, int(round(s["lifetime"] / cell)))
@@ -646,8 +647,7 @@ class _Simulation:
                     amount *= self.spread.take(ct, mode="clip")
                     laid_at.append(ct)
                     laid.append(amount)
-                    stamp = (amount.astype(np.float32)[:, None] * self.pos_weights).reshape(-1)
-                    np.add.at(f, (ct[:, None] + self.boff).reshape(-1), stamp)
+                    self._stamp(ct, amount, self.pos_weights)
             if take.size:
                 s, ct = sed.take(take, mode="clip"), c.take(take, mode="clip")
                 amount = (cap.take(take, mode="clip") - s) * self.k_erode
@@ -658,8 +658,7 @@ class _Simulation:
                 amount *= self.spread.take(ct, mode="clip")
                 centres.append(ct)
                 amounts.append(amount)
-                stamp = (amount.astype(np.float32)[:, None] * self.neg_weights).reshape(-1)
-                np.add.at(f, (ct[:, None] + self.boff).reshape(-1), stamp)
+                self._stamp(ct, amount, self.neg_weights)
             speed *= speed
             speed -= dh * self.gravity
             np.maximum(speed, 0.0, out=speed)
@@ -671,6 +670,20 @@ class _Simulation:
             self.centre += np.bincount(np.concatenate(centres), np.concatenate(amounts), minlength=self.centre.size)
         if laid_at:
             self.laid += np.bincount(np.concatenate(laid_at), np.concatenate(laid), minlength=self.laid.size)
+
+    def _stamp(self, ct, amount, weights):
+        """Add ``amount x weights`` around the nodes ``ct`` to the float32 working map, one brush
+        offset at a time: the droplets are near memory order, so each pass sweeps the map forward
+        (about twice as fast as one ``np.add.at`` over every (droplet, offset) pair; the same sums, in
+        another order: float32 rounding only)."""
+        a = amount.astype(np.float32)
+        m = a.size
+        idx = np.empty(m, np.intp)
+        val = np.empty(m, np.float32)
+        for off, w in zip(self.boff_list, weights.tolist()):
+            np.add(ct, off, out=idx)
+            np.multiply(a, np.float32(w), out=val)
+            np.add.at(self.flat, idx, val)
 
     def _crowding(self, ix, iy):
         """What a droplet's caps are divided by this step: the droplets whose node is in its block (of
