@@ -15,7 +15,8 @@ previous build whole.  Two runs into one folder take turns (the second waits
 up to ``--wait`` seconds for the first to finish writing).  Files of the
 fixed set a run may write (``world.fbx``, ``world.glb``, ``relief.png``,
 ``preview.png``, ``world_placements.json``, ``world_heightmap.raw/.json`` and the terrain package
-``world_splat<k>.png``, ``_biomes.png``, ``_flow.png``, ``_terrain.json``)
+``world_splat<k>.png``, ``_biomes.png``, ``_flow.png``, ``_terrain.json`` and the texture
+layers' images copied as ``world_texture<k>.png`` / ``.jpg``)
 that an earlier run left and this run does not write are removed, and the
 run says so, so the folder always holds one build.  So are the files of a
 level an earlier run wrote (recognised by its ``<stem>_level.json`` record:

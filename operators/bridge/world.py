@@ -247,8 +247,9 @@ def write_exports(
     terrains among them the relief map and the Unity RAW heightmap
     (``<name>_heightmap.raw`` + ``.json``) with, for a terrain with layers
     (erosion, biomes, texture layers), the Unity terrain package beside it
-    (``<name>_splat<k>.png``, ``_biomes.png``, ``_flow.png``,
-    ``_terrain.json``: :func:`.terrain_layers.package_files`), and a preview
+    (``<name>_splat<k>.png``, ``_biomes.png``, ``_flow.png``, a copy of each
+    texture layer's image ``_texture<k>.png`` / ``.jpg`` and ``_terrain.json``
+    naming it: :func:`.terrain_layers.package_files`), and a preview
     render.  ``heights`` and ``layers`` map terrain names to heights and
     layers already computed.  A render
     that cannot run (no OpenGL) is a warning; the other files are written.
