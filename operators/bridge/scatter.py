@@ -19,6 +19,7 @@ import numpy as np
 from mathutils import Matrix
 
 from ...core import placement as core_placement
+from ...core import recipe as core_recipe
 from ...core import scatter as core_scatter
 from ...core import trees as core_trees
 from ...core.scatter import props as core_props
@@ -332,6 +333,7 @@ def scatter_onto(root, specs, sources, *, seed, collection, replace=None):
     replaced in place: same object, name, parent and modifiers.
     """
     core_scatter.check_prop_count(specs, size=bridge_terrain.stored_recipe(root).terrain.size)
+    core_recipe.check_deposit_rules(bridge_terrain.stored_recipe(root).terrain, "scatter layer", specs)
     heights, size, sea_m = bridge_terrain.terrain_heights_of(root)
     layers = bridge_terrain.terrain_layers_of(root)  # kept from the build: the maps the rules read
     props_per_layer = layer_props(specs, sources)

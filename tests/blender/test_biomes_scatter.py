@@ -74,3 +74,20 @@ def test_the_scatter_panel_carries_biome_weights_and_map_ranges(empty_scene):
     message = str(info.value)  # one line naming the layer, the biome, the value and the range
     assert "scatter layer 1" in message and "forest" in message and "3" in message and "[0, 1]" in message
     assert "\n" not in message
+
+
+def test_a_sidebar_scatter_deposits_rule_without_erosion_is_one_clear_report(empty_scene):
+    """A scatter layer following deposits on a terrain that does not erode would place nothing, silently:
+    one report naming the layer and the key instead, and no scatter built."""
+    bpy.ops.worldseed.terrain_add(resolution=33, size=128.0, height=20.0, name="Flat", octaves=3, scale=60.0)
+    settings = bpy.context.scene.worldseed.scatter
+    bpy.ops.worldseed.scatter_layer_add(builtin="rock")
+    settings.layers[0].deposits = (0.1, 5.0)
+    objects = set(bpy.data.objects)
+    with pytest.raises(RuntimeError) as info:
+        bpy.ops.worldseed.scatter_add()
+    message = str(info.value).strip().splitlines()
+    assert len(message) == 1 and "deposits" in message[0] and "terrain.erosion.enabled" in message[0], message
+    assert set(bpy.data.objects) == objects
+    settings.layers[0].property_unset("deposits")  # the full range: no rule
+    assert bpy.ops.worldseed.scatter_add() == {"FINISHED"}

@@ -343,7 +343,7 @@ def _snapshot():
 
 
 #: Many droplets: the erosion takes several steps, so Esc lands in the middle of it.
-HEAVY = RECIPE.replace("droplets_per_km2 = 600000.0", "droplets_per_km2 = 3000000.0")
+HEAVY = RECIPE.replace("droplets_per_km2 = 600000.0", "droplets_per_km2 = 1000000.0")
 
 
 def test_the_modal_build_shows_the_erosion_and_finishes(empty_scene, modal_op):
@@ -412,14 +412,14 @@ def _settings():
 
 def test_a_bad_erosion_setting_is_one_clear_report(empty_scene):
     settings = _settings()
-    settings.size = 4096.0
-    settings.resolution = 33
+    settings.size = 128.0
+    settings.resolution = 257
     settings.erosion_enabled = True
-    settings.erosion_droplets_per_km2 = 5.0e7
+    settings.erosion_radius = 500.0  # 1,000 cells of 0.5 m: at most 32
     with pytest.raises(RuntimeError) as info:
         bpy.ops.worldseed.terrain_add(from_settings=True)
     message = str(info.value).strip().splitlines()
-    assert len(message) == 1 and "droplets_per_km2" in message[0], message
+    assert len(message) == 1 and "terrain.erosion.radius" in message[0], message
     assert len(bpy.data.objects) == 0 and len(bpy.data.meshes) == 0
 
 

@@ -170,7 +170,7 @@ def test_new_seed_without_erosion_on_a_small_terrain_builds_at_once(empty_scene,
 
 
 def test_esc_during_new_seed_keeps_the_terrain_and_the_seed(empty_scene, driven):
-    settings = _eroding(droplets=3_000_000.0)  # several erosion steps: Esc lands inside them
+    settings = _eroding(droplets=1_000_000.0)  # several erosion steps: Esc lands inside them
     root = _add_terrain()
     z = _z(root).copy()
     before = _snapshot()
@@ -213,10 +213,10 @@ def test_auto_rebuild_with_bad_settings_raises_before_building(empty_scene):
     settings = _eroding()
     root = _add_terrain()
     z = _z(root).copy()
-    settings.size = 4096.0
-    settings.resolution = 33
-    settings.erosion_droplets_per_km2 = 5.0e7
-    with pytest.raises(Exception, match="droplets_per_km2"):
+    settings.size = 128.0
+    settings.resolution = 257
+    settings.erosion_radius = 500.0  # 1,000 cells of 0.5 m: at most 32
+    with pytest.raises(Exception, match="radius"):
         terrain_ops.auto_rebuild(root, bpy.context.scene)
     np.testing.assert_array_equal(_z(root), z)
 
