@@ -450,7 +450,6 @@ class _Simulation:
         self.flat = self.padded.reshape(-1)
         self.base = r * pc + r
         self.boff = self.by * pc + self.bx
-        self.boff_list = self.boff.tolist()
         self.cell = cell
         self.area = cell * cell
         self.steps = max(1, int(round(s["lifetime"] / cell)))
@@ -487,9 +486,12 @@ class _Simulation:
         self.block = r + 1
         self.gcols = -(-cols // self.block)
         self.gcells = -(-rows // self.block) * self.gcols
-        self.neg_weights = (-self.bw / self.area).astype(np.float32)
         self.pos_weights = (self.bw / self.area).astype(np.float32)
         self.weights = self.bw / self.area
+        groups = {}  # brush offsets by their float32 weight (offsets at one distance share it)
+        for off, w in zip(self.boff.tolist(), self.pos_weights.tolist()):
+            groups.setdefault(w, []).append(off)
+        self.stamp_groups = [(np.float32(w), offs) for w, offs in groups.items()]
         # volumes per brush centre (already divided by the in-map weight); the eroded map is their
         # convolution with the brush, made once at the end
         self.centre = np.zeros(self.flat.size)
@@ -546,8 +548,7 @@ class _Simulation:
         a, b = self.inertia, (1.0 - self.inertia) / cell
         # where the brush took how much (summed into the exact float64 centres at the end of the
         # batch; what is laid goes to the exact float64 map at once; the working map is float32)
-        centres, amounts = [], []
-        laid_at, laid = [], []  # the same for what is laid with the brush
+        centres, amounts = [], []  # (signed: > 0 laid, < 0 eroded)
         for _ in range(self.steps):
             h00 = f.take(c, mode="clip")
             h10 = f.take(c + 1, mode="clip")
@@ -621,44 +622,42 @@ class _Simulation:
             cap *= speed
             cap *= water
             up = dh > 0
-            lay = sed > cap
-            lay |= up
-            put = np.flatnonzero(lay)
-            take = np.flatnonzero(~lay)
-            if put.size:
-                fill = np.flatnonzero(up)  # climbing: fill the hole it leaves, at its four corners
-                if fill.size:
-                    s = sed.take(fill, mode="clip")
-                    amount = np.minimum(dh.take(fill, mode="clip") * area / crowd.take(fill, mode="clip"), s)
-                    sed[fill] = s - amount
-                    cp, u, v = c.take(fill, mode="clip"), fx.take(fill, mode="clip"), fy.take(fill, mode="clip")
-                    amount /= area
-                    su = amount * u  # the bilinear shares of the four corners
-                    amount -= su
-                    corners = np.concatenate((cp, cp + 1, cp + pc, cp + (pc + 1)))
-                    shares = np.concatenate((amount - amount * v, su - su * v, amount * v, su * v))
-                    np.add.at(f, corners, shares.astype(np.float32))
-                    np.add.at(self.deposited, corners, shares)
-                if fill.size < put.size:  # over capacity: lay the excess with the brush (no point mounds)
-                    put = np.flatnonzero(lay & ~up)
-                    s, ct = sed.take(put, mode="clip"), c.take(put, mode="clip")
-                    amount = (s - cap.take(put, mode="clip")) * self.k_deposit
-                    sed[put] = s - amount
-                    amount *= self.spread.take(ct, mode="clip")
-                    laid_at.append(ct)
-                    laid.append(amount)
-                    self._stamp(ct, amount, self.pos_weights)
-            if take.size:
-                s, ct = sed.take(take, mode="clip"), c.take(take, mode="clip")
-                amount = (cap.take(take, mode="clip") - s) * self.k_erode
-                np.minimum(
-                    amount, dh.take(take, mode="clip") * (-self.cap_area) / crowd.take(take, mode="clip"), out=amount
-                )
-                sed[take] = s + amount
-                amount *= self.spread.take(ct, mode="clip")
+            # every droplet not climbing either lays part of its excess (sediment over capacity) or
+            # erodes part of what it lacks, both with the brush: one signed stamp for all of them
+            # (``gain``: volume the ground gets, > 0 laid, < 0 eroded)
+            gain = sed - cap
+            lay = gain > 0
+            gain *= self.k_deposit
+            taken = cap - sed
+            taken *= self.k_erode
+            np.minimum(taken, dh * (-self.cap_area) / crowd, out=taken)
+            np.negative(taken, out=taken)
+            np.copyto(gain, taken, where=~lay)
+            fill = np.flatnonzero(up)
+            if fill.size:  # climbing: fill the hole it leaves, at its four corners
+                s = sed.take(fill, mode="clip")
+                amount = np.minimum(dh.take(fill, mode="clip") * area / crowd.take(fill, mode="clip"), s)
+                cp, u, v = c.take(fill, mode="clip"), fx.take(fill, mode="clip"), fy.take(fill, mode="clip")
+                sed -= gain
+                sed[fill] = s - amount
+                amount /= area
+                su = amount * u  # the bilinear shares of the four corners
+                amount -= su
+                corners = np.concatenate((cp, cp + 1, cp + pc, cp + (pc + 1)))
+                shares = np.concatenate((amount - amount * v, su - su * v, amount * v, su * v))
+                np.add.at(f, corners, shares.astype(np.float32))
+                np.add.at(self.deposited, corners, shares)
+                brushed = np.flatnonzero(~up)
+                ct = c.take(brushed, mode="clip")
+                gain = gain.take(brushed, mode="clip")
+            else:
+                sed -= gain
+                ct = c
+            if ct.size:
+                gain *= self.spread.take(ct, mode="clip")
                 centres.append(ct)
-                amounts.append(amount)
-                self._stamp(ct, amount, self.neg_weights)
+                amounts.append(gain)
+                self._stamp(ct, gain)
             speed *= speed
             speed -= dh * self.gravity
             np.maximum(speed, 0.0, out=speed)
@@ -667,23 +666,24 @@ class _Simulation:
             x, y, ix, iy, fx, fy, c = nx, ny, qx, qy, gx, gy, q
         self._die(c, sed)
         if centres:
-            self.centre += np.bincount(np.concatenate(centres), np.concatenate(amounts), minlength=self.centre.size)
-        if laid_at:
-            self.laid += np.bincount(np.concatenate(laid_at), np.concatenate(laid), minlength=self.laid.size)
+            at, gain = np.concatenate(centres), np.concatenate(amounts)
+            self.laid += np.bincount(at, np.maximum(gain, 0.0), minlength=self.laid.size)
+            self.centre += np.bincount(at, np.maximum(np.negative(gain), 0.0), minlength=self.centre.size)
 
-    def _stamp(self, ct, amount, weights):
-        """Add ``amount x weights`` around the nodes ``ct`` to the float32 working map, one brush
-        offset at a time: the droplets are near memory order, so each pass sweeps the map forward
-        (about twice as fast as one ``np.add.at`` over every (droplet, offset) pair; the same sums, in
-        another order: float32 rounding only)."""
+    def _stamp(self, ct, amount):
+        """Add ``amount x weights / area`` around the nodes ``ct`` to the float32 working map, one
+        brush offset at a time: the droplets are near memory order, so each pass sweeps the map
+        forward (about twice as fast as one ``np.add.at`` over every (droplet, offset) pair; the same
+        sums, in another order: float32 rounding only). Offsets of one weight share the product."""
         a = amount.astype(np.float32)
         m = a.size
         idx = np.empty(m, np.intp)
         val = np.empty(m, np.float32)
-        for off, w in zip(self.boff_list, weights.tolist()):
-            np.add(ct, off, out=idx)
-            np.multiply(a, np.float32(w), out=val)
-            np.add.at(self.flat, idx, val)
+        for w, offs in self.stamp_groups:
+            np.multiply(a, w, out=val)
+            for off in offs:
+                np.add(ct, off, out=idx)
+                np.add.at(self.flat, idx, val)
 
     def _crowding(self, ix, iy):
         """What a droplet's caps are divided by this step: the droplets whose node is in its block (of
