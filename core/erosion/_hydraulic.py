@@ -492,6 +492,7 @@ class _Simulation:
         for off, w in zip(self.boff.tolist(), self.pos_weights.tolist()):
             groups.setdefault(w, []).append(off)
         self.stamp_groups = [(np.float32(w), offs) for w, offs in groups.items()]
+        self.boff_min = int(self.boff.min())
         # volumes per brush centre (already divided by the in-map weight); the eroded map is their
         # convolution with the brush, made once at the end
         self.centre = np.zeros(self.flat.size)
@@ -676,14 +677,13 @@ class _Simulation:
         forward (about twice as fast as one ``np.add.at`` over every (droplet, offset) pair; the same
         sums, in another order: float32 rounding only). Offsets of one weight share the product."""
         a = amount.astype(np.float32)
-        m = a.size
-        idx = np.empty(m, np.intp)
-        val = np.empty(m, np.float32)
+        val = np.empty(a.size, np.float32)
+        lowest = ct + self.boff_min  # every brush cell, from the lowest offset: no index array per offset
+        flat = self.flat
         for w, offs in self.stamp_groups:
             np.multiply(a, w, out=val)
             for off in offs:
-                np.add(ct, off, out=idx)
-                np.add.at(self.flat, idx, val)
+                np.add.at(flat[off - self.boff_min :], lowest, val)
 
     def _crowding(self, ix, iy):
         """What a droplet's caps are divided by this step: the droplets whose node is in its block (of
