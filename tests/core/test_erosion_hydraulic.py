@@ -351,3 +351,31 @@ def test_edge_weights_in_chunks_equal_one_pass(monkeypatch):
     assert np.array_equal(whole.heights, chunked.heights)
     with pytest.raises(ParameterError, match="radius"):
         hydraulic(h, cell_size=1.0, droplets=10, radius=engine.MAX_BRUSH_CELLS + 1.0)
+
+
+@pytest.mark.parametrize("radius", [1.0, 3.0, 6.5])
+def test_brush_stamp_one_offset_at_a_time_equals_one_pass(radius):
+    """The working map's brush stamps go one brush offset at a time into shifted views (fast); they must
+    add what one np.add.at over every (droplet, offset) pair adds, duplicates and map corners included."""
+    from worldseed.core.erosion._hydraulic import _Simulation
+
+    rng = np.random.default_rng(4)
+    h = rng.random((37, 29)) * 10.0
+    settings = dict(
+        radius=radius, lifetime=30.0, inertia=0.05, capacity=4.0, min_slope=0.01, erosion_rate=0.3,
+        deposition_rate=0.3, evaporation=0.03, gravity=4.0, initial_water=1.0, initial_speed=1.0, batch=64,
+    )  # fmt: skip
+    sim = _Simulation(h, 1.0, settings)
+    rows, cols = h.shape
+    i = np.r_[rng.integers(0, rows, 300), 0, 0, rows - 1, rows - 1, 5, 5, 5]
+    j = np.r_[rng.integers(0, cols, 300), 0, cols - 1, 0, cols - 1, 7, 7, 7]  # corners; one node thrice
+    ct = np.sort((i + sim.reach) * sim.pcols + j + sim.reach)
+    amount = rng.normal(size=ct.size)
+    before = sim.flat.astype(np.float64)
+    expected = before.copy()
+    np.add.at(expected, (ct[:, None] + sim.boff).reshape(-1), (amount[:, None] * sim.bw / sim.area).reshape(-1))
+    sim._stamp(ct, amount)
+    assert np.abs(sim.flat - expected).max() < 1e-4  # float32 rounding of the working map
+    touched = np.zeros(sim.flat.size, bool)
+    touched[(ct[:, None] + sim.boff).reshape(-1)] = True
+    assert np.array_equal(sim.flat[~touched], before[~touched].astype(np.float32))
