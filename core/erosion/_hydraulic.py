@@ -526,6 +526,7 @@ class _Simulation:
         its bounds check.)"""
         cols, rows, pc = self.cols, self.rows, self.pcols
         f = self.flat
+        f1, fp, fp1 = f[1:], f[pc:], f[pc + 1 :]  # the other three corners of a cell, by the same index
         ix = x.astype(np.intp)
         iy = y.astype(np.intp)
         order = np.argsort(iy * cols + ix, kind="stable")  # memory order: kinder to the caches
@@ -552,10 +553,9 @@ class _Simulation:
         centres, amounts = [], []  # (signed: > 0 laid, < 0 eroded)
         for _ in range(self.steps):
             h00 = f.take(c, mode="clip")
-            h10 = f.take(c + 1, mode="clip")
-            c2 = c + pc
-            h01 = f.take(c2, mode="clip")
-            h11 = f.take(c2 + 1, mode="clip")
+            h10 = f1.take(c, mode="clip")
+            h01 = fp.take(c, mode="clip")
+            h11 = fp1.take(c, mode="clip")
             top = h10 - h00
             left = h01 - h00
             d = h11 - h01
@@ -604,11 +604,10 @@ class _Simulation:
             q += qx
             q += self.base
             n00 = f.take(q, mode="clip")
-            top = f.take(q + 1, mode="clip")
+            top = f1.take(q, mode="clip")
             top -= n00
-            q2 = q + pc
-            n01 = f.take(q2, mode="clip")
-            d = f.take(q2 + 1, mode="clip")
+            n01 = fp.take(q, mode="clip")
+            d = fp1.take(q, mode="clip")
             d -= n01
             left = n01 - n00
             d -= top
@@ -644,10 +643,10 @@ class _Simulation:
                 amount /= area
                 su = amount * u  # the bilinear shares of the four corners
                 amount -= su
-                corners = np.concatenate((cp, cp + 1, cp + pc, cp + (pc + 1)))
-                shares = np.concatenate((amount - amount * v, su - su * v, amount * v, su * v))
-                np.add.at(f, corners, shares.astype(np.float32))
-                np.add.at(self.deposited, corners, shares)
+                dep = self.deposited
+                for corner, share in ((0, amount - amount * v), (1, su - su * v), (pc, amount * v), (pc + 1, su * v)):
+                    np.add.at(f[corner:], cp, share.astype(np.float32))  # shifted views: no index arrays
+                    np.add.at(dep[corner:], cp, share)
                 brushed = np.flatnonzero(~up)
                 ct = c.take(brushed, mode="clip")
                 gain = gain.take(brushed, mode="clip")
