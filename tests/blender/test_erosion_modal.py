@@ -21,6 +21,8 @@ from worldseed.operators.bridge import terrain_layers as bridge_layers
 from worldseed.operators.bridge.query import terrain_root
 from worldseed.operators.common import ModalBuild, modal_builds, window_of
 
+from .test_erosion_build import Tap
+
 RESULT = {}
 
 
@@ -91,21 +93,6 @@ class Driven:
             state = self.modal(context, types.SimpleNamespace(type="ESC" if cancel else "TIMER", value="PRESS"))
         RESULT["state"] = state
         return {"RUNNING_MODAL"}
-
-
-class Tap:
-    """The build's steps, noting each label as it passes."""
-
-    def __init__(self, steps, labels):
-        self.steps, self.labels = steps, labels
-
-    def __next__(self):
-        step = next(self.steps)
-        self.labels.append(step[2])
-        return step
-
-    def close(self):
-        self.steps.close()
 
 
 def _driven(cls, idname):
