@@ -37,12 +37,21 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 
-from . import levels, scatter, terrain, trees, unity_package
+from . import levels, scatter, terrain, trees
+from ._recipe_checks import (
+    biomes_from_dict,
+    check_biomes,
+    check_deposit_rules,
+    check_levels,
+    check_scatter,
+    check_splats,
+    check_trees,
+    splat_from_dict,
+)
 from ._toml import toml_table, toml_value
-from .biomes import MAX_PER_CELL, load_table
 from .biomes import spec as biome_spec
 from .errors import ParameterError, RecipeError, short
-from .spec import closest, did_you_mean, flag, from_table, integer, object_name, to_table
+from .spec import closest, flag, from_table, integer, object_name, to_table
 
 __all__ = [
     "Recipe",
@@ -119,173 +128,12 @@ def _export_from_dict(table, *, prefix):
     return from_table(ExportSpec, EXPORT_LIMITS, table, prefix=prefix)
 
 
-def _beside(value, base):
-    """A file path of a recipe made absolute against the recipe's folder ``base`` (None: kept)."""
-    if base is None or not value or os.path.isabs(value) or "\x00" in value:
-        return value
-    return os.path.normpath(os.path.join(base, value))
-
-
-def _biomes_from_dict(table, *, prefix, base=None):
-    """``[biomes]``; a ``table`` given as a path is kept absolute (found beside the recipe)."""
-    spec = biome_spec.biomes_from_dict(table, prefix=prefix)
-    value = spec.table
-    if value.lower().endswith(".toml") or "/" in value or "\\" in value:
-        spec = dataclasses.replace(spec, table=_beside(value, base))
-    return spec
-
-
-def _texture_path(value, base, name):
-    """A ``[[splat]]`` texture checked and made absolute: in a recipe file (``base``, its folder) a
-    relative path that stays inside that folder once ``..`` and links are resolved (kept as the
-    resolved path); without a folder (the sidebar, a direct call) an absolute path as the artist
-    picked it, or a relative one inside the current folder (kept as written).  Either way a PNG or
-    JPEG file by its first bytes."""
-    where = "the recipe's folder" if base is not None else "the current folder"
-    inside = f"a PNG or JPEG file given as a relative path inside {where}"
-    if "\x00" in value:
-        raise ParameterError(f"{name} {short(value)} must be {inside} (no NUL characters)")
-    if base is not None and os.path.isabs(value):
-        raise ParameterError(f"{name} {short(value)} must be {inside} ({short(base, 200)}), not an absolute path")
-    if base is not None or not os.path.isabs(value):
-        folder = os.path.realpath(base if base is not None else os.getcwd())
-        path = os.path.realpath(os.path.join(folder, value))
-        if os.path.commonpath([folder, path]) != folder:
-            raise ParameterError(
-                f"{name} {short(value)} leads out of its folder ({short(folder, 200)}, through '..' or a link); "
-                f"it must be {inside}"
-            )
-        value = path if base is not None else value
-    else:
-        path = value
-    biome_spec.texture_format(path, name=name, shown=value)
-    return value
-
-
-def _splat_from_dict(table, *, prefix, base=None):
-    """One ``[[splat]]``; its ``texture`` is checked (a PNG or JPEG inside the recipe's folder, see
-    :func:`_texture_path`) and kept absolute."""
-    spec = biome_spec.splat_from_dict(table, prefix=prefix)
-    if not spec.texture:
-        return spec
-    return dataclasses.replace(spec, texture=_texture_path(spec.texture, base, f"{prefix}texture"))
-
-
-def _biome_names(recipe, where):
-    """The biome names of the recipe's table, for entries (``where``) that name biomes."""
-    if not recipe.biomes.enabled:
-        raise RecipeError(f"{where}.biomes names biomes, but [biomes] is off; set biomes.enabled = true")
-    try:
-        return load_table(recipe.biomes.table).names
-    except ParameterError as err:
-        raise RecipeError(f"biomes.table: {err}") from None
-
-
-def _check_biome_names(recipe, key, entries):
-    names = None
-    for i, spec in enumerate(entries):
-        if not spec.biomes:
-            continue
-        names = names if names is not None else _biome_names(recipe, f"{key}[{i}]")
-        for name, _ in spec.biomes:
-            if name not in names:
-                raise RecipeError(
-                    f"{key}[{i}].biomes names {name!r}, which is not a biome of the table "
-                    f"{recipe.biomes.table!r}{did_you_mean(name, names)}; biomes: {', '.join(names)}"
-                )
-
-
-def _deposits_off(spec):
-    """Whether the ``deposits`` rule of a texture layer (a weight, 0: off) or a scatter layer (a
-    depth range, the full range: off) is off."""
-    if isinstance(spec.deposits, (int, float)):
-        return spec.deposits == 0.0
-    return tuple(spec.deposits) == (0.0, scatter.DEPOSITS[1])
-
-
-def check_deposit_rules(terrain_spec, key, entries):
-    """Refuse ``entries`` (``[[splat]]`` or ``[[scatter]]`` specs, named ``key[i]``) with a
-    ``deposits`` rule on a terrain (``terrain_spec``) without ``[terrain.erosion]``: nothing is
-    deposited, so the rule would silently match nowhere.  One :class:`RecipeError` naming the layer
-    and the key (the sidebar's scatter can call it too)."""
-    if terrain_spec.erosion.enabled:
-        return
-    for i, spec in enumerate(entries):
-        if not _deposits_off(spec):
-            raise RecipeError(
-                f"{key}[{i}].deposits is {short(spec.deposits)}, but [terrain.erosion] is off, so nothing is "
-                "deposited; set terrain.erosion.enabled = true (or drop the deposits rule)"
-            )
-
-
-def _check_biomes(recipe):
-    if recipe.biomes.enabled:
-        if not recipe.terrain.enabled:
-            raise RecipeError("[biomes] needs a terrain to classify, but terrain.enabled is false")
-        _biome_names(recipe, "biomes")  # the table is read (and checked) before any work
-
-
-def _check_splats(recipe):
-    if not recipe.splat:
-        return
-    if not recipe.terrain.enabled:
-        raise RecipeError("[[splat]] layers need a terrain to paint, but terrain.enabled is false")
-    seen = {}
-    for i, spec in enumerate(recipe.splat):
-        if spec.name in seen:
-            raise RecipeError(
-                f"splat[{i}].name {spec.name!r} is taken by splat[{seen[spec.name]}] (the Unity terrain file "
-                "lists the layers by name: give every layer its own)"
-            )
-        seen[spec.name] = i
-    _check_biome_names(recipe, "splat", recipe.splat)
-    check_deposit_rules(recipe.terrain, "splat", recipe.splat)
-
-
-def _terrain_size(recipe):
-    return recipe.terrain.size if recipe.terrain.enabled else None
-
-
-def _check_scatter(recipe):
-    if recipe.scatter and not recipe.terrain.enabled:
-        raise RecipeError("[[scatter]] layers need a terrain to stand on, but terrain.enabled is false")
-    scatter.check_prop_count(recipe.scatter, size=recipe.terrain.size)
-    base = unity_package.alphamap_side(recipe.terrain.resolution)
-    for i, spec in enumerate(recipe.scatter):
-        side = scatter.detail_side(base, size=recipe.terrain.size, per_m2=spec.unity_detail)
-        if spec.unity_detail * (recipe.terrain.size / side) ** 2 > MAX_PER_CELL:
-            most = MAX_PER_CELL / (recipe.terrain.size / side) ** 2
-            raise RecipeError(
-                f"scatter[{i}].unity_detail {spec.unity_detail:g} per m^2 puts more than {MAX_PER_CELL} instances "
-                f"in a Unity detail cell of a {recipe.terrain.size:g} m terrain ({side} cells a side); "
-                f"at most {most:.3g} per m^2"
-            )
-    _check_biome_names(recipe, "scatter", recipe.scatter)
-    check_deposit_rules(recipe.terrain, "scatter", recipe.scatter)
-
-
 #: Most ``[[level]]`` tables a recipe may hold.
 MAX_LEVELS = 32
 
 
-def _check_levels(recipe):
-    """Level names must differ (also in case alone): each level writes ``<name>.tmx`` and the like."""
-    seen = {}
-    for i, spec in enumerate(recipe.level):
-        key = spec.name.casefold()
-        if key in seen:
-            raise RecipeError(
-                f"level[{i}].name {spec.name!r} is taken by level[{seen[key]}] "
-                "(each level writes <name>.tmx, <name>_level.json and <name>_level.png: give every level its own name)"
-            )
-        seen[key] = i
-
-
-def _check_trees(recipe):
-    for i, spec in enumerate(recipe.trees):  # rule errors before any work, named by their entry
-        error = trees.rule_error(spec.axiom, spec.rules, trees.constants_to_text(spec.constants))
-        if error:
-            raise RecipeError(f"trees[{i}]: {error}")
+def _terrain_size(recipe):
+    return recipe.terrain.size if recipe.terrain.enabled else None
 
 
 @dataclass(frozen=True)
@@ -337,9 +185,9 @@ SECTIONS = (
         "biomes",
         biome_spec.BiomesSpec,
         biome_spec.BIOMES_LIMITS,
-        _biomes_from_dict,
+        biomes_from_dict,
         biome_spec.biomes_to_dict,
-        check=_check_biomes,
+        check=check_biomes,
         label="Biomes",
         build=False,
         package="biomes",
@@ -349,11 +197,11 @@ SECTIONS = (
         "splat",
         biome_spec.SplatSpec,
         biome_spec.SPLAT_LIMITS,
-        _splat_from_dict,
+        splat_from_dict,
         biome_spec.splat_to_dict,
         many=True,
         max_entries=biome_spec.MAX_LAYERS,
-        check=_check_splats,
+        check=check_splats,
         label="Texture Layers",
         build=False,
         package="biomes",
@@ -367,7 +215,7 @@ SECTIONS = (
         trees.to_dict,
         many=True,
         max_entries=64,
-        check=_check_trees,
+        check=check_trees,
         label="Trees",
     ),
     Section(
@@ -378,7 +226,7 @@ SECTIONS = (
         scatter.to_dict,
         many=True,
         max_entries=scatter.MAX_LAYERS,
-        check=_check_scatter,
+        check=check_scatter,
         label="Scatter",
     ),
     Section(
@@ -389,7 +237,7 @@ SECTIONS = (
         levels.to_dict,
         many=True,
         max_entries=MAX_LEVELS,
-        check=_check_levels,
+        check=check_levels,
         label="Levels",
         package="levels",
         paths=True,

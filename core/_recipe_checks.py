@@ -1,0 +1,196 @@
+"""The recipe's readers of path-bearing sections and its cross-section checks.
+
+Split out of :mod:`core.recipe`, which names these in its :data:`core.recipe.SECTIONS`:
+``[biomes]`` and ``[[splat]]`` readers that find their files beside the recipe, and the
+``check(recipe)`` functions run once the whole recipe is read (biome names, ``deposits``
+rules, scatter density, level names, tree rules).  They raise :class:`RecipeError` or
+:class:`ParameterError`; :func:`check_deposit_rules` is public through :mod:`core.recipe`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+
+from . import scatter, trees, unity_package
+from .biomes import MAX_PER_CELL, load_table
+from .biomes import spec as biome_spec
+from .errors import ParameterError, RecipeError, short
+from .spec import did_you_mean
+
+__all__ = [
+    "beside",
+    "biomes_from_dict",
+    "texture_path",
+    "splat_from_dict",
+    "biome_names",
+    "check_biome_names",
+    "deposits_off",
+    "check_deposit_rules",
+    "check_biomes",
+    "check_splats",
+    "check_scatter",
+    "check_levels",
+    "check_trees",
+]
+
+
+def beside(value, base):
+    """A file path of a recipe made absolute against the recipe's folder ``base`` (None: kept)."""
+    if base is None or not value or os.path.isabs(value) or "\x00" in value:
+        return value
+    return os.path.normpath(os.path.join(base, value))
+
+
+def biomes_from_dict(table, *, prefix, base=None):
+    """``[biomes]``; a ``table`` given as a path is kept absolute (found beside the recipe)."""
+    spec = biome_spec.biomes_from_dict(table, prefix=prefix)
+    value = spec.table
+    if value.lower().endswith(".toml") or "/" in value or "\\" in value:
+        spec = dataclasses.replace(spec, table=beside(value, base))
+    return spec
+
+
+def texture_path(value, base, name):
+    """A ``[[splat]]`` texture checked and made absolute: in a recipe file (``base``, its folder) a
+    relative path that stays inside that folder once ``..`` and links are resolved (kept as the
+    resolved path); without a folder (the sidebar, a direct call) an absolute path as the artist
+    picked it, or a relative one inside the current folder (kept as written).  Either way a PNG or
+    JPEG file by its first bytes."""
+    where = "the recipe's folder" if base is not None else "the current folder"
+    inside = f"a PNG or JPEG file given as a relative path inside {where}"
+    if "\x00" in value:
+        raise ParameterError(f"{name} {short(value)} must be {inside} (no NUL characters)")
+    if base is not None and os.path.isabs(value):
+        raise ParameterError(f"{name} {short(value)} must be {inside} ({short(base, 200)}), not an absolute path")
+    if base is not None or not os.path.isabs(value):
+        folder = os.path.realpath(base if base is not None else os.getcwd())
+        path = os.path.realpath(os.path.join(folder, value))
+        if os.path.commonpath([folder, path]) != folder:
+            raise ParameterError(
+                f"{name} {short(value)} leads out of its folder ({short(folder, 200)}, through '..' or a link); "
+                f"it must be {inside}"
+            )
+        value = path if base is not None else value
+    else:
+        path = value
+    biome_spec.texture_format(path, name=name, shown=value)
+    return value
+
+
+def splat_from_dict(table, *, prefix, base=None):
+    """One ``[[splat]]``; its ``texture`` is checked (a PNG or JPEG inside the recipe's folder, see
+    :func:`texture_path`) and kept absolute."""
+    spec = biome_spec.splat_from_dict(table, prefix=prefix)
+    if not spec.texture:
+        return spec
+    return dataclasses.replace(spec, texture=texture_path(spec.texture, base, f"{prefix}texture"))
+
+
+def biome_names(recipe, where):
+    """The biome names of the recipe's table, for entries (``where``) that name biomes."""
+    if not recipe.biomes.enabled:
+        raise RecipeError(f"{where}.biomes names biomes, but [biomes] is off; set biomes.enabled = true")
+    try:
+        return load_table(recipe.biomes.table).names
+    except ParameterError as err:
+        raise RecipeError(f"biomes.table: {err}") from None
+
+
+def check_biome_names(recipe, key, entries):
+    names = None
+    for i, spec in enumerate(entries):
+        if not spec.biomes:
+            continue
+        names = names if names is not None else biome_names(recipe, f"{key}[{i}]")
+        for name, _ in spec.biomes:
+            if name not in names:
+                raise RecipeError(
+                    f"{key}[{i}].biomes names {name!r}, which is not a biome of the table "
+                    f"{recipe.biomes.table!r}{did_you_mean(name, names)}; biomes: {', '.join(names)}"
+                )
+
+
+def deposits_off(spec):
+    """Whether the ``deposits`` rule of a texture layer (a weight, 0: off) or a scatter layer (a
+    depth range, the full range: off) is off."""
+    if isinstance(spec.deposits, (int, float)):
+        return spec.deposits == 0.0
+    return tuple(spec.deposits) == (0.0, scatter.DEPOSITS[1])
+
+
+def check_deposit_rules(terrain_spec, key, entries):
+    """Refuse ``entries`` (``[[splat]]`` or ``[[scatter]]`` specs, named ``key[i]``) with a
+    ``deposits`` rule on a terrain (``terrain_spec``) without ``[terrain.erosion]``: nothing is
+    deposited, so the rule would silently match nowhere.  One :class:`RecipeError` naming the layer
+    and the key (the sidebar's scatter can call it too)."""
+    if terrain_spec.erosion.enabled:
+        return
+    for i, spec in enumerate(entries):
+        if not deposits_off(spec):
+            raise RecipeError(
+                f"{key}[{i}].deposits is {short(spec.deposits)}, but [terrain.erosion] is off, so nothing is "
+                "deposited; set terrain.erosion.enabled = true (or drop the deposits rule)"
+            )
+
+
+def check_biomes(recipe):
+    if recipe.biomes.enabled:
+        if not recipe.terrain.enabled:
+            raise RecipeError("[biomes] needs a terrain to classify, but terrain.enabled is false")
+        biome_names(recipe, "biomes")  # the table is read (and checked) before any work
+
+
+def check_splats(recipe):
+    if not recipe.splat:
+        return
+    if not recipe.terrain.enabled:
+        raise RecipeError("[[splat]] layers need a terrain to paint, but terrain.enabled is false")
+    seen = {}
+    for i, spec in enumerate(recipe.splat):
+        if spec.name in seen:
+            raise RecipeError(
+                f"splat[{i}].name {spec.name!r} is taken by splat[{seen[spec.name]}] (the Unity terrain file "
+                "lists the layers by name: give every layer its own)"
+            )
+        seen[spec.name] = i
+    check_biome_names(recipe, "splat", recipe.splat)
+    check_deposit_rules(recipe.terrain, "splat", recipe.splat)
+
+
+def check_scatter(recipe):
+    if recipe.scatter and not recipe.terrain.enabled:
+        raise RecipeError("[[scatter]] layers need a terrain to stand on, but terrain.enabled is false")
+    scatter.check_prop_count(recipe.scatter, size=recipe.terrain.size)
+    base = unity_package.alphamap_side(recipe.terrain.resolution)
+    for i, spec in enumerate(recipe.scatter):
+        side = scatter.detail_side(base, size=recipe.terrain.size, per_m2=spec.unity_detail)
+        if spec.unity_detail * (recipe.terrain.size / side) ** 2 > MAX_PER_CELL:
+            most = MAX_PER_CELL / (recipe.terrain.size / side) ** 2
+            raise RecipeError(
+                f"scatter[{i}].unity_detail {spec.unity_detail:g} per m^2 puts more than {MAX_PER_CELL} instances "
+                f"in a Unity detail cell of a {recipe.terrain.size:g} m terrain ({side} cells a side); "
+                f"at most {most:.3g} per m^2"
+            )
+    check_biome_names(recipe, "scatter", recipe.scatter)
+    check_deposit_rules(recipe.terrain, "scatter", recipe.scatter)
+
+
+def check_levels(recipe):
+    """Level names must differ (also in case alone): each level writes ``<name>.tmx`` and the like."""
+    seen = {}
+    for i, spec in enumerate(recipe.level):
+        key = spec.name.casefold()
+        if key in seen:
+            raise RecipeError(
+                f"level[{i}].name {spec.name!r} is taken by level[{seen[key]}] "
+                "(each level writes <name>.tmx, <name>_level.json and <name>_level.png: give every level its own name)"
+            )
+        seen[key] = i
+
+
+def check_trees(recipe):
+    for i, spec in enumerate(recipe.trees):  # rule errors before any work, named by their entry
+        error = trees.rule_error(spec.axiom, spec.rules, trees.constants_to_text(spec.constants))
+        if error:
+            raise RecipeError(f"trees[{i}]: {error}")
