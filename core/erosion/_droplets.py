@@ -1,0 +1,426 @@
+"""The lock-step droplet engine of :mod:`core.erosion._hydraulic`: the brush, the batch stepper with
+its brush stamps and running ledger, and the levelling of the pits it leaves.
+
+:func:`core.erosion._hydraulic.hydraulic` checks the arguments, draws the start points and hands
+them here a batch at a time; the method and its reasons are told in that module's docstring.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+#: The rates are given per this distance travelled (metres); Lague's values are per step of one 1 m cell.
+REFERENCE_STEP = 1.0
+#: Most (edge cell, brush cell) pairs weighed at once when the brush's in-map weights are set up
+#: (bounded memory: 4 M pairs are ~50 MB, whatever the map and the brush).
+EDGE_CHUNK = 1 << 22
+#: Rounds of pit levelling before giving up (each round levels every new pit at once).
+PIT_ROUNDS = 10_000
+TINY = 1e-300
+
+
+def _per_step(rate, step):
+    """A rate per ``REFERENCE_STEP`` metres turned into the rate per step of ``step`` metres."""
+    return 1.0 - (1.0 - rate) ** (step / REFERENCE_STEP)
+
+
+def brush(radius_cells):
+    """Lague's erosion brush: offsets ``(dy, dx)`` with ``dx^2 + dy^2 < r^2`` and weights
+    ``1 - d / r`` summing to 1 (the centre alone when ``r <= 1``).
+
+    >>> oy, ox, w = brush(1.5)
+    >>> len(w), float(round(w.sum(), 12)), bool(w[(oy == 0) & (ox == 0)][0] == w.max())
+    (9, 1.0, True)
+    """
+    reach = max(int(math.ceil(radius_cells)) - 1, 0)
+    oy, ox = np.mgrid[-reach : reach + 1, -reach : reach + 1]
+    d = np.sqrt(oy * oy + ox * ox)
+    inside = d < radius_cells
+    inside[reach, reach] = True
+    w = np.maximum(1.0 - d[inside] / max(radius_cells, 1e-9), 0.0)
+    if w.sum() <= 0:
+        w = (d[inside] == 0).astype(np.float64)
+    return oy[inside].astype(np.int64), ox[inside].astype(np.int64), w / w.sum()
+
+
+def new_pits(before, after):
+    """Interior cells of ``after`` lower than all 8 neighbours that were not so in ``before``.
+
+    >>> h = np.ones((4, 5)); g = h.copy(); g[1, 2] = 0.5
+    >>> np.argwhere(new_pits(h, g)).tolist()
+    [[1, 2]]
+    """
+    return _strict_minima(after) & ~_strict_minima(before)
+
+
+def _strict_minima(h):
+    """Interior cells lower than all 8 neighbours (contiguous flat slices: one pass per neighbour)."""
+    h = np.asarray(h)
+    rows, cols = h.shape
+    out = np.zeros(h.shape, dtype=bool)
+    if rows < 3 or cols < 3:
+        return out
+    flat = h.reshape(-1)
+    lo, hi = cols + 1, rows * cols - cols - 1  # cells 1 .. rows-2 (rows), all columns but the two ends
+    low = np.minimum(flat[lo - 1 : hi - 1], flat[lo + 1 : hi + 1])
+    for off in (-cols - 1, -cols, -cols + 1, cols - 1, cols, cols + 1):
+        np.minimum(low, flat[lo + off : hi + off], out=low)
+    inner = out.reshape(-1)[lo:hi]
+    np.less(flat[lo:hi], low, out=inner)
+    out[:, 0] = False
+    out[:, -1] = False
+    return out
+
+
+def _is_pit(flat, cells, offsets):
+    """Which of ``cells`` (interior, flat indices) are lower than all 8 neighbours."""
+    return flat[cells] < flat[cells[:, None] + offsets].min(axis=1)
+
+
+def _level_pits(h, original, eroded, deposited):
+    """Level every new strict minimum with its lowest neighbour (both become their mean), in rounds.
+
+    Works on the flat views in place; returns the height moved (sum of the raises, metres).
+    Each round takes every new pit whose lowest neighbour no other pit of that round takes; the
+    next round looks only around the cells that changed.
+    """
+    rows, cols = h.shape
+    flat, ero, dep, old = h.reshape(-1), eroded.reshape(-1), deposited.reshape(-1), original.reshape(-1)
+    moved = 0.0
+    offsets = np.array([dy * cols + dx for dy in (-1, 0, 1) for dx in (-1, 0, 1) if dy or dx])
+    pits = np.flatnonzero(_strict_minima(h))
+    for _ in range(PIT_ROUNDS):
+        pits = pits[~_is_pit(old, pits, offsets)]  # pits of the input stay
+        if pits.size == 0:
+            return moved
+        around = flat[pits[:, None] + offsets]
+        q = pits + offsets[np.argmin(around, axis=1)]
+        q, first = np.unique(q, return_index=True)
+        p = pits[first]
+        hp, hq = flat[p], flat[q]
+        mid = 0.5 * (hp + hq)
+        mid = np.where(mid > hp, mid, hq)  # hp and hq one ulp apart: take hq
+        flat[p] = mid
+        flat[q] = mid
+        dep[p] += mid - hp
+        ero[q] += hq - mid
+        moved += float(np.sum(mid - hp))
+        near = np.unique((np.concatenate((p, q, pits))[:, None] + np.append(offsets, 0)).reshape(-1))
+        r, col = np.divmod(near, cols)
+        near = near[(r > 0) & (r < rows - 1) & (col > 0) & (col < cols - 1)]
+        pits = near[_is_pit(flat, near, offsets)]
+    raise RuntimeError("pit levelling did not converge")  # pragma: no cover - a bug if it happens
+
+
+class Simulation:
+    """The heights being eroded (with a margin of the brush's reach on every side, so every brush
+    stamp is one flat-index offset table), the brush tables, and the running ledger.
+
+    The droplets read and change a float32 copy of the heights (half the memory: the scattered
+    reads and writes of a batch stay in cache far more, about 3x faster at 1025^2); every amount is
+    also summed in float64 (eroded per brush centre, laid per cell), and the result is built from
+    those sums, so the ledger is exact whatever float32 rounded.
+
+    Brush stamps near the edge spill into the margin: a stamp's amount is divided by the brush weight
+    that falls inside the map there (Lague renormalises the same way), so the map gets exactly the
+    amount and the margin's values are never read.
+    """
+
+    def __init__(self, h, cell, s, edge_chunk=None):
+        # edge_chunk: EDGE_CHUNK unless given (hydraulic_steps passes core.erosion._hydraulic's, read at call time)
+        edge_chunk = EDGE_CHUNK if edge_chunk is None else edge_chunk
+        self.rows, self.cols = rows, cols = h.shape
+        self.by, self.bx, self.bw = brush(s["radius"] / cell)
+        r = self.reach = int(max(np.abs(self.by).max(), np.abs(self.bx).max()))
+        self.pcols = pc = cols + 2 * r
+        self.padded = np.zeros((rows + 2 * r, pc), dtype=np.float32)
+        # centred on the middle height: float32 then resolves the relief, whatever the heights' offset
+        self.padded[r : r + rows, r : r + cols] = h - 0.5 * (float(h.min()) + float(h.max()))
+        self.flat = self.padded.reshape(-1)
+        self.base = r * pc + r
+        self.boff = self.by * pc + self.bx
+        self.cell = cell
+        self.area = cell * cell
+        self.steps = max(1, int(round(s["lifetime"] / cell)))
+        self.inertia = s["inertia"] ** (cell / REFERENCE_STEP)
+        self.k_erode = _per_step(s["erosion_rate"], cell)
+        self.k_deposit = _per_step(s["deposition_rate"], cell)
+        self.keep_water = (1.0 - s["evaporation"]) ** (cell / REFERENCE_STEP)
+        self.capacity = s["capacity"]
+        self.min_slope = s["min_slope"]
+        self.gravity = s["gravity"]
+        self.water0 = s["initial_water"]
+        self.speed0 = s["initial_speed"]
+        # 1 / (brush weight inside the map) for every node, in the padded layout: 1 but within the
+        # brush's reach of the edge
+        self.spread = np.zeros(self.flat.size)
+        self.spread.reshape(self.padded.shape)[r : r + rows, r : r + cols] = 1.0 / self.bw.sum()
+        inside = self.spread > 0
+        ends = np.unique(np.r_[0 : min(r, rows), max(rows - r, 0) : rows])  # rows near the top and bottom
+        sides = np.unique(np.r_[0 : min(r, cols), max(cols - r, 0) : cols])  # columns near the sides
+        middle = np.setdiff1d(np.arange(rows), ends)
+        i = np.concatenate((np.repeat(ends, cols), np.repeat(middle, sides.size)))
+        j = np.concatenate((np.tile(np.arange(cols), ends.size), np.tile(sides, middle.size)))
+        edge = (i + r) * pc + j + r
+        chunk = max(1, edge_chunk // self.boff.size)  # (edge cells x brush cells) a chunk at a time
+        for k in range(0, edge.size, chunk):
+            part = edge[k : k + chunk]
+            # a row sum, not a BLAS product: the same bytes whatever the chunk, the machine and its threads
+            self.spread[part] = 1.0 / (inside[part[:, None] + self.boff] * self.bw).sum(axis=1)
+        # a step takes at most drop x 1 m^2 (Lague's "no more than the height difference" on 1 m cells,
+        # the same per metre travelled on any cells)
+        self.cap_area = REFERENCE_STEP * REFERENCE_STEP
+        # droplets near each other share the step's caps: counts on blocks of the brush's radius
+        # (plus a cell; blocks of its diameter shared too often, and dense batches eroded less)
+        self.block = r + 1
+        self.gcols = -(-cols // self.block)
+        self.gcells = -(-rows // self.block) * self.gcols
+        self.pos_weights = (self.bw / self.area).astype(np.float32)
+        self.weights = self.bw / self.area
+        groups = {}  # brush offsets by their float32 weight (offsets at one distance share it)
+        for off, w in zip(self.boff.tolist(), self.pos_weights.tolist()):
+            groups.setdefault(w, []).append(off)
+        self.stamp_groups = [(np.float32(w), offs) for w, offs in groups.items()]
+        self.boff_min = int(self.boff.min())
+        # volumes per brush centre (already divided by the in-map weight); the eroded map is their
+        # convolution with the brush, made once at the end
+        self.centre = np.zeros(self.flat.size)
+        self.laid = np.zeros(self.flat.size)  # volumes laid with the brush, per brush centre
+        self.deposited = np.zeros(self.flat.size)  # metres laid on each node (float64: the ledger's)
+        self.lost = 0.0
+        self.at_death = 0.0
+
+    def _convolve(self, values):
+        """``out[p] = sum over the brush of w(o) * values[p + o]`` on the padded flat layout (the
+        margin of ``values`` must be 0; the margin of ``out`` is junk)."""
+        out = np.zeros_like(values)
+        tmp = np.empty_like(values)
+        r = self.reach
+        lo, hi = r * self.pcols + r, values.size - r * self.pcols - r
+        groups = {}  # offsets at the same distance share a weight: add them up, multiply once
+        for off, w in zip(self.boff.tolist(), self.bw.tolist()):
+            groups.setdefault(w, []).append(off)
+        for w, offs in groups.items():
+            np.add(values[lo + offs[0] : hi + offs[0]], 0.0, out=tmp[lo:hi])
+            for off in offs[1:]:
+                tmp[lo:hi] += values[lo + off : hi + off]
+            tmp[lo:hi] *= w
+            out[lo:hi] += tmp[lo:hi]
+        return out
+
+    def run(self, x, y):
+        """Simulate droplets starting at ``(x, y)`` (cells, float) to their end.
+
+        (Every ``take`` is ``mode="clip"``: the indices are in range by construction, and numpy skips
+        its bounds check.)"""
+        cols, rows, pc = self.cols, self.rows, self.pcols
+        f = self.flat
+        f1, fp, fp1 = f[1:], f[pc:], f[pc + 1 :]  # the other three corners of a cell, by the same index
+        ix = x.astype(np.intp)
+        iy = y.astype(np.intp)
+        order = np.argsort(iy * cols + ix, kind="stable")  # memory order: kinder to the caches
+        # the droplets' state is float32 (half the memory traffic), but for the sediment, a float64
+        # sum of the very amounts the maps get
+        f32 = np.float32
+        x = np.minimum(x[order].astype(f32), np.nextafter(f32(cols - 1), f32(0)))
+        y = np.minimum(y[order].astype(f32), np.nextafter(f32(rows - 1), f32(0)))
+        ix = x.astype(np.intp)
+        iy = y.astype(np.intp)
+        fx = x - ix.astype(f32)
+        fy = y - iy.astype(f32)
+        c = iy * pc + ix + self.base
+        n = x.size
+        dx = np.zeros(n, f32)
+        dy = np.zeros(n, f32)
+        speed = np.full(n, self.speed0, f32)
+        water = np.full(n, self.water0 * self.capacity, f32)  # water x capacity
+        sed = np.zeros(n)
+        cell, area = self.cell, self.area
+        a, b = self.inertia, (1.0 - self.inertia) / cell
+        # where the brush took how much (summed into the exact float64 centres at the end of the
+        # batch; what is laid goes to the exact float64 map at once; the working map is float32)
+        centres, amounts = [], []  # (signed: > 0 laid, < 0 eroded)
+        for _ in range(self.steps):
+            h00 = f.take(c, mode="clip")
+            h10 = f1.take(c, mode="clip")
+            h01 = fp.take(c, mode="clip")
+            h11 = fp1.take(c, mode="clip")
+            top = h10 - h00
+            left = h01 - h00
+            d = h11 - h01
+            d -= top
+            gx = fy * d
+            gx += top
+            gy = fx * d
+            gy += left
+            h_old = fx * top
+            h_old += h00
+            h_old += fy * gy
+            dx *= a
+            dx -= gx * b
+            dy *= a
+            dy -= gy * b
+            length = np.sqrt(dx * dx + dy * dy)
+            if not length.all():  # nowhere to go: dies here with what it carries
+                keep = length != 0
+                self._die(c[~keep], sed[~keep])
+                x, y, dx, dy, speed, water, sed, c, ix, iy, fx, fy, h_old, length = (
+                    v[keep] for v in (x, y, dx, dy, speed, water, sed, c, ix, iy, fx, fy, h_old, length)
+                )
+                n = x.size
+                if not n:
+                    break
+            dx /= length
+            dy /= length
+            nx = x + dx
+            ny = y + dy
+            if nx.min() < 0 or ny.min() < 0 or nx.max() >= cols - 1 or ny.max() >= rows - 1:
+                # crossed the edge: what it carries leaves the map
+                inside = (nx >= 0) & (nx < cols - 1) & (ny >= 0) & (ny < rows - 1)
+                self.lost += float(sed[~inside].sum())
+                dx, dy, speed, water, sed, c, ix, iy, fx, fy, h_old, nx, ny = (
+                    v[inside] for v in (dx, dy, speed, water, sed, c, ix, iy, fx, fy, h_old, nx, ny)
+                )
+                n = nx.size
+                if not n:
+                    break
+            crowd = self._crowding(ix, iy)
+            qx = nx.astype(np.intp)
+            qy = ny.astype(np.intp)
+            gx = nx - qx.astype(f32)
+            gy = ny - qy.astype(f32)
+            q = qy * pc
+            q += qx
+            q += self.base
+            n00 = f.take(q, mode="clip")
+            top = f1.take(q, mode="clip")
+            top -= n00
+            n01 = fp.take(q, mode="clip")
+            d = fp1.take(q, mode="clip")
+            d -= n01
+            left = n01 - n00
+            d -= top
+            dd = gx * d
+            dd += left
+            dd *= gy
+            dh = gx * top
+            dh += n00
+            dh += dd
+            dh -= h_old  # dh = h_new - h_old
+            cap = np.maximum(dh * (-1.0 / cell), self.min_slope)
+            cap *= speed
+            cap *= water
+            up = dh > 0
+            # every droplet not climbing either lays part of its excess (sediment over capacity) or
+            # erodes part of what it lacks, both with the brush: one signed stamp for all of them
+            # (``gain``: volume the ground gets, > 0 laid, < 0 eroded)
+            gain = sed - cap
+            lay = gain > 0
+            gain *= self.k_deposit
+            taken = cap - sed
+            taken *= self.k_erode
+            np.minimum(taken, dh * (-self.cap_area) / crowd, out=taken)
+            np.negative(taken, out=taken)
+            np.copyto(gain, taken, where=~lay)
+            fill = np.flatnonzero(up)
+            if fill.size:  # climbing: fill the hole it leaves, at its four corners
+                s = sed.take(fill, mode="clip")
+                amount = np.minimum(dh.take(fill, mode="clip") * area / crowd.take(fill, mode="clip"), s)
+                cp, u, v = c.take(fill, mode="clip"), fx.take(fill, mode="clip"), fy.take(fill, mode="clip")
+                sed -= gain
+                sed[fill] = s - amount
+                amount /= area
+                su = amount * u  # the bilinear shares of the four corners
+                amount -= su
+                dep = self.deposited
+                for corner, share in ((0, amount - amount * v), (1, su - su * v), (pc, amount * v), (pc + 1, su * v)):
+                    np.add.at(f[corner:], cp, share.astype(np.float32))  # shifted views: no index arrays
+                    np.add.at(dep[corner:], cp, share)
+                brushed = np.flatnonzero(~up)
+                ct = c.take(brushed, mode="clip")
+                gain = gain.take(brushed, mode="clip")
+            else:
+                sed -= gain
+                ct = c
+            if ct.size:
+                gain *= self.spread.take(ct, mode="clip")
+                centres.append(ct)
+                amounts.append(gain)
+                self._stamp(ct, gain)
+            speed *= speed
+            speed -= dh * self.gravity
+            np.maximum(speed, 0.0, out=speed)
+            np.sqrt(speed, out=speed)
+            water *= self.keep_water
+            x, y, ix, iy, fx, fy, c = nx, ny, qx, qy, gx, gy, q
+        self._die(c, sed)
+        if centres:
+            at, gain = np.concatenate(centres), np.concatenate(amounts)
+            self.laid += np.bincount(at, np.maximum(gain, 0.0), minlength=self.laid.size)
+            self.centre += np.bincount(at, np.maximum(np.negative(gain), 0.0), minlength=self.centre.size)
+
+    def _stamp(self, ct, amount):
+        """Add ``amount x weights / area`` around the nodes ``ct`` to the float32 working map, one
+        brush offset at a time: the droplets are near memory order, so each pass sweeps the map
+        forward (about twice as fast as one ``np.add.at`` over every (droplet, offset) pair; the same
+        sums, in another order: float32 rounding only). Offsets of one weight share the product."""
+        a = amount.astype(np.float32)
+        val = np.empty(a.size, np.float32)
+        lowest = ct + self.boff_min  # every brush cell, from the lowest offset: no index array per offset
+        flat = self.flat
+        for w, offs in self.stamp_groups:
+            np.multiply(a, w, out=val)
+            for off in offs:
+                np.add.at(flat[off - self.boff_min :], lowest, val)
+
+    def _crowding(self, ix, iy):
+        """What a droplet's caps are divided by this step: the droplets whose node is in its block (of
+        the brush's radius plus a cell), less one, at least 1 (a pair keeps its caps; a crowd shares them)."""
+        b = iy // self.block
+        b *= self.gcols
+        b += ix // self.block
+        counts = np.bincount(b, minlength=self.gcells)
+        crowd = counts.take(b, mode="clip").astype(np.float32)
+        crowd -= 1
+        return np.maximum(crowd, 1, out=crowd)
+
+    def _die(self, c, sed):
+        """Dying droplets lay what they carry around their node with the brush."""
+        carried = np.flatnonzero(sed > 0)
+        if carried.size:
+            s = sed.take(carried, mode="clip")
+            self.at_death += float(s.sum())
+            ct = c.take(carried, mode="clip")
+            s *= self.spread.take(ct, mode="clip")
+            cells = (ct[:, None] + self.boff).reshape(-1)
+            vals = (s[:, None] * self.weights).reshape(-1)
+            np.add.at(self.flat, cells, vals.astype(np.float32))
+            np.add.at(self.deposited, cells, vals)
+
+    def finish(self, original):
+        """Heights, eroded and deposited maps (metres) and the ledger."""
+        rows, cols, r = self.rows, self.cols, self.reach
+        # cell p got w(p - c) * centre[c] from every stamp centred on c (w is symmetric)
+        self.centre /= self.area
+        eroded = self._convolve(self.centre).reshape(self.padded.shape)[r : r + rows, r : r + cols].copy()
+        self.laid /= self.area
+        self.deposited += self._convolve(self.laid)
+        deposited = self.deposited.reshape(self.padded.shape)[r : r + rows, r : r + cols].copy()
+        # the float32 working map only steered the droplets: the heights are the input plus the
+        # exact float64 sums of what was laid and taken
+        heights = original + deposited
+        heights -= eroded
+        moved = _level_pits(heights, original, eroded, deposited)
+        e = float(eroded.sum()) * self.area
+        d = float(deposited.sum()) * self.area
+        ledger = {
+            "eroded": e,
+            "deposited": d,
+            "carried_at_death": self.at_death,
+            "lost_at_edge": self.lost,
+            "pit_moves": moved * self.area,
+            "relative_error": abs(e - d - self.lost) / max(e, TINY),
+        }
+        return heights, eroded, deposited, ledger
