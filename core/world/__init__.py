@@ -1,0 +1,26 @@
+"""Tiled worlds: a grid of terrain tiles built tile by tile, seamless at their borders.
+
+A recipe with ``[world] tiles = [nx, nz]`` describes ``nx * nz`` terrain tiles of ``[terrain]``'s
+size side by side.  :func:`world_grid` gives its :class:`WorldGrid`; :func:`plan_world` lists the
+:class:`Task` s that build it (erosion windows, then tiles) and :func:`run_task` runs one, as a pure
+function of the recipe, the seed and the task (numpy only: any process, any order the
+dependencies allow, the same bytes).  :func:`seam_report` measures how well the erosion windows
+agree at the borders before they are blended.
+
+The executors that run the plan (serial, threads, Dask), the driver and the world JSON are in
+``_executors``, ``_driver`` and ``_world_json``.
+"""
+
+from ._grid import MIN_HALO_CELLS, WorldGrid, halo_cells, parse_tile_range, tile_base, world_grid
+
+__all__ = [
+    "WorldGrid",
+    "world_grid",
+    "tile_base",
+    "parse_tile_range",
+    "halo_cells",
+    "MIN_HALO_CELLS",
+]
+
+# ---- engineer X's modules (executors, driver, world JSON): shared block, X may append here ----
+# ---- end of X's block ----
