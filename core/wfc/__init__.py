@@ -13,14 +13,8 @@ cell, the attempts and the constraint that could not hold.
 
 from ._constraints import Connected, Counts
 from ._contract import Contradiction, Unsatisfied
-from ._overlapping import (
-    OverlappingResult,
-    extract_patterns,
-    overlap_compatible,
-    overlapping,
-    overlapping_steps,
-    read_sample,
-)
+from ._overlapping import OverlappingResult, overlapping, overlapping_steps
+from ._patterns import extract_patterns, overlap_compatible, read_sample
 from ._png import read_png
 from ._solver import MAX_CELLS, SolveResult, solve, solve_steps
 from ._tiled import TiledResult, tiled, tiled_steps

@@ -1,17 +1,12 @@
-"""The one WFC solver: packed-bitset wave, arc-consistent propagation from changed cells, backtracking.
+"""The one WFC solver: argument checks, attempts with seeded restarts, observation and backtracking.
 
-Every cell's possible patterns are one packed bitset (a Python integer of P bits). Propagation
-narrows the neighbours of the cells whose set shrank with the *support* of the set: the
-patterns it still allows next to it in each direction, from tables per byte of the set (a set's
-support costs one look-up per non-zero byte, cached per 64-pattern block and per set). Only the
-cells that change are touched: no Python pass over the whole grid per step. Propagation runs
-breadth first, so a cell that changes several times in one round is visited once.
+The wave and its propagation live in :mod:`._search` (one attempt's state), the packed pattern
+sets, supports and entropies in :mod:`._rules`. Every cell's possible patterns are one packed
+bitset (a Python integer of P bits); propagation narrows the neighbours of the cells whose set
+shrank, touching only the cells that change.
 
 Observation takes the lowest Shannon-entropy cell and collapses it to a weighted random
-pattern. Entropies come from exact integer sums (weights to 7 significant digits, ``w log w``
-in fixed point), so they do not depend on the order of the sums; the changed cells' entropies
-are refreshed in one numpy pass, plus a seeded tie-break noise, then one ``argmin``.
-
+pattern (entropies from exact integer sums plus a seeded tie-break noise, then one ``argmin``).
 Every change is logged as (cell, old set), so a failed choice is undone exactly; the pattern is
 then banned and the search goes on, up to ``backtrack_limit`` backtracks, after which the
 attempt restarts with the next seed.
@@ -23,19 +18,17 @@ Extra constraints (connectivity, tile counts: :mod:`._constraints`) plug in thro
 
 from __future__ import annotations
 
-import math
-import struct
-from bisect import bisect_right
 from dataclasses import dataclass
 from functools import reduce
-from operator import getitem as _item
 from operator import or_ as _or
 
 import numpy as np
 
 from ..errors import ParameterError
 from ..steps import drive
-from ._contract import Contradiction, Unsatisfied
+from ._contract import Contradiction
+from ._rules import Rules, pack
+from ._search import Search
 
 __all__ = ["solve", "solve_steps", "SolveResult", "OPPOSITE", "DX", "DY", "DZ", "MAX_CELLS"]
 
@@ -125,443 +118,6 @@ def _check(weights, compatible, width, height, depth, seed, attempts, backtrack_
         if allowed.shape != (*grid, p) or allowed.dtype != bool:
             raise ParameterError(f"allowed must be a bool {(*grid, p)} array, got {allowed.dtype} {allowed.shape}")
     return weights, compatible, fixed, allowed
-
-
-def _byte_tables(values, combine, empty):
-    """Per byte j of a pattern set, the 256 combinations of ``values[8j .. 8j + 7]``: entry ``b``
-    combines the values of the set bits of ``b`` (built from ``b`` without its lowest bit)."""
-    tables = []
-    for j in range(0, len(values), 8):
-        chunk = values[j : j + 8]
-        table = [empty] * 256
-        for b in range(1, 1 << len(chunk)):
-            low = b & -b
-            table[b] = combine(table[b ^ low], chunk[low.bit_length() - 1])
-        tables.append(table)
-    return tables
-
-
-def _pack(rows):
-    """(k, P) bool rows -> k Python integers (bit p = pattern p)."""
-    rows = np.asarray(rows, bool)
-    packed = np.packbits(rows, axis=1, bitorder="little")
-    width = packed.shape[1]
-    data = packed.tobytes()
-    return [int.from_bytes(data[i * width : (i + 1) * width], "little") for i in range(rows.shape[0])]
-
-
-#: Patterns per block of the support look-up, and the most pattern sets whose supports are kept.
-_CACHED = 50_000
-#: Most patterns a set may have lost since it last narrowed its neighbours for them to be narrowed by
-#: its classes (see :func:`_classes`) rather than by its whole support (fewer than 16).
-_FEW = 6
-#: The largest integer weight, and the fixed-point unit of ``w log w``.
-_WEIGHT_UNIT = 2**24
-_FIXED = 2**16
-
-
-def _classes(compatible):
-    """Per pattern, for a 4-way table whose patterns fall into classes per direction (patterns
-    with the same neighbours that way; different classes share no neighbour, as with sockets or
-    overlaps): (its class's members, its neighbours) per direction as 8 integers; else None.
-
-    Then a set's support that way is the disjoint union of its classes' neighbours, so a set that
-    lost a few patterns loses exactly the neighbours of the classes it no longer meets."""
-    nbr = [_pack(compatible[d]) for d in range(4)]
-    members = []
-    for rows in nbr:
-        groups = {}
-        for i, row in enumerate(rows):
-            groups[row] = groups.get(row, 0) | 1 << i
-        if sum(row.bit_count() for row in groups) != reduce(_or, groups).bit_count():
-            return None  # two classes share a neighbour
-        members.append([groups[row] for row in rows])
-    return list(zip(*members, *nbr))
-
-
-class _Rules:
-    """What a run needs from the weights and compatibility tables, with per-set caches."""
-
-    def __init__(self, weights, compatible):
-        p = weights.size
-        self.p, self.directions = p, compatible.shape[0]
-        self.nbytes = (p + 7) // 8
-        self.full = (1 << p) - 1
-        # integer weights (7 significant digits) and fixed-point w log w: sums exact in any order
-        iw = np.maximum(1, np.rint(weights * (_WEIGHT_UNIT / weights.max()))).astype(np.int64)
-        self.weights = iw.tolist()
-        wlogw = [round(w * math.log(w) * _FIXED) for w in self.weights]
-        bits = (np.arange(256)[:, None] >> np.arange(8)) & 1  # (256, 8)
-        per_byte = np.zeros((self.nbytes * 8, 2), np.int64)
-        per_byte[:p, 0], per_byte[:p, 1] = iw, wlogw
-        per_byte = per_byte.reshape(self.nbytes, 8, 2)
-        self._sum_w = per_byte[:, :, 0] @ bits.T  # (nbytes, 256) exact int64
-        self._sum_wlogw = per_byte[:, :, 1] @ bits.T
-        self._byte_rows = np.arange(self.nbytes)
-        self._w_bytes = self._sum_w.tolist()  # the same sums as Python integers, per byte
-        self._wlogw_bytes = self._sum_wlogw.tolist()
-        self._entropy = {}
-        self._picks = {}
-        # one integer per pattern: its support in every direction, direction d at bits d*P
-        rows = _pack(compatible.transpose(1, 0, 2).reshape(p, self.directions * p))
-        self.support_rows = rows
-        self.classes = _classes(compatible) if self.directions == 4 else None
-        blocks = (p + 63) // 64
-        self._half_tables = [None] * (2 * blocks)  # per half-block, its 4 byte tables (built when first needed)
-        self._half_support = [{} for _ in range(2 * blocks)]
-        self._support = {}
-        self.cached_support = self._support.get  # a set's look_up() if already made, else None
-        self._block_support = [{0: 0} for _ in range(blocks)]
-        self._block_bytes_total = 8 * blocks
-        self._unpack = struct.Struct(f"<{blocks}Q").unpack
-        self._rows = {}
-
-    def support(self, m):
-        """Per direction, the set of patterns that ``m`` allows next to it."""
-        s = self._support.get(m) or self.look_up(m)
-        return tuple(d & self.full for d in s)
-
-    def look_up(self, m):
-        """:meth:`support` of a set not in the cache (and cache it), each direction's set with
-        the bits of the later directions above it (ANDed with a set they drop): the union of the
-        supports of its 64-pattern blocks, each looked up once per distinct block."""
-        caches = self._block_support
-        keys = self._unpack(m.to_bytes(self._block_bytes_total, "little"))
-        values = list(map(dict.get, caches, keys))
-        if None in values:
-            for k, v in enumerate(values):
-                if v is None:
-                    key = keys[k]
-                    v = self._block(k, key)
-                    if len(caches[k]) < _CACHED:
-                        caches[k][key] = v
-                    values[k] = v
-        bits = reduce(_or, values) if len(values) > 1 else values[0]
-        # direction d at bits d*P and up (the bits above stay: a set ANDed with it drops them)
-        p = self.p
-        if self.directions == 4:
-            s = (bits, bits >> p, bits >> 2 * p, bits >> 3 * p)
-        else:
-            s = tuple(bits >> (d * p) for d in range(self.directions))
-        if len(self._support) < _CACHED:
-            self._support[m] = s
-        return s
-
-    def _block(self, k, key):
-        """The support of the patterns ``key`` (a 64-bit integer) of block ``k``: the union of its
-        two 32-pattern halves, each cached too (sets that differ in one half share the other)."""
-        halves = self._half_support
-        lo, hi = key & 0xFFFFFFFF, key >> 32
-        v = halves[2 * k].get(lo) if lo else 0
-        if v is None:
-            v = self._half(2 * k, lo)
-        if hi:
-            w = halves[2 * k + 1].get(hi)
-            v |= self._half(2 * k + 1, hi) if w is None else w
-        return v
-
-    def _half(self, h, key):
-        """The support of the patterns ``key`` of half-block ``h`` (patterns 32h .. 32h + 31), cached."""
-        if key.bit_count() <= 6:  # a few patterns: their own rows
-            rows, v, rest, base = self.support_rows, 0, key, (h << 5) - 1
-            while rest:
-                low = rest & -rest
-                v |= rows[base + low.bit_length()]
-                rest ^= low
-        else:
-            tables = self._half_tables[h]
-            if tables is None:  # the half's byte tables (none past P: empty tables)
-                tables = _byte_tables(self.support_rows[32 * h : 32 * h + 32], int.__or__, 0)
-                tables += [[0] * 256 for _ in range(4 - len(tables))]
-                self._half_tables[h] = tables
-            v = reduce(_or, map(_item, tables, key.to_bytes(4, "little")))
-        cache = self._half_support[h]
-        if len(cache) < _CACHED:
-            cache[key] = v
-        return v
-
-    def entropies(self, masks):
-        """Shannon entropy of each weighted set of ``masks`` (a list of integers), from exact
-        integer sums of the weights and of the fixed-point ``w log w`` per byte."""
-        nb = self.nbytes
-        data = b"".join([m.to_bytes(nb, "little") for m in masks])
-        index = np.frombuffer(data, np.uint8).reshape(len(masks), nb)
-        sw = self._sum_w[self._byte_rows, index].sum(1).tolist()
-        swl = self._sum_wlogw[self._byte_rows, index].sum(1).tolist()
-        log, unit = math.log, _FIXED
-        return [log(a) - c / (a * unit) for a, c in zip(sw, swl)]
-
-    def entropy(self, m):
-        """:meth:`entropies` of one set (the same value), cached per set."""
-        e = self._entropy.get(m)
-        if e is None:
-            data = m.to_bytes(self.nbytes, "little")
-            sw = sum(map(_item, self._w_bytes, data))
-            swl = sum(map(_item, self._wlogw_bytes, data))
-            e = math.log(sw) - swl / (sw * _FIXED)
-            if len(self._entropy) < _CACHED:
-                self._entropy[m] = e
-        return e
-
-    def pick(self, m, u):
-        """The pattern of ``m`` that a uniform ``u`` in [0, 1) picks, by (integer) weight: the
-        first whose running sum of weights (in pattern order) exceeds ``u`` times their total."""
-        got = self._picks.get(m)
-        if got is None:
-            w, ids, sums, acc = self.weights, [], [], 0
-            rest = m
-            while rest:
-                low = rest & -rest
-                i = low.bit_length() - 1
-                ids.append(i)
-                acc += w[i]
-                sums.append(acc)
-                rest ^= low
-            got = (ids, sums)
-            if len(self._picks) < _CACHED:
-                self._picks[m] = got
-        ids, sums = got
-        k = bisect_right(sums, u * sums[-1])
-        return ids[k] if k < len(ids) else ids[-1]
-
-    def row(self, m):
-        """``m`` as a read-only (P,) bool row."""
-        r = self._rows.get(m)
-        if r is None:
-            r = np.unpackbits(np.frombuffer(m.to_bytes(self.nbytes, "little"), np.uint8), bitorder="little")
-            r = r[: self.p].astype(bool)
-            r.flags.writeable = False
-            if len(self._rows) < _CACHED:
-                self._rows[m] = r
-        return r
-
-
-class _Search:
-    """One attempt's state: the wave, its undo log, the entropies and the decided count.
-
-    ``wave`` holds one more set than there are cells: an empty set standing for "no neighbour"
-    (the neighbour lists point off a bounded grid to it), which no support can narrow.
-    ``current`` (a list) and ``entropy`` (an array, for ``argmin``) hold each cell's entropy plus
-    its noise (inf when decided); cells whose set changed wait in ``dirty`` until :meth:`refresh`."""
-
-    def __init__(self, rules, nbrs, wave, noise, constraints, consistent=True):
-        self.rules, self.nbrs, self.noise = rules, nbrs, noise
-        self.n = len(wave)
-        self.wave = wave + [0]
-        # each cell's set when its neighbours were last narrowed by it; a wave not yet propagated
-        # gets sets with 16 extra bits (never "a few patterns lost")
-        self.seen = list(self.wave) if consistent else [rules.full | 0xFFFF << rules.p] * len(self.wave)
-        self.log = []
-        self.constraints = constraints
-        self.reason = None
-        self.mirror = None
-        if constraints:
-            self.mirror = np.stack([rules.row(m) for m in wave]) if wave else np.zeros((0, rules.p), bool)
-            self.view = self.mirror.view()
-            self.view.flags.writeable = False
-        self.current = [math.inf] * self.n
-        self.entropy = np.full(self.n, np.inf)  # the same values, for argmin
-        self.decided = self.n  # every cell counts as decided until refresh() sees its set
-        self.dirty = list(range(self.n))  # cells whose entropy is out of date
-
-    def narrow(self, c, new):
-        """Set cell ``c`` to ``new`` (a proper subset of its set), logged."""
-        self.log.append((c, self.wave[c]))
-        self.wave[c] = new
-        self.dirty.append(c)
-        if self.mirror is not None:
-            self.mirror[c] = self.rules.row(new)
-
-    def propagate(self, cells):
-        """Narrow the neighbours of ``cells`` until nothing changes, breadth first (a cell that
-        changes several times in one round is visited once): the cell that ran out of
-        patterns, or -1."""
-        wave, nbrs, dirty, mirror = self.wave, self.nbrs, self.dirty, self.mirror
-        rules = self.rules
-        cached, support = rules.cached_support, rules.look_up
-        logged = self.log.append
-        level = cells
-        four, seen, classes = rules.directions == 4, self.seen, rules.classes
-        while level:
-            changed = []
-            append = changed.append
-            for c in level:
-                m = wave[c]
-                if four:  # unrolled: the grid's four neighbours
-                    s = cached(m)
-                    if s is None:
-                        lost = seen[c] & ~m
-                        if classes is not None and lost.bit_count() <= _FEW:
-                            # a few patterns gone: the neighbours of the classes m no longer meets
-                            k0 = k1 = k2 = k3 = 0
-                            while lost:
-                                low = lost & -lost
-                                lost ^= low
-                                a0, a1, a2, a3, b0, b1, b2, b3 = classes[low.bit_length() - 1]
-                                if not m & a0:
-                                    k0 |= b0
-                                if not m & a1:
-                                    k1 |= b1
-                                if not m & a2:
-                                    k2 |= b2
-                                if not m & a3:
-                                    k3 |= b3
-                            s = (~k0, ~k1, ~k2, ~k3)
-                        else:
-                            s = support(m)
-                    seen[c] = m
-                    s0, s1, s2, s3 = s
-                    t0, t1, t2, t3 = nbrs[c]
-                    old = wave[t0]
-                    new = old & s0
-                    if new != old:
-                        if not new:
-                            dirty += changed
-                            return t0
-                        logged((t0, old))
-                        wave[t0] = new
-                        append(t0)
-                    old = wave[t1]
-                    new = old & s1
-                    if new != old:
-                        if not new:
-                            dirty += changed
-                            return t1
-                        logged((t1, old))
-                        wave[t1] = new
-                        append(t1)
-                    old = wave[t2]
-                    new = old & s2
-                    if new != old:
-                        if not new:
-                            dirty += changed
-                            return t2
-                        logged((t2, old))
-                        wave[t2] = new
-                        append(t2)
-                    old = wave[t3]
-                    new = old & s3
-                    if new != old:
-                        if not new:
-                            dirty += changed
-                            return t3
-                        logged((t3, old))
-                        wave[t3] = new
-                        append(t3)
-                else:
-                    for t, s in zip(nbrs[c], cached(m) or support(m)):
-                        old = wave[t]
-                        new = old & s
-                        if new != old:
-                            if not new:
-                                dirty += changed
-                                return t
-                            logged((t, old))
-                            wave[t] = new
-                            append(t)
-            level = list(dict.fromkeys(changed)) if len(changed) > 1 else changed
-            dirty += level
-            if mirror is not None:
-                row = rules.row
-                for t in level:
-                    mirror[t] = row(wave[t])
-        return self.revise() if self.constraints else -1
-
-    def revise(self):
-        """Let the constraints narrow the wave (propagating what they narrow) until they all
-        accept it: the failing cell, or -1."""
-        changed = bool(self.constraints)
-        while changed:
-            changed = False
-            for constraint in self.constraints:
-                if self.dirty:
-                    self.refresh()
-                try:
-                    out = constraint.revise(self.view, self.decided == self.n)
-                except Unsatisfied as failure:
-                    self.reason = failure.reason
-                    return failure.cell
-                if out is None:
-                    continue
-                cells, rows = out
-                stack = []
-                for c, r in zip(np.asarray(cells, np.int64).tolist(), _pack(rows)):
-                    old = self.wave[c]
-                    new = old & r
-                    if new != old:
-                        if not new:
-                            self.reason = f"{type(constraint).__name__} left no pattern"
-                            return c
-                        self.narrow(c, new)
-                        stack.append(c)
-                if stack:
-                    self.constraints, saved = (), self.constraints  # plain propagation, then revise again
-                    try:
-                        failed = self.propagate(stack)
-                    finally:
-                        self.constraints = saved
-                    if failed >= 0:
-                        return failed
-                    changed = True
-        return -1
-
-    def undo(self, mark):
-        """Restore every set changed since the log held ``mark`` entries."""
-        wave, log, rules, mirror = self.wave, self.log, self.rules, self.mirror
-        undone = log[mark:]
-        del log[mark:]
-        for c, old in reversed(undone):
-            wave[c] = old
-        cells = [c for c, _ in undone]
-        self.dirty += cells
-        seen = self.seen  # the state at the mark was consistent: every neighbour fits every set
-        for c in cells:
-            seen[c] = wave[c]
-        if mirror is not None:
-            for c in cells:
-                mirror[c] = rules.row(wave[c])
-
-    def refresh(self):
-        """Bring the entropies (and the decided count) of the changed cells up to date."""
-        dirty, wave, noise, current = self.dirty, self.wave, self.noise, self.current
-        inf = math.inf
-        decided = self.decided
-        if len(dirty) > 24:  # many: one numpy pass
-            cells = list(dict.fromkeys(dirty))
-            undecided = [c for c in cells if wave[c] & (wave[c] - 1)]
-            for c in cells:
-                if current[c] != inf:
-                    decided += 1
-                    current[c] = inf
-            values = self.rules.entropies([wave[c] for c in undecided]) if undecided else []
-            for e, c in zip(values, undecided):
-                current[c] = e + noise[c]
-            decided -= len(undecided)
-            self.entropy[cells] = [current[c] for c in cells]
-        elif dirty:  # a few: one by one, cached per set
-            entropy, array = self.rules.entropy, self.entropy
-            for c in dirty:
-                m = wave[c]
-                if m & (m - 1):
-                    e = entropy(m) + noise[c]
-                    was = current[c]
-                    if e != was:
-                        if was == inf:
-                            decided -= 1
-                        current[c] = array[c] = e
-                elif current[c] != inf:
-                    current[c] = array[c] = inf
-                    decided += 1
-        dirty.clear()
-        self.decided = decided
-
-    def lowest(self):
-        """The undecided cell of lowest entropy (with its tie-break noise), or -1 when all are decided."""
-        if self.dirty:
-            self.refresh()
-        if self.decided == self.n:
-            return -1
-        return int(self.entropy.argmin())
 
 
 def _cell_xy(cell, width, height, depth):
@@ -698,7 +254,7 @@ def _solve(
 ):
     """The body of :func:`solve_steps` (a generator), its arguments checked."""
     p, n = weights.size, width * height * depth
-    rules = _Rules(weights, compatible)
+    rules = Rules(weights, compatible)
     nbrs = _neighbours(width, height, depth, compatible.shape[0], periodic)
     if allowed is not None or fixed is not None:
         start = np.ones((n, p), bool)
@@ -710,10 +266,10 @@ def _solve(
             hold = start[pinned, flat[pinned]]
             start[pinned] = False
             start[pinned, flat[pinned]] = hold
-        wave0 = _pack(start)
+        wave0 = pack(start)
     else:
         wave0 = [rules.full] * n
-    state = _Search(rules, nbrs, wave0, [0.0] * n, constraints, consistent=False)
+    state = Search(rules, nbrs, wave0, [0.0] * n, constraints, consistent=False)
     uniform = allowed is None and fixed is None
     empty = -1 if uniform else next((c for c, m in enumerate(wave0) if not m), -1)
     if empty >= 0:
@@ -737,7 +293,7 @@ def _solve(
     for k in range(attempts):
         rng = np.random.default_rng(seed + k)
         noise = (rng.random(n) * 1e-6).tolist()  # seeded tie-break among equal entropies
-        state = _Search(rules, nbrs, list(wave0), noise, constraints)
+        state = Search(rules, nbrs, list(wave0), noise, constraints)
         outcome = yield from _attempt(state, rng, backtrack_limit, every, f"attempt {k + 1}")
         if isinstance(outcome, int):
             indices = np.array([m.bit_length() - 1 for m in state.wave[:n]], np.int32)

@@ -11,7 +11,8 @@ import pytest
 from worldseed.core.errors import ParameterError
 from worldseed.core.preview import png_bytes
 from worldseed.core.wfc._contract import Contradiction
-from worldseed.core.wfc._overlapping import extract_patterns, overlap_compatible, overlapping, read_sample
+from worldseed.core.wfc._overlapping import overlapping
+from worldseed.core.wfc._patterns import extract_patterns, overlap_compatible, read_sample
 from worldseed.core.wfc._png import read_png
 
 SAMPLES = pathlib.Path(__file__).resolve().parents[2] / "presets" / "wfc" / "samples"

@@ -183,12 +183,12 @@ def test_asymmetric_compatibility_is_refused():
 
 
 def test_entropies_are_the_same_one_by_one_and_in_one_numpy_pass():
-    from core.wfc._solver import _Rules
+    from core.wfc._rules import Rules
 
     rng = np.random.default_rng(5)
     weights, compatible = random_rules(150, 0.2, 4)
     weights = weights * 1000.0  # many magnitudes of weight
-    rules = _Rules(weights, compatible)
+    rules = Rules(weights, compatible)
     masks = [int(rng.integers(1, 2**62)) << int(rng.integers(0, 80)) for _ in range(300)]
     masks = [m & rules.full for m in masks if m & rules.full]
     together = rules.entropies(masks)
@@ -201,16 +201,16 @@ def test_entropies_are_the_same_one_by_one_and_in_one_numpy_pass():
 def test_a_grid_with_many_changes_per_step_takes_both_entropy_paths_alike():
     # big cascades refresh entropies in one numpy pass, small ones one by one: the output is
     # the output of a run that refreshes everything one by one
-    from core.wfc import _solver
+    from core.wfc import _rules
 
     weights, compatible = random_rules(40, 0.35, 9)
     a = solve(weights, compatible, 30, 30, periodic=True, seed=3).indices
-    saved = _solver._Rules.entropies
-    _solver._Rules.entropies = lambda self, masks: [self.entropy(m) for m in masks]
+    saved = _rules.Rules.entropies
+    _rules.Rules.entropies = lambda self, masks: [self.entropy(m) for m in masks]
     try:
         b = solve(weights, compatible, 30, 30, periodic=True, seed=3).indices
     finally:
-        _solver._Rules.entropies = saved
+        _rules.Rules.entropies = saved
     assert np.array_equal(a, b)
 
 

@@ -1,0 +1,227 @@
+"""The rules of one solve as the search uses them: packed pattern sets and their supports, entropies, picks.
+
+A set of patterns is one Python integer of P bits (bit p = pattern p). A set's *support* is, per
+direction, the patterns it allows next to it: looked up per 64-pattern block of the set (the
+union of its blocks' supports, each block's from its two 32-pattern halves, from tables per byte
+of the half), cached per block and per set. Entropies come from exact integer sums (weights to 7
+significant digits, ``w log w`` in fixed point), so they do not depend on the order of the sums.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+from bisect import bisect_right
+from functools import reduce
+from operator import getitem as _item
+from operator import or_ as _or
+
+import numpy as np
+
+__all__ = ["Rules", "pack"]
+
+
+def _byte_tables(values, combine, empty):
+    """Per byte j of a pattern set, the 256 combinations of ``values[8j .. 8j + 7]``: entry ``b``
+    combines the values of the set bits of ``b`` (built from ``b`` without its lowest bit)."""
+    tables = []
+    for j in range(0, len(values), 8):
+        chunk = values[j : j + 8]
+        table = [empty] * 256
+        for b in range(1, 1 << len(chunk)):
+            low = b & -b
+            table[b] = combine(table[b ^ low], chunk[low.bit_length() - 1])
+        tables.append(table)
+    return tables
+
+
+def pack(rows):
+    """(k, P) bool rows -> k Python integers (bit p = pattern p)."""
+    rows = np.asarray(rows, bool)
+    packed = np.packbits(rows, axis=1, bitorder="little")
+    width = packed.shape[1]
+    data = packed.tobytes()
+    return [int.from_bytes(data[i * width : (i + 1) * width], "little") for i in range(rows.shape[0])]
+
+
+#: Patterns per block of the support look-up, and the most pattern sets whose supports are kept.
+_CACHED = 50_000
+#: The largest integer weight, and the fixed-point unit of ``w log w``.
+_WEIGHT_UNIT = 2**24
+_FIXED = 2**16
+
+
+def _classes(compatible):
+    """Per pattern, for a 4-way table whose patterns fall into classes per direction (patterns
+    with the same neighbours that way; different classes share no neighbour, as with sockets or
+    overlaps): (its class's members, its neighbours) per direction as 8 integers; else None.
+
+    Then a set's support that way is the disjoint union of its classes' neighbours, so a set that
+    lost a few patterns loses exactly the neighbours of the classes it no longer meets."""
+    nbr = [pack(compatible[d]) for d in range(4)]
+    members = []
+    for rows in nbr:
+        groups = {}
+        for i, row in enumerate(rows):
+            groups[row] = groups.get(row, 0) | 1 << i
+        if sum(row.bit_count() for row in groups) != reduce(_or, groups).bit_count():
+            return None  # two classes share a neighbour
+        members.append([groups[row] for row in rows])
+    return list(zip(*members, *nbr))
+
+
+class Rules:
+    """What a run needs from the weights and compatibility tables, with per-set caches."""
+
+    def __init__(self, weights, compatible):
+        p = weights.size
+        self.p, self.directions = p, compatible.shape[0]
+        self.nbytes = (p + 7) // 8
+        self.full = (1 << p) - 1
+        # integer weights (7 significant digits) and fixed-point w log w: sums exact in any order
+        iw = np.maximum(1, np.rint(weights * (_WEIGHT_UNIT / weights.max()))).astype(np.int64)
+        self.weights = iw.tolist()
+        wlogw = [round(w * math.log(w) * _FIXED) for w in self.weights]
+        bits = (np.arange(256)[:, None] >> np.arange(8)) & 1  # (256, 8)
+        per_byte = np.zeros((self.nbytes * 8, 2), np.int64)
+        per_byte[:p, 0], per_byte[:p, 1] = iw, wlogw
+        per_byte = per_byte.reshape(self.nbytes, 8, 2)
+        self._sum_w = per_byte[:, :, 0] @ bits.T  # (nbytes, 256) exact int64
+        self._sum_wlogw = per_byte[:, :, 1] @ bits.T
+        self._byte_rows = np.arange(self.nbytes)
+        self._w_bytes = self._sum_w.tolist()  # the same sums as Python integers, per byte
+        self._wlogw_bytes = self._sum_wlogw.tolist()
+        self._entropy = {}
+        self._picks = {}
+        # one integer per pattern: its support in every direction, direction d at bits d*P
+        rows = pack(compatible.transpose(1, 0, 2).reshape(p, self.directions * p))
+        self.support_rows = rows
+        self.classes = _classes(compatible) if self.directions == 4 else None
+        blocks = (p + 63) // 64
+        self._half_tables = [None] * (2 * blocks)  # per half-block, its 4 byte tables (built when first needed)
+        self._half_support = [{} for _ in range(2 * blocks)]
+        self._support = {}
+        self.cached_support = self._support.get  # a set's look_up() if already made, else None
+        self._block_support = [{0: 0} for _ in range(blocks)]
+        self._block_bytes_total = 8 * blocks
+        self._unpack = struct.Struct(f"<{blocks}Q").unpack
+        self._rows = {}
+
+    def support(self, m):
+        """Per direction, the set of patterns that ``m`` allows next to it."""
+        s = self._support.get(m) or self.look_up(m)
+        return tuple(d & self.full for d in s)
+
+    def look_up(self, m):
+        """:meth:`support` of a set not in the cache (and cache it), each direction's set with
+        the bits of the later directions above it (ANDed with a set they drop): the union of the
+        supports of its 64-pattern blocks, each looked up once per distinct block."""
+        caches = self._block_support
+        keys = self._unpack(m.to_bytes(self._block_bytes_total, "little"))
+        values = list(map(dict.get, caches, keys))
+        if None in values:
+            for k, v in enumerate(values):
+                if v is None:
+                    key = keys[k]
+                    v = self._block(k, key)
+                    if len(caches[k]) < _CACHED:
+                        caches[k][key] = v
+                    values[k] = v
+        bits = reduce(_or, values) if len(values) > 1 else values[0]
+        # direction d at bits d*P and up (the bits above stay: a set ANDed with it drops them)
+        p = self.p
+        if self.directions == 4:
+            s = (bits, bits >> p, bits >> 2 * p, bits >> 3 * p)
+        else:
+            s = tuple(bits >> (d * p) for d in range(self.directions))
+        if len(self._support) < _CACHED:
+            self._support[m] = s
+        return s
+
+    def _block(self, k, key):
+        """The support of the patterns ``key`` (a 64-bit integer) of block ``k``: the union of its
+        two 32-pattern halves, each cached too (sets that differ in one half share the other)."""
+        halves = self._half_support
+        lo, hi = key & 0xFFFFFFFF, key >> 32
+        v = halves[2 * k].get(lo) if lo else 0
+        if v is None:
+            v = self._half(2 * k, lo)
+        if hi:
+            w = halves[2 * k + 1].get(hi)
+            v |= self._half(2 * k + 1, hi) if w is None else w
+        return v
+
+    def _half(self, h, key):
+        """The support of the patterns ``key`` of half-block ``h`` (patterns 32h .. 32h + 31), cached."""
+        if key.bit_count() <= 6:  # a few patterns: their own rows
+            rows, v, rest, base = self.support_rows, 0, key, (h << 5) - 1
+            while rest:
+                low = rest & -rest
+                v |= rows[base + low.bit_length()]
+                rest ^= low
+        else:
+            tables = self._half_tables[h]
+            if tables is None:  # the half's byte tables (none past P: empty tables)
+                tables = _byte_tables(self.support_rows[32 * h : 32 * h + 32], int.__or__, 0)
+                tables += [[0] * 256 for _ in range(4 - len(tables))]
+                self._half_tables[h] = tables
+            v = reduce(_or, map(_item, tables, key.to_bytes(4, "little")))
+        cache = self._half_support[h]
+        if len(cache) < _CACHED:
+            cache[key] = v
+        return v
+
+    def entropies(self, masks):
+        """Shannon entropy of each weighted set of ``masks`` (a list of integers), from exact
+        integer sums of the weights and of the fixed-point ``w log w`` per byte."""
+        nb = self.nbytes
+        data = b"".join([m.to_bytes(nb, "little") for m in masks])
+        index = np.frombuffer(data, np.uint8).reshape(len(masks), nb)
+        sw = self._sum_w[self._byte_rows, index].sum(1).tolist()
+        swl = self._sum_wlogw[self._byte_rows, index].sum(1).tolist()
+        log, unit = math.log, _FIXED
+        return [log(a) - c / (a * unit) for a, c in zip(sw, swl)]
+
+    def entropy(self, m):
+        """:meth:`entropies` of one set (the same value), cached per set."""
+        e = self._entropy.get(m)
+        if e is None:
+            data = m.to_bytes(self.nbytes, "little")
+            sw = sum(map(_item, self._w_bytes, data))
+            swl = sum(map(_item, self._wlogw_bytes, data))
+            e = math.log(sw) - swl / (sw * _FIXED)
+            if len(self._entropy) < _CACHED:
+                self._entropy[m] = e
+        return e
+
+    def pick(self, m, u):
+        """The pattern of ``m`` that a uniform ``u`` in [0, 1) picks, by (integer) weight: the
+        first whose running sum of weights (in pattern order) exceeds ``u`` times their total."""
+        got = self._picks.get(m)
+        if got is None:
+            w, ids, sums, acc = self.weights, [], [], 0
+            rest = m
+            while rest:
+                low = rest & -rest
+                i = low.bit_length() - 1
+                ids.append(i)
+                acc += w[i]
+                sums.append(acc)
+                rest ^= low
+            got = (ids, sums)
+            if len(self._picks) < _CACHED:
+                self._picks[m] = got
+        ids, sums = got
+        k = bisect_right(sums, u * sums[-1])
+        return ids[k] if k < len(ids) else ids[-1]
+
+    def row(self, m):
+        """``m`` as a read-only (P,) bool row."""
+        r = self._rows.get(m)
+        if r is None:
+            r = np.unpackbits(np.frombuffer(m.to_bytes(self.nbytes, "little"), np.uint8), bitorder="little")
+            r = r[: self.p].astype(bool)
+            r.flags.writeable = False
+            if len(self._rows) < _CACHED:
+                self._rows[m] = r
+        return r

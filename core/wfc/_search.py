@@ -1,0 +1,252 @@
+"""One attempt's search state: the wave, arc-consistent propagation from changed cells, the undo log, entropies.
+
+Propagation narrows the neighbours of the cells whose set shrank with the *support* of the set
+(:class:`~._rules.Rules`). Only the cells that change are touched: no Python pass over the
+whole grid per step. Propagation runs breadth first, so a cell that changes several times in one
+round is visited once. Every change is logged as (cell, old set), so a failed choice is undone
+exactly. The changed cells' entropies are refreshed in one numpy pass (or one by one when few),
+plus a seeded tie-break noise, then one ``argmin``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._contract import Unsatisfied
+from ._rules import pack
+
+__all__ = ["Search"]
+
+#: Most patterns a set may have lost since it last narrowed its neighbours for them to be narrowed by
+#: its classes (see ``Rules.classes``) rather than by its whole support (fewer than 16).
+_FEW = 6
+
+
+class Search:
+    """One attempt's state: the wave, its undo log, the entropies and the decided count.
+
+    ``wave`` holds one more set than there are cells: an empty set standing for "no neighbour"
+    (the neighbour lists point off a bounded grid to it), which no support can narrow.
+    ``current`` (a list) and ``entropy`` (an array, for ``argmin``) hold each cell's entropy plus
+    its noise (inf when decided); cells whose set changed wait in ``dirty`` until :meth:`refresh`."""
+
+    def __init__(self, rules, nbrs, wave, noise, constraints, consistent=True):
+        self.rules, self.nbrs, self.noise = rules, nbrs, noise
+        self.n = len(wave)
+        self.wave = wave + [0]
+        # each cell's set when its neighbours were last narrowed by it; a wave not yet propagated
+        # gets sets with 16 extra bits (never "a few patterns lost")
+        self.seen = list(self.wave) if consistent else [rules.full | 0xFFFF << rules.p] * len(self.wave)
+        self.log = []
+        self.constraints = constraints
+        self.reason = None
+        self.mirror = None
+        if constraints:
+            self.mirror = np.stack([rules.row(m) for m in wave]) if wave else np.zeros((0, rules.p), bool)
+            self.view = self.mirror.view()
+            self.view.flags.writeable = False
+        self.current = [math.inf] * self.n
+        self.entropy = np.full(self.n, np.inf)  # the same values, for argmin
+        self.decided = self.n  # every cell counts as decided until refresh() sees its set
+        self.dirty = list(range(self.n))  # cells whose entropy is out of date
+
+    def narrow(self, c, new):
+        """Set cell ``c`` to ``new`` (a proper subset of its set), logged."""
+        self.log.append((c, self.wave[c]))
+        self.wave[c] = new
+        self.dirty.append(c)
+        if self.mirror is not None:
+            self.mirror[c] = self.rules.row(new)
+
+    def propagate(self, cells):
+        """Narrow the neighbours of ``cells`` until nothing changes, breadth first (a cell that
+        changes several times in one round is visited once): the cell that ran out of
+        patterns, or -1."""
+        wave, nbrs, dirty, mirror = self.wave, self.nbrs, self.dirty, self.mirror
+        rules = self.rules
+        cached, support = rules.cached_support, rules.look_up
+        logged = self.log.append
+        level = cells
+        four, seen, classes = rules.directions == 4, self.seen, rules.classes
+        while level:
+            changed = []
+            append = changed.append
+            for c in level:
+                m = wave[c]
+                if four:  # unrolled: the grid's four neighbours
+                    s = cached(m)
+                    if s is None:
+                        lost = seen[c] & ~m
+                        if classes is not None and lost.bit_count() <= _FEW:
+                            # a few patterns gone: the neighbours of the classes m no longer meets
+                            k0 = k1 = k2 = k3 = 0
+                            while lost:
+                                low = lost & -lost
+                                lost ^= low
+                                a0, a1, a2, a3, b0, b1, b2, b3 = classes[low.bit_length() - 1]
+                                if not m & a0:
+                                    k0 |= b0
+                                if not m & a1:
+                                    k1 |= b1
+                                if not m & a2:
+                                    k2 |= b2
+                                if not m & a3:
+                                    k3 |= b3
+                            s = (~k0, ~k1, ~k2, ~k3)
+                        else:
+                            s = support(m)
+                    seen[c] = m
+                    s0, s1, s2, s3 = s
+                    t0, t1, t2, t3 = nbrs[c]
+                    old = wave[t0]
+                    new = old & s0
+                    if new != old:
+                        if not new:
+                            dirty += changed
+                            return t0
+                        logged((t0, old))
+                        wave[t0] = new
+                        append(t0)
+                    old = wave[t1]
+                    new = old & s1
+                    if new != old:
+                        if not new:
+                            dirty += changed
+                            return t1
+                        logged((t1, old))
+                        wave[t1] = new
+                        append(t1)
+                    old = wave[t2]
+                    new = old & s2
+                    if new != old:
+                        if not new:
+                            dirty += changed
+                            return t2
+                        logged((t2, old))
+                        wave[t2] = new
+                        append(t2)
+                    old = wave[t3]
+                    new = old & s3
+                    if new != old:
+                        if not new:
+                            dirty += changed
+                            return t3
+                        logged((t3, old))
+                        wave[t3] = new
+                        append(t3)
+                else:
+                    for t, s in zip(nbrs[c], cached(m) or support(m)):
+                        old = wave[t]
+                        new = old & s
+                        if new != old:
+                            if not new:
+                                dirty += changed
+                                return t
+                            logged((t, old))
+                            wave[t] = new
+                            append(t)
+            level = list(dict.fromkeys(changed)) if len(changed) > 1 else changed
+            dirty += level
+            if mirror is not None:
+                row = rules.row
+                for t in level:
+                    mirror[t] = row(wave[t])
+        return self.revise() if self.constraints else -1
+
+    def revise(self):
+        """Let the constraints narrow the wave (propagating what they narrow) until they all
+        accept it: the failing cell, or -1."""
+        changed = bool(self.constraints)
+        while changed:
+            changed = False
+            for constraint in self.constraints:
+                if self.dirty:
+                    self.refresh()
+                try:
+                    out = constraint.revise(self.view, self.decided == self.n)
+                except Unsatisfied as failure:
+                    self.reason = failure.reason
+                    return failure.cell
+                if out is None:
+                    continue
+                cells, rows = out
+                stack = []
+                for c, r in zip(np.asarray(cells, np.int64).tolist(), pack(rows)):
+                    old = self.wave[c]
+                    new = old & r
+                    if new != old:
+                        if not new:
+                            self.reason = f"{type(constraint).__name__} left no pattern"
+                            return c
+                        self.narrow(c, new)
+                        stack.append(c)
+                if stack:
+                    self.constraints, saved = (), self.constraints  # plain propagation, then revise again
+                    try:
+                        failed = self.propagate(stack)
+                    finally:
+                        self.constraints = saved
+                    if failed >= 0:
+                        return failed
+                    changed = True
+        return -1
+
+    def undo(self, mark):
+        """Restore every set changed since the log held ``mark`` entries."""
+        wave, log, rules, mirror = self.wave, self.log, self.rules, self.mirror
+        undone = log[mark:]
+        del log[mark:]
+        for c, old in reversed(undone):
+            wave[c] = old
+        cells = [c for c, _ in undone]
+        self.dirty += cells
+        seen = self.seen  # the state at the mark was consistent: every neighbour fits every set
+        for c in cells:
+            seen[c] = wave[c]
+        if mirror is not None:
+            for c in cells:
+                mirror[c] = rules.row(wave[c])
+
+    def refresh(self):
+        """Bring the entropies (and the decided count) of the changed cells up to date."""
+        dirty, wave, noise, current = self.dirty, self.wave, self.noise, self.current
+        inf = math.inf
+        decided = self.decided
+        if len(dirty) > 24:  # many: one numpy pass
+            cells = list(dict.fromkeys(dirty))
+            undecided = [c for c in cells if wave[c] & (wave[c] - 1)]
+            for c in cells:
+                if current[c] != inf:
+                    decided += 1
+                    current[c] = inf
+            values = self.rules.entropies([wave[c] for c in undecided]) if undecided else []
+            for e, c in zip(values, undecided):
+                current[c] = e + noise[c]
+            decided -= len(undecided)
+            self.entropy[cells] = [current[c] for c in cells]
+        elif dirty:  # a few: one by one, cached per set
+            entropy, array = self.rules.entropy, self.entropy
+            for c in dirty:
+                m = wave[c]
+                if m & (m - 1):
+                    e = entropy(m) + noise[c]
+                    was = current[c]
+                    if e != was:
+                        if was == inf:
+                            decided -= 1
+                        current[c] = array[c] = e
+                elif current[c] != inf:
+                    current[c] = array[c] = inf
+                    decided += 1
+        dirty.clear()
+        self.decided = decided
+
+    def lowest(self):
+        """The undecided cell of lowest entropy (with its tie-break noise), or -1 when all are decided."""
+        if self.dirty:
+            self.refresh()
+        if self.decided == self.n:
+            return -1
+        return int(self.entropy.argmin())
