@@ -1,0 +1,558 @@
+"""Tiled worlds in Blender (issue 13): a tile's files assembled as objects, and its FBX for Unity.
+
+The tiles of a world are built by core (``core.world``: numpy only, on any executor) into files in
+the world folder; this module makes Blender objects of them, in bulk, and writes the FBX per tile.
+Tile ``(x, z)`` of a world named ``World`` whose files are named ``name`` becomes:
+
+``World_x_z``
+    The terrain mesh (or an empty with ``World_x_z_LOD0`` .. children, as a single terrain) from
+    ``<name>_<x>_<z>.raw`` (16-bit, Unity's orientation: turned back by 180 degrees), centred at
+    Blender ``(-(x + 0.5) * S, -(z + 0.5) * S, 0)`` (``S`` the tile size), so the tiles lie side by
+    side and land in Unity at ``(x * S, 0, z * S)``; with the splat material of
+    ``<name>_<x>_<z>_splat<k>.png`` when the recipe has texture layers.
+``World_x_z_Scatter``
+    The props of ``<name>_<x>_<z>_placements.json`` (Unity positions turned back into Blender's),
+    one point each, instanced as the scatter panel's scatters are.
+
+Builds are generators of ``(done, total, label)`` steps (a modal operator shows progress and Esc
+stops them); everything a build made is removed again when it fails or is closed early, and
+tiles already in the scene are replaced only at its very end.
+"""
+
+import json
+import os
+
+import bpy
+import numpy as np
+
+from ...core import mesh as core_mesh
+from ...core import recipe as core_recipe
+from ...core import scatter as core_scatter
+from ...core import terrain as core_terrain
+from ...core import unity as core_unity
+from ...core.errors import ParameterError
+from ...core.steps import drive
+from . import scatter as bridge_scatter
+from .fbx import ExportError, write_fbx
+from .materials import (
+    SPLAT_IMAGE_KEY,
+    SPLAT_MATERIAL,
+    set_shading_properties,
+    splat_material,
+    splat_pixels,
+    terrain_material,
+)
+from .mesh import descendants, free_base_name, mesh_topology, remove_objects, set_positions
+from .outputs import output_folder, writing
+from .query import KIND_KEY
+from .terrain import RECIPE_KEY
+
+__all__ = [
+    "TILE_KIND",
+    "TILE_KEY",
+    "WORLD_FILE_KEY",
+    "tile_stem",
+    "tile_object_name",
+    "tile_centre",
+    "tile_noise_offset",
+    "tile_recipe",
+    "read_tile_heights",
+    "tile_heights",
+    "tile_splats",
+    "tile_placements",
+    "tile_steps",
+    "assemble_steps",
+    "assemble_tiles",
+    "tile_roots",
+    "tile_objects",
+    "export_tile_fbx",
+    "export_world_steps",
+    "built_tiles",
+]
+
+#: ``worldseed_kind`` of a tile's root object.
+TILE_KIND = "world_tile"
+#: On a tile root: its grid index ``[x, z]``.
+TILE_KEY = "worldseed_world_tile"
+#: On a tile root: the file name (``name``) its files have in the world folder.
+WORLD_FILE_KEY = "worldseed_world_file"
+
+
+def tile_stem(name, x, z):
+    """The file base of tile ``(x, z)``: ``<name>_<x>_<z>`` (``core.world.tile_base``).
+
+    >>> tile_stem("world", 2, 0)
+    'world_2_0'
+    """
+    return f"{name}_{x}_{z}"
+
+
+def tile_object_name(world_name, x, z):
+    """The Blender object of tile ``(x, z)``: ``<World>_<x>_<z>``."""
+    return f"{world_name}_{x}_{z}"
+
+
+def tile_centre(size, x, z):
+    """Blender centre of tile ``(x, z)`` of a world of tiles ``size`` metres a side.
+
+    >>> tile_centre(100.0, 1, 0)
+    (-150.0, -50.0, 0.0)
+    """
+    return (-(x + 0.5) * size, -(z + 0.5) * size, 0.0)
+
+
+def tile_noise_offset(spec, x, z):
+    """The noise offset of tile ``(x, z)``: ``terrain.offset`` plus the tile's Blender min corner."""
+    return (spec.offset[0] - (x + 1) * spec.size, spec.offset[1] - (z + 1) * spec.size)
+
+
+def tile_recipe(recipe, x, z):
+    """The recipe of tile ``(x, z)`` alone: one terrain at the tile's noise offset (stored on the
+    tile's root, as a terrain keeps its own; what the placement file and exports read)."""
+    data = core_recipe.to_dict(recipe)
+    data["world"].pop("tiles", None)
+    data["world"].pop("halo", None)
+    data["terrain"]["offset"] = list(tile_noise_offset(recipe.terrain, x, z))
+    return core_recipe.from_dict(data, source=f"tile {x}_{z}")
+
+
+# --------------------------------------------------------------------------- files
+
+
+def read_tile_heights(path, *, side):
+    """Heights in [0, 1] (float32 (side, side), our layout: row 0 at Blender -Y) of a tile's RAW file
+    (16-bit little-endian, Unity's orientation: ``core.unity.unity_heights`` turned it by 180 degrees)."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as err:
+        raise ParameterError(f"tile heights {path!r} cannot be read: {err.strerror or err}") from None
+    if len(data) != side * side * 2:
+        raise ParameterError(
+            f"tile heights {os.path.basename(path)!r} must hold {side} x {side} 16-bit samples "
+            f"({side * side * 2:,} bytes), got {len(data):,} bytes"
+        )
+    values = core_unity.read_raw16(data, side=side, byte_order="little")
+    return np.ascontiguousarray(values[::-1, ::-1])
+
+
+def tile_heights(recipe, folder, name, x, z):
+    """The :class:`core.terrain.TerrainHeights` of tile ``(x, z)`` from its RAW file, with a one-cell
+    margin from the neighbouring tiles' files (so the normals along a shared edge agree); where a
+    neighbour has no file the margin continues the tile's own slope."""
+    spec = recipe.terrain
+    side = spec.resolution
+    values = read_tile_heights(os.path.join(folder, tile_stem(name, x, z) + ".raw"), side=side)
+    margin = np.empty((side + 2, side + 2), np.float32)
+    margin[1:-1, 1:-1] = values
+    # our column 0 is Blender -X = Unity +X: tile x + 1; row 0 is Blender -Y = Unity +Z: tile z + 1
+    margin[1:-1, 0] = 2 * values[:, 0] - values[:, 1]
+    margin[1:-1, -1] = 2 * values[:, -1] - values[:, -2]
+    margin[0, :] = 2 * margin[1, :] - margin[2, :]
+    margin[-1, :] = 2 * margin[-2, :] - margin[-3, :]
+
+    def neighbour(dx, dz):
+        path = os.path.join(folder, tile_stem(name, x + dx, z + dz) + ".raw")
+        return read_tile_heights(path, side=side) if os.path.isfile(path) else None
+
+    for (dx, dz), rows, cols, src_rows, src_cols in (
+        ((1, 0), slice(1, -1), 0, slice(None), -2),
+        ((-1, 0), slice(1, -1), -1, slice(None), 1),
+        ((0, 1), 0, slice(1, -1), -2, slice(None)),
+        ((0, -1), -1, slice(1, -1), 1, slice(None)),
+        ((1, 1), 0, 0, -2, -2),
+        ((-1, 1), 0, -1, -2, 1),
+        ((1, -1), -1, 0, 1, -2),
+        ((-1, -1), -1, -1, 1, 1),
+    ):
+        other = neighbour(dx, dz)
+        if other is not None:
+            margin[rows, cols] = other[src_rows, src_cols]
+    return core_terrain.TerrainHeights(
+        values=values, cell_size=spec.cell_size, height=float(spec.height), margin=margin
+    )
+
+
+def tile_splats(folder, name, x, z, count):
+    """The packed splat images ``(h, w, 4)`` uint8 (our layout, row 0 at the bottom as the material
+    reads them) of ``<name>_<x>_<z>_splat<k>.png``, ``k < count``; [] when any is missing."""
+    paths = [os.path.join(folder, f"{tile_stem(name, x, z)}_splat{k}.png") for k in range(count)]
+    if not paths or not all(os.path.isfile(p) for p in paths):
+        return []
+    out = []
+    for path in paths:
+        image = bpy.data.images.load(path, check_existing=False)
+        try:
+            image.colorspace_settings.name = "Non-Color"
+            image.alpha_mode = "CHANNEL_PACKED"
+            pixels = splat_pixels(image)  # row 0 = the file's last row = Unity's -Z edge
+        finally:
+            bpy.data.images.remove(image)
+        # the file is ours[:, ::-1] top row first (core.unity_package.unity_image): turn it back
+        out.append(np.ascontiguousarray(pixels[::-1, ::-1]))
+    return out
+
+
+def _unity_to_blender_positions(p):
+    p = np.asarray(p, np.float64).reshape(-1, 3)
+    return np.stack([-p[:, 0], -p[:, 2], p[:, 1]], axis=1)
+
+
+def _unity_to_blender_rotations(q):
+    """Unity ``(x, y, z, w)`` -> Blender ``(w, x, y, z)``: the inverse of ``core.placement.unity_rotation``."""
+    q = np.asarray(q, np.float64).reshape(-1, 4)
+    return np.stack([q[:, 3], q[:, 0], q[:, 2], -q[:, 1]], axis=1)
+
+
+def tile_placements(path):
+    """The props of a tile's placement file: ``(positions (N, 3) Blender world, rotations (N, 4)
+    (w, x, y, z), scales (N,), prop names (list of N), layer names (list of N))``; empty arrays
+    without a file."""
+    if not os.path.isfile(path):
+        return np.zeros((0, 3)), np.zeros((0, 4)), np.zeros(0), [], []
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+        records = [r for s in data.get("scatters", [data]) for r in s.get("instances", [])]
+        positions = _unity_to_blender_positions([r["position"] for r in records])
+        rotations = _unity_to_blender_rotations([r["rotation"] for r in records])
+        scales = np.asarray([r["scale"] for r in records], np.float64)
+        props = [str(r["prop"]) for r in records]
+        layers = [str(r.get("layer", "")) for r in records]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as err:
+        raise ParameterError(f"placement file {os.path.basename(path)!r} cannot be read: {err}") from None
+    return positions, rotations, scales, props, layers
+
+
+# --------------------------------------------------------------------------- objects
+
+
+def _lod_mesh(name, heights, stride):
+    """One LOD of a tile: the grid of ``lod_indices(n, stride)`` with the quads cut where the heights
+    say (``core.mesh.grid_turns``, as a terrain's), custom normals from the margin."""
+    n = heights.values.shape[0]
+    side = len(core_mesh.lod_indices(n, stride))
+    turn = core_mesh.grid_turns(heights.metres, cell_size=heights.cell_size, stride=stride)
+    topology = core_mesh.grid_topology(side, side, turn=turn)
+    uvs = core_mesh.grid_corner_uvs(side, side, turn=turn)
+    me = mesh_topology(name, side * side, topology, corner_uvs=uvs)
+    try:
+        idx = core_mesh.lod_indices(n, stride)
+        coords = ((idx - (n - 1) / 2.0) * heights.cell_size).astype(np.float32)
+        z = heights.values[np.ix_(idx, idx)] * np.float32(heights.height)
+        pos = np.empty((side, side, 3), np.float32)
+        pos[..., 0] = coords[None, :]
+        pos[..., 1] = coords[:, None]
+        pos[..., 2] = z
+        set_positions(me, pos.reshape(-1, 3), normals=lambda: core_terrain.grid_normals(heights, stride=stride))
+    except BaseException:
+        bpy.data.meshes.remove(me)
+        raise
+    return me
+
+
+def _scatter_specs(recipe):
+    return list(getattr(recipe, "scatter", ()))
+
+
+def _tile_scatter(root, recipe, placements, *, collection):
+    """The tile's props as a scatter object under ``root`` (None without props)."""
+    positions, rotations, scales, names, layer_names = placements
+    specs = _scatter_specs(recipe)
+    if not len(positions) or not specs:
+        return None
+    props_per_layer = bridge_scatter.layer_props(specs, [("BUILTIN", None)] * len(specs))
+    all_props = [p for props in props_per_layer for p in props]
+    index = {p.name: i for i, p in enumerate(all_props)}
+    missing = sorted(set(names) - set(index))
+    if missing:
+        raise ParameterError(
+            f"placement file of {root.name!r} names props {missing[:5]} that the recipe's scatter layers "
+            f"do not make ({sorted(index)[:8]})"
+        )
+    layer_index = {s.name: i for i, s in enumerate(specs)}
+    which = np.asarray([index[n] for n in names], np.int32)
+    layers = np.asarray([layer_index.get(n, 0) for n in layer_names], np.int32)
+    local = positions - np.asarray(root.matrix_world.translation, np.float64)[None, :]
+    obj = bridge_scatter.scatter_object(f"{root.name}_Scatter", all_props, collection=collection, parent=root)
+    bridge_scatter.write_points(obj.data, local, rotations, scales, which)
+    attr = obj.data.attributes.new("ws_layer", "INT", "POINT")
+    attr.data.foreach_set("value", layers)
+    obj[bridge_scatter.LAYERS_KEY] = [core_scatter.dumps_layer(s) for s in specs]
+    obj[bridge_scatter.SEED_KEY] = recipe.world.seed
+    return obj
+
+
+def tile_steps(recipe, folder, name, x, z, *, collection, object_name=None):
+    """Assemble tile ``(x, z)`` of ``recipe``'s world from its files in ``folder`` (file base
+    ``name``), yielding ``(done, total, label)``; returns its root object.
+
+    ``object_name`` (default ``<World>_<x>_<z>``) is the name asked for; Blender adds ``.001`` when
+    it is taken (:func:`assemble_steps` renames at the end).  Removed again if closed early.
+    """
+    spec = recipe.terrain
+    base = free_base_name(object_name or tile_object_name(recipe.world.name, x, z), spec.lods if spec.lods > 1 else 0)
+    stem = tile_stem(name, x, z)
+    total = spec.lods + 3
+    made_meshes, made_objects = [], []
+    try:
+        heights = tile_heights(recipe, folder, name, x, z)
+        yield 1, total, f"tile {x}, {z}: heights"
+        for level in range(spec.lods):
+            made_meshes.append(_lod_mesh(f"{base}_LOD{level}" if spec.lods > 1 else base, heights, 2**level))
+            yield 2 + level, total, f"tile {x}, {z}: mesh LOD{level}"
+        material = None
+        if spec.material:
+            splats = getattr(recipe, "splat", ())
+            packed = tile_splats(folder, name, x, z, -(-len(splats) // 4)) if splats else []
+            material = (
+                splat_material(base, packed, splats, size=spec.size) if packed else terrain_material(spec.palette)
+            )
+        for me in made_meshes:
+            if material is not None:
+                me.materials.append(material)
+        if spec.lods == 1:
+            root = bpy.data.objects.new(base, made_meshes[0])
+            made_objects.append(root)
+            children = []
+        else:
+            root = bpy.data.objects.new(base, None)
+            root.empty_display_type = "PLAIN_AXES"
+            made_objects.append(root)
+            children = []
+            for level, me in enumerate(made_meshes):
+                child = bpy.data.objects.new(f"{root.name}_LOD{level}", me)
+                me.name = child.name
+                child.parent = root
+                made_objects.append(child)
+                children.append(child)
+        for obj in made_objects:
+            collection.objects.link(obj)
+            set_shading_properties(obj, spec)
+        for child in children[1:]:
+            child.hide_set(True)  # LOD0 shows; the others stay exportable
+        root.location = tile_centre(spec.size, x, z)
+        root[KIND_KEY] = TILE_KIND
+        root[TILE_KEY] = [x, z]
+        root[WORLD_FILE_KEY] = name
+        root[RECIPE_KEY] = core_recipe.dumps(tile_recipe(recipe, x, z))
+        yield spec.lods + 2, total, f"tile {x}, {z}: material"
+        bpy.context.view_layer.update()  # the root's matrix_world, for the props' local positions
+        placements = tile_placements(os.path.join(folder, f"{stem}_placements.json"))
+        scatter = _tile_scatter(root, recipe, placements, collection=collection)
+        if scatter is not None:
+            made_objects.append(scatter)
+        yield total, total, f"tile {x}, {z}: props"
+        return root
+    except BaseException:
+        splats = [m for me in made_meshes for m in me.materials if m is not None and m.name.startswith(SPLAT_MATERIAL)]
+        remove_objects(made_objects)
+        for me in made_meshes:
+            if me.users == 0:
+                bpy.data.meshes.remove(me)
+        for m in set(splats):
+            images = [n.image for n in m.node_tree.nodes if getattr(n, "image", None) is not None]
+            if m.users == 0:
+                bpy.data.materials.remove(m)
+            for image in images:
+                if SPLAT_IMAGE_KEY in image and image.users == 0:
+                    bpy.data.images.remove(image)
+        raise
+
+
+def tile_roots(scene, world_name=None):
+    """``{(x, z): root}`` of the tiles in ``scene`` (of the world ``world_name`` when given)."""
+    out = {}
+    for obj in scene.objects:
+        if obj.get(KIND_KEY) == TILE_KIND and TILE_KEY in obj:
+            x, z = (int(v) for v in obj[TILE_KEY])
+            if world_name is None or obj.name.rpartition(f"_{x}_{z}")[0] == world_name:
+                out[(x, z)] = obj
+    return out
+
+
+def tile_objects(root):
+    """A tile's root and everything below it, parents first."""
+    return [root, *descendants(root)]
+
+
+def _splat_data(root):
+    """The splat materials and their images of a tile's meshes."""
+    materials = {m for o in tile_objects(root) if o.type == "MESH" for m in o.data.materials if m is not None}
+    materials = [m for m in materials if m.name.startswith(SPLAT_MATERIAL)]
+    images = {
+        n.image for m in materials if m.node_tree for n in m.node_tree.nodes if getattr(n, "image", None) is not None
+    }
+    return materials, [i for i in images if SPLAT_IMAGE_KEY in i]
+
+
+def _remove_tiles(roots):
+    """Remove tile objects, their meshes and the splat materials and images only they used."""
+    materials, images = [], []
+    for root in roots:
+        m, i = _splat_data(root)
+        materials += m
+        images += i
+    remove_objects([o for root in roots for o in tile_objects(root)])
+    for m in materials:
+        if m.users == 0:
+            bpy.data.materials.remove(m)
+    for i in images:
+        if i.users == 0:
+            bpy.data.images.remove(i)
+
+
+def _rename(root, wanted):
+    """Give a new tile root (its LODs, scatter, splat material and images) the names of the tile it
+    replaces (removed already)."""
+    old = root.name
+    if old == wanted:
+        return
+    materials, images = _splat_data(root)
+    for item in [root, *descendants(root), *materials, *images]:
+        item.name = item.name.replace(old, wanted, 1)
+        if isinstance(item, bpy.types.Object) and item.type == "MESH" and item.data.users == 1:
+            item.data.name = item.name
+
+
+def assemble_steps(recipe, folder, name, tiles, *, collection):
+    """Assemble the tiles ``tiles`` (``(x, z)`` pairs) of ``recipe``'s world from ``folder``, yielding
+    ``(done, total, label)``; returns ``{(x, z): root}``.
+
+    Tiles of the same name already in the scene are replaced, all at the very end; an object of a
+    tile's name that is not a tile is an error (before anything is made).  Closing early removes
+    what was made and leaves the scene as it was.
+    """
+    tiles = [tuple(int(v) for v in t) for t in tiles]
+    for x, z in tiles:
+        wanted = tile_object_name(recipe.world.name, x, z)
+        other = bpy.data.objects.get(wanted)
+        if other is not None and other.get(KIND_KEY) != TILE_KIND:
+            raise ParameterError(f"an object named {wanted!r} is in the way of tile ({x}, {z}); rename it")
+        if not os.path.isfile(os.path.join(folder, tile_stem(name, x, z) + ".raw")):
+            raise ParameterError(f"tile ({x}, {z}) has no heights in {folder!r}: build it first")
+    per_tile = recipe.terrain.lods + 3
+    total = per_tile * len(tiles) + 1
+    made = {}
+    try:
+        for i, (x, z) in enumerate(tiles):
+            steps = tile_steps(recipe, folder, name, x, z, collection=collection)
+            while True:
+                try:
+                    done, _of, label = next(steps)
+                except StopIteration as stop:
+                    made[(x, z)] = stop.value
+                    break
+                yield i * per_tile + done, total, label
+        old = [bpy.data.objects.get(tile_object_name(recipe.world.name, x, z)) for x, z in tiles]
+        _remove_tiles([o for o in old if o is not None and o not in made.values()])
+        for (x, z), root in made.items():
+            _rename(root, tile_object_name(recipe.world.name, x, z))
+        yield total, total, "done"
+        return made
+    except BaseException:
+        _remove_tiles(list(made.values()))
+        raise
+
+
+def assemble_tiles(recipe, folder, name, tiles, *, collection, progress=None):
+    """:func:`assemble_steps` run to its end."""
+    return drive(assemble_steps(recipe, folder, name, tiles, collection=collection), progress)
+
+
+def built_tiles(folder, name, grid_size):
+    """The tiles ``(x, z)`` of a ``(nx, nz)`` grid whose heights file is in ``folder``."""
+    nx, nz = grid_size
+    return [
+        (x, z)
+        for z in range(nz)
+        for x in range(nx)
+        if os.path.isfile(os.path.join(folder, tile_stem(name, x, z) + ".raw"))
+    ]
+
+
+# --------------------------------------------------------------------------- export
+
+
+def _terrain_objects(root):
+    """What a tile's FBX holds: the terrain (root and LODs), not its scatter (placed in Unity from
+    the placement file)."""
+    return [o for o in tile_objects(root) if o.type in {"MESH", "EMPTY"} and o.get(KIND_KEY) != "scatter"]
+
+
+def export_tile_fbx(objects_or_tile, path, *, recipe=None, folder=None, name="world", collection=None, stage=None):
+    """Write a tile's FBX for Unity (rotation 0, scale 1, Y up, metres: ``fbx.FBX_UNITY``) to ``path``
+    (``<name>_<x>_<z>.fbx``); returns the path written.
+
+    ``objects_or_tile``: the tile's root object (or a list of its objects) as assembled here, or an
+    ``(x, z)`` pair: the tile is then assembled from its files in ``folder`` (``recipe``'s world,
+    file base ``name``, into ``collection``, the scene's by default), written and removed again --
+    what the headless run does for ``[export] fbx``.  The file goes through a staging folder under
+    the output folder's lock (``outputs.output_folder``) and replaces an earlier one only when
+    complete; with ``stage`` (a ``Staging`` the caller holds) it is written there and the staged
+    path returned, for the caller's commit.
+    """
+    if stage is None:
+        target = os.path.abspath(path)
+        with output_folder(os.path.dirname(target)) as own:
+            staged = export_tile_fbx(
+                objects_or_tile,
+                os.path.join(own.path, os.path.basename(target)),
+                recipe=recipe,
+                folder=folder,
+                name=name,
+                collection=collection,
+                stage=own,
+            )
+            return own.commit([staged])[0]
+    if isinstance(objects_or_tile, tuple | list) and len(objects_or_tile) == 2 and isinstance(objects_or_tile[0], int):
+        if recipe is None or folder is None:
+            raise ParameterError("export_tile_fbx: a tile given as (x, z) needs recipe= and folder=")
+        x, z = objects_or_tile
+        coll = collection or bpy.context.scene.collection
+        materials = set(bpy.data.materials)
+        root = drive(tile_steps(recipe, folder, name, x, z, collection=coll))
+        try:
+            return export_tile_fbx(root, path, stage=stage)
+        finally:
+            _remove_tiles([root])
+            for m in set(bpy.data.materials) - materials:
+                if m.users == 0:
+                    bpy.data.materials.remove(m)
+    if isinstance(objects_or_tile, bpy.types.Object):
+        objects = _terrain_objects(objects_or_tile)
+    else:
+        objects = [o for o in objects_or_tile if o.type in {"MESH", "EMPTY"} and o.get(KIND_KEY) != "scatter"]
+    if not objects:
+        raise ExportError(f"nothing to export for {os.path.basename(path)!r}: no tile objects")
+    with writing(path):
+        try:
+            write_fbx(path, objects)
+        except ExportError as err:
+            raise ExportError(f"cannot write {os.path.basename(path)!r}: {err}") from None
+    return path
+
+
+def export_world_steps(roots, folder, name, *, world_json=None):
+    """Write the FBX of every tile in ``roots`` (``{(x, z): root}``) into ``folder`` as
+    ``<name>_<x>_<z>.fbx``, and the world JSON (``world_json``: a function of ``{(x, z): fbx path}``
+    returning its bytes, or None for none), all through one staging folder: all or nothing.
+    Yields ``(done, total, label)``; returns the paths written."""
+    tiles = sorted(roots, key=lambda t: (t[1], t[0]))
+    total = len(tiles) + 1
+    with output_folder(folder) as stage:
+        staged, fbx = [], {}
+        for i, (x, z) in enumerate(tiles):
+            file_name = tile_stem(name, x, z) + ".fbx"
+            yield i, total, f"writing {file_name}"
+            staged.append(export_tile_fbx(roots[(x, z)], os.path.join(stage.path, file_name), stage=stage))
+            fbx[(x, z)] = staged[-1]
+        if world_json is not None:
+            yield len(tiles), total, f"writing {name}_world.json"
+            path = os.path.join(stage.path, f"{name}_world.json")
+            with writing(path):
+                core_unity.write_bytes_atomic(path, world_json(fbx))
+            staged.append(path)
+        paths = stage.commit(staged)
+    yield total, total, "done"
+    return paths

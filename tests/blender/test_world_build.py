@@ -1,0 +1,220 @@
+"""Tiled worlds in Blender (issue 13): tiles assembled from their files side by side, Build Tiles
+(the world run on a worker thread, modal, Esc) and Export World for Unity (FBX per tile, world JSON).
+
+The tile files come from core: the bridge tests write the heights of each tile's own recipe (noise in
+world coordinates, so neighbours share their border samples), the operator tests run
+``core.world.run_world`` itself.  Background Blender delivers no events, so the modal operator is
+fed TIMER (and Esc) events by hand, as the erosion modal tests do.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+import bpy
+import numpy as np
+import pytest
+
+from worldseed.core import recipe as core_recipe
+from worldseed.core import terrain as core_terrain
+from worldseed.core import unity as core_unity
+from worldseed.operators.bridge import world_tiles
+
+SIDE = 65
+SIZE = 128.0
+
+WORLD_TOML = f"""
+[world]
+name = "Land"
+seed = 3
+tiles = [2, 2]
+
+[terrain]
+resolution = {SIDE}
+size = {SIZE}
+height = 40.0
+normalize = "fixed"
+lods = {{lods}}
+"""
+
+
+def world_recipe(lods=1):
+    return core_recipe.loads(WORLD_TOML.format(lods=lods))
+
+
+def write_tile_heights(recipe, folder, name="world", tiles=((0, 0), (1, 0), (0, 1), (1, 1))):
+    """Each tile's RAW, as core writes it: its own terrain at the tile's noise offset, turned for Unity."""
+    for x, z in tiles:
+        spec = world_tiles.tile_recipe(recipe, x, z).terrain
+        heights = core_terrain.terrain_heights(spec, seed=recipe.world.seed)
+        raw = core_unity.heightmap_raw16(core_unity.unity_heights(heights.values))
+        core_unity.write_bytes_atomic(os.path.join(folder, f"{name}_{x}_{z}.raw"), raw)
+
+
+def world_positions(obj):
+    """(side, side, 3) float64 world positions of a tile mesh's vertices (row 0 at Blender -Y)."""
+    me = obj.data
+    co = np.empty(len(me.vertices) * 3, np.float32)
+    me.attributes["position"].data.foreach_get("vector", co)
+    m = np.array(obj.matrix_world, np.float64)
+    side = int(round(np.sqrt(len(me.vertices))))
+    return (co.reshape(-1, 3).astype(np.float64) @ m[:3, :3].T + m[:3, 3]).reshape(side, side, 3)
+
+
+def snapshot():
+    return (
+        sorted((o.name, tuple(round(v, 6) for v in o.matrix_world.translation)) for o in bpy.data.objects),
+        sorted(m.name for m in bpy.data.meshes),
+        sorted(m.name for m in bpy.data.materials),
+        sorted(i.name for i in bpy.data.images),
+    )
+
+
+# --------------------------------------------------------------------------- the bridge
+
+
+def test_tiles_lie_side_by_side_and_share_their_edges(empty_scene, tmp_path):
+    recipe = world_recipe()
+    write_tile_heights(recipe, str(tmp_path))
+    made = world_tiles.assemble_tiles(
+        recipe, str(tmp_path), "world", [(0, 0), (1, 0), (0, 1), (1, 1)], collection=empty_scene.collection
+    )
+    assert {k: v.name for k, v in made.items()} == {(x, z): f"Land_{x}_{z}" for x in range(2) for z in range(2)}
+    bpy.context.view_layer.update()
+    pos = {}
+    for (x, z), root in made.items():
+        assert tuple(root.location) == (-(x + 0.5) * SIZE, -(z + 0.5) * SIZE, 0.0)
+        assert tuple(root.rotation_euler) == (0.0, 0.0, 0.0) and tuple(root.scale) == (1.0, 1.0, 1.0)
+        assert root.data.validate() is False
+        pos[(x, z)] = world_positions(root)
+        # Unity X in [x S, (x + 1) S] is Blender x in [-(x + 1) S, -x S]
+        assert pos[(x, z)][..., 0].min() == -(x + 1) * SIZE and pos[(x, z)][..., 0].max() == -x * SIZE
+        assert pos[(x, z)][..., 1].min() == -(z + 1) * SIZE and pos[(x, z)][..., 1].max() == -z * SIZE
+    # tile (x + 1, z) lies at Blender -X of tile (x, z): its last column is the other's first, exactly
+    assert np.array_equal(pos[(0, 0)][:, 0], pos[(1, 0)][:, -1])
+    assert np.array_equal(pos[(0, 1)][:, 0], pos[(1, 1)][:, -1])
+    # tile (x, z + 1) at Blender -Y: its last row is the other's first
+    assert np.array_equal(pos[(0, 0)][0, :], pos[(0, 1)][-1, :])
+    assert np.array_equal(pos[(1, 0)][0, :], pos[(1, 1)][-1, :])
+    assert np.ptp(pos[(0, 0)][..., 2]) > 1.0  # real relief, not a flat grid
+
+
+def test_shared_edges_have_the_same_normals(empty_scene, tmp_path):
+    """The normals along a shared edge see the neighbour's heights (the margin from its file), so
+    the tiles join without a lighting seam."""
+    recipe = world_recipe()
+    write_tile_heights(recipe, str(tmp_path))
+    coll = empty_scene.collection
+    made = world_tiles.assemble_tiles(recipe, str(tmp_path), "world", [(0, 0), (1, 0)], collection=coll)
+    normals = {}
+    for key, root in made.items():
+        me = root.data
+        n = np.empty(len(me.vertices) * 3, np.float32)
+        me.attributes["custom_normal"].data.foreach_get("vector", n)
+        normals[key] = n.reshape(SIDE, SIDE, 3)
+    assert np.array_equal(normals[(0, 0)][:, 0], normals[(1, 0)][:, -1])
+    assert not np.array_equal(normals[(0, 0)][:, 0], normals[(0, 0)][:, 1])
+
+
+def test_tile_heights_are_the_raw_turned_back(empty_scene, tmp_path):
+    recipe = world_recipe()
+    write_tile_heights(recipe, str(tmp_path), tiles=((1, 0),))
+    spec = world_tiles.tile_recipe(recipe, 1, 0).terrain
+    expected = core_terrain.terrain_heights(spec, seed=3).values
+    got = world_tiles.read_tile_heights(str(tmp_path / "world_1_0.raw"), side=SIDE)
+    assert np.abs(got - expected).max() <= 0.5 / 65535 + 1e-7  # 16-bit quantised, same layout
+
+
+def test_lods_and_rebuild_replace_the_tile(empty_scene, tmp_path):
+    recipe = world_recipe(lods=2)
+    write_tile_heights(recipe, str(tmp_path), tiles=((0, 0),))
+    folder, coll = str(tmp_path), empty_scene.collection
+    world_tiles.assemble_tiles(recipe, folder, "world", [(0, 0)], collection=coll)
+    names = sorted(o.name for o in bpy.data.objects)
+    assert names == ["Land_0_0", "Land_0_0_LOD0", "Land_0_0_LOD1"]
+    assert len(bpy.data.objects["Land_0_0_LOD1"].data.vertices) == 33 * 33
+    before = snapshot()
+    world_tiles.assemble_tiles(recipe, folder, "world", [(0, 0)], collection=coll)  # again: replaced, not added
+    assert snapshot() == before
+
+
+def test_closing_an_assembly_leaves_the_scene_as_it_was(empty_scene, tmp_path):
+    recipe = world_recipe()
+    write_tile_heights(recipe, str(tmp_path))
+    folder, coll = str(tmp_path), empty_scene.collection
+    world_tiles.assemble_tiles(recipe, folder, "world", [(0, 0)], collection=coll)
+    before = snapshot()
+    steps = world_tiles.assemble_steps(recipe, folder, "world", [(0, 0), (1, 0), (0, 1)], collection=coll)
+    for _ in range(6):
+        next(steps)
+    steps.close()
+    assert snapshot() == before
+
+
+def test_missing_tile_files_and_foreign_objects_are_clear_errors(empty_scene, tmp_path):
+    from worldseed.core.errors import ParameterError
+
+    recipe = world_recipe()
+    write_tile_heights(recipe, str(tmp_path), tiles=((0, 0),))
+    with pytest.raises(ParameterError, match=r"tile \(1, 0\) has no heights"):
+        world_tiles.assemble_tiles(recipe, str(tmp_path), "world", [(1, 0)], collection=empty_scene.collection)
+    bpy.data.objects.new("Land_0_0", None)
+    with pytest.raises(ParameterError, match="'Land_0_0' is in the way"):
+        world_tiles.assemble_tiles(recipe, str(tmp_path), "world", [(0, 0)], collection=empty_scene.collection)
+
+
+# ufbx's Python objects can crash the garbage collector with bpy in the process (see
+# test_export_scatter.py): read the FBX in a Python of its own that prints plain values
+_READ_FBX = """
+import json, os, sys, ufbx
+scene = ufbx.load_file(sys.argv[1], target_unit_meters=1.0)
+out = {}
+for node in list(scene.nodes):
+    if node.is_root:
+        continue
+    lt = node.local_transform
+    t, r, s = lt.translation, lt.rotation, lt.scale
+    box = None
+    if node.mesh is not None:
+        vs = [(v.x, v.y, v.z) for v in node.mesh.vertices]
+        box = [[min(v[i] for v in vs) for i in range(3)], [max(v[i] for v in vs) for i in range(3)]]
+    out[node.name] = [[t.x, t.y, t.z], [r.x, r.y, r.z, r.w], [s.x, s.y, s.z], box]
+print(json.dumps(out), flush=True)
+os._exit(0)
+"""
+
+
+def fbx_nodes(path):
+    """``{name: (translation, rotation (x, y, z, w), scale, mesh bounds)}`` as ufbx reads them."""
+    done = subprocess.run([sys.executable, "-c", _READ_FBX, str(path)], capture_output=True, text=True, check=True)
+    return json.loads(done.stdout)
+
+
+def test_tile_fbx_has_rotation_zero_scale_one_and_the_tile_extent(empty_scene, tmp_path):
+    recipe = world_recipe()
+    write_tile_heights(recipe, str(tmp_path), tiles=((1, 0),))
+    made = world_tiles.assemble_tiles(recipe, str(tmp_path), "world", [(1, 0)], collection=empty_scene.collection)
+    before = snapshot()
+    path = world_tiles.export_tile_fbx(made[(1, 0)], str(tmp_path / "world_1_0.fbx"))
+    assert snapshot() == before
+    nodes = fbx_nodes(path)
+    assert list(nodes) == ["Land_1_0"]
+    t, r, s, box = nodes["Land_1_0"]
+    assert r == [0.0, 0.0, 0.0, 1.0] and s == [1.0, 1.0, 1.0]
+    # Blender (x, y, z) is the file's (x, z, -y); Unity then flips X: the tile lands at Unity x in [S, 2S]
+    assert t == pytest.approx([-1.5 * SIZE, 0.0, 0.5 * SIZE])
+    (x0, _y0, z0), (x1, _y1, z1) = box
+    assert (x1 - x0, z1 - z0) == pytest.approx((SIZE, SIZE))
+
+
+def test_export_tile_fbx_assembles_a_tile_from_its_files(empty_scene, tmp_path):
+    """The headless run's way: a tile given as (x, z) is assembled, written and removed again."""
+    recipe = world_recipe()
+    write_tile_heights(recipe, str(tmp_path), tiles=((0, 1),))
+    before = snapshot()
+    path = world_tiles.export_tile_fbx(
+        (0, 1), str(tmp_path / "world_0_1.fbx"), recipe=recipe, folder=str(tmp_path), name="world"
+    )
+    assert snapshot() == before
+    assert list(fbx_nodes(path)) == ["Land_0_1"]
