@@ -9,7 +9,10 @@ those inside functions), so a new family that breaks them fails here:
 * panels never import core, and draw from settings, cached results and read-only look-ups only;
 * no import cycle anywhere;
 * no underscored name is imported, or reached as a module attribute, across modules, and nothing outside
-  core reaches into core's private modules.
+  core reaches into core's private modules;
+* ``scaleout`` (the headless run's Dask backend) imports core only, and nothing imports it but
+  ``addon.batch``, inside a function (for ``--workers``/``--scheduler``): Dask is never needed in Blender,
+  and nothing outside ``scaleout`` imports dask, distributed or cloudpickle.
 """
 
 import ast
@@ -18,8 +21,10 @@ import pathlib
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-PACKAGES = ("core", "operators", "panels", "addon")
+PACKAGES = ("core", "operators", "panels", "addon", "scaleout")
 FORBIDDEN_IN_CORE = {"bpy", "mathutils", "bmesh", "scipy", "bl_ui", "bl_operators", "bl_math", "gpu"}
+#: The scale-out path's own dependencies: only ``scaleout/`` may import them.
+SCALEOUT_ONLY = {"dask", "distributed", "cloudpickle"}
 #: What a panel may import: Blender, the shared panel base and the bridge's read-only look-ups.
 PANEL_IMPORTS = {"operators.bridge.query", "operators.bridge.presets", "operators.bridge.curve"}
 
@@ -234,3 +239,37 @@ def test_every_family_has_its_files_in_the_known_places():
             f"panels/{key}.py",
         ):
             assert (ROOT / place).exists(), f"family {key!r} has no {place}"
+
+
+def _function_import_lines(path):
+    """Line numbers of the import statements inside a function (run when called, not on import)."""
+    tree = ast.parse(path.read_text())
+    lines = set()
+    for fn in ast.walk(tree):
+        if isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+            lines.update(n.lineno for n in ast.walk(fn) if isinstance(n, ast.Import | ast.ImportFrom))
+    return lines
+
+
+def test_scaleout_is_known_to_the_graph():
+    assert {"scaleout", "scaleout.dask_executor", "scaleout.bootstrap"} <= set(MODULES)
+
+
+@pytest.mark.parametrize("name", [m for m in MODULES if _family(m) == "scaleout"])
+def test_scaleout_imports_core_only_and_no_blender(name):
+    for line, target, _names, absolute in GRAPH[name]:
+        top = target.split(".")[0]
+        assert not (absolute and top in FORBIDDEN_IN_CORE), f"{name}:{line} imports {target}"
+        if not absolute:
+            assert _family(target) in ("core", "scaleout"), f"{name}:{line} imports {target or 'the root'}"
+
+
+@pytest.mark.parametrize("name", [m for m in MODULES if _family(m) != "scaleout"])
+def test_only_the_batch_run_imports_scaleout_and_only_when_called(name):
+    inside = _function_import_lines(MODULES[name])
+    for line, target, _names, absolute in GRAPH[name]:
+        assert not (absolute and target.split(".")[0] in SCALEOUT_ONLY), f"{name}:{line} imports {target}"
+    for line, target, _names in _project_edges(name):
+        if _family(target) == "scaleout":
+            assert name == "addon.batch", f"{name}:{line} imports {target}"
+            assert line in inside, f"{name}:{line} imports {target} when it is imported, not inside a function"

@@ -1,0 +1,173 @@
+"""A world's tasks on Dask distributed: an embedded ``LocalCluster`` or a running cluster.
+
+::
+
+    with DaskExecutor(workers=2) as ex:            # LocalCluster: 2 processes, 1 thread each
+        run = run_world(recipe, out_dir, executor=ex)
+    with DaskExecutor(scheduler="tcp://10.0.0.5:8786") as ex:
+        ...
+
+``run(tasks, fn, progress=None, cancel=None, on_result=None) -> {key: result}``
+is :class:`core.world.SerialExecutor`'s interface.  Every task is submitted
+at once with its dependencies as Dask futures (the scheduler starts a task
+when its inputs exist, the plan's order as priority); the task function and
+the task travel as pickled bytes inside a call of :func:`bootstrap.call`,
+which is pickled by value, so a worker only needs this extension's folder at
+the same path (``root``) and numpy: it never imports bpy nor runs the
+extension's root ``__init__``.  The recipe travels as TOML text inside the
+task function (``core.world.WorldTaskFn``).  Workers write their tile files
+themselves; only the small result dicts come back.
+
+A worker that dies (killed, out of memory) loses its running task; the
+scheduler runs it again elsewhere (up to ``distributed.scheduler.allowed-failures``
+times, 3 by default, then ``KilledWorker``).  ``retries`` re-runs a task that
+raised, which the world's tasks do only for real faults (a bad recipe fails
+the same way every time), so it defaults to 0.
+"""
+
+import logging
+import os
+import pickle
+import time
+import uuid
+
+import cloudpickle
+import distributed
+
+from ..core import world as core_world
+from ..core.errors import ParameterError
+from . import bootstrap
+
+__all__ = ["DaskExecutor", "ROOT", "PACKAGE"]
+
+cloudpickle.register_pickle_by_value(bootstrap)
+
+#: The extension's folder (what a worker puts on its package's ``__path__``).
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+#: The extension's package name in this process (``worldseed`` in a headless run and the tests).
+PACKAGE = __name__.rpartition(".scaleout")[0] or "worldseed"
+#: Seconds to wait for a scheduler given by address.
+CONNECT_TIMEOUT = 30
+
+
+class DaskExecutor:
+    """Run world tasks on Dask: ``workers=N`` starts a LocalCluster, ``scheduler=ADDRESS`` connects.
+
+    Parameters
+    ----------
+    workers : int, optional
+        Worker processes of an embedded ``LocalCluster`` (1 thread each, no dashboard).
+    scheduler : str, optional
+        Address of a running scheduler (``tcp://host:8786``); its workers must see the extension
+        at ``root`` and have numpy.
+    root, package : str, optional
+        The extension's folder and package name as the workers should import it.
+    retries : int
+        Times a task that raised is run again.
+
+    The cluster starts on ``__enter__`` (or the first run) and stops on ``__exit__`` / :meth:`close`;
+    ``start_seconds`` is how long starting it (and connecting) took.
+    """
+
+    def __init__(self, workers=None, *, scheduler=None, root=ROOT, package=PACKAGE, retries=0):
+        if (workers is None) == (scheduler is None):
+            raise ParameterError("DaskExecutor needs workers=N or scheduler=ADDRESS (one of them)")
+        if workers is not None:
+            core_world.check_workers(workers, name="--workers")
+        if scheduler is not None and (not isinstance(scheduler, str) or not scheduler.strip()):
+            raise ParameterError(f"--scheduler must be an address such as tcp://host:8786, got {scheduler!r}")
+        self.workers, self.scheduler = workers, scheduler
+        self.root, self.package, self.retries = root, package, retries
+        self.cluster = self.client = None
+        self.start_seconds = None
+
+    def __enter__(self):
+        self.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def start(self):
+        """Start the LocalCluster (or connect to the scheduler); returns the ``distributed.Client``."""
+        if self.client is not None:
+            return self.client
+        t0 = time.perf_counter()
+        if self.workers is not None:
+            self.cluster = distributed.LocalCluster(
+                n_workers=self.workers,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+                silence_logs=logging.ERROR,
+            )
+            self.client = distributed.Client(self.cluster)
+        else:
+            try:
+                self.client = distributed.Client(self.scheduler, timeout=CONNECT_TIMEOUT)
+            except (OSError, TimeoutError) as err:
+                raise ParameterError(f"--scheduler {self.scheduler!r}: no Dask scheduler answered ({err})") from None
+        self.start_seconds = time.perf_counter() - t0
+        return self.client
+
+    def close(self):
+        """Disconnect, and stop the embedded cluster if this executor started one."""
+        client, cluster = self.client, self.cluster
+        self.client = self.cluster = None
+        if client is not None:
+            client.close()
+        if cluster is not None:
+            cluster.close()
+
+    def run(self, tasks, fn, *, progress=None, cancel=None, on_result=None):
+        """Run ``tasks`` with ``fn(task, deps)`` on the cluster; returns ``{key: result}``."""
+        tasks, _dependents = core_world.check_tasks(tasks)
+        total = len(tasks)
+        if progress is not None:
+            progress(0, total, "start")
+        if not tasks:
+            return {}
+        client = self.start()
+        fn_bytes = cloudpickle.dumps(fn)
+        token = uuid.uuid4().hex[:12]
+        futures, task_of = {}, {}
+        for i, task in enumerate(tasks):
+            if cancel is not None and cancel.is_set():
+                client.cancel(list(futures.values()))
+                raise core_world.Cancelled({})
+            future = client.submit(
+                bootstrap.call,
+                self.root,
+                self.package,
+                fn_bytes,
+                pickle.dumps(task),
+                {dep: futures[dep] for dep in task.deps},
+                key=f"worldseed-{task.key}-{token}",
+                pure=False,
+                retries=self.retries,
+                priority=total - i,  # higher first: the plan's order
+            )
+            futures[task.key] = future
+            task_of[future.key] = task
+        results = {}
+        finished = distributed.as_completed(list(futures.values()))
+        try:
+            for future in finished:
+                task = task_of[future.key]
+                # raises the task's error; waits when its result was lost with a worker and is being redone
+                results[task.key] = result = future.result()
+                futures.pop(task.key)  # the scheduler keeps it while a dependent still needs it
+                if on_result is not None:
+                    on_result(task, result)
+                if progress is not None:
+                    progress(len(results), total, task.key)
+                if cancel is not None and cancel.is_set() and len(results) < total:
+                    raise core_world.Cancelled(results)
+        finally:
+            if futures:
+                try:
+                    client.cancel(list(futures.values()))
+                except Exception:  # noqa: BLE001 - the cluster may be going down (Ctrl-C); the error is the first one
+                    pass
+        return results
