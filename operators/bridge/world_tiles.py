@@ -19,8 +19,11 @@ stops them); everything a build made is removed again when it fails or is closed
 tiles already in the scene are replaced only at its very end.
 """
 
+import concurrent.futures
 import json
 import os
+import queue
+import threading
 
 import bpy
 import numpy as np
@@ -67,7 +70,11 @@ __all__ = [
     "tile_objects",
     "export_tile_fbx",
     "export_world_steps",
+    "world_json_with_fbx",
     "built_tiles",
+    "run_steps",
+    "build_steps",
+    "RUN_PROGRESS",
 ]
 
 #: ``worldseed_kind`` of a tile's root object.
@@ -533,11 +540,37 @@ def export_tile_fbx(objects_or_tile, path, *, recipe=None, folder=None, name="wo
     return path
 
 
+def world_json_with_fbx(folder, name):
+    """A function of ``{(x, z): FBX path}`` that returns the world JSON of ``folder`` (``<name>_world.json``,
+    as the world run wrote it) with each tile's FBX added to its files (name, size, SHA-256), for
+    :func:`export_world_steps`.  A folder without a world JSON is an error: build the tiles first."""
+    from ...core.world import file_record, read_world_json, world_json_path
+
+    document = read_world_json(world_json_path(folder, name))
+    if document is None:
+        raise ParameterError(
+            f"{name}_world.json is missing from {folder!r} (or is no world JSON): build the tiles first"
+        )
+
+    def with_fbx(fbx):
+        doc = json.loads(json.dumps(document))
+        for entry in doc["tiles"]:
+            path = fbx.get((entry["x"], entry["z"]))
+            if path is not None:
+                record = file_record(path)
+                entry["files"] = [f for f in entry.get("files", []) if f.get("name") != record["name"]] + [record]
+        return doc
+
+    return with_fbx
+
+
 def export_world_steps(roots, folder, name, *, world_json=None):
     """Write the FBX of every tile in ``roots`` (``{(x, z): root}``) into ``folder`` as
-    ``<name>_<x>_<z>.fbx``, and the world JSON (``world_json``: a function of ``{(x, z): fbx path}``
-    returning its bytes, or None for none), all through one staging folder: all or nothing.
-    Yields ``(done, total, label)``; returns the paths written."""
+    ``<name>_<x>_<z>.fbx`` and, with ``world_json`` (a function of ``{(x, z): FBX path}`` returning
+    the document, :func:`world_json_with_fbx`), ``<name>_world.json``, all through one staging folder
+    under the folder's lock: all or nothing.  Yields ``(done, total, label)``; returns the paths."""
+    from ...core.world import write_world_json
+
     tiles = sorted(roots, key=lambda t: (t[1], t[0]))
     total = len(tiles) + 1
     with output_folder(folder) as stage:
@@ -551,8 +584,82 @@ def export_world_steps(roots, folder, name, *, world_json=None):
             yield len(tiles), total, f"writing {name}_world.json"
             path = os.path.join(stage.path, f"{name}_world.json")
             with writing(path):
-                core_unity.write_bytes_atomic(path, world_json(fbx))
+                write_world_json(path, world_json(fbx))
             staged.append(path)
         paths = stage.commit(staged)
     yield total, total, "done"
     return paths
+
+
+# --------------------------------------------------------------------------- the world run
+
+
+#: Progress steps the world run (tiles built by core) counts for in :func:`build_steps`, before assembly.
+RUN_PROGRESS = 1000
+
+
+def run_steps(recipe, folder, name, tiles, *, workers=None, poll=0.05):
+    """``core.world.run_world`` of ``tiles`` into ``folder`` on a worker thread (a ``ThreadExecutor`` of
+    ``workers`` threads under it), yielding ``(done, total, label)`` -- the last step again while
+    waiting, so a modal operator stays responsive; returns its ``WorldRun``.
+
+    Closing the generator (Esc) cancels the run: no new task starts, the running ones end (their
+    files are whole) and it waits for them; the tiles finished so far stay in the folder, listed in
+    the world JSON, and the next run skips them.  Nothing of Blender is touched off the main thread.
+    """
+    from ...core.world import ThreadExecutor, run_world
+
+    cancel = threading.Event()
+    steps = queue.SimpleQueue()
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="worldseed-world-run")
+    future = pool.submit(
+        run_world,
+        recipe,
+        folder,
+        name=name,
+        executor=ThreadExecutor(workers),
+        tiles=tiles,
+        progress=lambda done, total, label: steps.put((done, total, label)),
+        cancel=cancel,
+    )
+    pool.shutdown(wait=False)
+    last = (0, 1, "planning")
+    try:
+        while True:
+            while not steps.empty():
+                last = steps.get_nowait()
+            if future.done() and steps.empty():
+                return future.result()
+            try:
+                future.result(timeout=poll)
+            except concurrent.futures.TimeoutError:
+                pass
+            yield last
+    finally:
+        if not future.done():
+            cancel.set()
+            concurrent.futures.wait([future])
+
+
+def build_steps(recipe, folder, name, tiles, *, collection, workers=None):
+    """Build ``tiles`` of ``recipe``'s world: their files into ``folder`` (:func:`run_steps`, tiles
+    complete already are skipped), then their objects (:func:`assemble_steps`), yielding
+    ``(done, total, label)``; returns ``(run, {(x, z): root})``.  Closing early leaves the scene
+    as it was (and the folder with the tiles finished so far)."""
+    total = 2 * RUN_PROGRESS
+    steps = run_steps(recipe, folder, name, tiles, workers=workers)
+    while True:
+        try:
+            done, of, label = next(steps)
+        except StopIteration as stop:
+            run = stop.value
+            break
+        yield min(RUN_PROGRESS, RUN_PROGRESS * done // max(of, 1)), total, f"building tiles: {label}"
+    chosen = sorted({*run.built, *run.skipped}, key=lambda t: (t[1], t[0]))
+    steps = assemble_steps(recipe, folder, name, chosen, collection=collection)
+    while True:
+        try:
+            done, of, label = next(steps)
+        except StopIteration as stop:
+            return run, stop.value
+        yield RUN_PROGRESS + RUN_PROGRESS * done // max(of, 1), total, label

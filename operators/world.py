@@ -1,0 +1,190 @@
+"""World operators (issue 13): Build Tiles and Export World for Unity.
+
+Thin, as every family's: they gather a tiled world's recipe from the sidebar (the Terrain panel's
+terrain and layers, the Scatter panel's built-in layers, the World panel's grid and halo), and hand
+it to :mod:`.bridge.world_tiles`, which runs ``core.world.run_world`` on a worker thread (tile files
+into the world folder), assembles the tiles as objects ``<World>_<x>_<z>`` side by side, and writes
+their FBX and the world JSON.  Build Tiles runs modally in a window, with progress and Esc; without
+a window (background runs) it builds at once.
+"""
+
+import os
+import tempfile
+
+import bpy
+
+from ..core import recipe as core_recipe
+from ..core import scatter as core_scatter
+from ..core.errors import ParameterError
+from ..core.steps import drive
+from . import scatter as scatter_ops
+from . import terrain as terrain_ops
+from .bridge import world_tiles
+from .bridge.export import ExportError
+from .common import ModalBuild, select_only
+
+__all__ = ["world_recipe", "world_folder", "chosen_tiles", "classes"]
+
+
+def world_folder(settings):
+    """The world folder of the World panel's settings, absolute: ``//`` is the .blend's folder, or a
+    temporary folder (``<tmp>/worldseed``) while the file is unsaved."""
+    folder = settings.folder.strip() or "//world/"
+    if folder.startswith("//") and not bpy.data.filepath:
+        return os.path.join(tempfile.gettempdir(), "worldseed", folder[2:].strip("/\\") or "world")
+    return os.path.abspath(bpy.path.abspath(folder))
+
+
+def world_recipe(scene):
+    """The tiled world the sidebar describes: the Terrain panel's recipe with the World panel's grid
+    and halo and, when the World panel's Scatter is on, the Scatter panel's layers (built-in props
+    only: core scatters tiles without Blender).  Validated: a tiled world needs Normalize Fixed, a
+    Unity resolution ... (``core.recipe.check_world``, errors naming the key)."""
+    settings = scene.worldseed
+    data = core_recipe.to_dict(terrain_ops.settings_recipe(scene))
+    data["world"]["tiles"] = [settings.world.tiles_x, settings.world.tiles_z]
+    data["world"]["halo"] = settings.world.halo
+    if settings.world.scatter and len(settings.scatter.layers):
+        custom = [layer.name for layer in settings.scatter.layers if layer.source != "BUILTIN"]
+        if custom:
+            raise ParameterError(
+                f"scatter layers {custom} use the artist's own props; a tiled world scatters built-in props "
+                "only (turn the World panel's Scatter off, or pick built-in props)"
+            )
+        data["scatter"] = [core_scatter.to_dict(s) for s in scatter_ops.layer_specs(settings.scatter)]
+    return core_recipe.from_dict(data, source="World panel")
+
+
+def chosen_tiles(settings):
+    """The tiles ``(x, z)`` the World panel builds (row-major), every tile with All Tiles on."""
+    nx, nz = settings.tiles_x, settings.tiles_z
+    if settings.build_all:
+        return [(x, z) for z in range(nz) for x in range(nx)]
+    for axis, first, last, count in (("x", settings.x0, settings.x1, nx), ("z", settings.z0, settings.z1, nz)):
+        if not 0 <= first <= last < count:
+            raise ParameterError(
+                f"tile range {axis}: {first}..{last} must lie within 0..{count - 1} (the grid has {count} tiles "
+                f"along {axis.upper()}), first <= last"
+            )
+    return [(x, z) for z in range(settings.z0, settings.z1 + 1) for x in range(settings.x0, settings.x1 + 1)]
+
+
+class WORLDSEED_OT_world_build(ModalBuild, bpy.types.Operator):
+    """Build the chosen tiles of the world: their files into the world folder (on every core, tiles
+    complete already are kept), then objects <World>_<x>_<z> side by side"""
+
+    bl_idname = "worldseed.world_build"
+    bl_label = "Build Tiles"
+    bl_options = {"REGISTER", "UNDO"}
+
+    def _steps(self, context):
+        settings = context.scene.worldseed.world
+        recipe = world_recipe(context.scene)
+        tiles = chosen_tiles(settings)
+        folder = world_folder(settings)
+        self._folder = folder
+        return world_tiles.build_steps(recipe, folder, settings.file_name, tiles, collection=context.scene.collection)
+
+    def invoke(self, context, event):
+        if context.window is None:
+            return self.execute(context)
+        try:
+            steps = self._steps(context)
+        except ParameterError as err:
+            return self._error(context, err)
+        return self.start_modal(context, steps, "building world tiles")
+
+    def execute(self, context):
+        try:
+            result = drive(self._steps(context))
+        except (ParameterError, ExportError, OSError) as err:
+            return self._error(context, err)
+        self.finished(context, result)
+        return {"FINISHED"}
+
+    def modal(self, context, event):
+        try:
+            return super().modal(context, event)
+        except (ExportError, OSError) as err:  # ModalBuild has ended the modal run already
+            return self._error(context, err)
+
+    def _error(self, context, err):
+        self.failed(context, err)
+        self.report({"ERROR"}, f"Worldseed: {err}")
+        return {"CANCELLED"}
+
+    def failed(self, context, err):
+        context.scene.worldseed.world.last_error = str(err)
+
+    def cancelled(self, context):
+        context.scene.worldseed.world.last_error = ""
+        kept = f"the tiles finished so far stay in {self._folder} (the next build skips them)"
+        self.report({"INFO"}, f"Worldseed: {kept}")
+
+    def finished(self, context, result):
+        run, made = result
+        context.scene.worldseed.world.last_error = ""
+        context.view_layer.update()
+        roots = [made[k] for k in sorted(made, key=lambda t: (t[1], t[0]))]
+        select_only(context, roots[0] if roots else None)
+        for root in roots[1:]:
+            root.select_set(True)
+        self.report(
+            {"INFO"},
+            f"Worldseed: {len(made)} tiles in the scene ({len(run.built)} built, {len(run.skipped)} kept) "
+            f"from {self._folder}",
+        )
+
+
+class WORLDSEED_OT_world_export(ModalBuild, bpy.types.Operator):
+    """Export the world's tiles in the scene for Unity: <name>_<x>_<z>.fbx per tile (rotation 0, scale 1,
+    Y up, metres) into the world folder, and the world JSON listing them"""
+
+    bl_idname = "worldseed.world_export"
+    bl_label = "Export World for Unity"
+    bl_options = {"REGISTER"}
+
+    @classmethod
+    def poll(cls, context):
+        return bool(world_tiles.tile_roots(context.scene, context.scene.worldseed.terrain.name))
+
+    def _steps(self, context):
+        settings = context.scene.worldseed.world
+        roots = world_tiles.tile_roots(context.scene, context.scene.worldseed.terrain.name)
+        folder = world_folder(settings)
+        return world_tiles.export_world_steps(
+            roots, folder, settings.file_name, world_json=world_tiles.world_json_with_fbx(folder, settings.file_name)
+        )
+
+    def invoke(self, context, event):
+        if context.window is None:
+            return self.execute(context)
+        try:
+            steps = self._steps(context)
+        except (ParameterError, ExportError, OSError) as err:
+            return self._error(err)
+        return self.start_modal(context, steps, "exporting the world")
+
+    def execute(self, context):
+        try:
+            paths = drive(self._steps(context))
+        except (ParameterError, ExportError, OSError) as err:
+            return self._error(err)
+        self.finished(context, paths)
+        return {"FINISHED"}
+
+    def modal(self, context, event):
+        try:
+            return super().modal(context, event)
+        except (ExportError, OSError) as err:
+            return self._error(err)
+
+    def _error(self, err):
+        self.report({"ERROR"}, f"Worldseed export failed: {err}")
+        return {"CANCELLED"}
+
+    def finished(self, context, paths):
+        self.report({"INFO"}, f"Worldseed: wrote {', '.join(os.path.basename(p) for p in paths)}")
+
+
+classes = (WORLDSEED_OT_world_build, WORLDSEED_OT_world_export)

@@ -1,0 +1,111 @@
+"""The World panel (issue 13): its settings come from core's table, it draws in every state, and the
+operators read a tiled world's recipe, its tiles and its folder from it."""
+
+import os
+import tempfile
+
+import bpy
+import pytest
+
+from worldseed.core import recipe as core_recipe
+from worldseed.core.errors import ParameterError
+from worldseed.operators import world as world_ops
+
+from .test_panels import draw
+
+
+def _settings():
+    return bpy.context.scene.worldseed
+
+
+def _tiled(nx=2, nz=2):
+    settings = _settings()
+    settings.terrain.name = "Land"
+    settings.terrain.resolution = 65
+    settings.terrain.size = 128.0
+    settings.terrain.normalize = "fixed"
+    settings.world.tiles_x, settings.world.tiles_z = nx, nz
+    return settings
+
+
+def test_world_settings_take_their_ranges_from_core(addon, empty_scene):
+    rna = _settings().world.bl_rna.properties
+    assert (rna["tiles_x"].hard_min, rna["tiles_x"].hard_max) == core_recipe.TILES
+    assert (rna["tiles_z"].hard_min, rna["tiles_z"].hard_max) == core_recipe.TILES
+    halo = core_recipe.WORLD_LIMITS["halo"]
+    assert (rna["halo"].hard_min, rna["halo"].hard_max) == pytest.approx(halo.bounds)
+    assert (rna["halo"].name, rna["halo"].description) == (halo.label, halo.description)
+    assert (_settings().world.tiles_x, _settings().world.tiles_z) == core_recipe.WorldSpec().tiles
+
+
+def test_world_panel_draws_the_grid_the_range_and_the_buttons(addon, empty_scene):
+    panel = bpy.types.WORLDSEED_PT_world
+    calls = draw(panel)
+    for name in ("tiles_x", "tiles_z", "halo", "build_all", "folder", "file_name", "scatter"):
+        assert ("prop", name) in calls
+    assert ("operator", "worldseed.world_build") in calls and ("operator", "worldseed.world_export") in calls
+    assert ("prop", "x0") not in calls  # every tile: no range
+    _tiled(3, 2)
+    _settings().world.build_all = False
+    _settings().terrain.normalize = "stretch"
+    calls = draw(panel)
+    assert {("prop", n) for n in ("x0", "x1", "z0", "z1")} <= set(calls)
+    assert ("label", "Terrain > Normalize must be Fixed for tiles") in calls
+    assert ("label", "0 of 6 tiles in the scene") in calls
+    bpy.data.objects.new("Land_2_1", None)
+    bpy.context.scene.collection.objects.link(bpy.data.objects["Land_2_1"])
+    assert ("label", "1 of 6 tiles in the scene") in draw(panel)
+    _tiled(16, 16)
+    assert ("label", "16 x 16 tiles") in draw(panel)  # too many to show one by one
+
+
+def test_world_recipe_has_the_grid_halo_and_builtin_scatter(addon, empty_scene):
+    settings = _tiled(3, 2)
+    settings.world.halo = 12.0
+    recipe = world_ops.world_recipe(bpy.context.scene)
+    assert recipe.world.tiles == (3, 2) and recipe.world.halo == 12.0 and recipe.world.name == "Land"
+    assert recipe.scatter == ()
+    bpy.ops.worldseed.scatter_layer_add(builtin="rock")
+    assert [s.prop for s in world_ops.world_recipe(bpy.context.scene).scatter] == ["rock"]
+    settings.world.scatter = False
+    assert world_ops.world_recipe(bpy.context.scene).scatter == ()
+    settings.world.scatter = True
+    settings.scatter.layers[0].source = "OBJECT"
+    with pytest.raises(ParameterError, match="built-in props only"):
+        world_ops.world_recipe(bpy.context.scene)
+
+
+def test_a_tiled_world_needs_fixed_normalisation(addon, empty_scene):
+    _tiled()
+    _settings().terrain.normalize = "stretch"
+    with pytest.raises(ParameterError, match="terrain.normalize must be 'fixed'"):
+        world_ops.world_recipe(bpy.context.scene)
+    _settings().terrain.normalize = "fixed"
+    _settings().terrain.resolution = 100
+    with pytest.raises(ParameterError, match="terrain.resolution"):
+        world_ops.world_recipe(bpy.context.scene)
+
+
+def test_chosen_tiles_and_the_world_folder(addon, empty_scene):
+    world = _tiled(3, 2).world
+    assert world_ops.chosen_tiles(world) == [(0, 0), (1, 0), (2, 0), (0, 1), (1, 1), (2, 1)]
+    world.build_all = False
+    world.x0, world.x1, world.z0, world.z1 = 1, 2, 1, 1
+    assert world_ops.chosen_tiles(world) == [(1, 1), (2, 1)]
+    world.x1 = 3
+    with pytest.raises(ParameterError, match=r"tile range x: 1\.\.3 must lie within 0\.\.2"):
+        world_ops.chosen_tiles(world)
+    assert not bpy.data.filepath  # unsaved: '//world/' is a temporary folder
+    assert world_ops.world_folder(world) == os.path.join(tempfile.gettempdir(), "worldseed", "world")
+    world.folder = "/somewhere/tiles"
+    assert world_ops.world_folder(world) == "/somewhere/tiles"
+
+
+def test_build_tiles_reports_bad_settings_and_builds_nothing(addon, empty_scene):
+    _tiled()
+    _settings().terrain.normalize = "stretch"
+    with pytest.raises(RuntimeError, match="terrain.normalize must be 'fixed'"):
+        bpy.ops.worldseed.world_build()
+    assert "terrain.normalize" in _settings().world.last_error
+    assert not bpy.data.objects
+    assert not bpy.ops.worldseed.world_export.poll()  # no tiles in the scene
