@@ -23,4 +23,35 @@ __all__ = [
 ]
 
 # ---- engineer X's modules (executors, driver, world JSON): shared block, X may append here ----
+from ._driver import WorldRun, WorldTaskFn, cache_folder, run_world
+from ._executors import MAX_WORKERS, Cancelled, SerialExecutor, ThreadExecutor, check_tasks, check_workers
+from ._world_json import (
+    file_record,
+    read_world_json,
+    recipe_digest,
+    verify_tiles,
+    world_json,
+    world_json_path,
+    write_world_json,
+)
+
+__all__ += [
+    "SerialExecutor",
+    "ThreadExecutor",
+    "Cancelled",
+    "check_tasks",
+    "check_workers",
+    "MAX_WORKERS",
+    "world_json",
+    "world_json_path",
+    "read_world_json",
+    "write_world_json",
+    "verify_tiles",
+    "file_record",
+    "recipe_digest",
+    "run_world",
+    "WorldRun",
+    "WorldTaskFn",
+    "cache_folder",
+]
 # ---- end of X's block ----

@@ -1,0 +1,219 @@
+"""Run a tiled world: plan, skip what is already complete, execute, keep the world JSON current.
+
+:func:`run_world` is what the headless run and the Blender World panel call::
+
+    run = run_world(recipe, out_dir, name="world", executor=ThreadExecutor(), tiles=None)
+
+1. The world JSON already in ``out_dir`` (``<name>_world.json``) is read and
+   every tile marked complete is checked: each listed file must be there with
+   its size and SHA-256, and the JSON's ``recipe_sha256`` must be this
+   recipe's (:func:`recipe_digest`); a different recipe means nothing is
+   skipped.
+2. :func:`plan_world` lists the tasks for the chosen tiles that are not
+   complete (and the windows and neighbour tiles they need).
+3. The executor runs them; after every finished tile the world JSON is
+   rewritten atomically, so a run that is killed or cancelled keeps every tile
+   it finished, and the next run skips them.
+4. Once every tile of the world is complete, the cache folder of erosion
+   windows (``<out_dir>/.<name>_world_cache``) is removed.
+
+The task function handed to the executor is a small picklable object
+(:class:`WorldTaskFn`) that carries the recipe as TOML text, so a Dask worker
+in another process rebuilds the same recipe with :func:`core.recipe.loads`.
+"""
+
+import dataclasses
+import functools
+import os
+import shutil
+import time
+
+from .. import recipe as core_recipe
+from ..errors import ParameterError, short
+from ..unity import write_bytes_atomic
+from ._executors import SerialExecutor
+from ._grid import parse_tile_range, world_grid
+from ._plan import plan_world, run_task
+from ._world_json import read_world_json, recipe_digest, verify_tiles, world_json, world_json_path, write_world_json
+
+__all__ = ["WorldRun", "WorldTaskFn", "run_world", "cache_folder"]
+
+#: File in the cache folder naming the recipe its windows were made from.
+CACHE_STAMP = "recipe.sha256"
+
+
+def cache_folder(out_dir, name):
+    """``<out_dir>/.<name>_world_cache``: erosion windows shared by neighbouring tiles while a world builds."""
+    return os.path.join(out_dir, f".{name}_world_cache")
+
+
+@functools.lru_cache(maxsize=4)
+def _parsed(text):
+    recipe = core_recipe.loads(text, source="world recipe")
+    return recipe, world_grid(recipe)
+
+
+class WorldTaskFn:
+    """``fn(task, deps)`` for an executor: :func:`run_task` of one recipe into one folder.
+
+    Pickles to the recipe's TOML text and three paths (a few kilobytes); a
+    process that unpickles it parses the text once (cached) and runs tasks with
+    the same bytes as the process that made it.
+    """
+
+    def __init__(self, recipe, *, out_dir, name, cache_dir):
+        self.text = core_recipe.dumps(recipe)
+        self.out_dir, self.name, self.cache_dir = out_dir, name, cache_dir
+        self._local = (recipe, world_grid(recipe))
+
+    def __getstate__(self):
+        return {"text": self.text, "out_dir": self.out_dir, "name": self.name, "cache_dir": self.cache_dir}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._local = None
+
+    def __call__(self, task, deps):
+        recipe, grid = self._local or _parsed(self.text)
+        return run_task(
+            task, recipe=recipe, grid=grid, out_dir=self.out_dir, name=self.name, cache_dir=self.cache_dir, deps=deps
+        )
+
+
+@dataclasses.dataclass(frozen=True)
+class WorldRun:
+    """What :func:`run_world` did.
+
+    Attributes
+    ----------
+    grid : WorldGrid
+    path : str
+        The world JSON.
+    built : tuple of (x, z)
+        Tiles written by this run.
+    skipped : tuple of (x, z)
+        Chosen tiles that were already complete (verified) and were not rebuilt.
+    complete : bool
+        Every tile of the world is complete (and the cache folder is gone).
+    results : dict
+        ``{(x, z): run_task result}`` of the tiles written by this run (files, relief, ledger, border).
+    document : dict
+        The world JSON as written last.
+    seconds : float
+        Wall time of the run.
+    """
+
+    grid: object
+    path: str
+    built: tuple
+    skipped: tuple
+    complete: bool
+    results: dict
+    document: dict
+    seconds: float
+
+
+def _chosen(tiles, grid):
+    if tiles is None:
+        return tuple(grid.tiles())
+    if isinstance(tiles, str):
+        return parse_tile_range(tiles, grid)
+    chosen = []
+    for tile in tiles:
+        try:
+            x, z = (int(v) for v in tile)
+        except (TypeError, ValueError):
+            raise ParameterError(f"tiles must be (x, z) pairs of whole numbers, got {short(tile)}") from None
+        if not grid.contains(x, z):
+            raise ParameterError(
+                f"tiles: {(x, z)} is outside the {grid.nx} x {grid.nz} grid "
+                f"(x in [0, {grid.nx - 1}], z in [0, {grid.nz - 1}])"
+            )
+        if (x, z) not in chosen:
+            chosen.append((x, z))
+    return tuple(chosen)
+
+
+def _fresh_cache(cache_dir, digest):
+    """The cache folder, emptied when its windows came from another recipe."""
+    stamp = os.path.join(cache_dir, CACHE_STAMP)
+    try:
+        with open(stamp, encoding="ascii") as fh:
+            same = fh.read().strip() == digest
+    except OSError:
+        same = False
+    if not same:
+        if os.path.isdir(cache_dir) and not os.path.islink(cache_dir):
+            shutil.rmtree(cache_dir, ignore_errors=True)
+        os.makedirs(cache_dir, exist_ok=True)
+        write_bytes_atomic(stamp, digest.encode("ascii"))
+
+
+def run_world(recipe, out_dir, *, name="world", executor=None, tiles=None, progress=None, cancel=None):
+    """Build the tiles of a tiled world into ``out_dir`` (see the module docstring).
+
+    Parameters
+    ----------
+    recipe : Recipe
+        A recipe with ``[world] tiles``.
+    out_dir : str
+        Output folder (created if missing).
+    name : str
+        File name of the run: tiles are ``<name>_<x>_<z>...``, the world JSON ``<name>_world.json``.
+    executor : SerialExecutor, ThreadExecutor or DaskExecutor, optional
+        Runs the tasks (default: serial, in this thread).
+    tiles : sequence of (x, z), or str, optional
+        The tiles to build (``"X0:X1,Z0:Z1"`` as :func:`parse_tile_range` reads it); every tile when None.
+    progress : callable, optional
+        ``progress(done, total, label)`` per finished task.
+    cancel : threading.Event-like, optional
+        Checked between tasks; once set the run raises ``Cancelled`` and the tiles finished so far stay.
+
+    Returns
+    -------
+    run : WorldRun
+    """
+    start = time.perf_counter()
+    grid = world_grid(recipe)
+    chosen = _chosen(tiles, grid)
+    executor = SerialExecutor() if executor is None else executor
+    os.makedirs(out_dir, exist_ok=True)
+    path = world_json_path(out_dir, name)
+    digest = recipe_digest(recipe)
+    files = verify_tiles(out_dir, read_world_json(path), recipe_sha256=digest)
+    skipped = tuple(t for t in chosen if t in files)
+    seed = recipe.world.seed
+    document = world_json(grid, name=name, seed=seed, recipe_sha256=digest, files=files)
+    write_world_json(path, document)
+    cache_dir = cache_folder(out_dir, name)
+    todo = tuple(t for t in chosen if t not in files)
+    results = {}
+    if todo:
+        _fresh_cache(cache_dir, digest)
+        tasks = plan_world(grid, recipe, tiles=todo, done=tuple(files))
+
+        def on_result(task, result):
+            nonlocal document
+            if task.kind != "tile" or not task.write:
+                return
+            files[tuple(task.tile)] = result["files"]
+            results[tuple(task.tile)] = result
+            document = world_json(grid, name=name, seed=seed, recipe_sha256=digest, files=files)
+            write_world_json(path, document)
+
+        fn = WorldTaskFn(recipe, out_dir=out_dir, name=name, cache_dir=cache_dir)
+        executor.run(tasks, fn, progress=progress, cancel=cancel, on_result=on_result)
+    complete = all(t in files for t in grid.tiles())
+    if complete and os.path.isdir(cache_dir) and not os.path.islink(cache_dir):
+        shutil.rmtree(cache_dir, ignore_errors=True)
+    built = tuple(t for t in chosen if t in results)
+    return WorldRun(
+        grid=grid,
+        path=path,
+        built=built,
+        skipped=skipped,
+        complete=complete,
+        results=results,
+        document=document,
+        seconds=time.perf_counter() - start,
+    )
