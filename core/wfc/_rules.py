@@ -1,16 +1,14 @@
 """The rules of one solve as the search uses them: packed pattern sets and their supports, entropies, picks.
 
 A set of patterns is one Python integer of P bits (bit p = pattern p). A set's *support* is, per
-direction, the patterns it allows next to it: looked up per 64-pattern block of the set (the
-union of its blocks' supports, each block's from its two 32-pattern halves, from tables per byte
-of the half), cached per block and per set. Entropies come from exact integer sums (weights to 7
+direction, the patterns it allows next to it: the union of the supports of the set's bytes, from
+one table of 256 supports per byte of the set, cached per set. Entropies come from exact integer sums (weights to 7
 significant digits, ``w log w`` in fixed point), so they do not depend on the order of the sums.
 """
 
 from __future__ import annotations
 
 import math
-import struct
 from bisect import bisect_right
 from functools import reduce
 from operator import getitem as _item
@@ -44,7 +42,7 @@ def pack(rows):
     return [int.from_bytes(data[i * width : (i + 1) * width], "little") for i in range(rows.shape[0])]
 
 
-#: Patterns per block of the support look-up, and the most pattern sets whose supports are kept.
+#: The most pattern sets whose supports (entropies, picks, rows) are kept.
 _CACHED = 50_000
 #: The largest integer weight, and the fixed-point unit of ``w log w``.
 _WEIGHT_UNIT = 2**24
@@ -97,14 +95,9 @@ class Rules:
         rows = pack(compatible.transpose(1, 0, 2).reshape(p, self.directions * p))
         self.support_rows = rows
         self.classes = _classes(compatible) if self.directions == 4 else None
-        blocks = (p + 63) // 64
-        self._half_tables = [None] * (2 * blocks)  # per half-block, its 4 byte tables (built when first needed)
-        self._half_support = [{} for _ in range(2 * blocks)]
+        self._tables = None  # per byte of a set, the supports of its 256 values (built when first needed)
         self._support = {}
         self.cached_support = self._support.get  # a set's look_up() if already made, else None
-        self._block_support = [{0: 0} for _ in range(blocks)]
-        self._block_bytes_total = 8 * blocks
-        self._unpack = struct.Struct(f"<{blocks}Q").unpack
         self._rows = {}
 
     def support(self, m):
@@ -115,19 +108,11 @@ class Rules:
     def look_up(self, m):
         """:meth:`support` of a set not in the cache (and cache it), each direction's set with
         the bits of the later directions above it (ANDed with a set they drop): the union of the
-        supports of its 64-pattern blocks, each looked up once per distinct block."""
-        caches = self._block_support
-        keys = self._unpack(m.to_bytes(self._block_bytes_total, "little"))
-        values = list(map(dict.get, caches, keys))
-        if None in values:
-            for k, v in enumerate(values):
-                if v is None:
-                    key = keys[k]
-                    v = self._block(k, key)
-                    if len(caches[k]) < _CACHED:
-                        caches[k][key] = v
-                    values[k] = v
-        bits = reduce(_or, values) if len(values) > 1 else values[0]
+        supports of its bytes, one table look-up per byte (the tables built at the first call)."""
+        tables = self._tables
+        if tables is None:
+            tables = self._tables = _byte_tables(self.support_rows, int.__or__, 0)
+        bits = reduce(_or, map(_item, tables, m.to_bytes(self.nbytes, "little")))
         # direction d at bits d*P and up (the bits above stay: a set ANDed with it drops them)
         p = self.p
         if self.directions == 4:
@@ -137,39 +122,6 @@ class Rules:
         if len(self._support) < _CACHED:
             self._support[m] = s
         return s
-
-    def _block(self, k, key):
-        """The support of the patterns ``key`` (a 64-bit integer) of block ``k``: the union of its
-        two 32-pattern halves, each cached too (sets that differ in one half share the other)."""
-        halves = self._half_support
-        lo, hi = key & 0xFFFFFFFF, key >> 32
-        v = halves[2 * k].get(lo) if lo else 0
-        if v is None:
-            v = self._half(2 * k, lo)
-        if hi:
-            w = halves[2 * k + 1].get(hi)
-            v |= self._half(2 * k + 1, hi) if w is None else w
-        return v
-
-    def _half(self, h, key):
-        """The support of the patterns ``key`` of half-block ``h`` (patterns 32h .. 32h + 31), cached."""
-        if key.bit_count() <= 6:  # a few patterns: their own rows
-            rows, v, rest, base = self.support_rows, 0, key, (h << 5) - 1
-            while rest:
-                low = rest & -rest
-                v |= rows[base + low.bit_length()]
-                rest ^= low
-        else:
-            tables = self._half_tables[h]
-            if tables is None:  # the half's byte tables (none past P: empty tables)
-                tables = _byte_tables(self.support_rows[32 * h : 32 * h + 32], int.__or__, 0)
-                tables += [[0] * 256 for _ in range(4 - len(tables))]
-                self._half_tables[h] = tables
-            v = reduce(_or, map(_item, tables, key.to_bytes(4, "little")))
-        cache = self._half_support[h]
-        if len(cache) < _CACHED:
-            cache[key] = v
-        return v
 
     def entropies(self, masks):
         """Shannon entropy of each weighted set of ``masks`` (a list of integers), from exact
