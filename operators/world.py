@@ -104,7 +104,7 @@ class WORLDSEED_OT_world_build(ModalBuild, bpy.types.Operator):
 
     def modal(self, context, event):
         try:
-            return super().modal(context, event)
+            return ModalBuild.modal(self, context, event)
         except (ExportError, OSError) as err:  # ModalBuild has ended the modal run already
             return self._error(context, err)
 
@@ -175,7 +175,7 @@ class WORLDSEED_OT_world_export(ModalBuild, bpy.types.Operator):
 
     def modal(self, context, event):
         try:
-            return super().modal(context, event)
+            return ModalBuild.modal(self, context, event)
         except (ExportError, OSError) as err:
             return self._error(err)
 

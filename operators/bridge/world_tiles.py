@@ -409,6 +409,27 @@ def _remove_tiles(roots):
             bpy.data.images.remove(i)
 
 
+#: The kinds of data a tile build may make besides its own objects: built-in props (objects, meshes,
+#: materials, their collection, the scatter's node group), the terrain material.
+_DATA = ("objects", "meshes", "materials", "images", "node_groups", "collections")
+
+
+def _data_names():
+    return {kind: set(getattr(bpy.data, kind).keys()) for kind in _DATA}
+
+
+def _remove_new_data(before):
+    """Remove what was made since ``before`` (:func:`_data_names`): new objects, then whatever new
+    data nothing uses any more."""
+    objects = [o for n, o in bpy.data.objects.items() if n not in before["objects"]]
+    remove_objects(objects)
+    for kind in _DATA[1:]:
+        data = getattr(bpy.data, kind)
+        unused = [d for n, d in data.items() if n not in before[kind] and d.users == 0]
+        if unused:
+            bpy.data.batch_remove(unused)
+
+
 def _rename(root, wanted):
     """Give a new tile root (its LODs, scatter, splat material and images) the names of the tile it
     replaces (removed already)."""
@@ -440,7 +461,8 @@ def assemble_steps(recipe, folder, name, tiles, *, collection):
             raise ParameterError(f"tile ({x}, {z}) has no heights in {folder!r}: build it first")
     per_tile = recipe.terrain.lods + 3
     total = per_tile * len(tiles) + 1
-    made = {}
+    made, steps = {}, None
+    before = _data_names()
     try:
         for i, (x, z) in enumerate(tiles):
             steps = tile_steps(recipe, folder, name, x, z, collection=collection)
@@ -458,7 +480,10 @@ def assemble_steps(recipe, folder, name, tiles, *, collection):
         yield total, total, "done"
         return made
     except BaseException:
+        if steps is not None:
+            steps.close()  # the tile being made removes itself first
         _remove_tiles(list(made.values()))
+        _remove_new_data(before)
         raise
 
 
@@ -626,9 +651,11 @@ def run_steps(recipe, folder, name, tiles, *, workers=None, poll=0.05):
     last = (0, 1, "planning")
     try:
         while True:
-            while not steps.empty():
+            if not steps.empty():
                 last = steps.get_nowait()
-            if future.done() and steps.empty():
+                yield last  # every task's step, so each shows (and Esc lands after it)
+                continue
+            if future.done():
                 return future.result()
             try:
                 future.result(timeout=poll)

@@ -218,3 +218,190 @@ def test_export_tile_fbx_assembles_a_tile_from_its_files(empty_scene, tmp_path):
     )
     assert snapshot() == before
     assert list(fbx_nodes(path)) == ["Land_0_1"]
+
+
+# --------------------------------------------------------------------------- the operators
+
+from types import SimpleNamespace  # noqa: E402
+
+from worldseed.core import world as core_world  # noqa: E402
+from worldseed.operators import world as world_ops  # noqa: E402
+from worldseed.operators.common import ModalBuild  # noqa: E402
+
+from .test_erosion_build import Tap  # noqa: E402
+
+RESULT = {}
+
+
+class Driven:
+    """Mixed into Build Tiles' own methods: ``execute`` calls ``invoke`` (as the button in a window
+    does), and the modal build it starts is fed TIMER events -- Esc once a label starting with
+    ``RESULT["cancel_at"]`` has shown -- until it ends (background Blender delivers no events)."""
+
+    def execute(self, context):
+        RESULT["invoked"] = self.invoke(context, SimpleNamespace(type="NONE", value="NOTHING"))
+        return {"FINISHED"}
+
+    def start_modal(self, context, steps, label, *, handler=True):
+        labels = RESULT.setdefault("labels", [])
+        state = super().start_modal(context, Tap(steps, labels), label, handler=False)
+        cancel_at = RESULT.get("cancel_at")
+        while state == {"RUNNING_MODAL"}:
+            cancel = cancel_at is not None and any(label.startswith(cancel_at) for label in labels)
+            state = self.modal(context, SimpleNamespace(type="ESC" if cancel else "TIMER", value="PRESS"))
+        RESULT["state"] = state
+        return {"RUNNING_MODAL"}
+
+    def finished(self, context, result):
+        RESULT["run"] = result[0]
+        super().finished(context, result)
+
+
+def _driven(cls, idname):
+    own = {k: v for k, v in vars(cls).items() if not k.startswith("__") and not k.startswith("bl_")}
+    base = type(f"{cls.__name__}_methods", (ModalBuild,), own)
+    namespace = {"bl_idname": idname, "bl_label": idname}
+    return type(idname.replace(".", "_OT_"), (Driven, base, bpy.types.Operator), namespace)
+
+
+TEST_BUILD = _driven(world_ops.WORLDSEED_OT_world_build, "worldseed.test_world_build")
+
+
+@pytest.fixture
+def driven():
+    bpy.utils.register_class(TEST_BUILD)
+    RESULT.clear()
+    yield
+    bpy.utils.unregister_class(TEST_BUILD)
+    ModalBuild.running.clear()
+
+
+def panel_world(folder, *, erosion=False, lods=1):
+    settings = bpy.context.scene.worldseed
+    terrain = settings.terrain
+    terrain.name, terrain.seed, terrain.resolution, terrain.size = "Land", 3, SIDE, SIZE
+    terrain.height, terrain.normalize, terrain.lods = 40.0, "fixed", lods
+    terrain.erosion_enabled = erosion
+    settings.world.tiles_x, settings.world.tiles_z = 2, 2
+    settings.world.folder = str(folder)
+    return settings
+
+
+def test_build_tiles_runs_the_world_modally_and_lays_the_tiles_side_by_side(empty_scene, driven, tmp_path):
+    panel_world(tmp_path, erosion=True)
+    bpy.ops.worldseed.test_world_build()
+    assert RESULT["invoked"] == {"RUNNING_MODAL"} and RESULT["state"] == {"FINISHED"}
+    labels = RESULT["labels"]
+    assert any(label.startswith("building tiles: tile_") for label in labels) and labels[-1] == "done"
+    assert sorted(RESULT["run"].built) == [(0, 0), (0, 1), (1, 0), (1, 1)]
+    assert sorted(o.name for o in bpy.data.objects) == ["Land_0_0", "Land_0_1", "Land_1_0", "Land_1_1"]
+    assert {o.name for o in bpy.context.selected_objects} == {"Land_0_0", "Land_0_1", "Land_1_0", "Land_1_1"}
+    for name in ("world_0_0.raw", "world_1_1.raw", "world_world.json"):
+        assert (tmp_path / name).is_file()
+    bpy.context.view_layer.update()
+    pos = {}
+    for x in range(2):
+        for z in range(2):
+            obj = bpy.data.objects[f"Land_{x}_{z}"]
+            assert tuple(obj.matrix_world.translation) == (-(x + 0.5) * SIZE, -(z + 0.5) * SIZE, 0.0)
+            pos[(x, z)] = world_positions(obj)
+    # eroded, the shared borders still meet exactly (core blends the windows; Blender keeps the bits)
+    assert np.array_equal(pos[(0, 0)][:, 0], pos[(1, 0)][:, -1])
+    assert np.array_equal(pos[(0, 0)][0, :], pos[(0, 1)][-1, :])
+    assert np.array_equal(pos[(1, 0)][0, :], pos[(1, 1)][-1, :])
+    # the tile's heights are the RAW's: 16-bit steps of the 40 m height
+    raw = world_tiles.read_tile_heights(str(tmp_path / "world_1_1.raw"), side=SIDE)
+    assert np.allclose(pos[(1, 1)][..., 2], raw * np.float32(40.0), atol=1e-4)
+
+
+def test_esc_leaves_the_scene_as_it_was_and_keeps_the_finished_tiles(empty_scene, driven, tmp_path):
+    panel_world(tmp_path)
+    before = snapshot()
+    RESULT["cancel_at"] = "building tiles: tile_0_0"  # Esc once the first tile is written
+    bpy.ops.worldseed.test_world_build()
+    assert RESULT["state"] == {"CANCELLED"} and "run" not in RESULT
+    assert snapshot() == before
+    document = core_world.read_world_json(str(tmp_path / "world_world.json"))
+    complete = {(t["x"], t["z"]) for t in document["tiles"] if t["complete"]}
+    assert (0, 0) in complete  # how many more finished before the Esc landed depends on the machine
+    # Esc while the tiles become objects: nothing of them stays either
+    RESULT.clear()
+    RESULT["cancel_at"] = "tile 1, 0"
+    bpy.ops.worldseed.test_world_build()
+    assert RESULT["state"] == {"CANCELLED"} and snapshot() == before
+    # the next build keeps the finished tiles and builds the others
+    RESULT.clear()
+    bpy.ops.worldseed.test_world_build()
+    run = RESULT["run"]
+    assert sorted({*run.built, *run.skipped}) == [(0, 0), (0, 1), (1, 0), (1, 1)]
+    assert set(run.skipped) == complete
+    assert len(tile_names := [o.name for o in bpy.data.objects]) == 4, tile_names
+
+
+def test_building_again_replaces_the_tiles_and_builds_a_range(empty_scene, driven, tmp_path):
+    settings = panel_world(tmp_path, lods=2)
+    assert bpy.ops.worldseed.world_build() == {"FINISHED"}  # background: at once
+    names = sorted(o.name for o in bpy.data.objects)
+    assert len(names) == 12 and "Land_1_1_LOD1" in names
+    settings.world.build_all = False
+    settings.world.x0, settings.world.x1, settings.world.z0, settings.world.z1 = 1, 1, 0, 1
+    settings.terrain.seed = 4  # another recipe: its tiles are built anew
+    assert bpy.ops.worldseed.world_build() == {"FINISHED"}
+    assert sorted(o.name for o in bpy.data.objects) == names  # replaced in place, no .001
+    document = core_world.read_world_json(str(tmp_path / "world_world.json"))
+    assert sorted((t["x"], t["z"]) for t in document["tiles"] if t["complete"]) == [(1, 0), (1, 1)]
+
+
+def test_export_world_writes_an_fbx_per_tile_and_the_world_json(empty_scene, tmp_path):
+    panel_world(tmp_path)
+    assert bpy.ops.worldseed.world_build() == {"FINISHED"}
+    before = snapshot()
+    assert bpy.ops.worldseed.world_export() == {"FINISHED"}
+    assert snapshot() == before
+    fbx = sorted(p.name for p in tmp_path.glob("*.fbx"))
+    assert fbx == ["world_0_0.fbx", "world_0_1.fbx", "world_1_0.fbx", "world_1_1.fbx"]
+    document = core_world.read_world_json(str(tmp_path / "world_world.json"))
+    for tile in document["tiles"]:
+        files = {f["name"]: f for f in tile["files"]}
+        record = files[f"world_{tile['x']}_{tile['z']}.fbx"]
+        assert record == core_world.file_record(str(tmp_path / record["name"]))
+        assert f"world_{tile['x']}_{tile['z']}.raw" in files
+    # the FBX listed, the tiles still verify: a resumed run skips them all
+    assert sorted(core_world.verify_tiles(str(tmp_path), document)) == [(0, 0), (0, 1), (1, 0), (1, 1)]
+    nodes = fbx_nodes(tmp_path / "world_1_0.fbx")
+    assert list(nodes) == ["Land_1_0"]
+    t, r, s, box = nodes["Land_1_0"]
+    assert r == [0.0, 0.0, 0.0, 1.0] and s == [1.0, 1.0, 1.0]
+    assert t == pytest.approx([-1.5 * SIZE, 0.0, 0.5 * SIZE])
+    (x0, _y0, z0), (x1, _y1, z1) = box
+    assert (x1 - x0, z1 - z0) == pytest.approx((SIZE, SIZE))
+
+
+def test_tiles_get_their_splat_material_and_props(empty_scene, tmp_path):
+    settings = panel_world(tmp_path)
+    bpy.ops.worldseed.splat_layer_add()
+    bpy.ops.worldseed.splat_layer_add()
+    settings.terrain.splats[1].height_range = (0.3, 1.0)
+    bpy.ops.worldseed.scatter_layer_add(builtin="rock")
+    settings.scatter.layers[0].density = 0.02
+    assert bpy.ops.worldseed.world_build() == {"FINISHED"}
+    recipe = world_ops.world_recipe(bpy.context.scene)
+    grid = core_world.world_grid(recipe)
+    from worldseed.operators.bridge.materials import splat_pixels
+
+    root = bpy.data.objects["Land_1_0"]
+    image = bpy.data.images["Land_1_0_splat0"]
+    assert root.data.materials[0].name == "Worldseed Terrain Splat Land_1_0"
+    expected = core_world.tile_layers(recipe, grid, 1, 0).splats[0]
+    assert np.array_equal(splat_pixels(image), expected)  # the PNG turned back into our layout
+    scatter = bpy.data.objects["Land_1_0_Scatter"]
+    with open(tmp_path / "world_1_0_placements.json") as f:
+        records = [r for s in json.load(f)["scatters"] for r in s["instances"]]
+    assert len(scatter.data.vertices) == len(records) > 10
+    from worldseed.operators.bridge import placements
+
+    data = placements.placement_data(scatter)  # Blender's own placement records of the tile's props
+    for mine, theirs in zip(data["instances"][:50], records[:50]):
+        assert mine["prop"] == theirs["prop"]
+        assert mine["position"] == pytest.approx(theirs["position"], abs=1e-3)
+        assert abs(np.dot(mine["rotation"], theirs["rotation"])) == pytest.approx(1.0, abs=1e-5)  # q and -q alike
