@@ -71,6 +71,7 @@ __all__ = [
     "export_tile_fbx",
     "export_world_steps",
     "world_json_with_fbx",
+    "export_world_fbx",
     "built_tiles",
     "run_steps",
     "build_steps",
@@ -589,9 +590,10 @@ def world_json_with_fbx(folder, name):
     return with_fbx
 
 
-def export_world_steps(roots, folder, name, *, world_json=None):
-    """Write the FBX of every tile in ``roots`` (``{(x, z): root}``) into ``folder`` as
-    ``<name>_<x>_<z>.fbx`` and, with ``world_json`` (a function of ``{(x, z): FBX path}`` returning
+def export_world_steps(roots, folder, name, *, world_json=None, recipe=None, collection=None):
+    """Write the FBX of every tile in ``roots`` (``{(x, z): root}``; a root of None: the tile is
+    assembled from its files with ``recipe``, written and removed, one tile at a time) into ``folder``
+    as ``<name>_<x>_<z>.fbx`` and, with ``world_json`` (a function of ``{(x, z): FBX path}`` returning
     the document, :func:`world_json_with_fbx`), ``<name>_world.json``, all through one staging folder
     under the folder's lock: all or nothing.  Yields ``(done, total, label)``; returns the paths."""
     from ...core.world import write_world_json
@@ -603,7 +605,18 @@ def export_world_steps(roots, folder, name, *, world_json=None):
         for i, (x, z) in enumerate(tiles):
             file_name = tile_stem(name, x, z) + ".fbx"
             yield i, total, f"writing {file_name}"
-            staged.append(export_tile_fbx(roots[(x, z)], os.path.join(stage.path, file_name), stage=stage))
+            tile = roots[(x, z)] if roots[(x, z)] is not None else (x, z)
+            staged.append(
+                export_tile_fbx(
+                    tile,
+                    os.path.join(stage.path, file_name),
+                    recipe=recipe,
+                    folder=folder,
+                    name=name,
+                    collection=collection,
+                    stage=stage,
+                )
+            )
             fbx[(x, z)] = staged[-1]
         if world_json is not None:
             yield len(tiles), total, f"writing {name}_world.json"
@@ -614,6 +627,31 @@ def export_world_steps(roots, folder, name, *, world_json=None):
         paths = stage.commit(staged)
     yield total, total, "done"
     return paths
+
+
+def export_world_fbx(recipe, folder, name="world", *, tiles=None, collection=None, progress=None):
+    """``[export] fbx`` of a world built into ``folder`` (the headless run's): the FBX of every complete
+    tile (or of ``tiles``, ``(x, z)`` pairs), each assembled from its files, written and removed again
+    (one tile in memory at a time), and the world JSON listing each FBX with its size and SHA-256 --
+    the files Export World writes from the sidebar.  ``progress(done, total, label)`` per step.
+    Returns the paths written."""
+    from ...core.world import read_world_json, world_json_path
+
+    document = read_world_json(world_json_path(folder, name))
+    complete = [(t["x"], t["z"]) for t in (document or {}).get("tiles", ()) if t.get("complete")]
+    chosen = complete if tiles is None else [tuple(int(v) for v in t) for t in tiles]
+    missing = sorted(set(chosen) - set(complete))
+    if missing:
+        raise ParameterError(f"tiles {missing} are not complete in {folder!r}: build them first")
+    steps = export_world_steps(
+        dict.fromkeys(chosen),
+        folder,
+        name,
+        world_json=world_json_with_fbx(folder, name),
+        recipe=recipe,
+        collection=collection,
+    )
+    return drive(steps, progress)
 
 
 # --------------------------------------------------------------------------- the world run

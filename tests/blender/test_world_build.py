@@ -405,3 +405,30 @@ def test_tiles_get_their_splat_material_and_props(empty_scene, tmp_path):
         assert mine["prop"] == theirs["prop"]
         assert mine["position"] == pytest.approx(theirs["position"], abs=1e-3)
         assert abs(np.dot(mine["rotation"], theirs["rotation"])) == pytest.approx(1.0, abs=1e-5)  # q and -q alike
+
+
+def test_the_headless_export_writes_the_same_files_as_the_sidebar(empty_scene, tmp_path):
+    """``[export] fbx`` of a world run without Blender objects (what ``worldseed_run.py`` does after the
+    tiles are built): each tile assembled from its files, written, removed; the same bytes as Export
+    World from the sidebar, and the scene left as it was."""
+    file_name = panel_world(tmp_path / "ui").world.file_name
+    assert bpy.ops.worldseed.world_build() == {"FINISHED"}
+    assert bpy.ops.worldseed.world_export() == {"FINISHED"}
+    recipe = world_ops.world_recipe(bpy.context.scene)
+    bpy.ops.wm.read_homefile(use_empty=True)  # a fresh file, as the headless run's
+    before = snapshot()
+    headless = tmp_path / "headless"
+    core_world.run_world(recipe, str(headless), name=file_name)
+    seen = []
+    paths = world_tiles.export_world_fbx(recipe, str(headless), "world", progress=lambda *step: seen.append(step))
+    assert snapshot() == before
+    assert sorted(os.path.basename(p) for p in paths) == [
+        "world_0_0.fbx",
+        "world_0_1.fbx",
+        "world_1_0.fbx",
+        "world_1_1.fbx",
+        "world_world.json",
+    ]
+    assert seen[-1][2] == "done"
+    for name in ("world_0_0.fbx", "world_1_1.fbx", "world_world.json"):
+        assert (headless / name).read_bytes() == (tmp_path / "ui" / name).read_bytes(), name
