@@ -82,6 +82,8 @@ class WORLDSEED_OT_world_build(ModalBuild, bpy.types.Operator):
         recipe = world_recipe(context.scene)
         tiles = chosen_tiles(settings)
         folder = world_folder(settings)
+        if os.path.exists(folder) and not os.path.isdir(folder):
+            raise ParameterError(f"World Folder {folder!r} is a file; choose a folder for the tile files")
         self._folder = folder
         return world_tiles.build_steps(recipe, folder, settings.file_name, tiles, collection=context.scene.collection)
 

@@ -35,6 +35,16 @@ from ...core import terrain as core_terrain
 from ...core import unity as core_unity
 from ...core.errors import ParameterError
 from ...core.steps import drive
+from ...core.world import (
+    ThreadExecutor,
+    file_record,
+    read_world_json,
+    run_world,
+    tile_base,
+    world_grid,
+    world_json_path,
+    write_world_json,
+)
 from . import scatter as bridge_scatter
 from .fbx import ExportError, write_fbx
 from .materials import (
@@ -54,10 +64,6 @@ __all__ = [
     "TILE_KIND",
     "TILE_KEY",
     "WORLD_FILE_KEY",
-    "tile_stem",
-    "tile_object_name",
-    "tile_centre",
-    "tile_noise_offset",
     "tile_recipe",
     "read_tile_heights",
     "tile_heights",
@@ -72,7 +78,6 @@ __all__ = [
     "export_world_steps",
     "world_json_with_fbx",
     "export_world_fbx",
-    "built_tiles",
     "run_steps",
     "build_steps",
     "RUN_PROGRESS",
@@ -86,41 +91,14 @@ TILE_KEY = "worldseed_world_tile"
 WORLD_FILE_KEY = "worldseed_world_file"
 
 
-def tile_stem(name, x, z):
-    """The file base of tile ``(x, z)``: ``<name>_<x>_<z>`` (``core.world.tile_base``).
-
-    >>> tile_stem("world", 2, 0)
-    'world_2_0'
-    """
-    return f"{name}_{x}_{z}"
-
-
-def tile_object_name(world_name, x, z):
-    """The Blender object of tile ``(x, z)``: ``<World>_<x>_<z>``."""
-    return f"{world_name}_{x}_{z}"
-
-
-def tile_centre(size, x, z):
-    """Blender centre of tile ``(x, z)`` of a world of tiles ``size`` metres a side.
-
-    >>> tile_centre(100.0, 1, 0)
-    (-150.0, -50.0, 0.0)
-    """
-    return (-(x + 0.5) * size, -(z + 0.5) * size, 0.0)
-
-
-def tile_noise_offset(spec, x, z):
-    """The noise offset of tile ``(x, z)``: ``terrain.offset`` plus the tile's Blender min corner."""
-    return (spec.offset[0] - (x + 1) * spec.size, spec.offset[1] - (z + 1) * spec.size)
-
-
 def tile_recipe(recipe, x, z):
     """The recipe of tile ``(x, z)`` alone: one terrain at the tile's noise offset (stored on the
     tile's root, as a terrain keeps its own; what the placement file and exports read)."""
     data = core_recipe.to_dict(recipe)
     data["world"].pop("tiles", None)
     data["world"].pop("halo", None)
-    data["terrain"]["offset"] = list(tile_noise_offset(recipe.terrain, x, z))
+    corner = world_grid(recipe).blender_corner(x, z)
+    data["terrain"]["offset"] = [o + c for o, c in zip(recipe.terrain.offset, corner)]
     return core_recipe.from_dict(data, source=f"tile {x}_{z}")
 
 
@@ -150,7 +128,7 @@ def tile_heights(recipe, folder, name, x, z):
     neighbour has no file the margin continues the tile's own slope."""
     spec = recipe.terrain
     side = spec.resolution
-    values = read_tile_heights(os.path.join(folder, tile_stem(name, x, z) + ".raw"), side=side)
+    values = read_tile_heights(os.path.join(folder, tile_base(name, x, z) + ".raw"), side=side)
     margin = np.empty((side + 2, side + 2), np.float32)
     margin[1:-1, 1:-1] = values
     # our column 0 is Blender -X = Unity +X: tile x + 1; row 0 is Blender -Y = Unity +Z: tile z + 1
@@ -160,7 +138,7 @@ def tile_heights(recipe, folder, name, x, z):
     margin[-1, :] = 2 * margin[-2, :] - margin[-3, :]
 
     def neighbour(dx, dz):
-        path = os.path.join(folder, tile_stem(name, x + dx, z + dz) + ".raw")
+        path = os.path.join(folder, tile_base(name, x + dx, z + dz) + ".raw")
         return read_tile_heights(path, side=side) if os.path.isfile(path) else None
 
     for (dx, dz), rows, cols, src_rows, src_cols in (
@@ -184,7 +162,7 @@ def tile_heights(recipe, folder, name, x, z):
 def tile_splats(folder, name, x, z, count):
     """The packed splat images ``(h, w, 4)`` uint8 (our layout, row 0 at the bottom as the material
     reads them) of ``<name>_<x>_<z>_splat<k>.png``, ``k < count``; [] when any is missing."""
-    paths = [os.path.join(folder, f"{tile_stem(name, x, z)}_splat{k}.png") for k in range(count)]
+    paths = [os.path.join(folder, f"{tile_base(name, x, z)}_splat{k}.png") for k in range(count)]
     if not paths or not all(os.path.isfile(p) for p in paths):
         return []
     out = []
@@ -299,8 +277,9 @@ def tile_steps(recipe, folder, name, x, z, *, collection, object_name=None):
     it is taken (:func:`assemble_steps` renames at the end).  Removed again if closed early.
     """
     spec = recipe.terrain
-    base = free_base_name(object_name or tile_object_name(recipe.world.name, x, z), spec.lods if spec.lods > 1 else 0)
-    stem = tile_stem(name, x, z)
+    grid = world_grid(recipe)
+    base = free_base_name(object_name or grid.object_name(x, z), spec.lods if spec.lods > 1 else 0)
+    stem = tile_base(name, x, z)
     total = spec.lods + 3
     made_meshes, made_objects = [], []
     try:
@@ -339,7 +318,7 @@ def tile_steps(recipe, folder, name, x, z, *, collection, object_name=None):
             set_shading_properties(obj, spec)
         for child in children[1:]:
             child.hide_set(True)  # LOD0 shows; the others stay exportable
-        root.location = tile_centre(spec.size, x, z)
+        root.location = grid.blender_centre(x, z)
         root[KIND_KEY] = TILE_KIND
         root[TILE_KEY] = [x, z]
         root[WORLD_FILE_KEY] = name
@@ -453,12 +432,13 @@ def assemble_steps(recipe, folder, name, tiles, *, collection):
     what was made and leaves the scene as it was.
     """
     tiles = [tuple(int(v) for v in t) for t in tiles]
+    grid = world_grid(recipe)
     for x, z in tiles:
-        wanted = tile_object_name(recipe.world.name, x, z)
+        wanted = grid.object_name(x, z)
         other = bpy.data.objects.get(wanted)
         if other is not None and other.get(KIND_KEY) != TILE_KIND:
             raise ParameterError(f"an object named {wanted!r} is in the way of tile ({x}, {z}); rename it")
-        if not os.path.isfile(os.path.join(folder, tile_stem(name, x, z) + ".raw")):
+        if not os.path.isfile(os.path.join(folder, tile_base(name, x, z) + ".raw")):
             raise ParameterError(f"tile ({x}, {z}) has no heights in {folder!r}: build it first")
     per_tile = recipe.terrain.lods + 3
     total = per_tile * len(tiles) + 1
@@ -474,10 +454,10 @@ def assemble_steps(recipe, folder, name, tiles, *, collection):
                     made[(x, z)] = stop.value
                     break
                 yield i * per_tile + done, total, label
-        old = [bpy.data.objects.get(tile_object_name(recipe.world.name, x, z)) for x, z in tiles]
+        old = [bpy.data.objects.get(grid.object_name(x, z)) for x, z in tiles]
         _remove_tiles([o for o in old if o is not None and o not in made.values()])
         for (x, z), root in made.items():
-            _rename(root, tile_object_name(recipe.world.name, x, z))
+            _rename(root, grid.object_name(x, z))
         yield total, total, "done"
         return made
     except BaseException:
@@ -491,17 +471,6 @@ def assemble_steps(recipe, folder, name, tiles, *, collection):
 def assemble_tiles(recipe, folder, name, tiles, *, collection, progress=None):
     """:func:`assemble_steps` run to its end."""
     return drive(assemble_steps(recipe, folder, name, tiles, collection=collection), progress)
-
-
-def built_tiles(folder, name, grid_size):
-    """The tiles ``(x, z)`` of a ``(nx, nz)`` grid whose heights file is in ``folder``."""
-    nx, nz = grid_size
-    return [
-        (x, z)
-        for z in range(nz)
-        for x in range(nx)
-        if os.path.isfile(os.path.join(folder, tile_stem(name, x, z) + ".raw"))
-    ]
 
 
 # --------------------------------------------------------------------------- export
@@ -570,8 +539,6 @@ def world_json_with_fbx(folder, name):
     """A function of ``{(x, z): FBX path}`` that returns the world JSON of ``folder`` (``<name>_world.json``,
     as the world run wrote it) with each tile's FBX added to its files (name, size, SHA-256), for
     :func:`export_world_steps`.  A folder without a world JSON is an error: build the tiles first."""
-    from ...core.world import file_record, read_world_json, world_json_path
-
     document = read_world_json(world_json_path(folder, name))
     if document is None:
         raise ParameterError(
@@ -596,14 +563,12 @@ def export_world_steps(roots, folder, name, *, world_json=None, recipe=None, col
     as ``<name>_<x>_<z>.fbx`` and, with ``world_json`` (a function of ``{(x, z): FBX path}`` returning
     the document, :func:`world_json_with_fbx`), ``<name>_world.json``, all through one staging folder
     under the folder's lock: all or nothing.  Yields ``(done, total, label)``; returns the paths."""
-    from ...core.world import write_world_json
-
     tiles = sorted(roots, key=lambda t: (t[1], t[0]))
     total = len(tiles) + 1
     with output_folder(folder) as stage:
         staged, fbx = [], {}
         for i, (x, z) in enumerate(tiles):
-            file_name = tile_stem(name, x, z) + ".fbx"
+            file_name = tile_base(name, x, z) + ".fbx"
             yield i, total, f"writing {file_name}"
             tile = roots[(x, z)] if roots[(x, z)] is not None else (x, z)
             staged.append(
@@ -635,8 +600,6 @@ def export_world_fbx(recipe, folder, name="world", *, tiles=None, collection=Non
     (one tile in memory at a time), and the world JSON listing each FBX with its size and SHA-256 --
     the files Export World writes from the sidebar.  ``progress(done, total, label)`` per step.
     Returns the paths written."""
-    from ...core.world import read_world_json, world_json_path
-
     document = read_world_json(world_json_path(folder, name))
     complete = [(t["x"], t["z"]) for t in (document or {}).get("tiles", ()) if t.get("complete")]
     chosen = complete if tiles is None else [tuple(int(v) for v in t) for t in tiles]
@@ -670,8 +633,6 @@ def run_steps(recipe, folder, name, tiles, *, workers=None, poll=0.05):
     files are whole) and it waits for them; the tiles finished so far stay in the folder, listed in
     the world JSON, and the next run skips them.  Nothing of Blender is touched off the main thread.
     """
-    from ...core.world import ThreadExecutor, run_world
-
     cancel = threading.Event()
     steps = queue.SimpleQueue()
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="worldseed-world-run")

@@ -432,3 +432,19 @@ def test_the_headless_export_writes_the_same_files_as_the_sidebar(empty_scene, t
     assert seen[-1][2] == "done"
     for name in ("world_0_0.fbx", "world_1_1.fbx", "world_world.json"):
         assert (headless / name).read_bytes() == (tmp_path / "ui" / name).read_bytes(), name
+
+
+def test_a_run_that_fails_is_reported_and_leaves_the_scene(empty_scene, driven, tmp_path):
+    blocked = tmp_path / "a_file"
+    blocked.write_text("not a folder")
+    panel_world(blocked)  # the world folder is a file: the run cannot write there
+    before = snapshot()
+    with pytest.raises(RuntimeError, match="a_file' is a file"):
+        bpy.ops.worldseed.test_world_build()
+    assert snapshot() == before
+    assert "a_file' is a file" in bpy.context.scene.worldseed.world.last_error
+    # a failure inside the run (the folder cannot be made) ends the modal build with the error
+    panel_world(blocked / "tiles")
+    with pytest.raises(RuntimeError, match="Not a directory"):
+        bpy.ops.worldseed.test_world_build()
+    assert RESULT["state"] == {"CANCELLED"} and snapshot() == before
