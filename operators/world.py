@@ -13,6 +13,7 @@ import tempfile
 
 import bpy
 
+from ..core import mesh as core_mesh
 from ..core import recipe as core_recipe
 from ..core import scatter as core_scatter
 from ..core.errors import ParameterError
@@ -23,7 +24,11 @@ from .bridge import world_tiles
 from .bridge.export import ExportError
 from .common import ModalBuild, select_only
 
-__all__ = ["world_recipe", "world_folder", "chosen_tiles", "classes"]
+__all__ = ["world_recipe", "world_folder", "chosen_tiles", "check_scene_vertices", "MAX_SCENE_VERTICES", "classes"]
+
+#: Most vertices Build Tiles puts in the scene at once (16 tiles of 1025^2, LOD0 only): a larger world
+#: is built headless (``worldseed_run.py``), or a range of its tiles at a time.
+MAX_SCENE_VERTICES = 16 * 1025 * 1025
 
 
 def world_folder(settings):
@@ -69,6 +74,18 @@ def chosen_tiles(settings):
     return [(x, z) for z in range(settings.z0, settings.z1 + 1) for x in range(settings.x0, settings.x1 + 1)]
 
 
+def check_scene_vertices(recipe, tiles):
+    """Refuse a build that would put more than :data:`MAX_SCENE_VERTICES` vertices in the scene."""
+    spec = recipe.terrain
+    per_tile = sum(len(core_mesh.lod_indices(spec.resolution, 2**k)) ** 2 for k in range(spec.lods))
+    if per_tile * len(tiles) > MAX_SCENE_VERTICES:
+        raise ParameterError(
+            f"Build Tiles: {len(tiles)} tiles of {spec.resolution}^2 make {per_tile * len(tiles):,} vertices; at "
+            f"most {MAX_SCENE_VERTICES:,} go into the scene at once: build a range of tiles (All Tiles off), "
+            "or the whole world headless (worldseed_run.py)"
+        )
+
+
 class WORLDSEED_OT_world_build(ModalBuild, bpy.types.Operator):
     """Build the chosen tiles of the world: their files into the world folder (on every core, tiles
     complete already are kept), then objects <World>_<x>_<z> side by side"""
@@ -81,6 +98,7 @@ class WORLDSEED_OT_world_build(ModalBuild, bpy.types.Operator):
         settings = context.scene.worldseed.world
         recipe = world_recipe(context.scene)
         tiles = chosen_tiles(settings)
+        check_scene_vertices(recipe, tiles)
         folder = world_folder(settings)
         if os.path.exists(folder) and not os.path.isdir(folder):
             raise ParameterError(f"World Folder {folder!r} is a file; choose a folder for the tile files")
@@ -154,6 +172,7 @@ class WORLDSEED_OT_world_export(ModalBuild, bpy.types.Operator):
         settings = context.scene.worldseed.world
         roots = world_tiles.tile_roots(context.scene, context.scene.worldseed.terrain.name)
         folder = world_folder(settings)
+        world_tiles.check_exportable(roots, folder, settings.file_name)
         return world_tiles.export_world_steps(
             roots, folder, settings.file_name, world_json=world_tiles.world_json_with_fbx(folder, settings.file_name)
         )

@@ -39,6 +39,7 @@ from ...core.world import (
     ThreadExecutor,
     file_record,
     read_world_json,
+    recipe_digest,
     run_world,
     tile_base,
     world_grid,
@@ -64,6 +65,8 @@ __all__ = [
     "TILE_KIND",
     "TILE_KEY",
     "WORLD_FILE_KEY",
+    "DIGEST_KEY",
+    "check_exportable",
     "tile_recipe",
     "read_tile_heights",
     "tile_heights",
@@ -89,6 +92,8 @@ TILE_KIND = "world_tile"
 TILE_KEY = "worldseed_world_tile"
 #: On a tile root: the file name (``name``) its files have in the world folder.
 WORLD_FILE_KEY = "worldseed_world_file"
+#: On a tile root: the digest of the world's recipe (``core.world.recipe_digest``), as the world JSON has it.
+DIGEST_KEY = "worldseed_world_recipe_sha256"
 
 
 def tile_recipe(recipe, x, z):
@@ -323,6 +328,7 @@ def tile_steps(recipe, folder, name, x, z, *, collection, object_name=None):
         root[TILE_KEY] = [x, z]
         root[WORLD_FILE_KEY] = name
         root[RECIPE_KEY] = core_recipe.dumps(tile_recipe(recipe, x, z))
+        root[DIGEST_KEY] = recipe_digest(recipe)
         yield spec.lods + 2, total, f"tile {x}, {z}: material"
         bpy.context.view_layer.update()  # the root's matrix_world, for the props' local positions
         placements = tile_placements(os.path.join(folder, f"{stem}_placements.json"))
@@ -533,6 +539,27 @@ def export_tile_fbx(objects_or_tile, path, *, recipe=None, folder=None, name="wo
         except ExportError as err:
             raise ExportError(f"cannot write {os.path.basename(path)!r}: {err}") from None
     return path
+
+
+def check_exportable(roots, folder, name):
+    """Refuse to export tiles (``{(x, z): root}``) that the world folder's world JSON does not list
+    complete from the same recipe (built from other settings since, or from another folder): their
+    FBX would not match the files beside it."""
+    document = read_world_json(world_json_path(folder, name))
+    if document is None:
+        raise ParameterError(
+            f"{name}_world.json is missing from {folder!r} (or is no world JSON): build the tiles first"
+        )
+    complete = {(t["x"], t["z"]) for t in document["tiles"] if t.get("complete")}
+    digest = document["recipe_sha256"]
+    stale = [k for k, root in roots.items() if k not in complete or root.get(DIGEST_KEY) != digest]
+    stale.sort(key=lambda t: (t[1], t[0]))
+    if stale:
+        names = ", ".join(roots[k].name for k in stale[:6]) + (" ..." if len(stale) > 6 else "")
+        raise ParameterError(
+            f"tiles {names} in the scene do not match the tile files in {folder!r} (built from other "
+            "settings, or another World Folder): Build Tiles again, or export from the folder they came from"
+        )
 
 
 def world_json_with_fbx(folder, name):

@@ -350,6 +350,10 @@ def test_building_again_replaces_the_tiles_and_builds_a_range(empty_scene, drive
     assert sorted(o.name for o in bpy.data.objects) == names  # replaced in place, no .001
     document = core_world.read_world_json(str(tmp_path / "world_world.json"))
     assert sorted((t["x"], t["z"]) for t in document["tiles"] if t["complete"]) == [(1, 0), (1, 1)]
+    # the tiles still in the scene from the first seed no longer match the folder: not exported
+    with pytest.raises(RuntimeError, match="tiles Land_0_0, Land_0_1 in the scene do not match the tile files"):
+        bpy.ops.worldseed.world_export()
+    assert not list(tmp_path.glob("*.fbx"))
 
 
 def test_export_world_writes_an_fbx_per_tile_and_the_world_json(empty_scene, tmp_path):

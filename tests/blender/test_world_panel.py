@@ -109,3 +109,13 @@ def test_build_tiles_reports_bad_settings_and_builds_nothing(addon, empty_scene)
     assert "terrain.normalize" in _settings().world.last_error
     assert not bpy.data.objects
     assert not bpy.ops.worldseed.world_export.poll()  # no tiles in the scene
+
+
+def test_build_tiles_refuses_more_vertices_than_the_scene_takes(addon, empty_scene):
+    _tiled(5, 4)
+    _settings().terrain.resolution = 1025
+    with pytest.raises(RuntimeError, match=r"20 tiles of 1025\^2 make 21,012,500 vertices"):
+        bpy.ops.worldseed.world_build()
+    assert not bpy.data.objects
+    recipe = world_ops.world_recipe(bpy.context.scene)
+    world_ops.check_scene_vertices(recipe, [(0, 0)] * 16)  # 16 tiles of 1025^2 are fine
