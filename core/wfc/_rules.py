@@ -84,11 +84,15 @@ class Rules:
         per_byte = np.zeros((self.nbytes * 8, 2), np.int64)
         per_byte[:p, 0], per_byte[:p, 1] = iw, wlogw
         per_byte = per_byte.reshape(self.nbytes, 8, 2)
-        self._sum_w = per_byte[:, :, 0] @ bits.T  # (nbytes, 256) exact int64
-        self._sum_wlogw = per_byte[:, :, 1] @ bits.T
-        self._byte_rows = np.arange(self.nbytes)
-        self._w_bytes = self._sum_w.tolist()  # the same sums as Python integers, per byte
-        self._wlogw_bytes = self._sum_wlogw.tolist()
+        # per byte of a set and value of the byte: the sums of w and of w log w of its patterns (exact)
+        sums = np.einsum("jkv,bk->vjb", per_byte, bits)  # (2, nbytes, 256) int64
+        self._w_bytes, self._wlogw_bytes = sums.tolist()  # as Python integers, for entropy()
+        # flat, for entropies(): entry 256 j + b; the weights' one with the pattern count in its low bits
+        counts = np.broadcast_to(bits.sum(1), (self.nbytes, 256))
+        self._count_bits = p.bit_length()  # a set's pattern count fits below them
+        self._flat_wc = ((sums[0] << self._count_bits) + counts).ravel()
+        self._flat_wlogw = sums[1].ravel()
+        self._byte_offsets = np.arange(self.nbytes, dtype=np.intp) * 256
         self._entropy = {}
         self._picks = {}
         # one integer per pattern: its support in every direction, direction d at bits d*P
@@ -124,15 +128,18 @@ class Rules:
         return s
 
     def entropies(self, masks):
-        """Shannon entropy of each weighted set of ``masks`` (a list of integers), from exact
-        integer sums of the weights and of the fixed-point ``w log w`` per byte."""
+        """Shannon entropy of each weighted set of ``masks`` (a list of non-empty integers; inf for
+        a set of one pattern), from exact integer sums of the weights and of the fixed-point
+        ``w log w`` per byte, gathered in one numpy pass."""
         nb = self.nbytes
         data = b"".join([m.to_bytes(nb, "little") for m in masks])
-        index = np.frombuffer(data, np.uint8).reshape(len(masks), nb)
-        sw = self._sum_w[self._byte_rows, index].sum(1).tolist()
-        swl = self._sum_wlogw[self._byte_rows, index].sum(1).tolist()
-        log, unit = math.log, _FIXED
-        return [log(a) - c / (a * unit) for a, c in zip(sw, swl)]
+        index = np.frombuffer(data, np.uint8).reshape(len(masks), nb) + self._byte_offsets
+        counted = self._flat_wc[index].sum(1)  # the sum of w, shifted, and the pattern count
+        sw = (counted >> self._count_bits).tolist()
+        swl = self._flat_wlogw[index].sum(1).tolist()
+        single = (counted & ((1 << self._count_bits) - 1) == 1).tolist()
+        log, unit, inf = math.log, _FIXED, math.inf
+        return [inf if one else log(a) - c / (a * unit) for one, a, c in zip(single, sw, swl)]
 
     def entropy(self, m):
         """:meth:`entropies` of one set (the same value), cached per set."""

@@ -29,8 +29,8 @@ class Search:
 
     ``wave`` holds one more set than there are cells: an empty set standing for "no neighbour"
     (the neighbour lists point off a bounded grid to it), which no support can narrow.
-    ``current`` (a list) and ``entropy`` (an array, for ``argmin``) hold each cell's entropy plus
-    its noise (inf when decided); cells whose set changed wait in ``dirty`` until :meth:`refresh`."""
+    ``entropy`` (an array, for ``argmin``) holds each cell's entropy plus its noise (inf when
+    decided); cells whose set changed wait in ``dirty`` until :meth:`refresh`."""
 
     def __init__(self, rules, nbrs, wave, noise, constraints, consistent=True):
         self.rules, self.nbrs, self.noise = rules, nbrs, noise
@@ -47,8 +47,8 @@ class Search:
             self.mirror = np.stack([rules.row(m) for m in wave]) if wave else np.zeros((0, rules.p), bool)
             self.view = self.mirror.view()
             self.view.flags.writeable = False
-        self.current = [math.inf] * self.n
-        self.entropy = np.full(self.n, np.inf)  # the same values, for argmin
+        self.noise_array = np.array(noise, np.float64)
+        self.entropy = np.full(self.n, np.inf)  # for argmin
         self.decided = self.n  # every cell counts as decided until refresh() sees its set
         self.dirty = list(range(self.n))  # cells whose entropy is out of date
 
@@ -211,37 +211,29 @@ class Search:
 
     def refresh(self):
         """Bring the entropies (and the decided count) of the changed cells up to date."""
-        dirty, wave, noise, current = self.dirty, self.wave, self.noise, self.current
-        inf = math.inf
-        decided = self.decided
+        dirty, wave, array = self.dirty, self.wave, self.entropy
         if len(dirty) > 24:  # many: one numpy pass
-            cells = list(dict.fromkeys(dirty))
-            undecided = [c for c in cells if wave[c] & (wave[c] - 1)]
-            for c in cells:
-                if current[c] != inf:
-                    decided += 1
-                    current[c] = inf
-            values = self.rules.entropies([wave[c] for c in undecided]) if undecided else []
-            for e, c in zip(values, undecided):
-                current[c] = e + noise[c]
-            decided -= len(undecided)
-            self.entropy[cells] = [current[c] for c in cells]
+            cells = np.fromiter(dict.fromkeys(dirty), np.int64)
+            values = np.array(self.rules.entropies([wave[c] for c in cells.tolist()]))
+            values += self.noise_array[cells]  # inf stays inf
+            # (finite before) - (finite now): cells newly decided, less cells undone
+            self.decided += int(np.isfinite(array[cells]).sum() - np.isfinite(values).sum())
+            array[cells] = values
         elif dirty:  # a few: one by one, cached per set
-            entropy, array = self.rules.entropy, self.entropy
+            entropy, noise, inf = self.rules.entropy, self.noise, math.inf
+            decided = self.decided
             for c in dirty:
                 m = wave[c]
                 if m & (m - 1):
                     e = entropy(m) + noise[c]
-                    was = current[c]
-                    if e != was:
-                        if was == inf:
-                            decided -= 1
-                        current[c] = array[c] = e
-                elif current[c] != inf:
-                    current[c] = array[c] = inf
+                    if array[c] == inf:
+                        decided -= 1
+                    array[c] = e
+                elif array[c] != inf:
+                    array[c] = inf
                     decided += 1
+            self.decided = decided
         dirty.clear()
-        self.decided = decided
 
     def lowest(self):
         """The undecided cell of lowest entropy (with its tie-break noise), or -1 when all are decided."""
