@@ -104,16 +104,27 @@ def extract_patterns(indices, *, n=3, symmetry=8, periodic_input=True):
     windows = np.lib.stride_tricks.sliding_window_view(grid, (n, n))[: h if periodic_input else None]
     windows = windows[:, : w if periodic_input else None]
     rows = np.ascontiguousarray(_variants(windows)[:, :, :symmetry].reshape(-1, n * n))
-    unique, first, counts = np.unique(rows, axis=0, return_index=True, return_counts=True)
+    _, first, counts = np.unique(_row_keys(rows), return_index=True, return_counts=True)
     order = np.argsort(first, kind="stable")
-    return unique[order].reshape(-1, n, n), counts[order].astype(np.float64)
+    return rows[first[order]].reshape(-1, n, n), counts[order].astype(np.float64)
+
+
+def _row_keys(rows):
+    """One integer per row of a (k, m) array of indices >= 0, equal exactly for equal rows (sorted
+    like the rows, lexicographically): the row as digits of base max + 1 when that fits in int64,
+    else the row's rank among the distinct rows."""
+    k, m = rows.shape
+    base = int(rows.max()) + 1 if rows.size else 1
+    if rows.size and rows.min() >= 0 and base**m < 2**62:
+        return rows.astype(np.int64) @ (base ** np.arange(m - 1, -1, -1, dtype=np.int64))
+    return np.unique(rows, axis=0, return_inverse=True)[1].reshape(k)
 
 
 def overlap_compatible(patterns):
     """``compatible[d, p, q]``: pattern ``q`` one step from ``p`` in direction ``d`` agrees with it where they overlap.
 
     Directions 0 east (+x), 1 south (+y), 2 west, 3 north. Whole-array work: each pattern's overlap
-    strips are numbered with ``np.unique`` and the table is one comparison of those numbers.
+    strips are numbered (one integer per strip) and the table is one comparison of those numbers.
 
     >>> c = overlap_compatible(np.array([[[0, 1], [0, 1]], [[1, 0], [1, 0]]]))
     >>> c[0].tolist()  # east of a pattern ending in column 1 comes one starting with column 1
@@ -128,7 +139,7 @@ def overlap_compatible(patterns):
         p[:, :-1, :],
     ]
     flat = np.concatenate([s.reshape(count, -1) for s in strips], axis=0)
-    ids = np.unique(flat, axis=0, return_inverse=True)[1].reshape(4, count)
+    ids = _row_keys(flat).reshape(4, count)
     east = ids[0][:, None] == ids[1][None, :]
     south = ids[2][:, None] == ids[3][None, :]
     return np.stack([east, south, east.T, south.T])
@@ -136,9 +147,9 @@ def overlap_compatible(patterns):
 
 def solver_order(patterns):
     """The order the solver gets the patterns in: sorted by their values column by column (the
-    left column first). The solver's cost is per distinct 64-pattern block of a cell's set, and
-    the sets a search meets (patterns that agree with a decided neighbour on a strip) then gather
-    in fewer blocks; the output is just as valid, only other choices follow from a seed."""
+    left column first). Chosen when the solver's cost was per distinct 64-pattern block of a set
+    (the sets a search meets then gathered in fewer blocks); its byte-table look-ups no longer
+    depend on the order, which is kept so that a seed gives the output it gave."""
     count, n = patterns.shape[:2]
     columns = patterns.transpose(0, 2, 1).reshape(count, n * n)  # [x, y]: column-major
     return np.lexsort(columns.T[::-1])

@@ -19,17 +19,16 @@ import numpy as np
 __all__ = ["Rules", "pack"]
 
 
-def _byte_tables(values, combine, empty):
-    """Per byte j of a pattern set, the 256 combinations of ``values[8j .. 8j + 7]``: entry ``b``
-    combines the values of the set bits of ``b`` (built from ``b`` without its lowest bit)."""
+def _byte_tables(rows):
+    """Per byte j of a pattern set, the 256 unions of ``rows[8j .. 8j + 7]`` (Python integers):
+    entry ``b`` is the OR of the rows of the set bits of ``b`` (built by doubling: the entries
+    with bit k set are those without it, ORed with row k)."""
     tables = []
-    for j in range(0, len(values), 8):
-        chunk = values[j : j + 8]
-        table = [empty] * 256
-        for b in range(1, 1 << len(chunk)):
-            low = b & -b
-            table[b] = combine(table[b ^ low], chunk[low.bit_length() - 1])
-        tables.append(table)
+    for j in range(0, len(rows), 8):
+        table = [0]
+        for row in rows[j : j + 8]:
+            table += [t | row for t in table]
+        tables.append(table + [0] * (256 - len(table)))
     return tables
 
 
@@ -85,7 +84,7 @@ class Rules:
         per_byte[:p, 0], per_byte[:p, 1] = iw, wlogw
         per_byte = per_byte.reshape(self.nbytes, 8, 2)
         # per byte of a set and value of the byte: the sums of w and of w log w of its patterns (exact)
-        sums = np.einsum("jkv,bk->vjb", per_byte, bits)  # (2, nbytes, 256) int64
+        sums = np.stack([per_byte[:, :, 0] @ bits.T, per_byte[:, :, 1] @ bits.T])  # (2, nbytes, 256) int64
         self._w_bytes, self._wlogw_bytes = sums.tolist()  # as Python integers, for entropy()
         # flat, for entropies(): entry 256 j + b; the weights' one with the pattern count in its low bits
         counts = np.broadcast_to(bits.sum(1), (self.nbytes, 256))
@@ -115,7 +114,7 @@ class Rules:
         supports of its bytes, one table look-up per byte (the tables built at the first call)."""
         tables = self._tables
         if tables is None:
-            tables = self._tables = _byte_tables(self.support_rows, int.__or__, 0)
+            tables = self._tables = _byte_tables(self.support_rows)
         bits = reduce(_or, map(_item, tables, m.to_bytes(self.nbytes, "little")))
         # direction d at bits d*P and up (the bits above stay: a set ANDed with it drops them)
         p = self.p

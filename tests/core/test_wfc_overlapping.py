@@ -73,6 +73,9 @@ def small_samples():
     yield np.array([[0, 1, 2, 0], [2, 2, 1, 0], [0, 0, 0, 1]])
     yield rng.integers(0, 2, (5, 6))
     yield rng.integers(0, 3, (4, 4))
+    # rows numbered as integers of base max + 1 (n = 2 and 3) or, past int64 (200^9), by np.unique
+    yield rng.integers(0, 200, (4, 5))
+    yield np.array([[0, 7, 1000, 7], [1000, 0, 0, 7], [7, 7, 1000, 0]])
 
 
 @pytest.mark.parametrize("symmetry", range(1, 9))
