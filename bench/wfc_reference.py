@@ -15,7 +15,10 @@ The same algorithm as :func:`core.wfc.solve`, written the plain way, with no num
   the patterns its remaining patterns allow next to it (from adjacency lists), and the neighbour
   loses every pattern outside that union; a neighbour that shrank goes on the stack;
 - backtracking undoes a failed choice from a log of bans, bans the chosen pattern and propagates,
-  up to ``backtrack_limit`` backtracks per attempt; attempt ``k`` uses ``default_rng(seed + k)``.
+  up to ``backtrack_limit`` backtracks per attempt; attempt ``k`` uses ``default_rng(seed + k)``;
+- the start wave is propagated from every cell, unless it is full and every pattern may sit next
+  to some pattern in every direction (then that propagation bans nothing: the solver and mxgmn's
+  ``Model.cs`` skip it too).
 
 Only the benchmark and the tests use it; it is not part of the extension.
 """
@@ -180,11 +183,15 @@ def reference_solve(
             if f >= 0:
                 wave0[c] = [q == f and wave0[c][q] for q in range(p)]
     start = _Attempt(weights, adjacency, nbrs, wave0)
+    # a full start wave where every pattern may sit next to some pattern every way bans nothing:
+    # not propagated (as the reference implementation starts, and as the solver does)
+    covered = all(len({r for q in range(p) for r in adjacency[d][q]}) == p for d in range(directions))
     try:
         empty = next((c for c in range(n) if start.count[c] == 0), -1)
         if empty >= 0:
             raise _Empty(empty)
-        start.propagate(list(range(n)))
+        if not (allowed is None and fixed is None and covered):
+            start.propagate(list(range(n)))
     except _Empty as e:
         xy = _xy(e.cell, width, height, depth)
         raise ReferenceContradiction(f"no pattern fits cell {xy} before any choice", xy, 1) from None
