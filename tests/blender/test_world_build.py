@@ -452,3 +452,18 @@ def test_a_run_that_fails_is_reported_and_leaves_the_scene(empty_scene, driven, 
     with pytest.raises(RuntimeError, match="Not a directory"):
         bpy.ops.worldseed.test_world_build()
     assert RESULT["state"] == {"CANCELLED"} and snapshot() == before
+
+
+def test_a_tile_with_lods_exports_its_lod_group(empty_scene, tmp_path):
+    recipe = world_recipe(lods=3)
+    write_tile_heights(recipe, str(tmp_path), tiles=((1, 1),))
+    made = world_tiles.assemble_tiles(recipe, str(tmp_path), "world", [(1, 1)], collection=empty_scene.collection)
+    assert [c.hide_get() for c in sorted(made[(1, 1)].children, key=lambda o: o.name)] == [False, True, True]
+    nodes = fbx_nodes(world_tiles.export_tile_fbx(made[(1, 1)], str(tmp_path / "world_1_1.fbx")))
+    assert sorted(nodes) == ["Land_1_1", "Land_1_1_LOD0", "Land_1_1_LOD1", "Land_1_1_LOD2"]
+    assert nodes["Land_1_1"][0] == pytest.approx([-1.5 * SIZE, 0.0, 1.5 * SIZE])
+    for level, side in enumerate((SIDE, 33, 17)):
+        t, r, s, box = nodes[f"Land_1_1_LOD{level}"]
+        assert t == [0.0, 0.0, 0.0] and r == [0.0, 0.0, 0.0, 1.0] and s == [1.0, 1.0, 1.0]
+        (x0, _y0, z0), (x1, _y1, z1) = box
+        assert (x1 - x0, z1 - z0) == pytest.approx((SIZE, SIZE)), side
