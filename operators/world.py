@@ -24,7 +24,15 @@ from .bridge import world_tiles
 from .bridge.export import ExportError
 from .common import ModalBuild, select_only
 
-__all__ = ["world_recipe", "world_folder", "chosen_tiles", "check_scene_vertices", "MAX_SCENE_VERTICES", "classes"]
+__all__ = [
+    "world_recipe",
+    "world_folder",
+    "chosen_tiles",
+    "check_scene_vertices",
+    "world_busy",
+    "MAX_SCENE_VERTICES",
+    "classes",
+]
 
 #: Most vertices Build Tiles puts in the scene at once (16 tiles of 1025^2, LOD0 only): a larger world
 #: is built headless (``worldseed_run.py``), or a range of its tiles at a time.
@@ -74,6 +82,15 @@ def chosen_tiles(settings):
     return [(x, z) for z in range(settings.z0, settings.z1 + 1) for x in range(settings.x0, settings.x1 + 1)]
 
 
+#: The labels of the world's modal runs (one at a time: they write the same folder).
+BUILD_LABEL, EXPORT_LABEL = "building world tiles", "exporting the world"
+
+
+def world_busy():
+    """Whether a Build Tiles or Export World runs (modally) now."""
+    return any(label in (BUILD_LABEL, EXPORT_LABEL) for label in ModalBuild.running.values())
+
+
 def check_scene_vertices(recipe, tiles):
     """Refuse a build that would put more than :data:`MAX_SCENE_VERTICES` vertices in the scene."""
     spec = recipe.terrain
@@ -94,6 +111,10 @@ class WORLDSEED_OT_world_build(ModalBuild, bpy.types.Operator):
     bl_label = "Build Tiles"
     bl_options = {"REGISTER", "UNDO"}
 
+    @classmethod
+    def poll(cls, context):
+        return not world_busy()
+
     def _steps(self, context):
         settings = context.scene.worldseed.world
         recipe = world_recipe(context.scene)
@@ -112,7 +133,7 @@ class WORLDSEED_OT_world_build(ModalBuild, bpy.types.Operator):
             steps = self._steps(context)
         except ParameterError as err:
             return self._error(context, err)
-        return self.start_modal(context, steps, "building world tiles")
+        return self.start_modal(context, steps, BUILD_LABEL)
 
     def execute(self, context):
         try:
@@ -166,7 +187,7 @@ class WORLDSEED_OT_world_export(ModalBuild, bpy.types.Operator):
 
     @classmethod
     def poll(cls, context):
-        return bool(world_tiles.tile_roots(context.scene, context.scene.worldseed.terrain.name))
+        return not world_busy() and bool(world_tiles.tile_roots(context.scene, context.scene.worldseed.terrain.name))
 
     def _steps(self, context):
         settings = context.scene.worldseed.world
@@ -184,7 +205,7 @@ class WORLDSEED_OT_world_export(ModalBuild, bpy.types.Operator):
             steps = self._steps(context)
         except (ParameterError, ExportError, OSError) as err:
             return self._error(err)
-        return self.start_modal(context, steps, "exporting the world")
+        return self.start_modal(context, steps, EXPORT_LABEL)
 
     def execute(self, context):
         try:

@@ -245,6 +245,7 @@ class Driven:
     def start_modal(self, context, steps, label, *, handler=True):
         labels = RESULT.setdefault("labels", [])
         state = super().start_modal(context, Tap(steps, labels), label, handler=False)
+        RESULT["poll_while_running"] = bpy.ops.worldseed.world_build.poll()
         cancel_at = RESULT.get("cancel_at")
         while state == {"RUNNING_MODAL"}:
             cancel = cancel_at is not None and any(label.startswith(cancel_at) for label in labels)
@@ -291,6 +292,7 @@ def test_build_tiles_runs_the_world_modally_and_lays_the_tiles_side_by_side(empt
     panel_world(tmp_path, erosion=True)
     bpy.ops.worldseed.test_world_build()
     assert RESULT["invoked"] == {"RUNNING_MODAL"} and RESULT["state"] == {"FINISHED"}
+    assert RESULT["poll_while_running"] is False and bpy.ops.worldseed.world_build.poll()  # one run at a time
     labels = RESULT["labels"]
     assert any(label.startswith("building tiles: tile_") for label in labels) and labels[-1] == "done"
     assert sorted(RESULT["run"].built) == [(0, 0), (0, 1), (1, 0), (1, 1)]
