@@ -34,6 +34,7 @@ __all__ = [
     "HEIGHT_SCALE",
     "normalize",
     "island_falloff",
+    "falloff_window",
     "apply_falloff",
     "redistribute",
     "terrace",
@@ -169,6 +170,58 @@ def island_falloff(shape, *, mode="radial", width=0.35):
     else:
         d = np.hypot(y[:, None], x[None, :])
     t = d  # reuse the buffer: t = (d - inner) / width
+    t -= np.float32(1.0 - width)
+    t /= np.float32(width)
+    np.clip(t, 0, 1, out=t)
+    mask = _smoothstep(t)
+    np.subtract(1, mask, out=mask)
+    return mask
+
+
+def falloff_window(shape, rows, cols, *, mode="radial", width=0.35):
+    """The part ``rows x cols`` of ``island_falloff(shape, ...)``, one sample at a time.
+
+    Each sample's value depends only on its own global index ``(i, j)`` in a grid of ``shape``
+    (the coordinate ``-1 + 2 i / (rows - 1)`` in float64, then rounded to float32), so two windows
+    that share samples get the same bits there: a tiled world's one island over all its tiles.
+    Indices may fall outside ``shape`` (a window's margin beyond the world's edge): the mask is 0
+    there.  Within 1 ulp of ``island_falloff``'s coordinates, not bit-identical to it.
+
+    Parameters
+    ----------
+    shape : (rows, cols) tuple of int
+        The whole grid the island covers.
+    rows, cols : range
+        Global row and column indices of the window.
+    mode, width
+        As in :func:`island_falloff`.
+
+    Returns
+    -------
+    mask : (len(rows), len(cols)) float32 ndarray in [0, 1]
+
+    Examples
+    --------
+    >>> whole = island_falloff((9, 9), mode="square", width=0.5)
+    >>> part = falloff_window((9, 9), range(2, 6), range(4, 9), mode="square", width=0.5)
+    >>> bool(np.allclose(part, whole[2:6, 4:9], atol=1e-6))
+    True
+    """
+    total_r, total_c = check_shape(shape, name="shape")
+    check_choice(mode, name="mode", choices=FALLOFF_MODES)
+    width = check_float(width, name="width", bounds=FALLOFF_WIDTH)
+    if mode == "none":
+        return np.ones((len(rows), len(cols)), dtype=np.float32)
+
+    def axis(index, total):
+        i = np.asarray(index, np.float64)
+        if total < 2:
+            return np.where(i == 0, 0.0, 2.0).astype(np.float32)
+        return np.abs(-1.0 + 2.0 * i / (total - 1)).astype(np.float32)
+
+    y, x = axis(rows, total_r), axis(cols, total_c)
+    d = np.maximum(y[:, None], x[None, :]) if mode == "square" else np.hypot(y[:, None], x[None, :])
+    t = d
     t -= np.float32(1.0 - width)
     t /= np.float32(width)
     np.clip(t, 0, 1, out=t)

@@ -163,7 +163,7 @@ def layer_streams(seed, n):
     return [child.spawn(5) for child in root.spawn(n)]  # the first three as spawn(3) gives them
 
 
-def scatter_layers(heights, *, size, layers, seed=0, maps=None):
+def scatter_layers(heights, *, size, layers, seed=0, maps=None, existing=None):
     """Scatter layers of props over a terrain, in order, each clear of the ones before.
 
     Parameters
@@ -183,6 +183,12 @@ def scatter_layers(heights, *, size, layers, seed=0, maps=None):
         (rows, cols) like ``heights`` (no ``deposited``: none anywhere; no ``flow``: worked out
         from ``heights``).  Layers without those rules ignore it (and place what
         they placed without it, bit for bit).
+    existing : tuple or None
+        Props already placed around the terrain (a tiled world's neighbouring tiles):
+        ``(xy, radii, layer)`` with ``xy`` (k, 2) in this terrain's coordinates (as ``positions``,
+        centred), ``radii`` (k,) their spacing and ``layer`` (k,) their layer index.  Layer ``i``
+        keeps its spacing from those of layer ``i`` and, as from its own earlier layers, from those of
+        layers ``0 .. i-1``.  None or empty: as without it, bit for bit.
 
     Returns
     -------
@@ -227,12 +233,19 @@ def scatter_layers(heights, *, size, layers, seed=0, maps=None):
         slope = slope_degrees(h, cell_size=cell)
     normals = None
     done_xy, done_r = np.empty((0, 2)), np.empty(0)
+    ex_xy, ex_r, ex_layer = _existing(existing, width, height)
     out = []
-    for layer, (mask_ss, sample_ss, place_ss, thin_ss, _) in zip(layers, streams):
+    for index, (layer, (mask_ss, sample_ss, place_ss, thin_ss, _)) in enumerate(zip(layers, streams)):
         mask = density_mask(h, cell, layer.rules, np.random.default_rng(mask_ss), slope, maps)
         where = None if mask.min() > 0.0 else mask > 0.0
         variable = layer.r_max > layer.r_min
         keep = layer.rules.keep_away
+        near_xy, near_r = done_xy, (done_r if keep is None else np.full(len(done_r), keep))
+        if len(ex_xy):
+            own, before = ex_layer == index, ex_layer < index
+            earlier = ex_r[before] if keep is None else np.full(int(before.sum()), keep)
+            near_xy = np.concatenate([near_xy, ex_xy[before], ex_xy[own]])
+            near_r = np.concatenate([near_r, earlier, ex_r[own]])
         if where is not None and not where.any():
             xy, radii = np.empty((0, 2)), np.empty(0)
         else:
@@ -246,8 +259,8 @@ def scatter_layers(heights, *, size, layers, seed=0, maps=None):
                 misses=MISSES,
                 density=mask.astype(np.float64) if variable else None,
                 where=where,
-                existing=done_xy if len(done_xy) else None,
-                existing_radii=(done_r if keep is None else np.full(len(done_r), keep)) if len(done_xy) else None,
+                existing=near_xy if len(near_xy) else None,
+                existing_radii=near_r if len(near_xy) else None,
             )
         if not variable and any(w < 1.0 for _, w in layer.rules.biomes) and len(xy):
             xy, radii = _thin(xy, radii, biome_weights(layer.rules, maps), cell, width, height, thin_ss)
@@ -257,6 +270,22 @@ def scatter_layers(heights, *, size, layers, seed=0, maps=None):
         done_xy = np.concatenate([done_xy, xy])
         done_r = np.concatenate([done_r, radii])
     return tuple(out)
+
+
+def _existing(existing, width, height):
+    """``existing`` of :func:`scatter_layers` in the sampler's coordinates (corner at 0), checked."""
+    if existing is None:
+        return np.empty((0, 2)), np.empty(0), np.empty(0, np.int64)
+    try:
+        xy, radii, layer = existing
+        xy = np.asarray(xy, np.float64).reshape(-1, 2)
+        radii = np.asarray(radii, np.float64).reshape(-1)
+        layer = np.asarray(layer, np.int64).reshape(-1)
+    except (TypeError, ValueError):
+        raise ParameterError("existing must be (xy (k, 2), radii (k,), layer (k,)) arrays") from None
+    if not len(xy) == len(radii) == len(layer) or not np.isfinite(xy).all() or (radii < 0).any():
+        raise ParameterError("existing must be (xy (k, 2), radii (k,), layer (k,)) of one length, finite, radii >= 0")
+    return xy + np.array([0.5 * width, 0.5 * height]), radii, layer
 
 
 def _thin(xy, radii, weights, cell, width, height, seed_seq):

@@ -16,7 +16,14 @@ from ._heights import (
     shape_heights,
     terrain_heights,
 )
-from ._layers import LAYER_STEPS, TerrainLayers, erosion_droplets, terrain_layers, terrain_layers_steps
+from ._layers import (
+    LAYER_STEPS,
+    TerrainLayers,
+    erosion_droplets,
+    erosion_steps,
+    terrain_layers,
+    terrain_layers_steps,
+)
 from .spec import LIMITS, TerrainSpec, check_spec, from_dict, to_dict
 
 __all__ = [
@@ -37,5 +44,6 @@ __all__ = [
     "terrain_layers_steps",
     "terrain_layers",
     "erosion_droplets",
+    "erosion_steps",
     "LAYER_STEPS",
 ]

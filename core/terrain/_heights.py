@@ -103,12 +103,15 @@ def noise_bands(spec, *, seed, band_cells=BAND_CELLS, margin=0):
     return raw
 
 
-def shape_heights(raw, spec, *, margin=0):
+def shape_heights(raw, spec, *, margin=0, falloff_mask=None):
     """Apply the spec's shaping steps to raw noise in [-1, 1]; returns float32 in [0, 1].
 
     With a ``margin`` (cells around the tile in ``raw``) the island falloff is
     the tile's own, extended by its edge values; every other step is pointwise.
     A margin needs ``normalize = "fixed"``: stretching depends on the extent.
+    ``falloff_mask``, when given (float32 like ``raw``, margin included), is the
+    island falloff to apply instead of the tile's own (a tiled world's, over the
+    whole world: ``core.heightmap.falloff_window``).
     """
     if margin and spec.normalize != "fixed":
         raise ParameterError("a margin needs terrain.normalize = 'fixed', got 'stretch'")
@@ -116,7 +119,9 @@ def shape_heights(raw, spec, *, margin=0):
         h = heightmap.normalize(raw)
     else:
         h = heightmap.normalize(raw, low=-1.0, high=1.0)
-    if spec.falloff != "none":
+    if spec.falloff != "none" and falloff_mask is not None:
+        h = heightmap.apply_falloff(h, falloff_mask)
+    elif spec.falloff != "none":
         inner = (h.shape[0] - 2 * margin, h.shape[1] - 2 * margin)
         mask = heightmap.island_falloff(inner, mode=spec.falloff, width=spec.falloff_width)
         h = heightmap.apply_falloff(h, np.pad(mask, margin, mode="edge") if margin else mask)

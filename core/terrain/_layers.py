@@ -31,7 +31,14 @@ from ..steps import drive
 from ..unity_package import alphamap_side, texel_weights
 from ._heights import TerrainHeights, noise_bands, shape_heights
 
-__all__ = ["TerrainLayers", "terrain_layers_steps", "terrain_layers", "erosion_droplets", "LAYER_STEPS"]
+__all__ = [
+    "TerrainLayers",
+    "terrain_layers_steps",
+    "terrain_layers",
+    "erosion_droplets",
+    "erosion_steps",
+    "LAYER_STEPS",
+]
 
 #: Progress units of each stage (the erosion reports its 100 over its batches, thermal its 10 over
 #: chunks of its iterations).
@@ -208,7 +215,18 @@ def _eroded(heights, terrain_spec, seed):
     return out, clipped, eroded.astype(np.float32), deposited.astype(np.float32), ledger
 
 
-def _moisture_window(heights, terrain_spec, biomes_spec, seed, flow):
+def erosion_steps(heights, *, terrain_spec, seed):
+    """The erosion stage of :func:`terrain_layers_steps` alone (hydraulic, thermal, the sea kept),
+    as steps yielding ``(units done, label)`` out of ``LAYER_STEPS["erosion"] + ["thermal"]``.
+
+    Returns ``(heights, clipped, eroded, deposited, ledger)`` as the :class:`TerrainLayers` fields
+    of those names (a tiled world erodes each tile's window with it: ``core.world``).  The droplet
+    count is ``droplets_per_km2`` times the area of ``heights``.
+    """
+    return (yield from _eroded(heights, terrain_spec, seed))
+
+
+def _moisture_window(heights, terrain_spec, biomes_spec, seed, flow, shaper=None):
     """The heights (metres, float32) and flow the moisture reads, and their margin in cells.
 
     A tile (``normalize = "fixed"``, :class:`TerrainHeights` with a margin) with a sea term gets
@@ -225,14 +243,17 @@ def _moisture_window(heights, terrain_spec, biomes_spec, seed, flow):
         )
     if not margin:
         return metres, flow, 0
-    bands = noise_bands(terrain_spec, seed=seed, margin=margin)
-    while True:
-        try:
-            next(bands)
-        except StopIteration as stop:
-            raw = stop.value
-            break
-    window = shape_heights(raw, terrain_spec, margin=margin)
+    if shaper is not None:
+        window = shaper(margin)
+    else:
+        bands = noise_bands(terrain_spec, seed=seed, margin=margin)
+        while True:
+            try:
+                next(bands)
+            except StopIteration as stop:
+                raw = stop.value
+                break
+        window = shape_heights(raw, terrain_spec, margin=margin)
     window[margin:-margin, margin:-margin] = heights.values  # the tile itself as the mesh shows it
     window *= np.float32(heights.height)
     if flow is not None:
@@ -249,7 +270,19 @@ def _wants_flow(terrain_spec, biomes_spec, splats, flow):
     )
 
 
-def terrain_layers_steps(heights, *, terrain_spec, biomes_spec=None, splats=(), seed, flow=False, base=None):
+def terrain_layers_steps(
+    heights,
+    *,
+    terrain_spec,
+    biomes_spec=None,
+    splats=(),
+    seed,
+    flow=False,
+    base=None,
+    given=None,
+    shaper=None,
+    slope=None,
+):
     """The terrain's layers as a step generator (see :mod:`core.steps`).
 
     Parameters
@@ -268,6 +301,17 @@ def terrain_layers_steps(heights, *, terrain_spec, biomes_spec=None, splats=(), 
         Also work out the water flow when nothing else needs it (a scatter rule, the flow map).
     base : str or None
         Folder a biome table's relative path is found in (recipes keep theirs absolute).
+    given : dict or None
+        Layers already worked out elsewhere (a tiled world's blended erosion windows): ``heights``
+        is then the eroded tile, and the keys ``clipped``, ``eroded``, ``deposited``, ``ledger``
+        (erosion) and ``flow`` given here are used as they are, their stages skipped.
+    shaper : callable or None
+        ``shaper(margin) -> (rows + 2 margin, cols + 2 margin) float32`` shaped heights in [0, 1]
+        around the tile, for the moisture's view of its neighbours (a tiled world's falloff spans
+        the world); None: ``terrain_spec``'s own noise and shaping.
+    slope : (rows, cols) ndarray or None
+        Slope in degrees the texture layers read (a tiled world's, from heights that see past the
+        tile's edges); None: worked out from the tile's heights.
 
     Yields ``(done, total, label)``; returns a :class:`TerrainLayers`.
     """
@@ -288,9 +332,16 @@ def terrain_layers_steps(heights, *, terrain_spec, biomes_spec=None, splats=(), 
         )
         if on
     ]
+    given = dict(given or {})
+    if "eroded" in given:
+        stages = [s for s in stages if s not in ("erosion", "thermal")]
+        erosion_on = False
+    if "flow" in given:
+        stages = [s for s in stages if s != "flow"]
+        wants_flow = False
     total = sum(LAYER_STEPS[s] for s in stages)
     done = 0
-    out = {}
+    out = {k: given[k] for k in ("clipped", "eroded", "deposited", "ledger", "flow") if k in given}
     cell, top = heights.cell_size, heights.height
     if erosion_on:
         if top <= 0.0:
@@ -323,7 +374,9 @@ def terrain_layers_steps(heights, *, terrain_spec, biomes_spec=None, splats=(), 
         if top <= sea_level_m:
             raise ParameterError(f"biomes need terrain.height > 0 above the sea, got {top:g} m")
         table = core_biomes.load_table(biomes_spec.table, base=base)
-        window, window_flow, margin = _moisture_window(heights, terrain_spec, biomes_spec, seed, out.get("flow"))
+        window, window_flow, margin = _moisture_window(
+            heights, terrain_spec, biomes_spec, seed, out.get("flow"), shaper
+        )
         moisture = core_biomes.moisture(
             window,
             cell_size=cell,
@@ -356,6 +409,7 @@ def terrain_layers_steps(heights, *, terrain_spec, biomes_spec=None, splats=(), 
             flow=out.get("flow"),
             seed=seed,
             offset=terrain_spec.offset,
+            slope=slope,
         )
         side = alphamap_side(heights.values.shape[0])
         out["weights"] = weights

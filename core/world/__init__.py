@@ -12,6 +12,9 @@ The executors that run the plan (serial, threads, Dask), the driver and the worl
 """
 
 from ._grid import MIN_HALO_CELLS, WorldGrid, halo_cells, parse_tile_range, tile_base, world_grid
+from ._plan import Task, plan_world, run_task, tile_deps
+from ._stitch import seam_report
+from ._tile import tile_layers
 
 __all__ = [
     "WorldGrid",
@@ -20,6 +23,12 @@ __all__ = [
     "parse_tile_range",
     "halo_cells",
     "MIN_HALO_CELLS",
+    "Task",
+    "plan_world",
+    "run_task",
+    "tile_deps",
+    "seam_report",
+    "tile_layers",
 ]
 
 # ---- engineer X's modules (executors, driver, world JSON): shared block, X may append here ----

@@ -1,0 +1,147 @@
+"""The plan of a tiled world: its tasks, their dependencies, a serial order; and running one task.
+
+Two kinds of :class:`Task`: ``window_<x>_<z>`` erodes tile ``(x, z)``'s window (only when erosion
+is on or the flow is needed) and ``tile_<x>_<z>`` builds the tile from the windows of its 3 x 3
+neighbourhood and the border props of its lower-coloured neighbours.  :func:`run_task` is a pure
+function of the recipe (its seed) and the task: any process, any valid order, the same bytes.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from ..errors import ParameterError
+from ._tile import run_tile
+from ._window import needs_windows, run_window
+
+__all__ = ["Task", "plan_world", "run_task", "tile_deps"]
+
+KINDS = ("window", "tile")
+
+
+@dataclass(frozen=True)
+class Task:
+    """One job of a world build.
+
+    Attributes
+    ----------
+    key : str
+        ``"window_<x>_<z>"`` or ``"tile_<x>_<z>"``.
+    kind : {'window', 'tile'}
+    tile : (int, int)
+        The tile ``(x, z)``.
+    deps : tuple of str
+        Keys of the tasks whose results this one reads.
+    write : bool
+        Whether a tile task writes its files (False: built only for its neighbours' sake).
+    """
+
+    key: str
+    kind: str
+    tile: tuple
+    deps: tuple = ()
+    write: bool = True
+
+
+def _key(kind, x, z):
+    return f"{kind}_{x}_{z}"
+
+
+def _around(grid, x, z):
+    """The tile and its 8 neighbours inside the grid, in (z, x) order."""
+    return [(tx, tz) for tz in (z - 1, z, z + 1) for tx in (x - 1, x, x + 1) if grid.contains(tx, tz)]
+
+
+def tile_deps(grid, x, z):
+    """The tiles whose border props tile ``(x, z)`` waits for: its 8-neighbours of lower colour."""
+    c = grid.colour(x, z)
+    return [(tx, tz) for tx, tz in _around(grid, x, z) if (tx, tz) != (x, z) and grid.colour(tx, tz) < c]
+
+
+def plan_world(grid, recipe, *, tiles=None, done=()):
+    """The tasks that build ``tiles`` (default: every tile) of the world, in a valid serial order.
+
+    Parameters
+    ----------
+    grid : WorldGrid
+    recipe : Recipe
+    tiles : iterable of (x, z) or None
+        The tiles to build and write.  The tiles they depend on (lower-coloured neighbours, and
+        theirs) are planned too, with ``write=False``: their props are needed, not their files.
+    done : iterable of (x, z)
+        Tiles already complete: not rebuilt; planned with ``write=False`` only when a tile to build
+        depends on them (their border props are then read from the cache when there).
+
+    Returns
+    -------
+    tasks : tuple of Task
+        Every task after its dependencies; tiles are taken row by row (z, then x) and each pulls in
+        its windows and dependencies just before it, so few windows are alive at a time.
+    """
+    chosen = [tuple(t) for t in (grid.tiles() if tiles is None else tiles)]
+    for x, z in chosen:
+        if not grid.contains(x, z):
+            raise ParameterError(f"tiles: ({x}, {z}) is outside the {grid.nx} x {grid.nz} grid")
+    done = {tuple(t) for t in done}
+    build = [t for t in chosen if t not in done]
+    writes = set(build)
+    windows = needs_windows(recipe)
+    out, seen = [], set()
+
+    def tile_task(x, z):
+        key = _key("tile", x, z)
+        if key in seen:
+            return
+        seen.add(key)
+        deps = []
+        for tx, tz in tile_deps(grid, x, z):
+            tile_task(tx, tz)
+            deps.append(_key("tile", tx, tz))
+        if windows:
+            for tx, tz in _around(grid, x, z):
+                wkey = _key("window", tx, tz)
+                if wkey not in seen:
+                    seen.add(wkey)
+                    out.append(Task(wkey, "window", (tx, tz)))
+                deps.append(wkey)
+        out.append(Task(key, "tile", (x, z), tuple(sorted(deps)), (x, z) in writes))
+
+    for x, z in sorted(build, key=lambda t: (t[1], t[0])):
+        tile_task(x, z)
+    return tuple(out)
+
+
+def run_task(task, *, recipe, grid, out_dir, name, cache_dir, deps):
+    """Run one :class:`Task`; returns its small result dict.
+
+    ``window`` -> ``{"key", "kind", "tile", "path", "seconds"}``;
+    ``tile`` -> ``{"key", "kind", "tile", "files": [{"name", "bytes", "sha256"}], "border",
+    "ledger", "relief": [min_m, max_m], "seconds"}``.  ``deps``: ``{key: result}`` of the task's
+    dependencies.  Everything it writes is written atomically.
+    """
+    start = time.perf_counter()
+    x, z = task.tile
+    result = {"key": task.key, "kind": task.kind, "tile": (x, z)}
+    if task.kind == "window":
+        path, summary = run_window(recipe, grid, x, z, cache_dir)
+        result["path"] = path
+        result["relief"] = summary["relief"]
+    elif task.kind == "tile":
+        result.update(
+            run_tile(
+                recipe,
+                grid,
+                x,
+                z,
+                out_dir=out_dir,
+                name=name,
+                cache_dir=cache_dir,
+                deps=dict(deps or {}),
+                write=task.write,
+            )
+        )
+    else:
+        raise ParameterError(f"task.kind must be one of {KINDS}, got {task.kind!r}")
+    result["seconds"] = time.perf_counter() - start
+    return result

@@ -1,0 +1,164 @@
+"""A tile's props: the scatter with its neighbours' border props, the placement file, the detail layers.
+
+Tiles are coloured ``(x % 2) + 2 (z % 2)``; a tile scatters after its neighbours (8-neighbourhood)
+of lower colours and keeps its props clear of theirs near the border (``core.scatter.scatter_layers``'
+``existing``).  Its own props near its edges go back in the task's result (``border``), for the
+tiles of higher colours.  So props keep their spacing across borders, and what a tile places
+depends on the colouring only, never on the order tiles are built in.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import placement as core_placement
+from .. import scatter as core_scatter
+from .. import trees as core_trees
+from .. import unity as core_unity
+from ..unity_package import alphamap_side
+from ._window import TAG_SCATTER, task_seed
+
+__all__ = ["scatter_tile", "border_points", "placement_content", "prop_names", "reach", "FORMAT", "VERSION"]
+
+FORMAT = "worldseed-placements"
+VERSION = 1
+#: Mixed into the tile's seed for the props' variants and the Unity detail counts.
+TAG_VARIANT = 0x5EED
+TAG_DETAIL = 0x44455441  # "DETA"
+#: The name of prop instance ``index`` (as Blender's scatter names its objects).
+INSTANCE_NAME = "{prop}_{index:05d}"
+
+
+def reach(specs):
+    """How far (metres) a prop can keep a neighbour's prop away: the largest spacing of any layer."""
+    return max([max(s.radius, s.radius_max, s.keep_away) for s in specs] + [0.0])
+
+
+def prop_names(spec):
+    """The names of a layer's prop variants, as Blender's built-in props are named."""
+    if spec.prop == "rock":
+        stem = "Rock"
+    elif spec.prop == "grass":
+        stem = "Grass"
+    else:
+        stem = core_trees.species_spec(spec.prop).name
+    return [f"{stem}_P{k + 1:02d}" for k in range(spec.variants)]
+
+
+def _existing(neighbours, centre):
+    """The neighbours' border props (``border`` results) in this tile's centred coordinates."""
+    parts = [b for b in neighbours if b is not None and len(b.get("xy", ()))]
+    if not parts:
+        return None
+    xy = np.concatenate([np.asarray(b["xy"], np.float64) for b in parts]) - np.asarray(centre[:2])
+    radii = np.concatenate([np.asarray(b["radius"], np.float64) for b in parts])
+    layer = np.concatenate([np.asarray(b["layer"], np.int64) for b in parts])
+    return xy, radii, layer
+
+
+def scatter_tile(recipe, grid, x, z, layers, neighbours):
+    """Scatter ``[[scatter]]`` over tile ``(x, z)`` (``layers``: its ``TerrainLayers``), clear of the
+    ``neighbours``' border props; returns the placements (``core.scatter.Placement`` per layer, centred
+    on the tile)."""
+    specs = list(recipe.scatter)
+    core_scatter.check_prop_count(specs, size=grid.size)
+    sea_m = recipe.terrain.sea_level * recipe.terrain.height
+    centre = grid.blender_centre(x, z)
+    return core_scatter.scatter_layers(
+        layers.metres,
+        size=grid.size,
+        seed=np.random.default_rng(task_seed(recipe.world.seed, x, z, TAG_SCATTER)),
+        layers=[core_scatter.layer_from_spec(s, sea_level_m=sea_m) for s in specs],
+        maps=layers.scatter_maps,
+        existing=_existing(neighbours, centre),
+    )
+
+
+def border_points(placements, grid, x, z, distance):
+    """The tile's props within ``distance`` of its edges: ``{"xy" (k, 2) Blender world metres,
+    "radius" (k,), "layer" (k,) int16}``."""
+    half = grid.size / 2.0
+    cx, cy, _ = grid.blender_centre(x, z)
+    xy, radius, layer = [np.empty((0, 2))], [np.empty(0)], [np.empty(0, np.int16)]
+    for i, p in enumerate(placements):
+        pos = p.positions[:, :2]
+        near = (np.abs(pos) >= half - distance).any(axis=1)
+        xy.append(pos[near] + np.array([cx, cy]))
+        radius.append(np.asarray(p.radii, np.float64)[near])
+        layer.append(np.full(int(near.sum()), i, np.int16))
+    return {"xy": np.concatenate(xy), "radius": np.concatenate(radius), "layer": np.concatenate(layer)}
+
+
+def placement_content(recipe, grid, x, z, placements, base):
+    """The tile's placement file (as ``world_placements.json``: one scatter, Unity coordinates)."""
+    specs = list(recipe.scatter)
+    rng = np.random.default_rng(np.random.SeedSequence([recipe.world.seed, x, z, TAG_VARIANT]))
+    names, offsets = [], []
+    for spec in specs:
+        offsets.append(len(names))
+        names += prop_names(spec)
+    cx, cy, cz = grid.blender_centre(x, z)
+    pos, rot, scale, which, layer = [np.empty((0, 3))], [np.empty((0, 4))], [np.empty(0)], [], []
+    for i, (p, spec) in enumerate(zip(placements, specs)):
+        m = len(p.positions)
+        pos.append(p.positions + np.array([cx, cy, cz]))
+        rot.append(p.rotations)
+        scale.append(p.scales)
+        which.append(rng.integers(0, spec.variants, m) + offsets[i])
+        layer.append(np.full(m, i))
+    pos, rot, scale = np.concatenate(pos), np.concatenate(rot), np.concatenate(scale)
+    which = np.concatenate(which) if which else np.empty(0, np.int64)
+    layer = np.concatenate(layer) if layer else np.empty(0, np.int64)
+    records = core_placement.placement_records(
+        pos, rot, scale, which, names, layers=layer, layer_names=[s.name for s in specs]
+    )
+    for index, rec in enumerate(records):
+        rec["object"] = INSTANCE_NAME.format(prop=rec["prop"], index=index)
+    spec = recipe.terrain
+    terrain_pos = core_unity.unity_terrain_position(spec.size, blender_centre=(cx, cy, cz))
+    tree_layers = [i for i, s in enumerate(specs) if s.unity_tree]
+    pick = np.isin(layer, tree_layers)
+    used = sorted(set(which[pick].tolist()))
+    prototype = {k: i for i, k in enumerate(used)}
+    trees = core_placement.terrain_tree_instances(
+        pos[pick],
+        rot[pick],
+        scale[pick],
+        [prototype[k] for k in which[pick].tolist()],
+        terrain_position=terrain_pos,
+        size=spec.size,
+        height=max(spec.height, 1e-6),
+    )
+    scatter = {
+        "scatter": f"{grid.object_name(x, z)}_Scatter",
+        "terrain": {
+            "name": grid.object_name(x, z),
+            "position": [round(v, 5) for v in terrain_pos.tolist()],
+            "size": [spec.size, spec.height, spec.size],
+        },
+        "props": names,
+        "layers": [s.name for s in specs],
+        "instances": records,
+        "terrain_trees": {"prototypes": [names[k] for k in used], "instances": trees},
+    }
+    return {"format": FORMAT, "version": VERSION, "tile": [x, z], "name": base, "scatters": [scatter]}
+
+
+def detail_maps(recipe, grid, x, z, layers):
+    """The tile's Unity detail layers ``((name, counts), ...)`` (layers with ``unity_detail > 0``)."""
+    specs = [s for s in recipe.scatter if s.unity_detail > 0]
+    if not specs:
+        return ()
+    base = alphamap_side(grid.resolution)
+    resolution = max(core_scatter.detail_side(base, size=grid.size, per_m2=s.unity_detail) for s in specs)
+    return tuple(
+        core_scatter.detail_layers(
+            layers.metres,
+            size=grid.size,
+            specs=list(recipe.scatter),
+            sea_level_m=recipe.terrain.sea_level * recipe.terrain.height,
+            resolution=resolution,
+            seed=task_seed(recipe.world.seed, x, z, TAG_DETAIL),
+            maps=layers.scatter_maps,
+        )
+    )

@@ -1,0 +1,170 @@
+"""Phase 2 of a tiled world: one tile's heights, layers, props and files.
+
+The tile's heights are its base heights (``_base``) plus the blended erosion windows
+(``_stitch``) over the tile and a one-cell ring (the normals' margin); its layers (flow, moisture,
+biomes, texture-layer weights) come from ``core.terrain.terrain_layers_steps`` with the blended
+erosion and flow given; its props from ``_scatter``.  The files (``<base>.raw``, the Unity terrain
+package ``<base>_*``, ``<base>_placements.json``) are written atomically; the result is small.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+
+import numpy as np
+
+from .. import heightmap
+from .. import unity_package as core_package
+from ..steps import drive
+from ..terrain import terrain_layers_steps
+from ..unity import write_bytes_atomic
+from ._base import base_heights, shaper, tile_heights, tile_spec
+from ._grid import tile_base
+from ._scatter import border_points, detail_maps, placement_content, reach, scatter_tile
+from ._stitch import blend_windows
+from ._window import load_window, needs_windows, recipe_digest, wants_flow, window_path
+
+__all__ = ["run_tile", "tile_layers", "border_path", "load_border"]
+
+
+def border_path(cache_dir, x, z):
+    """``<cache>/border_<x>_<z>.npz``: a finished tile's border props, for tiles built later."""
+    return os.path.join(cache_dir, f"border_{x}_{z}.npz")
+
+
+def load_border(path, digest):
+    """A cached border (dict of arrays), or None when missing or of another recipe."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            if str(data["digest"]) != digest:
+                return None
+            return {k: data[k] for k in ("xy", "radius", "layer")}
+    except (OSError, ValueError, KeyError, EOFError):
+        return None
+
+
+def _loader(cache_dir, paths, digest):
+    def load(tx, tz, keys):
+        path = paths.get((tx, tz)) or window_path(cache_dir, tx, tz)
+        data = load_window(path, digest)
+        return None if data is None else {k: data[k] for k in keys if k in data}
+
+    return load
+
+
+def tile_layers(recipe, grid, x, z, *, cache_dir=None, window_paths=None):
+    """The ``core.terrain.TerrainLayers`` of tile ``(x, z)``: base heights plus the blended windows
+    (read from ``window_paths`` ``{(tx, tz): path}`` or ``<cache_dir>/window_<x>_<z>.npz``)."""
+    spec = tile_spec(recipe, grid, x, z)
+    top = grid.height
+    ring = base_heights(recipe, grid, x, z, 1)
+    given = {}
+    if needs_windows(recipe):
+        digest = recipe_digest(recipe)
+        keys = ("delta", "eroded", "deposited", "flow")
+        acc = blend_windows(grid, x, z, 1, _loader(cache_dir, dict(window_paths or {}), digest), keys)
+        if "delta" in acc:
+            metres = ring.astype(np.float64)
+            metres *= top
+            metres += acc.pop("delta")
+            lowest, highest = float(metres[1:-1, 1:-1].min()), float(metres[1:-1, 1:-1].max())
+            metres /= top
+            given["clipped"] = {
+                "below": int((metres[1:-1, 1:-1] < 0.0).sum()),
+                "above": int((metres[1:-1, 1:-1] > 1.0).sum()),
+                "lowest_m": lowest,
+                "highest_m": highest,
+            }
+            ring = np.clip(metres, 0.0, 1.0).astype(np.float32)
+            del metres
+            given["eroded"] = acc.pop("eroded")[1:-1, 1:-1].astype(np.float32)
+            given["deposited"] = acc.pop("deposited")[1:-1, 1:-1].astype(np.float32)
+        if "flow" in acc:
+            given["flow"] = np.ascontiguousarray(acc.pop("flow")[1:-1, 1:-1])
+    heights = tile_heights(ring, grid)
+    slope = None
+    if any(tuple(s.slope_range) != (0.0, 90.0) for s in recipe.splat):  # central differences at the edges too
+        slope = heightmap.slope_degrees(ring, cell_size=grid.cell_size, height_scale=top)[1:-1, 1:-1]
+    del ring
+    layers = drive(
+        terrain_layers_steps(
+            heights,
+            terrain_spec=spec,
+            biomes_spec=recipe.biomes,
+            splats=recipe.splat,
+            seed=recipe.world.seed,
+            flow=wants_flow(recipe),
+            given=given,
+            shaper=shaper(recipe, grid, x, z),
+            slope=slope,
+        )
+    )
+    return layers
+
+
+def _files(recipe, grid, x, z, layers, placements, name):
+    base = tile_base(name, x, z)
+    placements_name = f"{base}_placements.json" if recipe.scatter else None
+    files = core_package.package_files(
+        base,
+        layers,
+        size=grid.size,
+        splats=tuple(recipe.splat),
+        details=detail_maps(recipe, grid, x, z, layers),
+        placements=placements_name,
+        blender_centre=grid.blender_centre(x, z),
+    )
+    raw = files.pop(f"{base}_heightmap.raw")
+    content = json.loads(files.pop(f"{base}_terrain.json"))
+    content["heightmap"]["file"] = f"{base}.raw"
+    out = {f"{base}.raw": raw, **files}
+    if placements_name:
+        data = placement_content(recipe, grid, x, z, placements, base)
+        out[placements_name] = (json.dumps(data, separators=(",", ":")) + "\n").encode()
+    out[f"{base}_terrain.json"] = core_package.json_bytes(content)
+    return out
+
+
+def run_tile(recipe, grid, x, z, *, out_dir, name, cache_dir, deps, write=True):
+    """Build tile ``(x, z)``; returns the parts of its task result (``files``, ``border``, ``ledger``,
+    ``relief``)."""
+    digest = recipe_digest(recipe)
+    if not write and cache_dir:
+        cached = load_border(border_path(cache_dir, x, z), digest)
+        if cached is not None:
+            return {"files": [], "border": cached, "ledger": {}, "relief": None}
+    window_paths = {}
+    neighbours = []
+    for dep in deps.values():
+        if dep.get("kind") == "window":
+            window_paths[tuple(dep["tile"])] = dep["path"]
+        elif dep.get("kind") == "tile":
+            neighbours.append(dep.get("border"))
+    layers = tile_layers(recipe, grid, x, z, cache_dir=cache_dir, window_paths=window_paths)
+    placements = scatter_tile(recipe, grid, x, z, layers, neighbours) if recipe.scatter else ()
+    border = border_points(placements, grid, x, z, reach(recipe.scatter))
+    metres = layers.heights.values
+    relief = [float(metres.min()) * grid.height, float(metres.max()) * grid.height]
+    ledger = {}
+    if layers.eroded is not None:
+        area = grid.cell_size**2
+        ledger = {
+            "eroded_m3": float(layers.eroded.sum(dtype=np.float64) * area),
+            "deposited_m3": float(layers.deposited.sum(dtype=np.float64) * area),
+            "clipped": dict(layers.clipped),
+        }
+    files = []
+    if write:
+        os.makedirs(out_dir, exist_ok=True)
+        for file_name, data in _files(recipe, grid, x, z, layers, placements, name).items():
+            write_bytes_atomic(os.path.join(out_dir, file_name), data)
+            files.append({"name": file_name, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()})
+    if cache_dir:
+        buf = io.BytesIO()
+        np.savez(buf, digest=np.array(digest), **border)
+        os.makedirs(cache_dir, exist_ok=True)
+        write_bytes_atomic(border_path(cache_dir, x, z), buf.getbuffer())
+    return {"files": files, "border": border, "ledger": ledger, "relief": relief}

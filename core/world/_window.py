@@ -1,0 +1,125 @@
+"""Phase 1 of a tiled world: a tile's erosion window.
+
+The window is the tile plus ``H = grid.halo_cells`` cells on every side, eroded as one terrain
+(droplets for the window's area, its own random stream ``SeedSequence([seed, x, z, TAG])``) and
+its water flow accumulated.  What the tiles blend (``_stitch``) is saved to
+``<cache>/window_<x>_<z>.npz``: ``delta`` (eroded minus base heights, metres), ``eroded``,
+``deposited`` (metres), ``flow`` (square metres), all float32 over the window, with the recipe's
+digest so a stale file is never read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+
+import numpy as np
+
+from .. import biomes as core_biomes
+from .. import erosion as core_erosion
+from .. import recipe as core_recipe
+from ..scatter import LayerSpec
+from ..terrain import TerrainHeights, erosion_steps
+from ..unity import write_bytes_atomic
+from ._base import base_heights, tile_spec
+
+__all__ = ["window_path", "run_window", "load_window", "recipe_digest", "task_seed", "wants_flow", "needs_windows"]
+
+#: Tags mixed into the world seed with the tile index: one random stream per job.
+TAG_EROSION = 0x45524F44  # "EROD"
+TAG_SCATTER = 0x53434154  # "SCAT"
+
+
+def recipe_digest(recipe):
+    """SHA-256 (hex) of the recipe's TOML text: what every cached file of a world is checked against."""
+    return hashlib.sha256(core_recipe.dumps(recipe).encode()).hexdigest()
+
+
+def task_seed(seed, x, z, tag):
+    """A seed in [0, 2^63) for tile ``(x, z)``'s job ``tag``, from ``SeedSequence([seed, x, z, tag])``."""
+    words = np.random.SeedSequence([int(seed), int(x), int(z), int(tag)]).generate_state(2, np.uint32)
+    return (int(words[0]) << 31) ^ int(words[1])
+
+
+def wants_flow(recipe):
+    """Whether a tile needs the water flow: erosion, a biome flow term, a texture layer or scatter rule on flow."""
+    biomes = recipe.biomes
+    return bool(
+        recipe.terrain.erosion.enabled
+        or (biomes.enabled and biomes.flow_weight > 0.0)
+        or any(s.flow for s in recipe.splat)
+        or any(tuple(s.flow) != tuple(LayerSpec().flow) for s in recipe.scatter)
+    )
+
+
+def needs_windows(recipe):
+    """Whether the world has phase-1 window tasks (erosion on, or the flow needed)."""
+    return wants_flow(recipe)
+
+
+def window_path(cache_dir, x, z):
+    """``<cache>/window_<x>_<z>.npz``."""
+    return os.path.join(cache_dir, f"window_{x}_{z}.npz")
+
+
+def load_window(path, digest=None):
+    """The arrays of a window file as a dict (``delta`` may be absent: no erosion), or None when the
+    file is missing, unreadable or of another recipe (``digest``)."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            if digest is not None and str(data["digest"]) != digest:
+                return None
+            return {k: data[k] for k in data.files}
+    except (OSError, ValueError, KeyError, EOFError):
+        return None
+
+
+def run_window(recipe, grid, x, z, cache_dir):
+    """Erode tile ``(x, z)``'s window and save it; returns ``(path, summary)``."""
+    digest = recipe_digest(recipe)
+    path = window_path(cache_dir, x, z)
+    h = grid.halo_cells
+    spec = tile_spec(recipe, grid, x, z)
+    top, cell = grid.height, grid.cell_size
+    base = base_heights(recipe, grid, x, z, h)
+    arrays = {}
+    ledger = {}
+    values = base
+    if spec.erosion.enabled:
+        heights = TerrainHeights(base, cell, top)
+        steps = erosion_steps(heights, terrain_spec=spec, seed=task_seed(recipe.world.seed, x, z, TAG_EROSION))
+        while True:
+            try:
+                next(steps)
+            except StopIteration as stop:
+                out, _clipped, eroded, deposited, ledger = stop.value
+                break
+        values = out.values
+        delta = values.astype(np.float64)
+        delta -= base
+        delta *= top
+        arrays["delta"] = delta.astype(np.float32)
+        del delta
+        arrays["eroded"], arrays["deposited"] = eroded, deposited
+    if wants_flow(recipe):
+        metres = values.astype(np.float64) * top
+        flow = np.asarray(core_erosion.flow_accumulation(metres, cell_size=cell), np.float64)
+        sea_level_m = float(np.float32(spec.sea_level) * np.float32(top))
+        flow[core_biomes.sea_mask(values * np.float32(top), sea_level=sea_level_m)] = 0.0
+        arrays["flow"] = flow.astype(np.float32)
+        del metres, flow
+    relief = np.array([float(values.min()) * top, float(values.max()) * top])
+    buf = io.BytesIO()
+    np.savez(
+        buf,
+        digest=np.array(digest),
+        halo=np.array(h),
+        relief=relief,
+        ledger=np.array(json.dumps(ledger, sort_keys=True)),
+        **arrays,
+    )
+    os.makedirs(cache_dir, exist_ok=True)
+    write_bytes_atomic(path, buf.getbuffer())
+    return path, {"ledger": ledger, "relief": relief.tolist()}
