@@ -235,3 +235,28 @@ def test_a_grid_too_large_for_memory_is_refused_before_any_work():
         solve([1.0], np.ones((6, 1, 1), bool), 1024, 1024, depth=2)
     assert time.perf_counter() - start < 1.0
     assert MAX_CELLS == 1024 * 1024
+
+
+@pytest.mark.parametrize("source", ["flowers", "roads"])
+def test_narrowing_by_lost_classes_equals_narrowing_by_whole_supports(source, monkeypatch):
+    # a visited cell that lost a few patterns narrows its neighbours by the classes it no longer
+    # meets (how few depends on P); forced on for every loss of up to 10 patterns, and forced
+    # off, the search is the same
+    from core.wfc import _search, extract_patterns, load_tileset, overlap_compatible, read_sample
+    from core.wfc._rules import Rules
+
+    if source == "flowers":
+        sample = read_sample("presets/wfc/samples/flowers.txt")
+        patterns, weights = extract_patterns(np.searchsorted(np.unique(sample), sample), n=3, symmetry=8)
+        compatible, size, periodic = overlap_compatible(patterns), 20, True
+    else:
+        ts = load_tileset("presets/wfc/roads.toml")
+        weights, compatible, size, periodic = ts.weights, ts.compatible, 24, False
+    assert Rules(np.asarray(weights, float), compatible).classes is not None
+    runs = []
+    for per_lost, few in ((1, 10), (1, 0)):
+        monkeypatch.setattr(_search, "_BYTES_PER_LOST", per_lost)
+        monkeypatch.setattr(_search, "_FEW", few)
+        r = solve(weights, compatible, size, size, periodic=periodic, seed=4)
+        runs.append((r.indices.tolist(), r.attempts, r.backtracks))
+    assert runs[0] == runs[1]
