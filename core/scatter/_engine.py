@@ -187,8 +187,9 @@ def scatter_layers(heights, *, size, layers, seed=0, maps=None, existing=None):
         Props already placed around the terrain (a tiled world's neighbouring tiles):
         ``(xy, radii, layer)`` with ``xy`` (k, 2) in this terrain's coordinates (as ``positions``,
         centred), ``radii`` (k,) their spacing and ``layer`` (k,) their layer index.  Layer ``i``
-        keeps its spacing from those of layer ``i`` and, as from its own earlier layers, from those of
-        layers ``0 .. i-1``.  None or empty: as without it, bit for bit.
+        keeps its spacing from those of layer ``i``, from those of layers ``0 .. i-1`` as from its own
+        earlier layers, and from those of later layers by their ``keep_away`` (they were placed
+        first).  None or empty: as without it, bit for bit.
 
     Returns
     -------
@@ -233,7 +234,7 @@ def scatter_layers(heights, *, size, layers, seed=0, maps=None, existing=None):
         slope = slope_degrees(h, cell_size=cell)
     normals = None
     done_xy, done_r = np.empty((0, 2)), np.empty(0)
-    ex_xy, ex_r, ex_layer = _existing(existing, width, height)
+    ex_xy, ex_r, ex_layer = _existing(existing, width, height, len(layers))
     out = []
     for index, (layer, (mask_ss, sample_ss, place_ss, thin_ss, _)) in enumerate(zip(layers, streams)):
         mask = density_mask(h, cell, layer.rules, np.random.default_rng(mask_ss), slope, maps)
@@ -242,10 +243,15 @@ def scatter_layers(heights, *, size, layers, seed=0, maps=None, existing=None):
         keep = layer.rules.keep_away
         near_xy, near_r = done_xy, (done_r if keep is None else np.full(len(done_r), keep))
         if len(ex_xy):
-            own, before = ex_layer == index, ex_layer < index
+            # a neighbour's props: those of earlier layers as this terrain's own earlier layers; its
+            # own layer at their spacing; later layers (placed there before this one here) at the
+            # distance they keep from this layer's props (their keep_away, at least their spacing)
+            own, before, after = ex_layer == index, ex_layer < index, ex_layer > index
             earlier = ex_r[before] if keep is None else np.full(int(before.sum()), keep)
-            near_xy = np.concatenate([near_xy, ex_xy[before], ex_xy[own]])
-            near_r = np.concatenate([near_r, earlier, ex_r[own]])
+            keeps = np.array([layer_j.rules.keep_away or 0.0 for layer_j in layers], np.float64)
+            later = np.maximum(ex_r[after], keeps[ex_layer[after]])
+            near_xy = np.concatenate([near_xy, ex_xy[before], ex_xy[own], ex_xy[after]])
+            near_r = np.concatenate([near_r, earlier, ex_r[own], later])
         if where is not None and not where.any():
             xy, radii = np.empty((0, 2)), np.empty(0)
         else:
@@ -272,7 +278,7 @@ def scatter_layers(heights, *, size, layers, seed=0, maps=None, existing=None):
     return tuple(out)
 
 
-def _existing(existing, width, height):
+def _existing(existing, width, height, count):
     """``existing`` of :func:`scatter_layers` in the sampler's coordinates (corner at 0), checked."""
     if existing is None:
         return np.empty((0, 2)), np.empty(0), np.empty(0, np.int64)
@@ -285,6 +291,10 @@ def _existing(existing, width, height):
         raise ParameterError("existing must be (xy (k, 2), radii (k,), layer (k,)) arrays") from None
     if not len(xy) == len(radii) == len(layer) or not np.isfinite(xy).all() or (radii < 0).any():
         raise ParameterError("existing must be (xy (k, 2), radii (k,), layer (k,)) of one length, finite, radii >= 0")
+    if len(layer) and (layer.min() < 0 or layer.max() >= count):
+        raise ParameterError(
+            f"existing layer indices must be in [0, {count}), got {int(layer.min())}..{int(layer.max())}"
+        )
     return xy + np.array([0.5 * width, 0.5 * height]), radii, layer
 
 
