@@ -56,10 +56,10 @@ from .materials import (
     splat_pixels,
     terrain_material,
 )
-from .mesh import descendants, free_base_name, mesh_topology, remove_objects, set_positions
+from .mesh import descendants, free_base_name, mesh_topology, remove_objects
 from .outputs import output_folder, writing
 from .query import KIND_KEY
-from .terrain import RECIPE_KEY
+from .terrain import RECIPE_KEY, set_terrain_positions
 
 __all__ = [
     "TILE_KIND",
@@ -219,27 +219,17 @@ def tile_placements(path):
 
 
 def _lod_mesh(name, heights, stride):
-    """One LOD of a tile: the grid of ``lod_indices(n, stride)`` with the quads cut where the heights
-    say (``core.mesh.grid_turns``, as a terrain's), custom normals from the margin."""
-    n = heights.values.shape[0]
-    side = len(core_mesh.lod_indices(n, stride))
+    """One LOD of a tile, as a terrain's (``.terrain``): the grid of ``lod_indices(n, stride)``, the
+    quads cut where the heights say (``core.mesh.grid_turns``), custom normals from the margin."""
+    side = len(core_mesh.lod_indices(heights.values.shape[0], stride))
     turn = core_mesh.grid_turns(heights.metres, cell_size=heights.cell_size, stride=stride)
     topology = core_mesh.grid_topology(side, side, turn=turn)
-    uvs = core_mesh.grid_corner_uvs(side, side, turn=turn)
-    me = mesh_topology(name, side * side, topology, corner_uvs=uvs)
+    me = mesh_topology(name, side * side, topology, corner_uvs=core_mesh.grid_corner_uvs(side, side, turn=turn))
     try:
-        idx = core_mesh.lod_indices(n, stride)
-        coords = ((idx - (n - 1) / 2.0) * heights.cell_size).astype(np.float32)
-        z = heights.values[np.ix_(idx, idx)] * np.float32(heights.height)
-        pos = np.empty((side, side, 3), np.float32)
-        pos[..., 0] = coords[None, :]
-        pos[..., 1] = coords[:, None]
-        pos[..., 2] = z
-        set_positions(me, pos.reshape(-1, 3), normals=lambda: core_terrain.grid_normals(heights, stride=stride))
+        return set_terrain_positions(me, heights, stride=stride)
     except BaseException:
         bpy.data.meshes.remove(me)
         raise
-    return me
 
 
 def _scatter_specs(recipe):

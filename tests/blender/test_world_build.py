@@ -326,18 +326,19 @@ def test_esc_leaves_the_scene_as_it_was_and_keeps_the_finished_tiles(empty_scene
     document = core_world.read_world_json(str(tmp_path / "world_world.json"))
     complete = {(t["x"], t["z"]) for t in document["tiles"] if t["complete"]}
     assert (0, 0) in complete  # how many more finished before the Esc landed depends on the machine
-    # Esc while the tiles become objects: nothing of them stays either
+    # Esc while the tiles become objects (the run has finished every tile): nothing of them stays either
     RESULT.clear()
     RESULT["cancel_at"] = "tile 1, 0"
     bpy.ops.worldseed.test_world_build()
     assert RESULT["state"] == {"CANCELLED"} and snapshot() == before
-    # the next build keeps the finished tiles and builds the others
+    document = core_world.read_world_json(str(tmp_path / "world_world.json"))
+    assert all(t["complete"] for t in document["tiles"])
+    # the next build keeps the finished tiles: nothing to build, only to assemble
     RESULT.clear()
     bpy.ops.worldseed.test_world_build()
     run = RESULT["run"]
-    assert sorted({*run.built, *run.skipped}) == [(0, 0), (0, 1), (1, 0), (1, 1)]
-    assert set(run.skipped) == complete
-    assert len(tile_names := [o.name for o in bpy.data.objects]) == 4, tile_names
+    assert run.built == () and sorted(run.skipped) == [(0, 0), (0, 1), (1, 0), (1, 1)]
+    assert sorted(o.name for o in bpy.data.objects) == ["Land_0_0", "Land_0_1", "Land_1_0", "Land_1_1"]
 
 
 def test_building_again_replaces_the_tiles_and_builds_a_range(empty_scene, driven, tmp_path):
