@@ -390,7 +390,7 @@ def test_tiles_get_their_splat_material_and_props(empty_scene, tmp_path):
     bpy.ops.worldseed.splat_layer_add()
     settings.terrain.splats[1].height_range = (0.3, 1.0)
     bpy.ops.worldseed.scatter_layer_add(builtin="rock")
-    settings.scatter.layers[0].density = 0.02
+    settings.scatter.layers[0].radius = 8.0
     assert bpy.ops.worldseed.world_build() == {"FINISHED"}
     recipe = world_ops.world_recipe(bpy.context.scene)
     grid = core_world.world_grid(recipe)
@@ -470,3 +470,22 @@ def test_a_tile_with_lods_exports_its_lod_group(empty_scene, tmp_path):
         assert t == [0.0, 0.0, 0.0] and r == [0.0, 0.0, 0.0, 1.0] and s == [1.0, 1.0, 1.0]
         (x0, _y0, z0), (x1, _y1, z1) = box
         assert (x1 - x0, z1 - z0) == pytest.approx((SIZE, SIZE)), side
+
+
+def test_export_for_unity_takes_the_tiles_and_their_props_too(empty_scene, tmp_path):
+    """The Export panel's Export for Unity sees world tiles as Worldseed objects: one FBX of them all and
+    the placement file of their props (each tile keeps its own recipe, as a terrain does)."""
+    settings = panel_world(tmp_path / "world")
+    bpy.ops.worldseed.scatter_layer_add(builtin="rock")
+    settings.scatter.layers[0].radius = 12.0  # few props: the export runs at once
+    assert bpy.ops.worldseed.world_build() == {"FINISHED"}
+    path = tmp_path / "all.fbx"
+    assert bpy.ops.worldseed.export_unity(filepath=str(path), scatter_mode="LIBRARY") == {"FINISHED"}
+    nodes = fbx_nodes(path)
+    assert {"Land_0_0", "Land_1_0", "Land_0_1", "Land_1_1"} <= set(nodes)
+    with open(tmp_path / "all_placements.json") as f:
+        scatters = json.load(f)["scatters"]
+    assert sorted(s["terrain"]["name"] for s in scatters) == ["Land_0_0", "Land_0_1", "Land_1_0", "Land_1_1"]
+    # the tile's terrain position in the placement file is the Unity position of the world JSON
+    by_name = {s["terrain"]["name"]: s for s in scatters}
+    assert by_name["Land_1_0"]["terrain"]["position"] == [SIZE, 0.0, 0.0]
