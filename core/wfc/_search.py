@@ -55,6 +55,9 @@ class Search:
         self.entropy = np.full(self.n, np.inf)  # for argmin
         self.decided = self.n  # every cell counts as decided until refresh() sees its set
         self.dirty = list(range(self.n))  # cells whose entropy is out of date
+        # what propagate() reads, in one tuple (it runs once per choice: small grids feel its set-up)
+        few = min(_FEW, rules.nbytes // _BYTES_PER_LOST)
+        self._kit = (self.wave, nbrs, self.dirty, self.mirror, rules, self.log.append, self.seen, rules.classes, few)
 
     def narrow(self, c, new):
         """Set cell ``c`` to ``new`` (a proper subset of its set), logged."""
@@ -68,13 +71,10 @@ class Search:
         """Narrow the neighbours of ``cells`` until nothing changes, breadth first (a cell that
         changes several times in one round is visited once): the cell that ran out of
         patterns, or -1."""
-        wave, nbrs, dirty, mirror = self.wave, self.nbrs, self.dirty, self.mirror
-        rules = self.rules
+        wave, nbrs, dirty, mirror, rules, logged, seen, classes, few = self._kit
         cached, support = rules.cached_support, rules.look_up
-        logged = self.log.append
+        four = rules.directions == 4
         level = cells
-        four, seen, classes = rules.directions == 4, self.seen, rules.classes
-        few = min(_FEW, rules.nbytes // _BYTES_PER_LOST)
         while level:
             changed = []
             append = changed.append
