@@ -11,9 +11,12 @@ The same algorithm as :func:`core.wfc.solve`, written the plain way, with no num
   weight with the next uniform of the same generator (drawn in batches of ``cells + 64``, as the
   solver draws them) - so the choices are the solver's unless two candidates are within the
   rounding of the solver's integer weights (7 significant digits) of each other;
-- propagation is AC-3 with a stack: a cell whose set shrank gives, per direction, the union of
-  the patterns its remaining patterns allow next to it (from adjacency lists), and the neighbour
-  loses every pattern outside that union; a neighbour that shrank goes on the stack;
+- propagation is AC-3 in rounds, breadth first as the solver's: a cell whose set shrank gives, per
+  direction, the union of the patterns its remaining patterns allow next to it (from adjacency
+  lists), and the neighbour loses every pattern outside that union; the neighbours that shrank
+  make the next round, each once. (A LIFO stack pushed at every shrink reaches the same result,
+  but on the 24 x 24 flowers anchor with 17,016 pops for the solver's 6,484 visits, in 2.8x the
+  time: racing that would flatter the solver.)
 - backtracking undoes a failed choice from a log of bans, bans the chosen pattern and propagates,
   up to ``backtrack_limit`` backtracks per attempt; attempt ``k`` uses ``default_rng(seed + k)``;
 - the start wave is propagated from every cell, unless it is full and every pattern may sit next
@@ -96,27 +99,32 @@ class _Attempt:
             self.sw[c] += self.w[q]
             self.swl[c] += self.wlogw[q]
 
-    def propagate(self, stack):
+    def propagate(self, cells):
+        """Rounds, as the solver's: every cell of a round narrows its neighbours; the neighbours
+        that shrank, each once, make the next round."""
         wave, adj, nbrs, p = self.wave, self.adj, self.nbrs, self.p
-        while stack:
-            c = stack.pop()
-            row = wave[c]
-            for d, t in enumerate(nbrs[c]):
-                if t < 0:
-                    continue
-                allowed = [False] * p
-                for q in range(p):
-                    if row[q]:
-                        for r in adj[d][q]:
-                            allowed[r] = True
-                target = wave[t]
-                shrank = False
-                for r in range(p):
-                    if target[r] and not allowed[r]:
-                        self.ban(t, r)
-                        shrank = True
-                if shrank:
-                    stack.append(t)
+        level = cells
+        while level:
+            shrunk = []
+            for c in level:
+                row = wave[c]
+                for d, t in enumerate(nbrs[c]):
+                    if t < 0:
+                        continue
+                    allowed = [False] * p
+                    for q in range(p):
+                        if row[q]:
+                            for r in adj[d][q]:
+                                allowed[r] = True
+                    target = wave[t]
+                    shrank = False
+                    for r in range(p):
+                        if target[r] and not allowed[r]:
+                            self.ban(t, r)
+                            shrank = True
+                    if shrank:
+                        shrunk.append(t)
+            level = list(dict.fromkeys(shrunk))
 
     def lowest(self, noise):
         best, cell = math.inf, -1
