@@ -27,7 +27,6 @@ the same way every time), so it defaults to 0.
 
 import logging
 import os
-import pickle
 import time
 import uuid
 
@@ -38,7 +37,7 @@ from ..core import world as core_world
 from ..core.errors import ParameterError
 from . import bootstrap
 
-__all__ = ["DaskExecutor", "ROOT", "PACKAGE"]
+__all__ = ["DaskExecutor", "ByValue", "CALL", "PROBE", "ROOT", "PACKAGE"]
 
 cloudpickle.register_pickle_by_value(bootstrap)
 
@@ -48,6 +47,29 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PACKAGE = __name__.rpartition(".scaleout")[0] or "worldseed"
 #: Seconds to wait for a scheduler given by address.
 CONNECT_TIMEOUT = 30
+
+
+class ByValue:
+    """A function that pickles *by value* whatever pickler carries it: unpickling it calls
+    ``cloudpickle.loads`` on the function's own cloudpickle bytes (``cloudpickle`` is a dependency of
+    distributed, so every worker has it).  distributed pickles a whole task at once with plain
+    pickle, which would name ``bootstrap.call`` by reference (``worldseed.scaleout.bootstrap``) and
+    fail in a worker that cannot import ``worldseed`` yet; this makes the bootstrap travel whole."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.blob = cloudpickle.dumps(fn)
+
+    def __call__(self, *args, **kwargs):
+        return self.fn(*args, **kwargs)
+
+    def __reduce__(self):
+        return (cloudpickle.loads, (self.blob,))
+
+
+#: :func:`bootstrap.call` and :func:`bootstrap.probe`, ready to send to any worker.
+CALL = ByValue(bootstrap.call)
+PROBE = ByValue(bootstrap.probe)
 
 
 class DaskExecutor:
@@ -137,11 +159,11 @@ class DaskExecutor:
                 client.cancel(list(futures.values()))
                 raise core_world.Cancelled({})
             future = client.submit(
-                bootstrap.call,
+                CALL,
                 self.root,
                 self.package,
                 fn_bytes,
-                pickle.dumps(task),
+                cloudpickle.dumps(task),
                 {dep: futures[dep] for dep in task.deps},
                 key=f"worldseed-{task.key}-{token}",
                 pure=False,

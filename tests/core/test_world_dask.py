@@ -6,6 +6,7 @@ task (it ends its own process the first time it runs that task) is replaced, the
 elsewhere, and the world still comes out byte for byte the same.
 """
 
+import hashlib
 import os
 import sys
 import threading
@@ -13,6 +14,7 @@ import threading
 import cloudpickle
 import pytest
 
+from worldseed.core import recipe as core_recipe
 from worldseed.core import world as core_world
 from worldseed.core.errors import ParameterError
 from worldseed.scaleout import dask_executor
@@ -93,7 +95,7 @@ def cluster():
 
 
 def test_workers_import_the_core_without_bpy_or_the_root_init(cluster):
-    seen = cluster.client.run(dask_executor.bootstrap.probe, dask_executor.ROOT, "worldseed")
+    seen = cluster.client.run(dask_executor.PROBE, dask_executor.ROOT, "worldseed")
     assert len(seen) == 2
     for info in seen.values():
         assert info == {"bpy": False, "path": [dask_executor.ROOT], "registered": False, "pid": info["pid"]}
@@ -145,3 +147,54 @@ def test_a_killed_worker_is_replaced_and_its_task_runs_again(cluster, tmp_path):
     got = cluster.run(tasks, KillOnce(summing, "t3", marker))
     assert os.path.exists(marker)  # the task did kill a worker
     assert got == core_world.SerialExecutor().run(tasks, summing)
+
+
+def _digests(folder):
+    out = {}
+    for name in sorted(os.listdir(folder)):
+        path = os.path.join(folder, name)
+        if not name.startswith(".") and os.path.isfile(path):
+            with open(path, "rb") as fh:
+                out[name] = hashlib.sha256(fh.read()).hexdigest()
+    return out
+
+
+@pytest.fixture(scope="module")
+def serial_world(tmp_path_factory):
+    folder = str(tmp_path_factory.mktemp("serial"))
+    run = core_world.run_world(core_recipe.loads(WORLD), folder)
+    assert run.complete and len(run.built) == 4
+    return _digests(folder)
+
+
+def test_serial_threads_and_the_cluster_write_the_same_bytes(cluster, serial_world, tmp_path):
+    recipe = core_recipe.loads(WORLD)
+    threads = core_world.run_world(recipe, str(tmp_path / "threads"), executor=core_world.ThreadExecutor(workers=2))
+    dask = core_world.run_world(recipe, str(tmp_path / "dask"), executor=cluster)
+    assert threads.complete and dask.complete and sorted(dask.built) == sorted(dask.grid.tiles())
+    assert any(name.endswith(".raw") for name in serial_world) and len(serial_world) >= 20
+    assert _digests(str(tmp_path / "threads")) == serial_world
+    assert _digests(str(tmp_path / "dask")) == serial_world
+    assert not os.path.exists(core_world.cache_folder(str(tmp_path / "dask"), "world"))
+
+
+def test_a_scheduler_by_address_runs_the_world_too(cluster, serial_world, tmp_path):
+    with DaskExecutor(scheduler=cluster.cluster.scheduler_address) as remote:
+        run = core_world.run_world(core_recipe.loads(WORLD), str(tmp_path), executor=remote)
+    assert run.complete and cluster.client.status == "running"  # the cluster outlives its second client
+    assert _digests(str(tmp_path)) == serial_world
+
+
+def test_a_worker_killed_mid_world_is_retried_and_the_world_completes(cluster, serial_world, tmp_path):
+    recipe = core_recipe.loads(WORLD)
+    folder, marker = str(tmp_path / "world"), str(tmp_path / "killed")
+    grid = core_world.world_grid(recipe)
+    cache = core_world.cache_folder(folder, "world")
+    os.makedirs(cache)
+    fn = KillOnce(core_world.WorldTaskFn(recipe, out_dir=folder, name="world", cache_dir=cache), "tile_1_1", marker)
+    results = cluster.run(core_world.plan_world(grid, recipe), fn)
+    assert os.path.exists(marker)  # a worker did die in tile_1_1
+    assert sorted(k for k in results if k.startswith("tile_")) == ["tile_0_0", "tile_0_1", "tile_1_0", "tile_1_1"]
+    written = _digests(folder)
+    assert written == {k: v for k, v in serial_world.items() if not k.endswith("_world.json")}
+    cluster.client.wait_for_workers(2, timeout=60)  # the nanny starts a new worker in the dead one's place
