@@ -56,10 +56,10 @@ from .materials import (
     splat_pixels,
     terrain_material,
 )
-from .mesh import descendants, free_base_name, mesh_topology, remove_objects
+from .mesh import descendants, free_base_name, mesh_topology, remove_objects, set_corners
 from .outputs import output_folder, writing
 from .query import KIND_KEY
-from .terrain import RECIPE_KEY, set_terrain_positions
+from .terrain import RECIPE_KEY, grid_topology_and_uvs, set_terrain_positions
 
 __all__ = [
     "TILE_KIND",
@@ -220,12 +220,22 @@ def tile_placements(path):
 
 def _lod_mesh(name, heights, stride):
     """One LOD of a tile, as a terrain's (``.terrain``): the grid of ``lod_indices(n, stride)``, the
-    quads cut where the heights say (``core.mesh.grid_turns``), custom normals from the margin."""
+    quads cut where the heights say (``core.mesh.grid_turns``), custom normals from the margin.
+    Grids of a side the terrain caches (every tile of a world has the same) reuse the cached
+    topology and UVs, only turned."""
     side = len(core_mesh.lod_indices(heights.values.shape[0], stride))
     turn = core_mesh.grid_turns(heights.metres, cell_size=heights.cell_size, stride=stride)
-    topology = core_mesh.grid_topology(side, side, turn=turn)
-    me = mesh_topology(name, side * side, topology, corner_uvs=core_mesh.grid_corner_uvs(side, side, turn=turn))
+    topology, uvs = grid_topology_and_uvs(side)
+    cached = not callable(topology)
+    if not cached:  # too large to cache: made turned
+        topology = core_mesh.grid_topology(side, side, turn=turn)
+        uvs = core_mesh.grid_corner_uvs(side, side, turn=turn)
+    me = mesh_topology(name, side * side, topology, corner_uvs=None if cached else uvs, corners=not cached)
     try:
+        if cached:
+            corners = (topology.corner_verts, topology.corner_edges, uvs)
+            verts, edges, turned_uvs = (core_mesh.turn_quads(c, turn) for c in corners)
+            set_corners(me, verts, edges, corner_uvs=turned_uvs)
         return set_terrain_positions(me, heights, stride=stride)
     except BaseException:
         bpy.data.meshes.remove(me)

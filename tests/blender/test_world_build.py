@@ -489,3 +489,23 @@ def test_export_for_unity_takes_the_tiles_and_their_props_too(empty_scene, tmp_p
     # the tile's terrain position in the placement file is the Unity position of the world JSON
     by_name = {s["terrain"]["name"]: s for s in scatters}
     assert by_name["Land_1_0"]["terrain"]["position"] == [SIZE, 0.0, 0.0]
+
+
+def test_tile_quads_are_cut_as_a_terrain_of_the_same_heights(empty_scene, tmp_path):
+    """The cached grid turned where the heights say: the corners core's own turned topology has."""
+    from worldseed.core import mesh as core_mesh
+
+    recipe = world_recipe()
+    write_tile_heights(recipe, str(tmp_path), tiles=((0, 0),))
+    made = world_tiles.assemble_tiles(recipe, str(tmp_path), "world", [(0, 0)], collection=empty_scene.collection)
+    me = made[(0, 0)].data
+    heights = world_tiles.tile_heights(recipe, str(tmp_path), "world", 0, 0)
+    turn = core_mesh.grid_turns(heights.metres, cell_size=heights.cell_size)
+    assert turn.any() and not turn.all()
+    expected = core_mesh.grid_topology(SIDE, SIDE, turn=turn)
+    got = np.empty(len(me.loops), np.int32)
+    me.attributes[".corner_vert"].data.foreach_get("value", got)
+    assert np.array_equal(got, expected.corner_verts)
+    uvs = np.empty(len(me.loops) * 2, np.float32)
+    me.attributes["UVMap"].data.foreach_get("vector", uvs)
+    assert np.array_equal(uvs.reshape(-1, 2), core_mesh.grid_corner_uvs(SIDE, SIDE, turn=turn))
