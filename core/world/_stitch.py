@@ -125,7 +125,7 @@ def seam_report(grid, load, *, key="delta"):
         folder = load
 
         def load(tx, tz, keys):
-            return load_window(window_path(folder, tx, tz))
+            return load_window(window_path(folder, tx, tz), keys=keys)
 
     n, h = grid.resolution, grid.halo_cells
     inner = slice(h, h + n)

@@ -49,8 +49,7 @@ def load_border(path, digest):
 def _loader(cache_dir, paths, digest):
     def load(tx, tz, keys):
         path = paths.get((tx, tz)) or window_path(cache_dir, tx, tz)
-        data = load_window(path, digest)
-        return None if data is None else {k: data[k] for k in keys if k in data}
+        return load_window(path, digest, keys)
 
     return load
 

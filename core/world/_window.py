@@ -64,23 +64,29 @@ def window_path(cache_dir, x, z):
     return os.path.join(cache_dir, f"window_{x}_{z}.npz")
 
 
-def load_window(path, digest=None):
-    """The arrays of a window file as a dict (``delta`` may be absent: no erosion), or None when the
-    file is missing, unreadable or of another recipe (``digest``)."""
+def load_window(path, digest=None, keys=None):
+    """The arrays ``keys`` (default: all) of a window file as a dict (``delta`` may be absent: no
+    erosion), or None when the file is missing, unreadable or of another recipe (``digest``)."""
     try:
         with np.load(path, allow_pickle=False) as data:
             if digest is not None and str(data["digest"]) != digest:
                 return None
-            return {k: data[k] for k in data.files}
+            return {k: data[k] for k in data.files if keys is None or k in keys}
     except (OSError, ValueError, KeyError, EOFError):
         return None
 
 
 def run_window(recipe, grid, x, z, cache_dir):
-    """Erode tile ``(x, z)``'s window and save it; returns ``(path, summary)``."""
+    """Erode tile ``(x, z)``'s window and save it; returns ``(path, summary)``.
+
+    A window file already in the cache for the same recipe and halo (a resumed run) is kept as it is.
+    """
     digest = recipe_digest(recipe)
     path = window_path(cache_dir, x, z)
     h = grid.halo_cells
+    kept = load_window(path, digest, keys=("halo", "relief", "ledger"))
+    if kept is not None and int(kept["halo"]) == h:
+        return path, {"ledger": json.loads(str(kept["ledger"])), "relief": kept["relief"].tolist()}
     spec = tile_spec(recipe, grid, x, z)
     top, cell = grid.height, grid.cell_size
     base = base_heights(recipe, grid, x, z, h)

@@ -183,3 +183,18 @@ def test_bad_task_kind():
     r = recipe()
     with pytest.raises(ParameterError, match="task.kind"):
         run_task(Task("x", "mesh", (0, 0)), recipe=r, grid=world_grid(r), out_dir=".", name="w", cache_dir=".", deps={})
+
+
+def test_a_window_already_cached_is_kept_and_a_stale_one_rebuilt(tmp_path):
+    r = recipe()
+    grid = world_grid(r)
+    task = Task("window_1_1", "window", (1, 1))
+    cache = str(tmp_path / "c")
+    first = run_task(task, recipe=r, grid=grid, out_dir=str(tmp_path), name="w", cache_dir=cache, deps={})
+    stamp = os.stat(first["path"]).st_mtime_ns
+    again = run_task(task, recipe=r, grid=grid, out_dir=str(tmp_path), name="w", cache_dir=cache, deps={})
+    assert again["path"] == first["path"] and os.stat(first["path"]).st_mtime_ns == stamp
+    other = core_recipe.replace(r, world_seed=12)
+    data = open(first["path"], "rb").read()
+    run_task(task, recipe=other, grid=grid, out_dir=str(tmp_path), name="w", cache_dir=cache, deps={})
+    assert open(first["path"], "rb").read() != data  # another recipe's window is not reused
