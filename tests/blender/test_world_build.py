@@ -254,7 +254,9 @@ class Driven:
         return {"RUNNING_MODAL"}
 
     def finished(self, context, result):
-        RESULT["run"] = result[0]
+        RESULT["result"] = result
+        if isinstance(result, tuple):
+            RESULT["run"] = result[0]
         super().finished(context, result)
 
 
@@ -266,14 +268,17 @@ def _driven(cls, idname):
 
 
 TEST_BUILD = _driven(world_ops.WORLDSEED_OT_world_build, "worldseed.test_world_build")
+TEST_EXPORT = _driven(world_ops.WORLDSEED_OT_world_export, "worldseed.test_world_export")
 
 
 @pytest.fixture
 def driven():
-    bpy.utils.register_class(TEST_BUILD)
+    for cls in (TEST_BUILD, TEST_EXPORT):
+        bpy.utils.register_class(cls)
     RESULT.clear()
     yield
-    bpy.utils.unregister_class(TEST_BUILD)
+    for cls in (TEST_BUILD, TEST_EXPORT):
+        bpy.utils.unregister_class(cls)
     ModalBuild.running.clear()
 
 
@@ -509,3 +514,24 @@ def test_tile_quads_are_cut_as_a_terrain_of_the_same_heights(empty_scene, tmp_pa
     uvs = np.empty(len(me.loops) * 2, np.float32)
     me.attributes["UVMap"].data.foreach_get("vector", uvs)
     assert np.array_equal(uvs.reshape(-1, 2), core_mesh.grid_corner_uvs(SIDE, SIDE, turn=turn))
+
+
+def test_export_world_runs_modally_and_esc_leaves_the_folder_as_it_was(empty_scene, driven, tmp_path):
+    panel_world(tmp_path)
+    assert bpy.ops.worldseed.world_build() == {"FINISHED"}
+    files = {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()}
+    RESULT["cancel_at"] = "writing world_1_0.fbx"  # Esc with world_0_0.fbx written (staged)
+    bpy.ops.worldseed.test_world_export()
+    assert RESULT["state"] == {"CANCELLED"}
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()} == files  # all or nothing
+    RESULT.clear()
+    bpy.ops.worldseed.test_world_export()
+    assert RESULT["state"] == {"FINISHED"}
+    assert sorted(os.path.basename(p) for p in RESULT["result"]) == [
+        "world_0_0.fbx",
+        "world_0_1.fbx",
+        "world_1_0.fbx",
+        "world_1_1.fbx",
+        "world_world.json",
+    ]
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".worldseed")]  # no staging left behind
