@@ -3,7 +3,7 @@
 Propagation narrows the neighbours of the cells whose set shrank with the *support* of the set
 (:class:`~._rules.Rules`). Only the cells that change are touched: no Python pass over the
 whole grid per step. Propagation runs breadth first, so a cell that changes several times in one
-round is visited once. Every change is logged as (cell, old set), so a failed choice is undone
+round is visited once. Every change is logged (the cell, then its old set), so a failed choice is undone
 exactly. The changed cells' entropies are refreshed in one numpy pass (or one by one when few),
 plus a seeded tie-break noise, then one ``argmin``.
 """
@@ -61,7 +61,7 @@ class Search:
 
     def narrow(self, c, new):
         """Set cell ``c`` to ``new`` (a proper subset of its set), logged."""
-        self.log.append((c, self.wave[c]))
+        self.log += (c, self.wave[c])
         self.wave[c] = new
         self.dirty.append(c)
         if self.mirror is not None:
@@ -111,7 +111,8 @@ class Search:
                         if not new:
                             dirty += changed
                             return t0
-                        logged((t0, old))
+                        logged(t0)
+                        logged(old)
                         wave[t0] = new
                         append(t0)
                     old = wave[t1]
@@ -120,7 +121,8 @@ class Search:
                         if not new:
                             dirty += changed
                             return t1
-                        logged((t1, old))
+                        logged(t1)
+                        logged(old)
                         wave[t1] = new
                         append(t1)
                     old = wave[t2]
@@ -129,7 +131,8 @@ class Search:
                         if not new:
                             dirty += changed
                             return t2
-                        logged((t2, old))
+                        logged(t2)
+                        logged(old)
                         wave[t2] = new
                         append(t2)
                     old = wave[t3]
@@ -138,7 +141,8 @@ class Search:
                         if not new:
                             dirty += changed
                             return t3
-                        logged((t3, old))
+                        logged(t3)
+                        logged(old)
                         wave[t3] = new
                         append(t3)
                 else:
@@ -149,7 +153,8 @@ class Search:
                             if not new:
                                 dirty += changed
                                 return t
-                            logged((t, old))
+                            logged(t)
+                            logged(old)
                             wave[t] = new
                             append(t)
             level = list(dict.fromkeys(changed)) if len(changed) > 1 else changed
@@ -199,9 +204,10 @@ class Search:
         return -1
 
     def undo(self, mark):
-        """Restore every set changed since the log held ``mark`` entries."""
+        """Restore every set changed since the log held ``mark`` entries (cell, old set, cell, ...:
+        flat, so no tuple per change for the garbage collector to track)."""
         wave, log, rules, mirror = self.wave, self.log, self.rules, self.mirror
-        undone = log[mark:]
+        undone = list(zip(log[mark::2], log[mark + 1 :: 2]))
         del log[mark:]
         for c, old in reversed(undone):
             wave[c] = old

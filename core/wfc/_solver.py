@@ -7,7 +7,7 @@ shrank, touching only the cells that change.
 
 Observation takes the lowest Shannon-entropy cell and collapses it to a weighted random
 pattern (entropies from exact integer sums plus a seeded tie-break noise, then one ``argmin``).
-Every change is logged as (cell, old set), so a failed choice is undone exactly; the pattern is
+Every change is logged (cell, old set), so a failed choice is undone exactly; the pattern is
 then banned and the search goes on, up to ``backtrack_limit`` backtracks, after which the
 attempt restarts with the next seed.
 
