@@ -409,6 +409,9 @@ def _remove_new_data(before):
     data nothing uses any more."""
     objects = [o for n, o in bpy.data.objects.items() if n not in before["objects"]]
     remove_objects(objects)
+    for name, coll in list(bpy.data.collections.items()):  # the built-in props' collection, now empty
+        if name not in before["collections"] and not coll.all_objects and not coll.children:
+            bpy.data.collections.remove(coll)
     for kind in _DATA[1:]:
         data = getattr(bpy.data, kind)
         unused = [d for n, d in data.items() if n not in before[kind] and d.users == 0]
@@ -518,15 +521,13 @@ def export_tile_fbx(objects_or_tile, path, *, recipe=None, folder=None, name="wo
             raise ParameterError("export_tile_fbx: a tile given as (x, z) needs recipe= and folder=")
         x, z = objects_or_tile
         coll = collection or bpy.context.scene.collection
-        materials = set(bpy.data.materials)
+        before = _data_names()
         root = drive(tile_steps(recipe, folder, name, x, z, collection=coll))
         try:
             return export_tile_fbx(root, path, stage=stage)
-        finally:
+        finally:  # the tile, its props and material: the scene as it was
             _remove_tiles([root])
-            for m in set(bpy.data.materials) - materials:
-                if m.users == 0:
-                    bpy.data.materials.remove(m)
+            _remove_new_data(before)
     if isinstance(objects_or_tile, bpy.types.Object):
         objects = _terrain_objects(objects_or_tile)
     else:

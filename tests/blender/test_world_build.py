@@ -68,6 +68,8 @@ def snapshot():
         sorted(m.name for m in bpy.data.meshes),
         sorted(m.name for m in bpy.data.materials),
         sorted(i.name for i in bpy.data.images),
+        sorted(g.name for g in bpy.data.node_groups),
+        sorted(c.name for c in bpy.data.collections),
     )
 
 
@@ -423,7 +425,10 @@ def test_the_headless_export_writes_the_same_files_as_the_sidebar(empty_scene, t
     """``[export] fbx`` of a world run without Blender objects (what ``worldseed_run.py`` does after the
     tiles are built): each tile assembled from its files, written, removed; the same bytes as Export
     World from the sidebar, and the scene left as it was."""
-    file_name = panel_world(tmp_path / "ui").world.file_name
+    settings = panel_world(tmp_path / "ui")
+    file_name = settings.world.file_name
+    bpy.ops.worldseed.scatter_layer_add(builtin="rock")  # props to make and remove again
+    settings.scatter.layers[0].radius = 16.0
     assert bpy.ops.worldseed.world_build() == {"FINISHED"}
     assert bpy.ops.worldseed.world_export() == {"FINISHED"}
     recipe = world_ops.world_recipe(bpy.context.scene)
