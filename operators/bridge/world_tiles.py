@@ -274,12 +274,13 @@ def _tile_scatter(root, recipe, placements, *, collection):
     return obj
 
 
-def tile_steps(recipe, folder, name, x, z, *, collection, object_name=None):
+def tile_steps(recipe, folder, name, x, z, *, collection, object_name=None, props=True):
     """Assemble tile ``(x, z)`` of ``recipe``'s world from its files in ``folder`` (file base
     ``name``), yielding ``(done, total, label)``; returns its root object.
 
-    ``object_name`` (default ``<World>_<x>_<z>``) is the name asked for; Blender adds ``.001`` when
-    it is taken (:func:`assemble_steps` renames at the end).  Removed again if closed early.
+    ``object_name`` (default ``<World>_<x>_<z>``) is the name asked for; ``.001`` is added when it
+    is taken (:func:`assemble_steps` renames at the end).  ``props=False`` leaves the placement
+    file's props out (a tile FBX does not hold them).  Removed again if closed early.
     """
     spec = recipe.terrain
     grid = world_grid(recipe)
@@ -331,10 +332,11 @@ def tile_steps(recipe, folder, name, x, z, *, collection, object_name=None):
         root[DIGEST_KEY] = recipe_digest(recipe)
         yield spec.lods + 2, total, f"tile {x}, {z}: material"
         bpy.context.view_layer.update()  # the root's matrix_world, for the props' local positions
-        placements = tile_placements(os.path.join(folder, f"{stem}_placements.json"))
-        scatter = _tile_scatter(root, recipe, placements, collection=collection)
-        if scatter is not None:
-            made_objects.append(scatter)
+        if props:
+            placements = tile_placements(os.path.join(folder, f"{stem}_placements.json"))
+            scatter = _tile_scatter(root, recipe, placements, collection=collection)
+            if scatter is not None:
+                made_objects.append(scatter)
         yield total, total, f"tile {x}, {z}: props"
         return root
     except BaseException:
@@ -522,7 +524,7 @@ def export_tile_fbx(objects_or_tile, path, *, recipe=None, folder=None, name="wo
         x, z = objects_or_tile
         coll = collection or bpy.context.scene.collection
         before = _data_names()
-        root = drive(tile_steps(recipe, folder, name, x, z, collection=coll))
+        root = drive(tile_steps(recipe, folder, name, x, z, collection=coll, props=False))
         try:
             return export_tile_fbx(root, path, stage=stage)
         finally:  # the tile, its props and material: the scene as it was
