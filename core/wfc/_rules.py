@@ -127,18 +127,20 @@ class Rules:
         return s
 
     def entropies(self, masks):
-        """Shannon entropy of each weighted set of ``masks`` (a list of non-empty integers; inf for
-        a set of one pattern), from exact integer sums of the weights and of the fixed-point
-        ``w log w`` per byte, gathered in one numpy pass."""
+        """Shannon entropy of each weighted set of ``masks`` (a list of non-empty integers) as a
+        float64 array, inf for a set of one pattern: exact integer sums of the weights and of the
+        fixed-point ``w log w`` per byte, gathered in one numpy pass; then ``math.log`` of the
+        weight sum (not ``np.log``: the same digits on every CPU) less the quotient of the sums
+        as floats, the same operations as :meth:`entropy`, so the same values."""
         nb = self.nbytes
         data = b"".join([m.to_bytes(nb, "little") for m in masks])
         index = np.frombuffer(data, np.uint8).reshape(len(masks), nb) + self._byte_offsets
         counted = self._flat_wc[index].sum(1)  # the sum of w, shifted, and the pattern count
-        sw = (counted >> self._count_bits).tolist()
-        swl = self._flat_wlogw[index].sum(1).tolist()
-        single = (counted & ((1 << self._count_bits) - 1) == 1).tolist()
-        log, unit, inf = math.log, _FIXED, math.inf
-        return [inf if one else log(a) - c / (a * unit) for one, a, c in zip(single, sw, swl)]
+        sw = counted >> self._count_bits
+        logs = np.fromiter(map(math.log, sw.tolist()), np.float64, len(masks))
+        out = logs - self._flat_wlogw[index].sum(1).astype(np.float64) / (sw * _FIXED).astype(np.float64)
+        out[counted & ((1 << self._count_bits) - 1) == 1] = np.inf
+        return out
 
     def entropy(self, m):
         """:meth:`entropies` of one set (the same value), cached per set."""
@@ -147,7 +149,7 @@ class Rules:
             data = m.to_bytes(self.nbytes, "little")
             sw = sum(map(_item, self._w_bytes, data))
             swl = sum(map(_item, self._wlogw_bytes, data))
-            e = math.log(sw) - swl / (sw * _FIXED)
+            e = math.log(sw) - float(swl) / float(sw * _FIXED)
             if len(self._entropy) < _CACHED:
                 self._entropy[m] = e
         return e

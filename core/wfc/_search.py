@@ -225,7 +225,7 @@ class Search:
         dirty, wave, array = self.dirty, self.wave, self.entropy
         if len(dirty) > 24:  # many: one numpy pass
             cells = np.fromiter(dict.fromkeys(dirty), np.int64)
-            values = np.array(self.rules.entropies([wave[c] for c in cells.tolist()]))
+            values = np.asarray(self.rules.entropies([wave[c] for c in cells.tolist()]), np.float64)
             values += self.noise_array[cells]  # inf stays inf
             # (finite before) - (finite now): cells newly decided, less cells undone
             self.decided += int(np.isfinite(array[cells]).sum() - np.isfinite(values).sum())
