@@ -243,8 +243,9 @@ def _moisture_window(heights, terrain_spec, biomes_spec, seed, flow, shaper=None
         )
     if not margin:
         return metres, flow, 0
+    around = None
     if shaper is not None:
-        window = shaper(margin)
+        window, around = shaper(margin)
     else:
         bands = noise_bands(terrain_spec, seed=seed, margin=margin)
         while True:
@@ -257,7 +258,12 @@ def _moisture_window(heights, terrain_spec, biomes_spec, seed, flow, shaper=None
     window[margin:-margin, margin:-margin] = heights.values  # the tile itself as the mesh shows it
     window *= np.float32(heights.height)
     if flow is not None:
-        flow = np.pad(flow, margin)
+        if around is not None:  # the flow past the edges too, the tile's own inside
+            around = np.array(around, np.float64)
+            around[margin:-margin, margin:-margin] = flow
+            flow = around
+        else:
+            flow = np.pad(flow, margin)
     return window, flow, margin
 
 
@@ -306,9 +312,11 @@ def terrain_layers_steps(
         is then the eroded tile, and the keys ``clipped``, ``eroded``, ``deposited``, ``ledger``
         (erosion) and ``flow`` given here are used as they are, their stages skipped.
     shaper : callable or None
-        ``shaper(margin) -> (rows + 2 margin, cols + 2 margin) float32`` shaped heights in [0, 1]
-        around the tile, for the moisture's view of its neighbours (a tiled world's falloff spans
-        the world); None: ``terrain_spec``'s own noise and shaping.
+        ``shaper(margin) -> (heights, flow)``: ``heights`` (rows + 2 margin, cols + 2 margin)
+        float32 in [0, 1] around the tile, for the moisture's view of its neighbours (a tiled
+        world's: its falloff spans the world, its neighbours eroded), and their ``flow`` (square
+        metres, or None: no flow lines past the edges); None: ``terrain_spec``'s own noise and
+        shaping, no flow past the edges.
     slope : (rows, cols) ndarray or None
         Slope in degrees the texture layers read (a tiled world's, from heights that see past the
         tile's edges); None: worked out from the tile's heights.

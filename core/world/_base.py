@@ -16,7 +16,7 @@ from .. import heightmap
 from ..errors import ParameterError
 from ..terrain import TerrainHeights, noise_bands, shape_heights
 
-__all__ = ["tile_spec", "base_heights", "tile_heights", "shaper"]
+__all__ = ["tile_spec", "base_heights", "tile_heights"]
 
 
 def tile_spec(recipe, grid, x, z):
@@ -67,12 +67,3 @@ def tile_heights(values_with_ring, grid):
     """A :class:`core.terrain.TerrainHeights` of a tile from its heights with a one-cell ring."""
     ring = np.ascontiguousarray(values_with_ring, dtype=np.float32)
     return TerrainHeights(np.ascontiguousarray(ring[1:-1, 1:-1]), grid.cell_size, grid.height, ring)
-
-
-def shaper(recipe, grid, x, z):
-    """``shaper(margin)`` for ``core.terrain.terrain_layers_steps``: the tile's base heights with a margin."""
-
-    def shaped(margin):
-        return base_heights(recipe, grid, x, z, margin)
-
-    return shaped

@@ -21,7 +21,7 @@ from .. import unity_package as core_package
 from ..steps import drive
 from ..terrain import terrain_layers_steps
 from ..unity import write_bytes_atomic
-from ._base import base_heights, shaper, tile_heights, tile_spec
+from ._base import base_heights, tile_heights, tile_spec
 from ._grid import tile_base
 from ._scatter import border_points, detail_maps, placement_content, reach, scatter_tile
 from ._stitch import blend_windows
@@ -54,6 +54,32 @@ def _loader(cache_dir, paths, digest):
     return load
 
 
+def _eroded(base, delta, top):
+    """``clip(base + delta / top, 0, 1)`` as float32, with the unclipped metres' extremes and counts."""
+    metres = base.astype(np.float64)
+    metres *= top
+    metres += delta
+    metres /= top
+    return metres
+
+
+def _shaper(recipe, grid, x, z, load):
+    """``shaper(margin)`` for ``terrain_layers_steps``: the world's heights around the tile (the
+    windows' erosion blended in as far as they reach) and their flow."""
+    top = grid.height
+
+    def shaped(margin):
+        heights = base_heights(recipe, grid, x, z, margin)
+        if load is None:
+            return heights, None
+        acc = blend_windows(grid, x, z, margin, load, ("delta", "flow"))
+        if "delta" in acc:
+            heights = np.clip(_eroded(heights, acc.pop("delta"), top), 0.0, 1.0).astype(np.float32)
+        return heights, acc.get("flow")
+
+    return shaped
+
+
 def tile_layers(recipe, grid, x, z, *, cache_dir=None, window_paths=None):
     """The ``core.terrain.TerrainLayers`` of tile ``(x, z)``: base heights plus the blended windows
     (read from ``window_paths`` ``{(tx, tz): path}`` or ``<cache_dir>/window_<x>_<z>.npz``)."""
@@ -61,24 +87,23 @@ def tile_layers(recipe, grid, x, z, *, cache_dir=None, window_paths=None):
     top = grid.height
     ring = base_heights(recipe, grid, x, z, 1)
     given = {}
+    load = None
     if needs_windows(recipe):
         digest = recipe_digest(recipe)
         keys = ("delta", "eroded", "deposited", "flow")
-        acc = blend_windows(grid, x, z, 1, _loader(cache_dir, dict(window_paths or {}), digest), keys)
+        load = _loader(cache_dir, dict(window_paths or {}), digest)
+        acc = blend_windows(grid, x, z, 1, load, keys)
         if "delta" in acc:
-            metres = ring.astype(np.float64)
-            metres *= top
-            metres += acc.pop("delta")
-            lowest, highest = float(metres[1:-1, 1:-1].min()), float(metres[1:-1, 1:-1].max())
-            metres /= top
+            metres = _eroded(ring, acc.pop("delta"), top)
+            inner = metres[1:-1, 1:-1]
             given["clipped"] = {
-                "below": int((metres[1:-1, 1:-1] < 0.0).sum()),
-                "above": int((metres[1:-1, 1:-1] > 1.0).sum()),
-                "lowest_m": lowest,
-                "highest_m": highest,
+                "below": int((inner < 0.0).sum()),
+                "above": int((inner > 1.0).sum()),
+                "lowest_m": float(inner.min()) * top,
+                "highest_m": float(inner.max()) * top,
             }
             ring = np.clip(metres, 0.0, 1.0).astype(np.float32)
-            del metres
+            del metres, inner
             given["eroded"] = acc.pop("eroded")[1:-1, 1:-1].astype(np.float32)
             given["deposited"] = acc.pop("deposited")[1:-1, 1:-1].astype(np.float32)
         if "flow" in acc:
@@ -97,7 +122,7 @@ def tile_layers(recipe, grid, x, z, *, cache_dir=None, window_paths=None):
             seed=recipe.world.seed,
             flow=wants_flow(recipe),
             given=given,
-            shaper=shaper(recipe, grid, x, z),
+            shaper=_shaper(recipe, grid, x, z, load),
             slope=slope,
         )
     )
