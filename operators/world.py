@@ -195,7 +195,11 @@ class WORLDSEED_OT_world_export(ModalBuild, bpy.types.Operator):
         folder = world_folder(settings)
         world_tiles.check_exportable(roots, folder, settings.file_name)
         return world_tiles.export_world_steps(
-            roots, folder, settings.file_name, world_json=world_tiles.world_json_with_fbx(folder, settings.file_name)
+            roots,
+            folder,
+            settings.file_name,
+            world_json=world_tiles.world_json_with_fbx(folder, settings.file_name),
+            props=world_tiles.world_props(roots),
         )
 
     def invoke(self, context, event):

@@ -47,6 +47,7 @@ from ...core.world import (
     write_world_json,
 )
 from . import scatter as bridge_scatter
+from .export import exportable
 from .fbx import ExportError, write_fbx
 from .materials import (
     SPLAT_IMAGE_KEY,
@@ -58,7 +59,7 @@ from .materials import (
 )
 from .mesh import descendants, free_base_name, mesh_topology, remove_objects, set_corners
 from .outputs import output_folder, writing
-from .query import KIND_KEY
+from .query import KIND_KEY, SCATTER_KIND
 from .terrain import RECIPE_KEY, grid_topology_and_uvs, set_terrain_positions
 
 __all__ = [
@@ -81,6 +82,7 @@ __all__ = [
     "export_world_steps",
     "world_json_with_fbx",
     "export_world_fbx",
+    "world_props",
     "run_steps",
     "build_steps",
     "RUN_PROGRESS",
@@ -490,7 +492,7 @@ def assemble_tiles(recipe, folder, name, tiles, *, collection, progress=None):
 def _terrain_objects(root):
     """What a tile's FBX holds: the terrain (root and LODs), not its scatter (placed in Unity from
     the placement file)."""
-    return [o for o in tile_objects(root) if o.type in {"MESH", "EMPTY"} and o.get(KIND_KEY) != "scatter"]
+    return [o for o in tile_objects(root) if o.type in {"MESH", "EMPTY"} and o.get(KIND_KEY) != SCATTER_KIND]
 
 
 def export_tile_fbx(objects_or_tile, path, *, recipe=None, folder=None, name="world", collection=None, stage=None):
@@ -533,7 +535,7 @@ def export_tile_fbx(objects_or_tile, path, *, recipe=None, folder=None, name="wo
     if isinstance(objects_or_tile, bpy.types.Object):
         objects = _terrain_objects(objects_or_tile)
     else:
-        objects = [o for o in objects_or_tile if o.type in {"MESH", "EMPTY"} and o.get(KIND_KEY) != "scatter"]
+        objects = [o for o in objects_or_tile if o.type in {"MESH", "EMPTY"} and o.get(KIND_KEY) != SCATTER_KIND]
     if not objects:
         raise ExportError(f"nothing to export for {os.path.basename(path)!r}: no tile objects")
     with writing(path):
@@ -587,14 +589,27 @@ def world_json_with_fbx(folder, name):
     return with_fbx
 
 
-def export_world_steps(roots, folder, name, *, world_json=None, recipe=None, collection=None):
+def world_props(roots):
+    """The prop objects the scatters of the tiles ``roots`` (``{(x, z): root}``) instance, each once, in
+    name order."""
+    props = {}
+    for root in roots.values():
+        for obj in tile_objects(root):
+            if obj.get(KIND_KEY) == SCATTER_KIND:
+                props.update((p.name, p) for p in bridge_scatter.scatter_props(obj))
+    return [props[n] for n in sorted(props)]
+
+
+def export_world_steps(roots, folder, name, *, world_json=None, recipe=None, collection=None, props=()):
     """Write the FBX of every tile in ``roots`` (``{(x, z): root}``; a root of None: the tile is
     assembled from its files with ``recipe``, written and removed, one tile at a time) into ``folder``
-    as ``<name>_<x>_<z>.fbx`` and, with ``world_json`` (a function of ``{(x, z): FBX path}`` returning
-    the document, :func:`world_json_with_fbx`), ``<name>_world.json``, all through one staging folder
-    under the folder's lock: all or nothing.  Yields ``(done, total, label)``; returns the paths."""
+    as ``<name>_<x>_<z>.fbx``; with ``props`` (objects: the props the tiles' placement files name)
+    the prop library ``<name>_props.fbx``, each prop once (a tree with its LODs), as Export for Unity
+    writes one; and with ``world_json`` (a function of ``{(x, z): FBX path}`` returning the document,
+    :func:`world_json_with_fbx`) ``<name>_world.json``.  All through one staging folder under the
+    folder's lock: all or nothing.  Yields ``(done, total, label)``; returns the paths."""
     tiles = sorted(roots, key=lambda t: (t[1], t[0]))
-    total = len(tiles) + 1
+    total = len(tiles) + 2
     with output_folder(folder) as stage:
         staged, fbx = [], {}
         for i, (x, z) in enumerate(tiles):
@@ -613,8 +628,14 @@ def export_world_steps(roots, folder, name, *, world_json=None, recipe=None, col
                 )
             )
             fbx[(x, z)] = staged[-1]
+        if props:
+            yield len(tiles), total, f"writing {name}_props.fbx"
+            path = os.path.join(stage.path, f"{name}_props.fbx")
+            with writing(path):
+                write_fbx(path, exportable(list(props)))
+            staged.append(path)
         if world_json is not None:
-            yield len(tiles), total, f"writing {name}_world.json"
+            yield len(tiles) + 1, total, f"writing {name}_world.json"
             path = os.path.join(stage.path, f"{name}_world.json")
             with writing(path):
                 write_world_json(path, world_json(fbx))
@@ -627,24 +648,33 @@ def export_world_steps(roots, folder, name, *, world_json=None, recipe=None, col
 def export_world_fbx(recipe, folder, name="world", *, tiles=None, collection=None, progress=None):
     """``[export] fbx`` of a world built into ``folder`` (the headless run's): the FBX of every complete
     tile (or of ``tiles``, ``(x, z)`` pairs), each assembled from its files, written and removed again
-    (one tile in memory at a time), and the world JSON listing each FBX with its size and SHA-256 --
-    the files Export World writes from the sidebar.  ``progress(done, total, label)`` per step.
-    Returns the paths written."""
+    (one tile in memory at a time), the prop library ``<name>_props.fbx`` when the recipe scatters
+    props, and the world JSON listing each tile's FBX with its size and SHA-256 -- the files Export
+    World writes from the sidebar.  ``progress(done, total, label)`` per step.  Returns the paths
+    written; the scene is left as it was."""
     document = read_world_json(world_json_path(folder, name))
     complete = [(t["x"], t["z"]) for t in (document or {}).get("tiles", ()) if t.get("complete")]
     chosen = complete if tiles is None else [tuple(int(v) for v in t) for t in tiles]
     missing = sorted(set(chosen) - set(complete))
     if missing:
         raise ParameterError(f"tiles {missing} are not complete in {folder!r}: build them first")
-    steps = export_world_steps(
-        dict.fromkeys(chosen),
-        folder,
-        name,
-        world_json=world_json_with_fbx(folder, name),
-        recipe=recipe,
-        collection=collection,
-    )
-    return drive(steps, progress)
+    json_of = world_json_with_fbx(folder, name)
+    before = _data_names()
+    try:
+        specs = list(getattr(recipe, "scatter", ()))
+        props = bridge_scatter.layer_props(specs, [("BUILTIN", None)] * len(specs)) if specs else []
+        steps = export_world_steps(
+            dict.fromkeys(chosen),
+            folder,
+            name,
+            world_json=json_of,
+            recipe=recipe,
+            collection=collection,
+            props=sorted({p.name: p for layer in props for p in layer}.values(), key=lambda p: p.name),
+        )
+        return drive(steps, progress)
+    finally:
+        _remove_new_data(before)
 
 
 # --------------------------------------------------------------------------- the world run

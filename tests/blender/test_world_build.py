@@ -444,10 +444,13 @@ def test_the_headless_export_writes_the_same_files_as_the_sidebar(empty_scene, t
         "world_0_1.fbx",
         "world_1_0.fbx",
         "world_1_1.fbx",
+        "world_props.fbx",
         "world_world.json",
     ]
     assert seen[-1][2] == "done"
-    for name in ("world_0_0.fbx", "world_1_1.fbx", "world_world.json"):
+    variants = recipe.scatter[0].variants
+    assert sorted(fbx_nodes(headless / "world_props.fbx")) == [f"Rock_P{k + 1:02d}" for k in range(variants)]
+    for name in ("world_0_0.fbx", "world_1_1.fbx", "world_props.fbx", "world_world.json"):
         assert (headless / name).read_bytes() == (tmp_path / "ui" / name).read_bytes(), name
 
 
