@@ -16,7 +16,15 @@ Tile ``(x, z)`` of a world named ``World`` whose files are named ``name`` become
 
 Builds are generators of ``(done, total, label)`` steps (a modal operator shows progress and Esc
 stops them); everything a build made is removed again when it fails or is closed early, and
-tiles already in the scene are replaced only at its very end.
+tiles already in the scene are replaced only at its very end.  :func:`build_steps` is Build Tiles:
+``core.world.run_world`` on a worker thread (:func:`run_steps`), then the assembly.
+
+For Unity each tile is ``<name>_<x>_<z>.fbx`` (:func:`export_tile_fbx`: the terrain and its LODs,
+rotation 0, scale 1, Y up, metres; the props are placed from the placement file), beside it the prop
+library ``<name>_props.fbx`` (each prop once) and ``<name>_world.json`` listing each tile's FBX
+with its size and SHA-256 (:func:`export_world_steps`).  The sidebar exports the tiles in the
+scene; the headless run (:func:`export_world_fbx`) assembles each tile from its files, writes it
+and removes it again, with the same bytes.
 """
 
 import concurrent.futures
