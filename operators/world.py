@@ -3,9 +3,11 @@
 Thin, as every family's: they gather a tiled world's recipe from the sidebar (the Terrain panel's
 terrain and layers, the Scatter panel's built-in layers, the World panel's grid and halo), and hand
 it to :mod:`.bridge.world_tiles`, which runs ``core.world.run_world`` on a worker thread (tile files
-into the world folder), assembles the tiles as objects ``<World>_<x>_<z>`` side by side, and writes
-their FBX and the world JSON.  Build Tiles runs modally in a window, with progress and Esc; without
-a window (background runs) it builds at once.
+into the world folder; tiles complete already are kept), assembles the tiles as objects
+``<World>_<x>_<z>`` side by side, and writes their FBX, the prop library and the world JSON.  Both
+run modally in a window, with progress and Esc (the scene, and the folder's earlier files, stay as
+they were; the tiles a cancelled run finished stay for the next); without a window (background
+runs) they run at once.  One at a time: they write the same folder.
 """
 
 import os
