@@ -106,6 +106,12 @@ def tile_layers(recipe, grid, x, z, *, cache_dir=None, window_paths=None):
             del metres, inner
             given["eroded"] = acc.pop("eroded")[1:-1, 1:-1].astype(np.float32)
             given["deposited"] = acc.pop("deposited")[1:-1, 1:-1].astype(np.float32)
+            area = grid.cell_size**2  # the blend of the windows' ledgers: what the tile shows moved
+            given["ledger"] = {
+                "eroded": float(given["eroded"].sum(dtype=np.float64) * area),
+                "deposited": float(given["deposited"].sum(dtype=np.float64) * area),
+                "halo_cells": grid.halo_cells,
+            }
         if "flow" in acc:
             given["flow"] = np.ascontiguousarray(acc.pop("flow")[1:-1, 1:-1])
     heights = tile_heights(ring, grid)
@@ -173,11 +179,10 @@ def run_tile(recipe, grid, x, z, *, out_dir, name, cache_dir, deps, write=True):
     metres = layers.heights.values
     relief = [float(metres.min()) * grid.height, float(metres.max()) * grid.height]
     ledger = {}
-    if layers.eroded is not None:
-        area = grid.cell_size**2
+    if layers.ledger is not None:
         ledger = {
-            "eroded_m3": float(layers.eroded.sum(dtype=np.float64) * area),
-            "deposited_m3": float(layers.deposited.sum(dtype=np.float64) * area),
+            "eroded_m3": layers.ledger["eroded"],
+            "deposited_m3": layers.ledger["deposited"],
             "clipped": dict(layers.clipped),
         }
     files = []

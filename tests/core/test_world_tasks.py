@@ -125,6 +125,8 @@ def test_a_fresh_process_from_toml_text_writes_the_same_bytes(tmp_path):
     a, b = outs
     assert a["tile_1_0"]["files"] == b["tile_1_0"]["files"]
     names = {f["name"] for f in a["tile_1_0"]["files"]}
+    content = json.loads((tmp_path / "out0" / "world_1_0_terrain.json").read_text())
+    assert content["import_settings"]["terrain_position"] == [64.0, 0.0, 0.0]  # Unity (x S, 0, z S)
     assert {"world_1_0.raw", "world_1_0_terrain.json", "world_1_0_splat0.png", "world_1_0_placements.json"} <= names
     # only the chosen tile writes files; the others were built for their props only
     assert all(not res["files"] for key, res in a.items() if key.startswith("tile_") and key != "tile_1_0")
@@ -168,6 +170,8 @@ def test_tile_result_and_files(tmp_path):
     assert not [n for n in os.listdir(tmp_path) if n.startswith(".") and n != ".c"]  # no temporary files left
     content = json.loads((tmp_path / "w_0_0_terrain.json").read_text())
     assert content["heightmap"]["file"] == "w_0_0.raw"
+    assert content["import_settings"]["terrain_position"] == [0.0, 0.0, 0.0]
+    assert content["erosion"]["ledger"]["eroded"] == res["ledger"]["eroded_m3"] > 0.0
     raw = np.frombuffer((tmp_path / "w_0_0.raw").read_bytes(), "<u2")
     assert raw.size == 33 * 33
     placements = json.loads((tmp_path / "w_0_0_placements.json").read_text())
