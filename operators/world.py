@@ -18,6 +18,7 @@ import bpy
 from ..core import mesh as core_mesh
 from ..core import recipe as core_recipe
 from ..core import scatter as core_scatter
+from ..core import world as core_world
 from ..core.errors import ParameterError
 from ..core.steps import drive
 from . import scatter as scatter_ops
@@ -31,6 +32,7 @@ __all__ = [
     "world_folder",
     "chosen_tiles",
     "check_scene_vertices",
+    "note_complete_tiles",
     "world_busy",
     "MAX_SCENE_VERTICES",
     "classes",
@@ -91,6 +93,14 @@ BUILD_LABEL, EXPORT_LABEL = "building world tiles", "exporting the world"
 def world_busy():
     """Whether a Build Tiles or Export World runs (modally) now."""
     return any(label in (BUILD_LABEL, EXPORT_LABEL) for label in ModalBuild.running.values())
+
+
+def note_complete_tiles(settings, folder):
+    """Note in the World panel's settings which tiles the world folder holds complete (its world
+    JSON), for the panel's grid: ``"x,z;x,z"``."""
+    document = core_world.read_world_json(core_world.world_json_path(folder, settings.file_name))
+    tiles = [(t["x"], t["z"]) for t in (document or {}).get("tiles", ()) if t.get("complete")]
+    settings.complete_tiles = ";".join(f"{x},{z}" for x, z in tiles)
 
 
 def check_scene_vertices(recipe, tiles):
@@ -157,16 +167,22 @@ class WORLDSEED_OT_world_build(ModalBuild, bpy.types.Operator):
         return {"CANCELLED"}
 
     def failed(self, context, err):
-        context.scene.worldseed.world.last_error = str(err)
+        settings = context.scene.worldseed.world
+        settings.last_error = str(err)
+        if getattr(self, "_folder", None):
+            note_complete_tiles(settings, self._folder)
 
     def cancelled(self, context):
-        context.scene.worldseed.world.last_error = ""
+        settings = context.scene.worldseed.world
+        settings.last_error = ""
+        note_complete_tiles(settings, self._folder)
         kept = f"the tiles finished so far stay in {self._folder} (the next build skips them)"
         self.report({"INFO"}, f"Worldseed: {kept}")
 
     def finished(self, context, result):
         run, made = result
         context.scene.worldseed.world.last_error = ""
+        note_complete_tiles(context.scene.worldseed.world, self._folder)
         context.view_layer.update()
         roots = [made[k] for k in sorted(made, key=lambda t: (t[1], t[0]))]
         select_only(context, roots[0] if roots else None)

@@ -45,22 +45,24 @@ class WORLDSEED_PT_world(SidebarPanel, bpy.types.Panel):
             layout.label(text=settings.last_error, icon="ERROR")
 
     def draw_tiles(self, layout, settings, world_name):
-        """A small grid of the tiles, +Z at the top as in Unity's top view, +X to the right: filled
-        where the tile is in the scene."""
+        """A small grid of the tiles, +Z at the top as in Unity's top view, +X to the right: in the
+        scene, built (their files complete in the world folder), or not built."""
         nx, nz = settings.tiles_x, settings.tiles_z
-        if nx * nz > SHOWN_TILES:
-            layout.label(text=f"{nx} x {nz} tiles", icon="MESH_GRID")
-            return
+        complete = {tuple(int(v) for v in t.split(",")) for t in settings.complete_tiles.split(";") if t}
         objects = bpy.context.scene.objects
-        box = layout.box()
-        built = 0
-        for z in reversed(range(nz)):
-            row = box.row(align=True)
-            for x in range(nx):
-                there = objects.get(f"{world_name}_{x}_{z}") is not None
-                built += there
-                row.label(text="", icon="CHECKBOX_HLT" if there else "CHECKBOX_DEHLT")
-        box.label(text=f"{built} of {nx * nz} tiles in the scene")
+        shown = {(x, z) for z in range(nz) for x in range(nx) if objects.get(f"{world_name}_{x}_{z}") is not None}
+        built = len(complete & {(x, z) for z in range(nz) for x in range(nx)})
+        if nx * nz <= SHOWN_TILES:
+            box = layout.box()
+            for z in reversed(range(nz)):
+                row = box.row(align=True)
+                for x in range(nx):
+                    icon = (
+                        "CHECKBOX_HLT" if (x, z) in shown else "FILE_TICK" if (x, z) in complete else "CHECKBOX_DEHLT"
+                    )
+                    row.label(text="", icon=icon)
+            layout = box
+        layout.label(text=f"{built} of {nx * nz} tiles built, {len(shown)} in the scene")
 
 
 classes = (WORLDSEED_PT_world,)

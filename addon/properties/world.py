@@ -68,6 +68,12 @@ class WorldseedWorldSettings(bpy.types.PropertyGroup):
             default=True,
             description="Scatter the Scatter panel's layers (built-in props) over the tiles",
         ),
+        "complete_tiles": bpy.props.StringProperty(
+            name="Complete Tiles",
+            default="",
+            options={"HIDDEN"},
+            description="The tiles whose files the world folder holds complete, 'x,z;x,z' (noted by Build Tiles)",
+        ),
         "last_error": bpy.props.StringProperty(
             name="Last Error", default="", options={"SKIP_SAVE"}, description="Why the last world build failed"
         ),

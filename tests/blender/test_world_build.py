@@ -333,6 +333,8 @@ def test_esc_leaves_the_scene_as_it_was_and_keeps_the_finished_tiles(empty_scene
     document = core_world.read_world_json(str(tmp_path / "world_world.json"))
     complete = {(t["x"], t["z"]) for t in document["tiles"] if t["complete"]}
     assert (0, 0) in complete  # how many more finished before the Esc landed depends on the machine
+    noted = bpy.context.scene.worldseed.world.complete_tiles  # what the panel's grid shows as built
+    assert {tuple(int(v) for v in t.split(",")) for t in noted.split(";")} == complete
     # Esc while the tiles become objects (the run has finished every tile): nothing of them stays either
     RESULT.clear()
     RESULT["cancel_at"] = "tile 1, 0"
@@ -345,6 +347,7 @@ def test_esc_leaves_the_scene_as_it_was_and_keeps_the_finished_tiles(empty_scene
     bpy.ops.worldseed.test_world_build()
     run = RESULT["run"]
     assert run.built == () and sorted(run.skipped) == [(0, 0), (0, 1), (1, 0), (1, 1)]
+    assert bpy.context.scene.worldseed.world.complete_tiles == "0,0;1,0;0,1;1,1"
     assert sorted(o.name for o in bpy.data.objects) == ["Land_0_0", "Land_0_1", "Land_1_0", "Land_1_1"]
 
 

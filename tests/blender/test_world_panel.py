@@ -51,12 +51,17 @@ def test_world_panel_draws_the_grid_the_range_and_the_buttons(addon, empty_scene
     calls = draw(panel)
     assert {("prop", n) for n in ("x0", "x1", "z0", "z1")} <= set(calls)
     assert ("label", "Terrain > Normalize must be Fixed for tiles") in calls
-    assert ("label", "0 of 6 tiles in the scene") in calls
+    assert ("label", "0 of 6 tiles built, 0 in the scene") in calls
     bpy.data.objects.new("Land_2_1", None)
     bpy.context.scene.collection.objects.link(bpy.data.objects["Land_2_1"])
-    assert ("label", "1 of 6 tiles in the scene") in draw(panel)
+    _settings().world.complete_tiles = "2,1;0,0;5,5"  # as Build Tiles notes them (5,5: outside this grid)
+    calls = draw(panel)
+    assert ("label", "2 of 6 tiles built, 1 in the scene") in calls
+    assert [c for c in calls if c[0] == "label" and c[1] == ""] == [("label", "")] * 6  # one icon a tile
     _tiled(16, 16)
-    assert ("label", "16 x 16 tiles") in draw(panel)  # too many to show one by one
+    calls = draw(panel)
+    assert ("label", "3 of 256 tiles built, 1 in the scene") in calls  # too many to show one by one
+    assert ("label", "") not in calls
 
 
 def test_world_recipe_has_the_grid_halo_and_builtin_scatter(addon, empty_scene):
