@@ -144,7 +144,7 @@ WORLD_LIMITS = {
 def check_world(recipe):
     """A tiled world (``tiles`` other than ``[1, 1]``) needs the terrain on, ``normalize = "fixed"``
     (the same heights whatever the extent), a Unity resolution (2^n + 1, 33..4097), an offset of
-    whole cells, and a halo of at most half a tile."""
+    whole cells, a halo of at most half a tile, and scatter spacings of at most half a tile."""
     world, spec = recipe.world, recipe.terrain
     if tuple(world.tiles) == (1, 1):
         return
@@ -170,6 +170,13 @@ def check_world(recipe):
         raise ParameterError(
             f"world.halo must be in [0, {spec.size / 2:g}] m (half of terrain.size), got {world.halo:g}"
         )
+    for i, layer in enumerate(recipe.scatter):  # props see their neighbouring tiles only
+        for key in ("radius", "radius_max", "keep_away"):
+            if getattr(layer, key) > spec.size / 2:
+                raise ParameterError(
+                    f"scatter[{i}].{key} must be at most half a tile ({spec.size / 2:g} m) in a tiled world, "
+                    f"got {getattr(layer, key):g}"
+                )
 
 
 @dataclass(frozen=True)

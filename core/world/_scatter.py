@@ -15,6 +15,7 @@ from .. import placement as core_placement
 from .. import scatter as core_scatter
 from .. import trees as core_trees
 from .. import unity as core_unity
+from ..errors import ParameterError
 from ..unity_package import alphamap_side
 from ._window import TAG_SCATTER, task_seed
 
@@ -62,6 +63,12 @@ def scatter_tile(recipe, grid, x, z, layers, neighbours):
     on the tile)."""
     specs = list(recipe.scatter)
     core_scatter.check_prop_count(specs, size=grid.size)
+    for i, s in enumerate(specs):  # a prop must not reach past the neighbouring tile
+        if max(s.radius, s.radius_max, s.keep_away) > grid.size / 2:
+            raise ParameterError(
+                f"scatter[{i}]: spacing {max(s.radius, s.radius_max, s.keep_away):g} m (radius, radius_max, "
+                f"keep_away) must be at most half a tile ({grid.size / 2:g} m) in a tiled world"
+            )
     sea_m = recipe.terrain.sea_level * recipe.terrain.height
     centre = grid.blender_centre(x, z)
     return core_scatter.scatter_layers(

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from core import recipe as core_recipe
+from core.errors import RecipeError
 from core.world import plan_world, run_task, world_grid
 
 TEXT = """
@@ -129,3 +130,10 @@ def test_without_neighbours_props_would_crowd_the_border(built, tmp_path):
     theirs, lt = props(out, 0, 0)
     d = np.hypot(mine[lm == 0, None, 0] - theirs[None, lt == 0, 0], mine[lm == 0, None, 1] - theirs[None, lt == 0, 1])
     assert d.min() < 3.0
+
+
+def test_a_spacing_wider_than_half_a_tile_is_refused():
+    with pytest.raises(RecipeError, match=r"scatter\[0\]\.radius must be at most half a tile \(32 m\).*got 40"):
+        core_recipe.loads(TEXT.replace("radius = 3.0", "radius = 40.0"))
+    with pytest.raises(RecipeError, match=r"scatter\[1\]\.keep_away must be at most half a tile"):
+        core_recipe.loads(TEXT.replace("keep_away = 2.5", "keep_away = 33.0"))
