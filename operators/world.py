@@ -91,8 +91,10 @@ BUILD_LABEL, EXPORT_LABEL = "building world tiles", "exporting the world"
 
 
 def world_busy():
-    """Whether a Build Tiles or Export World runs (modally) now."""
-    return any(label in (BUILD_LABEL, EXPORT_LABEL) for label in ModalBuild.running.values())
+    """Whether a Build Tiles or Export World runs (modally) now, or a cancelled build's worker still
+    ends its running tasks."""
+    running = any(label in (BUILD_LABEL, EXPORT_LABEL) for label in ModalBuild.running.values())
+    return running or world_tiles.run_stopping()
 
 
 def note_complete_tiles(settings, folder):
@@ -101,6 +103,25 @@ def note_complete_tiles(settings, folder):
     document = core_world.read_world_json(core_world.world_json_path(folder, settings.file_name))
     tiles = [(t["x"], t["z"]) for t in (document or {}).get("tiles", ()) if t.get("complete")]
     settings.complete_tiles = ";".join(f"{x},{z}" for x, z in tiles)
+
+
+def _noting_when_stopped(scene_name, folder):
+    """A timer that waits for a cancelled build's worker to end, then notes the tiles complete (the
+    ones it finished after the Esc too) and redraws the sidebars."""
+
+    def note():
+        if world_tiles.run_stopping():
+            return 0.25
+        scene = bpy.data.scenes.get(scene_name)
+        if scene is not None:
+            note_complete_tiles(scene.worldseed.world, folder)
+        for window in bpy.context.window_manager.windows if bpy.context.window_manager else ():
+            for area in window.screen.areas:
+                if area.type == "VIEW_3D":
+                    area.tag_redraw()
+        return None
+
+    return note
 
 
 def check_scene_vertices(recipe, tiles):
@@ -148,6 +169,7 @@ class WORLDSEED_OT_world_build(ModalBuild, bpy.types.Operator):
         return self.start_modal(context, steps, BUILD_LABEL)
 
     def execute(self, context):
+        world_tiles.wait_for_runs()  # a cancelled build still ending (scripts call this without poll)
         try:
             result = drive(self._steps(context))
         except (ParameterError, ExportError, OSError) as err:
@@ -176,6 +198,7 @@ class WORLDSEED_OT_world_build(ModalBuild, bpy.types.Operator):
         settings = context.scene.worldseed.world
         settings.last_error = ""
         note_complete_tiles(settings, self._folder)
+        bpy.app.timers.register(_noting_when_stopped(context.scene.name, self._folder), first_interval=0.25)
         kept = f"the tiles finished so far stay in {self._folder} (the next build skips them)"
         self.report({"INFO"}, f"Worldseed: {kept}")
 

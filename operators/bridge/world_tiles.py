@@ -92,6 +92,8 @@ __all__ = [
     "export_world_fbx",
     "world_props",
     "run_steps",
+    "run_stopping",
+    "wait_for_runs",
     "build_steps",
     "RUN_PROGRESS",
 ]
@@ -692,13 +694,31 @@ def export_world_fbx(recipe, folder, name="world", *, tiles=None, collection=Non
 RUN_PROGRESS = 1000
 
 
+#: Cancelled world runs whose running tasks are still ending on their worker.
+_STOPPING = []
+
+
+def run_stopping():
+    """Whether a cancelled world run still ends its running tasks (a new run waits for it: both would
+    write the same world JSON)."""
+    _STOPPING[:] = [f for f in _STOPPING if not f.done()]
+    return bool(_STOPPING)
+
+
+def wait_for_runs(timeout=None):
+    """Wait for the cancelled world runs to end (at most ``timeout`` seconds); True when none runs."""
+    concurrent.futures.wait(list(_STOPPING), timeout=timeout)
+    return not run_stopping()
+
+
 def run_steps(recipe, folder, name, tiles, *, workers=None, poll=0.05):
     """``core.world.run_world`` of ``tiles`` into ``folder`` on a worker thread (a ``ThreadExecutor`` of
     ``workers`` threads under it), yielding ``(done, total, label)`` -- the last step again while
     waiting, so a modal operator stays responsive; returns its ``WorldRun``.
 
-    Closing the generator (Esc) cancels the run: no new task starts, the running ones end (their
-    files are whole) and it waits for them; the tiles finished so far stay in the folder, listed in
+    Closing the generator (Esc) cancels the run at once: no new task starts, the running ones end
+    on the worker (their files are whole; :func:`run_stopping` says whether one still does, and
+    :func:`wait_for_runs` waits for them), the tiles finished so far stay in the folder, listed in
     the world JSON, and the next run skips them.  Nothing of Blender is touched off the main thread.
     """
     cancel = threading.Event()
@@ -730,9 +750,9 @@ def run_steps(recipe, folder, name, tiles, *, workers=None, poll=0.05):
                 pass
             yield last
     finally:
-        if not future.done():
+        if not future.done():  # Esc: the UI comes back now, the worker ends its running tasks
             cancel.set()
-            concurrent.futures.wait([future])
+            _STOPPING.append(future)
 
 
 def build_steps(recipe, folder, name, tiles, *, collection, workers=None):

@@ -330,10 +330,16 @@ def test_esc_leaves_the_scene_as_it_was_and_keeps_the_finished_tiles(empty_scene
     bpy.ops.worldseed.test_world_build()
     assert RESULT["state"] == {"CANCELLED"} and "run" not in RESULT
     assert snapshot() == before
+    assert world_tiles.wait_for_runs(timeout=60)  # the worker ends its running tasks after the Esc
+    assert bpy.ops.worldseed.world_build.poll()
     document = core_world.read_world_json(str(tmp_path / "world_world.json"))
     complete = {(t["x"], t["z"]) for t in document["tiles"] if t["complete"]}
     assert (0, 0) in complete  # how many more finished before the Esc landed depends on the machine
     noted = bpy.context.scene.worldseed.world.complete_tiles  # what the panel's grid shows as built
+    assert (0, 0) in {tuple(int(v) for v in t.split(",")) for t in noted.split(";")}
+    timer = world_ops._noting_when_stopped(bpy.context.scene.name, str(tmp_path))  # Esc's timer, run by hand
+    assert timer() is None  # the worker has ended: noted, no further calls
+    noted = bpy.context.scene.worldseed.world.complete_tiles
     assert {tuple(int(v) for v in t.split(",")) for t in noted.split(";")} == complete
     # Esc while the tiles become objects (the run has finished every tile): nothing of them stays either
     RESULT.clear()
