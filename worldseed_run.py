@@ -4,6 +4,14 @@ In Blender:      blender --background --factory-startup --python-exit-code 1 --p
                      --recipe world.toml --out DIR
 With bpy (pip):  python worldseed_run.py --recipe world.toml --out DIR
 
+A tiled world (a recipe with ``[world] tiles = [nx, nz]`` other than [1, 1])
+builds its tiles serially, or with ``--workers N`` on a Dask LocalCluster of N
+worker processes on this machine, or with ``--scheduler ADDRESS`` on a running
+Dask cluster (whose workers see this folder at the same path); ``--tiles
+X0:X1,Z0:Z1`` builds part of the grid.  Tiles already complete (listed in
+``<name>_world.json`` with matching sizes and SHA-256) are kept, so a stopped
+run picks up where it was.
+
 Leave out --recipe to build the embedded demo recipe. The extension is taken
 from the folder this script is in (the extension root), so it works from a
 checkout and from an installed extension alike. The exit status is 0 when

@@ -38,6 +38,7 @@ from ..core import levels as core_levels
 from ..core import recipe as core_recipe
 from ..core import unity as core_unity
 from ..core import unity_package as core_package
+from ..core import world as core_world
 from ..core.errors import ParameterError, short
 from ..operators.bridge import terrain_layers, world
 from ..operators.bridge.export import ExportError
@@ -163,6 +164,20 @@ def parse_args(argv):
         metavar="SECONDS",
         help=f"how long to wait for another run writing into the same folder (default: {world.LOCK_WAIT:g})",
     )
+    tiled = parser.add_argument_group(
+        "tiled worlds", "for a recipe with [world] tiles other than [1, 1]: the tiles run serially unless one is given"
+    )
+    where = tiled.add_mutually_exclusive_group()
+    where.add_argument(
+        "--workers",
+        type=int,
+        metavar="N",
+        help="build the tiles on a Dask LocalCluster of N worker processes on this machine",
+    )
+    where.add_argument(
+        "--scheduler", metavar="ADDRESS", help="build the tiles on a running Dask cluster (tcp://host:8786)"
+    )
+    tiled.add_argument("--tiles", metavar="X0:X1,Z0:Z1", help="build only these tiles (half-open ranges, as Python's)")
     return parser.parse_args(argv)
 
 
@@ -340,6 +355,11 @@ def main(argv=None):
             raise ExportError(f"--wait must be a number of seconds in [0, {MAX_WAIT:g}], got {args.wait:g}")
         if not args.out.strip():
             raise ExportError(f"--out must name a folder, got {short(args.out)} (use --out . for the current folder)")
+        if is_tiled(recipe):
+            return _world_main(args, recipe, progress := TerminalProgress(f"worldseed {recipe.world.name[:40]}"))
+        for flag, value in (("--workers", args.workers), ("--scheduler", args.scheduler), ("--tiles", args.tiles)):
+            if value is not None:
+                raise ExportError(f"{flag} is for tiled worlds; {source} has [world] tiles = [1, 1] (one terrain)")
         written, removed = build_world(
             recipe,
             os.path.abspath(args.out),
@@ -350,9 +370,14 @@ def main(argv=None):
             source=source,
         )
     except (ParameterError, ExportError, OSError) as err:
+        if progress is not None:
+            progress.end_line()
         print(f"worldseed: error: {one_line(err)}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:  # Ctrl-C: the staging is gone (output_folder), earlier files are whole
+    except (
+        KeyboardInterrupt,
+        core_world.Cancelled,
+    ):  # Ctrl-C: the staging is gone (output_folder), earlier files are whole
         if progress is not None:
             progress.end_line()
         print("worldseed: cancelled", file=sys.stderr)
@@ -361,6 +386,113 @@ def main(argv=None):
         print(f"worldseed: wrote {path}")
     for path in removed:
         print(f"worldseed: removed {path} (an earlier run's; this run does not write it)")
+    return 0
+
+
+def is_tiled(recipe):
+    """Whether ``recipe`` is a tiled world (``[world] tiles`` other than ``[1, 1]``)."""
+    return tuple(recipe.world.tiles) != (1, 1)
+
+
+def world_executor(workers=None, scheduler=None):
+    """The executor of a tiled world's tiles: serial, or Dask (``--workers N`` / ``--scheduler ADDRESS``).
+
+    Dask is imported only here, only when asked for: the extension never needs it in Blender."""
+    if workers is None and scheduler is None:
+        return core_world.SerialExecutor()
+    from ..scaleout import dask_executor
+
+    return dask_executor.DaskExecutor(workers=workers, scheduler=scheduler)
+
+
+def build_tiled_world(
+    recipe, out_dir, *, name="world", workers=None, scheduler=None, tiles=None, progress=None, write_recipe=False
+):
+    """Build a tiled world headless; returns ``(run, written)``.
+
+    The tiles run on :func:`world_executor` (workers write their tile files
+    themselves, atomically; ``core.world.run_world`` skips tiles already complete
+    and keeps ``<name>_world.json`` current after every tile), then, with
+    ``[export] fbx``, each chosen tile whose FBX is not already listed whole in
+    the world JSON is assembled from its files in this (bpy) process and written
+    as ``<name>_<x>_<z>.fbx`` (``operators.bridge.world_tiles.export_tile_fbx``),
+    and the world JSON lists the FBX files too.  A Ctrl-C keeps every tile
+    finished before it.
+    """
+    if not FILE_NAME.match(name or ""):
+        raise ExportError(f"--name must be 1 to 64 letters, digits, '-' or '_' (no folders), got {short(name)}")
+    if os.path.exists(out_dir) and not os.path.isdir(out_dir):
+        raise ExportError(f"output folder {short(out_dir)} is a file, not a folder")
+    grid = core_world.world_grid(recipe)
+    chosen = core_world.parse_tile_range(tiles, grid) if tiles is not None else tuple(grid.tiles())
+    try:
+        os.makedirs(out_dir, exist_ok=True)
+    except OSError as err:
+        raise ExportError(f"output folder {short(out_dir)} cannot be created: {err.strerror}") from None
+    if not os.access(out_dir, os.W_OK):
+        raise ExportError(f"output folder {short(out_dir)} is not writable")
+    with world_executor(workers, scheduler) as executor:
+        if getattr(executor, "start_seconds", None) is not None:
+            where = f"{workers} workers" if workers is not None else scheduler
+            print(f"worldseed: Dask cluster ({where}) ready in {executor.start_seconds:.1f} s", file=sys.stderr)
+        run = core_world.run_world(recipe, out_dir, name=name, executor=executor, tiles=chosen, progress=progress)
+    written = [os.path.join(out_dir, f["name"]) for tile in run.built for f in run.results[tile]["files"]]
+    if recipe.export.fbx:
+        written += _tile_fbx(recipe, out_dir, name, run, chosen)
+    if write_recipe:
+        path = os.path.join(out_dir, "recipe.toml")
+        core_unity.write_bytes_atomic(path, core_recipe.dumps(recipe).encode())
+        written.append(path)
+    written.append(run.path)
+    return run, written
+
+
+def _tile_fbx(recipe, out_dir, name, run, chosen):
+    """FBX of every chosen tile not listed whole in the world JSON, and again of every complete tile
+    next to a tile this run built (its border normals come from its neighbours' files); the JSON
+    then lists them."""
+    from ..operators.bridge import world_tiles
+
+    listed = {(t["x"], t["z"]): {f["name"] for f in t["files"]} for t in run.document["tiles"]}
+    complete = {(t["x"], t["z"]) for t in run.document["tiles"] if t["complete"]}
+    built = set(run.built)
+    near_built = {
+        (x, z) for x, z in complete if any((x + dx, z + dz) in built for dx in (-1, 0, 1) for dz in (-1, 0, 1))
+    }
+    fbx = {}
+    _fresh_scene()
+    for x, z in sorted(set(chosen) | (near_built - built), key=lambda t: (t[1], t[0])):
+        file_name = f"{core_world.tile_base(name, x, z)}.fbx"
+        if (x, z) not in near_built and file_name in listed.get((x, z), ()):  # verified with the tile's files
+            continue
+        path = os.path.join(out_dir, file_name)
+        fbx[(x, z)] = world_tiles.export_tile_fbx((x, z), path, recipe=recipe, folder=out_dir, name=name)
+    if fbx:
+        core_world.write_world_json(run.path, world_tiles.world_json_with_fbx(out_dir, name)(fbx))
+    return list(fbx.values())
+
+
+def _world_main(args, recipe, progress):
+    """The tiled-world run of :func:`main`: prints what it wrote and kept; returns 0."""
+    run, written = build_tiled_world(
+        recipe,
+        os.path.abspath(args.out),
+        name=args.name,
+        workers=args.workers,
+        scheduler=args.scheduler,
+        tiles=args.tiles,
+        progress=progress,
+        write_recipe=args.write_recipe,
+    )
+    progress.end_line()
+    for path in written:
+        print(f"worldseed: wrote {path}")
+    if run.skipped:
+        print(f"worldseed: kept {len(run.skipped)} complete tile(s) of an earlier run (size and SHA-256 checked)")
+    state = "complete" if run.complete else f"{sum(t['complete'] for t in run.document['tiles'])} of "
+    if not run.complete:
+        state += f"{len(run.document['tiles'])} tiles complete"
+    print(f"worldseed: world {state}: {run.path}")
     return 0
 
 

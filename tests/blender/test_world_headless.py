@@ -1,0 +1,199 @@
+"""Tiled worlds headless: ``worldseed_run.py`` on a [world] tiles recipe, serial and with ``--workers 2``.
+
+Each run is a process of its own (bpy, and for ``--workers`` a Dask LocalCluster of 2 processes):
+the same files byte for byte (tiles, FBX per tile, world JSON), a second run keeps every complete
+tile, ``--tiles`` builds a part, Ctrl-C keeps the tiles finished before it, and the flags are refused
+in one line on a single-terrain recipe.
+"""
+
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from worldseed.core import world as core_world
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+RUN = os.path.join(ROOT, "worldseed_run.py")
+
+WORLD = """
+[world]
+name = "Isle"
+seed = 13
+tiles = [2, 2]
+
+[terrain]
+resolution = 65
+size = 256.0
+height = 60.0
+normalize = "fixed"
+falloff = "radial"
+
+[terrain.erosion]
+enabled = true
+droplets_per_km2 = 20000.0
+
+[[splat]]
+name = "Grass"
+color = [0.1, 0.3, 0.1]
+
+[[splat]]
+name = "Rock"
+color = [0.4, 0.4, 0.4]
+slope_range = [25.0, 90.0]
+
+[[scatter]]
+name = "Rocks"
+prop = "rock"
+radius = 12.0
+
+[export]
+fbx = true
+"""
+
+
+def run(*args, timeout=600):
+    return subprocess.run([sys.executable, RUN, *args], capture_output=True, text=True, timeout=timeout)
+
+
+def digests(folder):
+    out = {}
+    for name in sorted(os.listdir(folder)):
+        path = os.path.join(folder, name)
+        if not name.startswith(".") and os.path.isfile(path):
+            with open(path, "rb") as fh:
+                out[name] = hashlib.sha256(fh.read()).hexdigest()
+    return out
+
+
+@pytest.fixture(scope="module")
+def recipe_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("recipe") / "world.toml"
+    path.write_text(WORLD)
+    return str(path)
+
+
+@pytest.fixture(scope="module")
+def serial(recipe_file, tmp_path_factory):
+    out = str(tmp_path_factory.mktemp("serial"))
+    proc = run("--recipe", recipe_file, "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    return out, proc
+
+
+def test_serial_world_writes_every_tile_its_fbx_and_the_world_json(serial):
+    out, proc = serial
+    names = set(digests(out))
+    for x, z in [(0, 0), (1, 0), (0, 1), (1, 1)]:
+        base = f"world_{x}_{z}"
+        assert {f"{base}.raw", f"{base}.fbx", f"{base}_placements.json", f"{base}_terrain.json"} <= names
+        assert f"{base}_splat0.png" in names
+    assert "worldseed: world complete" in proc.stdout and "Traceback" not in proc.stderr
+    doc = json.load(open(os.path.join(out, "world_world.json")))
+    assert doc["grid"] == [2, 2] and all(t["complete"] for t in doc["tiles"])
+    for t in doc["tiles"]:
+        listed = {f["name"] for f in t["files"]}
+        assert f"{t['name']}.fbx" in listed and f"{t['name']}.raw" in listed
+    assert set(core_world.verify_tiles(out, doc)) == {(0, 0), (1, 0), (0, 1), (1, 1)}  # FBX hashed too
+    assert not os.path.exists(core_world.cache_folder(out, "world"))
+    assert not [n for n in os.listdir(out) if n.startswith(".")]  # no staging or temporaries left
+
+
+def test_workers_2_write_the_same_bytes(serial, recipe_file, tmp_path):
+    out, _ = serial
+    proc = run("--recipe", recipe_file, "--out", str(tmp_path), "--workers", "2")
+    assert proc.returncode == 0, proc.stderr
+    assert "Dask cluster (2 workers) ready" in proc.stderr
+    assert digests(str(tmp_path)) == digests(out)  # tiles, FBX and world JSON
+
+
+def test_a_second_run_keeps_every_tile(recipe_file, tmp_path):
+    out = str(tmp_path)
+    assert run("--recipe", recipe_file, "--out", out).returncode == 0
+    stamps = {n: os.stat(os.path.join(out, n)).st_ino for n in os.listdir(out) if not n.endswith("_world.json")}
+    proc = run("--recipe", recipe_file, "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    assert "kept 4 complete tile(s)" in proc.stdout
+    assert {n: os.stat(os.path.join(out, n)).st_ino for n in stamps} == stamps  # nothing rewritten, FBX neither
+
+
+def test_tiles_builds_a_part_then_the_rest(serial, recipe_file, tmp_path):
+    out = str(tmp_path)
+    proc = run("--recipe", recipe_file, "--out", out, "--tiles", "0:2,1")
+    assert proc.returncode == 0, proc.stderr
+    names = set(os.listdir(out))
+    assert {"world_0_1.raw", "world_1_1.fbx"} <= names and "world_0_0.raw" not in names
+    assert "2 of 4 tiles complete" in proc.stdout
+    assert run("--recipe", recipe_file, "--out", out).returncode == 0
+    assert digests(out) == digests(serial[0])
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--tiles", "0:3"], "--tiles '0:3': x range '0:3' must lie within 0:2"),
+        (["--tiles", "a"], "--tiles 'a'"),
+        (["--workers", "0"], "--workers must be an integer in [1, 256], got 0"),
+    ],
+)
+def test_bad_world_flags_exit_2_with_one_line(recipe_file, tmp_path, args, words):
+    proc = run("--recipe", recipe_file, "--out", str(tmp_path / "out"), *args)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines()[-1].startswith("worldseed: error:")
+    assert words in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_world_flags_on_a_single_terrain_are_refused(tmp_path):
+    recipe = tmp_path / "one.toml"
+    recipe.write_text("[terrain]\nresolution = 33\n")
+    proc = run("--recipe", str(recipe), "--out", str(tmp_path / "out"), "--workers", "2")
+    assert proc.returncode == 2
+    assert "--workers is for tiled worlds" in proc.stderr and "[1, 1]" in proc.stderr
+    proc = run("--recipe", str(recipe), "--out", str(tmp_path / "out"), "--workers", "2", "--scheduler", "tcp://x:1")
+    assert proc.returncode == 2 and "not allowed with argument" in proc.stderr
+
+
+SLOW = WORLD.replace("tiles = [2, 2]", "tiles = [3, 3]").replace("resolution = 65", "resolution = 257")
+SLOW = SLOW.replace("droplets_per_km2 = 20000.0", "droplets_per_km2 = 400000.0").replace("size = 256.0", "size = 512.0")
+
+
+def test_ctrl_c_keeps_the_tiles_finished_and_the_next_run_skips_them(tmp_path):
+    recipe = tmp_path / "slow.toml"
+    recipe.write_text(SLOW)
+    out = tmp_path / "out"
+    proc = subprocess.Popen(
+        [sys.executable, RUN, "--recipe", str(recipe), "--out", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    path = core_world.world_json_path(str(out), "world")
+    try:
+        deadline = time.monotonic() + 300
+        complete = []
+        while time.monotonic() < deadline and proc.poll() is None and not complete:
+            doc = core_world.read_world_json(path)
+            complete = [t for t in doc["tiles"] if t["complete"]] if doc else []
+            time.sleep(0.05)
+        assert complete, "no tile finished"
+        assert proc.poll() is None, "the run ended before it could be cancelled"
+        proc.send_signal(signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, stderr
+    assert stderr.strip().splitlines()[-1] == "worldseed: cancelled" and "Traceback" not in stderr
+    doc = core_world.read_world_json(path)
+    kept = core_world.verify_tiles(str(out), doc)
+    assert 1 <= len(kept) < 9 and kept.keys() == {(t["x"], t["z"]) for t in doc["tiles"] if t["complete"]}
+    assert os.path.isdir(core_world.cache_folder(str(out), "world"))
+    again = run("--recipe", str(recipe), "--out", str(out), "--tiles", "0:1,0:1")  # one tile: quick
+    assert again.returncode == 0, again.stderr
+    if (0, 0) in kept:
+        assert "kept 1 complete tile(s)" in again.stdout
