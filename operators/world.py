@@ -253,6 +253,7 @@ class WORLDSEED_OT_world_export(ModalBuild, bpy.types.Operator):
         return self.start_modal(context, steps, EXPORT_LABEL)
 
     def execute(self, context):
+        world_tiles.wait_for_runs()  # a cancelled build still ending writes the same world JSON
         try:
             paths = drive(self._steps(context))
         except (ParameterError, ExportError, OSError) as err:
