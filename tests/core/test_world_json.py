@@ -7,6 +7,7 @@ import os
 import pytest
 
 from worldseed.core import recipe as core_recipe
+from worldseed.core import world as core_world
 from worldseed.core.world._grid import WorldGrid
 from worldseed.core.world._world_json import (
     file_record,
@@ -145,3 +146,48 @@ def test_recipe_digest_follows_the_recipe():
     a = core_recipe.loads("[world]\nseed = 1\n")
     assert recipe_digest(a) == recipe_digest(core_recipe.loads(core_recipe.dumps(a)))
     assert recipe_digest(a) != recipe_digest(core_recipe.loads("[world]\nseed = 2\n"))
+
+
+WORLD = """
+[world]
+name = "Isle"
+seed = 4
+tiles = [3, 2]
+
+[terrain]
+resolution = 33
+size = 64.0
+height = 20.0
+normalize = "fixed"
+
+[[splat]]
+name = "Grass"
+color = [0.1, 0.3, 0.1]
+
+[[splat]]
+name = "Rock"
+color = [0.4, 0.4, 0.4]
+slope_range = [20.0, 90.0]
+"""
+
+
+def test_a_world_run_writes_what_unity_batch_import_expects(tmp_path):
+    folder = str(tmp_path)
+    run = core_world.run_world(core_recipe.loads(WORLD), folder, name="valley")
+    doc = read_world_json(os.path.join(folder, "valley_world.json"))
+    assert doc == run.document and doc["grid"] == [3, 2] and doc["unity_import"]["naming"] == "valley_X_Z"
+    assert doc["recipe_sha256"] == recipe_digest(core_recipe.loads(WORLD))
+    on_disk = {n for n in os.listdir(folder) if not n.startswith(".")}
+    listed = set()
+    for t in doc["tiles"]:
+        base = f"valley_{t['x']}_{t['z']}"
+        names = [f["name"] for f in t["files"]]
+        assert t["complete"] and t["name"] == base and t["object"] == f"Isle_{t['x']}_{t['z']}"
+        assert f"{base}.raw" in names and f"{base}_splat0.png" in names and f"{base}_terrain.json" in names
+        assert all(n == f"{base}.raw" or n.startswith(base + "_") for n in names)
+        for f in t["files"]:
+            assert file_record(os.path.join(folder, f["name"])) == f
+        raw = next(f for f in t["files"] if f["name"] == f"{base}.raw")
+        assert raw["bytes"] == 2 * 33 * 33  # 16-bit, one sample per heightmap vertex
+        listed.update(names)
+    assert on_disk == listed | {"valley_world.json"}  # every file listed, nothing else written
