@@ -11,6 +11,7 @@ runs) they run at once.  One at a time: they write the same folder.
 """
 
 import os
+import re
 import tempfile
 
 import bpy
@@ -30,6 +31,7 @@ from .common import ModalBuild, select_only
 __all__ = [
     "world_recipe",
     "world_folder",
+    "file_name",
     "chosen_tiles",
     "check_scene_vertices",
     "note_complete_tiles",
@@ -41,6 +43,18 @@ __all__ = [
 #: Most vertices Build Tiles puts in the scene at once (16 tiles of 1025^2, LOD0 only): a larger world
 #: is built headless (``worldseed_run.py``), or a range of its tiles at a time.
 MAX_SCENE_VERTICES = 16 * 1025 * 1025
+
+
+#: What a world's file name may be (the headless run's ``--name`` alike): no folders, no dots.
+FILE_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+def file_name(settings):
+    """The World panel's file name, checked: 1 to 64 letters, digits, '-' or '_'."""
+    name = settings.file_name
+    if not FILE_NAME.match(name):
+        raise ParameterError(f"File Name must be 1 to 64 letters, digits, '-' or '_' (no folders), got {name!r}")
+    return name
 
 
 def world_folder(settings):
@@ -157,7 +171,7 @@ class WORLDSEED_OT_world_build(ModalBuild, bpy.types.Operator):
         if os.path.exists(folder) and not os.path.isdir(folder):
             raise ParameterError(f"World Folder {folder!r} is a file; choose a folder for the tile files")
         self._folder = folder
-        return world_tiles.build_steps(recipe, folder, settings.file_name, tiles, collection=context.scene.collection)
+        return world_tiles.build_steps(recipe, folder, file_name(settings), tiles, collection=context.scene.collection)
 
     def invoke(self, context, event):
         if context.window is None:
@@ -233,13 +247,13 @@ class WORLDSEED_OT_world_export(ModalBuild, bpy.types.Operator):
     def _steps(self, context):
         settings = context.scene.worldseed.world
         roots = world_tiles.tile_roots(context.scene, context.scene.worldseed.terrain.name)
-        folder = world_folder(settings)
-        world_tiles.check_exportable(roots, folder, settings.file_name)
+        folder, name = world_folder(settings), file_name(settings)
+        world_tiles.check_exportable(roots, folder, name)
         return world_tiles.export_world_steps(
             roots,
             folder,
-            settings.file_name,
-            world_json=world_tiles.world_json_with_fbx(folder, settings.file_name),
+            name,
+            world_json=world_tiles.world_json_with_fbx(folder, name),
             props=world_tiles.world_props(roots),
         )
 

@@ -124,3 +124,14 @@ def test_build_tiles_refuses_more_vertices_than_the_scene_takes(addon, empty_sce
     assert not bpy.data.objects
     recipe = world_ops.world_recipe(bpy.context.scene)
     world_ops.check_scene_vertices(recipe, [(0, 0)] * 16)  # 16 tiles of 1025^2 are fine
+
+
+def test_the_file_name_names_files_in_the_folder_only(addon, empty_scene):
+    world = _tiled().world
+    assert world_ops.file_name(world) == "world"
+    for bad in ("../up", "a/b", "", "dot.ted"):
+        world.file_name = bad
+        with pytest.raises(ParameterError, match="File Name must be 1 to 64 letters"):
+            world_ops.file_name(world)
+    with pytest.raises(RuntimeError, match="File Name"):
+        bpy.ops.worldseed.world_build()
