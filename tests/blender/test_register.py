@@ -14,6 +14,8 @@ OPERATORS = (
     "height_curve_add",
     "height_curve_reset",
     "export_unity",
+    "world_build",
+    "world_export",
 )
 
 
@@ -55,7 +57,13 @@ def test_settings_ranges_come_from_core(addon):
 def _property_groups(scene):
     settings = scene.worldseed
     layer = settings.scatter.layers.add()
-    return {"terrain": settings.terrain, "trees": settings.trees, "scatter": layer, "export": settings.export}
+    return {
+        "world": settings.world,
+        "terrain": settings.terrain,
+        "trees": settings.trees,
+        "scatter": layer,
+        "export": settings.export,
+    }
 
 
 def test_every_setting_is_generated_from_its_family_limits_table(addon):
@@ -90,6 +98,7 @@ def test_the_recipe_registry_drives_registration_and_the_sidebar_order(addon):
 
     settings = bpy.context.scene.worldseed
     assert [k for k in recipe.SECTION_KEYS if k in settings.bl_rna.properties] == [
+        "world",
         "terrain",
         "trees",
         "scatter",
@@ -100,4 +109,4 @@ def test_the_recipe_registry_drives_registration_and_the_sidebar_order(addon):
         cls for cls in addon.all_classes() if issubclass(cls, bpy.types.Panel) and not getattr(cls, "bl_parent_id", "")
     ]
     ordered = [p.bl_label for p in sorted(panels, key=lambda p: p.bl_order)]
-    assert ordered == ["Terrain", "Trees", "Scatter", "Levels", "Export"]
+    assert ordered == ["World", "Terrain", "Trees", "Scatter", "Levels", "Export"]
