@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_right
 from functools import reduce
+from operator import and_ as _and
 from operator import getitem as _item
 from operator import or_ as _or
 
@@ -19,16 +20,18 @@ import numpy as np
 __all__ = ["Rules", "pack"]
 
 
-def _byte_tables(rows):
-    """Per byte j of a pattern set, the 256 unions of ``rows[8j .. 8j + 7]`` (Python integers):
-    entry ``b`` is the OR of the rows of the set bits of ``b`` (built by doubling: the entries
-    with bit k set are those without it, ORed with row k)."""
+def _byte_tables(rows, everything):
+    """Per byte j of a pattern set, the 256 complements (in ``everything``, all ones) of the
+    unions of ``rows[8j .. 8j + 7]`` (Python integers): entry ``b`` is the AND of the complements
+    of the rows of the set bits of ``b`` (built by doubling: the entries with bit k set are those
+    without it, ANDed with row k's complement); entry 0 is ``everything``."""
     tables = []
     for j in range(0, len(rows), 8):
-        table = [0]
+        table = [everything]
         for row in rows[j : j + 8]:
-            table += [t | row for t in table]
-        tables.append(table + [0] * (256 - len(table)))
+            other = everything ^ row
+            table += [t & other for t in table]
+        tables.append(table + [everything] * (256 - len(table)))
     return tables
 
 
@@ -99,32 +102,33 @@ class Rules:
         self.support_rows = rows
         self.classes = _classes(compatible) if self.directions == 4 else None
         self._tables = None  # per byte of a set, the supports of its 256 values (built when first needed)
-        self._support = {}
-        self.cached_support = self._support.get  # a set's look_up() if already made, else None
+        self._kills = {}
+        self.cached_kills = self._kills.get  # a set's kills() if already made, else None
         self._rows = {}
 
     def support(self, m):
         """Per direction, the set of patterns that ``m`` allows next to it."""
-        s = self._support.get(m) or self.look_up(m)
-        return tuple(d & self.full for d in s)
+        return tuple(k & self.full ^ self.full for k in self._kills.get(m) or self.kills(m))
 
-    def look_up(self, m):
-        """:meth:`support` of a set not in the cache (and cache it), each direction's set with
-        the bits of the later directions above it (ANDed with a set they drop): the union of the
-        supports of its bytes, one table look-up per byte (the tables built at the first call)."""
+    def kills(self, m):
+        """Per direction, the patterns that ``m`` rules out next to it (the complement of its
+        support; ANDed with a set, the set's patterns to drop), each direction's with the bits of
+        the later directions above it (a set below ``2**P`` ANDed with it drops them), cached per
+        set: the AND of the complements of the supports of the set's bytes, one table look-up per
+        byte (the tables built at the first call)."""
         tables = self._tables
         if tables is None:
-            tables = self._tables = _byte_tables(self.support_rows)
-        bits = reduce(_or, map(_item, tables, m.to_bytes(self.nbytes, "little")))
-        # direction d at bits d*P and up (the bits above stay: a set ANDed with it drops them)
-        p = self.p
+            everything = (1 << self.p * self.directions) - 1
+            tables = self._tables = _byte_tables(self.support_rows, everything)
+        bits = reduce(_and, map(_item, tables, m.to_bytes(self.nbytes, "little")))
+        p = self.p  # direction d at bits d*P
         if self.directions == 4:
-            s = (bits, bits >> p, bits >> 2 * p, bits >> 3 * p)
+            k = (bits, bits >> p, bits >> 2 * p, bits >> 3 * p)
         else:
-            s = tuple(bits >> (d * p) for d in range(self.directions))
-        if len(self._support) < _CACHED:
-            self._support[m] = s
-        return s
+            k = tuple(bits >> (d * p) for d in range(self.directions))
+        if len(self._kills) < _CACHED:
+            self._kills[m] = k
+        return k
 
     def entropies(self, masks):
         """Shannon entropy of each weighted set of ``masks`` (a list of non-empty integers) as a

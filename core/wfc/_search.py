@@ -72,7 +72,7 @@ class Search:
         changes several times in one round is visited once): the cell that ran out of
         patterns, or -1."""
         wave, nbrs, dirty, mirror, rules, logged, seen, classes, few = self._kit
-        cached, support = rules.cached_support, rules.look_up
+        cached, kills = rules.cached_kills, rules.kills
         four = rules.directions == 4
         level = cells
         while level:
@@ -81,8 +81,8 @@ class Search:
             for c in level:
                 m = wave[c]
                 if four:  # unrolled: the grid's four neighbours
-                    s = cached(m)
-                    if s is None:
+                    k = cached(m)
+                    if k is None:
                         lost = seen[c] & ~m
                         if classes is not None and lost.bit_count() <= few:
                             # a few patterns gone: the neighbours of the classes m no longer meets
@@ -99,63 +99,67 @@ class Search:
                                     k2 |= b2
                                 if not m & a3:
                                     k3 |= b3
-                            s = (~k0, ~k1, ~k2, ~k3)
                         else:
-                            s = support(m)
+                            k0, k1, k2, k3 = kills(m)
+                    else:
+                        k0, k1, k2, k3 = k
                     seen[c] = m
-                    s0, s1, s2, s3 = s
                     t0, t1, t2, t3 = nbrs[c]
-                    old = wave[t0]
-                    new = old & s0
-                    if new != old:
-                        if not new:
-                            dirty += changed
-                            return t0
-                        logged(t0)
-                        logged(old)
-                        wave[t0] = new
-                        append(t0)
-                    old = wave[t1]
-                    new = old & s1
-                    if new != old:
-                        if not new:
-                            dirty += changed
-                            return t1
-                        logged(t1)
-                        logged(old)
-                        wave[t1] = new
-                        append(t1)
-                    old = wave[t2]
-                    new = old & s2
-                    if new != old:
-                        if not new:
-                            dirty += changed
-                            return t2
-                        logged(t2)
-                        logged(old)
-                        wave[t2] = new
-                        append(t2)
-                    old = wave[t3]
-                    new = old & s3
-                    if new != old:
-                        if not new:
-                            dirty += changed
-                            return t3
-                        logged(t3)
-                        logged(old)
-                        wave[t3] = new
-                        append(t3)
+                    if k0:
+                        old = wave[t0]
+                        drop = old & k0
+                        if drop:
+                            if drop == old:
+                                dirty += changed
+                                return t0
+                            logged(t0)
+                            logged(old)
+                            wave[t0] = old ^ drop
+                            append(t0)
+                    if k1:
+                        old = wave[t1]
+                        drop = old & k1
+                        if drop:
+                            if drop == old:
+                                dirty += changed
+                                return t1
+                            logged(t1)
+                            logged(old)
+                            wave[t1] = old ^ drop
+                            append(t1)
+                    if k2:
+                        old = wave[t2]
+                        drop = old & k2
+                        if drop:
+                            if drop == old:
+                                dirty += changed
+                                return t2
+                            logged(t2)
+                            logged(old)
+                            wave[t2] = old ^ drop
+                            append(t2)
+                    if k3:
+                        old = wave[t3]
+                        drop = old & k3
+                        if drop:
+                            if drop == old:
+                                dirty += changed
+                                return t3
+                            logged(t3)
+                            logged(old)
+                            wave[t3] = old ^ drop
+                            append(t3)
                 else:
-                    for t, s in zip(nbrs[c], cached(m) or support(m)):
+                    for t, k in zip(nbrs[c], cached(m) or kills(m)):
                         old = wave[t]
-                        new = old & s
-                        if new != old:
-                            if not new:
+                        drop = old & k
+                        if drop:
+                            if drop == old:
                                 dirty += changed
                                 return t
                             logged(t)
                             logged(old)
-                            wave[t] = new
+                            wave[t] = old ^ drop
                             append(t)
             level = list(dict.fromkeys(changed)) if len(changed) > 1 else changed
             dirty += level

@@ -260,3 +260,23 @@ def test_narrowing_by_lost_classes_equals_narrowing_by_whole_supports(source, mo
         r = solve(weights, compatible, size, size, periodic=periodic, seed=4)
         runs.append((r.indices.tolist(), r.attempts, r.backtracks))
     assert runs[0] == runs[1]
+
+
+def test_supports_and_kills_equal_the_brute_force_unions():
+    from core.wfc._rules import Rules
+
+    rng = np.random.default_rng(8)
+    for p, directions in ((150, 4), (13, 6)):
+        weights, compatible = random_rules(p, 0.1, 2)
+        if directions == 6:
+            extra = rng.random((p, p)) < 0.3
+            compatible = np.concatenate([compatible, extra[None], extra.T[None]])
+        rules = Rules(weights, compatible)
+        for _ in range(40):
+            chosen = rng.random(p) < rng.choice([0.02, 0.3, 0.9])
+            m = sum(1 << int(i) for i in np.flatnonzero(chosen)) or 1
+            want = [compatible[d][chosen if chosen.any() else [0]].any(0) for d in range(directions)]
+            got = rules.support(m)
+            assert [[bool(s >> q & 1) for q in range(p)] for s in got] == [w.tolist() for w in want]
+            for k, w in zip(rules.kills(m), want):  # the complement, below 2**P
+                assert [bool(k >> q & 1) for q in range(p)] == (~w).tolist()
