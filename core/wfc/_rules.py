@@ -1,9 +1,11 @@
 """The rules of one solve as the search uses them: packed pattern sets and their supports, entropies, picks.
 
 A set of patterns is one Python integer of P bits (bit p = pattern p). A set's *support* is, per
-direction, the patterns it allows next to it: the union of the supports of the set's bytes, from
-one table of 256 supports per byte of the set, cached per set. Entropies come from exact integer sums (weights to 7
-significant digits, ``w log w`` in fixed point), so they do not depend on the order of the sums.
+direction, the patterns it allows next to it (the union of its patterns' compatibility rows);
+the search uses its complement, the set's *kills*: the AND of one table entry per byte of the set
+(256 complements of unions per byte), cached per set. Entropies come from exact integer sums
+(weights to 7 significant digits, ``w log w`` in fixed point), so they do not depend on the order
+of the sums.
 """
 
 from __future__ import annotations

@@ -1,11 +1,12 @@
 """One attempt's search state: the wave, arc-consistent propagation from changed cells, the undo log, entropies.
 
-Propagation narrows the neighbours of the cells whose set shrank with the *support* of the set
-(:class:`~._rules.Rules`). Only the cells that change are touched: no Python pass over the
-whole grid per step. Propagation runs breadth first, so a cell that changes several times in one
-round is visited once. Every change is logged (the cell, then its old set), so a failed choice is undone
-exactly. The changed cells' entropies are refreshed in one numpy pass (or one by one when few),
-plus a seeded tie-break noise, then one ``argmin``.
+Propagation drops from the neighbours of the cells whose set shrank what the set rules out: its
+*kills* (:class:`~._rules.Rules`), or, when it lost only a few patterns since it last narrowed
+them, the neighbours of the classes it no longer meets. Only the cells that change are touched:
+no Python pass over the whole grid per step. Propagation runs breadth first, so a cell that
+changes several times in one round is visited once. Every change is logged (the cell, then its
+old set), so a failed choice is undone exactly. The changed cells' entropies are refreshed in one
+numpy pass (or one by one when few), plus a seeded tie-break noise, then one ``argmin``.
 """
 
 from __future__ import annotations
