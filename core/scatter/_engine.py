@@ -163,7 +163,7 @@ def layer_streams(seed, n):
     return [child.spawn(5) for child in root.spawn(n)]  # the first three as spawn(3) gives them
 
 
-def scatter_layers(heights, *, size, layers, seed=0, maps=None, existing=None):
+def scatter_layers(heights, *, size, layers, seed=0, maps=None, existing=None, patches=None):
     """Scatter layers of props over a terrain, in order, each clear of the ones before.
 
     Parameters
@@ -190,6 +190,10 @@ def scatter_layers(heights, *, size, layers, seed=0, maps=None, existing=None):
         keeps its spacing from those of layer ``i``, from those of layers ``0 .. i-1`` as from its own
         earlier layers, and from those of later layers by their ``keep_away`` (they were placed
         first).  None or empty: as without it, bit for bit.
+    patches : ((float, float), int) or None
+        A tiled world's patches (``rule_mask``'s ``patches``): ``((ox, oy), seed)``; layer ``i`` draws
+        its patch noise from ``SeedSequence([seed, i])``, the same field in every tile.  None: each
+        terrain's own patches.
 
     Returns
     -------
@@ -237,7 +241,11 @@ def scatter_layers(heights, *, size, layers, seed=0, maps=None, existing=None):
     ex_xy, ex_r, ex_layer = _existing(existing, width, height, len(layers))
     out = []
     for index, (layer, (mask_ss, sample_ss, place_ss, thin_ss, _)) in enumerate(zip(layers, streams)):
-        mask = density_mask(h, cell, layer.rules, np.random.default_rng(mask_ss), slope, maps)
+        layer_patches = None
+        if patches is not None:
+            word = np.random.SeedSequence([int(patches[1]), index]).generate_state(1, np.uint32)[0]
+            layer_patches = (patches[0], int(word))
+        mask = density_mask(h, cell, layer.rules, np.random.default_rng(mask_ss), slope, maps, layer_patches)
         where = None if mask.min() > 0.0 else mask > 0.0
         variable = layer.r_max > layer.r_min
         keep = layer.rules.keep_away

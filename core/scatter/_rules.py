@@ -18,7 +18,7 @@ from .. import biomes
 from .._checks import ParameterError, check_bool, check_float, make_rng
 from ..erosion import flow_accumulation
 from ..heightmap import slope_degrees
-from ..noise import fbm
+from ..noise import fbm, fbm_at
 from ..spec import did_you_mean
 from . import _terrain_sample as ts
 
@@ -247,7 +247,29 @@ def _widened(grid):
     return out
 
 
-def density_mask(h, cell, rules, rng, slope=None, maps=None):
+#: Samples a side of the grid a world's patch thresholds are taken over (``patches=`` of
+#: :func:`rule_mask`), spaced a quarter of the patch scale apart.
+PATCH_SAMPLES = 128
+
+
+def _world_patches(shape, scale, rules, patches):
+    """Patch noise of a tile of a world at its offset, and thresholds of the world's noise.
+
+    ``patches = ((ox, oy), seed)``: the tile's first vertex in cells and the world's patch seed.
+    The thresholds are quantiles over a fixed grid of the same noise (not the tile's), so every tile
+    cuts the one noise field at the same levels: the patches run on across tile borders.
+    """
+    (ox, oy), seed = patches
+    n = fbm(shape, scale=scale, octaves=4, seed=seed, offset=(ox, oy))
+    step = max(scale / 4.0, 1.0)
+    axis = np.arange(PATCH_SAMPLES, dtype=np.float64) * step
+    ref = fbm_at(axis[None, :], axis[:, None], scale=scale, octaves=4, seed=seed).ravel()
+    t0 = np.quantile(ref, rules.patchiness)
+    t1 = np.quantile(ref, min(1.0, rules.patchiness + rules.patch_fade)) if rules.patch_fade > 0.0 else t0
+    return n, t0, t1
+
+
+def density_mask(h, cell, rules, rng, slope=None, maps=None, patches=None):
     mask = np.ones(h.shape, np.float32)
     if rules.above_sea:
         mask *= h > rules.sea_level_m
@@ -261,10 +283,15 @@ def density_mask(h, cell, rules, rng, slope=None, maps=None):
     if rules.patchiness > 0.0:
         if rules.patchiness >= 1.0:
             return np.zeros(h.shape, np.float32)
-        n = fbm(h.shape, scale=min(rules.patch_scale / cell, 1_000_000.0), octaves=4, seed=rng)
-        t0 = np.quantile(n, rules.patchiness)
+        scale = min(rules.patch_scale / cell, 1_000_000.0)
+        if patches is not None:
+            n, t0, t1 = _world_patches(h.shape, scale, rules, patches)
+        else:
+            n = fbm(h.shape, scale=scale, octaves=4, seed=rng)
+            t0 = np.quantile(n, rules.patchiness)
         if rules.patch_fade > 0.0:
-            t1 = np.quantile(n, min(1.0, rules.patchiness + rules.patch_fade))
+            if patches is None:
+                t1 = np.quantile(n, min(1.0, rules.patchiness + rules.patch_fade))
             mask *= np.clip((n - t0) / max(t1 - t0, 1e-12), 0.0, 1.0).astype(np.float32)
         else:
             mask *= n > t0
@@ -277,7 +304,7 @@ def density_mask(h, cell, rules, rng, slope=None, maps=None):
     return mask
 
 
-def rule_mask(heights, *, size, rules, seed=0, maps=None):
+def rule_mask(heights, *, size, rules, seed=0, maps=None, patches=None):
     """Density in [0, 1] per heightmap vertex from `ScatterRules`: the product of every rule's factor.
 
     Parameters
@@ -292,6 +319,11 @@ def rule_mask(heights, *, size, rules, seed=0, maps=None):
     maps : dict, optional
         The terrain's layers the rules ``biomes``, ``deposits`` and ``flow`` read (see the
         module notes).
+    patches : ((float, float), int) or None
+        A tiled world's patches: ``((ox, oy), seed)``, the tile's first vertex in cells (its
+        ``offset / cell``) and the world's patch seed; the noise is sampled there and cut at
+        quantiles of the world's noise (a fixed grid of it), so patches continue across tile
+        borders.  None: the tile's own noise, cut at its own quantiles (as before).
 
     Returns
     -------
@@ -315,4 +347,4 @@ def rule_mask(heights, *, size, rules, seed=0, maps=None):
     if not isinstance(rules, ScatterRules):
         raise ParameterError(f"rules must be a ScatterRules, got {type(rules).__name__}")
     maps = check_maps(maps, h.shape, [rules], heights=h, cell=cell)
-    return density_mask(h, cell, rules, make_rng(seed), maps=maps)
+    return density_mask(h, cell, rules, make_rng(seed), maps=maps, patches=patches)

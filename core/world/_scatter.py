@@ -19,13 +19,14 @@ from ..errors import ParameterError
 from ..unity_package import alphamap_side
 from ._window import TAG_SCATTER, task_seed
 
-__all__ = ["scatter_tile", "border_points", "placement_content", "prop_names", "reach", "FORMAT", "VERSION"]
+__all__ = ["scatter_tile", "patches", "border_points", "placement_content", "prop_names", "reach", "FORMAT", "VERSION"]
 
 FORMAT = "worldseed-placements"
 VERSION = 1
 #: Mixed into the tile's seed for the props' variants and the Unity detail counts.
 TAG_VARIANT = 0x5EED
 TAG_DETAIL = 0x44455441  # "DETA"
+TAG_PATCH = 0x50415443  # "PATC"
 #: The name of prop instance ``index`` (as Blender's scatter names its objects).
 INSTANCE_NAME = "{prop}_{index:05d}"
 
@@ -78,7 +79,17 @@ def scatter_tile(recipe, grid, x, z, layers, neighbours):
         layers=[core_scatter.layer_from_spec(s, sea_level_m=sea_m) for s in specs],
         maps=layers.scatter_maps,
         existing=_existing(neighbours, centre),
+        patches=patches(recipe, grid, x, z),
     )
+
+
+def patches(recipe, grid, x, z):
+    """The world's scatter patches at tile ``(x, z)``: its first vertex in cells and the world's
+    patch seed (``core.scatter.scatter_layers``' ``patches``)."""
+    cell = grid.cell_size
+    ox = recipe.terrain.offset[0] + grid.blender_corner(x, z)[0]
+    oy = recipe.terrain.offset[1] + grid.blender_corner(x, z)[1]
+    return ((ox / cell, oy / cell), task_seed(recipe.world.seed, 0, 0, TAG_PATCH) % (1 << 32))
 
 
 def border_points(placements, grid, x, z, distance):

@@ -31,6 +31,7 @@ name = "tufts"
 prop = "grass"
 radius = 1.5
 keep_away = 2.5
+patchiness = 0.3
 """
 
 
@@ -137,3 +138,26 @@ def test_a_spacing_wider_than_half_a_tile_is_refused():
         core_recipe.loads(TEXT.replace("radius = 3.0", "radius = 40.0"))
     with pytest.raises(RecipeError, match=r"scatter\[1\]\.keep_away must be at most half a tile"):
         core_recipe.loads(TEXT.replace("keep_away = 2.5", "keep_away = 33.0"))
+
+
+def test_patches_run_on_across_tile_borders():
+    from core.scatter import ScatterRules, rule_mask
+
+    rules = ScatterRules(above_sea=False, patchiness=0.5, patch_scale=20.0)
+    grid = world_grid(core_recipe.loads(TEXT))
+    cell = grid.cell_size
+    flat = np.zeros((33, 33))
+
+    def mask(x, z, seed=99):
+        cx, cy = grid.blender_corner(x, z)
+        return rule_mask(flat, size=64.0, rules=rules, patches=((cx / cell, cy / cell), seed))
+
+    a, b, c = mask(0, 0), mask(1, 0), mask(0, 1)
+    assert a[:, 0].tobytes() == b[:, -1].tobytes() and a[0].tobytes() == c[-1].tobytes()
+    assert 0.0 < a.mean() < 1.0 and a[:, 0].min() != a[:, 0].max()  # patches do cross the border
+    # every tile cuts the world's noise at the same levels: about half of the world is bare
+    world = np.concatenate([mask(x, 0) for x in range(3)])
+    assert 0.3 < world.mean() < 0.7
+    # without patches= the mask is the tile's own (the old behaviour): thresholds of its own noise
+    own = rule_mask(flat, size=64.0, rules=rules, seed=5)
+    assert abs(own.mean() - 0.5) < 0.02
