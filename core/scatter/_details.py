@@ -14,7 +14,7 @@ from ..biomes import MAX_PER_CELL, detail_counts
 from ..heightmap import slope_degrees
 from ..unity_package import alphamap_side
 from . import _terrain_sample as ts
-from ._engine import layer_from_spec, layer_streams
+from ._engine import layer_from_spec, layer_patches, layer_streams
 from ._rules import check_maps, density_mask
 
 __all__ = ["detail_layers", "detail_side"]
@@ -37,14 +37,15 @@ def detail_side(base, *, size, per_m2):
     return DETAIL_SIDES[-1]
 
 
-def detail_layers(heights, *, size, specs, sea_level_m, resolution=None, seed=0, maps=None):
+def detail_layers(heights, *, size, specs, sea_level_m, resolution=None, seed=0, maps=None, patches=None):
     """``((name, counts), ...)`` for the layers of ``specs`` (``core.scatter.LayerSpec``, the recipe's
     ``[[scatter]]`` in order) with ``unity_detail > 0``.
 
     ``heights`` are metres (rows, cols) over ``size`` metres, ``resolution`` the detail cells a side
     (None: the largest :func:`detail_side` of the detail layers, from the alphamap's resolution:
     Unity has one detail resolution a terrain), ``seed`` the scatter's seed (the same as
-    ``scatter_layers``'), ``maps`` the terrain's layers.
+    ``scatter_layers``'), ``maps`` the terrain's layers, ``patches`` a tiled world's patches (as
+    ``scatter_layers``').
     ``counts`` are (resolution, resolution) uint16 in our layout (row 0 at Blender -Y):
     ``core.unity_package.detail_raw16`` turns them for Unity.
     """
@@ -59,12 +60,14 @@ def detail_layers(heights, *, size, specs, sea_level_m, resolution=None, seed=0,
     streams = layer_streams(seed, len(specs))
     slope = None
     out = []
-    for spec, layer, (mask_ss, *_, count_ss) in zip(specs, layers, streams):
+    for index, (spec, layer, (mask_ss, *_, count_ss)) in enumerate(zip(specs, layers, streams)):
         if spec.unity_detail <= 0:
             continue
         if slope is None and layer.rules.slope_range != (0.0, 90.0):
             slope = slope_degrees(h, cell_size=cell)
-        mask = density_mask(h, cell, layer.rules, np.random.default_rng(mask_ss), slope, maps)
+        mask = density_mask(
+            h, cell, layer.rules, np.random.default_rng(mask_ss), slope, maps, layer_patches(patches, index)
+        )
         count_seed = int(count_ss.generate_state(1, np.uint64)[0]) >> 1
         counts = detail_counts(
             mask, cell_size=cell, per_m2=spec.unity_detail, detail_resolution=resolution, seed=count_seed

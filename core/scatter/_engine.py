@@ -241,11 +241,9 @@ def scatter_layers(heights, *, size, layers, seed=0, maps=None, existing=None, p
     ex_xy, ex_r, ex_layer = _existing(existing, width, height, len(layers))
     out = []
     for index, (layer, (mask_ss, sample_ss, place_ss, thin_ss, _)) in enumerate(zip(layers, streams)):
-        layer_patches = None
-        if patches is not None:
-            word = np.random.SeedSequence([int(patches[1]), index]).generate_state(1, np.uint32)[0]
-            layer_patches = (patches[0], int(word))
-        mask = density_mask(h, cell, layer.rules, np.random.default_rng(mask_ss), slope, maps, layer_patches)
+        mask = density_mask(
+            h, cell, layer.rules, np.random.default_rng(mask_ss), slope, maps, layer_patches(patches, index)
+        )
         where = None if mask.min() > 0.0 else mask > 0.0
         variable = layer.r_max > layer.r_min
         keep = layer.rules.keep_away
@@ -284,6 +282,15 @@ def scatter_layers(heights, *, size, layers, seed=0, maps=None, existing=None, p
         done_xy = np.concatenate([done_xy, xy])
         done_r = np.concatenate([done_r, radii])
     return tuple(out)
+
+
+def layer_patches(patches, index):
+    """Layer ``index``'s share of a world's ``patches`` ``((ox, oy), seed)``: its own seed
+    ``SeedSequence([seed, index])``; None stays None."""
+    if patches is None:
+        return None
+    word = np.random.SeedSequence([int(patches[1]), index]).generate_state(1, np.uint32)[0]
+    return (patches[0], int(word))
 
 
 def _existing(existing, width, height, count):

@@ -23,9 +23,8 @@ __all__ = ["scatter_tile", "patches", "border_points", "placement_content", "pro
 
 FORMAT = "worldseed-placements"
 VERSION = 1
-#: Mixed into the tile's seed for the props' variants and the Unity detail counts.
+#: Mixed into the tile's seed for the props' variants.
 TAG_VARIANT = 0x5EED
-TAG_DETAIL = 0x44455441  # "DETA"
 TAG_PATCH = 0x50415443  # "PATC"
 #: The name of prop instance ``index`` (as Blender's scatter names its objects).
 INSTANCE_NAME = "{prop}_{index:05d}"
@@ -176,7 +175,8 @@ def detail_maps(recipe, grid, x, z, layers):
             specs=list(recipe.scatter),
             sea_level_m=recipe.terrain.sea_level * recipe.terrain.height,
             resolution=resolution,
-            seed=task_seed(recipe.world.seed, x, z, TAG_DETAIL),
+            seed=task_seed(recipe.world.seed, x, z, TAG_SCATTER),  # the scatter's, as on one terrain
             maps=layers.scatter_maps,
+            patches=patches(recipe, grid, x, z),
         )
     )

@@ -161,3 +161,26 @@ def test_patches_run_on_across_tile_borders():
     # without patches= the mask is the tile's own (the old behaviour): thresholds of its own noise
     own = rule_mask(flat, size=64.0, rules=rules, seed=5)
     assert abs(own.mean() - 0.5) < 0.02
+
+
+def test_detail_layers_of_a_world_follow_its_patches(tmp_path):
+    recipe = core_recipe.loads(TEXT.replace("patchiness = 0.3", "patchiness = 0.3\nunity_detail = 2.0"))
+    grid = world_grid(recipe)
+    results = run(recipe, tmp_path, plan_world(grid, recipe, tiles=[(0, 0), (1, 0)]))
+    names = {f["name"] for f in results["tile_1_0"]["files"]}
+    assert "world_1_0_detail0.raw" in names
+    from core.scatter import detail_layers
+
+    flat = np.zeros((33, 33))
+    cell = grid.cell_size
+    specs = [core_recipe.scatter.LayerSpec(name="t", prop="grass", radius=1.5, patchiness=0.5, unity_detail=2.0)]
+
+    def counts(x, patches=True):
+        cx, cy = grid.blender_corner(x, 0)
+        p = ((cx / cell, cy / cell), 7) if patches else None
+        return detail_layers(flat, size=64.0, specs=specs, sea_level_m=-1.0, seed=x, patches=p)[0][1]
+
+    a, b = counts(0), counts(1)
+    # the detail cells either side of the shared edge lie in the same patches: bare on both or on neither
+    assert ((a[:, 0] == 0) == (b[:, -1] == 0)).mean() > 0.9
+    assert 0 < (a == 0).mean() < 1
