@@ -163,7 +163,7 @@ def layer_streams(seed, n):
     return [child.spawn(5) for child in root.spawn(n)]  # the first three as spawn(3) gives them
 
 
-def scatter_layers(heights, *, size, layers, seed=0, maps=None, existing=None, patches=None):
+def scatter_layers(heights, *, size, layers, seed=0, maps=None, existing=None, patches=None, slope=None):
     """Scatter layers of props over a terrain, in order, each clear of the ones before.
 
     Parameters
@@ -194,6 +194,9 @@ def scatter_layers(heights, *, size, layers, seed=0, maps=None, existing=None, p
         A tiled world's patches (``rule_mask``'s ``patches``): ``((ox, oy), seed)``; layer ``i`` draws
         its patch noise from ``SeedSequence([seed, i])``, the same field in every tile.  None: each
         terrain's own patches.
+    slope : (rows, cols) ndarray or None
+        Slope in degrees the slope rules read (a tiled world's, from heights that see past the
+        tile's edges); None: ``heightmap.slope_degrees`` of ``heights``.
 
     Returns
     -------
@@ -233,8 +236,11 @@ def scatter_layers(heights, *, size, layers, seed=0, maps=None, existing=None, p
         check_cells(width, height, layer.radius)
     maps = check_maps(maps, h.shape, [layer.rules for layer in layers], heights=h, cell=cell)
     streams = layer_streams(seed, len(layers))
-    slope = None
-    if any(layer.rules.slope_range != (0.0, 90.0) for layer in layers):
+    if slope is not None:
+        slope = np.asarray(slope, np.float32)
+        if slope.shape != h.shape:
+            raise ParameterError(f"slope must have the heights' shape {h.shape}, got {slope.shape}")
+    elif any(layer.rules.slope_range != (0.0, 90.0) for layer in layers):
         slope = slope_degrees(h, cell_size=cell)
     normals = None
     done_xy, done_r = np.empty((0, 2)), np.empty(0)

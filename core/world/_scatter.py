@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import heightmap
 from .. import placement as core_placement
 from .. import scatter as core_scatter
 from .. import trees as core_trees
@@ -79,7 +80,18 @@ def scatter_tile(recipe, grid, x, z, layers, neighbours):
         maps=layers.scatter_maps,
         existing=_existing(neighbours, centre),
         patches=patches(recipe, grid, x, z),
+        slope=ring_slope(layers) if any(tuple(s.slope_range) != (0.0, 90.0) for s in specs) else None,
     )
+
+
+def ring_slope(layers):
+    """Slope (degrees) of a tile from its heights with their one-cell ring: central differences at
+    its edges too, so both tiles of a border see the same slope there."""
+    heights = layers.heights
+    ring = heights.margin
+    if ring is None:
+        return None
+    return heightmap.slope_degrees(ring, cell_size=heights.cell_size, height_scale=heights.height)[1:-1, 1:-1]
 
 
 def patches(recipe, grid, x, z):

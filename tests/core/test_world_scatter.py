@@ -184,3 +184,18 @@ def test_detail_layers_of_a_world_follow_its_patches(tmp_path):
     # the detail cells either side of the shared edge lie in the same patches: bare on both or on neither
     assert ((a[:, 0] == 0) == (b[:, -1] == 0)).mean() > 0.9
     assert 0 < (a == 0).mean() < 1
+
+
+def test_scatter_reads_a_given_slope():
+    from core.heightmap import slope_degrees
+    from core.scatter import Layer, ScatterRules, scatter_layers
+
+    h = np.add.outer(np.linspace(0, 30, 33), np.zeros(33)) + np.sin(np.arange(33) / 3.0)[None, :] * 4.0
+    layers = [Layer("steep", radius=2.0, rules=ScatterRules(above_sea=False, slope_range=(20.0, 90.0)))]
+    own = scatter_layers(h, size=64.0, layers=layers, seed=4)
+    given = scatter_layers(h, size=64.0, layers=layers, seed=4, slope=slope_degrees(h, cell_size=2.0))
+    assert own[0].positions.tobytes() == given[0].positions.tobytes() and len(own[0].positions)
+    flat = scatter_layers(h, size=64.0, layers=layers, seed=4, slope=np.zeros((33, 33)))
+    assert len(flat[0].positions) == 0  # the given slope is what the rule reads
+    with pytest.raises(Exception, match=r"slope must have the heights' shape \(33, 33\)"):
+        scatter_layers(h, size=64.0, layers=layers, seed=4, slope=np.zeros((3, 3)))
