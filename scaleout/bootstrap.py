@@ -42,6 +42,7 @@ def call(root, package, fn_bytes, task_bytes, deps):
     ensure_package(root, package)
     fn = pickle.loads(fn_bytes)
     task = pickle.loads(task_bytes)
+    deps = {key: deps[key] for key in task.deps}  # in the task's order, as the serial executor gives them
     return fn(task, deps)
 
 

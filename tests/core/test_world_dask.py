@@ -198,3 +198,14 @@ def test_a_worker_killed_mid_world_is_retried_and_the_world_completes(cluster, s
     written = _digests(folder)
     assert written == {k: v for k, v in serial_world.items() if not k.endswith("_world.json")}
     cluster.client.wait_for_workers(2, timeout=60)  # the nanny starts a new worker in the dead one's place
+
+
+def ordered(task, deps):
+    """The dependencies' keys in the order the task function sees them."""
+    return list(deps)
+
+
+def test_dependencies_arrive_in_the_tasks_order(cluster):
+    tasks = [T(f"d{i}") for i in range(6)] + [T("last", ("d4", "d0", "d5", "d2", "d1", "d3"))]
+    assert cluster.run(tasks, ordered)["last"] == ["d4", "d0", "d5", "d2", "d1", "d3"]
+    assert core_world.SerialExecutor().run(tasks, ordered)["last"] == ["d4", "d0", "d5", "d2", "d1", "d3"]
