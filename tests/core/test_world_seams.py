@@ -160,3 +160,26 @@ def test_moisture_biomes_and_splats_identical_when_the_halo_covers_the_sea_reach
     assert a.biomes[:, 0].tobytes() == b.biomes[:, -1].tobytes()
     assert a.weights[:, :, 0].tobytes() == b.weights[:, :, -1].tobytes()
     assert len(set(a.biomes.ravel().tolist())) > 1  # the biomes vary (the test could fail)
+
+
+if __name__ == "__main__":  # the seam figures: PYTHONPATH=. python tests/core/test_world_seams.py 1025
+    import sys
+    import tempfile
+
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from test_world_memory import TEXT
+
+    res = int(sys.argv[1]) if len(sys.argv) > 1 else 513
+    recipe = core_recipe.loads(TEXT.format(res=res))
+    auto = world_grid(recipe)
+    for grid in (auto, dataclasses.replace(auto, halo_cells=0)):
+        with tempfile.TemporaryDirectory() as folder:
+            for task in plan_world(grid, recipe):
+                if task.kind == "window":
+                    run_task(task, recipe=recipe, grid=grid, out_dir=folder, name="w", cache_dir=folder, deps={})
+            rep = seam_report(grid, folder)
+        print(
+            f"2x2 world of {res}^2 tiles, halo {grid.halo_cells} cells: seam jump before blending max "
+            f"{rep['max']:.2%}, mean {rep['mean']:.3%} of the relief {rep['relief_m']:.1f} m "
+            f"(max {rep['max_m']:.3f} m, mean {rep['mean_m']:.4f} m over {rep['borders']} borders)"
+        )
