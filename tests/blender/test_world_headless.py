@@ -162,12 +162,13 @@ SLOW = WORLD.replace("tiles = [2, 2]", "tiles = [3, 3]").replace("resolution = 6
 SLOW = SLOW.replace("droplets_per_km2 = 20000.0", "droplets_per_km2 = 400000.0").replace("size = 256.0", "size = 512.0")
 
 
-def test_ctrl_c_keeps_the_tiles_finished_and_the_next_run_skips_them(tmp_path):
+@pytest.mark.parametrize("flags", [[], ["--workers", "2"]], ids=["serial", "workers"])
+def test_ctrl_c_keeps_the_tiles_finished_and_the_next_run_skips_them(tmp_path, flags):
     recipe = tmp_path / "slow.toml"
     recipe.write_text(SLOW)
     out = tmp_path / "out"
     proc = subprocess.Popen(
-        [sys.executable, RUN, "--recipe", str(recipe), "--out", str(out)],
+        [sys.executable, RUN, "--recipe", str(recipe), "--out", str(out), *flags],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
