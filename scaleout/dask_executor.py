@@ -23,6 +23,12 @@ scheduler runs it again elsewhere (up to ``distributed.scheduler.allowed-failure
 times, 3 by default, then ``KilledWorker``).  ``retries`` re-runs a task that
 raised, which the world's tasks do only for real faults (a bad recipe fails
 the same way every time), so it defaults to 0.
+
+Workers of a running cluster (``--scheduler``) must see the output folder and
+the extension's folder at the same paths as this process.  Start them without
+distributed's ``MALLOC_TRIM_THRESHOLD_`` (``dask worker`` sets it unless the
+config says ``distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_:
+null``): see :data:`WORKER_ENVIRON`.
 """
 
 import logging
