@@ -11,7 +11,8 @@ Run from the repository root::
 erosion-deposit layer) and the flow map: ``run_world`` with the serial executor and with
 ``DaskExecutor(workers=2)`` (an embedded LocalCluster, 2 processes of 1 thread), interleaved
 (serial, dask, serial, dask, ...) into fresh folders, and every output file compared byte for
-byte.  Printed: each side's wall time and tiles/s, the ratio (target >= 1.6x on 2 cores), the
+byte.  Printed: each side's wall time and tiles/s, the ratio (target >= 1.6x on 2 cores), each side's
+CPU time (the main process, and with Dask both workers too: what the work costs on each side), the
 1-minute load average read before each round (the machine is shared: the ratio is only as good as
 the load), the cluster's start time (target <= 3 s), the per-task overhead of the Dask path
 (200 empty tasks, independent: the throughput cost; and a chain of 50, each waiting for the one
@@ -130,6 +131,14 @@ def worker_info():
     return {"pid": _os.getpid(), "rss_mb": rss, "peak_mb": _resource.getrusage(_resource.RUSAGE_SELF).ru_maxrss / 1024}
 
 
+def cpu_seconds():
+    """Run in each worker: the process's CPU time so far (user + system, all threads)."""
+    import resource as _resource
+
+    use = _resource.getrusage(_resource.RUSAGE_SELF)
+    return use.ru_utime + use.ru_stime
+
+
 def overhead(ex, n_free=200, n_chain=50):
     """Seconds per empty task: independent tasks (throughput) and a dependent chain (round trip)."""
     free = [Noop(f"noop_{i}") for i in range(n_free)]
@@ -154,14 +163,16 @@ def bench_a(args):
         f"serial vs DaskExecutor(workers={args.workers}), interleaved, {args.rounds} round(s)"
     )
     best = {"serial": float("inf"), "dask": float("inf")}
+    cpu = dict(best)
     starts, loads, outputs = [], [], {}
     try:
         for r in range(args.rounds):
             loads.append(os.getloadavg()[0])
             out = os.path.join(base, f"serial{r}")
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             run = core_world.run_world(recipe, out)
             best["serial"] = min(best["serial"], time.perf_counter() - t0)
+            cpu["serial"] = min(cpu["serial"], time.process_time() - c0)
             assert run.complete
             outputs.setdefault("serial", digests(out))
             print(f"  round {r + 1}: serial {time.perf_counter() - t0:7.1f} s  (load {loads[-1]:.1f})", flush=True)
@@ -169,9 +180,13 @@ def bench_a(args):
             with DaskExecutor(workers=args.workers) as ex:
                 starts.append(ex.start_seconds)
                 out = os.path.join(base, f"dask{r}")
-                t0 = time.perf_counter()
+                before = ex.client.run(cpu_seconds)
+                t0, c0 = time.perf_counter(), time.process_time()
                 run = core_world.run_world(recipe, out, executor=ex)
                 best["dask"] = min(best["dask"], time.perf_counter() - t0)
+                after = ex.client.run(cpu_seconds)
+                used = time.process_time() - c0 + sum(after[w] - before.get(w, 0.0) for w in after)
+                cpu["dask"] = min(cpu["dask"], used)
                 assert run.complete
                 outputs.setdefault("dask", digests(out))
                 print(
@@ -200,6 +215,11 @@ def bench_a(args):
         f"  serial {best['serial']:.1f} s = {tiles / best['serial']:.3f} tiles/s; dask {best['dask']:.1f} s = "
         f"{tiles / best['dask']:.3f} tiles/s; ratio {best['serial'] / best['dask']:.2f}x (target >= 1.6x); "
         f"load {min(loads):.1f}-{max(loads):.1f} on {os.cpu_count()} cores"
+    )
+    print(
+        f"  CPU time (best round): serial {cpu['serial']:.1f} s, dask {cpu['dask']:.1f} s (main process + both "
+        f"workers): the work itself costs {cpu['dask'] / cpu['serial']:.2f}x on the cluster; the most 2 cores can give "
+        f"is then {2 * cpu['serial'] / cpu['dask']:.2f}x"
     )
     print(f"  cluster start: {', '.join(f'{s:.2f}' for s in starts)} s (target <= 3 s)")
     print(
