@@ -407,7 +407,7 @@ def from_dict(data, *, source="recipe", base=None):
         for section in SECTIONS:
             if section.key in data:
                 parts[section.key] = _parse_section(section, data[section.key], source=source, base=base)
-        recipe = Recipe(**parts)
+        recipe = _tiles_fix_normalize(Recipe(**parts), data)
         for section in SECTIONS:
             if section.check is not None:
                 section.check(recipe)
@@ -416,6 +416,17 @@ def from_dict(data, *, source="recipe", base=None):
     except ParameterError as err:
         raise RecipeError(f"{source}: {err}") from None
     return recipe
+
+
+def _tiles_fix_normalize(recipe, data):
+    """A tiled world whose ``[terrain]`` does not name ``normalize`` takes ``"fixed"`` (the one
+    mode whose tiles join); a ``normalize`` the recipe writes is kept, and checked by ``check_world``."""
+    if tuple(recipe.world.tiles) == (1, 1):
+        return recipe
+    table = data.get("terrain")
+    if isinstance(table, dict) and "normalize" in table:
+        return recipe
+    return dataclasses.replace(recipe, terrain=dataclasses.replace(recipe.terrain, normalize="fixed"))
 
 
 def loads(text, *, source="recipe", base=None):

@@ -43,7 +43,10 @@ def test_bad_tile_grids_are_one_clear_error(world, match):
 @pytest.mark.parametrize(
     "terrain, match",
     [
-        ("resolution = 65", r"terrain\.normalize must be 'fixed' in a tiled world.*got 'stretch'"),
+        (
+            'normalize = "stretch"\nresolution = 65',
+            r"terrain\.normalize must be 'fixed' in a tiled world.*got 'stretch'",
+        ),
         ('normalize = "fixed"\nresolution = 100', r"terrain\.resolution must be one of Unity's 33, 65.*got 100"),
         ('normalize = "fixed"\nresolution = 17', r"terrain\.resolution must be one of Unity's.*got 17"),
         ('normalize = "fixed"\nresolution = 65\nenabled = false', r"world\.tiles \[2, 2\] needs \[terrain\] enabled"),
@@ -62,6 +65,14 @@ def test_halo_at_most_half_a_tile():
     with pytest.raises(RecipeError, match=r"world\.halo must be in \[0, 64\] m .*got 64\.5"):
         core_recipe.loads(TILED.replace("tiles = [3, 2]", "tiles = [3, 2]\nhalo = 64.5"))
     assert core_recipe.loads(TILED.replace("tiles = [3, 2]", "tiles = [3, 2]\nhalo = 64.0")).world.halo == 64.0
+
+
+def test_a_tiled_world_without_normalize_takes_fixed():
+    # the one mode whose tiles join; a recipe that writes normalize keeps it (and 'stretch' is refused above)
+    r = core_recipe.loads("[world]\ntiles = [2, 1]\n[terrain]\nresolution = 65\n")
+    assert r.terrain.normalize == "fixed"
+    assert core_recipe.loads(core_recipe.dumps(r)) == r
+    assert core_recipe.loads("[world]\ntiles = [2, 1]\n").terrain.normalize == "fixed"
 
 
 def test_single_tile_keeps_every_old_terrain_setting():
