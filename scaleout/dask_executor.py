@@ -43,6 +43,7 @@ import distributed
 from ..core import world as core_world
 from ..core.errors import ParameterError
 from . import bootstrap
+from .address import parse_scheduler, probe_scheduler
 
 __all__ = ["DaskExecutor", "ByValue", "CALL", "PROBE", "ROOT", "PACKAGE"]
 
@@ -108,8 +109,9 @@ class DaskExecutor:
             raise ParameterError("DaskExecutor needs workers=N or scheduler=ADDRESS (one of them)")
         if workers is not None:
             core_world.check_workers(workers, name="--workers")
-        if scheduler is not None and (not isinstance(scheduler, str) or not scheduler.strip()):
-            raise ParameterError(f"--scheduler must be an address such as tcp://host:8786, got {scheduler!r}")
+        if scheduler is not None:
+            parse_scheduler(scheduler)  # a ParameterError naming --scheduler for a malformed address
+            scheduler = scheduler.strip()
         self.workers, self.scheduler = workers, scheduler
         self.root, self.package, self.retries = root, package, retries
         self.cluster = self.client = None
@@ -133,9 +135,10 @@ class DaskExecutor:
                 self.cluster = self._local_cluster()
             self.client = distributed.Client(self.cluster)
         else:
+            probe_scheduler(self.scheduler)  # refused or silent: one line in about a second, not after 30 s
             try:
                 self.client = distributed.Client(self.scheduler, timeout=CONNECT_TIMEOUT)
-            except (OSError, TimeoutError) as err:
+            except (OSError, TimeoutError, ValueError) as err:
                 raise ParameterError(f"--scheduler {self.scheduler!r}: no Dask scheduler answered ({err})") from None
         self.start_seconds = time.perf_counter() - t0
         return self.client

@@ -135,17 +135,29 @@ def _chosen(tiles, grid):
 
 
 def _fresh_cache(cache_dir, digest):
-    """The cache folder, emptied when its windows came from another recipe."""
+    """The cache folder, emptied when its windows came from another recipe.
+
+    Never written through a link: a cache folder that is a symbolic link (or a file) is removed
+    (the link, not what it points to) and made again as a plain folder; so is one whose stamp or
+    any window in it is a link (nothing of the run's may be read from or written to elsewhere).
+    """
     stamp = os.path.join(cache_dir, CACHE_STAMP)
-    try:
-        with open(stamp, encoding="ascii") as fh:
-            same = fh.read().strip() == digest
-    except OSError:
-        same = False
+    if os.path.islink(cache_dir) or (os.path.lexists(cache_dir) and not os.path.isdir(cache_dir)):
+        os.remove(cache_dir)  # the link itself (or a file in the way of the folder)
+    same = False
+    if os.path.isdir(cache_dir):
+        with os.scandir(cache_dir) as entries:
+            linked = any(e.is_symlink() for e in entries)
+        if not linked:
+            try:
+                with open(stamp, encoding="ascii") as fh:
+                    same = fh.read().strip() == digest
+            except OSError:
+                same = False
     if not same:
-        if os.path.isdir(cache_dir) and not os.path.islink(cache_dir):
-            shutil.rmtree(cache_dir, ignore_errors=True)
-        os.makedirs(cache_dir, exist_ok=True)
+        if os.path.isdir(cache_dir):
+            shutil.rmtree(cache_dir)  # rmtree removes links inside, never what they point to
+        os.mkdir(cache_dir)
         write_bytes_atomic(stamp, digest.encode("ascii"))
 
 
