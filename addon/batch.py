@@ -40,7 +40,7 @@ from ..core import unity as core_unity
 from ..core import unity_package as core_package
 from ..core import world as core_world
 from ..core.errors import ParameterError, short
-from ..operators.bridge import terrain_layers, world
+from ..operators.bridge import outputs, terrain_layers, world
 from ..operators.bridge.export import ExportError
 
 #: The recipe `make demo` builds when no --recipe is given: an island with a beach and snowy peaks.
@@ -178,7 +178,28 @@ def parse_args(argv):
         "--scheduler", metavar="ADDRESS", help="build the tiles on a running Dask cluster (tcp://host:8786)"
     )
     tiled.add_argument("--tiles", metavar="X0:X1,Z0:Z1", help="build only these tiles (half-open ranges, as Python's)")
-    return parser.parse_args(argv)
+    return parser.parse_args(_joined_values(argv, ("--tiles",)))
+
+
+def _joined_values(argv, flags):
+    """``argv`` with ``FLAG VALUE`` written ``FLAG=VALUE`` for ``flags`` whose value starts with '-'
+    (``--tiles -1:2,0:1``): argparse would take the value for an option and say "expected one
+    argument"; joined, the value reaches the flag's own check (and its message).
+
+    >>> _joined_values(["--tiles", "-1:2,0:1", "--out", "o"], ("--tiles",))
+    ['--tiles=-1:2,0:1', '--out', 'o']
+    """
+    out, i = [], 0
+    argv = list(argv)
+    while i < len(argv):
+        arg = argv[i]
+        if arg in flags and i + 1 < len(argv) and argv[i + 1].startswith("-") and not argv[i + 1].startswith("--"):
+            out.append(f"{arg}={argv[i + 1]}")
+            i += 2
+            continue
+        out.append(arg)
+        i += 1
+    return out
 
 
 def _fresh_scene():
@@ -405,19 +426,96 @@ def world_executor(workers=None, scheduler=None):
     return dask_executor.DaskExecutor(workers=workers, scheduler=scheduler)
 
 
-def build_tiled_world(
-    recipe, out_dir, *, name="world", workers=None, scheduler=None, tiles=None, progress=None, write_recipe=False
-):
-    """Build a tiled world headless; returns ``(run, written)``.
+#: ``[export]`` keys a tiled world does not use, and the value that asks for something from them:
+#: its files per tile (RAW heights, splats, placements, terrain JSON) are always written, with ``fbx``
+#: the FBX per tile and the prop library; no .glb, no file per object, no preview render.
+TILED_UNUSED_EXPORT = {"glb": True, "per_object": True, "render": True}
 
-    The tiles run on :func:`world_executor` (workers write their tile files
-    themselves, atomically; ``core.world.run_world`` skips tiles already complete
-    and keeps ``<name>_world.json`` current after every tile), then, with
-    ``[export] fbx``, each chosen tile whose FBX is not already listed whole in
-    the world JSON is assembled from its files in this (bpy) process and written
-    as ``<name>_<x>_<z>.fbx`` (``operators.bridge.world_tiles.export_tile_fbx``),
-    and the world JSON lists the FBX files too.  A Ctrl-C keeps every tile
-    finished before it.
+#: The files of tile ``(x, z)`` of a world run named ``name`` (``{name}`` escaped): group 1 and 2 are x and z.
+TILE_FILE = (
+    r"^{name}_(\d+)_(\d+)"
+    r"(?:\.raw|\.fbx|_placements\.json|_splat\d+\.png|_biomes\.png|_flow\.png|_terrain\.json|_detail\d+\.raw"
+    r"|_texture\d+\.(?:png|jpg))$"
+)
+
+
+def tiled_export_note(recipe):
+    """One line naming the ``[export]`` keys of ``recipe`` that ask for what a tiled world does not
+    write (:data:`TILED_UNUSED_EXPORT`), or None."""
+    keys = [k for k, asks in TILED_UNUSED_EXPORT.items() if getattr(recipe.export, k) == asks]
+    if not keys:
+        return None
+    return (
+        f"worldseed: note: [export] {', '.join(f'{k} = true' for k in keys)} not used by a tiled world "
+        "(it writes per tile the RAW heights, splats, placements and terrain JSON, with fbx the tile FBX and "
+        "<name>_props.fbx)"
+    )
+
+
+def stale_tile_files(out_dir, name, grid, earlier=None):
+    """The files in ``out_dir`` of tiles outside ``grid`` that an earlier world run named ``name`` wrote:
+    listed in its world JSON ``earlier`` (the document read before this run), or named as a tile's
+    files are (:data:`TILE_FILE`).  Regular files only, never a link."""
+    pattern = re.compile(TILE_FILE.format(name=re.escape(name)))
+    names = set()
+    for entry in (earlier or {}).get("tiles", ()):
+        try:
+            x, z = int(entry["x"]), int(entry["z"])
+        except (KeyError, TypeError, ValueError):
+            continue
+        if not grid.contains(x, z):
+            names.update(str(f.get("name", "")) for f in entry.get("files", ()) if isinstance(f, dict))
+    for file_name in os.listdir(out_dir):
+        match = pattern.match(file_name)
+        if match and not grid.contains(int(match.group(1)), int(match.group(2))):
+            names.add(file_name)
+    paths = []
+    for file_name in sorted(names):
+        path = os.path.join(out_dir, file_name)
+        if file_name and os.path.basename(file_name) == file_name and os.path.isfile(path):
+            if not os.path.islink(path):
+                paths.append(path)
+    return paths
+
+
+def remove_stale_tiles(out_dir, name, grid, earlier=None):
+    """Remove :func:`stale_tile_files` (one that cannot be removed is left); returns the removed paths."""
+    removed = []
+    for path in stale_tile_files(out_dir, name, grid, earlier):
+        try:
+            os.remove(path)
+        except OSError:
+            continue
+        removed.append(path)
+    return removed
+
+
+def build_tiled_world(
+    recipe,
+    out_dir,
+    *,
+    name="world",
+    workers=None,
+    scheduler=None,
+    tiles=None,
+    progress=None,
+    write_recipe=False,
+    wait=world.LOCK_WAIT,
+):
+    """Build a tiled world headless; returns ``(run, written, removed)``.
+
+    Every flag is checked before anything is made (the output folder neither).  The run holds the
+    output folder's lock throughout (``outputs.folder_lock``: a second run into the same folder
+    waits up to ``wait`` seconds, then is refused in one line).  The tiles run on
+    :func:`world_executor` (workers write their tile files themselves, atomically;
+    ``core.world.run_world`` skips tiles already complete and keeps ``<name>_world.json`` current
+    after every tile), then, with ``[export] fbx``, each chosen tile whose FBX is not already listed
+    whole in the world JSON is assembled from its files in this (bpy) process and written as
+    ``<name>_<x>_<z>.fbx`` (``operators.bridge.world_tiles.export_tile_fbx``), the world JSON lists
+    the FBX files too, and the prop library ``<name>_props.fbx`` (each prop the placement files name,
+    once) is written beside them when the recipe scatters props.  The files of tiles outside the
+    grid that an earlier run left are removed (:func:`remove_stale_tiles`).  A Ctrl-C keeps every
+    tile finished before it.
     """
     if not FILE_NAME.match(name or ""):
         raise ExportError(f"--name must be 1 to 64 letters, digits, '-' or '_' (no folders), got {short(name)}")
@@ -425,26 +523,53 @@ def build_tiled_world(
         raise ExportError(f"output folder {short(out_dir)} is a file, not a folder")
     grid = core_world.world_grid(recipe)
     chosen = core_world.parse_tile_range(tiles, grid) if tiles is not None else tuple(grid.tiles())
+    executor = world_executor(workers, scheduler)  # checks --workers / --scheduler; starts nothing yet
+    created = not os.path.exists(out_dir)
     try:
         os.makedirs(out_dir, exist_ok=True)
     except OSError as err:
         raise ExportError(f"output folder {short(out_dir)} cannot be created: {err.strerror}") from None
-    if not os.access(out_dir, os.W_OK):
-        raise ExportError(f"output folder {short(out_dir)} is not writable")
-    with world_executor(workers, scheduler) as executor:
+    try:
+        if not os.access(out_dir, os.W_OK):
+            raise ExportError(f"output folder {short(out_dir)} is not writable")
+        with outputs.folder_lock(out_dir, wait=wait):
+            return _build_tiled_locked(recipe, out_dir, name, executor, chosen, progress, write_recipe)
+    except BaseException:
+        if created:  # a first run that failed before writing anything leaves no empty folder behind
+            with contextlib.suppress(OSError):
+                os.rmdir(out_dir)
+        raise
+
+
+def _build_tiled_locked(recipe, out_dir, name, executor, chosen, progress, write_recipe):
+    earlier = core_world.read_world_json(core_world.world_json_path(out_dir, name))
+    with executor:
         if getattr(executor, "start_seconds", None) is not None:
-            where = f"{workers} workers" if workers is not None else scheduler
+            where = f"{executor.workers} workers" if executor.workers is not None else executor.scheduler
             print(f"worldseed: Dask cluster ({where}) ready in {executor.start_seconds:.1f} s", file=sys.stderr)
         run = core_world.run_world(recipe, out_dir, name=name, executor=executor, tiles=chosen, progress=progress)
     written = [os.path.join(out_dir, f["name"]) for tile in run.built for f in run.results[tile]["files"]]
     if recipe.export.fbx:
         written += _tile_fbx(recipe, out_dir, name, run, chosen)
+        written += _props_fbx(recipe, out_dir, name, run)
     if write_recipe:
         path = os.path.join(out_dir, "recipe.toml")
         core_unity.write_bytes_atomic(path, core_recipe.dumps(recipe).encode())
         written.append(path)
     written.append(run.path)
-    return run, written
+    removed = remove_stale_tiles(out_dir, name, run.grid, earlier)
+    return run, written, removed
+
+
+def _props_fbx(recipe, out_dir, name, run):
+    """``<name>_props.fbx`` (the prop library the placement files' ``prop`` names) when the recipe
+    scatters props and this run built a tile or the file is missing; [] or its path."""
+    from ..operators.bridge import world_tiles
+
+    path = os.path.join(out_dir, f"{name}_props.fbx")
+    if not recipe.scatter or (not run.built and os.path.isfile(path)):
+        return []
+    return [world_tiles.export_props_fbx(recipe, path)]
 
 
 def _tile_fbx(recipe, out_dir, name, run, chosen):
@@ -473,8 +598,11 @@ def _tile_fbx(recipe, out_dir, name, run, chosen):
 
 
 def _world_main(args, recipe, progress):
-    """The tiled-world run of :func:`main`: prints what it wrote and kept; returns 0."""
-    run, written = build_tiled_world(
+    """The tiled-world run of :func:`main`: prints what it wrote, kept and removed; returns 0."""
+    note = tiled_export_note(recipe)
+    if note:
+        print(note, file=sys.stderr)
+    run, written, removed = build_tiled_world(
         recipe,
         os.path.abspath(args.out),
         name=args.name,
@@ -483,10 +611,13 @@ def _world_main(args, recipe, progress):
         tiles=args.tiles,
         progress=progress,
         write_recipe=args.write_recipe,
+        wait=args.wait,
     )
     progress.end_line()
     for path in written:
         print(f"worldseed: wrote {path}")
+    for path in removed:
+        print(f"worldseed: removed {path} (an earlier run's; this run does not write it)")
     if run.skipped:
         print(f"worldseed: kept {len(run.skipped)} complete tile(s) of an earlier run (size and SHA-256 checked)")
     state = "complete" if run.complete else f"{sum(t['complete'] for t in run.document['tiles'])} of "

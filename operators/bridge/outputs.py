@@ -6,6 +6,7 @@ import os
 import re
 import shutil
 import tempfile
+import threading
 import time
 
 from .export import ExportError
@@ -16,7 +17,7 @@ except ImportError:  # Windows
     fcntl = None
     import msvcrt
 
-__all__ = ["output_folder", "Staging", "is_stale_temporary", "writing", "LOCK_FILE", "LOCK_WAIT"]
+__all__ = ["output_folder", "folder_lock", "Staging", "is_stale_temporary", "writing", "LOCK_FILE", "LOCK_WAIT"]
 
 #: The lock file of an output folder while a write holds it.
 LOCK_FILE = ".worldseed.lock"
@@ -208,6 +209,49 @@ def writing(path):
         raise ExportError(f"writing {path} failed: {err.strerror or err}; kept the earlier files") from None
 
 
+#: The folders whose lock this thread holds (real paths): a nested :func:`folder_lock` of one of
+#: them (a tiled world's run that writes its FBX through :func:`output_folder`) takes it again at once.
+_HELD = threading.local()
+
+
+def _held():
+    if not hasattr(_HELD, "folders"):
+        _HELD.folders = {}
+    return _HELD.folders
+
+
+@contextlib.contextmanager
+def folder_lock(folder, *, wait=LOCK_WAIT):
+    """Hold ``folder``'s lock (:data:`LOCK_FILE`) for the duration; yields True when this call took it,
+    False when this thread held it already (then nothing else is done: a nested hold).
+
+    Another writer of the same folder (another process, or another thread of this one) waits up
+    to ``wait`` seconds, then gets a one-line :class:`ExportError`.  Taking the lock first removes
+    what killed writes left in the folder (:func:`is_stale_temporary` names, never through a link).
+    """
+    if not os.path.isdir(folder):
+        raise ExportError(f"output folder {folder!r} does not exist")
+    key = os.path.realpath(folder)
+    held = _held()
+    if held.get(key):
+        held[key] += 1
+        try:
+            yield False
+        finally:
+            held[key] -= 1
+        return
+    if not os.access(folder, os.W_OK):
+        raise ExportError(f"output folder {folder!r} is not writable")
+    fd = _lock(folder, wait)
+    held[key] = 1
+    try:
+        _remove_stale(folder)
+        yield True
+    finally:
+        held.pop(key, None)
+        _unlock(folder, fd)
+
+
 @contextlib.contextmanager
 def output_folder(folder, *, wait=LOCK_WAIT):
     """Write into ``folder`` safely: yields a :class:`Staging` to write the files into.
@@ -216,15 +260,10 @@ def output_folder(folder, *, wait=LOCK_WAIT):
     same folder waits up to ``wait`` seconds, then gets a one-line
     :class:`ExportError`), first removes what killed writes left behind,
     and at the end removes the staging folder and whatever was not
-    committed.  Errors raised inside name the final files, not the staged.
+    committed.  Errors raised inside name the final files, not the staged.  Inside a
+    :func:`folder_lock` of the same folder (this thread's) it uses that hold.
     """
-    if not os.path.isdir(folder):
-        raise ExportError(f"output folder {folder!r} does not exist")
-    if not os.access(folder, os.W_OK):
-        raise ExportError(f"output folder {folder!r} is not writable")
-    fd = _lock(folder, wait)
-    try:
-        _remove_stale(folder)
+    with folder_lock(folder, wait=wait):
         stage = Staging(folder)
         try:
             yield stage
@@ -235,5 +274,3 @@ def output_folder(folder, *, wait=LOCK_WAIT):
             raise ExportError(stage.explain(f"{what}; kept the earlier files")) from None
         finally:
             stage.discard()
-    finally:
-        _unlock(folder, fd)

@@ -54,6 +54,7 @@ from ...core.world import (
     world_json_path,
     write_world_json,
 )
+from . import outputs
 from . import scatter as bridge_scatter
 from .export import exportable
 from .fbx import ExportError, write_fbx
@@ -66,7 +67,7 @@ from .materials import (
     terrain_material,
 )
 from .mesh import descendants, free_base_name, mesh_topology, remove_objects, set_corners
-from .outputs import output_folder, writing
+from .outputs import folder_lock, output_folder, writing
 from .query import KIND_KEY, SCATTER_KIND
 from .terrain import RECIPE_KEY, grid_topology_and_uvs, set_terrain_positions
 
@@ -90,6 +91,7 @@ __all__ = [
     "export_world_steps",
     "world_json_with_fbx",
     "export_world_fbx",
+    "export_props_fbx",
     "world_props",
     "run_steps",
     "run_stopping",
@@ -655,6 +657,33 @@ def export_world_steps(roots, folder, name, *, world_json=None, recipe=None, col
     return paths
 
 
+def _recipe_props(recipe):
+    """The built-in props ``recipe``'s scatter layers make (the ones its placement files name), each
+    once, in name order (made in this file's Blender data: remove them again)."""
+    specs = list(getattr(recipe, "scatter", ()))
+    props = bridge_scatter.layer_props(specs, [("BUILTIN", None)] * len(specs)) if specs else []
+    return sorted({p.name: p for layer in props for p in layer}.values(), key=lambda p: p.name)
+
+
+def export_props_fbx(recipe, path):
+    """Write the prop library of ``recipe``'s world, ``<name>_props.fbx`` at ``path`` (each prop its
+    scatter layers make once, a tree with its LODs, as Export World and Export for Unity write it),
+    through a staging folder under the folder's lock; returns the path.  The scene is left as it was."""
+    before = _data_names()
+    try:
+        props = _recipe_props(recipe)
+        if not props:
+            raise ExportError(f"nothing to export for {os.path.basename(path)!r}: the recipe scatters no props")
+        target = os.path.abspath(path)
+        with output_folder(os.path.dirname(target)) as stage:
+            staged = os.path.join(stage.path, os.path.basename(target))
+            with writing(staged):
+                write_fbx(staged, exportable(props))
+            return stage.commit([staged])[0]
+    finally:
+        _remove_new_data(before)
+
+
 def export_world_fbx(recipe, folder, name="world", *, tiles=None, collection=None, progress=None):
     """``[export] fbx`` of a world built into ``folder`` (the headless run's): the FBX of every complete
     tile (or of ``tiles``, ``(x, z)`` pairs), each assembled from its files, written and removed again
@@ -671,8 +700,6 @@ def export_world_fbx(recipe, folder, name="world", *, tiles=None, collection=Non
     json_of = world_json_with_fbx(folder, name)
     before = _data_names()
     try:
-        specs = list(getattr(recipe, "scatter", ()))
-        props = bridge_scatter.layer_props(specs, [("BUILTIN", None)] * len(specs)) if specs else []
         steps = export_world_steps(
             dict.fromkeys(chosen),
             folder,
@@ -680,7 +707,7 @@ def export_world_fbx(recipe, folder, name="world", *, tiles=None, collection=Non
             world_json=json_of,
             recipe=recipe,
             collection=collection,
-            props=sorted({p.name: p for layer in props for p in layer}.values(), key=lambda p: p.name),
+            props=_recipe_props(recipe),
         )
         return drive(steps, progress)
     finally:
@@ -711,10 +738,25 @@ def wait_for_runs(timeout=None):
     return not run_stopping()
 
 
-def run_steps(recipe, folder, name, tiles, *, workers=None, poll=0.05):
+def _locked_run_world(recipe, folder, *, wait, **kwargs):
+    """``core.world.run_world`` holding ``folder``'s lock (as the headless run and the exports do):
+    another Worldseed run writing the folder is waited for up to ``wait`` seconds, then refused."""
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError as err:
+        raise ExportError(f"world folder {folder!r} cannot be created: {err.strerror or err}") from None
+    with folder_lock(folder, wait=wait):
+        return run_world(recipe, folder, **kwargs)
+
+
+def run_steps(recipe, folder, name, tiles, *, workers=None, poll=0.05, wait=None):
     """``core.world.run_world`` of ``tiles`` into ``folder`` on a worker thread (a ``ThreadExecutor`` of
     ``workers`` threads under it), yielding ``(done, total, label)`` -- the last step again while
     waiting, so a modal operator stays responsive; returns its ``WorldRun``.
+
+    The worker holds the folder's lock for the whole run (``outputs.folder_lock``; another
+    Worldseed run writing the folder -- a headless run, an export -- is waited for up to ``wait``
+    seconds, default ``outputs.LOCK_WAIT``, then the run fails with one line saying so).
 
     Closing the generator (Esc) cancels the run at once: no new task starts, the running ones end
     on the worker (their files are whole; :func:`run_stopping` says whether one still does, and
@@ -725,9 +767,10 @@ def run_steps(recipe, folder, name, tiles, *, workers=None, poll=0.05):
     steps = queue.SimpleQueue()
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="worldseed-world-run")
     future = pool.submit(
-        run_world,
+        _locked_run_world,
         recipe,
         folder,
+        wait=outputs.LOCK_WAIT if wait is None else wait,
         name=name,
         executor=ThreadExecutor(workers),
         tiles=tiles,
@@ -755,13 +798,14 @@ def run_steps(recipe, folder, name, tiles, *, workers=None, poll=0.05):
             _STOPPING.append(future)
 
 
-def build_steps(recipe, folder, name, tiles, *, collection, workers=None):
+def build_steps(recipe, folder, name, tiles, *, collection, workers=None, wait=None):
     """Build ``tiles`` of ``recipe``'s world: their files into ``folder`` (:func:`run_steps`, tiles
     complete already are skipped), then their objects (:func:`assemble_steps`), yielding
     ``(done, total, label)``; returns ``(run, {(x, z): root})``.  Closing early leaves the scene
-    as it was (and the folder with the tiles finished so far)."""
+    as it was (and the folder with the tiles finished so far).  ``wait``: seconds to wait for the
+    folder's lock (:func:`run_steps`)."""
     total = 2 * RUN_PROGRESS
-    steps = run_steps(recipe, folder, name, tiles, workers=workers)
+    steps = run_steps(recipe, folder, name, tiles, workers=workers, wait=wait)
     while True:
         try:
             done, of, label = next(steps)
