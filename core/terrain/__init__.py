@@ -13,6 +13,7 @@ from ._heights import (
     grid_normals,
     heights_steps,
     noise_bands,
+    raw_noise,
     shape_heights,
     terrain_heights,
 )
@@ -36,6 +37,7 @@ __all__ = [
     "terrain_heights",
     "heights_steps",
     "noise_bands",
+    "raw_noise",
     "band_count",
     "shape_heights",
     "grid_normals",

@@ -23,6 +23,7 @@ __all__ = [
     "grid_normals",
     "TerrainHeights",
     "noise_bands",
+    "raw_noise",
     "band_count",
     "shape_heights",
     "heights_steps",
@@ -101,6 +102,16 @@ def noise_bands(spec, *, seed, band_cells=BAND_CELLS, margin=0):
         raw[row0 : row0 + rows] = noise.fbm((rows, n), offset=(ox, oy + row0), **kwargs)
         yield row0 + rows, n
     return raw
+
+
+def raw_noise(spec, *, seed, margin=0):
+    """:func:`noise_bands` run to its end: the raw noise grid, ``margin`` cells on every side."""
+    bands = noise_bands(spec, seed=seed, margin=margin)
+    while True:
+        try:
+            next(bands)
+        except StopIteration as stop:
+            return stop.value
 
 
 def shape_heights(raw, spec, *, margin=0, falloff_mask=None):

@@ -29,7 +29,7 @@ from ..erosion.spec import droplet_count
 from ..errors import ParameterError
 from ..steps import drive
 from ..unity_package import alphamap_side, texel_weights
-from ._heights import TerrainHeights, noise_bands, shape_heights
+from ._heights import TerrainHeights, raw_noise, shape_heights
 
 __all__ = [
     "TerrainLayers",
@@ -247,14 +247,7 @@ def _moisture_window(heights, terrain_spec, biomes_spec, seed, flow, shaper=None
     if shaper is not None:
         window, around = shaper(margin)
     else:
-        bands = noise_bands(terrain_spec, seed=seed, margin=margin)
-        while True:
-            try:
-                next(bands)
-            except StopIteration as stop:
-                raw = stop.value
-                break
-        window = shape_heights(raw, terrain_spec, margin=margin)
+        window = shape_heights(raw_noise(terrain_spec, seed=seed, margin=margin), terrain_spec, margin=margin)
     window[margin:-margin, margin:-margin] = heights.values  # the tile itself as the mesh shows it
     window *= np.float32(heights.height)
     if flow is not None:

@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import heightmap
 from ..errors import ParameterError
-from ..terrain import TerrainHeights, noise_bands, shape_heights
+from ..terrain import TerrainHeights, raw_noise, shape_heights
 
 __all__ = ["tile_spec", "base_heights", "tile_heights"]
 
@@ -44,13 +44,7 @@ def base_heights(recipe, grid, x, z, margin):
     Returns a float32 ``(n + 2 margin, n + 2 margin)`` array, row 0 at Blender's smallest Y.
     """
     spec = tile_spec(recipe, grid, x, z)
-    bands = noise_bands(spec, seed=recipe.world.seed, margin=margin)
-    while True:
-        try:
-            next(bands)
-        except StopIteration as stop:
-            raw = stop.value
-            break
+    raw = raw_noise(spec, seed=recipe.world.seed, margin=margin)
     mask = None
     if spec.falloff != "none":
         r0, c0 = grid.origin(x, z)
