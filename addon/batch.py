@@ -431,13 +431,6 @@ def world_executor(workers=None, scheduler=None):
 #: the FBX per tile and the prop library; no .glb, no file per object, no preview render.
 TILED_UNUSED_EXPORT = {"glb": True, "per_object": True, "render": True}
 
-#: The files of tile ``(x, z)`` of a world run named ``name`` (``{name}`` escaped): group 1 and 2 are x and z.
-TILE_FILE = (
-    r"^{name}_(\d+)_(\d+)"
-    r"(?:\.raw|\.fbx|_placements\.json|_splat\d+\.png|_biomes\.png|_flow\.png|_terrain\.json|_detail\d+\.raw"
-    r"|_texture\d+\.(?:png|jpg))$"
-)
-
 
 def tiled_export_note(recipe):
     """One line naming the ``[export]`` keys of ``recipe`` that ask for what a tiled world does not
@@ -450,44 +443,6 @@ def tiled_export_note(recipe):
         "(it writes per tile the RAW heights, splats, placements and terrain JSON, with fbx the tile FBX and "
         "<name>_props.fbx)"
     )
-
-
-def stale_tile_files(out_dir, name, grid, earlier=None):
-    """The files in ``out_dir`` of tiles outside ``grid`` that an earlier world run named ``name`` wrote:
-    listed in its world JSON ``earlier`` (the document read before this run), or named as a tile's
-    files are (:data:`TILE_FILE`).  Regular files only, never a link."""
-    pattern = re.compile(TILE_FILE.format(name=re.escape(name)))
-    names = set()
-    for entry in (earlier or {}).get("tiles", ()):
-        try:
-            x, z = int(entry["x"]), int(entry["z"])
-        except (KeyError, TypeError, ValueError):
-            continue
-        if not grid.contains(x, z):
-            names.update(str(f.get("name", "")) for f in entry.get("files", ()) if isinstance(f, dict))
-    for file_name in os.listdir(out_dir):
-        match = pattern.match(file_name)
-        if match and not grid.contains(int(match.group(1)), int(match.group(2))):
-            names.add(file_name)
-    paths = []
-    for file_name in sorted(names):
-        path = os.path.join(out_dir, file_name)
-        if file_name and os.path.basename(file_name) == file_name and os.path.isfile(path):
-            if not os.path.islink(path):
-                paths.append(path)
-    return paths
-
-
-def remove_stale_tiles(out_dir, name, grid, earlier=None):
-    """Remove :func:`stale_tile_files` (one that cannot be removed is left); returns the removed paths."""
-    removed = []
-    for path in stale_tile_files(out_dir, name, grid, earlier):
-        try:
-            os.remove(path)
-        except OSError:
-            continue
-        removed.append(path)
-    return removed
 
 
 def build_tiled_world(
@@ -514,8 +469,8 @@ def build_tiled_world(
     ``<name>_<x>_<z>.fbx`` (``operators.bridge.world_tiles.export_tile_fbx``), the world JSON lists
     the FBX files too, and the prop library ``<name>_props.fbx`` (each prop the placement files name,
     once) is written beside them when the recipe scatters props.  The files of tiles outside the
-    grid that an earlier run left are removed (:func:`remove_stale_tiles`).  A Ctrl-C keeps every
-    tile finished before it.
+    grid that an earlier run left are removed (``core.world.run_world``: ``run.removed``).  A
+    Ctrl-C keeps every tile finished before it.
     """
     if not FILE_NAME.match(name or ""):
         raise ExportError(f"--name must be 1 to 64 letters, digits, '-' or '_' (no folders), got {short(name)}")
@@ -542,7 +497,6 @@ def build_tiled_world(
 
 
 def _build_tiled_locked(recipe, out_dir, name, executor, chosen, progress, write_recipe):
-    earlier = core_world.read_world_json(core_world.world_json_path(out_dir, name))
     with executor:
         if getattr(executor, "start_seconds", None) is not None:
             where = f"{executor.workers} workers" if executor.workers is not None else executor.scheduler
@@ -557,8 +511,7 @@ def _build_tiled_locked(recipe, out_dir, name, executor, chosen, progress, write
         core_unity.write_bytes_atomic(path, core_recipe.dumps(recipe).encode())
         written.append(path)
     written.append(run.path)
-    removed = remove_stale_tiles(out_dir, name, run.grid, earlier)
-    return run, written, removed
+    return run, written, list(run.removed)
 
 
 def _props_fbx(recipe, out_dir, name, run):

@@ -16,6 +16,8 @@
    it finished, and the next run skips them.
 4. Once every tile of the world is complete, the cache folder of erosion
    windows (``<out_dir>/.<name>_world_cache``) is removed.
+5. The files of tiles outside the grid that an earlier run left (a larger grid
+   before) are removed (:func:`stale_tile_files`; ``WorldRun.removed``).
 
 The task function handed to the executor is a small picklable object
 (:class:`WorldTaskFn`) that carries the recipe as TOML text, so a Dask worker
@@ -25,6 +27,7 @@ in another process rebuilds the same recipe with :func:`core.recipe.loads`.
 import dataclasses
 import functools
 import os
+import re
 import shutil
 import time
 
@@ -40,6 +43,13 @@ __all__ = ["WorldRun", "WorldTaskFn", "run_world", "cache_folder"]
 
 #: File in the cache folder naming the recipe its windows were made from.
 CACHE_STAMP = "recipe.sha256"
+#: The files of tile ``(x, z)`` of a world run named ``name`` (``{name}`` escaped; groups: x, z): the
+#: tile files core writes and the FBX the Blender side adds.
+TILE_FILE = (
+    r"^{name}_(\d+)_(\d+)"
+    r"(?:\.raw|\.fbx|_placements\.json|_splat\d+\.png|_biomes\.png|_flow\.png|_terrain\.json|_detail\d+\.raw"
+    r"|_texture\d+\.(?:png|jpg))$"
+)
 
 
 def cache_folder(out_dir, name):
@@ -101,6 +111,10 @@ class WorldRun:
         The world JSON as written last.
     seconds : float
         Wall time of the run.
+    removed : tuple of str
+        Files of tiles outside the grid that an earlier run into the folder wrote (a larger grid),
+        removed by this one (:func:`stale_tile_files`), so Unity's batch import by name finds only
+        this world's tiles.
     """
 
     grid: object
@@ -111,6 +125,7 @@ class WorldRun:
     results: dict
     document: dict
     seconds: float
+    removed: tuple = ()
 
 
 def _chosen(tiles, grid):
@@ -161,6 +176,43 @@ def _fresh_cache(cache_dir, digest):
         write_bytes_atomic(stamp, digest.encode("ascii"))
 
 
+def stale_tile_files(out_dir, name, grid, earlier=None):
+    """The files in ``out_dir`` of tiles outside ``grid`` that an earlier world run named ``name``
+    wrote: listed in its world JSON ``earlier`` (the document before this run), or named as a tile's
+    files are (:data:`TILE_FILE`).  Regular files directly in ``out_dir`` only, never a link."""
+    pattern = re.compile(TILE_FILE.format(name=re.escape(name)))
+    names = set()
+    for entry in (earlier or {}).get("tiles", ()):
+        try:
+            x, z = int(entry["x"]), int(entry["z"])
+        except (KeyError, TypeError, ValueError):
+            continue
+        if not grid.contains(x, z):
+            names.update(str(f.get("name", "")) for f in entry.get("files", ()) if isinstance(f, dict))
+    for file_name in os.listdir(out_dir):
+        match = pattern.match(file_name)
+        if match and not grid.contains(int(match.group(1)), int(match.group(2))):
+            names.add(file_name)
+    paths = []
+    for file_name in sorted(names):
+        path = os.path.join(out_dir, file_name)
+        if file_name and os.path.basename(file_name) == file_name and not file_name.startswith("."):
+            if os.path.isfile(path) and not os.path.islink(path):
+                paths.append(path)
+    return paths
+
+
+def _remove_stale_tiles(out_dir, name, grid, earlier):
+    removed = []
+    for path in stale_tile_files(out_dir, name, grid, earlier):
+        try:
+            os.remove(path)
+        except OSError:
+            continue  # not ours to remove after all (permissions): leave it
+        removed.append(path)
+    return tuple(removed)
+
+
 def run_world(recipe, out_dir, *, name="world", executor=None, tiles=None, progress=None, cancel=None):
     """Build the tiles of a tiled world into ``out_dir`` (see the module docstring).
 
@@ -192,7 +244,8 @@ def run_world(recipe, out_dir, *, name="world", executor=None, tiles=None, progr
     os.makedirs(out_dir, exist_ok=True)
     path = world_json_path(out_dir, name)
     digest = recipe_digest(recipe)
-    files = verify_tiles(out_dir, read_world_json(path), recipe_sha256=digest)
+    earlier = read_world_json(path)
+    files = verify_tiles(out_dir, earlier, recipe_sha256=digest)
     skipped = tuple(t for t in chosen if t in files)
     seed = recipe.world.seed
     document = world_json(grid, name=name, seed=seed, recipe_sha256=digest, files=files)
@@ -219,6 +272,7 @@ def run_world(recipe, out_dir, *, name="world", executor=None, tiles=None, progr
     if complete and os.path.isdir(cache_dir) and not os.path.islink(cache_dir):
         shutil.rmtree(cache_dir, ignore_errors=True)
     built = tuple(t for t in chosen if t in results)
+    removed = _remove_stale_tiles(out_dir, name, grid, earlier)
     return WorldRun(
         grid=grid,
         path=path,
@@ -228,4 +282,5 @@ def run_world(recipe, out_dir, *, name="world", executor=None, tiles=None, progr
         results=results,
         document=document,
         seconds=time.perf_counter() - start,
+        removed=removed,
     )
