@@ -292,6 +292,42 @@ def remove_stale_outputs(out_dir, name, written):
     return removed
 
 
+def _regular_files(paths):
+    return [p for p in paths if os.path.isfile(p) and not os.path.islink(p)]
+
+
+def _remove_files(paths):
+    removed = []
+    for path in _regular_files(paths):
+        try:
+            os.remove(path)
+        except OSError:
+            continue  # not ours to remove after all (permissions): leave it
+        removed.append(path)
+    return removed
+
+
+def world_outputs(out_dir, name):
+    """The files in ``out_dir`` of a tiled world run named ``name`` (what a single-terrain run of the
+    same name removes, so the folder holds one build): ``<name>_world.json``, every file its tiles
+    list (names in ``out_dir`` only), and ``<name>_props.fbx``."""
+    path = core_world.world_json_path(out_dir, name)
+    document = core_world.read_world_json(path)
+    if document is None:
+        return []
+    names = {
+        str(f.get("name", "")) for t in document.get("tiles", ()) for f in t.get("files", ()) if isinstance(f, dict)
+    }
+    names = {n for n in names if n and os.path.basename(n) == n and not n.startswith(".")}
+    paths = [os.path.join(out_dir, n) for n in sorted(names)]
+    return paths + [os.path.join(out_dir, f"{name}_props.fbx"), path]
+
+
+def remove_world_outputs(out_dir, name):
+    """Remove :func:`world_outputs` (regular files only, never a link); returns the removed paths."""
+    return _remove_files(world_outputs(out_dir, name))
+
+
 def build_world(
     recipe, out_dir, *, name="world", progress=None, write_recipe=False, wait=world.LOCK_WAIT, source="recipe"
 ):
@@ -343,7 +379,7 @@ def _build_into(recipe, out_dir, name, progress, write_recipe, wait, source):
                 core_unity.write_bytes_atomic(path, core_recipe.dumps(_beside_outputs(recipe, name, staged)).encode())
             staged.append(path)
         written = stage.commit(staged)
-        removed = remove_stale_outputs(out_dir, name, written)
+        removed = remove_stale_outputs(out_dir, name, written) + remove_world_outputs(out_dir, name)
     return written, removed
 
 
@@ -511,7 +547,9 @@ def _build_tiled_locked(recipe, out_dir, name, executor, chosen, progress, write
         core_unity.write_bytes_atomic(path, core_recipe.dumps(recipe).encode())
         written.append(path)
     written.append(run.path)
-    return run, written, list(run.removed)
+    # a single-terrain run's files of the same name (its .blend too): the folder holds one build
+    single = _all_outputs(out_dir, name) | {os.path.join(out_dir, f"{name}.blend")}
+    return run, written, list(run.removed) + _remove_files(sorted(single - set(written)))
 
 
 def _props_fbx(recipe, out_dir, name, run):

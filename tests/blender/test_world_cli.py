@@ -165,3 +165,25 @@ def test_export_keys_a_tiled_world_does_not_use_get_one_note(tmp_path):
     assert not [n for n in os.listdir(out) if n.endswith(".glb")]
     quiet = run("--recipe", recipe(tmp_path), "--out", str(tmp_path / "quiet"), "--tiles", "0")
     assert "worldseed: note:" not in quiet.stderr
+
+
+def test_a_single_terrain_and_a_tiled_world_of_one_name_replace_each_other(tmp_path):
+    out = tmp_path / "out"
+    single = tmp_path / "one.toml"
+    single.write_text("[terrain]\nresolution = 33\nsize = 64.0\n\n[export]\nfbx = true\npreview = true\n")
+    first = run("--recipe", str(single), "--out", str(out))
+    assert first.returncode == 0, first.stderr
+    single_files = {"world.fbx", "world.blend", "relief.png"}
+    assert single_files <= set(os.listdir(out))
+    tiled = run("--recipe", recipe(tmp_path), "--out", str(out))
+    assert tiled.returncode == 0, tiled.stderr
+    names = set(os.listdir(out))
+    assert not single_files & names and {"world_0_0.raw", "world_props.fbx", "world_world.json"} <= names
+    for name in single_files:
+        assert f"worldseed: removed {out / name} (an earlier run's; this run does not write it)" in tiled.stdout
+    again = run("--recipe", str(single), "--out", str(out))
+    assert again.returncode == 0, again.stderr
+    names = set(os.listdir(out))
+    assert single_files <= names and not [n for n in names if n.startswith("world_0_") or n.startswith("world_1_")]
+    assert "world_world.json" not in names and "world_props.fbx" not in names
+    assert f"worldseed: removed {out / 'world_0_0.raw'} (an earlier run's; this run does not write it)" in again.stdout
