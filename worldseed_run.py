@@ -10,7 +10,9 @@ worker processes on this machine, or with ``--scheduler ADDRESS`` on a running
 Dask cluster (whose workers see this folder at the same path); ``--tiles
 X0:X1,Z0:Z1`` builds part of the grid.  Tiles already complete (listed in
 ``<name>_world.json`` with matching sizes and SHA-256) are kept, so a stopped
-run picks up where it was.
+run picks up where it was.  Two runs into one folder take turns (the second
+waits up to ``--wait`` seconds for the folder's lock, then refuses in one line),
+single terrain and tiled world alike.
 
 Leave out --recipe to build the embedded demo recipe. The extension is taken
 from the folder this script is in (the extension root), so it works from a

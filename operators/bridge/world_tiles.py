@@ -745,6 +745,9 @@ def _locked_run_world(recipe, folder, *, wait, **kwargs):
         os.makedirs(folder, exist_ok=True)
     except OSError as err:
         raise ExportError(f"world folder {folder!r} cannot be created: {err.strerror or err}") from None
+    progress = kwargs.get("progress")
+    if progress is not None:  # shown while another run holds the folder (the run's first step replaces it)
+        progress(0, 1, "waiting for the world folder")
     with folder_lock(folder, wait=wait):
         return run_world(recipe, folder, **kwargs)
 
