@@ -27,8 +27,8 @@ VERSION = 1
 #: Mixed into the tile's seed for the props' variants.
 TAG_VARIANT = 0x5EED
 TAG_PATCH = 0x50415443  # "PATC"
-#: The name of prop instance ``index`` (as Blender's scatter names its objects).
-INSTANCE_NAME = "{prop}_{index:05d}"
+#: The name of prop instance ``index`` of a tile: the tile's object name first, unique across the world.
+INSTANCE_NAME = "{tile}_{prop}_{index:05d}"
 
 
 def reach(specs):
@@ -142,7 +142,7 @@ def placement_content(recipe, grid, x, z, placements, base):
         pos, rot, scale, which, names, layers=layer, layer_names=[s.name for s in specs]
     )
     for index, rec in enumerate(records):
-        rec["object"] = INSTANCE_NAME.format(prop=rec["prop"], index=index)
+        rec["object"] = INSTANCE_NAME.format(tile=grid.object_name(x, z), prop=rec["prop"], index=index)
     spec = recipe.terrain
     terrain_pos = core_unity.unity_terrain_position(spec.size, blender_centre=(cx, cy, cz))
     tree_layers = [i for i, s in enumerate(specs) if s.unity_tree]
