@@ -20,9 +20,16 @@ from __future__ import annotations
 import numpy as np
 
 from ._checks import ParameterError, check_array, check_float
-from .unity import unity_position
+from .unity import unity_position, unity_terrain_position
 
-__all__ = ["unity_rotation", "quaternion_matrices", "matrix_quaternions", "placement_records", "terrain_tree_instances"]
+__all__ = [
+    "unity_rotation",
+    "quaternion_matrices",
+    "matrix_quaternions",
+    "placement_records",
+    "terrain_tree_instances",
+    "scatter_entry",
+]
 
 
 def unity_rotation(wxyz):
@@ -108,6 +115,80 @@ def terrain_tree_instances(positions, rotations, scales, props, *, terrain_posit
             np.round(s.astype(np.float64), digits).tolist(),
         )
     ]
+
+
+def scatter_entry(
+    positions,
+    rotations,
+    scales,
+    props,
+    prop_names,
+    *,
+    layers,
+    layer_names,
+    tree_layers,
+    object_name,
+    scatter,
+    terrain,
+    blender_centre,
+    size,
+    height,
+):
+    """One scatter's entry of a placement file: its instances and its Unity Terrain trees.
+
+    ``positions`` (N, 3), ``rotations`` (N, 4, ``(w, x, y, z)``) and ``scales`` (N,) are Blender
+    world values; ``props`` (N,) index ``prop_names``, ``layers`` (N,) index ``layer_names``.
+    ``object_name(prop, index)`` names instance ``index``'s object (``object`` of its record).
+    The instances of the layers listed in ``tree_layers`` (indices) are also Terrain tree
+    instances, their prototypes the props they use in index order.  The Terrain (named
+    ``terrain``) is ``size`` metres wide and ``height`` high, centred at ``blender_centre``;
+    ``scatter`` names the scatter.
+
+    >>> entry = scatter_entry(
+    ...     [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], [[1.0, 0.0, 0.0, 0.0]] * 2, [1.0, 2.0], [1, 0],
+    ...     ["Rock_P01", "Oak_P01"], layers=[1, 0], layer_names=["Rocks", "Trees"], tree_layers=[1],
+    ...     object_name="T_{}_{:05d}".format, scatter="T_Scatter", terrain="T",
+    ...     blender_centre=(0.0, 0.0, 0.0), size=64.0, height=20.0)
+    >>> [(r["object"], r["layer"], r["position"]) for r in entry["instances"]]
+    [('T_Oak_P01_00000', 'Trees', [-1.0, 3.0, -2.0]), ('T_Rock_P01_00001', 'Rocks', [-4.0, 6.0, -5.0])]
+    >>> entry["terrain"], entry["terrain_trees"]["prototypes"]
+    ({'name': 'T', 'position': [-32.0, 0.0, -32.0], 'size': [64.0, 20.0, 64.0]}, ['Oak_P01'])
+    >>> entry["terrain_trees"]["instances"][0]["position"]
+    [0.484375, 0.15, 0.46875]
+    """
+    positions = np.asarray(positions, np.float64)
+    rotations = np.asarray(rotations, np.float64)
+    scales = np.asarray(scales, np.float64)
+    which = np.asarray(props, np.int64)
+    layers = np.asarray(layers, np.int64)
+    records = placement_records(positions, rotations, scales, which, prop_names, layers=layers, layer_names=layer_names)
+    for index, rec in enumerate(records):
+        rec["object"] = object_name(rec["prop"], index)
+    terrain_pos = unity_terrain_position(size, blender_centre=tuple(blender_centre))
+    pick = np.isin(layers, list(tree_layers))
+    used = sorted(set(which[pick].tolist()))
+    prototype = {k: i for i, k in enumerate(used)}
+    trees = terrain_tree_instances(
+        positions[pick],
+        rotations[pick],
+        scales[pick],
+        [prototype[k] for k in which[pick].tolist()],
+        terrain_position=terrain_pos,
+        size=size,
+        height=max(height, 1e-6),
+    )
+    return {
+        "scatter": scatter,
+        "terrain": {
+            "name": terrain,
+            "position": [round(v, 5) for v in terrain_pos.tolist()],
+            "size": [size, height, size],
+        },
+        "props": list(prop_names),
+        "layers": list(layer_names),
+        "instances": records,
+        "terrain_trees": {"prototypes": [prop_names[k] for k in used], "instances": trees},
+    }
 
 
 def matrix_quaternions(m):

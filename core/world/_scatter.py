@@ -15,7 +15,6 @@ from .. import heightmap
 from .. import placement as core_placement
 from .. import scatter as core_scatter
 from .. import trees as core_trees
-from .. import unity as core_unity
 from ..errors import ParameterError
 from ..unity_package import alphamap_side
 from ._window import TAG_SCATTER, task_seed
@@ -138,38 +137,23 @@ def placement_content(recipe, grid, x, z, placements, base):
     pos, rot, scale = np.concatenate(pos), np.concatenate(rot), np.concatenate(scale)
     which = np.concatenate(which) if which else np.empty(0, np.int64)
     layer = np.concatenate(layer) if layer else np.empty(0, np.int64)
-    records = core_placement.placement_records(
-        pos, rot, scale, which, names, layers=layer, layer_names=[s.name for s in specs]
+    tile = grid.object_name(x, z)
+    scatter = core_placement.scatter_entry(
+        pos,
+        rot,
+        scale,
+        which,
+        names,
+        layers=layer,
+        layer_names=[s.name for s in specs],
+        tree_layers=[i for i, s in enumerate(specs) if s.unity_tree],
+        object_name=lambda prop, index: INSTANCE_NAME.format(tile=tile, prop=prop, index=index),
+        scatter=f"{tile}_Scatter",
+        terrain=tile,
+        blender_centre=(cx, cy, cz),
+        size=recipe.terrain.size,
+        height=recipe.terrain.height,
     )
-    for index, rec in enumerate(records):
-        rec["object"] = INSTANCE_NAME.format(tile=grid.object_name(x, z), prop=rec["prop"], index=index)
-    spec = recipe.terrain
-    terrain_pos = core_unity.unity_terrain_position(spec.size, blender_centre=(cx, cy, cz))
-    tree_layers = [i for i, s in enumerate(specs) if s.unity_tree]
-    pick = np.isin(layer, tree_layers)
-    used = sorted(set(which[pick].tolist()))
-    prototype = {k: i for i, k in enumerate(used)}
-    trees = core_placement.terrain_tree_instances(
-        pos[pick],
-        rot[pick],
-        scale[pick],
-        [prototype[k] for k in which[pick].tolist()],
-        terrain_position=terrain_pos,
-        size=spec.size,
-        height=max(spec.height, 1e-6),
-    )
-    scatter = {
-        "scatter": f"{grid.object_name(x, z)}_Scatter",
-        "terrain": {
-            "name": grid.object_name(x, z),
-            "position": [round(v, 5) for v in terrain_pos.tolist()],
-            "size": [spec.size, spec.height, spec.size],
-        },
-        "props": names,
-        "layers": [s.name for s in specs],
-        "instances": records,
-        "terrain_trees": {"prototypes": [names[k] for k in used], "instances": trees},
-    }
     return {"format": FORMAT, "version": VERSION, "tile": [x, z], "name": base, "scatters": [scatter]}
 
 

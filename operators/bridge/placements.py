@@ -35,45 +35,26 @@ def placement_data(scatter):
     scatter.data.attributes["ws_layer"].data.foreach_get("value", layer)
     layers = bridge_scatter.stored_layers(scatter)
     mats = bridge_scatter.instance_matrices(scatter)
-    world_pos = mats[:, :3, 3]
-    # rotation of each instance in world space, scale removed
-    rot_world = core_placement.matrix_quaternions(mats[:, :3, :3] / np.asarray(scale, np.float64)[:, None, None])
-    prop_names = [p.name for p in props]
-    records = core_placement.placement_records(
-        world_pos, rot_world, scale, which, prop_names, layers=layer, layer_names=[s.name for s in layers]
+    entry = core_placement.scatter_entry(
+        mats[:, :3, 3],
+        # rotation of each instance in world space, scale removed
+        core_placement.matrix_quaternions(mats[:, :3, :3] / np.asarray(scale, np.float64)[:, None, None]),
+        scale,
+        which,
+        [p.name for p in props],
+        layers=layer,
+        layer_names=[s.name for s in layers],
+        tree_layers=[i for i, s in enumerate(layers) if s.unity_tree],
+        # the name the instance's object gets in the FBX
+        object_name=lambda prop, index: bridge_scatter.INSTANCE_NAME.format(prop=prop, index=index),
+        scatter=scatter.name,
+        terrain=root.name,
+        blender_centre=tuple(root.matrix_world.translation),
+        size=recipe.terrain.size,
+        height=recipe.terrain.height,
     )
-    for index, rec in enumerate(records):  # the name the instance's object gets in the FBX
-        rec["object"] = bridge_scatter.INSTANCE_NAME.format(prop=rec["prop"], index=index)
-    spec = recipe.terrain
-    terrain_pos = core_unity.unity_terrain_position(spec.size, blender_centre=tuple(root.matrix_world.translation))
-    tree_layers = [i for i, s in enumerate(layers) if s.unity_tree]
-    pick = np.isin(layer, tree_layers)
-    used = sorted(set(which[pick].tolist()))
-    prototype = {k: i for i, k in enumerate(used)}
-    trees = core_placement.terrain_tree_instances(
-        world_pos[pick],
-        rot_world[pick],
-        scale[pick],
-        [prototype[k] for k in which[pick].tolist()],
-        terrain_position=terrain_pos,
-        size=spec.size,
-        height=max(spec.height, 1e-6),
-    )
-    return {
-        "format": FORMAT,
-        "version": VERSION,
-        "coordinates": "Unity: left-handed, Y up, metres; rotation quaternions as [x, y, z, w]",
-        "scatter": scatter.name,
-        "terrain": {
-            "name": root.name,
-            "position": [round(v, 5) for v in terrain_pos.tolist()],
-            "size": [spec.size, spec.height, spec.size],
-        },
-        "props": prop_names,
-        "layers": [s.name for s in layers],
-        "instances": records,
-        "terrain_trees": {"prototypes": [prop_names[k] for k in used], "instances": trees},
-    }
+    coordinates = "Unity: left-handed, Y up, metres; rotation quaternions as [x, y, z, w]"
+    return {"format": FORMAT, "version": VERSION, "coordinates": coordinates, **entry}
 
 
 def write_placement_file(scatters, path):

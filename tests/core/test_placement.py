@@ -79,3 +79,54 @@ def test_matrix_quaternions_inverts_quaternion_matrices():
     q = _unit_quaternions(np.random.default_rng(5), 50)
     q *= np.sign(q[:, :1])  # the same rotation with w >= 0
     np.testing.assert_allclose(placement.matrix_quaternions(placement.quaternion_matrices(q)), q, atol=1e-9)
+
+
+def test_scatter_entry_lists_every_instance_and_the_tree_layers_as_terrain_trees():
+    rng = np.random.default_rng(7)
+    n = 300
+    pos = rng.uniform(-100.0, 100.0, (n, 3))
+    rot = _unit_quaternions(rng, n)
+    scale = rng.uniform(0.5, 2.0, n)
+    names = ["Rock_P01", "Rock_P02", "Oak_P01", "Oak_P02", "Pine_P01"]
+    layer = rng.integers(0, 3, n)
+    which = np.where(layer == 0, rng.integers(0, 2, n), np.where(layer == 1, rng.integers(2, 4, n), 4))
+    which[layer == 1] = 3  # layer 1 uses Oak_P02 only: Oak_P01 is no prototype
+    centre = (256.0, -128.0, 3.0)
+    entry = placement.scatter_entry(
+        pos, rot, scale, which, names, layers=layer, layer_names=["Rocks", "Oaks", "Pines"], tree_layers=[1, 2],
+        object_name="T_{}_{:05d}".format, scatter="T_Scatter", terrain="T", blender_centre=centre,
+        size=256.0, height=0.0,
+    )  # fmt: skip
+    assert entry["instances"] == [
+        dict(r, object=f"T_{r['prop']}_{i:05d}")
+        for i, r in enumerate(
+            placement.placement_records(
+                pos, rot, scale, which, names, layers=layer, layer_names=["Rocks", "Oaks", "Pines"]
+            )
+        )
+    ]
+    assert entry["terrain"] == {
+        "name": "T",
+        "position": unity.unity_terrain_position(256.0, blender_centre=centre).tolist(),
+        "size": [256.0, 0.0, 256.0],  # as given; the tree heights divide by 1e-6 instead of 0
+    }
+    assert entry["terrain_trees"]["prototypes"] == ["Oak_P02", "Pine_P01"]
+    trees = entry["terrain_trees"]["instances"]
+    pick = layer > 0
+    assert len(trees) == pick.sum()
+    assert [t["prototype"] for t in trees] == [0 if k == 3 else 1 for k in which[pick]]
+    expected = placement.terrain_tree_instances(
+        pos[pick], rot[pick], scale[pick], [0 if k == 3 else 1 for k in which[pick]],
+        terrain_position=unity.unity_terrain_position(256.0, blender_centre=centre), size=256.0, height=1e-6,
+    )  # fmt: skip
+    assert trees == expected
+    assert (entry["props"], entry["layers"], entry["scatter"]) == (names, ["Rocks", "Oaks", "Pines"], "T_Scatter")
+
+
+def test_scatter_entry_without_instances():
+    entry = placement.scatter_entry(
+        np.empty((0, 3)), np.empty((0, 4)), np.empty(0), np.empty(0, int), ["Rock_P01"], layers=np.empty(0, int),
+        layer_names=["Rocks"], tree_layers=[0], object_name="{}_{}".format, scatter="S", terrain="T",
+        blender_centre=(0.0, 0.0, 0.0), size=64.0, height=10.0,
+    )  # fmt: skip
+    assert entry["instances"] == [] and entry["terrain_trees"] == {"prototypes": [], "instances": []}
