@@ -13,22 +13,9 @@ from worldseed.core import recipe as core_recipe
 from worldseed.core import world as core_world
 from worldseed.core.world import _driver
 
-WORLD = """
-[world]
-name = "Isle"
-seed = 5
-tiles = [2, 2]
+from ._world_cases import isle
 
-[terrain]
-resolution = 33
-size = 128.0
-height = 40.0
-normalize = "fixed"
-
-[terrain.erosion]
-enabled = true
-droplets_per_km2 = 20000.0
-"""
+WORLD = isle(splats=0, rocks=None)  # erosion only
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,6 @@ task (it ends its own process the first time it runs that task) is replaced, the
 elsewhere, and the world still comes out byte for byte the same.
 """
 
-import hashlib
 import os
 import sys
 import threading
@@ -20,44 +19,21 @@ from worldseed.core.errors import ParameterError
 from worldseed.scaleout import dask_executor
 from worldseed.scaleout.dask_executor import DaskExecutor
 
+from ._world_cases import digests, isle
+
 # the fake task functions below travel by value: workers cannot import this test module
 cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
-WORLD = """
-[world]
-name = "Isle"
-seed = 13
-tiles = [2, 2]
-
-[terrain]
-resolution = 65
-size = 256.0
-height = 60.0
-normalize = "fixed"
-falloff = "radial"
-falloff_width = 0.5
-
-[terrain.erosion]
-enabled = true
-droplets_per_km2 = 20000.0
-
-[biomes]
-enabled = true
-
-[[splat]]
-name = "Grass"
-color = [0.1, 0.3, 0.1]
-
-[[splat]]
-name = "Rock"
-color = [0.4, 0.4, 0.4]
-slope_range = [25.0, 90.0]
-
-[[scatter]]
-name = "Rocks"
-prop = "rock"
-radius = 12.0
-"""
+WORLD = isle(
+    seed=13,
+    resolution=65,
+    size=256.0,
+    height=60.0,
+    falloff='falloff = "radial"\nfalloff_width = 0.5\n',
+    biomes=True,
+    slope=25.0,
+    rocks=12.0,
+)
 
 
 class T:
@@ -149,22 +125,12 @@ def test_a_killed_worker_is_replaced_and_its_task_runs_again(cluster, tmp_path):
     assert got == core_world.SerialExecutor().run(tasks, summing)
 
 
-def _digests(folder):
-    out = {}
-    for name in sorted(os.listdir(folder)):
-        path = os.path.join(folder, name)
-        if not name.startswith(".") and os.path.isfile(path):
-            with open(path, "rb") as fh:
-                out[name] = hashlib.sha256(fh.read()).hexdigest()
-    return out
-
-
 @pytest.fixture(scope="module")
 def serial_world(tmp_path_factory):
     folder = str(tmp_path_factory.mktemp("serial"))
     run = core_world.run_world(core_recipe.loads(WORLD), folder)
     assert run.complete and len(run.built) == 4
-    return _digests(folder)
+    return digests(folder)
 
 
 def test_serial_threads_and_the_cluster_write_the_same_bytes(cluster, serial_world, tmp_path):
@@ -173,8 +139,8 @@ def test_serial_threads_and_the_cluster_write_the_same_bytes(cluster, serial_wor
     dask = core_world.run_world(recipe, str(tmp_path / "dask"), executor=cluster)
     assert threads.complete and dask.complete and sorted(dask.built) == sorted(dask.grid.tiles())
     assert any(name.endswith(".raw") for name in serial_world) and len(serial_world) >= 20
-    assert _digests(str(tmp_path / "threads")) == serial_world
-    assert _digests(str(tmp_path / "dask")) == serial_world
+    assert digests(str(tmp_path / "threads")) == serial_world
+    assert digests(str(tmp_path / "dask")) == serial_world
     assert not os.path.exists(core_world.cache_folder(str(tmp_path / "dask"), "world"))
 
 
@@ -182,7 +148,7 @@ def test_a_scheduler_by_address_runs_the_world_too(cluster, serial_world, tmp_pa
     with DaskExecutor(scheduler=cluster.cluster.scheduler_address) as remote:
         run = core_world.run_world(core_recipe.loads(WORLD), str(tmp_path), executor=remote)
     assert run.complete and cluster.client.status == "running"  # the cluster outlives its second client
-    assert _digests(str(tmp_path)) == serial_world
+    assert digests(str(tmp_path)) == serial_world
 
 
 def test_a_worker_killed_mid_world_is_retried_and_the_world_completes(cluster, serial_world, tmp_path):
@@ -195,7 +161,7 @@ def test_a_worker_killed_mid_world_is_retried_and_the_world_completes(cluster, s
     results = cluster.run(core_world.plan_world(grid, recipe), fn)
     assert os.path.exists(marker)  # a worker did die in tile_1_1
     assert sorted(k for k in results if k.startswith("tile_")) == ["tile_0_0", "tile_0_1", "tile_1_0", "tile_1_1"]
-    written = _digests(folder)
+    written = digests(folder)
     assert written == {k: v for k, v in serial_world.items() if not k.endswith("_world.json")}
     cluster.client.wait_for_workers(2, timeout=60)  # the nanny starts a new worker in the dead one's place
 

@@ -19,6 +19,8 @@ from worldseed.core.world._world_json import (
     write_world_json,
 )
 
+from ._world_cases import isle
+
 GRID = WorldGrid(nx=3, nz=2, resolution=129, size=256.0, height=90.0, halo_cells=8, world_name="Isle")
 
 
@@ -148,27 +150,7 @@ def test_recipe_digest_follows_the_recipe():
     assert recipe_digest(a) != recipe_digest(core_recipe.loads("[world]\nseed = 2\n"))
 
 
-WORLD = """
-[world]
-name = "Isle"
-seed = 4
-tiles = [3, 2]
-
-[terrain]
-resolution = 33
-size = 64.0
-height = 20.0
-normalize = "fixed"
-
-[[splat]]
-name = "Grass"
-color = [0.1, 0.3, 0.1]
-
-[[splat]]
-name = "Rock"
-color = [0.4, 0.4, 0.4]
-slope_range = [20.0, 90.0]
-"""
+WORLD = isle(seed=4, tiles=(3, 2), size=64.0, height=20.0, erosion=False, rocks=None)
 
 
 def test_a_world_run_writes_what_unity_batch_import_expects(tmp_path):

@@ -5,23 +5,9 @@ import json
 from worldseed.core import recipe as core_recipe
 from worldseed.core import world as core_world
 
-WORLD = """
-[world]
-name = "Isle"
-seed = 5
-tiles = [2, 2]
+from ._world_cases import isle
 
-[terrain]
-resolution = 33
-size = 128.0
-height = 40.0
-normalize = "fixed"
-
-[[scatter]]
-name = "Rocks"
-prop = "rock"
-radius = 8.0
-"""
+WORLD = isle(erosion=False, splats=0)  # a scatter only
 
 
 def test_placement_object_names_are_unique_across_the_world(tmp_path):

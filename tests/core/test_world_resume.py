@@ -16,36 +16,9 @@ from worldseed.core import world as core_world
 from worldseed.core.errors import ParameterError
 from worldseed.core.world import _plan
 
-WORLD = """
-[world]
-name = "Isle"
-seed = 5
-tiles = [2, 2]
+from ._world_cases import isle
 
-[terrain]
-resolution = 33
-size = 128.0
-height = 40.0
-normalize = "fixed"
-
-[terrain.erosion]
-enabled = true
-droplets_per_km2 = 20000.0
-
-[[splat]]
-name = "Grass"
-color = [0.1, 0.3, 0.1]
-
-[[splat]]
-name = "Rock"
-color = [0.4, 0.4, 0.4]
-slope_range = [20.0, 90.0]
-
-[[scatter]]
-name = "Rocks"
-prop = "rock"
-radius = 8.0
-"""
+WORLD = isle()
 
 
 @pytest.fixture(scope="module")

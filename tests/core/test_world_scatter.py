@@ -9,7 +9,9 @@ import pytest
 
 from core import recipe as core_recipe
 from core.errors import RecipeError
-from core.world import plan_world, run_task, world_grid
+from core.world import plan_world, world_grid
+
+from ._world_cases import run_tasks
 
 TEXT = """
 [world]
@@ -36,18 +38,7 @@ patchiness = 0.3
 
 
 def run(recipe, out, tasks):
-    grid, results = world_grid(recipe), {}
-    for t in tasks:
-        results[t.key] = run_task(
-            t,
-            recipe=recipe,
-            grid=grid,
-            out_dir=str(out),
-            name="world",
-            cache_dir=os.path.join(str(out), ".cache"),
-            deps={k: results[k] for k in t.deps},
-        )
-    return results
+    return run_tasks(recipe, world_grid(recipe), out, tasks)
 
 
 @pytest.fixture(scope="module")

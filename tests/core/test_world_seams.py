@@ -10,6 +10,8 @@ import pytest
 from core import recipe as core_recipe
 from core.world import plan_world, run_task, seam_report, tile_layers, world_grid
 
+from ._world_cases import run_tasks
+
 WORLD = """
 [world]
 seed = 3
@@ -45,18 +47,7 @@ def world(nx=2, nz=2, res=65, erosion=True, biomes=False, halo=""):
 def build(recipe, out, grid=None, tasks=None):
     grid = grid or world_grid(recipe)
     tasks = plan_world(grid, recipe) if tasks is None else tasks
-    results = {}
-    for t in tasks:
-        results[t.key] = run_task(
-            t,
-            recipe=recipe,
-            grid=grid,
-            out_dir=str(out),
-            name="world",
-            cache_dir=os.path.join(str(out), ".cache"),
-            deps={k: results[k] for k in t.deps},
-        )
-    return grid, results
+    return grid, run_tasks(recipe, grid, out, tasks)
 
 
 def raw(out, x, z, n):

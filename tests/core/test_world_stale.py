@@ -10,31 +10,11 @@ import pytest
 from worldseed.core import recipe as core_recipe
 from worldseed.core import world as core_world
 
-WORLD = """
-[world]
-name = "Isle"
-seed = 5
-tiles = [{nx}, 1]
-
-[terrain]
-resolution = 33
-size = 128.0
-height = 40.0
-normalize = "fixed"
-
-[[splat]]
-name = "Grass"
-color = [0.1, 0.3, 0.1]
-
-[[scatter]]
-name = "Rocks"
-prop = "rock"
-radius = 8.0
-"""
+from ._world_cases import isle
 
 
 def world(nx):
-    return core_recipe.loads(WORLD.format(nx=nx))
+    return core_recipe.loads(isle(tiles=(nx, 1), erosion=False, splats=1))
 
 
 @pytest.fixture

@@ -4,14 +4,13 @@
 file adds the other worker counts the issue names, each on a cluster started and stopped here.
 """
 
-import hashlib
-import os
-
 import pytest
 
 from worldseed.core import recipe as core_recipe
 from worldseed.core import world as core_world
 from worldseed.scaleout.dask_executor import DaskExecutor
+
+from ._world_cases import digests
 
 WORLD = """
 [world]
@@ -44,24 +43,14 @@ radius = 6.0
 """
 
 
-def _digests(folder):
-    out = {}
-    for name in sorted(os.listdir(folder)):
-        path = os.path.join(folder, name)
-        if os.path.isfile(path):
-            with open(path, "rb") as fh:
-                out[name] = hashlib.sha256(fh.read()).hexdigest()
-    return out
-
-
 @pytest.fixture(scope="module")
 def serial(tmp_path_factory):
     folder = str(tmp_path_factory.mktemp("serial"))
     run = core_world.run_world(core_recipe.loads(WORLD), folder)
     assert run.complete and len(run.built) == 6
-    digests = _digests(folder)
-    assert sum(name.endswith(".raw") for name in digests) >= 6 and any("_placements" in n for n in digests)
-    return digests
+    written = digests(folder, hidden=True)
+    assert sum(name.endswith(".raw") for name in written) >= 6 and any("_placements" in n for n in written)
+    return written
 
 
 @pytest.mark.parametrize("workers", [1, 4])
@@ -70,7 +59,7 @@ def test_dask_worker_counts_give_the_serial_bytes(serial, workers, tmp_path):
         assert len(ex.client.scheduler_info()["workers"]) == workers
         run = core_world.run_world(core_recipe.loads(WORLD), str(tmp_path), executor=ex)
     assert run.complete and sorted(run.built) == sorted(run.grid.tiles())
-    assert _digests(str(tmp_path)) == serial
+    assert digests(str(tmp_path), hidden=True) == serial
 
 
 @pytest.mark.parametrize("workers", [1, 4])
@@ -79,4 +68,4 @@ def test_thread_counts_give_the_serial_bytes(serial, workers, tmp_path):
         core_recipe.loads(WORLD), str(tmp_path), executor=core_world.ThreadExecutor(workers=workers)
     )
     assert run.complete
-    assert _digests(str(tmp_path)) == serial
+    assert digests(str(tmp_path), hidden=True) == serial
