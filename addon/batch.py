@@ -502,7 +502,7 @@ def build_tiled_world(
     ``core.world.run_world`` skips tiles already complete and keeps ``<name>_world.json`` current
     after every tile), then, with ``[export] fbx``, each chosen tile whose FBX is not already listed
     whole in the world JSON is assembled from its files in this (bpy) process and written as
-    ``<name>_<x>_<z>.fbx`` (``operators.bridge.world_tiles.export_tile_fbx``), the world JSON lists
+    ``<name>_<x>_<z>.fbx`` (``operators.bridge.world_export.export_tile_fbx``), the world JSON lists
     the FBX files too, and the prop library ``<name>_props.fbx`` (each prop the placement files name,
     once) is written beside them when the recipe scatters props.  The files of tiles outside the
     grid that an earlier run left are removed (``core.world.run_world``: ``run.removed``).  A
@@ -555,19 +555,19 @@ def _build_tiled_locked(recipe, out_dir, name, executor, chosen, progress, write
 def _props_fbx(recipe, out_dir, name, run):
     """``<name>_props.fbx`` (the prop library the placement files' ``prop`` names) when the recipe
     scatters props and this run built a tile or the file is missing; [] or its path."""
-    from ..operators.bridge import world_tiles
+    from ..operators.bridge import world_export
 
     path = os.path.join(out_dir, f"{name}_props.fbx")
     if not recipe.scatter or (not run.built and os.path.isfile(path)):
         return []
-    return [world_tiles.export_props_fbx(recipe, path)]
+    return [world_export.export_props_fbx(recipe, path)]
 
 
 def _tile_fbx(recipe, out_dir, name, run, chosen):
     """FBX of every chosen tile not listed whole in the world JSON, and again of every complete tile
     next to a tile this run built (its border normals come from its neighbours' files); the JSON
     then lists them."""
-    from ..operators.bridge import world_tiles
+    from ..operators.bridge import world_export
 
     listed = {(t["x"], t["z"]): {f["name"] for f in t["files"]} for t in run.document["tiles"]}
     complete = {(t["x"], t["z"]) for t in run.document["tiles"] if t["complete"]}
@@ -582,9 +582,9 @@ def _tile_fbx(recipe, out_dir, name, run, chosen):
         if (x, z) not in near_built and file_name in listed.get((x, z), ()):  # verified with the tile's files
             continue
         path = os.path.join(out_dir, file_name)
-        fbx[(x, z)] = world_tiles.export_tile_fbx((x, z), path, recipe=recipe, folder=out_dir, name=name)
+        fbx[(x, z)] = world_export.export_tile_fbx((x, z), path, recipe=recipe, folder=out_dir, name=name)
     if fbx:
-        core_world.write_world_json(run.path, world_tiles.world_json_with_fbx(out_dir, name)(fbx))
+        core_world.write_world_json(run.path, world_export.world_json_with_fbx(out_dir, name)(fbx))
     return list(fbx.values())
 
 

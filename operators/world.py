@@ -2,12 +2,13 @@
 
 Thin, as every family's: they gather a tiled world's recipe from the sidebar (the Terrain panel's
 terrain and layers, the Scatter panel's built-in layers, the World panel's grid and halo), and hand
-it to :mod:`.bridge.world_tiles`, which runs ``core.world.run_world`` on a worker thread (tile files
+it to :mod:`.bridge.world_build`, which runs ``core.world.run_world`` on a worker thread (tile files
 into the world folder; tiles complete already are kept), assembles the tiles as objects
-``<World>_<x>_<z>`` side by side, and writes their FBX, the prop library and the world JSON.  Both
-run modally in a window, with progress and Esc (the scene, and the folder's earlier files, stay as
-they were; the tiles a cancelled run finished stay for the next); without a window (background
-runs) they run at once.  One at a time: they write the same folder.
+``<World>_<x>_<z>`` side by side, and to :mod:`.bridge.world_export`, which writes their FBX, the
+prop library and the world JSON.  Both run modally in a window, with progress and Esc (the scene, and
+the folder's earlier files, stay as they were; the tiles a cancelled run finished stay for the
+next); without a window (background runs) they run at once.  One at a time: they write the same
+folder.
 """
 
 import os
@@ -24,7 +25,7 @@ from ..core.errors import ParameterError
 from ..core.steps import drive
 from . import scatter as scatter_ops
 from . import terrain as terrain_ops
-from .bridge import world_tiles
+from .bridge import world_build, world_export, world_tiles
 from .bridge.export import ExportError
 from .common import ModalBuild, select_only
 
@@ -108,7 +109,7 @@ def world_busy():
     """Whether a Build Tiles or Export World runs (modally) now, or a cancelled build's worker still
     ends its running tasks."""
     running = any(label in (BUILD_LABEL, EXPORT_LABEL) for label in ModalBuild.running.values())
-    return running or world_tiles.run_stopping()
+    return running or world_build.run_stopping()
 
 
 def note_complete_tiles(settings, folder):
@@ -124,7 +125,7 @@ def _noting_when_stopped(scene_name, folder):
     ones it finished after the Esc too) and redraws the sidebars."""
 
     def note():
-        if world_tiles.run_stopping():
+        if world_build.run_stopping():
             return 0.25
         scene = bpy.data.scenes.get(scene_name)
         if scene is not None:
@@ -171,7 +172,7 @@ class WORLDSEED_OT_world_build(ModalBuild, bpy.types.Operator):
         if os.path.exists(folder) and not os.path.isdir(folder):
             raise ParameterError(f"World Folder {folder!r} is a file; choose a folder for the tile files")
         self._folder = folder
-        return world_tiles.build_steps(recipe, folder, file_name(settings), tiles, collection=context.scene.collection)
+        return world_build.build_steps(recipe, folder, file_name(settings), tiles, collection=context.scene.collection)
 
     def invoke(self, context, event):
         if context.window is None:
@@ -183,7 +184,7 @@ class WORLDSEED_OT_world_build(ModalBuild, bpy.types.Operator):
         return self.start_modal(context, steps, BUILD_LABEL)
 
     def execute(self, context):
-        world_tiles.wait_for_runs()  # a cancelled build still ending (scripts call this without poll)
+        world_build.wait_for_runs()  # a cancelled build still ending (scripts call this without poll)
         try:
             result = drive(self._steps(context))
         except (ParameterError, ExportError, OSError) as err:
@@ -248,13 +249,13 @@ class WORLDSEED_OT_world_export(ModalBuild, bpy.types.Operator):
         settings = context.scene.worldseed.world
         roots = world_tiles.tile_roots(context.scene, context.scene.worldseed.terrain.name)
         folder, name = world_folder(settings), file_name(settings)
-        world_tiles.check_exportable(roots, folder, name)
-        return world_tiles.export_world_steps(
+        world_export.check_exportable(roots, folder, name)
+        return world_export.export_world_steps(
             roots,
             folder,
             name,
-            world_json=world_tiles.world_json_with_fbx(folder, name),
-            props=world_tiles.world_props(roots),
+            world_json=world_export.world_json_with_fbx(folder, name),
+            props=world_export.world_props(roots),
         )
 
     def invoke(self, context, event):
@@ -267,7 +268,7 @@ class WORLDSEED_OT_world_export(ModalBuild, bpy.types.Operator):
         return self.start_modal(context, steps, EXPORT_LABEL)
 
     def execute(self, context):
-        world_tiles.wait_for_runs()  # a cancelled build still ending writes the same world JSON
+        world_build.wait_for_runs()  # a cancelled build still ending writes the same world JSON
         try:
             paths = drive(self._steps(context))
         except (ParameterError, ExportError, OSError) as err:

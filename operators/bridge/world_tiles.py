@@ -1,8 +1,9 @@
-"""Tiled worlds in Blender (issue 13): a tile's files assembled as objects, and its FBX for Unity.
+"""Tiled worlds in Blender (issue 13): one tile assembled as objects from its files.
 
 The tiles of a world are built by core (``core.world``: numpy only, on any executor) into files in
-the world folder; this module makes Blender objects of them, in bulk, and writes the FBX per tile.
-Tile ``(x, z)`` of a world named ``World`` whose files are named ``name`` becomes:
+the world folder; this module makes Blender objects of one tile, in bulk (:func:`tile_steps`: its
+heights, LOD meshes, normals, material and props).  Tile ``(x, z)`` of a world named ``World``
+whose files are named ``name`` becomes:
 
 ``World_x_z``
     The terrain mesh (or an empty with ``World_x_z_LOD0`` .. children, as a single terrain) from
@@ -15,23 +16,13 @@ Tile ``(x, z)`` of a world named ``World`` whose files are named ``name`` become
     one point each, instanced as the scatter panel's scatters are.
 
 Builds are generators of ``(done, total, label)`` steps (a modal operator shows progress and Esc
-stops them); everything a build made is removed again when it fails or is closed early, and
-tiles already in the scene are replaced only at its very end.  :func:`build_steps` is Build Tiles:
-``core.world.run_world`` on a worker thread (:func:`run_steps`), then the assembly.
-
-For Unity each tile is ``<name>_<x>_<z>.fbx`` (:func:`export_tile_fbx`: the terrain and its LODs,
-rotation 0, scale 1, Y up, metres; the props are placed from the placement file), beside it the prop
-library ``<name>_props.fbx`` (each prop once) and ``<name>_world.json`` listing each tile's FBX
-with its size and SHA-256 (:func:`export_world_steps`).  The sidebar exports the tiles in the
-scene; the headless run (:func:`export_world_fbx`) assembles each tile from its files, writes it
-and removes it again, with the same bytes.
+stops them); everything a build made is removed again when it fails or is closed early
+(:func:`remove_tiles`, :func:`data_names` / :func:`remove_new_data`).  Many tiles into the scene
+and the world run (Build Tiles) are :mod:`.world_build`; the FBX for Unity is :mod:`.world_export`.
 """
 
-import concurrent.futures
 import json
 import os
-import queue
-import threading
 
 import bpy
 import numpy as np
@@ -42,22 +33,8 @@ from ...core import scatter as core_scatter
 from ...core import terrain as core_terrain
 from ...core import unity as core_unity
 from ...core.errors import ParameterError
-from ...core.steps import drive
-from ...core.world import (
-    ThreadExecutor,
-    file_record,
-    read_world_json,
-    recipe_digest,
-    run_world,
-    tile_base,
-    world_grid,
-    world_json_path,
-    write_world_json,
-)
-from . import outputs
+from ...core.world import recipe_digest, tile_base, world_grid
 from . import scatter as bridge_scatter
-from .export import exportable
-from .fbx import ExportError, write_fbx
 from .materials import (
     SPLAT_IMAGE_KEY,
     SPLAT_MATERIAL,
@@ -67,8 +44,7 @@ from .materials import (
     terrain_material,
 )
 from .mesh import descendants, free_base_name, mesh_topology, remove_objects, set_corners
-from .outputs import folder_lock, output_folder, writing
-from .query import KIND_KEY, SCATTER_KIND
+from .query import KIND_KEY
 from .terrain import RECIPE_KEY, grid_topology_and_uvs, set_terrain_positions
 
 __all__ = [
@@ -76,28 +52,18 @@ __all__ = [
     "TILE_KEY",
     "WORLD_FILE_KEY",
     "DIGEST_KEY",
-    "check_exportable",
     "tile_recipe",
     "read_tile_heights",
     "tile_heights",
     "tile_splats",
     "tile_placements",
     "tile_steps",
-    "assemble_steps",
-    "assemble_tiles",
     "tile_roots",
     "tile_objects",
-    "export_tile_fbx",
-    "export_world_steps",
-    "world_json_with_fbx",
-    "export_world_fbx",
-    "export_props_fbx",
-    "world_props",
-    "run_steps",
-    "run_stopping",
-    "wait_for_runs",
-    "build_steps",
-    "RUN_PROGRESS",
+    "remove_tiles",
+    "data_names",
+    "remove_new_data",
+    "rename_tile",
 ]
 
 #: ``worldseed_kind`` of a tile's root object.
@@ -395,7 +361,7 @@ def _splat_data(root):
     return materials, [i for i in images if SPLAT_IMAGE_KEY in i]
 
 
-def _remove_tiles(roots):
+def remove_tiles(roots):
     """Remove tile objects, their meshes and the splat materials and images only they used."""
     materials, images = [], []
     for root in roots:
@@ -416,12 +382,12 @@ def _remove_tiles(roots):
 _DATA = ("objects", "meshes", "materials", "images", "node_groups", "collections")
 
 
-def _data_names():
+def data_names():
     return {kind: set(getattr(bpy.data, kind).keys()) for kind in _DATA}
 
 
-def _remove_new_data(before):
-    """Remove what was made since ``before`` (:func:`_data_names`): new objects, then whatever new
+def remove_new_data(before):
+    """Remove what was made since ``before`` (:func:`data_names`): new objects, then whatever new
     data nothing uses any more."""
     objects = [o for n, o in bpy.data.objects.items() if n not in before["objects"]]
     remove_objects(objects)
@@ -435,9 +401,9 @@ def _remove_new_data(before):
             bpy.data.batch_remove(unused)
 
 
-def _rename(root, wanted):
+def rename_tile(root, wanted):
     """Give a new tile root (its LODs, scatter, splat material and images) the names of the tile it
-    replaces (removed already)."""
+    replaces (removed already), as ``.world_build.assemble_steps`` does at its end."""
     old = root.name
     if old == wanted:
         return
@@ -446,381 +412,3 @@ def _rename(root, wanted):
         item.name = item.name.replace(old, wanted, 1)
         if isinstance(item, bpy.types.Object) and item.type == "MESH" and item.data.users == 1:
             item.data.name = item.name
-
-
-def assemble_steps(recipe, folder, name, tiles, *, collection):
-    """Assemble the tiles ``tiles`` (``(x, z)`` pairs) of ``recipe``'s world from ``folder``, yielding
-    ``(done, total, label)``; returns ``{(x, z): root}``.
-
-    Tiles of the same name already in the scene are replaced, all at the very end; an object of a
-    tile's name that is not a tile is an error (before anything is made).  Closing early removes
-    what was made and leaves the scene as it was.
-    """
-    tiles = [tuple(int(v) for v in t) for t in tiles]
-    grid = world_grid(recipe)
-    for x, z in tiles:
-        wanted = grid.object_name(x, z)
-        other = bpy.data.objects.get(wanted)
-        if other is not None and other.get(KIND_KEY) != TILE_KIND:
-            raise ParameterError(f"an object named {wanted!r} is in the way of tile ({x}, {z}); rename it")
-        if not os.path.isfile(os.path.join(folder, tile_base(name, x, z) + ".raw")):
-            raise ParameterError(f"tile ({x}, {z}) has no heights in {folder!r}: build it first")
-    per_tile = recipe.terrain.lods + 3
-    total = per_tile * len(tiles) + 1
-    made, steps = {}, None
-    before = _data_names()
-    try:
-        for i, (x, z) in enumerate(tiles):
-            steps = tile_steps(recipe, folder, name, x, z, collection=collection)
-            while True:
-                try:
-                    done, _of, label = next(steps)
-                except StopIteration as stop:
-                    made[(x, z)] = stop.value
-                    break
-                yield i * per_tile + done, total, label
-        old = [bpy.data.objects.get(grid.object_name(x, z)) for x, z in tiles]
-        _remove_tiles([o for o in old if o is not None and o not in made.values()])
-        for (x, z), root in made.items():
-            _rename(root, grid.object_name(x, z))
-        yield total, total, "done"
-        return made
-    except BaseException:
-        if steps is not None:
-            steps.close()  # the tile being made removes itself first
-        _remove_tiles(list(made.values()))
-        _remove_new_data(before)
-        raise
-
-
-def assemble_tiles(recipe, folder, name, tiles, *, collection, progress=None):
-    """:func:`assemble_steps` run to its end."""
-    return drive(assemble_steps(recipe, folder, name, tiles, collection=collection), progress)
-
-
-# --------------------------------------------------------------------------- export
-
-
-def _terrain_objects(root):
-    """What a tile's FBX holds: the terrain (root and LODs), not its scatter (placed in Unity from
-    the placement file)."""
-    return [o for o in tile_objects(root) if o.type in {"MESH", "EMPTY"} and o.get(KIND_KEY) != SCATTER_KIND]
-
-
-def export_tile_fbx(objects_or_tile, path, *, recipe=None, folder=None, name="world", collection=None, stage=None):
-    """Write a tile's FBX for Unity (rotation 0, scale 1, Y up, metres: ``fbx.FBX_UNITY``) to ``path``
-    (``<name>_<x>_<z>.fbx``); returns the path written.
-
-    ``objects_or_tile``: the tile's root object (or a list of its objects) as assembled here, or an
-    ``(x, z)`` pair: the tile is then assembled from its files in ``folder`` (``recipe``'s world,
-    file base ``name``, into ``collection``, the scene's by default), written and removed again --
-    what the headless run does for ``[export] fbx``.  The file goes through a staging folder under
-    the output folder's lock (``outputs.output_folder``) and replaces an earlier one only when
-    complete; with ``stage`` (a ``Staging`` the caller holds) it is written there and the staged
-    path returned, for the caller's commit.
-    """
-    if stage is None:
-        target = os.path.abspath(path)
-        with output_folder(os.path.dirname(target)) as own:
-            staged = export_tile_fbx(
-                objects_or_tile,
-                os.path.join(own.path, os.path.basename(target)),
-                recipe=recipe,
-                folder=folder,
-                name=name,
-                collection=collection,
-                stage=own,
-            )
-            return own.commit([staged])[0]
-    if isinstance(objects_or_tile, tuple | list) and len(objects_or_tile) == 2 and isinstance(objects_or_tile[0], int):
-        if recipe is None or folder is None:
-            raise ParameterError("export_tile_fbx: a tile given as (x, z) needs recipe= and folder=")
-        x, z = objects_or_tile
-        coll = collection or bpy.context.scene.collection
-        before = _data_names()
-        root = drive(tile_steps(recipe, folder, name, x, z, collection=coll, props=False))
-        try:
-            return export_tile_fbx(root, path, stage=stage)
-        finally:  # the tile, its props and material: the scene as it was
-            _remove_tiles([root])
-            _remove_new_data(before)
-    if isinstance(objects_or_tile, bpy.types.Object):
-        objects = _terrain_objects(objects_or_tile)
-    else:
-        objects = [o for o in objects_or_tile if o.type in {"MESH", "EMPTY"} and o.get(KIND_KEY) != SCATTER_KIND]
-    if not objects:
-        raise ExportError(f"nothing to export for {os.path.basename(path)!r}: no tile objects")
-    with writing(path):
-        try:
-            write_fbx(path, objects)
-        except ExportError as err:
-            raise ExportError(f"cannot write {os.path.basename(path)!r}: {err}") from None
-    return path
-
-
-def check_exportable(roots, folder, name):
-    """Refuse to export tiles (``{(x, z): root}``) that the world folder's world JSON does not list
-    complete from the same recipe (built from other settings since, or from another folder): their
-    FBX would not match the files beside it."""
-    document = read_world_json(world_json_path(folder, name))
-    if document is None:
-        raise ParameterError(
-            f"{name}_world.json is missing from {folder!r} (or is no world JSON): build the tiles first"
-        )
-    complete = {(t["x"], t["z"]) for t in document["tiles"] if t.get("complete")}
-    digest = document["recipe_sha256"]
-    stale = [k for k, root in roots.items() if k not in complete or root.get(DIGEST_KEY) != digest]
-    stale.sort(key=lambda t: (t[1], t[0]))
-    if stale:
-        names = ", ".join(roots[k].name for k in stale[:6]) + (" ..." if len(stale) > 6 else "")
-        raise ParameterError(
-            f"tiles {names} in the scene do not match the tile files in {folder!r} (built from other "
-            "settings, or another World Folder): Build Tiles again, or export from the folder they came from"
-        )
-
-
-def world_json_with_fbx(folder, name):
-    """A function of ``{(x, z): FBX path}`` that returns the world JSON of ``folder`` (``<name>_world.json``,
-    as the world run wrote it) with each tile's FBX added to its files (name, size, SHA-256), for
-    :func:`export_world_steps`.  A folder without a world JSON is an error: build the tiles first."""
-    document = read_world_json(world_json_path(folder, name))
-    if document is None:
-        raise ParameterError(
-            f"{name}_world.json is missing from {folder!r} (or is no world JSON): build the tiles first"
-        )
-
-    def with_fbx(fbx):
-        doc = json.loads(json.dumps(document))
-        for entry in doc["tiles"]:
-            path = fbx.get((entry["x"], entry["z"]))
-            if path is not None:
-                record = file_record(path)
-                entry["files"] = [f for f in entry.get("files", []) if f.get("name") != record["name"]] + [record]
-        return doc
-
-    return with_fbx
-
-
-def world_props(roots):
-    """The prop objects the scatters of the tiles ``roots`` (``{(x, z): root}``) instance, each once, in
-    name order."""
-    props = {}
-    for root in roots.values():
-        for obj in tile_objects(root):
-            if obj.get(KIND_KEY) == SCATTER_KIND:
-                props.update((p.name, p) for p in bridge_scatter.scatter_props(obj))
-    return [props[n] for n in sorted(props)]
-
-
-def export_world_steps(roots, folder, name, *, world_json=None, recipe=None, collection=None, props=()):
-    """Write the FBX of every tile in ``roots`` (``{(x, z): root}``; a root of None: the tile is
-    assembled from its files with ``recipe``, written and removed, one tile at a time) into ``folder``
-    as ``<name>_<x>_<z>.fbx``; with ``props`` (objects: the props the tiles' placement files name)
-    the prop library ``<name>_props.fbx``, each prop once (a tree with its LODs), as Export for Unity
-    writes one; and with ``world_json`` (a function of ``{(x, z): FBX path}`` returning the document,
-    :func:`world_json_with_fbx`) ``<name>_world.json``.  All through one staging folder under the
-    folder's lock: all or nothing.  Yields ``(done, total, label)``; returns the paths."""
-    tiles = sorted(roots, key=lambda t: (t[1], t[0]))
-    total = len(tiles) + 2
-    with output_folder(folder) as stage:
-        staged, fbx = [], {}
-        for i, (x, z) in enumerate(tiles):
-            file_name = tile_base(name, x, z) + ".fbx"
-            yield i, total, f"writing {file_name}"
-            tile = roots[(x, z)] if roots[(x, z)] is not None else (x, z)
-            staged.append(
-                export_tile_fbx(
-                    tile,
-                    os.path.join(stage.path, file_name),
-                    recipe=recipe,
-                    folder=folder,
-                    name=name,
-                    collection=collection,
-                    stage=stage,
-                )
-            )
-            fbx[(x, z)] = staged[-1]
-        if props:
-            yield len(tiles), total, f"writing {name}_props.fbx"
-            path = os.path.join(stage.path, f"{name}_props.fbx")
-            with writing(path):
-                write_fbx(path, exportable(list(props)))
-            staged.append(path)
-        if world_json is not None:
-            yield len(tiles) + 1, total, f"writing {name}_world.json"
-            path = os.path.join(stage.path, f"{name}_world.json")
-            with writing(path):
-                write_world_json(path, world_json(fbx))
-            staged.append(path)
-        paths = stage.commit(staged)
-    yield total, total, "done"
-    return paths
-
-
-def _recipe_props(recipe):
-    """The built-in props ``recipe``'s scatter layers make (the ones its placement files name), each
-    once, in name order (made in this file's Blender data: remove them again)."""
-    specs = list(getattr(recipe, "scatter", ()))
-    props = bridge_scatter.layer_props(specs, [("BUILTIN", None)] * len(specs)) if specs else []
-    return sorted({p.name: p for layer in props for p in layer}.values(), key=lambda p: p.name)
-
-
-def export_props_fbx(recipe, path):
-    """Write the prop library of ``recipe``'s world, ``<name>_props.fbx`` at ``path`` (each prop its
-    scatter layers make once, a tree with its LODs, as Export World and Export for Unity write it),
-    through a staging folder under the folder's lock; returns the path.  The scene is left as it was."""
-    before = _data_names()
-    try:
-        props = _recipe_props(recipe)
-        if not props:
-            raise ExportError(f"nothing to export for {os.path.basename(path)!r}: the recipe scatters no props")
-        target = os.path.abspath(path)
-        with output_folder(os.path.dirname(target)) as stage:
-            staged = os.path.join(stage.path, os.path.basename(target))
-            with writing(staged):
-                write_fbx(staged, exportable(props))
-            return stage.commit([staged])[0]
-    finally:
-        _remove_new_data(before)
-
-
-def export_world_fbx(recipe, folder, name="world", *, tiles=None, collection=None, progress=None):
-    """``[export] fbx`` of a world built into ``folder`` (the headless run's): the FBX of every complete
-    tile (or of ``tiles``, ``(x, z)`` pairs), each assembled from its files, written and removed again
-    (one tile in memory at a time), the prop library ``<name>_props.fbx`` when the recipe scatters
-    props, and the world JSON listing each tile's FBX with its size and SHA-256 -- the files Export
-    World writes from the sidebar.  ``progress(done, total, label)`` per step.  Returns the paths
-    written; the scene is left as it was."""
-    document = read_world_json(world_json_path(folder, name))
-    complete = [(t["x"], t["z"]) for t in (document or {}).get("tiles", ()) if t.get("complete")]
-    chosen = complete if tiles is None else [tuple(int(v) for v in t) for t in tiles]
-    missing = sorted(set(chosen) - set(complete))
-    if missing:
-        raise ParameterError(f"tiles {missing} are not complete in {folder!r}: build them first")
-    json_of = world_json_with_fbx(folder, name)
-    before = _data_names()
-    try:
-        steps = export_world_steps(
-            dict.fromkeys(chosen),
-            folder,
-            name,
-            world_json=json_of,
-            recipe=recipe,
-            collection=collection,
-            props=_recipe_props(recipe),
-        )
-        return drive(steps, progress)
-    finally:
-        _remove_new_data(before)
-
-
-# --------------------------------------------------------------------------- the world run
-
-
-#: Progress steps the world run (tiles built by core) counts for in :func:`build_steps`, before assembly.
-RUN_PROGRESS = 1000
-
-
-#: Cancelled world runs whose running tasks are still ending on their worker.
-_STOPPING = []
-
-
-def run_stopping():
-    """Whether a cancelled world run still ends its running tasks (a new run waits for it: both would
-    write the same world JSON)."""
-    _STOPPING[:] = [f for f in _STOPPING if not f.done()]
-    return bool(_STOPPING)
-
-
-def wait_for_runs(timeout=None):
-    """Wait for the cancelled world runs to end (at most ``timeout`` seconds); True when none runs."""
-    concurrent.futures.wait(list(_STOPPING), timeout=timeout)
-    return not run_stopping()
-
-
-def _locked_run_world(recipe, folder, *, wait, **kwargs):
-    """``core.world.run_world`` holding ``folder``'s lock (as the headless run and the exports do):
-    another Worldseed run writing the folder is waited for up to ``wait`` seconds, then refused."""
-    try:
-        os.makedirs(folder, exist_ok=True)
-    except OSError as err:
-        raise ExportError(f"world folder {folder!r} cannot be created: {err.strerror or err}") from None
-    progress = kwargs.get("progress")
-    if progress is not None:  # shown while another run holds the folder (the run's first step replaces it)
-        progress(0, 1, "waiting for the world folder")
-    with folder_lock(folder, wait=wait):
-        return run_world(recipe, folder, **kwargs)
-
-
-def run_steps(recipe, folder, name, tiles, *, workers=None, poll=0.05, wait=None):
-    """``core.world.run_world`` of ``tiles`` into ``folder`` on a worker thread (a ``ThreadExecutor`` of
-    ``workers`` threads under it), yielding ``(done, total, label)`` -- the last step again while
-    waiting, so a modal operator stays responsive; returns its ``WorldRun``.
-
-    The worker holds the folder's lock for the whole run (``outputs.folder_lock``; another
-    Worldseed run writing the folder -- a headless run, an export -- is waited for up to ``wait``
-    seconds, default ``outputs.LOCK_WAIT``, then the run fails with one line saying so).
-
-    Closing the generator (Esc) cancels the run at once: no new task starts, the running ones end
-    on the worker (their files are whole; :func:`run_stopping` says whether one still does, and
-    :func:`wait_for_runs` waits for them), the tiles finished so far stay in the folder, listed in
-    the world JSON, and the next run skips them.  Nothing of Blender is touched off the main thread.
-    """
-    cancel = threading.Event()
-    steps = queue.SimpleQueue()
-    pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="worldseed-world-run")
-    future = pool.submit(
-        _locked_run_world,
-        recipe,
-        folder,
-        wait=outputs.LOCK_WAIT if wait is None else wait,
-        name=name,
-        executor=ThreadExecutor(workers),
-        tiles=tiles,
-        progress=lambda done, total, label: steps.put((done, total, label)),
-        cancel=cancel,
-    )
-    pool.shutdown(wait=False)
-    last = (0, 1, "planning")
-    try:
-        while True:
-            if not steps.empty():
-                last = steps.get_nowait()
-                yield last  # every task's step, so each shows (and Esc lands after it)
-                continue
-            if future.done():
-                return future.result()
-            try:
-                future.result(timeout=poll)
-            except concurrent.futures.TimeoutError:
-                pass
-            yield last
-    finally:
-        if not future.done():  # Esc: the UI comes back now, the worker ends its running tasks
-            cancel.set()
-            _STOPPING.append(future)
-
-
-def build_steps(recipe, folder, name, tiles, *, collection, workers=None, wait=None):
-    """Build ``tiles`` of ``recipe``'s world: their files into ``folder`` (:func:`run_steps`, tiles
-    complete already are skipped), then their objects (:func:`assemble_steps`), yielding
-    ``(done, total, label)``; returns ``(run, {(x, z): root})``.  Closing early leaves the scene
-    as it was (and the folder with the tiles finished so far).  ``wait``: seconds to wait for the
-    folder's lock (:func:`run_steps`)."""
-    total = 2 * RUN_PROGRESS
-    steps = run_steps(recipe, folder, name, tiles, workers=workers, wait=wait)
-    while True:
-        try:
-            done, of, label = next(steps)
-        except StopIteration as stop:
-            run = stop.value
-            break
-        yield min(RUN_PROGRESS, RUN_PROGRESS * done // max(of, 1)), total, f"building tiles: {label}"
-    chosen = sorted({*run.built, *run.skipped}, key=lambda t: (t[1], t[0]))
-    steps = assemble_steps(recipe, folder, name, chosen, collection=collection)
-    while True:
-        try:
-            done, of, label = next(steps)
-        except StopIteration as stop:
-            return run, stop.value
-        yield RUN_PROGRESS + RUN_PROGRESS * done // max(of, 1), total, label

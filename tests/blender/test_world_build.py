@@ -19,7 +19,7 @@ import pytest
 from worldseed.core import recipe as core_recipe
 from worldseed.core import terrain as core_terrain
 from worldseed.core import unity as core_unity
-from worldseed.operators.bridge import world_tiles
+from worldseed.operators.bridge import world_build, world_export, world_tiles
 
 SIDE = 65
 SIZE = 128.0
@@ -79,7 +79,7 @@ def snapshot():
 def test_tiles_lie_side_by_side_and_share_their_edges(empty_scene, tmp_path):
     recipe = world_recipe()
     write_tile_heights(recipe, str(tmp_path))
-    made = world_tiles.assemble_tiles(
+    made = world_build.assemble_tiles(
         recipe, str(tmp_path), "world", [(0, 0), (1, 0), (0, 1), (1, 1)], collection=empty_scene.collection
     )
     assert {k: v.name for k, v in made.items()} == {(x, z): f"Land_{x}_{z}" for x in range(2) for z in range(2)}
@@ -108,7 +108,7 @@ def test_shared_edges_have_the_same_normals(empty_scene, tmp_path):
     recipe = world_recipe()
     write_tile_heights(recipe, str(tmp_path))
     coll = empty_scene.collection
-    made = world_tiles.assemble_tiles(recipe, str(tmp_path), "world", [(0, 0), (1, 0)], collection=coll)
+    made = world_build.assemble_tiles(recipe, str(tmp_path), "world", [(0, 0), (1, 0)], collection=coll)
     normals = {}
     for key, root in made.items():
         me = root.data
@@ -132,12 +132,12 @@ def test_lods_and_rebuild_replace_the_tile(empty_scene, tmp_path):
     recipe = world_recipe(lods=2)
     write_tile_heights(recipe, str(tmp_path), tiles=((0, 0),))
     folder, coll = str(tmp_path), empty_scene.collection
-    world_tiles.assemble_tiles(recipe, folder, "world", [(0, 0)], collection=coll)
+    world_build.assemble_tiles(recipe, folder, "world", [(0, 0)], collection=coll)
     names = sorted(o.name for o in bpy.data.objects)
     assert names == ["Land_0_0", "Land_0_0_LOD0", "Land_0_0_LOD1"]
     assert len(bpy.data.objects["Land_0_0_LOD1"].data.vertices) == 33 * 33
     before = snapshot()
-    world_tiles.assemble_tiles(recipe, folder, "world", [(0, 0)], collection=coll)  # again: replaced, not added
+    world_build.assemble_tiles(recipe, folder, "world", [(0, 0)], collection=coll)  # again: replaced, not added
     assert snapshot() == before
 
 
@@ -145,9 +145,9 @@ def test_closing_an_assembly_leaves_the_scene_as_it_was(empty_scene, tmp_path):
     recipe = world_recipe()
     write_tile_heights(recipe, str(tmp_path))
     folder, coll = str(tmp_path), empty_scene.collection
-    world_tiles.assemble_tiles(recipe, folder, "world", [(0, 0)], collection=coll)
+    world_build.assemble_tiles(recipe, folder, "world", [(0, 0)], collection=coll)
     before = snapshot()
-    steps = world_tiles.assemble_steps(recipe, folder, "world", [(0, 0), (1, 0), (0, 1)], collection=coll)
+    steps = world_build.assemble_steps(recipe, folder, "world", [(0, 0), (1, 0), (0, 1)], collection=coll)
     for _ in range(6):
         next(steps)
     steps.close()
@@ -160,10 +160,10 @@ def test_missing_tile_files_and_foreign_objects_are_clear_errors(empty_scene, tm
     recipe = world_recipe()
     write_tile_heights(recipe, str(tmp_path), tiles=((0, 0),))
     with pytest.raises(ParameterError, match=r"tile \(1, 0\) has no heights"):
-        world_tiles.assemble_tiles(recipe, str(tmp_path), "world", [(1, 0)], collection=empty_scene.collection)
+        world_build.assemble_tiles(recipe, str(tmp_path), "world", [(1, 0)], collection=empty_scene.collection)
     bpy.data.objects.new("Land_0_0", None)
     with pytest.raises(ParameterError, match="'Land_0_0' is in the way"):
-        world_tiles.assemble_tiles(recipe, str(tmp_path), "world", [(0, 0)], collection=empty_scene.collection)
+        world_build.assemble_tiles(recipe, str(tmp_path), "world", [(0, 0)], collection=empty_scene.collection)
 
 
 # ufbx's Python objects can crash the garbage collector with bpy in the process (see
@@ -196,9 +196,9 @@ def fbx_nodes(path):
 def test_tile_fbx_has_rotation_zero_scale_one_and_the_tile_extent(empty_scene, tmp_path):
     recipe = world_recipe()
     write_tile_heights(recipe, str(tmp_path), tiles=((1, 0),))
-    made = world_tiles.assemble_tiles(recipe, str(tmp_path), "world", [(1, 0)], collection=empty_scene.collection)
+    made = world_build.assemble_tiles(recipe, str(tmp_path), "world", [(1, 0)], collection=empty_scene.collection)
     before = snapshot()
-    path = world_tiles.export_tile_fbx(made[(1, 0)], str(tmp_path / "world_1_0.fbx"))
+    path = world_export.export_tile_fbx(made[(1, 0)], str(tmp_path / "world_1_0.fbx"))
     assert snapshot() == before
     nodes = fbx_nodes(path)
     assert list(nodes) == ["Land_1_0"]
@@ -215,7 +215,7 @@ def test_export_tile_fbx_assembles_a_tile_from_its_files(empty_scene, tmp_path):
     recipe = world_recipe()
     write_tile_heights(recipe, str(tmp_path), tiles=((0, 1),))
     before = snapshot()
-    path = world_tiles.export_tile_fbx(
+    path = world_export.export_tile_fbx(
         (0, 1), str(tmp_path / "world_0_1.fbx"), recipe=recipe, folder=str(tmp_path), name="world"
     )
     assert snapshot() == before
@@ -330,7 +330,7 @@ def test_esc_leaves_the_scene_as_it_was_and_keeps_the_finished_tiles(empty_scene
     bpy.ops.worldseed.test_world_build()
     assert RESULT["state"] == {"CANCELLED"} and "run" not in RESULT
     assert snapshot() == before
-    assert world_tiles.wait_for_runs(timeout=60)  # the worker ends its running tasks after the Esc
+    assert world_build.wait_for_runs(timeout=60)  # the worker ends its running tasks after the Esc
     assert bpy.ops.worldseed.world_build.poll()
     document = core_world.read_world_json(str(tmp_path / "world_world.json"))
     complete = {(t["x"], t["z"]) for t in document["tiles"] if t["complete"]}
@@ -446,7 +446,7 @@ def test_the_headless_export_writes_the_same_files_as_the_sidebar(empty_scene, t
     headless = tmp_path / "headless"
     core_world.run_world(recipe, str(headless), name=file_name)
     seen = []
-    paths = world_tiles.export_world_fbx(recipe, str(headless), "world", progress=lambda *step: seen.append(step))
+    paths = world_export.export_world_fbx(recipe, str(headless), "world", progress=lambda *step: seen.append(step))
     assert snapshot() == before
     assert sorted(os.path.basename(p) for p in paths) == [
         "world_0_0.fbx",
@@ -482,9 +482,9 @@ def test_a_run_that_fails_is_reported_and_leaves_the_scene(empty_scene, driven, 
 def test_a_tile_with_lods_exports_its_lod_group(empty_scene, tmp_path):
     recipe = world_recipe(lods=3)
     write_tile_heights(recipe, str(tmp_path), tiles=((1, 1),))
-    made = world_tiles.assemble_tiles(recipe, str(tmp_path), "world", [(1, 1)], collection=empty_scene.collection)
+    made = world_build.assemble_tiles(recipe, str(tmp_path), "world", [(1, 1)], collection=empty_scene.collection)
     assert [c.hide_get() for c in sorted(made[(1, 1)].children, key=lambda o: o.name)] == [False, True, True]
-    nodes = fbx_nodes(world_tiles.export_tile_fbx(made[(1, 1)], str(tmp_path / "world_1_1.fbx")))
+    nodes = fbx_nodes(world_export.export_tile_fbx(made[(1, 1)], str(tmp_path / "world_1_1.fbx")))
     assert sorted(nodes) == ["Land_1_1", "Land_1_1_LOD0", "Land_1_1_LOD1", "Land_1_1_LOD2"]
     assert nodes["Land_1_1"][0] == pytest.approx([-1.5 * SIZE, 0.0, 1.5 * SIZE])
     for level, side in enumerate((SIDE, 33, 17)):
@@ -519,7 +519,7 @@ def test_tile_quads_are_cut_as_a_terrain_of_the_same_heights(empty_scene, tmp_pa
 
     recipe = world_recipe()
     write_tile_heights(recipe, str(tmp_path), tiles=((0, 0),))
-    made = world_tiles.assemble_tiles(recipe, str(tmp_path), "world", [(0, 0)], collection=empty_scene.collection)
+    made = world_build.assemble_tiles(recipe, str(tmp_path), "world", [(0, 0)], collection=empty_scene.collection)
     me = made[(0, 0)].data
     heights = world_tiles.tile_heights(recipe, str(tmp_path), "world", 0, 0)
     turn = core_mesh.grid_turns(heights.metres, cell_size=heights.cell_size)

@@ -1,0 +1,247 @@
+"""Tiled worlds for Unity (issue 13): each tile's FBX, the prop library and the world JSON.
+
+For Unity each tile is ``<name>_<x>_<z>.fbx`` (:func:`export_tile_fbx`: the terrain and its LODs,
+rotation 0, scale 1, Y up, metres; the props are placed from the placement file), beside it the prop
+library ``<name>_props.fbx`` (each prop once) and ``<name>_world.json`` listing each tile's FBX
+with its size and SHA-256 (:func:`export_world_steps`).  The sidebar exports the tiles in the
+scene; the headless run (:func:`export_world_fbx`) assembles each tile from its files
+(``.world_tiles.tile_steps``), writes it and removes it again, with the same bytes.
+"""
+
+import json
+import os
+
+import bpy
+
+from ...core.errors import ParameterError
+from ...core.steps import drive
+from ...core.world import file_record, read_world_json, tile_base, world_json_path, write_world_json
+from . import scatter as bridge_scatter
+from .export import exportable
+from .fbx import ExportError, write_fbx
+from .outputs import output_folder, writing
+from .query import KIND_KEY, SCATTER_KIND
+from .world_tiles import DIGEST_KEY, data_names, remove_new_data, remove_tiles, tile_objects, tile_steps
+
+__all__ = [
+    "check_exportable",
+    "export_tile_fbx",
+    "export_world_steps",
+    "world_json_with_fbx",
+    "export_world_fbx",
+    "export_props_fbx",
+    "world_props",
+]
+
+
+def _terrain_objects(root):
+    """What a tile's FBX holds: the terrain (root and LODs), not its scatter (placed in Unity from
+    the placement file)."""
+    return [o for o in tile_objects(root) if o.type in {"MESH", "EMPTY"} and o.get(KIND_KEY) != SCATTER_KIND]
+
+
+def export_tile_fbx(objects_or_tile, path, *, recipe=None, folder=None, name="world", collection=None, stage=None):
+    """Write a tile's FBX for Unity (rotation 0, scale 1, Y up, metres: ``fbx.FBX_UNITY``) to ``path``
+    (``<name>_<x>_<z>.fbx``); returns the path written.
+
+    ``objects_or_tile``: the tile's root object (or a list of its objects) as assembled here, or an
+    ``(x, z)`` pair: the tile is then assembled from its files in ``folder`` (``recipe``'s world,
+    file base ``name``, into ``collection``, the scene's by default), written and removed again --
+    what the headless run does for ``[export] fbx``.  The file goes through a staging folder under
+    the output folder's lock (``outputs.output_folder``) and replaces an earlier one only when
+    complete; with ``stage`` (a ``Staging`` the caller holds) it is written there and the staged
+    path returned, for the caller's commit.
+    """
+    if stage is None:
+        target = os.path.abspath(path)
+        with output_folder(os.path.dirname(target)) as own:
+            staged = export_tile_fbx(
+                objects_or_tile,
+                os.path.join(own.path, os.path.basename(target)),
+                recipe=recipe,
+                folder=folder,
+                name=name,
+                collection=collection,
+                stage=own,
+            )
+            return own.commit([staged])[0]
+    if isinstance(objects_or_tile, tuple | list) and len(objects_or_tile) == 2 and isinstance(objects_or_tile[0], int):
+        if recipe is None or folder is None:
+            raise ParameterError("export_tile_fbx: a tile given as (x, z) needs recipe= and folder=")
+        x, z = objects_or_tile
+        coll = collection or bpy.context.scene.collection
+        before = data_names()
+        root = drive(tile_steps(recipe, folder, name, x, z, collection=coll, props=False))
+        try:
+            return export_tile_fbx(root, path, stage=stage)
+        finally:  # the tile, its props and material: the scene as it was
+            remove_tiles([root])
+            remove_new_data(before)
+    if isinstance(objects_or_tile, bpy.types.Object):
+        objects = _terrain_objects(objects_or_tile)
+    else:
+        objects = [o for o in objects_or_tile if o.type in {"MESH", "EMPTY"} and o.get(KIND_KEY) != SCATTER_KIND]
+    if not objects:
+        raise ExportError(f"nothing to export for {os.path.basename(path)!r}: no tile objects")
+    with writing(path):
+        try:
+            write_fbx(path, objects)
+        except ExportError as err:
+            raise ExportError(f"cannot write {os.path.basename(path)!r}: {err}") from None
+    return path
+
+
+def check_exportable(roots, folder, name):
+    """Refuse to export tiles (``{(x, z): root}``) that the world folder's world JSON does not list
+    complete from the same recipe (built from other settings since, or from another folder): their
+    FBX would not match the files beside it."""
+    document = read_world_json(world_json_path(folder, name))
+    if document is None:
+        raise ParameterError(
+            f"{name}_world.json is missing from {folder!r} (or is no world JSON): build the tiles first"
+        )
+    complete = {(t["x"], t["z"]) for t in document["tiles"] if t.get("complete")}
+    digest = document["recipe_sha256"]
+    stale = [k for k, root in roots.items() if k not in complete or root.get(DIGEST_KEY) != digest]
+    stale.sort(key=lambda t: (t[1], t[0]))
+    if stale:
+        names = ", ".join(roots[k].name for k in stale[:6]) + (" ..." if len(stale) > 6 else "")
+        raise ParameterError(
+            f"tiles {names} in the scene do not match the tile files in {folder!r} (built from other "
+            "settings, or another World Folder): Build Tiles again, or export from the folder they came from"
+        )
+
+
+def world_json_with_fbx(folder, name):
+    """A function of ``{(x, z): FBX path}`` that returns the world JSON of ``folder`` (``<name>_world.json``,
+    as the world run wrote it) with each tile's FBX added to its files (name, size, SHA-256), for
+    :func:`export_world_steps`.  A folder without a world JSON is an error: build the tiles first."""
+    document = read_world_json(world_json_path(folder, name))
+    if document is None:
+        raise ParameterError(
+            f"{name}_world.json is missing from {folder!r} (or is no world JSON): build the tiles first"
+        )
+
+    def with_fbx(fbx):
+        doc = json.loads(json.dumps(document))
+        for entry in doc["tiles"]:
+            path = fbx.get((entry["x"], entry["z"]))
+            if path is not None:
+                record = file_record(path)
+                entry["files"] = [f for f in entry.get("files", []) if f.get("name") != record["name"]] + [record]
+        return doc
+
+    return with_fbx
+
+
+def world_props(roots):
+    """The prop objects the scatters of the tiles ``roots`` (``{(x, z): root}``) instance, each once, in
+    name order."""
+    props = {}
+    for root in roots.values():
+        for obj in tile_objects(root):
+            if obj.get(KIND_KEY) == SCATTER_KIND:
+                props.update((p.name, p) for p in bridge_scatter.scatter_props(obj))
+    return [props[n] for n in sorted(props)]
+
+
+def export_world_steps(roots, folder, name, *, world_json=None, recipe=None, collection=None, props=()):
+    """Write the FBX of every tile in ``roots`` (``{(x, z): root}``; a root of None: the tile is
+    assembled from its files with ``recipe``, written and removed, one tile at a time) into ``folder``
+    as ``<name>_<x>_<z>.fbx``; with ``props`` (objects: the props the tiles' placement files name)
+    the prop library ``<name>_props.fbx``, each prop once (a tree with its LODs), as Export for Unity
+    writes one; and with ``world_json`` (a function of ``{(x, z): FBX path}`` returning the document,
+    :func:`world_json_with_fbx`) ``<name>_world.json``.  All through one staging folder under the
+    folder's lock: all or nothing.  Yields ``(done, total, label)``; returns the paths."""
+    tiles = sorted(roots, key=lambda t: (t[1], t[0]))
+    total = len(tiles) + 2
+    with output_folder(folder) as stage:
+        staged, fbx = [], {}
+        for i, (x, z) in enumerate(tiles):
+            file_name = tile_base(name, x, z) + ".fbx"
+            yield i, total, f"writing {file_name}"
+            tile = roots[(x, z)] if roots[(x, z)] is not None else (x, z)
+            staged.append(
+                export_tile_fbx(
+                    tile,
+                    os.path.join(stage.path, file_name),
+                    recipe=recipe,
+                    folder=folder,
+                    name=name,
+                    collection=collection,
+                    stage=stage,
+                )
+            )
+            fbx[(x, z)] = staged[-1]
+        if props:
+            yield len(tiles), total, f"writing {name}_props.fbx"
+            path = os.path.join(stage.path, f"{name}_props.fbx")
+            with writing(path):
+                write_fbx(path, exportable(list(props)))
+            staged.append(path)
+        if world_json is not None:
+            yield len(tiles) + 1, total, f"writing {name}_world.json"
+            path = os.path.join(stage.path, f"{name}_world.json")
+            with writing(path):
+                write_world_json(path, world_json(fbx))
+            staged.append(path)
+        paths = stage.commit(staged)
+    yield total, total, "done"
+    return paths
+
+
+def _recipe_props(recipe):
+    """The built-in props ``recipe``'s scatter layers make (the ones its placement files name), each
+    once, in name order (made in this file's Blender data: remove them again)."""
+    specs = list(getattr(recipe, "scatter", ()))
+    props = bridge_scatter.layer_props(specs, [("BUILTIN", None)] * len(specs)) if specs else []
+    return sorted({p.name: p for layer in props for p in layer}.values(), key=lambda p: p.name)
+
+
+def export_props_fbx(recipe, path):
+    """Write the prop library of ``recipe``'s world, ``<name>_props.fbx`` at ``path`` (each prop its
+    scatter layers make once, a tree with its LODs, as Export World and Export for Unity write it),
+    through a staging folder under the folder's lock; returns the path.  The scene is left as it was."""
+    before = data_names()
+    try:
+        props = _recipe_props(recipe)
+        if not props:
+            raise ExportError(f"nothing to export for {os.path.basename(path)!r}: the recipe scatters no props")
+        target = os.path.abspath(path)
+        with output_folder(os.path.dirname(target)) as stage:
+            staged = os.path.join(stage.path, os.path.basename(target))
+            with writing(staged):
+                write_fbx(staged, exportable(props))
+            return stage.commit([staged])[0]
+    finally:
+        remove_new_data(before)
+
+
+def export_world_fbx(recipe, folder, name="world", *, tiles=None, collection=None, progress=None):
+    """``[export] fbx`` of a world built into ``folder`` (the headless run's): the FBX of every complete
+    tile (or of ``tiles``, ``(x, z)`` pairs), each assembled from its files, written and removed again
+    (one tile in memory at a time), the prop library ``<name>_props.fbx`` when the recipe scatters
+    props, and the world JSON listing each tile's FBX with its size and SHA-256 -- the files Export
+    World writes from the sidebar.  ``progress(done, total, label)`` per step.  Returns the paths
+    written; the scene is left as it was."""
+    document = read_world_json(world_json_path(folder, name))
+    complete = [(t["x"], t["z"]) for t in (document or {}).get("tiles", ()) if t.get("complete")]
+    chosen = complete if tiles is None else [tuple(int(v) for v in t) for t in tiles]
+    missing = sorted(set(chosen) - set(complete))
+    if missing:
+        raise ParameterError(f"tiles {missing} are not complete in {folder!r}: build them first")
+    json_of = world_json_with_fbx(folder, name)
+    before = data_names()
+    try:
+        steps = export_world_steps(
+            dict.fromkeys(chosen),
+            folder,
+            name,
+            world_json=json_of,
+            recipe=recipe,
+            collection=collection,
+            props=_recipe_props(recipe),
+        )
+        return drive(steps, progress)
+    finally:
+        remove_new_data(before)
