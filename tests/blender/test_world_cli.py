@@ -15,41 +15,11 @@ import pytest
 
 from worldseed.core import world as core_world
 
+from ._world_cases import isle
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RUN = os.path.join(ROOT, "worldseed_run.py")
 LOCK_FILE = ".worldseed.lock"  # operators.bridge.outputs.LOCK_FILE
-
-WORLD = """
-[world]
-name = "Isle"
-seed = 13
-tiles = [{nx}, {nz}]
-
-[terrain]
-resolution = 33
-size = 128.0
-height = 40.0
-normalize = "fixed"
-
-[[splat]]
-name = "Grass"
-color = [0.1, 0.3, 0.1]
-
-[[splat]]
-name = "Rock"
-color = [0.4, 0.4, 0.4]
-slope_range = [25.0, 90.0]
-
-[[scatter]]
-name = "Rocks"
-prop = "rock"
-variants = 3
-radius = 8.0
-
-[export]
-fbx = true
-{export}
-"""
 
 
 def run(*args, timeout=300):
@@ -58,7 +28,7 @@ def run(*args, timeout=300):
 
 def recipe(tmp_path, nx=2, nz=1, export="", name="world.toml"):
     path = tmp_path / name
-    path.write_text(WORLD.format(nx=nx, nz=nz, export=export))
+    path.write_text(isle(tiles=(nx, nz), variants=3, export=export))
     return str(path)
 
 

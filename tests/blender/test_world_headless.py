@@ -18,43 +18,13 @@ import pytest
 
 from worldseed.core import world as core_world
 
+from ._world_cases import isle
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RUN = os.path.join(ROOT, "worldseed_run.py")
 
-WORLD = """
-[world]
-name = "Isle"
-seed = 13
-tiles = [2, 2]
-
-[terrain]
-resolution = 65
-size = 256.0
-height = 60.0
-normalize = "fixed"
-falloff = "radial"
-
-[terrain.erosion]
-enabled = true
-droplets_per_km2 = 20000.0
-
-[[splat]]
-name = "Grass"
-color = [0.1, 0.3, 0.1]
-
-[[splat]]
-name = "Rock"
-color = [0.4, 0.4, 0.4]
-slope_range = [25.0, 90.0]
-
-[[scatter]]
-name = "Rocks"
-prop = "rock"
-radius = 12.0
-
-[export]
-fbx = true
-"""
+TERRAIN = dict(size=256.0, height=60.0, falloff='falloff = "radial"\n', rocks=12.0)
+WORLD = isle(resolution=65, droplets=20000.0, **TERRAIN)
 
 
 def run(*args, timeout=600):
@@ -158,8 +128,7 @@ def test_world_flags_on_a_single_terrain_are_refused(tmp_path):
     assert proc.returncode == 2 and "not allowed with argument" in proc.stderr
 
 
-SLOW = WORLD.replace("tiles = [2, 2]", "tiles = [3, 3]").replace("resolution = 65", "resolution = 257")
-SLOW = SLOW.replace("droplets_per_km2 = 20000.0", "droplets_per_km2 = 400000.0").replace("size = 256.0", "size = 512.0")
+SLOW = isle(tiles=(3, 3), resolution=257, droplets=400000.0, **{**TERRAIN, "size": 512.0})
 
 
 @pytest.mark.parametrize("flags", [[], ["--workers", "2"]], ids=["serial", "workers"])
