@@ -22,6 +22,10 @@ run says so, so the folder always holds one build.  So are the files of a
 level an earlier run wrote (recognised by its ``<stem>_level.json`` record:
 ``<stem>.tmx``, its tilesets, ``_level.json`` and ``_level.png``) that this
 run does not write: a level gone from the recipe, a tileset switched.
+
+A tiled world (``[world] tiles`` other than ``[1, 1]``) is built by :mod:`.batch_world`
+(:func:`main` dispatches; :func:`world_executor` makes its executor for ``--workers`` /
+``--scheduler``).
 """
 
 import argparse
@@ -40,8 +44,9 @@ from ..core import unity as core_unity
 from ..core import unity_package as core_package
 from ..core import world as core_world
 from ..core.errors import ParameterError, short
-from ..operators.bridge import outputs, terrain_layers, world
+from ..operators.bridge import terrain_layers, world
 from ..operators.bridge.export import ExportError
+from . import batch_world
 
 #: The recipe `make demo` builds when no --recipe is given: an island with a beach and snowy peaks.
 DEFAULT_RECIPE = """\
@@ -202,19 +207,6 @@ def _joined_values(argv, flags):
     return out
 
 
-def _fresh_scene():
-    """An empty scene to build into (the default cube, camera and light would end up in the FBX)."""
-    scene = bpy.context.scene
-    for obj in list(scene.objects):
-        bpy.data.objects.remove(obj, do_unlink=True)
-    for block in (bpy.data.meshes, bpy.data.materials, bpy.data.cameras, bpy.data.lights):
-        for item in list(block):
-            if item.users == 0:
-                block.remove(item)
-    bpy.context.view_layer.update()  # or the view layer keeps listing the removed objects
-    return scene
-
-
 def _save_blend(path):
     """Save the open scene as a copy at ``path`` (a new name in a staging folder); refuse a short file."""
     try:
@@ -227,7 +219,6 @@ def _save_blend(path):
     return path
 
 
-FILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_\-]{0,63}$")
 #: Longest --wait, seconds (a day).
 MAX_WAIT = 86_400.0
 #: Longest error line the run prints.
@@ -251,7 +242,7 @@ def output_paths(recipe, out_dir, *, name="world"):
 
 def check_outputs(recipe, out_dir, *, name="world"):
     """Refuse, before any work, an output folder or file name that cannot be written."""
-    if not FILE_NAME.match(name or ""):
+    if not batch_world.FILE_NAME.match(name or ""):
         raise ExportError(f"--name must be 1 to 64 letters, digits, '-' or '_' (no folders), got {short(name)}")
     if not out_dir or not out_dir.strip():
         raise ExportError(f"--out must name a folder, got {short(out_dir)} (use --out . for the current folder)")
@@ -292,42 +283,6 @@ def remove_stale_outputs(out_dir, name, written):
     return removed
 
 
-def _regular_files(paths):
-    return [p for p in paths if os.path.isfile(p) and not os.path.islink(p)]
-
-
-def _remove_files(paths):
-    removed = []
-    for path in _regular_files(paths):
-        try:
-            os.remove(path)
-        except OSError:
-            continue  # not ours to remove after all (permissions): leave it
-        removed.append(path)
-    return removed
-
-
-def world_outputs(out_dir, name):
-    """The files in ``out_dir`` of a tiled world run named ``name`` (what a single-terrain run of the
-    same name removes, so the folder holds one build): ``<name>_world.json``, every file its tiles
-    list (names in ``out_dir`` only), and ``<name>_props.fbx``."""
-    path = core_world.world_json_path(out_dir, name)
-    document = core_world.read_world_json(path)
-    if document is None:
-        return []
-    names = {
-        str(f.get("name", "")) for t in document.get("tiles", ()) for f in t.get("files", ()) if isinstance(f, dict)
-    }
-    names = {n for n in names if n and os.path.basename(n) == n and not n.startswith(".")}
-    paths = [os.path.join(out_dir, n) for n in sorted(names)]
-    return paths + [os.path.join(out_dir, f"{name}_props.fbx"), path]
-
-
-def remove_world_outputs(out_dir, name):
-    """Remove :func:`world_outputs` (regular files only, never a link); returns the removed paths."""
-    return _remove_files(world_outputs(out_dir, name))
-
-
 def build_world(
     recipe, out_dir, *, name="world", progress=None, write_recipe=False, wait=world.LOCK_WAIT, source="recipe"
 ):
@@ -356,7 +311,7 @@ def build_world(
 def _build_into(recipe, out_dir, name, progress, write_recipe, wait, source):
     if not os.access(out_dir, os.W_OK):
         raise ExportError(f"output folder {short(out_dir)} is not writable")
-    scene = _fresh_scene()
+    scene = batch_world.fresh_scene()
     try:
         built = world.build_world(recipe, scene=scene, progress=progress)
     except ParameterError as err:  # rules that fail while rewriting: name the recipe file too
@@ -379,7 +334,7 @@ def _build_into(recipe, out_dir, name, progress, write_recipe, wait, source):
                 core_unity.write_bytes_atomic(path, core_recipe.dumps(_beside_outputs(recipe, name, staged)).encode())
             staged.append(path)
         written = stage.commit(staged)
-        removed = remove_stale_outputs(out_dir, name, written) + remove_world_outputs(out_dir, name)
+        removed = remove_stale_outputs(out_dir, name, written) + batch_world.remove_world_outputs(out_dir, name)
     return written, removed
 
 
@@ -412,7 +367,7 @@ def main(argv=None):
             raise ExportError(f"--wait must be a number of seconds in [0, {MAX_WAIT:g}], got {args.wait:g}")
         if not args.out.strip():
             raise ExportError(f"--out must name a folder, got {short(args.out)} (use --out . for the current folder)")
-        if is_tiled(recipe):
+        if batch_world.is_tiled(recipe):
             return _world_main(args, recipe, progress := TerminalProgress(f"worldseed {recipe.world.name[:40]}"))
         for flag, value in (("--workers", args.workers), ("--scheduler", args.scheduler), ("--tiles", args.tiles)):
             if value is not None:
@@ -446,11 +401,6 @@ def main(argv=None):
     return 0
 
 
-def is_tiled(recipe):
-    """Whether ``recipe`` is a tiled world (``[world] tiles`` other than ``[1, 1]``)."""
-    return tuple(recipe.world.tiles) != (1, 1)
-
-
 def world_executor(workers=None, scheduler=None):
     """The executor of a tiled world's tiles: serial, or Dask (``--workers N`` / ``--scheduler ADDRESS``).
 
@@ -462,143 +412,17 @@ def world_executor(workers=None, scheduler=None):
     return dask_executor.DaskExecutor(workers=workers, scheduler=scheduler)
 
 
-#: ``[export]`` keys a tiled world does not use, and the value that asks for something from them:
-#: its files per tile (RAW heights, splats, placements, terrain JSON) are always written, with ``fbx``
-#: the FBX per tile and the prop library; no .glb, no file per object, no preview render.
-TILED_UNUSED_EXPORT = {"glb": True, "per_object": True, "render": True}
-
-
-def tiled_export_note(recipe):
-    """One line naming the ``[export]`` keys of ``recipe`` that ask for what a tiled world does not
-    write (:data:`TILED_UNUSED_EXPORT`), or None."""
-    keys = [k for k, asks in TILED_UNUSED_EXPORT.items() if getattr(recipe.export, k) == asks]
-    if not keys:
-        return None
-    return (
-        f"worldseed: note: [export] {', '.join(f'{k} = true' for k in keys)} not used by a tiled world "
-        "(it writes per tile the RAW heights, splats, placements and terrain JSON, with fbx the tile FBX and "
-        "<name>_props.fbx)"
-    )
-
-
-def build_tiled_world(
-    recipe,
-    out_dir,
-    *,
-    name="world",
-    workers=None,
-    scheduler=None,
-    tiles=None,
-    progress=None,
-    write_recipe=False,
-    wait=world.LOCK_WAIT,
-):
-    """Build a tiled world headless; returns ``(run, written, removed)``.
-
-    Every flag is checked before anything is made (the output folder neither).  The run holds the
-    output folder's lock throughout (``outputs.folder_lock``: a second run into the same folder
-    waits up to ``wait`` seconds, then is refused in one line).  The tiles run on
-    :func:`world_executor` (workers write their tile files themselves, atomically;
-    ``core.world.run_world`` skips tiles already complete and keeps ``<name>_world.json`` current
-    after every tile), then, with ``[export] fbx``, each chosen tile whose FBX is not already listed
-    whole in the world JSON is assembled from its files in this (bpy) process and written as
-    ``<name>_<x>_<z>.fbx`` (``operators.bridge.world_export.export_tile_fbx``), the world JSON lists
-    the FBX files too, and the prop library ``<name>_props.fbx`` (each prop the placement files name,
-    once) is written beside them when the recipe scatters props.  The files of tiles outside the
-    grid that an earlier run left are removed (``core.world.run_world``: ``run.removed``).  A
-    Ctrl-C keeps every tile finished before it.
-    """
-    if not FILE_NAME.match(name or ""):
-        raise ExportError(f"--name must be 1 to 64 letters, digits, '-' or '_' (no folders), got {short(name)}")
-    if os.path.exists(out_dir) and not os.path.isdir(out_dir):
-        raise ExportError(f"output folder {short(out_dir)} is a file, not a folder")
-    grid = core_world.world_grid(recipe)
-    chosen = core_world.parse_tile_range(tiles, grid) if tiles is not None else tuple(grid.tiles())
-    executor = world_executor(workers, scheduler)  # checks --workers / --scheduler; starts nothing yet
-    created = not os.path.exists(out_dir)
-    try:
-        os.makedirs(out_dir, exist_ok=True)
-    except OSError as err:
-        raise ExportError(f"output folder {short(out_dir)} cannot be created: {err.strerror}") from None
-    try:
-        if not os.access(out_dir, os.W_OK):
-            raise ExportError(f"output folder {short(out_dir)} is not writable")
-        with outputs.folder_lock(out_dir, wait=wait):
-            return _build_tiled_locked(recipe, out_dir, name, executor, chosen, progress, write_recipe)
-    except BaseException:
-        if created:  # a first run that failed before writing anything leaves no empty folder behind
-            with contextlib.suppress(OSError):
-                os.rmdir(out_dir)
-        raise
-
-
-def _build_tiled_locked(recipe, out_dir, name, executor, chosen, progress, write_recipe):
-    with executor:
-        if getattr(executor, "start_seconds", None) is not None:
-            where = f"{executor.workers} workers" if executor.workers is not None else executor.scheduler
-            print(f"worldseed: Dask cluster ({where}) ready in {executor.start_seconds:.1f} s", file=sys.stderr)
-        run = core_world.run_world(recipe, out_dir, name=name, executor=executor, tiles=chosen, progress=progress)
-    written = [os.path.join(out_dir, f["name"]) for tile in run.built for f in run.results[tile]["files"]]
-    if recipe.export.fbx:
-        written += _tile_fbx(recipe, out_dir, name, run, chosen)
-        written += _props_fbx(recipe, out_dir, name, run)
-    if write_recipe:
-        path = os.path.join(out_dir, "recipe.toml")
-        core_unity.write_bytes_atomic(path, core_recipe.dumps(recipe).encode())
-        written.append(path)
-    written.append(run.path)
-    # a single-terrain run's files of the same name (its .blend too): the folder holds one build
-    single = _all_outputs(out_dir, name) | {os.path.join(out_dir, f"{name}.blend")}
-    return run, written, list(run.removed) + _remove_files(sorted(single - set(written)))
-
-
-def _props_fbx(recipe, out_dir, name, run):
-    """``<name>_props.fbx`` (the prop library the placement files' ``prop`` names) when the recipe
-    scatters props and this run built a tile or the file is missing; [] or its path."""
-    from ..operators.bridge import world_export
-
-    path = os.path.join(out_dir, f"{name}_props.fbx")
-    if not recipe.scatter or (not run.built and os.path.isfile(path)):
-        return []
-    return [world_export.export_props_fbx(recipe, path)]
-
-
-def _tile_fbx(recipe, out_dir, name, run, chosen):
-    """FBX of every chosen tile not listed whole in the world JSON, and again of every complete tile
-    next to a tile this run built (its border normals come from its neighbours' files); the JSON
-    then lists them."""
-    from ..operators.bridge import world_export
-
-    listed = {(t["x"], t["z"]): {f["name"] for f in t["files"]} for t in run.document["tiles"]}
-    complete = {(t["x"], t["z"]) for t in run.document["tiles"] if t["complete"]}
-    built = set(run.built)
-    near_built = {
-        (x, z) for x, z in complete if any((x + dx, z + dz) in built for dx in (-1, 0, 1) for dz in (-1, 0, 1))
-    }
-    fbx = {}
-    _fresh_scene()
-    for x, z in sorted(set(chosen) | (near_built - built), key=lambda t: (t[1], t[0])):
-        file_name = f"{core_world.tile_base(name, x, z)}.fbx"
-        if (x, z) not in near_built and file_name in listed.get((x, z), ()):  # verified with the tile's files
-            continue
-        path = os.path.join(out_dir, file_name)
-        fbx[(x, z)] = world_export.export_tile_fbx((x, z), path, recipe=recipe, folder=out_dir, name=name)
-    if fbx:
-        core_world.write_world_json(run.path, world_export.world_json_with_fbx(out_dir, name)(fbx))
-    return list(fbx.values())
-
-
 def _world_main(args, recipe, progress):
     """The tiled-world run of :func:`main`: prints what it wrote, kept and removed; returns 0."""
-    note = tiled_export_note(recipe)
+    note = batch_world.tiled_export_note(recipe)
     if note:
         print(note, file=sys.stderr)
-    run, written, removed = build_tiled_world(
+    run, written, removed = batch_world.build_tiled_world(
         recipe,
         os.path.abspath(args.out),
         name=args.name,
-        workers=args.workers,
-        scheduler=args.scheduler,
+        make_executor=lambda: world_executor(args.workers, args.scheduler),
+        single_outputs=_all_outputs,
         tiles=args.tiles,
         progress=progress,
         write_recipe=args.write_recipe,
