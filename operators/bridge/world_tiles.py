@@ -259,7 +259,7 @@ def tile_steps(recipe, folder, name, x, z, *, collection, object_name=None, prop
     ``name``), yielding ``(done, total, label)``; returns its root object.
 
     ``object_name`` (default ``<World>_<x>_<z>``) is the name asked for; ``.001`` is added when it
-    is taken (:func:`assemble_steps` renames at the end).  ``props=False`` leaves the placement
+    is taken (``.world_build.assemble_steps`` renames at the end).  ``props=False`` leaves the placement
     file's props out (a tile FBX does not hold them).  Removed again if closed early.
     """
     spec = recipe.terrain
