@@ -38,7 +38,6 @@ import tomllib
 from dataclasses import dataclass, field
 
 from . import levels, scatter, terrain, trees
-from ._checks import check_int
 from ._recipe_checks import (
     biomes_from_dict,
     check_biomes,
@@ -50,9 +49,20 @@ from ._recipe_checks import (
     splat_from_dict,
 )
 from ._toml import toml_table, toml_value
+from ._world_section import (
+    HALO,
+    MAX_TILE_COUNT,
+    TILE_RESOLUTIONS,
+    TILES,
+    WORLD_LIMITS,
+    WorldSpec,
+    check_tiles,
+    check_world,
+    tiles_fix_normalize,
+)
 from .biomes import spec as biome_spec
 from .errors import ParameterError, RecipeError, short
-from .spec import closest, custom, flag, from_table, integer, number, object_name, to_table
+from .spec import closest, flag, from_table, to_table
 
 __all__ = [
     "Recipe",
@@ -81,102 +91,11 @@ __all__ = [
 ]
 
 TerrainSpec = terrain.TerrainSpec
-#: Seeds are stored in Blender IntProperties, which are 32-bit signed.
-SEED = (0, 2**31 - 1)
 #: Largest recipe file read (a recipe is a few kilobytes; /dev/zero must not fill the memory).
 MAX_RECIPE_BYTES = 1 << 20
 #: Deepest nesting of arrays and tables a recipe may have.
 MAX_DEPTH = 32
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
-
-
-#: Tiles along each side of a tiled world, and in all.
-TILES = (1, 64)
-MAX_TILE_COUNT = 1024
-#: Heightmap resolutions a tile of a tiled world may have: Unity's, 2^n + 1.
-TILE_RESOLUTIONS = (33, 65, 129, 257, 513, 1025, 2049, 4097)
-#: Halo around each tile's erosion window, in metres (0: automatic); at most half a tile (checked).
-HALO = (0.0, 50_000.0)
-
-
-def check_tiles(value, name):
-    """``[nx, nz]``: two whole numbers, each within ``TILES``, at most ``MAX_TILE_COUNT`` tiles in all.
-
-    >>> check_tiles([4, 2], "world.tiles")
-    (4, 2)
-    """
-    try:
-        items = tuple(value)
-    except TypeError:
-        items = None
-    if items is None or isinstance(value, str) or len(items) != 2:
-        raise ParameterError(f"{name} must be a pair of whole numbers [nx, nz], got {short(value)}")
-    nx, nz = (check_int(v, name=f"{name}[{i}]", bounds=TILES) for i, v in enumerate(items))
-    if nx * nz > MAX_TILE_COUNT:
-        raise ParameterError(f"{name} {[nx, nz]} makes {nx * nz:,} tiles; at most {MAX_TILE_COUNT:,} in all")
-    return (nx, nz)
-
-
-@dataclass(frozen=True)
-class WorldSpec:
-    """``[world]``: the name given to generated objects, the master seed and the tile grid.
-
-    ``tiles = [nx, nz]`` terrain tiles of ``[terrain]``'s size side by side (Unity X, Z);
-    ``[1, 1]`` is one terrain, as before tiled worlds.  ``halo`` is the margin (metres) each tile
-    erodes beyond its edges so that seams match (0: the erosion's lifetime plus its brush radius,
-    at least 8 cells).
-    """
-
-    name: str = "World"
-    seed: int = 0
-    tiles: tuple = (1, 1)
-    halo: float = 0.0
-
-
-WORLD_LIMITS = {
-    "name": object_name("Name", "Name of the generated objects"),
-    "seed": integer(SEED, "Seed", "Random seed: the same seed and settings give the same world"),
-    "tiles": custom(check_tiles, "Tiles", "Terrain tiles along Unity X and Z [nx, nz]; [1, 1]: one terrain"),
-    "halo": number(HALO, "Halo", "Margin each tile erodes beyond its edges (0: automatic)", unit="m"),
-}
-
-
-def check_world(recipe):
-    """A tiled world (``tiles`` other than ``[1, 1]``) needs the terrain on, ``normalize = "fixed"``
-    (the same heights whatever the extent), a Unity resolution (2^n + 1, 33..4097), an offset of
-    whole cells, a halo of at most half a tile, and scatter spacings of at most half a tile."""
-    world, spec = recipe.world, recipe.terrain
-    if tuple(world.tiles) == (1, 1):
-        return
-    if not spec.enabled:
-        raise ParameterError(f"world.tiles {list(world.tiles)} needs [terrain] enabled = true")
-    if spec.normalize != "fixed":
-        raise ParameterError(
-            f"terrain.normalize must be 'fixed' in a tiled world (world.tiles {list(world.tiles)}), "
-            f"got {spec.normalize!r}: stretching each tile to its own range breaks the seams"
-        )
-    if spec.resolution not in TILE_RESOLUTIONS:
-        raise ParameterError(
-            f"terrain.resolution must be one of Unity's {', '.join(map(str, TILE_RESOLUTIONS))} in a tiled "
-            f"world, got {spec.resolution}"
-        )
-    cell = spec.cell_size
-    for i, o in enumerate(spec.offset):
-        if not float(o / cell).is_integer():
-            raise ParameterError(
-                f"terrain.offset[{i}] must be a whole number of cells ({cell:g} m) in a tiled world, got {o:g}"
-            )
-    if world.halo > spec.size / 2:
-        raise ParameterError(
-            f"world.halo must be in [0, {spec.size / 2:g}] m (half of terrain.size), got {world.halo:g}"
-        )
-    for i, layer in enumerate(recipe.scatter):  # props see their neighbouring tiles only
-        for key in ("radius", "radius_max", "keep_away"):
-            if getattr(layer, key) > spec.size / 2:
-                raise ParameterError(
-                    f"scatter[{i}].{key} must be at most half a tile ({spec.size / 2:g} m) in a tiled world, "
-                    f"got {getattr(layer, key):g}"
-                )
 
 
 @dataclass(frozen=True)
@@ -407,7 +326,7 @@ def from_dict(data, *, source="recipe", base=None):
         for section in SECTIONS:
             if section.key in data:
                 parts[section.key] = _parse_section(section, data[section.key], source=source, base=base)
-        recipe = _tiles_fix_normalize(Recipe(**parts), data)
+        recipe = tiles_fix_normalize(Recipe(**parts), data)
         for section in SECTIONS:
             if section.check is not None:
                 section.check(recipe)
@@ -416,17 +335,6 @@ def from_dict(data, *, source="recipe", base=None):
     except ParameterError as err:
         raise RecipeError(f"{source}: {err}") from None
     return recipe
-
-
-def _tiles_fix_normalize(recipe, data):
-    """A tiled world whose ``[terrain]`` does not name ``normalize`` takes ``"fixed"`` (the one
-    mode whose tiles join); a ``normalize`` the recipe writes is kept, and checked by ``check_world``."""
-    if tuple(recipe.world.tiles) == (1, 1):
-        return recipe
-    table = data.get("terrain")
-    if isinstance(table, dict) and "normalize" in table:
-        return recipe
-    return dataclasses.replace(recipe, terrain=dataclasses.replace(recipe.terrain, normalize="fixed"))
 
 
 def loads(text, *, source="recipe", base=None):
