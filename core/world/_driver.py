@@ -14,8 +14,15 @@
 3. The executor runs them; after every finished tile the world JSON is
    rewritten atomically, so a run that is killed or cancelled keeps every tile
    it finished, and the next run skips them.
-4. Once every tile of the world is complete, the cache folder of erosion
-   windows (``<out_dir>/.<name>_world_cache``) is removed.
+4. The cache folder (``<out_dir>/.<name>_world_cache``) holds every tile's
+   erosion window and border props.  A tile's files there are deleted as soon
+   as nothing needs them any more (:class:`CacheRelease`): every task of the
+   plan that reads them has finished and every tile of the tile's 3 x 3
+   neighbourhood is complete.  So the cache holds the windows around the
+   tiles being built (a frontier a few rows deep), not the whole world's; a
+   run stopped half-way keeps what the unfinished tiles need, and the next
+   plan makes again whatever they need and is gone.  Once every tile of the
+   world is complete, the cache folder is removed.
 5. The files of tiles outside the grid that an earlier run left (a larger grid
    before) are removed (:func:`stale_tile_files`; ``WorldRun.removed``).
 
@@ -24,11 +31,13 @@ The task function handed to the executor is a small picklable object
 in another process rebuilds the same recipe with :func:`core.recipe.loads`.
 """
 
+import collections
 import dataclasses
 import functools
 import os
 import re
 import shutil
+import stat
 import time
 
 from .. import recipe as core_recipe
@@ -36,10 +45,12 @@ from ..errors import ParameterError, short
 from ..unity import write_bytes_atomic
 from ._executors import SerialExecutor
 from ._grid import parse_tile_range, world_grid
-from ._plan import plan_world, run_task
+from ._plan import neighbourhood, plan_world, run_task
+from ._tile import border_path, load_border
+from ._window import window_path
 from ._world_json import read_world_json, recipe_digest, verify_tiles, world_json, world_json_path, write_world_json
 
-__all__ = ["WorldRun", "WorldTaskFn", "run_world", "cache_folder"]
+__all__ = ["CacheRelease", "WorldRun", "WorldTaskFn", "run_world", "cache_folder"]
 
 #: File in the cache folder naming the recipe its windows were made from.
 CACHE_STAMP = "recipe.sha256"
@@ -176,6 +187,103 @@ def _fresh_cache(cache_dir, digest):
         write_bytes_atomic(stamp, digest.encode("ascii"))
 
 
+def remove_cache_files(cache_dir, names):
+    """Remove the regular files ``names`` (bare names) directly in ``cache_dir``; returns the names removed.
+
+    Never through a link: nothing is removed when ``cache_dir`` is a link (or no folder), and an
+    entry that is a link (or no regular file) is left; a file that is gone already is skipped.
+    """
+    if os.path.islink(cache_dir) or not os.path.isdir(cache_dir):
+        return ()
+    removed = []
+    for name in names:
+        path = os.path.join(cache_dir, name)
+        try:
+            if not stat.S_ISREG(os.lstat(path).st_mode):
+                continue
+            os.remove(path)
+        except OSError:
+            continue  # gone already, or not ours to remove: the cache folder goes when the world is complete
+        removed.append(name)
+    return tuple(removed)
+
+
+class CacheRelease:
+    """Deletes a tile's window and border props from the cache as soon as nothing needs them.
+
+    The files of tile ``N`` (``window_<N>.npz``, ``border_<N>.npz``) go once
+
+    1. every task of ``tasks`` that reads them has finished (the window: the tile tasks that blend
+       it; the border: tile ``N``'s own task, which reads it back when it only builds props), and
+    2. every tile of ``N``'s 3 x 3 neighbourhood is complete (in ``files``, the world JSON's tiles,
+       which the driver updates before calling :meth:`finished`): no later run needs them (a tile
+       built again after damage is planned with fresh windows and neighbours).
+
+    A tile that is not complete keeps its windows and its neighbours' borders (a resumed run or
+    the next ``--tiles`` range reuses them).  Called on the driver's thread only (``on_result``),
+    never in a worker, so a file is never deleted while a task that reads it could still start.
+
+    Attributes
+    ----------
+    removed : int
+        Files removed so far.
+    """
+
+    def __init__(self, cache_dir, grid, tasks, files):
+        self.cache_dir, self.grid, self.files = cache_dir, grid, files
+        self.removed = 0
+        self.pending = collections.Counter()
+        kinds = {task.key: task for task in tasks}
+        for task in tasks:
+            if task.kind != "tile":
+                continue
+            self.pending["border", tuple(task.tile)] += 1
+            for dep in task.deps:
+                if kinds[dep].kind == "window":
+                    self.pending["window", tuple(kinds[dep].tile)] += 1
+
+    def finished(self, task):
+        """Tile task ``task`` finished (and, when it writes, was recorded): release what it freed."""
+        if task.kind != "tile":
+            return
+        self.pending["border", tuple(task.tile)] -= 1
+        for tile in neighbourhood(self.grid, *task.tile):  # its windows, and the tiles it completes
+            self.pending["window", tile] -= 1 if f"window_{tile[0]}_{tile[1]}" in task.deps else 0
+            self.release(tile)
+
+    def release(self, tile):
+        """Remove tile ``(x, z)``'s window and border when nothing needs them (see the class)."""
+        if any(t not in self.files for t in neighbourhood(self.grid, *tile)):
+            return
+        x, z = tile
+        names = [
+            os.path.basename(make(self.cache_dir, x, z))
+            for kind, make in (("window", window_path), ("border", border_path))
+            if self.pending[kind, tile] <= 0
+        ]
+        self.removed += len(remove_cache_files(self.cache_dir, names))
+
+    def sweep(self):
+        """Release every tile of the grid (the files an earlier run left that nothing needs)."""
+        for tile in self.grid.tiles():
+            self.release(tile)
+
+
+def cached_borders(cache_dir, grid, digest, *, skip=()):
+    """The tiles of ``grid`` (but ``skip``) whose border props are in ``cache_dir`` for the recipe
+    ``digest`` (regular files only): :func:`plan_world` plans them without windows when it needs
+    only their props."""
+    skip = set(skip)
+    tiles = []
+    for x, z in grid.tiles():
+        path = border_path(cache_dir, x, z)
+        if (x, z) in skip or not os.path.isfile(path) or os.path.islink(path):
+            continue
+        if load_border(path, digest) is not None:
+            tiles.append((x, z))
+    return tuple(tiles)
+
+
 def stale_tile_files(out_dir, name, grid, earlier=None):
     """The files in ``out_dir`` of tiles outside ``grid`` that an earlier world run named ``name``
     wrote: listed in its world JSON ``earlier`` (the document before this run), or named as a tile's
@@ -255,16 +363,19 @@ def run_world(recipe, out_dir, *, name="world", executor=None, tiles=None, progr
     results = {}
     if todo:
         _fresh_cache(cache_dir, digest)
-        tasks = plan_world(grid, recipe, tiles=todo, done=tuple(files))
+        cached = cached_borders(cache_dir, grid, digest, skip=todo)
+        tasks = plan_world(grid, recipe, tiles=todo, done=tuple(files), cached=cached)
+        release = CacheRelease(cache_dir, grid, tasks, files)
+        release.sweep()
 
         def on_result(task, result):
             nonlocal document
-            if task.kind != "tile" or not task.write:
-                return
-            files[tuple(task.tile)] = result["files"]
-            results[tuple(task.tile)] = result
-            document = world_json(grid, name=name, seed=seed, recipe_sha256=digest, files=files)
-            write_world_json(path, document)
+            if task.kind == "tile" and task.write:
+                files[tuple(task.tile)] = result["files"]
+                results[tuple(task.tile)] = result
+                document = world_json(grid, name=name, seed=seed, recipe_sha256=digest, files=files)
+                write_world_json(path, document)
+            release.finished(task)  # after the record: a kill in between leaves a file, never a gap
 
         fn = WorldTaskFn(recipe, out_dir=out_dir, name=name, cache_dir=cache_dir)
         executor.run(tasks, fn, progress=progress, cancel=cancel, on_result=on_result)

@@ -15,7 +15,7 @@ from ..errors import ParameterError
 from ._tile import run_tile
 from ._window import needs_windows, run_window
 
-__all__ = ["Task", "plan_world", "run_task", "tile_deps"]
+__all__ = ["Task", "neighbourhood", "plan_world", "run_task", "tile_deps"]
 
 KINDS = ("window", "tile")
 
@@ -48,18 +48,19 @@ def _key(kind, x, z):
     return f"{kind}_{x}_{z}"
 
 
-def _around(grid, x, z):
-    """The tile and its 8 neighbours inside the grid, in (z, x) order."""
+def neighbourhood(grid, x, z):
+    """The tile and its 8 neighbours inside the grid, in (z, x) order: the windows a tile blends, and
+    the tiles that blend window ``(x, z)``."""
     return [(tx, tz) for tz in (z - 1, z, z + 1) for tx in (x - 1, x, x + 1) if grid.contains(tx, tz)]
 
 
 def tile_deps(grid, x, z):
     """The tiles whose border props tile ``(x, z)`` waits for: its 8-neighbours of lower colour."""
     c = grid.colour(x, z)
-    return [(tx, tz) for tx, tz in _around(grid, x, z) if (tx, tz) != (x, z) and grid.colour(tx, tz) < c]
+    return [(tx, tz) for tx, tz in neighbourhood(grid, x, z) if (tx, tz) != (x, z) and grid.colour(tx, tz) < c]
 
 
-def plan_world(grid, recipe, *, tiles=None, done=()):
+def plan_world(grid, recipe, *, tiles=None, done=(), cached=()):
     """The tasks that build ``tiles`` (default: every tile) of the world, in a valid serial order.
 
     Parameters
@@ -72,6 +73,10 @@ def plan_world(grid, recipe, *, tiles=None, done=()):
     done : iterable of (x, z)
         Tiles already complete: not rebuilt; planned with ``write=False`` only when a tile to build
         depends on them (their border props are then read from the cache when there).
+    cached : iterable of (x, z)
+        Tiles whose border props are in the cache (``border_<x>_<z>.npz`` of this recipe): planned
+        with ``write=False`` they have no dependencies (neither windows nor tiles), since
+        :func:`run_task` then only reads the border back.  A tile to write is built whole anyway.
 
     Returns
     -------
@@ -86,6 +91,7 @@ def plan_world(grid, recipe, *, tiles=None, done=()):
     done = {tuple(t) for t in done}
     build = [t for t in chosen if t not in done]
     writes = set(build)
+    cached = {tuple(t) for t in cached}
     windows = needs_windows(recipe)
     out, seen = [], set()
 
@@ -94,12 +100,15 @@ def plan_world(grid, recipe, *, tiles=None, done=()):
         if key in seen:
             return
         seen.add(key)
+        if (x, z) in cached and (x, z) not in writes:
+            out.append(Task(key, "tile", (x, z), (), False))
+            return
         deps = []
         for tx, tz in tile_deps(grid, x, z):
             tile_task(tx, tz)
             deps.append(_key("tile", tx, tz))
         if windows:
-            for tx, tz in _around(grid, x, z):
+            for tx, tz in neighbourhood(grid, x, z):
                 wkey = _key("window", tx, tz)
                 if wkey not in seen:
                     seen.add(wkey)
