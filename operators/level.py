@@ -11,294 +11,46 @@ the sample), the sample values' classes as ``0=wall, 1=floor`` text, the global 
 (``connect_points`` as ``3,4; 20,10``, ``counts`` as ``door=1-4, junction=2-``), and a collection
 of tile objects named after the tiles (one instance per WFC cell).  Large WFC grids (more than
 :data:`MODAL_WFC_CELLS` cells) are made modally from the sidebar, with progress and Esc.
+
+The settings (properties, reading them into a spec and back) live in :mod:`.level_settings`, the
+text settings' parsers in :mod:`.level_text`; their public names are importable from here too.
 """
 
 import bpy
 
-from ..core import levels as core_levels
 from ..core.errors import ParameterError
 from ..core.levels import spec as level_spec
-from ..core.spec import from_attrs
 from .bridge import level as bridge_level
 from .bridge import level_wfc
-from .bridge.properties import SHOWN_KINDS, apply_spec, prop_for, props_from_limits
+from .bridge.properties import apply_spec
 from .bridge.query import LEVEL_SHOWN_FIELDS, level_generator_fields, level_kit_of, level_root
 from .common import ModalBuild, new_seed, paused_auto_update, select_only
+from .level_settings import COMMON_FIELDS as COMMON_FIELDS
+from .level_settings import GEOMETRY_ITEMS as GEOMETRY_ITEMS
+from .level_settings import (
+    LEVEL_FIELDS,
+    WFC_SAMPLED,
+    WFC_TILED,
+    classes_prop,
+    constraint_props,
+    level_props,
+    load_wfc_settings,
+    spec_from_props,
+    wfc_values,
+)
+from .level_settings import SAMPLE_SOURCES as SAMPLE_SOURCES
+from .level_settings import wfc_settings_props as wfc_settings_props
+from .level_text import classes_from_text as classes_from_text
+from .level_text import classes_to_text as classes_to_text
+from .level_text import counts_from_text as counts_from_text
+from .level_text import counts_to_text as counts_to_text
+from .level_text import fixed_from_text as fixed_from_text
+from .level_text import fixed_to_text as fixed_to_text
+from .level_text import points_from_text as points_from_text
+from .level_text import points_to_text as points_to_text
 
-#: Every level setting shown as a generic property (``core.levels.LIMITS`` but the tables ``classes``,
-#: ``connect_points``, ``counts`` and ``fixed``, which the panel writes as text: :func:`classes_from_text`,
-#: :func:`points_from_text`, :func:`counts_from_text`, :func:`fixed_from_text`).
-LEVEL_FIELDS = tuple(n for n, limit in core_levels.LIMITS.items() if limit.kind in SHOWN_KINDS)
-#: Generators that take a WFC tileset (``tileset``) and a sample (``sample``).
-WFC_TILED = ("wfc_tiled", "wfc")
-WFC_SAMPLED = ("wfc_overlapping", "wfc")
 #: WFC levels of more cells than this are made modally from the sidebar (progress bar, Esc cancels).
 MODAL_WFC_CELLS = 64 * 64
-#: Settings the panel shows whatever the generator (``origin`` is the 3D cursor's, in the redo panel).
-COMMON_FIELDS = tuple(core_levels.COMMON_KEYS)
-
-GEOMETRY_ITEMS = (
-    ("MESH", "Mesh", "The level mesh: floor, wall and ceiling quads with three materials"),
-    ("KIT", "Kit", "Modules of a kit collection, named by role, instanced on every cell"),
-)
-SAMPLE_SOURCES = (
-    ("PRESET", "Preset", "A sample that ships with Worldseed"),
-    ("FILE", "File", "A sample grid (.txt of digits) or picture (.png)"),
-    ("IMAGE", "Image", "An image of this .blend: its pixels are the sample"),
-)
-_FILE = ("FILE", "File", "A tileset file (.toml)")
-
-
-def _preset_items(stems, what):
-    return [(s, s.replace("_", " ").title(), f"The {s!r} {what} that ships with Worldseed") for s in stems]
-
-
-def level_props(update=None):
-    """``{name: bpy.props...}`` for every level setting, from ``core.levels.LIMITS``."""
-    return props_from_limits(core_levels.LIMITS, core_levels.LevelSpec(), names=LEVEL_FIELDS, update=update)
-
-
-def wfc_settings_props(update=None):
-    """``{name: bpy.props...}`` of the Levels panel's own ways to name ``tileset`` and ``sample``
-    (presets, files, an image of the .blend), the auto-tile set, ``classes`` as text and the tile objects."""
-    kw = {} if update is None else {"update": update}
-    tilesets, samples = level_wfc.wfc_presets()
-    return {
-        "autotile": prop_for(level_spec.AUTOTILE_LIMIT, "blob", update=update),
-        "wfc_tileset": bpy.props.EnumProperty(
-            name="WFC Tileset",
-            items=[*_preset_items(tilesets, "tileset"), _FILE],
-            default=0,
-            description="The tileset of WFC (tiles): a preset, or a file",
-            **kw,
-        ),
-        "tileset_file": bpy.props.StringProperty(
-            name="Tileset File", subtype="FILE_PATH", default="", description="A WFC tileset (.toml)", **kw
-        ),
-        "sample_source": bpy.props.EnumProperty(
-            name="Sample", items=SAMPLE_SOURCES, default="PRESET", description="Where the WFC sample comes from", **kw
-        ),
-        "sample_preset": bpy.props.EnumProperty(
-            name="Sample Preset", items=_preset_items(samples, "sample"), description="A WFC sample preset", **kw
-        ),
-        "sample_file": bpy.props.StringProperty(
-            name="Sample File",
-            subtype="FILE_PATH",
-            default="",
-            description="A sample grid (.txt) or picture (.png)",
-            **kw,
-        ),
-        "sample_image": bpy.props.PointerProperty(
-            type=bpy.types.Image, name="Sample Image", description="An image whose pixels are the sample", **kw
-        ),
-        "classes": _classes_prop(kw),
-        **_constraint_props(kw),
-        "tile_objects": bpy.props.PointerProperty(
-            type=bpy.types.Collection,
-            name="Tile Objects",
-            description="WFC (tiles): objects named after the tiles, one instance per cell, turned as its tile",
-            **kw,
-        ),
-    }
-
-
-def _classes_prop(kw):
-    return bpy.props.StringProperty(
-        name="Classes",
-        default="",
-        description="Sample value = level class, comma separated (0=wall, 1=floor, #ff0000=door); empty: the "
-        "most common value on the sample's border is wall, every other value floor",
-        **kw,
-    )
-
-
-def _constraint_props(kw):
-    return {
-        "connect_points": bpy.props.StringProperty(
-            name="Connect Points",
-            default="",
-            description="Cells x,y (x the column, y the row, row 0 north) that must be walkable and linked, "
-            "separated by ';' (3,4; 20,10); needs Connected",
-            **kw,
-        ),
-        "fixed": bpy.props.StringProperty(
-            name="Fixed Cells",
-            default="",
-            description="Painted cells x,y=tile the level must show, separated by ';' (0,0=rock; 5,2=bend 1; "
-            "12,8=2): WFC tiles: a base tile (any turn) or a variant name; WFC sample: a sample value (12, #ff0000)",
-            **kw,
-        ),
-        "counts": bpy.props.StringProperty(
-            name="Counts",
-            default="",
-            description="How many cells may show a tile (WFC tiles: its base name) or a sample value (12, #ff0000): "
-            "name=min-max, comma separated (door=1-4, junction=2- for at least 2, bridge=3 for exactly 3)",
-            **kw,
-        ),
-    }
-
-
-def points_from_text(text):
-    """``"3,4; 20,10"`` -> ``[[3, 4], [20, 10]]`` (what ``level.connect_points`` takes).
-
-    >>> points_from_text(" 3, 4;20 ,10; ")
-    [[3, 4], [20, 10]]
-    """
-    points = []
-    for item in (t.strip() for t in text.split(";")):
-        if not item:
-            continue
-        parts = [p.strip() for p in item.split(",")]
-        if len(parts) != 2 or not all(p.isascii() and p.isdigit() for p in parts):
-            raise ParameterError(
-                f"level.connect_points: write cells x,y separated by ';' (3,4; 20,10) with x and y integers >= 0, "
-                f"got {item!r}"
-            )
-        points.append([int(parts[0]), int(parts[1])])
-    return points
-
-
-def fixed_from_text(text):
-    """``"0,0=rock; 5,2=bend 1"`` -> ``[[0, 0, "rock"], [5, 2, "bend 1"]]`` (what ``level.fixed`` takes).
-
-    >>> fixed_from_text(" 0,0 = rock;5, 2=bend 1; ")
-    [[0, 0, 'rock'], [5, 2, 'bend 1']]
-    """
-    cells = []
-    for item in (t.strip() for t in text.split(";")):
-        if not item:
-            continue
-        where, eq, tile = item.partition("=")
-        parts = [p.strip() for p in where.split(",")]
-        if not eq or not tile.strip() or len(parts) != 2 or not all(p.isascii() and p.isdigit() for p in parts):
-            raise ParameterError(
-                f"level.fixed: write painted cells x,y=tile separated by ';' (0,0=rock; 5,2=bend 1) with x and y "
-                f"integers >= 0, got {item!r}"
-            )
-        cells.append([int(parts[0]), int(parts[1]), tile.strip()])
-    return cells
-
-
-def fixed_to_text(cells):
-    """The inverse of :func:`fixed_from_text` (a spec's painted cells)."""
-    return "; ".join(f"{x},{y}={tile}" for x, y, tile in cells)
-
-
-def points_to_text(points):
-    """The inverse of :func:`points_from_text` (a spec's points)."""
-    return "; ".join(f"{x},{y}" for x, y in points)
-
-
-def _count_bound(text, item):
-    text = text.strip()
-    if not (text.isascii() and text.isdigit()):
-        raise ParameterError(
-            f"level.counts: write name=min-max (door=1-4), name=min- (no maximum) or name=count, with whole "
-            f"numbers, got {item!r}"
-        )
-    return int(text)
-
-
-def counts_from_text(text):
-    """``"door=1-4, junction=2-, 3=5"`` -> ``[["door", 1, 4], ["junction", 2, -1], ["3", 5, 5]]`` (what
-    ``level.counts`` takes: ``max`` -1 for no bound; ``-4`` alone means 0 to 4).
-
-    >>> counts_from_text("dead end = 1-4, #FF0000=2-, 3=5, x=-2")
-    [['dead end', 1, 4], ['#FF0000', 2, -1], ['3', 5, 5], ['x', 0, 2]]
-    """
-    out = []
-    for item in (t.strip() for t in text.split(",")):
-        if not item:
-            continue
-        name, eq, bounds = item.partition("=")
-        if not eq or not name.strip():
-            raise ParameterError(f"level.counts: write name=min-max pairs (door=1-4, junction=2-), got {item!r}")
-        low, dash, high = bounds.partition("-")
-        low = _count_bound(low, item) if low.strip() or not dash else 0
-        high = (_count_bound(high, item) if high.strip() else -1) if dash else low
-        out.append([name.strip(), low, high])
-    return out
-
-
-def counts_to_text(counts):
-    """The inverse of :func:`counts_from_text` (a spec's sorted ``(name, min, max)``)."""
-    return ", ".join(
-        f"{name}={low}" if low == high else f"{name}={low}-{high if high >= 0 else ''}" for name, low, high in counts
-    )
-
-
-def classes_from_text(text):
-    """``"0=wall, 1=floor"`` -> ``[["0", "wall"], ["1", "floor"]]`` (what ``level.classes`` takes).
-
-    >>> classes_from_text(" 0 = wall, #FF0000=door ")
-    [['0', 'wall'], ['#FF0000', 'door']]
-    """
-    pairs = []
-    for item in (t.strip() for t in text.split(",")):
-        if not item:
-            continue
-        value, eq, cls = item.partition("=")
-        if not eq:
-            raise ParameterError(f"level.classes: write value=class pairs (0=wall, 1=floor), got {item!r}")
-        pairs.append([value.strip(), cls.strip()])
-    return pairs
-
-
-def classes_to_text(classes):
-    """The inverse of :func:`classes_from_text` (a spec's sorted pairs)."""
-    return ", ".join(f"{value}={cls}" for value, cls in classes)
-
-
-def wfc_values(settings):
-    """``({"tileset": ..., "sample": ...}, image)``: what the Levels panel's own properties stand for
-    (a WFC generator's tileset: a preset name or a file's absolute path; others: the auto-tile set),
-    and the image whose pixels are the sample (or None; the sample is then a PNG of its pixels,
-    :func:`.bridge.level_wfc.sample_file`).  In
-    the panel, ``wfc`` is the tiled model (it always names a WFC tileset)."""
-    generator = settings.generator
-    if generator in WFC_TILED:
-        wfc = settings.wfc_tileset
-        tileset = wfc if wfc != "FILE" else bpy.path.abspath(settings.tileset_file)
-        if not tileset:
-            raise ParameterError("level.tileset: choose the WFC tileset file (or a preset)")
-    else:
-        tileset = settings.autotile
-    sample, image = "", None
-    if generator in WFC_SAMPLED and generator not in WFC_TILED:
-        if settings.sample_source == "PRESET":
-            sample = settings.sample_preset
-        elif settings.sample_source == "FILE":
-            sample = bpy.path.abspath(settings.sample_file)
-        else:
-            image = settings.sample_image
-            if image is None:
-                raise ParameterError("level.sample: choose the sample image (or a preset or a file)")
-            sample = level_wfc.sample_file(image)
-        if not sample:
-            raise ParameterError("level.sample: choose the sample file (or a preset or an image)")
-    values = {"tileset": tileset}
-    if "sample" in core_levels.GENERATOR_KEYS[generator]:
-        values["sample"] = sample
-    return values, image
-
-
-def spec_from_props(props, **overrides):
-    """A validated :class:`LevelSpec` from an object holding :func:`level_props` (settings or operator):
-    the common settings and the generator's own (the others are not read); ``classes``,
-    ``connect_points`` and ``counts`` from their text properties when the generator has them."""
-    own = level_generator_fields(props.generator)
-    fields = (*COMMON_FIELDS, *(n for n in own if n in LEVEL_FIELDS))
-    spec = from_attrs(core_levels.LevelSpec, core_levels.LIMITS, props, prefix="level.", fields=fields)
-    table = {**core_levels.to_dict(spec), **overrides}
-    for name, parse in (
-        ("classes", classes_from_text),
-        ("connect_points", points_from_text),
-        ("counts", counts_from_text),
-        ("fixed", fixed_from_text),
-    ):
-        if name in own and name not in overrides:
-            table[name] = parse(getattr(props, name))
-    return core_levels.from_dict(table)  # also refuses impossible settings (room larger than its leaf ...)
 
 
 def _geometry(props, kit, tiles=None):
@@ -355,8 +107,8 @@ class WORLDSEED_OT_level_add(ModalBuild, bpy.types.Operator):
             default="",
             description="WFC (sample): an image of this .blend whose pixels are the sample (instead of Sample)",
         ),
-        "classes": _classes_prop({}),
-        **_constraint_props({}),
+        "classes": classes_prop({}),
+        **constraint_props({}),
         "new_seed": bpy.props.BoolProperty(
             name="New Seed", default=False, options={"SKIP_SAVE"}, description="Draw a fresh random seed"
         ),
@@ -490,31 +242,6 @@ class WORLDSEED_OT_level_update(bpy.types.Operator):
         select_only(context, root)
         _report_missing_tiles(self, root)
         return {"FINISHED"}
-
-
-def load_wfc_settings(settings, spec, image=None):
-    """The Levels panel's own properties back from a spec: the auto-tile set or the WFC tileset
-    (a preset, else a file), the sample (a preset, a file or ``image``), ``classes``,
-    ``connect_points`` and ``counts`` as text."""
-    tilesets, samples = level_wfc.wfc_presets()
-    if spec.tileset in level_spec.AUTOTILE_SETS:
-        settings.autotile = spec.tileset
-    elif spec.tileset in tilesets:
-        settings.wfc_tileset = spec.tileset
-    else:
-        settings.wfc_tileset = "FILE"
-        settings.tileset_file = spec.tileset
-    if spec.generator in WFC_SAMPLED and spec.sample:
-        if image is not None:
-            settings.sample_source, settings.sample_image = "IMAGE", image
-        elif spec.sample in samples:
-            settings.sample_source, settings.sample_preset = "PRESET", spec.sample
-        else:
-            settings.sample_source, settings.sample_file = "FILE", spec.sample
-    settings.classes = classes_to_text(spec.classes)
-    settings.connect_points = points_to_text(spec.connect_points)
-    settings.counts = counts_to_text(spec.counts)
-    settings.fixed = fixed_to_text(spec.fixed)
 
 
 class WORLDSEED_OT_level_reseed(bpy.types.Operator):

@@ -21,9 +21,13 @@ Blender's ``.001``), its markers ``<Level>_Spawn``, ``<Level>_Exit``,
 ``<Level>_Enemy_001``, ``<Level>_Loot_001``, its kit object ``<Level>_Kit``.
 An Update removes the old level before it makes the new markers, so they
 take the same names again.
+
+Its parts live beside it: the stored settings and the cache of levels in :mod:`.level_store`, the
+materials, level mesh, marker names and map image in :mod:`.level_pieces`, the kits in
+:mod:`.level_kit`, the WFC tile objects and samples in :mod:`.level_wfc`; their public names are
+importable from here too.
 """
 
-import json
 import os
 
 import bpy
@@ -46,8 +50,34 @@ from .level_kit import (
     remove_kit,
 )
 from .level_kit import KIT_ROLES_KEY as KIT_ROLES_KEY
-from .level_wfc import cells_quads, sample_file, tile_modules, tile_placements, tiles_object
-from .mesh import mesh_from_topology, remove_objects
+from .level_pieces import MAP_SIDE as MAP_SIDE
+from .level_pieces import MATERIAL_COLOURS as MATERIAL_COLOURS
+from .level_pieces import (
+    MATERIAL_NAMES,
+    level_mesh,
+    map_image,
+    map_pixels,
+    marker_names,
+    marker_positions,
+)
+from .level_pieces import level_materials as level_materials
+from .level_store import (
+    BASE_KEY,
+    GEOMETRY_KEY,
+    KIT_KEY,
+    SAMPLE_IMAGE_KEY,
+    SPEC_KEY,
+    TILES_MISSING_KEY,
+    level_for,
+    level_steps,
+    spec_json,
+    stored_geometry,
+    stored_level,
+    stored_source,
+    stored_spec,
+)
+from .level_wfc import tile_modules, tile_placements, tiles_object
+from .mesh import remove_objects
 from .query import (
     KIND_KEY,
     LEVEL_KIND,
@@ -91,203 +121,16 @@ __all__ = [
     "build_section",
 ]
 
-SPEC_KEY = "worldseed_level"  # on the root: the level's settings as JSON (core.levels.to_dict)
-GEOMETRY_KEY = "worldseed_level_geometry"  # on the root: "MESH" or "KIT"
-KIT_KEY = "worldseed_level_kit"  # on the root: the kit (or WFC tile objects) collection (an ID property)
-BASE_KEY = "worldseed_level_base"  # on the root: folder a WFC tileset/sample path is relative to
-SAMPLE_IMAGE_KEY = "worldseed_level_sample_image"  # on the root: the image a WFC sample was read from
-TILES_MISSING_KEY = "worldseed_level_tiles_missing"  # on the root: base tiles without an object
 MARKER_KEY = "worldseed_marker"  # on a marker empty: its kind
 #: How a level becomes geometry: its own mesh, the modules of a kit collection, or (WFC tiles) the
 #: artist's tile objects, one per WFC cell.
 GEOMETRIES = ("MESH", "KIT", "TILES")
-#: The level mesh's material slots (core's material ids 0, 1, 2) and their base colours (linear RGB).
-MATERIAL_NAMES = ("Worldseed Level Floor", "Worldseed Level Wall", "Worldseed Level Ceiling")
-MATERIAL_COLOURS = ((0.30, 0.27, 0.22), (0.52, 0.50, 0.47), (0.20, 0.20, 0.23))
 #: Most marker objects (one empty each) a level may get: beyond, Blender slows to a crawl (182,000 took
 #: 30 s and 4.6 GB); the build is refused before any object is made.
 MAX_MARKERS = 20_000
-#: Largest side of the map image kept in the .blend (the panel shows it as an icon; the PNG file is full size).
-MAP_SIDE = 512
 
 
-# --------------------------------------------------------------------------- core
-
-
-#: The last few levels made: ``(spec, base) -> Level`` (a rebuild, an export and a preview of the same
-#: settings generate once).
-_LEVELS = {}
-_LEVELS_KEPT = 4
-
-
-def _files_stamp(spec, base):
-    """``(mtime, size)`` of the WFC tileset and sample files ``spec`` reads: an edited tileset makes a
-    new level on Update, not the cached one."""
-    if spec.generator not in core_levels.WFC_GENERATORS:
-        return ()
-    stamp = []
-    for key in ("tileset", "sample"):
-        value = getattr(spec, key)
-        if not value or (key == "tileset" and value in core_levels.AUTOTILE_SETS):
-            continue
-        try:
-            info = os.stat(core_levels.resolve_file(value, key=key, base=base)[0])
-        except (ParameterError, OSError):
-            continue  # generating says what is wrong
-        stamp.append((info.st_mtime_ns, info.st_size))
-    return tuple(stamp)
-
-
-def level_steps(spec, *, base=None):
-    """Steps of making the :class:`Level` ``spec`` describes: yields ``(done, total, label)`` (the WFC
-    solver's progress), returns the level.  ``base`` is the folder a relative WFC tileset or sample
-    path is found in.  Cached, see :func:`level_for` (a WFC level also by its files' times and sizes)."""
-    key = (spec, None if base is None else os.path.abspath(base), _files_stamp(spec, base))
-    level = _LEVELS.get(key)
-    if level is None:
-        level = yield from core_levels.generate_steps(spec, base=base)
-        while len(_LEVELS) >= _LEVELS_KEPT:
-            _LEVELS.pop(next(iter(_LEVELS)))
-        _LEVELS[key] = level
-    return level
-
-
-def level_for(spec, *, base=None):
-    """The :class:`Level` ``spec`` describes (the last few are cached)."""
-    return drive(level_steps(spec, base=base))
-
-
-def spec_json(spec):
-    """``spec`` as the JSON text stored on a level root."""
-    return json.dumps(core_levels.to_dict(spec), sort_keys=True)
-
-
-def stored_spec(obj):
-    """The :class:`LevelSpec` a level (``obj`` or the level it belongs to) was built from."""
-    root = level_root(obj)
-    if root is None:
-        raise ParameterError(f"object {obj.name!r} is not part of a Worldseed level")
-    try:
-        data = json.loads(root[SPEC_KEY])
-    except (KeyError, ValueError):
-        raise ParameterError(f"level {root.name!r} has lost its settings ({SPEC_KEY})") from None
-    image = root.get(SAMPLE_IMAGE_KEY)
-    if image is not None and data.get("sample"):
-        data["sample"] = sample_file(image)  # the image's pixels as the PNG the sample names (made again if gone)
-    base = root.get(BASE_KEY)
-    return core_levels.from_dict(data, prefix=f"object {root.name!r}: level.", base=base)
-
-
-def stored_geometry(obj):
-    """``("MESH", None)``, ``("KIT", collection)`` or ``("TILES", collection)`` of the level ``obj``
-    belongs to."""
-    root = level_root(obj)
-    return root.get(GEOMETRY_KEY, "MESH"), root.get(KIT_KEY)
-
-
-def stored_source(obj):
-    """``(base, sample image)`` a WFC level was made with (``(None, None)`` for the others)."""
-    root = level_root(obj)
-    return root.get(BASE_KEY), root.get(SAMPLE_IMAGE_KEY)
-
-
-def stored_level(obj):
-    """The :class:`Level` the level ``obj`` belongs to was built from (made again, or cached)."""
-    return level_for(stored_spec(obj), base=stored_source(obj)[0])
-
-
-# --------------------------------------------------------------------------- pieces
-
-
-def _material(name, rgb):
-    """A plain material of base colour ``rgb`` (what the FBX diffuse colour and glTF's
-    ``baseColorFactor`` carry), made once per file."""
-    mat = bpy.data.materials.get(name)
-    if mat is not None:
-        return mat
-    mat = bpy.data.materials.new(name)
-    if mat.node_tree is None:  # Blender before 5.0 makes materials without nodes
-        mat.use_nodes = True
-    rgba = (*rgb, 1.0)
-    mat.diffuse_color = rgba
-    mat.roughness = 0.85
-    bsdf = next((n for n in mat.node_tree.nodes if n.type == "BSDF_PRINCIPLED"), None)
-    if bsdf is None:
-        bsdf = mat.node_tree.nodes.new("ShaderNodeBsdfPrincipled")
-        out = next((n for n in mat.node_tree.nodes if n.type == "OUTPUT_MATERIAL"), None)
-        out = out or mat.node_tree.nodes.new("ShaderNodeOutputMaterial")
-        mat.node_tree.links.new(bsdf.outputs["BSDF"], out.inputs["Surface"])
-    bsdf.inputs["Base Color"].default_value = rgba
-    bsdf.inputs["Roughness"].default_value = 0.85
-    return mat
-
-
-def level_materials():
-    """The floor, wall and ceiling materials (slots 0, 1, 2 of every level mesh)."""
-    return [_material(n, c) for n, c in zip(MATERIAL_NAMES, MATERIAL_COLOURS)]
-
-
-def _level_mesh(level, spec, name, cells=None):
-    """The level mesh as a Blender quad mesh with world-scaled UVs and its three material slots (floor,
-    wall, ceiling), its south-west corner at the object's origin; with ``cells`` ((height, width)
-    bool) only the faces of those cells."""
-    quads = core_levels.level_quads(
-        level, cell_size=spec.cell_size, wall_height=spec.wall_height, ceiling=spec.ceiling, origin=(0.0, 0.0, 0.0)
-    )
-    if cells is None:
-        vertices, topology, corner_uvs, materials = (
-            quads.vertices,
-            quads.topology(),
-            quads.corner_uvs(),
-            quads.materials,
-        )
-    else:
-        vertices, topology, corner_uvs, materials = cells_quads(
-            quads, cells, cell_size=spec.cell_size, height=level.height
-        )
-    me = mesh_from_topology(name, vertices, topology, corner_uvs=corner_uvs)
-    try:
-        attr = me.attributes.get("material_index") or me.attributes.new("material_index", "INT", "FACE")
-        attr.data.foreach_set("value", np.ascontiguousarray(materials, np.int32))
-        for mat in level_materials():
-            me.materials.append(mat)
-    except BaseException:
-        bpy.data.meshes.remove(me)
-        raise
-    return me
-
-
-def marker_names(markers, level=None):
-    """Object names of the markers: ``<level>_Spawn``, ``<level>_Exit`` (when one of their kind), else
-    ``<level>_Kind_001``.. per kind (more digits when a kind has 1,000 or more); without ``level``, the
-    names without the prefix.  Prefixed with the level's name they are unique and stable across
-    Updates, so a Unity script can find them (``GameObject.Find("Crypt_Spawn")``).
-
-    >>> from collections import namedtuple
-    >>> M = namedtuple("M", "kind x y")
-    >>> marker_names([M("spawn", 1, 1), M("enemy", 2, 2), M("enemy", 3, 3), M("exit", 4, 4)], "Crypt")
-    ['Crypt_Spawn', 'Crypt_Enemy_001', 'Crypt_Enemy_002', 'Crypt_Exit']
-    """
-    counts, seen, out = {}, {}, []
-    prefix = f"{level}_" if level else ""
-    for m in markers:
-        counts[m.kind] = counts.get(m.kind, 0) + 1
-    for m in markers:
-        seen[m.kind] = seen.get(m.kind, 0) + 1
-        if counts[m.kind] == 1 and m.kind in ("spawn", "exit"):
-            out.append(prefix + m.kind.title())
-        else:
-            out.append(f"{prefix}{m.kind.title()}_{seen[m.kind]:0{max(3, len(str(counts[m.kind])))}d}")
-    return out
-
-
-def marker_positions(level, cell_size):
-    """(N, 3) float64 positions of the markers' cell centres on the floor, from the level's south-west corner."""
-    xy = np.array([(m.x, m.y) for m in level.markers], np.float64).reshape(-1, 2)
-    out = np.zeros((len(xy), 3))
-    out[:, 0] = (xy[:, 0] + 0.5) * cell_size
-    out[:, 1] = (level.height - xy[:, 1] - 0.5) * cell_size
-    return out
+# --------------------------------------------------------------------------- objects
 
 
 def _markers(level, spec, root, made):
@@ -305,36 +148,6 @@ def _markers(level, spec, root, made):
         empty.parent = root
         empty[KIND_KEY] = LEVEL_MARKER_KIND
         empty[MARKER_KEY] = marker.kind
-
-
-def map_pixels(rgb):
-    """Blender image pixels (bottom row first, RGBA float32, flat) of a uint8 (h, w, 3) picture whose
-    row 0 is the top, sampled down to at most :data:`MAP_SIDE` per side; returns ``(pixels, w, h)``."""
-    rgb = np.asarray(rgb)
-    step = max(1, -(-max(rgb.shape[:2]) // MAP_SIDE))
-    rgb = rgb[::step, ::step]
-    h, w = rgb.shape[:2]
-    px = np.ones((h, w, 4), np.float32)
-    px[..., :3] = rgb[::-1, :, :3] * np.float32(1 / 255)
-    return px.ravel(), w, h
-
-
-def _map_image(level, name, image=None):
-    """The level's 2-D map as an image datablock (made, or ``image`` refilled), with its preview icon."""
-    pixels, w, h = map_pixels(core_levels.level_image(level, max_side=MAP_SIDE))
-    if image is None:
-        image = bpy.data.images.new(f"{name} Map", w, h, alpha=False)
-    elif tuple(image.size) != (w, h):
-        image.scale(w, h)
-    image.pixels.foreach_set(pixels)
-    image.update()
-    preview = image.preview_ensure()  # the panel's icon: the map itself, not a blurred thumbnail of it
-    preview.image_size = (w, h)
-    preview.image_pixels_float.foreach_set(pixels)
-    return image
-
-
-# --------------------------------------------------------------------------- objects
 
 
 def _own_keys(obj):
@@ -422,11 +235,11 @@ def build_level(spec, *, collection, replace=None, geometry="MESH", kit=None, le
     made, meshes = [], []
     try:
         if geometry == "MESH" or (tiles is not None and tiles["missing_cells"].all()):
-            me = _level_mesh(level, spec, name)
+            me = level_mesh(level, spec, name)
             meshes.append(me)
             root = bpy.data.objects.new(name, me)
         elif tiles is not None and tiles["missing_cells"].any():
-            me = _level_mesh(level, spec, name, cells=tiles["missing_cells"])
+            me = level_mesh(level, spec, name, cells=tiles["missing_cells"])
             meshes.append(me)
             root = bpy.data.objects.new(name, me)
         else:
@@ -441,7 +254,7 @@ def build_level(spec, *, collection, replace=None, geometry="MESH", kit=None, le
             kit_obj = tiles_object(tiles["placed"], tiles["modules"], name, made)
         if kit_obj is not None:
             kit_obj.parent = root
-        image = _map_image(level, name, replace.get(LEVEL_MAP_KEY) if replace is not None else None)
+        image = map_image(level, name, replace.get(LEVEL_MAP_KEY) if replace is not None else None)
     except BaseException:
         remove_objects(made)
         for me in meshes:

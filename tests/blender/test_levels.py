@@ -1,10 +1,8 @@
 """Levels in Blender (issue 10): the Levels panel, its operators, the level object, its kit, undo and redo.
+(Exports and world builds of levels: test_levels_export.py.)
 
 Real Blender (the bpy module); small levels, except where size is the point.
 """
-
-import os
-import re
 
 import bpy
 import numpy as np
@@ -16,7 +14,7 @@ from worldseed.core.errors import ParameterError, RecipeError
 from worldseed.operators.bridge import level as bridge_level
 from worldseed.operators.bridge import query
 
-SMALL = dict(generator="cave", width=24, height=20, seed=3)
+from ._level_cases import SMALL, kit_collection, scene_state
 
 
 def _settings():
@@ -39,15 +37,6 @@ def _material_indices(me):
     out = np.empty(len(me.polygons), np.int32)
     me.attributes["material_index"].data.foreach_get("value", out)
     return out
-
-
-def _scene_state():
-    return (
-        sorted(o.name for o in bpy.data.objects),
-        sorted(m.name for m in bpy.data.meshes),
-        sorted(i.name for i in bpy.data.images),
-        sorted(g.name for g in bpy.data.node_groups),
-    )
 
 
 # --------------------------------------------------------------------------- recipe
@@ -190,15 +179,15 @@ def test_every_setting_is_an_operator_property():
 
 def test_bad_input_is_a_report_and_the_scene_is_untouched(empty_scene):
     bpy.ops.worldseed.level_add(**SMALL)
-    before = _scene_state()
+    before = scene_state()
     with pytest.raises(RuntimeError, match="room_min"):  # background Blender raises the ERROR report
         bpy.ops.worldseed.level_add(generator="bsp", width=40, height=40, room_min=12, room_max=6)
-    assert _scene_state() == before
+    assert scene_state() == before
     with pytest.raises(RuntimeError, match="kit"):
         bpy.ops.worldseed.level_add(**SMALL, geometry="KIT")
     with pytest.raises(RuntimeError, match="no collection named 'Nope'"):
         bpy.ops.worldseed.level_add(**SMALL, geometry="KIT", kit="Nope")
-    assert _scene_state() == before
+    assert scene_state() == before
 
 
 def test_update_rebuilds_in_place_keeping_name_and_transform(empty_scene):
@@ -292,7 +281,7 @@ def test_panel_shows_the_generators_own_settings_and_the_map(empty_scene):
     assert ("operator", "worldseed.level_update") in calls and ("prop", "auto_update") in calls
     assert any(kind == "icon" for kind, _ in calls)  # the 2-D map
     assert ("prop", "kit") not in calls and ("operator", "worldseed.level_make_real") not in calls
-    _set(_settings(), geometry="KIT", kit=_kit())
+    _set(_settings(), geometry="KIT", kit=kit_collection())
     bpy.ops.worldseed.level_add(from_settings=True)
     calls = _draw()
     assert ("prop", "kit") in calls and ("operator", "worldseed.level_make_real") in calls
@@ -301,22 +290,13 @@ def test_panel_shows_the_generators_own_settings_and_the_map(empty_scene):
 # --------------------------------------------------------------------------- kit
 
 
-def _kit(roles=("floor", "wall", "Outer Corner", "inner_corner", "wall-end", "door", "pillar")):
-    coll = bpy.data.collections.new("Kit")
-    for k, role in enumerate(roles):
-        me = bpy.data.meshes.new(role)
-        me.from_pydata([(0, 0, 0), (1, 0, 0), (0, 1, k * 0.1)], [], [(0, 1, 2)])
-        coll.objects.link(bpy.data.objects.new(role, me))
-    return coll
-
-
 def _evaluated_instances(obj):
     depsgraph = bpy.context.evaluated_depsgraph_get()
     return [i for i in depsgraph.object_instances if i.is_instance and i.parent and i.parent.original == obj]
 
 
 def test_kit_level_instances_one_module_per_cell(empty_scene):
-    kit = _kit()
+    kit = kit_collection()
     bpy.ops.worldseed.level_add(**SMALL, geometry="KIT", kit=kit.name)
     root = bpy.context.active_object
     assert root.type == "EMPTY" and query.is_level(root)
@@ -335,20 +315,20 @@ def test_kit_level_instances_one_module_per_cell(empty_scene):
 
 
 def test_kit_missing_roles_are_named(empty_scene):
-    kit = _kit(roles=("floor",))
+    kit = kit_collection(roles=("floor",))
     with pytest.raises(RuntimeError, match="no module named wall"):
         bpy.ops.worldseed.level_add(**SMALL, geometry="KIT", kit=kit.name)
     assert not [o for o in bpy.data.objects if query.is_level(o)]
 
 
 def test_make_real_after_a_module_was_deleted_is_a_report(empty_scene):
-    kit = _kit()
+    kit = kit_collection()
     bpy.ops.worldseed.level_add(**SMALL, geometry="KIT", kit=kit.name)
     bpy.data.objects.remove(bpy.data.objects["pillar"])
-    before = _scene_state()
+    before = scene_state()
     with pytest.raises(RuntimeError, match="'pillar' no longer exist"):
         bpy.ops.worldseed.level_make_real()
-    assert _scene_state() == before
+    assert scene_state() == before
 
 
 def test_ten_thousand_kit_modules_are_instanced(empty_scene):
@@ -356,164 +336,13 @@ def test_ten_thousand_kit_modules_are_instanced(empty_scene):
     level = core_levels.Level(grid=grid, markers=(core_levels.Marker("spawn", 0, 0),))
     spec = core_levels.LevelSpec(width=100, height=100)
     scene = bpy.context.scene
-    root = bridge_level.build_level(spec, collection=scene.collection, geometry="KIT", kit=_kit(), level=level)
+    root = bridge_level.build_level(
+        spec, collection=scene.collection, geometry="KIT", kit=kit_collection(), level=level
+    )
     kit_obj = query.level_kit_of(root)
     assert len(kit_obj.data.vertices) == 10_000
     assert len(_evaluated_instances(kit_obj)) == 10_000
     assert len(bpy.data.meshes) == 7 + 1  # the modules' meshes, shared, and the kit's points
-
-
-# ufbx's Python objects can crash the garbage collector with bpy in the process (see
-# test_scatter_ground.py): read the FBX in a Python of its own that prints plain values
-_READ_FBX = """
-import json, os, sys, ufbx
-scene = ufbx.load_file(sys.argv[1], target_unit_meters=1.0)
-out = {}
-for node in list(scene.nodes):
-    if not node.is_root:
-        parent = node.parent.name if node.parent is not None and not node.parent.is_root else None
-        r = node.local_transform.rotation
-        out[node.name] = [parent, list(node.node_to_world.c3), [r.x, r.y, r.z, r.w]]
-print(json.dumps(out), flush=True)
-os._exit(0)
-"""
-
-
-def test_kit_level_exports_one_fbx_object_per_module_and_leaves_the_scene(empty_scene, tmp_path):
-    import json
-    import subprocess
-    import sys
-
-    from worldseed.operators.bridge import world
-
-    kit = _kit()
-    bpy.ops.worldseed.level_add(**SMALL, geometry="KIT", kit=kit.name, origin=(4.0, 6.0, 0.0))
-    root = bpy.context.active_object
-    before = _scene_state()
-    written = world.write_exports([root], str(tmp_path), "kit", core_recipe.ExportSpec(fbx=True, preview=False))
-    assert sorted(os.path.basename(p) for p in written)[:2] == ["Level.tmx", "Level.tsx"]
-    assert _scene_state() == before and query.level_kit_of(root) is not None
-    done = subprocess.run(
-        [sys.executable, "-c", _READ_FBX, str(tmp_path / "kit.fbx")], capture_output=True, text=True, check=True
-    )
-    nodes = json.loads(done.stdout)
-    level = core_levels.generate(core_levels.LevelSpec(**SMALL))
-    placed = core_levels.kit_placements(level, cell_size=2.0, origin=(4, 6, 0))
-    modules = {n: v for n, v in nodes.items() if v[0] == "Level" and re.match(r"^Level_[a-z_]+_\d{5}$", n)}
-    assert len(modules) == len(placed) and "Level_Kit" not in nodes
-    # module k stands on its cell: Blender (x, y, z) is the file's (x, z, -y)
-    walls = np.flatnonzero(placed.role == placed.roles.index("wall"))
-    k = int(walls[np.argmax(placed.yaw[walls])])  # a wall turned about Z
-    x, y, z = placed.positions[k]
-    parent, position, rotation = modules[f"Level_wall_{k:05d}"]
-    assert np.allclose(position, (x, z, -y), atol=1e-4)
-    # a turn by yaw about Blender's +Z is a turn by yaw about the file's +Y
-    half = float(placed.yaw[k]) / 2
-    assert placed.yaw[k] > 0
-    assert np.allclose(np.abs(np.dot(rotation, (0.0, np.sin(half), 0.0, np.cos(half)))), 1.0, atol=1e-5)
-
-
-def test_export_for_unity_writes_the_level_files_beside_the_fbx(empty_scene, tmp_path):
-    bpy.ops.worldseed.level_add(**SMALL, name="Den")
-    path = tmp_path / "game.fbx"
-    assert bpy.ops.worldseed.export_unity(filepath=str(path)) == {"FINISHED"}
-    names = {p.name for p in tmp_path.iterdir()}
-    assert {
-        "game.fbx",
-        "Den.tmx",
-        "Den.tsx",
-        "Den_classes.tsx",
-        "Den_blob.png",
-        "Den_level.json",
-        "Den_level.png",
-    } <= names
-
-
-def test_export_for_unity_writes_a_kit_levels_modules(empty_scene, tmp_path):
-    import json
-    import subprocess
-    import sys
-
-    bpy.ops.worldseed.level_add(**SMALL, geometry="KIT", kit=_kit().name)
-    path = tmp_path / "game.fbx"
-    assert bpy.ops.worldseed.export_unity(filepath=str(path), scope="WORLDSEED") == {"FINISHED"}
-    done = subprocess.run([sys.executable, "-c", _READ_FBX, str(path)], capture_output=True, text=True, check=True)
-    nodes = json.loads(done.stdout)
-    placed = core_levels.kit_placements(core_levels.generate(core_levels.LevelSpec(**SMALL)), cell_size=2.0)
-    modules = [n for n, v in nodes.items() if v[0] == "Level" and re.match(r"^Level_[a-z_]+_\d{5}$", n)]
-    assert len(modules) == len(placed)
-
-
-def _fbx_nodes(path):
-    import json
-    import subprocess
-    import sys
-
-    done = subprocess.run([sys.executable, "-c", _READ_FBX, str(path)], capture_output=True, text=True, check=True)
-    return json.loads(done.stdout)
-
-
-def test_two_levels_of_one_name_export_under_the_names_the_fbx_has(empty_scene, tmp_path):
-    # a new-user trial: Add Level twice with the defaults, then Export for Unity crashed on 'Level.001'
-    tiny = dict(generator="walk", width=12, height=10, seed=1)
-    bpy.ops.worldseed.level_add(**tiny)
-    bpy.ops.worldseed.level_add(**tiny)
-    roots = sorted(o.name for o in bpy.data.objects if query.is_level(o))
-    assert roots == ["Level", "Level_001"]
-    assert bridge_level.stored_spec(bpy.data.objects["Level_001"]).name == "Level_001"
-    assert bpy.ops.worldseed.export_unity(filepath=str(tmp_path / "scene.fbx")) == {"FINISHED"}
-    names = {p.name for p in tmp_path.iterdir()}
-    assert {"Level.tmx", "Level_001.tmx", "Level_level.json", "Level_001_level.json"} <= names
-    nodes = _fbx_nodes(tmp_path / "scene.fbx")
-    assert {"Level", "Level_001"} <= set(nodes)  # the FBX objects are named as the files are
-
-
-def test_a_level_renamed_in_the_outliner_writes_files_named_after_the_object(empty_scene, tmp_path):
-    from worldseed.operators.bridge import world
-
-    bpy.ops.worldseed.level_add(generator="walk", width=12, height=10, seed=1, name="Orig")
-    root = bpy.context.active_object
-    root.name = "Dungeon 2"
-    assert bridge_level.stored_spec(root).name == "Orig"
-    spec = core_recipe.ExportSpec(fbx=False, preview=False)
-    written = {os.path.basename(p) for p in world.write_exports([root], str(tmp_path), "w", spec)}
-    assert "Dungeon 2.tmx" in written and "Dungeon 2_level.json" in written and "Orig.tmx" not in written
-    other = bpy.data.objects.new("Level.007", root.data)  # a name with a '.' makes a safe stem
-    assert world.level_stems([root, other, root]) == ["Dungeon 2", "Level_007", "Dungeon 2_2"]
-
-
-@pytest.mark.parametrize("change", ["rotation", "scale"])
-def test_a_rotated_or_scaled_level_is_refused_in_one_line_and_nothing_is_written(empty_scene, tmp_path, change):
-    # a new-user trial: the JSON/TMX markers disagreed with the FBX once the level root was turned or scaled
-    bpy.ops.worldseed.level_add(generator="walk", width=12, height=10, seed=1, name="Den")
-    root = bpy.context.active_object
-    if change == "rotation":
-        root.rotation_euler.z = np.pi / 2
-    else:
-        root.scale = (2.0, 2.0, 2.0)
-    before = _scene_state()
-    with pytest.raises(RuntimeError, match=r"level 'Den' is rotated or scaled.*Alt\+R / Alt\+S"):
-        bpy.ops.worldseed.export_unity(filepath=str(tmp_path / "scene.fbx"))
-    assert [p.name for p in tmp_path.iterdir()] == [] and _scene_state() == before
-
-
-def test_a_level_moved_by_its_parent_exports_at_its_world_position(empty_scene, tmp_path):
-    import json
-
-    from worldseed.operators.bridge import world
-
-    bpy.ops.worldseed.level_add(generator="walk", width=12, height=10, seed=1, name="Den", origin=(1.0, 2.0, 0.0))
-    root = bpy.context.active_object
-    holder = bpy.data.objects.new("Holder", None)
-    bpy.context.scene.collection.objects.link(holder)
-    holder.location = (10.0, 0.0, 3.0)
-    root.parent = holder
-    bpy.context.view_layer.update()
-    world.write_exports([root], str(tmp_path), "w", core_recipe.ExportSpec(fbx=False, preview=False))
-    record = json.loads((tmp_path / "Den_level.json").read_text())
-    spawn = next(m for m in record["markers"] if m["kind"] == "spawn")
-    marker = bpy.data.objects["Den_Spawn"].matrix_world.translation
-    assert np.allclose(spawn["unity"], (-marker.x, marker.z, -marker.y), atol=1e-5)
 
 
 def test_a_level_of_more_than_twenty_thousand_markers_is_refused_before_any_object(empty_scene):
@@ -526,40 +355,29 @@ def test_a_level_of_more_than_twenty_thousand_markers_is_refused_before_any_obje
     level = core_levels.Level(grid=grid, markers=spawn + enemies)  # exactly 20,000: built
     root = bridge_level.build_level(spec, collection=scene.collection, level=level)
     assert len(root.children) == 20_000 and root.children[0].name.startswith("Horde_")
-    before = _scene_state()
+    before = scene_state()
     over = core_levels.Level(grid=grid, markers=level.markers + (core_levels.Marker("loot", 0, 149),))
     with pytest.raises(ParameterError, match=r"20,001 markers.*more than 20,000: lower enemy_density \(1\) or loot"):
         bridge_level.build_level(spec, collection=scene.collection, level=over)
-    assert _scene_state() == before
+    assert scene_state() == before
 
 
 def test_update_of_a_level_whose_kit_was_made_real_is_refused_and_keeps_the_modules(empty_scene):
     # a new-user trial: Update (and Auto Update) silently deleted the real modules, hand edits and all
     tiny = dict(generator="walk", width=8, height=6, seed=1)
-    bpy.ops.worldseed.level_add(**tiny, geometry="KIT", kit=_kit().name)
+    bpy.ops.worldseed.level_add(**tiny, geometry="KIT", kit=kit_collection().name)
     assert bpy.ops.worldseed.level_make_real() == {"FINISHED"}
     root = bpy.context.active_object
     modules = [o for o in root.children if o.get(query.KIND_KEY) == "level_kit_module"]
     modules[0].location.z += 1.0  # a hand edit
     _set(_settings(), **{**tiny, "seed": 2})
-    before = _scene_state()
+    before = scene_state()
     message = rf"Level has {len(modules):,} real kit modules; Update would delete them — delete them"
     with pytest.raises(RuntimeError, match=message):
         bpy.ops.worldseed.level_update()
-    assert _scene_state() == before and bridge_level.stored_spec(root).seed == 1
+    assert scene_state() == before and bridge_level.stored_spec(root).seed == 1
     with pytest.raises(ParameterError, match="real kit modules"):  # what Auto Update runs
         from worldseed.operators import level as level_ops
 
         level_ops.rebuild_from_settings(root, bpy.context.scene)
-    assert _scene_state() == before
-
-
-def test_a_world_build_adds_its_levels_in_the_recipes_order(empty_scene):
-    from worldseed.operators.bridge import world
-
-    text = "".join(
-        f'[[level]]\nname = "{n}"\ngenerator = "walk"\nwidth = 8\nheight = 6\n' for n in ("Crypt", "Crypt2", "abbey")
-    )
-    built = world.build_world(core_recipe.loads("[terrain]\nenabled = false\n" + text), scene=bpy.context.scene)
-    assert [r.name for r in built.roots] == ["Crypt", "Crypt2", "abbey"]
-    assert all(f"{r.name}_Spawn" in bpy.data.objects for r in built.roots)
+    assert scene_state() == before
