@@ -81,8 +81,11 @@ def plan_world(grid, recipe, *, tiles=None, done=(), cached=()):
     Returns
     -------
     tasks : tuple of Task
-        Every task after its dependencies; tiles are taken row by row (z, then x) and each pulls in
-        its windows and dependencies just before it, so few windows are alive at a time.
+        Every task after its dependencies; tiles are taken row by row (z, then x), or column by
+        column (x, then z) when the grid is at least twice as wide as tall, and each pulls in its
+        windows and dependencies just before it, so few windows are alive at a time: the driver
+        deletes a window once its 3 x 3 tiles are complete, which leaves a band of about 3 rows
+        (or 5 columns: the colours' dependencies reach further along x) of live windows.
     """
     chosen = [tuple(t) for t in (grid.tiles() if tiles is None else tiles)]
     for x, z in chosen:
@@ -116,7 +119,9 @@ def plan_world(grid, recipe, *, tiles=None, done=(), cached=()):
                 deps.append(wkey)
         out.append(Task(key, "tile", (x, z), tuple(sorted(deps)), (x, z) in writes))
 
-    for x, z in sorted(build, key=lambda t: (t[1], t[0])):
+    # the band of live windows: about 3 rows of nx tiles row by row, 5 columns of nz column by column
+    order = (lambda t: t) if grid.nx >= 2 * grid.nz else (lambda t: (t[1], t[0]))
+    for x, z in sorted(build, key=order):
         tile_task(x, z)
     return tuple(out)
 
