@@ -17,12 +17,14 @@
 4. The cache folder (``<out_dir>/.<name>_world_cache``) holds every tile's
    erosion window and border props.  A tile's files there are deleted as soon
    as nothing needs them any more (:class:`CacheRelease`): every task of the
-   plan that reads them has finished and every tile of the tile's 3 x 3
+   plan that reads them has finished (on an executor other than the serial
+   and thread ones, such as Dask, which may run a finished task again, also
+   every task depending on those) and every tile of the tile's 3 x 3
    neighbourhood is complete.  So the cache holds the windows around the
-   tiles being built (a frontier a few rows deep), not the whole world's; a
-   run stopped half-way keeps what the unfinished tiles need, and the next
-   plan makes again whatever they need and is gone.  Once every tile of the
-   world is complete, the cache folder is removed.
+   tiles being built (a band a few rows deep), not the whole world's; a run
+   stopped half-way keeps what the unfinished tiles need, and the next plan
+   makes again whatever they need and is gone.  Once every tile of the world
+   is complete, the cache folder is removed.
 5. The files of tiles outside the grid that an earlier run left (a larger grid
    before) are removed (:func:`stale_tile_files`; ``WorldRun.removed``).
 
@@ -43,7 +45,7 @@ import time
 from .. import recipe as core_recipe
 from ..errors import ParameterError, short
 from ..unity import write_bytes_atomic
-from ._executors import SerialExecutor
+from ._executors import SerialExecutor, ThreadExecutor
 from ._grid import parse_tile_range, world_grid
 from ._plan import neighbourhood, plan_world, run_task
 from ._tile import border_path, load_border
@@ -213,15 +215,19 @@ class CacheRelease:
 
     The files of tile ``N`` (``window_<N>.npz``, ``border_<N>.npz``) go once
 
-    1. every task of ``tasks`` that reads them has finished (the window: the tile tasks that blend
-       it; the border: tile ``N``'s own task, which reads it back when it only builds props), and
+    1. every task of ``tasks`` that reads them is done with them (the window: the tile tasks that
+       blend it; the border: tile ``N``'s own task, which reads it back when it only builds props),
+       and
     2. every tile of ``N``'s 3 x 3 neighbourhood is complete (in ``files``, the world JSON's tiles,
        which the driver updates before calling :meth:`finished`): no later run needs them (a tile
        built again after damage is planned with fresh windows and neighbours).
 
-    A tile that is not complete keeps its windows and its neighbours' borders (a resumed run or
-    the next ``--tiles`` range reuses them).  Called on the driver's thread only (``on_result``),
-    never in a worker, so a file is never deleted while a task that reads it could still start.
+    A task is done with its files once it has finished; with ``rerun=True`` (an executor that may
+    run a finished task again: Dask recomputes a result lost with its worker while a dependent
+    still waits for it) only once every task that depends on it has finished too.  A tile that is
+    not complete keeps its windows and its neighbours' borders (a resumed run or the next
+    ``--tiles`` range reuses them).  Called on the driver's thread only (``on_result``), never in a
+    worker, so a file is never deleted while a task that reads it could still start.
 
     Attributes
     ----------
@@ -229,26 +235,44 @@ class CacheRelease:
         Files removed so far.
     """
 
-    def __init__(self, cache_dir, grid, tasks, files):
+    def __init__(self, cache_dir, grid, tasks, files, *, rerun=False):
         self.cache_dir, self.grid, self.files = cache_dir, grid, files
         self.removed = 0
-        self.pending = collections.Counter()
-        kinds = {task.key: task for task in tasks}
+        by_key = {task.key: task for task in tasks}
+        self.reads = {}  # tile task key -> the files it reads: (kind, tile)
+        self.waiting = collections.Counter()  # tile task key -> its dependents not finished (rerun only)
+        self.pending = collections.Counter()  # (kind, tile) -> tasks not done with it
+        self.finished_keys = set()
         for task in tasks:
             if task.kind != "tile":
                 continue
-            self.pending["border", tuple(task.tile)] += 1
+            reads = [("border", tuple(task.tile))]
             for dep in task.deps:
-                if kinds[dep].kind == "window":
-                    self.pending["window", tuple(kinds[dep].tile)] += 1
+                kind = by_key[dep].kind
+                if kind == "window":
+                    reads.append(("window", tuple(by_key[dep].tile)))
+                elif rerun:
+                    self.waiting[dep] += 1
+            self.reads[task.key] = (task, reads)
+            self.pending.update(reads)
+        self.rerun = rerun
 
     def finished(self, task):
         """Tile task ``task`` finished (and, when it writes, was recorded): release what it freed."""
-        if task.kind != "tile":
+        if task.key not in self.reads:
             return
-        self.pending["border", tuple(task.tile)] -= 1
-        for tile in neighbourhood(self.grid, *task.tile):  # its windows, and the tiles it completes
-            self.pending["window", tile] -= 1 if f"window_{tile[0]}_{tile[1]}" in task.deps else 0
+        self.finished_keys.add(task.key)
+        settled = [task.key] if self.waiting[task.key] <= 0 else []
+        if self.rerun:
+            for dep in task.deps:
+                if dep in self.reads:
+                    self.waiting[dep] -= 1
+                    if self.waiting[dep] <= 0 and dep in self.finished_keys:
+                        settled.append(dep)
+        for key in settled:
+            self.pending.subtract(self.reads[key][1])
+        tiles = {task.tile} | {self.reads[key][0].tile for key in settled}
+        for tile in sorted({n for t in tiles for n in neighbourhood(self.grid, *t)}):
             self.release(tile)
 
     def release(self, tile):
@@ -259,7 +283,7 @@ class CacheRelease:
         names = [
             os.path.basename(make(self.cache_dir, x, z))
             for kind, make in (("window", window_path), ("border", border_path))
-            if self.pending[kind, tile] <= 0
+            if self.pending[kind, tuple(tile)] <= 0
         ]
         self.removed += len(remove_cache_files(self.cache_dir, names))
 
@@ -365,7 +389,9 @@ def run_world(recipe, out_dir, *, name="world", executor=None, tiles=None, progr
         _fresh_cache(cache_dir, digest)
         cached = cached_borders(cache_dir, grid, digest, skip=todo)
         tasks = plan_world(grid, recipe, tiles=todo, done=tuple(files), cached=cached)
-        release = CacheRelease(cache_dir, grid, tasks, files)
+        # Serial and thread executors never run a finished task again; any other may (Dask)
+        rerun = not isinstance(executor, (SerialExecutor, ThreadExecutor))
+        release = CacheRelease(cache_dir, grid, tasks, files, rerun=rerun)
         release.sweep()
 
         def on_result(task, result):

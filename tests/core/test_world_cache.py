@@ -121,7 +121,7 @@ class Watch:
         self.folder, self.stop_after = folder, stop_after
         self.cancel = threading.Event()
         self.windows, self.files, self.bytes, self.made = [], [], [], set()
-        self.violations = []
+        self.violations, self.missing = [], []
 
     def __call__(self, done, total, label):
         if label.startswith("window_"):
@@ -138,6 +138,8 @@ class Watch:
         live, want = window_tiles(self.folder) & self.made, needed(grid, complete) & self.made
         if live != want:  # exactly the windows an incomplete tile needs (of those made and reported)
             self.violations.append((label, sorted(live - want), sorted(want - live)))
+        if want - live:
+            self.missing.append((label, sorted(want - live)))
         if self.stop_after is not None and len(complete) >= self.stop_after:
             self.cancel.set()
 
@@ -309,3 +311,46 @@ def test_a_neighbour_with_cached_props_is_planned_without_windows(tall):
     windows = {t.tile for t in cached if t.kind == "window"}
     assert windows == set(neighbourhood(grid, 1, 3))  # only the tile's own 3 x 3
     assert len([t for t in plain if t.kind == "window"]) > len(windows)
+
+
+class Rerunning:
+    """A serial executor that, like Dask after a worker is lost, runs finished tile tasks again:
+    before each tile task, every tile task it depends on (their results "lost") runs once more and
+    must give the same files.  Not a SerialExecutor, so the driver keeps a tile's files until its
+    dependents have finished too."""
+
+    workers = 1
+
+    def run(self, tasks, fn, *, progress=None, cancel=None, on_result=None):
+        by_key, results, self.reruns = {t.key: t for t in tasks}, {}, 0
+        for task in tasks:
+            for dep in task.deps:
+                if dep.startswith("tile_"):
+                    again = fn(by_key[dep], {d: results[d] for d in by_key[dep].deps})
+                    assert (
+                        again["files"] == results[dep]["files"]
+                        and again["border"].keys() == results[dep]["border"].keys()
+                    )
+                    self.reruns += 1
+            results[task.key] = result = fn(task, {d: results[d] for d in task.deps})
+            on_result(task, result)
+            progress(len(results), len(tasks), task.key)
+        return results
+
+
+def test_an_executor_that_reruns_finished_tasks_still_finds_their_windows(tall, tall_reference, tmp_path):
+    folder = str(tmp_path)
+    watch, executor = Watch(folder), Rerunning()
+    run = core_world.run_world(tall, folder, executor=executor, progress=watch)
+    assert run.complete and executor.reruns > 24 and digests(folder) == tall_reference[0]
+    assert watch.missing == [] and max(watch.windows) < 24  # kept a little longer, still a band
+
+
+def test_the_dask_executor_deletes_safely_and_writes_the_same_bytes(tall, tall_reference, tmp_path):
+    dask_executor = pytest.importorskip("worldseed.scaleout.dask_executor")
+    folder = str(tmp_path)
+    watch = Watch(folder)
+    with dask_executor.DaskExecutor(workers=2) as cluster:
+        run = core_world.run_world(tall, folder, executor=cluster, progress=watch)
+    assert run.complete and not os.path.exists(core_world.cache_folder(folder, "world"))
+    assert watch.missing == [] and digests(folder) == tall_reference[0]
