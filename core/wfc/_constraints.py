@@ -77,7 +77,12 @@ class Connected(_Throttle):
     points : sequence of (x, y) or (x, y, z)
         Output cells that must be walkable and joined to every other walkable cell.
     periodic : bool
-        The grid wraps in x and y (an output that tiles): paths may cross the edges.
+        The grid wraps in x and y (an output that tiles).
+    wrap : bool
+        With ``periodic``, paths may cross the grid's edges (default; the output is read as a
+        tile of an endless plane). ``wrap=False`` counts connectivity as on a finite grid even
+        when the output is periodic: every walkable cell must be reached without crossing an
+        edge (a level cut from a periodic output). No effect without ``periodic``.
     points_name : str
         What error messages call ``points`` (the caller's parameter name).
 
@@ -113,11 +118,13 @@ class Connected(_Throttle):
     def __str__(self):
         return "connected" + (f" with {len(self.points)} point(s)" if len(self.points) else "")
 
-    def __init__(self, walkable, width, height, *, depth=1, points=(), periodic=False, points_name="points"):
+    def __init__(self, walkable, width, height, *, depth=1, points=(), periodic=False, wrap=True, points_name="points"):
         walkable = np.asarray(walkable)
         if walkable.dtype != bool:
             raise ParameterError(f"walkable must be a bool array, got {walkable.dtype}")
-        self.nodes = Nodes(walkable, width, height, depth, bool(periodic), "walkable")
+        periodic, wrap = check_bool(periodic, name="periodic"), check_bool(wrap, name="wrap")
+        periodic = periodic and wrap  # the edges join only when paths may cross them
+        self.nodes = Nodes(walkable, width, height, depth, periodic, "walkable")
         self.walk = self.nodes.values  # (K, P)
         if isinstance(points, np.ndarray):
             points = points.tolist()
@@ -131,7 +138,7 @@ class Connected(_Throttle):
         self.walk_masks = self.nodes.masks(self.walk)
         self.wall_masks = self.nodes.masks(~self.walk)
         self.region = None  # the possibly walkable cells at the last check, when they were one region
-        self.periodic = bool(periodic) and self.nodes.plain
+        self.periodic = periodic and self.nodes.plain  # paths cross the edges
         self._seen = None  # (possible, sure) of the last check that passed
         self._setup_throttle(self.nodes.cells)
 

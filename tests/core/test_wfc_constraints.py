@@ -9,7 +9,7 @@ import pytest
 
 from core.errors import ParameterError
 from core.levels import label_regions
-from core.wfc import Contradiction, load_tileset, overlapping, read_sample, tiled
+from core.wfc import Contradiction, load_tileset, overlapping, read_sample, solve, tiled
 from core.wfc._constraints import Connected, Counts, Unsatisfied
 from core.wfc._nodes import components
 
@@ -609,3 +609,61 @@ def test_constrained_runs_repeat_with_the_seed():
     first, again = tiled(ts, 20, 14, **kwargs), tiled(ts, 20, 14, **kwargs)
     assert first.tiles.tobytes() == again.tiles.tobytes() and first.backtracks == again.backtracks
     assert tiled(ts, 20, 14, **(kwargs | {"seed": 6})).tiles.tobytes() != first.tiles.tobytes()
+
+
+# ---------------------------------------------------------------- wrap: periodic outputs read as finite grids
+
+
+def test_wrap_false_refuses_paths_across_the_edge_of_a_periodic_grid():
+    wave = wave_of(W, B, X, B, W)  # the two ends meet only across the edge
+    assert Connected(WALK, 5, 1, periodic=True, wrap=True).revise(wave, False) is None  # today's behaviour
+    assert Connected(WALK, 5, 1, periodic=True).revise(wave, False) is None  # wrap=True is the default
+    with pytest.raises(Unsatisfied, match="walkable cells cannot all be connected"):
+        Connected(WALK, 5, 1, periodic=True, wrap=False).revise(wave, False)
+    with pytest.raises(Unsatisfied, match=r"point \(4, 0\) cannot be reached"):
+        Connected(WALK, 5, 1, periodic=True, wrap=False, points=[(0, 0), (4, 0)]).revise(wave_of(B, B, X, B, B), False)
+    # 2-D: the gap in the middle column is the only way without the edge, so it is forced
+    g = [[B, B, X, B, B], [W, B, B, B, W], [B, B, X, B, B]]
+    rows = [r for row in g for r in row]
+    assert Connected(WALK, 5, 3, periodic=True).revise(wave_of(*rows), False) is None
+    assert changes(Connected(WALK, 5, 3, periodic=True, wrap=False).revise(wave_of(*rows), False)) == {
+        6: W,
+        7: W,
+        8: W,
+    }
+
+
+def test_wrap_must_be_a_bool():
+    with pytest.raises(ParameterError, match="wrap must be true or false, got 'no'"):
+        Connected(WALK, 5, 1, periodic=True, wrap="no")
+
+
+def solve_speckle_periodic(seed, **connected):
+    ts = load_tileset(SPECKLE)
+    c = Connected(ts.walkable, 12, 10, periodic=True, **connected)
+    result = solve(ts.weights, ts.compatible, 12, 10, periodic=True, seed=seed, constraints=[c])
+    return ts, result.indices
+
+
+def test_periodic_output_with_wrap_false_is_one_region_without_crossing_the_edges():
+    points = [(0, 0), (11, 9), (6, 0)]  # corners joined through the edge only if wrap were allowed
+    for seed in range(6):
+        ts, tiles = solve_speckle_periodic(seed, wrap=False, points=points)
+        walk = ts.walkable[tiles]
+        labels, count = label_regions(walk)  # core.levels' labeller: a finite grid
+        assert count == 1, seed
+        assert all(labels[y, x] == 0 for x, y in points), seed
+        assert_pairs_allowed(tiles, ts.compatible, True)  # still a periodic tiling
+        assert walk.sum() > 20, seed
+
+
+def test_periodic_output_with_wrap_true_keeps_joining_across_the_edges():
+    seams = 0
+    for seed in range(6):
+        ts, tiles = solve_speckle_periodic(seed, wrap=True)
+        walk = ts.walkable[tiles]
+        assert torus_connected(walk), seed
+        seams += regions(walk) > 1
+        # the default is the same solve, byte for byte
+        assert np.array_equal(tiles, solve_speckle_periodic(seed)[1]), seed
+    assert seams  # some output is joined only across its edges: the test can tell wrap from no wrap
