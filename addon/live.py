@@ -5,7 +5,9 @@ deferred to a one-shot timer that coalesces a burst of changes. Timers do
 not run while a background script holds the main thread, so there the
 rebuild happens at once.  In a window, a terrain rebuild that erodes (or is
 large) goes through Update Terrain's modal build (progress, Esc), and a change
-made while such a build runs is rebuilt once it is done. Errors end up in the settings' ``last_error`` (drawn
+made while such a build runs is rebuilt once it is done.  A level rebuilds at once, but for a WFC
+level that may search for seconds (large, or with counts or ``connected``): Auto Update leaves it to
+Update Level (progress, Esc) and the panel says so. Errors end up in the settings' ``last_error`` (drawn
 by the panel) and the console, not as tracebacks.
 
 Rules are checked here, when they change, never while a panel draws: the
@@ -98,9 +100,14 @@ def on_level_change(self, context):
 
 
 def _run_level():
+    """The deferred level rebuild: after any build with progress that runs now (an Update Level of a WFC
+    level, say); never of a WFC level whose search may take seconds (:func:`level_ops.live_rebuilds`:
+    the panel says to press Update Level, which shows progress and takes Esc)."""
+    if not bpy.app.background and modal_builds():
+        return DELAY
     scene = _take("level")
     root = level_root(bpy.context.view_layer.objects.active) if scene is not None else None
-    if root is not None:
+    if root is not None and level_ops.live_rebuilds(scene.worldseed.level):
         _report(scene.worldseed.level, lambda: level_ops.rebuild_from_settings(root, scene))
     return None
 

@@ -9,8 +9,10 @@ The WFC generators add what a text field cannot say well: the panel picks the WF
 presets or a file, the sample from the presets, a file or an image of the .blend (its pixels become
 the sample), the sample values' classes as ``0=wall, 1=floor`` text, the global constraints as text
 (``connect_points`` as ``3,4; 20,10``, ``counts`` as ``door=1-4, junction=2-``), and a collection
-of tile objects named after the tiles (one instance per WFC cell).  Large WFC grids (more than
-:data:`MODAL_WFC_CELLS` cells) are made modally from the sidebar, with progress and Esc.
+of tile objects named after the tiles (one instance per WFC cell).  Every WFC level Add Level, Update
+Level or New Seed makes from a window is made modally, with progress and Esc (a small grid with tight
+counts can search for seconds); without a window (background runs, scripts calling ``exec``) it is made
+at once.  Auto Update rebuilds a WFC level only while it is quick (:func:`live_rebuilds`).
 
 The settings (properties, reading them into a spec and back) live in :mod:`.level_settings`, the
 text settings' parsers in :mod:`.level_text`; their public names are importable from here too.
@@ -49,8 +51,10 @@ from .level_text import fixed_to_text as fixed_to_text
 from .level_text import points_from_text as points_from_text
 from .level_text import points_to_text as points_to_text
 
-#: WFC levels of more cells than this are made modally from the sidebar (progress bar, Esc cancels).
-MODAL_WFC_CELLS = 64 * 64
+#: Auto Update rebuilds a WFC level of at most this many cells and without counts or ``connected``
+#: (:func:`live_rebuilds`): such a level takes a fraction of a second, a larger or constrained one may
+#: search for seconds, so the artist presses Update Level (progress, Esc).
+LIVE_WFC_CELLS = 64 * 64
 
 
 def _geometry(props, kit, tiles=None):
@@ -61,20 +65,39 @@ def _geometry(props, kit, tiles=None):
     return props.geometry, kit
 
 
-def rebuild_from_settings(root, scene):
-    """Rebuild the level ``root`` in place from the Levels panel (its origin stays where the level is)."""
+def _update_inputs(root, scene):
+    """``(spec, build keywords)`` of rebuilding ``root`` in place from the Levels panel (its origin stays
+    where the level is); raises :class:`ParameterError` for bad settings before anything is built."""
     settings = scene.worldseed.level
     values, image = wfc_values(settings)
     spec = spec_from_props(settings, origin=list(bridge_level.stored_spec(root).origin), **values)
     geometry, kit = _geometry(settings, settings.kit, settings.tile_objects)
-    return bridge_level.build_level(
-        spec,
-        collection=scene.collection,
-        replace=root,
-        geometry=geometry,
-        kit=kit,
-        sample_image=image,
-    )
+    build = {"collection": scene.collection, "replace": root, "geometry": geometry, "kit": kit}
+    return spec, {**build, "sample_image": image}
+
+
+def rebuild_from_settings(root, scene):
+    """Rebuild the level ``root`` in place from the Levels panel (its origin stays where the level is)."""
+    spec, build = _update_inputs(root, scene)
+    return bridge_level.build_level(spec, **build)
+
+
+def update_steps(root, scene):
+    """``(spec, steps)``: :func:`rebuild_from_settings` as the steps of a modal run
+    (:func:`.bridge.level.build_steps`: the scene changes at the last step only, closing them early leaves
+    it as it was)."""
+    spec, build = _update_inputs(root, scene)
+    return spec, bridge_level.build_steps(spec, **build)
+
+
+def live_rebuilds(settings):
+    """True when Auto Update rebuilds the level the Levels panel's ``settings`` describe: any level but a
+    WFC level of more than :data:`LIVE_WFC_CELLS` cells or with ``connected`` or ``counts`` (those may
+    search for seconds: the panel says to press Update Level, which shows progress and takes Esc)."""
+    if settings.generator not in level_spec.WFC_GENERATORS:
+        return True
+    constrained = settings.connected or settings.counts.strip()
+    return settings.width * settings.height <= LIVE_WFC_CELLS and not constrained
 
 
 def _report_missing_tiles(op, root):
@@ -163,7 +186,7 @@ class WORLDSEED_OT_level_add(ModalBuild, bpy.types.Operator):
         except ParameterError as err:
             self.report({"ERROR"}, str(err))
             return {"CANCELLED"}
-        if context.window is not None and is_modal_level(spec):
+        if context.window is not None and is_modal_level(spec):  # Esc, progress: the search may be long
             steps = bridge_level.build_steps(spec, collection=context.collection, **build)
             return self.start_modal(context, steps, f"level {spec.name}")
         return self.execute(context)
@@ -218,11 +241,59 @@ class WORLDSEED_OT_level_add(ModalBuild, bpy.types.Operator):
 
 
 def is_modal_level(spec):
-    """True for a level made modally from the sidebar: a WFC level of more than :data:`MODAL_WFC_CELLS` cells."""
-    return spec.generator in level_spec.WFC_GENERATORS and spec.width * spec.height > MODAL_WFC_CELLS
+    """True for a level made modally when its operator is invoked from a window: every WFC level (its
+    search may take seconds whatever the grid's size; the other generators take a fraction of one)."""
+    return spec.generator in level_spec.WFC_GENERATORS
 
 
-class WORLDSEED_OT_level_update(bpy.types.Operator):
+class _ModalUpdate(ModalBuild):
+    """Rebuild the active level from the Levels panel, modally (progress, Esc) for a WFC level invoked
+    from a window (:func:`is_modal_level`), at once otherwise."""
+
+    def invoke(self, context, event):
+        root = level_root(context.active_object)
+        if context.window is None or root is None:
+            return self.execute(context)
+        self.prepare(context)
+        try:
+            spec, steps = update_steps(root, context.scene)
+        except ParameterError as err:
+            self.failed(context, err)
+            self.report({"ERROR"}, str(err))
+            return {"CANCELLED"}
+        if not is_modal_level(spec):
+            steps.close()
+            return self.rebuild(context)
+        return self.start_modal(context, steps, f"level {root.name}")
+
+    def prepare(self, context):
+        """What the operator changes before the rebuild (New Seed: the seed)."""
+
+    def failed(self, context, err):
+        """Undo :meth:`prepare` after an error (the scene is as it was)."""
+
+    def cancelled(self, context):
+        """Esc: undo :meth:`prepare` as after an error."""
+        self.failed(context, None)
+
+    def rebuild(self, context):
+        root = level_root(context.active_object)
+        if root is not None:
+            try:
+                root = rebuild_from_settings(root, context.scene)
+            except ParameterError as err:
+                self.failed(context, err)
+                self.report({"ERROR"}, str(err))
+                return {"CANCELLED"}
+            self.finished(context, root)
+        return {"FINISHED"}
+
+    def finished(self, context, root):
+        select_only(context, root)
+        _report_missing_tiles(self, root)
+
+
+class WORLDSEED_OT_level_update(_ModalUpdate, bpy.types.Operator):
     """Rebuild the active level in place from the Levels panel's settings (Load from Active gets its own)"""
 
     bl_idname = "worldseed.level_update"
@@ -234,37 +305,30 @@ class WORLDSEED_OT_level_update(bpy.types.Operator):
         return level_root(context.active_object) is not None
 
     def execute(self, context):
-        try:
-            root = rebuild_from_settings(level_root(context.active_object), context.scene)
-        except ParameterError as err:
-            self.report({"ERROR"}, str(err))
-            return {"CANCELLED"}
-        select_only(context, root)
-        _report_missing_tiles(self, root)
-        return {"FINISHED"}
+        return self.rebuild(context)
 
 
-class WORLDSEED_OT_level_reseed(bpy.types.Operator):
+class WORLDSEED_OT_level_reseed(_ModalUpdate, bpy.types.Operator):
     """Draw a new random seed; rebuilds the active Worldseed level with it"""
 
     bl_idname = "worldseed.level_reseed"
     bl_label = "New Seed"
     bl_options = {"REGISTER", "UNDO"}
 
-    def execute(self, context):
+    def prepare(self, context):
         settings = context.scene.worldseed.level
-        with paused_auto_update(settings):  # one rebuild below, not one from the update callback
+        self._old_seed = settings.seed
+        with paused_auto_update(settings):  # one rebuild, not one from the update callback
             settings.seed = new_seed()
-        root = level_root(context.active_object)
-        if root is not None:
-            try:
-                root = rebuild_from_settings(root, context.scene)
-                select_only(context, root)
-                _report_missing_tiles(self, root)
-            except ParameterError as err:
-                self.report({"ERROR"}, str(err))
-                return {"CANCELLED"}
-        return {"FINISHED"}
+
+    def failed(self, context, err):
+        """Esc (or a failed search) gives the panel its seed back: the seed shown is the level's."""
+        with paused_auto_update(context.scene.worldseed.level) as settings:
+            settings.seed = self._old_seed
+
+    def execute(self, context):
+        self.prepare(context)
+        return self.rebuild(context)
 
 
 class WORLDSEED_OT_level_load_settings(bpy.types.Operator):

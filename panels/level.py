@@ -62,6 +62,8 @@ class WORLDSEED_PT_level(SidebarPanel, bpy.types.Panel):
             row.operator("worldseed.level_update", icon="FILE_REFRESH")
             row.operator("worldseed.level_load_settings", text="", icon="IMPORT")
             box.prop(settings, "auto_update")
+            if settings.auto_update and not settings.live_rebuilds():
+                box.label(text="Large or constrained WFC level: press Update Level", icon="INFO")
             if level_kit_of(root) is not None:
                 box.operator("worldseed.level_make_real", icon="OUTLINER_OB_GROUP_INSTANCE")
             image = level_map(root)

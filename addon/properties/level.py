@@ -10,7 +10,7 @@ operator's redo panel, so a range is written once, in ``core.levels.LIMITS``.
 import bpy
 
 from ...operators.bridge.query import level_generator_fields
-from ...operators.level import GEOMETRY_ITEMS, WFC_SAMPLED, WFC_TILED, level_props, wfc_settings_props
+from ...operators.level import GEOMETRY_ITEMS, WFC_SAMPLED, WFC_TILED, level_props, live_rebuilds, wfc_settings_props
 from .. import live
 
 
@@ -53,6 +53,10 @@ class WorldseedLevelSettings(bpy.types.PropertyGroup):
     def uses_constraints(self):
         """True when the generator takes the WFC global constraints (connect points, counts)."""
         return self.generator in (*WFC_TILED, *WFC_SAMPLED)
+
+    def live_rebuilds(self):
+        """True when Auto Update rebuilds this level (not a large or constrained WFC level)."""
+        return live_rebuilds(self)
 
     def own_fields(self):
         """The generator's own settings the panel draws as plain properties (the sample, its classes and

@@ -60,8 +60,8 @@ class Recorder:
     def operator(self, idname, **kwargs):
         return Recorder([])
 
-    def label(self, **kwargs):
-        pass
+    def label(self, text="", **kwargs):
+        self.calls.append(f"label: {text}")
 
     def icon(self, data):
         return 7
@@ -71,7 +71,8 @@ class Recorder:
 
 
 def shown_props(**values):
-    """The names of the properties the Levels panel draws once ``values`` are set."""
+    """The names of the properties the Levels panel draws once ``values`` are set (and its labels, as
+    ``"label: <text>"``)."""
     level_settings(**values)
     calls = []
     bpy.types.WORLDSEED_PT_level.draw(type("P", (), {"layout": Recorder(calls)})(), bpy.context)

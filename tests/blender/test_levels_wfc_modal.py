@@ -1,5 +1,6 @@
-"""WFC levels built modally (issue 11): the Add Level modal run fed TIMER and ESC events by hand, Esc
-leaving the scene as it was, and the Add Level button without a window.
+"""WFC levels built modally (issue 11): the Add Level, Update Level and New Seed modal runs fed TIMER
+and ESC events by hand, Esc leaving the scene (and New Seed's seed) as it was, the buttons without a
+window, and Auto Update leaving a large or constrained WFC level to Update Level.
 
 Real Blender (the bpy module).
 """
@@ -10,11 +11,12 @@ import bpy
 import pytest
 
 from worldseed.core import levels as core_levels
+from worldseed.operators import level as level_ops
 from worldseed.operators.bridge import level as bridge_level
 from worldseed.operators.bridge import query
 from worldseed.operators.common import ModalBuild
 
-from ._level_cases import IMPOSSIBLE, TILES, level_settings, scene_state
+from ._level_cases import IMPOSSIBLE, TILES, level_settings, scene_state, shown_props
 
 RESULT = {}
 
@@ -46,12 +48,62 @@ class WORLDSEED_OT_test_level_modal(ModalBuild, bpy.types.Operator):
         return {"FINISHED"}
 
 
+def _drive(op, context, steps, label):
+    """Feed ``op``'s modal run TIMER events (ESC at tick ``op.cancel_after``) to its end, into RESULT."""
+    assert op.start_modal(context, steps, label, handler=False) == {"RUNNING_MODAL"}
+    ticks, state = 0, {"RUNNING_MODAL"}
+    while state == {"RUNNING_MODAL"}:
+        kind = "ESC" if ticks == op.cancel_after else "TIMER"
+        state = op.modal(context, types.SimpleNamespace(type=kind, value="PRESS"))
+        ticks += 1
+    RESULT["state"], RESULT["ticks"] = state, ticks
+    return {"FINISHED"}
+
+
+class WORLDSEED_OT_test_update_modal(ModalBuild, bpy.types.Operator):
+    """Update Level's (``kind="reseed"``: New Seed's) invoke with a window, the modal run's events fed by
+    hand; the real operator's methods run on this one (a registered operator is no base class)."""
+
+    bl_idname = "worldseed.test_update_modal"
+    bl_label = "Test Update Modal"
+    cancel_after: bpy.props.IntProperty(default=-1)
+    kind: bpy.props.StringProperty(default="update")
+
+    def _real(self):
+        return {"update": level_ops.WORLDSEED_OT_level_update, "reseed": level_ops.WORLDSEED_OT_level_reseed}[self.kind]
+
+    def prepare(self, context):
+        self._real().prepare(self, context)
+
+    def failed(self, context, err):
+        self._real().failed(self, context, err)
+
+    def cancelled(self, context):
+        self._real().cancelled(self, context)
+
+    def finished(self, context, root):
+        self._real().finished(self, context, root)
+        RESULT["root"] = root.name
+
+    def execute(self, context):
+        root = query.level_root(context.active_object)
+        self.prepare(context)
+        spec, steps = level_ops.update_steps(root, context.scene)
+        assert level_ops.is_modal_level(spec)
+        return _drive(self, context, steps, f"level {root.name}")
+
+
+TEST_OPS = (WORLDSEED_OT_test_level_modal, WORLDSEED_OT_test_update_modal)
+
+
 @pytest.fixture
 def modal_op():
-    bpy.utils.register_class(WORLDSEED_OT_test_level_modal)
+    for cls in TEST_OPS:
+        bpy.utils.register_class(cls)
     RESULT.clear()
     yield
-    bpy.utils.unregister_class(WORLDSEED_OT_test_level_modal)
+    for cls in TEST_OPS:
+        bpy.utils.unregister_class(cls)
 
 
 def test_escape_in_a_modal_wfc_build_leaves_the_scene_as_it_was(empty_scene, modal_op):
@@ -71,16 +123,83 @@ def test_escape_in_a_modal_wfc_build_leaves_the_scene_as_it_was(empty_scene, mod
         assert scene_state() == before
 
 
-def test_the_add_level_button_on_a_large_wfc_grid_builds_without_a_window(empty_scene):
-    from worldseed.operators.level import MODAL_WFC_CELLS, is_modal_level
-
-    level_settings(**dict(TILES, width=70, height=60), wfc_tileset="pipes", name="Pipes")
-    spec = core_levels.from_dict(dict(TILES, width=70, height=60, tileset="pipes"))
-    assert is_modal_level(spec) and 70 * 60 > MODAL_WFC_CELLS
-    assert not is_modal_level(core_levels.from_dict(dict(TILES, tileset="pipes")))
-    # background Blender has no window for a modal run: the button builds at once
+def test_every_wfc_level_is_modal_and_the_buttons_build_at_once_without_a_window(empty_scene):
+    # a small grid with tight counts may search for seconds: every WFC level is modal from a window
+    assert level_ops.is_modal_level(core_levels.from_dict(dict(TILES, width=4, height=4, tileset="pipes")))
+    assert level_ops.is_modal_level(core_levels.from_dict(dict(TILES, width=70, height=60, tileset="pipes")))
+    assert not level_ops.is_modal_level(core_levels.from_dict(dict(generator="cave", width=200, height=200)))
+    settings = level_settings(**dict(TILES, width=70, height=60), wfc_tileset="pipes", name="Pipes")
+    # background Blender has no window for a modal run: the buttons build at once
     assert bpy.ops.worldseed.level_add("INVOKE_DEFAULT", from_settings=True) == {"FINISHED"}
     assert bpy.context.active_object.name == "Pipes"
+    settings.seed = 77
+    assert bpy.ops.worldseed.level_update("INVOKE_DEFAULT") == {"FINISHED"}
+    assert bridge_level.stored_spec(bpy.context.active_object).seed == 77
+    assert bpy.ops.worldseed.level_reseed("INVOKE_DEFAULT") == {"FINISHED"}
+    assert settings.seed != 77 and bridge_level.stored_spec(bpy.context.active_object).seed == settings.seed
+
+
+def _big_level(**values):
+    """A 70x70 dungeon added from the panel (at once, no window), active; the settings."""
+    settings = level_settings(**dict(TILES, width=70, height=70, seed=4), wfc_tileset="dungeon", name="Big", **values)
+    assert bpy.ops.worldseed.level_add(from_settings=True) == {"FINISHED"}
+    return settings
+
+
+def test_update_level_runs_modal_and_escape_leaves_the_level_as_it_was(empty_scene, modal_op):
+    settings = _big_level()
+    root = bpy.data.objects["Big"]
+    root["artist_note"] = "keep me"
+    # Esc at the start, while solving, before the build: the old level, untouched
+    for seed, cancel in ((5, 0), (6, 3), (7, 1)):
+        settings.seed = seed
+        before = scene_state()
+        RESULT.clear()
+        bpy.ops.worldseed.test_update_modal(cancel_after=cancel)
+        assert RESULT["state"] == {"CANCELLED"} and "root" not in RESULT
+        assert scene_state() == before and bridge_level.stored_spec(bpy.data.objects["Big"]).seed == 4
+    settings.seed = 8
+    RESULT.clear()
+    bpy.ops.worldseed.test_update_modal()
+    assert RESULT["state"] == {"FINISHED"} and RESULT["root"] == "Big" and RESULT["ticks"] > 2
+    root = bpy.data.objects["Big"]
+    assert bridge_level.stored_spec(root).seed == 8 and root["artist_note"] == "keep me"
+    assert bpy.context.active_object == root
+    assert len([o for o in bpy.data.objects if query.is_level(o)]) == 1
+
+
+def test_escape_in_new_seed_gives_the_panel_its_seed_back(empty_scene, modal_op):
+    settings = _big_level()
+    before = scene_state()
+    bpy.ops.worldseed.test_update_modal(kind="reseed", cancel_after=1)
+    assert RESULT["state"] == {"CANCELLED"} and scene_state() == before
+    assert settings.seed == 4 == bridge_level.stored_spec(bpy.data.objects["Big"]).seed
+    RESULT.clear()
+    bpy.ops.worldseed.test_update_modal(kind="reseed")
+    assert RESULT["state"] == {"FINISHED"} and settings.seed != 4
+    assert bridge_level.stored_spec(bpy.data.objects["Big"]).seed == settings.seed
+
+
+def test_auto_update_leaves_a_large_or_constrained_wfc_level_to_update_level(empty_scene):
+    hint = "label: Large or constrained WFC level: press Update Level"
+    settings = level_settings(**dict(TILES, width=20, height=20), wfc_tileset="dungeon", name="Live")
+    assert bpy.ops.worldseed.level_add(from_settings=True) == {"FINISHED"}
+    settings.auto_update = True
+    assert hint not in shown_props(auto_update=True)
+    settings.seed = 11  # small, no counts: rebuilt at once
+    assert bridge_level.stored_spec(bpy.data.objects["Live"]).seed == 11
+    for values in ({"counts": "door=1-"}, {"connected": True}, {"width": 65, "height": 64}):
+        level_settings(**values, auto_update=True)
+        assert not settings.live_rebuilds() and hint in shown_props(auto_update=True)
+        settings.seed += 1  # not rebuilt: the level keeps its seed
+        assert bridge_level.stored_spec(bpy.data.objects["Live"]).seed == 11, values
+        level_settings(counts="", connected=False, width=20, height=20, auto_update=True)
+    assert settings.live_rebuilds() and settings.last_error == ""
+    settings.seed = 13
+    assert bridge_level.stored_spec(bpy.data.objects["Live"]).seed == 13
+    # other generators rebuild whatever their size
+    level_settings(generator="cave", width=200, height=200)
+    assert settings.live_rebuilds() and hint not in shown_props(auto_update=True)
 
 
 def test_a_contradiction_in_a_modal_build_is_reported_and_builds_nothing(empty_scene, modal_op, tmp_path):
