@@ -27,7 +27,7 @@ from ._level import CLASSES, CORRIDOR, DOOR, FLOOR, MARKER_KINDS, MAX_CELLS, WAL
 from ._maze import maze, maze_cells
 from ._mesh import MATERIALS, MAX_MESH_CELLS, LevelQuads, level_mesh, level_quads
 from ._picture import level_image
-from ._record import RECORD_FORMAT, cell_centres, level_json_bytes, level_record
+from ._record import RECORD_FORMAT, cell_centres, level_json_bytes, level_record, level_warnings
 from ._regions import connect_regions, label_regions, nearest_sources, walk_distances
 from ._rooms_caves import rooms_caves
 from ._tiled import TILESETS, tiled_files
@@ -96,6 +96,7 @@ __all__ = [
     "level_record",
     "RECORD_FORMAT",
     "level_json_bytes",
+    "level_warnings",
     "cell_centres",
     "level_image",
     "LevelSpec",

@@ -17,6 +17,8 @@ from ..errors import ParameterError, short
 from ..spec import NAME_PATTERN
 from ..unity import unity_position
 from ._mesh import CELL_SIZE, check_level, check_origin
+from ._regions import label_regions
+from .spec import WFC_GENERATORS
 
 __all__ = [
     "RECORD_FORMAT",
@@ -27,6 +29,7 @@ __all__ = [
     "unity_points",
     "check_level_name",
     "wfc_record",
+    "level_warnings",
 ]
 
 RECORD_FORMAT = "worldseed.level"
@@ -124,7 +127,10 @@ def level_record(level, *, name, cell_size, origin=(0.0, 0.0, 0.0)):
         integer lists per row instead when a class id is 10 or more), ``rooms`` (``x, y, w, h`` in
         cells, ``blender_center`` and ``unity_center`` of the rectangle at floor level, ``unity_size``
         ``[w cs, 0, h cs]``), ``doors`` and ``markers`` (cells ``x, y``; ``blender`` and ``unity``:
-        the cell centre at floor level; markers also ``kind``), and ``frame`` (how to read them).
+        the cell centre at floor level; markers also ``kind``), ``regions`` (how many 4-connected
+        regions the walkable cells form: 1 when every walkable cell can be reached from the spawn; a
+        Wave Function Collapse level without ``connected`` may have more, the spawn and exit in the
+        largest), and ``frame`` (how to read them).
         A Wave Function Collapse level also has ``wfc`` (:func:`wfc_record`: its tile or sample-value
         ids per cell, their names, the palette, the solver's counters).
 
@@ -190,6 +196,7 @@ def level_record(level, *, name, cell_size, origin=(0.0, 0.0, 0.0)):
         "rooms": rooms,
         "doors": doors,
         "markers": markers,
+        "regions": label_regions(grid != level.classes["wall"])[1],
         "frame": {
             "cells": "x = column (west to east), y = row, row 0 = north (the first grid row)",
             "blender": "metres, Z up; the centre of a cell at floor level (rooms: of the rectangle)",
@@ -199,6 +206,21 @@ def level_record(level, *, name, cell_size, origin=(0.0, 0.0, 0.0)):
     if getattr(level, "wfc", None) is not None:
         record["wfc"] = wfc_record(level.wfc, level.grid.shape)
     return record
+
+
+def level_warnings(level, *, name):
+    """Lines to show the user about ``level`` (named ``name``): a Wave Function Collapse level whose
+    walkable cells form several regions (no other generator makes one) says how many.
+
+    >>> import numpy as np
+    >>> from core.levels import Level
+    >>> level_warnings(Level(grid=np.array([[1, 0, 1]], np.uint8), generator="wfc_tiled"), name="Keep")
+    ["level 'Keep': 2 separate walkable regions; set connected = true for one"]
+    """
+    count = label_regions(level.walkable)[1]
+    if count > 1 and level.generator in WFC_GENERATORS:
+        return [f"level {name!r}: {count} separate walkable regions; set connected = true for one"]
+    return []
 
 
 def wfc_record(wfc, shape):

@@ -21,9 +21,14 @@ refused without ``connected``) and ``counts`` (base tile names of the tileset, o
 ``classes``; minimums over the cells refused) go to :func:`core.wfc.tiled_steps` /
 :func:`core.wfc.overlapping_steps`; every accepted level keeps them.
 
-**Markers.**  A spawn and an exit (:func:`~._content.place_markers`) in the largest walkable region,
-when the level has at least 2 walkable cells; none otherwise.  Without ``connected`` the walkable
-cells may form several regions.
+**Markers, doors, regions.**  A spawn and an exit (:func:`~._content.place_markers`) in the largest
+walkable region; a level whose largest region has fewer than 2 cells (every tile a wall) is a
+ParameterError naming the level.  Every door-class cell is one of the level's ``doors``; a WFC level
+has no ``rooms``.  Without ``connected`` the walkable cells may form several regions: the record
+counts them (``regions``) and :func:`~._record.level_warnings` says so.
+
+**Errors** of the solver (:class:`core.wfc.Contradiction`) name the level: ``level 'Keep' (tileset
+'dungeon'): ...``.
 """
 
 from __future__ import annotations
@@ -37,7 +42,7 @@ from .._checks import make_rng
 from ..errors import ParameterError, short
 from ..spec import did_you_mean
 from ._content import place_markers
-from ._level import CLASSES, FLOOR, WALL, Level, WfcRecord
+from ._level import CLASSES, DOOR, FLOOR, WALL, Level, WfcRecord
 from ._regions import label_regions
 from ._wfc_files import load_sample_of, load_tileset_of, prefixed, wfc_model
 from .spec import check_classes
@@ -295,17 +300,51 @@ def _values(palette, keep):
     return [tuple(int(c) for c in row) if palette.ndim == 2 else int(row) for row in palette[np.asarray(keep)]]
 
 
-def _markers(grid, seed):
-    """Spawn and exit in the largest walkable region; none with fewer than 2 walkable cells there."""
+def level_label(spec):
+    """How messages name a WFC level: ``level 'Keep' (tileset 'dungeon')``, ``level 'Mine' (sample 'rooms')``."""
+    if spec.sample:
+        return f"level {spec.name!r} (sample {spec.sample!r})"
+    return f"level {spec.name!r} (tileset {spec.tileset!r})"
+
+
+def _markers(grid, seed, spec):
+    """Spawn and exit in the largest walkable region; a ParameterError naming the level when that
+    region has fewer than 2 cells (no level is without its spawn and exit)."""
     labels, count = label_regions(grid != WALL)
-    if count == 0:
-        return ()
-    sizes = np.bincount(labels[labels >= 0], minlength=count)
+    sizes = np.bincount(labels[labels >= 0], minlength=count) if count else np.zeros(1, np.int64)
     largest = int(np.argmax(sizes))
     if sizes[largest] < 2:
-        return ()
+        what = (
+            "no walkable cell (every tile is a wall)"
+            if count == 0
+            else "no two walkable cells side by side (each walkable region is 1 cell)"
+        )
+        hint = (
+            "ask for walkable values with classes or counts"
+            if spec.sample
+            else "ask for walkable tiles with counts (e.g. counts = { floor = [8] })"
+        )
+        raise ParameterError(
+            f"{level_label(spec)}: {what}, so there is no place for a spawn and an exit: {hint}, "
+            "make the level larger or try another seed"
+        )
     g = np.where(labels == largest, grid, WALL).astype(np.uint8)
     return place_markers(g, rng=make_rng(seed))
+
+
+def _doors(grid):
+    """``(x, y)`` of every door-class cell, in raster order (row by row, then column)."""
+    ys, xs = np.nonzero(grid == DOOR)
+    return tuple((int(x), int(y)) for y, x in zip(ys.tolist(), xs.tolist()))
+
+
+def _named(steps, spec):
+    """``yield from steps``, a :class:`core.wfc.Contradiction` naming the level (its name and tileset
+    or sample) before the solver's words."""
+    try:
+        return (yield from steps)
+    except core_wfc.Contradiction as err:
+        raise core_wfc.Contradiction(f"{level_label(spec)}: {err}", cell=err.cell, attempts=err.attempts) from None
 
 
 def _constraint_settings(spec):
@@ -348,7 +387,7 @@ def wfc_level_steps(spec, *, base=None, prefix="level."):
             counts=tiled_counts(spec, tileset, prefix=prefix) or None,
             fixed=tiled_fixed(spec, tileset, prefix=prefix) or None,
         )
-        result = yield from steps
+        result = yield from _named(steps, spec)
         tiles = result.tiles
         ids = np.asarray(tiles, dtype=np.int32)
         grid = variant_classes[ids]
@@ -384,7 +423,7 @@ def wfc_level_steps(spec, *, base=None, prefix="level."):
             counts=sample_counts(spec, palette, prefix=prefix) or None,
             fixed=sample_fixed(spec, palette, prefix=prefix) or None,
         )
-        result = yield from steps
+        result = yield from _named(steps, spec)
         out = np.asarray(result.output)
         pal = np.asarray(result.palette)
         if out.ndim == 3:
@@ -422,7 +461,8 @@ def wfc_level_steps(spec, *, base=None, prefix="level."):
     grid = np.ascontiguousarray(grid, dtype=np.uint8)
     return Level(
         grid=grid,
-        markers=_markers(grid, spec.seed),
+        doors=_doors(grid),
+        markers=_markers(grid, spec.seed, spec),
         seed=spec.seed,
         generator=spec.generator,
         settings=settings,

@@ -10,6 +10,7 @@ import stat
 
 from .. import wfc as core_wfc
 from ..errors import ParameterError, short
+from ..spec import did_you_mean
 from .spec import AUTOTILE_SETS
 
 __all__ = [
@@ -69,6 +70,11 @@ def resolve_file(value, *, key, base=None, prefix="level."):
     ... except ParameterError as err:
     ...     print(err)
     level.tileset 'nowhere.toml': no file /nonexistent/nowhere.toml
+    >>> try:
+    ...     resolve_file("flowerz", key="sample")
+    ... except ParameterError as err:
+    ...     print(str(err).split(" (presets")[0])
+    level.sample 'flowerz' is no preset (did you mean 'flowers'?)
     """
     name = f"{prefix}{key}"
     suffixes = _SUFFIXES[key]
@@ -80,9 +86,10 @@ def resolve_file(value, *, key, base=None, prefix="level."):
             path = os.path.join(folder, value + suffix)
             if os.path.isfile(path):
                 return path, value
-        known = ", ".join(preset_names(key)) or "none"
+        presets = preset_names(key)
         raise ParameterError(
-            f"{name} {value!r} is no preset (presets: {known}); a file needs its suffix ({', '.join(suffixes)})"
+            f"{name} {value!r} is no preset{did_you_mean(value, presets)} (presets: {', '.join(presets) or 'none'}); "
+            f"a file needs its suffix ({', '.join(suffixes)})"
         )
     if "\x00" in value:
         raise ParameterError(f"{name} must be a file path, got {short(value)}")

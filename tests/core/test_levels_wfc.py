@@ -213,7 +213,10 @@ def test_too_many_patterns_refused_naming_the_sample(tmp_path):
 
 def test_wfc_picks_the_model():
     tiles = generate(from_dict({"generator": "wfc", "tileset": "pipes", "width": 10, "height": 8}))
-    sample = generate(from_dict({"generator": "wfc", "sample": "dots", "width": 10, "height": 8}))
+    # dots: stones (1) on a field (0); by default the field (the border's value) would be wall and every
+    # stone a one-cell region, no room for a spawn and an exit: walk on the field instead
+    dots = {"generator": "wfc", "sample": "dots", "width": 10, "height": 8, "classes": {"0": "floor", "1": "wall"}}
+    sample = generate(from_dict(dots))
     assert tiles.wfc.model == "tiled" and sample.wfc.model == "overlapping"
     assert tiles.generator == sample.generator == "wfc"
 
@@ -382,15 +385,12 @@ def test_record_of_a_tiled_level_and_of_other_levels():
     )
 
 
-def test_few_walkable_cells_give_no_markers(tmp_path):
+def test_a_level_without_walkable_cells_is_refused(tmp_path):
+    """No level is without its spawn and exit (see test_levels_wfc_honest.py for the message)."""
     (tmp_path / "rock.txt").write_text("11\n11\n")
-    level = generate(
-        from_dict(
-            {"generator": "wfc_overlapping", "sample": "rock.txt", "n": 2, "width": 6, "height": 5}, base=str(tmp_path)
-        )
-    )
-    assert not level.walkable.any() and level.markers == ()
-    assert json.loads(level_json_bytes(level, name="Rock", cell_size=1.0))["markers"] == []
+    spec = {"generator": "wfc_overlapping", "sample": "rock.txt", "n": 2, "width": 6, "height": 5}
+    with pytest.raises(ParameterError, match="no walkable cell"):
+        generate(from_dict(spec, base=str(tmp_path)))
 
 
 def test_generate_steps_reports_progress_and_returns_the_level():
