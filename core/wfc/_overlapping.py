@@ -104,7 +104,7 @@ def overlapping(
         otherwise the windows whose bottom row it is (and a bounded output refuses windows that
         wrap past the sample's bottom).
     seed : int
-        Attempt ``k`` solves with ``seed + k``.
+        Attempt ``k`` solves with ``numpy.random.default_rng([seed, k])`` (see :func:`.solve`).
     attempts, backtrack_limit : int
         Passed to the solver: restarts, and backtracks per attempt.
     connected : bool

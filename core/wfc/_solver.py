@@ -9,7 +9,7 @@ Observation takes the lowest Shannon-entropy cell and collapses it to a weighted
 pattern (entropies from exact integer sums plus a seeded tie-break noise, then one ``argmin``).
 Every change is logged (cell, old set), so a failed choice is undone exactly; the pattern is
 then banned and the search goes on, up to ``backtrack_limit`` backtracks, after which the
-attempt restarts with the next seed.
+attempt restarts with the next stream of the seed (attempt ``k``: ``default_rng([seed, k])``).
 
 Extra constraints (connectivity, tile counts: :mod:`._constraints`) plug in through
 ``constraints``: objects with ``revise(wave, final)`` that see the wave as a read-only
@@ -158,7 +158,8 @@ def solve(
     periodic : bool
         Wrap around the x and y edges (never z).
     seed : int
-        Attempt ``k`` (0-based) uses ``numpy.random.default_rng(seed + k)``.
+        Attempt ``k`` (0-based) uses ``numpy.random.default_rng([seed, k])``: every
+        (seed, attempt) pair has its own stream, so neighbouring seeds never share an attempt.
     attempts : int
         Restarts allowed before giving up.
     backtrack_limit : int
@@ -291,7 +292,7 @@ def _solve(
     wave0 = state.wave[:n]
     every = max(1, n // 100)
     for k in range(attempts):
-        rng = np.random.default_rng(seed + k)
+        rng = np.random.default_rng([seed, k])  # attempt k of seed s: its own stream, never seed s + 1's
         noise = (rng.random(n) * 1e-6).tolist()  # seeded tie-break among equal entropies
         state = Search(rules, nbrs, list(wave0), noise, constraints)
         outcome = yield from _attempt(state, rng, backtrack_limit, every, f"attempt {k + 1}")
