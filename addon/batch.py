@@ -121,14 +121,25 @@ placements = true
 
 
 class TerminalProgress:
-    """A one-line progress bar on stderr (a line every 10% when not a terminal)."""
+    """A one-line progress bar on stderr (a line every 10% when not a terminal).
 
-    def __init__(self, label, stream=None, width=30):
-        self.label, self.stream, self.width = label, stream or sys.stderr, width
+    Calm on a long search: a line (a redraw on a terminal) only when the shown percentage rises (a
+    tenth when not a terminal, a hundredth on one) or the stage changes -- a new WFC attempt, say --,
+    never a lower percentage within the same stage (a WFC search backtracks: its fraction slides back
+    and forth), and at most one every :attr:`interval` seconds but for the last (``done == total``).
+    ``clock`` is the seconds' source (the tests give theirs).
+    """
+
+    #: Least seconds between two lines (not a terminal) or redraws (a terminal).
+    LINE_INTERVAL, REDRAW_INTERVAL = 0.25, 0.1
+
+    def __init__(self, label, stream=None, width=30, clock=time.perf_counter):
+        self.label, self.stream, self.width, self.clock = label, stream or sys.stderr, width, clock
         self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
-        self.last_decile = -1
-        self.last_frac = 0.0
-        self.start = time.perf_counter()
+        self.interval = self.REDRAW_INTERVAL if self.tty else self.LINE_INTERVAL
+        self.stage, self.shown = None, -1  # the stage shown last, its highest step shown
+        self.start = clock()
+        self.last_line = None  # when the last line was written
         self.open = False  # a bar drawn on the terminal's line, not yet ended by a newline
 
     def end_line(self):
@@ -139,19 +150,22 @@ class TerminalProgress:
             self.open = False
 
     def __call__(self, done, total, stage):
-        frac = done / max(total, 1)
+        frac = min(done / max(total, 1), 1.0)
+        last = done >= total
+        if stage != self.stage:  # the next part of the run (an attempt, trees, scatter) may count from 0
+            self.stage, self.shown = stage, -1
+        step = int(frac * (100 if self.tty else 10))
+        now = self.clock()
+        if not last and (step <= self.shown or (self.last_line is not None and now - self.last_line < self.interval)):
+            return
+        self.shown, self.last_line = step, now
         if self.tty:
             fill = int(frac * self.width)
             self.stream.write(f"\r{self.label} [{'#' * fill}{'.' * (self.width - fill)}] {frac:4.0%} {stage:<12}")
-            self.open = done < total
-            if done >= total:
-                self.stream.write(f" {time.perf_counter() - self.start:.2f}s\n")
+            self.open = not last
+            if last:
+                self.stream.write(f" {now - self.start:.2f}s\n")
         else:
-            if frac < self.last_frac:  # the next part of the run (trees, scatter) counts from 0 again
-                self.last_decile = -1
-            self.last_frac = frac
-        if not self.tty and int(frac * 10) > self.last_decile:
-            self.last_decile = int(frac * 10)
             self.stream.write(f"{self.label}: {frac:4.0%} {stage}\n")
         self.stream.flush()
 

@@ -4,8 +4,10 @@ from two processes, and the FBX read back by a third-party reader (ufbx) where U
 Each run is ``worldseed_run.py`` in its own process, as a user would run it.
 """
 
+import io
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -208,3 +210,83 @@ def test_the_level_record_format_is_the_one_earlier_files_are_recognised_by(two_
 
     record = json.loads((two_runs[0] / "Crypt_level.json").read_text())
     assert record["format"] == world.LEVEL_RECORD_FORMAT
+
+
+class _Clock:
+    """A clock the test moves by hand."""
+
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self):
+        return self.now
+
+
+class _Tty(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def _search_calls():
+    """``(seconds, done, total, stage)`` as a long WFC search reports them (the trial's run, issue 11's
+    finding 9): attempt 1 climbs to 67%, then slides between 66% and 79% for 3 s, 1,000 calls a second;
+    attempts 2 to 6 count from the start again; the last reaches the end."""
+    calls, t, total = [], 0.0, 480
+    calls.append((t, 0, total, "level Dung"))
+    for done in range(1, 321):
+        t += 0.001
+        calls.append((t, done, total, "level Dung: attempt 1"))
+    for k in range(3000):
+        t += 0.001
+        calls.append((t, (318, 322, 320, 379, 360, 317)[k % 6], total, "level Dung: attempt 1"))
+    for attempt in range(2, 7):
+        for done in range(1, 300 if attempt < 6 else total):
+            t += 0.001
+            calls.append((t, done, total, f"level Dung: attempt {attempt}"))
+    calls.append((t + 0.001, total, total, "level Dung: solving"))
+    return calls
+
+
+def _percentages(text):
+    """``[(stage, percent)]`` of TerminalProgress's lines (a terminal's redraws too)."""
+    found = re.findall(r"(\d+)% (level Dung[^\r\n]*?)\s*(?:\d+\.\d+s)?(?=[\r\n]|$)", text)
+    return [(stage.strip(), int(p)) for p, stage in found]
+
+
+@pytest.mark.parametrize("stream", [io.StringIO, _Tty])
+def test_progress_of_a_long_search_is_calm_and_never_goes_back(stream):
+    from worldseed.addon.batch import TerminalProgress
+
+    out, clock = stream(), _Clock()
+    progress = TerminalProgress("worldseed T", stream=out, clock=clock)
+    calls = _search_calls()
+    for t, done, total, stage in calls:
+        clock.now = t
+        progress(done, total, stage)
+    shown = _percentages(out.getvalue())
+    seconds = calls[-1][0]
+    # a few lines a second at most (the trial's run printed 123 lines, 30 a second while searching)
+    assert len(shown) <= seconds / progress.interval + 2, shown
+    assert len(shown) >= 7  # yet every attempt but the quick ones, and the end
+    for (stage, p), (next_stage, q) in zip(shown, shown[1:]):
+        assert stage != next_stage or q > p, shown  # never the same or a lower percentage in one stage
+    assert shown[-1] == ("level Dung: solving", 100)
+    assert {s for s, _ in shown} >= {f"level Dung: attempt {k}" for k in (1, 6)}
+    if stream is _Tty:
+        assert out.getvalue().endswith("s\n") and not progress.open
+
+
+def test_a_headless_wfc_level_prints_a_calm_progress(tmp_path):
+    recipe = tmp_path / "wfc.toml"
+    recipe.write_text(
+        '[world]\nname = "T"\n[terrain]\nenabled = false\n'
+        '[[level]]\nname = "Dung"\ngenerator = "wfc_tiled"\ntileset = "dungeon"\nwidth = 48\nheight = 40\nseed = 2\n'
+    )
+    done = _run(str(recipe), str(tmp_path / "out"))
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stderr.splitlines() if line.startswith("worldseed T:")]
+    shown = [(line.split("% ", 1)[1], int(line.split(":")[1].split("%")[0])) for line in lines]
+    assert 2 <= len(shown) <= 14, lines  # a line a tenth at most, the stage changes
+    for (stage, p), (next_stage, q) in zip(shown, shown[1:]):
+        assert stage != next_stage or q > p, lines
+    assert shown[-1] == ("levels", 100)
