@@ -3,6 +3,7 @@ finite grid when ``connected`` (also periodic), the regions counted and warned a
 door cells listed as doors, no level without a spawn and an exit, errors naming the level."""
 
 import json
+import os
 
 import numpy as np
 import pytest
@@ -18,6 +19,7 @@ from core.levels import (
     level_record,
     level_warnings,
 )
+from core.levels._wfc_files import PRESETS
 
 
 def level_of(base=None, **kw):
@@ -136,3 +138,22 @@ def test_a_mistyped_preset_gets_a_did_you_mean(key, value, close):
     generator = "wfc_overlapping" if key == "sample" else "wfc_tiled"
     with pytest.raises(ParameterError, match=rf"level.{key} '{value}' is no preset \(did you mean '{close}'\?\)"):
         from_dict({"generator": generator, key: value})
+
+
+# --------------------------------------------------------------------------- finding 15
+
+
+@pytest.mark.parametrize("stem, inside", [("dungeon", "rock"), ("pipes", "empty")])
+def test_bounded_preset_levels_are_ringed_by_their_edge(stem, inside):
+    """dungeon: rock beyond the border (no floor, door or corridor end runs into it); pipes: nothing
+    (no pipe leads off the map). A periodic level tiles, so its border is free."""
+    ts = core_wfc.load_tileset(os.path.join(PRESETS, f"{stem}.toml"))
+    meets = ts.meets(ts.edge)  # (4, P): east, south, west, north
+    assert meets[:, list(ts.names).index(inside)].all()
+    for seed in range(3):
+        ids = level_of(tileset=stem, width=24, height=20, seed=seed).wfc.ids
+        assert meets[0, ids[:, -1]].all() and meets[1, ids[-1]].all()
+        assert meets[2, ids[:, 0]].all() and meets[3, ids[0]].all()
+    ids = level_of(tileset=stem, width=24, height=20, seed=1, periodic=True).wfc.ids
+    border = np.concatenate([meets[0, ids[:, -1]], meets[1, ids[-1]], meets[2, ids[:, 0]], meets[3, ids[0]]])
+    assert not border.all()
