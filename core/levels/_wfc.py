@@ -307,7 +307,7 @@ def level_label(spec):
     return f"level {spec.name!r} (tileset {spec.tileset!r})"
 
 
-def _markers(grid, seed, spec):
+def _markers(grid, seed, spec, walkable_names=()):
     """Spawn and exit in the largest walkable region; a ParameterError naming the level when that
     region has fewer than 2 cells (no level is without its spawn and exit)."""
     labels, count = label_regions(grid != WALL)
@@ -319,17 +319,23 @@ def _markers(grid, seed, spec):
             if count == 0
             else "no two walkable cells side by side (each walkable region is 1 cell)"
         )
-        hint = (
-            "ask for walkable values with classes or counts"
-            if spec.sample
-            else "ask for walkable tiles with counts (e.g. counts = { floor = [8] })"
-        )
+        if spec.sample:
+            hint = "map sample values to walkable classes (classes) or ask for them with counts"
+        elif walkable_names:
+            hint = f"ask for walkable tiles with counts (e.g. counts = {{ {_toml_key(walkable_names[0])} = [8] }})"
+        else:
+            hint = f"tileset {spec.tileset!r} has no walkable tile (every class is wall): give some tiles a class"
         raise ParameterError(
             f"{level_label(spec)}: {what}, so there is no place for a spawn and an exit: {hint}, "
             "make the level larger or try another seed"
         )
     g = np.where(labels == largest, grid, WALL).astype(np.uint8)
     return place_markers(g, rng=make_rng(seed))
+
+
+def _toml_key(name):
+    """``name`` as a TOML key: bare when it may be, else quoted."""
+    return name if name.replace("_", "").replace("-", "").isalnum() and name.isascii() else f'"{name}"'
 
 
 def _doors(grid):
@@ -404,6 +410,9 @@ def wfc_level_steps(spec, *, base=None, prefix="level."):
             mirrored=tuple(bool(m) for m in getattr(tileset, "mirrored", ())),
         )
         settings = {"tileset": source, **solver, **_constraint_settings(spec)}
+        walkable_names = tuple(
+            dict.fromkeys(str(b) for b, c in zip(record.base_names, variant_classes.tolist()) if c != WALL)
+        )
     else:
         sample = data
         palette = np.unique(sample.reshape(-1, sample.shape[2]), axis=0) if sample.ndim == 3 else np.unique(sample)
@@ -447,6 +456,7 @@ def wfc_level_steps(spec, *, base=None, prefix="level."):
             backtracks=int(result.backtracks),
             source=source,
         )
+        walkable_names = ()
         settings = {
             "sample": source,
             "n": spec.n,
@@ -462,7 +472,7 @@ def wfc_level_steps(spec, *, base=None, prefix="level."):
     return Level(
         grid=grid,
         doors=_doors(grid),
-        markers=_markers(grid, spec.seed, spec),
+        markers=_markers(grid, spec.seed, spec, walkable_names),
         seed=spec.seed,
         generator=spec.generator,
         settings=settings,
