@@ -347,8 +347,12 @@ class WORLDSEED_OT_level_load_settings(bpy.types.Operator):
         try:
             spec = bridge_level.stored_spec(root)
         except ParameterError as err:
-            self.report({"ERROR"}, str(err))
-            return {"CANCELLED"}
+            try:  # a tileset or sample file gone (moved, deleted): every other setting still loads
+                spec = bridge_level.stored_spec(root, files=False)
+            except ParameterError:
+                self.report({"ERROR"}, str(err))
+                return {"CANCELLED"}
+            self.report({"WARNING"}, f"Worldseed: {err}; the other settings are loaded")
         settings = context.scene.worldseed.level
         geometry, kit = bridge_level.stored_geometry(root)
         _, image = bridge_level.stored_source(root)

@@ -12,6 +12,7 @@ import os
 
 from ...core import levels as core_levels
 from ...core.errors import ParameterError
+from ...core.spec import from_table
 from ...core.steps import drive
 from .level_wfc import sample_file
 from .query import level_root
@@ -88,8 +89,12 @@ def spec_json(spec):
     return json.dumps(core_levels.to_dict(spec), sort_keys=True)
 
 
-def stored_spec(obj):
-    """The :class:`LevelSpec` a level (``obj`` or the level it belongs to) was built from."""
+def stored_spec(obj, *, files=True):
+    """The :class:`LevelSpec` a level (``obj`` or the level it belongs to) was built from.
+
+    ``files=False`` reads the settings, each checked in its range, without looking for the WFC tileset
+    or sample files they name (nor checking the settings against them): Load Settings of a level whose
+    file is gone still gets every setting back."""
     root = level_root(obj)
     if root is None:
         raise ParameterError(f"object {obj.name!r} is not part of a Worldseed level")
@@ -101,7 +106,10 @@ def stored_spec(obj):
     if image is not None and data.get("sample"):
         data["sample"] = sample_file(image)  # the image's pixels as the PNG the sample names (made again if gone)
     base = root.get(BASE_KEY)
-    return core_levels.from_dict(data, prefix=f"object {root.name!r}: level.", base=base)
+    prefix = f"object {root.name!r}: level."
+    if not files:
+        return from_table(core_levels.LevelSpec, core_levels.LIMITS, data, prefix=prefix)
+    return core_levels.from_dict(data, prefix=prefix, base=base)
 
 
 def stored_geometry(obj):
