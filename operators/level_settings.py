@@ -7,6 +7,8 @@ operator's redo panel (:mod:`.level`).  The WFC generators' own ways to name a t
 into spec values here (:func:`wfc_values`, :func:`spec_from_props`) and back (:func:`load_wfc_settings`).
 """
 
+import os
+
 import bpy
 
 from ..core import levels as core_levels
@@ -65,6 +67,19 @@ SAMPLE_SOURCES = (
 _FILE = ("FILE", "File", "A tileset file (.toml)")
 
 
+#: Blender 4.5 on warns (a RuntimeWarning) when a path property without this option is set to '//...'.
+_RELATIVE = {"options": {"PATH_SUPPORTS_BLEND_RELATIVE"}} if bpy.app.version >= (4, 5, 0) else {}
+
+
+def blend_path(path):
+    """The file a panel's path names: ``//`` starts at the saved .blend's folder (``bpy.path.abspath``),
+    so does a plain relative path once the .blend is saved (before, the working directory)."""
+    path = bpy.path.abspath(path) if path else path
+    if path and not os.path.isabs(path) and bpy.data.filepath:
+        path = os.path.join(os.path.dirname(bpy.path.abspath(bpy.data.filepath)), path)
+    return path
+
+
 def _preset_items(stems, what):
     return [(s, s.replace("_", " ").title(), f"The {s!r} {what} that ships with Worldseed") for s in stems]
 
@@ -89,7 +104,12 @@ def wfc_settings_props(update=None):
             **kw,
         ),
         "tileset_file": bpy.props.StringProperty(
-            name="Tileset File", subtype="FILE_PATH", default="", description="A WFC tileset (.toml)", **kw
+            name="Tileset File",
+            subtype="FILE_PATH",
+            default="",
+            description="A WFC tileset (.toml); '//' and a relative path start at the saved .blend's folder",
+            **_RELATIVE,
+            **kw,
         ),
         "sample_source": bpy.props.EnumProperty(
             name="Sample", items=SAMPLE_SOURCES, default="PRESET", description="Where the WFC sample comes from", **kw
@@ -101,7 +121,9 @@ def wfc_settings_props(update=None):
             name="Sample File",
             subtype="FILE_PATH",
             default="",
-            description="A sample grid (.txt) or picture (.png)",
+            description="A sample grid (.txt) or picture (.png); '//' and a relative path start at the saved "
+            ".blend's folder",
+            **_RELATIVE,
             **kw,
         ),
         "sample_image": bpy.props.PointerProperty(
@@ -163,7 +185,7 @@ def wfc_values(settings):
     generator = settings.generator
     if generator in WFC_TILED:
         wfc = settings.wfc_tileset
-        tileset = wfc if wfc != "FILE" else bpy.path.abspath(settings.tileset_file)
+        tileset = wfc if wfc != "FILE" else blend_path(settings.tileset_file)
         if not tileset:
             raise ParameterError("level.tileset: choose the WFC tileset file (or a preset)")
     else:
@@ -173,7 +195,7 @@ def wfc_values(settings):
         if settings.sample_source == "PRESET":
             sample = settings.sample_preset
         elif settings.sample_source == "FILE":
-            sample = bpy.path.abspath(settings.sample_file)
+            sample = blend_path(settings.sample_file)
         else:
             image = settings.sample_image
             if image is None:
