@@ -84,8 +84,9 @@ def overlapping(
 
     Parameters
     ----------
-    sample : (h, w) int array or (h, w, 3) uint8 image
-        A small picture of the style (sides 1 to 256; RGBA (h, w, 4) images too).
+    sample : (h, w) int array, or (h, w, 3) RGB or (h, w, 4) RGBA uint8 image
+        A small picture of the style, 1 to 256 values (pixels) a side. Every distinct value or
+        colour (alpha included) is one value of the output; an RGBA sample gives an RGBA output.
     width, height : int
         Output size in cells (at least ``n``).
     n : {2, 3}
@@ -128,7 +129,8 @@ def overlapping(
     Returns
     -------
     OverlappingResult
-        ``output`` (height, width) like the sample (or (height, width, 3) for an image), ``attempts``,
+        ``output`` (height, width) like the sample (or (height, width, 3 or 4) for an RGB or RGBA
+        image), ``attempts``,
         ``backtracks``, ``palette`` and the number of ``patterns``.
 
     Raises

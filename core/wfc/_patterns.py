@@ -32,16 +32,24 @@ __all__ = [
 MAX_SAMPLE_SIDE = 256
 
 
-def check_sample(sample):
+def check_sample(sample, name="sample"):
+    """The sample as an array: (h, w) integers, or an (h, w, 3) RGB or (h, w, 4) RGBA uint8 image
+    (every distinct colour, alpha included, is one value), 1 to :data:`MAX_SAMPLE_SIDE` a side;
+    ``name`` is what messages call it (a file: ``"sample 'rooms.txt'"``).
+
+    >>> check_sample(np.zeros((2, 3, 4), np.uint8)).shape
+    (2, 3, 4)
+    """
     arr = np.asarray(sample)
     image = arr.ndim == 3 and arr.dtype == np.uint8 and arr.shape[2] in (3, 4)
     if not (image or (arr.ndim == 2 and arr.dtype.kind in "iu")):
         raise ParameterError(
-            f"sample must be an (h, w) integer array or an (h, w, 3) uint8 image, got {arr.dtype} {arr.shape}"
+            f"{name} must be an (h, w) integer array or an (h, w, 3) or (h, w, 4) uint8 image (RGB or RGBA),"
+            f" got {arr.dtype} {arr.shape}"
         )
     h, w = arr.shape[:2]
     if not (1 <= h <= MAX_SAMPLE_SIDE and 1 <= w <= MAX_SAMPLE_SIDE):
-        raise ParameterError(f"sample must be 1 to {MAX_SAMPLE_SIDE} values a side, got {w} x {h}")
+        raise ParameterError(f"{name} must be 1 to {MAX_SAMPLE_SIDE} values a side, got {w} x {h}")
     return arr
 
 
@@ -189,8 +197,11 @@ def ground_allowed(indices, patterns, n, periodic, periodic_input, shape):
 
 
 def read_sample(path):
-    """A sample from a file: a PNG picture (:func:`read_png`), or a ``.txt`` grid of digits (one row a line,
-    blank lines and ``#`` comments skipped) as an (h, w) int32 array.
+    """A sample from a file: a PNG picture (:func:`read_png`: (h, w) grey, (h, w, 3) RGB or palette,
+    (h, w, 4) RGBA uint8), or a ``.txt`` grid of digits (one row a line, blank lines and ``#``
+    comments skipped) as an (h, w) int32 array; 1 to :data:`MAX_SAMPLE_SIDE` a side (a bigger PNG
+    is refused from its header, before decompressing). Every error names the file; a bad row of a
+    ``.txt`` names its line (1-based).
 
     >>> import tempfile, os
     >>> with tempfile.TemporaryDirectory() as d:
@@ -200,21 +211,29 @@ def read_sample(path):
     [[0, 1, 2], [2, 1, 0]]
     """
     path = pathlib.Path(path)
+    name = f"sample {short(str(path))}"
     try:
         data = path.read_bytes()
     except OSError as err:
-        raise ParameterError(f"sample {short(str(path))} cannot be read: {err.strerror or err}") from None
+        raise ParameterError(f"{name} cannot be read: {err.strerror or err}") from None
     if path.suffix.lower() != ".txt":
-        return read_png(data, name=f"sample {short(str(path))}")
+        return check_sample(read_png(data, name=name, max_side=MAX_SAMPLE_SIDE), name)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        raise ParameterError(f"sample {short(str(path))} is not UTF-8 text") from None
-    rows = [line.strip() for line in text.splitlines()]
-    rows = [r for r in rows if r and not r.startswith("#")]
-    if not rows or any(len(r) != len(rows[0]) for r in rows):
-        raise ParameterError(f"sample {short(str(path))} must be rows of digits of one length")
-    if not all(r.isascii() and r.isdigit() for r in rows):
-        bad = next(r for r in rows if not (r.isascii() and r.isdigit()))
-        raise ParameterError(f"sample {short(str(path))} must hold only digits 0-9, got the row {short(bad)}")
-    return np.array([[int(c) for c in r] for r in rows], dtype=np.int32)
+        raise ParameterError(f"{name} is not UTF-8 text") from None
+    lines = [(i, line.strip()) for i, line in enumerate(text.splitlines(), 1)]
+    lines = [(i, r) for i, r in lines if r and not r.startswith("#")]
+    if not lines:
+        raise ParameterError(f"{name} must be rows of digits of one length, got no row")
+    first, top = lines[0]
+    for i, r in lines:
+        if len(r) != len(top):
+            raise ParameterError(
+                f"{name} must be rows of digits of one length: line {i} has {len(r)}, line {first} has {len(top)}"
+            )
+        if not (r.isascii() and r.isdigit()):
+            raise ParameterError(f"{name} must hold only digits 0-9, got line {i}: {short(r)}")
+    if not (len(lines) <= MAX_SAMPLE_SIDE and len(top) <= MAX_SAMPLE_SIDE):
+        raise ParameterError(f"{name} must be 1 to {MAX_SAMPLE_SIDE} values a side, got {len(top)} x {len(lines)}")
+    return np.array([[int(c) for c in r] for _, r in lines], dtype=np.int32)

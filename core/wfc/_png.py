@@ -16,7 +16,8 @@ from ..errors import ParameterError, short
 __all__ = ["read_png", "MAX_PNG_PIXELS"]
 
 SIGNATURE = b"\x89PNG\r\n\x1a\n"
-#: Largest picture read (4096 x 4096): a sample is small, and a bomb must not fill memory.
+#: Largest picture read (4096 x 4096) without ``max_side``: a bomb must not fill memory (a sample is
+#: smaller still: :func:`.read_sample` passes ``max_side=256``, :data:`._patterns.MAX_SAMPLE_SIDE`).
 MAX_PNG_PIXELS = 4096 * 4096
 #: Channels per colour type: grey, RGB, palette, RGBA (grey + alpha, type 4, is refused).
 CHANNELS = {0: 1, 2: 3, 3: 1, 6: 4}
@@ -73,7 +74,7 @@ def _unfilter(raw, rows, stride, bpp, name):
     return out[1:]
 
 
-def read_png(data, *, name="sample"):
+def read_png(data, *, name="sample", max_side=None):
     """Decode PNG bytes to a uint8 array: (rows, cols) grey, (rows, cols, 3) RGB or palette, (rows, cols, 4) RGBA.
 
     Parameters
@@ -83,6 +84,10 @@ def read_png(data, *, name="sample"):
         transparency too).
     name : str
         What error messages call the file.
+    max_side : int, optional
+        Refuse a picture wider or taller than this from its header (before decompressing):
+        ``"... must be 1 to 256 pixels a side"``. Without it the limit is :data:`MAX_PNG_PIXELS`
+        pixels (4096 x 4096).
 
     >>> from core.preview import png_bytes
     >>> img = np.arange(12, dtype=np.uint8).reshape(2, 2, 3)
@@ -118,8 +123,10 @@ def read_png(data, *, name="sample"):
         )
     if interlace or compression or filtering:
         raise ParameterError(f"{name} must be a non-interlaced PNG (save it without interlacing)")
+    if max_side is not None and not (1 <= rows <= max_side and 1 <= cols <= max_side):
+        raise ParameterError(f"{name} must be 1 to {max_side} pixels a side, got {cols} x {rows}")
     if not 1 <= rows * cols <= MAX_PNG_PIXELS or rows == 0 or cols == 0:
-        raise ParameterError(f"{name} must have 1 to {MAX_PNG_PIXELS:,} pixels, got {cols} x {rows}")
+        raise ParameterError(f"{name} must have 1 to {MAX_PNG_PIXELS:,} pixels (4096 x 4096), got {cols} x {rows}")
     if colour == 3 and palette is None:
         raise ParameterError(f"{name} is not a valid PNG: a palette picture without PLTE")
     bpp = CHANNELS[colour]

@@ -34,6 +34,8 @@ __all__ = ["solve", "solve_steps", "SolveResult", "OPPOSITE", "DX", "DY", "DZ", 
 
 #: Most cells one solve takes: its wave, neighbours, undo log and entropies take about 1 KB a cell.
 MAX_CELLS = 1 << 20
+#: Most cells x patterns of a model's (cells, P) bool masks (the allowed patterns of every cell).
+MAX_CELL_PATTERNS = 1 << 26
 
 #: Offsets of the directions 0 east (+x), 1 south (+y, row + 1), 2 west, 3 north, 4 up (+z), 5 down.
 DX = (1, 0, -1, 0, 0, 0)
@@ -83,13 +85,7 @@ def _check(weights, compatible, width, height, depth, seed, attempts, backtrack_
     for name, value, low in sizes:
         if not _is_int(value, low):
             raise ParameterError(f"{name} must be an integer >= {low}, got {value!r}")
-    cells = width * height * depth
-    if cells > MAX_CELLS:
-        size = f"{width} x {height}" + (f" x {depth}" if depth > 1 else "")
-        raise ParameterError(
-            f"width x height{' x depth' if depth > 1 else ''} = {size} = {cells:,} cells, more than the "
-            f"{MAX_CELLS:,} the solver takes (about 1 KB of memory a cell): solve a smaller grid"
-        )
+    check_cells(width, height, depth)
     if not _is_int(seed, 0) or seed > 2**63 - 1:
         raise ParameterError(f"seed must be an integer in [0, {2**63 - 1}], got {seed!r}")
     if not _is_int(backtrack_limit, 0):
@@ -118,6 +114,36 @@ def _check(weights, compatible, width, height, depth, seed, attempts, backtrack_
         if allowed.shape != (*grid, p) or allowed.dtype != bool:
             raise ParameterError(f"allowed must be a bool {(*grid, p)} array, got {allowed.dtype} {allowed.shape}")
     return weights, compatible, fixed, allowed
+
+
+def check_cells(width, height, depth=1, patterns=None):
+    """Refuse a grid of more than :data:`MAX_CELLS` cells (sides already checked to be ints >= 1),
+    or with ``patterns`` one whose (cells, patterns) bool mask would pass :data:`MAX_CELL_PATTERNS`:
+    a :class:`ParameterError` naming the sizes and the limit, before anything is allocated.
+
+    >>> check_cells(64, 64, 8, patterns=47)
+    32768
+    >>> try:
+    ...     check_cells(4096, 4096, 4096)
+    ... except ParameterError as err:
+    ...     print(str(err)[:80])
+    width x height x depth = 4096 x 4096 x 4096 = 68,719,476,736 cells, more than th
+    """
+    cells = int(width) * int(height) * int(depth)
+    names = "width x height" + (" x depth" if depth > 1 else "")
+    size = f"{width} x {height}" + (f" x {depth}" if depth > 1 else "")
+    if cells > MAX_CELLS:
+        raise ParameterError(
+            f"{names} = {size} = {cells:,} cells, more than the {MAX_CELLS:,} the solver takes"
+            " (about 1 KB of memory a cell): solve a smaller grid"
+        )
+    if patterns is not None and cells * int(patterns) > MAX_CELL_PATTERNS:
+        raise ParameterError(
+            f"{names} = {size} = {cells:,} cells with {int(patterns):,} tile variants is "
+            f"{cells * int(patterns):,} cell-patterns, more than the {MAX_CELL_PATTERNS:,} the solver"
+            " holds (one byte each): solve a smaller grid or use fewer tiles"
+        )
+    return cells
 
 
 def _cell_xy(cell, width, height, depth):

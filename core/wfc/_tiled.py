@@ -10,7 +10,7 @@ from ..errors import ParameterError, short
 from ..spec import did_you_mean
 from ..steps import drive
 from ._constraints import Connected, Counts, check_bounds, check_points, painted_cells
-from ._solver import solve_steps
+from ._solver import check_cells, solve_steps
 from ._tileset import Tileset, load_tileset
 
 __all__ = ["tiled", "tiled_steps", "TiledResult"]
@@ -126,6 +126,8 @@ def tiled_steps(
     :class:`TiledResult`."""
     if not isinstance(tileset, Tileset):
         tileset = load_tileset(tileset)
+    _check_sides(width, height)
+    check_cells(width, height)  # before the constraints' and the edge's per-cell arrays
     constraints = _constraints(tileset, width, height, periodic, connected, connect_points, counts)
     painted = None
     if isinstance(fixed, dict):  # {(x, y): tile}: a base tile allows any of its turns
@@ -157,12 +159,16 @@ def tiled_steps(
     return _result(steps, tileset)
 
 
-def _painted_cells(tileset, width, height, fixed):
-    """``{(x, y): (P,) bool}`` of a ``fixed`` dict ``{(x, y): tile}``: a variant name (``"bend 1"``)
-    allows that variant, a base tile name any of its turns and mirrors."""
+def _check_sides(width, height):
     for name, value in (("width", width), ("height", height)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
             raise ParameterError(f"{name} must be an integer >= 1, got {short(value)}")
+
+
+def _painted_cells(tileset, width, height, fixed):
+    """``{(x, y): (P,) bool}`` of a ``fixed`` dict ``{(x, y): tile}``: a variant name (``"bend 1"``)
+    allows that variant, a base tile name any of its turns and mirrors."""
+    _check_sides(width, height)
     base = np.array(tileset.base_names, dtype=object)
     out = {}
     for (x, y), tile in painted_cells(fixed, width, height, "tile"):
@@ -184,9 +190,7 @@ def _edge_allowed(tileset, width, height, periodic, edge):
         raise ParameterError(f"edge must be a socket profile string ('' for none), got {short(edge)}")
     if not edge or periodic:
         return None
-    for name, value in (("width", width), ("height", height)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise ParameterError(f"{name} must be an integer >= 1, got {short(value)}")
+    _check_sides(width, height)
     meets = tileset.meets(edge)  # (4, P): east, south, west, north
     allowed = np.ones((height, width, len(tileset.names)), bool)
     allowed[:, -1] &= meets[0]

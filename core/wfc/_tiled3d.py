@@ -26,7 +26,7 @@ import numpy as np
 
 from ..errors import ParameterError, short
 from ..steps import drive
-from ._solver import solve_steps
+from ._solver import check_cells, solve_steps
 from ._tiled import TiledResult
 from ._tileset import Tileset, load_tileset
 
@@ -154,6 +154,10 @@ def tiled3d(
 
     Raises
     ------
+    ParameterError
+        A bad argument; a grid of more than :data:`~core.wfc.MAX_CELLS` cells (width x height x
+        depth), or whose cells x tile variants pass the solver's ``MAX_CELL_PATTERNS``, is refused
+        before anything is allocated.
     Contradiction
         No stacking within the attempts (``cell`` is (x, y, z)).
 
@@ -240,6 +244,7 @@ def _prepare(tileset, width, height, depth, periodic, fixed, ground, sky, edge):
     for key, value in (("width", width), ("height", height), ("depth", depth)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
             raise ParameterError(f"{key} must be an integer >= 1, got {value!r}")
+    check_cells(width, height, depth, patterns=len(tileset.names))  # before any (cells, P) array
     compatible = compatible3d(tileset)
     grid = (depth, height, width)
     if fixed is not None:

@@ -249,6 +249,10 @@ def _read(path_or_text):
         return source, tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         _fail(source, f"not valid TOML: {e}")
+    except RecursionError:  # tomllib parses nested arrays and inline tables recursively
+        raise ParameterError(f"{source}: values nest too deeply") from None
+    except ValueError:  # tomllib's int() of more than 4,300 digits (Python's limit on int conversion)
+        raise ParameterError(f"{source}: not valid TOML: a number is too long (more than 4,300 digits)") from None
 
 
 def load_tileset(path_or_text):
