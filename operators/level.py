@@ -70,7 +70,9 @@ def _update_inputs(root, scene):
     where the level is); raises :class:`ParameterError` for bad settings before anything is built."""
     settings = scene.worldseed.level
     values, image = wfc_values(settings)
-    spec = spec_from_props(settings, origin=list(bridge_level.stored_spec(root).origin), **values)
+    origin = list(bridge_level.stored_spec(root, files=False).origin)
+    with level_wfc.naming_image(image):  # the image's name, not the temporary PNG of its pixels
+        spec = spec_from_props(settings, origin=origin, **values)
     geometry, kit = _geometry(settings, settings.kit, settings.tile_objects)
     build = {"collection": scene.collection, "replace": root, "geometry": geometry, "kit": kit}
     return spec, {**build, "sample_image": image}
@@ -175,7 +177,8 @@ class WORLDSEED_OT_level_add(ModalBuild, bpy.types.Operator):
             if image is None:
                 raise ParameterError(f"level.sample_image: there is no image named {self.sample_image!r}")
             self.sample = level_wfc.sample_file(image)
-        spec = spec_from_props(self)
+        with level_wfc.naming_image(image):  # the image's name, not the temporary PNG of its pixels
+            spec = spec_from_props(self)
         geometry, kit = _geometry(self, kit, tiles)
         return spec, {"geometry": geometry, "kit": kit, "sample_image": image}
 

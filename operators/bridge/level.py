@@ -76,7 +76,7 @@ from .level_store import (
     stored_source,
     stored_spec,
 )
-from .level_wfc import tile_modules, tile_placements, tiles_object
+from .level_wfc import naming_image, tile_modules, tile_placements, tiles_object
 from .mesh import remove_objects
 from .query import (
     KIND_KEY,
@@ -222,7 +222,8 @@ def build_level(spec, *, collection, replace=None, geometry="MESH", kit=None, le
                 "or unparent them (Alt+P) to keep them, then Update"
             )
     if level is None:
-        level = level_for(spec, base=base)
+        with naming_image(sample_image):  # the image's name, not the temporary PNG of its pixels
+            level = level_for(spec, base=base)
     if len(level.markers) > MAX_MARKERS:
         raise ParameterError(
             f"level {spec.name!r} would get {len(level.markers):,} markers, one object each, more than "
@@ -325,7 +326,8 @@ def build_steps(spec, *, collection, geometry="MESH", kit=None, base=None, sampl
     """:func:`build_level` as steps for a modal run: yields the WFC solver's ``(done, total, label)``
     while the level is made, then builds it (nothing in the scene changes before); returns the root.
     Closing the steps early (Esc) leaves the scene as it was."""
-    level = yield from level_steps(spec, base=base)
+    with naming_image(sample_image):  # the image's name, not the temporary PNG of its pixels
+        level = yield from level_steps(spec, base=base)
     yield 1, 1, "building"
     return build_level(
         spec,

@@ -14,7 +14,7 @@ from ...core import levels as core_levels
 from ...core.errors import ParameterError
 from ...core.spec import from_table
 from ...core.steps import drive
-from .level_wfc import sample_file
+from .level_wfc import naming_image, sample_file
 from .query import level_root
 
 __all__ = [
@@ -109,7 +109,8 @@ def stored_spec(obj, *, files=True):
     prefix = f"object {root.name!r}: level."
     if not files:
         return from_table(core_levels.LevelSpec, core_levels.LIMITS, data, prefix=prefix)
-    return core_levels.from_dict(data, prefix=prefix, base=base)
+    with naming_image(image):
+        return core_levels.from_dict(data, prefix=prefix, base=base)
 
 
 def stored_geometry(obj):

@@ -12,6 +12,7 @@ uniform).  The instances live on one point object built as the modular kit's
 Cells whose base tile has no object keep the level mesh (their faces only) and are reported.
 """
 
+import contextlib
 import hashlib
 import os
 import re
@@ -23,7 +24,7 @@ import numpy as np
 from ...core import levels as core_levels
 from ...core import mesh as core_mesh
 from ...core import preview as core_preview
-from ...core.errors import ParameterError
+from ...core.errors import ParameterError, short
 from . import instancing
 from .level_kit import KIT_MODULES_KEY, KIT_ROLES_KEY
 from .query import KIND_KEY, LEVEL_KIT_KIND
@@ -33,6 +34,9 @@ __all__ = [
     "wfc_presets",
     "image_sample",
     "sample_file",
+    "SAMPLES_FOLDER",
+    "image_named",
+    "naming_image",
     "tile_key",
     "tile_modules",
     "TilePlacements",
@@ -93,7 +97,7 @@ def sample_file(image):
     rgb = image_sample(image)
     digest = hashlib.sha256(np.ascontiguousarray(rgb).tobytes() + repr(rgb.shape).encode()).hexdigest()[:16]
     stem = re.sub(r"[^A-Za-z0-9_\-]+", "_", image.name).strip("_")[:48] or "sample"
-    folder = os.path.join(bpy.app.tempdir or tempfile.gettempdir(), "worldseed_wfc_samples", digest)
+    folder = os.path.join(bpy.app.tempdir or tempfile.gettempdir(), SAMPLES_FOLDER, digest)
     path = os.path.join(folder, f"{stem}.png")
     if not os.path.isfile(path):
         os.makedirs(folder, exist_ok=True)
@@ -102,6 +106,51 @@ def sample_file(image):
             f.write(core_preview.png_bytes(rgb))
         os.replace(part, path)
     return path
+
+
+#: The folder (in the session's temporary folder) of the PNG files holding images' pixels.
+SAMPLES_FOLDER = "worldseed_wfc_samples"
+
+# a quoted path into SAMPLES_FOLDER, as core's messages show it (perhaps cut short: "... (95 characters)")
+_SAMPLE_PATH = re.compile(
+    r"""(['"])[^'"]*"""
+    + SAMPLES_FOLDER
+    + r"""[^'"]*?(?:\1|\.\.\. \(\d[\d,]* characters\))"""
+    + r"|\S*"
+    + SAMPLES_FOLDER
+    + r"\S*?\.png"
+)
+
+
+def image_named(text, name, path=None):
+    """``text`` with the temporary PNG of an image's pixels (:func:`sample_file`; ``path`` when known,
+    also cut short as core's messages cut long values) shown as ``image '<name>'``: an artist knows the
+    image of the .blend, not a file in a temporary folder.
+
+    >>> image_named("level.sample '/tmp/b/worldseed_wfc_samples/ab12/Noise.png' gives 9 patterns", "Noise")
+    "level.sample image 'Noise' gives 9 patterns"
+    """
+    shown = f"image {name!r}"
+    if path:
+        for form in (short(path), repr(path), path):
+            text = text.replace(form, shown)
+    return _SAMPLE_PATH.sub(lambda _: shown, text)
+
+
+@contextlib.contextmanager
+def naming_image(image):
+    """Errors (:class:`ParameterError`) raised inside name ``image`` (an image of the .blend, or None)
+    instead of the temporary PNG of its pixels (:func:`image_named`)."""
+    try:
+        yield
+    except ParameterError as err:
+        if image is not None and err.args and isinstance(err.args[0], str):
+            try:
+                path = sample_file(image)
+            except (ParameterError, OSError):
+                path = None
+            err.args = (image_named(err.args[0], image.name, path), *err.args[1:])
+        raise
 
 
 def _load(image):

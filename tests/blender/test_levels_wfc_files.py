@@ -38,6 +38,10 @@ def test_load_settings_of_a_level_whose_tileset_file_is_gone_loads_the_rest(empt
     # Update says which file is missing, and changes nothing
     with pytest.raises(RuntimeError, match="no file"):
         bpy.ops.worldseed.level_update()
+    # the artist picks another file: Update rebuilds the level (its old file is not needed)
+    settings.tileset_file = PIPES
+    assert bpy.ops.worldseed.level_update() == {"FINISHED"}
+    assert bridge_level.stored_spec(bpy.context.active_object).seed == 31
     # a level whose settings are lost altogether is still an error
     del bpy.context.active_object[bridge_level.SPEC_KEY]
     with pytest.raises(RuntimeError, match="lost its settings"):

@@ -1,9 +1,13 @@
-"""An image of the .blend as a WFC sample reads as the PNG file it came from would."""
+"""An image of the .blend as a WFC sample reads as the PNG file it came from would, and errors name the
+image, not the temporary PNG of its pixels."""
 
 import bpy
 import numpy as np
+import pytest
 
+from worldseed.core import levels as core_levels
 from worldseed.core import wfc as core_wfc
+from worldseed.core.errors import ParameterError, short
 from worldseed.core.preview import png_bytes
 from worldseed.operators.bridge import level_wfc
 
@@ -44,3 +48,67 @@ def test_a_float_image_gives_the_srgb_bytes_its_colours_show():
     finally:
         bpy.data.images.remove(image)
     assert sample.shape[2] in (3, 4) and (sample[..., :3] == 188).all()  # linear 0.5 is sRGB #bcbcbc
+
+
+def _image(name, grey):
+    """An image ``name`` whose pixels are the grey levels ``grey`` (rows top to bottom, values 0 to 1)."""
+    grey = np.asarray(grey, np.float32)
+    h, w = grey.shape
+    image = bpy.data.images.new(name, w, h)
+    px = np.ones((h, w, 4), np.float32)
+    px[..., :3] = grey[::-1, :, None]  # Blender's rows run bottom to top
+    image.pixels.foreach_set(px.ravel())
+    return image
+
+
+def _sampled(image, **values):
+    settings = bpy.context.scene.worldseed.level
+    settings.auto_update = False
+    for k, v in dict(generator="wfc_overlapping", width=16, height=12, name="I", sample_source="IMAGE").items():
+        setattr(settings, k, v)
+    settings.sample_image = image
+    for k, v in values.items():
+        setattr(settings, k, v)
+    return settings
+
+
+def test_errors_name_the_image_not_the_temporary_file_of_its_pixels(empty_scene):
+    from worldseed.operators.bridge import level as bridge_level
+
+    # too many patterns: refused while the settings are read (Add, Update)
+    noise = _image("Noise", np.random.default_rng(1).integers(0, 4, (64, 64)) / 3)
+    _sampled(noise, n=3, symmetry=8)
+    with pytest.raises(RuntimeError) as err:
+        bpy.ops.worldseed.level_add(from_settings=True)
+    assert "level.sample image 'Noise' gives" in str(err.value) and level_wfc.SAMPLES_FOLDER not in str(err.value)
+    # no walkable cell: refused while the level is made (at once, and in a modal run's steps)
+    thin = _image("Thin", np.zeros((5, 1)))
+    _sampled(thin, n=2, symmetry=1)
+    with pytest.raises(RuntimeError) as err:
+        bpy.ops.worldseed.level_add(from_settings=True)
+    assert "(sample image 'Thin')" in str(err.value) and level_wfc.SAMPLES_FOLDER not in str(err.value)
+    spec = core_levels.from_dict(
+        dict(generator="wfc_overlapping", width=16, height=12, n=2, symmetry=1, sample=level_wfc.sample_file(thin))
+    )
+    steps = bridge_level.build_steps(spec, collection=bpy.context.scene.collection, sample_image=thin)
+    with pytest.raises(ParameterError) as err:
+        for _ in steps:
+            pass
+    assert "(sample image 'Thin')" in str(err.value)
+    # Update Level of a level made from an image, the image made unusable
+    good = _image("Good", np.kron(np.array([[0, 0, 0, 0], [0, 1, 1, 0], [0, 1, 1, 0], [0, 0, 0, 0]]), np.ones((3, 3))))
+    _sampled(good, n=3, symmetry=8)
+    assert bpy.ops.worldseed.level_add(from_settings=True) == {"FINISHED"}
+    good.pixels.foreach_set(np.tile(np.float32([0, 0, 0, 1]), 12 * 12))
+    with pytest.raises(RuntimeError) as err:
+        bpy.ops.worldseed.level_update()
+    assert "image 'Good'" in str(err.value) and level_wfc.SAMPLES_FOLDER not in str(err.value)
+
+
+def test_a_path_into_the_samples_folder_reads_as_the_image(tmp_path):
+    long = "/tmp/" + "x" * 90 + f"/{level_wfc.SAMPLES_FOLDER}/ab/Noise.png"
+    cut = ParameterError(f"level.sample {short(long)} gives 9 patterns")
+    assert level_wfc.image_named(str(cut), "Noise", long) == "level.sample image 'Noise' gives 9 patterns"
+    assert level_wfc.SAMPLES_FOLDER not in str(cut)  # cut before the folder: only the path tells
+    assert level_wfc.image_named(f"no file {long}, sorry", "N") == "no file image 'N', sorry"
+    assert level_wfc.image_named("level.sample 'rooms' is fine", "N") == "level.sample 'rooms' is fine"
