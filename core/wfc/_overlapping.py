@@ -76,6 +76,7 @@ def overlapping(
     connected=False,
     walkable=None,
     connect_points=(),
+    wrap=True,
     counts=None,
     fixed=None,
     progress=None,
@@ -110,13 +111,16 @@ def overlapping(
         Passed to the solver: restarts, and backtracks per attempt.
     connected : bool
         The walkable cells of the output form one 4-connected region (across the edges when
-        ``periodic``).
+        ``periodic``, unless ``wrap=False``).
     walkable : sequence of sample values, optional
         The values that are walkable (ints, or (r, g, b) colours of an image sample); default
         every value but the most common one on the sample's border (the wall). Used by
         ``connected`` (checked always).
     connect_points : sequence of (x, y)
         Output cells that must be walkable and in that region (needs ``connected``).
+    wrap : bool
+        With ``periodic``, whether paths of ``connected`` may cross the output's edges (default
+        True); ``wrap=False`` asks for one region on the finite grid (:class:`Connected`'s ``wrap``).
     counts : dict, optional
         ``{sample value: (min, max)}`` (``max`` None: no bound): how many output cells may show
         the value. A minimum larger than the output fails at once.
@@ -158,6 +162,7 @@ def overlapping(
             connected=connected,
             walkable=walkable,
             connect_points=connect_points,
+            wrap=wrap,
             counts=counts,
             fixed=fixed,
         ),
@@ -181,6 +186,7 @@ def overlapping_steps(
     connected=False,
     walkable=None,
     connect_points=(),
+    wrap=True,
     counts=None,
     fixed=None,
 ):
@@ -195,6 +201,7 @@ def overlapping_steps(
     periodic = check_bool(periodic, name="periodic")
     periodic_input = check_bool(periodic_input, name="periodic_input")
     ground = check_bool(ground, name="ground")
+    wrap = check_bool(wrap, name="wrap")
     seed = check_int(seed, name="seed", bounds=(0, 2**63 - 1))
     attempts = check_int(attempts, name="attempts", bounds=(1, 1000))
     backtrack_limit = check_int(backtrack_limit, name="backtrack_limit", bounds=(0, 10**7))
@@ -238,7 +245,13 @@ def overlapping_steps(
             walk[np.bincount(border).argmax()] = False
         constraints.append(
             Connected(
-                walk[shown], solve_w, solve_h, points=connect_points, periodic=periodic, points_name="connect_points"
+                walk[shown],
+                solve_w,
+                solve_h,
+                points=connect_points,
+                periodic=periodic,
+                wrap=wrap,
+                points_name="connect_points",
             )
         )
     if counts is not None:

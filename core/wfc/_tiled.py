@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._checks import check_bool
 from ..errors import ParameterError, short
 from ..spec import did_you_mean
 from ..steps import drive
@@ -43,6 +44,7 @@ def tiled(
     fixed=None,
     connected=False,
     connect_points=(),
+    wrap=True,
     counts=None,
     edge=None,
     progress=None,
@@ -59,9 +61,13 @@ def tiled(
     Global constraints (:mod:`._constraints`):
 
     - ``connected``: the cells of walkable tiles (:attr:`Tileset.walkable`: every class but
-      ``"wall"``) form one 4-connected region (across the edges when ``periodic``).
+      ``"wall"``) form one 4-connected region (across the edges when ``periodic``, unless
+      ``wrap=False``).
     - ``connect_points``: (x, y) cells that must be walkable and in that region (needs
       ``connected``).
+    - ``wrap``: with ``periodic``, whether paths of ``connected`` may cross the grid's edges
+      (default True); ``wrap=False`` asks for one region on the finite grid (a level cut from a
+      tiling output). :class:`Connected`'s ``wrap``.
     - ``counts``: ``{base tile name: (min, max)}`` (``max`` None: no bound): how many cells show the
       tile, *any* of its rotated/mirrored variants counting (``{"door": (2, 6)}`` means 2 to 6 doors
       however they are turned). A minimum larger than the cells fails at once.
@@ -99,6 +105,7 @@ def tiled(
             fixed=fixed,
             connected=connected,
             connect_points=connect_points,
+            wrap=wrap,
             counts=counts,
             edge=edge,
         ),
@@ -118,6 +125,7 @@ def tiled_steps(
     fixed=None,
     connected=False,
     connect_points=(),
+    wrap=True,
     counts=None,
     edge=None,
 ):
@@ -128,7 +136,7 @@ def tiled_steps(
         tileset = load_tileset(tileset)
     _check_sides(width, height)
     check_cells(width, height)  # before the constraints' and the edge's per-cell arrays
-    constraints = _constraints(tileset, width, height, periodic, connected, connect_points, counts)
+    constraints = _constraints(tileset, width, height, periodic, connected, connect_points, wrap, counts)
     painted = None
     if isinstance(fixed, dict):  # {(x, y): tile}: a base tile allows any of its turns
         painted, fixed = _painted_cells(tileset, width, height, fixed), None
@@ -205,13 +213,20 @@ def _result(steps, tileset):
     return TiledResult(result.indices, tileset, result.attempts, result.backtracks)
 
 
-def _constraints(tileset, width, height, periodic, connected, connect_points, counts):
-    """The solver's constraints for ``connected``, ``connect_points`` and ``counts``, checked."""
+def _constraints(tileset, width, height, periodic, connected, connect_points, wrap, counts):
+    """The solver's constraints for ``connected``, ``connect_points``, ``wrap`` and ``counts``, checked."""
     out = []
+    wrap = check_bool(wrap, name="wrap")  # checked even unused: a typo should not wait for connected
     if check_points(connected, connect_points):
         out.append(
             Connected(
-                tileset.walkable, width, height, points=connect_points, periodic=periodic, points_name="connect_points"
+                tileset.walkable,
+                width,
+                height,
+                points=connect_points,
+                periodic=check_bool(periodic, name="periodic"),
+                wrap=wrap,
+                points_name="connect_points",
             )
         )
     if counts is not None:

@@ -667,3 +667,27 @@ def test_periodic_output_with_wrap_true_keeps_joining_across_the_edges():
         # the default is the same solve, byte for byte
         assert np.array_equal(tiles, solve_speckle_periodic(seed)[1]), seed
     assert seams  # some output is joined only across its edges: the test can tell wrap from no wrap
+
+
+def test_models_pass_wrap_to_their_connectivity():
+    # tiled: periodic tilings connected on the finite grid, corners linked
+    ts = load_tileset(SPECKLE)
+    points = [(0, 0), (11, 9)]
+    for seed in range(4):
+        tiles = tiled(ts, 12, 10, seed=seed, periodic=True, connected=True, wrap=False, connect_points=points).tiles
+        labels, count = label_regions(ts.walkable[tiles])
+        assert count == 1 and all(labels[y, x] == 0 for x, y in points), seed
+        assert_pairs_allowed(tiles, ts.compatible, True)
+        old = tiled(ts, 12, 10, seed=seed, periodic=True, connected=True).tiles
+        assert np.array_equal(old, tiled(ts, 12, 10, seed=seed, periodic=True, connected=True, wrap=True).tiles)
+    # overlapping: the rooms sample on a periodic output, one region without the edges
+    sample = read_sample(ROOMS)
+    for seed in range(3):
+        out = overlapping(sample, 16, 16, seed=seed, periodic=True, connected=True, wrap=False).output
+        assert regions(out != 1) == 1, seed
+        # the default (wrap=True) joins these outputs across the edges only: several finite regions
+        assert regions(overlapping(sample, 16, 16, seed=seed, periodic=True, connected=True).output != 1) > 1
+    with pytest.raises(ParameterError, match="wrap must be true or false"):
+        tiled(ts, 8, 6, wrap=None)  # checked without connected too
+    with pytest.raises(ParameterError, match="wrap must be true or false"):
+        overlapping(sample, 16, 16, wrap=0)
