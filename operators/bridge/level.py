@@ -322,13 +322,24 @@ def build_level(spec, *, collection, replace=None, geometry="MESH", kit=None, le
     return root
 
 
+def _alive(obj):
+    """False once ``obj`` was removed from the .blend."""
+    try:
+        return obj.name is not None
+    except ReferenceError:
+        return False
+
+
 def build_steps(spec, *, collection, geometry="MESH", kit=None, base=None, sample_image=None, replace=None):
     """:func:`build_level` as steps for a modal run: yields the WFC solver's ``(done, total, label)``
     while the level is made, then builds it (nothing in the scene changes before); returns the root.
-    Closing the steps early (Esc) leaves the scene as it was."""
+    Closing the steps early (Esc) leaves the scene as it was; ``replace`` deleted meanwhile is an error."""
+    name = replace.name if replace is not None else None
     with naming_image(sample_image):  # the image's name, not the temporary PNG of its pixels
         level = yield from level_steps(spec, base=base)
     yield 1, 1, "building"
+    if replace is not None and not _alive(replace):  # the artist may delete the level while it is made
+        raise ParameterError(f"level {name!r} was deleted while it was made: nothing to update")
     return build_level(
         spec,
         collection=collection,

@@ -11,6 +11,7 @@ import bpy
 import pytest
 
 from worldseed.core import levels as core_levels
+from worldseed.core.errors import ParameterError
 from worldseed.operators import level as level_ops
 from worldseed.operators.bridge import level as bridge_level
 from worldseed.operators.bridge import query
@@ -209,3 +210,14 @@ def test_a_contradiction_in_a_modal_build_is_reported_and_builds_nothing(empty_s
     with pytest.raises(RuntimeError, match=r"cell \(\d+, \d+\)"):
         bpy.ops.worldseed.test_level_modal(tileset=str(path))
     assert RESULT["state"] == {"CANCELLED"} and scene_state() == before
+
+
+def test_a_level_deleted_while_its_update_runs_is_an_error_not_a_crash(empty_scene):
+    _big_level()
+    level_settings(seed=9)
+    spec, steps = level_ops.update_steps(bpy.data.objects["Big"], bpy.context.scene)
+    next(steps), next(steps)
+    bpy.data.objects.remove(bpy.data.objects["Big"])
+    with pytest.raises(ParameterError, match="'Big' was deleted while it was made"):
+        for _ in steps:
+            pass
