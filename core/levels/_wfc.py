@@ -19,7 +19,8 @@ not name is ``wall`` when it is the most common value on the sample's border, el
 **Constraints.**  ``connected``, ``connect_points`` ([x, y] level cells, checked on the grid and
 refused without ``connected``) and ``counts`` (base tile names of the tileset, or sample values as in
 ``classes``; minimums over the cells refused) go to :func:`core.wfc.tiled_steps` /
-:func:`core.wfc.overlapping_steps`; every accepted level keeps them.
+:func:`core.wfc.overlapping_steps`; every accepted level keeps them.  A level is a finite grid:
+``connected`` counts no path across its edges, also when ``periodic`` (``wrap=False``).
 
 **Markers, doors, regions.**  A spawn and an exit (:func:`~._content.place_markers`) in the largest
 walkable region; a level whose largest region has fewer than 2 cells (every tile a wall) is a
@@ -390,6 +391,7 @@ def wfc_level_steps(spec, *, base=None, prefix="level."):
             **common,
             connected=spec.connected,
             connect_points=spec.connect_points,
+            wrap=False,  # a level is a finite grid: no path across its edges, also when periodic
             counts=tiled_counts(spec, tileset, prefix=prefix) or None,
             fixed=tiled_fixed(spec, tileset, prefix=prefix) or None,
         )
@@ -429,6 +431,7 @@ def wfc_level_steps(spec, *, base=None, prefix="level."):
             connected=spec.connected,
             walkable=_values(palette, value_classes != WALL) if spec.connected else None,
             connect_points=spec.connect_points,
+            wrap=False,
             counts=sample_counts(spec, palette, prefix=prefix) or None,
             fixed=sample_fixed(spec, palette, prefix=prefix) or None,
         )

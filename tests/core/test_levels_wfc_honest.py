@@ -33,7 +33,6 @@ def regions(level):
 # --------------------------------------------------------------------------- finding 1
 
 
-@pytest.mark.xfail(reason="core.wfc tiled_steps passes no wrap=False to Connected yet", strict=False)
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_a_periodic_connected_level_is_one_region_on_the_finite_grid(seed):
     """periodic tiles the output, but a level is a finite grid: no path across its edges counts.
@@ -157,3 +156,14 @@ def test_bounded_preset_levels_are_ringed_by_their_edge(stem, inside):
     ids = level_of(tileset=stem, width=24, height=20, seed=1, periodic=True).wfc.ids
     border = np.concatenate([meets[0, ids[:, -1]], meets[1, ids[-1]], meets[2, ids[:, 0]], meets[3, ids[0]]])
     assert not border.all()
+
+
+def test_a_periodic_connected_sample_level_is_one_region_on_the_finite_grid():
+    points = [[1, 1], [22, 14]]
+    data = {"name": "L", "generator": "wfc_overlapping", "sample": "rooms", "width": 24, "height": 16}
+    for seed in range(2):
+        level = generate(
+            from_dict({**data, "seed": seed, "periodic": True, "connected": True, "connect_points": points})
+        )
+        labels, count = regions(level)
+        assert count == 1 and {int(labels[y, x]) for x, y in points} == {0}
