@@ -7,7 +7,8 @@ rebuild happens at once.  In a window, a terrain rebuild that erodes (or is
 large) goes through Update Terrain's modal build (progress, Esc), and a change
 made while such a build runs is rebuilt once it is done.  A level rebuilds at once, but for a WFC
 level that may search for seconds (large, or with counts or ``connected``): Auto Update leaves it to
-Update Level (progress, Esc) and the panel says so. Errors end up in the settings' ``last_error`` (drawn
+Update Level (progress, Esc) and the panel says so (the settings are still checked: an error shows at
+once). Errors end up in the settings' ``last_error`` (drawn
 by the panel) and the console, not as tracebacks.
 
 Rules are checked here, when they change, never while a panel draws: the
@@ -109,6 +110,8 @@ def _run_level():
     root = level_root(bpy.context.view_layer.objects.active) if scene is not None else None
     if root is not None and level_ops.live_rebuilds(scene.worldseed.level):
         _report(scene.worldseed.level, lambda: level_ops.rebuild_from_settings(root, scene))
+    elif root is not None:  # left to Update Level; a typo is still shown at once
+        _report(scene.worldseed.level, lambda: level_ops.check_update(root, scene))
     return None
 
 

@@ -84,6 +84,12 @@ def rebuild_from_settings(root, scene):
     return bridge_level.build_level(spec, **build)
 
 
+def check_update(root, scene):
+    """Check the Levels panel's settings for rebuilding ``root`` without building anything (what Auto
+    Update does for a level it leaves to Update Level): raises :class:`ParameterError` for bad ones."""
+    _update_inputs(root, scene)
+
+
 def update_steps(root, scene):
     """``(spec, steps)``: :func:`rebuild_from_settings` as the steps of a modal run
     (:func:`.bridge.level.build_steps`: the scene changes at the last step only, closing them early leaves

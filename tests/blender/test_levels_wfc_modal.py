@@ -196,6 +196,13 @@ def test_auto_update_leaves_a_large_or_constrained_wfc_level_to_update_level(emp
         assert bridge_level.stored_spec(bpy.data.objects["Live"]).seed == 11, values
         level_settings(counts="", connected=False, width=20, height=20, auto_update=True)
     assert settings.live_rebuilds() and settings.last_error == ""
+    # a setting left to Update Level is still checked: a typo shows at once, its fix clears it
+    level_settings(connected=True, auto_update=True)
+    settings.counts = "door=abc"
+    assert "counts" in settings.last_error and "abc" in settings.last_error
+    settings.counts = "door=1-"
+    assert settings.last_error == "" and bridge_level.stored_spec(bpy.data.objects["Live"]).seed == 11
+    level_settings(counts="", connected=False, auto_update=True)
     settings.seed = 13
     assert bridge_level.stored_spec(bpy.data.objects["Live"]).seed == 13
     # other generators rebuild whatever their size
