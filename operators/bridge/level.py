@@ -368,29 +368,39 @@ def level_files(root, stem):
 
 
 def build_section(recipe, world, *, scene, progress=None):
-    """``[[level]]`` of a world build (see :mod:`.world`): each level as a mesh at its origin, built in
-    name order (Blender adds objects named after the last ones in constant time: 4 levels of 10,000
+    """``[[level]]`` of a world build (see :mod:`.world`): each level made in the recipe's order (the
+    progress shows them so, a WFC level its solver's progress too), then built as a mesh at its origin
+    in name order (Blender adds objects named after the last ones in constant time: 4 levels of 10,000
     markers each take 2.4 s so, 7 s in reverse order) and added to the world in the recipe's order."""
     total = len(recipe.level)
+    steps = 2 * total  # making each level, then building each
+    levels = []
+    for i, spec in enumerate(recipe.level):
+        if progress is not None:
+            progress(i, steps, f"level {spec.name}")
+        # a WFC level reports its solver's progress as a fraction of this level's step
+        within = None
+        if progress is not None:
+            within = lambda d, t, label, i=i, name=spec.name: progress(  # noqa: E731
+                i + d / max(t, 1), steps, f"level {name}: {label}"
+            )
+        try:
+            levels.append(drive(level_steps(spec), within))
+        except ParameterError as err:
+            err.spec = spec  # world.build_world names the entry: level[1]
+            raise
     # Blender sorts names without case: "Crypt2_Spawn" before "Crypt_Spawn", so Crypt2 is built first
     order = sorted(range(total), key=lambda i: (recipe.level[i].name + "_").lower())
     roots = {}
     for done, i in enumerate(order):
         spec = recipe.level[i]
         if progress is not None:
-            progress(done, total, f"level {spec.name}")
+            progress(total + done, steps, f"building level {spec.name}")
         try:
-            # a WFC level reports its solver's progress as a fraction of this level's step
-            within = None
-            if progress is not None:
-                within = lambda d, t, label, done=done, name=spec.name: progress(  # noqa: E731
-                    done + d / max(t, 1), total, f"level {name}: {label}"
-                )
-            level = drive(level_steps(spec), within)
-            roots[i] = build_level(spec, collection=scene.collection, level=level)
+            roots[i] = build_level(spec, collection=scene.collection, level=levels[i])
         except ParameterError as err:
-            err.spec = spec  # world.build_world names the entry: level[1]
+            err.spec = spec
             raise
     world.roots.extend(roots[i] for i in range(total))
     if progress is not None and total:
-        progress(total, total, "levels")
+        progress(steps, steps, "levels")

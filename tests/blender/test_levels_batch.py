@@ -290,3 +290,20 @@ def test_a_headless_wfc_level_prints_a_calm_progress(tmp_path):
     for (stage, p), (next_stage, q) in zip(shown, shown[1:]):
         assert stage != next_stage or q > p, lines
     assert shown[-1] == ("levels", 100)
+
+
+def test_levels_are_made_in_the_recipe_order_then_built_in_name_order(tmp_path):
+    from worldseed.addon import batch
+    from worldseed.core import recipe as core_recipe
+
+    text = "".join(
+        f'[[level]]\nname = "{name}"\ngenerator = "{generator}"\nwidth = 20\nheight = 16\n'
+        for name, generator in (("Zeta", "cave"), ("Alpha", "wfc_tiled"), ("Mid", "maze"))
+    ).replace('generator = "wfc_tiled"', 'generator = "wfc_tiled"\ntileset = "pipes"')
+    seen = []
+    batch.build_world(core_recipe.loads(text), str(tmp_path / "out"), progress=lambda d, t, s: seen.append((d, t, s)))
+    made = [s.split()[1] for d, t, s in seen if s.startswith("level ") and ":" not in s]
+    built = [s.split()[2] for d, t, s in seen if s.startswith("building level ")]
+    assert made == ["Zeta", "Alpha", "Mid"] and built == ["Alpha", "Mid", "Zeta"]
+    fractions = [d / t for d, t, s in seen if s.startswith(("level ", "building level ", "levels"))]
+    assert fractions == sorted(fractions) and fractions[-1] == 1.0
