@@ -41,7 +41,8 @@ when ``tileset`` names a WFC tileset and overlapping when ``sample`` is given.
 (or a table ``{ 0 = "wall" }``) with ``value`` an integer of a grid sample or ``"#rrggbb"``
 of an image sample; the spec keeps it as a sorted tuple of ``(value, class)`` string pairs.
 ``connect_points`` (every WFC generator) are ``[x, y]`` cells of the level grid (x the column, y
-the row, row 0 north) that must be walkable and in the one region ``connected = true`` asks for.
+the row, row 0 north) that must be walkable and in the one region ``connected = true`` asks for
+(a region of the level's finite grid: with ``periodic`` too, no path crosses its edges).
 ``counts`` (every WFC generator) bounds how many cells show a tile (a base tile name of the tileset:
 its rotated and mirrored variants count) or a sample value (as in ``classes``): a table
 ``{name = [min, max]}`` (``[min]`` or ``max = -1``: no upper bound) or a list of ``[name, min, max]``;
@@ -232,7 +233,11 @@ LIMITS = {
     "backtrack_limit": integer(
         (0, 1_000_000), "Backtrack Limit", "Backtracks per attempt before it restarts", soft=(0, 10_000)
     ),
-    "connected": flag("Connected", "Every walkable cell in one 4-connected region"),
+    "connected": flag(
+        "Connected",
+        "Every walkable cell in one 4-connected region of the level (no path across its edges, also when "
+        "periodic); off: the walkable cells may form several regions, the spawn and exit in the largest",
+    ),
     "classes": custom(
         lambda value, name: check_classes(value, name=name),
         "Classes",
