@@ -167,3 +167,28 @@ def test_a_periodic_connected_sample_level_is_one_region_on_the_finite_grid():
         )
         labels, count = regions(level)
         assert count == 1 and {int(labels[y, x]) for x, y in points} == {0}
+
+
+GEMS = """
+name = "gems"
+[[tile]]
+name = "stone"
+class = "wall"
+[[tile]]
+name = "gem"
+class = "floor"
+[[neighbor]]
+left = "stone"
+right = "stone"
+[[neighbor]]
+left = "stone"
+right = "gem"
+"""
+
+
+def test_a_level_of_lone_walkable_cells_is_refused_naming_it(tmp_path):
+    """Gems never touch: every walkable region is one cell, no room for a spawn and an exit."""
+    (tmp_path / "gems.toml").write_text(GEMS)
+    spec = {"tileset": "gems.toml", "width": 8, "height": 6, "counts": {"gem": [3, 5]}}
+    with pytest.raises(ParameterError, match=r"^level 'L' \(tileset '.*gems.toml'\): no two walkable cells side by"):
+        level_of(base=str(tmp_path), **spec)
