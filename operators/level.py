@@ -117,6 +117,11 @@ def _report_missing_tiles(op, root):
         )
 
 
+def _report_warnings(op, root):
+    for line in bridge_level.level_warnings(root):
+        op.report({"WARNING"}, f"Worldseed: {line}")
+
+
 class WORLDSEED_OT_level_add(ModalBuild, bpy.types.Operator):
     """Add a grid level at the 3D cursor, built from the Levels panel's settings"""
 
@@ -223,6 +228,7 @@ class WORLDSEED_OT_level_add(ModalBuild, bpy.types.Operator):
         select_only(context, root)
         self.report({"INFO"}, f"Worldseed: added level {root.name!r}")
         _report_missing_tiles(self, root)
+        _report_warnings(self, root)
 
     def draw(self, context):
         layout = self.layout
@@ -300,6 +306,7 @@ class _ModalUpdate(ModalBuild):
     def finished(self, context, root):
         select_only(context, root)
         _report_missing_tiles(self, root)
+        _report_warnings(self, root)
 
 
 class WORLDSEED_OT_level_update(_ModalUpdate, bpy.types.Operator):

@@ -29,6 +29,7 @@ importable from here too.
 """
 
 import os
+import sys
 
 import bpy
 import numpy as np
@@ -89,6 +90,7 @@ from .query import (
 from .query import level_kit_of as level_kit_of  # re-exported: world.py reaches it as bridge_level.level_kit_of
 
 __all__ = [
+    "level_warnings",
     "SPEC_KEY",
     "GEOMETRY_KEY",
     "KIT_KEY",
@@ -389,6 +391,8 @@ def build_section(recipe, world, *, scene, progress=None):
         except ParameterError as err:
             err.spec = spec  # world.build_world names the entry: level[1]
             raise
+        for line in core_levels.level_warnings(levels[-1], name=spec.name):
+            print(f"worldseed: warning: {line}", file=sys.stderr)
     # Blender sorts names without case: "Crypt2_Spawn" before "Crypt_Spawn", so Crypt2 is built first
     order = sorted(range(total), key=lambda i: (recipe.level[i].name + "_").lower())
     roots = {}
@@ -404,3 +408,12 @@ def build_section(recipe, world, *, scene, progress=None):
     world.roots.extend(roots[i] for i in range(total))
     if progress is not None and total:
         progress(steps, steps, "levels")
+
+
+def level_warnings(root):
+    """What the user should hear about the level under ``root`` (a WFC level in several regions)."""
+    try:
+        level = stored_level(root)
+    except ParameterError:  # its files are gone: nothing to say about it here
+        return []
+    return core_levels.level_warnings(level, name=root.name)
