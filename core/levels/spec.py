@@ -229,7 +229,12 @@ LIMITS = {
     "periodic": flag("Periodic", "The output wraps round: its east edge meets its west, its south its north"),
     "periodic_input": flag("Periodic Sample", "Patterns wrap round the sample's edges"),
     "ground": flag("Ground", "Pin the sample's bottom row of patterns to the output's bottom row"),
-    "attempts": integer((1, 1000), "Attempts", "Restarts (each from its own stream of the seed) before a contradiction is reported", soft=(1, 50)),
+    "attempts": integer(
+        (1, 1000),
+        "Attempts",
+        "Restarts (each from its own seeded stream) before a contradiction is reported",
+        soft=(1, 50),
+    ),
     "backtrack_limit": integer(
         (0, 1_000_000), "Backtrack Limit", "Backtracks per attempt before it restarts", soft=(0, 10_000)
     ),
