@@ -6,7 +6,6 @@ import os
 import subprocess
 import sys
 import time
-import types
 
 import bpy
 import numpy as np
@@ -18,6 +17,8 @@ from worldseed.operators import scatter as scatter_operator
 from worldseed.operators.bridge import export, fbx, query
 from worldseed.operators.bridge import scatter as scatter_build
 from worldseed.operators.common import ModalBuild
+
+from ._modal_cases import drive_modal
 
 
 def scatter_scene(n, kinds=("broadleaf", "rock"), seed=0):
@@ -220,14 +221,7 @@ class WORLDSEED_OT_test_export_cancel(ModalBuild, bpy.types.Operator):
             steps = export_operator.export_steps(context, [bpy.data.objects["Land"]], self.path, spec)
         else:
             steps = scatter_operator.make_real_steps(context, bpy.data.objects["Land_Scatter"])
-        self.start_modal(context, steps, "test", handler=False)
-        ticks, state = 0, {"RUNNING_MODAL"}
-        while state == {"RUNNING_MODAL"}:
-            kind = "ESC" if ticks == self.cancel_after else "TIMER"
-            state = self.modal(context, types.SimpleNamespace(type=kind, value="PRESS"))
-            ticks += 1
-        RESULT["state"], RESULT["ticks"] = state, ticks
-        return {"FINISHED"}
+        return drive_modal(self, context, steps, "test", RESULT)
 
 
 @pytest.fixture

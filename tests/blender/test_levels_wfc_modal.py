@@ -5,8 +5,6 @@ window, and Auto Update leaving a large or constrained WFC level to Update Level
 Real Blender (the bpy module).
 """
 
-import types
-
 import bpy
 import pytest
 
@@ -18,6 +16,7 @@ from worldseed.operators.bridge import query
 from worldseed.operators.common import ModalBuild
 
 from ._level_cases import IMPOSSIBLE, TILES, level_settings, scene_state, shown_props
+from ._modal_cases import drive_modal
 
 RESULT = {}
 
@@ -38,27 +37,12 @@ class WORLDSEED_OT_test_level_modal(ModalBuild, bpy.types.Operator):
         spec = core_levels.from_dict(dict(TILES, width=70, height=70, tileset=self.tileset, name="Big", seed=self.seed))
         assert spec.width * spec.height > 64 * 64  # what the Add Level button runs modally
         steps = bridge_level.build_steps(spec, collection=context.scene.collection)
-        assert self.start_modal(context, steps, "level Big", handler=False) == {"RUNNING_MODAL"}
-        ticks, state = 0, {"RUNNING_MODAL"}
-        while state == {"RUNNING_MODAL"}:
-            kind = "ESC" if ticks == self.cancel_after else "TIMER"
-            state = self.modal(context, types.SimpleNamespace(type=kind, value="PRESS"))
-            ticks += 1
-            RESULT.setdefault("objects", []).append(len(bpy.data.objects))
-        RESULT["state"], RESULT["ticks"] = state, ticks
-        return {"FINISHED"}
+        return drive_modal(self, context, steps, "level Big", RESULT, count_objects=True)
 
 
 def _drive(op, context, steps, label):
     """Feed ``op``'s modal run TIMER events (ESC at tick ``op.cancel_after``) to its end, into RESULT."""
-    assert op.start_modal(context, steps, label, handler=False) == {"RUNNING_MODAL"}
-    ticks, state = 0, {"RUNNING_MODAL"}
-    while state == {"RUNNING_MODAL"}:
-        kind = "ESC" if ticks == op.cancel_after else "TIMER"
-        state = op.modal(context, types.SimpleNamespace(type=kind, value="PRESS"))
-        ticks += 1
-    RESULT["state"], RESULT["ticks"] = state, ticks
-    return {"FINISHED"}
+    return drive_modal(op, context, steps, label, RESULT)
 
 
 class WORLDSEED_OT_test_update_modal(ModalBuild, bpy.types.Operator):

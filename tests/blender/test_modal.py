@@ -5,14 +5,14 @@ the terrain operators' modal machinery (``ModalBuild``) feeds it TIMER and
 ESC events by hand, inside a real operator call with a real window manager.
 """
 
-import types
-
 import bpy
 import pytest
 
 from worldseed.core import recipe as core_recipe
 from worldseed.operators.bridge import terrain as build
 from worldseed.operators.common import ModalBuild
+
+from ._modal_cases import drive_modal
 
 RESULT = {}
 
@@ -28,15 +28,7 @@ class WORLDSEED_OT_test_modal(ModalBuild, bpy.types.Operator):
     def execute(self, context):
         recipe = core_recipe.replace(core_recipe.Recipe(), terrain_resolution=65, terrain_lods=3)
         steps = build.terrain_steps(recipe, collection=context.scene.collection)
-        assert self.start_modal(context, steps, "test build", handler=False) == {"RUNNING_MODAL"}
-        ticks, state = 0, {"RUNNING_MODAL"}
-        while state == {"RUNNING_MODAL"}:
-            kind = "ESC" if ticks == self.cancel_after else "TIMER"
-            state = self.modal(context, types.SimpleNamespace(type=kind, value="PRESS"))
-            ticks += 1
-            RESULT.setdefault("objects", []).append(len(bpy.data.objects))
-        RESULT["state"], RESULT["ticks"] = state, ticks
-        return {"FINISHED"}
+        return drive_modal(self, context, steps, "test build", RESULT, count_objects=True)
 
 
 @pytest.fixture
