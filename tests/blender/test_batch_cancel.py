@@ -39,6 +39,8 @@ def test_ctrl_c_during_erosion_ends_with_one_line_and_status_130(tmp_path):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # a run started in the background by a script inherits SIGINT ignored: Ctrl-C as from a terminal
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     seen = []
     try:

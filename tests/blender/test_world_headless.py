@@ -141,6 +141,8 @@ def test_ctrl_c_keeps_the_tiles_finished_and_the_next_run_skips_them(tmp_path, f
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # a run started in the background by a script inherits SIGINT ignored: Ctrl-C as from a terminal
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     path = core_world.world_json_path(str(out), "world")
     try:
