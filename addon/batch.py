@@ -29,7 +29,6 @@ A tiled world (``[world] tiles`` other than ``[1, 1]``) is built by :mod:`.batch
 """
 
 import argparse
-import contextlib
 import dataclasses
 import os
 import re
@@ -44,7 +43,7 @@ from ..core import unity as core_unity
 from ..core import unity_package as core_package
 from ..core import world as core_world
 from ..core.errors import ParameterError, short
-from ..operators.bridge import terrain_layers, world
+from ..operators.bridge import outputs, terrain_layers, world
 from ..operators.bridge.export import ExportError
 from . import batch_world
 
@@ -308,18 +307,8 @@ def build_world(
     recipe file) starts the message of an error found while building.
     """
     check_outputs(recipe, out_dir, name=name)
-    created = not os.path.exists(out_dir)
-    try:
-        os.makedirs(out_dir, exist_ok=True)
-    except OSError as err:
-        raise ExportError(f"output folder {short(out_dir)} cannot be created: {err.strerror}") from None
-    try:
+    with outputs.new_folder(out_dir):  # a failed first run leaves no empty folder behind
         return _build_into(recipe, out_dir, name, progress, write_recipe, wait, source)
-    except BaseException:
-        if created:  # a failed first run leaves no empty folder behind
-            with contextlib.suppress(OSError):
-                os.rmdir(out_dir)
-        raise
 
 
 def _build_into(recipe, out_dir, name, progress, write_recipe, wait, source):

@@ -8,7 +8,6 @@ them: the ``--name`` rule (:data:`FILE_NAME`), :func:`fresh_scene`, :func:`remov
 files of a tiled world (:func:`world_outputs`) that a single-terrain run removes.
 """
 
-import contextlib
 import os
 import re
 import sys
@@ -137,21 +136,11 @@ def build_tiled_world(
     grid = core_world.world_grid(recipe)
     chosen = core_world.parse_tile_range(tiles, grid) if tiles is not None else tuple(grid.tiles())
     executor = (make_executor or core_world.SerialExecutor)()  # checks --workers / --scheduler; starts nothing yet
-    created = not os.path.exists(out_dir)
-    try:
-        os.makedirs(out_dir, exist_ok=True)
-    except OSError as err:
-        raise ExportError(f"output folder {short(out_dir)} cannot be created: {err.strerror}") from None
-    try:
+    with outputs.new_folder(out_dir):  # a first run that failed before writing anything leaves no empty folder
         if not os.access(out_dir, os.W_OK):
             raise ExportError(f"output folder {short(out_dir)} is not writable")
         with outputs.folder_lock(out_dir, wait=wait):
             return _build_tiled_locked(recipe, out_dir, name, executor, chosen, progress, write_recipe, single_outputs)
-    except BaseException:
-        if created:  # a first run that failed before writing anything leaves no empty folder behind
-            with contextlib.suppress(OSError):
-                os.rmdir(out_dir)
-        raise
 
 
 def _build_tiled_locked(recipe, out_dir, name, executor, chosen, progress, write_recipe, single_outputs):

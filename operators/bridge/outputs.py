@@ -9,6 +9,7 @@ import tempfile
 import threading
 import time
 
+from ...core.errors import short
 from .export import ExportError
 
 try:
@@ -17,7 +18,16 @@ except ImportError:  # Windows
     fcntl = None
     import msvcrt
 
-__all__ = ["output_folder", "folder_lock", "Staging", "is_stale_temporary", "writing", "LOCK_FILE", "LOCK_WAIT"]
+__all__ = [
+    "new_folder",
+    "output_folder",
+    "folder_lock",
+    "Staging",
+    "is_stale_temporary",
+    "writing",
+    "LOCK_FILE",
+    "LOCK_WAIT",
+]
 
 #: The lock file of an output folder while a write holds it.
 LOCK_FILE = ".worldseed.lock"
@@ -250,6 +260,25 @@ def folder_lock(folder, *, wait=LOCK_WAIT):
     finally:
         held.pop(key, None)
         _unlock(folder, fd)
+
+
+@contextlib.contextmanager
+def new_folder(folder):
+    """Make ``folder`` (and its parents) if missing, for a run to write into; if the run inside fails,
+    a folder made here is removed again when still empty: a failed first run leaves no empty folder.
+    ``OSError`` while making it is a one-line :class:`ExportError`."""
+    created = not os.path.exists(folder)
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError as err:
+        raise ExportError(f"output folder {short(folder)} cannot be created: {err.strerror}") from None
+    try:
+        yield
+    except BaseException:
+        if created:
+            with contextlib.suppress(OSError):
+                os.rmdir(folder)
+        raise
 
 
 @contextlib.contextmanager
