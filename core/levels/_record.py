@@ -217,10 +217,10 @@ def level_warnings(level, *, name):
     >>> level_warnings(Level(grid=np.array([[1, 0, 1]], np.uint8), generator="wfc_tiled"), name="Keep")
     ["level 'Keep': 2 separate walkable regions; set connected = true for one"]
     """
+    if level.generator not in WFC_GENERATORS:
+        return []  # every other generator connects its regions: no labelling to do
     count = label_regions(level.walkable)[1]
-    if count > 1 and level.generator in WFC_GENERATORS:
-        return [f"level {name!r}: {count} separate walkable regions; set connected = true for one"]
-    return []
+    return [f"level {name!r}: {count} separate walkable regions; set connected = true for one"] if count > 1 else []
 
 
 def wfc_record(wfc, shape):
