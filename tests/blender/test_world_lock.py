@@ -11,7 +11,7 @@ import pytest
 from worldseed.core import world as core_world
 from worldseed.operators.bridge import outputs
 
-from .test_world_build import panel_world
+from ._world_cases import panel_world
 
 
 def test_build_tiles_waits_for_the_folders_lock_then_refuses(empty_scene, tmp_path, monkeypatch):
