@@ -1,4 +1,4 @@
-"""Levels headless (issue 10): ``[[level]]`` tables in a recipe, every level file written, the same bytes
+"""Levels headless: ``[[level]]`` tables in a recipe, every level file written, the same bytes
 from two processes, and the FBX read back by a third-party reader (ufbx) where Unity will see it.
 
 Each run is ``worldseed_run.py`` in its own process, as a user would run it.
@@ -228,7 +228,7 @@ class _Tty(io.StringIO):
 
 
 def _search_calls():
-    """``(seconds, done, total, stage)`` as a long WFC search reports them (the trial's run, issue 11's
+    """``(seconds, done, total, stage)`` as a long WFC search reports them (the trial's run, the
     finding 9): attempt 1 climbs to 67%, then slides between 66% and 79% for 3 s, 1,000 calls a second;
     attempts 2 to 6 count from the start again; the last reaches the end."""
     calls, t, total = [], 0.0, 480

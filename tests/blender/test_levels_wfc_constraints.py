@@ -1,4 +1,4 @@
-"""WFC levels' global constraints in Blender (issue 11): connect points and counts from the Levels panel
+"""WFC levels' global constraints in Blender: connect points and counts from the Levels panel
 and the redo panel, their text read and written back, and bad text as an error report.
 
 Real Blender (the bpy module); small grids.
