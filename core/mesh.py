@@ -44,8 +44,6 @@ __all__ = [
     "MAX_GRID_VERTICES",
     "ORIGINS",
     "LOD_STRIDE",
-    "CELL_SIZE",
-    "HEIGHT_SCALE",
     "IndexedMesh",
     "PolygonTopology",
     "index_dtype",

@@ -222,7 +222,7 @@ def load_wfc_settings(settings, spec, image=None):
     (a preset, else a file), the sample (a preset, a file or ``image``), ``classes``,
     ``connect_points`` and ``counts`` as text."""
     tilesets, samples = level_wfc.wfc_presets()
-    if spec.tileset in level_spec.AUTOTILE_SETS:
+    if spec.tileset in core_levels.AUTOTILE_SETS:
         settings.autotile = spec.tileset
     elif spec.tileset in tilesets:
         settings.wfc_tileset = spec.tileset

@@ -36,7 +36,6 @@ from . import terrain as bridge_terrain
 from . import terrain_layers as bridge_layers
 from .export import ExportError
 from .level_files import (
-    LEVEL_RECORD_FORMAT,
     check_level_transforms,
     earlier_level_files,
     level_file_names,
@@ -59,7 +58,6 @@ __all__ = [
     "level_stems",
     "level_file_names",
     "earlier_level_files",
-    "LEVEL_RECORD_FORMAT",
     "level_kits_as_objects",
     "check_level_transforms",
     "LOCK_FILE",

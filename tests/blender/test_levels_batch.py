@@ -206,10 +206,10 @@ def test_a_rerun_removes_the_level_files_an_earlier_run_wrote_and_it_does_not(tm
 
 
 def test_the_level_record_format_is_the_one_earlier_files_are_recognised_by(two_runs):
-    from worldseed.operators.bridge import world
+    from worldseed.core import levels as core_levels
 
     record = json.loads((two_runs[0] / "Crypt_level.json").read_text())
-    assert record["format"] == world.LEVEL_RECORD_FORMAT
+    assert core_levels.is_level_record(record) and record["format"] == "worldseed.level"
 
 
 class _Clock:
