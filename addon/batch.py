@@ -37,6 +37,7 @@ import time
 
 import bpy
 
+from ..core import export as core_export
 from ..core import levels as core_levels
 from ..core import recipe as core_recipe
 from ..core import unity as core_unity
@@ -269,7 +270,7 @@ def check_outputs(recipe, out_dir, *, name="world"):
 def _all_outputs(out_dir, name):
     """Every file of the fixed set a run named ``name`` may write into ``out_dir``, but the .blend
     (always written) and recipe.toml (which may be the recipe being read)."""
-    every = core_recipe.ExportSpec(fbx=True, glb=True, heightmap_raw=True, preview=True, render=True, placements=True)
+    every = core_export.ExportSpec(fbx=True, glb=True, heightmap_raw=True, preview=True, render=True, placements=True)
     paths = set(world.export_paths(every, out_dir, name, terrains=1, scatters=True, trees=True))
     numbered = re.compile(rf"^{re.escape(name)}_\d+_heightmap\.(?:raw|json)$")
     package = re.compile(terrain_layers.PACKAGE_FILE.format(name=re.escape(name)))

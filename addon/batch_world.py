@@ -1,4 +1,4 @@
-"""Headless tiled worlds (issue 13): the ``[world] tiles`` path of ``worldseed_run.py``.
+"""Headless tiled worlds: the ``[world] tiles`` path of ``worldseed_run.py``.
 
 :func:`build_tiled_world` runs ``core.world.run_world`` into the output folder under its lock (the
 tiles on the executor ``addon.batch`` makes for ``--workers`` / ``--scheduler``), then with

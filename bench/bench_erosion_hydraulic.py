@@ -1,4 +1,4 @@
-"""Benchmark core.erosion.hydraulic (issue 12) against a straightforward numba port of Lague's droplet loop.
+"""Benchmark core.erosion.hydraulic against a straightforward numba port of Lague's droplet loop.
 
 Run from the repository root (numba is a benchmark-only dependency)::
 
@@ -6,7 +6,7 @@ Run from the repository root (numba is a benchmark-only dependency)::
     .venv/bin/python bench/bench_erosion_hydraulic.py           # about 1.5 min on an idle machine
     .venv/bin/python bench/bench_erosion_hydraulic.py --quick   # fewer droplets and rounds, no 1 M row
 
-Issue 12's targets (printed, not asserted):
+Targets (printed, not asserted):
 
 - droplets per second on 512^2 and 1025^2 at least 0.5x those of a straightforward numba port of
   Lague's algorithm (``Erosion.cs``: one droplet after another, 30 steps, radius-3 brush), raced

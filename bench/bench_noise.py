@@ -9,7 +9,7 @@ Targets (printed, not asserted), for ours on its default thread count (up to 4,
 a 2048 x 2048 grid, at least 3x faster than FastNoiseLite's Perlin FBm on the
 same coordinates; the arbitrary-coordinate path (fbm_at, what domain warp uses)
 at least as fast as FastNoiseLite on the same 4M jittered points; simplex (grid
-and points) at least as fast as FastNoiseLite's OpenSimplex2 (issue 9). The
+and points) at least as fast as FastNoiseLite's OpenSimplex2. The
 single-thread rows are printed too, without a target.
 Threads only pay while the machine has a free core: at a load average near or
 above the CPU count the 2-thread rows fall to the 1-thread figures or below, so

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import ParameterError, check_choice, check_float, check_heights, check_int, check_shape
+from ._checks import check_choice, check_float, check_heights, check_int, check_shape
 from ._curve import CURVE_POINTS, curve_remap
+from .errors import ParameterError
 
 __all__ = [
     "FALLOFF_MODES",

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._checks import ParameterError, check_array, check_choice, check_float, check_int
+from ._checks import check_array, check_choice, check_float, check_int
 from ._grid import (
     GRID_SIDE,
     UINT16_MAX_VERTICES,
@@ -35,6 +35,7 @@ from ._grid import (
     turn_quads,
 )
 from ._topology import PolygonTopology, check_indices, grid_topology, polygon_topology, triangle_topology
+from .errors import ParameterError
 from .heightmap import CELL_SIZE, HEIGHT_SCALE, gradient
 
 __all__ = [
@@ -43,8 +44,6 @@ __all__ = [
     "MAX_GRID_VERTICES",
     "ORIGINS",
     "LOD_STRIDE",
-    "CELL_SIZE",
-    "HEIGHT_SCALE",
     "IndexedMesh",
     "PolygonTopology",
     "index_dtype",

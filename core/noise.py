@@ -22,17 +22,7 @@ import math
 import numpy as np
 
 from . import _perlin, _simplex
-from ._checks import (
-    MAX_CELLS,
-    ParameterError,
-    check_array,
-    check_choice,
-    check_float,
-    check_int,
-    check_pair,
-    check_shape,
-    make_rng,
-)
+from ._checks import MAX_CELLS, check_array, check_choice, check_float, check_int, check_pair, check_shape, make_rng
 from ._fractal import (
     MAX_OCTAVES,
     REACH,
@@ -48,6 +38,7 @@ from ._fractal import (
     warp_into,
     warp_plans,
 )
+from .errors import ParameterError
 
 __all__ = [
     "fbm",

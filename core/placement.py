@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import ParameterError, check_array, check_float
+from ._checks import check_array, check_float
+from .errors import ParameterError
 from .unity import unity_position, unity_terrain_position
 
 __all__ = [

@@ -37,46 +37,22 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 
-from . import levels, scatter, terrain, trees
+from . import biomes, export, levels, scatter, splat, terrain, trees
 from ._recipe_checks import (
-    biomes_from_dict,
     check_biomes,
     check_deposit_rules,
     check_levels,
     check_scatter,
     check_splats,
     check_trees,
-    splat_from_dict,
 )
 from ._toml import toml_table, toml_value
-from ._world_section import (
-    HALO,
-    MAX_TILE_COUNT,
-    TILE_RESOLUTIONS,
-    TILES,
-    WORLD_LIMITS,
-    WorldSpec,
-    check_tiles,
-    check_world,
-    tiles_fix_normalize,
-)
-from .biomes import spec as biome_spec
 from .errors import ParameterError, RecipeError, short
-from .spec import closest, flag, from_table, to_table
+from .spec import closest
+from .world import spec as world  # the spec, not the face: the tiled-world engine behind it reads recipes
 
 __all__ = [
     "Recipe",
-    "WorldSpec",
-    "WORLD_LIMITS",
-    "TILES",
-    "MAX_TILE_COUNT",
-    "TILE_RESOLUTIONS",
-    "HALO",
-    "check_tiles",
-    "check_world",
-    "ExportSpec",
-    "TerrainSpec",
-    "RecipeError",
     "Section",
     "SECTIONS",
     "SECTION_KEYS",
@@ -90,44 +66,11 @@ __all__ = [
     "check_deposit_rules",
 ]
 
-TerrainSpec = terrain.TerrainSpec
 #: Largest recipe file read (a recipe is a few kilobytes; /dev/zero must not fill the memory).
 MAX_RECIPE_BYTES = 1 << 20
 #: Deepest nesting of arrays and tables a recipe may have.
 MAX_DEPTH = 32
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
-
-
-@dataclass(frozen=True)
-class ExportSpec:
-    """``[export]``: what a world writes besides the .blend (the batch run and Export for Unity alike)."""
-
-    fbx: bool = True
-    glb: bool = False
-    per_object: bool = False
-    heightmap_raw: bool = False
-    preview: bool = True
-    render: bool = False
-    placements: bool = False
-
-
-EXPORT_LIMITS = {
-    "fbx": flag("FBX", "Write an FBX file for Unity"),
-    "glb": flag("glTF Binary", "Also write a .glb file"),
-    "per_object": flag("One File per Object", "Write one file per object instead of one for all"),
-    "heightmap_raw": flag("Unity RAW Heightmap", "Also write a 16-bit RAW heightmap for Unity's Terrain"),
-    "preview": flag("Relief Map", "Write a shaded-relief map, relief.png"),
-    "render": flag("Render", "Write a 3-D preview render, preview.png (Workbench; needs OpenGL)"),
-    "placements": flag("Placement File", "Write the scattered props' Unity positions, rotations and scales as JSON"),
-}
-
-
-def _world_from_dict(table, *, prefix):
-    return from_table(WorldSpec, WORLD_LIMITS, table, prefix=prefix)
-
-
-def _export_from_dict(table, *, prefix):
-    return from_table(ExportSpec, EXPORT_LIMITS, table, prefix=prefix)
 
 
 #: Most ``[[level]]`` tables a recipe may hold.
@@ -181,34 +124,39 @@ class Section:
 #: Every recipe section, in build order. A new generator family is one more entry here.
 SECTIONS = (
     Section(
-        "world", WorldSpec, WORLD_LIMITS, _world_from_dict, to_table, check=check_world, label="World", build=False
+        "world",
+        world.WorldSpec,
+        world.LIMITS,
+        world.from_dict,
+        world.to_dict,
+        check=world.check_world,
+        label="World",
+        build=False,
     ),
     Section("terrain", terrain.TerrainSpec, terrain.LIMITS, terrain.from_dict, terrain.to_dict, label="Terrain"),
     # the terrain's layers: built with the terrain (core.terrain.terrain_layers_steps), not on their own
     Section(
         "biomes",
-        biome_spec.BiomesSpec,
-        biome_spec.BIOMES_LIMITS,
-        biomes_from_dict,
-        biome_spec.biomes_to_dict,
+        biomes.BiomesSpec,
+        biomes.LIMITS,
+        biomes.from_dict,
+        biomes.to_dict,
         check=check_biomes,
         label="Biomes",
         build=False,
-        package="biomes",
         paths=True,
     ),
     Section(
         "splat",
-        biome_spec.SplatSpec,
-        biome_spec.SPLAT_LIMITS,
-        splat_from_dict,
-        biome_spec.splat_to_dict,
+        splat.SplatSpec,
+        splat.LIMITS,
+        splat.from_dict,
+        splat.to_dict,
         many=True,
-        max_entries=biome_spec.MAX_LAYERS,
+        max_entries=splat.MAX_LAYERS,
         check=check_splats,
         label="Texture Layers",
         build=False,
-        package="biomes",
         paths=True,
     ),
     Section(
@@ -246,7 +194,7 @@ SECTIONS = (
         package="levels",
         paths=True,
     ),
-    Section("export", ExportSpec, EXPORT_LIMITS, _export_from_dict, to_table, label="Export", build=False),
+    Section("export", export.ExportSpec, export.LIMITS, export.from_dict, export.to_dict, label="Export", build=False),
 )
 SECTION_KEYS = tuple(s.key for s in SECTIONS)
 _BY_KEY = {s.key: s for s in SECTIONS}
@@ -326,7 +274,7 @@ def from_dict(data, *, source="recipe", base=None):
         for section in SECTIONS:
             if section.key in data:
                 parts[section.key] = _parse_section(section, data[section.key], source=source, base=base)
-        recipe = tiles_fix_normalize(Recipe(**parts), data)
+        recipe = world.tiles_fix_normalize(Recipe(**parts), data)
         for section in SECTIONS:
             if section.check is not None:
                 section.check(recipe)

@@ -40,7 +40,8 @@ import stat
 
 import numpy as np
 
-from ._checks import ParameterError, check_array, check_bool, check_choice, check_int
+from ._checks import check_array, check_bool, check_choice, check_int
+from .errors import ParameterError
 
 __all__ = [
     "unity_position",

@@ -20,8 +20,8 @@ text settings' parsers in :mod:`.level_text`; their public names are importable 
 
 import bpy
 
+from ..core import levels as core_levels
 from ..core.errors import ParameterError
-from ..core.levels import spec as level_spec
 from .bridge import level as bridge_level
 from .bridge import level_wfc
 from .bridge.properties import apply_spec
@@ -102,7 +102,7 @@ def live_rebuilds(settings):
     """True when Auto Update rebuilds the level the Levels panel's ``settings`` describe: any level but a
     WFC level of more than :data:`LIVE_WFC_CELLS` cells or with ``connected`` or ``counts`` (those may
     search for seconds: the panel says to press Update Level, which shows progress and takes Esc)."""
-    if settings.generator not in level_spec.WFC_GENERATORS:
+    if settings.generator not in core_levels.WFC_GENERATORS:
         return True
     constrained = settings.connected or settings.counts.strip()
     return settings.width * settings.height <= LIVE_WFC_CELLS and not constrained
@@ -242,7 +242,7 @@ class WORLDSEED_OT_level_add(ModalBuild, bpy.types.Operator):
         if self.generator in WFC_SAMPLED:
             layout.prop(self, "sample_image")
             layout.prop(self, "classes")
-        if self.generator in level_spec.WFC_GENERATORS:
+        if self.generator in core_levels.WFC_GENERATORS:
             layout.prop(self, "connect_points")
             layout.prop(self, "counts")
             layout.prop(self, "fixed")
@@ -258,7 +258,7 @@ class WORLDSEED_OT_level_add(ModalBuild, bpy.types.Operator):
 def is_modal_level(spec):
     """True for a level made modally when its operator is invoked from a window: every WFC level (its
     search may take seconds whatever the grid's size; the other generators take a fraction of one)."""
-    return spec.generator in level_spec.WFC_GENERATORS
+    return spec.generator in core_levels.WFC_GENERATORS
 
 
 class _ModalUpdate(ModalBuild):

@@ -7,8 +7,6 @@ operator's redo panel (:mod:`.level`).  The WFC generators' own ways to name a t
 into spec values here (:func:`wfc_values`, :func:`spec_from_props`) and back (:func:`load_wfc_settings`).
 """
 
-import os
-
 import bpy
 
 from ..core import levels as core_levels
@@ -16,7 +14,7 @@ from ..core.errors import ParameterError
 from ..core.levels import spec as level_spec
 from ..core.spec import from_attrs
 from .bridge import level_wfc
-from .bridge.properties import SHOWN_KINDS, prop_for, props_from_limits
+from .bridge.properties import SHOWN_KINDS, blend_path, prop_for, props_from_limits
 from .bridge.query import level_generator_fields
 from .level_text import (
     classes_from_text,
@@ -69,15 +67,6 @@ _FILE = ("FILE", "File", "A tileset file (.toml)")
 
 #: Blender 4.5 on warns (a RuntimeWarning) when a path property without this option is set to '//...'.
 _RELATIVE = {"options": {"PATH_SUPPORTS_BLEND_RELATIVE"}} if bpy.app.version >= (4, 5, 0) else {}
-
-
-def blend_path(path):
-    """The file a panel's path names: ``//`` starts at the saved .blend's folder (``bpy.path.abspath``),
-    so does a plain relative path once the .blend is saved (before, the working directory)."""
-    path = bpy.path.abspath(path) if path else path
-    if path and not os.path.isabs(path) and bpy.data.filepath:
-        path = os.path.join(os.path.dirname(bpy.path.abspath(bpy.data.filepath)), path)
-    return path
 
 
 def _preset_items(stems, what):
@@ -233,7 +222,7 @@ def load_wfc_settings(settings, spec, image=None):
     (a preset, else a file), the sample (a preset, a file or ``image``), ``classes``,
     ``connect_points`` and ``counts`` as text."""
     tilesets, samples = level_wfc.wfc_presets()
-    if spec.tileset in level_spec.AUTOTILE_SETS:
+    if spec.tileset in core_levels.AUTOTILE_SETS:
         settings.autotile = spec.tileset
     elif spec.tileset in tilesets:
         settings.wfc_tileset = spec.tileset

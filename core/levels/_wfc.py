@@ -46,7 +46,6 @@ from ._content import place_markers
 from ._level import CLASSES, DOOR, FLOOR, WALL, Level, WfcRecord
 from ._regions import label_regions
 from ._wfc_files import load_sample_of, load_tileset_of, prefixed, wfc_model
-from .spec import check_classes
 
 __all__ = [
     "MAX_WAVE_BYTES",
@@ -161,7 +160,7 @@ def _sample_values(palette):
 
     def value_of(key, where, verb, subject=None):
         try:  # the canonical text of a sample value, as in classes
-            value = check_classes({key: "wall"}, name=where)[0][0]
+            value = core_wfc.check_classes({key: "wall"}, name=where)[0][0]
         except ParameterError:
             raise ParameterError(
                 f"{subject or where} must be sample values: an integer (a grid sample) or '#rrggbb' of an image "

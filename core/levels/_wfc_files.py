@@ -11,7 +11,7 @@ import stat
 from .. import wfc as core_wfc
 from ..errors import ParameterError, short
 from ..spec import did_you_mean
-from .spec import AUTOTILE_SETS
+from ._fields import AUTOTILE_SETS
 
 __all__ = [
     "PRESETS",

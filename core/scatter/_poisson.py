@@ -57,7 +57,7 @@ import math
 
 import numpy as np
 
-from .._checks import ParameterError
+from ..errors import ParameterError
 from ._poisson_corners import BLOCK, CHUNKS, FAR, CornerFill
 from ._poisson_existing import Existing
 from ._poisson_field import Field

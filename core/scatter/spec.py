@@ -51,7 +51,7 @@ from .._toml import toml_table
 from ..biomes import PER_M2
 from ..errors import ParameterError, short
 from ..spec import custom, did_you_mean, flag, from_table, integer, number, object_name, span, to_table
-from ..trees.spec import species_names, species_spec
+from ..trees import species_names, species_spec
 from ._engine import ALIGN, SCALE, SINK, TILT
 from ._rules import DEPOSITS, FLOW, HEIGHT, KEEP_AWAY, PATCH_SCALE, PATCHINESS, SLOPE, check_biomes
 from ._sampling import RADIUS, RADIUS_RATIO

@@ -38,7 +38,7 @@ from operator import itemgetter
 
 import numpy as np
 
-from .._checks import ParameterError
+from ..errors import ParameterError
 
 #: Symbols the turtle reads; every other character is ignored.
 SYMBOLS = "FGf+-|&^\\/$[]!'\"~{.}%"

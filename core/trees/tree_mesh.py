@@ -32,7 +32,8 @@ import math
 
 import numpy as np
 
-from .._checks import ParameterError, check_array, check_float, check_int
+from .._checks import check_array, check_float, check_int
+from ..errors import ParameterError
 from ..mesh import IndexedMesh, index_dtype
 from ._tree_parts import (
     BARK,

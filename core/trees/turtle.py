@@ -60,7 +60,8 @@ import math
 
 import numpy as np
 
-from .._checks import ParameterError, check_float, check_int, make_rng
+from .._checks import check_float, check_int, make_rng
+from ..errors import ParameterError
 from ._turtle import close_polygons, module_table, walk
 from .skeleton import LeafCards, Polygon, Skeleton, Word
 

@@ -25,7 +25,8 @@ from ._base import base_heights, tile_heights, tile_spec
 from ._grid import tile_base
 from ._scatter import border_points, detail_maps, placement_content, reach, scatter_tile
 from ._stitch import blend_windows
-from ._window import load_window, needs_windows, recipe_digest, wants_flow, window_path
+from ._window import load_window, needs_windows, wants_flow, window_path
+from ._world_json import recipe_digest
 
 __all__ = ["run_tile", "tile_layers", "border_path", "load_border"]
 

@@ -51,7 +51,8 @@ def world_json_path(out_dir, name):
 
 
 def recipe_digest(recipe):
-    """SHA-256 (hex) of the recipe as :func:`core.recipe.dumps` writes it: the same recipe, the same digest."""
+    """SHA-256 (hex) of the recipe as :func:`core.recipe.dumps` writes it: the same recipe, the same digest
+    (what the world JSON and every cached file of a world are checked against)."""
     return hashlib.sha256(core_recipe.dumps(recipe).encode("utf-8")).hexdigest()
 
 

@@ -16,7 +16,6 @@ __all__ = [
     "level_stems",
     "level_file_names",
     "earlier_level_files",
-    "LEVEL_RECORD_FORMAT",
     "check_level_transforms",
     "level_kits_as_objects",
 ]
@@ -71,8 +70,6 @@ def level_file_names(stem, tileset="blob", wfc=None):
     return [*tiled, f"{stem}_level.json", f"{stem}_level.png"]
 
 
-#: The "format" field of a level's ``<stem>_level.json`` (``core.levels.level_record``'s).
-LEVEL_RECORD_FORMAT = core_levels.RECORD_FORMAT
 #: Largest ``_level.json`` :func:`earlier_level_files` reads (a 4096^2 level's record is far smaller).
 LEVEL_RECORD_MAX_BYTES = 1 << 28
 
@@ -94,7 +91,7 @@ def earlier_level_files(folder):
                     record = json.load(f)
             except (OSError, ValueError):
                 continue  # not a level record of ours
-            if not isinstance(record, dict) or record.get("format") != LEVEL_RECORD_FORMAT:
+            if not core_levels.is_level_record(record):
                 continue
             stem = entry.name[: -len("_level.json")]
             for tileset in core_levels.TILESETS:

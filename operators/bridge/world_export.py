@@ -1,4 +1,4 @@
-"""Tiled worlds for Unity (issue 13): each tile's FBX, the prop library and the world JSON.
+"""Tiled worlds for Unity: each tile's FBX, the prop library and the world JSON.
 
 For Unity each tile is ``<name>_<x>_<z>.fbx`` (:func:`export_tile_fbx`: the terrain and its LODs,
 rotation 0, scale 1, Y up, metres; the props are placed from the placement file), beside it the prop

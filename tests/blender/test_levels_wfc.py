@@ -1,4 +1,4 @@
-"""WFC levels in Blender (issue 11): the Levels panel's WFC (tiles) and WFC (sample), the artist's tile
+"""WFC levels in Blender: the Levels panel's WFC (tiles) and WFC (sample), the artist's tile
 objects placed per WFC cell, a sample image of the .blend, contradictions, and a headless recipe
 (modal runs and Esc: test_levels_wfc_modal.py; global constraints: test_levels_wfc_constraints.py).
 
@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from worldseed.core import levels as core_levels
+from worldseed.core.errors import ParameterError
 from worldseed.operators.bridge import instancing, level_wfc, query
 from worldseed.operators.bridge import level as bridge_level
 
@@ -146,7 +147,7 @@ def test_tile_objects_are_instanced_per_cell_as_their_variants_turn(empty_scene,
 
 
 def test_a_tile_objects_level_exports_one_fbx_object_per_cell(empty_scene, tmp_path):
-    from worldseed.core.recipe import ExportSpec
+    from worldseed.core.export import ExportSpec
     from worldseed.operators.bridge import world
 
     spec = core_levels.from_dict(dict(TILES, width=4, height=3, tileset="pipes", name="Pipes"))
@@ -229,7 +230,7 @@ def test_an_image_loaded_from_a_png_gives_back_its_bytes_as_the_sample(empty_sce
     image = bpy.data.images.load(str(tmp_path / "s.png"))
     assert np.array_equal(level_wfc.image_sample(image), rgb)  # row 0 on top, not colour-managed
     big = bpy.data.images.new("Photo", 300, 300)
-    with pytest.raises(bridge_level.ParameterError, match="at most 65,536 pixels"):
+    with pytest.raises(ParameterError, match="at most 65,536 pixels"):
         level_wfc.image_sample(big)
 
 

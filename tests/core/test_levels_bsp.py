@@ -20,10 +20,10 @@ from worldseed.core.levels import (
     check_spec,
     generate,
     label_regions,
-    walk_distances,
 )
 from worldseed.core.levels._bsp import ASPECT, LAYOUT_KEYS, bsp_layout, bsp_leaves, check_settings
 from worldseed.core.levels._content import marker_cells
+from worldseed.core.levels._regions import walk_distances
 
 
 def four_neighbours(mask):

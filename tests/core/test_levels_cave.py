@@ -9,18 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from worldseed.core.errors import ParameterError
-from worldseed.core.levels import (
-    CORRIDOR,
-    FLOOR,
-    WALL,
-    LevelSpec,
-    _cave,
-    cave,
-    check_spec,
-    generate,
-    label_regions,
-    walk_distances,
-)
+from worldseed.core.levels import CORRIDOR, FLOOR, WALL, LevelSpec, _cave, cave, check_spec, generate, label_regions
+from worldseed.core.levels._regions import walk_distances
 
 
 def reference_automaton(walls, steps):

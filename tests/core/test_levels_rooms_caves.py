@@ -21,9 +21,9 @@ from worldseed.core.levels import (
     generate,
     label_regions,
     rooms_caves,
-    walk_distances,
 )
 from worldseed.core.levels._content import marker_cells
+from worldseed.core.levels._regions import walk_distances
 from worldseed.core.levels._rooms_caves import KEYS, check_settings
 
 

@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from worldseed.core.errors import ParameterError
-from worldseed.core.levels import FLOOR, WALL, LevelSpec, _walk, generate, label_regions, random_walk, walk_distances
+from worldseed.core.levels import FLOOR, WALL, LevelSpec, _walk, generate, label_regions, random_walk
+from worldseed.core.levels._regions import walk_distances
 
 
 def test_random_walk_signature():

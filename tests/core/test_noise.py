@@ -185,7 +185,7 @@ def test_golden_hash(basis, seed):
 
 # The same for the arbitrary-point path (fbm_at, what domain warp and scatter use), with
 # warp, a ridged field and coordinates beyond _perlin.MAGIC_REACH (the fmod index path).
-# Taken before the point kernels were rewritten for speed (issue 9): the bytes must not move.
+# Taken before the point kernels were rewritten for speed: the bytes must not move.
 GOLDEN_POINTS = {
     ("perlin", False): "ede58cd5b16a26a69902c0cb0b4f72f4c35cacc9458cbe6ee66716cfc74d238a",
     ("perlin", True): "37c4eedf2c81bfb646c8a63f0c5d1fa26fbd0243eb5b45e80fdffbe47739f158",

@@ -1,4 +1,4 @@
-"""One-line errors of core.wfc's inputs (issue 11's new-user trial): deeply nested tileset TOML,
+"""One-line errors of core.wfc's inputs (a new user's trial): deeply nested tileset TOML,
 3-D grids too big to allocate, sample files (PNG size limit, ragged .txt rows, the file's name) and
 what sample arrays are accepted (RGB and RGBA images)."""
 

@@ -1,4 +1,4 @@
-"""The overlapping model of WFC (issue 11): patterns and overlaps against brute force, outputs made of
+"""The overlapping model of WFC: patterns and overlaps against brute force, outputs made of
 the sample's patterns, ground, the PNG reader."""
 
 import pathlib

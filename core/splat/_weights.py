@@ -11,10 +11,10 @@ from __future__ import annotations
 import numpy as np
 
 from .._checks import check_array, check_float, check_heights, check_int, check_pair
+from ..biomes import BiomeTable, noise_uniform
 from ..errors import ParameterError, short
 from ..heightmap import slope_degrees
 from ..noise import fbm
-from ._climate import noise_uniform
 from ._limits import (
     DEPOSIT_DEPTH,
     FADE_DEG,
@@ -29,7 +29,6 @@ from ._limits import (
     TILE_SIZE,
     UNIT,
 )
-from ._table import BiomeTable
 from .spec import SplatSpec
 
 __all__ = [
@@ -197,7 +196,7 @@ def splat_weights(
     Returns
     -------
     weights : (L, rows, cols) float32 ndarray
-        In [0, 1], summing to 1 per cell (to float32 rounding); :func:`core.biomes.pack_splats`
+        In [0, 1], summing to 1 per cell (to float32 rounding); :func:`core.splat.pack_splats`
         turns them into 8-bit splat images that sum to exactly 255.
 
     Notes
