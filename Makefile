@@ -13,9 +13,12 @@ BPY42_VENV  := .venv-bpy42
 BPY42_STAMP := $(BPY42_VENV)/.installed-$(shell cksum requirements-compat-4.2.txt | cut -d' ' -f1)
 BPY45_VENV  := .venv-bpy45
 BPY45_STAMP := $(BPY45_VENV)/.installed-$(shell cksum requirements-compat-4.5.txt | cut -d' ' -f1)
+# The type checker and Blender's API stubs (fake-bpy-module), in a venv of their own: the stubs shadow bpy.
+TC_VENV  := .venv-typecheck
+TC_STAMP := $(TC_VENV)/.installed-$(shell cksum requirements-typecheck.txt | cut -d' ' -f1)
 VERSION := $(shell sed -n 's/^version *= *"\(.*\)"/\1/p' blender_manifest.toml)
 
-.PHONY: demo test test-bpy test-numpy2 test-compat test-bpy42 test-bpy45 lint build bench clean venv
+.PHONY: demo test typecheck test-bpy test-numpy2 test-compat test-bpy42 test-bpy45 lint build bench clean venv
 
 venv: $(STAMP)
 
@@ -75,6 +78,16 @@ test-bpy42: $(BPY42_STAMP)
 
 test-bpy45: $(BPY45_STAMP)
 	$(BPY45_VENV)/bin/python -m pytest tests core --doctest-modules -q $(XDIST)
+
+$(TC_STAMP): requirements-typecheck.txt
+	test -x $(TC_VENV)/bin/python || $(PYTHON) -m venv $(TC_VENV)
+	$(TC_VENV)/bin/python -m pip install --disable-pip-version-check -q -r requirements-typecheck.txt
+	rm -f $(TC_VENV)/.installed-*
+	touch $@
+
+# mypy over core, operators, panels and addon (settings in pyproject.toml), 0 errors.
+typecheck: $(TC_STAMP)
+	$(TC_VENV)/bin/python tools/typecheck.py
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
