@@ -183,6 +183,7 @@ class Simulation:
         for off, w in zip(self.boff.tolist(), self.pos_weights.tolist()):
             groups.setdefault(w, []).append(off)
         self.boff_min = int(self.boff.min())
+        self.corners = np.array([[0], [1], [pc], [pc + 1]])  # a cell's four corners, as offsets
         # each offset's shifted view of the working map, read at (node + lowest offset): no index array per offset
         self.stamp_groups = [
             (np.float32(w), [self.flat[off - self.boff_min :] for off in offs]) for w, offs in groups.items()
@@ -383,19 +384,23 @@ class Simulation:
         """Droplets ``fill`` climb: each fills the hole it leaves (at most what it carries and the
         drop x cell area, shared by its crowd) at its node's four corners (bilinear shares), on the
         working map and on the exact float64 map; the others' ``gain`` leaves their sediment."""
-        area, pc = self.area, self.pcols
+        area = self.area
         s = sed.take(fill, mode="clip")
         amount = np.minimum(dh.take(fill, mode="clip") * area / crowd.take(fill, mode="clip"), s)
         cp, u, v = c.take(fill, mode="clip"), fx.take(fill, mode="clip"), fy.take(fill, mode="clip")
+        gain.put(fill, amount)
         sed -= gain
-        sed[fill] = s - amount
         amount /= area
-        su = amount * u  # the bilinear shares of the four corners
-        amount -= su
-        f, dep = self.flat, self.deposited
-        for corner, share in ((0, amount - amount * v), (1, su - su * v), (pc, amount * v), (pc + 1, su * v)):
-            np.add.at(f[corner:], cp, share.astype(np.float32))  # shifted views: no index arrays
-            np.add.at(dep[corner:], cp, share)
+        # the bilinear shares of the four corners (node, +1, +row, +row+1), one row each
+        share = np.empty((4, fill.size))
+        np.multiply(amount, u, out=share[1])
+        np.subtract(amount, share[1], out=share[0])
+        np.multiply(share[:2], v, out=share[2:])
+        np.subtract(share[:2], share[2:], out=share[:2])
+        at = (cp + self.corners).reshape(-1)  # corner by corner, as four passes would add them
+        share = share.reshape(-1)
+        np.add.at(self.flat, at, share.astype(np.float32))
+        np.add.at(self.deposited, at, share)
 
     def _stamp(self, ct, amount):
         """Add ``amount x weights / area`` around the nodes ``ct`` to the float32 working map, one
