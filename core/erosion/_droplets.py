@@ -177,6 +177,9 @@ class Simulation:
         self.block = r + 1
         self.gcols = -(-cols // self.block)
         self.gcells = -(-rows // self.block) * self.gcols
+        # a node's block from two small tables (an int64 division costs ~10 ns an element)
+        self.col_block = np.arange(cols) // self.block
+        self.row_block = (np.arange(rows) // self.block) * self.gcols
         self.pos_weights = (self.bw / self.area).astype(np.float32)
         self.weights = self.bw / self.area
         groups = {}  # brush offsets by their float32 weight (offsets at one distance share it)
@@ -294,7 +297,7 @@ class Simulation:
             if x.min() < zero or y.min() < zero or x.max() >= xmax or y.max() >= ymax:
                 # crossed the edge: what it carries leaves the map
                 out = ~((x >= zero) & (x < xmax) & (y >= zero) & (y < ymax))
-                gone = np.flatnonzero(out)
+                gone = out.nonzero()[0]  # (1-D: the method, not np.flatnonzero's wrappers)
                 self.lost += float(sed.take(gone, mode="clip").sum())
                 n -= gone.size
                 if not n:
@@ -303,7 +306,7 @@ class Simulation:
                 # the last droplets that stay take the places of those gone before them (a few
                 # droplets moved, not every array copied)
                 holes = gone[gone < n]
-                movers = np.flatnonzero(~out[n:])
+                movers = (~out[n:]).nonzero()[0]
                 movers += n
                 state = (x, y, dx, dy, speed, water, sed, c, fx, fy, h_old, blk)
                 for v in state:
@@ -354,10 +357,10 @@ class Simulation:
             lim /= crowd
             np.maximum(gain, lim, out=gain)
             up = dh > zero
-            fill = np.flatnonzero(up)
+            fill = up.nonzero()[0]
             if fill.size:  # climbing: fill the hole it leaves, at its four corners
                 self._fill(fill, sed, gain, dh, crowd, c, fx, fy)
-                brushed = np.flatnonzero(~up)
+                brushed = (~up).nonzero()[0]
                 ct = c.take(brushed, mode="clip")
                 gain = gain.take(brushed, mode="clip")
             else:
@@ -418,9 +421,8 @@ class Simulation:
 
     def _blocks(self, ix, iy):
         """The crowding block (of the brush's radius plus a cell) of the nodes ``(ix, iy)``."""
-        b = iy // self.block
-        b *= self.gcols
-        b += ix // self.block
+        b = self.row_block.take(iy, mode="clip")
+        b += self.col_block.take(ix, mode="clip")
         return b
 
     def _crowding(self, b):
