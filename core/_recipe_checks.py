@@ -43,11 +43,18 @@ def beside(value, base):
 
 
 def biomes_from_dict(table, *, prefix, base=None):
-    """``[biomes]``; a ``table`` given as a path is kept absolute (found beside the recipe)."""
+    """``[biomes]``; a ``table`` given as a path is kept absolute (found beside the recipe) and, in a
+    recipe file (``base``, its folder) with biomes on, read and checked here: errors name
+    ``<prefix>table`` and quote nothing of a table file outside the recipe's folder."""
     spec = biome_spec.biomes_from_dict(table, prefix=prefix)
     value = spec.table
     if value.lower().endswith(".toml") or "/" in value or "\\" in value:
         spec = dataclasses.replace(spec, table=beside(value, base))
+        if base is not None and spec.enabled:
+            try:
+                load_table(spec.table, base=base)
+            except ParameterError as err:
+                raise ParameterError(f"{prefix}table {short(value)}: {err}") from None
     return spec
 
 

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 from .._checks import check_float
 from ..errors import ParameterError, short
+from ..files import open_regular
 from ..spec import colour, custom, flag, from_table, number, object_name, span, text, to_table
 from ._climate import FLOW_LINE_AREA, LAPSE, MOISTURE_SCALE, REACH, WEIGHT
 from ._limits import (
@@ -92,7 +93,10 @@ def _texture_head(path, name, size, shown=None):
             raise ParameterError(
                 f"{name} {shown} is {info.st_size:,} bytes; a texture may be at most {MAX_TEXTURE_BYTES:,}"
             )
-        with open(path, "rb") as f:
+        f = open_regular(path)  # what was opened is checked too: a FIFO put there since cannot hang
+        if f is None:
+            raise ParameterError(f"{name} {shown} is not a file; it must be {allowed}")
+        with f:
             data = f.read(size if size is not None else MAX_TEXTURE_BYTES + 1)
     except OSError as err:
         raise ParameterError(f"{name} {shown} cannot be read ({err.strerror}); it must be {allowed}") from None

@@ -98,7 +98,7 @@ def read_png(data, *, name="sample", max_side=None):
         raise ParameterError(f"{name} must be the bytes of a PNG file, got {type(data).__name__}")
     data = bytes(data)
     if not data.startswith(SIGNATURE):
-        raise ParameterError(f"{name} is not a PNG file (no PNG signature), starts with {short(data[:8])}")
+        raise ParameterError(f"{name} is not a PNG file (no PNG signature)")
     header, palette, idat = None, None, []
     for tag, body in _chunks(data, name):
         if tag == b"IHDR":
