@@ -446,6 +446,10 @@ def _world_main(args, recipe, progress):
 
 
 def one_line(err):
-    """``err``'s message on one line of at most :data:`LINE_LIMIT` characters."""
-    text = str(err).replace("\r", " ").replace("\n", " ") or type(err).__name__
+    """``err``'s message on one line of at most :data:`LINE_LIMIT` characters (an ``OSError`` as its
+    reason and the file it names: ``No space left on device: /out/world_0_0.raw``)."""
+    text = str(err)
+    if isinstance(err, OSError) and err.strerror and err.filename is not None:
+        text = f"{err.strerror}: {os.fsdecode(err.filename)}"
+    text = text.replace("\r", " ").replace("\n", " ") or type(err).__name__
     return text if len(text) <= LINE_LIMIT else f"{text[: LINE_LIMIT - 30]}... ({len(text):,} characters)"

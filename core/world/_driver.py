@@ -13,7 +13,10 @@
    complete (and the windows and neighbour tiles they need).
 3. The executor runs them; after every finished tile the world JSON is
    rewritten atomically, so a run that is killed or cancelled keeps every tile
-   it finished, and the next run skips them.
+   it finished, and the next run skips them.  An earlier world JSON stays as it
+   was until this run has finished a tile (or ends without building one): a
+   run of a changed recipe that fails before its first tile (a full disk,
+   Ctrl-C, a refused worker) leaves the earlier world described.
 4. The cache folder (``<out_dir>/.<name>_world_cache``) holds every tile's
    erosion window and border props.  A tile's files there are deleted as soon
    as nothing needs them any more (:class:`CacheRelease`): every task of the
@@ -381,7 +384,9 @@ def run_world(recipe, out_dir, *, name="world", executor=None, tiles=None, progr
     skipped = tuple(t for t in chosen if t in files)
     seed = recipe.world.seed
     document = world_json(grid, name=name, seed=seed, recipe_sha256=digest, files=files)
-    write_world_json(path, document)
+    written = earlier is None  # the earlier world JSON is kept until this run completes a tile (or ends)
+    if written:
+        write_world_json(path, document)
     cache_dir = cache_folder(out_dir, name)
     todo = tuple(t for t in chosen if t not in files)
     results = {}
@@ -395,16 +400,19 @@ def run_world(recipe, out_dir, *, name="world", executor=None, tiles=None, progr
         release.sweep()
 
         def on_result(task, result):
-            nonlocal document
+            nonlocal document, written
             if task.kind == "tile" and task.write:
                 files[tuple(task.tile)] = result["files"]
                 results[tuple(task.tile)] = result
                 document = world_json(grid, name=name, seed=seed, recipe_sha256=digest, files=files)
                 write_world_json(path, document)
+                written = True
             release.finished(task)  # after the record: a kill in between leaves a file, never a gap
 
         fn = WorldTaskFn(recipe, out_dir=out_dir, name=name, cache_dir=cache_dir)
         executor.run(tasks, fn, progress=progress, cancel=cancel, on_result=on_result)
+    if not written:  # nothing built (every chosen tile complete): the document of what was verified
+        write_world_json(path, document)
     complete = all(t in files for t in grid.tiles())
     if complete and os.path.isdir(cache_dir) and not os.path.islink(cache_dir):
         shutil.rmtree(cache_dir, ignore_errors=True)

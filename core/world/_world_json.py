@@ -24,6 +24,7 @@ import json
 import os
 
 from .. import recipe as core_recipe
+from ..files import read_checked
 from ..unity import write_bytes_atomic
 from ..unity_package import alphamap_side, heightmap_side
 from ._grid import tile_base
@@ -41,6 +42,8 @@ __all__ = [
 
 #: ``format`` and ``version`` of the world JSON.
 FORMAT = ("worldseed-world", 1)
+#: Largest world JSON read (a 64 x 64 grid of tiles with a dozen files each is about 15 MB).
+MAX_WORLD_JSON_BYTES = 1 << 28
 #: Bytes read at a time while hashing a file.
 CHUNK = 1 << 20
 
@@ -130,11 +133,11 @@ def write_world_json(path, document):
 
 
 def read_world_json(path):
-    """The world JSON at ``path``, or None when it is missing, unreadable or not a world JSON."""
+    """The world JSON at ``path``, or None when it is missing, unreadable, no regular file (a FIFO
+    there must not hang the run), larger than :data:`MAX_WORLD_JSON_BYTES` or not a world JSON."""
     try:
-        with open(path, "rb") as fh:
-            document = json.loads(fh.read().decode("utf-8"))
-    except (OSError, ValueError):
+        document = json.loads(read_checked(path, name="world JSON", limit=MAX_WORLD_JSON_BYTES).decode("utf-8"))
+    except ValueError:  # ParameterError (missing, no regular file, too large) or no JSON
         return None
     if not isinstance(document, dict) or (document.get("format"), document.get("version")) != FORMAT:
         return None

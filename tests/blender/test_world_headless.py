@@ -9,6 +9,8 @@ in one line on a single-terrain recipe.
 import hashlib
 import json
 import os
+import resource
+import shutil
 import signal
 import subprocess
 import sys
@@ -101,6 +103,35 @@ def test_tiles_builds_a_part_then_the_rest(serial, recipe_file, tmp_path):
     assert "2 of 4 tiles complete" in proc.stdout
     assert run("--recipe", recipe_file, "--out", out).returncode == 0
     assert digests(out) == digests(serial[0])
+
+
+def test_a_changed_recipe_on_a_full_disk_keeps_the_earlier_world_json_and_names_the_file(serial, tmp_path):
+    """A file-size limit stops the new recipe's first write: exit 2, the error names the file it was
+    writing (``[Errno 28] No space left on device`` named none), and ``world_world.json`` still
+    describes the earlier world, every tile verified."""
+    out = tmp_path / "out"
+    shutil.copytree(serial[0], out)
+    before = (out / "world_world.json").read_bytes()
+    changed = tmp_path / "changed.toml"
+    changed.write_text(WORLD.replace("seed = 5", "seed = 6"))
+
+    def limit():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails instead of killing
+        resource.setrlimit(resource.RLIMIT_FSIZE, (4096, resource.RLIM_INFINITY))
+
+    proc = subprocess.run(
+        [sys.executable, RUN, "--recipe", str(changed), "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        preexec_fn=limit,
+    )
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    line = proc.stderr.strip().splitlines()[-1]
+    assert line.startswith("worldseed: error: ") and "File too large" in line and str(out) in line, line
+    assert "Traceback" not in proc.stderr
+    assert (out / "world_world.json").read_bytes() == before
+    assert len(core_world.verify_tiles(str(out), core_world.read_world_json(str(out / "world_world.json")))) == 4
 
 
 @pytest.mark.parametrize(
