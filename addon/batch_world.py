@@ -71,11 +71,6 @@ def world_outputs(out_dir, name):
     return paths + [os.path.join(out_dir, f"{name}_props.fbx"), path]
 
 
-def remove_world_outputs(out_dir, name):
-    """Remove :func:`world_outputs` (regular files only, never a link); returns the removed paths."""
-    return remove_files(world_outputs(out_dir, name))
-
-
 def is_tiled(recipe):
     """Whether ``recipe`` is a tiled world (``[world] tiles`` other than ``[1, 1]``)."""
     return tuple(recipe.world.tiles) != (1, 1)

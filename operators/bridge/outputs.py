@@ -1,15 +1,32 @@
-"""Writing an output folder safely: its lock, the removal of stale temporaries, and all-or-nothing staging."""
+"""Writing an output folder safely: its lock, the removal of stale temporaries, and all-or-nothing staging.
+
+**The switch of a run's set of files is atomic.**  A write stages every file in a hidden folder
+(:class:`Staging`); :meth:`Staging.commit` checks them all, then writes the *switch record*
+``switch.json`` into the staging folder (atomically: a temporary name, fsync, rename) naming every
+move (staged file -> its final name) and every file of the earlier set to remove, and only then
+moves and removes, one rename at a time, and drops the record.  The record is the commit point: a
+run killed before it is written left the folder as it was (the next lock holder removes the staging
+folder), one killed after it (at any rename) left a record that the next holder of the folder's
+lock (:func:`folder_lock`, which every Worldseed writer and reader of an output folder takes:
+headless runs, Build Tiles, Export World, Export for Unity) reads first and finishes
+(:func:`finish_switches`: the moves not yet done, then the removals), so the folder holds exactly
+the earlier set or exactly the new one, never a mix.
+"""
 
 import contextlib
 import errno
+import json
 import os
 import re
 import shutil
+import stat
 import tempfile
 import threading
 import time
 
 from ...core.errors import short
+from ...core.files import read_checked
+from ...core.unity import write_bytes_atomic
 from .export import ExportError
 
 try:
@@ -20,6 +37,8 @@ except ImportError:  # Windows
 
 __all__ = [
     "new_folder",
+    "finish_switches",
+    "SWITCH_FILE",
     "output_folder",
     "folder_lock",
     "Staging",
@@ -35,6 +54,16 @@ LOCK_FILE = ".worldseed.lock"
 LOCK_WAIT = 300.0
 STAGING_PREFIX = ".worldseed-"
 STAGING_SUFFIX = ".tmp"
+#: The switch record in a staging folder: the moves and removals of a commit under way.
+SWITCH_FILE = "switch.json"
+SWITCH_FORMAT = ("worldseed-switch", 1)
+#: Test hook: with this environment variable set to k, the process ends (``os._exit(KILLED_STATUS)``)
+#: right after the k-th rename or removal of a switch (the record's own rename is the first), as a
+#: ``kill -9`` there would; the tests loop k over every step.
+KILL_AFTER_RENAME = "WORLDSEED_TEST_KILL_AFTER_RENAME"
+KILLED_STATUS = 137
+_STAGING_NAME = re.compile(r"^\.worldseed-[A-Za-z0-9_]+\.tmp$")
+_steps = {}
 
 #: Names of the temporaries Worldseed (and the exporters it calls) write next to a target: staging
 #: folders, this module's and ``export.py``'s mkstemp names, the render's and the old blend saver's
@@ -120,6 +149,8 @@ def _remove_stale(folder):
         for entry in entries:
             if not is_stale_temporary(entry.name) or entry.is_symlink():
                 continue
+            if _STAGING_NAME.match(entry.name) and os.path.lexists(os.path.join(entry.path, SWITCH_FILE)):
+                continue  # a switch that could not be finished yet: its files are the folder's new set
             try:
                 if entry.is_dir(follow_symlinks=False):
                     shutil.rmtree(entry.path)  # rmtree removes links inside, never what they point to
@@ -152,12 +183,97 @@ def _blend_complete(path):
     return head.startswith(b"BLENDER") and b"ENDB" in tail
 
 
+def _step():
+    """Count one rename or removal of a switch; the test hook :data:`KILL_AFTER_RENAME` ends the process here
+    (steps are counted from the time the variable got its value)."""
+    kill = os.environ.get(KILL_AFTER_RENAME, "")
+    if kill.isdigit():
+        _steps[kill] = _steps.get(kill, 0) + 1
+        if _steps[kill] == int(kill):
+            os._exit(KILLED_STATUS)
+
+
+def _plain_name(name):
+    return isinstance(name, str) and name not in ("", ".", "..") and os.path.basename(name) == name
+
+
+def _read_switch(stage_path):
+    """The switch record in the staging folder ``stage_path`` (``{"moves": [[staged, target]], "remove":
+    [names]}``, names without folders), or None when there is none (or it is not one of ours)."""
+    try:
+        data = json.loads(read_checked(os.path.join(stage_path, SWITCH_FILE), name="switch", limit=1 << 24))
+    except ValueError:  # missing, no regular file, not JSON
+        return None
+    if not isinstance(data, dict) or (data.get("format"), data.get("version")) != SWITCH_FORMAT:
+        return None
+    moves, remove = data.get("moves"), data.get("remove")
+    if not isinstance(moves, list) or not isinstance(remove, list):
+        return None
+    if not all(isinstance(m, list) and len(m) == 2 and all(_plain_name(n) for n in m) for m in moves):
+        return None
+    if not all(_plain_name(n) for n in remove):
+        return None
+    return data
+
+
+def _switch(folder, stage_path, record):
+    """Do (or finish) the switch ``record`` of the staging folder ``stage_path`` into ``folder``: each
+    move whose staged file is still there (keeping an earlier file's permissions), then each removal
+    of a regular file (never a link), then drop the record.  Each step can be done again: a switch
+    killed half-way is finished by doing it again.  Returns the names removed."""
+    for staged, target in record["moves"]:
+        source, final = os.path.join(stage_path, staged), os.path.join(folder, target)
+        if not os.path.lexists(source):
+            continue  # moved already
+        mode = _file_mode(final)
+        if mode is not None:
+            os.chmod(source, mode)
+        os.replace(source, final)  # atomic: a reader sees the old file or the new one, never none
+        _step()
+    removed = []
+    for name in record["remove"]:
+        path = os.path.join(folder, name)
+        try:
+            if not stat.S_ISREG(os.lstat(path).st_mode):
+                continue
+            os.remove(path)
+        except FileNotFoundError:
+            continue  # removed already
+        except OSError:
+            continue  # not ours to remove after all (permissions): leave it
+        removed.append(path)
+        _step()
+    os.remove(os.path.join(stage_path, SWITCH_FILE))
+    _step()
+    return removed
+
+
+def finish_switches(folder):
+    """Finish every switch a killed write left in ``folder`` (a staging folder with its switch record,
+    see the module docstring); the caller holds the folder's lock.  Returns the paths moved into
+    place or removed.  Staging folders without a record are left for :func:`_remove_stale`."""
+    done = []
+    with os.scandir(folder) as entries:
+        stages = sorted(e.path for e in entries if _STAGING_NAME.match(e.name) and e.is_dir(follow_symlinks=False))
+    for stage_path in stages:
+        record = _read_switch(stage_path)
+        if record is None:
+            continue
+        try:
+            done += [os.path.join(folder, target) for _, target in record["moves"]]
+            done += _switch(folder, stage_path, record)
+        except OSError:
+            continue  # cannot be finished now (permissions?): left for the next holder
+    return done
+
+
 class Staging:
     """A hidden folder inside ``folder`` that one write puts its files in; :meth:`commit` moves them
     into ``folder`` when every one is complete.  Made by :func:`output_folder`."""
 
     def __init__(self, folder):
         self.folder = folder
+        self.removed = []
         try:
             self.path = tempfile.mkdtemp(prefix=STAGING_PREFIX, suffix=STAGING_SUFFIX, dir=folder)
         except OSError as err:
@@ -167,13 +283,18 @@ class Staging:
         """The final path of the staged file ``staged``."""
         return os.path.join(self.folder, os.path.basename(staged))
 
-    def commit(self, staged):
-        """Check every file in ``staged`` (paths in :attr:`path`), then move them all into the folder.
+    def commit(self, staged, *, remove=()):
+        """Check every file in ``staged`` (paths in :attr:`path`), then switch the folder to them at once.
 
         A file that is missing or empty, or a .blend without its end, stops
-        the commit before anything is moved.  A file that replaces an
-        earlier one keeps the earlier one's permissions.  Returns the final
-        paths, in order.
+        the commit before anything is moved.  Then the switch record is
+        written (naming the moves and the files of ``remove``: paths in the
+        folder of an earlier set that this one does not hold), the files are
+        moved into the folder (one that replaces an earlier one keeps the
+        earlier one's permissions) and ``remove`` removed (regular files only,
+        never through a link; see the module docstring: a kill at any step is
+        finished by the next lock holder).  Returns the final paths, in
+        order; :attr:`removed` holds the paths removed.
         """
         for path in staged:
             target = self.target(path)
@@ -185,25 +306,41 @@ class Staging:
                 )
             if os.path.isdir(target) and not os.path.islink(target):
                 raise ExportError(f"cannot write {target!r}: a folder of that name is in the way")
-        done = []
-        for path in staged:
-            target = self.target(path)
-            try:
-                mode = _file_mode(target)
-                if mode is not None:
-                    os.chmod(path, mode)
-                os.replace(path, target)  # atomic: a reader sees the old file or the new one, never none
-            except OSError as err:  # a rename in one folder hardly fails; say exactly what the folder holds
-                new = ", ".join(os.path.basename(p) for p in done) or "none"
-                raise ExportError(
-                    f"moving {os.path.basename(target)} into {self.folder!r} failed: {err.strerror}; "
-                    f"files from this run: {new}; the others are the earlier ones"
-                ) from None
-            done.append(target)
-        return done
+        targets = [self.target(p) for p in staged]
+        keep = set(targets)
+        gone = [
+            os.path.basename(p)
+            for p in remove
+            if os.path.dirname(os.path.abspath(p)) == os.path.abspath(self.folder) and p not in keep
+        ]
+        record = {
+            "format": SWITCH_FORMAT[0],
+            "version": SWITCH_FORMAT[1],
+            "moves": [[os.path.basename(p), os.path.basename(p)] for p in staged],
+            "remove": sorted(set(gone)),
+        }
+        journal = os.path.join(self.path, SWITCH_FILE)
+        try:
+            write_bytes_atomic(journal, json.dumps(record, indent=1).encode("utf-8"))
+        except OSError as err:
+            raise ExportError(
+                f"writing the switch record in {self.folder!r} failed: {err.strerror}; kept the earlier files"
+            ) from None
+        _step()
+        try:
+            self.removed = _switch(self.folder, self.path, record)
+        except OSError as err:  # a rename in one folder hardly fails; the next run into the folder finishes it
+            raise ExportError(
+                f"moving the new files into {self.folder!r} failed: {err.strerror}; the next Worldseed run into "
+                "this folder finishes the move (the staging folder holds the rest)"
+            ) from None
+        return targets
 
     def discard(self):
-        shutil.rmtree(self.path, ignore_errors=True)
+        """Remove the staging folder, unless a switch from it is under way (its record is there): that
+        is for the next holder of the folder's lock to finish."""
+        if not os.path.lexists(os.path.join(self.path, SWITCH_FILE)):
+            shutil.rmtree(self.path, ignore_errors=True)
 
     def explain(self, err):
         """``err``'s message with staged paths shown as the files they stand for."""
@@ -236,8 +373,9 @@ def folder_lock(folder, *, wait=LOCK_WAIT):
     False when this thread held it already (then nothing else is done: a nested hold).
 
     Another writer of the same folder (another process, or another thread of this one) waits up
-    to ``wait`` seconds, then gets a one-line :class:`ExportError`.  Taking the lock first removes
-    what killed writes left in the folder (:func:`is_stale_temporary` names, never through a link).
+    to ``wait`` seconds, then gets a one-line :class:`ExportError`.  Taking the lock first finishes
+    a switch of files a killed write began (:func:`finish_switches`), then removes what killed writes
+    left in the folder (:func:`is_stale_temporary` names, never through a link).
     """
     if not os.path.isdir(folder):
         raise ExportError(f"output folder {folder!r} does not exist")
@@ -255,6 +393,7 @@ def folder_lock(folder, *, wait=LOCK_WAIT):
     fd = _lock(folder, wait)
     held[key] = 1
     try:
+        finish_switches(folder)  # a switch a killed run began: finished before anything else reads the folder
         _remove_stale(folder)
         yield True
     finally:

@@ -76,6 +76,20 @@ def test_serial_world_writes_every_tile_its_fbx_and_the_world_json(serial):
     assert not [n for n in os.listdir(out) if n.startswith(".")]  # no staging or temporaries left
 
 
+def test_the_world_json_lists_every_file_the_run_wrote_with_size_and_sha256(serial):
+    """``world_props.fbx`` too (issue 21): each tile's files under its tile, the world's own files in
+    the top-level ``files``; nothing in the folder but the world JSON itself is left out."""
+    out, _ = serial
+    doc = json.load(open(os.path.join(out, "world_world.json")))
+    listed = {f["name"]: f for t in doc["tiles"] for f in t["files"]}
+    listed.update({f["name"]: f for f in doc["files"]})
+    on_disk = digests(out)
+    assert "world_props.fbx" in on_disk and {f["name"] for f in doc["files"]} == {"world_props.fbx"}
+    assert set(listed) == set(on_disk) - {"world_world.json"}
+    for name, record in listed.items():
+        assert record["sha256"] == on_disk[name] and record["bytes"] == os.path.getsize(os.path.join(out, name))
+
+
 def test_workers_2_write_the_same_bytes(serial, recipe_file, tmp_path):
     out, _ = serial
     proc = run("--recipe", recipe_file, "--out", str(tmp_path), "--workers", "2")
