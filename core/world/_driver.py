@@ -53,7 +53,15 @@ from ._grid import parse_tile_range, world_grid
 from ._plan import neighbourhood, plan_world, run_task
 from ._tile import border_path, load_border
 from ._window import window_path
-from ._world_json import read_world_json, recipe_digest, verify_tiles, world_json, world_json_path, write_world_json
+from ._world_json import (
+    read_world_json,
+    recipe_digest,
+    verify_tiles,
+    verify_world_files,
+    world_json,
+    world_json_path,
+    write_world_json,
+)
 
 __all__ = ["CacheRelease", "WorldRun", "WorldTaskFn", "run_world", "cache_folder"]
 
@@ -381,9 +389,10 @@ def run_world(recipe, out_dir, *, name="world", executor=None, tiles=None, progr
     digest = recipe_digest(recipe)
     earlier = read_world_json(path)
     files = verify_tiles(out_dir, earlier, recipe_sha256=digest)
+    world_files = verify_world_files(out_dir, earlier, recipe_sha256=digest)  # the prop library ...: kept
     skipped = tuple(t for t in chosen if t in files)
     seed = recipe.world.seed
-    document = world_json(grid, name=name, seed=seed, recipe_sha256=digest, files=files)
+    document = world_json(grid, name=name, seed=seed, recipe_sha256=digest, files=files, world_files=world_files)
     written = earlier is None  # the earlier world JSON is kept until this run completes a tile (or ends)
     if written:
         write_world_json(path, document)
@@ -404,7 +413,9 @@ def run_world(recipe, out_dir, *, name="world", executor=None, tiles=None, progr
             if task.kind == "tile" and task.write:
                 files[tuple(task.tile)] = result["files"]
                 results[tuple(task.tile)] = result
-                document = world_json(grid, name=name, seed=seed, recipe_sha256=digest, files=files)
+                document = world_json(
+                    grid, name=name, seed=seed, recipe_sha256=digest, files=files, world_files=world_files
+                )
                 write_world_json(path, document)
                 written = True
             release.finished(task)  # after the record: a kill in between leaves a file, never a gap

@@ -27,6 +27,8 @@ RUN = os.path.join(ROOT, "worldseed_run.py")
 
 TERRAIN = dict(size=256.0, height=60.0, falloff='falloff = "radial"\n', rocks=12.0)
 WORLD = isle(resolution=65, droplets=20000.0, **TERRAIN)
+CHANGED = WORLD.replace("seed = 13", "seed = 14")  # another recipe: every tile again
+assert CHANGED != WORLD
 
 
 def run(*args, timeout=600):
@@ -90,6 +92,34 @@ def test_the_world_json_lists_every_file_the_run_wrote_with_size_and_sha256(seri
         assert record["sha256"] == on_disk[name] and record["bytes"] == os.path.getsize(os.path.join(out, name))
 
 
+def test_a_run_killed_in_its_switch_of_files_is_finished_by_the_next_run(serial, tmp_path):
+    """The tile FBX, the prop library and the world JSON listing them go into the folder in one switch:
+    killed after its 4th rename (3 of 4 FBX moved), the next run finishes it and builds nothing."""
+    from worldseed.operators.bridge import outputs
+
+    out = tmp_path / "out"
+    shutil.copytree(serial[0], out)
+    changed = tmp_path / "changed.toml"
+    changed.write_text(CHANGED)
+    env = {**os.environ, outputs.KILL_AFTER_RENAME: "4"}
+    killed = subprocess.run(
+        [sys.executable, RUN, "--recipe", str(changed), "--out", str(out)], capture_output=True, text=True, env=env
+    )
+    assert killed.returncode == outputs.KILLED_STATUS, killed.stdout + killed.stderr[-2000:]
+    assert [n for n in os.listdir(out) if n.startswith(".worldseed-")]  # the switch record's staging folder
+    proc = run("--recipe", str(changed), "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert "kept 4 complete tile(s)" in proc.stdout
+    wrote = [line for line in proc.stdout.splitlines() if " wrote " in line]
+    assert wrote == [f"worldseed: wrote {out / 'world_world.json'}"], wrote  # no FBX again: finished
+    doc = json.load(open(out / "world_world.json"))
+    assert len(core_world.verify_tiles(str(out), doc)) == 4
+    listed = {f["name"] for t in doc["tiles"] for f in t["files"]} | {f["name"] for f in doc["files"]}
+    assert listed == set(digests(str(out))) - {"world_world.json"}
+    assert {f"world_{x}_{z}.fbx" for x in (0, 1) for z in (0, 1)} | {"world_props.fbx"} <= listed
+    assert not [n for n in os.listdir(out) if n.startswith(".")]
+
+
 def test_workers_2_write_the_same_bytes(serial, recipe_file, tmp_path):
     out, _ = serial
     proc = run("--recipe", recipe_file, "--out", str(tmp_path), "--workers", "2")
@@ -127,7 +157,7 @@ def test_a_changed_recipe_on_a_full_disk_keeps_the_earlier_world_json_and_names_
     shutil.copytree(serial[0], out)
     before = (out / "world_world.json").read_bytes()
     changed = tmp_path / "changed.toml"
-    changed.write_text(WORLD.replace("seed = 5", "seed = 6"))
+    changed.write_text(CHANGED)
 
     def limit():
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails instead of killing
