@@ -102,6 +102,25 @@ def _try_lock(fd):
     return True
 
 
+def _lock_problem(folder, path, reason):
+    """The one line of a lock file that cannot be taken: what is at ``path`` and what to do."""
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        mode = None
+    kinds = ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"))
+    kind = next((k for test, k in kinds if mode is not None and test(mode)), None)
+    if kind is None and mode is not None and not stat.S_ISREG(mode):
+        kind = "not a plain file"
+    if kind is not None:
+        return (
+            f"cannot lock output folder {folder!r}: {path} is {kind}, where Worldseed keeps a plain lock file "
+            f"(never followed or written through); remove it (rm {'-r ' if kind == 'a folder' else ''}'{path}') "
+            "and run again"
+        )
+    return f"cannot lock output folder {folder!r}: {path}: {reason}"
+
+
 def _lock(folder, wait):
     """Lock ``folder`` (its :data:`LOCK_FILE`), polling for up to ``wait`` seconds; returns the file's fd.
 
@@ -110,13 +129,23 @@ def _lock(folder, wait):
     on the file now at that name.
     """
     path = os.path.join(folder, LOCK_FILE)
-    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    flags = (
+        os.O_RDWR
+        | os.O_CREAT
+        | getattr(os, "O_NOFOLLOW", 0)
+        | getattr(os, "O_CLOEXEC", 0)
+        | getattr(os, "O_NONBLOCK", 0)
+        | getattr(os, "O_NOCTTY", 0)
+    )
     deadline = time.monotonic() + wait
     while True:
         try:
             fd = os.open(path, flags, 0o666)
         except OSError as err:
-            raise ExportError(f"cannot lock output folder {folder!r}: {err.strerror}") from None
+            raise ExportError(_lock_problem(folder, path, err.strerror)) from None
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise ExportError(_lock_problem(folder, path, None))
         locked = _try_lock(fd)
         if locked is None:  # no locks on this file system (some network shares): the unique names still hold
             return fd
