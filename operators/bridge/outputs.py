@@ -178,7 +178,7 @@ def _remove_stale(folder):
         for entry in entries:
             if not is_stale_temporary(entry.name) or entry.is_symlink():
                 continue
-            if _STAGING_NAME.match(entry.name) and os.path.lexists(os.path.join(entry.path, SWITCH_FILE)):
+            if _STAGING_NAME.match(entry.name) and _read_switch(entry.path) is not None:
                 continue  # a switch that could not be finished yet: its files are the folder's new set
             try:
                 if entry.is_dir(follow_symlinks=False):
@@ -229,8 +229,11 @@ def _plain_name(name):
 def _read_switch(stage_path):
     """The switch record in the staging folder ``stage_path`` (``{"moves": [[staged, target]], "remove":
     [names]}``, names without folders), or None when there is none (or it is not one of ours)."""
+    path = os.path.join(stage_path, SWITCH_FILE)
+    if os.path.islink(path):
+        return None  # never ours: a record is written under its own name
     try:
-        data = json.loads(read_checked(os.path.join(stage_path, SWITCH_FILE), name="switch", limit=1 << 24))
+        data = json.loads(read_checked(path, name="switch", limit=1 << 24))
     except ValueError:  # missing, no regular file, not JSON
         return None
     if not isinstance(data, dict) or (data.get("format"), data.get("version")) != SWITCH_FORMAT:
@@ -238,8 +241,8 @@ def _read_switch(stage_path):
     moves, remove = data.get("moves"), data.get("remove")
     if not isinstance(moves, list) or not isinstance(remove, list):
         return None
-    if not all(isinstance(m, list) and len(m) == 2 and all(_plain_name(n) for n in m) for m in moves):
-        return None
+    if not all(isinstance(m, list) and len(m) == 2 and _plain_name(m[0]) and m[0] == m[1] for m in moves):
+        return None  # a staged file keeps its name
     if not all(_plain_name(n) for n in remove):
         return None
     return data
