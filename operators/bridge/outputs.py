@@ -339,17 +339,13 @@ class Staging:
             if os.path.isdir(target) and not os.path.islink(target):
                 raise ExportError(f"cannot write {target!r}: a folder of that name is in the way")
         targets = [self.target(p) for p in staged]
-        keep = set(targets)
-        gone = [
-            os.path.basename(p)
-            for p in remove
-            if os.path.dirname(os.path.abspath(p)) == os.path.abspath(self.folder) and p not in keep
-        ]
+        folder = os.path.abspath(self.folder)
+        gone = {os.path.basename(p) for p in remove if os.path.dirname(os.path.abspath(p)) == folder}
         record = {
             "format": SWITCH_FORMAT[0],
             "version": SWITCH_FORMAT[1],
             "moves": [[os.path.basename(p), os.path.basename(p)] for p in staged],
-            "remove": sorted(set(gone)),
+            "remove": sorted(gone - {os.path.basename(t) for t in targets}),  # never a file just moved in
         }
         journal = os.path.join(self.path, SWITCH_FILE)
         try:
