@@ -34,7 +34,6 @@ import dataclasses
 import json
 import os
 import re
-import tomllib
 from dataclasses import dataclass, field
 
 from . import biomes, export, levels, scatter, splat, terrain, trees
@@ -48,6 +47,7 @@ from ._recipe_checks import (
 )
 from ._toml import toml_table, toml_value
 from .errors import ParameterError, RecipeError, short
+from .files import check_depth, parse_toml, read_checked
 from .spec import closest
 from .world import spec as world  # the spec, not the face: the tiled-world engine behind it reads recipes
 
@@ -68,8 +68,6 @@ __all__ = [
 
 #: Largest recipe file read (a recipe is a few kilobytes; /dev/zero must not fill the memory).
 MAX_RECIPE_BYTES = 1 << 20
-#: Deepest nesting of arrays and tables a recipe may have.
-MAX_DEPTH = 32
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 
 
@@ -94,8 +92,10 @@ class Section:
     makes something of it (``[world]`` and ``[export]`` only configure).
     ``package`` names the family's core package when it is not the key
     (``[[level]]`` tables, ``core/levels/``); the other files are named by the key.
-    ``paths``: the section names files relative to the recipe, and ``parse`` takes ``base=``
-    (the recipe's folder, or None) to find them.
+    ``paths``: the keys of the section that name files (relative to the recipe, or presets), and
+    ``parse`` then takes ``base=`` (the recipe's folder, or None) to find them; each such file is
+    checked (a regular file of a bounded size, nesting bounded) when the recipe is read, and its
+    content is never quoted when it lies outside the recipe's folder (``core.files``).
     """
 
     key: str
@@ -109,7 +109,7 @@ class Section:
     label: str = ""
     build: bool = True
     package: str = ""
-    paths: bool = False
+    paths: tuple = ()
 
     @property
     def header(self):
@@ -144,7 +144,7 @@ SECTIONS = (
         check=check_biomes,
         label="Biomes",
         build=False,
-        paths=True,
+        paths=("table",),
     ),
     Section(
         "splat",
@@ -157,7 +157,7 @@ SECTIONS = (
         check=check_splats,
         label="Texture Layers",
         build=False,
-        paths=True,
+        paths=("texture",),
     ),
     Section(
         "trees",
@@ -192,7 +192,7 @@ SECTIONS = (
         check=check_levels,
         label="Levels",
         package="levels",
-        paths=True,
+        paths=("tileset", "sample"),
     ),
     Section("export", export.ExportSpec, export.LIMITS, export.from_dict, export.to_dict, label="Export", build=False),
 )
@@ -204,19 +204,6 @@ Recipe = dataclasses.make_dataclass(
 )
 Recipe.__module__ = __name__
 Recipe.__doc__ = """A whole world: one attribute per entry of :data:`SECTIONS` (a spec, or a tuple of them)."""
-
-
-def _check_depth(value, *, source, depth=0):
-    """Refuse absurdly nested arrays or tables before anything walks them recursively."""
-    stack = [(value, depth)]
-    while stack:
-        item, level = stack.pop()
-        if level > MAX_DEPTH:
-            raise RecipeError(f"{source}: values nest deeper than {MAX_DEPTH} levels")
-        if isinstance(item, dict):
-            stack.extend((v, level + 1) for v in item.values())
-        elif isinstance(item, list):
-            stack.extend((v, level + 1) for v in item)
 
 
 def _allowed_sections():
@@ -254,7 +241,7 @@ def from_dict(data, *, source="recipe", base=None):
     """
     if not isinstance(data, dict):
         raise RecipeError(f"{source}: a recipe must be a table of sections, got {type(data).__name__}")
-    _check_depth(data, source=source)
+    check_depth(data, source=source, error=RecipeError)
     unknown = sorted(set(data) - set(SECTION_KEYS), key=str)
     if unknown:
         loose = [k if len(k) <= 40 else k[:37] + "..." for k in unknown if not isinstance(data[k], (dict, list))]
@@ -289,27 +276,17 @@ def loads(text, *, source="recipe", base=None):
     """Parse and validate recipe text (TOML); ``base`` as in :func:`from_dict`."""
     if len(text) > MAX_RECIPE_BYTES:
         raise RecipeError(f"{source}: a recipe may be at most {MAX_RECIPE_BYTES:,} characters, got {len(text):,}")
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as err:
-        raise RecipeError(f"{source}: not valid TOML: {err}") from None
-    except RecursionError:
-        raise RecipeError(f"{source}: values nest too deeply") from None
-    except ValueError:  # tomllib's int() of more than 4,300 digits (Python's limit on int conversion)
-        raise RecipeError(f"{source}: not valid TOML: a number is too long (more than 4,300 digits)") from None
+    data = parse_toml(text, source=source, error=RecipeError)
     return from_dict(data, source=source, base=base)
 
 
 def load(path):
-    """Read and validate a recipe file (at most :data:`MAX_RECIPE_BYTES`); its relative file paths
-    (a level's ``tileset`` or ``sample``) are found beside it."""
+    """Read and validate a recipe file (a regular file of at most :data:`MAX_RECIPE_BYTES`); its
+    relative file paths (a level's ``tileset`` or ``sample``) are found beside it."""
     try:
-        with open(path, "rb") as fh:
-            raw = fh.read(MAX_RECIPE_BYTES + 1)
-    except OSError as err:
-        raise RecipeError(f"recipe file {str(path)!r} cannot be read: {err.strerror}") from None
-    if len(raw) > MAX_RECIPE_BYTES:
-        raise RecipeError(f"recipe file {str(path)!r} is larger than {MAX_RECIPE_BYTES:,} bytes; is it a recipe?")
+        raw = read_checked(path, name="recipe file", limit=MAX_RECIPE_BYTES)
+    except ParameterError as err:
+        raise RecipeError(str(err)) from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:

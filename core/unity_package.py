@@ -51,6 +51,7 @@ import numpy as np
 
 from ._checks import check_array, check_float
 from .errors import ParameterError, short
+from .files import open_regular
 from .preview import png_bytes
 from .unity import UNITY_HEIGHTMAP_RESOLUTIONS, heightmap_raw16, resample_square, unity_heights, unity_terrain_position
 
@@ -111,7 +112,10 @@ def _texture_head(path, name, size, shown=None):
             raise ParameterError(
                 f"{name} {shown} is {info.st_size:,} bytes; a texture may be at most {MAX_TEXTURE_BYTES:,}"
             )
-        with open(path, "rb") as f:
+        f = open_regular(path)  # what was opened is checked too: a FIFO put there since cannot hang
+        if f is None:
+            raise ParameterError(f"{name} {shown} is not a file; it must be {allowed}")
+        with f:
             data = f.read(size if size is not None else MAX_TEXTURE_BYTES + 1)
     except OSError as err:
         raise ParameterError(f"{name} {shown} cannot be read ({err.strerror}); it must be {allowed}") from None

@@ -44,12 +44,12 @@ from __future__ import annotations
 
 import json
 import re
-import tomllib
 from dataclasses import dataclass
 
 from .._toml import toml_table
 from ..biomes import PER_M2
 from ..errors import ParameterError, short
+from ..files import parse_toml
 from ..spec import custom, did_you_mean, flag, from_table, integer, number, object_name, span, to_table
 from ..trees import species_names, species_spec
 from ._engine import ALIGN, SCALE, SINK, TILT
@@ -240,10 +240,7 @@ def dumps_layer(spec):
 
 def loads_layer(text, *, source="scatter layer"):
     """Inverse of :func:`dumps_layer`."""
-    try:
-        return from_dict(tomllib.loads(text), prefix=f"{source}: ")
-    except tomllib.TOMLDecodeError as err:
-        raise ParameterError(f"{source}: not valid TOML: {err}") from None
+    return from_dict(parse_toml(text, source=source), prefix=f"{source}: ")
 
 
 def check_prop_count(layers, *, size):

@@ -78,7 +78,7 @@ def earlier_level_files(folder):
     """Paths of every level file Worldseed may have written in ``folder``: for each regular
     ``<stem>_level.json`` (never through a link) whose "format" is the level record's, the files of
     :func:`level_file_names` of that stem with every tileset.  What a headless run removes of them
-    when it does not write them itself (``addon/batch.remove_stale_outputs``)."""
+    when it does not write them itself (``addon/batch.build_world``, in its switch of files)."""
     found = set()
     with os.scandir(folder) as entries:
         for entry in entries:
