@@ -10,44 +10,53 @@ a choice) or reaches a file, use these instead.
 
 Every function here is a fixed sequence of the operations IEEE 754 rounds exactly (``+ - * /``,
 ``sqrt``), comparisons, ``rint``/``floor`` and integer bit manipulation, vectorised over numpy
-arrays: the same input gives the same bits on any machine.  The algorithms are fdlibm's (Sun
-Microsystems, 1993; the C library of FreeBSD, musl and Java's ``StrictMath``): polynomial kernels
-with exact range reduction.  Accuracy against a correctly rounded result (measured against numpy
-on this machine in ``tests/core/test_exact.py``):
+arrays (and the same sequence on Python floats, for one value at a time): the same input gives
+the same bits on any machine.  The algorithms are fdlibm's (Sun Microsystems, 1993; the C library
+of FreeBSD and musl, Java's ``StrictMath``): polynomial kernels after an exact range reduction.
+Accuracy, measured against long double in ``tests/core/test_exact.py``:
 
 =================  =======================================================
 ``exp``, ``log``    < 1 ulp
-``sin``, ``cos``    < 1 ulp for ``|x| < 2**19 * pi / 2`` (larger arguments
-                    lose accuracy, not determinism)
+``sin``, ``cos``    < 1 ulp for ``|x| <= SINCOS_MAX`` (``2**20 pi/2``, about
+                    1.6e6); NaN beyond
 ``atan``            < 1 ulp;  ``atan2`` < 2 ulp
-``asin``, ``acos``  < 2 ulp (through ``atan2``)
-``tan``             < 2 ulp (``sin / cos``)
+``asin``, ``acos``  < 2.5 ulp (through ``atan2``)
+``tan``             < 2.5 ulp (``sin / cos``)
 ``log2``, ``log10`` < 2 ulp (``log`` times a constant)
 ``pow``             relative error < ``(1 + |y log x|) * 2**-52`` (``exp(y log x)``)
-``hypot``           ``sqrt(x*x + y*y)``: < 1 ulp (no overflow guard: for
+``hypot``           ``sqrt(x*x + y*y)``: < 1.5 ulp (no overflow guard: for
                     values below ``1e150``)
 =================  =======================================================
 
 They take array_like of float (computed in float64) and return float64: an ndarray for an
-array, a numpy float64 (a Python float) for a scalar.  Cast the result to float32 where the
-caller keeps float32 (the cast rounds once, the same on every CPU).  About 10-20 numpy passes
-each, so 5-20 times slower than numpy's own; keep them off hot inner loops that do not decide
-anything.
+array, a numpy float64 for a 0-d array, a Python float for a Python number.  Cast the result to
+float32 where the caller keeps float32 (the cast rounds once, the same on every CPU).  Arrays go
+in chunks of ``CHUNK`` elements; about 5-25 times slower than numpy's own functions.
+
+Sums need no replacement when their order is fixed by the array's layout, not by the CPU:
+``sum``/``mean`` over an axis (numpy's pairwise summation), ``cumsum``, ``bincount`` with
+weights, ``linalg.norm(..., axis=k)``; ``einsum`` is not (its order follows the SIMD width numpy
+was built for): `dot_rows` adds left to right.
 
 NaN in gives NaN out; infinities follow C99 (``exp(-inf) = 0``, ``atan(inf) = pi/2``, ...).
 """
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 __all__ = [
+    "CHUNK",
+    "SINCOS_MAX",
     "acos",
     "asin",
     "atan",
     "atan2",
     "cos",
     "degrees_atan",
+    "dot_rows",
     "exp",
     "hypot",
     "log",
@@ -134,15 +143,26 @@ _LOG2_E = 1.44269504088896338700e00
 _LOG10_E = 4.34294481903251816668e-01
 
 
+#: Largest ``|x|`` of sin, cos and tan: ``2**20 pi/2`` (the exact range reduction, fdlibm's "medium"
+#: arguments); beyond it they give NaN, where a library would switch to Payne-Hanek's reduction.
+#: Reduce larger angles exactly first (``math.fmod(degrees, 360)`` is exact).
+SINCOS_MAX = 2.0**20 * _PIO2_1
 CHUNK = 1 << 16  # elements per pass: the temporaries stay in the cache (2-3 times faster than whole)
 
 
-def _apply(kernel, *args, outputs=1):
+_SCALARS = (float, int, np.float64)
+
+
+def _apply(kernel, *args, outputs=1, scalar=None):
     """``kernel`` (1-D float64 arrays -> 1-D float64 array(s)) over broadcast ``args``, in chunks.
 
     Returns arrays of the broadcast shape, or numpy float64 scalars when every argument is a
-    scalar; ``outputs`` > 1 returns a tuple.
+    scalar; ``outputs`` > 1 returns a tuple.  Python numbers go to ``scalar`` when given (the
+    same operations on Python floats, 10 times faster than a one-element array) and come back
+    as Python floats.
     """
+    if scalar is not None and all(type(a) in _SCALARS for a in args):
+        return scalar(*(float(a) for a in args))
     arrays = np.broadcast_arrays(*(np.asarray(a, dtype=np.float64) for a in args))
     shape = arrays[0].shape
     flat = [a.reshape(-1) for a in arrays]
@@ -204,7 +224,7 @@ def exp(x):
     >>> exp([0.5, -2.0]).tolist()
     [1.6487212707001282, 0.1353352832366127]
     """
-    return _apply(_exp, x)
+    return _apply(_exp, x, scalar=_exp1)
 
 
 def _log_parts(a):
@@ -254,7 +274,7 @@ def log(x):
     >>> log([2.0, 1e-310]).tolist()
     [0.6931471805599453, -713.8013788281542]
     """
-    return _apply(_log, x)
+    return _apply(_log, x, scalar=_log1)
 
 
 def log2(x):
@@ -263,7 +283,7 @@ def log2(x):
     >>> float(log2(8.0)), float(log2(0.5)), float(log2(2.0**-1074))
     (3.0, -1.0, -1074.0)
     """
-    return _apply(_log2, x)
+    return _apply(_log2, x, scalar=_log2_1)
 
 
 def log10(x):
@@ -272,7 +292,7 @@ def log10(x):
     >>> round(float(log10(1000.0)), 12)
     3.0
     """
-    return _apply(lambda a: _log(a) * _LOG10_E, x)
+    return _apply(lambda a: _log(a) * _LOG10_E, x, scalar=lambda a: _log1(a) * _LOG10_E)
 
 
 def _pow(a, b):
@@ -293,7 +313,7 @@ def pow(x, y):  # noqa: A001 - the mathematical name, on purpose
     >>> float(pow(9.0, 0.5)), float(pow(2.0, 10.0)), float(pow(0.0, 2.0)), float(pow(5.0, 0.0))
     (3.0, 1024.0, 0.0, 1.0)
     """
-    return _apply(_pow, x, y)
+    return _apply(_pow, x, y, scalar=_pow1)
 
 
 def _reduce_pio2(a):
@@ -306,7 +326,8 @@ def _reduce_pio2(a):
     w = n * _PIO2_2T - ((t - r) - w)
     y0 = r - w
     y1 = (r - y0) - w
-    q = np.where(np.isfinite(n), n, 0.0).astype(np.int64) & 3
+    n = np.where(np.isfinite(n), n, 0.0)
+    q = (n - 4.0 * np.floor(n * 0.25)).astype(np.int64)  # n mod 4, exact for any integral float
     return q, y0, y1
 
 
@@ -330,40 +351,42 @@ def _kernel_cos(x, y):
 
 
 def _sincos(a):
-    q, y0, y1 = _reduce_pio2(a)
-    ks, kc = _kernel_sin(y0, y1), _kernel_cos(y0, y1)
+    with np.errstate(over="ignore", invalid="ignore"):  # beyond 2**60 or so the reduction is no use
+        q, y0, y1 = _reduce_pio2(a)
+        ks, kc = _kernel_sin(y0, y1), _kernel_cos(y0, y1)
     cases = [q == 0, q == 1, q == 2]
     s = np.select(cases, [ks, kc, -ks], -kc)
     c = np.select(cases, [kc, -ks, -kc], ks)
-    return np.where(a == 0.0, a, s), c  # sin(-0) = -0
+    far = ~(np.abs(a) <= SINCOS_MAX)  # and NaN
+    return np.where(a == 0.0, a, np.where(far, np.nan, s)), np.where(far, np.nan, c)  # sin(-0) = -0
 
 
 def sincos(x):
-    """``(sin(x), cos(x))`` of radians, < 1 ulp for ``|x| < 2**19 * pi / 2``.
+    """``(sin(x), cos(x))`` of radians, < 1 ulp for ``|x| <= SINCOS_MAX`` (NaN beyond).
 
     >>> s, c = sincos([0.0, 1.0, 3.141592653589793])
     >>> s.tolist(), c.tolist()
     ([0.0, 0.8414709848078965, 1.2246467991473532e-16], [1.0, 0.5403023058681398, -1.0])
     """
-    return _apply(_sincos, x, outputs=2)
+    return _apply(_sincos, x, outputs=2, scalar=_sincos1)
 
 
 def sin(x):
-    """Sine of radians, < 1 ulp for ``|x| < 2**19 * pi / 2``.
+    """Sine of radians, < 1 ulp for ``|x| <= SINCOS_MAX`` (NaN beyond).
 
     >>> float(sin(0.5)), float(sin(-0.0))
     (0.479425538604203, -0.0)
     """
-    return _apply(lambda a: _sincos(a)[0], x)
+    return _apply(lambda a: _sincos(a)[0], x, scalar=lambda a: _sincos1(a)[0])
 
 
 def cos(x):
-    """Cosine of radians, < 1 ulp for ``|x| < 2**19 * pi / 2``.
+    """Cosine of radians, < 1 ulp for ``|x| <= SINCOS_MAX`` (NaN beyond).
 
     >>> float(cos(0.5)), float(cos(2.0))
     (0.8775825618903728, -0.4161468365471424)
     """
-    return _apply(lambda a: _sincos(a)[1], x)
+    return _apply(lambda a: _sincos(a)[1], x, scalar=lambda a: _sincos1(a)[1])
 
 
 def _tan(a):
@@ -372,12 +395,12 @@ def _tan(a):
 
 
 def tan(x):
-    """Tangent of radians as ``sin / cos``, < 2 ulp.
+    """Tangent of radians as ``sin / cos``, < 2.5 ulp, for ``|x| <= SINCOS_MAX`` (NaN beyond).
 
     >>> round(float(tan(0.7853981633974483)), 15)
     1.0
     """
-    return _apply(_tan, x)
+    return _apply(_tan, x, scalar=_tan1)
 
 
 def _atan(a):
@@ -403,7 +426,7 @@ def atan(x):
     >>> float(atan(1.0)), float(atan(-np.inf)), atan([0.0, 0.5]).tolist()
     (0.7853981633974483, -1.5707963267948966, [0.0, 0.4636476090008061])
     """
-    return _apply(_atan, x)
+    return _apply(_atan, x, scalar=_atan1)
 
 
 def _atan2(b, a):
@@ -435,7 +458,7 @@ def atan2(y, x):
     >>> atan2([1.0, 1.0, -1.0, 0.0, -0.0], [1.0, -1.0, -1.0, -1.0, -1.0]).tolist()
     [0.7853981633974483, 2.356194490192345, -2.356194490192345, 3.141592653589793, -3.141592653589793]
     """
-    return _apply(_atan2, y, x)
+    return _apply(_atan2, y, x, scalar=_atan2_1)
 
 
 def _asin(a):
@@ -454,7 +477,7 @@ def asin(x):
     >>> float(asin(1.0)), float(asin(0.5))
     (1.5707963267948966, 0.5235987755982989)
     """
-    return _apply(_asin, x)
+    return _apply(_asin, x, scalar=_asin1)
 
 
 def acos(x):
@@ -463,17 +486,20 @@ def acos(x):
     >>> float(acos(1.0)), float(acos(-1.0)), round(float(acos(0.5)), 15)
     (0.0, 3.141592653589793, 1.047197551196598)
     """
-    return _apply(_acos, x)
+    return _apply(_acos, x, scalar=_acos1)
 
 
 def hypot(x, y):
-    """``sqrt(x*x + y*y)`` in float64 (no scaling: for ``|x|, |y| < 1e150``), < 1 ulp.
+    """``sqrt(x*x + y*y)`` in float64 (no scaling: for ``|x|, |y| < 1e150``), < 1.5 ulp.
 
     numpy's ``hypot`` is the C library's, which differs between libraries (and versions).
 
     >>> float(hypot(3.0, 4.0)), hypot([5.0], [12.0]).tolist()
     (5.0, [13.0])
     """
+    if type(x) in _SCALARS and type(y) in _SCALARS:
+        x, y = float(x), float(y)
+        return math.sqrt(x * x + y * y)
     a, b = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
     out = np.sqrt(a * a + b * b)
     return out if out.ndim else np.float64(out)
@@ -485,4 +511,174 @@ def degrees_atan(t):
     >>> float(degrees_atan(1.0)), degrees_atan([0.0, np.inf]).tolist()
     (45.0, [0.0, 90.0])
     """
-    return _apply(lambda a: _atan(a) * _DEGREES, t)
+    return _apply(lambda a: _atan(a) * _DEGREES, t, scalar=lambda a: _atan1(a) * _DEGREES)
+
+
+def dot_rows(a, b):
+    """Row-wise dot products ``sum_k a[..., k] * b[..., k]``, added left to right over the last axis.
+
+    ``np.einsum("ij,ij->i", a, b)`` adds in an order set by the SIMD width numpy was built for
+    (``(p0 + p2) + p1`` for three columns on a 128-bit build), and ``dot``/``@`` by the BLAS kernel
+    the CPU picks; this order is fixed.
+
+    >>> dot_rows([[1.0, 2.0, 3.0], [0.5, 0.0, -1.0]], [[4.0, 5.0, 6.0], [2.0, 9.0, 1.0]]).tolist()
+    [32.0, 0.0]
+    """
+    p = np.asarray(a) * np.asarray(b)  # in the arrays' own precision, as einsum
+    out = p[..., 0].copy()
+    for k in range(1, p.shape[-1]):
+        out += p[..., k]
+    return out
+
+
+# -- the same operations on Python floats (one value at a time: the turtle, L-system rules) --------
+# Each mirrors its array kernel above step for step (Python's float arithmetic is IEEE double, its
+# round() rounds half to even as numpy's rint, math.frexp/ldexp/copysign/sqrt are exact), so a
+# scalar and an array give the same bits; tests/core/test_exact.py checks that.
+
+_INF = math.inf
+
+
+def _exp1(x):
+    if x != x:
+        return x
+    if x > 7.09782712893383973096e02:
+        return _INF
+    if x < -7.45133219101941108420e02:
+        return 0.0
+    k = round(x * _INV_LN2)
+    hi = x - k * _LN2_HI
+    lo = k * _LN2_LO
+    r = hi - lo
+    t = r * r
+    p1, p2, p3, p4, p5 = _EXP_P
+    c = r - t * (p1 + t * (p2 + t * (p3 + t * (p4 + t * p5))))
+    y = 1.0 - ((lo - (r * c) / (2.0 - c)) - hi)
+    k1 = min(max(k // 2, -1022), 1023)
+    k2 = min(max(k - k1, -1022), 1023)
+    return (y * math.ldexp(1.0, k1)) * math.ldexp(1.0, k2)
+
+
+def _log_parts1(a):
+    tiny = a < 2.2250738585072014e-308
+    v = a * 18014398509481984.0 if tiny else a
+    m, e = math.frexp(v)  # v = m 2**e, m in [0.5, 1)
+    m, k = m * 2.0, e - 1 - (54 if tiny else 0)
+    if m > _SQRT2:
+        m, k = m * 0.5, k + 1
+    k = float(k)
+    f = m - 1.0
+    s = f / (2.0 + f)
+    z = s * s
+    w = z * z
+    g1, g2, g3, g4, g5, g6, g7 = _LG
+    t1 = w * (g2 + w * (g4 + w * g6))
+    t2 = z * (g1 + w * (g3 + w * (g5 + w * g7)))
+    hfsq = 0.5 * f * f
+    return k, f, hfsq, s * (hfsq + (t2 + t1))
+
+
+def _log_special1(a):
+    if a == 0.0:
+        return -_INF
+    if a == _INF:
+        return _INF
+    return math.nan  # negative or NaN
+
+
+def _log1(a):
+    if not 0.0 < a < _INF:
+        return _log_special1(a)
+    k, f, hfsq, t = _log_parts1(a)
+    return k * _LN2_HI - ((hfsq - (t + k * _LN2_LO)) - f)
+
+
+def _log2_1(a):
+    if not 0.0 < a < _INF:
+        return _log_special1(a)
+    k, f, hfsq, t = _log_parts1(a)
+    return k + (f - (hfsq - t)) * _LOG2_E
+
+
+def _pow1(a, b):
+    if b == 0.0 or a == 1.0:
+        return 1.0
+    if a == 0.0:
+        return 0.0 if b > 0.0 else (_INF if b < 0.0 else math.nan)
+    return _exp1(b * _log1(a))
+
+
+def _sincos1(a):
+    if a == 0.0:
+        return a, 1.0
+    if not abs(a) <= SINCOS_MAX:
+        return math.nan, math.nan
+    n = round(a * _INV_PIO2)
+    r = a - n * _PIO2_1
+    w = n * _PIO2_2
+    t = r
+    r = t - w
+    w = n * _PIO2_2T - ((t - r) - w)
+    y0 = r - w
+    y1 = (r - y0) - w
+    ks, kc = _kernel_sin(y0, y1), _kernel_cos(y0, y1)
+    q = n & 3
+    return ((ks, kc), (kc, -ks), (-ks, -kc), (-kc, ks))[q]
+
+
+def _tan1(a):
+    s, c = _sincos1(a)
+    return s / c
+
+
+def _atan1(a):
+    if a != a:
+        return a
+    v = abs(a)
+    i = (v >= 0.4375) + (v >= 0.6875) + (v >= 1.1875) + (v >= 2.4375)
+    vv = min(v, 1e300)
+    r = (float(_TOP_A[i]) * vv + float(_TOP_B[i])) / (float(_BOTTOM_A[i]) * vv + float(_BOTTOM_B[i]))
+    z = r * r
+    w = z * z
+    a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10 = _AT
+    s1 = z * (a0 + w * (a2 + w * (a4 + w * (a6 + w * (a8 + w * a10)))))
+    s2 = w * (a1 + w * (a3 + w * (a5 + w * (a7 + w * a9))))
+    out = float(_ATAN_HI[i]) - ((r * (s1 + s2) - float(_ATAN_LO[i])) - r)
+    return math.copysign(out, a)
+
+
+def _atan2_1(b, a):
+    if a != a or b != b:
+        return math.nan
+    neg_x = math.copysign(1.0, a) < 0.0
+    a_inf, b_inf = a in (_INF, -_INF), b in (_INF, -_INF)
+    if a_inf and b_inf:
+        out = 3.0 * _PI / 4.0 if neg_x else _PI / 4.0
+    elif a_inf:
+        out = _PI if neg_x else 0.0
+    elif b_inf:
+        out = _HALF_PI
+    elif b == 0.0:
+        out = _PI if neg_x else 0.0
+    elif a == 0.0:
+        out = _HALF_PI
+    else:
+        q = abs(b / a)
+        if q > 2.0**60:
+            z = _HALF_PI + 0.5 * _PI_LO
+        elif a < 0.0 and q < 2.0**-60:
+            z = 0.0
+        else:
+            z = _atan1(q)
+        out = _PI - (z - _PI_LO) if neg_x else z
+    return math.copysign(out, b)
+
+
+def _asin1(a):
+    t = (1.0 - a) * (1.0 + a)
+    return _atan2_1(a, math.sqrt(t)) if t >= 0.0 else math.nan
+
+
+def _acos1(a):
+    t = (1.0 - a) * (1.0 + a)
+    return _atan2_1(math.sqrt(t), a) if t >= 0.0 else math.nan
