@@ -49,6 +49,7 @@ import numpy as np
 
 __all__ = [
     "CHUNK",
+    "POW_SQUARING",
     "SINCOS_MAX",
     "acos",
     "asin",
@@ -295,23 +296,38 @@ def log10(x):
     return _apply(lambda a: _log(a) * _LOG10_E, x, scalar=lambda a: _log1(a) * _LOG10_E)
 
 
+#: Integral exponents up to this size go by repeated squaring (exact where the result is exact).
+POW_SQUARING = 64
+
+
 def _pow(a, b):
-    with np.errstate(invalid="ignore", divide="ignore"):
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         out = _exp(b * _log(a))
+        whole = (np.abs(b) <= POW_SQUARING) & (b == np.floor(b))
+        m = np.where(whole, np.abs(b), 0.0).astype(np.int64)
+        result, base = np.ones_like(a), a
+        for _ in range(POW_SQUARING.bit_length()):
+            result = np.where(m & 1 == 1, result * base, result)
+            base = base * base
+            m >>= 1
+        result = np.where(b < 0.0, 1.0 / result, result)
+    out = np.where(whole, result, out)
     out = np.where((a == 0.0) & (b > 0.0), 0.0, out)
     out = np.where((a == 0.0) & (b < 0.0), np.inf, out)
     return np.where((b == 0.0) | (a == 1.0), 1.0, out)
 
 
 def pow(x, y):  # noqa: A001 - the mathematical name, on purpose
-    """``x**y`` for ``x >= 0`` as ``exp(y * log(x))``; ``x < 0`` gives NaN.
+    """``x**y``: by repeated squaring for integral ``|y| <= POW_SQUARING`` (any ``x``), else
+    ``exp(y * log(x))`` for ``x >= 0`` (``x < 0`` gives NaN).
 
     ``pow(x, 0) = 1`` (also for ``x = 0``), ``pow(0, y) = 0`` for ``y > 0`` and ``inf`` for
-    ``y < 0``; ``pow(1, y) = 1``.  Relative error below ``(1 + |y log x|) * 2**-52``: for
-    ``|y log x| < 40`` (results between ``4e-18`` and ``2e17``) within about 40 ulp.
+    ``y < 0``; ``pow(1, y) = 1``.  Squaring rounds at most 2 ``log2|y|`` times (exact when the
+    result is, as ``2**10``); otherwise the relative error is below ``(1 + |y log x|) * 2**-52``:
+    for ``|y log x| < 40`` (results between ``4e-18`` and ``2e17``) within about 40 ulp.
 
-    >>> float(pow(9.0, 0.5)), float(pow(2.0, 10.0)), float(pow(0.0, 2.0)), float(pow(5.0, 0.0))
-    (3.0, 1024.0, 0.0, 1.0)
+    >>> float(pow(9.0, 0.5)), float(pow(2.0, 10.0)), float(pow(-2.0, 3.0)), float(pow(0.0, 2.0))
+    (3.0, 1024.0, -8.0, 0.0)
     """
     return _apply(_pow, x, y, scalar=_pow1)
 
@@ -605,6 +621,16 @@ def _pow1(a, b):
         return 1.0
     if a == 0.0:
         return 0.0 if b > 0.0 else (_INF if b < 0.0 else math.nan)
+    if abs(b) <= POW_SQUARING and b == math.floor(b):
+        m, result, base = int(abs(b)), 1.0, a
+        for _ in range(POW_SQUARING.bit_length()):
+            if m & 1:
+                result = result * base
+            base = base * base  # Python's float product overflows to inf, as numpy's
+            m >>= 1
+        if b < 0.0:
+            return 1.0 / result if result != 0.0 else math.copysign(_INF, result)
+        return result
     return _exp1(b * _log1(a))
 
 

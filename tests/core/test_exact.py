@@ -130,6 +130,17 @@ def test_pow_edges():
     assert got[:5] == [0.0, np.inf, 1.0, 1.0, 1.0] and math.isnan(got[5]) and got[6] == 2.0
 
 
+def test_integral_powers_square_and_agree_for_floats_and_arrays():
+    base = np.concatenate([RNG.uniform(-3, 3, 300), [-2.0, 2.0, 10.0, 0.5, -1e200, 1e-200]])
+    power = np.concatenate([RNG.integers(-64, 65, 300).astype(float), [3.0, 10.0, 22.0, -3.0, 3.0, -2.0]])
+    with np.errstate(all="ignore"):
+        whole = exact.pow(base, power)
+        ones = [exact.pow(float(b), float(p)) for b, p in zip(base, power)]
+    assert np.array(ones).tobytes() == whole.tobytes()
+    assert whole[-6:].tolist() == [-8.0, 1024.0, 1e22, 8.0, -np.inf, np.inf]  # exact results come out exact
+    np.testing.assert_allclose(whole[:300], np.power(base[:300], power[:300]), rtol=1e-14)
+
+
 SCALAR_INPUTS = np.concatenate(
     [
         RNG.uniform(-20, 20, 400),
