@@ -47,6 +47,7 @@ import math
 
 import numpy as np
 
+from . import _exact as exact
 from ._checks import ParameterError, check_array, check_float
 from .biomes.spec import read_texture, texture_format
 from .preview import png_bytes
@@ -191,7 +192,7 @@ def splat_png_bytes(packed):
 
 def flow_range(shape, cell_size):
     """``(lo, hi)`` square metres of the flow PNG's scale: one cell's area and the whole map's."""
-    cell_area = float(cell_size) ** 2
+    cell_area = float(cell_size) * float(cell_size)  # not ** 2: a Python float's ** is the C library's pow
     return cell_area, cell_area * shape[0] * shape[1]
 
 
@@ -200,7 +201,9 @@ def flow_png_bytes(flow, *, cell_size):
     f = check_array(flow, name="flow", ndim=2)
     cell_size = check_float(cell_size, name="cell_size", bounds=(0.0, None), open_low=True)
     lo, hi = flow_range(f.shape, cell_size)
-    scaled = (np.log10(np.maximum(f, lo)) - math.log10(lo)) / max(math.log10(hi) - math.log10(lo), 1e-12)
+    # log10 from core._exact: numpy's and the C library's differ between machines
+    log_lo, log_hi = exact.log10(lo), exact.log10(hi)
+    scaled = (exact.log10(np.maximum(f, lo)) - log_lo) / max(log_hi - log_lo, 1e-12)
     grey = np.clip(np.rint(scaled * 255.0), 0, 255).astype(np.uint8)
     return png_bytes(unity_image(grey))
 
