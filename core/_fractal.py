@@ -17,8 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from . import _exact as exact
-from . import _perlin, _simplex
+from . import _perlin, _simplex, exact
 from ._checks import make_rng
 
 #: Octaves of the two warp fields (fewer if ``octaves`` is smaller).

@@ -2,14 +2,14 @@
 
 Public through :mod:`.scatter`.  The convention is Blender's (``mathutils.Quaternion``):
 right-handed, ``q v q*`` rotates ``v``, and ``multiply(a, b)`` applies ``b`` first.  Angles go
-through :mod:`._exact` (the same bits on every CPU).
+through :mod:`.exact` (the same bits on every CPU).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from . import _exact as exact
+from . import exact
 
 
 def multiply(a, b):

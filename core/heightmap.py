@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _exact as exact
+from . import exact
 from ._checks import ParameterError, check_choice, check_float, check_heights, check_int, check_shape
 from ._curve import CURVE_POINTS, curve_remap
 
@@ -480,7 +480,7 @@ def slope_degrees(h, *, cell_size=1.0, height_scale=1.0):
     out = np.empty(dzdx.shape, np.float32)
     band = max(1, exact.CHUNK // max(dzdx.shape[1], 1))  # rows at a time: float64 temporaries stay small
     for i in range(0, dzdx.shape[0], band):
-        # |grad| in float64 (the squares of float32 are exact) and atan from core._exact: numpy's
+        # |grad| in float64 (the squares of float32 are exact) and atan from core.exact: numpy's
         # float32 arctan and the C library's hypot differ between machines
         gx, gy = dzdx[i : i + band].astype(np.float64), dzdy[i : i + band].astype(np.float64)
         out[i : i + band] = exact.degrees_atan(np.sqrt(gx * gx + gy * gy))

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _exact as exact
+from . import exact
 from ._checks import ParameterError, check_array, check_choice, check_float, check_int
 from ._grid import (
     GRID_SIDE,

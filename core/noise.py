@@ -21,8 +21,7 @@ import math
 
 import numpy as np
 
-from . import _exact as exact
-from . import _perlin, _simplex
+from . import _perlin, _simplex, exact
 from ._checks import (
     MAX_CELLS,
     ParameterError,

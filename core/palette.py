@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _exact as exact
+from . import exact
 from ._checks import check_array, check_choice, check_float
 
 __all__ = [

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _exact as exact
+from . import exact
 from ._checks import ParameterError, check_array, check_float
 from .unity import unity_position, unity_terrain_position
 

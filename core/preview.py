@@ -12,7 +12,7 @@ import zlib
 
 import numpy as np
 
-from . import _exact as exact
+from . import exact
 from ._checks import check_array, check_float
 from .palette import terrain_colours
 

@@ -47,7 +47,7 @@ import math
 
 import numpy as np
 
-from . import _exact as exact
+from . import exact
 from ._checks import ParameterError, check_array, check_float
 from .biomes.spec import read_texture, texture_format
 from .preview import png_bytes
@@ -201,7 +201,7 @@ def flow_png_bytes(flow, *, cell_size):
     f = check_array(flow, name="flow", ndim=2)
     cell_size = check_float(cell_size, name="cell_size", bounds=(0.0, None), open_low=True)
     lo, hi = flow_range(f.shape, cell_size)
-    # log10 from core._exact: numpy's and the C library's differ between machines
+    # log10 from core.exact: numpy's and the C library's differ between machines
     log_lo, log_hi = exact.log10(lo), exact.log10(hi)
     scaled = (exact.log10(np.maximum(f, lo)) - log_lo) / max(log_hi - log_lo, 1e-12)
     grey = np.clip(np.rint(scaled * 255.0), 0, 255).astype(np.uint8)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _exact as exact
+from .. import exact
 from .._checks import check_array, check_float, check_heights, check_int, check_pair
 from ..errors import ParameterError
 from ..noise import OFFSET, fbm

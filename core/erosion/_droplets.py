@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from .. import _exact as exact
+from .. import exact
 
 #: The rates are given per this distance travelled (metres); Lague's values are per step of one 1 m cell.
 REFERENCE_STEP = 1.0

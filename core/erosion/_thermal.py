@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from .. import _exact as exact
+from .. import exact
 from ..errors import ParameterError, short
 
 __all__ = ["thermal", "TALUS", "RATE", "ITERATIONS", "TOLERANCE"]

@@ -57,7 +57,7 @@ import math
 
 import numpy as np
 
-from .. import _exact as exact
+from .. import exact
 from .._checks import ParameterError
 from ._poisson_corners import BLOCK, CHUNKS, FAR, CornerFill
 from ._poisson_existing import Existing

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _exact as exact
+from .. import exact
 
 _SETTLED = 1e-12  # Newton's method stops below this mismatch (relative to the radius)
 _NEWTON_STEPS = 12

@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from .. import _exact as exact
+from .. import exact
 from .._checks import check_float, check_int, make_rng
 from ..mesh import IndexedMesh, index_dtype, vertex_normals
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import _exact as exact
+from .. import exact
 
 #: Outline (u, v) of each leaf shape, counter-clockwise, and its triangles.
 SHAPES = {

@@ -26,7 +26,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from .. import _exact as exact
+from .. import exact
 
 __all__ = [
     "ExpressionError",
@@ -91,7 +91,7 @@ def _check_size(text):
 
 
 # Angles are degrees; a rule's numbers decide the tree's shape (and, through floor and the
-# conditions, its structure), so every function is core._exact's (the same bits on every CPU,
+# conditions, its structure), so every function is core.exact's (the same bits on every CPU,
 # where the C library's math.sin and friends differ between machines).  An angle is first
 # reduced modulo 360 degrees, exactly (fmod is exact), so any size of angle works.  Errors are
 # the ones math raises: ValueError for a domain error, OverflowError for a range error.
@@ -144,7 +144,7 @@ def _log(x):
 
 
 def _pow(a, b):
-    """``a ** b`` as ``math.pow`` (a float or an error: never complex), by core._exact.
+    """``a ** b`` as ``math.pow`` (a float or an error: never complex), by core.exact.
 
     A negative base needs an integral exponent (the sign from its parity), zero a non-negative one.
     """

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import _exact as exact
+from .. import exact
 
 #: Radii below this (metres) are raised to it, so no ring collapses to a point.
 RADIUS_FLOOR = 1e-4

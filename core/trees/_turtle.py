@@ -38,7 +38,7 @@ from operator import itemgetter
 
 import numpy as np
 
-from .. import _exact as exact
+from .. import exact
 from .._checks import ParameterError
 
 #: Symbols the turtle reads; every other character is ignored.

@@ -32,7 +32,7 @@ import math
 
 import numpy as np
 
-from .. import _exact as exact
+from .. import exact
 from .._checks import ParameterError, check_array, check_float, check_int
 from ..mesh import IndexedMesh, index_dtype
 from ._tree_parts import (

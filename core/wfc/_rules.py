@@ -18,7 +18,7 @@ from operator import or_ as _or
 
 import numpy as np
 
-from .. import _exact as exact
+from .. import exact
 
 __all__ = ["Rules", "pack"]
 
@@ -137,7 +137,7 @@ class Rules:
         """Shannon entropy of each weighted set of ``masks`` (a list of non-empty integers) as a
         float64 array, inf for a set of one pattern: exact integer sums of the weights and of the
         fixed-point ``w log w`` per byte, gathered in one numpy pass; then the log of the weight
-        sum (core._exact's: neither numpy's nor the C library's log gives the same digits on every
+        sum (core.exact's: neither numpy's nor the C library's log gives the same digits on every
         machine) less the quotient of the sums as floats, the same operations as :meth:`entropy`,
         so the same values."""
         nb = self.nbytes

@@ -26,9 +26,9 @@ if __name__ == "__main__":  # run as a script: make the extension root importabl
     import conftest  # noqa: F401  (the bare ``worldseed`` package)
 
 from worldseed.core import (
-    _exact,
     biomes,
     erosion,
+    exact,
     levels,
     mesh,
     noise,
@@ -129,7 +129,7 @@ def terrain_package():
 def erosion_direct():
     """Hydraulic droplets (per-step rates: pow), thermal (tan), flow accumulation, on a small hill."""
     y, x = np.mgrid[0:48, 0:48].astype(np.float64)
-    h = 20.0 * _exact.exp(-((x - 24.0) ** 2 + (y - 20.0) ** 2) / 150.0) + 0.05 * x
+    h = 20.0 * exact.exp(-((x - 24.0) ** 2 + (y - 20.0) ** 2) / 150.0) + 0.05 * x
     hyd = erosion.hydraulic(h, cell_size=1.5, droplets=3000, seed=9, inertia=0.3, evaporation=0.02)
     th = erosion.thermal(hyd.heights.copy(), cell_size=1.5, talus=33.0, iterations=20)
     flow = erosion.flow_accumulation(th, cell_size=1.5)
@@ -273,16 +273,16 @@ def world_files():
     return _files(files)
 
 
-# -- core._exact itself ---------------------------------------------------------------------------------
+# -- core.exact itself ---------------------------------------------------------------------------------
 
 
 def exact_functions():
     rng = np.random.default_rng(12)
-    x = np.concatenate([rng.uniform(-30, 30, 4000), _exact.exp(rng.uniform(-700, 700, 1000))])
+    x = np.concatenate([rng.uniform(-30, 30, 4000), exact.exp(rng.uniform(-700, 700, 1000))])
     u = rng.uniform(-1, 1, 2000)
-    parts = [f(x) for f in (_exact.exp, _exact.sin, _exact.cos, _exact.atan, _exact.degrees_atan)]
-    parts += [_exact.log(np.abs(x)), _exact.log2(np.abs(x)), _exact.asin(u), _exact.acos(u), _exact.tan(u)]
-    parts += [_exact.atan2(x[:2000], u), _exact.pow(np.abs(x[:2000]), u * 3), _exact.hypot(x[:2000], u)]
+    parts = [f(x) for f in (exact.exp, exact.sin, exact.cos, exact.atan, exact.degrees_atan)]
+    parts += [exact.log(np.abs(x)), exact.log2(np.abs(x)), exact.asin(u), exact.acos(u), exact.tan(u)]
+    parts += [exact.atan2(x[:2000], u), exact.pow(np.abs(x[:2000]), u * 3), exact.hypot(x[:2000], u)]
     return b"".join(np.asarray(p, np.float64).tobytes() for p in parts)
 
 

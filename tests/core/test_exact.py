@@ -1,4 +1,4 @@
-"""core._exact: accuracy against long double, specials as C99, and the same bits for scalars,
+"""core.exact: accuracy against long double, specials as C99, and the same bits for scalars,
 arrays of any size and shape (the bits across CPU settings are checked in test_cpu_determinism)."""
 
 import math
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from worldseed.core import _exact as exact
+from worldseed.core import exact
 
 L = np.longdouble
 #: long double with a 64-bit significand (x86-64 Linux): 11 bits more than float64, a reference

@@ -6,7 +6,7 @@ correctly rounded, so their last bits depend on the machine; so do ``float32`` `
 ``cos``, the C library's ``math.*`` (glibc picks FMA variants at load time; other systems have
 other libraries) and BLAS products (``dot``, ``@``, ``linalg.norm`` without an axis: OpenBLAS
 picks a kernel per CPU).  Where such a value decides a discrete outcome (a threshold, a rounding,
-a choice) or reaches a file, use these instead.
+a choice) or reaches a file, use these instead, in core and on the Blender side alike.
 
 Every function here is a fixed sequence of the operations IEEE 754 rounds exactly (``+ - * /``,
 ``sqrt``), comparisons, ``rint``/``floor`` and integer bit manipulation, vectorised over numpy
@@ -46,6 +46,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numpy.typing import ArrayLike
+
+#: What the functions return: an ndarray for an array, a float for a Python number.
+Real = np.ndarray | float
 
 __all__ = [
     "CHUNK",
@@ -217,7 +221,7 @@ def _exp(a):
     return np.where(np.isnan(a), a, out)
 
 
-def exp(x):
+def exp(x: ArrayLike) -> Real:
     """``e**x`` (fdlibm ``e_exp.c``), < 1 ulp.
 
     >>> float(exp(1.0)), float(exp(0.0)), float(exp(-1000.0)), float(exp(1000.0))
@@ -267,7 +271,7 @@ def _log2(a):
     return _log_special(k + (f - (hfsq - t)) * _LOG2_E, a)
 
 
-def log(x):
+def log(x: ArrayLike) -> Real:
     """Natural logarithm (fdlibm ``e_log.c``), < 1 ulp; ``log(0) = -inf``, negative -> NaN.
 
     >>> float(log(1.0)), float(log(2.718281828459045)), float(log(0.0))
@@ -278,7 +282,7 @@ def log(x):
     return _apply(_log, x, scalar=_log1)
 
 
-def log2(x):
+def log2(x: ArrayLike) -> Real:
     """Base-2 logarithm, ``k + log(m) / log(2)`` for ``x = m 2**k``: < 2 ulp, exact for powers of two.
 
     >>> float(log2(8.0)), float(log2(0.5)), float(log2(2.0**-1074))
@@ -287,7 +291,7 @@ def log2(x):
     return _apply(_log2, x, scalar=_log2_1)
 
 
-def log10(x):
+def log10(x: ArrayLike) -> Real:
     """``log(x) / log(10)``, < 2 ulp.
 
     >>> round(float(log10(1000.0)), 12)
@@ -317,7 +321,7 @@ def _pow(a, b):
     return np.where((b == 0.0) | (a == 1.0), 1.0, out)
 
 
-def pow(x, y):  # noqa: A001 - the mathematical name, on purpose
+def pow(x: ArrayLike, y: ArrayLike) -> Real:  # noqa: A001 - the mathematical name, on purpose
     """``x**y``: by repeated squaring for integral ``|y| <= POW_SQUARING`` (any ``x``), else
     ``exp(y * log(x))`` for ``x >= 0`` (``x < 0`` gives NaN).
 
@@ -377,7 +381,7 @@ def _sincos(a):
     return np.where(a == 0.0, a, np.where(far, np.nan, s)), np.where(far, np.nan, c)  # sin(-0) = -0
 
 
-def sincos(x):
+def sincos(x: ArrayLike) -> tuple[Real, Real]:
     """``(sin(x), cos(x))`` of radians, < 1 ulp for ``|x| <= SINCOS_MAX`` (NaN beyond).
 
     >>> s, c = sincos([0.0, 1.0, 3.141592653589793])
@@ -387,7 +391,7 @@ def sincos(x):
     return _apply(_sincos, x, outputs=2, scalar=_sincos1)
 
 
-def sin(x):
+def sin(x: ArrayLike) -> Real:
     """Sine of radians, < 1 ulp for ``|x| <= SINCOS_MAX`` (NaN beyond).
 
     >>> float(sin(0.5)), float(sin(-0.0))
@@ -396,7 +400,7 @@ def sin(x):
     return _apply(lambda a: _sincos(a)[0], x, scalar=lambda a: _sincos1(a)[0])
 
 
-def cos(x):
+def cos(x: ArrayLike) -> Real:
     """Cosine of radians, < 1 ulp for ``|x| <= SINCOS_MAX`` (NaN beyond).
 
     >>> float(cos(0.5)), float(cos(2.0))
@@ -410,7 +414,7 @@ def _tan(a):
     return s / c
 
 
-def tan(x):
+def tan(x: ArrayLike) -> Real:
     """Tangent of radians as ``sin / cos``, < 2.5 ulp, for ``|x| <= SINCOS_MAX`` (NaN beyond).
 
     >>> round(float(tan(0.7853981633974483)), 15)
@@ -436,7 +440,7 @@ def _atan(a):
     return np.where(np.isnan(a), a, np.copysign(out, a))
 
 
-def atan(x):
+def atan(x: ArrayLike) -> Real:
     """Arc tangent in radians, in ``[-pi/2, pi/2]`` (fdlibm ``s_atan.c``), < 1 ulp.
 
     >>> float(atan(1.0)), float(atan(-np.inf)), atan([0.0, 0.5]).tolist()
@@ -465,7 +469,7 @@ def _atan2(b, a):
     return np.where(np.isnan(a) | np.isnan(b), np.nan, out)
 
 
-def atan2(y, x):
+def atan2(y: ArrayLike, x: ArrayLike) -> Real:
     """Angle of the point ``(x, y)`` in radians, in ``[-pi, pi]`` (fdlibm ``e_atan2.c``), < 2 ulp.
 
     Signed zeros and infinities as in C99: ``atan2(+0, -1) = pi``, ``atan2(-0, -1) = -pi``,
@@ -487,7 +491,7 @@ def _acos(a):
         return _atan2(np.sqrt((1.0 - a) * (1.0 + a)), a)
 
 
-def asin(x):
+def asin(x: ArrayLike) -> Real:
     """Arc sine in radians, ``atan2(x, sqrt((1 - x) (1 + x)))``, < 2 ulp; NaN outside [-1, 1].
 
     >>> float(asin(1.0)), float(asin(0.5))
@@ -496,7 +500,7 @@ def asin(x):
     return _apply(_asin, x, scalar=_asin1)
 
 
-def acos(x):
+def acos(x: ArrayLike) -> Real:
     """Arc cosine in radians, ``atan2(sqrt((1 - x) (1 + x)), x)``, < 2.5 ulp; NaN outside [-1, 1].
 
     >>> float(acos(1.0)), float(acos(-1.0)), round(float(acos(0.5)), 15)
@@ -505,7 +509,7 @@ def acos(x):
     return _apply(_acos, x, scalar=_acos1)
 
 
-def hypot(x, y):
+def hypot(x: ArrayLike, y: ArrayLike) -> Real:
     """``sqrt(x*x + y*y)`` in float64 (no scaling: for ``|x|, |y| < 1e150``), < 1.5 ulp.
 
     numpy's ``hypot`` is the C library's, which differs between libraries (and versions).
@@ -521,7 +525,7 @@ def hypot(x, y):
     return out if out.ndim else np.float64(out)
 
 
-def degrees_atan(t):
+def degrees_atan(t: ArrayLike) -> Real:
     """``degrees(atan(t))``: the angle in degrees of a slope ``t`` (rise over run), < 2 ulp.
 
     >>> float(degrees_atan(1.0)), degrees_atan([0.0, np.inf]).tolist()
@@ -530,7 +534,7 @@ def degrees_atan(t):
     return _apply(lambda a: _atan(a) * _DEGREES, t, scalar=lambda a: _atan1(a) * _DEGREES)
 
 
-def dot_rows(a, b):
+def dot_rows(a: ArrayLike, b: ArrayLike) -> np.ndarray:
     """Row-wise dot products ``sum_k a[..., k] * b[..., k]``, added left to right over the last axis.
 
     ``np.einsum("ij,ij->i", a, b)`` adds in an order set by the SIMD width numpy was built for
