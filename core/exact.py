@@ -80,6 +80,7 @@ _LN2_HI = 6.93147180369123816490e-01  # 32 significant bits: k * _LN2_HI is exac
 _LN2_LO = 1.90821492927058770002e-10
 _INV_LN2 = 1.44269504088896338700e00
 _SQRT2 = 1.41421356237309514547e00
+_SQRT2_BITS = int(np.array(_SQRT2).view(np.int64))
 _EXP_P = (
     1.66666666666666019037e-01,
     -2.77777777770155933842e-03,
@@ -194,19 +195,23 @@ def _two_to(k):
 
 
 def _scale(y, k):
-    """``y * 2**k`` rounded once (as ``ldexp``), for int64 ``|k| <= 2100`` and ``y`` near 1.
-
-    Two multiplications by powers of two: the first is exact, only the second can round (into
-    the subnormals), so the result is the correctly rounded ``ldexp``.
+    """``y * 2**k`` rounded once (as ``ldexp``), for ``y`` in [0.5, 2) and int64 ``k`` in
+    [-1080, 1030]: ``k`` added to ``y``'s exponent bits (exact) where the result is normal; two
+    multiplications by powers of two elsewhere (the first exact, only the second rounds: into the
+    subnormals, or to infinity).
     """
-    k1 = np.clip(k // 2, -1022, 1023)
-    k2 = np.clip(k - k1, -1022, 1023)
-    with np.errstate(over="ignore", invalid="ignore"):
-        return (y * _two_to(k1)) * _two_to(k2)
+    out = (y.view(np.int64) + (k << 52)).view(np.float64)
+    low, high = k < -1020, k > 1020
+    with np.errstate(over="ignore"):
+        if low.any():
+            out[low] = (y[low] * _two_to(k[low] + 1000)) * 2.0**-1000
+        if high.any():
+            out[high] = (y[high] * _two_to(k[high] - 2)) * 4.0
+    return out
 
 
 def _exp(a):
-    xc = np.clip(a, -746.0, 710.0)  # beyond: 0 and inf after scaling (NaN stays NaN)
+    xc = np.minimum(np.maximum(a, -746.0), 710.0)  # beyond: 0 and inf after scaling (NaN stays NaN)
     k = np.rint(xc * _INV_LN2)
     hi = xc - k * _LN2_HI  # exact (k has at most 11 bits, _LN2_HI 32)
     lo = k * _LN2_LO
@@ -215,10 +220,13 @@ def _exp(a):
     p1, p2, p3, p4, p5 = _EXP_P
     c = r - t * (p1 + t * (p2 + t * (p3 + t * (p4 + t * p5))))
     y = 1.0 - ((lo - (r * c) / (2.0 - c)) - hi)
-    out = _scale(y, np.where(np.isnan(k), 0.0, k).astype(np.int64))
-    out = np.where(a > 7.09782712893383973096e02, np.inf, out)
-    out = np.where(a < -7.45133219101941108420e02, 0.0, out)
-    return np.where(np.isnan(a), a, out)
+    nan = np.isnan(a)
+    k[nan] = 0.0
+    out = _scale(y, k.astype(np.int64))
+    out[a > 7.09782712893383973096e02] = np.inf
+    out[a < -7.45133219101941108420e02] = 0.0
+    out[nan] = np.nan
+    return out
 
 
 def exp(x: ArrayLike) -> Real:
@@ -235,14 +243,20 @@ def exp(x: ArrayLike) -> Real:
 def _log_parts(a):
     """``log(a) = k log(2) + log1p(f)`` with ``1 + f`` in ``(sqrt(2)/2, sqrt(2)]``, as fdlibm's
     ``(k, f, hfsq, t)``: ``log1p(f) = f - (hfsq - t)``."""
-    tiny = a < 2.2250738585072014e-308
-    with np.errstate(over="ignore", invalid="ignore"):
-        v = np.where(tiny, a * 18014398509481984.0, a)  # subnormals: times 2**54, exact
-    bits = v.view(np.int64)
-    k = (bits >> 52) - 1023 - np.where(tiny, 54, 0)
-    m = ((bits & 0x000FFFFFFFFFFFFF) | 0x3FF0000000000000).view(np.float64)  # in [1, 2)
-    big = m > _SQRT2
-    m = np.where(big, m * 0.5, m)  # into (sqrt(2)/2, sqrt(2)]: exact
+    a = np.ascontiguousarray(a)
+    tiny = a < 2.2250738585072014e-308  # subnormals (and what log refuses)
+    some_tiny = tiny.any()
+    if some_tiny:
+        a = a.copy()
+        with np.errstate(over="ignore", invalid="ignore"):
+            a[tiny] *= 18014398509481984.0  # times 2**54, exact
+    bits = a.view(np.int64)
+    k = (bits >> 52) - 1023
+    if some_tiny:
+        k[tiny] -= 54
+    mbits = (bits & 0x000FFFFFFFFFFFFF) | 0x3FF0000000000000  # m in [1, 2)
+    big = mbits > _SQRT2_BITS
+    m = (mbits - (big.astype(np.int64) << 52)).view(np.float64)  # m / 2 where m > sqrt(2): exact
     k = (k + big).astype(np.float64)
     f = m - 1.0  # exact (Sterbenz)
     s = f / (2.0 + f)
@@ -256,9 +270,10 @@ def _log_parts(a):
 
 
 def _log_special(out, a):
-    out = np.where(a == 0.0, -np.inf, out)
-    out = np.where(a == np.inf, np.inf, out)
-    return np.where((a < 0.0) | np.isnan(a), np.nan, out)
+    out[a == 0.0] = -np.inf
+    out[a == np.inf] = np.inf
+    out[(a < 0.0) | np.isnan(a)] = np.nan
+    return out
 
 
 def _log(a):
@@ -305,20 +320,24 @@ POW_SQUARING = 64
 
 
 def _pow(a, b):
+    whole = (np.abs(b) <= POW_SQUARING) & (b == np.floor(b))
+    out = np.empty(np.broadcast_shapes(a.shape, b.shape))
+    rest = ~whole
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        out = _exp(b * _log(a))
-        whole = (np.abs(b) <= POW_SQUARING) & (b == np.floor(b))
-        m = np.where(whole, np.abs(b), 0.0).astype(np.int64)
-        result, base = np.ones_like(a), a
-        for _ in range(POW_SQUARING.bit_length()):
-            result = np.where(m & 1 == 1, result * base, result)
-            base = base * base
-            m >>= 1
-        result = np.where(b < 0.0, 1.0 / result, result)
-    out = np.where(whole, result, out)
-    out = np.where((a == 0.0) & (b > 0.0), 0.0, out)
-    out = np.where((a == 0.0) & (b < 0.0), np.inf, out)
-    return np.where((b == 0.0) | (a == 1.0), 1.0, out)
+        if rest.any():
+            out[rest] = _exp(b[rest] * _log(a[rest]))
+        if whole.any():
+            base, m = a[whole], b[whole]
+            bits, result = np.abs(m).astype(np.int64), np.ones(base.shape)
+            for _ in range(POW_SQUARING.bit_length()):
+                result = np.where(bits & 1 == 1, result * base, result)
+                base = base * base
+                bits >>= 1
+            out[whole] = np.where(m < 0.0, 1.0 / result, result)
+    out[(a == 0.0) & (b > 0.0)] = 0.0
+    out[(a == 0.0) & (b < 0.0)] = np.inf
+    out[(b == 0.0) | (a == 1.0)] = 1.0
+    return out
 
 
 def pow(x: ArrayLike, y: ArrayLike) -> Real:  # noqa: A001 - the mathematical name, on purpose
@@ -346,7 +365,7 @@ def _reduce_pio2(a):
     w = n * _PIO2_2T - ((t - r) - w)
     y0 = r - w
     y1 = (r - y0) - w
-    n = np.where(np.isfinite(n), n, 0.0)
+    n[~np.isfinite(n)] = 0.0
     q = (n - 4.0 * np.floor(n * 0.25)).astype(np.int64)  # n mod 4, exact for any integral float
     return q, y0, y1
 
@@ -374,11 +393,16 @@ def _sincos(a):
     with np.errstate(over="ignore", invalid="ignore"):  # beyond 2**60 or so the reduction is no use
         q, y0, y1 = _reduce_pio2(a)
         ks, kc = _kernel_sin(y0, y1), _kernel_cos(y0, y1)
-    cases = [q == 0, q == 1, q == 2]
-    s = np.select(cases, [ks, kc, -ks], -kc)
-    c = np.select(cases, [kc, -ks, -kc], ks)
+    # quadrant q: sin is ks, kc, -ks, -kc and cos kc, -ks, -kc, ks (the sign flips are exact)
+    odd = (q & 1).astype(bool)
+    s = np.where(odd, kc, ks) * (1.0 - 2.0 * ((q >> 1) & 1))
+    c = np.where(odd, ks, kc) * (1.0 - 2.0 * (((q + 1) >> 1) & 1))
+    zero = a == 0.0
+    s[zero] = a[zero]  # sin(-0) = -0
     far = ~(np.abs(a) <= SINCOS_MAX)  # and NaN
-    return np.where(a == 0.0, a, np.where(far, np.nan, s)), np.where(far, np.nan, c)  # sin(-0) = -0
+    s[far] = np.nan
+    c[far] = np.nan
+    return s, c
 
 
 def sincos(x: ArrayLike) -> tuple[Real, Real]:
@@ -436,8 +460,10 @@ def _atan(a):
     a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10 = _AT
     s1 = z * (a0 + w * (a2 + w * (a4 + w * (a6 + w * (a8 + w * a10)))))
     s2 = w * (a1 + w * (a3 + w * (a5 + w * (a7 + w * a9))))
-    out = _ATAN_HI.take(i) - ((r * (s1 + s2) - _ATAN_LO.take(i)) - r)
-    return np.where(np.isnan(a), a, np.copysign(out, a))
+    out = np.copysign(_ATAN_HI.take(i) - ((r * (s1 + s2) - _ATAN_LO.take(i)) - r), a)
+    nan = np.isnan(a)
+    out[nan] = a[nan]
+    return out
 
 
 def atan(x: ArrayLike) -> Real:
