@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from . import _perlin, _simplex
+from . import _perlin, _simplex, exact
 from ._checks import make_rng
 
 #: Octaves of the two warp fields (fewer if ``octaves`` is smaller).
@@ -97,9 +97,9 @@ class WarpPlan:
         self.octaves = []
         total = 0.0
         for o in range(octaves):
-            amp = persistence**o
+            amp = exact.pow(persistence, o)  # not **: the C library's pow differs between machines
             total += amp
-            f = lacunarity**o / scale
+            f = exact.pow(lacunarity, o) / scale
             orient = int(field.orientations[o])
             swap, sx, sy = orient & 4, (-1.0 if orient & 1 else 1.0), (-1.0 if orient & 2 else 1.0)
             ox, oy = (float(v) for v in field.offsets[o])

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import exact
 from ._checks import check_array, check_choice, check_float, check_int
 from ._grid import (
     GRID_SIDE,
@@ -381,7 +382,7 @@ def vertex_normals(vertices, indices):
     acc = np.empty((len(v), 3), dtype=np.float64)
     for k in range(3):
         acc[:, k] = np.bincount(corners, weights=np.repeat(face[:, k], 3), minlength=len(v))
-    length = np.sqrt(np.einsum("ij,ij->i", acc, acc))
+    length = np.sqrt(exact.dot_rows(acc, acc))
     good = length > 0
     out = np.zeros((len(v), 3), dtype=np.float32)
     out[:, 2] = 1

@@ -49,6 +49,7 @@ import stat
 
 import numpy as np
 
+from . import exact
 from ._checks import check_array, check_float
 from .errors import ParameterError, short
 from .files import open_regular
@@ -248,7 +249,7 @@ def splat_png_bytes(packed):
 
 def flow_range(shape, cell_size):
     """``(lo, hi)`` square metres of the flow PNG's scale: one cell's area and the whole map's."""
-    cell_area = float(cell_size) ** 2
+    cell_area = float(cell_size) * float(cell_size)  # not ** 2: a Python float's ** is the C library's pow
     return cell_area, cell_area * shape[0] * shape[1]
 
 
@@ -257,7 +258,9 @@ def flow_png_bytes(flow, *, cell_size):
     f = check_array(flow, name="flow", ndim=2)
     cell_size = check_float(cell_size, name="cell_size", bounds=(0.0, None), open_low=True)
     lo, hi = flow_range(f.shape, cell_size)
-    scaled = (np.log10(np.maximum(f, lo)) - math.log10(lo)) / max(math.log10(hi) - math.log10(lo), 1e-12)
+    # log10 from core.exact: numpy's and the C library's differ between machines
+    log_lo, log_hi = exact.log10(lo), exact.log10(hi)
+    scaled = (exact.log10(np.maximum(f, lo)) - log_lo) / max(log_hi - log_lo, 1e-12)
     grey = np.clip(np.rint(scaled * 255.0), 0, 255).astype(np.uint8)
     return png_bytes(unity_image(grey))
 

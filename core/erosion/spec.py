@@ -131,7 +131,8 @@ def droplet_count(spec, *, size, prefix="terrain.erosion."):
     Refuses more than :data:`core.erosion._hydraulic.MAX_DROPLETS` (a run of many minutes),
     naming ``droplets_per_km2`` and the largest density the tile allows.
     """
-    area_km2 = (float(size) / 1000.0) ** 2
+    side_km = float(size) / 1000.0
+    area_km2 = side_km * side_km  # not ** 2: a Python float's ** is the C library's pow
     count = int(round(spec.droplets_per_km2 * area_km2))
     if count > MAX_DROPLETS:
         raise ParameterError(

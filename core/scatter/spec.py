@@ -43,6 +43,7 @@ recipe, the sidebar and a direct call accept the same values.
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass
 
@@ -257,7 +258,7 @@ def check_prop_count(layers, *, size):
     for spec in layers:
         estimate = 0.7 * size * size / (spec.radius * spec.radius)
         if estimate > MAX_PROPS:
-            lowest = (0.7 * size * size / MAX_PROPS) ** 0.5
+            lowest = math.sqrt(0.7 * size * size / MAX_PROPS)
             raise ParameterError(
                 f"scatter layer {spec.name!r}: radius {spec.radius:g} m would place about "
                 f"{estimate:,.0f} props on a {size:g} m terrain, more than {MAX_PROPS:,}; "
