@@ -248,7 +248,7 @@ def _parse_section(section, value, *, source, base=None):
 def from_dict(data, *, source="recipe", base=None):
     """Validate a nested dict (as parsed from TOML) into a :class:`Recipe`.
 
-    ``base`` is the folder the recipe's relative file paths (a level's ``tileset`` or ``sample``)
+    ``base`` is the folder the recipe's relative file paths (a level's ``wfc_tileset`` or ``sample``)
     are found in; the recipe keeps them as absolute paths.  None: they stay relative, found in the
     current directory when used.
     """
@@ -302,7 +302,7 @@ def loads(text, *, source="recipe", base=None):
 
 def load(path):
     """Read and validate a recipe file (at most :data:`MAX_RECIPE_BYTES`); its relative file paths
-    (a level's ``tileset`` or ``sample``) are found beside it."""
+    (a level's ``wfc_tileset`` or ``sample``) are found beside it."""
     try:
         with open(path, "rb") as fh:
             raw = fh.read(MAX_RECIPE_BYTES + 1)

@@ -37,7 +37,6 @@ from .spec import (
     LIMITS,
     WFC_GENERATORS,
     LevelSpec,
-    autotile_set,
     check_spec,
     from_dict,
     to_dict,
@@ -63,7 +62,6 @@ __all__ = [
     "COMMON_KEYS",
     "WFC_GENERATORS",
     "AUTOTILE_SETS",
-    "autotile_set",
     "preset_names",
     "resolve_file",
     # the level

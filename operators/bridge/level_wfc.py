@@ -48,7 +48,7 @@ __all__ = [
 
 def wfc_presets():
     """``(tileset stems, sample stems)`` of the WFC presets that ship (``core.levels.preset_names``)."""
-    return tuple(core_levels.preset_names("tileset")), tuple(core_levels.preset_names("sample"))
+    return tuple(core_levels.preset_names("wfc_tileset")), tuple(core_levels.preset_names("sample"))
 
 
 #: Largest image (pixels) read as an overlapping sample: samples are small pictures (the reference

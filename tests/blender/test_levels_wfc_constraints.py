@@ -28,7 +28,9 @@ def test_the_panel_shows_connect_points_and_counts_for_the_wfc_generators(empty_
 
 def test_counts_and_connect_points_from_the_panel_build_a_level_that_keeps_them(empty_scene):
     # 20 x 14 dungeons have 5 to 13 doors without the key (seeds 0 to 3): 2 to 4 is the key's doing
-    free = core_levels.generate(core_levels.LevelSpec(generator="wfc_tiled", tileset="dungeon", width=20, height=14))
+    free = core_levels.generate(
+        core_levels.LevelSpec(generator="wfc_tiled", wfc_tileset="dungeon", width=20, height=14)
+    )
     assert _doors(free) > 4
     dungeon = dict(generator="wfc_tiled", wfc_tileset="dungeon", width=20, height=14)
     for seed in (0, 1):

@@ -109,9 +109,9 @@ def test_connect_points_name_a_cell_not_its_transpose():
     ],
 )
 def test_bad_constraints_refused_naming_the_key(extra, words):
-    data = {"generator": "wfc_tiled", "tileset": "dungeon", "width": 24, "height": 16, **extra}
+    data = {"generator": "wfc_tiled", "wfc_tileset": "dungeon", "width": 24, "height": 16, **extra}
     if data["generator"] not in ("wfc_tiled", "wfc"):
-        data.pop("tileset")
+        data.pop("wfc_tileset")
     with pytest.raises(ParameterError) as err:
         from_dict(data)
     for word in words:
@@ -135,7 +135,7 @@ def test_constraints_round_trip_through_dicts_recipes_and_json():
     assert core_recipe.loads(text) == recipe
     # a recipe may write counts as a table; other generators have neither key in their dicts
     written = (
-        '[[level]]\ngenerator = "wfc_tiled"\ntileset = "dungeon"\ncounts = { door = [1, 12], junction = [2, -1] }\n'
+        '[[level]]\ngenerator = "wfc_tiled"\nwfc_tileset = "dungeon"\ncounts = { door = [1, 12], junction = [2, -1] }\n'
     )
     assert core_recipe.loads(written).level[0].counts == spec.counts
     assert "counts" not in to_dict(LevelSpec()) and "connect_points" not in to_dict(LevelSpec())
@@ -153,12 +153,12 @@ def test_connected_and_counts_hold_together():
 
 def test_a_wfc_level_too_large_for_the_solver_is_refused_by_check_spec():
     with pytest.raises(ParameterError, match=r"level.width x level.height 2048 x 1024 = 2,097,152 cells"):
-        from_dict({"generator": "wfc_tiled", "tileset": "roads", "width": 2048, "height": 1024})
+        from_dict({"generator": "wfc_tiled", "wfc_tileset": "roads", "width": 2048, "height": 1024})
 
 
 def test_painted_cells_of_a_recipe_show_in_the_level_and_round_trip():
     spec = from_dict(
-        {"generator": "wfc_tiled", "tileset": "dungeon", "width": 20, "height": 14, "seed": 2}
+        {"generator": "wfc_tiled", "wfc_tileset": "dungeon", "width": 20, "height": 14, "seed": 2}
         | {"fixed": [[3, 3, "door"], [10, 5, "bend 1"], [0, 0, "rock"]]}
     )
     wfc = generate(spec).wfc
@@ -179,11 +179,14 @@ def test_painted_cells_of_a_recipe_show_in_the_level_and_round_trip():
 @pytest.mark.parametrize(
     ("data", "words"),
     [
-        ({"generator": "wfc_tiled", "tileset": "dungeon", "fixed": [[3, 3, "dor"]]}, "did you mean 'door'"),
+        ({"generator": "wfc_tiled", "wfc_tileset": "dungeon", "fixed": [[3, 3, "dor"]]}, "did you mean 'door'"),
         ({"generator": "wfc_overlapping", "sample": "rooms", "fixed": [[3, 3, 7]]}, "which the sample lacks"),
-        ({"generator": "wfc_tiled", "tileset": "dungeon", "width": 10, "fixed": [[30, 3, "door"]]}, "off the level"),
-        ({"generator": "wfc_tiled", "tileset": "dungeon", "fixed": [[1, 1, "rock"], [1, 1, "door"]]}, "again"),
-        ({"generator": "wfc_tiled", "tileset": "dungeon", "fixed": [[1, "rock"]]}, "[x, y, tile]"),
+        (
+            {"generator": "wfc_tiled", "wfc_tileset": "dungeon", "width": 10, "fixed": [[30, 3, "door"]]},
+            "off the level",
+        ),
+        ({"generator": "wfc_tiled", "wfc_tileset": "dungeon", "fixed": [[1, 1, "rock"], [1, 1, "door"]]}, "again"),
+        ({"generator": "wfc_tiled", "wfc_tileset": "dungeon", "fixed": [[1, "rock"]]}, "[x, y, tile]"),
         ({"generator": "bsp", "fixed": [[1, 1, "rock"]]}, "setting of the wfc_tiled"),
     ],
 )
