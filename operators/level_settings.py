@@ -91,7 +91,7 @@ def wfc_settings_props(update=None):
         "wfc_tileset": bpy.props.EnumProperty(
             name="WFC Tileset",
             items=[*_preset_items(tilesets, "tileset"), _FILE],
-            default=0,
+            default=core_levels.LevelSpec().wfc_tileset,
             description="The tileset of WFC (tiles): a preset, or a file",
             **kw,
         ),
@@ -107,7 +107,11 @@ def wfc_settings_props(update=None):
             name="Sample", items=SAMPLE_SOURCES, default="PRESET", description="Where the WFC sample comes from", **kw
         ),
         "sample_preset": bpy.props.EnumProperty(
-            name="Sample Preset", items=_preset_items(samples, "sample"), description="A WFC sample preset", **kw
+            name="Sample Preset",
+            items=_preset_items(samples, "sample"),
+            default=core_levels.DEFAULT_SAMPLE,
+            description="A WFC sample preset that makes levels (others: as a file)",
+            **kw,
         ),
         "sample_file": bpy.props.StringProperty(
             name="Sample File",
@@ -224,6 +228,14 @@ def spec_from_props(props, **overrides):
     return core_levels.from_dict(table)  # also refuses impossible settings (room larger than its leaf ...)
 
 
+def _preset_file(value, key):
+    """A preset the panel does not list (a 3-D tileset, a sample that makes no level by default) as its file;
+    a file path as it is."""
+    if value in core_levels.preset_names(key):
+        return core_levels.resolve_file(value, key=key)[0]
+    return value
+
+
 def load_wfc_settings(settings, spec, image=None):
     """The Levels panel's own properties back from a spec: the WFC tileset (a preset, else a file) of a
     generator that takes one, the sample (a preset, a file or ``image``), ``classes``,
@@ -234,14 +246,15 @@ def load_wfc_settings(settings, spec, image=None):
             settings.wfc_tileset = spec.wfc_tileset
         else:
             settings.wfc_tileset = "FILE"
-            settings.tileset_file = spec.wfc_tileset
-    if spec.generator in WFC_SAMPLED and spec.sample:
+            settings.tileset_file = _preset_file(spec.wfc_tileset, "wfc_tileset")
+    sample = spec.sample or (core_levels.DEFAULT_SAMPLE if spec.generator == "wfc_overlapping" else "")
+    if spec.generator in WFC_SAMPLED and sample:
         if image is not None:
             settings.sample_source, settings.sample_image = "IMAGE", image
-        elif spec.sample in samples:
-            settings.sample_source, settings.sample_preset = "PRESET", spec.sample
+        elif sample in samples:
+            settings.sample_source, settings.sample_preset = "PRESET", sample
         else:
-            settings.sample_source, settings.sample_file = "FILE", spec.sample
+            settings.sample_source, settings.sample_file = "FILE", _preset_file(sample, "sample")
     settings.classes = classes_to_text(spec.classes)
     settings.connect_points = points_to_text(spec.connect_points)
     settings.counts = counts_to_text(spec.counts)

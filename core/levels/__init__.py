@@ -28,7 +28,7 @@ from ._regions import label_regions
 from ._rooms_caves import rooms_caves
 from ._tiled import TILESETS, tiled_files
 from ._walk import random_walk
-from ._wfc_files import preset_names, resolve_file
+from ._wfc_files import DEFAULT_SAMPLE, preset_names, resolve_file
 from .spec import (
     AUTOTILE_SETS,
     COMMON_KEYS,
@@ -64,6 +64,7 @@ __all__ = [
     "AUTOTILE_SETS",
     "preset_names",
     "resolve_file",
+    "DEFAULT_SAMPLE",
     # the level
     "Level",
     "Marker",

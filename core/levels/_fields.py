@@ -158,7 +158,7 @@ LIMITS = {
         1024,
         "Sample",
         "WFC (sample): a sample grid (.txt of digits) or image (.png), relative to the recipe, or a preset "
-        "sample name (rooms, dots, hills ...)",
+        "sample name (caves, rooms, hills ...); empty: caves (WFC: empty means the tileset's tiles)",
     ),
     "n": integer((2, 3), "Pattern Size", "Side N of the N x N patterns taken from the sample"),
     "symmetry": integer((1, 8), "Symmetry", "Rotations and mirrors of each sample pattern used (1: as drawn, 8: all)"),
@@ -177,7 +177,8 @@ LIMITS = {
     "connected": flag(
         "Connected",
         "Every walkable cell in one 4-connected region of the level (no path across its edges, also when "
-        "periodic); off: the walkable cells may form several regions, the spawn and exit in the largest",
+        "periodic); off: faster, but the walkable cells may form several regions, the spawn and exit in the "
+        "largest",
     ),
     "classes": custom(
         lambda value, name: check_classes(value, name=name),
@@ -262,7 +263,7 @@ class LevelSpec:
     ground: bool = False
     attempts: int = 10
     backtrack_limit: int = 1000
-    connected: bool = False
+    connected: bool = True
     classes: tuple = ()
     connect_points: tuple = ()
     fixed: tuple = ()

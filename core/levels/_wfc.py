@@ -45,7 +45,7 @@ from ..spec import did_you_mean
 from ._content import place_markers
 from ._level import CLASSES, DOOR, FLOOR, WALL, Level, WfcRecord
 from ._regions import label_regions
-from ._wfc_files import load_sample_of, load_tileset_of, prefixed, preset_names, wfc_model
+from ._wfc_files import DEFAULT_SAMPLE, load_sample_of, load_tileset_of, prefixed, wfc_model
 
 __all__ = [
     "MAX_WAVE_BYTES",
@@ -237,11 +237,6 @@ def check_wfc(spec, *, base=None, prefix="level."):
     naming tiles or values that are not there, or minimums over the cells.  Returns the loaded
     ``(model, data, source)``."""
     model = wfc_model(spec)
-    if model == "overlapping" and not spec.sample:
-        raise ParameterError(
-            f"{prefix}sample must name a sample for generator {spec.generator!r} (a .txt or .png file or a preset: "
-            f"{', '.join(preset_names('sample')) or 'none'})"
-        )
     cells = spec.width * spec.height
     if cells > core_wfc.MAX_CELLS:
         raise ParameterError(
@@ -276,7 +271,8 @@ def check_wfc(spec, *, base=None, prefix="level."):
         raise ParameterError(prefixed(err, prefix, "sample")) from None
     if count > MAX_PATTERNS:
         raise ParameterError(
-            f"{prefix}sample {spec.sample!r} gives {count:,} patterns of {n} x {n} with symmetry {spec.symmetry}, "
+            f"{prefix}sample {spec.sample or DEFAULT_SAMPLE!r} gives {count:,} patterns of {n} x {n} with symmetry "
+            f"{spec.symmetry}, "
             f"more than the {MAX_PATTERNS:,} allowed: use a smaller or plainer sample, or a smaller "
             f"{prefix}n or {prefix}symmetry"
         )
@@ -308,7 +304,7 @@ def _values(palette, keep):
 def level_label(spec):
     """How messages name a WFC level: ``level 'Keep' (tileset 'dungeon')``, ``level 'Mine' (sample 'rooms')``."""
     if wfc_model(spec) == "overlapping":
-        return f"level {spec.name!r} (sample {spec.sample!r})"
+        return f"level {spec.name!r} (sample {spec.sample or DEFAULT_SAMPLE!r})"
     return f"level {spec.name!r} (tileset {spec.wfc_tileset!r})"
 
 

@@ -15,6 +15,8 @@ from ..spec import did_you_mean
 __all__ = [
     "PRESETS",
     "SAMPLE_PRESETS",
+    "DEFAULT_SAMPLE",
+    "LEVEL_SAMPLES",
     "MAX_FILE_BYTES",
     "preset_names",
     "resolve_file",
@@ -32,23 +34,39 @@ PRESETS = os.path.join(_ROOT, "presets", "wfc")
 SAMPLE_PRESETS = os.path.join(PRESETS, "samples")
 #: Largest tileset or sample file read.
 MAX_FILE_BYTES = 16 * 2**20
+#: The sample a WFC (sample) level takes when it names none.
+DEFAULT_SAMPLE = "caves"
+#: The sample presets that make a level with their default classes and ``connected``: one walkable region of a
+#: fair share of the cells (tests/core/test_levels_wfc_defaults.py holds them to it).  The other samples (dots,
+#: flowers, hills, rooms, town) are WFC samples whose default classes make islands or a sliver of floor: a level
+#: takes them by name with its own ``classes``.
+LEVEL_SAMPLES = ("caves",)
 _STEM = re.compile(r"^[A-Za-z0-9_\-]{1,64}$")
 _SUFFIXES = {"wfc_tileset": (".toml",), "sample": (".txt", ".png")}
 _FOLDERS = {"wfc_tileset": PRESETS, "sample": SAMPLE_PRESETS}
 
 
-def preset_names(key):
-    """Sorted stems of the presets of ``key`` (``"wfc_tileset"`` or ``"sample"``).
+def preset_names(key, *, levels=False):
+    """Sorted stems of the presets of ``key`` (``"wfc_tileset"`` or ``"sample"``); ``levels``: only those that
+    make a level with the defaults (the 2-D tilesets -- no 3-D ``up``/``down`` sockets -- and
+    :data:`LEVEL_SAMPLES`), what the Levels panel lists.
 
     >>> "dungeon" in preset_names("wfc_tileset"), "rooms" in preset_names("sample")
     (True, True)
+    >>> "blocks3d" in preset_names("wfc_tileset", levels=True), preset_names("sample", levels=True)
+    (False, ['caves'])
     """
     folder, suffixes = _FOLDERS[key], _SUFFIXES[key]
     try:
         names = os.listdir(folder)
     except OSError:
         return []
-    return sorted({os.path.splitext(n)[0] for n in names if os.path.splitext(n)[1].lower() in suffixes})
+    stems = sorted({os.path.splitext(n)[0] for n in names if os.path.splitext(n)[1].lower() in suffixes})
+    if not levels:
+        return stems
+    if key == "sample":
+        return [s for s in stems if s in LEVEL_SAMPLES]
+    return [s for s in stems if not any(core_wfc.load_tileset(os.path.join(folder, f"{s}.toml")).up or ())]
 
 
 def _is_stem(value):
@@ -158,8 +176,9 @@ def load_tileset_of(spec, base, prefix):
 
 
 def load_sample_of(spec, base, prefix):
-    """``(sample array, source)`` of ``spec.sample``; errors name ``<prefix>sample``."""
-    path, source = resolve_file(spec.sample, key="sample", base=base, prefix=prefix)
+    """``(sample array, source)`` of ``spec.sample`` (empty: :data:`DEFAULT_SAMPLE`); errors name
+    ``<prefix>sample``."""
+    path, source = resolve_file(spec.sample or DEFAULT_SAMPLE, key="sample", base=base, prefix=prefix)
     try:
         return core_wfc.read_sample(path), source
     except ParameterError as err:

@@ -70,11 +70,12 @@ def test_the_wfc_generators_are_in_the_panel_and_the_redo_panel():
     for rna in (settings.bl_rna, bpy.ops.worldseed.level_add.get_rna_type()):
         items = {i.identifier: i.name for i in rna.properties["generator"].enum_items}
         assert items["wfc_tiled"] == "WFC (tiles)" and items["wfc_overlapping"] == "WFC (sample)"
-    presets = {i.identifier for i in settings.bl_rna.properties["wfc_tileset"].enum_items}
-    assert {"dungeon", "pipes", "FILE"} <= presets
+    presets = settings.bl_rna.properties["wfc_tileset"]
+    assert {i.identifier for i in presets.enum_items} == {"dungeon", "pipes", "roads", "FILE"}  # 2-D sets only
+    assert presets.default == core_levels.LevelSpec().wfc_tileset == "dungeon"
     assert {i.identifier for i in settings.bl_rna.properties["autotile"].enum_items} == {"blob", "wang16"}
-    samples = {i.identifier for i in settings.bl_rna.properties["sample_preset"].enum_items}
-    assert "rooms" in samples
+    samples = settings.bl_rna.properties["sample_preset"]
+    assert [i.identifier for i in samples.enum_items] == ["caves"] and samples.default == core_levels.DEFAULT_SAMPLE
 
 
 def test_the_panel_shows_each_generators_tileset_sample_and_tile_objects(empty_scene):

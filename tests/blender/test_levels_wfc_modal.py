@@ -169,7 +169,7 @@ def test_escape_in_new_seed_gives_the_panel_its_seed_back(empty_scene, modal_op)
 
 def test_auto_update_leaves_a_large_or_constrained_wfc_level_to_update_level(empty_scene):
     hint = "label: Large or constrained WFC level: press Update Level"
-    settings = level_settings(**dict(TILES, width=20, height=20), wfc_tileset="dungeon", name="Live")
+    settings = level_settings(**dict(TILES, width=20, height=20), wfc_tileset="dungeon", name="Live", connected=False)
     assert bpy.ops.worldseed.level_add(from_settings=True) == {"FINISHED"}
     settings.auto_update = True
     assert hint not in shown_props(auto_update=True)

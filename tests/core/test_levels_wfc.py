@@ -124,7 +124,7 @@ def test_keys_of_other_generators_refused(data, message):
         ({"generator": "wfc_tiled", "wfc_tileset": "dungeon", "attempts": 0}, ["level.attempts", "[1, 1000]"]),
         ({"generator": "wfc_tiled", "wfc_tileset": "dungeon", "backtrack_limit": -1}, ["level.backtrack_limit"]),
         ({"generator": "wfc_tiled", "wfc_tileset": ""}, ["level.wfc_tileset must not be empty"]),
-        ({"generator": "wfc_overlapping"}, ["level.sample must name a sample", "rooms"]),
+        ({"generator": "wfc_overlapping", "sample": "cavez"}, ["level.sample 'cavez' is no preset", "caves"]),
         ({"generator": "wfc_tiled", "wfc_tileset": "nope"}, ["level.wfc_tileset 'nope' is no preset", "dungeon"]),
         ({"generator": "wfc_overlapping", "sample": "rooms.toml"}, ["level.sample", ".txt or .png"]),
         ({"generator": "wfc_overlapping", "sample": "rooms", "width": 2}, ["level.width must be at least n = 3"]),

@@ -54,7 +54,7 @@ def test_a_periodic_connected_level_is_one_region_on_the_finite_grid(seed):
 
 
 def test_an_unconnected_level_counts_its_regions_and_warns():
-    level = level_of(wfc_tileset="dungeon", width=32, height=24, seed=3)
+    level = level_of(wfc_tileset="dungeon", width=32, height=24, seed=3, connected=False)
     labels, count = regions(level)
     assert count > 1  # a dungeon without connected: rooms and corridors apart
     record = json.loads(level_json_bytes(level, name="Keep", cell_size=1.0))
@@ -189,6 +189,6 @@ right = "gem"
 def test_a_level_of_lone_walkable_cells_is_refused_naming_it(tmp_path):
     """Gems never touch: every walkable region is one cell, no room for a spawn and an exit."""
     (tmp_path / "gems.toml").write_text(GEMS)
-    spec = {"wfc_tileset": "gems.toml", "width": 8, "height": 6, "counts": {"gem": [3, 5]}}
+    spec = {"wfc_tileset": "gems.toml", "width": 8, "height": 6, "counts": {"gem": [3, 5]}, "connected": False}
     with pytest.raises(ParameterError, match=r"^level 'L' \(tileset '.*gems.toml'\): no two walkable cells side by"):
         level_of(base=str(tmp_path), **spec)
