@@ -15,7 +15,7 @@ BPY45_VENV  := .venv-bpy45
 BPY45_STAMP := $(BPY45_VENV)/.installed-$(shell cksum requirements-compat-4.5.txt | cut -d' ' -f1)
 VERSION := $(shell sed -n 's/^version *= *"\(.*\)"/\1/p' blender_manifest.toml)
 
-.PHONY: demo test test-bpy test-numpy2 test-compat test-bpy42 test-bpy45 lint build bench clean venv
+.PHONY: demo test test-bpy test-numpy2 test-compat test-bpy42 test-bpy45 lint build bench clean venv docs
 
 venv: $(STAMP)
 
@@ -72,6 +72,10 @@ lint: $(STAMP)
 
 build: $(STAMP)
 	$(VPY) tools/build_extension.py --out dist
+
+# docs/recipe.md, every recipe key, from core.recipe.SECTIONS and the limits tables (a test fails when stale).
+docs: $(STAMP)
+	$(VPY) tools/recipe_reference.py
 
 $(BENCH_STAMP): requirements-bench.txt $(STAMP)
 	$(VPY) -m pip install --disable-pip-version-check -q -r requirements-bench.txt

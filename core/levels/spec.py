@@ -86,7 +86,13 @@ __all__ = [
     "SEED",
     "WFC_GENERATORS",
     "AUTOTILE_SETS",
+    "OLD_KEYS",
 ]
+
+#: Keys of older recipes that :func:`from_dict` still reads, and what they become.
+OLD_KEYS = {
+    "tileset": "read as `autotile` when it names an auto-tile set (`blob`, `wang16`), else as `wfc_tileset`",
+}
 
 
 def check_spec(spec, *, prefix="level.", base=None):
