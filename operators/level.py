@@ -31,6 +31,7 @@ from .level_settings import COMMON_FIELDS as COMMON_FIELDS
 from .level_settings import GEOMETRY_ITEMS as GEOMETRY_ITEMS
 from .level_settings import (
     LEVEL_FIELDS,
+    PANEL_FIELDS,
     WFC_SAMPLED,
     WFC_TILED,
     classes_prop,
@@ -38,6 +39,7 @@ from .level_settings import (
     level_props,
     load_wfc_settings,
     spec_from_props,
+    wfc_tileset_of,
     wfc_values,
 )
 from .level_settings import SAMPLE_SOURCES as SAMPLE_SOURCES
@@ -159,10 +161,10 @@ class WORLDSEED_OT_level_add(ModalBuild, bpy.types.Operator):
     def _load_settings(self, context):
         """Copy the sidebar settings (and the 3D cursor as the origin) into this operator, once."""
         settings = context.scene.worldseed.level
-        for name in LEVEL_FIELDS:
+        for name in PANEL_FIELDS:
             setattr(self, name, getattr(settings, name))
         values, image = wfc_values(settings)
-        self.tileset, self.sample = values["tileset"], values.get("sample", "")
+        self.wfc_tileset, self.sample = wfc_tileset_of(settings), values.get("sample", "")
         self.sample_image = image.name if image is not None else ""
         self.classes = settings.classes
         self.connect_points, self.counts = settings.connect_points, settings.counts
@@ -373,7 +375,7 @@ class WORLDSEED_OT_level_load_settings(bpy.types.Operator):
         geometry, kit = bridge_level.stored_geometry(root)
         _, image = bridge_level.stored_source(root)
         with paused_auto_update(settings):
-            apply_spec(settings, spec, names=LEVEL_FIELDS)
+            apply_spec(settings, spec, names=PANEL_FIELDS)
             load_wfc_settings(settings, spec, image)
             if geometry == "TILES":
                 settings.tile_objects = kit
