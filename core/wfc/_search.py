@@ -6,7 +6,8 @@ them, the neighbours of the classes it no longer meets. Only the cells that chan
 no Python pass over the whole grid per step. Propagation runs breadth first, so a cell that
 changes several times in one round is visited once. Every change is logged (the cell, then its
 old set), so a failed choice is undone exactly. The changed cells' entropies are refreshed in one
-numpy pass (or one by one when few), plus a seeded tie-break noise, then one ``argmin``.
+numpy pass (or one by one when few), plus a seeded tie-break noise, then one ``argmin`` (on a
+large grid: over the minima of blocks of cells, each re-read only when one of its cells changed).
 """
 
 from __future__ import annotations
