@@ -21,7 +21,16 @@ from ._autotile import (
 from ._bsp import bsp_dungeon
 from ._cave import automaton, cave
 from ._content import marker_cells, place_markers
-from ._generate import GENERATOR_FUNCTIONS, check_spec, from_dict, generate, generate_steps
+from ._generate import (
+    ESTIMATE_CELLS,
+    GENERATOR_FUNCTIONS,
+    check_spec,
+    estimate_markers,
+    from_dict,
+    generate,
+    generate_steps,
+    grid_shape,
+)
 from ._kit import KIT_ROLES, KitPlacements, kit_placements, kit_role_table
 from ._level import CLASSES, CORRIDOR, DOOR, FLOOR, MARKER_KINDS, MAX_CELLS, WALL, Level, Marker, WfcRecord
 from ._maze import maze, maze_cells
@@ -58,6 +67,9 @@ __all__ = [
     "generate",
     "generate_steps",
     "check_spec",
+    "grid_shape",
+    "estimate_markers",
+    "ESTIMATE_CELLS",
     "GENERATOR_FUNCTIONS",
     "Level",
     "WfcRecord",
