@@ -151,8 +151,8 @@ def check_level_size(spec, geometry="MESH"):
             f"{core_levels.MAX_MESH_CELLS:,} ({side} x {side}) a level mesh may have (it would exhaust memory): "
             "make width or height smaller"
         )
-    estimate = core_levels.estimate_markers(spec)
-    if estimate > MARKER_MARGIN * MAX_MARKERS:
+    estimate = core_levels.estimate_markers(spec)  # None: small, counted once made
+    if estimate is not None and estimate > MARKER_MARGIN * MAX_MARKERS:
         raise ParameterError(
             f"level {spec.name!r} would get about {estimate:,} markers, one object each (estimated from a small "
             f"level of the same settings), more than {MAX_MARKERS:,}: lower enemy_density ({spec.enemy_density:g}) "
