@@ -97,6 +97,8 @@ def band_turns(heights_future, stride, band, bands):
     heights = heights_future.result()
     idx = core_mesh.lod_indices(heights.values.shape[0], stride)
     first, stop = band_rows(len(idx), band, bands)
+    if stop == first:  # a grid of fewer quad rows than bands (resolution 2: one row): this band has none
+        return np.zeros(0, bool)
     rows = heights.values[idx[first] : idx[stop] + 1]
     return core_mesh.grid_turns(rows * np.float32(heights.height), cell_size=heights.cell_size, stride=stride)
 
