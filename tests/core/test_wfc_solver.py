@@ -200,12 +200,13 @@ def test_entropies_are_the_same_one_by_one_and_in_one_numpy_pass():
     assert abs(full - float(-(p * np.log(p)).sum())) < 1e-6
 
 
-def test_a_grid_with_many_changes_per_step_takes_both_entropy_paths_alike():
-    # big cascades refresh entropies in one numpy pass, small ones one by one: the output is
-    # the output of a run that refreshes everything one by one
-    from core.wfc import _rules
+def test_a_grid_with_many_changes_per_step_takes_both_entropy_paths_alike(monkeypatch):
+    # big cascades of large sets refresh entropies in one numpy pass, small ones one by one: the
+    # output is the output of a run that refreshes everything one by one
+    from core.wfc import _rules, _search
 
     weights, compatible = random_rules(40, 0.35, 9)
+    monkeypatch.setattr(_search, "_CACHED_ENTROPY_BYTES", 0)  # 40 patterns: the numpy pass too
     a = solve(weights, compatible, 30, 30, periodic=True, seed=3).indices
     saved = _rules.Rules.entropies
     _rules.Rules.entropies = lambda self, masks: [self.entropy(m) if m & (m - 1) else math.inf for m in masks]
@@ -213,7 +214,9 @@ def test_a_grid_with_many_changes_per_step_takes_both_entropy_paths_alike():
         b = solve(weights, compatible, 30, 30, periodic=True, seed=3).indices
     finally:
         _rules.Rules.entropies = saved
-    assert np.array_equal(a, b)
+    monkeypatch.setattr(_search, "_CACHED_ENTROPY_BYTES", 16)  # one by one, however many changed
+    c = solve(weights, compatible, 30, 30, periodic=True, seed=3).indices
+    assert np.array_equal(a, b) and np.array_equal(a, c)
 
 
 def test_a_failure_under_constraints_names_them():
