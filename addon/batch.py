@@ -194,7 +194,8 @@ def parse_args(argv):
         "--workers",
         type=int,
         metavar="N",
-        help="build the tiles on a Dask LocalCluster of N worker processes on this machine",
+        help="build the tiles on a Dask LocalCluster of N worker processes on this machine (at most its cores: "
+        "more is lowered to them, with a warning)",
     )
     where.add_argument(
         "--scheduler", metavar="ADDRESS", help="build the tiles on a running Dask cluster (tcp://host:8786)"
@@ -392,12 +393,33 @@ def main(argv=None):
     return 0
 
 
+def usable_cores():
+    """CPU cores this process may run on (its affinity where the system tells it, else all of them)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
 def world_executor(workers=None, scheduler=None):
     """The executor of a tiled world's tiles: serial, or Dask (``--workers N`` / ``--scheduler ADDRESS``).
 
-    Dask is imported only here, only when asked for: the extension never needs it in Blender."""
+    ``--workers`` above the cores this run may use (:func:`usable_cores`) is lowered to them with a
+    warning on stderr: the world's tasks are CPU-bound numpy, so more worker processes than cores only
+    share the cores, each with its own memory (the output is the same bytes either way).  Dask is
+    imported only here, only when asked for: the extension never needs it in Blender."""
     if workers is None and scheduler is None:
         return core_world.SerialExecutor()
+    if workers is not None:
+        core_world.check_workers(workers, name="--workers")
+        cores = usable_cores()
+        if workers > cores:
+            print(
+                f"worldseed: warning: --workers {workers} is more than the {cores} CPU core(s) this run may use: "
+                f"using {cores} (more worker processes than cores only share them, each with its own memory)",
+                file=sys.stderr,
+            )
+            workers = cores
     from ..scaleout import dask_executor
 
     return dask_executor.DaskExecutor(workers=workers, scheduler=scheduler)

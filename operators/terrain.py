@@ -90,6 +90,14 @@ def _vertex_count(recipe):
     return sum(len(core_mesh.lod_indices(n, 2**k)) ** 2 for k in range(recipe.terrain.lods))
 
 
+def announce_erosion(operator, recipe):
+    """Report what a long erosion will cost before the modal build starts it
+    (:func:`.bridge.terrain.erosion_note`: about 12 minutes at the allowed maximum on a 4 km terrain)."""
+    note = bridge_terrain.erosion_note(recipe)
+    if note is not None:
+        operator.report({"INFO"}, f"Worldseed: {note[0].upper()}{note[1:]}")
+
+
 def runs_modal(context, recipe):
     """Whether a build of ``recipe`` shows progress (and Esc cancels it): many vertices, or erosion."""
     if context.window is None:  # background: no events to drive a modal operator
@@ -174,6 +182,7 @@ class WORLDSEED_OT_terrain_add(ModalBuild, bpy.types.Operator):
         steps = bridge_terrain.terrain_steps(
             recipe, collection=context.collection, location=tuple(context.scene.cursor.location)
         )
+        announce_erosion(self, recipe)
         return self.start_modal(context, steps, "building terrain")
 
     def finished(self, context, root):
@@ -239,6 +248,7 @@ class WORLDSEED_OT_terrain_update(ModalBuild, bpy.types.Operator):
         if not runs_modal(context, recipe):
             return self.execute(context)
         steps = bridge_terrain.terrain_steps(recipe, collection=context.collection, replace=root)
+        announce_erosion(self, recipe)
         return self.start_modal(context, steps, "updating terrain")
 
     def failed(self, context, err):
@@ -282,6 +292,7 @@ class WORLDSEED_OT_terrain_reseed(ModalBuild, bpy.types.Operator):
             recipe = settings_recipe(context.scene)
             if modal and runs_modal(context, recipe):  # erosion or a large grid: progress and Esc
                 steps = bridge_terrain.terrain_steps(recipe, collection=context.collection, replace=root)
+                announce_erosion(self, recipe)
                 return self.start_modal(context, steps, "new seed")
             root = bridge_terrain.build_terrain(recipe, collection=context.collection, replace=root)
         except ParameterError as err:

@@ -17,11 +17,12 @@ markers, the WFC files) are not part of this face.
 
 from ._bsp import bsp_dungeon
 from ._cave import cave
+from ._estimate import estimate_markers, grid_shape
 from ._generate import generate, generate_steps
 from ._kit import KIT_ROLES, KitPlacements, kit_placements
 from ._level import CLASSES, CORRIDOR, DOOR, FLOOR, MARKER_KINDS, WALL, Level, Marker, WfcRecord
 from ._maze import maze
-from ._mesh import MATERIALS, LevelQuads, level_mesh, level_quads
+from ._mesh import MATERIALS, MAX_MESH_CELLS, LevelQuads, level_mesh, level_quads
 from ._picture import level_image
 from ._record import is_level_record, level_json_bytes, level_record, level_warnings
 from ._regions import label_regions
@@ -66,6 +67,9 @@ __all__ = [
     "resolve_file",
     "DEFAULT_SAMPLE",
     # the level
+    "estimate_markers",
+    "grid_shape",
+    "MAX_MESH_CELLS",
     "Level",
     "Marker",
     "WfcRecord",

@@ -50,6 +50,7 @@ from ._wfc_files import DEFAULT_SAMPLE, load_sample_of, load_tileset_of, prefixe
 
 __all__ = [
     "MAX_WAVE_BYTES",
+    "MAX_SOLVE_SECONDS",
     "MAX_PATTERNS",
     "check_wfc",
     "wfc_level_steps",
@@ -60,6 +61,9 @@ __all__ = [
 
 #: Largest wave (cells x patterns bytes) a level may ask for; more is refused before any work.
 MAX_WAVE_BYTES = 2**30
+#: Longest solve a level may ask for, seconds of CPU for one attempt as :func:`core.wfc.solve_seconds`
+#: estimates it; a longer one is refused before any work.
+MAX_SOLVE_SECONDS = 600
 #: Most patterns a sample may give (the overlapping model's own limit: its overlap table is 4 x P x P).
 MAX_PATTERNS = 2048
 _COUNTS = {}  # pattern counts of recent samples (see _pattern_count)
@@ -107,6 +111,39 @@ def _wave_check(cells, patterns, *, spec, prefix, what):
             f"of {need / 2**30:.1f} GB (cells x {what}), more than the {MAX_WAVE_BYTES / 2**30:.0f} GB allowed: "
             "make the level smaller"
         )
+
+
+def _duration(seconds):
+    """``seconds`` as people say it: ``'45 s'``, ``'12 min'``, ``'3.1 h'``."""
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def _time_check(cells, patterns, *, spec, prefix, what):
+    """Refuse a solve that :func:`core.wfc.solve_seconds` says takes more than :data:`MAX_SOLVE_SECONDS`."""
+    counts = bool(spec.counts)
+    seconds = core_wfc.solve_seconds(cells, patterns, connected=spec.connected, counts=counts)
+    if seconds <= MAX_SOLVE_SECONDS:
+        return
+    asked = [
+        f"{prefix}{k} = true" if k == "connected" else f"{prefix}{k}"
+        for k, on in (("connected", spec.connected), ("counts", counts))
+        if on
+    ]
+    hint = f"make {prefix}width and {prefix}height smaller"
+    if asked:
+        hint += f" or leave out {' and '.join(asked)} (they cost about cells squared)"
+    elif spec.sample:
+        hint += f" or use a sample with fewer patterns (a smaller {prefix}n or {prefix}symmetry)"
+    raise ParameterError(
+        f"{level_label(spec)}: {prefix}width x {prefix}height {spec.width} x {spec.height} with {patterns:,} {what}"
+        + (f" and {' and '.join(asked)}" if asked else "")
+        + f" would take about {_duration(seconds)} to solve (one attempt, estimated from the cells and {what}), "
+        f"more than the {_duration(MAX_SOLVE_SECONDS)} allowed: {hint}"
+    )
 
 
 def _check_points(spec, prefix):
@@ -234,8 +271,9 @@ def sample_counts(spec, palette, *, prefix="level."):
 def check_wfc(spec, *, base=None, prefix="level."):
     """Refuse a WFC ``spec`` that cannot work, before any solving: a missing or bad tileset or sample,
     both or neither given, a size below ``n``, classes naming values the sample lacks, a wave larger
-    than :data:`MAX_WAVE_BYTES`, ``connect_points`` off the grid or without ``connected``, ``counts``
-    naming tiles or values that are not there, or minimums over the cells.  Returns the loaded
+    than :data:`MAX_WAVE_BYTES`, a solve estimated to take more than :data:`MAX_SOLVE_SECONDS`,
+    ``connect_points`` off the grid or without ``connected``, ``counts`` naming tiles or values that
+    are not there, or minimums over the cells.  Returns the loaded
     ``(model, data, source)``."""
     model = wfc_model(spec)
     cells = spec.width * spec.height
@@ -252,6 +290,7 @@ def check_wfc(spec, *, base=None, prefix="level."):
         tiled_counts(spec, tileset, prefix=prefix)
         tiled_fixed(spec, tileset, prefix=prefix)
         _wave_check(cells, len(tileset.names), spec=spec, prefix=prefix, what="tile variants")
+        _time_check(cells, len(tileset.names), spec=spec, prefix=prefix, what="tile variants")
         return model, tileset, source
     sample, source = load_sample_of(spec, base, prefix)
     n = spec.n
@@ -278,6 +317,7 @@ def check_wfc(spec, *, base=None, prefix="level."):
             f"{prefix}n or {prefix}symmetry"
         )
     _wave_check(cells, count, spec=spec, prefix=prefix, what="patterns")
+    _time_check(cells, count, spec=spec, prefix=prefix, what="patterns")
     return model, sample, source
 
 

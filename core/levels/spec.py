@@ -56,7 +56,7 @@ from __future__ import annotations
 import dataclasses
 
 from ..errors import ParameterError, short
-from ..spec import from_table, to_table
+from ..spec import check_value, closest, from_table, to_table
 from . import _wfc, _wfc_files
 from ._fields import (
     AUTOTILE_SETS,
@@ -128,12 +128,41 @@ def from_dict(data, *, prefix="level.", base=None):
     level.fill is a setting of the cave, rooms_caves generators, not of generator 'maze'
     """
     data = _split_tileset(data, prefix=prefix)
+    _check_unknown_keys(data, prefix)
     spec = from_table(LevelSpec, LIMITS, data, prefix=prefix)
     check_generator_keys(data, spec, prefix=prefix)
     check_spec(spec, prefix=prefix, base=base)
     if base is not None and spec.generator in WFC_GENERATORS:
         spec = dataclasses.replace(spec, **_wfc_files.absolute_paths(spec, base))
     return spec
+
+
+def _check_unknown_keys(data, prefix):
+    """Refuse keys that no generator has, naming them with the closest key and the keys of this
+    level's generator (not every generator's: a ``bsp`` level's typo lists the ``bsp`` settings).
+    A bad table or generator is left to ``from_table``, which names it."""
+    if not isinstance(data, dict):
+        return
+    generator = data.get("generator", LevelSpec.generator)
+    if not isinstance(generator, str) or generator not in GENERATOR_KEYS:
+        check_value(generator, LIMITS["generator"], name=f"{prefix}generator")  # names the generators
+        return
+    known = {f.name for f in dataclasses.fields(LevelSpec)}
+    unknown = [key for key in data if key not in known]
+    if not unknown:
+        return
+    own = list(COMMON_KEYS) + list(GENERATOR_KEYS[generator])
+    names = ", ".join(
+        f"{prefix}{short(key, 40) if not isinstance(key, str) or len(key) > 40 else key}" for key in unknown[:8]
+    )
+    more = f" and {len(unknown) - 8} more" if len(unknown) > 8 else ""
+    hints = [f"{short(key, 40)} -> {close!r}" for key in unknown[:8] for close in [closest(key, own)] if close]
+    raise ParameterError(
+        f"{names}{more} {'is not a setting' if len(unknown) == 1 else 'are not settings'} of generator "
+        f"{generator!r}"
+        + (f" (did you mean {', '.join(hints)}?)" if hints else "")
+        + f"; its settings: {', '.join(own)}"
+    )
 
 
 def _split_tileset(data, *, prefix):

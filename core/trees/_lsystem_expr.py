@@ -265,9 +265,17 @@ class _Rewriter:
         return ast.copy_location(method(node), node)
 
     def visit_Constant(self, node):
-        if isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
-            raise ExpressionError(f"{node.value!r} is not a number")
-        return ast.Constant(float(node.value))
+        value = node.value
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ExpressionError(f"{value!r} is not a number")
+        try:
+            value = float(value)  # an integer literal of 309 digits or more has no float
+        except OverflowError:
+            value = math.inf
+        if not math.isfinite(value):
+            written = f"an integer of {len(str(node.value)):,} digits" if isinstance(node.value, int) else "a number"
+            raise ExpressionError(f"{written} is too large: numbers must be below 1.8e308 (float64)")
+        return ast.Constant(value)
 
     def visit_Name(self, node):
         name = node.id

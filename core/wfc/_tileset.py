@@ -424,11 +424,11 @@ def _variant(source, where, value, first):
     if not isinstance(value, str):
         _fail(source, f"{where} must be a tile name, got {short(value)}")
     base, _, k = value.rpartition(" ")
-    if base in first and k.isdigit():
+    if base in first and k.isascii() and k.isdigit():  # not '²', which int() refuses
         start, symmetry = first[base]
         n = len(_VARIANTS[symmetry][0])
-        if int(k) >= n:
-            _fail(source, f"{where}: tile {base!r} (symmetry {symmetry!r}) has variants 0..{n - 1}, got {value!r}")
+        if len(k) > 2 or int(k) >= n:  # never int() of thousands of digits
+            _fail(source, f"{where}: tile {base!r} (symmetry {symmetry!r}) has variants 0..{n - 1}, got {short(value)}")
         return start, symmetry, int(k)
     if value in first:
         start, symmetry = first[value]

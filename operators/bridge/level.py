@@ -107,6 +107,8 @@ __all__ = [
     "build_level",
     "free_level_name",
     "MAX_MARKERS",
+    "MARKER_MARGIN",
+    "check_level_size",
     "stored_spec",
     "stored_geometry",
     "spec_json",
@@ -129,6 +131,32 @@ GEOMETRIES = ("MESH", "KIT", "TILES")
 #: Most marker objects (one empty each) a level may get: beyond, Blender slows to a crawl (182,000 took
 #: 30 s and 4.6 GB); the build is refused before any object is made.
 MAX_MARKERS = 20_000
+#: A level whose estimated markers (``core.levels.estimate_markers``, within ~7 % at the defaults) pass
+#: MAX_MARKERS by this factor is refused before it is made; nearer the limit it is made and counted.
+MARKER_MARGIN = 1.25
+
+
+def check_level_size(spec, geometry="MESH"):
+    """Refuse, before the level is made (milliseconds), a ``spec`` whose level could not be built: a
+    mesh of more than ``core.levels.MAX_MESH_CELLS`` cells, or markers well over :data:`MAX_MARKERS`
+    (estimated from a small level of the same settings: a 4096 x 4096 BSP dungeon or cave was
+    refused only after it was made, 1.5 to 3 minutes).  A level near the marker limit is made and
+    its markers counted (:func:`build_level`)."""
+    rows, cols = core_levels.grid_shape(spec)
+    if geometry == "MESH" and rows * cols > core_levels.MAX_MESH_CELLS:
+        side = int(core_levels.MAX_MESH_CELLS**0.5)
+        raise ParameterError(
+            f"level {spec.name!r} is {cols} x {rows} = {rows * cols:,} cells, more than the "
+            f"{core_levels.MAX_MESH_CELLS:,} ({side} x {side}) a level mesh may have (it would exhaust memory): "
+            "make width or height smaller"
+        )
+    estimate = core_levels.estimate_markers(spec)  # None: small, counted once made
+    if estimate is not None and estimate > MARKER_MARGIN * MAX_MARKERS:
+        raise ParameterError(
+            f"level {spec.name!r} would get about {estimate:,} markers, one object each (estimated from a small "
+            f"level of the same settings), more than {MAX_MARKERS:,}: lower enemy_density ({spec.enemy_density:g}) "
+            f"or loot_chance ({spec.loot_chance:g}), or make the level smaller ({spec.width} x {spec.height})"
+        )
 
 
 # --------------------------------------------------------------------------- objects
@@ -223,6 +251,7 @@ def build_level(spec, *, collection, replace=None, geometry="MESH", kit=None, le
                 "or unparent them (Alt+P) to keep them, then Update"
             )
     if level is None:
+        check_level_size(spec, geometry)
         with naming_image(sample_image):  # the image's name, not the temporary PNG of its pixels
             level = level_for(spec, base=base)
     if len(level.markers) > MAX_MARKERS:
@@ -336,6 +365,7 @@ def build_steps(spec, *, collection, geometry="MESH", kit=None, base=None, sampl
     while the level is made, then builds it (nothing in the scene changes before); returns the root.
     Closing the steps early (Esc) leaves the scene as it was; ``replace`` deleted meanwhile is an error."""
     name = replace.name if replace is not None else None
+    check_level_size(spec, geometry)
     with naming_image(sample_image):  # the image's name, not the temporary PNG of its pixels
         level = yield from level_steps(spec, base=base)
     yield 1, 1, "building"
@@ -375,6 +405,12 @@ def build_section(recipe, world, *, scene, progress=None):
     markers each take 2.4 s so, 7 s in reverse order) and added to the world in the recipe's order."""
     total = len(recipe.level)
     steps = 2 * total  # making each level, then building each
+    for spec in recipe.level:  # every level buildable before the first is made
+        try:
+            check_level_size(spec)
+        except ParameterError as err:
+            err.spec = spec
+            raise
     levels = []
     for i, spec in enumerate(recipe.level):
         if progress is not None:

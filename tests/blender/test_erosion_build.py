@@ -452,3 +452,27 @@ def test_the_sidebar_builds_what_the_recipe_builds(empty_scene):
     assert bpy.ops.worldseed.terrain_add(from_settings=True) == {"FINISHED"}
     root = query.terrain_root(bpy.context.active_object)
     assert _lod0(root).data.materials[0].name.startswith(materials.SPLAT_MATERIAL)
+
+
+def test_a_long_erosion_is_announced_before_it_starts(empty_scene, capsys, monkeypatch):
+    # a new-user trial: erosion at the allowed maximum on a 4 km terrain ran for minutes without a word
+    most = RECIPE.replace("resolution = 65", "resolution = 4097").replace("size = 128.0", "size = 4096.0")
+    most = most.replace("droplets_per_km2 = 600000.0", "droplets_per_km2 = 894069.0")
+    note = bridge_terrain.erosion_note(core_recipe.loads(most))
+    assert note == (
+        "erosion of 14,999,989 droplets of up to 100 steps and 50 thermal passes on 4,097 x 4,097 vertices: "
+        "about 13 min of CPU (an estimate; Esc in the sidebar, Ctrl-C headless stops it)"
+    )
+    assert bridge_terrain.erosion_note(core_recipe.loads(RECIPE)) is None  # a second or so: nothing to say
+    # a world build (headless) prints it on stderr before the erosion's first step
+    monkeypatch.setattr(bridge_terrain, "NOTE_SECONDS", 0.0)
+    seen = []
+
+    def progress(done, total, label):
+        if label == "erosion" and not seen:
+            seen.append(capsys.readouterr().err)
+
+    world.build_world(core_recipe.loads(RECIPE.replace("seed = 9", "seed = 12")), scene=empty_scene, progress=progress)
+    assert seen and seen[0].startswith(
+        "worldseed: erosion of 9,830 droplets of up to 50 steps and 50 thermal passes on 65 x 65"
+    )

@@ -143,6 +143,22 @@ def test_new_seed_with_erosion_rebuilds_modally_with_progress(empty_scene, drive
     np.testing.assert_array_equal(_z(root), _expected_z(bpy.context.scene))  # the seed's eroded terrain
 
 
+@pytest.mark.parametrize("idname", ["test_reseed_modal", "test_update_modal"])
+def test_a_long_erosion_is_reported_when_the_modal_build_starts(empty_scene, driven, monkeypatch, capfd, idname):
+    # a new-user trial: erosion at the allowed maximum on a 4 km terrain ran for minutes without a word
+    from worldseed.operators.bridge import terrain as bridge_terrain
+
+    _eroding()
+    _add_terrain()
+    monkeypatch.setattr(bridge_terrain, "NOTE_SECONDS", 0.0)  # this small terrain's second counts as long
+    capfd.readouterr()
+    getattr(bpy.ops.worldseed, idname)()
+    assert RESULT["path"] == "modal" and RESULT["state"] == {"FINISHED"}
+    note = bridge_terrain.erosion_note(terrain_ops.settings_recipe(bpy.context.scene))
+    assert note.startswith("erosion of 9,830 droplets of up to 50 steps on 65 x 65 vertices: about 0 s of CPU")
+    assert f"Info: Worldseed: E{note[1:]}" in capfd.readouterr().out.splitlines()  # Blender's report line
+
+
 def test_new_seed_without_erosion_on_a_small_terrain_builds_at_once(empty_scene, driven):
     _eroding().erosion_enabled = False
     root = _add_terrain()

@@ -362,6 +362,36 @@ def test_a_level_of_more_than_twenty_thousand_markers_is_refused_before_any_obje
     assert scene_state() == before
 
 
+def test_levels_with_far_too_many_markers_are_refused_before_any_level_is_made(empty_scene, monkeypatch):
+    # a new-user trial: 4096 x 4096 BSP and cave levels were refused for their markers only after
+    # 1.5 to 3 minutes of making them; now their markers are estimated first (milliseconds)
+    text = (
+        '[terrain]\nenabled = false\n[[level]]\nname = "Small"\ngenerator = "walk"\nwidth = 20\nheight = 20\n'
+        '[[level]]\nname = "Huge"\ngenerator = "cave"\nwidth = 2048\nheight = 2048\n'
+    )
+    recipe = core_recipe.loads(text)
+    seen = []
+    before = scene_state()
+    with pytest.raises(ParameterError, match=r"level 'Huge' would get about \d\d,\d{3} markers.*lower enemy_density"):
+        bridge_level.build_section(recipe, None, scene=empty_scene, progress=lambda *step: seen.append(step))
+    assert seen == [] and scene_state() == before  # not even the small level was made
+
+    def made(*args, **kwargs):
+        raise AssertionError("the level was made before its size was checked")
+
+    monkeypatch.setattr(bridge_level, "level_for", made)
+    monkeypatch.setattr(bridge_level, "level_steps", made)
+    for geometry in ("MESH", "KIT"):
+        with pytest.raises(ParameterError, match="would get about"):
+            bridge_level.build_level(recipe.level[1], collection=empty_scene.collection, geometry=geometry)
+        with pytest.raises(ParameterError, match="would get about"):
+            next(bridge_level.build_steps(recipe.level[1], collection=empty_scene.collection, geometry=geometry))
+    mesh = core_levels.LevelSpec(generator="bsp", width=4096, height=1100, enemy_density=0.0, loot_chance=0.0)
+    with pytest.raises(ParameterError, match=r"4096 x 1100 = 4,505,600 cells, more than the 4,194,304 \(2048 x 2048\)"):
+        bridge_level.build_level(mesh, collection=empty_scene.collection)
+    assert scene_state() == before
+
+
 def test_update_of_a_level_whose_kit_was_made_real_is_refused_and_keeps_the_modules(empty_scene):
     # a new-user trial: Update (and Auto Update) silently deleted the real modules, hand edits and all
     tiny = dict(generator="walk", width=8, height=6, seed=1)

@@ -14,6 +14,7 @@ from core import wfc as core_wfc
 from core.errors import ParameterError, RecipeError
 from core.levels import (
     COMMON_KEYS,
+    GENERATOR_KEYS,
     LevelSpec,
     check_spec,
     from_dict,
@@ -116,6 +117,27 @@ def test_keys_of_other_generators_refused(data, message):
     assert str(err.value) == message
 
 
+def test_an_unknown_key_names_this_generators_settings_with_the_closest_one():
+    # a new-user trial: a typo in a [[level]] listed the keys of every generator (42 of them)
+    with pytest.raises(RecipeError) as err:
+        core_recipe.loads('[[level]]\ngenerator = "bsp"\nroom_mn = 3\n')
+    text = str(err.value)
+    assert text.startswith(
+        "recipe: level[0].room_mn is not a setting of generator 'bsp' (did you mean 'room_mn' -> 'room_min'?); "
+        "its settings: name, generator, width, height,"
+    )
+    assert "loot_chance" in text and "fill" not in text and "algorithm" not in text and "sample" not in text
+    with pytest.raises(ParameterError) as err:
+        from_dict({"generator": "maze", "algoritm": "dfs", "zzz": 1})
+    text = str(err.value)
+    assert text.startswith("level.algoritm, level.zzz are not settings of generator 'maze' (did you mean 'algoritm' ->")
+    assert text.endswith("its settings: " + ", ".join(COMMON_KEYS + GENERATOR_KEYS["maze"]))
+    with pytest.raises(
+        ParameterError, match=r"^level\.generator must be one of .* got 'wfx' \(did you mean 'wfc'\?\)$"
+    ):
+        from_dict({"generator": "wfx", "conected": True})  # the generator first: its keys depend on it
+
+
 @pytest.mark.parametrize(
     "data, words",
     [
@@ -166,6 +188,28 @@ def test_wave_too_large_refused_before_allocating(tmp_path):
     assert 1024 * 1024 * 1079 > MAX_WAVE_BYTES
     spec = LevelSpec(generator="wfc_overlapping", sample="rooms", width=4096, height=4096)
     with pytest.raises(ParameterError, match=r"level\.width x level\.height 4096 x 4096 = 16,777,216 cells"):
+        check_spec(spec)
+
+
+def test_a_solve_too_long_for_reasonable_time_is_refused_naming_level_keys_and_figures():
+    # a new-user trial: the largest accepted WFC level (1024^2 pipes) was at 0 % after 3 minutes; now it
+    # takes ~14 s of CPU, and what cannot finish in reasonable time is refused at the check
+    from core.levels._wfc import MAX_SOLVE_SECONDS
+
+    check_spec(LevelSpec(generator="wfc", wfc_tileset="pipes", width=1024, height=1024, connected=False))
+    assert core_wfc.solve_seconds(1024 * 1024, 16) < MAX_SOLVE_SECONDS == 600
+    spec = LevelSpec(generator="wfc", name="Vault", wfc_tileset="pipes", width=1024, height=1024, connected=True)
+    want = (
+        r"^level 'Vault' \(tileset 'pipes'\): level\.width x level\.height 1024 x 1024 with 16 tile variants and "
+        r"level\.connected = true would take about 2\.1 h to solve \(one attempt.*more than the 10 min allowed: "
+        r"make level\.width and level\.height smaller or leave out level\.connected = true"
+    )
+    with pytest.raises(ParameterError, match=want):
+        check_spec(spec)
+    spec = LevelSpec(
+        generator="wfc", wfc_tileset="dungeon", width=800, height=800, counts=(("door", 2, -1),), connected=False
+    )
+    with pytest.raises(ParameterError, match=r"and level\.counts would take about 21 min"):
         check_spec(spec)
 
 
