@@ -18,14 +18,10 @@ import tempfile
 import bpy
 
 from ..core import mesh as core_mesh
-from ..core import recipe as core_recipe
-from ..core import scatter as core_scatter
 from ..core import world as core_world
 from ..core.errors import ParameterError
 from ..core.steps import drive
-from . import scatter as scatter_ops
-from . import terrain as terrain_ops
-from .bridge import world_build, world_export, world_tiles
+from .bridge import sections, world_build, world_export, world_tiles
 from .bridge.export import ExportError
 from .common import ModalBuild, select_only
 
@@ -68,23 +64,11 @@ def world_folder(settings):
 
 
 def world_recipe(scene):
-    """The tiled world the sidebar describes: the Terrain panel's recipe with the World panel's grid
-    and halo and, when the World panel's Scatter is on, the Scatter panel's layers (built-in props
-    only: core scatters tiles without Blender).  Validated: a tiled world needs Normalize Fixed, a
-    Unity resolution ... (``core.recipe.check_world``, errors naming the key)."""
-    settings = scene.worldseed
-    data = core_recipe.to_dict(terrain_ops.settings_recipe(scene))
-    data["world"]["tiles"] = [settings.world.tiles_x, settings.world.tiles_z]
-    data["world"]["halo"] = settings.world.halo
-    if settings.world.scatter and len(settings.scatter.layers):
-        custom = [layer.name for layer in settings.scatter.layers if layer.source != "BUILTIN"]
-        if custom:
-            raise ParameterError(
-                f"scatter layers {custom} use the artist's own props; a tiled world scatters built-in props "
-                "only (turn the World panel's Scatter off, or pick built-in props)"
-            )
-        data["scatter"] = [core_scatter.to_dict(s) for s in scatter_ops.layer_specs(settings.scatter)]
-    return core_recipe.from_dict(data, source="World panel")
+    """The tiled world the sidebar describes (:func:`.bridge.sections.world_recipe`): the Terrain panel's
+    terrain and layers, the World panel's grid and halo and, when its Scatter is on, the Scatter panel's
+    built-in layers.  Validated: a tiled world needs a Unity resolution ... (``core.recipe.check_world``,
+    errors naming the key); the terrain's Normalize at its default becomes Fixed, as headless."""
+    return sections.world_recipe(scene, scatter=scene.worldseed.world.scatter)
 
 
 def chosen_tiles(settings):
