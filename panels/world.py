@@ -24,7 +24,7 @@ class WORLDSEED_PT_world(SidebarPanel, bpy.types.Panel):
         col.prop(settings, "halo")
         tiled = settings.tiles_x * settings.tiles_z > 1
         if tiled and terrain.normalize != "fixed":
-            layout.label(text="Terrain > Normalize must be Fixed for tiles", icon="ERROR")
+            layout.label(text="Tiles take Normalize Fixed (their edges join)", icon="INFO")
         col = layout.column(align=True)
         col.prop(settings, "build_all")
         if not settings.build_all:

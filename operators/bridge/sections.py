@@ -44,6 +44,7 @@ __all__ = [
     "TreesAdapter",
     "ScatterAdapter",
     "weights_text",
+    "named_entries",
     "species_items",
     "builtin_items",
     "Prefixed",
@@ -58,6 +59,14 @@ def weights_text(value):
     """
     pairs = value.items() if isinstance(value, dict) else [(v, 1.0) if isinstance(v, str) else v for v in value]
     return ", ".join(name if weight == 1.0 else f"{name} = {weight:g}" for name, weight in pairs)
+
+
+def named_entries(err, key, names, what):
+    """``err`` with the recipe's ``key[i]`` written as the sidebar names entry ``i``: ``what i+1 ('name')``."""
+    text = str(err)
+    for i in reversed(range(len(names))):  # splat[10] before splat[1]
+        text = text.replace(f"{key}[{i}]", f"{what} {i + 1} ({names[i]!r})")
+    return type(err)(text)
 
 
 class Prefixed:
@@ -317,11 +326,16 @@ class TerrainAdapter(Adapter):
         return self.props_tables(settings, curve_points=curve.curve_points(settings))
 
     def recipe(self, props, *, curve_points, export=None, source="Terrain panel"):
-        """The validated recipe ``props`` (settings or operator) describe, with ``export``'s settings."""
+        """The validated recipe ``props`` (settings or operator) describe, with ``export``'s settings;
+        an error about a texture layer names it as the panel does (``texture layer 2 ('Rock')``)."""
         data = self.props_tables(props, curve_points=curve_points)
         if export is not None:
             data["export"] = ADAPTERS_BY_KEY["export"].table(export)
-        return core_recipe.from_dict(data, source=source)
+        names = [layer.name for layer in props.splats] if hasattr(props, "splats") else []
+        try:
+            return core_recipe.from_dict(data, source=source)
+        except ParameterError as err:
+            raise named_entries(err, "splat", names, "texture layer") from None
 
     def scene_recipe(self, scene):
         """The recipe the scene's Terrain panel (and Export settings) describe."""

@@ -8,7 +8,7 @@ import pytest
 
 from worldseed.core import biomes as core_biomes
 from worldseed.core import erosion as core_erosion
-from worldseed.operators import terrain_layers
+from worldseed.operators.bridge import sections
 
 
 class Recorder:
@@ -64,7 +64,7 @@ def test_erosion_panel_shows_every_erosion_field_with_cores_ranges(empty_scene):
     assert panel.bl_parent_id == "WORLDSEED_PT_terrain"
     assert _props(_draw(panel, "draw_header")) == {"erosion_enabled"}
     shown = _props(_draw(panel))
-    assert shown == {f"erosion_{n}" for n in terrain_layers.EROSION_FIELDS if n != "enabled"}
+    assert shown == {f"erosion_{n}" for n in sections.adapter("terrain").erosion_fields if n != "enabled"}
     assert len(shown) >= 12
     rna = bpy.context.scene.worldseed.terrain.bl_rna.properties
     for name, limit in core_erosion.EROSION_LIMITS.items():
@@ -93,21 +93,20 @@ def test_texture_layers_panel_lists_the_layers_and_shows_the_active_one(empty_sc
     assert _props(_draw(panel)) == {"color", "texture", "tile_size"}  # the ground: what it looks like
     bpy.ops.worldseed.splat_layer_add()
     shown = _props(_draw(panel))
-    assert shown == set(terrain_layers.SPLAT_FIELDS) - {"name"}  # the name is edited in the list
+    assert shown == set(sections.adapter("terrain").splat_fields) - {"name"}  # the name is edited in the list
 
 
 def test_add_terrain_redo_panel_holds_the_erosion_and_biome_fields(empty_scene):
     rna = bpy.ops.worldseed.terrain_add.get_rna_type().properties
-    for name in terrain_layers.EROSION_FIELDS:
+    for name in sections.adapter("terrain").erosion_fields:
         assert f"erosion_{name}" in rna
-    for name in terrain_layers.BIOMES_FIELDS:
+    for name in sections.adapter("terrain").biomes_fields:
         assert f"biomes_{name}" in rna
     assert "splat_json" in rna
 
 
 def test_a_preset_with_layers_fills_the_sub_panels_and_saves_them_back(empty_scene):
     from worldseed.core import recipe as core_recipe
-    from worldseed.operators import terrain as terrain_ops
     from worldseed.operators.bridge import presets
 
     assert bpy.ops.worldseed.terrain_preset_apply(preset="Alpine Mountains") == {"FINISHED"}
@@ -116,7 +115,7 @@ def test_a_preset_with_layers_fills_the_sub_panels_and_saves_them_back(empty_sce
     assert settings.erosion_enabled and settings.erosion_droplets_per_km2 == preset.terrain.erosion.droplets_per_km2
     assert settings.biomes_enabled and [layer.name for layer in settings.splats] == [s.name for s in preset.splat]
     assert settings.splats[1].biomes == "forest, taiga, rain forest"
-    recipe = terrain_ops.settings_recipe(bpy.context.scene)
+    recipe = sections.adapter("terrain").scene_recipe(bpy.context.scene)
     assert (recipe.terrain.erosion, recipe.biomes, recipe.splat) == (
         preset.terrain.erosion,
         preset.biomes,

@@ -4,8 +4,7 @@ import bpy
 import numpy as np
 import pytest
 
-from worldseed.operators import level as level_ops
-from worldseed.operators.bridge import level as bridge_level
+from worldseed.operators.bridge import levels as bridge_levels
 
 
 class _Recorder:
@@ -48,15 +47,15 @@ def test_painted_cells_from_the_panel_show_in_the_level_and_load_back(empty_scen
         _settings(seed=seed)
         assert bpy.ops.worldseed.level_add(from_settings=True) == {"FINISHED"}
         root = bpy.context.active_object
-        spec = bridge_level.stored_spec(root)
+        spec = bridge_levels.stored_spec(root)
         assert spec.fixed == ((3, 3, "door"), (10, 5, "bend 1"), (0, 0, "rock"))
-        wfc = bridge_level.stored_level(root).wfc
+        wfc = bridge_levels.stored_level(root).wfc
         bases = np.array(wfc.base_names)
         assert bases[wfc.ids[3, 3]] == "door" and wfc.names[wfc.ids[5, 10]] == "bend 1"
         assert bases[wfc.ids[0, 0]] == "rock"
     _settings(fixed="")
     assert bpy.ops.worldseed.level_load_settings() == {"FINISHED"}
-    assert level_ops.fixed_from_text(bpy.context.scene.worldseed.level.fixed) == [
+    assert bridge_levels.fixed_from_text(bpy.context.scene.worldseed.level.fixed) == [
         [3, 3, "door"],
         [10, 5, "bend 1"],
         [0, 0, "rock"],

@@ -110,13 +110,13 @@ def test_noise_panel_shows_every_noise_parameter(addon, empty_scene):
 
 
 def test_every_terrain_setting_is_on_some_panel(addon, empty_scene):
-    from worldseed.operators import terrain as properties
+    from worldseed.operators.bridge import sections
 
     bpy.ops.worldseed.terrain_add(resolution=9)
     shown = set()
     for cls in _panels(addon):
         shown |= {name for kind, name in draw(cls) if kind == "prop"}
-    assert set(properties.TERRAIN_FIELDS) | {"name", "seed"} <= shown
+    assert set(sections.adapter("terrain").fields()) | {"name", "seed"} <= shown
 
 
 def test_presets_menu_lists_builtin_presets(addon, empty_scene):
@@ -134,12 +134,12 @@ def test_tree_panel_shows_rule_errors_in_red(addon, empty_scene):
 
 
 def test_every_tree_setting_is_on_some_panel(addon, empty_scene):
-    from worldseed.operators import trees as tree_properties
+    from worldseed.operators.bridge import sections
 
     shown = set()
     for cls in _panels(addon):
         shown |= {name for kind, name in draw(cls) if kind == "prop"}
-    assert set(tree_properties.TREE_FIELDS) <= shown
+    assert set(sections.adapter("trees").fields()) <= shown
 
 
 def test_scatter_panel_shows_the_active_layer_and_scatter_actions(addon, empty_scene):
