@@ -87,7 +87,7 @@ def test_a_tiled_world_takes_fixed_normalisation_as_a_headless_run_does(addon, e
     _settings().terrain.property_unset("normalize")
     assert _settings().terrain.normalize == "stretch"  # the panel's default
     assert world_ops.world_recipe(bpy.context.scene).terrain.normalize == "fixed"
-    headless = core_recipe.loads('[world]\ntiles = [2, 2]\n[terrain]\nresolution = 65\n')
+    headless = core_recipe.loads("[world]\ntiles = [2, 2]\n[terrain]\nresolution = 65\n")
     assert headless.terrain.normalize == "fixed"
     _settings().terrain.normalize = "fixed"
     assert world_ops.world_recipe(bpy.context.scene).terrain.normalize == "fixed"
