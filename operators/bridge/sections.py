@@ -800,13 +800,14 @@ def recipe_from_sidebar(scene, *, sections=None, source="sidebar"):
 def world_recipe(scene, *, scatter=True):
     """The tiled world the sidebar describes for Build Tiles: the Terrain panel's recipe with the World
     panel's grid and halo and, with ``scatter``, the Scatter panel's layers (built-in props only: core
-    scatters tiles without Blender).  ``normalize`` at its default is left to core, as a recipe that
-    does not name it (a tiled world's terrain is ``fixed``, the one mode whose tiles join)."""
+    scatters tiles without Blender).  ``normalize`` at the panel's default is ``fixed``, as in a tiled
+    recipe that does not name it (the one mode whose tiles join; Build Tiles makes tiles even of a
+    1 x 1 grid, with their halo)."""
     data = {}
     for key in ("world", "terrain", "export"):
         _merge(data, adapter(key).tables(scene))
     if data["terrain"].get("normalize") == SECTION_BY_KEY["terrain"].spec().normalize:
-        del data["terrain"]["normalize"]
+        data["terrain"]["normalize"] = "fixed"  # what a tiled recipe that does not name it gets
     if scatter and len(adapter("scatter").settings(scene).layers):
         _merge(data, adapter("scatter").tables(scene, what="a tiled world"))
     return core_recipe.from_dict(data, source="World panel")

@@ -15,6 +15,7 @@ from worldseed.operators.bridge import levels as bridge_levels
 from worldseed.operators.bridge import query, sections
 
 from ._level_cases import SMALL, kit_collection, scene_state
+from ._panel_cases import draw
 
 
 def _settings():
@@ -226,45 +227,8 @@ def test_load_settings_new_seed_and_auto_update(empty_scene):
 # --------------------------------------------------------------------------- panel
 
 
-class _Recorder:
-    def __init__(self, calls):
-        self.__dict__["calls"] = calls
-
-    def __setattr__(self, name, value):
-        self.calls.append(("set", name))
-
-    def _child(self, *args, **kwargs):
-        return _Recorder(self.calls)
-
-    row = column = box = split = _child
-
-    def prop(self, data, name, **kwargs):
-        assert name in data.bl_rna.properties, f"{type(data).__name__} has no property {name!r}"
-        self.calls.append(("prop", name))
-
-    def operator(self, idname, **kwargs):
-        module, _, op = idname.partition(".")
-        getattr(getattr(bpy.ops, module), op).get_rna_type()
-        self.calls.append(("operator", idname))
-        return _Recorder([])
-
-    def label(self, **kwargs):
-        self.calls.append(("label", kwargs.get("text", "")))
-
-    def icon(self, data):
-        assert isinstance(data, bpy.types.Image)
-        return 7
-
-    def template_icon(self, icon_value, **kwargs):
-        assert icon_value == 7
-        self.calls.append(("icon", icon_value))
-
-
 def _draw():
-    calls = []
-    panel = type("P", (), {"layout": _Recorder(calls)})()
-    bpy.types.WORLDSEED_PT_level.draw(panel, bpy.context)
-    return calls
+    return draw(bpy.types.WORLDSEED_PT_level)
 
 
 def test_panel_shows_the_generators_own_settings_and_the_map(empty_scene):

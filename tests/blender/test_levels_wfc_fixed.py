@@ -6,17 +6,7 @@ import pytest
 
 from worldseed.operators.bridge import levels as bridge_levels
 
-
-class _Recorder:
-    def __init__(self, calls):
-        self.calls = calls
-
-    def __getattr__(self, name):
-        return lambda *args, **kw: self
-
-    def prop(self, data, name, *args, **kw):
-        self.calls.append(name)
-        return self
+from ._panel_cases import draw, props
 
 
 def _settings(**values):
@@ -34,9 +24,7 @@ def _scene_state():
 def test_the_panel_and_the_redo_panel_offer_fixed_cells_for_wfc_only(empty_scene):
     for generator, expected in (("wfc_tiled", True), ("wfc_overlapping", True), ("cave", False)):
         _settings(generator=generator)
-        calls = []
-        bpy.types.WORLDSEED_PT_level.draw(type("P", (), {"layout": _Recorder(calls)})(), bpy.context)
-        assert ("fixed" in calls) == expected, generator
+        assert ("fixed" in props(draw(bpy.types.WORLDSEED_PT_level))) == expected, generator
     assert "fixed" in bpy.ops.worldseed.level_add.get_rna_type().properties
 
 

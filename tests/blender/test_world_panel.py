@@ -11,7 +11,7 @@ from worldseed.core import recipe as core_recipe
 from worldseed.core.errors import ParameterError
 from worldseed.operators import world as world_ops
 
-from .test_panels import draw
+from ._panel_cases import draw
 
 
 def _settings():
