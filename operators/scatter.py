@@ -48,6 +48,9 @@ class WORLDSEED_OT_scatter_add(ModalBuild, FamilyOperator, bpy.types.Operator):
 
     @classmethod
     def poll(cls, context):
+        if not len(context.scene.worldseed.scatter.layers):
+            cls.poll_message_set("Add a prop layer with + first")
+            return False
         return bridge_terrain.terrain_root(context.active_object) is not None
 
     def invoke(self, context, event):

@@ -26,7 +26,7 @@ class Recorder:
         self.calls.append(("set", name))
 
     def _child(self, *args, **kwargs):
-        return Recorder(self.calls)
+        return type(self)(self.calls)
 
     row = column = box = split = _child
 
@@ -89,18 +89,26 @@ class PanelSelf:
         return types.MethodType(attr, self) if callable(attr) and not isinstance(attr, type) else attr
 
 
-def draw(panel_cls, context=None, method="draw"):
+class DataRecorder(Recorder):
+    """A :class:`Recorder` that also says whose property each ``prop`` is: ``("prop", name, data)``."""
+
+    def prop(self, data, name, **kwargs):
+        super().prop(data, name, **kwargs)
+        self.calls[-1] = ("prop", name, data)
+
+
+def draw(panel_cls, context=None, method="draw", recorder=Recorder):
     """What ``panel_cls.<method>`` draws: ``[(kind, what), ...]`` (see the module's docstring)."""
     calls = []
-    getattr(panel_cls, method)(PanelSelf(panel_cls, Recorder(calls)), context or bpy.context)
+    getattr(panel_cls, method)(PanelSelf(panel_cls, recorder(calls)), context or bpy.context)
     return calls
 
 
 def props(calls):
     """The names of the properties drawn."""
-    return {name for kind, name in calls if kind == "prop"}
+    return {call[1] for call in calls if call[0] == "prop"}
 
 
 def shown(calls):
     """The property names drawn and the labels, as ``"label: <text>"``."""
-    return props(calls) | {f"label: {text}" for kind, text in calls if kind == "label"}
+    return props(calls) | {f"label: {call[1]}" for call in calls if call[0] == "label"}

@@ -125,8 +125,11 @@ def test_undo_removes_the_scatter(empty_scene):
 def test_no_layers_or_no_terrain_is_a_clear_error(empty_scene):
     root = _terrain(resolution=17)
     bpy.context.view_layer.objects.active = root
-    with pytest.raises(RuntimeError, match="no layers"):
+    assert not bpy.ops.worldseed.scatter_add.poll()  # the button greys out, saying why
+    with pytest.raises(RuntimeError, match="Add a prop layer with \\+ first"):
         bpy.ops.worldseed.scatter_add()
+    bpy.ops.worldseed.scatter_layer_add()
+    assert bpy.ops.worldseed.scatter_add.poll()
     bpy.ops.object.empty_add()
     assert not bpy.ops.worldseed.scatter_add.poll()
 

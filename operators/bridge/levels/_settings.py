@@ -64,6 +64,9 @@ WFC_SAMPLED = ("wfc_overlapping", "wfc")
 #: (:meth:`LevelAdapter.live`): such a level takes a fraction of a second, a larger or constrained one
 #: may search for seconds, so the artist presses Update Level (progress, Esc).
 LIVE_WFC_CELLS = 64 * 64
+#: The sample the panel starts from: rooms and corridors, a level with the default classes (the first
+#: preset, dots, is of 1-cell regions: no level without classes of its own).
+LEVEL_SAMPLE = "rooms"
 
 GEOMETRY_ITEMS = (
     ("MESH", "Mesh", "The level mesh: floor, wall and ceiling quads with three materials"),
@@ -178,7 +181,11 @@ class LevelAdapter(Adapter):
                 **kw,
             ),
             "sample_preset": bpy.props.EnumProperty(
-                name="Sample Preset", items=_preset_items(samples, "sample"), description="A WFC sample preset", **kw
+                name="Sample Preset",
+                items=_preset_items(samples, "sample"),
+                default=samples.index(LEVEL_SAMPLE) if LEVEL_SAMPLE in samples else 0,
+                description="A WFC sample preset",
+                **kw,
             ),
             "sample_file": bpy.props.StringProperty(
                 name="Sample File",
