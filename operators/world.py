@@ -4,7 +4,7 @@ Thin, as every family's: they gather a tiled world's recipe from the sidebar (th
 terrain and layers, the Scatter panel's built-in layers, the World panel's grid and halo), and hand
 it to :mod:`.bridge.world_build`, which runs ``core.world.run_world`` on a worker thread (tile files
 into the world folder; tiles complete already are kept), assembles the tiles as objects
-``<World>_<x>_<z>`` side by side, and to :mod:`.bridge.world_export`, which writes their FBX, the
+``<File Name>_<x>_<z>`` side by side (named as their files are), and to :mod:`.bridge.world_export`, which writes their FBX, the
 prop library and the world JSON.  Both run modally in a window, with progress and Esc (the scene, and
 the folder's earlier files, stay as they were; the tiles a cancelled run finished stay for the
 next); without a window (background runs) they run at once.  One at a time: they write the same
@@ -43,14 +43,15 @@ MAX_SCENE_VERTICES = 16 * 1025 * 1025
 
 
 #: What a world's file name may be (the headless run's ``--name`` alike): no folders, no dots.
-FILE_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+FILE_NAME = re.compile(r"^[A-Za-z0-9_-]{1,48}$")
 
 
 def file_name(settings):
-    """The World panel's file name, checked: 1 to 64 letters, digits, '-' or '_'."""
+    """The World panel's file name, checked: 1 to 48 letters, digits, '-' or '_' (it names the tiles in the
+    scene too: an object's name has at most 48)."""
     name = settings.file_name
     if not FILE_NAME.match(name):
-        raise ParameterError(f"File Name must be 1 to 64 letters, digits, '-' or '_' (no folders), got {name!r}")
+        raise ParameterError(f"File Name must be 1 to 48 letters, digits, '-' or '_' (no folders), got {name!r}")
     return name
 
 
@@ -67,8 +68,11 @@ def world_recipe(scene):
     """The tiled world the sidebar describes (:func:`.bridge.sections.world_recipe`): the Terrain panel's
     terrain and layers, the World panel's grid and halo and, when its Scatter is on, the Scatter panel's
     built-in layers.  Validated: a tiled world needs a Unity resolution ... (``core.recipe.check_world``,
-    errors naming the key); the terrain's Normalize at its default becomes Fixed, as headless."""
-    return sections.world_recipe(scene, scatter=scene.worldseed.world.scatter)
+    errors naming the key); the terrain's Normalize at its default becomes Fixed, as headless.  The
+    World panel's File Name names the world: the tiles are ``<File Name>_<x>_<z>`` in the scene, as the
+    files are."""
+    settings = scene.worldseed.world
+    return sections.world_recipe(scene, scatter=settings.scatter, name=file_name(settings))
 
 
 def chosen_tiles(settings):
@@ -137,7 +141,7 @@ def check_scene_vertices(recipe, tiles):
 
 class WORLDSEED_OT_world_build(ModalBuild, bpy.types.Operator):
     """Build the chosen tiles of the world: their files into the world folder (on every core, tiles
-    complete already are kept), then objects <World>_<x>_<z> side by side"""
+    complete already are kept), then objects <File Name>_<x>_<z> side by side, named as their files"""
 
     bl_idname = "worldseed.world_build"
     bl_label = "Build Tiles"
@@ -227,11 +231,11 @@ class WORLDSEED_OT_world_export(ModalBuild, bpy.types.Operator):
 
     @classmethod
     def poll(cls, context):
-        return not world_busy() and bool(world_tiles.tile_roots(context.scene, context.scene.worldseed.terrain.name))
+        return not world_busy() and bool(world_tiles.tile_roots(context.scene, context.scene.worldseed.world.file_name))
 
     def _steps(self, context):
         settings = context.scene.worldseed.world
-        roots = world_tiles.tile_roots(context.scene, context.scene.worldseed.terrain.name)
+        roots = world_tiles.tile_roots(context.scene, file_name(settings))
         folder, name = world_folder(settings), file_name(settings)
         world_export.check_exportable(roots, folder, name)
         return world_export.export_world_steps(

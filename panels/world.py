@@ -39,7 +39,7 @@ class WORLDSEED_PT_world(SidebarPanel, bpy.types.Panel):
         col.prop(settings, "file_name")
         col.prop(settings, "scatter")
         layout.operator("worldseed.world_build", icon="MESH_GRID")
-        self.draw_tiles(layout, settings, terrain.name)
+        self.draw_tiles(layout, settings, settings.file_name)
         layout.operator("worldseed.world_export", icon="EXPORT")
         if settings.last_error:
             layout.label(text=settings.last_error, icon="ERROR")

@@ -185,7 +185,7 @@ class WorldAdapter(Adapter):
             "file_name": bpy.props.StringProperty(
                 name="File Name",
                 default="world",
-                maxlen=64,
+                maxlen=48,
                 description="Base name of the files and of the tiles in the scene: <name>_<x>_<z>.raw ... "
                 "and <name>_world.json",
             ),
@@ -797,15 +797,18 @@ def recipe_from_sidebar(scene, *, sections=None, source="sidebar"):
     return core_recipe.from_dict({k: v for k, v in data.items() if v != []}, source=source)
 
 
-def world_recipe(scene, *, scatter=True):
+def world_recipe(scene, *, scatter=True, name=None):
     """The tiled world the sidebar describes for Build Tiles: the Terrain panel's recipe with the World
     panel's grid and halo and, with ``scatter``, the Scatter panel's layers (built-in props only: core
     scatters tiles without Blender).  ``normalize`` at the panel's default is ``fixed``, as in a tiled
     recipe that does not name it (the one mode whose tiles join; Build Tiles makes tiles even of a
-    1 x 1 grid, with their halo)."""
+    1 x 1 grid, with their halo).  ``name`` (the World panel's File Name) names the world, so its tiles
+    are ``<name>_<x>_<z>`` in the scene as in the files."""
     data = {}
     for key in ("world", "terrain", "export"):
         _merge(data, adapter(key).tables(scene))
+    if name is not None:
+        data["world"]["name"] = name
     if data["terrain"].get("normalize") == SECTION_BY_KEY["terrain"].spec().normalize:
         data["terrain"]["normalize"] = "fixed"  # what a tiled recipe that does not name it gets
     if scatter and len(adapter("scatter").settings(scene).layers):

@@ -52,8 +52,8 @@ def test_world_panel_draws_the_grid_the_range_and_the_buttons(addon, empty_scene
     assert {("prop", n) for n in ("x0", "x1", "z0", "z1")} <= set(calls)
     assert ("label", "Tiles take Normalize Fixed (their edges join)") in calls
     assert ("label", "0 of 6 tiles built, 0 in the scene") in calls
-    bpy.data.objects.new("Land_2_1", None)
-    bpy.context.scene.collection.objects.link(bpy.data.objects["Land_2_1"])
+    bpy.data.objects.new("world_2_1", None)
+    bpy.context.scene.collection.objects.link(bpy.data.objects["world_2_1"])
     _settings().world.complete_tiles = "2,1;0,0;5,5"  # as Build Tiles notes them (5,5: outside this grid)
     calls = draw(panel)
     assert ("label", "2 of 6 tiles built, 1 in the scene") in calls
@@ -68,7 +68,9 @@ def test_world_recipe_has_the_grid_halo_and_builtin_scatter(addon, empty_scene):
     settings = _tiled(3, 2)
     settings.world.halo = 12.0
     recipe = world_ops.world_recipe(bpy.context.scene)
-    assert recipe.world.tiles == (3, 2) and recipe.world.halo == 12.0 and recipe.world.name == "Land"
+    assert (
+        recipe.world.tiles == (3, 2) and recipe.world.halo == 12.0 and recipe.world.name == "world"
+    )  # the File Name names the world and its tiles
     assert recipe.scatter == ()
     bpy.ops.worldseed.scatter_layer_add(builtin="rock")
     assert [s.prop for s in world_ops.world_recipe(bpy.context.scene).scatter] == ["rock"]
@@ -136,7 +138,7 @@ def test_the_file_name_names_files_in_the_folder_only(addon, empty_scene):
     assert world_ops.file_name(world) == "world"
     for bad in ("../up", "a/b", "", "dot.ted"):
         world.file_name = bad
-        with pytest.raises(ParameterError, match="File Name must be 1 to 64 letters"):
+        with pytest.raises(ParameterError, match="File Name must be 1 to 48 letters"):
             world_ops.file_name(world)
     with pytest.raises(RuntimeError, match="File Name"):
         bpy.ops.worldseed.world_build()
