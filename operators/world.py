@@ -1,14 +1,14 @@
-"""World operators (issue 13): Build Tiles and Export World for Unity.
+"""World operators: Build Tiles and Export World for Unity.
 
 Thin, as every family's: they gather a tiled world's recipe from the sidebar (the Terrain panel's
 terrain and layers, the Scatter panel's built-in layers, the World panel's grid and halo), and hand
 it to :mod:`.bridge.world_build`, which runs ``core.world.run_world`` on a worker thread (tile files
 into the world folder; tiles complete already are kept), assembles the tiles as objects
-``<File Name>_<x>_<z>`` side by side (named as their files are), and to :mod:`.bridge.world_export`, which writes their FBX, the
-prop library and the world JSON.  Both run modally in a window, with progress and Esc (the scene, and
-the folder's earlier files, stay as they were; the tiles a cancelled run finished stay for the
-next); without a window (background runs) they run at once.  One at a time: they write the same
-folder.
+``<File Name>_<x>_<z>`` side by side (named as their files are), and to :mod:`.bridge.world_export`,
+which writes their FBX, the prop library and the world JSON.  Both run modally in a window, with
+progress and Esc (the scene, and the folder's earlier files, stay as they were; the tiles a cancelled
+run finished stay for the next); without a window (background runs) they run at once.  One at a
+time: they write the same folder.
 """
 
 import os
