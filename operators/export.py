@@ -110,6 +110,10 @@ class WORLDSEED_OT_export_unity(ModalBuild, bpy.types.Operator):
     bl_idname = "worldseed.export_unity"
     bl_label = "Export for Unity"
     bl_options = {"REGISTER"}
+    errors = (ExportError, OSError)
+
+    def message(self, err):
+        return f"Worldseed export failed: {err}"
 
     filepath: bpy.props.StringProperty(subtype="FILE_PATH", options={"SKIP_SAVE"})
     filter_glob: bpy.props.StringProperty(default="*.fbx;*.glb", options={"HIDDEN"})
@@ -158,10 +162,23 @@ class WORLDSEED_OT_export_unity(ModalBuild, bpy.types.Operator):
         return {"RUNNING_MODAL"}
 
     def execute(self, context):
+        return self.guard(context, lambda: self.run(context))
+
+    def run(self, context):
         if not self.filepath:
-            self.report({"ERROR"}, "filepath must name the file to write, got an empty path")
-            return {"CANCELLED"}
+            raise ExportError("filepath must name the file to write, got an empty path")
+        path = bpy.path.abspath(self.filepath)
+        if os.path.isdir(path):
+            raise ExportError(f"filepath {path!r} is a folder; give the name of the file to write")
+        if os.path.splitext(path)[1].lower() not in ("", ".fbx", ".glb"):
+            raise ExportError(f"filepath must end in .fbx (or .glb), got {os.path.basename(path)!r}")
         objects = worldseed_roots(context.scene) if self.scope == "WORLDSEED" else list(context.selected_objects)
+        if not objects:
+            raise ExportError(
+                "nothing to export: no Worldseed objects in the scene"
+                if self.scope == "WORLDSEED"
+                else "nothing to export: select the objects to export"
+            )
         spec = ExportSpec(
             fbx=self.formats in ("FBX", "BOTH"),
             glb=self.formats in ("GLB", "BOTH"),
@@ -171,42 +188,10 @@ class WORLDSEED_OT_export_unity(ModalBuild, bpy.types.Operator):
             render=self.render,
             placements=self.placements,
         )
-        path = bpy.path.abspath(self.filepath)
-        if os.path.isdir(path):
-            self.report({"ERROR"}, f"filepath {path!r} is a folder; give the name of the file to write")
-            return {"CANCELLED"}
-        if os.path.splitext(path)[1].lower() not in ("", ".fbx", ".glb"):
-            self.report({"ERROR"}, f"filepath must end in .fbx (or .glb), got {os.path.basename(path)!r}")
-            return {"CANCELLED"}
-        try:
-            if not objects:
-                raise ExportError(
-                    "nothing to export: no Worldseed objects in the scene"
-                    if self.scope == "WORLDSEED"
-                    else "nothing to export: select the objects to export"
-                )
-            instances = sum(len(o.data.vertices) for o in export.scatters_among(objects))
-            steps = export_steps(context, objects, path, spec, scatter_mode=self.scatter_mode.lower())
-            if context.window is not None and (instances > MODAL_INSTANCES or erodes_first(objects, spec)):
-                return self.start_modal(context, steps, "exporting for Unity")
-            while True:
-                try:
-                    next(steps)
-                except StopIteration as stop:
-                    result = stop.value
-                    break
-        except (ExportError, OSError) as err:
-            self.report({"ERROR"}, f"Worldseed export failed: {err}")
-            return {"CANCELLED"}
-        self.finished(context, result)
-        return {"FINISHED"}
-
-    def modal(self, context, event):
-        try:
-            return super().modal(context, event)
-        except (ExportError, OSError) as err:  # ModalBuild has ended the modal run already
-            self.report({"ERROR"}, f"Worldseed export failed: {err}")
-            return {"CANCELLED"}
+        instances = sum(len(o.data.vertices) for o in export.scatters_among(objects))
+        steps = export_steps(context, objects, path, spec, scatter_mode=self.scatter_mode.lower())
+        modal = instances > MODAL_INSTANCES or erodes_first(objects, spec)
+        return self.run_steps(context, steps, "exporting for Unity", modal=modal)
 
     def finished(self, context, result):
         paths, parts = result

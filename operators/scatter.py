@@ -8,11 +8,10 @@ instances them.  Errors are reports; a failed run leaves the scene as it was.
 
 import bpy
 
-from ..core.errors import ParameterError
 from .bridge import scatter as bridge_scatter
 from .bridge import sections
 from .bridge import terrain as bridge_terrain
-from .common import FamilyOperator, ModalBuild, Rebuild, Reseed, new_seed, select_only
+from .common import FamilyOperator, ModalBuild, Rebuild, Reports, Reseed, new_seed, select_only
 
 SCATTER = sections.adapter("scatter")
 #: Make Real of more instances than this runs modally (progress bar, Esc to cancel).
@@ -159,7 +158,7 @@ class WORLDSEED_OT_scatter_make_real(ModalBuild, FamilyOperator, bpy.types.Opera
         self.report({"INFO"}, f"Worldseed: made {len(made):,} objects in {collection.name!r}")
 
 
-class WORLDSEED_OT_scatter_layer_add(bpy.types.Operator):
+class WORLDSEED_OT_scatter_layer_add(Reports, bpy.types.Operator):
     """Add a prop layer to the Scatter panel"""
 
     bl_idname = "worldseed.scatter_layer_add"
@@ -171,12 +170,15 @@ class WORLDSEED_OT_scatter_layer_add(bpy.types.Operator):
     def execute(self, context):
         settings = context.scene.worldseed.scatter
         kind = self.builtin or ("broadleaf" if not len(settings.layers) else "rock")
-        try:
+
+        def work():
             SCATTER.add_layer(settings, kind)
-        except ParameterError as err:
-            self.report({"ERROR"}, f"builtin: {err}")
-            return {"CANCELLED"}
-        return {"FINISHED"}
+            return {"FINISHED"}
+
+        return self.guard(context, work)
+
+    def message(self, err):
+        return f"builtin: {err}"
 
 
 class WORLDSEED_OT_scatter_layer_remove(bpy.types.Operator):

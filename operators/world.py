@@ -20,7 +20,6 @@ import bpy
 from ..core import mesh as core_mesh
 from ..core import world as core_world
 from ..core.errors import ParameterError
-from ..core.steps import drive
 from .bridge import sections, world_build, world_export, world_tiles
 from .bridge.export import ExportError
 from .common import ModalBuild, select_only
@@ -146,6 +145,10 @@ class WORLDSEED_OT_world_build(ModalBuild, bpy.types.Operator):
     bl_idname = "worldseed.world_build"
     bl_label = "Build Tiles"
     bl_options = {"REGISTER", "UNDO"}
+    errors = (ParameterError, ExportError, OSError)
+
+    def message(self, err):
+        return f"Worldseed: {err}"
 
     @classmethod
     def poll(cls, context):
@@ -165,31 +168,11 @@ class WORLDSEED_OT_world_build(ModalBuild, bpy.types.Operator):
     def invoke(self, context, event):
         if context.window is None:
             return self.execute(context)
-        try:
-            steps = self._steps(context)
-        except ParameterError as err:
-            return self._error(context, err)
-        return self.start_modal(context, steps, BUILD_LABEL)
+        return self.guard(context, lambda: self.start_modal(context, self._steps(context), BUILD_LABEL))
 
     def execute(self, context):
         world_build.wait_for_runs()  # a cancelled build still ending (scripts call this without poll)
-        try:
-            result = drive(self._steps(context))
-        except (ParameterError, ExportError, OSError) as err:
-            return self._error(context, err)
-        self.finished(context, result)
-        return {"FINISHED"}
-
-    def modal(self, context, event):
-        try:
-            return ModalBuild.modal(self, context, event)
-        except (ExportError, OSError) as err:  # ModalBuild has ended the modal run already
-            return self._error(context, err)
-
-    def _error(self, context, err):
-        self.failed(context, err)
-        self.report({"ERROR"}, f"Worldseed: {err}")
-        return {"CANCELLED"}
+        return self.guard(context, lambda: self.run_steps(context, self._steps(context), BUILD_LABEL, modal=False))
 
     def failed(self, context, err):
         settings = context.scene.worldseed.world
@@ -228,6 +211,10 @@ class WORLDSEED_OT_world_export(ModalBuild, bpy.types.Operator):
     bl_idname = "worldseed.world_export"
     bl_label = "Export World for Unity"
     bl_options = {"REGISTER"}
+    errors = (ParameterError, ExportError, OSError)
+
+    def message(self, err):
+        return f"Worldseed export failed: {err}"
 
     @classmethod
     def poll(cls, context):
@@ -249,30 +236,11 @@ class WORLDSEED_OT_world_export(ModalBuild, bpy.types.Operator):
     def invoke(self, context, event):
         if context.window is None:
             return self.execute(context)
-        try:
-            steps = self._steps(context)
-        except (ParameterError, ExportError, OSError) as err:
-            return self._error(err)
-        return self.start_modal(context, steps, EXPORT_LABEL)
+        return self.guard(context, lambda: self.start_modal(context, self._steps(context), EXPORT_LABEL))
 
     def execute(self, context):
         world_build.wait_for_runs()  # a cancelled build still ending writes the same world JSON
-        try:
-            paths = drive(self._steps(context))
-        except (ParameterError, ExportError, OSError) as err:
-            return self._error(err)
-        self.finished(context, paths)
-        return {"FINISHED"}
-
-    def modal(self, context, event):
-        try:
-            return ModalBuild.modal(self, context, event)
-        except (ExportError, OSError) as err:
-            return self._error(err)
-
-    def _error(self, err):
-        self.report({"ERROR"}, f"Worldseed export failed: {err}")
-        return {"CANCELLED"}
+        return self.guard(context, lambda: self.run_steps(context, self._steps(context), EXPORT_LABEL, modal=False))
 
     def finished(self, context, paths):
         self.report({"INFO"}, f"Worldseed: wrote {', '.join(os.path.basename(p) for p in paths)}")
