@@ -4,7 +4,7 @@
 
 1. A 512 x 512 cave level (generated beforehand, timed on its own) to a finished Blender object:
    the quad mesh with its world-scaled UVs and three materials, the marker empties and the 2-D map
-   image (``operators.bridge.level.build_level``).  Target: <= 0.5 s.
+   image (``operators.bridge.levels.build_level``).  Target: <= 0.5 s.
 2. 10,000 kit modules (a 100 x 100 level of floor cells) instanced through Geometry Nodes, until
    the depsgraph has evaluated every instance.  Target: <= 0.2 s.  Anchor, in the same run and
    interleaved: the same 10,000 modules as linked duplicates (one object per module sharing the

@@ -155,7 +155,7 @@ def build_level(spec, *, collection, replace=None, geometry="MESH", kit=None, le
     turned as its variant; cells whose tile has no object keep the level mesh, and the root's
     ``worldseed_level_tiles_missing`` lists those tiles).  ``base`` is the folder a WFC tileset or
     sample path is relative to, ``sample_image`` the image of the .blend whose pixels the sample file
-    holds (:func:`.level_wfc.sample_file`; both kept on the root for rebuilds and exports).
+    holds (:func:`._wfc.sample_file`; both kept on the root for rebuilds and exports).
     A level whose kit was made real is not rebuilt (that would delete the
     real modules, hand edits and all).  Nothing is changed when the build fails.
     """
