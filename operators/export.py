@@ -14,7 +14,7 @@ import bpy
 from ..core import recipe as core_recipe
 from ..core import unity as core_unity
 from ..core.errors import ParameterError
-from ..core.recipe import EXPORT_LIMITS, ExportSpec
+from ..core.export import LIMITS, ExportSpec
 from .bridge import export, sections, world
 from .bridge import terrain as bridge_terrain
 from .bridge import terrain_layers as bridge_layers
@@ -100,7 +100,7 @@ def erodes_first(objects, spec):
 
 
 def _flag(name, default):
-    limit = EXPORT_LIMITS[name]
+    limit = LIMITS[name]
     return bpy.props.BoolProperty(name=limit.label, description=limit.description, default=default)
 
 

@@ -66,7 +66,7 @@ def world_folder(settings):
 def world_recipe(scene):
     """The tiled world the sidebar describes (:func:`.bridge.sections.world_recipe`): the Terrain panel's
     terrain and layers, the World panel's grid and halo and, when its Scatter is on, the Scatter panel's
-    built-in layers.  Validated: a tiled world needs a Unity resolution ... (``core.recipe.check_world``,
+    built-in layers.  Validated: a tiled world needs a Unity resolution ... (``core.world.check_world``,
     errors naming the key); the terrain's Normalize at its default becomes Fixed, as headless.  The
     World panel's File Name names the world: the tiles are ``<File Name>_<x>_<z>`` in the scene, as the
     files are."""

@@ -9,8 +9,9 @@ digits, ``_`` and ``-`` only, no suffix: ``presets/wfc/<name>.toml``, ``presets/
 or ``.png`` -- or a file path with its suffix (``.toml``; ``.txt`` or ``.png``), relative to ``base``
 (the recipe's folder; None: the current directory) or absolute.  A path may lead anywhere the user can read, but it must
 be a regular file (never a directory, a device or a pipe, also behind a link) of at most
-:data:`._wfc_files.MAX_FILE_BYTES`.  A missing or unreadable file is a ParameterError naming ``level.tileset`` or
-``level.sample`` and the path.
+:data:`core.files.MAX_FILE_BYTES`.  A missing or unreadable file is a ParameterError naming ``level.tileset`` or
+``level.sample`` and the path; an error about the content of a file outside the recipe's folder
+quotes nothing of it (``core.files.content_hidden``).
 
 **Classes.**  Tiled: each variant's class from the tileset (``class`` of its ``[[tile]]``, ``floor``
 when the tileset says none).  Overlapping: ``classes`` maps sample values to classes; a value it does
@@ -46,7 +47,6 @@ from ._content import place_markers
 from ._level import CLASSES, DOOR, FLOOR, WALL, Level, WfcRecord
 from ._regions import label_regions
 from ._wfc_files import load_sample_of, load_tileset_of, prefixed, wfc_model
-from .spec import check_classes
 
 __all__ = [
     "MAX_WAVE_BYTES",
@@ -161,7 +161,7 @@ def _sample_values(palette):
 
     def value_of(key, where, verb, subject=None):
         try:  # the canonical text of a sample value, as in classes
-            value = check_classes({key: "wall"}, name=where)[0][0]
+            value = core_wfc.check_classes({key: "wall"}, name=where)[0][0]
         except ParameterError:
             raise ParameterError(
                 f"{subject or where} must be sample values: an integer (a grid sample) or '#rrggbb' of an image "

@@ -10,13 +10,13 @@ import stat
 
 from .. import wfc as core_wfc
 from ..errors import ParameterError, short
+from ..files import MAX_FILE_BYTES, content_hidden
 from ..spec import did_you_mean
-from .spec import AUTOTILE_SETS
+from ._fields import AUTOTILE_SETS
 
 __all__ = [
     "PRESETS",
     "SAMPLE_PRESETS",
-    "MAX_FILE_BYTES",
     "preset_names",
     "resolve_file",
     "absolute_paths",
@@ -31,8 +31,6 @@ _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__
 PRESETS = os.path.join(_ROOT, "presets", "wfc")
 #: Folder of the sample presets of the overlapping model.
 SAMPLE_PRESETS = os.path.join(PRESETS, "samples")
-#: Largest tileset or sample file read.
-MAX_FILE_BYTES = 16 * 2**20
 _STEM = re.compile(r"^[A-Za-z0-9_\-]{1,64}$")
 _SUFFIXES = {"tileset": (".toml",), "sample": (".txt", ".png")}
 _FOLDERS = {"tileset": PRESETS, "sample": SAMPLE_PRESETS}
@@ -170,18 +168,22 @@ def prefixed(err, prefix, key):
 
 
 def load_tileset_of(spec, base, prefix):
-    """``(Tileset, source)`` of ``spec.tileset``; errors name ``<prefix>tileset``."""
+    """``(Tileset, source)`` of ``spec.tileset``; errors name ``<prefix>tileset`` (and quote nothing of
+    a file outside the recipe's folder ``base``)."""
     path, source = resolve_file(spec.tileset, key="tileset", base=base, prefix=prefix)
     try:
-        return core_wfc.load_tileset(path), source
+        with content_hidden(path, folder=base, name=f"{prefix}tileset {short(spec.tileset)}", what="tileset"):
+            return core_wfc.load_tileset(path), source
     except ParameterError as err:
         raise ParameterError(prefixed(err, prefix, "tileset")) from None
 
 
 def load_sample_of(spec, base, prefix):
-    """``(sample array, source)`` of ``spec.sample``; errors name ``<prefix>sample``."""
+    """``(sample array, source)`` of ``spec.sample``; errors name ``<prefix>sample`` (and quote nothing
+    of a file outside the recipe's folder ``base``)."""
     path, source = resolve_file(spec.sample, key="sample", base=base, prefix=prefix)
     try:
-        return core_wfc.read_sample(path), source
+        with content_hidden(path, folder=base, name=f"{prefix}sample {short(spec.sample)}", what="sample"):
+            return core_wfc.read_sample(path), source
     except ParameterError as err:
         raise ParameterError(prefixed(err, prefix, "sample")) from None

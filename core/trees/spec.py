@@ -27,12 +27,12 @@ import dataclasses
 import functools
 import os
 import re
-import tomllib
 from dataclasses import dataclass
 
 from .._checks import check_float
 from .._toml import toml_table
 from ..errors import ParameterError, short
+from ..files import MAX_FILE_BYTES, parse_toml, read_toml
 from ..spec import (
     choice,
     colour,
@@ -229,10 +229,7 @@ def dumps_spec(spec):
 
 def loads_spec(text, *, source="tree"):
     """Inverse of :func:`dumps_spec`."""
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as err:
-        raise ParameterError(f"{source}: not valid TOML: {err}") from None
+    data = parse_toml(text, source=source)
     table = dict(data.get("tree", {}))
     species = table.pop("species", "")
     spec = from_dict(table, prefix=f"{source}: tree.")
@@ -313,11 +310,7 @@ def _read_species(name):
         raise ParameterError(
             f"species {short(name)} not found{did_you_mean(name, known)}; known species: {', '.join(known)}"
         )
-    with open(_species_path(name), "rb") as fh:
-        try:
-            return tomllib.load(fh)
-        except tomllib.TOMLDecodeError as err:
-            raise ParameterError(f"species file {_species_path(name)!r} is not valid TOML: {err}") from None
+    return read_toml(_species_path(name), name="species file", limit=MAX_FILE_BYTES, source=f"species file {name}.toml")
 
 
 def species_info(name):

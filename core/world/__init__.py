@@ -8,15 +8,55 @@ dependencies allow, the same bytes).  :func:`seam_report` measures how well the 
 agree at the borders before they are blended.
 
 The executors that run the plan (serial, threads, Dask), the driver and the world JSON are in
-``_executors``, ``_driver`` and ``_world_json``.
+``_executors``, ``_driver`` and ``_world_json``; the ``[world]`` recipe section (:class:`WorldSpec`,
+its ``LIMITS``, ``from_dict``/``to_dict`` and the tiled world's checks) in :mod:`.spec`.
 """
 
+from ._driver import WorldRun, WorldTaskFn, cache_folder, run_world
+from ._executors import MAX_WORKERS, Cancelled, SerialExecutor, ThreadExecutor, check_tasks, check_workers
 from ._grid import MIN_HALO_CELLS, WorldGrid, halo_cells, parse_tile_range, tile_base, world_grid
 from ._plan import Task, plan_world, run_task, tile_deps
 from ._stitch import seam_report
 from ._tile import tile_layers
+from ._world_json import (
+    file_record,
+    read_world_json,
+    recipe_digest,
+    verify_tiles,
+    verify_world_files,
+    with_records,
+    world_json,
+    world_json_path,
+    write_world_json,
+)
+from .spec import (
+    HALO,
+    LIMITS,
+    MAX_TILE_COUNT,
+    SEED,
+    TILE_RESOLUTIONS,
+    TILES,
+    WorldSpec,
+    check_tiles,
+    check_world,
+    from_dict,
+    tiles_fix_normalize,
+    to_dict,
+)
 
 __all__ = [
+    "WorldSpec",
+    "LIMITS",
+    "from_dict",
+    "to_dict",
+    "check_world",
+    "check_tiles",
+    "tiles_fix_normalize",
+    "SEED",
+    "TILES",
+    "MAX_TILE_COUNT",
+    "TILE_RESOLUTIONS",
+    "HALO",
     "WorldGrid",
     "world_grid",
     "tile_base",
@@ -29,22 +69,6 @@ __all__ = [
     "tile_deps",
     "seam_report",
     "tile_layers",
-]
-
-# ---- engineer X's modules (executors, driver, world JSON): shared block, X may append here ----
-from ._driver import WorldRun, WorldTaskFn, cache_folder, run_world
-from ._executors import MAX_WORKERS, Cancelled, SerialExecutor, ThreadExecutor, check_tasks, check_workers
-from ._world_json import (
-    file_record,
-    read_world_json,
-    recipe_digest,
-    verify_tiles,
-    world_json,
-    world_json_path,
-    write_world_json,
-)
-
-__all__ += [
     "SerialExecutor",
     "ThreadExecutor",
     "Cancelled",
@@ -55,6 +79,8 @@ __all__ += [
     "world_json_path",
     "read_world_json",
     "write_world_json",
+    "verify_world_files",
+    "with_records",
     "verify_tiles",
     "file_record",
     "recipe_digest",
@@ -63,4 +89,3 @@ __all__ += [
     "WorldTaskFn",
     "cache_folder",
 ]
-# ---- end of X's block ----

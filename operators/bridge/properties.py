@@ -96,9 +96,10 @@ def attrs_table(limits, obj, names):
 
 
 def blend_path(path):
-    """The file a sidebar path names: ``//`` starts at the saved .blend's folder (``bpy.path.abspath``),
-    so does a plain relative path once the .blend is saved (before, the working directory); an
-    absolute path, or an empty one, stays as it is."""
+    """The file a sidebar path names, made absolute (recipes and Unity have no .blend to be relative to):
+    ``//`` starts at the saved .blend's folder (``bpy.path.abspath``), and so does a plain relative path
+    once the .blend is saved (before, it stays relative: the working directory); an absolute or empty
+    path as it is.  A recipe's relative paths start at the recipe's folder, the sidebar's at the .blend's."""
     path = bpy.path.abspath(path) if path else path
     if path and not os.path.isabs(path) and bpy.data.filepath:
         path = os.path.join(os.path.dirname(bpy.path.abspath(bpy.data.filepath)), path)

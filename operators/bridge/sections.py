@@ -19,11 +19,13 @@ import json
 
 import bpy
 
+from ...core import biomes as core_biomes
 from ...core import erosion as core_erosion
 from ...core import mesh as core_mesh
 from ...core import recipe as core_recipe
 from ...core import scatter as core_scatter
 from ...core import trees as core_trees
+from ...core import world as core_world
 from ...core.errors import ParameterError
 from . import curve
 from . import levels as bridge_levels
@@ -127,8 +129,9 @@ def _set_values(props, prefix, names, spec):
 
 
 def _named_path(text):
-    """A sidebar text that names a preset or a file: a file (``//``, or a .toml) as :func:`blend_path` finds it."""
-    return blend_path(text) if text.startswith("//") or text.endswith(".toml") else text
+    """A sidebar text that names a preset or a file: a file (a path or a .toml name,
+    ``core.biomes.is_table_path``) as :func:`blend_path` finds it; a preset name stays a name."""
+    return blend_path(text) if core_biomes.is_table_path(text) else text
 
 
 # --------------------------------------------------------------------------- [world], [export]
@@ -143,7 +146,7 @@ class WorldAdapter(Adapter):
     skip = ("name", "seed", "tiles")
 
     def settings_props(self, update=None):
-        tiles, bounds, default = self.section.limits["tiles"], core_recipe.TILES, self.defaults().tiles
+        tiles, bounds, default = self.section.limits["tiles"], core_world.TILES, self.defaults().tiles
 
         def tiles_prop(axis, value):
             return bpy.props.IntProperty(
@@ -241,7 +244,7 @@ class TerrainAdapter(Adapter):
 
     @property
     def erosion_fields(self):
-        return _fields(core_erosion.EROSION_LIMITS, text=False)
+        return _fields(core_erosion.LIMITS, text=False)
 
     @property
     def biomes_fields(self):
@@ -253,7 +256,7 @@ class TerrainAdapter(Adapter):
 
     def layer_props(self, update=None):
         """The erosion and biome fields as properties, each under its prefix (``erosion_droplets_per_km2``)."""
-        erosion = text_props(core_erosion.EROSION_LIMITS, core_erosion.ErosionSpec(), self.erosion_fields, update)
+        erosion = text_props(core_erosion.LIMITS, core_erosion.ErosionSpec(), self.erosion_fields, update)
         biomes = SECTION_BY_KEY["biomes"]
         biome_props = text_props(biomes.limits, biomes.spec(), self.biomes_fields, update)
         return {
@@ -310,9 +313,7 @@ class TerrainAdapter(Adapter):
         """``{"world", "terrain", "biomes", "splat"}`` tables of what ``props`` (settings or operator) hold."""
         limits = SECTION_BY_KEY["world"].limits
         terrain = {**self.table(props), "curve": [list(p) for p in curve_points]}
-        terrain["erosion"] = attrs_table(
-            core_erosion.EROSION_LIMITS, Prefixed(props, self.erosion_prefix), self.erosion_fields
-        )
+        terrain["erosion"] = attrs_table(core_erosion.LIMITS, Prefixed(props, self.erosion_prefix), self.erosion_fields)
         biomes = attrs_table(SECTION_BY_KEY["biomes"].limits, Prefixed(props, self.biomes_prefix), self.biomes_fields)
         biomes["table"] = _named_path(biomes["table"])
         tables = {"world": attrs_table(limits, props, self.world_fields), "terrain": terrain, "biomes": biomes}

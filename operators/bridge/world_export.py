@@ -1,21 +1,22 @@
-"""Tiled worlds for Unity (issue 13): each tile's FBX, the prop library and the world JSON.
+"""Tiled worlds for Unity: each tile's FBX, the prop library and the world JSON.
 
 For Unity each tile is ``<name>_<x>_<z>.fbx`` (:func:`export_tile_fbx`: the terrain and its LODs,
 rotation 0, scale 1, Y up, metres; the props are placed from the placement file), beside it the prop
 library ``<name>_props.fbx`` (each prop once) and ``<name>_world.json`` listing each tile's FBX
-with its size and SHA-256 (:func:`export_world_steps`).  The sidebar exports the tiles in the
+and the world's own files (the prop library, recipe.toml) with their sizes and SHA-256
+(:func:`export_world_steps`).  The sidebar exports the tiles in the
 scene; the headless run (:func:`export_world_fbx`) assembles each tile from its files
 (``.world_tiles.tile_steps``), writes it and removes it again, with the same bytes.
 """
 
-import json
 import os
 
 import bpy
 
 from ...core.errors import ParameterError
 from ...core.steps import drive
-from ...core.world import file_record, read_world_json, tile_base, world_json_path, write_world_json
+from ...core.unity import write_bytes_atomic
+from ...core.world import read_world_json, tile_base, with_records, world_json_path, write_world_json
 from . import scatter as bridge_scatter
 from .export import exportable
 from .fbx import ExportError, write_fbx
@@ -114,23 +115,19 @@ def check_exportable(roots, folder, name):
 
 
 def world_json_with_fbx(folder, name):
-    """A function of ``{(x, z): FBX path}`` that returns the world JSON of ``folder`` (``<name>_world.json``,
-    as the world run wrote it) with each tile's FBX added to its files (name, size, SHA-256), for
-    :func:`export_world_steps`.  A folder without a world JSON is an error: build the tiles first."""
+    """A function of ``{(x, z): FBX path}`` (and the paths of the world's own files, the prop library and
+    recipe.toml) that returns the world JSON of ``folder`` (``<name>_world.json``, as the world run wrote
+    it) with each tile's FBX added to its files and the world's files to its top-level ``files`` (name,
+    size, SHA-256: ``core.world.with_records``), for :func:`export_world_steps`.  A folder without a
+    world JSON is an error: build the tiles first."""
     document = read_world_json(world_json_path(folder, name))
     if document is None:
         raise ParameterError(
             f"{name}_world.json is missing from {folder!r} (or is no world JSON): build the tiles first"
         )
 
-    def with_fbx(fbx):
-        doc = json.loads(json.dumps(document))
-        for entry in doc["tiles"]:
-            path = fbx.get((entry["x"], entry["z"]))
-            if path is not None:
-                record = file_record(path)
-                entry["files"] = [f for f in entry.get("files", []) if f.get("name") != record["name"]] + [record]
-        return doc
+    def with_fbx(fbx, files=()):
+        return with_records(document, tiles=fbx, files=files)
 
     return with_fbx
 
@@ -146,18 +143,23 @@ def world_props(roots):
     return [props[n] for n in sorted(props)]
 
 
-def export_world_steps(roots, folder, name, *, world_json=None, recipe=None, collection=None, props=()):
+def export_world_steps(
+    roots, folder, name, *, world_json=None, recipe=None, collection=None, props=(), extra=(), remove=(), removed=None
+):
     """Write the FBX of every tile in ``roots`` (``{(x, z): root}``; a root of None: the tile is
     assembled from its files with ``recipe``, written and removed, one tile at a time) into ``folder``
     as ``<name>_<x>_<z>.fbx``; with ``props`` (objects: the props the tiles' placement files name)
     the prop library ``<name>_props.fbx``, each prop once (a tree with its LODs), as Export for Unity
-    writes one; and with ``world_json`` (a function of ``{(x, z): FBX path}`` returning the document,
-    :func:`world_json_with_fbx`) ``<name>_world.json``.  All through one staging folder under the
-    folder's lock: all or nothing.  Yields ``(done, total, label)``; returns the paths."""
+    writes one; ``extra`` more files of the world, ``(file name, bytes)`` (the headless run's
+    recipe.toml); and with ``world_json`` (a function of ``{(x, z): FBX path}`` and the world's own
+    files returning the document, :func:`world_json_with_fbx`) ``<name>_world.json`` listing them all.
+    All through one staging folder under the folder's lock, one switch with the removal of the files
+    ``remove`` (an earlier run's: ``outputs.Staging.commit``): all or nothing.  The removed paths are
+    appended to the list ``removed`` when given.  Yields ``(done, total, label)``; returns the paths."""
     tiles = sorted(roots, key=lambda t: (t[1], t[0]))
     total = len(tiles) + 2
     with output_folder(folder) as stage:
-        staged, fbx = [], {}
+        staged, fbx, world_files = [], {}, []
         for i, (x, z) in enumerate(tiles):
             file_name = tile_base(name, x, z) + ".fbx"
             yield i, total, f"writing {file_name}"
@@ -180,13 +182,22 @@ def export_world_steps(roots, folder, name, *, world_json=None, recipe=None, col
             with writing(path):
                 write_fbx(path, exportable(list(props)))
             staged.append(path)
+            world_files.append(path)
+        for file_name, data in extra:
+            path = os.path.join(stage.path, file_name)
+            with writing(path):
+                write_bytes_atomic(path, data)
+            staged.append(path)
+            world_files.append(path)
         if world_json is not None:
             yield len(tiles) + 1, total, f"writing {name}_world.json"
             path = os.path.join(stage.path, f"{name}_world.json")
             with writing(path):
-                write_world_json(path, world_json(fbx))
+                write_world_json(path, world_json(fbx, world_files))
             staged.append(path)
-        paths = stage.commit(staged)
+        paths = stage.commit(staged, remove=remove)
+        if removed is not None:
+            removed.extend(stage.removed)
     yield total, total, "done"
     return paths
 
@@ -218,13 +229,27 @@ def export_props_fbx(recipe, path):
         remove_new_data(before)
 
 
-def export_world_fbx(recipe, folder, name="world", *, tiles=None, collection=None, progress=None):
+def export_world_fbx(
+    recipe,
+    folder,
+    name="world",
+    *,
+    tiles=None,
+    collection=None,
+    progress=None,
+    props=True,
+    extra=(),
+    remove=(),
+    removed=None,
+):
     """``[export] fbx`` of a world built into ``folder`` (the headless run's): the FBX of every complete
     tile (or of ``tiles``, ``(x, z)`` pairs), each assembled from its files, written and removed again
-    (one tile in memory at a time), the prop library ``<name>_props.fbx`` when the recipe scatters
-    props, and the world JSON listing each tile's FBX with its size and SHA-256 -- the files Export
-    World writes from the sidebar.  ``progress(done, total, label)`` per step.  Returns the paths
-    written; the scene is left as it was."""
+    (one tile in memory at a time), with ``props`` the prop library ``<name>_props.fbx`` when the recipe
+    scatters props, ``extra`` (``(file name, bytes)``: recipe.toml), and the world JSON listing each
+    tile's FBX and the world's own files with their sizes and SHA-256 -- the files Export World writes
+    from the sidebar -- in one switch with the removal of ``remove`` (:func:`export_world_steps`; the
+    removed paths appended to ``removed``).  ``progress(done, total, label)`` per step.  Returns the
+    paths written; the scene is left as it was."""
     document = read_world_json(world_json_path(folder, name))
     complete = [(t["x"], t["z"]) for t in (document or {}).get("tiles", ()) if t.get("complete")]
     chosen = complete if tiles is None else [tuple(int(v) for v in t) for t in tiles]
@@ -241,7 +266,10 @@ def export_world_fbx(recipe, folder, name="world", *, tiles=None, collection=Non
             world_json=json_of,
             recipe=recipe,
             collection=collection,
-            props=_recipe_props(recipe),
+            props=_recipe_props(recipe) if props else (),
+            extra=extra,
+            remove=remove,
+            removed=removed,
         )
         return drive(steps, progress)
     finally:

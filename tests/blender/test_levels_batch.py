@@ -1,4 +1,4 @@
-"""Levels headless (issue 10): ``[[level]]`` tables in a recipe, every level file written, the same bytes
+"""Levels headless: ``[[level]]`` tables in a recipe, every level file written, the same bytes
 from two processes, and the FBX read back by a third-party reader (ufbx) where Unity will see it.
 
 Each run is ``worldseed_run.py`` in its own process, as a user would run it.
@@ -206,10 +206,10 @@ def test_a_rerun_removes_the_level_files_an_earlier_run_wrote_and_it_does_not(tm
 
 
 def test_the_level_record_format_is_the_one_earlier_files_are_recognised_by(two_runs):
-    from worldseed.operators.bridge import world
+    from worldseed.core import levels as core_levels
 
     record = json.loads((two_runs[0] / "Crypt_level.json").read_text())
-    assert record["format"] == world.LEVEL_RECORD_FORMAT
+    assert core_levels.is_level_record(record) and record["format"] == "worldseed.level"
 
 
 class _Clock:
@@ -228,7 +228,7 @@ class _Tty(io.StringIO):
 
 
 def _search_calls():
-    """``(seconds, done, total, stage)`` as a long WFC search reports them (the trial's run, issue 11's
+    """``(seconds, done, total, stage)`` as a long WFC search reports them (the trial's run, the
     finding 9): attempt 1 climbs to 67%, then slides between 66% and 79% for 3 s, 1,000 calls a second;
     attempts 2 to 6 count from the start again; the last reaches the end."""
     calls, t, total = [], 0.0, 480

@@ -1,4 +1,4 @@
-"""WFC levels in Blender (issue 11): the Levels panel's WFC (tiles) and WFC (sample), the artist's tile
+"""WFC levels in Blender: the Levels panel's WFC (tiles) and WFC (sample), the artist's tile
 objects placed per WFC cell, a sample image of the .blend, contradictions, and a headless recipe
 (modal runs and Esc: test_levels_wfc_modal.py; global constraints: test_levels_wfc_constraints.py).
 
@@ -147,7 +147,7 @@ def test_tile_objects_are_instanced_per_cell_as_their_variants_turn(empty_scene,
 
 
 def test_a_tile_objects_level_exports_one_fbx_object_per_cell(empty_scene, tmp_path):
-    from worldseed.core.recipe import ExportSpec
+    from worldseed.core.export import ExportSpec
     from worldseed.operators.bridge import world
 
     spec = core_levels.from_dict(dict(TILES, width=4, height=3, tileset="pipes", name="Pipes"))

@@ -1,4 +1,4 @@
-"""WFC levels' global constraints in Blender (issue 11): connect points and counts from the Levels panel
+"""WFC levels' global constraints in Blender: connect points and counts from the Levels panel
 and the redo panel, their text read and written back, and bad text as an error report.
 
 Real Blender (the bpy module); small grids.
@@ -100,7 +100,7 @@ def test_bad_constraint_text_is_an_error_report_and_the_scene_stays(empty_scene,
 
 
 def test_the_constraint_texts_read_and_write_back():
-    from worldseed.core.levels import spec as level_spec
+    from worldseed.core import wfc as core_wfc
 
     assert bridge_levels.points_from_text(" 3, 4;20 ,10; ") == [[3, 4], [20, 10]]
     assert bridge_levels.counts_from_text("dead end = 1-4, #FF0000=2-, 3=5, x=-2") == [
@@ -109,8 +109,8 @@ def test_the_constraint_texts_read_and_write_back():
         ["3", 5, 5],
         ["x", 0, 2],
     ]
-    counts = level_spec.check_counts(bridge_levels.counts_from_text("door=1-4, junction=2-, rock=3"))
+    counts = core_wfc.check_counts(bridge_levels.counts_from_text("door=1-4, junction=2-, rock=3"))
     assert bridge_levels.counts_to_text(counts) == "door=1-4, junction=2-, rock=3"
-    assert level_spec.check_counts(bridge_levels.counts_from_text(bridge_levels.counts_to_text(counts))) == counts
-    points = level_spec.check_connect_points(bridge_levels.points_from_text("3,4; 20,10"))
+    assert core_wfc.check_counts(bridge_levels.counts_from_text(bridge_levels.counts_to_text(counts))) == counts
+    points = core_wfc.check_connect_points(bridge_levels.points_from_text("3,4; 20,10"))
     assert bridge_levels.points_to_text(points) == "3,4; 20,10"

@@ -1,4 +1,4 @@
-"""WFC tileset and sample files of the Levels panel (issue 11, findings 11 and 12): Blender's ``//`` (relative
+"""WFC tileset and sample files of the Levels panel: Blender's ``//`` (relative
 to the saved .blend) and plain relative paths found beside the .blend, and Load Settings of a level whose
 tileset file is gone.
 

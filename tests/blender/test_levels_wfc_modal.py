@@ -1,4 +1,4 @@
-"""WFC levels built modally (issue 11): the Add Level, Update Level and New Seed modal runs fed TIMER
+"""WFC levels built modally: the Add Level, Update Level and New Seed modal runs fed TIMER
 and ESC events by hand, Esc leaving the scene (and New Seed's seed) as it was, the buttons without a
 window, and Auto Update leaving a large or constrained WFC level to Update Level.
 

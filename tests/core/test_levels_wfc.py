@@ -1,4 +1,4 @@
-"""core.levels on Wave Function Collapse (issue 11): the wfc_tiled, wfc_overlapping and wfc
+"""core.levels on Wave Function Collapse: the wfc_tiled, wfc_overlapping and wfc
 level specs, their checks, and the tileset and sample files the recipe names by relative path.
 
 The levels themselves and their outputs are in test_levels_wfc_outputs.py, the global constraints

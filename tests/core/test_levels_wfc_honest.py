@@ -1,4 +1,4 @@
-"""core.levels WFC levels as a level designer meets them (issue 11, new-user trial 7): one region on the
+"""core.levels WFC levels as a level designer meets them (a new user's trial): one region on the
 finite grid when ``connected`` (also periodic), the regions counted and warned about without it,
 door cells listed as doors, no level without a spawn and an exit, errors naming the level."""
 

@@ -27,7 +27,6 @@ from ._build import (
     level_warnings,
 )
 from ._files import (
-    LEVEL_RECORD_FORMAT,
     check_level_transforms,
     earlier_level_files,
     level_file_names,
@@ -148,7 +147,6 @@ __all__ = [
     "level_stems",
     "level_file_names",
     "earlier_level_files",
-    "LEVEL_RECORD_FORMAT",
     "check_level_transforms",
     "level_kits_as_objects",
 ]

@@ -15,6 +15,7 @@ import bpy
 
 from ....core import levels as core_levels
 from ....core.errors import ParameterError
+from ....core.levels import spec as level_spec
 from ..family import Adapter, Plan, auto_props, settings_class
 from ..properties import RELATIVE, SHOWN_KINDS, apply_spec, attrs_table, blend_path, prop_for
 from ._build import build_section, build_steps
@@ -157,7 +158,7 @@ class LevelAdapter(Adapter):
         kw = {} if update is None else {"update": update}
         tilesets, samples = wfc_presets()
         return {
-            "autotile": prop_for(core_levels.AUTOTILE_LIMIT, "blob", update=update),
+            "autotile": prop_for(level_spec.AUTOTILE_LIMIT, "blob", update=update),
             "wfc_tileset": bpy.props.EnumProperty(
                 name="WFC Tileset",
                 items=[*_preset_items(tilesets, "tileset"), _FILE],
