@@ -252,7 +252,7 @@ def output_paths(recipe, out_dir, *, name="world"):
         terrains=int(has_terrain),
         scatters=bool(recipe.scatter),
         trees=bool(recipe.trees),
-        levels=[(spec.name, spec.tileset, spec.generator in core_levels.WFC_GENERATORS) for spec in recipe.level],
+        levels=[(spec.name, spec.autotile, spec.generator in core_levels.WFC_GENERATORS) for spec in recipe.level],
         package=terrain_layers.package_names(recipe, name) if has_terrain else (),
     )
 

@@ -192,7 +192,7 @@ SECTIONS = (
         check=check_levels,
         label="Levels",
         package="levels",
-        paths=("tileset", "sample"),
+        paths=("wfc_tileset", "sample"),
     ),
     Section("export", export.ExportSpec, export.LIMITS, export.from_dict, export.to_dict, label="Export", build=False),
 )
@@ -235,7 +235,7 @@ def _parse_section(section, value, *, source, base=None):
 def from_dict(data, *, source="recipe", base=None):
     """Validate a nested dict (as parsed from TOML) into a :class:`Recipe`.
 
-    ``base`` is the folder the recipe's relative file paths (a level's ``tileset`` or ``sample``)
+    ``base`` is the folder the recipe's relative file paths (a level's ``wfc_tileset`` or ``sample``)
     are found in; the recipe keeps them as absolute paths.  None: they stay relative, found in the
     current directory when used.
     """
@@ -282,7 +282,7 @@ def loads(text, *, source="recipe", base=None):
 
 def load(path):
     """Read and validate a recipe file (a regular file of at most :data:`MAX_RECIPE_BYTES`); its
-    relative file paths (a level's ``tileset`` or ``sample``) are found beside it."""
+    relative file paths (a level's ``wfc_tileset`` or ``sample``) are found beside it."""
     try:
         raw = read_checked(path, name="recipe file", limit=MAX_RECIPE_BYTES)
     except ParameterError as err:

@@ -63,10 +63,10 @@ class WORLDSEED_OT_level_add(ModalBuild, FamilyOperator, bpy.types.Operator):
     def _load_settings(self, context):
         """Copy the sidebar settings (and the 3D cursor as the origin) into this operator, once."""
         settings = self.settings(context)
-        for name in bridge_levels.LEVEL_FIELDS:
+        for name in bridge_levels.PANEL_FIELDS:
             setattr(self, name, getattr(settings, name))
         values, image = LEVELS.sources(settings)
-        self.tileset, self.sample = values["tileset"], values.get("sample", "")
+        self.wfc_tileset, self.sample = LEVELS.wfc_tileset(settings), values.get("sample", "")
         self.sample_image = image.name if image is not None else ""
         for name in ("classes", "connect_points", "counts", "fixed", "geometry"):
             setattr(self, name, getattr(settings, name))

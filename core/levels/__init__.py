@@ -28,7 +28,7 @@ from ._regions import label_regions
 from ._rooms_caves import rooms_caves
 from ._tiled import TILESETS, tiled_files
 from ._walk import random_walk
-from ._wfc_files import preset_names, resolve_file
+from ._wfc_files import DEFAULT_SAMPLE, preset_names, resolve_file
 from .spec import (
     AUTOTILE_SETS,
     COMMON_KEYS,
@@ -37,7 +37,6 @@ from .spec import (
     LIMITS,
     WFC_GENERATORS,
     LevelSpec,
-    autotile_set,
     check_spec,
     from_dict,
     to_dict,
@@ -63,9 +62,9 @@ __all__ = [
     "COMMON_KEYS",
     "WFC_GENERATORS",
     "AUTOTILE_SETS",
-    "autotile_set",
     "preset_names",
     "resolve_file",
+    "DEFAULT_SAMPLE",
     # the level
     "Level",
     "Marker",

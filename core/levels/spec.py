@@ -21,7 +21,8 @@ another generator is refused, naming the generators it belongs to)::
     [[level]]
     name = "Keep"
     generator = "wfc_tiled"          # Wave Function Collapse on a tileset
-    tileset = "dungeon"              # a preset stem (presets/wfc/), or "my_tiles.toml" beside the recipe
+    wfc_tileset = "dungeon"          # a preset stem (presets/wfc/), or "my_tiles.toml" beside the recipe
+    autotile = "wang16"              # the Tiled map's auto-tiles (every generator): "blob" or "wang16"
 
     [[level]]
     name = "Caverns"
@@ -33,10 +34,11 @@ another generator is refused, naming the generators it belongs to)::
     connect_points = [[3, 3], [20, 12]]  # [x, y] cells, row 0 north: walkable and linked
     counts = { 2 = [1, 4] }              # 1 to 4 cells of sample value 2 (a tiled level: tile names)
 
-``tileset`` means two things: for the grid generators it is the auto-tile set of the
-Tiled map ("blob" or "wang16"); for ``wfc_tiled`` (and ``wfc``) it is the WFC tileset
-(such a level's auto-tiles are "blob", see :func:`autotile_set`).  ``wfc`` is tiled
-when ``tileset`` names a WFC tileset and overlapping when ``sample`` is given.
+``autotile`` is the auto-tile set of the level's Tiled map ("blob" or "wang16"), for every generator;
+``wfc_tileset`` is the WFC tileset of ``wfc_tiled`` and ``wfc``.  ``wfc`` follows the sample's style
+when ``sample`` is given, else the tileset's tiles.  Recipes written before the two were split name
+both ``tileset``: :func:`from_dict` reads an auto-tile set there as ``autotile`` and anything else as
+``wfc_tileset`` (and :func:`to_dict` writes the new keys).
 ``classes`` (overlapping) maps sample values to level classes: pairs ``[value, class]``
 (or a table ``{ 0 = "wall" }``) with ``value`` an integer of a grid sample or ``"#rrggbb"``
 of an image sample; the spec keeps it as a sorted tuple of ``(value, class)`` string pairs.
@@ -53,11 +55,10 @@ from __future__ import annotations
 
 import dataclasses
 
-from ..errors import ParameterError
+from ..errors import ParameterError, short
 from ..spec import from_table, to_table
 from . import _wfc, _wfc_files
 from ._fields import (
-    AUTOTILE_LIMIT,
     AUTOTILE_SETS,
     COMMON_KEYS,
     GENERATOR_KEYS,
@@ -66,7 +67,6 @@ from ._fields import (
     SEED,
     WFC_GENERATORS,
     LevelSpec,
-    autotile_set,
     check_generator_keys,
     generator_settings,
 )
@@ -86,25 +86,24 @@ __all__ = [
     "SEED",
     "WFC_GENERATORS",
     "AUTOTILE_SETS",
-    "AUTOTILE_LIMIT",
-    "autotile_set",
+    "OLD_KEYS",
 ]
+
+#: Keys of older recipes that :func:`from_dict` still reads, and what they become.
+OLD_KEYS = {
+    "tileset": "read as `autotile` when it names an auto-tile set (`blob`, `wang16`), else as `wfc_tileset`",
+}
 
 
 def check_spec(spec, *, prefix="level.", base=None):
     """Refuse impossible settings of ``spec`` before any work, the message naming ``<prefix><setting>``.
 
-    A WFC spec's tileset or sample is found (relative paths against ``base``, or the current
+    A WFC spec's ``wfc_tileset`` or ``sample`` is found (relative paths against ``base``, or the current
     directory), read and checked; its wave must fit in memory.
     """
     if spec.generator in WFC_GENERATORS:
         _wfc.check_wfc(spec, base=base, prefix=prefix)
         return
-    if spec.tileset not in AUTOTILE_SETS:
-        raise ParameterError(
-            f"{prefix}tileset must be one of {', '.join(map(repr, AUTOTILE_SETS))} for generator "
-            f"{spec.generator!r}, got {spec.tileset!r}"
-        )
     _, check = GENERATOR_FUNCTIONS[spec.generator]
     try:
         check(spec.width, spec.height, **generator_settings(spec))
@@ -117,7 +116,7 @@ def from_dict(data, *, prefix="level.", base=None):
     """A validated :class:`~.spec.LevelSpec` from a dict: unknown keys and keys of another
     generator refused, impossible settings refused before any work.
 
-    ``base`` (the recipe's folder) turns a relative ``tileset`` / ``sample`` file path into an
+    ``base`` (the recipe's folder) turns a relative ``wfc_tileset`` / ``sample`` file path into an
     absolute one, so the spec names the same file wherever it is used later (a preset name stays).
 
     >>> from_dict({"generator": "maze", "algorithm": "wilson"}).algorithm
@@ -128,12 +127,41 @@ def from_dict(data, *, prefix="level.", base=None):
     ...     print(err)
     level.fill is a setting of the cave, rooms_caves generators, not of generator 'maze'
     """
+    data = _split_tileset(data, prefix=prefix)
     spec = from_table(LevelSpec, LIMITS, data, prefix=prefix)
     check_generator_keys(data, spec, prefix=prefix)
     check_spec(spec, prefix=prefix, base=base)
     if base is not None and spec.generator in WFC_GENERATORS:
         spec = dataclasses.replace(spec, **_wfc_files.absolute_paths(spec, base))
     return spec
+
+
+def _split_tileset(data, *, prefix):
+    """``data`` with the old key ``tileset`` as ``autotile`` (an auto-tile set) or ``wfc_tileset`` (anything
+    else); refused when the new key is given too, or when a WFC tileset is named for a grid generator.
+
+    >>> _split_tileset({"generator": "wfc_tiled", "tileset": "pipes"}, prefix="level.")
+    {'generator': 'wfc_tiled', 'wfc_tileset': 'pipes'}
+    >>> _split_tileset({"tileset": "wang16"}, prefix="level.")
+    {'autotile': 'wang16'}
+    """
+    if not isinstance(data, dict) or "tileset" not in data:
+        return data
+    value = data["tileset"]
+    new = "autotile" if isinstance(value, str) and value in AUTOTILE_SETS else "wfc_tileset"
+    if new in data:
+        raise ParameterError(
+            f"{prefix}tileset is the old name of {prefix}autotile (the Tiled map's auto-tiles) and "
+            f"{prefix}wfc_tileset (the WFC tileset); give only {prefix}{new}"
+        )
+    generator = data.get("generator", LevelSpec.generator)
+    if new == "wfc_tileset" and new not in GENERATOR_KEYS.get(generator, (new,)):
+        raise ParameterError(
+            f"{prefix}tileset must be one of {', '.join(map(repr, AUTOTILE_SETS))} (the Tiled map's auto-tiles, "
+            f"now {prefix}autotile) for generator {short(generator)}, got {short(value)}; a WFC tileset is "
+            f"{prefix}wfc_tileset, a setting of the wfc_tiled, wfc generators"
+        )
+    return {(new if k == "tileset" else k): v for k, v in data.items()}
 
 
 def to_dict(spec):

@@ -1,5 +1,5 @@
 """Every operator runs on its panel's defaults, and every family's Add operators for every value of
-every enum of its panel, on a fresh scene (issue 21: defaults that fail when an artist clicks).
+every enum of its panel, on a fresh scene (defaults that fail when an artist clicks).
 
 Walked, not listed: the operators are the registered ones (``operators.classes``); the enums are the
 ``EnumProperty`` items of each family's settings (and of its list items: texture layers, scatter layers),
@@ -95,9 +95,6 @@ NEEDS = {
     ("sample_source", "FILE"): "choose the sample file",
     ("sample_source", "IMAGE"): "choose the sample image",
     ("geometry", "KIT"): "choose the collection of the kit",
-    # a sample of 1-cell regions: no level with the default classes (which samples make levels is core's
-    # WFC level defaults, issue 21; the panel's default sample is one that does)
-    ("sample_preset", "dots"): "no two walkable cells side by side",
 }
 
 

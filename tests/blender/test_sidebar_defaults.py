@@ -1,4 +1,4 @@
-"""Sidebar defaults an artist clicks first (issue 21): Build Tiles on the Terrain panel's own default,
+"""Sidebar defaults an artist clicks first: Build Tiles on the Terrain panel's own default,
 tiles named as their files, Make Real saying what it costs, the Trees panel starting from the README's
 first species, one progress for a whole headless run.
 

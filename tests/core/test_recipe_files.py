@@ -24,8 +24,8 @@ from core.preview import png_bytes
 CONTEXT = {
     ("biomes", "table"): ("[terrain]\nresolution = 33\n[biomes]\nenabled = true\ntable = {value}\n", (".toml",)),
     ("splat", "texture"): ('[terrain]\nresolution = 33\n[[splat]]\nname = "a"\ntexture = {value}\n', (".png",)),
-    ("level", "tileset"): (
-        '[[level]]\nname = "A"\ngenerator = "wfc_tiled"\nwidth = 8\nheight = 8\ntileset = {value}\n',
+    ("level", "wfc_tileset"): (
+        '[[level]]\nname = "A"\ngenerator = "wfc_tiled"\nwidth = 8\nheight = 8\nwfc_tileset = {value}\n',
         (".toml",),
     ),
     ("level", "sample"): (

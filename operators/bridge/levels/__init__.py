@@ -50,6 +50,7 @@ from ._settings import (
     GEOMETRY_ITEMS,
     LEVEL_FIELDS,
     LIVE_WFC_CELLS,
+    PANEL_FIELDS,
     SHOWN_FIELDS,
     WFC_SAMPLED,
     WFC_TILED,
@@ -115,6 +116,7 @@ __all__ = [
     # the panel
     "LevelAdapter",
     "LEVEL_FIELDS",
+    "PANEL_FIELDS",
     "SHOWN_FIELDS",
     "GEOMETRY_ITEMS",
     "WFC_TILED",

@@ -307,7 +307,7 @@ def level_files(root, stem):
     level = stored_level(root)
     origin = tuple(float(v) for v in root.matrix_world.translation)
     cs = spec.cell_size
-    tileset = core_levels.autotile_set(spec)  # a WFC level's tileset is its WFC tileset; its auto-tiles blob
+    tileset = spec.autotile  # the Tiled map's auto-tiles
     files = dict(core_levels.tiled_files(level, name=stem, tileset=tileset, cell_size=cs, origin=origin))
     files[f"{stem}_level.json"] = core_levels.level_json_bytes(level, name=stem, cell_size=cs, origin=origin)
     files[f"{stem}_level.png"] = core_preview.png_bytes(core_levels.level_image(level))

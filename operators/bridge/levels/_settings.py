@@ -15,9 +15,8 @@ import bpy
 
 from ....core import levels as core_levels
 from ....core.errors import ParameterError
-from ....core.levels import spec as level_spec
 from ..family import Adapter, Plan, auto_props, settings_class
-from ..properties import RELATIVE, SHOWN_KINDS, apply_spec, attrs_table, blend_path, prop_for
+from ..properties import RELATIVE, SHOWN_KINDS, apply_spec, attrs_table, blend_path
 from ._build import build_section, build_steps
 from ._objects import LEVEL_KIND, level_kit_of, level_map, level_root
 from ._store import stored_geometry, stored_source, stored_spec
@@ -36,6 +35,7 @@ from ._wfc import naming_image, sample_file, wfc_presets
 __all__ = [
     "LevelAdapter",
     "LEVEL_FIELDS",
+    "PANEL_FIELDS",
     "TEXT_FIELDS",
     "SHOWN_FIELDS",
     "WFC_TILED",
@@ -49,6 +49,10 @@ __all__ = [
 
 #: Every level setting shown as a generic property (``core.levels.LIMITS`` but the tables written as text).
 LEVEL_FIELDS = tuple(n for n, limit in core_levels.LIMITS.items() if limit.kind in SHOWN_KINDS)
+#: The level settings the Levels panel holds as those properties: its WFC tileset is a choice of the presets
+#: and a file (:meth:`LevelAdapter.sources_props`), read by :meth:`LevelAdapter.sources` and written by
+#: :meth:`LevelAdapter.load`; the Add Level operator holds it as text, as a recipe does.
+PANEL_FIELDS = tuple(n for n in LEVEL_FIELDS if n != "wfc_tileset")
 #: The tables the panel writes as text, with their readers and writers.
 TEXT_FIELDS = {
     "classes": (classes_from_text, classes_to_text),
@@ -57,17 +61,14 @@ TEXT_FIELDS = {
     "fixed": (fixed_from_text, fixed_to_text),
 }
 #: Level settings every generator has, as the panels show them (``origin`` is the 3D cursor's).
-SHOWN_FIELDS = ("generator", "name", "width", "height", "cell_size", "wall_height", "ceiling", "tileset")
-#: Generators that take a WFC tileset (``tileset``) and a sample (``sample``).
+SHOWN_FIELDS = ("generator", "name", "width", "height", "cell_size", "wall_height", "ceiling", "autotile")
+#: Generators that take a WFC tileset (``wfc_tileset``) and a sample (``sample``).
 WFC_TILED = ("wfc_tiled", "wfc")
 WFC_SAMPLED = ("wfc_overlapping", "wfc")
 #: Auto Update rebuilds a WFC level of at most this many cells and without counts or ``connected``
 #: (:meth:`LevelAdapter.live`): such a level takes a fraction of a second, a larger or constrained one
 #: may search for seconds, so the artist presses Update Level (progress, Esc).
 LIVE_WFC_CELLS = 64 * 64
-#: The sample the panel starts from: rooms and corridors, a level with the default classes (the first
-#: preset, dots, is of 1-cell regions: no level without classes of its own).
-LEVEL_SAMPLE = "rooms"
 
 GEOMETRY_ITEMS = (
     ("MESH", "Mesh", "The level mesh: floor, wall and ceiling quads with three materials"),
@@ -91,6 +92,14 @@ def is_modal_level(spec):
     """True for a level made modally when its operator is invoked from a window: every WFC level (its
     search may take seconds whatever the grid's size; the other generators take a fraction of one)."""
     return spec.generator in core_levels.WFC_GENERATORS
+
+
+def _preset_file(value, key):
+    """A preset the panel does not list (a 3-D tileset, a sample that makes no level by default) as its file;
+    a file path as it is."""
+    if value in core_levels.preset_names(key):
+        return core_levels.resolve_file(value, key=key)[0]
+    return value
 
 
 def _preset_items(stems, what):
@@ -153,16 +162,15 @@ class LevelAdapter(Adapter):
         return LEVEL_FIELDS
 
     def sources_props(self, update=None):
-        """The panel's own ways to name ``tileset`` and ``sample`` (presets, files, an image of the .blend),
-        the auto-tile set and the tile objects."""
+        """The panel's own ways to name ``wfc_tileset`` and ``sample`` (the presets that make levels, files,
+        an image of the .blend) and the tile objects."""
         kw = {} if update is None else {"update": update}
         tilesets, samples = wfc_presets()
         return {
-            "autotile": prop_for(level_spec.AUTOTILE_LIMIT, "blob", update=update),
             "wfc_tileset": bpy.props.EnumProperty(
                 name="WFC Tileset",
                 items=[*_preset_items(tilesets, "tileset"), _FILE],
-                default=0,
+                default=self.defaults().wfc_tileset,
                 description="The tileset of WFC (tiles): a preset, or a file",
                 **kw,
             ),
@@ -184,8 +192,8 @@ class LevelAdapter(Adapter):
             "sample_preset": bpy.props.EnumProperty(
                 name="Sample Preset",
                 items=_preset_items(samples, "sample"),
-                default=samples.index(LEVEL_SAMPLE) if LEVEL_SAMPLE in samples else 0,
-                description="A WFC sample preset",
+                default=core_levels.DEFAULT_SAMPLE,
+                description="A WFC sample preset that makes levels (others: as a file)",
                 **kw,
             ),
             "sample_file": bpy.props.StringProperty(
@@ -231,7 +239,7 @@ class LevelAdapter(Adapter):
         kw = {} if update is None else {"update": update}
         props = {
             **self.props(update=update),
-            **self.sources_props(update=update),
+            **self.sources_props(update=update),  # wfc_tileset: the presets and a file, not text
             **text_props(update=update),
             "geometry": bpy.props.EnumProperty(
                 name="Geometry",
@@ -259,7 +267,7 @@ class LevelAdapter(Adapter):
             "own_fields": lambda s: tuple(
                 n
                 for n in generator_fields(s.generator)
-                if n not in ("sample", "classes", "connect_points", "counts", "fixed")
+                if n not in ("wfc_tileset", "sample", "classes", "connect_points", "counts", "fixed")
             ),
             "kit_of": lambda s, obj: level_kit_of(obj),
             "map_of": lambda s, obj: level_map(obj),
@@ -269,20 +277,23 @@ class LevelAdapter(Adapter):
 
     # ---------------------------------------------------------------- sidebar -> spec
 
+    def wfc_tileset(self, settings):
+        """The WFC tileset the Levels panel names: a preset name or a file's absolute path ("" for a file
+        not chosen yet)."""
+        wfc = settings.wfc_tileset
+        return wfc if wfc != "FILE" else blend_path(settings.tileset_file)
+
     def sources(self, settings):
-        """``({"tileset": ..., "sample": ...}, image)``: what the panel's own properties stand for (a WFC
-        generator's tileset: a preset name or a file's absolute path; others: the auto-tile set), and the
-        image whose pixels are the sample (or None; the sample is then a PNG of its pixels,
-        :func:`._wfc.sample_file`).  In the panel, ``wfc`` is the tiled model (it always names a WFC
-        tileset)."""
+        """``({"wfc_tileset": ..., "sample": ...}, image)``: what the panel's own properties stand for (the
+        keys the generator takes: a WFC tileset, a sample: a preset name or a file's absolute path), and
+        the image whose pixels are the sample (or None; the sample is then a PNG of its pixels,
+        :func:`._wfc.sample_file`).  In the panel, ``wfc`` is the tiled model (it names no sample)."""
         generator = settings.generator
+        values = {}
         if generator in WFC_TILED:
-            wfc = settings.wfc_tileset
-            tileset = wfc if wfc != "FILE" else blend_path(settings.tileset_file)
-            if not tileset:
-                raise ParameterError("level.tileset: choose the WFC tileset file (or a preset)")
-        else:
-            tileset = settings.autotile
+            values["wfc_tileset"] = self.wfc_tileset(settings)
+            if not values["wfc_tileset"]:
+                raise ParameterError("level.wfc_tileset: choose the WFC tileset file (or a preset)")
         sample, image = "", None
         if generator in WFC_SAMPLED and generator not in WFC_TILED:
             if settings.sample_source == "PRESET":
@@ -296,7 +307,6 @@ class LevelAdapter(Adapter):
                 sample = sample_file(image)
             if not sample:
                 raise ParameterError("level.sample: choose the sample file (or a preset or an image)")
-        values = {"tileset": tileset}
         if "sample" in core_levels.GENERATOR_KEYS[generator]:
             values["sample"] = sample
         return values, image
@@ -362,24 +372,24 @@ class LevelAdapter(Adapter):
     # ---------------------------------------------------------------- spec -> sidebar
 
     def load(self, props, spec, *, keep=(), image=None):
-        """``spec`` into the panel: every field, the auto-tile set or the WFC tileset (a preset, else a file),
-        the sample (a preset, a file or ``image``) and the tables as text."""
-        apply_spec(props, spec, names=LEVEL_FIELDS, keep=keep)
+        """``spec`` into the panel: every field, the WFC tileset of a generator that takes one (a preset the
+        panel lists, else a file), the sample (a listed preset, a file or ``image``) and the tables as text."""
+        apply_spec(props, spec, names=PANEL_FIELDS, keep=keep)
         tilesets, samples = wfc_presets()
-        if spec.tileset in core_levels.AUTOTILE_SETS:
-            props.autotile = spec.tileset
-        elif spec.tileset in tilesets:
-            props.wfc_tileset = spec.tileset
-        else:
-            props.wfc_tileset = "FILE"
-            props.tileset_file = spec.tileset
-        if spec.generator in WFC_SAMPLED and spec.sample:
+        if spec.generator in WFC_TILED:
+            if spec.wfc_tileset in tilesets:
+                props.wfc_tileset = spec.wfc_tileset
+            else:
+                props.wfc_tileset = "FILE"
+                props.tileset_file = _preset_file(spec.wfc_tileset, "wfc_tileset")
+        sample = spec.sample or (core_levels.DEFAULT_SAMPLE if spec.generator == "wfc_overlapping" else "")
+        if spec.generator in WFC_SAMPLED and sample:
             if image is not None:
                 props.sample_source, props.sample_image = "IMAGE", image
-            elif spec.sample in samples:
-                props.sample_source, props.sample_preset = "PRESET", spec.sample
+            elif sample in samples:
+                props.sample_source, props.sample_preset = "PRESET", sample
             else:
-                props.sample_source, props.sample_file = "FILE", spec.sample
+                props.sample_source, props.sample_file = "FILE", _preset_file(sample, "sample")
         for name, (_read, write) in TEXT_FIELDS.items():
             setattr(props, name, write(getattr(spec, name)))
 
