@@ -7,6 +7,9 @@ on :func:`register` and :func:`unregister`, the headless entry calls
 stands in a recipe.
 """
 
+__all__ = ["register", "unregister", "all_classes", "PANELS"]
+
+
 import bpy
 
 from .. import operators, panels

@@ -6,6 +6,9 @@ glue that turns core's arrays into Blender data lives in :mod:`.bridge`, which n
 operators.
 """
 
+__all__ = ["FAMILIES", "classes"]
+
+
 from .bridge.sections import ADAPTERS
 from .common import family_modules
 

@@ -7,6 +7,9 @@ cached results (rule errors) and the read-only look-ups their settings offer (``
 :data:`MENUS` lists the entries Worldseed adds to Blender's menus (``(menu, draw function)``).
 """
 
+__all__ = ["MENUS"]  # the panel files are found by the recipe sections' keys (addon.PANELS)
+
+
 from .export import menu_export
 
 MENUS = (("TOPBAR_MT_file_export", menu_export),)

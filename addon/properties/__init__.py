@@ -7,6 +7,9 @@ Nothing here is written per family: a new section's settings appear with its ada
 setting of a family with Auto Update calls :func:`..live.updater` of its key.
 """
 
+__all__ = ["GROUPS", "WorldseedSettings", "classes"]
+
+
 import bpy
 
 from ...operators.bridge.sections import ADAPTERS

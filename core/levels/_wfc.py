@@ -9,8 +9,8 @@ digits, ``_`` and ``-`` only, no suffix: ``presets/wfc/<name>.toml``, ``presets/
 or ``.png`` -- or a file path with its suffix (``.toml``; ``.txt`` or ``.png``), relative to ``base``
 (the recipe's folder; None: the current directory) or absolute.  A path may lead anywhere the user can read, but it must
 be a regular file (never a directory, a device or a pipe, also behind a link) of at most
-:data:`core.files.MAX_FILE_BYTES`.  A missing or unreadable file is a ParameterError naming ``level.wfc_tileset`` or
-``level.sample`` and the path; an error about the content of a file outside the recipe's folder
+:data:`core.files.MAX_FILE_BYTES`.  A missing or unreadable file is a ParameterError naming ``level.wfc_tileset``
+or ``level.sample`` and the path; an error about the content of a file outside the recipe's folder
 quotes nothing of it (``core.files.content_hidden``).
 
 **Classes.**  Tiled: each variant's class from the tileset (``class`` of its ``[[tile]]``, ``floor``

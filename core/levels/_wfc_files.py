@@ -165,8 +165,8 @@ def prefixed(err, prefix, key):
 
 
 def load_tileset_of(spec, base, prefix):
-    """``(Tileset, source)`` of ``spec.wfc_tileset``; errors name ``<prefix>wfc_tileset`` (and quote nothing
-    of a file outside the recipe's folder ``base``)."""
+    """``(Tileset, source)`` of ``spec.wfc_tileset``; errors name ``<prefix>wfc_tileset`` (and quote
+    nothing of a file outside the recipe's folder ``base``)."""
     path, source = resolve_file(spec.wfc_tileset, key="wfc_tileset", base=base, prefix=prefix)
     try:
         with content_hidden(path, folder=base, name=f"{prefix}wfc_tileset {short(spec.wfc_tileset)}", what="tileset"):
@@ -178,10 +178,11 @@ def load_tileset_of(spec, base, prefix):
 def load_sample_of(spec, base, prefix):
     """``(sample array, source)`` of ``spec.sample`` (empty: :data:`DEFAULT_SAMPLE`); errors name
     ``<prefix>sample`` (and quote nothing of a file outside the recipe's folder ``base``)."""
-    sample = spec.sample or DEFAULT_SAMPLE
-    path, source = resolve_file(sample, key="sample", base=base, prefix=prefix)
+    path, source = resolve_file(spec.sample or DEFAULT_SAMPLE, key="sample", base=base, prefix=prefix)
     try:
-        with content_hidden(path, folder=base, name=f"{prefix}sample {short(sample)}", what="sample"):
+        with content_hidden(
+            path, folder=base, name=f"{prefix}sample {short(spec.sample or DEFAULT_SAMPLE)}", what="sample"
+        ):
             return core_wfc.read_sample(path), source
     except ParameterError as err:
         raise ParameterError(prefixed(err, prefix, "sample")) from None

@@ -9,3 +9,5 @@ properties generated from core's limits tables), :mod:`.export`, :mod:`.placemen
 share) and :mod:`.query` (read-only look-ups by tag).  The bridge never imports the operators; the
 operators and the headless entry call it.
 """
+
+__all__ = []  # the bridge's modules are imported by name (operators.bridge.terrain ...)
