@@ -106,8 +106,10 @@ def test_errors_name_the_image_not_the_temporary_file_of_its_pixels(empty_scene)
 
 
 def test_a_path_into_the_samples_folder_reads_as_the_image(tmp_path):
-    long = "/tmp/" + "x" * 90 + f"/{bridge_levels.SAMPLES_FOLDER}/ab/Noise.png"
+    # core shows a path whole up to SHOWN_PATH_CHARACTERS, then its start and its end: the folder falls in the cut
+    long = "/tmp/" + "x" * 90 + f"/{bridge_levels.SAMPLES_FOLDER}/" + "y" * 200 + "/Noise.png"
     cut = ParameterError(f"level.sample {short(long)} gives 9 patterns")
+    assert "characters)" in str(cut) and str(cut).endswith("/Noise.png' (330 characters) gives 9 patterns")
     assert bridge_levels.image_named(str(cut), "Noise", long) == "level.sample image 'Noise' gives 9 patterns"
     assert bridge_levels.SAMPLES_FOLDER not in str(cut)  # cut before the folder: only the path tells
     assert bridge_levels.image_named(f"no file {long}, sorry", "N") == "no file image 'N', sorry"
