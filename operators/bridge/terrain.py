@@ -29,9 +29,22 @@ from .materials import (
     terrain_material,
 )
 from .mesh import descendants, free_base_name, mesh_topology, remove_objects, set_corners, set_positions
-from .query import KIND_KEY, TERRAIN_KIND, is_terrain, terrain_root
+from .query import KIND_KEY, is_kind, root_of
 
 RECIPE_KEY = "worldseed_recipe"
+#: The tag of a terrain's root.
+TERRAIN_KIND = "terrain"
+
+
+def is_terrain(obj):
+    """True for the root object of a Worldseed terrain."""
+    return is_kind(obj, TERRAIN_KIND)
+
+
+def terrain_root(obj):
+    """The Worldseed terrain root of ``obj`` (itself, or its LOD parent), or None."""
+    return root_of(obj, TERRAIN_KIND)
+
 
 __all__ = [
     "RECIPE_KEY",
@@ -40,6 +53,7 @@ __all__ = [
     "stored_recipe",
     "terrain_root",
     "is_terrain",
+    "TERRAIN_KIND",
     "terrain_positions",
     "grid_topology_and_uvs",
     "terrain_heights_of",

@@ -14,9 +14,21 @@ import numpy as np
 from ...core import trees as core_trees
 from .materials import tree_materials
 from .mesh import free_base_name, mesh_from_indexed, remove_objects
-from .query import KIND_KEY, TREE_KIND, is_tree, tree_root
+from .query import KIND_KEY, is_kind, root_of
 
 SPEC_KEY = "worldseed_tree"
+#: The tag of a tree's root.
+TREE_KIND = "tree"
+
+
+def is_tree(obj):
+    """True for the root object of a Worldseed tree."""
+    return is_kind(obj, TREE_KIND)
+
+
+def tree_root(obj):
+    """The Worldseed tree root of ``obj`` (itself or its parent), or None."""
+    return root_of(obj, TREE_KIND)
 
 
 # --------------------------------------------------------------------------- meshes and objects
@@ -171,6 +183,7 @@ __all__ = [
     "mesh_from_lod",
     "is_tree",
     "tree_root",
+    "TREE_KIND",
     "stored_spec",
     "remove_trees",
 ]

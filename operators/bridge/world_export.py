@@ -21,7 +21,8 @@ from . import scatter as bridge_scatter
 from .export import exportable
 from .fbx import ExportError, write_fbx
 from .outputs import output_folder, writing
-from .query import KIND_KEY, SCATTER_KIND
+from .query import KIND_KEY
+from .scatter import SCATTER_KIND
 from .world_tiles import DIGEST_KEY, data_names, remove_new_data, remove_tiles, tile_objects, tile_steps
 
 __all__ = [

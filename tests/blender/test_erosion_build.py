@@ -18,7 +18,7 @@ from worldseed.core import recipe as core_recipe
 from worldseed.core import splat as core_splat
 from worldseed.core import terrain as core_terrain
 from worldseed.core import unity_package as core_package
-from worldseed.operators.bridge import materials, query, world
+from worldseed.operators.bridge import materials, sections, world
 from worldseed.operators.bridge import terrain as bridge_terrain
 from worldseed.operators.common import ModalBuild
 
@@ -441,16 +441,15 @@ def test_a_texture_layer_naming_an_unknown_biome_is_one_clear_report(empty_scene
 
 def test_the_sidebar_builds_what_the_recipe_builds(empty_scene):
     """Erosion, biomes and texture layers set in the sidebar make the recipe's terrain."""
-    from worldseed.operators import terrain as terrain_ops
 
     recipe = _recipe()
     settings = _settings()
-    terrain_ops.apply_recipe_to_props(settings, recipe)
+    sections.adapter("terrain").load(settings, recipe)
     assert settings.erosion_enabled and settings.biomes_enabled and len(settings.splats) == 5
-    again = terrain_ops.settings_recipe(bpy.context.scene)
+    again = sections.adapter("terrain").scene_recipe(bpy.context.scene)
     assert again.terrain == recipe.terrain and again.biomes == recipe.biomes and again.splat == recipe.splat
     assert bpy.ops.worldseed.terrain_add(from_settings=True) == {"FINISHED"}
-    root = query.terrain_root(bpy.context.active_object)
+    root = bridge_terrain.terrain_root(bpy.context.active_object)
     assert _lod0(root).data.materials[0].name.startswith(materials.SPLAT_MATERIAL)
 
 

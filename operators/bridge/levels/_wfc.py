@@ -21,13 +21,13 @@ import tempfile
 import bpy
 import numpy as np
 
-from ...core import levels as core_levels
-from ...core import mesh as core_mesh
-from ...core import preview as core_preview
-from ...core.errors import ParameterError, short
-from . import instancing
-from .level_kit import KIT_MODULES_KEY, KIT_ROLES_KEY
-from .query import KIND_KEY, LEVEL_KIT_KIND
+from ....core import levels as core_levels
+from ....core import mesh as core_mesh
+from ....core import preview as core_preview
+from ....core.errors import ParameterError, short
+from .. import instancing
+from ._kit import KIT_MODULES_KEY, KIT_ROLES_KEY
+from ._objects import KIND_KEY, LEVEL_KIT_KIND
 
 __all__ = [
     "MAX_SAMPLE_PIXELS",

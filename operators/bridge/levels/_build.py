@@ -22,10 +22,9 @@ Blender's ``.001``), its markers ``<Level>_Spawn``, ``<Level>_Exit``,
 An Update removes the old level before it makes the new markers, so they
 take the same names again.
 
-Its parts live beside it: the stored settings and the cache of levels in :mod:`.level_store`, the
-materials, level mesh, marker names and map image in :mod:`.level_pieces`, the kits in
-:mod:`.level_kit`, the WFC tile objects and samples in :mod:`.level_wfc`; their public names are
-importable from here too.
+Its parts live beside it in this package (reached through its face, :mod:`.levels`): the stored
+settings and the cache of levels in ``_store``, the materials, level mesh, marker names and map image
+in ``_pieces``, the kits in ``_kit``, the WFC tile objects and samples in ``_wfc``.
 """
 
 import os
@@ -34,34 +33,15 @@ import sys
 import bpy
 import numpy as np
 
-from ...core import levels as core_levels
-from ...core import preview as core_preview
-from ...core.errors import ParameterError
-from ...core.steps import drive
-from .level_kit import KIT_FALLBACK as KIT_FALLBACK
-from .level_kit import KIT_MODULES_KEY as KIT_MODULES_KEY
-from .level_kit import (
-    KIT_OBJECT_NAME,
-    KIT_ROLES,
-    kit_modules,
-    kit_object,
-    kits_as_objects,
-    make_kit_real,
-    remove_kit,
-)
-from .level_kit import KIT_ROLES_KEY as KIT_ROLES_KEY
-from .level_pieces import MAP_SIDE as MAP_SIDE
-from .level_pieces import MATERIAL_COLOURS as MATERIAL_COLOURS
-from .level_pieces import (
-    MATERIAL_NAMES,
-    level_mesh,
-    map_image,
-    map_pixels,
-    marker_names,
-    marker_positions,
-)
-from .level_pieces import level_materials as level_materials
-from .level_store import (
+from ....core import levels as core_levels
+from ....core import preview as core_preview
+from ....core.errors import ParameterError
+from ....core.steps import drive
+from ..mesh import remove_objects
+from ._kit import kit_object
+from ._objects import KIND_KEY, LEVEL_KIND, LEVEL_MAP_KEY, LEVEL_MARKER_KIND, LEVEL_MODULE_KIND, level_root
+from ._pieces import level_mesh, map_image, marker_names, marker_positions
+from ._store import (
     BASE_KEY,
     GEOMETRY_KEY,
     KIT_KEY,
@@ -71,57 +51,23 @@ from .level_store import (
     level_for,
     level_steps,
     spec_json,
-    stored_geometry,
     stored_level,
-    stored_source,
     stored_spec,
 )
-from .level_wfc import naming_image, tile_modules, tile_placements, tiles_object
-from .mesh import remove_objects
-from .query import (
-    KIND_KEY,
-    LEVEL_KIND,
-    LEVEL_KIT_KIND,
-    LEVEL_MAP_KEY,
-    LEVEL_MARKER_KIND,
-    level_root,
-)
-from .query import level_kit_of as level_kit_of  # re-exported: world.py reaches it as bridge_level.level_kit_of
+from ._wfc import naming_image, tile_modules, tile_placements, tiles_object
 
 __all__ = [
-    "level_warnings",
-    "SPEC_KEY",
-    "GEOMETRY_KEY",
-    "KIT_KEY",
     "MARKER_KEY",
     "GEOMETRIES",
-    "MATERIAL_NAMES",
-    "KIT_ROLES",
-    "level_for",
-    "level_steps",
-    "build_steps",
-    "stored_source",
-    "BASE_KEY",
-    "SAMPLE_IMAGE_KEY",
-    "TILES_MISSING_KEY",
-    "build_level",
-    "free_level_name",
     "MAX_MARKERS",
     "MARKER_MARGIN",
     "check_level_size",
-    "stored_spec",
-    "stored_geometry",
-    "spec_json",
-    "marker_names",
-    "marker_positions",
-    "kit_modules",
-    "map_pixels",
-    "make_kit_real",
-    "kits_as_objects",
-    "remove_kit",
-    "KIT_OBJECT_NAME",
-    "level_files",
+    "build_level",
+    "build_steps",
     "build_section",
+    "free_level_name",
+    "level_files",
+    "level_warnings",
 ]
 
 MARKER_KEY = "worldseed_marker"  # on a marker empty: its kind
@@ -237,14 +183,14 @@ def build_level(spec, *, collection, replace=None, geometry="MESH", kit=None, le
     turned as its variant; cells whose tile has no object keep the level mesh, and the root's
     ``worldseed_level_tiles_missing`` lists those tiles).  ``base`` is the folder a WFC tileset or
     sample path is relative to, ``sample_image`` the image of the .blend whose pixels the sample file
-    holds (:func:`.level_wfc.sample_file`; both kept on the root for rebuilds and exports).
+    holds (:func:`._wfc.sample_file`; both kept on the root for rebuilds and exports).
     A level whose kit was made real is not rebuilt (that would delete the
     real modules, hand edits and all).  Nothing is changed when the build fails.
     """
     if geometry not in GEOMETRIES:
         raise ParameterError(f"geometry must be one of {list(GEOMETRIES)}, got {geometry!r}")
     if replace is not None:
-        real = [o for o in replace.children_recursive if o.get(KIND_KEY) == LEVEL_KIT_KIND + "_module"]
+        real = [o for o in replace.children_recursive if o.get(KIND_KEY) == LEVEL_MODULE_KIND]
         if real:
             raise ParameterError(
                 f"{replace.name} has {len(real):,} real kit modules; Update would delete them — delete them, "

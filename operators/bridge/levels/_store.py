@@ -10,12 +10,12 @@ rebuild, an export and a preview of the same settings generate once).
 import json
 import os
 
-from ...core import levels as core_levels
-from ...core.errors import ParameterError
-from ...core.spec import from_table
-from ...core.steps import drive
-from .level_wfc import naming_image, sample_file
-from .query import level_root
+from ....core import levels as core_levels
+from ....core.errors import ParameterError
+from ....core.spec import from_table
+from ....core.steps import drive
+from ._objects import level_root
+from ._wfc import naming_image, sample_file
 
 __all__ = [
     "SPEC_KEY",
