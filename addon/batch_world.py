@@ -23,6 +23,8 @@ from ..operators.bridge.export import ExportError
 
 #: What ``--name`` may be: 1 to 64 letters, digits, ``-`` or ``_``, no folders.
 FILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_\-]{0,63}$")
+#: The sections a tiled world builds once for the whole world (``core.recipe.Section.tiled``).
+ONCE = tuple(s for s in core_recipe.SECTIONS if s.tiled == "once")
 
 
 def fresh_scene():
@@ -58,7 +60,7 @@ def remove_files(paths):
 def world_outputs(out_dir, name):
     """The files in ``out_dir`` of a tiled world run named ``name`` (what a single-terrain run of the
     same name removes, so the folder holds one build): ``<name>_world.json``, every file its tiles
-    list (names in ``out_dir`` only), and ``<name>_props.fbx``."""
+    and its sections built once list (names in ``out_dir`` only), and ``<name>_props.fbx``."""
     path = core_world.world_json_path(out_dir, name)
     document = core_world.read_world_json(path)
     if document is None:
@@ -67,6 +69,7 @@ def world_outputs(out_dir, name):
         str(f.get("name", "")) for t in document.get("tiles", ()) for f in t.get("files", ()) if isinstance(f, dict)
     }
     names = {n for n in names if n and os.path.basename(n) == n and not n.startswith(".")}
+    names.update(core_world.once_names(document))
     paths = [os.path.join(out_dir, n) for n in sorted(names)]
     return paths + [os.path.join(out_dir, f"{name}_props.fbx"), path]
 
@@ -144,6 +147,8 @@ def build_tiled_world(
 
 
 def _build_tiled_locked(recipe, out_dir, name, executor, chosen, progress, write_recipe, single_outputs):
+    earlier = core_world.read_world_json(core_world.world_json_path(out_dir, name))  # before the run rewrites it
+    once, kept = _once_files(recipe, out_dir, name, earlier, progress)  # first: a bad level fails before the tiles
     with executor:
         if getattr(executor, "start_seconds", None) is not None:
             where = f"{executor.workers} workers" if executor.workers is not None else executor.scheduler
@@ -153,6 +158,13 @@ def _build_tiled_locked(recipe, out_dir, name, executor, chosen, progress, write
     if recipe.export.fbx:
         written += _tile_fbx(recipe, out_dir, name, run, chosen)
         written += _props_fbx(recipe, out_dir, name, run)
+    made = [os.path.join(out_dir, f["name"]) for key in once for f in once[key] if key not in kept]
+    path = core_world.world_json_path(out_dir, name)
+    document = core_world.read_world_json(path)
+    if document is not None and (once or "once" in document):  # the world JSON lists them beside the tiles
+        core_world.write_world_json(path, core_world.with_once(document, once))
+    dropped = _remove_once_stale(out_dir, name, earlier, once)
+    written += made
     if write_recipe:
         path = os.path.join(out_dir, "recipe.toml")
         core_unity.write_bytes_atomic(path, core_recipe.dumps(recipe).encode())
@@ -161,7 +173,42 @@ def _build_tiled_locked(recipe, out_dir, name, executor, chosen, progress, write
     # a single-terrain run's files of the same name (its .blend too): the folder holds one build
     single = set(single_outputs(out_dir, name)) if single_outputs is not None else set()
     single.add(os.path.join(out_dir, f"{name}.blend"))
-    return run, written, list(run.removed) + remove_files(sorted(single - set(written)))
+    listed = {os.path.join(out_dir, f["name"]) for files in once.values() for f in files}
+    return run, written, list(run.removed) + dropped + remove_files(sorted(single - set(written) - listed))
+
+
+def _once_files(recipe, out_dir, name, earlier, progress):
+    """The sections built once for the whole world (``core.world.once_sections``: ``[[trees]]``,
+    ``[[level]]``): each one the world JSON ``earlier`` (read before this run) lists whole for this
+    recipe is kept, the others are built and written (``world_export.export_once``).  Returns
+    ``({key: file records}, kept keys)``; the world JSON lists the records under ``"once"`` once the
+    tiles are built (a run stopped before that builds them again: the same bytes).  A section that
+    wrote no file (trees with ``[export] fbx = false``) gets a note."""
+    from ..operators.bridge import world_export
+
+    sections = core_world.once_sections(recipe)
+    known = core_world.verify_once(out_dir, earlier, recipe_sha256=core_world.recipe_digest(recipe))
+    once = {s.key: known[s.key] for s in sections if s.key in known}
+    kept = set(once)
+    todo = tuple(s.key for s in sections if s.key not in kept)
+    if todo:
+        made = world_export.export_once(recipe, out_dir, name, keys=todo, scene=fresh_scene(), progress=progress)
+        for section in sections:
+            if section.key in made and not made[section.key]:
+                print(f"worldseed: note: {section.header} wrote no file ([export] fbx = false)", file=sys.stderr)
+        once.update({k: [core_world.file_record(p) for p in paths] for k, paths in made.items()})
+    return once, kept
+
+
+def _remove_once_stale(out_dir, name, earlier, once):
+    """Remove the files of sections built once that ``earlier`` (the world JSON before this run) listed,
+    and the ``<name>_<key>.fbx`` of every such section, that ``once`` (this run's) does not list;
+    returns the removed paths (regular files only, never a link)."""
+    from ..operators.bridge import world_export
+
+    stale = set(core_world.once_names(earlier)) | {world_export.once_file_name(name, s.key) for s in ONCE}
+    stale -= {f["name"] for files in once.values() for f in files}
+    return remove_files([os.path.join(out_dir, n) for n in sorted(stale)])
 
 
 def _props_fbx(recipe, out_dir, name, run):

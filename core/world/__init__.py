@@ -8,10 +8,12 @@ dependencies allow, the same bytes).  :func:`seam_report` measures how well the 
 agree at the borders before they are blended.
 
 The executors that run the plan (serial, threads, Dask), the driver and the world JSON are in
-``_executors``, ``_driver`` and ``_world_json``.
+``_executors``, ``_driver`` and ``_world_json``; the sections built once for the whole world
+(``[[trees]]``, ``[[level]]``: :func:`once_sections`) and their files' record in ``_once``.
 """
 
 from ._grid import MIN_HALO_CELLS, WorldGrid, halo_cells, parse_tile_range, tile_base, world_grid
+from ._once import once_names, once_sections, verify_once, with_once
 from ._plan import Task, plan_world, run_task, tile_deps
 from ._stitch import seam_report
 from ._tile import tile_layers
@@ -29,6 +31,10 @@ __all__ = [
     "tile_deps",
     "seam_report",
     "tile_layers",
+    "once_sections",
+    "once_names",
+    "verify_once",
+    "with_once",
 ]
 
 # ---- engineer X's modules (executors, driver, world JSON): shared block, X may append here ----

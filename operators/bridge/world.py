@@ -78,13 +78,18 @@ RENDER_FILE = "preview.png"
 @dataclass
 class World:
     """What :func:`build_world` made: the top-level objects to export, in build order, and what later
-    sections need of earlier ones (the terrain root and its heights, for the scatter)."""
+    sections need of earlier ones (the terrain root and its heights, for the scatter).
+
+    ``ground``: ``(centre_x, centre_y, half_y)`` in Blender metres of the ground the sections stand
+    on when it is not the single terrain centred at the origin (a tiled world's tiles): the trees
+    stand in front of its -Y edge."""
 
     roots: list = field(default_factory=list)
     terrain: object = None
     heights: dict = field(default_factory=dict)
     scatters: list = field(default_factory=list)
     layers: dict = field(default_factory=dict)
+    ground: tuple = None
 
 
 def builder(key):
@@ -92,17 +97,19 @@ def builder(key):
     return importlib.import_module(f"{__package__}.{key}").build_section
 
 
-def build_world(recipe, *, scene, progress=None):
+def build_world(recipe, *, scene, progress=None, keys=None, world=None):
     """Build every section of ``recipe`` into ``scene`` in the order of ``core.recipe.SECTIONS``.
 
     Each buildable section ``key`` is built by ``operators/bridge/<key>.py``'s
     ``build_section(recipe, world, scene=..., progress=...)``, which adds what
     it made to the :class:`World`.  A :class:`~core.errors.ParameterError`
     while building says which section (and entry: ``trees[1]``) it is about.
+    ``keys``: build only these sections (a tiled world's sections built once); ``world``: the
+    :class:`World` to build into (default: a new one).
     """
-    world = World()
+    world = World() if world is None else world
     for section in core_recipe.SECTIONS:
-        if section.build:
+        if section.build and (keys is None or section.key in keys):
             try:
                 builder(section.key)(recipe, world, scene=scene, progress=progress)
             except ParameterError as err:

@@ -6,8 +6,14 @@ library ``<name>_props.fbx`` (each prop once) and ``<name>_world.json`` listing 
 with its size and SHA-256 (:func:`export_world_steps`).  The sidebar exports the tiles in the
 scene; the headless run (:func:`export_world_fbx`) assembles each tile from its files
 (``.world_tiles.tile_steps``), writes it and removes it again, with the same bytes.
+
+The sections a tiled world builds once (``core.recipe.Section.tiled == "once"``: ``[[trees]]``,
+``[[level]]``) are built by their own ``build_section`` as in a single world, placed in the
+world's coordinates, and written by :func:`export_once` as ``<name>_<key>.fbx`` with, for levels,
+each level's own files (Tiled map, tilesets, JSON record, picture).
 """
 
+import dataclasses
 import json
 import os
 
@@ -15,12 +21,21 @@ import bpy
 
 from ...core.errors import ParameterError
 from ...core.steps import drive
-from ...core.world import file_record, read_world_json, tile_base, world_json_path, write_world_json
+from ...core.world import (
+    file_record,
+    once_sections,
+    read_world_json,
+    tile_base,
+    world_grid,
+    world_json_path,
+    write_world_json,
+)
 from . import scatter as bridge_scatter
 from .export import exportable
 from .fbx import ExportError, write_fbx
 from .outputs import output_folder, writing
 from .query import KIND_KEY, SCATTER_KIND
+from .world import World, build_world, write_exports
 from .world_tiles import DIGEST_KEY, data_names, remove_new_data, remove_tiles, tile_objects, tile_steps
 
 __all__ = [
@@ -31,6 +46,8 @@ __all__ = [
     "export_world_fbx",
     "export_props_fbx",
     "world_props",
+    "export_once",
+    "once_file_name",
 ]
 
 
@@ -245,3 +262,48 @@ def export_world_fbx(recipe, folder, name="world", *, tiles=None, collection=Non
         return drive(steps, progress)
     finally:
         remove_new_data(before)
+
+
+def once_file_name(name, key):
+    """``<name>_<key>.fbx``: the FBX of section ``key`` that a tiled world named ``name`` builds once."""
+    return f"{name}_{key}.fbx"
+
+
+def _ground(recipe):
+    """``World.ground`` of ``recipe``'s tiled world: its tiles' centre (Blender X, Y) and half its depth."""
+    grid = world_grid(recipe)
+    return (-grid.nx * grid.size / 2, -grid.nz * grid.size / 2, grid.nz * grid.size / 2)
+
+
+def export_once(recipe, folder, name, *, keys=None, scene=None, progress=None):
+    """Build the sections of ``recipe``'s tiled world that it builds once (``core.world.once_sections``;
+    ``keys``: only these) and write them into ``folder``; returns ``{key: [paths]}``.
+
+    Each is built into ``scene`` (default: the current one) by its ``build_section`` as in a single
+    world (``.world.build_world``), in the world's Blender coordinates, where the tiles are: the
+    trees in rows in front of the world's -Y edge, each level at its ``origin``.  Then it is written
+    as a single world writes it (``.world.write_exports`` with ``recipe``'s ``[export] fbx``, no
+    .glb, relief or render): ``<name>_<key>.fbx`` (:func:`once_file_name`) and, for each level, its
+    own files, named after the level.  All through one staging folder under the folder's lock:
+    all or nothing.  What was built is removed again: the scene is left as it was.
+    """
+    scene = scene or bpy.context.scene
+    spec = dataclasses.replace(
+        recipe.export, glb=False, per_object=False, heightmap_raw=False, preview=False, render=False, placements=False
+    )
+    sections = [s for s in once_sections(recipe) if keys is None or s.key in keys]
+    staged = {}
+    with output_folder(folder) as stage:
+        for section in sections:
+            before = data_names()
+            try:
+                made = build_world(
+                    recipe, scene=scene, progress=progress, keys=(section.key,), world=World(ground=_ground(recipe))
+                )
+                base = once_file_name(name, section.key)[: -len(".fbx")]
+                staged[section.key] = write_exports(made.roots, folder, base, spec, scene=scene, stage=stage)
+            finally:
+                remove_new_data(before)
+        every = [p for key in staged for p in staged[key]]
+        names = dict(zip(every, stage.commit(every)))
+    return {key: [names[p] for p in paths] for key, paths in staged.items()}

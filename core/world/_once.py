@@ -1,0 +1,91 @@
+"""The sections a tiled world builds once for the whole world, and the record of their files.
+
+Every recipe section says what a tiled world does with it (``core.recipe.Section.tiled``):
+built in every tile (``"per_tile"``: the terrain, its layers, the scatter), refused, or built
+once (``"once"``: ``[[trees]]`` and ``[[level]]``), in world coordinates, by the Blender side
+(``operators/bridge/world_export.export_once``: the trees in rows in front of the world as
+``<name>_trees.fbx``, each level at its ``origin`` as ``<name>_level.fbx`` plus its own files).
+The world JSON lists their files under ``"once"`` (``{key: [{"name", "bytes", "sha256"}]}``,
+the section keys in ``SECTIONS`` order) beside its ``recipe_sha256``, so a resumed run keeps them
+when every file is whole and the recipe is the same (:func:`verify_once`).
+
+>>> from core import recipe
+>>> r = recipe.loads('[world]\\ntiles = [2, 1]\\n[terrain]\\nresolution = 33\\n[[trees]]\\nspecies = "bush"\\n')
+>>> [s.key for s in once_sections(r)]
+['trees']
+"""
+
+import os
+
+from .. import recipe as core_recipe
+from ._world_json import file_record
+
+__all__ = ["once_sections", "verify_once", "with_once", "once_names"]
+
+
+def once_sections(recipe):
+    """The sections of ``recipe`` that a tiled world builds once (``Section.tiled == "once"``) and
+    that hold something, in ``SECTIONS`` order."""
+    return tuple(s for s in core_recipe.SECTIONS if s.tiled == "once" and getattr(recipe, s.key) != s.default)
+
+
+def _records(files):
+    if not isinstance(files, list) or not files:
+        return None
+    out = []
+    for f in files:
+        if not isinstance(f, dict):
+            return None
+        name, size, digest = f.get("name"), f.get("bytes"), f.get("sha256")
+        if not isinstance(name, str) or os.path.basename(name) != name or name in ("", ".", ".."):
+            return None
+        if name.startswith(".") or not isinstance(size, int) or not isinstance(digest, str):
+            return None
+        out.append({"name": name, "bytes": size, "sha256": digest})
+    return out
+
+
+def once_names(document):
+    """The file names (in the output folder) the ``"once"`` entry of a world JSON lists, checked
+    (bare names, no folders, no hidden files); ``()`` for None or a document without it."""
+    once = (document or {}).get("once")
+    if not isinstance(once, dict):
+        return ()
+    return tuple(sorted({f["name"] for files in once.values() for f in (_records(files) or ())}))
+
+
+def verify_once(out_dir, document, *, recipe_sha256):
+    """``{key: file records}`` of the sections the world JSON ``document`` lists under ``"once"``
+    whose files are all in ``out_dir`` (regular files, never a link) with their size and SHA-256,
+    when the document is of the recipe ``recipe_sha256``; ``{}`` otherwise."""
+    if document is None or document.get("recipe_sha256") != recipe_sha256:
+        return {}
+    once = document.get("once")
+    good = {}
+    for key, files in (once if isinstance(once, dict) else {}).items():
+        records = _records(files)
+        if records is None:
+            continue
+        for record in records:
+            path = os.path.join(out_dir, record["name"])
+            try:
+                if os.path.islink(path) or not os.path.isfile(path) or os.path.getsize(path) != record["bytes"]:
+                    break
+                if file_record(path)["sha256"] != record["sha256"]:
+                    break
+            except OSError:
+                break
+        else:
+            good[key] = records
+    return good
+
+
+def with_once(document, once):
+    """A copy of the world JSON ``document`` listing ``once`` (``{key: file records}``) under
+    ``"once"``, keys in ``SECTIONS`` order; without the entry when ``once`` is empty."""
+    out = {k: v for k, v in document.items() if k != "once"}
+    order = [s.key for s in core_recipe.SECTIONS]
+    listed = {k: [dict(f) for f in once[k]] for k in sorted(once, key=order.index) if once[k]}
+    if listed:
+        out["once"] = listed
+    return out
