@@ -162,7 +162,8 @@ def _build_tiled_locked(recipe, out_dir, name, executor, chosen, progress, write
     path = core_world.world_json_path(out_dir, name)
     document = core_world.read_world_json(path)
     if document is not None and (once or "once" in document):  # the world JSON lists them beside the tiles
-        core_world.write_world_json(path, core_world.with_once(document, once))
+        digest = core_world.recipe_digest(recipe)
+        core_world.write_world_json(path, core_world.with_once(document, once, recipe_sha256=digest))
     dropped = _remove_once_stale(out_dir, name, earlier, once)
     written += made
     if write_recipe:

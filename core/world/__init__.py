@@ -13,7 +13,7 @@ The executors that run the plan (serial, threads, Dask), the driver and the worl
 """
 
 from ._grid import MIN_HALO_CELLS, WorldGrid, halo_cells, parse_tile_range, tile_base, world_grid
-from ._once import once_names, once_sections, verify_once, with_once
+from ._once import once_names, once_sections, verify_once, with_once, without_once
 from ._plan import Task, plan_world, run_task, tile_deps
 from ._stitch import seam_report
 from ._tile import tile_layers
@@ -32,6 +32,7 @@ __all__ = [
     "seam_report",
     "tile_layers",
     "once_sections",
+    "without_once",
     "once_names",
     "verify_once",
     "with_once",

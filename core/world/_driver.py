@@ -47,6 +47,7 @@ from ..errors import ParameterError, short
 from ..unity import write_bytes_atomic
 from ._executors import SerialExecutor, ThreadExecutor
 from ._grid import parse_tile_range, world_grid
+from ._once import without_once
 from ._plan import neighbourhood, plan_world, run_task
 from ._tile import border_path, load_border
 from ._window import window_path
@@ -351,7 +352,8 @@ def run_world(recipe, out_dir, *, name="world", executor=None, tiles=None, progr
     Parameters
     ----------
     recipe : Recipe
-        A recipe with ``[world] tiles``.
+        A recipe with ``[world] tiles``; its sections built once (``once_sections``) are not the
+        tiles' (the Blender side builds them) and not part of the world JSON's ``recipe_sha256``.
     out_dir : str
         Output folder (created if missing).
     name : str
@@ -370,6 +372,7 @@ def run_world(recipe, out_dir, *, name="world", executor=None, tiles=None, progr
     run : WorldRun
     """
     start = time.perf_counter()
+    recipe = without_once(recipe)  # the tiles never read the sections built once ([[trees]], [[level]])
     grid = world_grid(recipe)
     chosen = _chosen(tiles, grid)
     executor = SerialExecutor() if executor is None else executor

@@ -43,6 +43,17 @@ def test_every_section_decides_what_a_tiled_world_does_with_it(section):
             assert "\ndef build_section(recipe, world, *, scene, progress=None):" in fh.read()
 
 
+def test_the_tiles_never_read_the_sections_built_once():
+    recipe = core_recipe.loads(TILED)
+    bare = core_world.without_once(recipe)
+    assert bare.trees == () and bare.level == () and bare.terrain == recipe.terrain and bare.world == recipe.world
+    plain = core_recipe.loads(TILED.split("[[trees]]")[0])
+    assert core_world.without_once(plain) == plain
+    # a changed level changes no tile's digest (the world JSON's recipe_sha256 is of the tiles' recipe)
+    moved = core_recipe.loads(TILED.replace('name = "Crypt"', 'name = "Vault"'))
+    assert core_world.recipe_digest(core_world.without_once(moved)) == core_world.recipe_digest(plain)
+
+
 def test_trees_and_levels_are_built_once_and_the_rest_per_tile():
     decided = {s.key: s.tiled for s in core_recipe.SECTIONS}
     assert decided == {
@@ -95,10 +106,11 @@ def test_verify_once_keeps_a_section_only_when_every_file_is_whole_and_the_recip
         "trees": [_record(tmp_path, "w_trees.fbx", b"trees")],
         "level": [_record(tmp_path, "w_level.fbx", b"level"), _record(tmp_path, "Crypt.tmx", b"<map/>")],
     }
-    document = core_world.with_once({"recipe_sha256": "a" * 64, "tiles": []}, once)
+    document = core_world.with_once({"recipe_sha256": "c" * 64, "tiles": []}, once, recipe_sha256="a" * 64)
+    assert document["once"]["level"]["recipe_sha256"] == "a" * 64 and document["recipe_sha256"] == "c" * 64
     assert list(document["once"]) == ["trees", "level"]
     assert core_world.verify_once(str(tmp_path), document, recipe_sha256="a" * 64) == once
-    assert core_world.verify_once(str(tmp_path), document, recipe_sha256="b" * 64) == {}  # another recipe
+    assert core_world.verify_once(str(tmp_path), document, recipe_sha256="c" * 64) == {}  # another recipe
     assert core_world.verify_once(str(tmp_path), None, recipe_sha256="a" * 64) == {}
     (tmp_path / "Crypt.tmx").write_bytes(b"<map>")  # same size, other bytes: the level is built again
     assert core_world.verify_once(str(tmp_path), document, recipe_sha256="a" * 64) == {"trees": once["trees"]}
@@ -110,13 +122,18 @@ def test_verify_once_keeps_a_section_only_when_every_file_is_whole_and_the_recip
 
 def test_with_once_writes_sections_in_registry_order_and_drops_the_entry_when_empty():
     records = [{"name": "x.fbx", "bytes": 1, "sha256": "0" * 64}]
-    doc = core_world.with_once({"tiles": [], "once": {"trees": records}}, {"level": records, "trees": records})
-    assert list(doc["once"]) == ["trees", "level"] and doc["once"]["level"] is not records
-    assert "once" not in core_world.with_once(doc, {}) and "once" not in core_world.with_once(doc, {"trees": []})
+    doc = core_world.with_once({"tiles": [], "once": {"x": 1}}, {"level": records, "trees": records}, recipe_sha256="a")
+    assert doc["once"] == {
+        "trees": {"recipe_sha256": "a", "files": records},
+        "level": {"recipe_sha256": "a", "files": records},
+    }
+    assert doc["once"]["level"]["files"][0] is not records[0]
+    assert "once" not in core_world.with_once(doc, {}, recipe_sha256="a")
+    assert "once" not in core_world.with_once(doc, {"trees": []}, recipe_sha256="a")
 
 
 @pytest.mark.parametrize("name", ["../x.fbx", "/etc/passwd", ".hidden", "", "a/b.fbx", 3])
 def test_once_names_are_bare_file_names_only(name):
-    document = {"once": {"trees": [{"name": name, "bytes": 1, "sha256": "0" * 64}]}}
+    document = {"once": {"trees": {"recipe_sha256": "a", "files": [{"name": name, "bytes": 1, "sha256": "0" * 64}]}}}
     assert core_world.once_names(document) == ()
-    assert core_world.verify_once("/tmp", {**document, "recipe_sha256": "a"}, recipe_sha256="a") == {}
+    assert core_world.verify_once("/tmp", document, recipe_sha256="a") == {}
