@@ -19,6 +19,7 @@ import os
 
 import bpy
 
+from ...core import recipe as core_recipe
 from ...core.errors import ParameterError
 from ...core.steps import drive
 from ...core.world import (
@@ -26,6 +27,7 @@ from ...core.world import (
     once_sections,
     read_world_json,
     tile_base,
+    with_once,
     world_grid,
     world_json_path,
     write_world_json,
@@ -34,7 +36,7 @@ from . import scatter as bridge_scatter
 from .export import exportable
 from .fbx import ExportError, write_fbx
 from .outputs import output_folder, writing
-from .query import KIND_KEY, SCATTER_KIND
+from .query import KIND_KEY, LEVEL_KIND, SCATTER_KIND, TREE_KIND, worldseed_roots
 from .world import World, build_world, write_exports
 from .world_tiles import DIGEST_KEY, data_names, remove_new_data, remove_tiles, tile_objects, tile_steps
 
@@ -48,6 +50,8 @@ __all__ = [
     "world_props",
     "export_once",
     "once_file_name",
+    "scene_once",
+    "ONCE_KINDS",
 ]
 
 
@@ -162,16 +166,20 @@ def world_props(roots):
     return [props[n] for n in sorted(props)]
 
 
-def export_world_steps(roots, folder, name, *, world_json=None, recipe=None, collection=None, props=()):
+def export_world_steps(roots, folder, name, *, world_json=None, recipe=None, collection=None, props=(), once=None):
     """Write the FBX of every tile in ``roots`` (``{(x, z): root}``; a root of None: the tile is
     assembled from its files with ``recipe``, written and removed, one tile at a time) into ``folder``
     as ``<name>_<x>_<z>.fbx``; with ``props`` (objects: the props the tiles' placement files name)
     the prop library ``<name>_props.fbx``, each prop once (a tree with its LODs), as Export for Unity
-    writes one; and with ``world_json`` (a function of ``{(x, z): FBX path}`` returning the document,
-    :func:`world_json_with_fbx`) ``<name>_world.json``.  All through one staging folder under the
-    folder's lock: all or nothing.  Yields ``(done, total, label)``; returns the paths."""
+    writes one; with ``once`` (``{section key: root objects}``, the sections a tiled world builds
+    once: :func:`scene_once`) each as ``<name>_<key>.fbx`` where it stands, a level with its own
+    files (:func:`export_once`'s files); and with ``world_json`` (a function of ``{(x, z): FBX path}``
+    returning the document, :func:`world_json_with_fbx`) ``<name>_world.json``, listing the files
+    of ``once`` under ``"once"``.  All through one staging folder under the folder's lock: all or
+    nothing.  Yields ``(done, total, label)``; returns the paths."""
     tiles = sorted(roots, key=lambda t: (t[1], t[0]))
-    total = len(tiles) + 2
+    once = {key: list(objects) for key, objects in (once or {}).items() if objects}
+    total = len(tiles) + 2 + len(once)
     with output_folder(folder) as stage:
         staged, fbx = [], {}
         for i, (x, z) in enumerate(tiles):
@@ -196,15 +204,44 @@ def export_world_steps(roots, folder, name, *, world_json=None, recipe=None, col
             with writing(path):
                 write_fbx(path, exportable(list(props)))
             staged.append(path)
+        records = {}
+        for j, (key, objects) in enumerate(once.items()):
+            base = once_file_name(name, key)[: -len(".fbx")]
+            yield len(tiles) + 1 + j, total, f"writing {base}.fbx"
+            made = write_exports(objects, folder, base, _once_spec(core_recipe.ExportSpec()), stage=stage)
+            staged += made
+            records[key] = [file_record(p) for p in made]
         if world_json is not None:
-            yield len(tiles) + 1, total, f"writing {name}_world.json"
+            yield total - 1, total, f"writing {name}_world.json"
             path = os.path.join(stage.path, f"{name}_world.json")
+            document = world_json(fbx)
+            if records:  # made with the world the document describes
+                document = with_once(document, records, recipe_sha256=document["recipe_sha256"])
             with writing(path):
-                write_world_json(path, world_json(fbx))
+                write_world_json(path, document)
             staged.append(path)
         paths = stage.commit(staged)
     yield total, total, "done"
     return paths
+
+
+#: The object kind (``query.KIND_KEY``) of the roots of each section a tiled world builds once, by
+#: section key: what the sidebar's Export World writes of the scene (:func:`scene_once`).
+ONCE_KINDS = {"trees": TREE_KIND, "level": LEVEL_KIND}
+
+
+def scene_once(scene):
+    """``{section key: roots}`` of the sections a tiled world builds once that ``scene`` holds: its
+    Worldseed roots of those kinds (:data:`ONCE_KINDS`; built-in props aside), in name order."""
+    roots = worldseed_roots(scene)
+    out = {}
+    for section in core_recipe.SECTIONS:
+        if section.tiled == "once":
+            kind = ONCE_KINDS[section.key]  # a section built once needs its kind here (a test checks)
+            found = sorted((o for o in roots if o.get(KIND_KEY) == kind), key=lambda o: o.name)
+            if found:
+                out[section.key] = found
+    return out
 
 
 def _recipe_props(recipe):
@@ -269,6 +306,13 @@ def once_file_name(name, key):
     return f"{name}_{key}.fbx"
 
 
+def _once_spec(export):
+    """The ``[export]`` of a section built once: ``export``'s ``fbx``, no .glb, RAW, relief, render or placements."""
+    return dataclasses.replace(
+        export, glb=False, per_object=False, heightmap_raw=False, preview=False, render=False, placements=False
+    )
+
+
 def _ground(recipe):
     """``World.ground`` of ``recipe``'s tiled world: its tiles' centre (Blender X, Y) and half its depth."""
     grid = world_grid(recipe)
@@ -288,9 +332,7 @@ def export_once(recipe, folder, name, *, keys=None, scene=None, progress=None):
     all or nothing.  What was built is removed again: the scene is left as it was.
     """
     scene = scene or bpy.context.scene
-    spec = dataclasses.replace(
-        recipe.export, glb=False, per_object=False, heightmap_raw=False, preview=False, render=False, placements=False
-    )
+    spec = _once_spec(recipe.export)
     sections = [s for s in once_sections(recipe) if keys is None or s.key in keys]
     staged = {}
     with output_folder(folder) as stage:

@@ -6,6 +6,7 @@ as ``world_trees.fbx`` in rows in front of the world, the level at its origin in
 scatter props in the prop library, all listed in the world JSON under ``"once"``; read back with
 ufbx and json.  The same bytes with ``--workers 2``; a rerun keeps them, rebuilds a damaged one
 and what a killed run left unrecorded, to the same bytes; a changed recipe removes the old files.
+The sidebar's Export World writes the scene's trees and levels once too, where they stand.
 """
 
 import hashlib
@@ -15,12 +16,15 @@ import shutil
 import subprocess
 import sys
 
+import bpy
 import numpy as np
 import pytest
 
+from worldseed.core import recipe as core_recipe
 from worldseed.core import world as core_world
+from worldseed.operators.bridge import world_export
 
-from ._world_cases import fbx_nodes
+from ._world_cases import fbx_nodes, panel_world, snapshot
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RUN = os.path.join(ROOT, "worldseed_run.py")
@@ -216,3 +220,37 @@ def test_without_fbx_the_levels_files_are_written_and_the_trees_say_why_not(tmp_
     assert LEVEL_FILES <= names and not {"world_trees.fbx", "world_level.fbx"} & names
     assert "worldseed: note: [[trees]] wrote no file ([export] fbx = false)" in proc.stderr
     assert set(world_json(tmp_path / "out")["once"]) == {"level"}
+
+
+# --------------------------------------------------------------------------- the sidebar's Export World
+
+
+def test_every_section_built_once_has_its_kind_for_the_sidebar():
+    once = {s.key for s in core_recipe.SECTIONS if s.tiled == "once"}
+    assert set(world_export.ONCE_KINDS) == once  # a new family built once: the sidebar exports it too
+
+
+def test_export_world_writes_the_scenes_trees_and_levels_once_where_they_stand(empty_scene, tmp_path):
+    panel_world(tmp_path)
+    assert bpy.ops.worldseed.world_build() == {"FINISHED"}
+    assert bpy.ops.worldseed.tree_add(species="bush", iterations=3) == {"FINISHED"}
+    bpy.context.active_object.location = (-40.0, -300.0, 0.0)
+    assert bpy.ops.worldseed.level_add(generator="cave", width=16, height=16, seed=3, name="Crypt") == {"FINISHED"}
+    bpy.context.active_object.location = (-100.0, -60.0, 5.0)
+    bpy.context.view_layer.update()  # the markers' world positions follow their level
+    before = snapshot()
+    assert bpy.ops.worldseed.world_export() == {"FINISHED"}
+    assert snapshot() == before
+    names = set(os.listdir(tmp_path))
+    assert {"world_trees.fbx", "world_level.fbx", "world_0_0.fbx"} | LEVEL_FILES <= names
+    document = core_world.read_world_json(str(tmp_path / "world_world.json"))
+    assert list(document["once"]) == ["trees", "level"]
+    for entry in document["once"].values():
+        for record in entry["files"]:
+            assert record == core_world.file_record(str(tmp_path / record["name"]))
+    nodes = fbx_nodes(tmp_path / "world_level.fbx")
+    assert np.allclose(np.array(nodes["Crypt"][0]) * UNITY, (100.0, 5.0, 60.0), atol=1e-5)
+    trees = fbx_nodes(tmp_path / "world_trees.fbx")
+    (root,) = [n for n in trees if "_LOD" not in n]
+    assert np.allclose(np.array(trees[root][0]) * UNITY, (40.0, 0.0, 300.0), atol=1e-4)
+    assert not [n for n in trees if n.startswith(("Land_", "Rock"))]  # tiles and props are not trees
