@@ -119,7 +119,10 @@ def build_tiled_world(
 
     Every flag is checked before anything is made (the output folder neither).  The run holds the output folder's
     lock throughout (``outputs.folder_lock``: a second run into the same folder waits up to ``wait`` seconds,
-    then is refused in one line).  The tiles run on the executor ``make_executor()`` makes (serial by default;
+    then is refused in one line).  First the sections a tiled world builds once (``[[trees]]``,
+    ``[[level]]``) are built and written unless the world JSON lists them whole for this recipe
+    (:func:`_once_files`; the JSON lists them under ``"once"`` once the tiles are built).  The tiles run
+    on the executor ``make_executor()`` makes (serial by default;
     the headless run's is ``addon.batch.world_executor``: it checks ``--workers`` / ``--scheduler`` after
     ``name`` and ``tiles`` are checked; workers write their tile files themselves, atomically;
     ``core.world.run_world`` skips tiles already complete and keeps ``<name>_world.json`` current after every
