@@ -61,15 +61,17 @@ PACKAGE = __name__.rpartition(".scaleout")[0] or "worldseed"
 #:   array is a fresh mmap whose pages are faulted in and zeroed: the world's tasks took 1.3-1.7x the
 #:   CPU time in a worker than in the main process with it.
 #: - the worker's statistical profiler off (it samples the task thread's stack every 10 ms on the
-#:   worker's event loop), the event-loop tick every second instead of every 20 ms and the system
-#:   monitor every 5 s instead of 0.5 s: a fixed cost per second of every process of the cluster,
-#:   which made 4 x 4 tiles of 257^2 cost 1.2-1.4x the serial CPU time; without it the workers' event
-#:   loops and the scheduler together spend about 0.7 s instead of 1.9 s on that world (bench_world.py).
+#:   worker's event loop), the event-loop tick every second instead of every 20 ms, the system
+#:   monitor every 5 s instead of 0.5 s and the memory monitor (which pauses, spills or restarts a
+#:   worker near its memory limit) every 0.5 s instead of 0.1 s: a fixed cost per second of every
+#:   process of the cluster, which made 4 x 4 tiles of 257^2 cost 1.2-1.4x the serial CPU time.  An
+#:   idle cluster of 2 workers spends 0.13 s of CPU in 10 s instead of 0.83 s (workers and scheduler).
 CLUSTER_CONFIG = {
     "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None,
     "distributed.worker.profile.enabled": False,
     "distributed.admin.tick.interval": "1s",
     "distributed.admin.system-monitor.interval": "5s",
+    "distributed.worker.memory.monitor-interval": "500ms",
 }
 #: Seconds to wait for a scheduler given by address.
 CONNECT_TIMEOUT = 30
