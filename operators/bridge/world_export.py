@@ -208,7 +208,7 @@ def export_world_steps(roots, folder, name, *, world_json=None, recipe=None, col
         for j, (key, objects) in enumerate(once.items()):
             base = once_file_name(name, key)[: -len(".fbx")]
             yield len(tiles) + 1 + j, total, f"writing {base}.fbx"
-            made = write_exports(objects, folder, base, _once_spec(core_recipe.ExportSpec()), stage=stage)
+            made = write_exports(objects, folder, base, _once_spec(core_recipe.Recipe().export), stage=stage)
             staged += made
             records[key] = [file_record(p) for p in made]
         if world_json is not None:
