@@ -6,6 +6,9 @@ on :func:`register` and :func:`unregister`, the headless entry calls
 a family's panel sits in the sidebar where its section stands in a recipe.
 """
 
+__all__ = ["register", "unregister", "all_classes", "PANELS"]
+
+
 import bpy
 
 from .. import operators, panels

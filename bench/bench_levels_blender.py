@@ -1,4 +1,4 @@
-"""Levels into Blender (issue 10): a 512 x 512 level to a finished object, 10,000 kit modules instanced.
+"""Levels into Blender: a 512 x 512 level to a finished object, 10,000 kit modules instanced.
 
     .venv/bin/python bench/bench_levels_blender.py
 

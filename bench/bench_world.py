@@ -1,4 +1,4 @@
-"""Benchmark tiled worlds (issue 13): serial against Dask's LocalCluster, and a 256-tile world.
+"""Benchmark tiled worlds: serial against Dask's LocalCluster, and a 256-tile world.
 
 Run from the repository root::
 

@@ -6,6 +6,9 @@ The glue that turns core's arrays into Blender data lives in :mod:`.bridge`, whi
 operators.
 """
 
+__all__ = ["FAMILIES", "classes"]
+
+
 from ..core.recipe import SECTION_KEYS
 from .common import family_modules
 

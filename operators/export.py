@@ -10,7 +10,7 @@ import os
 
 import bpy
 
-from ..core.recipe import EXPORT_LIMITS, ExportSpec
+from ..core.export import LIMITS, ExportSpec
 from .bridge import export, world
 from .bridge import terrain as bridge_terrain
 from .bridge import terrain_layers as bridge_layers
@@ -95,7 +95,7 @@ def erodes_first(objects, spec):
 
 
 def _flag(name, default):
-    limit = EXPORT_LIMITS[name]
+    limit = LIMITS[name]
     return bpy.props.BoolProperty(name=limit.label, description=limit.description, default=default)
 
 

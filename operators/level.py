@@ -20,8 +20,8 @@ text settings' parsers in :mod:`.level_text`; their public names are importable 
 
 import bpy
 
+from ..core import levels as core_levels
 from ..core.errors import ParameterError
-from ..core.levels import spec as level_spec
 from .bridge import level as bridge_level
 from .bridge import level_wfc
 from .bridge.properties import apply_spec
@@ -31,6 +31,7 @@ from .level_settings import COMMON_FIELDS as COMMON_FIELDS
 from .level_settings import GEOMETRY_ITEMS as GEOMETRY_ITEMS
 from .level_settings import (
     LEVEL_FIELDS,
+    PANEL_FIELDS,
     WFC_SAMPLED,
     WFC_TILED,
     classes_prop,
@@ -38,6 +39,7 @@ from .level_settings import (
     level_props,
     load_wfc_settings,
     spec_from_props,
+    wfc_tileset_of,
     wfc_values,
 )
 from .level_settings import SAMPLE_SOURCES as SAMPLE_SOURCES
@@ -102,7 +104,7 @@ def live_rebuilds(settings):
     """True when Auto Update rebuilds the level the Levels panel's ``settings`` describe: any level but a
     WFC level of more than :data:`LIVE_WFC_CELLS` cells or with ``connected`` or ``counts`` (those may
     search for seconds: the panel says to press Update Level, which shows progress and takes Esc)."""
-    if settings.generator not in level_spec.WFC_GENERATORS:
+    if settings.generator not in core_levels.WFC_GENERATORS:
         return True
     constrained = settings.connected or settings.counts.strip()
     return settings.width * settings.height <= LIVE_WFC_CELLS and not constrained
@@ -159,10 +161,10 @@ class WORLDSEED_OT_level_add(ModalBuild, bpy.types.Operator):
     def _load_settings(self, context):
         """Copy the sidebar settings (and the 3D cursor as the origin) into this operator, once."""
         settings = context.scene.worldseed.level
-        for name in LEVEL_FIELDS:
+        for name in PANEL_FIELDS:
             setattr(self, name, getattr(settings, name))
         values, image = wfc_values(settings)
-        self.tileset, self.sample = values["tileset"], values.get("sample", "")
+        self.wfc_tileset, self.sample = wfc_tileset_of(settings), values.get("sample", "")
         self.sample_image = image.name if image is not None else ""
         self.classes = settings.classes
         self.connect_points, self.counts = settings.connect_points, settings.counts
@@ -242,7 +244,7 @@ class WORLDSEED_OT_level_add(ModalBuild, bpy.types.Operator):
         if self.generator in WFC_SAMPLED:
             layout.prop(self, "sample_image")
             layout.prop(self, "classes")
-        if self.generator in level_spec.WFC_GENERATORS:
+        if self.generator in core_levels.WFC_GENERATORS:
             layout.prop(self, "connect_points")
             layout.prop(self, "counts")
             layout.prop(self, "fixed")
@@ -258,7 +260,7 @@ class WORLDSEED_OT_level_add(ModalBuild, bpy.types.Operator):
 def is_modal_level(spec):
     """True for a level made modally when its operator is invoked from a window: every WFC level (its
     search may take seconds whatever the grid's size; the other generators take a fraction of one)."""
-    return spec.generator in level_spec.WFC_GENERATORS
+    return spec.generator in core_levels.WFC_GENERATORS
 
 
 class _ModalUpdate(ModalBuild):
@@ -373,7 +375,7 @@ class WORLDSEED_OT_level_load_settings(bpy.types.Operator):
         geometry, kit = bridge_level.stored_geometry(root)
         _, image = bridge_level.stored_source(root)
         with paused_auto_update(settings):
-            apply_spec(settings, spec, names=LEVEL_FIELDS)
+            apply_spec(settings, spec, names=PANEL_FIELDS)
             load_wfc_settings(settings, spec, image)
             if geometry == "TILES":
                 settings.tile_objects = kit

@@ -7,16 +7,13 @@ operator's redo panel (:mod:`.level`).  The WFC generators' own ways to name a t
 into spec values here (:func:`wfc_values`, :func:`spec_from_props`) and back (:func:`load_wfc_settings`).
 """
 
-import os
-
 import bpy
 
 from ..core import levels as core_levels
 from ..core.errors import ParameterError
-from ..core.levels import spec as level_spec
 from ..core.spec import from_attrs
 from .bridge import level_wfc
-from .bridge.properties import SHOWN_KINDS, prop_for, props_from_limits
+from .bridge.properties import SHOWN_KINDS, blend_path, props_from_limits
 from .bridge.query import level_generator_fields
 from .level_text import (
     classes_from_text,
@@ -31,6 +28,7 @@ from .level_text import (
 
 __all__ = [
     "LEVEL_FIELDS",
+    "PANEL_FIELDS",
     "WFC_TILED",
     "WFC_SAMPLED",
     "COMMON_FIELDS",
@@ -40,6 +38,7 @@ __all__ = [
     "wfc_settings_props",
     "classes_prop",
     "constraint_props",
+    "wfc_tileset_of",
     "wfc_values",
     "spec_from_props",
     "load_wfc_settings",
@@ -49,7 +48,10 @@ __all__ = [
 #: ``connect_points``, ``counts`` and ``fixed``, which the panel writes as text: :func:`classes_from_text`,
 #: :func:`points_from_text`, :func:`counts_from_text`, :func:`fixed_from_text`).
 LEVEL_FIELDS = tuple(n for n, limit in core_levels.LIMITS.items() if limit.kind in SHOWN_KINDS)
-#: Generators that take a WFC tileset (``tileset``) and a sample (``sample``).
+#: The level settings the Levels panel holds as those properties: its WFC tileset is a choice of the presets
+#: and a file (:func:`wfc_settings_props`), read by :func:`wfc_values` and written by :func:`load_wfc_settings`.
+PANEL_FIELDS = tuple(n for n in LEVEL_FIELDS if n != "wfc_tileset")
+#: Generators that take a WFC tileset (``wfc_tileset``) and a sample (``sample``).
 WFC_TILED = ("wfc_tiled", "wfc")
 WFC_SAMPLED = ("wfc_overlapping", "wfc")
 #: Settings the panel shows whatever the generator (``origin`` is the 3D cursor's, in the redo panel).
@@ -71,15 +73,6 @@ _FILE = ("FILE", "File", "A tileset file (.toml)")
 _RELATIVE = {"options": {"PATH_SUPPORTS_BLEND_RELATIVE"}} if bpy.app.version >= (4, 5, 0) else {}
 
 
-def blend_path(path):
-    """The file a panel's path names: ``//`` starts at the saved .blend's folder (``bpy.path.abspath``),
-    so does a plain relative path once the .blend is saved (before, the working directory)."""
-    path = bpy.path.abspath(path) if path else path
-    if path and not os.path.isabs(path) and bpy.data.filepath:
-        path = os.path.join(os.path.dirname(bpy.path.abspath(bpy.data.filepath)), path)
-    return path
-
-
 def _preset_items(stems, what):
     return [(s, s.replace("_", " ").title(), f"The {s!r} {what} that ships with Worldseed") for s in stems]
 
@@ -90,16 +83,15 @@ def level_props(update=None):
 
 
 def wfc_settings_props(update=None):
-    """``{name: bpy.props...}`` of the Levels panel's own ways to name ``tileset`` and ``sample``
-    (presets, files, an image of the .blend), the auto-tile set, ``classes`` as text and the tile objects."""
+    """``{name: bpy.props...}`` of the Levels panel's own ways to name ``wfc_tileset`` and ``sample``
+    (presets, files, an image of the .blend), ``classes`` as text and the tile objects."""
     kw = {} if update is None else {"update": update}
     tilesets, samples = level_wfc.wfc_presets()
     return {
-        "autotile": prop_for(level_spec.AUTOTILE_LIMIT, "blob", update=update),
         "wfc_tileset": bpy.props.EnumProperty(
             name="WFC Tileset",
             items=[*_preset_items(tilesets, "tileset"), _FILE],
-            default=0,
+            default=core_levels.LevelSpec().wfc_tileset,
             description="The tileset of WFC (tiles): a preset, or a file",
             **kw,
         ),
@@ -115,7 +107,11 @@ def wfc_settings_props(update=None):
             name="Sample", items=SAMPLE_SOURCES, default="PRESET", description="Where the WFC sample comes from", **kw
         ),
         "sample_preset": bpy.props.EnumProperty(
-            name="Sample Preset", items=_preset_items(samples, "sample"), description="A WFC sample preset", **kw
+            name="Sample Preset",
+            items=_preset_items(samples, "sample"),
+            default=core_levels.DEFAULT_SAMPLE,
+            description="A WFC sample preset that makes levels (others: as a file)",
+            **kw,
         ),
         "sample_file": bpy.props.StringProperty(
             name="Sample File",
@@ -176,20 +172,25 @@ def constraint_props(kw):
     }
 
 
+def wfc_tileset_of(settings):
+    """The WFC tileset the Levels panel names: a preset name or a file's absolute path ("" for a file
+    not chosen yet)."""
+    wfc = settings.wfc_tileset
+    return wfc if wfc != "FILE" else blend_path(settings.tileset_file)
+
+
 def wfc_values(settings):
-    """``({"tileset": ..., "sample": ...}, image)``: what the Levels panel's own properties stand for
-    (a WFC generator's tileset: a preset name or a file's absolute path; others: the auto-tile set),
+    """``({"wfc_tileset": ..., "sample": ...}, image)``: what the Levels panel's own properties stand for
+    (the keys the generator takes: a WFC tileset, a sample: a preset name or a file's absolute path),
     and the image whose pixels are the sample (or None; the sample is then a PNG of its pixels,
-    :func:`.bridge.level_wfc.sample_file`).  In
-    the panel, ``wfc`` is the tiled model (it always names a WFC tileset)."""
+    :func:`.bridge.level_wfc.sample_file`).  In the panel, ``wfc`` is the tiled model (it names no
+    sample)."""
     generator = settings.generator
+    values = {}
     if generator in WFC_TILED:
-        wfc = settings.wfc_tileset
-        tileset = wfc if wfc != "FILE" else blend_path(settings.tileset_file)
-        if not tileset:
-            raise ParameterError("level.tileset: choose the WFC tileset file (or a preset)")
-    else:
-        tileset = settings.autotile
+        values["wfc_tileset"] = wfc_tileset_of(settings)
+        if not values["wfc_tileset"]:
+            raise ParameterError("level.wfc_tileset: choose the WFC tileset file (or a preset)")
     sample, image = "", None
     if generator in WFC_SAMPLED and generator not in WFC_TILED:
         if settings.sample_source == "PRESET":
@@ -203,7 +204,6 @@ def wfc_values(settings):
             sample = level_wfc.sample_file(image)
         if not sample:
             raise ParameterError("level.sample: choose the sample file (or a preset or an image)")
-    values = {"tileset": tileset}
     if "sample" in core_levels.GENERATOR_KEYS[generator]:
         values["sample"] = sample
     return values, image
@@ -228,25 +228,33 @@ def spec_from_props(props, **overrides):
     return core_levels.from_dict(table)  # also refuses impossible settings (room larger than its leaf ...)
 
 
+def _preset_file(value, key):
+    """A preset the panel does not list (a 3-D tileset, a sample that makes no level by default) as its file;
+    a file path as it is."""
+    if value in core_levels.preset_names(key):
+        return core_levels.resolve_file(value, key=key)[0]
+    return value
+
+
 def load_wfc_settings(settings, spec, image=None):
-    """The Levels panel's own properties back from a spec: the auto-tile set or the WFC tileset
-    (a preset, else a file), the sample (a preset, a file or ``image``), ``classes``,
+    """The Levels panel's own properties back from a spec: the WFC tileset (a preset, else a file) of a
+    generator that takes one, the sample (a preset, a file or ``image``), ``classes``,
     ``connect_points`` and ``counts`` as text."""
     tilesets, samples = level_wfc.wfc_presets()
-    if spec.tileset in level_spec.AUTOTILE_SETS:
-        settings.autotile = spec.tileset
-    elif spec.tileset in tilesets:
-        settings.wfc_tileset = spec.tileset
-    else:
-        settings.wfc_tileset = "FILE"
-        settings.tileset_file = spec.tileset
-    if spec.generator in WFC_SAMPLED and spec.sample:
+    if spec.generator in WFC_TILED:
+        if spec.wfc_tileset in tilesets:
+            settings.wfc_tileset = spec.wfc_tileset
+        else:
+            settings.wfc_tileset = "FILE"
+            settings.tileset_file = _preset_file(spec.wfc_tileset, "wfc_tileset")
+    sample = spec.sample or (core_levels.DEFAULT_SAMPLE if spec.generator == "wfc_overlapping" else "")
+    if spec.generator in WFC_SAMPLED and sample:
         if image is not None:
             settings.sample_source, settings.sample_image = "IMAGE", image
-        elif spec.sample in samples:
-            settings.sample_source, settings.sample_preset = "PRESET", spec.sample
+        elif sample in samples:
+            settings.sample_source, settings.sample_preset = "PRESET", sample
         else:
-            settings.sample_source, settings.sample_file = "FILE", spec.sample
+            settings.sample_source, settings.sample_file = "FILE", _preset_file(sample, "sample")
     settings.classes = classes_to_text(spec.classes)
     settings.connect_points = points_to_text(spec.connect_points)
     settings.counts = counts_to_text(spec.counts)

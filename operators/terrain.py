@@ -8,9 +8,11 @@ panel re-runs ``execute`` with the edited properties.
 
 import bpy
 
+from ..core import export as core_export
 from ..core import mesh as core_mesh
 from ..core import recipe as core_recipe
 from ..core import terrain as core_terrain
+from ..core import world as core_world
 from ..core.errors import ParameterError
 from ..core.spec import from_attrs, to_table
 from . import terrain_layers
@@ -23,7 +25,7 @@ from .common import ModalBuild, modal_vertices, new_seed, paused_auto_update, se
 #: Terrain fields shown as properties (the height curve has its own widget; ``enabled`` is for recipes).
 TERRAIN_FIELDS = tuple(n for n, limit in core_terrain.LIMITS.items() if limit.kind != "custom" and n != "enabled")
 WORLD_FIELDS = ("name", "seed")
-EXPORT_FIELDS = tuple(core_recipe.EXPORT_LIMITS)
+EXPORT_FIELDS = tuple(core_export.LIMITS)
 #: Settings of the output rather than of the look; applying a preset leaves them alone.
 OUTPUT_FIELDS = ("resolution", "lods", "material", "offset")
 
@@ -32,7 +34,7 @@ def terrain_props(update=None):
     """``{name: bpy.props...}`` for the world name, the seed, every shown terrain field and the terrain's
     layers (erosion and biomes, prefixed: :func:`.terrain_layers.layer_props`)."""
     return {
-        **props_from_limits(core_recipe.WORLD_LIMITS, core_recipe.WorldSpec(), names=WORLD_FIELDS, update=update),
+        **props_from_limits(core_world.LIMITS, core_world.WorldSpec(), names=WORLD_FIELDS, update=update),
         **props_from_limits(core_terrain.LIMITS, core_terrain.TerrainSpec(), names=TERRAIN_FIELDS, update=update),
         **terrain_layers.layer_props(update=update),
     }
@@ -44,7 +46,7 @@ LAYER_PROPS = tuple(terrain_layers.layer_props())
 
 def recipe_from_props(props, *, curve_points, export=None):
     """A validated recipe from an object holding :func:`terrain_props` (settings or operator)."""
-    world = from_attrs(core_recipe.WorldSpec, core_recipe.WORLD_LIMITS, props, prefix="world.", fields=WORLD_FIELDS)
+    world = from_attrs(core_world.WorldSpec, core_world.LIMITS, props, prefix="world.", fields=WORLD_FIELDS)
     terrain = from_attrs(
         core_terrain.TerrainSpec,
         core_terrain.LIMITS,
@@ -57,9 +59,7 @@ def recipe_from_props(props, *, curve_points, export=None):
     terrain_layers.add_layer_tables(data, props)
     if export is not None:
         data["export"] = to_table(
-            from_attrs(
-                core_recipe.ExportSpec, core_recipe.EXPORT_LIMITS, export, prefix="export.", fields=EXPORT_FIELDS
-            )
+            from_attrs(core_export.ExportSpec, core_export.LIMITS, export, prefix="export.", fields=EXPORT_FIELDS)
         )
     return core_recipe.from_dict(data, source="settings")
 

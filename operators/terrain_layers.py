@@ -17,11 +17,10 @@ import bpy
 
 from ..core import biomes as core_biomes
 from ..core import erosion as core_erosion
-from ..core import recipe as core_recipe
-from ..core import terrain as core_terrain
+from ..core import splat as core_splat
 from ..core.errors import ParameterError
 from ..core.spec import from_attrs
-from .bridge.properties import SHOWN_KINDS, props_from_limits
+from .bridge.properties import SHOWN_KINDS, blend_path, props_from_limits
 
 __all__ = [
     "EROSION_PREFIX",
@@ -37,25 +36,20 @@ __all__ = [
     "add_layer_tables",
     "apply_layers_to_props",
     "weights_text",
-    "blend_path",
     "Prefixed",
     "classes",
 ]
 
 EROSION_PREFIX = "erosion_"
 BIOMES_PREFIX = "biomes_"
-#: Erosion fields shown as properties, in the order of ``core.erosion.EROSION_LIMITS``.
-EROSION_FIELDS = tuple(n for n, limit in core_erosion.EROSION_LIMITS.items() if limit.kind in SHOWN_KINDS)
+#: Erosion fields shown as properties, in the order of ``core.erosion.LIMITS``.
+EROSION_FIELDS = tuple(n for n, limit in core_erosion.LIMITS.items() if limit.kind in SHOWN_KINDS)
 #: Fields given as text in the sidebar (read by core's own checks): a biome table, biome weights.
 TEXT_FIELDS = {"table": "a preset name (whittaker) or a .toml file", "biomes": "written 'forest, grassland = 0.25'"}
 #: Biome fields shown as properties (the table's name as text).
-BIOMES_FIELDS = tuple(
-    n for n, limit in core_biomes.BIOMES_LIMITS.items() if limit.kind in SHOWN_KINDS or n in TEXT_FIELDS
-)
+BIOMES_FIELDS = tuple(n for n, limit in core_biomes.LIMITS.items() if limit.kind in SHOWN_KINDS or n in TEXT_FIELDS)
 #: Texture layer fields shown as properties (the biomes as text).
-SPLAT_FIELDS = tuple(
-    n for n, limit in core_biomes.SPLAT_LIMITS.items() if limit.kind in SHOWN_KINDS or n in TEXT_FIELDS
-)
+SPLAT_FIELDS = tuple(n for n, limit in core_splat.LIMITS.items() if limit.kind in SHOWN_KINDS or n in TEXT_FIELDS)
 #: Most texture layers (Unity's terrain takes any number; each 4 are one splat image).
 MAX_SPLATS = 16
 
@@ -122,23 +116,21 @@ def _prefixed(props, prefix):
 def layer_props(update=None):
     """The erosion and biome fields as properties, each under its prefix (``erosion_droplets_per_km2``)."""
     return {
-        **_prefixed(
-            _props(core_erosion.EROSION_LIMITS, core_erosion.ErosionSpec(), EROSION_FIELDS, update), EROSION_PREFIX
-        ),
-        **_prefixed(_props(core_biomes.BIOMES_LIMITS, core_biomes.BiomesSpec(), BIOMES_FIELDS, update), BIOMES_PREFIX),
+        **_prefixed(_props(core_erosion.LIMITS, core_erosion.ErosionSpec(), EROSION_FIELDS, update), EROSION_PREFIX),
+        **_prefixed(_props(core_biomes.LIMITS, core_biomes.BiomesSpec(), BIOMES_FIELDS, update), BIOMES_PREFIX),
     }
 
 
 def splat_layer_props(update=None):
-    """``{name: bpy.props...}`` of one texture layer (:class:`core.biomes.SplatSpec`)."""
-    return _props(core_biomes.SPLAT_LIMITS, core_biomes.SplatSpec(), SPLAT_FIELDS, update)
+    """``{name: bpy.props...}`` of one texture layer (:class:`core.splat.SplatSpec`)."""
+    return _props(core_splat.LIMITS, core_splat.SplatSpec(), SPLAT_FIELDS, update)
 
 
 def erosion_from_props(props):
     """A validated :class:`core.erosion.ErosionSpec` from an object holding :func:`layer_props`."""
     return from_attrs(
         core_erosion.ErosionSpec,
-        core_erosion.EROSION_LIMITS,
+        core_erosion.LIMITS,
         Prefixed(props, EROSION_PREFIX),
         prefix="terrain.erosion.",
         fields=EROSION_FIELDS,
@@ -149,18 +141,12 @@ def biomes_from_props(props):
     """A validated :class:`core.biomes.BiomesSpec` from an object holding :func:`layer_props`."""
     spec = from_attrs(
         core_biomes.BiomesSpec,
-        core_biomes.BIOMES_LIMITS,
+        core_biomes.LIMITS,
         Prefixed(props, BIOMES_PREFIX),
         prefix="biomes.",
         fields=BIOMES_FIELDS,
     )
-    return dataclasses.replace(spec, table=blend_path(spec.table))
-
-
-def blend_path(path):
-    """A file path as the sidebar holds it, with a .blend-relative ``//`` made absolute (recipes and
-    Unity have no .blend to be relative to); anything else as it is."""
-    return bpy.path.abspath(path) if path.startswith("//") else path
+    return dataclasses.replace(spec, table=blend_path(spec.table)) if core_biomes.is_table_path(spec.table) else spec
 
 
 def splat_tables(props):
@@ -170,13 +156,13 @@ def splat_tables(props):
         tables = []
         for i, layer in enumerate(props.splats):
             spec = from_attrs(
-                core_biomes.SplatSpec,
-                core_biomes.SPLAT_LIMITS,
+                core_splat.SplatSpec,
+                core_splat.LIMITS,
                 layer,
                 prefix=f"texture layer {i + 1} ({layer.name!r}): ",
                 fields=SPLAT_FIELDS,
             )
-            tables.append(core_biomes.splat_to_dict(dataclasses.replace(spec, texture=blend_path(spec.texture))))
+            tables.append(core_splat.to_dict(dataclasses.replace(spec, texture=blend_path(spec.texture))))
         return tables
     text = getattr(props, "splat_json", "") or "[]"
     try:
@@ -188,20 +174,16 @@ def splat_tables(props):
 
 def add_layer_tables(data, props):
     """Put the layers held by ``props`` (settings or operator) into the recipe tables ``data``:
-    ``data["terrain"]["erosion"]`` (when not the default), ``data["biomes"]`` and ``data["splat"]``
-    (when the recipe has those sections)."""
-    if "erosion" in core_terrain.LIMITS:
-        erosion = erosion_from_props(props)
-        if erosion != core_erosion.ErosionSpec():  # as core.terrain.to_dict: no table for the default
-            data["terrain"]["erosion"] = core_erosion.erosion_to_dict(erosion)
-    if "biomes" in core_recipe.SECTION_KEYS:
-        biomes = biomes_from_props(props)
-        if biomes != core_biomes.BiomesSpec():
-            data["biomes"] = core_biomes.biomes_to_dict(biomes)
-    if "splat" in core_recipe.SECTION_KEYS:
-        tables = splat_tables(props)
-        if tables:
-            data["splat"] = tables
+    ``data["terrain"]["erosion"]``, ``data["biomes"]`` and ``data["splat"]`` (each when not the default)."""
+    erosion = erosion_from_props(props)
+    if erosion != core_erosion.ErosionSpec():  # as core.terrain.to_dict: no table for the default
+        data["terrain"]["erosion"] = core_erosion.to_dict(erosion)
+    biomes = biomes_from_props(props)
+    if biomes != core_biomes.BiomesSpec():
+        data["biomes"] = core_biomes.to_dict(biomes)
+    tables = splat_tables(props)
+    if tables:
+        data["splat"] = tables
 
 
 def _set(props, prefix, names, spec):
@@ -250,7 +232,7 @@ class WORLDSEED_OT_splat_layer_add(bpy.types.Operator):
         settings = context.scene.worldseed.terrain
         taken = {layer.name for layer in settings.splats}
         layer = settings.splats.add()
-        _set(layer, "", SPLAT_FIELDS, core_biomes.SplatSpec())
+        _set(layer, "", SPLAT_FIELDS, core_splat.SplatSpec())
         base = "Ground" if len(settings.splats) == 1 else "Layer"
         name, k = base, 1
         while name in taken:

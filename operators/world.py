@@ -1,4 +1,4 @@
-"""World operators (issue 13): Build Tiles and Export World for Unity.
+"""World operators: Build Tiles and Export World for Unity.
 
 Thin, as every family's: they gather a tiled world's recipe from the sidebar (the Terrain panel's
 terrain and layers, the Scatter panel's built-in layers, the World panel's grid and halo), and hand
@@ -71,7 +71,7 @@ def world_recipe(scene):
     """The tiled world the sidebar describes: the Terrain panel's recipe with the World panel's grid
     and halo and, when the World panel's Scatter is on, the Scatter panel's layers (built-in props
     only: core scatters tiles without Blender).  Validated: a tiled world needs Normalize Fixed, a
-    Unity resolution ... (``core.recipe.check_world``, errors naming the key)."""
+    Unity resolution ... (``core.world.check_world``, errors naming the key)."""
     settings = scene.worldseed
     data = core_recipe.to_dict(terrain_ops.settings_recipe(scene))
     data["world"]["tiles"] = [settings.world.tiles_x, settings.world.tiles_z]

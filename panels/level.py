@@ -19,14 +19,11 @@ class WORLDSEED_PT_level(SidebarPanel, bpy.types.Panel):
         layout.use_property_split = True
         col = layout.column(align=True)
         for name in LEVEL_SHOWN_FIELDS:
-            if name != "tileset":
-                col.prop(settings, name)
-            elif settings.uses_wfc_tileset():
-                col.prop(settings, "wfc_tileset")
-                if settings.wfc_tileset == "FILE":
-                    col.prop(settings, "tileset_file")
-            else:
-                col.prop(settings, "autotile")
+            col.prop(settings, name)
+        if settings.uses_wfc_tileset():
+            col.prop(settings, "wfc_tileset")
+            if settings.wfc_tileset == "FILE":
+                col.prop(settings, "tileset_file")
         if settings.uses_sample():
             col = layout.column(align=True)
             col.prop(settings, "sample_source")

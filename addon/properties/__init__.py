@@ -5,6 +5,9 @@ Each file defines ``classes`` (children first) and ``SETTINGS``, the group ``sce
 points to; the files are found by the names of the recipe sections (``core.recipe.SECTIONS``).
 """
 
+__all__ = ["FAMILIES", "WorldseedSettings", "classes"]
+
+
 import bpy
 
 from ...core.recipe import SECTION_KEYS

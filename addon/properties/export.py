@@ -2,12 +2,12 @@
 
 import bpy
 
-from ...core import recipe as core_recipe
+from ...core import export as core_export
 from ...operators.bridge.properties import props_from_limits
 
 
 class WorldseedExportSettings(bpy.types.PropertyGroup):
-    __annotations__ = props_from_limits(core_recipe.EXPORT_LIMITS, core_recipe.ExportSpec())
+    __annotations__ = props_from_limits(core_export.LIMITS, core_export.ExportSpec())
 
 
 SETTINGS = WorldseedExportSettings

@@ -43,7 +43,7 @@ class WorldseedLevelSettings(bpy.types.PropertyGroup):
 
     # read-only look-ups for the panel (which imports no operators)
     def uses_wfc_tileset(self):
-        """True when the generator takes a WFC tileset (its ``tileset`` is no auto-tile set)."""
+        """True when the generator takes a WFC tileset (``wfc_tileset``)."""
         return self.generator in WFC_TILED
 
     def uses_sample(self):
@@ -59,10 +59,12 @@ class WorldseedLevelSettings(bpy.types.PropertyGroup):
         return live_rebuilds(self)
 
     def own_fields(self):
-        """The generator's own settings the panel draws as plain properties (the sample, its classes and
-        the constraints' text have widgets of their own)."""
+        """The generator's own settings the panel draws as plain properties (the WFC tileset, the sample,
+        its classes and the constraints' text have widgets of their own)."""
         own = level_generator_fields(self.generator)
-        return tuple(n for n in own if n not in ("sample", "classes", "connect_points", "counts", "fixed"))
+        return tuple(
+            n for n in own if n not in ("wfc_tileset", "sample", "classes", "connect_points", "counts", "fixed")
+        )
 
 
 SETTINGS = WorldseedLevelSettings

@@ -13,7 +13,7 @@ from .. import live
 
 
 class WorldseedSplatLayer(bpy.types.PropertyGroup):
-    """One texture layer (``[[splat]]``), fields generated from ``core.biomes.SPLAT_LIMITS``."""
+    """One texture layer (``[[splat]]``), fields generated from ``core.splat.LIMITS``."""
 
     __annotations__ = splat_layer_props(update=live.on_terrain_change)
 

@@ -1,17 +1,17 @@
 """The World panel's settings: a tiled world (``[world] tiles``, ``halo``), which tiles to build, and the
 folder the tile files go to.
 
-The grid and halo come from core's table (``core.recipe.WORLD_LIMITS``; the grid's bounds are
-``core.recipe.TILES``), so the sidebar allows what a recipe allows.  The world's name and seed stay
+The grid and halo come from core's table (``core.world.LIMITS``; the grid's bounds are
+``core.world.TILES``), so the sidebar allows what a recipe allows.  The world's name and seed stay
 in the Terrain panel (they name and seed a single terrain too).
 """
 
 import bpy
 
-from ...core import recipe as core_recipe
+from ...core import world as core_world
 from ...operators.bridge.properties import props_from_limits
 
-_TILES = core_recipe.WORLD_LIMITS["tiles"]
+_TILES = core_world.LIMITS["tiles"]
 
 
 def _tiles_prop(axis, default):
@@ -19,8 +19,8 @@ def _tiles_prop(axis, default):
         name=f"Tiles {axis}",
         description=f"{_TILES.description}: tiles along Unity {axis}",
         default=default,
-        min=core_recipe.TILES[0],
-        max=core_recipe.TILES[1],
+        min=core_world.TILES[0],
+        max=core_world.TILES[1],
     )
 
 
@@ -31,18 +31,18 @@ def _range_prop(label, default, axis):
         description=f"Build the tiles {which} this index along Unity {axis} (counted from 0)",
         default=default,
         min=0,
-        max=core_recipe.TILES[1] - 1,
+        max=core_world.TILES[1] - 1,
     )
 
 
-_DEFAULT_TILES = core_recipe.WorldSpec().tiles
+_DEFAULT_TILES = core_world.WorldSpec().tiles
 
 
 class WorldseedWorldSettings(bpy.types.PropertyGroup):
     __annotations__ = {
         "tiles_x": _tiles_prop("X", _DEFAULT_TILES[0]),
         "tiles_z": _tiles_prop("Z", _DEFAULT_TILES[1]),
-        **props_from_limits(core_recipe.WORLD_LIMITS, core_recipe.WorldSpec(), names=["halo"]),
+        **props_from_limits(core_world.LIMITS, core_world.WorldSpec(), names=["halo"]),
         "build_all": bpy.props.BoolProperty(
             name="All Tiles", default=True, description="Build every tile of the grid (off: only the range below)"
         ),

@@ -3,12 +3,12 @@
 Every scale is in metres (``radius``, ``lifetime``) or per square kilometre (``droplets_per_km2``),
 so a 513^2 and a 1025^2 build of the same recipe erode alike. The rates are per metre travelled.
 
->>> spec = erosion_from_dict({"enabled": True, "droplets_per_km2": 50_000})
+>>> spec = from_dict({"enabled": True, "droplets_per_km2": 50_000})
 >>> spec.enabled, spec.droplets_per_km2, spec.radius
 (True, 50000.0, 6.0)
 >>> droplet_count(spec, size=512.0)
 13107
->>> erosion_to_dict(spec)["droplets_per_km2"]
+>>> to_dict(spec)["droplets_per_km2"]
 50000.0
 """
 
@@ -31,9 +31,9 @@ from ._hydraulic import (
 
 __all__ = [
     "ErosionSpec",
-    "EROSION_LIMITS",
-    "erosion_from_dict",
-    "erosion_to_dict",
+    "LIMITS",
+    "from_dict",
+    "to_dict",
     "droplet_count",
     "check_erosion",
     "DROPLETS_PER_KM2",
@@ -48,7 +48,7 @@ TALUS = (1.0, 89.0)
 THERMAL_ITERATIONS = (0, 10_000)
 
 #: Every field of :class:`ErosionSpec`: kind, range, label and description, written once.
-EROSION_LIMITS = {
+LIMITS = {
     "enabled": flag("Erosion", "Erode the terrain (hydraulic droplets, then thermal if asked)"),
     "droplets_per_km2": number(
         DROPLETS_PER_KM2,
@@ -87,7 +87,7 @@ class ErosionSpec:
     area in km^2 droplets, rounded; its other fields are that function's arguments (``radius``
     and ``lifetime`` in metres, the rates per metre travelled). With ``thermal``,
     :func:`core.erosion.thermal` then runs up to ``thermal_iterations`` iterations with
-    ``talus`` (degrees) and ``thermal_rate``. Ranges: :data:`EROSION_LIMITS`.
+    ``talus`` (degrees) and ``thermal_rate``. Ranges: :data:`LIMITS`.
     """
 
     enabled: bool = False
@@ -131,7 +131,8 @@ def droplet_count(spec, *, size, prefix="terrain.erosion."):
     Refuses more than :data:`core.erosion._hydraulic.MAX_DROPLETS` (a run of many minutes),
     naming ``droplets_per_km2`` and the largest density the tile allows.
     """
-    area_km2 = (float(size) / 1000.0) ** 2
+    side_km = float(size) / 1000.0
+    area_km2 = side_km * side_km  # not ** 2: a Python float's ** is the C library's pow
     count = int(round(spec.droplets_per_km2 * area_km2))
     if count > MAX_DROPLETS:
         raise ParameterError(
@@ -178,24 +179,24 @@ def check_erosion(spec, *, size, cell_size, prefix="terrain.erosion."):
     return count
 
 
-def erosion_from_dict(table, *, prefix="terrain.erosion."):
+def from_dict(table, *, prefix="terrain.erosion."):
     """A validated :class:`ErosionSpec` from a ``[terrain.erosion]`` table (unknown keys refused).
 
     >>> try:
-    ...     erosion_from_dict({"radius": 0.0})
+    ...     from_dict({"radius": 0.0})
     ... except ParameterError as err:
     ...     print(err)
     terrain.erosion.radius must be a finite number in [0.05, 1000], got 0
     """
     if isinstance(table, dict):  # the sub-table named as TOML writes it: [terrain.erosion]
-        check_keys(table, list(EROSION_LIMITS), where=f"[{prefix.rstrip('.')}]")
-    return from_table(ErosionSpec, EROSION_LIMITS, table, prefix=prefix)
+        check_keys(table, list(LIMITS), where=f"[{prefix.rstrip('.')}]")
+    return from_table(ErosionSpec, LIMITS, table, prefix=prefix)
 
 
-def erosion_to_dict(spec):
+def to_dict(spec):
     """The spec as a table of plain TOML values (every field).
 
-    >>> erosion_from_dict(erosion_to_dict(ErosionSpec(enabled=True))) == ErosionSpec(enabled=True)
+    >>> from_dict(to_dict(ErosionSpec(enabled=True))) == ErosionSpec(enabled=True)
     True
     """
     return to_table(spec)

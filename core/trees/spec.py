@@ -29,12 +29,12 @@ import functools
 import os
 import re
 import stat
-import tomllib
 from dataclasses import dataclass
 
 from .._checks import check_float
 from .._toml import toml_table
 from ..errors import ParameterError, short
+from ..files import parse_toml, read_toml
 from ..spec import (
     choice,
     colour,
@@ -233,10 +233,7 @@ def dumps_spec(spec):
 
 def loads_spec(text, *, source="tree"):
     """Inverse of :func:`dumps_spec`."""
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as err:
-        raise ParameterError(f"{source}: not valid TOML: {err}") from None
+    data = parse_toml(text, source=source)
     table = dict(data.get("tree", {}))
     species = table.pop("species", "")
     spec = from_dict(table, prefix=f"{source}: tree.")
@@ -343,14 +340,8 @@ def _species_entry(name):
     entry = _SPECIES.get(path)
     if entry is not None and entry[0] == stamp:
         return entry
-    with open(path, "rb") as fh:
-        raw = fh.read(MAX_SPECIES_BYTES + 1)
-    try:
-        data = tomllib.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise ParameterError(f"species file {path!r} is not UTF-8 text") from None
-    except tomllib.TOMLDecodeError as err:
-        raise ParameterError(f"species file {path!r} is not valid TOML: {err}") from None
+    # read_checked re-checks what it opened (fstat): a FIFO swapped in after the stat is refused, not read
+    data = read_toml(path, name="species file", limit=MAX_SPECIES_BYTES, source=f"species file {name}.toml")
     entry = (stamp, data, None)
     _SPECIES[path] = entry
     return entry

@@ -9,7 +9,9 @@ The tiles never read them: :func:`run_world <core.world.run_world>` builds the t
 :func:`without_once` of the recipe, so changing a level or a tree rebuilds no tile.  The world JSON lists their files
 under ``"once"`` (``{key: {"recipe_sha256", "files": [{"name", "bytes", "sha256"}]}}``, the
 section keys in ``SECTIONS`` order, ``recipe_sha256`` the whole recipe's), so a resumed run keeps
-them when every file is whole and the recipe is the same (:func:`verify_once`).
+them when every file is whole and the recipe is the same (:func:`verify_once`).  The run of the
+tiles carries the entry over (:func:`carry_once`) until the switch of the run's files lists the new
+ones, so the world JSON names them while they are in the folder, even after a kill.
 
 >>> from core import recipe
 >>> r = recipe.loads('[world]\\ntiles = [2, 1]\\n[terrain]\\nresolution = 33\\n[[trees]]\\nspecies = "bush"\\n')
@@ -23,7 +25,7 @@ import os
 from .. import recipe as core_recipe
 from ._world_json import file_record
 
-__all__ = ["once_sections", "without_once", "verify_once", "with_once", "once_names"]
+__all__ = ["once_sections", "without_once", "verify_once", "with_once", "once_names", "carry_once"]
 
 
 def once_sections(recipe):
@@ -106,4 +108,18 @@ def with_once(document, once, *, recipe_sha256):
     }
     if listed:
         out["once"] = listed
+    return out
+
+
+def carry_once(document, earlier):
+    """``document`` (a world JSON the tiles' run writes) with the well-formed ``"once"`` entries of
+    ``earlier`` (the world JSON before the run; each entry keeps its own ``recipe_sha256``): the
+    files of the sections built once are in the folder until the switch of the run's files replaces
+    them, so the document lists them meanwhile.  ``document`` itself when there is nothing to carry."""
+    entries = _entries(earlier)
+    keys = [s.key for s in core_recipe.SECTIONS if s.tiled == "once" and s.key in entries]
+    if not keys:
+        return document
+    out = {k: v for k, v in document.items() if k != "once"}
+    out["once"] = {k: {"recipe_sha256": entries[k][0], "files": entries[k][1]} for k in keys}
     return out

@@ -9,3 +9,5 @@ pipeline the sidebar and the headless run share) and :mod:`.query`
 (read-only look-ups the panels may use).  The bridge never imports the
 operators; the operators and the headless entry call it.
 """
+
+__all__ = []  # the bridge's modules are imported by name (operators.bridge.terrain ...)

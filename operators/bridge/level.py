@@ -37,7 +37,6 @@ import numpy as np
 from ...core import levels as core_levels
 from ...core import preview as core_preview
 from ...core.errors import ParameterError
-from ...core.levels import spec as level_spec
 from ...core.steps import drive
 from .level_kit import KIT_FALLBACK as KIT_FALLBACK
 from .level_kit import KIT_MODULES_KEY as KIT_MODULES_KEY
@@ -362,7 +361,7 @@ def level_files(root, stem):
     level = stored_level(root)
     origin = tuple(float(v) for v in root.matrix_world.translation)
     cs = spec.cell_size
-    tileset = level_spec.autotile_set(spec)  # a WFC level's tileset is its WFC tileset; its auto-tiles blob
+    tileset = spec.autotile  # the Tiled map's auto-tiles
     files = dict(core_levels.tiled_files(level, name=stem, tileset=tileset, cell_size=cs, origin=origin))
     files[f"{stem}_level.json"] = core_levels.level_json_bytes(level, name=stem, cell_size=cs, origin=origin)
     files[f"{stem}_level.png"] = core_preview.png_bytes(core_levels.level_image(level))

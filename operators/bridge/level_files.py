@@ -16,7 +16,6 @@ __all__ = [
     "level_stems",
     "level_file_names",
     "earlier_level_files",
-    "LEVEL_RECORD_FORMAT",
     "check_level_transforms",
     "level_kits_as_objects",
 ]
@@ -71,8 +70,6 @@ def level_file_names(stem, tileset="blob", wfc=None):
     return [*tiled, f"{stem}_level.json", f"{stem}_level.png"]
 
 
-#: The "format" field of a level's ``<stem>_level.json`` (``core.levels.level_record``'s).
-LEVEL_RECORD_FORMAT = core_levels.RECORD_FORMAT
 #: Largest ``_level.json`` :func:`earlier_level_files` reads (a 4096^2 level's record is far smaller).
 LEVEL_RECORD_MAX_BYTES = 1 << 28
 
@@ -81,7 +78,7 @@ def earlier_level_files(folder):
     """Paths of every level file Worldseed may have written in ``folder``: for each regular
     ``<stem>_level.json`` (never through a link) whose "format" is the level record's, the files of
     :func:`level_file_names` of that stem with every tileset.  What a headless run removes of them
-    when it does not write them itself (``addon/batch.remove_stale_outputs``)."""
+    when it does not write them itself (``addon/batch.build_world``, in its switch of files)."""
     found = set()
     with os.scandir(folder) as entries:
         for entry in entries:
@@ -94,7 +91,7 @@ def earlier_level_files(folder):
                     record = json.load(f)
             except (OSError, ValueError):
                 continue  # not a level record of ours
-            if not isinstance(record, dict) or record.get("format") != LEVEL_RECORD_FORMAT:
+            if not core_levels.is_level_record(record):
                 continue
             stem = entry.name[: -len("_level.json")]
             for tileset in core_levels.TILESETS:

@@ -53,9 +53,9 @@ def _files_stamp(spec, base):
     if spec.generator not in core_levels.WFC_GENERATORS:
         return ()
     stamp = []
-    for key in ("tileset", "sample"):
+    for key in ("wfc_tileset", "sample"):
         value = getattr(spec, key)
-        if not value or (key == "tileset" and value in core_levels.AUTOTILE_SETS):
+        if not value or key not in core_levels.GENERATOR_KEYS[spec.generator]:
             continue
         try:
             info = os.stat(core_levels.resolve_file(value, key=key, base=base)[0])

@@ -47,8 +47,12 @@ __all__ = [
 
 
 def wfc_presets():
-    """``(tileset stems, sample stems)`` of the WFC presets that ship (``core.levels.preset_names``)."""
-    return tuple(core_levels.preset_names("tileset")), tuple(core_levels.preset_names("sample"))
+    """``(tileset stems, sample stems)`` of the WFC presets that make levels (``core.levels.preset_names``
+    with ``levels=True``: the 2-D tilesets, the samples listed for levels): what the Levels panel offers."""
+    return (
+        tuple(core_levels.preset_names("wfc_tileset", levels=True)),
+        tuple(core_levels.preset_names("sample", levels=True)),
+    )
 
 
 #: Largest image (pixels) read as an overlapping sample: samples are small pictures (the reference

@@ -8,10 +8,11 @@ of constants) have no generic widget: their family gives them one.
 """
 
 import dataclasses
+import os
 
 import bpy
 
-__all__ = ["prop_for", "props_from_limits", "apply_spec", "SHOWN_KINDS"]
+__all__ = ["prop_for", "props_from_limits", "apply_spec", "blend_path", "SHOWN_KINDS"]
 
 #: Limit kinds that become a property here.
 SHOWN_KINDS = ("int", "float", "choice", "bool", "text", "name", "range", "vector", "colour")
@@ -70,3 +71,14 @@ def apply_spec(props, spec, *, names, keep=()):
     for name in names:
         if name not in keep:
             setattr(props, name, values[name])
+
+
+def blend_path(path):
+    """The file a sidebar path names, made absolute (recipes and Unity have no .blend to be relative to):
+    ``//`` starts at the saved .blend's folder (``bpy.path.abspath``), and so does a plain relative path
+    once the .blend is saved (before, it stays relative: the working directory); an absolute or empty
+    path as it is.  A recipe's relative paths start at the recipe's folder, the sidebar's at the .blend's."""
+    path = bpy.path.abspath(path) if path else path
+    if path and not os.path.isabs(path) and bpy.data.filepath:
+        path = os.path.join(os.path.dirname(bpy.path.abspath(bpy.data.filepath)), path)
+    return path

@@ -39,7 +39,7 @@ __all__ = [
 ]
 
 #: Level settings every generator has, as the panels show them (``origin`` is the 3D cursor's).
-LEVEL_SHOWN_FIELDS = ("generator", "name", "width", "height", "cell_size", "wall_height", "ceiling", "tileset")
+LEVEL_SHOWN_FIELDS = ("generator", "name", "width", "height", "cell_size", "wall_height", "ceiling", "autotile")
 
 
 def _kind(obj):

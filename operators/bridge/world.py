@@ -36,7 +36,6 @@ from . import terrain as bridge_terrain
 from . import terrain_layers as bridge_layers
 from .export import ExportError
 from .level_files import (
-    LEVEL_RECORD_FORMAT,
     check_level_transforms,
     earlier_level_files,
     level_file_names,
@@ -59,7 +58,6 @@ __all__ = [
     "level_stems",
     "level_file_names",
     "earlier_level_files",
-    "LEVEL_RECORD_FORMAT",
     "level_kits_as_objects",
     "check_level_transforms",
     "LOCK_FILE",
@@ -151,7 +149,7 @@ def export_paths(
     levels=(),
     package=(),
 ):
-    """Every file :func:`write_exports` may write for ``spec`` (an :class:`core.recipe.ExportSpec`)
+    """Every file :func:`write_exports` may write for ``spec`` (an :class:`core.export.ExportSpec`)
     into ``folder`` with base name ``name`` (FBX/GLB per object are named after the objects); ``levels``
     are the file stems of the levels (their names), or ``(stem, tileset)`` pairs, or ``(stem, tileset,
     wfc)`` triples (``wfc``: the level is a WFC level, see :func:`level_file_names`); ``package``: the
@@ -248,7 +246,7 @@ def write_exports(
 ):
     """Write ``objects`` (with their children) as the files ``spec`` asks for; returns the paths written.
 
-    ``spec`` is an :class:`core.recipe.ExportSpec`: FBX / glTF binary (one
+    ``spec`` is an :class:`core.export.ExportSpec`: FBX / glTF binary (one
     file ``<name>.fbx``, or one per top-level object), the placement file of
     the scatters among the objects (``<name>_placements.json``), for the
     terrains among them the relief map and the Unity RAW heightmap

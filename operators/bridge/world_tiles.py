@@ -1,4 +1,4 @@
-"""Tiled worlds in Blender (issue 13): one tile assembled as objects from its files.
+"""Tiled worlds in Blender: one tile assembled as objects from its files.
 
 The tiles of a world are built by core (``core.world``: numpy only, on any executor) into files in
 the world folder; this module makes Blender objects of one tile, in bulk (:func:`tile_steps`: its

@@ -1,4 +1,4 @@
-"""Scatter by biome and by the erosion maps in real Blender (issue 12): the props of a layer that names
+"""Scatter by biome and by the erosion maps in real Blender: the props of a layer that names
 biomes stand in those biomes of the terrain's map; the Scatter panel's layers carry the rules."""
 
 import bpy

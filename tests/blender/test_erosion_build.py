@@ -1,4 +1,4 @@
-"""Terrains with layers in real Blender (issue 12): erosion, biomes and texture layers from a recipe, the
+"""Terrains with layers in real Blender: erosion, biomes and texture layers from a recipe, the
 splat material, the Unity terrain package headless and from the sidebar, Esc mid-erosion, bad settings."""
 
 import json
@@ -13,8 +13,9 @@ import bpy
 import numpy as np
 import pytest
 
-from worldseed.core import biomes as core_biomes
+from worldseed.core import export as core_export
 from worldseed.core import recipe as core_recipe
+from worldseed.core import splat as core_splat
 from worldseed.core import terrain as core_terrain
 from worldseed.core import unity_package as core_package
 from worldseed.operators.bridge import materials, query, world
@@ -166,7 +167,7 @@ def test_a_recipe_with_erosion_biomes_and_texture_layers_builds(empty_scene, exp
     mat = _lod0(root).data.materials[0]
     assert mat.name.startswith(materials.SPLAT_MATERIAL) and materials.is_terrain_material(mat)
     side = core_package.alphamap_side(recipe.terrain.resolution)
-    packed = core_biomes.pack_splats(core_package.texel_weights(expected_layers.weights, side=side))
+    packed = core_splat.pack_splats(core_package.texel_weights(expected_layers.weights, side=side))
     images = [n.image for n in mat.node_tree.nodes if n.type == "TEX_IMAGE"]
     assert len(images) == len(packed) == 2
     for image, pixels in zip(images, packed):
@@ -241,7 +242,7 @@ def test_export_for_unity_writes_the_package_too(empty_scene, tmp_path):
     built = world.build_world(recipe, scene=empty_scene)
     headless = tmp_path / "headless"
     headless.mkdir()
-    spec = core_recipe.ExportSpec(fbx=False, heightmap_raw=True, preview=False)
+    spec = core_export.ExportSpec(fbx=False, heightmap_raw=True, preview=False)
     world.write_exports([built.terrain], str(headless), "world", spec, heights=built.heights, layers=built.layers)
     (tmp_path / "ui").mkdir()
     result = bpy.ops.worldseed.export_unity(
@@ -260,7 +261,7 @@ def test_export_for_unity_works_out_layers_not_kept_with_progress(empty_scene, t
 
     recipe = _recipe()
     built = world.build_world(recipe, scene=empty_scene)
-    spec = core_recipe.ExportSpec(fbx=False, heightmap_raw=True, preview=False)
+    spec = core_export.ExportSpec(fbx=False, heightmap_raw=True, preview=False)
     (tmp_path / "kept").mkdir()
     kept = str(tmp_path / "kept")
     world.write_exports([built.terrain], kept, "world", spec, heights=built.heights, layers=built.layers)

@@ -1,4 +1,4 @@
-"""Erosion never freezes the UI (issue 12): New Seed, Update Terrain (also as Auto Update and after a
+"""Erosion never freezes the UI: New Seed, Update Terrain (also as Auto Update and after a
 preset) rebuild a terrain that erodes through the modal build -- progress, Esc -- when there is a
 window; without one (background runs) they build at once, the same terrain.
 

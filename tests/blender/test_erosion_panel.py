@@ -67,7 +67,7 @@ def test_erosion_panel_shows_every_erosion_field_with_cores_ranges(empty_scene):
     assert shown == {f"erosion_{n}" for n in terrain_layers.EROSION_FIELDS if n != "enabled"}
     assert len(shown) >= 12
     rna = bpy.context.scene.worldseed.terrain.bl_rna.properties
-    for name, limit in core_erosion.EROSION_LIMITS.items():
+    for name, limit in core_erosion.LIMITS.items():
         prop = rna[f"erosion_{name}"]
         assert (prop.name, prop.description) == (limit.label, limit.description), name
         if limit.kind in ("int", "float"):
@@ -78,7 +78,7 @@ def test_erosion_panel_shows_every_erosion_field_with_cores_ranges(empty_scene):
 def test_biomes_panel_shows_every_biome_field(empty_scene):
     panel = bpy.types.WORLDSEED_PT_terrain_biomes
     assert panel.bl_parent_id == "WORLDSEED_PT_terrain"
-    assert _props(_draw(panel)) == {f"biomes_{n}" for n in core_biomes.BIOMES_LIMITS if n != "enabled"}
+    assert _props(_draw(panel)) == {f"biomes_{n}" for n in core_biomes.LIMITS if n != "enabled"}
     assert bpy.context.scene.worldseed.terrain.biomes_table == "whittaker"
 
 

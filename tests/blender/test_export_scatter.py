@@ -268,7 +268,7 @@ def test_escape_during_make_real_leaves_the_scene_as_it_was(empty_scene, cancel_
 
 
 def test_headless_prop_library_with_placements(empty_scene, tmp_path, monkeypatch):
-    from worldseed.core.recipe import ExportSpec
+    from worldseed.core.export import ExportSpec
     from worldseed.operators.bridge import world
 
     root, _obj = scatter_scene(120, kinds=("rock",))

@@ -1,4 +1,4 @@
-"""Levels in Blender (issue 10): the Levels panel, its operators, the level object, its kit, undo and redo.
+"""Levels in Blender: the Levels panel, its operators, the level object, its kit, undo and redo.
 (Exports and world builds of levels: test_levels_export.py.)
 
 Real Blender (the bpy module); small levels, except where size is the point.

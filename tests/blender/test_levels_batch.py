@@ -1,4 +1,4 @@
-"""Levels headless (issue 10): ``[[level]]`` tables in a recipe, every level file written, the same bytes
+"""Levels headless: ``[[level]]`` tables in a recipe, every level file written, the same bytes
 from two processes, and the FBX read back by a third-party reader (ufbx) where Unity will see it.
 
 Each run is ``worldseed_run.py`` in its own process, as a user would run it.
@@ -41,7 +41,7 @@ generator = "walk"
 width = 24
 height = 24
 cell_size = 1.5
-tileset = "wang16"
+autotile = "wang16"
 origin = [-50.0, 0.0, 0.0]
 seed = 9
 
@@ -171,7 +171,7 @@ def test_the_glb_carries_the_levels_and_their_material_colours(two_runs):
 def _tiny_recipe(levels):
     head = '[world]\nname = "W"\nseed = 1\n[terrain]\nenabled = false\n[export]\nfbx = false\npreview = false\n'
     return head + "".join(
-        f'[[level]]\nname = "{n}"\ngenerator = "walk"\nwidth = 12\nheight = 10\ntileset = "{t}"\n' for n, t in levels
+        f'[[level]]\nname = "{n}"\ngenerator = "walk"\nwidth = 12\nheight = 10\nautotile = "{t}"\n' for n, t in levels
     )
 
 
@@ -206,10 +206,10 @@ def test_a_rerun_removes_the_level_files_an_earlier_run_wrote_and_it_does_not(tm
 
 
 def test_the_level_record_format_is_the_one_earlier_files_are_recognised_by(two_runs):
-    from worldseed.operators.bridge import world
+    from worldseed.core import levels as core_levels
 
     record = json.loads((two_runs[0] / "Crypt_level.json").read_text())
-    assert record["format"] == world.LEVEL_RECORD_FORMAT
+    assert core_levels.is_level_record(record) and record["format"] == "worldseed.level"
 
 
 class _Clock:
@@ -228,7 +228,7 @@ class _Tty(io.StringIO):
 
 
 def _search_calls():
-    """``(seconds, done, total, stage)`` as a long WFC search reports them (the trial's run, issue 11's
+    """``(seconds, done, total, stage)`` as a long WFC search reports them (the trial's run, the
     finding 9): attempt 1 climbs to 67%, then slides between 66% and 79% for 3 s, 1,000 calls a second;
     attempts 2 to 6 count from the start again; the last reaches the end."""
     calls, t, total = [], 0.0, 480
@@ -280,7 +280,8 @@ def test_a_headless_wfc_level_prints_a_calm_progress(tmp_path):
     recipe = tmp_path / "wfc.toml"
     recipe.write_text(
         '[world]\nname = "T"\n[terrain]\nenabled = false\n'
-        '[[level]]\nname = "Dung"\ngenerator = "wfc_tiled"\ntileset = "dungeon"\nwidth = 48\nheight = 40\nseed = 2\n'
+        '[[level]]\nname = "Dung"\ngenerator = "wfc_tiled"\nwfc_tileset = "dungeon"\n'
+        "width = 48\nheight = 40\nseed = 2\n"
     )
     done = _run(str(recipe), str(tmp_path / "out"))
     assert done.returncode == 0, done.stderr
@@ -299,7 +300,7 @@ def test_levels_are_made_in_the_recipe_order_then_built_in_name_order(tmp_path):
     text = "".join(
         f'[[level]]\nname = "{name}"\ngenerator = "{generator}"\nwidth = 20\nheight = 16\n'
         for name, generator in (("Zeta", "cave"), ("Alpha", "wfc_tiled"), ("Mid", "maze"))
-    ).replace('generator = "wfc_tiled"', 'generator = "wfc_tiled"\ntileset = "pipes"')
+    ).replace('generator = "wfc_tiled"', 'generator = "wfc_tiled"\nwfc_tileset = "pipes"')
     seen = []
     batch.build_world(core_recipe.loads(text), str(tmp_path / "out"), progress=lambda d, t, s: seen.append((d, t, s)))
     made = [s.split()[1] for d, t, s in seen if s.startswith("level ") and ":" not in s]

@@ -1,4 +1,4 @@
-"""WFC levels in Blender (issue 11): the Levels panel's WFC (tiles) and WFC (sample), the artist's tile
+"""WFC levels in Blender: the Levels panel's WFC (tiles) and WFC (sample), the artist's tile
 objects placed per WFC cell, a sample image of the .blend, contradictions, and a headless recipe
 (modal runs and Esc: test_levels_wfc_modal.py; global constraints: test_levels_wfc_constraints.py).
 
@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from worldseed.core import levels as core_levels
+from worldseed.core.errors import ParameterError
 from worldseed.operators.bridge import instancing, level_wfc, query
 from worldseed.operators.bridge import level as bridge_level
 
@@ -69,19 +70,20 @@ def test_the_wfc_generators_are_in_the_panel_and_the_redo_panel():
     for rna in (settings.bl_rna, bpy.ops.worldseed.level_add.get_rna_type()):
         items = {i.identifier: i.name for i in rna.properties["generator"].enum_items}
         assert items["wfc_tiled"] == "WFC (tiles)" and items["wfc_overlapping"] == "WFC (sample)"
-    presets = {i.identifier for i in settings.bl_rna.properties["wfc_tileset"].enum_items}
-    assert {"dungeon", "pipes", "FILE"} <= presets
+    presets = settings.bl_rna.properties["wfc_tileset"]
+    assert {i.identifier for i in presets.enum_items} == {"dungeon", "pipes", "roads", "FILE"}  # 2-D sets only
+    assert presets.default == core_levels.LevelSpec().wfc_tileset == "dungeon"
     assert {i.identifier for i in settings.bl_rna.properties["autotile"].enum_items} == {"blob", "wang16"}
-    samples = {i.identifier for i in settings.bl_rna.properties["sample_preset"].enum_items}
-    assert "rooms" in samples
+    samples = settings.bl_rna.properties["sample_preset"]
+    assert [i.identifier for i in samples.enum_items] == ["caves"] and samples.default == core_levels.DEFAULT_SAMPLE
 
 
 def test_the_panel_shows_each_generators_tileset_sample_and_tile_objects(empty_scene):
     shown = shown_props(generator="cave")
     assert "autotile" in shown and not shown & {"wfc_tileset", "tile_objects", "sample_source", "tileset"}
     shown = shown_props(generator="wfc_tiled", wfc_tileset="dungeon")
-    assert {"wfc_tileset", "tile_objects", "geometry", "attempts", "backtrack_limit", "connected"} <= shown
-    assert not shown & {"autotile", "tileset_file", "sample_source", "n", "tileset"}
+    assert {"wfc_tileset", "autotile", "tile_objects", "geometry", "attempts", "backtrack_limit", "connected"} <= shown
+    assert not shown & {"tileset_file", "sample_source", "n", "tileset"}  # a WFC level has its auto-tiles too
     assert "tileset_file" in shown_props(wfc_tileset="FILE")
     shown = shown_props(tile_objects=_tile_objects(["rock"]))
     assert "tile_objects" in shown and "geometry" not in shown  # the tiles are the geometry
@@ -91,14 +93,28 @@ def test_the_panel_shows_each_generators_tileset_sample_and_tile_objects(empty_s
     assert "sample_file" in shown_props(sample_source="FILE")
 
 
+@pytest.mark.parametrize("generator", ["wfc_tiled", "wfc"])
+def test_switching_add_level_to_wfc_builds_with_its_defaults(empty_scene, generator):
+    """The auto-tile set and the WFC tileset have keys of their own: Add Level built from a cave's settings and
+    switched to a WFC generator in its redo panel (the same call as here) keeps its auto-tiles and takes the
+    default WFC tileset, where it was refused with "tileset ... got 'blob'"."""
+    level_settings(generator="cave", width=16, height=12, autotile="wang16")
+    assert bpy.ops.worldseed.level_add(from_settings=True) == {"FINISHED"}
+    assert bpy.ops.worldseed.level_add(generator=generator, width=16, height=12) == {"FINISHED"}
+    spec = bridge_level.stored_spec(bpy.context.active_object)
+    assert (spec.generator, spec.wfc_tileset) == (generator, core_levels.LevelSpec().wfc_tileset)
+    assert bpy.ops.worldseed.level_add(generator="bsp", autotile="wang16", width=30, height=30) == {"FINISHED"}
+    assert bridge_level.stored_spec(bpy.context.active_object).autotile == "wang16"
+
+
 def test_a_wfc_tiles_level_builds_from_the_panel_with_the_dungeon_preset(empty_scene):
     level_settings(**TILES, name="Keep", wfc_tileset="dungeon")
     assert bpy.ops.worldseed.level_add(from_settings=True) == {"FINISHED"}
     root = bpy.context.active_object
     assert root.name == "Keep" and query.is_level(root) and root.type == "MESH"
     spec = bridge_level.stored_spec(root)
-    assert spec.generator == "wfc_tiled" and spec.tileset == "dungeon"
-    level = core_levels.generate(core_levels.LevelSpec(**TILES, name="Keep", tileset="dungeon"))
+    assert spec.generator == "wfc_tiled" and spec.wfc_tileset == "dungeon"
+    level = core_levels.generate(core_levels.LevelSpec(**TILES, name="Keep", wfc_tileset="dungeon"))
     assert np.array_equal(bridge_level.stored_level(root).grid, level.grid)
     assert level.wfc.model == "tiled" and level.wfc.ids.shape == (8, 10)
     # Load from Active brings the preset back; a grid generator shows the auto-tile set again
@@ -115,7 +131,7 @@ def test_a_wfc_tiles_level_builds_from_the_panel_with_the_dungeon_preset(empty_s
 def test_tile_objects_are_instanced_per_cell_as_their_variants_turn(empty_scene, tmp_path):
     path = tmp_path / "flags.toml"
     path.write_text(FLAGS)
-    spec = core_levels.from_dict(dict(TILES, width=6, height=5, tileset=str(path)))
+    spec = core_levels.from_dict(dict(TILES, width=6, height=5, wfc_tileset=str(path)))
     record = core_levels.generate(spec).wfc
     assert any(record.mirrored) and len(set(record.turns)) == 4
     coll = _tile_objects(["Flag"])  # names compare without case
@@ -146,10 +162,10 @@ def test_tile_objects_are_instanced_per_cell_as_their_variants_turn(empty_scene,
 
 
 def test_a_tile_objects_level_exports_one_fbx_object_per_cell(empty_scene, tmp_path):
-    from worldseed.core.recipe import ExportSpec
+    from worldseed.core.export import ExportSpec
     from worldseed.operators.bridge import world
 
-    spec = core_levels.from_dict(dict(TILES, width=4, height=3, tileset="pipes", name="Pipes"))
+    spec = core_levels.from_dict(dict(TILES, width=4, height=3, wfc_tileset="pipes", name="Pipes"))
     level = core_levels.generate(spec)
     coll = _tile_objects(list(dict.fromkeys(level.wfc.base_names)))
     root = bridge_level.build_level(spec, collection=bpy.context.scene.collection, geometry="TILES", kit=coll)
@@ -164,7 +180,7 @@ def test_a_tile_objects_level_exports_one_fbx_object_per_cell(empty_scene, tmp_p
 
 
 def test_dungeon_tiles_with_one_object_missing_report_it_and_keep_the_mesh_there(empty_scene):
-    level = core_levels.generate(core_levels.LevelSpec(**TILES, tileset="dungeon"))
+    level = core_levels.generate(core_levels.LevelSpec(**TILES, wfc_tileset="dungeon"))
     bases = list(dict.fromkeys(level.wfc.base_names))
     coll = _tile_objects([b for b in bases if b != "rock"])
     level_settings(**TILES, wfc_tileset="dungeon", tile_objects=coll)
@@ -201,7 +217,7 @@ def test_tile_objects_of_no_tile_keep_the_whole_level_mesh(empty_scene):
     level_settings(**TILES, wfc_tileset="dungeon", tile_objects=_tile_objects(["unrelated"]))
     assert bpy.ops.worldseed.level_add(from_settings=True) == {"FINISHED"}
     root = bpy.context.active_object
-    level = core_levels.generate(core_levels.LevelSpec(**TILES, tileset="dungeon"))
+    level = core_levels.generate(core_levels.LevelSpec(**TILES, wfc_tileset="dungeon"))
     assert sorted(root[bridge_level.TILES_MISSING_KEY]) == sorted(
         set(level.wfc.base_names) & set(np.array(level.wfc.base_names)[np.unique(level.wfc.ids)])
     )
@@ -229,7 +245,7 @@ def test_an_image_loaded_from_a_png_gives_back_its_bytes_as_the_sample(empty_sce
     image = bpy.data.images.load(str(tmp_path / "s.png"))
     assert np.array_equal(level_wfc.image_sample(image), rgb)  # row 0 on top, not colour-managed
     big = bpy.data.images.new("Photo", 300, 300)
-    with pytest.raises(bridge_level.ParameterError, match="at most 65,536 pixels"):
+    with pytest.raises(ParameterError, match="at most 65,536 pixels"):
         level_wfc.image_sample(big)
 
 
@@ -304,7 +320,7 @@ enabled = false
 [[level]]
 name = "Keep"
 generator = "wfc_tiled"
-tileset = "tiles/flags.toml"
+wfc_tileset = "tiles/flags.toml"
 width = 6
 height = 5
 seed = 3

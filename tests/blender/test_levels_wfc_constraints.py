@@ -1,4 +1,4 @@
-"""WFC levels' global constraints in Blender (issue 11): connect points and counts from the Levels panel
+"""WFC levels' global constraints in Blender: connect points and counts from the Levels panel
 and the redo panel, their text read and written back, and bad text as an error report.
 
 Real Blender (the bpy module); small grids.
@@ -28,7 +28,9 @@ def test_the_panel_shows_connect_points_and_counts_for_the_wfc_generators(empty_
 
 def test_counts_and_connect_points_from_the_panel_build_a_level_that_keeps_them(empty_scene):
     # 20 x 14 dungeons have 5 to 13 doors without the key (seeds 0 to 3): 2 to 4 is the key's doing
-    free = core_levels.generate(core_levels.LevelSpec(generator="wfc_tiled", tileset="dungeon", width=20, height=14))
+    free = core_levels.generate(
+        core_levels.LevelSpec(generator="wfc_tiled", wfc_tileset="dungeon", width=20, height=14)
+    )
     assert _doors(free) > 4
     dungeon = dict(generator="wfc_tiled", wfc_tileset="dungeon", width=20, height=14)
     for seed in (0, 1):
@@ -65,12 +67,14 @@ def test_counts_and_connect_points_from_the_panel_build_a_level_that_keeps_them(
 
 def test_the_redo_panel_takes_counts_of_sample_values(empty_scene):
     result = bpy.ops.worldseed.level_add(
-        generator="wfc_overlapping", sample="rooms", width=24, height=16, seed=1, counts="2=2-4"
+        generator="wfc_overlapping", sample="rooms", width=24, height=16, seed=1, counts="2=2-4", connected=False
     )
     assert result == {"FINISHED"}
     level = bridge_level.stored_level(bpy.context.active_object)
     assert 2 <= int((level.wfc.ids == level.wfc.names.index("2")).sum()) <= 4
-    free = core_levels.from_dict(dict(generator="wfc_overlapping", sample="rooms", width=24, height=16, seed=1))
+    free = core_levels.from_dict(
+        dict(generator="wfc_overlapping", sample="rooms", width=24, height=16, seed=1, connected=False)
+    )
     assert int((core_levels.generate(free).wfc.ids == 2).sum()) > 4  # 12: the bound is the key's doing
 
 
@@ -100,7 +104,7 @@ def test_bad_constraint_text_is_an_error_report_and_the_scene_stays(empty_scene,
 
 
 def test_the_constraint_texts_read_and_write_back():
-    from worldseed.core.levels import spec as level_spec
+    from worldseed.core import wfc as core_wfc
     from worldseed.operators import level as level_ops
 
     assert level_ops.points_from_text(" 3, 4;20 ,10; ") == [[3, 4], [20, 10]]
@@ -110,8 +114,8 @@ def test_the_constraint_texts_read_and_write_back():
         ["3", 5, 5],
         ["x", 0, 2],
     ]
-    counts = level_spec.check_counts(level_ops.counts_from_text("door=1-4, junction=2-, rock=3"))
+    counts = core_wfc.check_counts(level_ops.counts_from_text("door=1-4, junction=2-, rock=3"))
     assert level_ops.counts_to_text(counts) == "door=1-4, junction=2-, rock=3"
-    assert level_spec.check_counts(level_ops.counts_from_text(level_ops.counts_to_text(counts))) == counts
-    points = level_spec.check_connect_points(level_ops.points_from_text("3,4; 20,10"))
+    assert core_wfc.check_counts(level_ops.counts_from_text(level_ops.counts_to_text(counts))) == counts
+    points = core_wfc.check_connect_points(level_ops.points_from_text("3,4; 20,10"))
     assert level_ops.points_to_text(points) == "3,4; 20,10"

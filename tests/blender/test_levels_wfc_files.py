@@ -1,4 +1,4 @@
-"""WFC tileset and sample files of the Levels panel (issue 11, findings 11 and 12): Blender's ``//`` (relative
+"""WFC tileset and sample files of the Levels panel: Blender's ``//`` (relative
 to the saved .blend) and plain relative paths found beside the .blend, and Load Settings of a level whose
 tileset file is gone.
 
@@ -73,7 +73,7 @@ def test_a_tileset_file_relative_to_the_saved_blend(saved_blend, written, recwar
     assert settings.tileset_file == written
     assert bpy.ops.worldseed.level_add(from_settings=True) == {"FINISHED"}
     spec = bridge_level.stored_spec(bpy.context.active_object)
-    assert os.path.samefile(spec.tileset, saved_blend / "tiles.toml")
+    assert os.path.samefile(spec.wfc_tileset, saved_blend / "tiles.toml")
     settings.seed = 12
     assert bpy.ops.worldseed.level_update() == {"FINISHED"}
 
@@ -94,4 +94,4 @@ def test_a_relative_path_of_an_unsaved_blend_starts_at_the_working_directory(emp
     assert bpy.data.filepath == ""
     level_settings(**TILES, wfc_tileset="FILE", tileset_file="here.toml")
     assert bpy.ops.worldseed.level_add(from_settings=True) == {"FINISHED"}
-    assert os.path.samefile(bridge_level.stored_spec(bpy.context.active_object).tileset, tmp_path / "here.toml")
+    assert os.path.samefile(bridge_level.stored_spec(bpy.context.active_object).wfc_tileset, tmp_path / "here.toml")

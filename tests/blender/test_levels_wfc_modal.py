@@ -1,4 +1,4 @@
-"""WFC levels built modally (issue 11): the Add Level, Update Level and New Seed modal runs fed TIMER
+"""WFC levels built modally: the Add Level, Update Level and New Seed modal runs fed TIMER
 and ESC events by hand, Esc leaving the scene (and New Seed's seed) as it was, the buttons without a
 window, and Auto Update leaving a large or constrained WFC level to Update Level.
 
@@ -34,7 +34,9 @@ class WORLDSEED_OT_test_level_modal(ModalBuild, bpy.types.Operator):
         RESULT["root"] = root.name
 
     def execute(self, context):
-        spec = core_levels.from_dict(dict(TILES, width=70, height=70, tileset=self.tileset, name="Big", seed=self.seed))
+        spec = core_levels.from_dict(
+            dict(TILES, width=70, height=70, wfc_tileset=self.tileset, name="Big", seed=self.seed)
+        )
         assert spec.width * spec.height > 64 * 64  # what the Add Level button runs modally
         steps = bridge_level.build_steps(spec, collection=context.scene.collection)
         return drive_modal(self, context, steps, "level Big", RESULT, count_objects=True)
@@ -110,8 +112,8 @@ def test_escape_in_a_modal_wfc_build_leaves_the_scene_as_it_was(empty_scene, mod
 
 def test_every_wfc_level_is_modal_and_the_buttons_build_at_once_without_a_window(empty_scene):
     # a small grid with tight counts may search for seconds: every WFC level is modal from a window
-    assert level_ops.is_modal_level(core_levels.from_dict(dict(TILES, width=4, height=4, tileset="pipes")))
-    assert level_ops.is_modal_level(core_levels.from_dict(dict(TILES, width=70, height=60, tileset="pipes")))
+    assert level_ops.is_modal_level(core_levels.from_dict(dict(TILES, width=4, height=4, wfc_tileset="pipes")))
+    assert level_ops.is_modal_level(core_levels.from_dict(dict(TILES, width=70, height=60, wfc_tileset="pipes")))
     assert not level_ops.is_modal_level(core_levels.from_dict(dict(generator="cave", width=200, height=200)))
     settings = level_settings(**dict(TILES, width=70, height=60), wfc_tileset="pipes", name="Pipes")
     # background Blender has no window for a modal run: the buttons build at once
@@ -167,7 +169,7 @@ def test_escape_in_new_seed_gives_the_panel_its_seed_back(empty_scene, modal_op)
 
 def test_auto_update_leaves_a_large_or_constrained_wfc_level_to_update_level(empty_scene):
     hint = "label: Large or constrained WFC level: press Update Level"
-    settings = level_settings(**dict(TILES, width=20, height=20), wfc_tileset="dungeon", name="Live")
+    settings = level_settings(**dict(TILES, width=20, height=20), wfc_tileset="dungeon", name="Live", connected=False)
     assert bpy.ops.worldseed.level_add(from_settings=True) == {"FINISHED"}
     settings.auto_update = True
     assert hint not in shown_props(auto_update=True)

@@ -36,7 +36,7 @@ def test_a_headless_level_in_several_regions_warns_on_stderr(tmp_path, capsys):
     from worldseed.addon import batch
     from worldseed.core import recipe as core_recipe
 
-    text = '[[level]]\nname = "Loose"\ngenerator = "wfc_tiled"\ntileset = "dungeon"\nwidth = 32\nheight = 32\n'
+    text = '[[level]]\nname = "Loose"\ngenerator = "wfc_tiled"\nwidth = 32\nheight = 32\nconnected = false\n'
     batch.build_world(core_recipe.loads(text), str(tmp_path / "out"))
     err = capsys.readouterr().err
     record = json.loads(next((tmp_path / "out").glob("*Loose_level.json")).read_text())

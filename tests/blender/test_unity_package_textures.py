@@ -10,6 +10,7 @@ import sys
 import bpy
 import numpy as np
 
+from worldseed.core import export as core_export
 from worldseed.core import recipe as core_recipe
 from worldseed.core.preview import png_bytes
 from worldseed.operators.bridge import world
@@ -124,7 +125,7 @@ def test_the_sidebar_texture_reaches_export_for_unity_as_a_copy(empty_scene, tmp
     built = world.build_world(recipe, scene=bpy.context.scene)
     out = tmp_path / "export"
     out.mkdir()
-    spec = core_recipe.ExportSpec(fbx=False, heightmap_raw=True, preview=False)
+    spec = core_export.ExportSpec(fbx=False, heightmap_raw=True, preview=False)
     world.write_exports([built.terrain], str(out), "world", spec, heights=built.heights, layers=built.layers)
     assert (out / "world_texture0.png").read_bytes() == PNG and (out / "world_texture1.jpg").read_bytes() == JPEG
     layers = json.loads((out / "world_terrain.json").read_text())["layers"]
@@ -141,7 +142,7 @@ def test_the_sidebar_texture_reaches_export_for_unity_as_a_copy(empty_scene, tmp
 
 
 def test_a_sidebar_deposits_rule_without_erosion_is_one_clear_report(empty_scene):
-    """(Issue 12's deposits rule, checked here with the sidebar's texture layers.) Erosion off and a
+    """(The deposits rule, checked here with the sidebar's texture layers.) Erosion off and a
     texture layer following deposits: one report naming the layer and the key, nothing built."""
     settings = bpy.context.scene.worldseed.terrain
     settings.resolution = 17

@@ -112,3 +112,40 @@ def test_a_path_into_the_samples_folder_reads_as_the_image(tmp_path):
     assert level_wfc.SAMPLES_FOLDER not in str(cut)  # cut before the folder: only the path tells
     assert level_wfc.image_named(f"no file {long}, sorry", "N") == "no file image 'N', sorry"
     assert level_wfc.image_named("level.sample 'rooms' is fine", "N") == "level.sample 'rooms' is fine"
+
+
+@pytest.mark.parametrize("depth", ["8", "16"])
+@pytest.mark.parametrize("mode", ["BW", "RGB", "RGBA"])
+def test_pngs_blender_writes_read_as_blender_reads_them(empty_scene, tmp_path, mode, depth):
+    """Blender's own PNG writer (``save_render`` at 8 and 16 bits, grey, RGB and RGBA) and its own reader
+    (the file loaded back, its pixels unconverted) against core's reader: the same 8-bit picture."""
+    rng = np.random.default_rng(int(depth) + len(mode))
+    values = rng.integers(0, 256, (5, 7, 4))
+    if mode != "RGBA":
+        values[..., 3] = 255  # Blender blends a colour with its alpha when it writes no alpha
+    scene = bpy.context.scene
+    scene.view_settings.view_transform, scene.view_settings.look = "Standard", "None"  # the colours as given
+    settings = scene.render.image_settings
+    settings.file_format, settings.color_mode, settings.color_depth = "PNG", mode, depth
+    image = bpy.data.images.new("written", 7, 5, alpha=True)
+    path = tmp_path / f"{mode}_{depth}.png"
+    try:
+        image.pixels.foreach_set((values / 255.0).astype(np.float32).ravel())
+        image.save_render(str(path), scene=scene)
+    finally:
+        bpy.data.images.remove(image)
+    data = path.read_bytes()
+    assert data[24] == int(depth) and data[25] == {"BW": 0, "RGB": 2, "RGBA": 6}[mode]  # IHDR: depth, colour type
+    back = bpy.data.images.load(str(path))
+    try:
+        back.colorspace_settings.name = "Non-Color"  # the file's values, not converted to linear
+        pixels = np.empty(7 * 5 * 4, np.float32)
+        back.pixels.foreach_get(pixels)
+    finally:
+        bpy.data.images.remove(back)
+    blender = np.rint(pixels.reshape(5, 7, 4)[::-1] * 255).astype(np.uint8)  # Blender's rows go up
+    blender = blender[..., 0] if mode == "BW" else blender[..., : len(mode)]
+    ours = core_wfc.read_png(data)
+    assert ours.shape == blender.shape and np.array_equal(ours, blender)
+    if mode != "BW":
+        assert np.array_equal(ours, values[::-1, :, : len(mode)])  # and the colours written

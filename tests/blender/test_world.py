@@ -7,6 +7,7 @@ import bpy
 import numpy as np
 import pytest
 
+from worldseed.core import export as core_export
 from worldseed.core import recipe as core_recipe
 from worldseed.core import unity as core_unity
 from worldseed.operators.bridge import query, world
@@ -51,7 +52,7 @@ def test_world_builds_sections_in_registry_order_and_exports_every_file(empty_sc
     assert min(r.location.y for r in built.roots[1:]) < -recipe.terrain.size / 2  # in front of the terrain
     assert len(built.roots) == 1 + 4 and len(built.scatters) == 1
     assert query.scatter_of(built.terrain) == built.scatters[0]
-    spec = core_recipe.ExportSpec(fbx=True, heightmap_raw=True, preview=True, placements=True)
+    spec = core_export.ExportSpec(fbx=True, heightmap_raw=True, preview=True, placements=True)
     written = world.write_exports(built.roots, str(tmp_path), "isle", spec, heights=built.heights)
     names = sorted(os.path.basename(p) for p in written)
     assert names == sorted(
@@ -67,7 +68,7 @@ def test_export_for_unity_writes_what_the_headless_run_writes(empty_scene, tmp_p
     built = world.build_world(recipe, scene=empty_scene)
     headless = tmp_path / "headless"
     headless.mkdir()
-    spec = core_recipe.ExportSpec(fbx=False, heightmap_raw=True, preview=True, placements=True)
+    spec = core_export.ExportSpec(fbx=False, heightmap_raw=True, preview=True, placements=True)
     world.write_exports([built.terrain], str(headless), "world", spec, heights=built.heights)
     (tmp_path / "ui").mkdir()
     result = bpy.ops.worldseed.export_unity(

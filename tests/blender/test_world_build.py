@@ -1,4 +1,4 @@
-"""Tiled worlds in Blender (issue 13): Build Tiles and Export World as modal operators (the world run
+"""Tiled worlds in Blender: Build Tiles and Export World as modal operators (the world run
 on a worker thread, Esc).
 
 Background Blender delivers no events, so the modal operator is fed TIMER (and Esc) events by hand,

@@ -1,4 +1,4 @@
-"""Tiled worlds in Blender (issue 13): Export World for Unity (an FBX per tile, its LOD group, the
+"""Tiled worlds in Blender: Export World for Unity (an FBX per tile, its LOD group, the
 world JSON), the headless export, and Export for Unity of the tiles and their props.
 
 ufbx reads the FBX in a Python of its own (``fbx_nodes`` of _world_cases.py).

@@ -1,4 +1,4 @@
-"""Tiled worlds in Blender (issue 13): tiles assembled from their files side by side (shared edges,
+"""Tiled worlds in Blender: tiles assembled from their files side by side (shared edges,
 normals, LODs, quads, rebuilds, errors) and the splat material and props a built tile gets.
 
 The bridge tests write the heights of each tile's own recipe (noise in world coordinates, so

@@ -1,4 +1,4 @@
-"""The World panel (issue 13): its settings come from core's table, it draws in every state, and the
+"""The World panel: its settings come from core's table, it draws in every state, and the
 operators read a tiled world's recipe, its tiles and its folder from it."""
 
 import os
@@ -7,7 +7,7 @@ import tempfile
 import bpy
 import pytest
 
-from worldseed.core import recipe as core_recipe
+from worldseed.core import world as core_world
 from worldseed.core.errors import ParameterError
 from worldseed.operators import world as world_ops
 
@@ -30,12 +30,12 @@ def _tiled(nx=2, nz=2):
 
 def test_world_settings_take_their_ranges_from_core(addon, empty_scene):
     rna = _settings().world.bl_rna.properties
-    assert (rna["tiles_x"].hard_min, rna["tiles_x"].hard_max) == core_recipe.TILES
-    assert (rna["tiles_z"].hard_min, rna["tiles_z"].hard_max) == core_recipe.TILES
-    halo = core_recipe.WORLD_LIMITS["halo"]
+    assert (rna["tiles_x"].hard_min, rna["tiles_x"].hard_max) == core_world.TILES
+    assert (rna["tiles_z"].hard_min, rna["tiles_z"].hard_max) == core_world.TILES
+    halo = core_world.LIMITS["halo"]
     assert (rna["halo"].hard_min, rna["halo"].hard_max) == pytest.approx(halo.bounds)
     assert (rna["halo"].name, rna["halo"].description) == (halo.label, halo.description)
-    assert (_settings().world.tiles_x, _settings().world.tiles_z) == core_recipe.WorldSpec().tiles
+    assert (_settings().world.tiles_x, _settings().world.tiles_z) == core_world.WorldSpec().tiles
 
 
 def test_world_panel_draws_the_grid_the_range_and_the_buttons(addon, empty_scene):

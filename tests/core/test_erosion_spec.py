@@ -5,7 +5,7 @@ import inspect
 
 import pytest
 
-from worldseed.core.erosion import EROSION_LIMITS, ErosionSpec, erosion_from_dict, erosion_to_dict, hydraulic
+from worldseed.core.erosion import LIMITS, ErosionSpec, from_dict, hydraulic, to_dict
 from worldseed.core.erosion._hydraulic import MAX_DROPLET_STEPS, MAX_DROPLETS
 from worldseed.core.erosion.spec import check_erosion, droplet_count
 from worldseed.core.errors import ParameterError
@@ -14,10 +14,10 @@ from worldseed.core.spec import check_value
 
 def test_every_field_has_one_limit_and_the_defaults_are_within_it():
     names = [f.name for f in dataclasses.fields(ErosionSpec)]
-    assert list(EROSION_LIMITS) == names
+    assert list(LIMITS) == names
     spec = ErosionSpec()
     for name in names:
-        assert check_value(getattr(spec, name), EROSION_LIMITS[name], name=name) == getattr(spec, name)
+        assert check_value(getattr(spec, name), LIMITS[name], name=name) == getattr(spec, name)
     assert spec.enabled is False and spec.thermal is False
 
 
@@ -31,10 +31,10 @@ def test_hydraulic_defaults_match_the_function():
 
 
 def test_round_trip_and_partial_tables():
-    spec = erosion_from_dict({"enabled": True, "radius": 5, "thermal": True, "thermal_iterations": 20})
+    spec = from_dict({"enabled": True, "radius": 5, "thermal": True, "thermal_iterations": 20})
     assert spec.radius == 5.0 and isinstance(spec.radius, float) and spec.thermal_iterations == 20
-    assert erosion_from_dict(erosion_to_dict(spec)) == spec
-    assert erosion_to_dict(ErosionSpec())["droplets_per_km2"] == ErosionSpec().droplets_per_km2
+    assert from_dict(to_dict(spec)) == spec
+    assert to_dict(ErosionSpec())["droplets_per_km2"] == ErosionSpec().droplets_per_km2
 
 
 @pytest.mark.parametrize(
@@ -51,12 +51,12 @@ def test_round_trip_and_partial_tables():
 )
 def test_bad_values_are_one_clear_message(table, match):
     with pytest.raises(ParameterError, match=match):
-        erosion_from_dict(table)
+        from_dict(table)
 
 
 def test_prefix_names_the_place():
     with pytest.raises(ParameterError, match=r"^tile\.erosion\.gravity"):
-        erosion_from_dict({"gravity": -1}, prefix="tile.erosion.")
+        from_dict({"gravity": -1}, prefix="tile.erosion.")
 
 
 def test_droplet_count_scales_with_area_and_is_capped():

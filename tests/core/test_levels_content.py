@@ -6,8 +6,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from worldseed.core.errors import ParameterError
-from worldseed.core.levels import CORRIDOR, DOOR, FLOOR, WALL, label_regions, walk_distances
+from worldseed.core.levels import CORRIDOR, DOOR, FLOOR, WALL, label_regions
 from worldseed.core.levels._content import LOOT_AREA, SAFE_STEPS, marker_cells, place_markers
+from worldseed.core.levels._regions import walk_distances
 
 
 def two_rooms():

@@ -9,7 +9,7 @@ import pytest
 
 from worldseed.core import recipe
 from worldseed.core import trees as tree
-from worldseed.core.errors import ParameterError
+from worldseed.core.errors import ParameterError, RecipeError
 from worldseed.core.trees import spec as tree_spec
 
 ABOP = [
@@ -134,9 +134,9 @@ species = "abop_1_25_bush"
 
 
 def test_recipe_tree_errors_name_the_entry():
-    with pytest.raises(recipe.RecipeError, match=r"trees\[1\]\.angle"):
+    with pytest.raises(RecipeError, match=r"trees\[1\]\.angle"):
         recipe.loads('[[trees]]\nspecies = "abop_1_24a"\n[[trees]]\nangle = 999\n')
-    with pytest.raises(recipe.RecipeError, match=r"\[\[trees\]\] tables"):
+    with pytest.raises(RecipeError, match=r"\[\[trees\]\] tables"):
         recipe.loads("trees = 3\n")
 
 

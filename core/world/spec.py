@@ -1,8 +1,15 @@
 """``[world]``: the world's name, seed and tile grid, its limits and its cross-section checks.
 
-:mod:`core.recipe` registers it as a section (and re-exports every name here); a tiled world
-(``tiles`` other than ``[1, 1]``) is checked against ``[terrain]`` and ``[[scatter]]`` by
-:func:`check_world` once the whole recipe is read.
+::
+
+    [world]
+    name = "Valley"
+    seed = 7
+    tiles = [4, 4]      # a tiled world: 4 x 4 terrain tiles of [terrain]'s size
+    halo = 0.0          # metres each tile erodes beyond its edges (0: automatic)
+
+A tiled world (``tiles`` other than ``[1, 1]``) is checked against ``[terrain]`` and
+``[[scatter]]`` by :func:`check_world` once the whole recipe is read (:data:`core.recipe.SECTIONS`).
 """
 
 from __future__ import annotations
@@ -10,9 +17,9 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from ._checks import check_int
-from .errors import ParameterError, short
-from .spec import custom, integer, number, object_name
+from .._checks import check_int
+from ..errors import ParameterError, short
+from ..spec import custom, from_table, integer, number, object_name, to_table
 
 __all__ = [
     "SEED",
@@ -22,7 +29,9 @@ __all__ = [
     "HALO",
     "check_tiles",
     "WorldSpec",
-    "WORLD_LIMITS",
+    "LIMITS",
+    "from_dict",
+    "to_dict",
     "check_world",
     "tiles_fix_normalize",
 ]
@@ -73,12 +82,26 @@ class WorldSpec:
     halo: float = 0.0
 
 
-WORLD_LIMITS = {
+LIMITS = {
     "name": object_name("Name", "Name of the generated objects"),
     "seed": integer(SEED, "Seed", "Random seed: the same seed and settings give the same world"),
     "tiles": custom(check_tiles, "Tiles", "Terrain tiles along Unity X and Z [nx, nz]; [1, 1]: one terrain"),
     "halo": number(HALO, "Halo", "Margin each tile erodes beyond its edges (0: automatic)", unit="m"),
 }
+
+
+def from_dict(table, *, prefix="world."):
+    """A validated :class:`WorldSpec` from a ``[world]`` table.
+
+    >>> from_dict({"name": "Valley", "tiles": [4, 2]}).tiles
+    (4, 2)
+    """
+    return from_table(WorldSpec, LIMITS, table, prefix=prefix)
+
+
+def to_dict(spec):
+    """The spec as a table of plain TOML values."""
+    return to_table(spec)
 
 
 def check_world(recipe):

@@ -1,13 +1,14 @@
-"""The WFC keys of ``[[level]]`` that are tables: ``classes``, ``connect_points``, ``fixed`` and
-``counts``, each read into a frozen, sorted tuple the spec can hold (checked with the level's tileset
-or sample later, by :func:`core.levels.check_spec`)."""
+"""The WFC settings that are tables (the ``[[level]]`` keys ``classes``, ``connect_points``, ``fixed`` and
+``counts``), each read into a frozen, sorted tuple a spec can hold; checked against the tileset or
+sample later (:func:`core.levels.check_spec`), and handed to the models as :class:`Connected`
+points, :class:`Counts` bounds and painted cells."""
 
 from __future__ import annotations
 
 from ..errors import ParameterError, short
+from ._tileset import CLASS_NAMES
 
 __all__ = [
-    "CLASS_NAMES",
     "MAX_POINTS",
     "MAX_COUNT",
     "check_classes",
@@ -20,8 +21,6 @@ __all__ = [
 MAX_POINTS = 4096
 #: Largest bound of ``counts`` (cells of the largest level).
 MAX_COUNT = 4096 * 4096
-#: Level classes a sample value may map to (``classes``).
-CLASS_NAMES = ("wall", "floor", "corridor", "door")
 
 
 def _class_key(key, name):

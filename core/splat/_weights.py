@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import exact
 from .._checks import check_array, check_float, check_heights, check_int, check_pair
+from ..biomes import BiomeTable, noise_uniform
 from ..errors import ParameterError, short
 from ..heightmap import slope_degrees
 from ..noise import fbm
-from ._climate import noise_uniform
 from ._limits import (
     DEPOSIT_DEPTH,
     FADE_DEG,
@@ -29,7 +30,6 @@ from ._limits import (
     TILE_SIZE,
     UNIT,
 )
-from ._table import BiomeTable
 from .spec import SplatSpec
 
 __all__ = [
@@ -197,7 +197,7 @@ def splat_weights(
     Returns
     -------
     weights : (L, rows, cols) float32 ndarray
-        In [0, 1], summing to 1 per cell (to float32 rounding); :func:`core.biomes.pack_splats`
+        In [0, 1], summing to 1 per cell (to float32 rounding); :func:`core.splat.pack_splats`
         turns them into 8-bit splat images that sum to exactly 255.
 
     Notes
@@ -303,8 +303,9 @@ def splat_weights(
             if "flow" not in maps:
                 maps["flow"] = _map(flow, "flow", shape, f"{where} has a flow rule").astype(np.float32, copy=False)
             lo, hi = layer.flow_range
-            d = np.log(np.maximum(maps["flow"], np.float32(lo)) * np.float32(1.0 / lo))
-            d *= np.float32(1.0 / np.log(hi / lo))
+            # log from core.exact: numpy's differs between CPUs
+            d = exact.log(np.maximum(maps["flow"], np.float32(lo)) * np.float32(1.0 / lo)).astype(np.float32)
+            d *= np.float32(1.0 / exact.log(hi / lo))
             np.clip(d, 0.0, 1.0, out=d)
             times(_follow(d, layer.flow))
         if layer.patchiness > 0.0:

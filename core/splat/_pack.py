@@ -51,7 +51,7 @@ def pack_splats(weights):
     ----------
     weights : (L, rows, cols) array_like of float
         Non-negative weights of ``L`` (1 to ``MAX_LAYERS``) layers, e.g.
-        :func:`core.biomes.splat_weights`. Each pixel is normalised by its sum first (a pixel with
+        :func:`core.splat.splat_weights`. Each pixel is normalised by its sum first (a pixel with
         all weights 0 goes wholly to layer 0).
 
     Returns
