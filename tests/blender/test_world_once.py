@@ -5,7 +5,8 @@ as ``world_trees.fbx`` in rows in front of the world, the level at its origin in
 ``world_level.fbx`` with its own files (Tiled map, tilesets, JSON, picture), a tree species as
 scatter props in the prop library, all listed in the world JSON under ``"once"``; read back with
 ufbx and json.  The same bytes with ``--workers 2``; a rerun keeps them, rebuilds a damaged one
-and what a killed run left unrecorded, to the same bytes; a changed recipe removes the old files.
+and what a killed run left unrecorded, to the same bytes; a changed recipe removes the old files, in
+the same switch as the world JSON that stops listing them (killed in it: the old set or the new one).
 The sidebar's Export World writes the scene's trees and levels once too, where they stand.
 """
 
@@ -22,7 +23,7 @@ import pytest
 
 from worldseed.core import recipe as core_recipe
 from worldseed.core import world as core_world
-from worldseed.operators.bridge import world_export
+from worldseed.operators.bridge import outputs, world_export
 
 from ._world_cases import fbx_nodes, panel_world, snapshot
 
@@ -210,6 +211,34 @@ def test_a_changed_recipe_removes_the_files_it_no_longer_writes(copy, tmp_path):
     assert f"removed {copy / 'world_trees.fbx'}" in proc.stdout
     doc = world_json(copy)
     assert list(doc["once"]) == ["level"] and "Vault.tmx" in {f["name"] for f in doc["once"]["level"]["files"]}
+
+
+def test_a_changed_recipe_killed_in_its_switch_leaves_the_old_set_or_the_new_one(serial, tmp_path):
+    """The trees and the level go in the run's one switch with the world JSON: killed after its first
+    move, amid the removals and before the record is dropped, the folder holds after the next lock
+    holder exactly what an unbroken run of the changed recipe leaves, the JSON listing exactly it."""
+    recipe = tmp_path / "vault.toml"
+    recipe.write_text(recipe_text(trees=False, level="Vault"))
+    folders = {k: tmp_path / f"k{k}" for k in ("ref", 2, 11, 18)}
+    procs = []
+    for k, folder in folders.items():
+        shutil.copytree(serial[0], folder)
+        env = {key: v for key, v in os.environ.items() if key != outputs.KILL_AFTER_RENAME}
+        if k != "ref":
+            env[outputs.KILL_AFTER_RENAME] = str(k)
+        cmd = [sys.executable, RUN, "--recipe", str(recipe), "--out", str(folder)]
+        procs.append((k, subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)))
+    for k, proc in procs:
+        status = proc.wait(timeout=600)
+        assert status == (0 if k == "ref" else outputs.KILLED_STATUS), (k, status, proc.stderr.read()[-2000:])
+    reference = digests(folders["ref"])
+    assert "Vault.tmx" in reference and "world_trees.fbx" not in reference
+    for k in (2, 11, 18):
+        with outputs.folder_lock(str(folders[k])):  # the next run's first act: finish the switch
+            pass
+        assert digests(folders[k]) == reference, k
+        listed = core_world.once_names(world_json(folders[k]))
+        assert set(listed) == {"world_level.fbx"} | {n.replace("Crypt", "Vault") for n in LEVEL_FILES}
 
 
 def test_without_fbx_the_levels_files_are_written_and_the_trees_say_why_not(tmp_path):

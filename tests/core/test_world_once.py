@@ -137,3 +137,26 @@ def test_once_names_are_bare_file_names_only(name):
     document = {"once": {"trees": {"recipe_sha256": "a", "files": [{"name": name, "bytes": 1, "sha256": "0" * 64}]}}}
     assert core_world.once_names(document) == ()
     assert core_world.verify_once("/tmp", document, recipe_sha256="a") == {}
+
+
+def test_the_tiles_run_keeps_listing_the_files_built_once_until_the_switch_replaces_them(tmp_path):
+    """run_world rewrites the world JSON after every tile: its "once" entry (files the Blender side
+    switched in earlier, each section with its recipe's digest) is carried over, so the JSON names
+    them as long as they are in the folder, also when the run is killed before its switch."""
+    text = TILED.replace("[world]\ntiles = [2, 2]", "[world]\ntiles = [2, 1]")
+    recipe = core_recipe.loads(text)
+    records = {"trees": [_record(tmp_path, "world_trees.fbx", b"trees")]}
+    path = core_world.world_json_path(str(tmp_path), "world")
+    first = core_world.run_world(recipe, str(tmp_path))
+    assert "once" not in first.document  # nothing earlier to carry
+    listed = core_world.with_once(first.document, records, recipe_sha256="a" * 64)
+    core_world.write_world_json(path, listed)
+    changed = core_recipe.loads(text.replace("[terrain]\n", "[terrain]\nheight = 55.0\n"))  # every tile again
+    run = core_world.run_world(changed, str(tmp_path))
+    assert sorted(run.built) == [(0, 0), (1, 0)]
+    assert core_world.read_world_json(path)["once"] == listed["once"] == run.document["once"]
+    assert core_world.once_names(run.document) == ("world_trees.fbx",)
+    assert list(run.document)[-1] == "once"  # where with_once puts it: the bytes do not depend on the path
+    # a malformed or unknown entry is not carried
+    core_world.write_world_json(path, {**run.document, "once": {"rivers": listed["once"]["trees"], "level": 3}})
+    assert "once" not in core_world.run_world(changed, str(tmp_path)).document
