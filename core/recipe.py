@@ -56,6 +56,8 @@ __all__ = [
     "Section",
     "SECTIONS",
     "SECTION_KEYS",
+    "TILED",
+    "check_tiled",
     "loads",
     "load",
     "dumps",
@@ -73,6 +75,10 @@ _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 
 #: Most ``[[level]]`` tables a recipe may hold.
 MAX_LEVELS = 32
+
+
+#: What a tiled world may do with a section (:attr:`Section.tiled`).
+TILED = ("per_tile", "once", "refuse")
 
 
 def _terrain_size(recipe):
@@ -96,6 +102,12 @@ class Section:
     ``parse`` then takes ``base=`` (the recipe's folder, or None) to find them; each such file is
     checked (a regular file of a bounded size, nesting bounded) when the recipe is read, and its
     content is never quoted when it lies outside the recipe's folder (``core.files``).
+    ``tiled`` is what a tiled world (``[world] tiles`` other than ``[1, 1]``) does with the
+    section, one of :data:`TILED`: ``"per_tile"`` (every tile is built from it), ``"once"`` (built
+    once for the whole world, in world coordinates, by the Blender side: ``operators/bridge``'s
+    ``world_export.export_once``) or ``"refuse"`` (a tiled recipe holding it is refused, the
+    reason in ``tiled_note``); ``tiled_note`` says what it becomes, in one line.  A section without
+    a decision is refused in a tiled world too (:func:`check_tiled`): never silently dropped.
     """
 
     key: str
@@ -110,6 +122,8 @@ class Section:
     build: bool = True
     package: str = ""
     paths: tuple = ()
+    tiled: str = ""
+    tiled_note: str = ""
 
     @property
     def header(self):
@@ -132,8 +146,19 @@ SECTIONS = (
         check=world.check_world,
         label="World",
         build=False,
+        tiled="per_tile",
+        tiled_note="the grid, name and seed every tile is built from",
     ),
-    Section("terrain", terrain.TerrainSpec, terrain.LIMITS, terrain.from_dict, terrain.to_dict, label="Terrain"),
+    Section(
+        "terrain",
+        terrain.TerrainSpec,
+        terrain.LIMITS,
+        terrain.from_dict,
+        terrain.to_dict,
+        label="Terrain",
+        tiled="per_tile",
+        tiled_note="each tile's heights and LOD meshes, seamless at the borders",
+    ),
     # the terrain's layers: built with the terrain (core.terrain.terrain_layers_steps), not on their own
     Section(
         "biomes",
@@ -145,6 +170,8 @@ SECTIONS = (
         label="Biomes",
         build=False,
         paths=("table",),
+        tiled="per_tile",
+        tiled_note="each tile's biome map, from the world's moisture and temperature",
     ),
     Section(
         "splat",
@@ -158,6 +185,8 @@ SECTIONS = (
         label="Texture Layers",
         build=False,
         paths=("texture",),
+        tiled="per_tile",
+        tiled_note="each tile's splat maps",
     ),
     Section(
         "trees",
@@ -169,6 +198,8 @@ SECTIONS = (
         max_entries=64,
         check=check_trees,
         label="Trees",
+        tiled="once",
+        tiled_note="the trees once, in rows in front of the world, as <name>_trees.fbx",
     ),
     Section(
         "scatter",
@@ -180,6 +211,8 @@ SECTIONS = (
         max_entries=scatter.MAX_LAYERS,
         check=check_scatter,
         label="Scatter",
+        tiled="per_tile",
+        tiled_note="each tile's props (placement file), spaced across the borders; the props once, <name>_props.fbx",
     ),
     Section(
         "level",
@@ -193,8 +226,20 @@ SECTIONS = (
         label="Levels",
         package="levels",
         paths=("wfc_tileset", "sample"),
+        tiled="once",
+        tiled_note="each level once at its origin in world coordinates: <name>_level.fbx and the level's own files",
     ),
-    Section("export", export.ExportSpec, export.LIMITS, export.from_dict, export.to_dict, label="Export", build=False),
+    Section(
+        "export",
+        export.ExportSpec,
+        export.LIMITS,
+        export.from_dict,
+        export.to_dict,
+        label="Export",
+        build=False,
+        tiled="per_tile",
+        tiled_note="fbx: each tile's FBX and the world's; glb, per_object and render are not used (a note says so)",
+    ),
 )
 SECTION_KEYS = tuple(s.key for s in SECTIONS)
 _BY_KEY = {s.key: s for s in SECTIONS}
@@ -204,6 +249,21 @@ Recipe = dataclasses.make_dataclass(
 )
 Recipe.__module__ = __name__
 Recipe.__doc__ = """A whole world: one attribute per entry of :data:`SECTIONS` (a spec, or a tuple of them)."""
+
+
+def check_tiled(recipe, sections=SECTIONS):
+    """Refuse a tiled ``recipe`` (``[world] tiles`` other than ``[1, 1]``) holding a section that a tiled
+    world does not build (:attr:`Section.tiled` ``"refuse"``, or no decision): one line naming it.
+    ``sections``: the registry to read (:data:`SECTIONS`)."""
+    tiles = list(recipe.world.tiles)
+    if tiles == [1, 1]:
+        return
+    for section in sections:
+        value = getattr(recipe, section.key)
+        if section.tiled in ("per_tile", "once") or value == section.default:
+            continue
+        why = section.tiled_note if section.tiled == "refuse" else "the section has no tiled-world decision"
+        raise ParameterError(f"{section.header} is not built in a tiled world (world.tiles {tiles}): {why}")
 
 
 def _allowed_sections():
@@ -265,6 +325,7 @@ def from_dict(data, *, source="recipe", base=None):
         for section in SECTIONS:
             if section.check is not None:
                 section.check(recipe)
+        check_tiled(recipe)
     except RecipeError as err:
         raise RecipeError(err if str(err).startswith(f"{source}:") else f"{source}: {err}") from None
     except ParameterError as err:

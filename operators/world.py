@@ -206,7 +206,8 @@ class WORLDSEED_OT_world_build(ModalBuild, bpy.types.Operator):
 
 class WORLDSEED_OT_world_export(ModalBuild, bpy.types.Operator):
     """Export the world's tiles in the scene for Unity: <name>_<x>_<z>.fbx per tile (rotation 0, scale 1,
-    Y up, metres) into the world folder, and the world JSON listing them"""
+    Y up, metres) into the world folder, the scene's trees and levels once where they stand, and the
+    world JSON listing them"""
 
     bl_idname = "worldseed.world_export"
     bl_label = "Export World for Unity"
@@ -231,6 +232,7 @@ class WORLDSEED_OT_world_export(ModalBuild, bpy.types.Operator):
             name,
             world_json=world_export.world_json_with_fbx(folder, name),
             props=world_export.world_props(roots),
+            once=world_export.scene_once(context.scene),  # the scene's trees and levels, where they stand
         )
 
     def invoke(self, context, event):

@@ -50,6 +50,7 @@ from ..errors import ParameterError, short
 from ..unity import write_bytes_atomic
 from ._executors import SerialExecutor, ThreadExecutor
 from ._grid import parse_tile_range, world_grid
+from ._once import carry_once, without_once
 from ._plan import neighbourhood, plan_world, run_task
 from ._tile import border_path, load_border
 from ._window import window_path
@@ -362,7 +363,8 @@ def run_world(recipe, out_dir, *, name="world", executor=None, tiles=None, progr
     Parameters
     ----------
     recipe : Recipe
-        A recipe with ``[world] tiles``.
+        A recipe with ``[world] tiles``; its sections built once (``once_sections``) are not the
+        tiles' (the Blender side builds them) and not part of the world JSON's ``recipe_sha256``.
     out_dir : str
         Output folder (created if missing).
     name : str
@@ -381,6 +383,7 @@ def run_world(recipe, out_dir, *, name="world", executor=None, tiles=None, progr
     run : WorldRun
     """
     start = time.perf_counter()
+    recipe = without_once(recipe)  # the tiles never read the sections built once ([[trees]], [[level]])
     grid = world_grid(recipe)
     chosen = _chosen(tiles, grid)
     executor = SerialExecutor() if executor is None else executor
@@ -393,6 +396,7 @@ def run_world(recipe, out_dir, *, name="world", executor=None, tiles=None, progr
     skipped = tuple(t for t in chosen if t in files)
     seed = recipe.world.seed
     document = world_json(grid, name=name, seed=seed, recipe_sha256=digest, files=files, world_files=world_files)
+    document = carry_once(document, earlier)  # the files of [[trees]] and [[level]]: listed while in the folder
     written = earlier is None  # the earlier world JSON is kept until this run completes a tile (or ends)
     if written:
         write_world_json(path, document)
@@ -416,6 +420,7 @@ def run_world(recipe, out_dir, *, name="world", executor=None, tiles=None, progr
                 document = world_json(
                     grid, name=name, seed=seed, recipe_sha256=digest, files=files, world_files=world_files
                 )
+                document = carry_once(document, earlier)
                 write_world_json(path, document)
                 written = True
             release.finished(task)  # after the record: a kill in between leaves a file, never a gap

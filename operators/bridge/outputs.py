@@ -40,6 +40,7 @@ __all__ = [
     "finish_switches",
     "SWITCH_FILE",
     "output_folder",
+    "explaining",
     "folder_lock",
     "Staging",
     "is_stale_temporary",
@@ -462,11 +463,21 @@ def output_folder(folder, *, wait=LOCK_WAIT):
     with folder_lock(folder, wait=wait):
         stage = Staging(folder)
         try:
-            yield stage
-        except ExportError as err:
-            raise ExportError(stage.explain(err)) from None
-        except OSError as err:
-            what = f"writing {err.filename} failed: {err.strerror}" if err.filename else str(err)
-            raise ExportError(stage.explain(f"{what}; kept the earlier files")) from None
+            with explaining(stage):
+                yield stage
         finally:
             stage.discard()
+
+
+@contextlib.contextmanager
+def explaining(stage):
+    """Errors raised inside name the final files of the :class:`Staging` ``stage``, not the staged
+    ones, and an ``OSError`` becomes a one-line :class:`ExportError` (what :func:`output_folder` does
+    for its own; for a caller that holds a staging folder across other work, a tiled world's run)."""
+    try:
+        yield stage
+    except ExportError as err:
+        raise ExportError(stage.explain(err)) from None
+    except OSError as err:
+        what = f"writing {err.filename} failed: {err.strerror}" if err.filename else str(err)
+        raise ExportError(stage.explain(f"{what}; kept the earlier files")) from None

@@ -158,13 +158,17 @@ def grow_forest(specs, *, collection, origin=(0.0, 0.0, 0.0), seed=None, clearan
 
 def build_section(recipe, world, *, scene, progress=None):
     """``[[trees]]`` of a world build (see :mod:`.world`): a forest in a "Trees" collection, in front of the
-    terrain when there is one."""
+    terrain when there is one (of a tiled world's tiles: ``world.ground``)."""
     if not recipe.trees:
         return
     collection = bpy.data.collections.new("Trees")
     scene.collection.children.link(collection)
-    clearance = recipe.terrain.size / 2 if recipe.terrain.enabled else 0.0
-    world.roots += grow_forest(recipe.trees, collection=collection, clearance=clearance, progress=progress)
+    origin, clearance = (0.0, 0.0, 0.0), recipe.terrain.size / 2 if recipe.terrain.enabled else 0.0
+    if world.ground is not None:
+        origin, clearance = (world.ground[0], world.ground[1], 0.0), world.ground[2]
+    world.roots += grow_forest(
+        recipe.trees, collection=collection, origin=origin, clearance=clearance, progress=progress
+    )
 
 
 def stored_spec(obj):

@@ -76,13 +76,18 @@ RENDER_FILE = "preview.png"
 @dataclass
 class World:
     """What :func:`build_world` made: the top-level objects to export, in build order, and what later
-    sections need of earlier ones (the terrain root and its heights, for the scatter)."""
+    sections need of earlier ones (the terrain root and its heights, for the scatter).
+
+    ``ground``: ``(centre_x, centre_y, half_y)`` in Blender metres of the ground the sections stand
+    on when it is not the single terrain centred at the origin (a tiled world's tiles): the trees
+    stand in front of its -Y edge."""
 
     roots: list = field(default_factory=list)
     terrain: object = None
     heights: dict = field(default_factory=dict)
     scatters: list = field(default_factory=list)
     layers: dict = field(default_factory=dict)
+    ground: tuple = None
 
 
 #: Steps each built section counts for in a world build's progress (one line, rising from 0 to 100 %).
@@ -95,7 +100,7 @@ def _present(recipe, section):
     return bool(value) if section.many else getattr(value, "enabled", True)
 
 
-def build_world(recipe, *, scene, progress=None):
+def build_world(recipe, *, scene, progress=None, keys=None, world=None):
     """Build every section of ``recipe`` into ``scene`` in the order of ``core.recipe.SECTIONS``.
 
     Each buildable section is built by its adapter (:mod:`.sections`, the family's
@@ -103,9 +108,11 @@ def build_world(recipe, *, scene, progress=None):
     :class:`~core.errors.ParameterError` while building says which section (and entry:
     ``trees[1]``) it is about.  ``progress(done, total, stage)`` rises once across the sections
     (each of those the recipe fills has an equal share), labelled by each section's stages.
+    ``keys``: build only these sections (a tiled world's sections built once); ``world``: the
+    :class:`World` to build into (default: a new one).
     """
-    world = World()
-    built = [s for s in core_recipe.SECTIONS if s.build and _present(recipe, s)]
+    world = World() if world is None else world
+    built = [s for s in core_recipe.SECTIONS if s.build and _present(recipe, s) and (keys is None or s.key in keys)]
     total = SECTION_STEPS * len(built)
     for k, section in enumerate(built):
         share = None
