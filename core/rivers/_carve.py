@@ -43,6 +43,8 @@ class RiverMaps:
         Carved (the original heights where nothing is carved).
     river : float32 in [0, 1]
         Water cover of the rivers.
+    width : float32, metres
+        Width of the widest river whose water reaches the cell (0 elsewhere): what a bridge spans.
     bank : float32 in [0, 1]
         Bank preference (reeds): 1 at the water's edge, 0 at ``bank_width`` and in the water.
     lake : bool
@@ -56,6 +58,7 @@ class RiverMaps:
 
     heights: np.ndarray
     river: np.ndarray
+    width: np.ndarray
     bank: np.ndarray
     lake: np.ndarray
     water: np.ndarray
@@ -125,6 +128,7 @@ def carve_network(network, heights, *, offset=(0, 0), carve=True, reach=64.0, pi
     slope = network.carve["bank_slope"]
     lowest = np.full(wr * wc, np.inf)
     cover = np.zeros(wr * wc, np.float32)
+    widest = np.zeros(wr * wc, np.float32)
     if idx.size:
         dy, dx, dist = _offsets(math.floor(r_cells[0]))
         reach_desc = -r_cells  # ascending
@@ -148,8 +152,12 @@ def carve_network(network, heights, *, offset=(0, 0), carve=True, reach=64.0, pi
             c = np.clip((ws - r) / cell + 0.5, 0.0, 1.0).astype(np.float32)
             np.maximum(cover[t], c, out=c)
             cover[t] = c
+            wide = np.where(r < ws + 0.5 * cell, 2.0 * ws, 0.0).astype(np.float32)
+            np.maximum(widest[t], wide, out=wide)
+            widest[t] = wide
     lowest = lowest.reshape(wr, wc)
     cover = cover.reshape(wr, wc)
+    widest = widest.reshape(wr, wc)
     lake = np.zeros((wr, wc), bool)
     for lk in network.lakes:
         r, c = np.divmod(lk.cells, network.shape[1])
@@ -182,6 +190,7 @@ def carve_network(network, heights, *, offset=(0, 0), carve=True, reach=64.0, pi
     return RiverMaps(
         heights=out,
         river=np.ascontiguousarray(cover[inner]),
+        width=np.ascontiguousarray(widest[inner]),
         bank=bank,
         lake=np.ascontiguousarray(lake[inner]),
         water=np.ascontiguousarray(water),
