@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._grid import index_dtype
-from .mesh import IndexedMesh, vertex_normals
+
+from .mesh import IndexedMesh, index_dtype, vertex_normals
 
 __all__ = [
     "grid_origin",
@@ -22,6 +22,7 @@ __all__ = [
     "ribbon",
     "cell_patches",
     "join_meshes",
+    "bilinear",
     "DIGITS",
 ]
 
@@ -246,3 +247,18 @@ def join_meshes(meshes, *, origin=(0.0, 0.0, 0.0)):
         np.concatenate(normals).astype(np.float32),
         np.concatenate(mats).astype(np.uint8),
     )
+
+
+def bilinear(heights, rows, cols):
+    """Heights at fractional cells (bilinear; positions clamped to the grid)."""
+    h = np.asarray(heights, np.float64)
+    nr, nc = h.shape
+    r = np.clip(np.asarray(rows, np.float64), 0.0, nr - 1.0)
+    c = np.clip(np.asarray(cols, np.float64), 0.0, nc - 1.0)
+    r0 = np.minimum(np.floor(r).astype(np.int64), nr - 2) if nr > 1 else np.zeros(r.shape, np.int64)
+    c0 = np.minimum(np.floor(c).astype(np.int64), nc - 2) if nc > 1 else np.zeros(c.shape, np.int64)
+    fr, fc = r - r0, c - c0
+    r1, c1 = np.minimum(r0 + 1, nr - 1), np.minimum(c0 + 1, nc - 1)
+    top = h[r0, c0] * (1.0 - fc) + h[r0, c1] * fc
+    bottom = h[r1, c0] * (1.0 - fc) + h[r1, c1] * fc
+    return top * (1.0 - fr) + bottom * fr

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import erosion, exact
+from .._polyline import bilinear
 from .._union import join_roots
 from ..errors import ParameterError
 
@@ -50,6 +51,8 @@ __all__ = [
     "DEPTH_EXPONENT",
     "MOUTHS",
     "MAX_BANK_CELLS",
+    "FREEBOARD",
+    "bank_lows",
     "outline",
 ]
 
@@ -58,6 +61,8 @@ WIDTH_EXPONENT = 0.5
 DEPTH_EXPONENT = 0.4
 #: What a segment ends in when it flows into no other segment.
 MOUTHS = ("edge", "sea", "lake", "sink")
+#: Metres the water surface stays under the lower bank beside it.
+FREEBOARD = 0.1
 #: Most cells the carved banks reach beyond the water.
 MAX_BANK_CELLS = 16
 #: Neighbour offsets (8-connectivity) for labelling lakes.
@@ -319,6 +324,56 @@ def _drop_straight(pts):
     return pts[turn != 0]
 
 
+def _bank_low(h, rec, cells, starts, width, cell_size):
+    """Per channel cell (in segment order): the lower of the ground at ``width / 2`` plus a cell to
+    either side, across the direction of its segment (central differences along the cells and the
+    cell after them)."""
+    rows, cols = h.shape
+    n = h.size
+    out = np.empty(cells.size)
+    for s in range(starts.size - 1):
+        own = cells[starts[s] : starts[s + 1]]
+        nxt = rec[own[-1]]
+        line = own if nxt >= n else np.append(own, nxt)
+        r, c = np.divmod(line, cols)
+        r, c = r.astype(np.float64), c.astype(np.float64)
+        if line.size >= 2:
+            dr, dc = np.gradient(r), np.gradient(c)
+        else:
+            dr, dc = np.zeros(1), np.ones(1)
+        norm = np.hypot(dr, dc)
+        norm[norm == 0.0] = 1.0
+        nr, nc = -dc / norm, dr / norm
+        off = (0.5 * width[line] + cell_size) / cell_size
+        left = bilinear(h, r + nr * off, c + nc * off)
+        right = bilinear(h, r - nr * off, c - nc * off)
+        out[starts[s] : starts[s + 1]] = np.minimum(left, right)[: own.size]
+    return out
+
+
+def bank_lows(network, ground):
+    """Per point of ``network``: the lower of ``ground`` at half the water's width plus a cell to
+    either side, across its segment's direction (central differences along the points); the
+    points of a segment of one point get +inf."""
+    cell = network.cell_size
+    rows, cols = network.rows_cols()
+    out = np.full(network.cells.size, np.inf)
+    for s in range(network.segment_count):
+        sl = network.segment(s)
+        r, c = rows[sl], cols[sl]
+        if r.size < 2:
+            continue
+        dr, dc = np.gradient(r), np.gradient(c)
+        norm = np.hypot(dr, dc)
+        norm[norm == 0.0] = 1.0
+        nr, nc = -dc / norm, dr / norm
+        off = (network.half_width[sl] + cell) / cell
+        left = bilinear(ground, r + nr * off, c + nc * off)
+        right = bilinear(ground, r - nr * off, c - nc * off)
+        out[sl] = np.minimum(left, right)
+    return out
+
+
 def _strahler(seg_donors, topo, lake_of_outlet, lake_inflows, count):
     order = np.zeros(count, np.int64)
     for s in topo:
@@ -464,7 +519,13 @@ def river_network(
     local = np.full(n, n, np.int64)
     local[chan_cells] = np.arange(chan_cells.size)
     down_local = np.where(down < n, local[np.minimum(down, n - 1)], chan_cells.size)
-    surf_c = tree_minimum(h.reshape(-1)[chan_cells], down_local, sink=chan_cells.size)
+    # ... and below the lower bank beside it (a freeboard under the ground half a water width and
+    # a cell to either side across the flow), so the bed lies below both banks
+    start = np.minimum(
+        h.reshape(-1)[chan_cells],
+        _bank_low(h, rec, cells_sorted, own_starts, width_c, cell_size)[np.argsort(order_in)] - FREEBOARD,
+    )
+    surf_c = tree_minimum(start, down_local, sink=chan_cells.size)
     surface = np.full(n, np.nan)
     surface[chan_cells] = surf_c
     # Strahler order, upstream segments first (a segment's area is below its downstream one's)

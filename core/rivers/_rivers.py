@@ -10,10 +10,13 @@ import numpy as np
 from .._checks import check_array, check_float
 from ..errors import ParameterError
 from ._carve import RiverMaps, carve_network, channel_down
-from ._network import RiverNetwork, river_network, tree_minimum
+from ._network import FREEBOARD, MAX_BANK_CELLS, RiverNetwork, bank_lows, river_network, tree_minimum
 from .spec import plan_kwargs
 
-__all__ = ["Rivers", "plan_rivers", "carve_rivers", "build_rivers"]
+__all__ = ["Rivers", "plan_rivers", "carve_rivers", "build_rivers", "MAX_BANK_ROUNDS"]
+
+#: Rounds of lowering a river's water under banks that nearby rivers carved lower.
+MAX_BANK_ROUNDS = 1
 
 
 @dataclass(frozen=True, eq=False)
@@ -34,11 +37,35 @@ def plan_rivers(heights, *, cell_size, threshold, sea_level=None, reach=64.0, ca
     network = river_network(h, cell_size=cell_size, threshold=threshold, sea_level=sea_level, **kwargs)
     if not carve:
         return network
-    first = carve_network(network, h, carve=True, reach=reach, pin=False).heights
     uniq, down = channel_down(network)
+    where = np.searchsorted(uniq, network.cells)
+    own = np.ones(network.cells.size, bool)
+    # a segment's last point is the next segment's first (a junction) or the sea's or a lake's
+    # cell, except where it leaves the map
+    own[network.starts[1:] - 1] = [m in ("edge", "sink") for m in network.mouth]
+    for _ in range(MAX_BANK_ROUNDS):
+        first = carve_network(network, h, carve=True, reach=reach, pin=False).heights
+        # keep the water under the lower carved bank beside it (a deeper river's bank nearby can
+        # carve below a stream's bed): lower the surface there, and everything downstream
+        low = bank_lows(network, first) - FREEBOARD
+        low[~own] = np.inf
+        start = np.full(uniq.size, np.inf)
+        np.minimum.at(start, where, np.minimum(network.surface, low))
+        if not (start[where] < network.surface).any():
+            break
+        surface = tree_minimum(start, down, sink=uniq.size)[where]
+        network = _with_surface(network, h, surface)
+    first = carve_network(network, h, carve=True, reach=reach, pin=False).heights
     bed = tree_minimum(first.reshape(-1)[uniq], down, sink=uniq.size)
-    z = bed[np.searchsorted(uniq, network.cells)]
-    return dataclasses.replace(network, z=z)
+    return dataclasses.replace(network, z=bed[where])
+
+
+def _with_surface(network, h, surface):
+    """``network`` with new water surfaces (beds and reaches follow)."""
+    ground = h.reshape(-1)[network.cells]
+    rise = np.maximum(ground - surface, 0.0) + network.depth
+    reach = network.half_width + np.minimum(rise / network.carve["bank_slope"], MAX_BANK_CELLS * network.cell_size)
+    return dataclasses.replace(network, surface=surface, z=surface - network.depth, reach=reach)
 
 
 def carve_rivers(heights, network, *, offset=(0, 0), carve=True, reach=64.0):

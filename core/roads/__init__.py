@@ -29,7 +29,6 @@ from ._network import (
     RoadClass,
     RoadEdge,
     RoadNetwork,
-    bilinear,
     plan_roads,
 )
 from ._roads import Roads, build_roads, carve_roads, grid_points
@@ -58,7 +57,6 @@ __all__ = [
     "carve_roads",
     "build_roads",
     "grid_points",
-    "bilinear",
     "CostGraph",
     "MOVES",
     "build_graph",

@@ -23,9 +23,9 @@ import json
 
 import numpy as np
 
-from .._grid import index_dtype
+
 from .._polyline import DIGITS, clip_polyline, join_meshes, ribbon, to_blender, unity_rows
-from ..mesh import IndexedMesh, vertex_normals
+from ..mesh import IndexedMesh, index_dtype, vertex_normals
 from ._network import RoadNetwork
 
 __all__ = ["roads_json", "roads_json_bytes", "road_mesh", "bridge_mesh", "FORMAT", "VERSION", "LIFT", "DECK"]

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import exact
+from .._polyline import bilinear
 from ..errors import ParameterError
 from ._cost import build_graph, coarse_graph
 from ._search import PAD, move_table, search, trace
@@ -45,7 +46,6 @@ __all__ = [
     "DEFAULT_CLASSES",
     "PROFILE_GRADE",
     "SHOULDER_CELLS",
-    "bilinear",
     "turn_table",
 ]
 
@@ -58,6 +58,8 @@ SHOULDER_CELLS = 1.5
 #: Bends: the grade kept on a bend of radius R cells is ``1 - BEND_CELLS / R``, at least ``MIN_BEND``.
 BEND_CELLS = 1.5
 MIN_BEND = 0.2
+#: Samples (half cells) either side in the vertical curves' moving average.
+VERTICAL_CURVE = 4
 #: Rank of the classes (wider first): a shared run of cells takes the widest class using it.
 CLASS_RANK = ("highway", "road", "trail")
 
@@ -118,21 +120,6 @@ class RoadNetwork:
     classes: dict
     carve: dict
     cost: tuple = ()
-
-
-def bilinear(heights, rows, cols):
-    """Heights at fractional cells (bilinear; positions clamped to the grid)."""
-    h = np.asarray(heights, np.float64)
-    nr, nc = h.shape
-    r = np.clip(np.asarray(rows, np.float64), 0.0, nr - 1.0)
-    c = np.clip(np.asarray(cols, np.float64), 0.0, nc - 1.0)
-    r0 = np.minimum(np.floor(r).astype(np.int64), nr - 2) if nr > 1 else np.zeros(r.shape, np.int64)
-    c0 = np.minimum(np.floor(c).astype(np.int64), nc - 2) if nc > 1 else np.zeros(c.shape, np.int64)
-    fr, fc = r - r0, c - c0
-    r1, c1 = np.minimum(r0 + 1, nr - 1), np.minimum(c0 + 1, nc - 1)
-    top = h[r0, c0] * (1.0 - fc) + h[r0, c1] * fc
-    bottom = h[r1, c0] * (1.0 - fc) + h[r1, c1] * fc
-    return top * (1.0 - fr) + bottom * fr
 
 
 def turn_table(directions, cost):
@@ -589,6 +576,16 @@ def _profiles(edges, nodes, ground, classes, water, bridge_height, cell_size):
         if not gorge.any():
             break
         free |= gorge
+    # vertical curves: a moving average along every edge (nodes kept) rounds the kinks the fit
+    # leaves where the profile leaves the ground (a heightmap cannot hold a sharp kink across a
+    # cell), then one more fit to it puts back the grades and level junctions the average bent
+    smooth = z.copy()
+    for idx in ids:
+        if idx.size > 2:
+            smooth[idx[1:-1]] = _average(z[idx], VERTICAL_CURVE)[1:-1]
+    upper = _lipschitz(smooth, ids, costs, (zero_a, zero_b), lower=False)
+    lower = _lipschitz(smooth, ids, costs, (zero_a, zero_b), lower=True)
+    z = 0.5 * (upper + lower)
     z_edges = [z[idx] for idx in ids]
     bridges = []
     for idx in ids:
@@ -600,6 +597,15 @@ def _profiles(edges, nodes, ground, classes, water, bridge_height, cell_size):
         grown[0] = grown[-1] = False
         bridges.append(grown)
     return z_edges, z[:node_count], bridges
+
+
+def _average(values, half):
+    """A moving average of ``2 half + 1`` points, the window shrinking symmetrically at the ends."""
+    n = values.size
+    c = np.concatenate([[0.0], np.cumsum(values)])
+    i = np.arange(n)
+    w = np.minimum(np.minimum(i, n - 1 - i), half)
+    return (c[i + w + 1] - c[i - w]) / (2 * w + 1)
 
 
 def _overlaps(rows, cols, edge_of, half, cell_size, along):
