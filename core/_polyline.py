@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import numpy as np
 
-
 from .mesh import IndexedMesh, index_dtype, vertex_normals
 
 __all__ = [

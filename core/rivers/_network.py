@@ -39,6 +39,7 @@ import numpy as np
 from .. import erosion, exact
 from .._polyline import bilinear
 from .._union import join_roots
+from ..biomes import sea_mask
 from ..errors import ParameterError
 
 __all__ = [
@@ -420,7 +421,8 @@ def river_network(
     min_width : float, metres
         Narrowest water.
     sea_level : float or None
-        Cells at or below it are sea (mouths); None: no sea.
+        The sea's cells (``core.biomes.sea_mask``: at or below it when it is above 0, below it
+        otherwise) are mouths; None: no sea.
     lakes : bool
         Keep lakes where filled pits hold water; False: rivers run through pits (breached).
     lake_min_area, lake_min_depth : float
@@ -448,7 +450,7 @@ def river_network(
         )
     rec = erosion.flow_receivers(h)
     area = accumulate(rec, cell_area)
-    sea = np.zeros(n, bool) if sea_level is None else (h <= sea_level).reshape(-1)
+    sea = np.zeros(n, bool) if sea_level is None else sea_mask(h, sea_level=sea_level).reshape(-1)
     if lakes:
         filled = erosion.fill_pits(h, epsilon=0.0)
         lake_id, levels = _label_lakes(h, filled, sea.reshape(h.shape), cell_size, lake_min_area, lake_min_depth)

@@ -23,7 +23,6 @@ import json
 
 import numpy as np
 
-
 from .._polyline import DIGITS, clip_polyline, join_meshes, ribbon, to_blender, unity_rows
 from ..mesh import IndexedMesh, index_dtype, vertex_normals
 from ._network import RoadNetwork

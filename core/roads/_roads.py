@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._checks import check_array, check_float
+from ..biomes import sea_mask
 from ..errors import ParameterError
 from ._carve import RoadMaps, carve_network
 from ._network import RoadNetwork, plan_roads
@@ -60,7 +61,8 @@ def build_roads(heights, spec, *, cell_size, origin, sea_level=None, rivers=None
     origin : (x0, y0)
         Blender metres of cell (0, 0) (``core.rivers``' files take the same).
     sea_level : float or None
-        Metres; the sea is no place for a road.
+        Metres; the sea (``core.biomes.sea_mask``: at or below it when it is above 0, below it
+        otherwise) is no place for a road.
     rivers : core.rivers.Rivers or None
         Its carved ground is what the roads are laid on; its water is bridged (rivers wider than
         ``max_bridge`` and lakes are not).
@@ -73,8 +75,8 @@ def build_roads(heights, spec, *, cell_size, origin, sea_level=None, rivers=None
         raise ParameterError(f"roads.points has {len(spec.points)} point(s); a road needs at least 2")
     pts = grid_points(spec.points, shape=h.shape, cell_size=cell_size, origin=origin)
     blocked = np.zeros(h.shape, bool)
-    if sea_level is not None:
-        blocked |= h <= sea_level
+    sea = np.zeros(h.shape, bool) if sea_level is None else sea_mask(h, sea_level=sea_level)
+    blocked |= sea
     water = width = None
     ground = h
     if rivers is not None:
@@ -84,7 +86,7 @@ def build_roads(heights, spec, *, cell_size, origin, sea_level=None, rivers=None
     cells = np.rint(pts).astype(np.int64)
     for i, (r, c) in enumerate(cells.tolist()):
         x, y = spec.points[i]
-        if sea_level is not None and h[r, c] <= sea_level:
+        if sea[r, c]:
             raise ParameterError(
                 f"roads.points[{i}] ({x:g}, {y:g}) lies in the sea (ground {h[r, c]:.2f} m, sea level {sea_level:g} m)"
             )

@@ -61,7 +61,7 @@ def build(r):
     return Built(r, h, sea, origin, riv, rd)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def valley():
     """The shipped river valley, built once."""
     return build(recipe.load(VALLEY))
@@ -141,15 +141,15 @@ def across_width(network, ground, cell):
     return worst, checked
 
 
-def switchbacks(edge, span=8):
-    """Hairpins of an edge: places where its heading turns back (more than 120 degrees) within
-    ``span`` samples (4 cells), counted once per run."""
+def switchbacks(edge, span=20):
+    """Hairpins of an edge: places where its heading turns back (by more than 110 degrees) within
+    ``span`` samples (10 cells), counted once per run."""
     d = np.stack([np.diff(edge.rows), np.diff(edge.cols)], 1)
     if len(d) <= span:
         return 0
     a, b = d[:-span], d[span:]
     cos = (a * b).sum(1) / (np.hypot(*a.T) * np.hypot(*b.T))
-    turns = np.flatnonzero(cos < -0.5)
+    turns = np.flatnonzero(cos < -0.35)
     return 0 if not turns.size else 1 + int((np.diff(turns) > 2 * span).sum())
 
 
@@ -164,12 +164,15 @@ if __name__ == "__main__":
     v = valley()
     net = v.rivers.network
     print(f"river valley built in {time.process_time() - t0:.1f} s CPU")
-    print(f"rivers: {net.segment_count} segments, Strahler orders {np.bincount(net.order)[1:].tolist()}, lakes {len(net.lakes)}")
+    orders = np.bincount(net.order)[1:].tolist()
+    print(f"rivers: {net.segment_count} segments, Strahler orders {orders}, lakes {len(net.lakes)}")
     print(f"  stream numbers N_k {rivers.stream_numbers(net)}; Horton bifurcation ratio {rivers.horton_ratio(net):.2f}")
     print(f"  Hack's exponent {rivers.hack_exponent(net, v.heights):.3f}")
     rn = v.roads.network
-    print(f"roads: {len(rn.nodes)} nodes ({rn.node_kind.count('point')} points), {len(rn.edges)} edges, "
-          f"{sum(len(e.spans()) for e in rn.edges)} bridges, switchbacks {sum(switchbacks(e) for e in rn.edges)}")
+    print(
+        f"roads: {len(rn.nodes)} nodes ({rn.node_kind.count('point')} points), {len(rn.edges)} edges, "
+        f"{sum(len(e.spans()) for e in rn.edges)} bridges, switchbacks {sum(switchbacks(e) for e in rn.edges)}"
+    )
     g, n = worst_grade(rn, v.final, v.cell)
     print(f"  worst grade / class max, every metre on the edited ground: {g:.3f} over {n} m")
     a, m = across_width(rn, v.final, v.cell)
