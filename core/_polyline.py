@@ -176,7 +176,8 @@ def ribbon(x, y, z, half_width, *, material=0, uv_scale=None):
     verts[0::2, 0], verts[0::2, 1] = x + nx * hw, y + ny * hw
     verts[1::2, 0], verts[1::2, 1] = x - nx * hw, y - ny * hw
     verts[0::2, 2] = verts[1::2, 2] = z
-    seg = np.sqrt(np.diff(x) ** 2 + np.diff(y) ** 2)
+    dx, dy = np.diff(x), np.diff(y)
+    seg = np.sqrt(dx * dx + dy * dy)
     along = np.concatenate([[0.0], np.cumsum(seg)])
     scale = uv_scale if uv_scale is not None else 2.0 * float(np.mean(hw)) if m else 1.0
     uvs = np.empty((2 * m, 2))

@@ -342,7 +342,7 @@ def _bank_low(h, rec, cells, starts, width, cell_size):
             dr, dc = np.gradient(r), np.gradient(c)
         else:
             dr, dc = np.zeros(1), np.ones(1)
-        norm = np.hypot(dr, dc)
+        norm = np.sqrt(dr * dr + dc * dc)  # (np.hypot is the C library's: not the same bits everywhere)
         norm[norm == 0.0] = 1.0
         nr, nc = -dc / norm, dr / norm
         off = (0.5 * width[line] + cell_size) / cell_size
@@ -365,7 +365,7 @@ def bank_lows(network, ground):
         if r.size < 2:
             continue
         dr, dc = np.gradient(r), np.gradient(c)
-        norm = np.hypot(dr, dc)
+        norm = np.sqrt(dr * dr + dc * dc)  # (np.hypot is the C library's: not the same bits everywhere)
         norm[norm == 0.0] = 1.0
         nr, nc = -dc / norm, dr / norm
         off = (network.half_width[sl] + cell) / cell

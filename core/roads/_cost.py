@@ -187,9 +187,10 @@ def build_graph(
     return CostGraph((rows, cols), cell, moves, lengths * cell, weights, min_factor=low)
 
 
-def coarse_graph(heights, *, factor, cell_size, blocked=None, water=None, forest=None, **kwargs):
+def coarse_graph(heights, *, factor, cell_size, blocked=None, water=None, forest=None, keep=None, **kwargs):
     """:func:`build_graph` on a grid ``factor`` times coarser (block means of the heights and the
-    forest; a coarse cell is blocked or wet when any of its cells is), for planning networks."""
+    forest; a coarse cell is wet when any of its cells is, blocked when most of them are, and never
+    when it holds one of the cells ``keep`` (k, 2) (the points to join)), for planning networks."""
     h = np.asarray(heights, np.float64)
     rows, cols = h.shape
     r2, c2 = -(-rows // factor), -(-cols // factor)
@@ -197,12 +198,22 @@ def coarse_graph(heights, *, factor, cell_size, blocked=None, water=None, forest
     def pool(a, how):
         pad = np.pad(a, ((0, r2 * factor - rows), (0, c2 * factor - cols)), mode="edge")
         blocks = pad.reshape(r2, factor, c2, factor)
-        return blocks.mean(axis=(1, 3)) if how == "mean" else blocks.any(axis=(1, 3))
+        if how == "mean":
+            return blocks.mean(axis=(1, 3))
+        if how == "most":
+            return blocks.sum(axis=(1, 3)) * 2 > factor * factor
+        return blocks.any(axis=(1, 3))
 
+    coarse_blocked = None
+    if blocked is not None:
+        coarse_blocked = pool(np.asarray(blocked, bool), "most")
+        if keep is not None:
+            k = np.asarray(keep, np.int64).reshape(-1, 2) // factor
+            coarse_blocked[k[:, 0], k[:, 1]] = False
     return build_graph(
         pool(h, "mean"),
         cell_size=cell_size * factor,
-        blocked=None if blocked is None else pool(np.asarray(blocked, bool), "any"),
+        blocked=coarse_blocked,
         water=None if water is None else pool(np.asarray(water, bool), "any"),
         forest=None if forest is None else pool(np.asarray(forest, np.float64), "mean"),
         **kwargs,

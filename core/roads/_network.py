@@ -180,7 +180,7 @@ def _link_costs(points, coarse_graphs, order_class, factor):
     return costs
 
 
-def _mst(costs):
+def _mst(costs, name="the"):
     """Prim's minimum spanning tree over a dense cost matrix: list of (i, j) with i < j; raises
     when some point cannot be reached."""
     k = len(costs)
@@ -195,8 +195,8 @@ def _mst(costs):
         if not np.isfinite(cand[j]):
             missing = int(np.flatnonzero(~inside)[0])
             raise ParameterError(
-                f"roads.points[{missing}] cannot be reached from roads.points[0] under the class's grade "
-                "limit (too steep, or cut off by water); move it or raise the max grade"
+                f"roads.points[{missing}] cannot be reached from roads.points[0] under {name} class's max grade "
+                "(too steep, or cut off by water); move it or raise the max grade"
             )
         i = int(link[j])
         out.append((min(i, j), max(i, j)))
@@ -337,6 +337,7 @@ def plan_roads(
         )
 
     # 1. the links
+    graphs = {}
     k = len(pts)
     if links is not None:
         plan = [(int(i), int(j), road_class) for i, j in links]
@@ -356,16 +357,19 @@ def plan_roads(
                 bridge_cost=bridge_cost,
                 forest=forest,
                 forest_weight=forest_weight,
+                keep=pts,
             )
         }
         costs = _link_costs(pts, coarse_graphs, road_class, coarse)
-        tree = _mst(costs)
+        if not np.isfinite(costs).all():  # cut off on the coarse grid: ask the full one
+            graphs[road_class] = fine(road_class)
+            costs = np.minimum(costs, _link_costs(pts, graphs, road_class, 1))
+        tree = _mst(costs, f"the {road_class}")
         tree.sort(key=lambda ij: (costs[ij], ij))
         extra = _shortcuts(costs, tree, shortcuts, detour)
         plan = [(i, j, road_class) for i, j in tree] + [(i, j, shortcut_class) for i, j in extra]
     # 2. route every link on the full grid, the widest classes first, reusing earlier roads
     plan.sort(key=lambda t: CLASS_RANK.index(t[2]) if t[2] in CLASS_RANK else len(CLASS_RANK))
-    graphs = {}
     road = None
     turn = None if curvature <= 0.0 else turn_table(directions, curvature * cell_size)
     routes = []
@@ -514,9 +518,12 @@ def _bend_factor(rows, cols):
     k = 2  # the points a cell apart either side
     i = np.arange(m)
     a, b = np.maximum(i - k, 0), np.minimum(i + k, m - 1)
-    ab = np.hypot(rows[b] - rows[a], cols[b] - cols[a])
-    ai = np.hypot(rows[i] - rows[a], cols[i] - cols[a])
-    ib = np.hypot(rows[b] - rows[i], cols[b] - cols[i])
+
+    def dist(p, q):  # sqrt, not np.hypot (the C library's: not the same bits on every machine)
+        dr, dc = rows[p] - rows[q], cols[p] - cols[q]
+        return np.sqrt(dr * dr + dc * dc)
+
+    ab, ai, ib = dist(b, a), dist(i, a), dist(b, i)
     cross = np.abs((rows[i] - rows[a]) * (cols[b] - cols[a]) - (cols[i] - cols[a]) * (rows[b] - rows[a]))
     # circumradius abc / (4 area) = abc / (2 |cross|)
     with np.errstate(divide="ignore", invalid="ignore"):
