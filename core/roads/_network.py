@@ -58,6 +58,8 @@ SHOULDER_CELLS = 1.5
 #: Bends: the grade kept on a bend of radius R cells is ``1 - BEND_CELLS / R``, at least ``MIN_BEND``.
 BEND_CELLS = 1.5
 MIN_BEND = 0.2
+#: Metres below which the profile fit counts as settled.
+SETTLED = 1e-9
 #: Samples (half cells) either side in the vertical curves' moving average.
 VERTICAL_CURVE = 4
 #: Rank of the classes (wider first): a shared run of cells takes the widest class using it.
@@ -108,7 +110,9 @@ class RoadNetwork:
     with their ``node_z`` (metres) and ``node_kind`` (``"point"`` for the given points, whose
     index is ``node_point``, ``"junction"`` where roads meet or part); ``edges`` (RoadEdge);
     ``classes`` (RoadClass by name); ``carve``: how the ground is cut and filled (lateral slope,
-    reach, margin, in metres), kept so every tile does alike; ``cost``: the routes' costs."""
+    reach, margin, in metres), kept so every tile does alike; ``links``: the routes built, in order,
+    as ``(point i, point j, class)``, and ``cost`` their least costs (turn costs included; a later
+    route's with the earlier roads' discount)."""
 
     shape: tuple
     cell_size: float
@@ -119,6 +123,7 @@ class RoadNetwork:
     edges: tuple
     classes: dict
     carve: dict
+    links: tuple = ()
     cost: tuple = ()
 
 
@@ -423,6 +428,7 @@ def plan_roads(
         edges=road_edges,
         classes={c.name: c for c in classes},
         carve={"repose_slope": tan, "embankment": float(embankment), "margin": float(margin)},
+        links=tuple((int(i), int(j), name) for i, j, name, _path in routes),
         cost=tuple(costs_out),
     )
 
@@ -485,7 +491,7 @@ def _lipschitz(values, edges_idx, edges_cost, zero_pairs, lower):
     finite ``values`` and changes along every edge's run by at most its cost between the samples
     (``edges_cost``: cumulative allowed rise, metres) and not at all across ``zero_pairs``.
     Sweeps along each run (a running minimum of ``u - cost``) and across the zero pairs, until
-    nothing moves."""
+    nothing moves by more than :data:`SETTLED`."""
     sign = -1.0 if lower else 1.0
     u = sign * np.where(np.isfinite(values), values, -np.inf if lower else np.inf)
     for _ in range(10_000):
@@ -503,8 +509,11 @@ def _lipschitz(values, edges_idx, edges_cost, zero_pairs, lower):
             m = np.minimum(u[a], u[b])
             np.minimum.at(u, a, m)
             np.minimum.at(u, b, m)
-        if np.array_equal(before, u):
-            break
+        # settled: nothing moved by more than a nanometre (a running minimum of u - cost plus cost
+        # can round an ulp below u, round after round, and would never stop moving at all)
+        with np.errstate(invalid="ignore"):
+            if not (before - u > SETTLED).any():
+                break
     return sign * u
 
 

@@ -184,6 +184,10 @@ def search(graph, sources, *, goal=None, targets=None, delta=None, road=None, re
 
         h_front = heur(frontier)
     watch = None if targets is None else np.unique(np.asarray(targets, np.int64))
+    turn_rows = None
+    if turn is not None:  # one row per incoming move, and zeros for NO_MOVE (the sources)
+        turn_rows = np.zeros((NO_MOVE + 1, k_count))
+        turn_rows[:k_count] = turn
     rounds = 0
     while frontier.size:
         d_front = dist[frontier]
@@ -201,20 +205,18 @@ def search(graph, sources, *, goal=None, targets=None, delta=None, road=None, re
             h_front = h_front[keep]
         queued[batch] = False
         db = d_front[take]
-        came = move[batch] if turn is not None else None
         wb = weights[batch]  # (b, K): every move of every cell of the batch
         if road is not None:
             on = road[batch]
             if on.any():
                 wb = wb.astype(np.float64)
                 wb[on] *= reuse
+        if turn_rows is not None:
+            wb = wb + turn_rows[move[batch]]  # (row NO_MOVE: no turn from the start)
         fresh = []
         for k in range(k_count):
             v = batch + offsets[k]
             nd = db + wb[:, k]
-            if turn is not None:
-                known = came != NO_MOVE
-                nd[known] += turn[came[known], k]
             better = nd < dist[v]
             if not better.any():
                 continue

@@ -408,8 +408,8 @@ GOLDEN = {
     "maze[33x25]": "61639840992d4144",
     "level_files": "d8543a498cca4417",
     "wfc": "a67a6af3453e43c3",
-    "world": "6b2b7edd4228eb68",
-    "networks": "4f3501c6cbee19fc",
+    "world": "66591c7da60ffa0d",
+    "networks": "5f6872509212f75e",
     "exact": "c4d517d627309994",
 }
 

@@ -212,3 +212,24 @@ def test_the_spec_round_trips_and_directions_may_be_a_number():
     assert roads.from_dict(roads.to_dict(spec)) == spec
     r = recipe.load(recipe.__file__.replace("core/recipe.py", "presets/worlds/river_valley.toml"))
     assert recipe.loads(recipe.dumps(r)) == r
+
+
+def test_river_bank_and_road_splat_rules_paint_the_networks():
+    from worldseed.core import splat
+
+    v = valley()
+    layers = [
+        splat.SplatSpec(name="Grass"),
+        splat.SplatSpec(name="Reeds", bank=1.0),
+        splat.SplatSpec(name="Gravel", river=1.0),
+        splat.SplatSpec(name="Road", road=1.0),
+    ]
+    m, rm = v.rivers.maps, v.roads.maps
+    w = splat.splat_weights(layers, heights=v.final, cell_size=v.cell, river=m.river, bank=m.bank, road=rm.road)
+    assert np.allclose(w.sum(axis=0), 1.0)
+    assert (w[3][rm.road == 1.0] == 1.0).all() and (w[3][rm.road == 0.0] == 0.0).all()
+    on_water = (m.river == 1.0) & (rm.road == 0.0)
+    assert (w[2][on_water] == 1.0).all()
+    assert (w[1][(m.bank > 0) & (m.river == 0) & (rm.road == 0)] > 0).all()
+    with pytest.raises(ParameterError, match=r"road is needed: layers\[3\] \('Road'\) has a road rule"):
+        splat.splat_weights(layers, heights=v.final, cell_size=v.cell, river=m.river, bank=m.bank)
