@@ -30,6 +30,7 @@ from ._network import (
     RoadEdge,
     RoadNetwork,
     plan_roads,
+    plan_roads_steps,
 )
 from ._roads import Roads, build_roads, carve_roads, grid_points
 from ._search import MOVES, CostGraph, search, trace
@@ -54,6 +55,7 @@ __all__ = [
     "PROFILE_GRADE",
     "SHOULDER_CELLS",
     "plan_roads",
+    "plan_roads_steps",
     "carve_roads",
     "build_roads",
     "grid_points",

@@ -35,6 +35,7 @@ import numpy as np
 from .. import exact
 from .._polyline import bilinear
 from ..errors import ParameterError
+from ..steps import drive
 from ._cost import build_graph, coarse_graph
 from ._search import PAD, move_table, search, trace
 
@@ -43,6 +44,7 @@ __all__ = [
     "RoadEdge",
     "RoadNetwork",
     "plan_roads",
+    "plan_roads_steps",
     "DEFAULT_CLASSES",
     "PROFILE_GRADE",
     "SHOULDER_CELLS",
@@ -240,7 +242,7 @@ def _shortcuts(costs, links, count, detour):
     return chosen
 
 
-def plan_roads(
+def plan_roads_steps(
     heights,
     points,
     *,
@@ -270,7 +272,9 @@ def plan_roads(
     margin=2.0,
     links=None,
 ):
-    """Plan a road network (see the module's notes); returns a :class:`RoadNetwork`.
+    """Plan a road network (see the module's notes), as a step generator (``core.steps``):
+    yields ``(done, total, "roads")`` after the links are chosen, after every route and at the
+    end; returns a :class:`RoadNetwork`.  :func:`plan_roads` runs it to the end.
 
     Parameters
     ----------
@@ -374,6 +378,8 @@ def plan_roads(
         extra = _shortcuts(costs, tree, shortcuts, detour)
         plan = [(i, j, road_class) for i, j in tree] + [(i, j, shortcut_class) for i, j in extra]
     # 2. route every link on the full grid, the widest classes first, reusing earlier roads
+    total = len(plan) + 2
+    yield 1, total, "roads"
     plan.sort(key=lambda t: CLASS_RANK.index(t[2]) if t[2] in CLASS_RANK else len(CLASS_RANK))
     road = None
     turn = None if curvature <= 0.0 else turn_table(directions, curvature * cell_size)
@@ -399,6 +405,7 @@ def plan_roads(
         road[path[1:], opposite[ks]] = True
         routes.append((i, j, name, path))
         costs_out.append(float(dist[dst]))
+        yield 1 + len(routes), total, "roads"
     # 3. the graph of the routes
     width = cols + 2 * PAD
     nodes_cells, kinds, node_point, edges_cells = _graph(routes, pts, width)
@@ -417,6 +424,7 @@ def plan_roads(
     road_edges = tuple(
         RoadEdge(a, b, name, r, c, z, br) for (a, b, name, r, c), z, br in zip(edges, z_edges, bridges, strict=True)
     )
+    yield total, total, "roads"
     tan = float(exact.tan(repose * (math.pi / 180.0)))  # it shapes the heights: core.exact's tan
     return RoadNetwork(
         shape=(rows, cols),
@@ -431,6 +439,11 @@ def plan_roads(
         links=tuple((int(i), int(j), name) for i, j, name, _path in routes),
         cost=tuple(costs_out),
     )
+
+
+def plan_roads(heights, points, **kwargs):
+    """:func:`plan_roads_steps` run to the end: the :class:`RoadNetwork` (same arguments)."""
+    return drive(plan_roads_steps(heights, points, **kwargs))
 
 
 def _graph(routes, pts, width):
