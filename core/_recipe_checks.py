@@ -23,6 +23,8 @@ __all__ = [
     "check_scatter",
     "check_levels",
     "check_trees",
+    "check_rivers",
+    "check_roads",
 ]
 
 
@@ -134,3 +136,42 @@ def check_trees(recipe):
         error = trees.rule_error(spec.axiom, spec.rules, trees.constants_to_text(spec.constants))
         if error:
             raise RecipeError(f"trees[{i}]: {error}")
+
+
+def check_rivers(recipe):
+    """``[rivers]`` on needs the terrain on, and a threshold of at least 4 cells' area."""
+    spec = recipe.rivers
+    if not spec.enabled:
+        return
+    if not recipe.terrain.enabled:
+        raise RecipeError("rivers.enabled needs [terrain] enabled = true (rivers follow the terrain's water)")
+    cell = recipe.terrain.cell_size
+    if spec.threshold < 4.0 * cell * cell:
+        raise RecipeError(
+            f"rivers.threshold {spec.threshold:g} m² is less than 4 cells of {cell:g} m ({4.0 * cell * cell:g} m²): "
+            "every slope would be a river"
+        )
+
+
+def check_roads(recipe):
+    """``[roads]`` on needs the terrain on and at least 2 points, each on the terrain (a tiled
+    world's: anywhere on its tiles, Blender x in [-nx size, 0] and y in [-nz size, 0])."""
+    spec = recipe.roads
+    if not spec.enabled:
+        return
+    if not recipe.terrain.enabled:
+        raise RecipeError("roads.enabled needs [terrain] enabled = true (roads are laid on the terrain)")
+    if len(spec.points) < 2:
+        raise RecipeError(f"roads.points has {len(spec.points)} point(s); a road needs at least 2")
+    size = recipe.terrain.size
+    nx, nz = recipe.world.tiles
+    if (nx, nz) == (1, 1):
+        x0, x1, y0, y1 = -0.5 * size, 0.5 * size, -0.5 * size, 0.5 * size
+    else:
+        x0, x1, y0, y1 = -nx * size, 0.0, -nz * size, 0.0
+    for i, (x, y) in enumerate(spec.points):
+        if not (x0 <= x <= x1 and y0 <= y <= y1):
+            raise RecipeError(
+                f"roads.points[{i}] ({x:g}, {y:g}) lies outside the terrain "
+                f"(x in [{x0:g}, {x1:g}], y in [{y0:g}, {y1:g}] m)"
+            )

@@ -6,7 +6,7 @@ dataclasses and validated here, with no Blender in sight, so a malformed file
 fails with one message naming the file, the key, the value and what is allowed.
 
 The sections are listed once, in :data:`SECTIONS`, in the order a world is
-built: ``[world]``, ``[terrain]`` (with ``[terrain.erosion]``), ``[biomes]``, ``[[splat]]``,
+built: ``[world]``, ``[terrain]`` (with ``[terrain.erosion]``), ``[rivers]``, ``[roads]``, ``[biomes]``, ``[[splat]]``,
 ``[[trees]]``, ``[[scatter]]``, ``[[level]]``, ``[export]``.  That registry drives parsing, the
 error messages, :func:`to_dict`, :func:`dumps`, the headless build order and the sidebar; a new generator
 family is one more entry.  Every key is optional and defaults to the values
@@ -36,11 +36,13 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from . import biomes, export, levels, scatter, splat, terrain, trees
+from . import biomes, export, levels, rivers, roads, scatter, splat, terrain, trees
 from ._recipe_checks import (
     check_biomes,
     check_deposit_rules,
     check_levels,
+    check_rivers,
+    check_roads,
     check_scatter,
     check_splats,
     check_trees,
@@ -158,6 +160,32 @@ SECTIONS = (
         label="Terrain",
         tiled="per_tile",
         tiled_note="each tile's heights and LOD meshes, seamless at the borders",
+    ),
+    # the networks: planned over the (eroded) terrain, carving it before the biomes, splats and
+    # scatter read it; built with the terrain, not on their own
+    Section(
+        "rivers",
+        rivers.RiversSpec,
+        rivers.LIMITS,
+        rivers.from_dict,
+        rivers.to_dict,
+        check=check_rivers,
+        label="Rivers",
+        build=False,
+        tiled="refuse",
+        tiled_note="rivers are not yet planned across a tiled world's tiles: build the recipe as one terrain",
+    ),
+    Section(
+        "roads",
+        roads.RoadsSpec,
+        roads.LIMITS,
+        roads.from_dict,
+        roads.to_dict,
+        check=check_roads,
+        label="Roads",
+        build=False,
+        tiled="refuse",
+        tiled_note="roads are not yet planned across a tiled world's tiles: build the recipe as one terrain",
     ),
     # the terrain's layers: built with the terrain (core.terrain.terrain_layers_steps), not on their own
     Section(

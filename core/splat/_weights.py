@@ -158,6 +158,9 @@ def splat_weights(
     table=None,
     deposited=None,
     flow=None,
+    river=None,
+    bank=None,
+    road=None,
     seed=0,
     offset=(0.0, 0.0),
     margin=0,
@@ -184,6 +187,9 @@ def splat_weights(
         Deposited depth per cell in metres (hydraulic erosion), for layers with a deposit rule.
     flow : (rows, cols) array_like of float or None
         Upstream area per cell in m^2 (flow accumulation), for layers with a flow rule.
+    river, bank, road : (rows, cols) array_like of float in [0, 1] or None
+        The networks' maps (``core.rivers.RiverMaps.river`` and ``.bank``, ``core.roads.RoadMaps.road``),
+        for layers with a ``river``, ``bank`` or ``road`` rule.
     seed : int >= 0
         Seeds the patch noise (layer ``i`` draws from ``SeedSequence([seed, SPLAT_STREAM, i])``).
     offset : (float, float)
@@ -211,6 +217,8 @@ def splat_weights(
       ``w > 0`` (only on deposits at 1), ``1 + w d`` for ``w < 0`` (never on them at -1);
     * flow ``w``: the same with ``d`` the logarithmic ramp of the upstream area over
       ``flow_range``;
+    * river, bank, road ``w``: the same with ``d`` the network's map (water cover, bank
+      preference, road cover, each in [0, 1]);
     * patches: the layer's fBm (world coordinates, fixed curve :func:`core.biomes.noise_uniform`)
       above ``patchiness``, rising over ``noise_fade``.
 
@@ -308,6 +316,13 @@ def splat_weights(
             d *= np.float32(1.0 / exact.log(hi / lo))
             np.clip(d, 0.0, 1.0, out=d)
             times(_follow(d, layer.flow))
+        for key, given in (("river", river), ("bank", bank), ("road", road)):
+            weight = getattr(layer, key)
+            if weight != 0.0:
+                if key not in maps:
+                    d = _map(given, key, shape, f"{where} has a {key} rule").astype(np.float32, copy=False)
+                    maps[key] = np.clip(d, 0.0, 1.0)
+                times(_follow(maps[key], weight))
         if layer.patchiness > 0.0:
             rng = np.random.default_rng(np.random.SeedSequence([seed, SPLAT_STREAM, i]))
             n = fbm(

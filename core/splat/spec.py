@@ -85,6 +85,9 @@ LIMITS = {
         "Upstream areas (square metres) where the flow rule starts and where it is full",
         soft=(1.0, 1.0e7),
     ),
+    "river": number(RULE_WEIGHT, "River", "Follow the rivers' water: 1 only in it, -1 never in it, 0 ignore"),
+    "bank": number(RULE_WEIGHT, "Bank", "Follow the river banks: 1 only on them, -1 never on them, 0 ignore"),
+    "road": number(RULE_WEIGHT, "Road", "Follow the roads: 1 only on them, -1 never on them, 0 ignore"),
     "patchiness": number(UNIT, "Patchiness", "Share of the allowed ground left to the layers below by noise"),
     "noise_scale": number(NOISE_SCALE, "Patch Size", "Size of the patches", unit="m", soft=(1.0, 4096.0)),
     "noise_fade": number(UNIT, "Patch Fade", "Blend width at the patch edges (share of the noise range)"),
@@ -118,6 +121,9 @@ class SplatSpec:
     deposit_depth: float = 0.5
     flow: float = 0.0
     flow_range: tuple = (500.0, 50_000.0)
+    river: float = 0.0
+    bank: float = 0.0
+    road: float = 0.0
     patchiness: float = 0.0
     noise_scale: float = 32.0
     noise_fade: float = 0.1

@@ -36,6 +36,8 @@ from worldseed.core import (
     placement,
     preview,
     recipe,
+    rivers,
+    roads,
     scatter,
     terrain,
     trees,
@@ -273,6 +275,44 @@ def world_files():
     return _files(files)
 
 
+# -- rivers and roads ----------------------------------------------------------------------------------
+
+NETWORKS = (
+    "[world]\nseed = 6\n[terrain]\nresolution = 97\nsize = 192.0\nheight = 24.0\nscale = 120.0\n"
+    "persistence = 0.55\nsea_level = 0.05\n[terrain.erosion]\nenabled = true\ndroplets_per_km2 = 40000.0\n"
+    "[rivers]\nenabled = true\nthreshold = 300.0\nlake_min_area = 40.0\n"
+    '[roads]\nenabled = true\nroad_class = "trail"\n'
+    "points = [[-70.0, -60.0], [70.0, -50.0], [40.0, 70.0], [-60.0, 60.0]]\n"
+)
+
+
+def networks():
+    """Rivers (flow, Strahler order, hydraulic geometry: exact.pow; beds, banks: exact.tan) and roads
+    (costs, search, profiles, cut and fill) on an eroded terrain: the carved heights, the maps, both
+    JSON files and the water, road and bridge meshes."""
+    r = recipe.loads(NETWORKS)
+    h0 = terrain.terrain_heights(r.terrain, seed=r.world.seed)
+    h = drive(terrain.terrain_layers_steps(h0, terrain_spec=r.terrain, seed=r.world.seed)).metres
+    cell = r.terrain.cell_size
+    sea = float(np.float32(r.terrain.sea_level) * np.float32(r.terrain.height))
+    riv = rivers.build_rivers(h, r.rivers, cell_size=cell, sea_level=sea)
+    origin = (-0.5 * r.terrain.size, -0.5 * r.terrain.size)
+    rd = roads.build_roads(h, r.roads, cell_size=cell, origin=origin, sea_level=sea, rivers=riv)
+    m, rm = riv.maps, rd.maps
+    parts = [m.heights, m.river, m.width, m.bank, m.water_distance, rm.heights, rm.road, rm.clearing, rm.distance]
+    files = {
+        "N_rivers.json": rivers.rivers_json_bytes(riv.network, name="N", origin=origin),
+        "N_roads.json": roads.roads_json_bytes(rd.network, name="N", origin=origin),
+    }
+    meshes = [rivers.water_mesh(riv.network, origin=origin), roads.road_mesh(rd.network, origin=origin)]
+    decks = roads.bridge_mesh(rd.network, origin=origin)
+    return (
+        b"".join(np.ascontiguousarray(a).tobytes() for a in parts)
+        + _files(files)
+        + b"".join(_mesh(x) for x in meshes + ([decks] if decks is not None else []))
+    )
+
+
 # -- core.exact itself ---------------------------------------------------------------------------------
 
 
@@ -320,6 +360,7 @@ CASES = {
     "level_files": level_files,
     "wfc": wfc_runs,
     "world": world_files,
+    "networks": networks,
     "exact": exact_functions,
 }
 
@@ -367,7 +408,8 @@ GOLDEN = {
     "maze[33x25]": "61639840992d4144",
     "level_files": "d8543a498cca4417",
     "wfc": "a67a6af3453e43c3",
-    "world": "9f21cc4d5c67a3f8",
+    "world": "66591c7da60ffa0d",
+    "networks": "5f6872509212f75e",
     "exact": "c4d517d627309994",
 }
 

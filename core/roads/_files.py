@@ -1,0 +1,187 @@
+"""The roads' files and meshes: ``<name>_roads.json``, road ribbons and bridge decks.
+
+``<name>_roads.json`` (format ``worldseed.roads``, version 1)::
+
+    {"format": "worldseed.roads", "version": 1, "name": "Valley", "cell_size": 2.0,
+     "classes": {"road": {"width": 6.0, "max_grade": 0.1}, ...},
+     "nodes": [{"id": 0, "position": [x, y, z], "kind": "point", "point": 0}, ...],
+     "edges": [{"id": 0, "a": 0, "b": 3, "class": "road", "points": [[x, y, z], ...],
+                "bridges": [[12, 30]]}, ...]}
+
+Positions are Unity's frame (``(-x, z, -y)`` of Blender's metres), ``z`` the road surface (the
+ground after cut and fill, or a bridge deck).  A node's ``kind`` is ``"point"`` (one of the points
+joined, ``point`` its index) or ``"junction"`` (where roads meet or part).  An edge's ``points`` run
+from node ``a`` to node ``b``; ``bridges`` lists the index ranges (inclusive) of its points that
+are bridge spans.  A tiled world's tile file (``box``) holds the parts of the edges inside the tile
+(cut at the sides where both tiles compute the same point) with the world's ids, and the nodes
+inside it; a cut edge's ``a``/``b`` still name the world's nodes.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from .._polyline import DIGITS, clip_polyline, join_meshes, ribbon, to_blender, unity_rows
+from ..mesh import IndexedMesh, index_dtype, vertex_normals
+from ._network import RoadNetwork
+
+__all__ = ["roads_json", "roads_json_bytes", "road_mesh", "bridge_mesh", "FORMAT", "VERSION", "LIFT", "DECK"]
+
+FORMAT = "worldseed.roads"
+VERSION = 1
+#: Height of the road ribbon above the ground it lies on (metres), against z-fighting.
+LIFT = 0.03
+#: Thickness of a bridge deck (metres).
+DECK = 0.8
+
+
+def _r(value):
+    return round(float(value), DIGITS) + 0.0
+
+
+def _pieces(edge, box, extra=()):
+    values = np.stack([edge.z, edge.bridge.astype(np.float64), np.arange(edge.rows.size, dtype=np.float64), *extra], 1)
+    if box is None:
+        return [(edge.rows, edge.cols, values, 0)]
+    return clip_polyline(edge.rows, edge.cols, values, box)
+
+
+def _spans(flags):
+    b = np.concatenate([[False], flags, [False]])
+    marks = np.flatnonzero(b[1:] != b[:-1])
+    return [[int(s), int(e) - 1] for s, e in zip(marks[0::2], marks[1::2])]
+
+
+def roads_json(network, *, name, origin, box=None):
+    """The ``<name>_roads.json`` document (a dict) of ``network``; ``origin``: Blender ``(x0, y0)``
+    of the planned grid's cell (0, 0); ``box``: a tile's ``(row0, col0, row1, col1)`` (None: all)."""
+    if not isinstance(network, RoadNetwork):
+        raise TypeError(f"network must be a RoadNetwork, got {type(network).__name__}")
+    cell = network.cell_size
+    classes = {
+        c.name: {"width": _r(c.width), "max_grade": _r(c.max_grade)}
+        for c in sorted(network.classes.values(), key=lambda c: c.name)
+    }
+    nodes = []
+    for n, (r, c) in enumerate(network.nodes.tolist()):
+        if box is not None and not (box[0] <= r <= box[2] and box[1] <= c <= box[3]):
+            continue
+        x, y = to_blender(r, c, cell_size=cell, origin=origin)
+        record = {"id": n, "position": unity_rows([x], [y], [network.node_z[n]])[0], "kind": network.node_kind[n]}
+        if network.node_point[n] >= 0:
+            record["point"] = int(network.node_point[n])
+        nodes.append(record)
+    edges = []
+    for e, edge in enumerate(network.edges):
+        for qr, qc, qv, _ in _pieces(edge, box):
+            x, y = to_blender(qr, qc, cell_size=cell, origin=origin)
+            # a bridge point of the original is a bridge point here; a cut inside a span is too
+            flags = qv[:, 1] > 0.5 if box is None else _bridge_flags(edge, qv[:, 2])
+            edges.append(
+                {
+                    "id": e,
+                    "a": int(edge.a),
+                    "b": int(edge.b),
+                    "class": edge.road_class,
+                    "points": unity_rows(x, y, qv[:, 0]),
+                    "bridges": _spans(flags),
+                }
+            )
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "name": name,
+        "cell_size": cell,
+        "classes": classes,
+        "nodes": nodes,
+        "edges": edges,
+    }
+
+
+def _bridge_flags(edge, index):
+    """Bridge flag of clipped points (``index``: fractional position along the edge's points): on a
+    bridge when both original points around it are."""
+    lo = np.floor(index).astype(np.int64)
+    hi = np.minimum(lo + 1, edge.rows.size - 1)
+    return edge.bridge[lo] & edge.bridge[hi] | ((index == lo) & edge.bridge[lo])
+
+
+def roads_json_bytes(network, *, name, origin, box=None):
+    """:func:`roads_json` as the file's bytes (UTF-8, one line per node and edge, sorted keys)."""
+    doc = roads_json(network, name=name, origin=origin, box=box)
+    head = {k: v for k, v in doc.items() if k not in ("nodes", "edges")}
+    lines = ["{" + json.dumps(head, sort_keys=True)[1:-1] + ","]
+    for key in ("nodes", "edges"):
+        items = [json.dumps(item, sort_keys=True, separators=(",", ":")) for item in doc[key]]
+        body = ",\n  ".join(items)
+        lines.append(f' "{key}": [' + ("\n  " + body + "\n " if items else "") + "]" + ("," if key == "nodes" else ""))
+    lines.append("}")
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def _class_index(network):
+    return {name: i for i, name in enumerate(sorted(network.classes))}
+
+
+def road_mesh(network, *, origin, mesh_origin=(0.0, 0.0, 0.0), box=None):
+    """Road ribbons (every edge, bridges included: the deck's top) as one
+    :class:`~core.mesh.IndexedMesh` in Blender metres minus ``mesh_origin``: ``LIFT`` above the
+    road surface, UV ``u`` across (0..1) and ``v`` along (in road widths), one material per class
+    (classes in name order); None without roads."""
+    cell = network.cell_size
+    index = _class_index(network)
+    meshes = []
+    for edge in network.edges:
+        half = 0.5 * network.classes[edge.road_class].width
+        for qr, qc, qv, _ in _pieces(edge, box):
+            if len(qr) < 2:
+                continue
+            x, y = to_blender(qr, qc, cell_size=cell, origin=origin)
+            meshes.append(ribbon(x, y, qv[:, 0] + LIFT, half, material=index[edge.road_class]))
+    return join_meshes(meshes, origin=mesh_origin)
+
+
+def bridge_mesh(network, *, origin, mesh_origin=(0.0, 0.0, 0.0)):
+    """Bridge decks: under every bridge span a slab ``DECK`` metres thick (its sides and its
+    underside; the top is the road ribbon), material 0; None without bridges."""
+    cell = network.cell_size
+    meshes = []
+    for edge in network.edges:
+        half = 0.5 * network.classes[edge.road_class].width + 0.3
+        for a, b in edge.spans():
+            if b <= a:
+                continue
+            sl = slice(a, b + 1)
+            x, y = to_blender(edge.rows[sl], edge.cols[sl], cell_size=cell, origin=origin)
+            z = edge.z[sl]
+            top = ribbon(x, y, z, half)
+            low = ribbon(x, y, z - DECK, half)
+            meshes.append(_slab(top, low))
+    return join_meshes(meshes, origin=mesh_origin)
+
+
+def _slab(top, low):
+    """Sides and underside between two ribbons of the same points (left, right alternating)."""
+    m = top.n_vertices // 2
+    verts = np.concatenate([top.vertices, low.vertices]).astype(np.float64)
+    i = np.arange(m - 1) * 2
+    n = top.n_vertices
+    tris = []
+    # left side (even vertices): top_i, low_i+1, low_i / top_i, top_i+1, low_i+1 (faces outwards)
+    tris += [np.stack([i, n + i, n + i + 2], 1), np.stack([i, n + i + 2, i + 2], 1)]
+    # right side (odd vertices)
+    tris += [np.stack([i + 1, i + 3, n + i + 3], 1), np.stack([i + 1, n + i + 3, n + i + 1], 1)]
+    # underside: reversed winding of the low ribbon (faces down)
+    tris += [low.indices.astype(np.int64)[:, ::-1] + n]
+    tris = np.concatenate(tris)
+    uvs = np.concatenate([top.uvs, low.uvs])
+    normals = vertex_normals(verts, tris)
+    return IndexedMesh(
+        verts.astype(np.float32),
+        tris.astype(index_dtype(len(verts))),
+        uvs.astype(np.float32),
+        normals,
+        np.zeros(len(tris), np.uint8),
+    )
