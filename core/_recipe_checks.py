@@ -8,7 +8,7 @@ rules, scatter density, level names, tree rules).  They raise :class:`RecipeErro
 
 from __future__ import annotations
 
-from . import scatter, trees, unity_package
+from . import ecosystem, scatter, trees, unity_package
 from .biomes import MAX_PER_CELL, load_table
 from .errors import ParameterError, RecipeError, short
 from .spec import did_you_mean
@@ -23,6 +23,7 @@ __all__ = [
     "check_scatter",
     "check_levels",
     "check_trees",
+    "check_ecosystem",
 ]
 
 
@@ -134,3 +135,18 @@ def check_trees(recipe):
         error = trees.rule_error(spec.axiom, spec.rules, trees.constants_to_text(spec.constants))
         if error:
             raise RecipeError(f"trees[{i}]: {error}")
+
+
+def check_ecosystem(recipe):
+    """An ecosystem with species or animals needs a terrain to stand on; its plants at year 0 on
+    one terrain tile (the tiles of a world simulate one at a time, plus a halo) within the engine's
+    bounds (``core.ecosystem.estimate_plants``: the figure, before any work)."""
+    spec = recipe.ecosystem
+    if not (spec.species or spec.animals):
+        return
+    if not recipe.terrain.enabled:
+        raise RecipeError("[ecosystem] needs a terrain to grow on, but terrain.enabled is false")
+    side = recipe.terrain.size
+    if tuple(recipe.world.tiles) != (1, 1):
+        side += 2.0 * ecosystem.interaction_reach(spec.species)
+    ecosystem.estimate_plants(spec, side * side)
