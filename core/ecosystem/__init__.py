@@ -4,6 +4,19 @@ hunt and wear trails over steps.
 Public names only; the engines live in private modules.
 """
 
+from ._chart import chart_image
+from ._files import (
+    CSV_HEADER,
+    FORMAT,
+    VERSION,
+    ecosystem_json,
+    ecosystem_json_bytes,
+    file_names,
+    ground_heights,
+    plant_placements,
+    plants_csv_bytes,
+    population_png_bytes,
+)
 from ._habitat import Habitat, habitat, suitability
 from ._neighbours import overlapping_pairs
 from ._plants import (
@@ -15,6 +28,7 @@ from ._plants import (
     estimate_plants,
     interaction_reach,
     plants_steps,
+    plants_tile_steps,
 )
 from .spec import (
     ANIMAL_LIMITS,
@@ -54,10 +68,22 @@ __all__ = [
     "overlapping_pairs",
     "PlantRun",
     "plants_steps",
+    "plants_tile_steps",
     "estimate_plants",
     "dispersal_reach",
     "interaction_reach",
     "LAYER",
     "UNDERSTOREY",
     "MAX_PLANTS",
+    "FORMAT",
+    "VERSION",
+    "CSV_HEADER",
+    "file_names",
+    "ground_heights",
+    "plants_csv_bytes",
+    "ecosystem_json",
+    "ecosystem_json_bytes",
+    "population_png_bytes",
+    "plant_placements",
+    "chart_image",
 ]

@@ -47,44 +47,41 @@ def overlapping_pairs(x, y, r):
     x0, y0 = float(x.min()), float(y.min())
     cx = np.floor((x - x0) * inv).astype(np.int64)
     cy = np.floor((y - y0) * inv).astype(np.int64)
-    nx, ny = int(cx.max()) + 1, int(cy.max()) + 1
-    cell = cy * nx + cx
+    reach = np.maximum(np.ceil(2.0 * r * inv).astype(np.int64), 1)
+    pad = int(reach.max())
+    # a grid padded by the largest reach (empty cells): no bounds tests for the neighbouring cells
+    nx = int(cx.max()) + 1 + 2 * pad
+    ny = int(cy.max()) + 1 + 2 * pad
+    cell = (cy + pad) * nx + (cx + pad)
     order = np.argsort(cell, kind="stable")
     counts = np.bincount(cell, minlength=nx * ny)
-    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
-    reach = np.ceil(2.0 * r * inv).astype(np.int64)
-    reach = np.maximum(reach, 1)
+    starts = np.cumsum(counts) - counts
+    # the plants in cell order from here on (nearby plants close in memory); indices mapped back at the end
+    x, y, r, cell, reach = x[order], y[order], r[order], cell[order], reach[order]
     out_i, out_j = [], []
     for k in np.unique(reach).tolist():
         who = np.flatnonzero(reach == k)
-        offsets = np.arange(-k, k + 1)
-        # rows of offsets at a time, so the candidates stay within MAX_CANDIDATES
-        per_row = max(1, len(who) * (2 * k + 1) * 4)
-        band = max(1, MAX_CANDIDATES // per_row)
-        for b0 in range(0, 2 * k + 1, band):
-            dys = offsets[b0 : b0 + band]
-            qi, qc = [], []
-            for dy in dys.tolist():
-                ty = cy[who] + dy
-                ok_y = (ty >= 0) & (ty < ny)
-                for dx in offsets.tolist():
-                    tx = cx[who] + dx
-                    ok = ok_y & (tx >= 0) & (tx < nx)
-                    qi.append(who[ok])
-                    qc.append(ty[ok] * nx + tx[ok])
-            qi = np.concatenate(qi)
-            qc = np.concatenate(qc)
+        span = np.arange(-k, k + 1)
+        offsets = (span[:, None] * nx + span[None, :]).ravel()
+        # plants at a time, so the candidates stay within MAX_CANDIDATES
+        per_plant = len(offsets) * max(1.0, n / (nx * ny)) * 2.0
+        chunk = max(1, int(MAX_CANDIDATES // per_plant))
+        for c0 in range(0, len(who), chunk):
+            w = who[c0 : c0 + chunk]
+            qc = (cell[w][:, None] + offsets).ravel()
             cnt = counts[qc]
             keep = cnt > 0
-            qi, qc, cnt = qi[keep], qc[keep], cnt[keep]
+            qi = np.repeat(w, len(offsets))[keep]
+            qc, cnt = qc[keep], cnt[keep]
             total = int(cnt.sum())
             if not total:
                 continue
             rep_i = np.repeat(qi, cnt)
-            first = np.repeat(starts[qc] - np.concatenate(([0], np.cumsum(cnt)[:-1])), cnt)
-            j = order[first + np.arange(total)]
+            j = np.repeat(starts[qc] - (np.cumsum(cnt) - cnt), cnt) + np.arange(total)
             ri, rj = r[rep_i], r[j]
-            take = (rj < ri) | ((rj == ri) & (j > rep_i))
+            take = rj < ri
+            tie = np.flatnonzero(rj == ri)
+            take[tie] = order[j[tie]] > order[rep_i[tie]]
             rep_i, j = rep_i[take], j[take]
             dx_ = x[rep_i] - x[j]
             dy_ = y[rep_i] - y[j]
@@ -94,7 +91,7 @@ def overlapping_pairs(x, y, r):
             out_j.append(j[hit])
     if not out_i:
         return np.empty(0, np.int64), np.empty(0, np.int64)
-    i = np.concatenate(out_i)
-    j = np.concatenate(out_j)
+    i = order[np.concatenate(out_i)]
+    j = order[np.concatenate(out_j)]
     o = np.lexsort((j, i))
     return i[o], j[o]

@@ -52,6 +52,8 @@ from ._neighbours import overlapping_pairs
 __all__ = [
     "PlantRun",
     "plants_steps",
+    "plants_tile_steps",
+    "compete",
     "estimate_plants",
     "dispersal_reach",
     "interaction_reach",
@@ -560,3 +562,24 @@ def plants_steps(spec, hab, *, window=None, own=None, clearings=(), prefix="ecos
         snapshot_years=tuple(snap_years),
         snapshot_sizes=tuple(snap_sizes),
     )
+
+
+def plants_tile_steps(spec, hab, *, tile, halo=None, prefix="ecosystem."):
+    """One tile of a world: the plants of ``tile`` (``(x0, y0, x1, y1)``, world metres), simulated
+    with a ``halo`` around it (default: :func:`interaction_reach` of the species), as steps.
+
+    The plants owned are those whose trunk stands in ``[x0, x1) x [y0, y1)``; the tiles of a world
+    partition it, so every plant belongs to one tile.  A tile's result is a function of its window
+    alone (the draws are keyed by plant identities and world blocks, not by the tile or the order
+    the tiles are built in), so two tiles simulate the plants of the strip they share alike, except
+    where the halo's outer edge reaches: plants beyond it are not simulated, and their seeds and
+    shade are missing.  That error enters at the halo's edge and travels inward by at most a seed's
+    flight or two canopies a year; ``bench/bench_ecosystem.py --tiles`` prints how well the owned
+    plants near a seam agree with one simulation of the whole area.  ``hab`` must cover the window
+    (points beyond it take the nearest edge's fields).
+    """
+    tile = _check_window(tile, "tile")
+    halo = interaction_reach(spec.species) if halo is None else check_float(halo, name="halo", bounds=(0.0, 1e5))
+    x0, y0, x1, y1 = tile
+    window = (x0 - halo, y0 - halo, x1 + halo, y1 + halo)
+    return (yield from plants_steps(spec, hab, window=window, own=tile, prefix=prefix))
