@@ -418,10 +418,10 @@ def plants_steps(spec, hab, *, window=None, own=None, clearings=(), prefix="ecos
             "row": np.full(len(uid), -1, np.int64),
         }
 
-    def check_count(count, year, kinds):
+    def check_count(count, year, per_species):
+        """Refuse, before allocating, a year that would hold more than MAX_PLANTS plants."""
         if count > MAX_PLANTS:
-            per = np.bincount(kinds, minlength=ns)
-            k = int(per.argmax())
+            k = int(np.argmax(per_species))
             raise ParameterError(
                 f"{prefix}species[{k}].seeds_per_year {species[k].seeds_per_year:g} makes {count:,} plants in year "
                 f"{year} (about {count * BYTES_PER_PLANT / 1e9:,.1f} GB); at most {MAX_PLANTS:,}: fewer seeds, a lower "
@@ -469,7 +469,7 @@ def plants_steps(spec, hab, *, window=None, own=None, clearings=(), prefix="ecos
             pu = S["uid"][parents]
             n = np.floor(t.seeds[kind[parents]] + rnd.uniform(pu, key, 0)).astype(np.int64)
             total = int(n.sum())
-            check_count(len(S["x"]) + total, year, np.repeat(kind[parents], n))
+            check_count(len(S["x"]) + total, year, np.bincount(kind[parents], weights=n, minlength=ns))
             parent = np.repeat(parents, n)
             j = np.arange(total) - np.repeat(np.cumsum(n) - n, n)
             with np.errstate(over="ignore"):
@@ -487,7 +487,7 @@ def plants_steps(spec, hab, *, window=None, own=None, clearings=(), prefix="ecos
         kinds = np.concatenate([p[1] for p in parts]).astype(np.int64)
         new = newborn(uid, kinds, np.concatenate([p[2] for p in parts]), np.concatenate([p[3] for p in parts]), year)
         n_old = len(S["x"])
-        check_count(n_old + len(new["x"]), year, new["kind"].astype(np.int64))
+        check_count(n_old + len(new["x"]), year, np.bincount(new["kind"], minlength=ns))
         S = {k: np.concatenate([S[k], new[k]]) for k in S}
         # 4. growth
         kind = S["kind"]

@@ -27,6 +27,7 @@ if __name__ == "__main__":  # run as a script: make the extension root importabl
 
 from worldseed.core import (
     biomes,
+    ecosystem,
     erosion,
     exact,
     levels,
@@ -273,6 +274,38 @@ def world_files():
     return _files(files)
 
 
+# -- ecosystem ---------------------------------------------------------------------------------------
+
+
+def ecosystem_plants():
+    """Two species on hills by the sea for 30 years, with windthrow: the plants CSV (ground heights on
+    the triangles), the JSON history (mean sizes), the chart, the placements (turns: sin, cos)."""
+    h = noise.fbm((66, 66), scale=48.0, octaves=4, seed=3).astype(np.float64) * 40.0
+    hab = ecosystem.habitat(h, cell_size=2.0, sea_level=8.0)
+    spec = ecosystem.from_dict(
+        {
+            "years": 30,
+            "seed": 5,
+            "disturbance": 20.0,
+            "species": [
+                {"name": "Birch", "tree": "birch", "initial_density": 40.0, "dispersal": 20.0, "max_radius": 3.0},
+                {"name": "Beech", "tree": "broadleaf", "shade_tolerance": 1.0, "moisture": 0.7, "max_slope": 40.0},
+            ],
+        }
+    )
+    run = drive(ecosystem.plants_steps(spec, hab))
+    entry = ecosystem.plant_placements(
+        run, hab, trees=["birch", "broadleaf"], scatter="S", terrain="T", size=130.0, height=40.0
+    )
+    files = {
+        "plants.csv": ecosystem.plants_csv_bytes(run, hab),
+        "ecosystem.json": ecosystem.ecosystem_json_bytes(run),
+        "population.png": ecosystem.population_png_bytes(run),
+        "placements.json": json.dumps(entry, separators=(",", ":")).encode(),
+    }
+    return _files(files)
+
+
 # -- core.exact itself ---------------------------------------------------------------------------------
 
 
@@ -320,6 +353,7 @@ CASES = {
     "level_files": level_files,
     "wfc": wfc_runs,
     "world": world_files,
+    "ecosystem_plants": ecosystem_plants,
     "exact": exact_functions,
 }
 
@@ -368,6 +402,7 @@ GOLDEN = {
     "level_files": "d8543a498cca4417",
     "wfc": "a67a6af3453e43c3",
     "world": "9f21cc4d5c67a3f8",
+    "ecosystem_plants": "a776bab24ac099e6",
     "exact": "c4d517d627309994",
 }
 
