@@ -4,6 +4,7 @@ hunt and wear trails over steps.
 Public names only; the engines live in private modules.
 """
 
+from ._animals import AnimalRun, animals_steps, cell_fields, nearest_within
 from ._chart import chart_image
 from ._files import (
     CSV_HEADER,
@@ -88,4 +89,8 @@ __all__ = [
     "population_png_bytes",
     "plant_placements",
     "chart_image",
+    "AnimalRun",
+    "animals_steps",
+    "cell_fields",
+    "nearest_within",
 ]

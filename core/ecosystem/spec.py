@@ -204,6 +204,7 @@ ANIMAL_LIMITS = {
     "metabolism": number((0.0, 100.0), "Metabolism", "Energy spent per step"),
     "max_age": integer((1, 1_000_000), "Max Age", "Steps an animal lives at most", soft=(1, 10_000)),
     "mutation": number((0.0, 1.0), "Mutation", "Spread of the young's speed and vision around the parent's"),
+    "catch": number((0.0, 1.0), "Catch", "Chance a hunter catches a prey within its step"),
     "drink_every": integer((0, 100_000), "Drink Every", "Steps between visits to water (0: never thirsty)"),
     "home_range": number(
         (0.0, 100_000.0), "Home Range", "Distance from its den at which an animal turns back (0: roams)", unit="m"
@@ -231,6 +232,7 @@ class AnimalSpecies:
     metabolism: float = 1.0
     max_age: int = 400
     mutation: float = 0.05
+    catch: float = 0.5
     drink_every: int = 0
     home_range: float = 0.0
     trails: bool = True
