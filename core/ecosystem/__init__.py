@@ -9,16 +9,24 @@ from ._chart import chart_image
 from ._files import (
     CSV_HEADER,
     FORMAT,
+    SPAWNS_FORMAT,
     VERSION,
     ecosystem_json,
     ecosystem_json_bytes,
     file_names,
+    grass_capacity,
     ground_heights,
     plant_placements,
     plants_csv_bytes,
     population_png_bytes,
+    spawn_density,
+    spawn_points,
+    spawns_json,
+    spawns_json_bytes,
+    trail_map,
+    trails_png_bytes,
 )
-from ._habitat import Habitat, habitat, suitability
+from ._habitat import Habitat, habitat, suitability, terrain_habitat
 from ._neighbours import overlapping_pairs
 from ._plants import (
     LAYER,
@@ -32,6 +40,7 @@ from ._plants import (
     plants_steps,
     plants_tile_steps,
 )
+from ._run import Ecosystem, ecosystem_files, ecosystem_steps
 from .spec import (
     ANIMAL_LIMITS,
     DISTURBANCE_KINDS,
@@ -45,6 +54,8 @@ from .spec import (
     animal_from_dict,
     food_web,
     from_dict,
+    load_preset,
+    preset_names,
     species_from_dict,
     to_dict,
 )
@@ -64,8 +75,11 @@ __all__ = [
     "species_from_dict",
     "animal_from_dict",
     "food_web",
+    "preset_names",
+    "load_preset",
     "Habitat",
     "habitat",
+    "terrain_habitat",
     "suitability",
     "overlapping_pairs",
     "PlantRun",
@@ -89,8 +103,19 @@ __all__ = [
     "population_png_bytes",
     "plant_placements",
     "chart_image",
+    "SPAWNS_FORMAT",
+    "trail_map",
+    "trails_png_bytes",
+    "spawn_density",
+    "spawn_points",
+    "spawns_json",
+    "spawns_json_bytes",
+    "grass_capacity",
     "AnimalRun",
     "animals_steps",
     "cell_fields",
     "nearest_within",
+    "Ecosystem",
+    "ecosystem_steps",
+    "ecosystem_files",
 ]

@@ -4,19 +4,21 @@ After the Wolf-Sheep-Grass model (Wilensky 1997) and EcoSim (Gras et al. 2009), 
 grid of cells (one per heightmap cell).  Grazers (``eats = "plants"``) eat the grass of their
 cell, which grows back; hunters eat the animals they list.  A step, for every agent at once:
 
-1. **look**: the nearest hunter within ``vision`` (flee from it), else the nearest prey (chase it),
+1. **look**: the nearest hunter within ``vision`` (flee from it), else the nearest prey (chase it,
+   while hungry: energy below ``SATIETY`` meals),
    else water when thirsty (``drink_every`` steps after the last drink; the way down the distance
    to the nearest water), else the den when farther than ``home_range`` from it: a goal direction.
 2. **walk**: one of eight compass steps of ``speed`` metres, drawn with weights that multiply a
    correlated random walk (``1 + PERSISTENCE * max(0, cos)`` of the turn), gentle ground
    (``1 / (1 + (grade / SLOPE)^2)``: on steep slopes the animals zig-zag), worn ground
-   (``1 + trail_attraction * w / (w + TRAIL_HALF * trail_wear)``: the active walkers of Helbing
-   et al. 1997), grass for a grazer (``1 + GRAZE * grass``) and the goal
+   (``1 + trail_attraction * w / (w + TRAIL_HALF * mean wear)``: the active walkers of Helbing et al.
+   1997), grass for a grazer (``1 + GRAZE * grass``) and the goal
    (``1 + GOAL * max(0, cos)`` of the angle to it); never into water or off the map.  Each step
    wears the ground by ``trail_wear`` where the animal stands; wear fades by ``trail_decay``.
 3. **live**: ``metabolism`` energy spent, then a meal: the first grazer (in a random order) on a
-   cell eats its grass (``energy_gain`` for a full cell), a hunter catches the nearest prey within
-   one step (each prey once), gaining ``energy_gain``.  With more than ``energy_gain`` energy, an
+   cell eats its grass (``energy_gain`` for a full cell), a hunter catches the prey it chased when
+   that is within one step after both moved (with chance ``catch``; each prey once), gaining
+   ``energy_gain``.  With more than ``energy_gain`` energy, an
    animal has one young with chance ``reproduce``, sharing its energy; the young inherit speed and
    vision, each times ``1 + mutation * (2u - 1)``.  Animals die of hunger (energy <= 0), of age
    (past ``max_age``) or caught.  The grass regrows by ``grass_regrowth`` of what is missing.
@@ -53,6 +55,7 @@ __all__ = [
     "SATIETY",
     "MAX_AGENTS",
     "MAX_AGENT_STEPS",
+    "MAX_PAIRS",
 ]
 
 #: Pull of a goal on a step straight toward it.
@@ -63,14 +66,17 @@ PERSISTENCE = 2.0
 GRAZE = 4.0
 #: Grade (rise over run) at which a step is half as likely as on the flat.
 SLOPE = 0.35
-#: Wear, in steps of ``trail_wear``, at which a trail pulls with half its attraction.
-TRAIL_HALF = 4.0
+#: Wear at which a trail pulls with half its attraction, as a multiple of the mean wear of the land
+#: (and at least ``trail_wear``): trails are the ground worn well above the rest.
+TRAIL_HALF = 2.0
 #: An animal eats only while its energy is below this many meals (``energy_gain``): a full hunter rests.
 SATIETY = 2.0
 #: Most animals alive at once.
 MAX_AGENTS = 2_000_000
 #: Most agent-steps a run may take (about 10^3 s).
 MAX_AGENT_STEPS = 2_000_000_000
+#: Most hunter-prey pairs within sight a step may hold at the start (80 bytes each while searched).
+MAX_PAIRS = 20_000_000
 
 _H = math.sqrt(0.5)
 #: The eight compass steps (east first, anticlockwise).
@@ -93,13 +99,18 @@ class AnimalRun:
     x, y : (N,) float64 ndarray
         The animals alive at the end (the habitat's frame, metres).
     kind : (N,) int16 ndarray
+    den_x, den_y : (N,) float64 ndarray
+        Each animal's den: where it was placed or born (the centre of its home range).
     energy, speed, vision : (N,) float64 ndarray
     wear : (rows - 1, cols - 1) float64 ndarray
         Trail wear per heightmap cell at the end.
     visits : (A, rows - 1, cols - 1) int64 ndarray
         Steps each animal kind spent on each cell after the burn-in (the spawn density).
     steps_on : (rows - 1, cols - 1) int64 ndarray
-        Every animal's steps on each cell (all steps): what the trails carry.
+        Every animal's steps on each cell (all steps).
+    travel_on : (rows - 1, cols - 1) int64 ndarray
+        The steps of animals on their way (neither foraging nor chasing nor fleeing) on each cell:
+        the traffic the trails carry (and that wears them).
     home_range : (A,) float64 ndarray
         Per kind, the distance from its den within which an animal spent 95 % of its steps after
         the burn-in (metres; 0 when none lived then).
@@ -113,12 +124,15 @@ class AnimalRun:
     x: np.ndarray
     y: np.ndarray
     kind: np.ndarray
+    den_x: np.ndarray
+    den_y: np.ndarray
     energy: np.ndarray
     speed: np.ndarray
     vision: np.ndarray
     wear: np.ndarray
     visits: np.ndarray
     steps_on: np.ndarray
+    travel_on: np.ndarray
     home_range: np.ndarray
     grass: np.ndarray
 
@@ -136,25 +150,32 @@ def cell_fields(hab):
     return centre, wet
 
 
-def _pairs_within(ax, ay, bx, by, reach):
+def _pairs_within(ax, ay, bx, by, reach, box=None):
     """``(ia, ib, d2)``: every pair of an ``a`` point and a ``b`` point closer than ``reach`` (and
     perhaps some a little farther: filter ``d2``).  The larger set is sorted into a grid of cells
     of side ``reach / k``, the smaller one scans the ``(2k + 1)^2`` cells around each of its points
-    (``k = 2`` where the cells of side ``reach`` would hold many points: fewer candidates)."""
+    (``k = 2`` where the cells of side ``reach`` would hold many points: fewer candidates).
+    ``box``: ``(x0, y0, x1, y1)`` holding every point, when known (saves four passes)."""
     swap = len(ax) > len(bx)
     if swap:
         ax, ay, bx, by = bx, by, ax, ay
-    x0 = min(float(ax.min()), float(bx.min()))
-    y0 = min(float(ay.min()), float(by.min()))
-    span = (max(float(ax.max()), float(bx.max())) - x0 + reach) * (max(float(ay.max()), float(by.max())) - y0 + reach)
+    if box is None:
+        box = (
+            min(float(ax.min()), float(bx.min())),
+            min(float(ay.min()), float(by.min())),
+            max(float(ax.max()), float(bx.max())),
+            max(float(ay.max()), float(by.max())),
+        )
+    x0, y0, x1, y1 = box
+    span = (x1 - x0 + reach) * (y1 - y0 + reach)
     k = 2 if len(bx) * reach * reach > 8.0 * span else 1
     inv = k / reach
-    bcx = np.floor((bx - x0) * inv).astype(np.int64)
-    bcy = np.floor((by - y0) * inv).astype(np.int64)
-    acx = np.floor((ax - x0) * inv).astype(np.int64)
-    acy = np.floor((ay - y0) * inv).astype(np.int64)
-    nx = int(max(bcx.max(), acx.max())) + 1 + 2 * k
-    ny = int(max(bcy.max(), acy.max())) + 1 + 2 * k
+    bcx = ((bx - x0) * inv).astype(np.int64)  # points lie in the box: truncation is the floor
+    bcy = ((by - y0) * inv).astype(np.int64)
+    acx = ((ax - x0) * inv).astype(np.int64)
+    acy = ((ay - y0) * inv).astype(np.int64)
+    nx = int((x1 - x0) * inv) + 1 + 2 * k
+    ny = int((y1 - y0) * inv) + 1 + 2 * k
     cell = (bcy + k) * nx + (bcx + k)
     order = np.argsort(cell, kind="stable")
     counts = np.bincount(cell, minlength=nx * ny)
@@ -175,9 +196,27 @@ def _pairs_within(ax, ay, bx, by, reach):
     return (ib, ia, d2) if swap else (ia, ib, d2)
 
 
-def nearest_within(qx, qy, radius, tx, ty):
+def _nearest_of(group, other, d2, n):
+    """Per group ``0 .. n-1``: the ``other`` of least ``d2`` (ties: the lowest), -1 for none; and
+    that ``d2`` (``inf`` for none)."""
+    low = np.full(n, np.inf)
+    pick = np.full(n, -1, np.int64)
+    if not len(group):
+        return pick, low
+    np.minimum.at(low, group, d2)
+    at = d2 == low[group]
+    top = np.iinfo(np.int64).max
+    best = np.full(n, top, np.int64)
+    np.minimum.at(best, group[at], other[at])
+    found = best < top
+    pick[found] = best[found]
+    return pick, low
+
+
+def nearest_within(qx, qy, radius, tx, ty, *, box=None):
     """For each query point, the index of the nearest target within its ``radius`` (-1: none) and
-    the distance (``inf``: none); of equally near targets, the lowest index.
+    the distance (``inf``: none); of equally near targets, the lowest index.  ``box``: as
+    :func:`_pairs_within`.
 
     >>> best, dist = nearest_within(np.array([0.0, 5.0]), np.zeros(2), 2.0, np.array([1.5, -1.0]), np.zeros(2))
     >>> best.tolist(), dist.tolist()
@@ -189,24 +228,20 @@ def nearest_within(qx, qy, radius, tx, ty):
     radius = np.broadcast_to(np.asarray(radius, np.float64), (nq,))
     if not nq or not nt or float(radius.max()) <= 0.0:
         return best, dist
-    q, t, d2 = _pairs_within(qx, qy, tx, ty, float(radius.max()))
+    q, t, d2 = _pairs_within(qx, qy, tx, ty, float(radius.max()), box)
     r = radius[q]
     ok = d2 <= r * r
     q, t, d2 = q[ok], t[ok], d2[ok]
     if not len(q):
         return best, dist
-    low = np.full(nq, np.inf)
-    np.minimum.at(low, q, d2)
-    at = d2 == low[q]
-    pick = np.full(nq, nt, np.int64)
-    np.minimum.at(pick, q[at], t[at])
-    found = pick < nt
-    best[found] = pick[found]
+    best, low = _nearest_of(q, t, d2, nq)
+    found = best >= 0
     dist[found] = np.sqrt(low[found])
     return best, dist
 
 
-def _check_size(spec, hab, prefix):
+def _check_size(spec, land_m2, prefix):
+    """Refuse, before any work, more animals, agent-steps or pairs within sight than the bounds allow."""
     counts = [a.count for a in spec.animals]
     total = sum(counts)
     if total > MAX_AGENTS:
@@ -217,9 +252,19 @@ def _check_size(spec, hab, prefix):
             f"{prefix}steps {spec.steps:,} with {total:,} animals is {total * spec.steps:,} agent-steps (about "
             f"{total * spec.steps / 1e6 / 3600:,.1f} h); at most {MAX_AGENT_STEPS:,}"
         )
-    rows, cols = hab.shape
-    if (rows - 1) * (cols - 1) > 4097 * 4097:
-        raise ParameterError(f"the habitat must have at most {4097 * 4097:,} cells, got {(rows - 1) * (cols - 1):,}")
+    names = [a.name for a in spec.animals]
+    for k, a in enumerate(spec.animals):
+        if a.eats == "plants" or not a.count:
+            continue
+        prey = sum(spec.animals[names.index(p)].count for p in a.eats)
+        reach = max([a.vision] + [spec.animals[names.index(p)].vision for p in a.eats])
+        pairs = a.count * prey * min(1.0, math.pi * reach * reach / max(land_m2, 1e-9))
+        if pairs > MAX_PAIRS:
+            raise ParameterError(
+                f"{prefix}animals[{k}].count {a.count:,} hunting {prey:,} prey within {reach:g} m on "
+                f"{land_m2:,.0f} m^2 of land makes about {pairs:,.0f} pairs in sight a step (about "
+                f"{pairs * 80 / 1e9:,.1f} GB); at most {MAX_PAIRS:,}: fewer animals, less vision or more land"
+            )
 
 
 def animals_steps(spec, hab, *, vegetation=None, trail_attraction=None, prefix="ecosystem."):
@@ -243,7 +288,6 @@ def animals_steps(spec, hab, *, vegetation=None, trail_attraction=None, prefix="
     """
     if not isinstance(hab, Habitat):
         raise ParameterError(f"hab must be a Habitat, got {type(hab).__name__}")
-    _check_size(spec, hab, prefix)
     web = food_web(spec.animals, prefix=prefix)
     attraction = spec.trail_attraction if trail_attraction is None else float(trail_attraction)
     animals = spec.animals
@@ -253,6 +297,9 @@ def animals_steps(spec, hab, *, vegetation=None, trail_attraction=None, prefix="
     heights, water = cell_fields(hab)
     rows, cols = water.shape
     cell = hab.cell_size
+    if rows * cols > 4097 * 4097:
+        raise ParameterError(f"the habitat must have at most {4097 * 4097:,} cells, got {rows * cols:,}")
+    _check_size(spec, float((~water).sum()) * cell * cell, prefix)
     x0, y0 = hab.origin
     if vegetation is None:
         capacity = (~water).astype(np.float64)
@@ -281,13 +328,16 @@ def animals_steps(spec, hab, *, vegetation=None, trail_attraction=None, prefix="
     allowed = free.astype(np.float32)  # the weight of a step onto the cell: 0 on water and off the map
     ground = padded(heights, 0.0, np.float32)
     capacity = padded(capacity, 0.0, np.float64)
-    grass = capacity.copy()
+    # grass = capacity - deficit * deficit_scale: the regrowth of every cell is one multiplication
+    # of the scale a step (the deficit array is scaled only when the scale grows tiny)
     ncell = nr * nc
-    vision_max = max([a.vision for a in animals] + [cell]) / cell
+    deficit = np.zeros(ncell)
+    deficit_scale = 1.0
+    # how far animals know the water: their sight plus their home range
+    known = max([a.vision + a.home_range for a in animals] + [cell]) / cell
     if water.any():
-        reach = (vision_max * 2.0 + 1.0) * cell
-        d = bounded_distance(water, reach=reach, cell_size=cell) / cell
-        gy, gx = np.gradient(np.where(np.isfinite(d), d, vision_max * 4.0 + 2.0))
+        d = bounded_distance(water, reach=(known + 2.0) * cell, cell_size=cell) / cell
+        gy, gx = np.gradient(np.where(np.isfinite(d), d, known + 4.0))
         norm = np.sqrt(gx * gx + gy * gy)
         norm[norm == 0.0] = 1.0
         to_water = padded(d, np.inf, np.float64)
@@ -298,14 +348,15 @@ def animals_steps(spec, hab, *, vegetation=None, trail_attraction=None, prefix="
     wears = np.array([a.trails for a in animals], bool)
     grazer = np.array([a.eats == "plants" for a in animals], bool)
     prey_of = [np.array([names.index(p) for p in web[n]], np.int64) for n in names]
-    hunters_of = [np.array([k for k in range(na) if names[q] in web[names[k]]], np.int64) for q in range(na)]
+    is_prey = [np.isin(np.arange(na), prey_of[k]) for k in range(na)]  # by kind: is it prey of k?
+    hunting = [k for k in range(na) if len(prey_of[k])]
     rng = np.random.default_rng(np.random.SeedSequence([spec.seed, rnd.ANIMALS, 0]))
 
     # the animals at step 0, on land cells at random (positions in cells of the padded grid)
     land = np.flatnonzero(free)
     counts = [a.count for a in animals]
     n0 = sum(counts)
-    kind = np.repeat(np.arange(na), counts).astype(np.int16)
+    kind = np.repeat(np.arange(na), counts).astype(np.int64)
     if n0 and not len(land):
         raise ParameterError(f"{prefix}animals need land to stand on; the habitat is all water")
     start = land[rng.integers(0, len(land), n0)] if n0 else np.empty(0, np.int64)
@@ -322,10 +373,27 @@ def animals_steps(spec, hab, *, vegetation=None, trail_attraction=None, prefix="
     history = {k: np.zeros((steps + 1, na), np.int64) for k in ("population", "born", "died")}
     history["population"][0] = np.bincount(kind, minlength=na)
     history["born"][0] = history["population"][0]
+    # wear = wear_stored * wear_scale, likewise: the fading is one multiplication of the scale a step
     wear = np.zeros(ncell)
+    wear_scale = 1.0
+    wear_total = 0.0
     visits = np.zeros((na, ncell), np.int64)
     steps_on = np.zeros(ncell, np.int64)
-    half = TRAIL_HALF * max(spec.trail_wear, 1e-12)
+    travel_on = np.zeros(ncell, np.int64)
+    # the cells stood on, counted in batches (a whole-map count per batch, not per step)
+    stood, travelled, visited = [], [], []
+
+    def count_batches():
+        nonlocal steps_on, travel_on, visits
+        if stood:
+            steps_on += np.bincount(np.concatenate(stood), minlength=ncell)
+            travel_on += np.bincount(np.concatenate(travelled), minlength=ncell)
+            stood.clear()
+            travelled.clear()
+        if visited:
+            visits += np.bincount(np.concatenate(visited), minlength=na * ncell).reshape(na, ncell)
+            visited.clear()
+
     bins = 256
     ranges = np.zeros((na, bins), np.int64)
     dx32, dy32 = DX.astype(np.float32), DY.astype(np.float32)
@@ -334,7 +402,9 @@ def animals_steps(spec, hab, *, vegetation=None, trail_attraction=None, prefix="
     slope = np.float32(1.0 / SLOPE)
     attract = np.float32(attraction)
     graze_pull = (np.float32(GRAZE) * grazer).astype(np.float32)
-    half32 = np.float32(half)
+    n_land = max(int(free.sum()), 1)
+
+    box = (0.0, 0.0, float(nc), float(nr))  # every position, in cells of the padded grid
 
     yield 0, steps, "animals"
     for step in range(1, steps + 1):
@@ -350,29 +420,42 @@ def animals_steps(spec, hab, *, vegetation=None, trail_attraction=None, prefix="
             hd = np.sqrt(hx * hx + hy * hy)
             out = roams & (hd > home[kind])
             gx[out], gy[out], goal[out] = hx[out] / hd[out], hy[out] / hd[out], True
-        thirsty = (drink[kind] > 0.0) & (thirst >= drink[kind]) & (to_water[here] <= vision)
+        # the water of its range an animal knows: within its sight plus its home range
+        thirsty = (drink[kind] > 0.0) & (thirst >= drink[kind]) & (to_water[here] <= vision + home[kind])
         gx[thirsty], gy[thirsty], goal[thirsty] = water_dx[here[thirsty]], water_dy[here[thirsty]], True
-        for k in range(na):
-            mine = np.flatnonzero(kind == k)
-            if not len(mine):
+        # hunters chase the nearest prey they see (when hungry), prey flee the nearest hunter they see:
+        # one search of the pairs within sight per hunting kind
+        hungry = energy < SATIETY * gain[kind]
+        chased = np.full(n, -1, np.int64)
+        threat = np.full(n, -1, np.int64)
+        threat_d2 = np.full(n, np.inf)
+        for k in hunting:
+            hunters = np.flatnonzero(kind == k)
+            prey = np.flatnonzero(is_prey[k][kind])
+            if not len(hunters) or not len(prey):
                 continue
-            hungry = mine[energy[mine] < SATIETY * gain[k]]
-            if len(prey_of[k]) and len(hungry):
-                targets = np.flatnonzero(np.isin(kind, prey_of[k]))
-                t, d = nearest_within(fx[hungry], fy[hungry], vision[hungry], fx[targets], fy[targets])
-                seen = t >= 0
-                if seen.any():
-                    who, tgt = hungry[seen], targets[t[seen]]
-                    dd = np.maximum(d[seen], 1e-9)
-                    gx[who], gy[who], goal[who] = (fx[tgt] - fx[who]) / dd, (fy[tgt] - fy[who]) / dd, True
-            if len(hunters_of[k]):
-                threats = np.flatnonzero(np.isin(kind, hunters_of[k]))
-                t, d = nearest_within(fx[mine], fy[mine], vision[mine], fx[threats], fy[threats])
-                seen = t >= 0
-                if seen.any():
-                    who, tgt = mine[seen], threats[t[seen]]
-                    dd = np.maximum(d[seen], 1e-9)
-                    gx[who], gy[who], goal[who] = (fx[who] - fx[tgt]) / dd, (fy[who] - fy[tgt]) / dd, True
+            reach = max(float(vision[hunters].max()), float(vision[prey].max()))
+            if reach <= 0.0:
+                continue
+            ih, ip, d2 = _pairs_within(fx[hunters], fy[hunters], fx[prey], fy[prey], reach, box)
+            vh, vp = vision[hunters][ih], vision[prey][ip]
+            sees = hungry[hunters][ih] & (d2 <= vh * vh)
+            best, _ = _nearest_of(ih[sees], ip[sees], d2[sees], len(hunters))
+            found = best >= 0
+            chased[hunters[found]] = prey[best[found]]
+            seen = d2 <= vp * vp
+            best, low = _nearest_of(ip[seen], ih[seen], d2[seen], len(prey))
+            closer = (best >= 0) & (low < threat_d2[prey])  # the nearest hunter of every kind
+            threat[prey[closer]] = hunters[best[closer]]
+            threat_d2[prey[closer]] = low[closer]
+        # an animal that neither chases nor flees prefers worn ground (a chase or a flight goes straight)
+        walks = (chased < 0) & (threat < 0)
+        for who, tgt, sign in ((np.flatnonzero(chased >= 0), chased, 1.0), (np.flatnonzero(threat >= 0), threat, -1.0)):
+            if len(who):
+                t = tgt[who]
+                ddx, ddy = fx[t] - fx[who], fy[t] - fy[who]
+                dd = np.maximum(np.sqrt(ddx * ddx + ddy * ddy), 1e-9)
+                gx[who], gy[who], goal[who] = sign * ddx / dd, sign * ddy / dd, True
         # 2. walk: the weights of the eight steps (float32)
         s32 = speed.astype(np.float32)
         qx = fx.astype(np.float32)[:, None] + s32[:, None] * dx32
@@ -381,10 +464,13 @@ def animals_steps(spec, hab, *, vegetation=None, trail_attraction=None, prefix="
         grade = (ground[qc] - ground[here][:, None]) * (slope / s32)[:, None]
         w = allowed[qc] / (one + grade * grade)
         w *= turn[heading]
-        if attraction > 0.0:
-            worn = wear[qc].astype(np.float32)
-            w *= one + attract * (worn / (worn + half32))
-        w *= one + graze_pull[kind][:, None] * grass[qc].astype(np.float32)
+        if attraction > 0.0 and walks.any():
+            worn = (wear[qc] * wear_scale).astype(np.float32)
+            half32 = np.float32(max(TRAIL_HALF * wear_total / n_land, spec.trail_wear, 1e-12))
+            w *= one + (attract * walks)[:, None] * (worn / (worn + half32))
+        # grass pulls a hungry grazer that forages (no goal); one on its way walks past it
+        grass_q = (capacity[qc] - deficit[qc] * deficit_scale).astype(np.float32)
+        w *= one + (graze_pull[kind] * (hungry & ~goal))[:, None] * grass_q
         if goal.any():
             cos = np.maximum(dx32 * gx.astype(np.float32)[:, None] + dy32 * gy.astype(np.float32)[:, None], 0.0)
             w *= one + (np.float32(GOAL) * goal)[:, None] * cos
@@ -398,44 +484,52 @@ def animals_steps(spec, hab, *, vegetation=None, trail_attraction=None, prefix="
         fy = np.where(move, fy + speed * DY[pick], fy)
         here = fy.astype(np.int64) * nc + fx.astype(np.int64)
         # trails: wear where the animals stand, then fading
-        steps_on += np.bincount(here, minlength=ncell)
-        if wears.any():
-            wear += spec.trail_wear * np.bincount(here[wears[kind]], minlength=ncell)
-        wear *= 1.0 - spec.trail_decay
+        stood.append(here)
+        travelled.append(here[walks])
+        wearing = here[wears[kind]]
+        if len(wearing):
+            np.add.at(wear, wearing, spec.trail_wear / wear_scale)
+            wear_total += spec.trail_wear * len(wearing)
+        fade = 1.0 - spec.trail_decay
+        wear_total *= fade
+        if wear_scale * fade < 1e-150:
+            wear *= wear_scale * fade
+            wear_scale = 1.0
+        else:
+            wear_scale *= fade
         if step > spec.burn_in:
-            for k in range(na):
-                mine = kind == k
-                visits[k] += np.bincount(here[mine], minlength=ncell)
-                hx, hy = fx[mine] - den_x[mine], fy[mine] - den_y[mine]
-                ring = np.minimum(np.sqrt(hx * hx + hy * hy), bins - 1).astype(np.int64)
-                ranges[k] += np.bincount(ring, minlength=bins)
+            visited.append(kind * ncell + here)
+            hx, hy = fx - den_x, fy - den_y
+            ring = np.minimum(np.sqrt(hx * hx + hy * hy), bins - 1).astype(np.int64)
+            ranges += np.bincount(kind * bins + ring, minlength=na * bins).reshape(na, bins)
         # 3. live: metabolism, drinking, meals
         energy = energy - metab[kind]
         age = age + 1
         thirst = np.where(to_water[here] <= speed + 1.0, 0, thirst + 1)
         order = rng.permutation(n)
-        caught = rng.random(n) < catches[kind]
+        lucky = rng.random(n) < catches[kind]
         hungry = energy < SATIETY * gain[kind]
         dead = np.zeros(n, bool)
         if grazer.any():
             eaters = order[grazer[kind[order]] & hungry[order]]
             _, first = np.unique(here[eaters], return_index=True)  # the first grazer (in the order) of a cell
             eat = eaters[first]
-            energy[eat] += gain[kind[eat]] * grass[here[eat]]
-            grass[here[eat]] = 0.0
-        for k in range(na):
-            if not len(prey_of[k]):
-                continue
-            hunters = order[(kind[order] == k) & hungry[order] & caught[order]]
-            targets = np.flatnonzero(np.isin(kind, prey_of[k]) & ~dead)
-            t, _ = nearest_within(fx[hunters], fy[hunters], speed[hunters], fx[targets], fy[targets])
-            seen = t >= 0
-            hunters, prey = hunters[seen], targets[t[seen]]
-            _, first = np.unique(prey, return_index=True)  # each prey to the first hunter in the order
+            cells_eaten = here[eat]
+            energy[eat] += gain[kind[eat]] * (capacity[cells_eaten] - deficit[cells_eaten] * deficit_scale)
+            deficit[cells_eaten] = capacity[cells_eaten] / deficit_scale
+        # a hunter catches the prey it chased when it is within a step now (each prey by the first
+        # hunter in the order)
+        hunters = order[(chased[order] >= 0) & lucky[order]]
+        if len(hunters):
+            prey = chased[hunters]
+            ddx, ddy = fx[prey] - fx[hunters], fy[prey] - fy[hunters]
+            near = ddx * ddx + ddy * ddy <= speed[hunters] * speed[hunters]
+            hunters, prey = hunters[near], prey[near]
+            _, first = np.unique(prey, return_index=True)
             first = np.sort(first)
             hunters, prey = hunters[first], prey[first]
             dead[prey] = True
-            energy[hunters] += gain[k]
+            energy[hunters] += gain[kind[hunters]]
         # births
         u_birth = rng.random(n)
         mother = np.flatnonzero(~dead & (energy > gain[kind]) & (u_birth < repro[kind]))
@@ -466,13 +560,21 @@ def animals_steps(spec, hab, *, vegetation=None, trail_attraction=None, prefix="
         vision = np.concatenate([vision[keep], child_vision])
         heading = np.concatenate([heading[keep], child_heading])
         thirst = np.concatenate([thirst[keep], np.zeros(m, np.int64)])
-        # the grass grows back
-        grass += spec.grass_regrowth * (capacity - grass)
+        # the grass grows back: the deficit shrinks by the regrowth
+        shrink = 1.0 - spec.grass_regrowth
+        if deficit_scale * shrink < 1e-150:
+            deficit *= deficit_scale * shrink
+            deficit_scale = 1.0
+        else:
+            deficit_scale *= shrink
+        if step % 64 == 0:
+            count_batches()
         history["population"][step] = np.bincount(kind, minlength=na)
         history["born"][step] = np.bincount(ck, minlength=na)
         history["died"][step] = died
         yield step, steps, "animals"
 
+    count_batches()
     cum = np.cumsum(ranges, axis=1)
     home_range = np.zeros(na)
     for k in range(na):
@@ -488,13 +590,16 @@ def animals_steps(spec, hab, *, vegetation=None, trail_attraction=None, prefix="
         history=history,
         x=x0 + (fx - pad) * cell,
         y=y0 + (fy - pad) * cell,
-        kind=kind,
+        kind=kind.astype(np.int16),
+        den_x=x0 + (den_x - pad) * cell,
+        den_y=y0 + (den_y - pad) * cell,
         energy=energy,
         speed=speed * cell,
         vision=vision * cell,
-        wear=crop(wear).copy(),
+        wear=crop(wear * wear_scale).copy(),
         visits=crop(visits).copy(),
         steps_on=crop(steps_on).copy(),
+        travel_on=crop(travel_on).copy(),
         home_range=home_range,
-        grass=crop(grass).copy(),
+        grass=crop(capacity - deficit * deficit_scale).copy(),
     )

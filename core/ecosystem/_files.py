@@ -13,6 +13,16 @@
     with ``step`` and lists (one entry per animal) ``population``, ``born``, ``died``.
 ``<name>_population.png``
     The chart (:mod:`._chart`): plants per species over the years, animals over the steps below.
+``<name>_trails.png``
+    Trail wear as 16-bit grey, one texel per heightmap cell, in Unity's orientation as the splat maps
+    (``core.unity_package.unity_image``: the last row is the Terrain's -Z edge); 65535 is the most
+    worn cell (``trail_scale`` in the spawns JSON gives its wear).
+``<name>_spawns.json``
+    ``format`` ``"worldseed.spawns"``, ``version`` 1, ``coordinates``; ``animals``: per animal its
+    ``name``, ``home_range`` (metres: 95 % of its steps after the burn-in stayed this close to its
+    den) and ``points``: spawn points ``[x, y, z]`` in Unity's frame, a Poisson-disk sample of its
+    density after the burn-in (``core.scatter.poisson_disk_variable``: dense where the animal spent
+    most steps), as many as lived at the end (at most); and ``trail_scale``.
 
 The plants also go into the placement file as the scatter writes it (:func:`plant_placements`:
 ``core.placement.scatter_entry``), trees scaled by their simulated height and canopy.
@@ -28,8 +38,9 @@ import numpy as np
 from .. import exact
 from ..placement import scatter_entry
 from ..preview import png_bytes
-from ..scatter import sample_heights
+from ..scatter import RADIUS, RADIUS_RATIO, poisson_disk_variable, sample_heights
 from ..unity import unity_position
+from ..unity_package import unity_image
 from . import _random as rnd
 from ._chart import chart_image
 
@@ -44,11 +55,20 @@ __all__ = [
     "population_png_bytes",
     "plant_placements",
     "file_names",
+    "SPAWNS_FORMAT",
+    "trail_map",
+    "trails_png_bytes",
+    "spawn_density",
+    "spawn_points",
+    "spawns_json",
+    "spawns_json_bytes",
+    "grass_capacity",
 ]
 
 FORMAT = "worldseed.ecosystem"
 VERSION = 1
 CSV_HEADER = "species,x,y,z,age,radius,height"
+SPAWNS_FORMAT = "worldseed.spawns"
 
 
 def file_names(name):
@@ -242,3 +262,95 @@ def plant_placements(
     for rec, w in zip(entry["terrain_trees"]["instances"], widths):
         rec["width_scale"] = w
     return entry
+
+
+def trail_map(animals):
+    """Trail wear in [0, 1] per heightmap cell (our layout): the wear over the most worn cell's
+    (float32; zeros without wear) -- the ``trail`` splat rule and the trampled-ground mask read it."""
+    wear = animals.wear
+    top = float(wear.max()) if wear.size else 0.0
+    return (wear / top if top > 0.0 else np.zeros(wear.shape)).astype(np.float32)
+
+
+def trails_png_bytes(animals):
+    """``<name>_trails.png``: 16-bit grey wear, one texel per heightmap cell, Unity's orientation."""
+    grey = np.rint(trail_map(animals).astype(np.float64) * 65535.0).astype(np.uint16)
+    return png_bytes(unity_image(grey))
+
+
+def spawn_density(animals):
+    """``(A, rows - 1, cols - 1)`` float32: each animal's steps per cell after the burn-in over its
+    busiest cell's (our layout); zeros for an animal with no steps then."""
+    v = animals.visits.astype(np.float64)
+    top = v.reshape(len(v), -1).max(axis=1) if v.size else np.zeros(len(v))
+    return (v / np.maximum(top, 1.0)[:, None, None]).astype(np.float32)
+
+
+def spawn_points(animals, hab, *, seed=0):
+    """Spawn points per animal (a list of ``(M, 2)`` arrays, the habitat's frame): a Poisson-disk
+    sample of its density (:func:`spawn_density`) on the cells it used, spacing chosen so about as
+    many points fit as lived at the end; the densest first when more fit."""
+    density = spawn_density(animals)
+    rows, cols = density.shape[1:]
+    cell = hab.cell_size
+    x0, y0 = hab.origin
+    width, height = cell * max(cols - 1, 1), cell * max(rows - 1, 1)
+    out = []
+    for k in range(len(animals.names)):
+        d = density[k].astype(np.float64)
+        n = int((animals.kind == k).sum())
+        used = d > 0.0
+        if not n or used.sum() < 4 or rows < 2 or cols < 2:
+            out.append(np.empty((0, 2)))
+            continue
+        area = float(used.sum()) * cell * cell
+        r_min = min(max((0.7 * area / n) ** 0.5, RADIUS[0]), RADIUS[1] / RADIUS_RATIO)
+        pts, _ = poisson_disk_variable(
+            width, height, d, r_min=r_min, r_max=min(4.0, RADIUS_RATIO) * r_min, seed=seed + k, where=used
+        )
+        if len(pts) > n:
+            ix = np.clip(np.rint(pts[:, 0] / cell), 0, cols - 1).astype(np.int64)
+            iy = np.clip(np.rint(pts[:, 1] / cell), 0, rows - 1).astype(np.int64)
+            keep = np.lexsort((np.arange(len(pts)), -d[iy, ix]))[:n]
+            pts = pts[np.sort(keep)]
+        out.append(pts + [x0 + 0.5 * cell, y0 + 0.5 * cell])
+    return out
+
+
+def spawns_json(animals, hab, *, blender_offset=(0.0, 0.0, 0.0), seed=0):
+    """The ``<name>_spawns.json`` document (plain values)."""
+    entries = []
+    ox, oy, oz = blender_offset
+    for name, pts, home in zip(animals.names, spawn_points(animals, hab, seed=seed), animals.home_range.tolist()):
+        z = ground_heights(hab, pts[:, 0], pts[:, 1]) if len(pts) else np.empty(0)
+        unity = unity_position(np.column_stack([pts[:, 0] + ox, pts[:, 1] + oy, z + oz])) if len(pts) else pts
+        entries.append({"name": name, "home_range": round(float(home), 3), "points": _mm(unity) if len(pts) else []})
+    return {
+        "format": SPAWNS_FORMAT,
+        "version": VERSION,
+        "coordinates": "Unity: left-handed, Y up, metres",
+        "trail_scale": round(float(animals.wear.max()) if animals.wear.size else 0.0, 6),
+        "animals": entries,
+    }
+
+
+def spawns_json_bytes(animals, hab, *, blender_offset=(0.0, 0.0, 0.0), seed=0):
+    """``<name>_spawns.json`` as UTF-8 bytes."""
+    doc = spawns_json(animals, hab, blender_offset=blender_offset, seed=seed)
+    return (json.dumps(doc, separators=(",", ":")) + "\n").encode("utf-8")
+
+
+def grass_capacity(run, hab, *, shade=0.6, min_height=2.0):
+    """The grass each heightmap cell can grow under the plants of ``run`` (for
+    ``animals_steps(vegetation=...)``): ``1 - shade * cover``, ``cover`` the crown area of the plants
+    at least ``min_height`` tall standing in the cell over its area (at most 1)."""
+    rows, cols = hab.shape
+    cell = hab.cell_size
+    x0, y0 = hab.origin
+    tall = run.height >= min_height
+    cx = np.clip(np.floor((run.x[tall] - x0) / cell), 0, cols - 2).astype(np.int64)
+    cy = np.clip(np.floor((run.y[tall] - y0) / cell), 0, rows - 2).astype(np.int64)
+    crowns = math.pi * run.radius[tall] * run.radius[tall]
+    area = np.bincount(cy * (cols - 1) + cx, weights=crowns, minlength=(rows - 1) * (cols - 1))
+    cover = np.minimum(area / (cell * cell), 1.0).reshape(rows - 1, cols - 1)
+    return 1.0 - shade * cover

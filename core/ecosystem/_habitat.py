@@ -26,7 +26,7 @@ from ..biomes import temperature as biome_temperature
 from ..errors import ParameterError
 from ..heightmap import slope_degrees
 
-__all__ = ["Habitat", "habitat", "suitability", "cell_index", "MAX_FIELD_CELLS"]
+__all__ = ["Habitat", "habitat", "terrain_habitat", "suitability", "cell_index", "MAX_FIELD_CELLS"]
 
 #: Most vertices a habitat's maps may have (the terrain's own bound).
 MAX_FIELD_CELLS = 8193 * 8193
@@ -182,3 +182,23 @@ def cell_index(hab, x, y):
     ix = np.clip(ix, 0, cols - 1).astype(np.int64)
     iy = np.clip(iy, 0, rows - 1).astype(np.int64)
     return iy * cols + ix
+
+
+def terrain_habitat(layers, *, sea_level, lapse=6.5, origin=None):
+    """A :class:`Habitat` of a terrain tile and its layers (``core.terrain.TerrainLayers``).
+
+    ``sea_level`` in metres (the terrain's ``sea_level`` times its ``height``); the moisture is the
+    layers' own when the biomes were worked out (0.5 elsewhere), the temperature falls by ``lapse``
+    degrees C per km above the sea (the ``[biomes]`` lapse rate).  ``origin``: vertex ``[0, 0]``'s
+    position, default the tile centred on ``(0, 0)`` (one terrain in Blender).
+    """
+    h = layers.metres
+    temp = biome_temperature(h, sea_level=sea_level, lapse=lapse)
+    return habitat(
+        h,
+        cell_size=layers.heights.cell_size,
+        sea_level=sea_level,
+        moisture=layers.moisture,
+        temperature=temp,
+        origin=origin,
+    )

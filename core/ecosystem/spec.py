@@ -49,11 +49,24 @@ ecosystem.animals[0].eats names 'Wolf' itself: an animal may not eat its own kin
 from __future__ import annotations
 
 import dataclasses
+import os
 from dataclasses import dataclass
 
 from ..errors import ParameterError, short
+from ..files import PRESETS, read_toml
 from ..scatter.spec import check_prop
-from ..spec import choice, custom, did_you_mean, flag, from_table, integer, number, object_name, to_table
+from ..spec import (
+    check_keys,
+    choice,
+    custom,
+    did_you_mean,
+    flag,
+    from_table,
+    integer,
+    number,
+    object_name,
+    to_table,
+)
 
 __all__ = [
     "EcosystemSpec",
@@ -70,6 +83,9 @@ __all__ = [
     "species_from_dict",
     "animal_from_dict",
     "food_web",
+    "PRESETS_DIR",
+    "preset_names",
+    "load_preset",
 ]
 
 #: Most plant species and animal kinds one ecosystem holds.
@@ -418,3 +434,38 @@ def to_dict(spec):
     table["species"] = [_plain(s) for s in spec.species]
     table["animals"] = [_plain(a) for a in spec.animals]
     return table
+
+
+#: Folder of the shipped ecosystems (``<extension root>/presets/ecosystem``).
+PRESETS_DIR = os.path.join(PRESETS, "ecosystem")
+#: Largest preset file read.
+MAX_PRESET_BYTES = 1 << 20
+
+
+def preset_names():
+    """The shipped ecosystems (file names without ``.toml``), sorted.
+
+    >>> preset_names()
+    ['boreal', 'savanna', 'temperate']
+    """
+    if not os.path.isdir(PRESETS_DIR):
+        return []
+    return sorted(f[:-5] for f in os.listdir(PRESETS_DIR) if f.endswith(".toml"))
+
+
+def load_preset(name):
+    """The :class:`EcosystemSpec` of a shipped ecosystem (its ``[ecosystem]`` table).
+
+    >>> spec = load_preset("temperate")
+    >>> [s.name for s in spec.species], [a.name for a in spec.animals]
+    (['Birch', 'Beech', 'Hazel'], ['Deer', 'Wolf'])
+    """
+    names = preset_names()
+    if name not in names:
+        raise ParameterError(
+            f"ecosystem preset must be one of {', '.join(names)}, got {short(name)}{did_you_mean(name, names)}"
+        )
+    path = os.path.join(PRESETS_DIR, f"{name}.toml")
+    data = read_toml(path, name="ecosystem preset", limit=MAX_PRESET_BYTES)
+    check_keys(data, ["ecosystem"], where=f"ecosystem preset {name!r}")
+    return from_dict(data.get("ecosystem", {}))
