@@ -174,7 +174,9 @@ SECTIONS = (
         check=check_trees,
         label="Trees",
     ),
-    # the Blender side (operators/bridge/ecosystem.py ...) is not written yet: build=True once it is
+    # the Blender side (operators/bridge/ecosystem.py ...) is not written yet: build=True once it is;
+    # in a tiled world each tile simulates its own plants with a halo (tiled="per_tile" once Section
+    # has the field: core.ecosystem.plants_tile_steps)
     Section(
         "ecosystem",
         ecosystem.EcosystemSpec,

@@ -306,6 +306,27 @@ def ecosystem_plants():
     return _files(files)
 
 
+def ecosystem_animals():
+    """Deer and wolves on hills by the sea for 150 steps, drinking, in home ranges, on trails: the
+    JSON history, the chart, the trails PNG (16-bit), the spawns JSON (Poisson-disk spawn points)."""
+    h = noise.fbm((66, 66), scale=48.0, octaves=4, seed=3).astype(np.float64) * 40.0
+    hab = ecosystem.habitat(h, cell_size=2.0, sea_level=8.0)
+    spec = ecosystem.from_dict(
+        {
+            "steps": 150,
+            "seed": 4,
+            "burn_in": 50,
+            "trail_attraction": 10.0,
+            "animals": [
+                {"name": "Deer", "count": 60, "drink_every": 15, "home_range": 40.0, "mutation": 0.1},
+                {"name": "Wolf", "eats": ["Deer"], "count": 6, "energy_gain": 20.0, "speed": 6.0, "vision": 30.0},
+            ],
+        }
+    )
+    run = drive(ecosystem.ecosystem_steps(spec, hab))
+    return _files(ecosystem.ecosystem_files("Hills", run))
+
+
 # -- core.exact itself ---------------------------------------------------------------------------------
 
 
@@ -354,6 +375,7 @@ CASES = {
     "wfc": wfc_runs,
     "world": world_files,
     "ecosystem_plants": ecosystem_plants,
+    "ecosystem_animals": ecosystem_animals,
     "exact": exact_functions,
 }
 
@@ -403,6 +425,7 @@ GOLDEN = {
     "wfc": "a67a6af3453e43c3",
     "world": "9f21cc4d5c67a3f8",
     "ecosystem_plants": "a776bab24ac099e6",
+    "ecosystem_animals": "353a340e418d5013",
     "exact": "c4d517d627309994",
 }
 
