@@ -148,5 +148,5 @@ def check_ecosystem(recipe):
         raise RecipeError("[ecosystem] needs a terrain to grow on, but terrain.enabled is false")
     side = recipe.terrain.size
     if tuple(recipe.world.tiles) != (1, 1):
-        side += 2.0 * ecosystem.interaction_reach(spec.species)
+        side += 4.0 * ecosystem.interaction_reach(spec.species)  # the default halo: two reaches a side
     ecosystem.estimate_plants(spec, side * side)

@@ -566,20 +566,25 @@ def plants_steps(spec, hab, *, window=None, own=None, clearings=(), prefix="ecos
 
 def plants_tile_steps(spec, hab, *, tile, halo=None, prefix="ecosystem."):
     """One tile of a world: the plants of ``tile`` (``(x0, y0, x1, y1)``, world metres), simulated
-    with a ``halo`` around it (default: :func:`interaction_reach` of the species), as steps.
+    with a ``halo`` around it, as steps (yields and returns as :func:`plants_steps`).
 
     The plants owned are those whose trunk stands in ``[x0, x1) x [y0, y1)``; the tiles of a world
-    partition it, so every plant belongs to one tile.  A tile's result is a function of its window
-    alone (the draws are keyed by plant identities and world blocks, not by the tile or the order
-    the tiles are built in), so two tiles simulate the plants of the strip they share alike, except
-    where the halo's outer edge reaches: plants beyond it are not simulated, and their seeds and
-    shade are missing.  That error enters at the halo's edge and travels inward by at most a seed's
-    flight or two canopies a year; ``bench/bench_ecosystem.py --tiles`` prints how well the owned
-    plants near a seam agree with one simulation of the whole area.  ``hab`` must cover the window
-    (points beyond it take the nearest edge's fields).
+    partition it, so every plant belongs to exactly one tile.  A tile's result is a function of its
+    window alone (the draws are keyed by plant identities and world blocks, not by the tile or the
+    order the tiles are built in), so whichever tile is built first, two tiles simulate the plants
+    of the strip they share alike -- up to the halo's outer edge: plants beyond it are not
+    simulated, and their seeds and shade are missing there.  That error enters at the halo's edge
+    and travels inward, by at most a seed's flight or two canopies a year (:func:`interaction_reach`),
+    in practice far slower.  ``bench/bench_ecosystem.py --tiles`` measures it (two 60 m tiles against
+    one simulation of both, the plants within 10 m of the seam, Jaccard index of their identities):
+    with a halo of one interaction reach 1.000 after 30 years, 0.993 after 60, 0.778 after 100,
+    0.361 after 150; with two reaches 1.000 after each of those.  So the default ``halo`` is twice
+    :func:`interaction_reach`.  ``hab`` must cover the window (points beyond it take the nearest
+    edge's fields).
     """
     tile = _check_window(tile, "tile")
-    halo = interaction_reach(spec.species) if halo is None else check_float(halo, name="halo", bounds=(0.0, 1e5))
+    reach = 2.0 * interaction_reach(spec.species)
+    halo = reach if halo is None else check_float(halo, name="halo", bounds=(0.0, 1e5))
     x0, y0, x1, y1 = tile
     window = (x0 - halo, y0 - halo, x1 + halo, y1 + halo)
     return (yield from plants_steps(spec, hab, window=window, own=tile, prefix=prefix))
