@@ -120,7 +120,7 @@ def test_a_billion_plants_are_refused_with_the_figure_before_any_allocation():
     hab = eco.habitat(np.zeros((101, 101)) + 50.0, cell_size=316.3)
     tracemalloc.start()
     t0 = time.perf_counter()
-    with pytest.raises(ParameterError, match=r"ecosystem\.species\[0\]\.initial_density .* at most 3,000,000"):
+    with pytest.raises(ParameterError, match=r"ecosystem\.species\[0\]\.initial_density .* at most 2,000,000"):
         drive(eco.plants_steps(spec, hab))
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
