@@ -417,13 +417,6 @@ def from_dict(table, *, prefix="ecosystem."):
     return spec
 
 
-def _plain(spec):
-    table = to_table(spec)
-    if isinstance(table.get("eats"), list):
-        table["eats"] = list(table["eats"])
-    return table
-
-
 def to_dict(spec):
     """The spec as a table of plain TOML values; ``species`` and ``animals`` as lists of tables.
 
@@ -431,8 +424,8 @@ def to_dict(spec):
     ['Deer']
     """
     table = to_table(dataclasses.replace(spec, species=(), animals=()))
-    table["species"] = [_plain(s) for s in spec.species]
-    table["animals"] = [_plain(a) for a in spec.animals]
+    table["species"] = [to_table(s) for s in spec.species]
+    table["animals"] = [to_table(a) for a in spec.animals]  # eats: "plants" or a list of names
     return table
 
 
