@@ -8,7 +8,7 @@ rules, scatter density, level names, tree rules).  They raise :class:`RecipeErro
 
 from __future__ import annotations
 
-from . import scatter, trees, unity_package
+from . import ecosystem, scatter, trees, unity_package
 from .biomes import MAX_PER_CELL, load_table
 from .errors import ParameterError, RecipeError, short
 from .spec import did_you_mean
@@ -25,6 +25,7 @@ __all__ = [
     "check_trees",
     "check_rivers",
     "check_roads",
+    "check_ecosystem",
 ]
 
 
@@ -175,3 +176,18 @@ def check_roads(recipe):
                 f"roads.points[{i}] ({x:g}, {y:g}) lies outside the terrain "
                 f"(x in [{x0:g}, {x1:g}], y in [{y0:g}, {y1:g}] m)"
             )
+
+
+def check_ecosystem(recipe):
+    """An ecosystem with species or animals needs a terrain to stand on; its plants at year 0 on
+    one terrain tile (the tiles of a world simulate one at a time, plus a halo) within the engine's
+    bounds (``core.ecosystem.estimate_plants``: the figure, before any work)."""
+    spec = recipe.ecosystem
+    if not (spec.species or spec.animals):
+        return
+    if not recipe.terrain.enabled:
+        raise RecipeError("[ecosystem] needs a terrain to grow on, but terrain.enabled is false")
+    side = recipe.terrain.size
+    if tuple(recipe.world.tiles) != (1, 1):
+        side += 4.0 * ecosystem.interaction_reach(spec.species)  # the default halo: two reaches a side
+    ecosystem.estimate_plants(spec, side * side)

@@ -60,17 +60,25 @@ def shaded_relief(
 
 
 def png_bytes(image):
-    """Encode a uint8 (rows, cols, 3) or (rows, cols) array as PNG bytes."""
+    """Encode a uint8 (rows, cols, 3|4) or (rows, cols) array, or a uint16 (rows, cols) array (16-bit
+    grey, as height and wear maps need), as PNG bytes.
+
+    >>> png_bytes(np.array([[0, 65535]], np.uint16))[24:26]   # bit depth 16, colour type 0 (grey)
+    b'\\x10\\x00'
+    """
     img = check_array(image, name="image", dtype_kind="u")
-    if img.dtype != np.uint8 or img.ndim not in (2, 3) or (img.ndim == 3 and img.shape[2] not in (3, 4)):
-        raise ValueError(f"image must be uint8 (rows, cols[, 3|4]), got {img.dtype} {img.shape}")
+    wide = img.dtype == np.uint16 and img.ndim == 2
+    if not wide and (img.dtype != np.uint8 or img.ndim not in (2, 3) or (img.ndim == 3 and img.shape[2] not in (3, 4))):
+        raise ValueError(f"image must be uint8 (rows, cols[, 3|4]) or uint16 (rows, cols), got {img.dtype} {img.shape}")
     rows, cols = img.shape[:2]
     colour_type = 0 if img.ndim == 2 else (2 if img.shape[2] == 3 else 6)  # grey, RGB, RGBA
-    raw = np.concatenate([np.zeros((rows, 1), np.uint8), img.reshape(rows, -1)], axis=1).tobytes()
+    # 16-bit samples are big-endian in a PNG, two bytes each
+    body = img.astype(">u2").view(np.uint8) if wide else img
+    raw = np.concatenate([np.zeros((rows, 1), np.uint8), body.reshape(rows, -1)], axis=1).tobytes()
 
     def chunk(tag, data):
         body = tag + data
         return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body) & 0xFFFFFFFF)
 
-    header = struct.pack(">IIBBBBB", cols, rows, 8, colour_type, 0, 0, 0)
+    header = struct.pack(">IIBBBBB", cols, rows, 16 if wide else 8, colour_type, 0, 0, 0)
     return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw, 6)) + chunk(b"IEND", b"")

@@ -7,7 +7,7 @@ fails with one message naming the file, the key, the value and what is allowed.
 
 The sections are listed once, in :data:`SECTIONS`, in the order a world is
 built: ``[world]``, ``[terrain]`` (with ``[terrain.erosion]``), ``[rivers]``, ``[roads]``, ``[biomes]``, ``[[splat]]``,
-``[[trees]]``, ``[[scatter]]``, ``[[level]]``, ``[export]``.  That registry drives parsing, the
+``[[trees]]``, ``[ecosystem]``, ``[[scatter]]``, ``[[level]]``, ``[export]``.  That registry drives parsing, the
 error messages, :func:`to_dict`, :func:`dumps`, the headless build order and the sidebar; a new generator
 family is one more entry.  Every key is optional and defaults to the values
 of its spec. Unknown keys are refused (a typo would otherwise be silently
@@ -36,10 +36,11 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from . import biomes, export, levels, rivers, roads, scatter, splat, terrain, trees
+from . import biomes, ecosystem, export, levels, rivers, roads, scatter, splat, terrain, trees
 from ._recipe_checks import (
     check_biomes,
     check_deposit_rules,
+    check_ecosystem,
     check_levels,
     check_rivers,
     check_roads,
@@ -100,6 +101,8 @@ class Section:
     makes something of it (``[world]`` and ``[export]`` only configure).
     ``package`` names the family's core package when it is not the key
     (``[[level]]`` tables, ``core/levels/``); the other files are named by the key.
+    ``omit_default``: a single section left out of :func:`to_dict` (and so of :func:`dumps` and the
+    recipe digest) while it holds only its defaults, so recipes without it read and write as before.
     ``paths``: the keys of the section that name files (relative to the recipe, or presets), and
     ``parse`` then takes ``base=`` (the recipe's folder, or None) to find them; each such file is
     checked (a regular file of a bounded size, nesting bounded) when the recipe is read, and its
@@ -126,6 +129,7 @@ class Section:
     paths: tuple = ()
     tiled: str = ""
     tiled_note: str = ""
+    omit_default: bool = False
 
     @property
     def header(self):
@@ -228,6 +232,22 @@ SECTIONS = (
         label="Trees",
         tiled="once",
         tiled_note="the trees once, in rows in front of the world, as <name>_trees.fbx",
+    ),
+    # the Blender side (operators/bridge/ecosystem.py ...) is not written yet: build=True once it is;
+    # in a tiled world each tile simulates its own plants with a halo (tiled="per_tile" once Section
+    # has the field: core.ecosystem.plants_tile_steps)
+    Section(
+        "ecosystem",
+        ecosystem.EcosystemSpec,
+        ecosystem.LIMITS,
+        ecosystem.from_dict,
+        ecosystem.to_dict,
+        check=check_ecosystem,
+        label="Ecosystem",
+        build=False,
+        omit_default=True,
+        tiled="refuse",
+        tiled_note="the ecosystem is not yet simulated across a tiled world's tiles: build the recipe as one terrain",
     ),
     Section(
         "scatter",
@@ -391,7 +411,7 @@ def to_dict(recipe):
         if section.many:
             if value:
                 out[section.key] = [section.dump(spec) for spec in value]
-        else:
+        elif not (section.omit_default and value == section.default):
             out[section.key] = section.dump(value)
     return out
 
@@ -401,6 +421,11 @@ def _quoted_keys(value):
     if not isinstance(value, dict):
         return value
     return {k if _BARE_KEY.fullmatch(k) else json.dumps(k, ensure_ascii=False): v for k, v in value.items()}
+
+
+def _is_tables(value):
+    """A sub-table or a non-empty list of sub-tables (written after the section's own keys)."""
+    return isinstance(value, dict) or (isinstance(value, list) and bool(value) and isinstance(value[0], dict))
 
 
 def dumps(recipe):
@@ -414,11 +439,15 @@ def dumps(recipe):
                 lines.extend(toml_table({k: _quoted_keys(v) for k, v in entry.items()}))
             continue
         lines.append(f"\n{section.header}")
-        lines.extend(f"{k} = {toml_value(v)}" for k, v in table.items() if not isinstance(v, dict))
+        lines.extend(f"{k} = {toml_value(v)}" for k, v in table.items() if not _is_tables(v))
         for k, sub in table.items():  # sub-tables ([terrain.erosion]) after the section's own keys
             if isinstance(sub, dict):
                 lines.append(f"\n[{key}.{k}]")
                 lines.extend(toml_table(sub))
+            elif _is_tables(sub):  # lists of sub-tables ([[ecosystem.species]])
+                for entry in sub:
+                    lines.append(f"\n[[{key}.{k}]]")
+                    lines.extend(toml_table({n: _quoted_keys(v) for n, v in entry.items()}))
     return "\n".join(lines) + "\n"
 
 

@@ -764,7 +764,7 @@ ADAPTERS = (
 )
 ADAPTERS_BY_KEY = {a.key: a for a in ADAPTERS}
 #: Sections another adapter holds (the terrain's layers).
-HELD = {"rivers": "terrain", "roads": "terrain", "biomes": "terrain", "splat": "terrain"}
+HELD = {"rivers": "terrain", "roads": "terrain", "ecosystem": "terrain", "biomes": "terrain", "splat": "terrain"}
 
 
 def adapter(key):

@@ -27,6 +27,7 @@ if __name__ == "__main__":  # run as a script: make the extension root importabl
 
 from worldseed.core import (
     biomes,
+    ecosystem,
     erosion,
     exact,
     levels,
@@ -313,6 +314,59 @@ def networks():
     )
 
 
+# -- ecosystem ---------------------------------------------------------------------------------------
+
+
+def ecosystem_plants():
+    """Two species on hills by the sea for 30 years, with windthrow: the plants CSV (ground heights on
+    the triangles), the JSON history (mean sizes), the chart, the placements (turns: sin, cos)."""
+    h = noise.fbm((66, 66), scale=48.0, octaves=4, seed=3).astype(np.float64) * 40.0
+    hab = ecosystem.habitat(h, cell_size=2.0, sea_level=8.0)
+    spec = ecosystem.from_dict(
+        {
+            "years": 30,
+            "seed": 5,
+            "disturbance": 20.0,
+            "species": [
+                {"name": "Birch", "tree": "birch", "initial_density": 40.0, "dispersal": 20.0, "max_radius": 3.0},
+                {"name": "Beech", "tree": "broadleaf", "shade_tolerance": 1.0, "moisture": 0.7, "max_slope": 40.0},
+            ],
+        }
+    )
+    run = drive(ecosystem.plants_steps(spec, hab))
+    entry = ecosystem.plant_placements(
+        run, hab, trees=["birch", "broadleaf"], scatter="S", terrain="T", size=130.0, height=40.0
+    )
+    files = {
+        "plants.csv": ecosystem.plants_csv_bytes(run, hab),
+        "ecosystem.json": ecosystem.ecosystem_json_bytes(run),
+        "population.png": ecosystem.population_png_bytes(run),
+        "placements.json": json.dumps(entry, separators=(",", ":")).encode(),
+    }
+    return _files(files)
+
+
+def ecosystem_animals():
+    """Deer and wolves on hills by the sea for 150 steps, drinking, in home ranges, on trails: the
+    JSON history, the chart, the trails PNG (16-bit), the spawns JSON (Poisson-disk spawn points)."""
+    h = noise.fbm((66, 66), scale=48.0, octaves=4, seed=3).astype(np.float64) * 40.0
+    hab = ecosystem.habitat(h, cell_size=2.0, sea_level=8.0)
+    spec = ecosystem.from_dict(
+        {
+            "steps": 150,
+            "seed": 4,
+            "burn_in": 50,
+            "trail_attraction": 10.0,
+            "animals": [
+                {"name": "Deer", "count": 60, "drink_every": 15, "home_range": 40.0, "mutation": 0.1},
+                {"name": "Wolf", "eats": ["Deer"], "count": 6, "energy_gain": 20.0, "speed": 6.0, "vision": 30.0},
+            ],
+        }
+    )
+    run = drive(ecosystem.ecosystem_steps(spec, hab))
+    return _files(ecosystem.ecosystem_files("Hills", run))
+
+
 # -- core.exact itself ---------------------------------------------------------------------------------
 
 
@@ -361,6 +415,8 @@ CASES = {
     "wfc": wfc_runs,
     "world": world_files,
     "networks": networks,
+    "ecosystem_plants": ecosystem_plants,
+    "ecosystem_animals": ecosystem_animals,
     "exact": exact_functions,
 }
 
@@ -410,6 +466,8 @@ GOLDEN = {
     "wfc": "a67a6af3453e43c3",
     "world": "66591c7da60ffa0d",
     "networks": "5f6872509212f75e",
+    "ecosystem_plants": "a776bab24ac099e6",
+    "ecosystem_animals": "353a340e418d5013",
     "exact": "c4d517d627309994",
 }
 
