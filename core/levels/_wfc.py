@@ -24,8 +24,11 @@ refused without ``connected``) and ``counts`` (base tile names of the tileset, o
 ``connected`` counts no path across its edges, also when ``periodic`` (``wrap=False``).
 
 **Markers, doors, regions.**  A spawn and an exit (:func:`~._content.place_markers`) in the largest
-walkable region; a level whose largest region has fewer than 2 cells (every tile a wall) is a
-ParameterError naming the level.  Every door-class cell is one of the level's ``doors``; a WFC level
+walkable region.  A solved grid whose largest walkable region is too small for a level counts as a
+failed attempt and the next attempt starts (:func:`least_walkable`: 2 cells, and with ``connected``
+at least :data:`MIN_WALKABLE_SHARE_PERCENT` % of the cells, since rock round one floor cell meets
+``connected`` too); when the last attempt's grid is refused, or no grid can hold a spawn and an exit
+(every tile a wall), it is a ParameterError naming the level.  Every door-class cell is one of the level's ``doors``; a WFC level
 has no ``rooms``.  Without ``connected`` the walkable cells may form several regions: the record
 counts them (``regions``) and :func:`~._record.level_warnings` says so.
 
@@ -418,8 +421,11 @@ def _too_small(grid, spec, walkable_names, least=2):
     else:
         hint = f"tileset {spec.wfc_tileset!r} has no walkable tile (every class is wall): give some tiles a class"
     where = int(np.flatnonzero(labels.ravel() == largest)[0]) if count else 0
-    place = ", so there is no place for a spawn and an exit" if size < 2 else ""
-    return (where, f"{what}{place}: {hint}, make the level larger or try another seed"), labels, largest
+    if size < 2:
+        what += ", so there is no place for a spawn and an exit"
+    else:
+        hint += ", set connected = false"
+    return (where, f"{what}: {hint}, make the level larger or try another seed"), labels, largest
 
 
 def _refuse_small(classes_of, spec, walkable_names, least):

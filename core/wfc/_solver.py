@@ -233,7 +233,7 @@ def solve(
         returns nothing to take it, or raises :class:`~._contract.Unsatisfied` (the flat index of a
         cell and the reason) to refuse it: the attempt counts as failed and the next one starts
         (its own stream, as always). When the last attempt's grid is refused, the
-        :class:`Contradiction` quotes the reason.
+        :class:`Contradiction` quotes the reason; else it counts the refusals and quotes the last.
     progress : callable, optional
         ``progress(decided_cells, cells, label)`` now and then.
 
@@ -373,13 +373,14 @@ def _solve(
         )
     wave0 = state.wave[:n]
     every = max(1, n // 100)
+    refused, refusals = None, 0  # the last refusal of accept, and how many there were
     for k in range(attempts):
         rng = np.random.default_rng([seed, k])  # attempt k of seed s: its own stream, never seed s + 1's
         noise = (rng.random(n) * 1e-6).tolist()  # seeded tie-break among equal entropies
         state = Search(rules, nbrs, list(wave0), noise, constraints)
         outcome = yield from _attempt(state, rng, backtrack_limit, every, f"attempt {k + 1}")
-        refused = None
-        if isinstance(outcome, int):
+        solved = isinstance(outcome, int)
+        if solved:
             indices = np.array([m.bit_length() - 1 for m in state.wave[:n]], np.int32)
             shape = (height, width) if depth == 1 else (depth, height, width)
             indices = indices.reshape(shape)
@@ -387,14 +388,14 @@ def _solve(
                 if accept is not None:
                     accept(indices)
             except Unsatisfied as failure:
-                refused = failure
+                refused, refusals = failure, refusals + 1
             else:
                 return SolveResult(indices=indices, attempts=k + 1, backtracks=outcome)
             continue
         last, exhausted = outcome
         if exhausted:  # the whole search tree failed: more seeds cannot help
             break
-    if refused is not None:  # the last attempt solved the grid, and accept refused it
+    if solved:  # the last attempt solved the grid, and accept refused it
         raise Contradiction(
             f"{refused.reason} (after {k + 1} attempt(s))",
             cell=_cell_xy(refused.cell, width, height, depth),
@@ -403,6 +404,8 @@ def _solve(
     xy = _cell_xy(last, width, height, depth)
     why = f": {state.reason}" if state.reason else " next to its neighbours"
     held = f"; constraints: {'; '.join(str(c) for c in constraints)}" if constraints else ""
+    if refusals:
+        held += f"; {refusals} solved grid(s) refused, the last: {refused.reason}"
     raise Contradiction(
         f"no pattern fits cell {xy}{why} after {k + 1} attempt(s)"
         f" with backtrack_limit={backtrack_limit}" + (" (no tiling exists)" if exhausted else "") + held,
