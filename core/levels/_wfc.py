@@ -28,9 +28,9 @@ walkable region.  A solved grid whose largest walkable region is too small for a
 failed attempt and the next attempt starts (:func:`least_walkable`: 2 cells, and with ``connected``
 at least :data:`MIN_WALKABLE_SHARE_PERCENT` % of the cells, since rock round one floor cell meets
 ``connected`` too); when the last attempt's grid is refused, or no grid can hold a spawn and an exit
-(every tile a wall), it is a ParameterError naming the level.  Every door-class cell is one of the level's ``doors``; a WFC level
-has no ``rooms``.  Without ``connected`` the walkable cells may form several regions: the record
-counts them (``regions``) and :func:`~._record.level_warnings` says so.
+(every tile a wall), it is a ParameterError naming the level.  Every door-class cell is one of the
+level's ``doors``; a WFC level has no ``rooms``.  Without ``connected`` the walkable cells may form
+several regions: the record counts them (``regions``) and :func:`~._record.level_warnings` says so.
 
 **Errors** of the solver (:class:`core.wfc.Contradiction`) name the level: ``level 'Keep' (tileset
 'dungeon'): ...``.
