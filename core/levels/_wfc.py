@@ -73,7 +73,7 @@ MAX_SOLVE_SECONDS = 600
 MAX_PATTERNS = 2048
 #: Least share of the cells, in percent, that the walkable region of a ``connected`` level holds (see
 #: :func:`least_walkable`); a solved grid with less counts as a failed attempt.
-MIN_WALKABLE_SHARE_PERCENT = 5
+MIN_WALKABLE_SHARE_PERCENT = 2
 _COUNTS = {}  # pattern counts of recent samples (see _pattern_count)
 
 
@@ -370,7 +370,7 @@ def least_walkable(spec, walkable, counts):
 
     >>> from core.levels import LevelSpec
     >>> least_walkable(LevelSpec(width=70, height=70), ["floor", "door"], {})
-    245
+    98
     >>> least_walkable(LevelSpec(width=70, height=70, connected=False), ["floor", "door"], {})
     2
     >>> least_walkable(LevelSpec(width=70, height=70), ["floor", "door"], {"floor": (0, 20), "door": (0, 40)})

@@ -203,7 +203,7 @@ def test_a_level_of_lone_walkable_cells_is_refused_naming_it(tmp_path):
 def test_a_first_attempt_of_rock_round_a_speck_is_refused_and_the_next_attempt_makes_the_level(seed, size):
     """connected is met as well by rock round one floor cell or a small room as by a level: such a grid counts as
     a failed attempt. (Seed 1666178491 at 70 x 70, a New Seed draw, and 27 at 32 x 32 gave one walkable cell, "no
-    two walkable cells side by side"; seeds 1 and 4 at 32 x 32 a room of 3 and 6 cells, under 1 % of the level.)"""
+    two walkable cells side by side"; seeds 1 and 4 at 32 x 32 4 and 10 cells, under 1 % of the level.)"""
     level = level_of(wfc_tileset="dungeon", width=size, height=size, seed=seed)
     assert level.wfc.attempts == 2  # the first attempt's grid was refused
     labels, count = regions(level)
@@ -239,13 +239,13 @@ right = "half 3"
 
 def test_the_error_still_comes_when_no_attempt_can_make_a_level(tmp_path):
     """Every attempt's grid refused: the level's error after the last one, naming the level, its attempts and the
-    reason (connected: one domino, 2 cells, under the 5 % of 8 x 8; without it: lone gems, no two side by side)."""
+    reason (connected: one domino, 2 cells, under the 2 % of 12 x 12; without it: lone gems, no two side by side)."""
     (tmp_path / "dominoes.toml").write_text(DOMINOES)
-    spec = {"wfc_tileset": "dominoes.toml", "width": 8, "height": 8, "attempts": 3, "fixed": [[3, 3, "half"]]}
+    spec = {"wfc_tileset": "dominoes.toml", "width": 12, "height": 12, "attempts": 3, "fixed": [[3, 3, "half"]]}
     with pytest.raises(core_wfc.Contradiction) as err:
         level_of(base=str(tmp_path), **spec)
     assert re.match(
-        r"level 'L' \(tileset '.*dominoes.toml'\): the walkable region has 2 cells, fewer than the 4 a connected "
+        r"level 'L' \(tileset '.*dominoes.toml'\): the walkable region has 2 cells, fewer than the 3 a connected "
         r"level needs .*counts = \{ half = \[8\] \}.*connected = false.*\(after 3 attempt\(s\)\)$",
         str(err.value),
     )
