@@ -24,10 +24,13 @@ refused without ``connected``) and ``counts`` (base tile names of the tileset, o
 ``connected`` counts no path across its edges, also when ``periodic`` (``wrap=False``).
 
 **Markers, doors, regions.**  A spawn and an exit (:func:`~._content.place_markers`) in the largest
-walkable region; a level whose largest region has fewer than 2 cells (every tile a wall) is a
-ParameterError naming the level.  Every door-class cell is one of the level's ``doors``; a WFC level
-has no ``rooms``.  Without ``connected`` the walkable cells may form several regions: the record
-counts them (``regions``) and :func:`~._record.level_warnings` says so.
+walkable region.  A solved grid whose largest walkable region is too small for a level counts as a
+failed attempt and the next attempt starts (:func:`least_walkable`: 2 cells, and with ``connected``
+at least :data:`MIN_WALKABLE_SHARE_PERCENT` % of the cells, since rock round one floor cell meets
+``connected`` too); when the last attempt's grid is refused, or no grid can hold a spawn and an exit
+(every tile a wall), it is a ParameterError naming the level.  Every door-class cell is one of the
+level's ``doors``; a WFC level has no ``rooms``.  Without ``connected`` the walkable cells may form
+several regions: the record counts them (``regions``) and :func:`~._record.level_warnings` says so.
 
 **Errors** of the solver (:class:`core.wfc.Contradiction`) name the level: ``level 'Keep' (tileset
 'dungeon'): ...``.
@@ -52,7 +55,9 @@ __all__ = [
     "MAX_WAVE_BYTES",
     "MAX_SOLVE_SECONDS",
     "MAX_PATTERNS",
+    "MIN_WALKABLE_SHARE_PERCENT",
     "check_wfc",
+    "least_walkable",
     "wfc_level_steps",
     "palette_names",
     "tiled_counts",
@@ -66,6 +71,9 @@ MAX_WAVE_BYTES = 2**30
 MAX_SOLVE_SECONDS = 600
 #: Most patterns a sample may give (the overlapping model's own limit: its overlap table is 4 x P x P).
 MAX_PATTERNS = 2048
+#: Least share of the cells, in percent, that the walkable region of a ``connected`` level holds (see
+#: :func:`least_walkable`); a solved grid with less counts as a failed attempt.
+MIN_WALKABLE_SHARE_PERCENT = 2
 _COUNTS = {}  # pattern counts of recent samples (see _pattern_count)
 
 
@@ -349,30 +357,112 @@ def level_label(spec):
     return f"level {spec.name!r} (tileset {spec.wfc_tileset!r})"
 
 
-def _markers(grid, seed, spec, walkable_names=()):
-    """Spawn and exit in the largest walkable region; a ParameterError naming the level when that
-    region has fewer than 2 cells (no level is without its spawn and exit)."""
+def least_walkable(spec, walkable, counts):
+    """Fewest cells the largest walkable region of a WFC level of ``spec`` must hold, else a solved
+    grid counts as a failed attempt and the next one starts; 0 when no grid can hold 2.
+
+    ``walkable``: the walkable base tiles (sample values); ``counts`` ``{base tile (sample value):
+    (min, max)}`` as :func:`tiled_counts` (:func:`sample_counts`) give them.  Without ``connected``:
+    2 cells, a spawn and an exit side by side.  With ``connected`` the level is that one region, and
+    rock round a room of a few cells meets the rule as well as a level does: at least
+    :data:`MIN_WALKABLE_SHARE_PERCENT` % of the cells (never more than the maximums of ``counts``
+    allow the walkable tiles together).
+
+    >>> from core.levels import LevelSpec
+    >>> least_walkable(LevelSpec(width=70, height=70), ["floor", "door"], {})
+    98
+    >>> least_walkable(LevelSpec(width=70, height=70, connected=False), ["floor", "door"], {})
+    2
+    >>> least_walkable(LevelSpec(width=70, height=70), ["floor", "door"], {"floor": (0, 20), "door": (0, 40)})
+    60
+    >>> least_walkable(LevelSpec(), ["floor", "door"], {"floor": (0, 0), "door": (0, 1)})
+    0
+    >>> least_walkable(LevelSpec(), [], {})  # no walkable tile: no grid can hold a spawn and an exit
+    0
+    """
+    bound = 0
+    for key in walkable:
+        high = counts.get(key, (0, None))[1]
+        if high is None:
+            bound = None
+            break
+        bound += high
+    if bound is None:
+        bound = spec.width * spec.height
+    least = -(-spec.width * spec.height * MIN_WALKABLE_SHARE_PERCENT // 100) if spec.connected else 2
+    least = min(max(least, 2), bound)
+    return least if least >= 2 else 0
+
+
+def _too_small(grid, spec, walkable_names, least=2):
+    """``(flat cell, message)`` when the largest walkable region of the class ``grid`` has fewer than
+    ``least`` cells (the message names the level), else None; also the region labels and the largest
+    region's label."""
     labels, count = label_regions(grid != WALL)
     sizes = np.bincount(labels[labels >= 0], minlength=count) if count else np.zeros(1, np.int64)
     largest = int(np.argmax(sizes))
-    if sizes[largest] < 2:
+    size = int(sizes[largest])
+    if size >= max(least, 2):
+        return None, labels, largest
+    if count == 0:
+        what = "no walkable cell (every tile is a wall)"
+    elif size < 2:
+        what = "no two walkable cells side by side (each walkable region is 1 cell)"
+    else:
         what = (
-            "no walkable cell (every tile is a wall)"
-            if count == 0
-            else "no two walkable cells side by side (each walkable region is 1 cell)"
+            f"the walkable region has {size} cells, fewer than the {least} a connected level needs "
+            f"({MIN_WALKABLE_SHARE_PERCENT} % of its cells, or all that counts allow)"
         )
-        if spec.sample:
-            hint = "map sample values to walkable classes (classes) or ask for them with counts"
-        elif walkable_names:
-            hint = f"ask for walkable tiles with counts (e.g. counts = {{ {_toml_key(walkable_names[0])} = [8] }})"
-        else:
-            hint = f"tileset {spec.wfc_tileset!r} has no walkable tile (every class is wall): give some tiles a class"
-        raise ParameterError(
-            f"{level_label(spec)}: {what}, so there is no place for a spawn and an exit: {hint}, "
-            "make the level larger or try another seed"
-        )
+    if spec.sample:
+        hint = "map sample values to walkable classes (classes) or ask for them with counts"
+    elif walkable_names:
+        example = f"{_toml_key(walkable_names[0])} = [{max(8, least)}]"
+        hint = f"ask for walkable tiles with counts (e.g. counts = {{ {example} }})"
+    else:
+        hint = f"tileset {spec.wfc_tileset!r} has no walkable tile (every class is wall): give some tiles a class"
+    where = int(np.flatnonzero(labels.ravel() == largest)[0]) if count else 0
+    if size < 2:
+        what += ", so there is no place for a spawn and an exit"
+    else:
+        hint += ", set connected = false"
+    return (where, f"{what}: {hint}, make the level larger or try another seed"), labels, largest
+
+
+def _refuse_small(classes_of, spec, walkable_names, least):
+    """The solver's ``accept``: refuses (:class:`core.wfc.Unsatisfied`) an output whose largest
+    walkable region has fewer than ``least`` cells; ``classes_of(output)`` is its class grid."""
+
+    def accept(output):
+        small = _too_small(classes_of(output), spec, walkable_names, least)[0]
+        if small is not None:
+            raise core_wfc.Unsatisfied(*small)
+
+    return accept
+
+
+def _markers(grid, seed, spec, walkable_names=()):
+    """Spawn and exit in the largest walkable region; a ParameterError naming the level when that
+    region has fewer than 2 cells (no level is without its spawn and exit)."""
+    small, labels, largest = _too_small(grid, spec, walkable_names)
+    if small is not None:
+        raise ParameterError(f"{level_label(spec)}: {small[1]}")
     g = np.where(labels == largest, grid, WALL).astype(np.uint8)
     return place_markers(g, rng=make_rng(seed))
+
+
+def _palette_ids(output, palette):
+    """(height, width) int32 index in ``palette`` (sorted sample values, (C,) or (C, channels)) of each
+    value of an overlapping ``output``."""
+    out, pal = np.asarray(output), np.asarray(palette)
+    if out.ndim == 3:
+        flat = out.reshape(-1, out.shape[2])
+        codes = np.zeros(len(flat), np.int64)
+        pcodes = np.zeros(len(pal), np.int64)
+        for c in range(out.shape[2]):
+            codes = codes * 256 + flat[:, c]
+            pcodes = pcodes * 256 + pal[:, c]
+        return np.searchsorted(pcodes, codes).reshape(out.shape[:2]).astype(np.int32)
+    return np.searchsorted(pal, out).astype(np.int32)
 
 
 def _toml_key(name):
@@ -425,6 +515,11 @@ def wfc_level_steps(spec, *, base=None, prefix="level."):
         variant_classes = (
             np.full(len(tileset.names), FLOOR, np.uint8) if raw is None else np.asarray(raw, dtype=np.uint8)
         )
+        walkable_names = tuple(
+            dict.fromkeys(str(b) for b, c in zip(tileset.base_names, variant_classes.tolist()) if c != WALL)
+        )
+        counts = tiled_counts(spec, tileset, prefix=prefix)
+        least = least_walkable(spec, walkable_names, counts)
         steps = core_wfc.tiled_steps(
             tileset,
             spec.width,
@@ -433,8 +528,9 @@ def wfc_level_steps(spec, *, base=None, prefix="level."):
             connected=spec.connected,
             connect_points=spec.connect_points,
             wrap=False,  # a level is a finite grid: no path across its edges, also when periodic
-            counts=tiled_counts(spec, tileset, prefix=prefix) or None,
+            counts=counts or None,
             fixed=tiled_fixed(spec, tileset, prefix=prefix) or None,
+            accept=_refuse_small(lambda tiles: variant_classes[tiles], spec, walkable_names, least) if least else None,
         )
         result = yield from _named(steps, spec)
         tiles = result.tiles
@@ -453,13 +549,12 @@ def wfc_level_steps(spec, *, base=None, prefix="level."):
             mirrored=tuple(bool(m) for m in getattr(tileset, "mirrored", ())),
         )
         settings = {"tileset": source, **solver, **_constraint_settings(spec)}
-        walkable_names = tuple(
-            dict.fromkeys(str(b) for b, c in zip(record.base_names, variant_classes.tolist()) if c != WALL)
-        )
     else:
         sample = data
         palette = np.unique(sample.reshape(-1, sample.shape[2]), axis=0) if sample.ndim == 3 else np.unique(sample)
         value_classes = _sample_classes(sample, palette, spec.classes, prefix=prefix)
+        counts = sample_counts(spec, palette, prefix=prefix)
+        least = least_walkable(spec, _values(palette, value_classes != WALL), counts)
         steps = core_wfc.overlapping_steps(
             sample,
             spec.width,
@@ -473,22 +568,15 @@ def wfc_level_steps(spec, *, base=None, prefix="level."):
             walkable=_values(palette, value_classes != WALL) if spec.connected else None,
             connect_points=spec.connect_points,
             wrap=False,
-            counts=sample_counts(spec, palette, prefix=prefix) or None,
+            counts=counts or None,
             fixed=sample_fixed(spec, palette, prefix=prefix) or None,
+            accept=_refuse_small(lambda out: value_classes[_palette_ids(out, palette)], spec, (), least)
+            if least
+            else None,
         )
         result = yield from _named(steps, spec)
-        out = np.asarray(result.output)
         pal = np.asarray(result.palette)
-        if out.ndim == 3:
-            flat = out.reshape(-1, out.shape[2])
-            codes = np.zeros(len(flat), np.int64)
-            pcodes = np.zeros(len(pal), np.int64)
-            for c in range(out.shape[2]):
-                codes = codes * 256 + flat[:, c]
-                pcodes = pcodes * 256 + pal[:, c]
-            ids = np.searchsorted(pcodes, codes).reshape(out.shape[:2]).astype(np.int32)
-        else:
-            ids = np.searchsorted(pal, out).astype(np.int32)
+        ids = _palette_ids(result.output, pal)
         grid = value_classes[ids]
         record = WfcRecord(
             model="overlapping",

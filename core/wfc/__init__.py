@@ -8,9 +8,11 @@ X, I, L, T, \\, F and neighbour rules or edge sockets) and the overlapping model
 compatibility tables; :func:`tiled3d` stacks a tileset with up/down sockets in 3-D.  Global
 constraints (:class:`Connected`, :class:`Counts`) plug into the solver; their settings as a recipe
 writes them are read by :func:`check_connect_points`, :func:`check_counts`, :func:`check_fixed`
-and, for a sample's values as level classes (:data:`CLASS_NAMES`), :func:`check_classes`.  Every model has a step
-generator (``*_steps``) for progress bars.  A failure raises :class:`Contradiction` naming the
-cell, the attempts and the constraint that could not hold.
+and, for a sample's values as level classes (:data:`CLASS_NAMES`), :func:`check_classes`.  Every model
+has a step generator (``*_steps``) for progress bars; :func:`solve`, :func:`tiled` and
+:func:`overlapping` take an ``accept`` that may refuse a solved output (raising :class:`Unsatisfied`:
+the next attempt starts).  A failure raises :class:`Contradiction` naming the cell, the attempts and
+the constraint that could not hold.
 """
 
 from ._constraints import Connected, Counts

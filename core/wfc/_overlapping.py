@@ -17,6 +17,7 @@ from .._checks import check_bool, check_int
 from ..errors import ParameterError, short
 from ..steps import drive
 from ._constraints import Connected, Counts, check_bounds, check_points, painted_cells
+from ._contract import Unsatisfied
 from ._patterns import (
     check_sample,
     extract_patterns,
@@ -79,6 +80,7 @@ def overlapping(
     wrap=True,
     counts=None,
     fixed=None,
+    accept=None,
     progress=None,
 ):
     """Grow an output in the style of a sample with the overlapping model of Wave Function Collapse.
@@ -126,6 +128,10 @@ def overlapping(
         the value. A minimum larger than the output fails at once.
     fixed : dict, optional
         ``{(x, y): sample value}``: painted output cells that must show the value.
+    accept : callable, optional
+        ``accept(output)`` is called with each solved output (as ``output`` of the result); raising
+        :class:`Unsatisfied` (a flat output cell ``y * width + x`` and the reason) refuses it and
+        the next attempt starts (:func:`.solve`'s ``accept``).
     progress : callable, optional
         ``progress(done, total, label)`` now and then (:func:`overlapping_steps` is the step
         generator behind it, for progress bars with cancel).
@@ -165,6 +171,7 @@ def overlapping(
             wrap=wrap,
             counts=counts,
             fixed=fixed,
+            accept=accept,
         ),
         progress,
     )
@@ -189,6 +196,7 @@ def overlapping_steps(
     wrap=True,
     counts=None,
     fixed=None,
+    accept=None,
 ):
     """:func:`overlapping` as a step generator (:mod:`core.steps`): the arguments are checked and
     the patterns found at the call; the generator yields ``(done, total, label)`` while solving and
@@ -265,41 +273,10 @@ def overlapping_steps(
         if limits:
             constraints.append(Counts(shown, limits, solve_w, solve_h, names=names))
 
-    return _grow(
-        weights,
-        patterns,
-        palette,
-        count,
-        width,
-        height,
-        solve_w,
-        solve_h,
-        periodic,
-        seed,
-        attempts,
-        backtrack_limit,
-        allowed,
-        constraints,
-    )
-
-
-def _grow(
-    weights,
-    patterns,
-    palette,
-    count,
-    width,
-    height,
-    solve_w,
-    solve_h,
-    periodic,
-    seed,
-    attempts,
-    backtrack_limit,
-    allowed,
-    constraints,
-):
-    result = yield from solve_steps(
+    if accept is not None and not callable(accept):
+        raise ParameterError(f"accept must be a callable or None, got {type(accept).__name__}")
+    grid = _Grid(patterns, palette, width, height, solve_w, solve_h, periodic)
+    steps = solve_steps(
         weights,
         overlap_compatible(patterns),
         solve_w,
@@ -310,23 +287,62 @@ def _grow(
         backtrack_limit=backtrack_limit,
         allowed=allowed,
         constraints=constraints,
+        accept=None if accept is None else grid.accept(accept),
     )
-    cells = patterns[result.indices]  # (solve_h, solve_w, n, n)
-    if periodic:
-        out = cells[:, :, 0, 0]
-    else:  # the last cells' patterns fill the last n - 1 rows and columns
-        out = np.empty((height, width), np.int32)
-        out[:solve_h, :solve_w] = cells[:, :, 0, 0]
-        out[solve_h:, :solve_w] = cells[-1, :, 1:, 0].T
-        out[:solve_h, solve_w:] = cells[:, -1, 0, 1:]
-        out[solve_h:, solve_w:] = cells[-1, -1, 1:, 1:]
+    return _grow(steps, grid, count)
+
+
+def _grow(steps, grid, count):
+    result = yield from steps
     return OverlappingResult(
-        output=palette[out],
+        output=grid.output(result.indices),
         attempts=result.attempts,
         backtracks=result.backtracks,
-        palette=palette,
+        palette=grid.palette,
         patterns=count,
     )
+
+
+@dataclass(frozen=True)
+class _Grid:
+    """The output of the solver's pattern ids: the top-left value of each cell's pattern (a bounded
+    output's last n - 1 rows and columns: the last cells' whole windows)."""
+
+    patterns: np.ndarray
+    palette: np.ndarray
+    width: int
+    height: int
+    solve_w: int
+    solve_h: int
+    periodic: bool
+
+    def output(self, indices):
+        """The output (height, width) of sample values ((height, width, channels) of an image)."""
+        cells = self.patterns[indices]  # (solve_h, solve_w, n, n)
+        if self.periodic:
+            out = cells[:, :, 0, 0]
+        else:  # the last cells' patterns fill the last n - 1 rows and columns
+            sh, sw = self.solve_h, self.solve_w
+            out = np.empty((self.height, self.width), np.int32)
+            out[:sh, :sw] = cells[:, :, 0, 0]
+            out[sh:, :sw] = cells[-1, :, 1:, 0].T
+            out[:sh, sw:] = cells[:, -1, 0, 1:]
+            out[sh:, sw:] = cells[-1, -1, 1:, 1:]
+        return self.palette[out]
+
+    def accept(self, accept):
+        """The solver's ``accept`` of the caller's ``accept(output)``: its refusal's output cell as
+        the solver cell that shows it."""
+
+        def on_indices(indices):
+            try:
+                accept(self.output(indices))
+            except Unsatisfied as failure:
+                y, x = divmod(int(failure.cell), self.width)
+                cell = min(y, self.solve_h - 1) * self.solve_w + min(x, self.solve_w - 1)
+                raise Unsatisfied(cell, failure.reason) from None
+
+        return on_indices
 
 
 def _painted(fixed, palette, patterns, width, height, solve_w, solve_h, allowed):

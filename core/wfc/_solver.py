@@ -14,6 +14,9 @@ attempt restarts with the next stream of the seed (attempt ``k``: ``default_rng(
 Extra constraints (connectivity, tile counts: :mod:`._constraints`) plug in through
 ``constraints``: objects with ``revise(wave, final)`` that see the wave as a read-only
 ``(cells, P)`` bool array and may narrow cells or raise :class:`~._contract.Unsatisfied`.
+A rule about the whole output that no search can steer (the size of a level's walkable region)
+plugs in through ``accept``: a solved grid it refuses counts as a failed attempt, and the next
+attempt starts.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ import numpy as np
 
 from ..errors import ParameterError
 from ..steps import drive
-from ._contract import Contradiction
+from ._contract import Contradiction, Unsatisfied
 from ._rules import Rules, pack
 from ._search import Search
 
@@ -194,6 +197,7 @@ def solve(
     fixed=None,
     allowed=None,
     constraints=(),
+    accept=None,
     progress=None,
 ):
     """Fill a ``height`` x ``width`` grid (``depth`` layers of it in 3-D) with patterns so that
@@ -224,6 +228,12 @@ def solve(
         Patterns each cell may hold ((depth, height, width, P) in 3-D).
     constraints : sequence
         Objects with ``revise(wave, final)`` (see the module docstring).
+    accept : callable, optional
+        ``accept(indices)`` is called with each solved grid (the ``indices`` of the result) and
+        returns nothing to take it, or raises :class:`~._contract.Unsatisfied` (the flat index of a
+        cell and the reason) to refuse it: the attempt counts as failed and the next one starts
+        (its own stream, as always). When the last attempt's grid is refused, the
+        :class:`Contradiction` quotes the reason; else it counts the refusals and quotes the last.
     progress : callable, optional
         ``progress(decided_cells, cells, label)`` now and then.
 
@@ -234,7 +244,8 @@ def solve(
     Raises
     ------
     Contradiction
-        No output within the attempts, or the fixed/allowed cells contradict the rules (at once).
+        No output within the attempts (or none that ``accept`` takes), or the fixed/allowed cells
+        contradict the rules (at once).
 
     Examples
     --------
@@ -258,6 +269,7 @@ def solve(
         fixed=fixed,
         allowed=allowed,
         constraints=constraints,
+        accept=accept,
     )
     return drive(steps, progress)
 
@@ -276,6 +288,7 @@ def solve_steps(
     fixed=None,
     allowed=None,
     constraints=(),
+    accept=None,
 ):
     """:func:`solve` as a step generator (:mod:`core.steps`): the arguments are checked at the call;
     it yields ``(decided_cells, cells, label)`` about a hundred times per attempt and returns the
@@ -288,6 +301,8 @@ def solve_steps(
     weights, compatible, fixed, allowed = _check(
         weights, compatible, width, height, depth, seed, attempts, backtrack_limit, fixed, allowed
     )
+    if accept is not None and not callable(accept):
+        raise ParameterError(f"accept must be a callable or None, got {type(accept).__name__}")
     return _solve(
         weights,
         compatible,
@@ -301,11 +316,24 @@ def solve_steps(
         fixed,
         allowed,
         tuple(constraints),
+        accept,
     )
 
 
 def _solve(
-    weights, compatible, width, height, depth, periodic, seed, attempts, backtrack_limit, fixed, allowed, constraints
+    weights,
+    compatible,
+    width,
+    height,
+    depth,
+    periodic,
+    seed,
+    attempts,
+    backtrack_limit,
+    fixed,
+    allowed,
+    constraints,
+    accept,
 ):
     """The body of :func:`solve_steps` (a generator), its arguments checked."""
     p, n = weights.size, width * height * depth
@@ -345,21 +373,39 @@ def _solve(
         )
     wave0 = state.wave[:n]
     every = max(1, n // 100)
+    refused, refusals = None, 0  # the last refusal of accept, and how many there were
     for k in range(attempts):
         rng = np.random.default_rng([seed, k])  # attempt k of seed s: its own stream, never seed s + 1's
         noise = (rng.random(n) * 1e-6).tolist()  # seeded tie-break among equal entropies
         state = Search(rules, nbrs, list(wave0), noise, constraints)
         outcome = yield from _attempt(state, rng, backtrack_limit, every, f"attempt {k + 1}")
-        if isinstance(outcome, int):
+        solved = isinstance(outcome, int)
+        if solved:
             indices = np.array([m.bit_length() - 1 for m in state.wave[:n]], np.int32)
             shape = (height, width) if depth == 1 else (depth, height, width)
-            return SolveResult(indices=indices.reshape(shape), attempts=k + 1, backtracks=outcome)
+            indices = indices.reshape(shape)
+            try:
+                if accept is not None:
+                    accept(indices)
+            except Unsatisfied as failure:
+                refused, refusals = failure, refusals + 1
+            else:
+                return SolveResult(indices=indices, attempts=k + 1, backtracks=outcome)
+            continue
         last, exhausted = outcome
         if exhausted:  # the whole search tree failed: more seeds cannot help
             break
+    if solved:  # the last attempt solved the grid, and accept refused it
+        raise Contradiction(
+            f"{refused.reason} (after {k + 1} attempt(s))",
+            cell=_cell_xy(refused.cell, width, height, depth),
+            attempts=k + 1,
+        )
     xy = _cell_xy(last, width, height, depth)
     why = f": {state.reason}" if state.reason else " next to its neighbours"
     held = f"; constraints: {'; '.join(str(c) for c in constraints)}" if constraints else ""
+    if refusals:
+        held += f"; {refusals} solved grid(s) refused, the last: {refused.reason}"
     raise Contradiction(
         f"no pattern fits cell {xy}{why} after {k + 1} attempt(s)"
         f" with backtrack_limit={backtrack_limit}" + (" (no tiling exists)" if exhausted else "") + held,

@@ -47,6 +47,7 @@ def tiled(
     wrap=True,
     counts=None,
     edge=None,
+    accept=None,
     progress=None,
 ):
     """Fill a ``height`` x ``width`` grid with the tiles of ``tileset`` (a :class:`Tileset`, or a
@@ -74,6 +75,10 @@ def tiled(
 
     ``edge``: the socket profile beyond a bounded grid's sides (default: the tileset's ``edge``;
     ``""`` none): border tiles turn a side meeting it outwards (a dungeon ringed by rock).
+
+    ``accept(tiles)``: called with each solved grid of variant indices; raising
+    :class:`Unsatisfied` (a flat cell index ``y * width + x`` and the reason) refuses it and the
+    next attempt starts (:func:`.solve`'s ``accept``).
 
     ``progress(done, total, label)`` is called now and then; :func:`tiled_steps` is the step
     generator behind it (progress bars with cancel).
@@ -108,6 +113,7 @@ def tiled(
             wrap=wrap,
             counts=counts,
             edge=edge,
+            accept=accept,
         ),
         progress,
     )
@@ -128,6 +134,7 @@ def tiled_steps(
     wrap=True,
     counts=None,
     edge=None,
+    accept=None,
 ):
     """:func:`tiled` as a step generator (:mod:`core.steps`): the arguments are checked at the
     call; the generator yields ``(done, total, label)`` while solving and returns the
@@ -163,6 +170,7 @@ def tiled_steps(
         fixed=fixed,
         allowed=allowed,
         constraints=constraints,
+        accept=accept,
     )
     return _result(steps, tileset)
 

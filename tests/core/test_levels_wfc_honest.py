@@ -4,6 +4,7 @@ door cells listed as doors, no level without a spawn and an exit, errors naming 
 
 import json
 import os
+import re
 
 import numpy as np
 import pytest
@@ -19,6 +20,7 @@ from core.levels import (
     level_record,
     level_warnings,
 )
+from core.levels._wfc import MIN_WALKABLE_SHARE_PERCENT
 from core.levels._wfc_files import PRESETS
 
 
@@ -192,3 +194,65 @@ def test_a_level_of_lone_walkable_cells_is_refused_naming_it(tmp_path):
     spec = {"wfc_tileset": "gems.toml", "width": 8, "height": 6, "counts": {"gem": [3, 5]}, "connected": False}
     with pytest.raises(ParameterError, match=r"^level 'L' \(tileset '.*gems.toml'\): no two walkable cells side by"):
         level_of(base=str(tmp_path), **spec)
+
+
+# --------------------------------------------------------------------------- a grid too small for a level
+
+
+@pytest.mark.parametrize("seed, size", [(1666178491, 70), (27, 32), (1, 32), (4, 32)])
+def test_a_first_attempt_of_rock_round_a_speck_is_refused_and_the_next_attempt_makes_the_level(seed, size):
+    """connected is met as well by rock round one floor cell or a small room as by a level: such a grid counts as
+    a failed attempt. (Seed 1666178491 at 70 x 70, a New Seed draw, and 27 at 32 x 32 gave one walkable cell, "no
+    two walkable cells side by side"; seeds 1 and 4 at 32 x 32 4 and 10 cells, under 1 % of the level.)"""
+    level = level_of(wfc_tileset="dungeon", width=size, height=size, seed=seed)
+    assert level.wfc.attempts == 2  # the first attempt's grid was refused
+    labels, count = regions(level)
+    assert count == 1 and level.walkable.mean() >= MIN_WALKABLE_SHARE_PERCENT / 100
+    assert [m.kind for m in level.markers] == ["spawn", "exit"]
+    assert all(labels[m.y, m.x] == 0 for m in level.markers)
+
+
+#: Dominoes in stone: a half's north side meets only another half's north side, its other sides only stone, so
+#: every walkable region is 2 cells.
+DOMINOES = """
+name = "dominoes"
+[[tile]]
+name = "stone"
+class = "wall"
+[[tile]]
+name = "half"
+symmetry = "T"
+[[neighbor]]
+left = "stone"
+right = "stone"
+[[neighbor]]
+left = "stone"
+right = "half 0"
+[[neighbor]]
+left = "stone"
+right = "half 1"
+[[neighbor]]
+left = "half 1"
+right = "half 3"
+"""
+
+
+def test_the_error_still_comes_when_no_attempt_can_make_a_level(tmp_path):
+    """Every attempt's grid refused: the level's error after the last one, naming the level, its attempts and the
+    reason (connected: one domino, 2 cells, under the 2 % of 12 x 12; without it: lone gems, no two side by side)."""
+    (tmp_path / "dominoes.toml").write_text(DOMINOES)
+    spec = {"wfc_tileset": "dominoes.toml", "width": 12, "height": 12, "attempts": 3, "fixed": [[3, 3, "half"]]}
+    with pytest.raises(core_wfc.Contradiction) as err:
+        level_of(base=str(tmp_path), **spec)
+    assert re.match(
+        r"level 'L' \(tileset '.*dominoes.toml'\): the walkable region has 2 cells, fewer than the 3 a connected "
+        r"level needs .*counts = \{ half = \[8\] \}.*connected = false.*\(after 3 attempt\(s\)\)$",
+        str(err.value),
+    )
+    assert err.value.attempts == 3
+    assert regions(level_of(base=str(tmp_path), **spec, connected=False))[1] >= 1  # 2 cells do for spawn and exit
+    (tmp_path / "gems.toml").write_text(GEMS)
+    spec = {"wfc_tileset": "gems.toml", "width": 8, "height": 6, "counts": {"gem": [3, 5]}, "connected": False}
+    with pytest.raises(core_wfc.Contradiction, match=r"no two walkable cells .*\(after 2 attempt\(s\)\)$") as err:
+        level_of(base=str(tmp_path), **spec, attempts=2)
+    assert err.value.attempts == 2

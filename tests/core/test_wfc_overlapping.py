@@ -8,7 +8,7 @@ import pytest
 
 from worldseed.core.errors import ParameterError
 from worldseed.core.preview import png_bytes
-from worldseed.core.wfc._contract import Contradiction
+from worldseed.core.wfc._contract import Contradiction, Unsatisfied
 from worldseed.core.wfc._overlapping import overlapping
 from worldseed.core.wfc._patterns import extract_patterns, overlap_compatible, read_sample
 from worldseed.core.wfc._png import read_png
@@ -247,3 +247,20 @@ def test_bad_pngs_are_one_line():
     }
     for words, data in cases.items():
         assert words in message(lambda data=data: read_png(data))
+
+
+def test_accept_sees_each_output_and_a_refusal_names_the_solver_cell_that_shows_it():
+    """A bounded output is n - 1 cells wider and taller than the solver's grid: a refusal at an output cell of its
+    last rows and columns names the solver cell whose window shows it."""
+    sample = read_sample(SAMPLES / "caves.txt")
+    seen = []
+
+    def refuse(output):
+        seen.append(output.copy())
+        raise Unsatisfied(11 * 12 + 11, "the bottom-right cell")  # output (11, 11) of 12 x 12
+
+    with pytest.raises(Contradiction, match=r"^the bottom-right cell \(after 2 attempt\(s\)\)$") as err:
+        overlapping(sample, 12, 12, periodic=False, seed=3, attempts=2, accept=refuse)
+    assert err.value.cell == (9, 9) and err.value.attempts == 2  # n = 3: the solver's grid is 10 x 10
+    plain = overlapping(sample, 12, 12, periodic=False, seed=3)
+    assert len(seen) == 2 and np.array_equal(seen[0], plain.output)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from core.errors import ParameterError
-from core.wfc._contract import Contradiction
+from core.wfc._contract import Contradiction, Unsatisfied
 from core.wfc._solver import SolveResult, solve
 
 
@@ -313,3 +313,38 @@ def test_a_solve_costs_time_linear_in_its_cells():
         tiled(ts, size, size, seed=1)
         per_cell.append((time.process_time() - start) / size**2)
     assert per_cell[1] < 2.0 * per_cell[0], per_cell
+
+
+def test_a_grid_refused_by_accept_is_a_failed_attempt_and_the_next_attempt_solves():
+    """``accept`` sees each solved grid; a refusal (Unsatisfied) starts the next attempt on its own stream, so the
+    attempts a refusal skips to are the ones a refuse-all run saw, and a grid taken at once is the plain solve's."""
+    weights, compatible = random_rules(6, 0.6, 3)
+    seen = []
+
+    def refuse_all(indices):
+        seen.append(indices.copy())
+        raise Unsatisfied(7, "too few cells of pattern 0")
+
+    with pytest.raises(Contradiction, match=r"^too few cells of pattern 0 \(after 3 attempt\(s\)\)$") as err:
+        solve(weights, compatible, 9, 8, seed=5, attempts=3, accept=refuse_all)
+    assert err.value.attempts == 3 and err.value.cell == (7, 0) and len(seen) == 3
+    assert not np.array_equal(seen[0], seen[1])
+    plain = solve(weights, compatible, 9, 8, seed=5)
+    assert plain.attempts == 1 and np.array_equal(plain.indices, seen[0])
+    calls = []
+
+    def refuse_first(indices):
+        calls.append(1)
+        if len(calls) == 1:
+            raise Unsatisfied(0, "first")
+
+    taken = solve(weights, compatible, 9, 8, seed=5, attempts=3, accept=refuse_first)
+    assert taken.attempts == 2 and len(calls) == 2 and np.array_equal(taken.indices, seen[1])
+    calls.clear()
+    assert solve(weights, compatible, 9, 8, seed=5, accept=lambda indices: None).attempts == 1
+    # attempt 1 solves and is refused, attempt 2 fails (no backtracking): the contradiction counts the refusal
+    weights, compatible = random_rules(6, 0.45, 0)
+    with pytest.raises(Contradiction, match=r"after 2 attempt\(s\).*; 1 solved grid\(s\) refused, the last: first$"):
+        solve(weights, compatible, 6, 5, seed=3, attempts=2, backtrack_limit=0, accept=refuse_first)
+    with pytest.raises(ParameterError, match="accept must be a callable or None, got int"):
+        solve(weights, compatible, 9, 8, accept=3)
