@@ -35,6 +35,7 @@ from .fbx import ExportError, Standins, write_fbx
 from .mesh import remove_objects
 from .query import is_scatter
 from .scatter import instance_steps, realize_steps, scatter_props
+from .terrain_export import unity_terrains
 
 GLB_UNITY = dict(
     export_format="GLB",
@@ -43,6 +44,7 @@ GLB_UNITY = dict(
     export_animations=False,
     export_cameras=False,
     export_extras=False,
+    export_all_vertex_colors=False,  # only what a material reads: the terrain's colours travel as its texture
 )
 
 FORMATS = {"fbx": ".fbx", "glb": ".glb"}
@@ -165,7 +167,7 @@ def _export_one(path, objects, fmt, *, link_to=None, standins=None):
                 return
             if link_to is not None:
                 _link_for_selection(objects, link_to)
-            with _exporting(objects):
+            with unity_terrains(objects), _exporting(objects):
                 result = bpy.ops.export_scene.gltf(filepath=tmp, use_selection=True, **GLB_UNITY)
             if "FINISHED" not in result:
                 raise ExportError("the exporter did not finish")
