@@ -58,7 +58,7 @@ def remove_files(paths):
 def world_outputs(out_dir, name):
     """The files in ``out_dir`` of a tiled world run named ``name`` (what a single-terrain run of the
     same name removes, so the folder holds one build): ``<name>_world.json``, every file its tiles
-    list (names in ``out_dir`` only), and ``<name>_props.fbx``."""
+    list (names in ``out_dir`` only), ``<name>_props.fbx`` and ``<name>_overview.png``."""
     path = core_world.world_json_path(out_dir, name)
     document = core_world.read_world_json(path)
     if document is None:
@@ -68,7 +68,8 @@ def world_outputs(out_dir, name):
     }
     names = {n for n in names if n and os.path.basename(n) == n and not n.startswith(".")}
     paths = [os.path.join(out_dir, n) for n in sorted(names)]
-    return paths + [os.path.join(out_dir, f"{name}_props.fbx"), path]
+    extras = [f"{name}_props.fbx", core_world.overview_name(name)]
+    return paths + [os.path.join(out_dir, e) for e in extras] + [path]
 
 
 def remove_world_outputs(out_dir, name):
@@ -150,6 +151,7 @@ def _build_tiled_locked(recipe, out_dir, name, executor, chosen, progress, write
             print(f"worldseed: Dask cluster ({where}) ready in {executor.start_seconds:.1f} s", file=sys.stderr)
         run = core_world.run_world(recipe, out_dir, name=name, executor=executor, tiles=chosen, progress=progress)
     written = [os.path.join(out_dir, f["name"]) for tile in run.built for f in run.results[tile]["files"]]
+    written += _overview(recipe, out_dir, name, run)
     if recipe.export.fbx:
         written += _tile_fbx(recipe, out_dir, name, run, chosen)
         written += _props_fbx(recipe, out_dir, name, run)
@@ -162,6 +164,16 @@ def _build_tiled_locked(recipe, out_dir, name, executor, chosen, progress, write
     single = set(single_outputs(out_dir, name)) if single_outputs is not None else set()
     single.add(os.path.join(out_dir, f"{name}.blend"))
     return run, written, list(run.removed) + remove_files(sorted(single - set(written)))
+
+
+def _overview(recipe, out_dir, name, run):
+    """``<name>_overview.png`` (``core.world.overview_png``: every tile's relief in its texture layers'
+    colours, from the tiles' files) when ``[export] preview`` asks and the world is complete; [] or its path."""
+    if not recipe.export.preview or not run.complete:
+        return []
+    path = os.path.join(out_dir, core_world.overview_name(name))
+    core_unity.write_bytes_atomic(path, core_world.overview_png(recipe, run.grid, out_dir, name))
+    return [path]
 
 
 def _props_fbx(recipe, out_dir, name, run):

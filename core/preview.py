@@ -187,16 +187,33 @@ def cell_colours(vertex_colours):
 
 
 def sample_image(image, shape):
-    """An image ``(R, C, ...)`` sampled at the points of a ``shape`` grid that spans it corner to
-    corner (a heightmap over the same ground): nearest texel, as bytes stay bytes.
+    """An image ``(R, C, ...)`` sampled bilinearly at the points of a ``shape`` grid that spans it
+    corner to corner (a heightmap over the same ground); texel ``(i, j)`` is centred at
+    ``((j + 0.5) / C, (i + 0.5) / R)`` of the square, as a GPU samples a texture (clamped at the
+    edges).  Bytes come back as bytes (rounded), floats as float32.
 
-    >>> sample_image(np.arange(4).reshape(2, 2), (3, 3)).tolist()
-    [[0, 1, 1], [2, 3, 3], [2, 3, 3]]
+    >>> sample_image(np.array([[0, 100], [200, 255]], np.uint8), (3, 3)).tolist()
+    [[0, 50, 100], [100, 139, 178], [200, 228, 255]]
     """
     img = np.asarray(image)
     if img.ndim < 2 or min(img.shape[:2]) < 1:
         raise ParameterError(f"image must be (rows, cols[, channels]), got shape {img.shape}")
     rows, cols = shape
-    ri = np.minimum((np.arange(rows) * img.shape[0]) // max(rows - 1, 1), img.shape[0] - 1)
-    ci = np.minimum((np.arange(cols) * img.shape[1]) // max(cols - 1, 1), img.shape[1] - 1)
-    return img[np.ix_(ri, ci)]
+
+    def axis(n_out, n_in):
+        t = np.clip(np.linspace(0.0, 1.0, n_out) * n_in - 0.5, 0.0, n_in - 1.0)
+        lo = np.minimum(t.astype(np.intp), max(n_in - 2, 0))
+        return lo, np.minimum(lo + 1, n_in - 1), (t - lo).astype(np.float32)
+
+    r0, r1, fr = axis(rows, img.shape[0])
+    c0, c1, fc = axis(cols, img.shape[1])
+    f = img.astype(np.float32)
+    extra = (None,) * (img.ndim - 2)
+    fc = fc[(None, slice(None), *extra)]
+    top = f[r0][:, c0] * (1 - fc) + f[r0][:, c1] * fc
+    bottom = f[r1][:, c0] * (1 - fc) + f[r1][:, c1] * fc
+    fr = fr[(slice(None), None, *extra)]
+    out = top * (1 - fr) + bottom * fr
+    if img.dtype == np.uint8:
+        return np.clip(np.rint(out), 0, 255).astype(np.uint8)
+    return out

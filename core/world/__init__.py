@@ -12,6 +12,7 @@ The executors that run the plan (serial, threads, Dask), the driver and the worl
 """
 
 from ._grid import MIN_HALO_CELLS, WorldGrid, halo_cells, parse_tile_range, tile_base, world_grid
+from ._overview import OVERVIEW_SIDE, overview_name, overview_png
 from ._plan import Task, plan_world, run_task, tile_deps
 from ._stitch import seam_report
 from ._tile import tile_layers
@@ -29,6 +30,9 @@ __all__ = [
     "tile_deps",
     "seam_report",
     "tile_layers",
+    "overview_png",
+    "overview_name",
+    "OVERVIEW_SIDE",
 ]
 
 # ---- engineer X's modules (executors, driver, world JSON): shared block, X may append here ----

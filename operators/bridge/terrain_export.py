@@ -28,11 +28,19 @@ import numpy as np
 
 from ...core import mesh as core_mesh
 from ...core import preview as core_preview
-from .materials import ground_colours, is_terrain_material
+from .materials import LAYER_COLOURS_KEY, ground_colours, is_terrain_material
 from .mesh import mesh_topology
 from .query import KIND_KEY, TERRAIN_KIND
 
-__all__ = ["terrain_lods", "triangulated", "ground_image", "ground_materials", "unity_terrains", "GROUND_SIDE"]
+__all__ = [
+    "terrain_lods",
+    "triangulated",
+    "ground_image",
+    "ground_materials",
+    "unity_terrains",
+    "layer_colours",
+    "GROUND_SIDE",
+]
 
 #: Largest side of a ground texture (pixels): 2048 covers a 4 km terrain at 2 m a texel.
 GROUND_SIDE = 2048
@@ -55,6 +63,15 @@ def terrain_lods(objects):
     for lods in out.values():
         lods.sort(key=lambda o: (-len(o.data.vertices), o.name))
     return out
+
+
+def layer_colours(root):
+    """The ground colours of a terrain with texture layers (sRGB bytes (h, w, 3), row 0 at -Y: its
+    splat material's blend, :func:`.materials.ground_colours`), or None (a palette terrain)."""
+    lods = terrain_lods([root, *root.children]).get(root)
+    if not lods or lods[0].active_material is None or LAYER_COLOURS_KEY not in lods[0].active_material:
+        return None
+    return ground_colours(lods[0])
 
 
 # --------------------------------------------------------------------------- triangles

@@ -29,7 +29,7 @@ from ...core import recipe as core_recipe
 from ...core import terrain as core_terrain
 from ...core import unity as core_unity
 from ...core.errors import ParameterError
-from . import export, placements, render
+from . import export, placements, render, terrain_export
 from . import level as bridge_level
 from . import scatter as bridge_scatter
 from . import terrain as bridge_terrain
@@ -156,7 +156,7 @@ def export_paths(
         paths += [f"{name}.{fmt}" for fmt in ("fbx", "glb") if getattr(spec, fmt)]
     if spec.preview and terrains:
         paths.append(relief_file)
-    if spec.render and (terrains or trees):
+    if spec.render and (terrains or trees or levels):
         paths.append(render_file)
     if spec.placements and terrains and scatters:
         paths.append(f"{name}_placements.json")
@@ -167,13 +167,20 @@ def export_paths(
     return [os.path.join(folder, p) for p in paths]
 
 
-def _relief(heights, spec, path):
+def _relief(heights, spec, path, colours=None):
+    """The shaded relief map of ``heights``: in the texture layers' colours (``colours``, sRGB bytes
+    row 0 south: :func:`.terrain_export.layer_colours`) when the terrain has them, else the palette's."""
     values, cell = heights.values, heights.cell_size
     n = values.shape[0]
     if n < PREVIEW_SIDE:  # small maps are resampled so the picture is worth looking at
         values, cell = core_unity.resample_square(values, side=PREVIEW_SIDE), cell * (n - 1) / (PREVIEW_SIDE - 1)
     image = core_preview.shaded_relief(
-        values, cell_size=cell, height=heights.height, sea_level=spec.sea_level, palette=spec.palette
+        values,
+        cell_size=cell,
+        height=heights.height,
+        sea_level=spec.sea_level,
+        palette=spec.palette,
+        colours=colours,
     )
     core_unity.write_bytes_atomic(path, core_preview.png_bytes(image))
     return path
@@ -309,7 +316,7 @@ def write_exports(
         if spec.preview and i == 0:
             path = os.path.join(folder, relief_file)
             with writing(path):
-                written.append(_relief(known, terrain_spec, path))
+                written.append(_relief(known, terrain_spec, path, colours=terrain_export.layer_colours(root)))
         if spec.heightmap_raw:
             stem = name if len(terrains) == 1 else f"{name}_{i}"
             written += write_unity_heightmap(
@@ -341,10 +348,7 @@ def write_exports(
         scene = scene or bpy.context.scene
         path = os.path.join(folder, render_file)
         try:
-            if terrains:
-                written.append(render.render_preview(scene, terrains[0], path))
-            else:
-                written.append(render.render_trees(scene, objects, path))
+            written.append(render.render_world(scene, terrains[:1] or objects, path))
         except render.RenderError as err:  # a machine without OpenGL still gets every other file
             print(f"worldseed: warning: {err}", file=sys.stderr)
     return written
