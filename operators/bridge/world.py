@@ -44,7 +44,7 @@ from .level_files import (
     level_stems,
 )
 from .outputs import LOCK_FILE, LOCK_WAIT, Staging, is_stale_temporary, output_folder, writing
-from .query import is_level, is_scatter, is_terrain
+from .query import is_level, is_terrain
 
 __all__ = [
     "World",
@@ -128,7 +128,7 @@ def _terrains(objects):
 
 
 def _scatters(objects):
-    return [o for root in objects for o in [root, *root.children_recursive] if is_scatter(o)]
+    return export.scatters_among(objects)
 
 
 def export_paths(
