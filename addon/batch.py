@@ -329,6 +329,7 @@ def _build_into(recipe, out_dir, name, progress, write_recipe, wait, source):
             heights=built.heights,
             layers=built.layers,
             stage=stage,
+            progress=progress,
         )
         staged.append(_save_blend(os.path.join(stage.path, f"{name}.blend")))
         if write_recipe:

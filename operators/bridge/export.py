@@ -24,6 +24,8 @@ with Esc to cancel.
 """
 
 import contextlib
+import io
+import logging
 import os
 import tempfile
 
@@ -97,6 +99,38 @@ def _exporting(objects):
         view_layer.objects.active = previous_active
 
 
+class _GltfNoise(logging.Filter):
+    """Lets through the glTF writer's warnings and errors, not its INFO lines (about 100 per export:
+    "Extracting primitive", "Primitives created") nor the warning every terrain would give now that
+    its colours travel as a texture ("The active Vertex Color will not be exported")."""
+
+    def filter(self, record):
+        return record.levelno >= logging.WARNING and "Vertex Color will not be exported" not in record.getMessage()
+
+
+#: What the glTF writer prints itself (not through its logger) that is not passed on.
+QUIET_GLTF_LINES = ("INFO Draco mesh compression is available",)
+
+
+@contextlib.contextmanager
+def quiet_gltf():
+    """For the duration, :class:`_GltfNoise` filters the glTF writer's logger (``glTFImporter``, its name
+    for import and export alike; its ``export_loglevel`` setting cannot be used: Blender 5.0's writer then
+    stops on a missing key), and of what it prints, blank lines and :data:`QUIET_GLTF_LINES` are dropped."""
+    logger = logging.getLogger("glTFImporter")
+    noise = _GltfNoise()
+    logger.addFilter(noise)
+    buffer = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(buffer):
+            yield
+    finally:
+        logger.removeFilter(noise)
+        for line in buffer.getvalue().splitlines():
+            if line.strip() and not line.startswith(QUIET_GLTF_LINES):
+                print(line)
+
+
 def _file_mode(path):
     """The mode a written file should get: the existing file's, else 0666 less the umask."""
     try:
@@ -168,7 +202,7 @@ def _export_one(path, objects, fmt, *, link_to=None, standins=None):
                 return
             if link_to is not None:
                 _link_for_selection(objects, link_to)
-            with unity_terrains(objects), _exporting(objects):
+            with unity_terrains(objects), _exporting(objects), quiet_gltf():
                 result = bpy.ops.export_scene.gltf(filepath=tmp, use_selection=True, **GLB_UNITY)
             if "FINISHED" not in result:
                 raise ExportError("the exporter did not finish")
@@ -278,7 +312,9 @@ def _summary(mode, asked, instances, props, written):
     return f"{instances:,} scattered instances as objects in {names} ({why})"
 
 
-def export_unity(objects, filepath, *, formats=("fbx",), per_object=False, scatter_mode="auto", quiet=False):
+def export_unity(
+    objects, filepath, *, formats=("fbx",), per_object=False, scatter_mode="auto", quiet=False, progress=None
+):
     """Export ``objects`` (with their children) to ``filepath``; returns the written paths
     (an :class:`ExportPaths` list, which also says what became of the scatters).
 
@@ -287,15 +323,18 @@ def export_unity(objects, filepath, *, formats=("fbx",), per_object=False, scatt
     gets its own file, named after the object, in the folder of ``filepath``.
     Scatters among the objects are exported as ``scatter_mode`` says (one of
     :data:`SCATTER_MODES`, see the module's docstring); when there are any,
-    a line saying how is printed (unless ``quiet``).
+    a line saying how is printed (unless ``quiet``).  ``progress(done, total, stage)`` hears of every
+    step (:func:`export_steps`: the instances made, each file begun and written).
     """
     steps = export_steps(objects, filepath, formats=formats, per_object=per_object, scatter_mode=scatter_mode)
     while True:
         try:
-            next(steps)
+            step = next(steps)
         except StopIteration as stop:
             written = stop.value
             break
+        if progress is not None:
+            progress(*step)
     if written.instances and not quiet:
         print(f"worldseed: {written.summary}")
     return written
@@ -311,12 +350,12 @@ def export_steps(objects, filepath, *, formats=("fbx",), per_object=False, scatt
         raise ExportError(f"formats must be some of {sorted(FORMATS)}, got {list(formats)}")
     objects = list(objects)
     roots = top_level(objects)
-    children = children_by_parent()
-    if not exportable(roots, children=children):
+    family = children_by_parent()
+    if not exportable(roots, children=family):
         raise ExportError("nothing to export: no mesh or empty objects were given")
     if os.path.isdir(filepath):
         raise ExportError(f"filepath {filepath!r} is a folder; give the name of the file to write")
-    scatters = scatters_among(roots, children=children)
+    scatters = scatters_among(roots, children=family)
     instances = sum(len(s.data.vertices) for s in scatters)
     mode = resolve_scatter_mode(scatter_mode, instances)
     stem, _ = os.path.splitext(os.path.abspath(filepath))
@@ -354,7 +393,7 @@ def export_steps(objects, filepath, *, formats=("fbx",), per_object=False, scatt
                 data, temp = stack.enter_context(bpy.data.temp_data()), None
                 stack.callback(_release, made, data.meshes.new("Worldseed placeholder"))
             for root in roots:
-                for scatter in scatters_among([root], children=children):
+                for scatter in scatters_among([root], children=family):
                     start, first, children = progress["done"], len(made), []
                     steps = instance_steps(scatter, made, children, data=data)
                     while True:
@@ -374,7 +413,7 @@ def export_steps(objects, filepath, *, formats=("fbx",), per_object=False, scatt
                 jobs = [
                     (
                         os.path.join(folder, _safe_file_name(r.name)),
-                        exportable([r], scatters, children=children) + extras.get(r.name, []),
+                        exportable([r], scatters, children=family) + extras.get(r.name, []),
                     )
                     for r in roots
                 ]
@@ -382,7 +421,7 @@ def export_steps(objects, filepath, *, formats=("fbx",), per_object=False, scatt
                 jobs = [
                     (
                         stem,
-                        exportable(roots, scatters, children=children)
+                        exportable(roots, scatters, children=family)
                         + [o for r in roots for o in extras.get(r.name, [])],
                     )
                 ]
@@ -392,10 +431,10 @@ def export_steps(objects, filepath, *, formats=("fbx",), per_object=False, scatt
 
     if per_object:
         jobs = [
-            (os.path.join(folder, _safe_file_name(r.name)), exportable([r], scatters, children=children)) for r in roots
+            (os.path.join(folder, _safe_file_name(r.name)), exportable([r], scatters, children=family)) for r in roots
         ]
     else:
-        jobs = [(stem, exportable(roots, scatters, children=children))]
+        jobs = [(stem, exportable(roots, scatters, children=family))]
     yield from write_jobs(jobs)
     if scatters:  # the prop library: each prop once, at the origin, and the placement file
         props = list({p.name: p for s in scatters for p in scatter_props(s)}.values())

@@ -111,11 +111,15 @@ def _reproducible_fbx():
         fbx_utils._uuids_to_keys.update(saved_ids[1])
 
 
+#: Lines of Blender's FBX writer that are not passed on: its start and end (the progress lines say
+#: it), and "Cannot register a valid material index", printed once per object that shares a mesh with
+#: another (scattered props): harmless, the index being the same, and thousands would bury real messages.
+QUIET_FBX_LINES = ("WARNING: Cannot register a valid material index", "FBX export starting", "export finished in")
+
+
 @contextlib.contextmanager
-def _quiet_shared_mesh_warnings():
-    """Drop the FBX exporter's "Cannot register a valid material index" line, printed once per object that
-    shares a mesh with another (scattered props): harmless, since the index is the same, and thousands of
-    lines would bury real messages. Everything else it prints passes through."""
+def _quiet_writer_lines():
+    """Drop the FBX writer's lines of :data:`QUIET_FBX_LINES`; everything else it prints passes through."""
     import io
     import sys
 
@@ -125,7 +129,7 @@ def _quiet_shared_mesh_warnings():
             yield
     finally:
         for line in buffer.getvalue().splitlines():
-            if not line.startswith("WARNING: Cannot register a valid material index"):
+            if line.strip() and not line.startswith(QUIET_FBX_LINES):
                 print(line, file=sys.stdout)
 
 
@@ -175,7 +179,7 @@ def write_fbx(tmp, objects, *, standins=None):
         unity_terrains(objects),
         _reproducible_fbx(),
         _exact_child_transforms(standins or Standins()),
-        _quiet_shared_mesh_warnings(),
+        _quiet_writer_lines(),
     ):
         result = export_fbx_bin.save_single(
             reports,

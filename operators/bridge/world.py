@@ -245,6 +245,7 @@ def write_exports(
     render_file=RENDER_FILE,
     stage=None,
     layers=None,
+    progress=None,
 ):
     """Write ``objects`` (with their children) as the files ``spec`` asks for; returns the paths written.
 
@@ -265,7 +266,8 @@ def write_exports(
     its lock, see :func:`output_folder`) and replace earlier files only when
     every one is complete.  With ``stage`` (a :class:`Staging` the caller
     holds, to add files of its own) they are written there and the staged
-    paths returned, for the caller's ``stage.commit``.
+    paths returned, for the caller's ``stage.commit``.  ``progress(done, total, stage)`` hears of each
+    file as it is begun (the exports' steps too: :func:`.export.export_steps`) and of the render's end.
     """
     if stage is None:
         with output_folder(folder) as own:
@@ -280,11 +282,17 @@ def write_exports(
                 render_file=render_file,
                 stage=own,
                 layers=layers,
+                progress=progress,
             )
             return own.commit(staged)
     folder = stage.path
     objects = list(objects)
     terrains = _terrains(objects)
+
+    def tell(done, total, what):
+        if progress is not None:
+            progress(done, total, what)
+
     written = []
     formats = tuple(f for f in ("fbx", "glb") if getattr(spec, f))
     levels = [o for o in objects if is_level(o)]
@@ -292,7 +300,11 @@ def write_exports(
     if formats:
         with level_kits_as_objects(levels):
             written += export.export_unity(
-                objects, os.path.join(folder, f"{name}.fbx"), formats=formats, per_object=spec.per_object
+                objects,
+                os.path.join(folder, f"{name}.fbx"),
+                formats=formats,
+                per_object=spec.per_object,
+                progress=progress,
             )
     for root, stem in zip(levels, level_stems(levels)):
         for file_name, data in bridge_level.level_files(root, stem).items():
@@ -314,11 +326,13 @@ def write_exports(
         terrain_spec = recipe.terrain
         known = _heights_of(root, heights) if spec.preview and i == 0 or spec.heightmap_raw else None
         if spec.preview and i == 0:
+            tell(0, 1, f"writing {relief_file}")
             path = os.path.join(folder, relief_file)
             with writing(path):
                 written.append(_relief(known, terrain_spec, path, colours=terrain_export.layer_colours(root)))
         if spec.heightmap_raw:
             stem = name if len(terrains) == 1 else f"{name}_{i}"
+            tell(0, 1, f"writing {stem}_heightmap.raw and the terrain package")
             written += write_unity_heightmap(
                 known,
                 terrain_spec,
@@ -345,10 +359,12 @@ def write_exports(
                         core_unity.write_bytes_atomic(path, data)
                     written.append(path)
     if spec.render and objects:
+        tell(0, 1, f"rendering {render_file}")
         scene = scene or bpy.context.scene
         path = os.path.join(folder, render_file)
         try:
             written.append(render.render_world(scene, terrains[:1] or objects, path))
+            tell(1, 1, f"rendered {render_file}")
         except render.RenderError as err:  # a machine without OpenGL still gets every other file
             print(f"worldseed: warning: {err}", file=sys.stderr)
     return written
