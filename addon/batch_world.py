@@ -168,10 +168,11 @@ def _build_tiled_locked(recipe, out_dir, name, executor, chosen, progress, write
 
 def _overview(recipe, out_dir, name, run):
     """``<name>_overview.png`` (``core.world.overview_png``: every tile's relief in its texture layers'
-    colours, from the tiles' files) when ``[export] preview`` asks and the world is complete; [] or its path."""
-    if not recipe.export.preview or not run.complete:
-        return []
+    colours, from the tiles' files) when ``[export] preview`` asks, the world is complete and this run built a
+    tile or the file is missing; [] or its path."""
     path = os.path.join(out_dir, core_world.overview_name(name))
+    if not recipe.export.preview or not run.complete or (not run.built and os.path.isfile(path)):
+        return []
     core_unity.write_bytes_atomic(path, core_world.overview_png(recipe, run.grid, out_dir, name))
     return [path]
 

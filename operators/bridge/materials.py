@@ -293,8 +293,8 @@ def _layer_colour_node(nodes, links, layer, uv, *, size, index):
             raise ParameterError(f"splat[{index}].texture {texture!r} cannot be read as an image") from None
         try:
             mean = image_mean_colour(image)
-        except RuntimeError:  # an image Blender opens but cannot decode
-            raise ParameterError(f"splat[{index}].texture {texture!r} cannot be read as an image") from None
+        except RuntimeError:  # an image Blender opens but cannot decode: its flat colour stands for it
+            mean = colour[:3]
         tile = nodes.new("ShaderNodeMapping")
         repeat = float(size) / max(float(getattr(layer, "tile_size", size) or size), 1e-6)
         tile.inputs["Scale"].default_value = (repeat, repeat, 1.0)

@@ -74,6 +74,24 @@ def test_serial_world_writes_every_tile_its_fbx_and_the_world_json(serial):
     assert not [n for n in os.listdir(out) if n.startswith(".")]  # no staging or temporaries left
 
 
+def test_a_tiled_world_writes_its_overview_picture(serial):
+    """Issue 21: a tiled world wrote no picture; <name>_overview.png is the relief of every tile (from the
+    tiles' files, core.world.overview_png), written by the run and listed among what it wrote."""
+    from worldseed.core import recipe as core_recipe
+    from worldseed.core import wfc as core_wfc
+    from worldseed.core import world as core_world
+
+    out, proc = serial
+    path = os.path.join(out, "world_overview.png")
+    assert f"wrote {path}" in proc.stdout
+    with open(path, "rb") as fh:
+        data = fh.read()
+    recipe = core_recipe.loads(WORLD)
+    assert data == core_world.overview_png(recipe, core_world.world_grid(recipe), out, "world")
+    img = core_wfc.read_png(data, name="overview")
+    assert img.shape[1] == img.shape[0] and img.shape[0] >= core_world.OVERVIEW_SIDE // 2  # 2 x 2 tiles
+
+
 def test_workers_2_write_the_same_bytes(serial, recipe_file, tmp_path):
     out, _ = serial
     proc = run("--recipe", recipe_file, "--out", str(tmp_path), "--workers", "2")
