@@ -106,6 +106,33 @@ def _grid_cuts(me, corner_verts):
     return split == (first % 2 == 0)
 
 
+def _split_topology(me, corner_verts, cut02):
+    """The topology of ``me``'s quads each cut in two (``cut02``: along corner 0 -- corner 2), made from
+    its own edges plus one diagonal per quad, in :func:`triangulated`'s corner order -- no search for
+    shared edges (``core.mesh.triangle_topology`` sorts them all: most of the time on large grids)."""
+    n_edges = len(me.edges)
+    edges = np.empty(n_edges * 2, np.int32)
+    me.attributes[".edge_verts"].data.foreach_get("value", edges)
+    corner_edges = np.empty(len(corner_verts), np.int32)
+    me.attributes[".corner_edge"].data.foreach_get("value", corner_edges)
+    quads = len(cut02)
+    cv = corner_verts.reshape(-1, 4)
+    ce = corner_edges.reshape(-1, 4)
+    diagonal = np.where(cut02[:, None], cv[:, [0, 2]], cv[:, [1, 3]]).astype(np.int32)
+    d = (n_edges + np.arange(quads)).astype(np.int32)
+    # triangles (0 1 2)(0 2 3) along 0 -- 2, (0 1 3)(1 2 3) along 1 -- 3: each corner's edge to the next
+    along02 = np.stack([ce[:, 0], ce[:, 1], d, d, ce[:, 2], ce[:, 3]], axis=1)
+    along13 = np.stack([ce[:, 0], d, ce[:, 3], ce[:, 1], ce[:, 2], d], axis=1)
+    tri_edges = np.where(cut02[:, None], along02, along13).ravel()
+    tri_verts = np.where(cut02[:, None], cv[:, [0, 1, 2, 0, 2, 3]], cv[:, [0, 1, 3, 1, 2, 3]]).ravel()
+    return core_mesh.PolygonTopology(
+        loop_starts=np.arange(0, 6 * quads, 3, dtype=np.int32),
+        corner_verts=np.ascontiguousarray(tri_verts, np.int32),
+        edges=np.concatenate([edges.reshape(-1, 2), np.sort(diagonal, axis=1)]),
+        corner_edges=np.ascontiguousarray(tri_edges, np.int32),
+    )
+
+
 def _loop_triangle_corners(me):
     """Blender's own triangles (what its viewport and glTF writer draw): (T, 3) corner indices."""
     me.calc_loop_triangles()
@@ -150,7 +177,10 @@ def triangulated(me, name):
         face_of = np.empty(len(src), np.int32)
         me.loop_triangles.foreach_get("polygon_index", face_of)
     src_loops = src.ravel()
-    topology = core_mesh.triangle_topology(corner_verts[src].astype(np.int32))
+    if cut02 is not None:
+        topology = _split_topology(me, corner_verts, cut02)
+    else:
+        topology = core_mesh.triangle_topology(corner_verts[src].astype(np.int32))
     new = mesh_topology(name, len(me.vertices), topology)
     try:
         sizes = {"POINT": len(me.vertices), "CORNER": count, "FACE": len(me.polygons)}

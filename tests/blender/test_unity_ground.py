@@ -8,6 +8,7 @@ base -- its origin raised by ``sink * scale`` -- lies on the triangles of both f
 and both files hold the same triangles.  On the other diagonal many bases would be off by more.
 """
 
+import bpy
 import numpy as np
 import pygltflib
 import pytest
@@ -114,3 +115,34 @@ def test_tilted_sunk_props_stand_on_the_fbx_and_glb_triangles(exported):
     # teeth: on the other diagonal many of these bases would float or sink
     off = np.abs(fbx_bases[:, 1] - ground_under(fbx_bases, _other_cut(fbx_tris)))
     assert (off > 0.05).sum() > 10, off.max()
+
+
+def test_the_triangulated_copy_is_a_clean_mesh_cut_as_quad_split_says(empty_scene):
+    """Every LOD's triangulated copy validates clean (its edges built from the quads' own plus a
+    diagonal each) and keeps vertices, UVs and colours; LOD0's diagonals are quad_split's."""
+    from worldseed.core import mesh as core_mesh
+    from worldseed.operators.bridge import terrain_export
+
+    recipe = core_recipe.loads(RECIPE.replace("[terrain]", "[terrain]\nlods = 3"), source="test recipe")
+    made = world.build_world(recipe, scene=empty_scene)
+    lods = terrain_export.terrain_lods([made.terrain, *made.terrain.children])[made.terrain]
+    assert len(lods) == 3
+    for obj in lods:
+        me = obj.data
+        tri = terrain_export.triangulated(me, "copy")
+        assert not tri.validate()
+        assert len(tri.polygons) == 2 * len(me.polygons) and len(tri.vertices) == len(me.vertices)
+        assert {len(p.vertices) for p in tri.polygons} == {3}
+        assert sorted(a.name for a in tri.color_attributes) == sorted(a.name for a in me.color_attributes)
+        assert tri.uv_layers.active.name == me.uv_layers.active.name
+        assert [m.name for m in tri.materials] == [m.name for m in me.materials]
+        if obj is lods[0]:
+            h = made.heights[made.terrain.name].metres.astype(np.float64)
+            split = core_mesh.quad_split(h[:-1, :-1], h[:-1, 1:], h[1:, 1:], h[1:, :-1], recipe.terrain.cell_size)
+            plain = core_mesh.grid_faces(65, 65).astype(np.int64)
+            want = np.where(split.ravel()[:, None], plain[:, [0, 2]], np.sort(plain[:, [1, 3]], axis=1))
+            verts = np.array([p.vertices[:] for p in tri.polygons]).reshape(-1, 2, 3)
+            shared = np.array([sorted(set(a) & set(b)) for a, b in verts.tolist()])
+            np.testing.assert_array_equal(shared, want)
+            assert 0.2 < 1 - split.mean() < 0.8  # both diagonals in use
+        bpy.data.meshes.remove(tri)
