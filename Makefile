@@ -13,9 +13,12 @@ BPY42_VENV  := .venv-bpy42
 BPY42_STAMP := $(BPY42_VENV)/.installed-$(shell cksum requirements-compat-4.2.txt | cut -d' ' -f1)
 BPY45_VENV  := .venv-bpy45
 BPY45_STAMP := $(BPY45_VENV)/.installed-$(shell cksum requirements-compat-4.5.txt | cut -d' ' -f1)
+# The type checker and Blender's API stubs (fake-bpy-module), in a venv of their own: the stubs shadow bpy.
+TC_VENV  := .venv-typecheck
+TC_STAMP := $(TC_VENV)/.installed-$(shell cksum requirements-typecheck.txt | cut -d' ' -f1)
 VERSION := $(shell sed -n 's/^version *= *"\(.*\)"/\1/p' blender_manifest.toml)
 
-.PHONY: demo test test-bpy test-numpy2 test-compat test-bpy42 test-bpy45 lint build bench clean venv
+.PHONY: demo test typecheck test-bpy test-numpy2 test-compat test-bpy42 test-bpy45 lint build bench clean venv docs
 
 venv: $(STAMP)
 
@@ -34,16 +37,26 @@ $(CORE_STAMP): requirements-core.txt
 	rm -f $(CORE_VENV)/.installed-*
 	touch $@
 
-# Both runs, one after the other; either failing fails `make test`.
-test: test-bpy test-numpy2
+# pytest-xdist workers per run (`make test JOBS=1` runs in one process); a test file stays on one worker,
+# so its module fixtures are built once.
+JOBS ?= auto
+XDIST := -n $(JOBS) --dist loadfile
+
+# Both runs, one after the other; both always run, and either failing fails `make test` (at the end, so a
+# failure in the first half does not hide the second).
+test: $(STAMP) $(CORE_STAMP)
+	@status=0; \
+	$(MAKE) --no-print-directory test-bpy || status=1; \
+	$(MAKE) --no-print-directory test-numpy2 || status=1; \
+	exit $$status
 
 # Every test plus core's doctests, in real Blender's Python module (numpy 1.26).
 test-bpy: $(STAMP)
-	$(VPY) -m pytest tests core --doctest-modules -q
+	$(VPY) -m pytest tests core --doctest-modules -q $(XDIST) --durations=15
 
 # core's tests and doctests again on numpy 2.x, without bpy.
 test-numpy2: $(CORE_STAMP)
-	$(CPY) -m pytest tests/core core --doctest-modules -q
+	$(CPY) -m pytest tests/core core --doctest-modules -q $(XDIST) --durations=15
 
 $(BPY42_STAMP): requirements-compat-4.2.txt
 	test -x $(BPY42_VENV)/bin/python || $(PYTHON) -m venv $(BPY42_VENV)
@@ -61,10 +74,20 @@ $(BPY45_STAMP): requirements-compat-4.5.txt
 test-compat: test-bpy42 test-bpy45
 
 test-bpy42: $(BPY42_STAMP)
-	$(BPY42_VENV)/bin/python -m pytest tests core --doctest-modules -q
+	$(BPY42_VENV)/bin/python -m pytest tests core --doctest-modules -q $(XDIST)
 
 test-bpy45: $(BPY45_STAMP)
-	$(BPY45_VENV)/bin/python -m pytest tests core --doctest-modules -q
+	$(BPY45_VENV)/bin/python -m pytest tests core --doctest-modules -q $(XDIST)
+
+$(TC_STAMP): requirements-typecheck.txt
+	test -x $(TC_VENV)/bin/python || $(PYTHON) -m venv $(TC_VENV)
+	$(TC_VENV)/bin/python -m pip install --disable-pip-version-check -q -r requirements-typecheck.txt
+	rm -f $(TC_VENV)/.installed-*
+	touch $@
+
+# mypy over core, operators, panels and addon (settings in pyproject.toml), 0 errors.
+typecheck: $(TC_STAMP)
+	$(TC_VENV)/bin/python tools/typecheck.py
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
@@ -72,6 +95,10 @@ lint: $(STAMP)
 
 build: $(STAMP)
 	$(VPY) tools/build_extension.py --out dist
+
+# docs/recipe.md, every recipe key, from core.recipe.SECTIONS and the limits tables (a test fails when stale).
+docs: $(STAMP)
+	$(VPY) tools/recipe_reference.py
 
 $(BENCH_STAMP): requirements-bench.txt $(STAMP)
 	$(VPY) -m pip install --disable-pip-version-check -q -r requirements-bench.txt

@@ -1,4 +1,4 @@
-"""Benchmark core.biomes (issue 12): biome classification and splat weights per 1025^2 tile, each
+"""Benchmark core.biomes: biome classification and splat weights per 1025^2 tile, each
 raced against a straightforward numpy version of the same thing in the same run.
 
 Run from the repository root::
@@ -6,7 +6,7 @@ Run from the repository root::
     .venv/bin/python bench/bench_biomes.py            # about 30 s on an idle machine
     .venv/bin/python bench/bench_biomes.py --quick    # fewer rounds
 
-Issue 12's targets (printed, not asserted): classification <= 20 ms and splat weights <= 0.3 s
+Targets (printed, not asserted): classification <= 20 ms and splat weights <= 0.3 s
 per 1025^2 tile (8 layers: height, slope, three biome rules, patch noise, deposits).
 
 The tile is the default terrain's shape at 1025^2 (1024 m, 120 m high, a sea at a fifth of the
@@ -34,11 +34,11 @@ import sys
 import _loader
 import numpy as np
 
-from worldseed.core import biomes
-from worldseed.core.biomes import SplatSpec
+from worldseed.core import biomes, splat
 from worldseed.core.erosion import flow_accumulation
 from worldseed.core.heightmap import slope_degrees
 from worldseed.core.noise import fbm
+from worldseed.core.splat import SplatSpec
 from worldseed.core.terrain import TerrainSpec, terrain_heights
 
 SPLAT_STREAM = 0x53504C54  # core.biomes' patch-noise stream (SeedSequence([seed, stream, layer]))
@@ -225,7 +225,7 @@ def main(quick=False):
     kw = dict(heights=h, cell_size=spec.cell_size, biomes=ids, table=table, deposited=deposited, seed=1)
     race = _loader.interleaved(
         max(2, rounds // 2),
-        lambda: biomes.splat_weights(LAYERS, **kw),
+        lambda: splat.splat_weights(LAYERS, **kw),
         lambda: splat_plain(LAYERS, h, spec.cell_size, ids, table, deposited, 1),
     )
     weights, plain = race.results
@@ -237,7 +237,7 @@ def main(quick=False):
         f"  ratio {race.ratio():.1f}x  target <= 300 ms  (max difference {err:.1e}; {race.load_text()})"
     )
 
-    t, images = _loader.best_of(max(2, rounds // 2), biomes.pack_splats, weights)
+    t, images = _loader.best_of(max(2, rounds // 2), splat.pack_splats, weights)
     sums = sum(im.astype(np.int32).sum(axis=-1) for im in images)
     assert (sums == 255).all()
     print(

@@ -1,4 +1,4 @@
-"""Benchmark the BSP dungeon of issue 10: 256 x 256 cells, and the split alone against tcod's BSP.
+"""Benchmark the BSP dungeon: 256 x 256 cells, and the split alone against tcod's BSP.
 
 Run from the repository root::
 

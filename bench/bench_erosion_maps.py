@@ -1,4 +1,4 @@
-"""Benchmark core.erosion's map stages (issue 12): thermal erosion per step, pit filling and flow
+"""Benchmark core.erosion's map stages: thermal erosion per step, pit filling and flow
 accumulation on 1025^2 fBm terrain, each against a straightforward numba port of the textbook
 algorithm in the same run.
 
@@ -7,7 +7,7 @@ Run from the repository root (numba is a benchmark-only dependency: ``.venv/bin/
     .venv/bin/python bench/bench_erosion_maps.py            # about a minute on an idle machine
     .venv/bin/python bench/bench_erosion_maps.py --quick    # 513^2 too, fewer rounds
 
-Issue 12's targets (printed, not asserted): thermal erosion <= 60 ms per step at 1025^2; flow
+Targets (printed, not asserted): thermal erosion <= 60 ms per step at 1025^2; flow
 accumulation (pits filled or breached first, so all water reaches the edge) <= 0.3 s at 1025^2,
 in numpy only.
 
@@ -210,7 +210,7 @@ def main():
     rounds = 2 if quick else 3
     sizes = (513, 1025) if quick else (1025,)
     print(
-        f"core.erosion maps (issue 12); numpy {np.__version__}; best of {rounds} interleaved rounds; "
+        f"core.erosion maps; numpy {np.__version__}; best of {rounds} interleaved rounds; "
         "ms wall and ms process CPU per side; ratio = anchor / ours (> 1: ours faster)"
     )
     head = f"{'ours ms':>8} {'cpu':>7} | {'numba ms':>8} {'cpu':>7} | {'ratio':>7} {'cpu':>7}"

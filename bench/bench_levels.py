@@ -1,4 +1,4 @@
-"""The mobile budget of issue 10: every level generator at 80 x 80 cells in <= 20 ms.
+"""The mobile budget: every level generator at 80 x 80 cells in <= 20 ms.
 
 Run from the repository root::
 

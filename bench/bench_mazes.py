@@ -5,7 +5,7 @@ Run from the repository root::
     .venv/bin/python bench/bench_mazes.py            # mazelib on every algorithm (about 2 min)
     .venv/bin/python bench/bench_mazes.py --quick    # without mazelib's Kruskal (19 s a run)
 
-Issue 10's targets (printed, not asserted): every algorithm on 1000 x 1000 maze cells in at most
+Targets (printed, not asserted): every algorithm on 1000 x 1000 maze cells in at most
 2 s; at least 20x faster than ``mazelib`` (PyPI 0.9.16, benchmark-only; its DFS took 1.7 s at
 200 x 200) on the same algorithm at 200 x 200; every algorithm at 80 x 80 cells in at most 20 ms.
 The times are of the whole :func:`maze` call: the perfect maze, the grid, and the spawn and exit

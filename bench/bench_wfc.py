@@ -1,4 +1,4 @@
-"""Benchmark core.wfc (issue 11): the overlapping, tiled and 3-D models, and the solver against a
+"""Benchmark core.wfc: the overlapping, tiled and 3-D models, and the solver against a
 straightforward pure-Python WFC (bench/wfc_reference.py) on the same problem, same run.
 
 Run from the repository root::
@@ -6,7 +6,7 @@ Run from the repository root::
     .venv/bin/python bench/bench_wfc.py            # about 2 min on an idle machine
     .venv/bin/python bench/bench_wfc.py --quick    # fewer seeds and rounds
 
-Issue 11's targets (printed, not asserted):
+Targets (printed, not asserted):
 
 - overlapping model 48 x 48 (periodic output, N = 3, symmetry 8) from three samples of different
   character, about 10, 100 and 400 patterns (presets/wfc/samples dots, flowers, town): median
@@ -155,7 +155,7 @@ def main():
     seeds = 5 if quick else 20
     rounds = 2 if quick else 3
     print(
-        f"core.wfc (issue 11); numpy {np.__version__}; {'--quick: ' if quick else ''}{seeds} seeds a sample, "
+        f"core.wfc; numpy {np.__version__}; {'--quick: ' if quick else ''}{seeds} seeds a sample, "
         f"best of {rounds} interleaved rounds against the reference; load = 1-minute load average; "
         "cpu = process CPU time (steadier than wall time on a shared machine)"
     )

@@ -1,4 +1,4 @@
-"""A straightforward pure-Python WFC solver: the anchor of bench/bench_wfc.py (issue 11's "a
+"""A straightforward pure-Python WFC solver: the anchor of bench/bench_wfc.py ("a
 straightforward Python implementation of the same algorithm").
 
 The same algorithm as :func:`core.wfc.solve`, written the plain way, with no numpy in the loop:

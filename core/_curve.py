@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import ParameterError, check_array, check_heights
+from ._checks import check_array, check_heights
+from .errors import ParameterError
 
 #: Number of control points of a height curve.
 CURVE_POINTS = (2, 64)

@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from . import _perlin, _simplex
+from . import _perlin, _simplex, exact
 from ._checks import make_rng
 
 #: Octaves of the two warp fields (fewer if ``octaves`` is smaller).
@@ -25,12 +25,12 @@ WARP_OCTAVES = 3
 MAX_OCTAVES = 16
 # Points per chunk in the point kernels: a Perlin octave streams ~15 chunk-sized buffers, and at 32k
 # points they stay in cache far better than at 128k (measured 1.1-1.2x faster single-threaded for
-# fbm_at and the simplex grid, no slower with 2 threads; issue 9). Bytes never depend on it.
+# fbm_at and the simplex grid, no slower with 2 threads). Bytes never depend on it.
 POINT_CHUNK = 1 << 15
 # Points per chunk when several threads share the work: numpy releases the GIL only inside each
 # call, a call on 32k points lasts a few microseconds, and each hand-over of the GIL between
 # threads (a futex wake; slow in a VM) costs about as much, so 2 threads on 32k chunks ran no
-# faster than 1. Longer calls make the hand-overs rare (issue 9). Bytes never depend on it.
+# faster than 1. Longer calls make the hand-overs rare. Bytes never depend on it.
 THREAD_POINT_CHUNK = 1 << 17
 # Rows of a warped grid per chunk (cells): its warp fields use the separable Perlin grid, which
 # prefers longer chunks (measured 1.1x faster at 128k than at 32k).
@@ -97,9 +97,9 @@ class WarpPlan:
         self.octaves = []
         total = 0.0
         for o in range(octaves):
-            amp = persistence**o
+            amp = exact.pow(persistence, o)  # not **: the C library's pow differs between machines
             total += amp
-            f = lacunarity**o / scale
+            f = exact.pow(lacunarity, o) / scale
             orient = int(field.orientations[o])
             swap, sx, sy = orient & 4, (-1.0 if orient & 1 else 1.0), (-1.0 if orient & 2 else 1.0)
             ox, oy = (float(v) for v in field.offsets[o])

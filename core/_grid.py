@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import MAX_CELLS, ParameterError, check_int
+from ._checks import MAX_CELLS, check_int
+from .errors import ParameterError
 
 #: Most vertices a mesh may have and still use uint16 indices (Unity's 16-bit index format limit).
 UINT16_MAX_VERTICES = 65_535

@@ -1,7 +1,6 @@
-"""The recipe's readers of path-bearing sections and its cross-section checks.
+"""The recipe's cross-section checks.
 
-Split out of :mod:`core.recipe`, which names these in its :data:`core.recipe.SECTIONS`:
-``[biomes]`` and ``[[splat]]`` readers that find their files beside the recipe, and the
+Split out of :mod:`core.recipe`, which names these in its :data:`core.recipe.SECTIONS`: the
 ``check(recipe)`` functions run once the whole recipe is read (biome names, ``deposits``
 rules, scatter density, level names, tree rules).  They raise :class:`RecipeError` or
 :class:`ParameterError`; :func:`check_deposit_rules` is public through :mod:`core.recipe`.
@@ -9,20 +8,12 @@ rules, scatter density, level names, tree rules).  They raise :class:`RecipeErro
 
 from __future__ import annotations
 
-import dataclasses
-import os
-
 from . import scatter, trees, unity_package
 from .biomes import MAX_PER_CELL, load_table
-from .biomes import spec as biome_spec
 from .errors import ParameterError, RecipeError, short
 from .spec import did_you_mean
 
 __all__ = [
-    "beside",
-    "biomes_from_dict",
-    "texture_path",
-    "splat_from_dict",
     "biome_names",
     "check_biome_names",
     "deposits_off",
@@ -33,58 +24,6 @@ __all__ = [
     "check_levels",
     "check_trees",
 ]
-
-
-def beside(value, base):
-    """A file path of a recipe made absolute against the recipe's folder ``base`` (None: kept)."""
-    if base is None or not value or os.path.isabs(value) or "\x00" in value:
-        return value
-    return os.path.normpath(os.path.join(base, value))
-
-
-def biomes_from_dict(table, *, prefix, base=None):
-    """``[biomes]``; a ``table`` given as a path is kept absolute (found beside the recipe)."""
-    spec = biome_spec.biomes_from_dict(table, prefix=prefix)
-    value = spec.table
-    if value.lower().endswith(".toml") or "/" in value or "\\" in value:
-        spec = dataclasses.replace(spec, table=beside(value, base))
-    return spec
-
-
-def texture_path(value, base, name):
-    """A ``[[splat]]`` texture checked and made absolute: in a recipe file (``base``, its folder) a
-    relative path that stays inside that folder once ``..`` and links are resolved (kept as the
-    resolved path); without a folder (the sidebar, a direct call) an absolute path as the artist
-    picked it, or a relative one inside the current folder (kept as written).  Either way a PNG or
-    JPEG file by its first bytes."""
-    where = "the recipe's folder" if base is not None else "the current folder"
-    inside = f"a PNG or JPEG file given as a relative path inside {where}"
-    if "\x00" in value:
-        raise ParameterError(f"{name} {short(value)} must be {inside} (no NUL characters)")
-    if base is not None and os.path.isabs(value):
-        raise ParameterError(f"{name} {short(value)} must be {inside} ({short(base, 200)}), not an absolute path")
-    if base is not None or not os.path.isabs(value):
-        folder = os.path.realpath(base if base is not None else os.getcwd())
-        path = os.path.realpath(os.path.join(folder, value))
-        if os.path.commonpath([folder, path]) != folder:
-            raise ParameterError(
-                f"{name} {short(value)} leads out of its folder ({short(folder, 200)}, through '..' or a link); "
-                f"it must be {inside}"
-            )
-        value = path if base is not None else value
-    else:
-        path = value
-    biome_spec.texture_format(path, name=name, shown=value)
-    return value
-
-
-def splat_from_dict(table, *, prefix, base=None):
-    """One ``[[splat]]``; its ``texture`` is checked (a PNG or JPEG inside the recipe's folder, see
-    :func:`texture_path`) and kept absolute."""
-    spec = biome_spec.splat_from_dict(table, prefix=prefix)
-    if not spec.texture:
-        return spec
-    return dataclasses.replace(spec, texture=texture_path(spec.texture, base, f"{prefix}texture"))
 
 
 def biome_names(recipe, where):
@@ -165,8 +104,9 @@ def check_scatter(recipe):
     base = unity_package.alphamap_side(recipe.terrain.resolution)
     for i, spec in enumerate(recipe.scatter):
         side = scatter.detail_side(base, size=recipe.terrain.size, per_m2=spec.unity_detail)
-        if spec.unity_detail * (recipe.terrain.size / side) ** 2 > MAX_PER_CELL:
-            most = MAX_PER_CELL / (recipe.terrain.size / side) ** 2
+        cell = recipe.terrain.size / side
+        if spec.unity_detail * (cell * cell) > MAX_PER_CELL:  # as scatter.detail_side
+            most = MAX_PER_CELL / (cell * cell)
             raise RecipeError(
                 f"scatter[{i}].unity_detail {spec.unity_detail:g} per m^2 puts more than {MAX_PER_CELL} instances "
                 f"in a Unity detail cell of a {recipe.terrain.size:g} m terrain ({side} cells a side); "

@@ -9,8 +9,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._checks import ParameterError, check_array
+from ._checks import check_array
 from ._grid import check_grid_size, grid_corners, turn_quads
+from .errors import ParameterError
 
 _INT32_MAX = np.iinfo(np.int32).max
 

@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import ParameterError, check_choice, check_float, check_heights, check_int, check_shape
+from . import exact
+from ._checks import check_choice, check_float, check_heights, check_int, check_shape
 from ._curve import CURVE_POINTS, curve_remap
+from .errors import ParameterError
 
 __all__ = [
     "FALLOFF_MODES",
@@ -168,7 +170,7 @@ def island_falloff(shape, *, mode="radial", width=0.35):
     if mode == "square":
         d = np.maximum(y[:, None], x[None, :])
     else:
-        d = np.hypot(y[:, None], x[None, :])
+        d = _radius(y, x)
     t = d  # reuse the buffer: t = (d - inner) / width
     t -= np.float32(1.0 - width)
     t /= np.float32(width)
@@ -176,6 +178,14 @@ def island_falloff(shape, *, mode="radial", width=0.35):
     mask = _smoothstep(t)
     np.subtract(1, mask, out=mask)
     return mask
+
+
+def _radius(y, x):
+    """float32 ``hypot(y[:, None], x[None, :])`` the same on every machine: the squares of the
+    float32 coordinates are exact in float64, their sum and root round once each (the C library's
+    ``hypotf`` does the same on glibc, but it is the C library's)."""
+    y64, x64 = y.astype(np.float64), x.astype(np.float64)
+    return np.sqrt(y64[:, None] * y64[:, None] + x64[None, :] * x64[None, :]).astype(np.float32)
 
 
 def falloff_window(shape, rows, cols, *, mode="radial", width=0.35):
@@ -220,7 +230,7 @@ def falloff_window(shape, rows, cols, *, mode="radial", width=0.35):
         return np.abs(-1.0 + 2.0 * i / (total - 1)).astype(np.float32)
 
     y, x = axis(rows, total_r), axis(cols, total_c)
-    d = np.maximum(y[:, None], x[None, :]) if mode == "square" else np.hypot(y[:, None], x[None, :])
+    d = np.maximum(y[:, None], x[None, :]) if mode == "square" else _radius(y, x)
     t = d
     t -= np.float32(1.0 - width)
     t /= np.float32(width)
@@ -295,9 +305,8 @@ def redistribute(h, *, power):
     """
     arr = check_heights(h)
     power = check_float(power, name="power", bounds=POWER)
-    out = np.clip(arr, 0, 1).astype(np.float32, copy=False)
-    np.power(out, np.float32(power), out=out)
-    return out
+    out = np.clip(arr, 0, 1).astype(np.float64)
+    return exact.pow(out, power).astype(np.float32)  # numpy's power differs between CPUs
 
 
 def terrace(h, *, steps, sharpness=0.5):
@@ -469,8 +478,11 @@ def slope_degrees(h, *, cell_size=1.0, height_scale=1.0):
     [[45.0, 45.0, 45.0], [45.0, 45.0, 45.0]]
     """
     dzdx, dzdy = gradient(h, cell_size=cell_size, height_scale=height_scale)
-    slope = np.hypot(dzdx, dzdy, out=dzdx)
-    del dzdy
-    np.arctan(slope, out=slope)
-    np.degrees(slope, out=slope)
-    return slope
+    out = np.empty(dzdx.shape, np.float32)
+    band = max(1, exact.CHUNK // max(dzdx.shape[1], 1))  # rows at a time: float64 temporaries stay small
+    for i in range(0, dzdx.shape[0], band):
+        # |grad| in float64 (the squares of float32 are exact) and atan from core.exact: numpy's
+        # float32 arctan and the C library's hypot differ between machines
+        gx, gy = dzdx[i : i + band].astype(np.float64), dzdy[i : i + band].astype(np.float64)
+        out[i : i + band] = exact.degrees_atan(np.sqrt(gx * gx + gy * gy))
+    return out

@@ -21,7 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._checks import ParameterError, check_array, check_choice, check_float, check_int
+from . import exact
+from ._checks import check_array, check_choice, check_float, check_int
 from ._grid import (
     GRID_SIDE,
     UINT16_MAX_VERTICES,
@@ -35,6 +36,7 @@ from ._grid import (
     turn_quads,
 )
 from ._topology import PolygonTopology, check_indices, grid_topology, polygon_topology, triangle_topology
+from .errors import ParameterError
 from .heightmap import CELL_SIZE, HEIGHT_SCALE, gradient
 
 __all__ = [
@@ -43,8 +45,6 @@ __all__ = [
     "MAX_GRID_VERTICES",
     "ORIGINS",
     "LOD_STRIDE",
-    "CELL_SIZE",
-    "HEIGHT_SCALE",
     "IndexedMesh",
     "PolygonTopology",
     "index_dtype",
@@ -382,7 +382,7 @@ def vertex_normals(vertices, indices):
     acc = np.empty((len(v), 3), dtype=np.float64)
     for k in range(3):
         acc[:, k] = np.bincount(corners, weights=np.repeat(face[:, k], 3), minlength=len(v))
-    length = np.sqrt(np.einsum("ij,ij->i", acc, acc))
+    length = np.sqrt(exact.dot_rows(acc, acc))
     good = length > 0
     out = np.zeros((len(v), 3), dtype=np.float32)
     out[:, 2] = 1

@@ -21,18 +21,8 @@ import math
 
 import numpy as np
 
-from . import _perlin, _simplex
-from ._checks import (
-    MAX_CELLS,
-    ParameterError,
-    check_array,
-    check_choice,
-    check_float,
-    check_int,
-    check_pair,
-    check_shape,
-    make_rng,
-)
+from . import _perlin, _simplex, exact
+from ._checks import MAX_CELLS, check_array, check_choice, check_float, check_int, check_pair, check_shape, make_rng
 from ._fractal import (
     MAX_OCTAVES,
     REACH,
@@ -48,6 +38,7 @@ from ._fractal import (
     warp_into,
     warp_plans,
 )
+from .errors import ParameterError
 
 __all__ = [
     "fbm",
@@ -104,7 +95,7 @@ def _check_reach(max_abs, scale, octaves, lacunarity, warp, name):
     Returns True if every noise coordinate is below ``_perlin.MAGIC_REACH`` (the
     Perlin point kernel's fast cell index applies).
     """
-    f_max = lacunarity ** (octaves - 1) / scale
+    f_max = exact.pow(lacunarity, octaves - 1) / scale
     reach = (max_abs + warp * scale + 2.0) * f_max + 2.0 * _perlin.PERIOD
     if not reach < REACH:
         limit = REACH / f_max - warp * scale - 2.0 * _perlin.PERIOD / f_max - 2.0

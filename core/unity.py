@@ -40,7 +40,8 @@ import stat
 
 import numpy as np
 
-from ._checks import ParameterError, check_array, check_bool, check_choice, check_int
+from ._checks import check_array, check_bool, check_choice, check_int
+from .errors import ParameterError
 
 __all__ = [
     "unity_position",
@@ -296,6 +297,11 @@ def write_bytes_atomic(path, data):
     n_bytes : int
         Bytes written.
 
+    Raises
+    ------
+    OSError
+        With ``filename`` the destination ``path`` (a full disk's error names the file).
+
     Notes
     -----
     A replaced file keeps its permission bits; a new file gets the usual
@@ -344,11 +350,13 @@ def write_bytes_atomic(path, data):
         except FileNotFoundError:
             pass
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as err:
         try:
             os.unlink(tmp)
         except OSError:
             pass
+        if isinstance(err, OSError) and err.errno is not None:  # name the file (a full disk names none)
+            raise OSError(err.errno, err.strerror, path) from None
         raise
     _fsync_dir(folder)
     return written

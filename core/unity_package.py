@@ -44,11 +44,15 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import stat
 
 import numpy as np
 
-from ._checks import ParameterError, check_array, check_float
-from .biomes.spec import read_texture, texture_format
+from . import exact
+from ._checks import check_array, check_float
+from .errors import ParameterError, short
+from .files import open_regular
 from .preview import png_bytes
 from .unity import UNITY_HEIGHTMAP_RESOLUTIONS, heightmap_raw16, resample_square, unity_heights, unity_terrain_position
 
@@ -68,6 +72,10 @@ __all__ = [
     "detail_raw16",
     "terrain_json",
     "json_bytes",
+    "TEXTURE_FORMATS",
+    "MAX_TEXTURE_BYTES",
+    "texture_format",
+    "read_texture",
     "package_files",
     "texture_file_name",
     "texture_file_names",
@@ -81,6 +89,56 @@ DETAIL_PER_PATCH = 32
 #: The terrain JSON's ``format`` and ``version``.
 FORMAT = ("worldseed.unity_terrain", 1)
 CHANNELS = "RGBA"
+
+
+#: The image files a texture layer may name, by their first bytes (file extension: magic bytes):
+#: PNG and JPEG, which Blender and Unity both read.
+TEXTURE_FORMATS = {"png": b"\x89PNG\r\n\x1a\n", "jpg": b"\xff\xd8\xff"}
+
+#: Largest texture file copied into the Unity package (bytes): an 8K RGBA PNG is ~100 MB at most.
+MAX_TEXTURE_BYTES = 256 * 1024 * 1024
+
+
+def _texture_head(path, name, size, shown=None):
+    """The first ``size`` bytes of the regular file ``path`` (``size=None``: all of it, checked
+    against :data:`MAX_TEXTURE_BYTES`), and its extension in :data:`TEXTURE_FORMATS`.  Errors
+    name ``shown`` (what the user wrote; default ``path``)."""
+    allowed = "a PNG or JPEG image file"
+    shown = short(str(path) if shown is None else shown, 300)
+    try:
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode):
+            raise ParameterError(f"{name} {shown} is not a file; it must be {allowed}")
+        if size is None and info.st_size > MAX_TEXTURE_BYTES:
+            raise ParameterError(
+                f"{name} {shown} is {info.st_size:,} bytes; a texture may be at most {MAX_TEXTURE_BYTES:,}"
+            )
+        f = open_regular(path)  # what was opened is checked too: a FIFO put there since cannot hang
+        if f is None:
+            raise ParameterError(f"{name} {shown} is not a file; it must be {allowed}")
+        with f:
+            data = f.read(size if size is not None else MAX_TEXTURE_BYTES + 1)
+    except OSError as err:
+        raise ParameterError(f"{name} {shown} cannot be read ({err.strerror}); it must be {allowed}") from None
+    if size is None and len(data) > MAX_TEXTURE_BYTES:
+        raise ParameterError(f"{name} {shown} is larger than {MAX_TEXTURE_BYTES:,} bytes, a texture's most")
+    for ext, magic in TEXTURE_FORMATS.items():
+        if data.startswith(magic):
+            return ext, data
+    raise ParameterError(f"{name} {shown} is not a PNG or JPEG image (by its first bytes); it must be {allowed}")
+
+
+def texture_format(path, *, name="texture", shown=None):
+    """``"png"`` or ``"jpg"``: the format of the image file ``path`` by its first bytes (not its
+    name); a :class:`ParameterError` naming ``name`` and ``shown`` (the value as the user wrote
+    it; default ``path``) for anything else (missing, a folder, a text file ...)."""
+    return _texture_head(path, name, len(max(TEXTURE_FORMATS.values(), key=len)), shown)[0]
+
+
+def read_texture(path, *, name="texture"):
+    """``(ext, bytes)`` of the texture file ``path`` (checked as :func:`texture_format`; at most
+    :data:`MAX_TEXTURE_BYTES`), for a copy in the Unity package."""
+    return _texture_head(path, name, None)
 
 
 def heightmap_side(n):
@@ -191,7 +249,7 @@ def splat_png_bytes(packed):
 
 def flow_range(shape, cell_size):
     """``(lo, hi)`` square metres of the flow PNG's scale: one cell's area and the whole map's."""
-    cell_area = float(cell_size) ** 2
+    cell_area = float(cell_size) * float(cell_size)  # not ** 2: a Python float's ** is the C library's pow
     return cell_area, cell_area * shape[0] * shape[1]
 
 
@@ -200,7 +258,9 @@ def flow_png_bytes(flow, *, cell_size):
     f = check_array(flow, name="flow", ndim=2)
     cell_size = check_float(cell_size, name="cell_size", bounds=(0.0, None), open_low=True)
     lo, hi = flow_range(f.shape, cell_size)
-    scaled = (np.log10(np.maximum(f, lo)) - math.log10(lo)) / max(math.log10(hi) - math.log10(lo), 1e-12)
+    # log10 from core.exact: numpy's and the C library's differ between machines
+    log_lo, log_hi = exact.log10(lo), exact.log10(hi)
+    scaled = (exact.log10(np.maximum(f, lo)) - log_lo) / max(log_hi - log_lo, 1e-12)
     grey = np.clip(np.rint(scaled * 255.0), 0, 255).astype(np.uint8)
     return png_bytes(unity_image(grey))
 

@@ -5,3 +5,6 @@ Only the headless run imports this package, and only when asked to
 inside Blender never needs Dask.  It imports core and nothing else of the
 extension.
 """
+
+#: The backends are modules of their own (``scaleout.dask_executor``), imported when asked for.
+__all__ = []

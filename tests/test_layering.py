@@ -213,32 +213,90 @@ def test_root_init_only_hands_on_registration():
     assert {a.name for a in body[0].names} == {"register", "unregister"}
 
 
-def test_every_family_has_its_files_in_the_known_places():
-    """A family with a sidebar is a core package (spec + engine), one bridge file, one operators file, one
-    property-group file and one panel file, and one entry in core.recipe.SECTIONS."""
+def _sections_calls():
     sections = ast.parse((ROOT / "core" / "recipe.py").read_text())
-    calls = [
+    return [
         n for n in ast.walk(sections) if isinstance(n, ast.Call) and getattr(n.func, "id", "") == "Section" and n.args
     ]
+
+
+def _adapters():
+    from worldseed.operators.bridge import sections
+
+    return sections
+
+
+def test_every_section_has_an_adapter_and_every_family_its_files_in_the_known_places():
+    """Every recipe section has one adapter on the Blender side (or is held by one: the terrain's layers),
+    and a section built on its own (a family) is a core package (spec + engine), one bridge module (or
+    package), one operators file and one panel file, all named by the adapter's family name."""
+    sections = _adapters()
+    calls = _sections_calls()
+    keys = [n.args[0].value for n in calls]
     # the core package is named by the section's key, or by its package= keyword ([[level]]: core/levels/)
     packages = {
         n.args[0].value: next((k.value.value for k in n.keywords if k.arg == "package"), n.args[0].value) for n in calls
     }
-    # a section built on its own (build=True, the default) is a family; [world], [export] and the
-    # terrain's layers ([biomes], [[splat]]: built with the terrain) only configure
     built = {n.args[0].value: not any(k.arg == "build" and k.value.value is False for k in n.keywords) for n in calls}
-    families = [k for k in packages if built[k]]
-    assert families, "core.recipe.SECTIONS lists no family"
+    adapters = {a.key: a for a in sections.ADAPTERS}
+    assert [k for k in keys if k in adapters] == [a.key for a in sections.ADAPTERS], "adapters out of registry order"
+    for key in keys:
+        held = sections.HELD.get(key)
+        assert key in adapters or held in adapters, f"section {key!r} has no adapter (and no adapter holds it)"
+        assert not (key in adapters and held), f"section {key!r} is held by {held!r} and has an adapter too"
+    families = [k for k in keys if built[k]]
+    assert families == [a.key for a in sections.families()], "every built section builds objects (a kind)"
     for key in families:
+        name = adapters[key].name
+        bridge = ROOT / "operators" / "bridge" / name
+        assert bridge.with_suffix(".py").exists() or (bridge / "__init__.py").exists(), f"{key!r}: no bridge {name}"
         for place in (
             f"core/{packages[key]}/__init__.py",
             f"core/{packages[key]}/spec.py",
-            f"operators/bridge/{key}.py",
-            f"operators/{key}.py",
-            f"addon/properties/{key}.py",
-            f"panels/{key}.py",
+            f"operators/{name}.py",
+            f"panels/{name}.py",
         ):
             assert (ROOT / place).exists(), f"family {key!r} has no {place}"
+
+
+FAMILY_WORDS = ("terrain", "tree", "trees", "scatter", "level", "levels")
+
+
+@pytest.mark.parametrize("path", ["addon/live.py", "operators/bridge/query.py", "addon/properties/__init__.py"])
+def test_the_generic_modules_name_no_family(path):
+    """Auto Update, the object look-ups and the property groups read from the adapters: a new family
+    needs no line in them (no family's name in their code, docstrings aside)."""
+    tree = ast.parse((ROOT / path).read_text())
+    docstrings = {
+        id(n.body[0].value)
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Module | ast.FunctionDef | ast.ClassDef)
+        and n.body
+        and isinstance(n.body[0], ast.Expr)
+        and isinstance(n.body[0].value, ast.Constant)
+    }
+    for node in ast.walk(tree):
+        words = []
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+            words = node.value.lower().replace(".", "_").split("_")
+        elif isinstance(node, ast.Name | ast.arg):
+            words = (node.id if isinstance(node, ast.Name) else node.arg).lower().split("_")
+        elif isinstance(node, ast.Attribute):
+            words = node.attr.lower().split("_")
+        assert not set(words) & set(FAMILY_WORDS), f"{path}:{node.lineno} names a family: {ast.unparse(node)}"
+
+
+def test_a_family_package_is_reached_through_its_face():
+    """A family split by job (``operators/bridge/levels/``) is imported from its face only: its private
+    modules from inside the package."""
+    for name in MODULES:
+        parts = name.split(".")
+        for line, target, _names in _project_edges(name):
+            private = [i for i, p in enumerate(target.split(".")) if p.startswith("_") and not p.startswith("__")]
+            if not private or _family(target) == "core":
+                continue
+            package = ".".join(target.split(".")[: private[0]])
+            assert ".".join(parts[: len(package.split("."))]) == package, f"{name}:{line} imports {target}"
 
 
 def _function_import_lines(path):
@@ -273,3 +331,196 @@ def test_only_the_batch_run_imports_scaleout_and_only_when_called(name):
         if _family(target) == "scaleout":
             assert name == "addon.batch", f"{name}:{line} imports {target}"
             assert line in inside, f"{name}:{line} imports {target} when it is imported, not inside a function"
+
+
+# ---- the family contract and one door per public name (core's part) --------------------------------
+
+#: The registry: the one place of core's root that knows every family (SECTIONS and their cross checks).
+REGISTRY = {"core.recipe", "core._recipe_checks"}
+#: The registry takes [world] from its spec module: the face core.world also holds the tiled-world engine, which
+#: reads recipes (core.recipe.loads/dumps) and so must not be imported by core.recipe.
+SPEC_MODULES = {("core.recipe", "core.world.spec")}
+
+
+def _is_public(name):
+    return not any(part.startswith("_") for part in name.split("."))
+
+
+def _exports(name):
+    """The names of a module's ``__all__`` (``__all__ = [...]`` and ``__all__ += [...]``), or None."""
+    tree = ast.parse(MODULES[name].read_text())
+    names = None
+    for node in tree.body:
+        targets = (
+            node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AugAssign) else []
+        )
+        if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
+            value = ast.literal_eval(node.value)
+            names = list(value) if isinstance(node, ast.Assign) else (names or []) + list(value)
+    return names
+
+
+def _bindings(name):
+    """``{bound name: ("def", None) | ("import", module, original name) | ("module", module)}`` of a module's top
+    level (a name imported in a function is no binding)."""
+    path = MODULES[name]
+    tree = ast.parse(path.read_text())
+    package = name if _is_package(name) else name.rpartition(".")[0]
+    out = {}
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            out[node.name] = ("def", None)
+        elif isinstance(node, ast.Assign | ast.AnnAssign):
+            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                for t in ast.walk(target):
+                    if isinstance(t, ast.Name):
+                        out[t.id] = ("def", None)
+        elif isinstance(node, ast.ImportFrom) and node.level:
+            base = package.split(".") if package else []
+            base = base[: len(base) - (node.level - 1)] if node.level > 1 else base
+            target = ".".join(base + ([node.module] if node.module else []))
+            for alias in node.names:
+                sub = f"{target}.{alias.name}" if target else alias.name
+                bound = alias.asname or alias.name
+                out[bound] = ("module", sub) if sub in MODULES else ("import", target, alias.name)
+    return out
+
+
+BINDINGS = {m: _bindings(m) for m in MODULES}
+
+
+def _origin(module, name, seen=()):
+    """``(defining module, name)`` of ``module.name`` followed through imports; None when it is not bound there."""
+    kind = BINDINGS.get(module, {}).get(name)
+    if kind is None or (module, name) in seen:
+        return None
+    if kind[0] == "def":
+        return (module, name)
+    if kind[0] == "module":
+        return None
+    return _origin(kind[1], kind[2], seen + ((module, name),))
+
+
+def _doors():
+    """``{(defining module, name): [public modules whose __all__ list it]}`` for core's names."""
+    doors = {}
+    for module in MODULES:
+        if _family(module) != "core" or not _is_public(module):
+            continue
+        for name in _exports(module) or ():
+            origin = _origin(module, name)
+            if origin is not None:
+                doors.setdefault(origin, []).append(module)
+    return doors
+
+
+DOORS = _doors()
+
+
+def _door(origin):
+    """The one door of a name: the outermost public module that lists it (a face over its spec module), else
+    the module that defines it."""
+    return min(DOORS.get(origin, [origin[0]]), key=lambda m: m.count("."))
+
+
+def test_every_section_is_a_family_package_with_its_spec():
+    """Each recipe section's family is a core package named by its key (or by ``package=``): ``spec.py`` holds the
+    dataclass, its ``LIMITS`` and its reader and writer ``from_dict`` / ``to_dict``, the one SECTIONS entry names
+    exactly those, and the package face lists them in ``__all__``."""
+    import importlib
+
+    recipe = importlib.import_module("core.recipe")
+    for section in recipe.SECTIONS:
+        package = section.package or section.key
+        assert section.package != section.key, f"[{section.key}]: package= names only a package other than the key"
+        assert (ROOT / "core" / package / "spec.py").exists(), f"[{section.key}] has no core/{package}/spec.py"
+        spec = importlib.import_module(f"core.{package}.spec")
+        face = importlib.import_module(f"core.{package}")
+        assert (section.limits, section.parse, section.dump) == (spec.LIMITS, spec.from_dict, spec.to_dict), (
+            f"[{section.key}]: SECTIONS must name core.{package}.spec's LIMITS, from_dict and to_dict"
+        )
+        assert getattr(spec, section.spec.__name__) is section.spec, f"[{section.key}]: the spec class is not spec.py's"
+        for name in ("LIMITS", "from_dict", "to_dict", section.spec.__name__):
+            assert name in face.__all__ and getattr(face, name) is getattr(spec, name), f"core.{package} lacks {name}"
+        assert set(spec.LIMITS) == {f.name for f in __import__("dataclasses").fields(section.spec)}, section.key
+
+
+@pytest.mark.parametrize("name", [m for m in MODULES if m.count(".") == 1 and _family(m) == "core"])
+def test_the_shared_root_of_core_knows_no_family(name):
+    """core's root modules (mesh, noise, unity_package ...) are shared pieces: only the registry (core.recipe and
+    its checks) imports a family package."""
+    if name in REGISTRY or _is_package(name):
+        return
+    for line, target, _names in _project_edges(name):
+        assert target.count(".") == 1 or target == "core", f"{name}:{line} imports the family {target}"
+        assert not _is_package(target), f"{name}:{line} imports the family {target}"
+
+
+@pytest.mark.parametrize("name", [m for m in MODULES if m and _is_package(m)])
+def test_package_faces_declare_their_public_names(name):
+    exports = _exports(name)
+    assert exports is not None, f"{name} (a package face) has no __all__"
+    assert len(exports) == len(set(exports)), f"{name}.__all__ names a name twice"
+    for public in exports:
+        assert public in BINDINGS[name], f"{name}.__all__ names {public}, which it does not bind"
+
+
+@pytest.mark.parametrize("name", list(MODULES))
+def test_no_name_is_imported_as_itself(name):
+    """No ``from x import y as y`` facades: a name is re-exported through ``__all__`` or not at all."""
+    tree = ast.parse(MODULES[name].read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and _family(name) == "core":
+            for alias in node.names:
+                assert alias.asname != alias.name, f"{name}:{node.lineno} imports {alias.name} as itself"
+
+
+def test_every_core_name_has_one_door():
+    """A public name of core is listed by one public module, or by a package face and the spec module under it."""
+    for (module, name), listed in DOORS.items():
+        door = _door((module, name))
+        for other in listed:
+            assert other == door or other.startswith(door + "."), f"{module}.{name} has two doors: {door} and {other}"
+
+
+def _core_uses(name):
+    """``(line, module reached, name)`` of each name a module takes from core: ``from X import n`` and ``alias.n`` of
+    a module alias."""
+    tree = ast.parse(MODULES[name].read_text())
+    package = name if _is_package(name) else name.rpartition(".")[0]
+    aliases = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            base = package.split(".") if package else []
+            base = base[: len(base) - (node.level - 1)] if node.level > 1 else base
+            target = ".".join(base + ([node.module] if node.module else []))
+            for alias in node.names:
+                sub = f"{target}.{alias.name}" if target else alias.name
+                if sub in MODULES:
+                    aliases[alias.asname or alias.name] = sub
+                elif _family(target) == "core":
+                    yield node.lineno, target, alias.name
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases:
+            target = aliases[node.value.id]
+            if _family(target) == "core" and f"{target}.{node.attr}" not in MODULES:
+                yield node.lineno, target, node.attr
+
+
+@pytest.mark.parametrize("name", list(MODULES))
+def test_core_names_are_taken_through_their_door(name):
+    """Every name taken from core comes through its one door (``ParameterError`` from ``core.errors``, ``LIMITS``
+    from the family's face, never a module that merely imports it); inside a package its modules may also take a
+    name from the module that defines it."""
+    for line, target, imported in _core_uses(name):
+        origin = _origin(target, imported)
+        if origin is None:
+            continue
+        door = _door(origin)
+        family = target.rpartition(".")[0] if target.count(".") > 1 or not _is_package(target) else target
+        inside = family.count(".") >= 1 and (name == family or name.startswith(family + "."))
+        helpers = target == origin[0] and target.count(".") == name.count(".") == 1  # core's root helpers
+        spec = (name, target) in SPEC_MODULES and target in DOORS.get(origin, ())
+        assert target == door or name == door or inside or helpers or spec, (
+            f"{name}:{line} takes {imported} from {target}; its door is {door}"
+        )

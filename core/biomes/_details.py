@@ -39,7 +39,7 @@ def detail_counts(weights_or_density, *, cell_size, per_m2, detail_resolution, s
     ----------
     weights_or_density : (rows, cols) or (L, rows, cols) array_like of float
         A density in [0, 1] per heightmap vertex (e.g. one layer of
-        :func:`core.biomes.splat_weights`, or a scatter rule mask); with 3 dimensions ``layer``
+        :func:`core.splat.splat_weights`, or a scatter rule mask); with 3 dimensions ``layer``
         picks one.
     cell_size : float
         Metres between heightmap vertices: the terrain spans ``cell_size * (cols - 1)`` metres.

@@ -7,7 +7,7 @@ accumulation; pure numpy, deterministic for a seed.
 from ._flow import drains, fill_pits, flow_accumulation, flow_receivers, pits
 from ._hydraulic import HydraulicResult, hydraulic, hydraulic_steps
 from ._thermal import thermal
-from .spec import EROSION_LIMITS, ErosionSpec, erosion_from_dict, erosion_to_dict
+from .spec import LIMITS, ErosionSpec, erosion_seconds, from_dict, to_dict
 
 __all__ = [
     "hydraulic",
@@ -20,7 +20,8 @@ __all__ = [
     "drains",
     "pits",
     "ErosionSpec",
-    "EROSION_LIMITS",
-    "erosion_from_dict",
-    "erosion_to_dict",
+    "LIMITS",
+    "from_dict",
+    "to_dict",
+    "erosion_seconds",
 ]

@@ -11,6 +11,8 @@ import math
 
 import numpy as np
 
+from .. import exact
+
 #: The rates are given per this distance travelled (metres); Lague's values are per step of one 1 m cell.
 REFERENCE_STEP = 1.0
 #: Most (edge cell, brush cell) pairs weighed at once when the brush's in-map weights are set up
@@ -23,7 +25,7 @@ TINY = 1e-300
 
 def _per_step(rate, step):
     """A rate per ``REFERENCE_STEP`` metres turned into the rate per step of ``step`` metres."""
-    return 1.0 - (1.0 - rate) ** (step / REFERENCE_STEP)
+    return 1.0 - exact.pow(1.0 - rate, step / REFERENCE_STEP)  # not **: the C library's pow
 
 
 def brush(radius_cells):
@@ -120,8 +122,13 @@ class Simulation:
 
     The droplets read and change a float32 copy of the heights (half the memory: the scattered
     reads and writes of a batch stay in cache far more, about 3x faster at 1025^2); every amount is
-    also summed in float64 (eroded per brush centre, laid per cell), and the result is built from
-    those sums, so the ledger is exact whatever float32 rounded.
+    also summed in float64 (eroded and laid with the brush per brush centre, filled per cell), and
+    the result is built from those sums, so the ledger is exact whatever float32 rounded.
+
+    Where the time goes (bench/bench_erosion_hydraulic.py --profile): the brush stamps on the working
+    map, one ``np.add.at`` per brush offset (~1.5-3 ns a cell, about half the time), then the gathers
+    and ~80 elementwise passes a step over the batch (a few thousand droplets: numpy's fixed cost a
+    call counts); a compiled loop would do the stamp in L1 (the numba port: ~1.3-1.6x faster).
 
     Brush stamps near the edge spill into the margin: a stamp's amount is divided by the brush weight
     that falls inside the map there (Lague renormalises the same way), so the map gets exactly the
@@ -144,10 +151,10 @@ class Simulation:
         self.cell = cell
         self.area = cell * cell
         self.steps = max(1, int(round(s["lifetime"] / cell)))
-        self.inertia = s["inertia"] ** (cell / REFERENCE_STEP)
+        self.inertia = exact.pow(s["inertia"], cell / REFERENCE_STEP)
         self.k_erode = _per_step(s["erosion_rate"], cell)
         self.k_deposit = _per_step(s["deposition_rate"], cell)
-        self.keep_water = (1.0 - s["evaporation"]) ** (cell / REFERENCE_STEP)
+        self.keep_water = exact.pow(1.0 - s["evaporation"], cell / REFERENCE_STEP)
         self.capacity = s["capacity"]
         self.min_slope = s["min_slope"]
         self.gravity = s["gravity"]
@@ -177,17 +184,24 @@ class Simulation:
         self.block = r + 1
         self.gcols = -(-cols // self.block)
         self.gcells = -(-rows // self.block) * self.gcols
+        # a node's block from two small tables (an int64 division costs ~10 ns an element)
+        self.col_block = np.arange(cols) // self.block
+        self.row_block = (np.arange(rows) // self.block) * self.gcols
         self.pos_weights = (self.bw / self.area).astype(np.float32)
-        self.weights = self.bw / self.area
         groups = {}  # brush offsets by their float32 weight (offsets at one distance share it)
         for off, w in zip(self.boff.tolist(), self.pos_weights.tolist()):
             groups.setdefault(w, []).append(off)
-        self.stamp_groups = [(np.float32(w), offs) for w, offs in groups.items()]
         self.boff_min = int(self.boff.min())
-        # volumes per brush centre (already divided by the in-map weight); the eroded map is their
-        # convolution with the brush, made once at the end
-        self.centre = np.zeros(self.flat.size)
-        self.laid = np.zeros(self.flat.size)  # volumes laid with the brush, per brush centre
+        self.corners = np.array([[0], [1], [pc], [pc + 1]])  # a cell's four corners, as offsets
+        # each offset's shifted view of the working map, read at (node + lowest offset): no index array per offset
+        self.stamp_groups = [
+            (np.float32(w), [self.flat[off - self.boff_min :] for off in offs]) for w, offs in groups.items()
+        ]
+        # volumes per brush centre (already divided by the in-map weight), laid (also by dying
+        # droplets) in the first half, eroded in the second (one np.add.at a step for both); the
+        # deposited and eroded maps are their convolutions with the brush, made once at the end
+        self.ledger_centres = np.zeros(2 * self.flat.size)
+        self.laid, self.centre = self.ledger_centres[: self.flat.size], self.ledger_centres[self.flat.size :]
         self.deposited = np.zeros(self.flat.size)  # metres laid on each node (float64: the ledger's)
         self.lost = 0.0
         self.at_death = 0.0
@@ -213,8 +227,9 @@ class Simulation:
     def run(self, x, y):
         """Simulate droplets starting at ``(x, y)`` (cells, float) to their end.
 
-        (Every ``take`` is ``mode="clip"``: the indices are in range by construction, and numpy skips
-        its bounds check.)"""
+        The state lives in arrays that shrink as droplets leave (swap-remove); most passes write into
+        the arrays they read (fewer buffers stay in cache). (Every ``take`` is ``mode="clip"``: the indices are in
+        range by construction, and numpy skips its bounds check.)"""
         cols, rows, pc = self.cols, self.rows, self.pcols
         f = self.flat
         f1, fp, fp1 = f[1:], f[pc:], f[pc + 1 :]  # the other three corners of a cell, by the same index
@@ -231,67 +246,85 @@ class Simulation:
         fx = x - ix.astype(f32)
         fy = y - iy.astype(f32)
         c = iy * pc + ix + self.base
+        blk = self._blocks(ix, iy)
         n = x.size
         dx = np.zeros(n, f32)
         dy = np.zeros(n, f32)
         speed = np.full(n, self.speed0, f32)
         water = np.full(n, self.water0 * self.capacity, f32)  # water x capacity
         sed = np.zeros(n)
-        cell, area = self.cell, self.area
-        a, b = self.inertia, (1.0 - self.inertia) / cell
-        # where the brush took how much (summed into the exact float64 centres at the end of the
-        # batch; what is laid goes to the exact float64 map at once; the working map is float32)
-        centres, amounts = [], []  # (signed: > 0 laid, < 0 eroded)
+        a, b = f32(self.inertia), f32((1.0 - self.inertia) / self.cell)
+        down, grav, keep_water = f32(-1.0 / self.cell), f32(self.gravity), f32(self.keep_water)
+        min_slope, cap_area, zero = f32(self.min_slope), f32(self.cap_area), f32(0)
+        xmax, ymax = f32(cols - 1), f32(rows - 1)
+        size = self.flat.size
         for _ in range(self.steps):
             h00 = f.take(c, mode="clip")
-            h10 = f1.take(c, mode="clip")
+            top = f1.take(c, mode="clip")
             h01 = fp.take(c, mode="clip")
-            h11 = fp1.take(c, mode="clip")
-            top = h10 - h00
-            left = h01 - h00
-            d = h11 - h01
-            d -= top
-            gx = fy * d
+            d = fp1.take(c, mode="clip")
+            top -= h00  # h10 - h00
+            d -= h01
+            d -= top  # h11 - h01 - h10 + h00
+            left = h01
+            left -= h00  # h01 - h00
+            gx = np.multiply(fy, d)
             gx += top
-            gy = fx * d
+            gy = d
+            gy *= fx
             gy += left
-            h_old = fx * top
+            h_old = top
+            h_old *= fx
             h_old += h00
-            h_old += fy * gy
+            h_old += np.multiply(fy, gy, out=left)
             dx *= a
-            dx -= gx * b
+            gx *= b
+            dx -= gx
             dy *= a
-            dy -= gy * b
-            length = np.sqrt(dx * dx + dy * dy)
+            gy *= b
+            dy -= gy
+            length = np.multiply(dx, dx, out=gx)
+            length += np.multiply(dy, dy, out=gy)
+            np.sqrt(length, out=length)
             if not length.all():  # nowhere to go: dies here with what it carries
                 keep = length != 0
                 self._die(c[~keep], sed[~keep])
-                x, y, dx, dy, speed, water, sed, c, ix, iy, fx, fy, h_old, length = (
-                    v[keep] for v in (x, y, dx, dy, speed, water, sed, c, ix, iy, fx, fy, h_old, length)
+                x, y, dx, dy, speed, water, sed, c, fx, fy, h_old, length, blk = (
+                    v[keep] for v in (x, y, dx, dy, speed, water, sed, c, fx, fy, h_old, length, blk)
                 )
                 n = x.size
                 if not n:
                     break
             dx /= length
             dy /= length
-            nx = x + dx
-            ny = y + dy
-            if nx.min() < 0 or ny.min() < 0 or nx.max() >= cols - 1 or ny.max() >= rows - 1:
+            x += dx
+            y += dy
+            if x.min() < zero or y.min() < zero or x.max() >= xmax or y.max() >= ymax:
                 # crossed the edge: what it carries leaves the map
-                inside = (nx >= 0) & (nx < cols - 1) & (ny >= 0) & (ny < rows - 1)
-                self.lost += float(sed[~inside].sum())
-                dx, dy, speed, water, sed, c, ix, iy, fx, fy, h_old, nx, ny = (
-                    v[inside] for v in (dx, dy, speed, water, sed, c, ix, iy, fx, fy, h_old, nx, ny)
-                )
-                n = nx.size
+                out = ~((x >= zero) & (x < xmax) & (y >= zero) & (y < ymax))
+                gone = out.nonzero()[0]  # (1-D: the method, not np.flatnonzero's wrappers)
+                self.lost += float(sed.take(gone, mode="clip").sum())
+                n -= gone.size
                 if not n:
+                    sed = sed[:0]
                     break
-            crowd = self._crowding(ix, iy)
-            qx = nx.astype(np.intp)
-            qy = ny.astype(np.intp)
-            gx = nx - qx.astype(f32)
-            gy = ny - qy.astype(f32)
-            q = qy * pc
+                # the last droplets that stay take the places of those gone before them (a few
+                # droplets moved, not every array copied)
+                holes = gone[gone < n]
+                movers = (~out[n:]).nonzero()[0]
+                movers += n
+                state = (x, y, dx, dy, speed, water, sed, c, fx, fy, h_old, blk)
+                for v in state:
+                    v[holes] = v.take(movers, mode="clip")
+                x, y, dx, dy, speed, water, sed, c, fx, fy, h_old, blk = (v[:n] for v in state)
+            crowd = self._crowding(blk)
+            qx = x.astype(np.intp)
+            qy = y.astype(np.intp)
+            gx = np.subtract(x, qx, dtype=f32, casting="unsafe")
+            gy = np.subtract(y, qy, dtype=f32, casting="unsafe")
+            blk = self._blocks(qx, qy)
+            q = qy
+            q *= pc
             q += qx
             q += self.base
             n00 = f.take(q, mode="clip")
@@ -300,45 +333,39 @@ class Simulation:
             n01 = fp.take(q, mode="clip")
             d = fp1.take(q, mode="clip")
             d -= n01
-            left = n01 - n00
+            left = n01
+            left -= n00
             d -= top
-            dd = gx * d
-            dd += left
-            dd *= gy
-            dh = gx * top
+            d *= gx
+            d += left
+            d *= gy
+            dh = top
+            dh *= gx
             dh += n00
-            dh += dd
+            dh += d
             dh -= h_old  # dh = h_new - h_old
-            cap = np.maximum(dh * (-1.0 / cell), self.min_slope)
+            cap = np.multiply(dh, down, out=d)
+            np.maximum(cap, min_slope, out=cap)
             cap *= speed
             cap *= water
-            up = dh > 0
             # every droplet not climbing either lays part of its excess (sediment over capacity) or
             # erodes part of what it lacks, both with the brush: one signed stamp for all of them
-            # (``gain``: volume the ground gets, > 0 laid, < 0 eroded)
+            # (``gain``: volume the ground gets, > 0 laid, < 0 eroded; taken = -gain exactly)
             gain = sed - cap
-            lay = gain > 0
-            gain *= self.k_deposit
-            taken = cap - sed
-            taken *= self.k_erode
-            np.minimum(taken, dh * (-self.cap_area) / crowd, out=taken)
-            np.negative(taken, out=taken)
-            np.copyto(gain, taken, where=~lay)
-            fill = np.flatnonzero(up)
+            if self.k_deposit == self.k_erode:
+                gain *= self.k_erode
+            else:
+                gain *= np.where(gain > 0, self.k_deposit, self.k_erode)
+            # eroding: at most the drop x 1 m^2 (shared by the crowd); -lim >= 0 but for climbers,
+            # whose gain is not used (so laying droplets keep theirs)
+            lim = np.multiply(dh, cap_area, out=n00)
+            lim /= crowd
+            np.maximum(gain, lim, out=gain)
+            up = dh > zero
+            fill = up.nonzero()[0]
             if fill.size:  # climbing: fill the hole it leaves, at its four corners
-                s = sed.take(fill, mode="clip")
-                amount = np.minimum(dh.take(fill, mode="clip") * area / crowd.take(fill, mode="clip"), s)
-                cp, u, v = c.take(fill, mode="clip"), fx.take(fill, mode="clip"), fy.take(fill, mode="clip")
-                sed -= gain
-                sed[fill] = s - amount
-                amount /= area
-                su = amount * u  # the bilinear shares of the four corners
-                amount -= su
-                dep = self.deposited
-                for corner, share in ((0, amount - amount * v), (1, su - su * v), (pc, amount * v), (pc + 1, su * v)):
-                    np.add.at(f[corner:], cp, share.astype(np.float32))  # shifted views: no index arrays
-                    np.add.at(dep[corner:], cp, share)
-                brushed = np.flatnonzero(~up)
+                self._fill(fill, sed, gain, dh, crowd, c, fx, fy)
+                brushed = (~up).nonzero()[0]
                 ct = c.take(brushed, mode="clip")
                 gain = gain.take(brushed, mode="clip")
             else:
@@ -346,20 +373,42 @@ class Simulation:
                 ct = c
             if ct.size:
                 gain *= self.spread.take(ct, mode="clip")
-                centres.append(ct)
-                amounts.append(gain)
+                # the exact float64 volumes per brush centre (laid in the first half, eroded in the second)
+                at = np.less(gain, 0.0).view(np.int8).astype(np.intp)
+                at *= size
+                at += ct
+                np.add.at(self.ledger_centres, at, np.abs(gain))
                 self._stamp(ct, gain)
             speed *= speed
-            speed -= dh * self.gravity
-            np.maximum(speed, 0.0, out=speed)
+            dh *= grav
+            speed -= dh
+            np.maximum(speed, zero, out=speed)
             np.sqrt(speed, out=speed)
-            water *= self.keep_water
-            x, y, ix, iy, fx, fy, c = nx, ny, qx, qy, gx, gy, q
+            water *= keep_water
+            c, fx, fy = q, gx, gy
         self._die(c, sed)
-        if centres:
-            at, gain = np.concatenate(centres), np.concatenate(amounts)
-            self.laid += np.bincount(at, np.maximum(gain, 0.0), minlength=self.laid.size)
-            self.centre += np.bincount(at, np.maximum(np.negative(gain), 0.0), minlength=self.centre.size)
+
+    def _fill(self, fill, sed, gain, dh, crowd, c, fx, fy):
+        """Droplets ``fill`` climb: each fills the hole it leaves (at most what it carries and the
+        drop x cell area, shared by its crowd) at its node's four corners (bilinear shares), on the
+        working map and on the exact float64 map; the others' ``gain`` leaves their sediment."""
+        area = self.area
+        s = sed.take(fill, mode="clip")
+        amount = np.minimum(dh.take(fill, mode="clip") * area / crowd.take(fill, mode="clip"), s)
+        cp, u, v = c.take(fill, mode="clip"), fx.take(fill, mode="clip"), fy.take(fill, mode="clip")
+        gain.put(fill, amount)
+        sed -= gain
+        amount /= area
+        # the bilinear shares of the four corners (node, +1, +row, +row+1), one row each
+        share = np.empty((4, fill.size))
+        np.multiply(amount, u, out=share[1])
+        np.subtract(amount, share[1], out=share[0])
+        np.multiply(share[:2], v, out=share[2:])
+        np.subtract(share[:2], share[2:], out=share[:2])
+        at = (cp + self.corners).reshape(-1)  # corner by corner, as four passes would add them
+        share = share.reshape(-1)
+        np.add.at(self.flat, at, share.astype(np.float32))
+        np.add.at(self.deposited, at, share)
 
     def _stamp(self, ct, amount):
         """Add ``amount x weights / area`` around the nodes ``ct`` to the float32 working map, one
@@ -368,36 +417,38 @@ class Simulation:
         sums, in another order: float32 rounding only). Offsets of one weight share the product."""
         a = amount.astype(np.float32)
         val = np.empty(a.size, np.float32)
-        lowest = ct + self.boff_min  # every brush cell, from the lowest offset: no index array per offset
-        flat = self.flat
-        for w, offs in self.stamp_groups:
+        lowest = ct + self.boff_min  # every brush cell, from the lowest offset
+        add_at = np.add.at
+        for w, views in self.stamp_groups:
             np.multiply(a, w, out=val)
-            for off in offs:
-                np.add.at(flat[off - self.boff_min :], lowest, val)
+            for view in views:
+                add_at(view, lowest, val)
 
-    def _crowding(self, ix, iy):
-        """What a droplet's caps are divided by this step: the droplets whose node is in its block (of
-        the brush's radius plus a cell), less one, at least 1 (a pair keeps its caps; a crowd shares them)."""
-        b = iy // self.block
-        b *= self.gcols
-        b += ix // self.block
+    def _blocks(self, ix, iy):
+        """The crowding block (of the brush's radius plus a cell) of the nodes ``(ix, iy)``."""
+        b = self.row_block.take(iy, mode="clip")
+        b += self.col_block.take(ix, mode="clip")
+        return b
+
+    def _crowding(self, b):
+        """What a droplet's caps are divided by this step: the droplets whose node is in its block
+        ``b``, less one, at least 1 (a pair keeps its caps; a crowd shares them)."""
         counts = np.bincount(b, minlength=self.gcells)
         crowd = counts.take(b, mode="clip").astype(np.float32)
         crowd -= 1
         return np.maximum(crowd, 1, out=crowd)
 
     def _die(self, c, sed):
-        """Dying droplets lay what they carry around their node with the brush."""
+        """Dying droplets lay what they carry around their node with the brush (the exact float64
+        volume goes to the brush centres, convolved at the end)."""
         carried = np.flatnonzero(sed > 0)
         if carried.size:
             s = sed.take(carried, mode="clip")
             self.at_death += float(s.sum())
             ct = c.take(carried, mode="clip")
             s *= self.spread.take(ct, mode="clip")
-            cells = (ct[:, None] + self.boff).reshape(-1)
-            vals = (s[:, None] * self.weights).reshape(-1)
-            np.add.at(self.flat, cells, vals.astype(np.float32))
-            np.add.at(self.deposited, cells, vals)
+            np.add.at(self.laid, ct, s)
+            self._stamp(ct, s)
 
     def finish(self, original):
         """Heights, eroded and deposited maps (metres) and the ledger."""

@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 
+from .. import exact
 from ..errors import ParameterError, short
 
 __all__ = ["thermal", "TALUS", "RATE", "ITERATIONS", "TOLERANCE"]
@@ -77,7 +78,7 @@ def thermal(heights, *, cell_size, talus=35.0, iterations=50, rate=0.5):
         )
     if not ITERATIONS[0] <= iterations <= ITERATIONS[1]:
         raise ParameterError(f"iterations must be an integer in [{ITERATIONS[0]}, {ITERATIONS[1]}], got {iterations}")
-    _run(h, size, math.tan(math.radians(angle)), int(iterations), fraction)
+    _run(h, size, exact.tan(math.radians(angle)), int(iterations), fraction)  # math.tan is the C library's
     return h
 
 

@@ -3,39 +3,34 @@ Collapse (tiles or a sample's style, :mod:`core.wfc`), and their outputs.
 
 Every generator takes the size in cells first and keyword-only settings with ``seed``, and
 returns a :class:`Level` (the one data contract: a uint8 grid of cell classes, rooms, doors,
-markers).  The ``[[level]]`` recipe table is :class:`LevelSpec` (:mod:`.spec`);
-:func:`generate` makes the level a spec describes.  Outputs: the 3-D mesh
-(:func:`level_mesh`, :func:`level_quads`), modular-kit placements (:func:`kit_placements`),
-auto-tile masks, the Tiled map (:func:`tiled_files`), the JSON record (:func:`level_record`)
-and the preview picture (:func:`level_image`).
+markers).  The ``[[level]]`` recipe table is :class:`LevelSpec` (:mod:`.spec`: ``LIMITS``,
+``from_dict``, ``to_dict``); :func:`generate` makes the level a spec describes.  Outputs: the 3-D
+mesh (:func:`level_mesh`, :func:`level_quads`), modular-kit placements (:func:`kit_placements`),
+the Tiled map (:func:`tiled_files`), the JSON record (:func:`level_record`) and the preview picture
+(:func:`level_image`).  The engines (one private module per generator, auto-tiles, regions,
+markers, the WFC files) are not part of this face.
+
+>>> level = generate(LevelSpec(generator="cave", width=24, height=16, seed=3))
+>>> level.grid.shape, label_regions(level.grid != WALL)[1]   # one walkable region
+((16, 24), 1)
 """
 
-from ._autotile import (
-    BLOB_INDEX,
-    BLOB_MASKS,
-    blob_canonical,
-    blob_masks,
-    blob_tiles,
-    wang16_masks,
-)
 from ._bsp import bsp_dungeon
-from ._cave import automaton, cave
-from ._content import marker_cells, place_markers
-from ._generate import GENERATOR_FUNCTIONS, check_spec, from_dict, generate, generate_steps
-from ._kit import KIT_ROLES, KitPlacements, kit_placements, kit_role_table
-from ._level import CLASSES, CORRIDOR, DOOR, FLOOR, MARKER_KINDS, MAX_CELLS, WALL, Level, Marker, WfcRecord
-from ._maze import maze, maze_cells
+from ._cave import cave
+from ._estimate import estimate_markers, grid_shape
+from ._generate import generate, generate_steps
+from ._kit import KIT_ROLES, KitPlacements, kit_placements
+from ._level import CLASSES, CORRIDOR, DOOR, FLOOR, MARKER_KINDS, WALL, Level, Marker, WfcRecord
+from ._maze import maze
 from ._mesh import MATERIALS, MAX_MESH_CELLS, LevelQuads, level_mesh, level_quads
 from ._picture import level_image
-from ._record import RECORD_FORMAT, cell_centres, level_json_bytes, level_record, level_warnings
-from ._regions import connect_regions, label_regions, nearest_sources, walk_distances
+from ._record import is_level_record, level_json_bytes, level_record, level_warnings
+from ._regions import label_regions
 from ._rooms_caves import rooms_caves
 from ._tiled import TILESETS, tiled_files
 from ._walk import random_walk
-from ._wfc import MAX_WAVE_BYTES, palette_names
-from ._wfc_files import PRESETS, SAMPLE_PRESETS, preset_names, resolve_file, wfc_model
+from ._wfc_files import DEFAULT_SAMPLE, preset_names, resolve_file
 from .spec import (
-    AUTOTILE_LIMIT,
     AUTOTILE_SETS,
     COMMON_KEYS,
     GENERATOR_KEYS,
@@ -43,79 +38,61 @@ from .spec import (
     LIMITS,
     WFC_GENERATORS,
     LevelSpec,
-    autotile_set,
-    generator_settings,
+    check_spec,
+    from_dict,
     to_dict,
 )
 
 __all__ = [
+    # the generators
     "bsp_dungeon",
     "cave",
     "maze",
-    "maze_cells",
     "random_walk",
     "rooms_caves",
+    # the [[level]] section and the one dispatch
+    "LevelSpec",
+    "LIMITS",
+    "from_dict",
+    "to_dict",
+    "check_spec",
     "generate",
     "generate_steps",
-    "check_spec",
-    "GENERATOR_FUNCTIONS",
+    "GENERATORS",
+    "GENERATOR_KEYS",
+    "COMMON_KEYS",
+    "WFC_GENERATORS",
+    "AUTOTILE_SETS",
+    "preset_names",
+    "resolve_file",
+    "DEFAULT_SAMPLE",
+    # the level
+    "estimate_markers",
+    "grid_shape",
+    "MAX_MESH_CELLS",
     "Level",
-    "WfcRecord",
     "Marker",
+    "WfcRecord",
     "CLASSES",
     "WALL",
     "FLOOR",
     "CORRIDOR",
     "DOOR",
     "MARKER_KINDS",
-    "MAX_CELLS",
-    "automaton",
-    "place_markers",
-    "marker_cells",
     "label_regions",
-    "walk_distances",
-    "connect_regions",
-    "nearest_sources",
+    # its outputs
     "level_mesh",
     "level_quads",
     "LevelQuads",
     "MATERIALS",
-    "MAX_MESH_CELLS",
     "kit_placements",
     "KitPlacements",
     "KIT_ROLES",
-    "kit_role_table",
-    "BLOB_MASKS",
-    "BLOB_INDEX",
-    "blob_canonical",
-    "blob_masks",
-    "blob_tiles",
-    "wang16_masks",
     "tiled_files",
     "TILESETS",
     "level_record",
-    "RECORD_FORMAT",
     "level_json_bytes",
+    "is_level_record",
     "level_warnings",
-    "cell_centres",
     "level_image",
-    "LevelSpec",
-    "LIMITS",
-    "GENERATORS",
-    "GENERATOR_KEYS",
-    "COMMON_KEYS",
-    "from_dict",
-    "to_dict",
-    "generator_settings",
-    "WFC_GENERATORS",
-    "AUTOTILE_SETS",
-    "AUTOTILE_LIMIT",
-    "autotile_set",
-    "wfc_model",
-    "resolve_file",
-    "preset_names",
-    "palette_names",
-    "PRESETS",
-    "SAMPLE_PRESETS",
-    "MAX_WAVE_BYTES",
 ]

@@ -18,8 +18,8 @@ from .._checks import make_rng
 from ..errors import ParameterError
 from ..spec import check_value
 from ._content import place_markers
+from ._fields import GENERATOR_KEYS, LIMITS, LevelSpec
 from ._level import CORRIDOR, DOOR, FLOOR, MAX_CELLS, WALL, Level
-from .spec import GENERATOR_KEYS, LIMITS, LevelSpec
 
 __all__ = [
     "bsp_dungeon",

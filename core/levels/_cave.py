@@ -28,9 +28,9 @@ from .._checks import check_int, make_rng
 from ..errors import ParameterError
 from ..spec import check_keys, check_value
 from ._content import place_markers
+from ._fields import GENERATOR_KEYS, LIMITS
 from ._level import CORRIDOR, FLOOR, MAX_CELLS, WALL, Level
 from ._regions import connect_regions, label_regions
-from .spec import GENERATOR_KEYS, LIMITS
 
 __all__ = ["cave", "cave_grid", "automaton", "check_settings", "check_size", "DEFAULTS", "GRID_KEYS", "MIN_SIDE"]
 

@@ -1,16 +1,13 @@
-"""From a :class:`~.spec.LevelSpec` to a :class:`~._level.Level`: the one dispatch over the generators."""
+"""From a :class:`~.spec.LevelSpec` to a :class:`~._level.Level`: the one dispatch over the generators
+(the settings are checked first, by :func:`core.levels.spec.check_spec`)."""
 
 from __future__ import annotations
 
-import dataclasses
-
-from ..errors import ParameterError
-from ..spec import from_table
 from ..steps import drive
-from . import _bsp, _cave, _maze, _rooms_caves, _walk, _wfc, _wfc_files
-from .spec import AUTOTILE_SETS, LIMITS, WFC_GENERATORS, LevelSpec, check_generator_keys, generator_settings
+from . import _bsp, _cave, _maze, _rooms_caves, _walk, _wfc
+from ._fields import WFC_GENERATORS, generator_settings
 
-__all__ = ["GENERATOR_FUNCTIONS", "generate", "generate_steps", "check_spec", "from_dict"]
+__all__ = ["GENERATOR_FUNCTIONS", "generate", "generate_steps"]
 
 #: generator name -> (function, settings check) of the grid generators; each function is
 #: ``f(width, height, *, seed, **settings)`` and each check ``check_settings(width, height, **settings)``
@@ -25,35 +22,14 @@ GENERATOR_FUNCTIONS = {
 }
 
 
-def check_spec(spec, *, prefix="level.", base=None):
-    """Refuse impossible settings of ``spec`` before any work, the message naming ``<prefix><setting>``.
-
-    A WFC spec's tileset or sample is found (relative paths against ``base``, or the current
-    directory), read and checked; its wave must fit in memory.
-    """
-    if spec.generator in WFC_GENERATORS:
-        _wfc.check_wfc(spec, base=base, prefix=prefix)
-        return
-    if spec.tileset not in AUTOTILE_SETS:
-        raise ParameterError(
-            f"{prefix}tileset must be one of {', '.join(map(repr, AUTOTILE_SETS))} for generator "
-            f"{spec.generator!r}, got {spec.tileset!r}"
-        )
-    _, check = GENERATOR_FUNCTIONS[spec.generator]
-    try:
-        check(spec.width, spec.height, **generator_settings(spec))
-    except ParameterError as err:
-        text = str(err)
-        raise ParameterError(text if text.startswith(prefix) else f"{prefix}{text}") from None
-
-
 def generate_steps(spec, *, base=None):
     """The :class:`Level` that ``spec`` describes, as a step generator (see :mod:`core.steps`): yields
     ``(done, total, label)`` while it works (the WFC generators, as they solve) and returns the level.
 
-    ``base`` is the folder relative ``tileset`` / ``sample`` paths are found in (the recipe's folder;
+    ``base`` is the folder relative ``wfc_tileset`` / ``sample`` paths are found in (the recipe's folder;
     None: the current directory).
 
+    >>> from core.levels import LevelSpec
     >>> from core.steps import drive
     >>> drive(generate_steps(LevelSpec(generator="maze", width=4, height=3))).grid.shape
     (7, 9)
@@ -68,26 +44,3 @@ def generate(spec, *, base=None):
     """The :class:`Level` that ``spec`` describes (deterministic in ``spec.seed``); ``base`` as in
     :func:`generate_steps`."""
     return drive(generate_steps(spec, base=base))
-
-
-def from_dict(data, *, prefix="level.", base=None):
-    """A validated :class:`~.spec.LevelSpec` from a dict: unknown keys and keys of another
-    generator refused, impossible settings refused before any work.
-
-    ``base`` (the recipe's folder) turns a relative ``tileset`` / ``sample`` file path into an
-    absolute one, so the spec names the same file wherever it is used later (a preset name stays).
-
-    >>> from_dict({"generator": "maze", "algorithm": "wilson"}).algorithm
-    'wilson'
-    >>> try:
-    ...     from_dict({"generator": "maze", "fill": 0.5})
-    ... except ParameterError as err:
-    ...     print(err)
-    level.fill is a setting of the cave, rooms_caves generators, not of generator 'maze'
-    """
-    spec = from_table(LevelSpec, LIMITS, data, prefix=prefix)
-    check_generator_keys(data, spec, prefix=prefix)
-    check_spec(spec, prefix=prefix, base=base)
-    if base is not None and spec.generator in WFC_GENERATORS:
-        spec = dataclasses.replace(spec, **_wfc_files.absolute_paths(spec, base))
-    return spec

@@ -50,10 +50,10 @@ import numpy as np
 
 from .._checks import make_rng
 from ..errors import ParameterError
+from ._fields import GENERATOR_KEYS, LIMITS
 from ._level import FLOOR, WALL, Level, Marker
 from ._maze_ends import EAST, NORTH, SOUTH, WEST, far_ends, tree_ends
 from ._maze_rooms import MIN_SIDE, ROOM_MAX, check_settings, open_loops, open_rooms, place_rooms
-from .spec import GENERATOR_KEYS, LIMITS
 
 __all__ = ["maze", "maze_cells", "check_settings", "ALGORITHMS", "DEFAULTS", "MIN_SIDE", "ROOM_MAX"]
 

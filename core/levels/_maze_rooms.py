@@ -7,8 +7,8 @@ import numpy as np
 from .._checks import check_int
 from ..errors import ParameterError
 from ..spec import check_value
+from ._fields import LIMITS
 from ._level import MAX_CELLS
-from .spec import LIMITS
 
 __all__ = ["check_settings", "place_rooms", "open_rooms", "open_loops", "MIN_SIDE", "ROOM_MAX", "ROOM_TILE"]
 

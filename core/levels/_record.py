@@ -16,9 +16,9 @@ from .._checks import check_float, check_object_name
 from ..errors import ParameterError, short
 from ..spec import NAME_PATTERN
 from ..unity import unity_position
+from ._fields import WFC_GENERATORS
 from ._mesh import CELL_SIZE, check_level, check_origin
 from ._regions import label_regions
-from .spec import WFC_GENERATORS
 
 __all__ = [
     "RECORD_FORMAT",
@@ -30,10 +30,20 @@ __all__ = [
     "check_level_name",
     "wfc_record",
     "level_warnings",
+    "is_level_record",
 ]
 
 RECORD_FORMAT = "worldseed.level"
 RECORD_VERSION = 1
+
+
+def is_level_record(record):
+    """Whether ``record`` (a parsed ``<name>_level.json``) is a level record of ours (its ``format``).
+
+    >>> is_level_record({"format": "worldseed.level", "version": 1}), is_level_record({"format": "other"})
+    (True, False)
+    """
+    return isinstance(record, dict) and record.get("format") == RECORD_FORMAT
 
 
 def check_level_name(name):

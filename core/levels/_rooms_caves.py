@@ -24,9 +24,9 @@ from .._checks import make_rng
 from ._bsp import LAYOUT_KEYS, bsp_layout, check_all, doors_of
 from ._cave import automaton
 from ._content import place_markers
+from ._fields import GENERATOR_KEYS
 from ._level import CORRIDOR, DOOR, FLOOR, WALL, Level
 from ._regions import connect_regions, label_regions
-from .spec import GENERATOR_KEYS
 
 __all__ = ["rooms_caves", "check_settings", "KEYS", "MIN_POCKET"]
 

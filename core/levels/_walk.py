@@ -21,8 +21,8 @@ from ..errors import ParameterError
 from ..spec import check_keys, check_value
 from ._cave import check_size
 from ._content import place_markers
+from ._fields import GENERATOR_KEYS, LIMITS
 from ._level import FLOOR, WALL, Level
-from .spec import GENERATOR_KEYS, LIMITS
 
 __all__ = ["random_walk", "check_settings", "DEFAULTS", "floor_target"]
 

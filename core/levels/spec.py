@@ -21,7 +21,8 @@ another generator is refused, naming the generators it belongs to)::
     [[level]]
     name = "Keep"
     generator = "wfc_tiled"          # Wave Function Collapse on a tileset
-    tileset = "dungeon"              # a preset stem (presets/wfc/), or "my_tiles.toml" beside the recipe
+    wfc_tileset = "dungeon"          # a preset stem (presets/wfc/), or "my_tiles.toml" beside the recipe
+    autotile = "wang16"              # the Tiled map's auto-tiles (every generator): "blob" or "wang16"
 
     [[level]]
     name = "Caverns"
@@ -33,10 +34,11 @@ another generator is refused, naming the generators it belongs to)::
     connect_points = [[3, 3], [20, 12]]  # [x, y] cells, row 0 north: walkable and linked
     counts = { 2 = [1, 4] }              # 1 to 4 cells of sample value 2 (a tiled level: tile names)
 
-``tileset`` means two things: for the grid generators it is the auto-tile set of the
-Tiled map ("blob" or "wang16"); for ``wfc_tiled`` (and ``wfc``) it is the WFC tileset
-(such a level's auto-tiles are "blob", see :func:`autotile_set`).  ``wfc`` is tiled
-when ``tileset`` names a WFC tileset and overlapping when ``sample`` is given.
+``autotile`` is the auto-tile set of the level's Tiled map ("blob" or "wang16"), for every generator;
+``wfc_tileset`` is the WFC tileset of ``wfc_tiled`` and ``wfc``.  ``wfc`` follows the sample's style
+when ``sample`` is given, else the tileset's tiles.  Recipes written before the two were split name
+both ``tileset``: :func:`from_dict` reads an auto-tile set there as ``autotile`` and anything else as
+``wfc_tileset`` (and :func:`to_dict` writes the new keys).
 ``classes`` (overlapping) maps sample values to level classes: pairs ``[value, class]``
 (or a table ``{ 0 = "wall" }``) with ``value`` an integer of a grid sample or ``"#rrggbb"``
 of an image sample; the spec keeps it as a sorted tuple of ``(value, class)`` string pairs.
@@ -52,311 +54,143 @@ the spec keeps a sorted tuple of ``(name, min, max)``, ``max`` -1 for no bound.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 
-from ..errors import ParameterError
-from ..spec import choice, custom, flag, integer, number, object_name, text, to_table, vector
-from ._wfc_keys import (
-    CLASS_NAMES,
-    MAX_COUNT,
-    MAX_POINTS,
-    check_classes,
-    check_connect_points,
-    check_counts,
-    check_fixed,
+from ..errors import ParameterError, short
+from ..spec import check_value, closest, from_table, to_table
+from . import _wfc, _wfc_files
+from ._fields import (
+    AUTOTILE_SETS,
+    COMMON_KEYS,
+    GENERATOR_KEYS,
+    GENERATORS,
+    LIMITS,
+    SEED,
+    WFC_GENERATORS,
+    LevelSpec,
+    check_generator_keys,
+    generator_settings,
 )
+from ._generate import GENERATOR_FUNCTIONS
 
 __all__ = [
     "LevelSpec",
     "LIMITS",
+    "from_dict",
+    "to_dict",
+    "check_spec",
     "GENERATORS",
     "GENERATOR_KEYS",
     "COMMON_KEYS",
     "check_generator_keys",
-    "to_dict",
     "generator_settings",
     "SEED",
     "WFC_GENERATORS",
     "AUTOTILE_SETS",
-    "AUTOTILE_LIMIT",
-    "CLASS_NAMES",
-    "autotile_set",
-    "check_classes",
-    "check_connect_points",
-    "check_fixed",
-    "check_counts",
-    "MAX_POINTS",
-    "MAX_COUNT",
+    "OLD_KEYS",
 ]
 
-SEED = (0, 2**31 - 1)
-GENERATORS = ("bsp", "cave", "maze", "walk", "rooms_caves", "wfc_tiled", "wfc_overlapping", "wfc")
-#: The Wave Function Collapse generators (core.wfc): ``tileset`` names their WFC tileset.
-WFC_GENERATORS = ("wfc_tiled", "wfc_overlapping", "wfc")
-#: The auto-tile sets of the Tiled map (``tileset`` of the grid generators).
-AUTOTILE_SETS = ("blob", "wang16")
-#: The auto-tile choice as a limit (the Blender side makes its enum of the grid generators' ``tileset`` from it).
-AUTOTILE_LIMIT = choice(
-    (
-        ("blob", "Blob (47 tiles)", "8-neighbour auto-tiles; a corner counts only with both its edges"),
-        ("wang16", "4-neighbour (16 tiles)", "4-neighbour auto-tiles"),
-    ),
-    "Tileset",
-    "Auto-tile set of the Tiled map",
-)
-#: Keys every level has, whatever its generator.
-COMMON_KEYS = (
-    "name",
-    "generator",
-    "width",
-    "height",
-    "cell_size",
-    "wall_height",
-    "ceiling",
-    "origin",
-    "seed",
-    "tileset",
-)
-_BSP = ("min_leaf", "max_leaf", "room_min", "room_max", "padding", "corridor_width", "loop_fraction")
-_CONTENT = ("enemy_density", "loot_chance")
-_CAVE = ("fill", "steps")
-_WFC = ("periodic", "attempts", "backtrack_limit", "connected", "connect_points", "counts", "fixed")
-_SAMPLE = ("n", "symmetry", "periodic_input", "ground", "classes")
-#: The generator keyword settings of each generator (the keys a ``[[level]]`` of it may have beyond COMMON_KEYS).
-GENERATOR_KEYS = {
-    "bsp": _BSP + _CONTENT,
-    "cave": _CAVE + ("connect", "min_region") + _CONTENT,
-    "maze": ("algorithm", "loops", "rooms"),
-    "walk": ("floor_fraction", "walkers", "bias") + _CONTENT,
-    "rooms_caves": _BSP + _CAVE + _CONTENT,
-    "wfc_tiled": _WFC,
-    "wfc_overlapping": ("sample",) + _SAMPLE + _WFC,
-    "wfc": ("sample",) + _SAMPLE + _WFC,
-}
-
-#: Every field of :class:`LevelSpec`: kind, range, label and description, written once.
-LIMITS = {
-    "name": object_name("Name", "Level name (object, Tiled map and file names)"),
-    "generator": choice(
-        (
-            ("bsp", "BSP Dungeon", "Rooms in a binary space partition, joined by corridors"),
-            ("cave", "Cave", "Cellular-automaton caves, connected by tunnels"),
-            ("maze", "Maze", "A maze of one-cell passages"),
-            ("walk", "Random Walk", "Drunkard's walk: walkers dig until a floor fraction is reached"),
-            ("rooms_caves", "Rooms + Caves", "BSP rooms shaped by the cave automaton"),
-            ("wfc_tiled", "WFC (tiles)", "Wave Function Collapse: a tileset's tiles, every neighbour allowed"),
-            ("wfc_overlapping", "WFC (sample)", "Wave Function Collapse: a level in the style of a sample"),
-            ("wfc", "WFC", "Wave Function Collapse: tiles when a WFC tileset is named, else the sample"),
-        ),
-        "Generator",
-        "How the level is laid out",
-    ),
-    "width": integer(
-        (1, 4096), "Width", "Cells along X (a maze: maze cells; its grid is 2 x width + 1)", soft=(4, 512)
-    ),
-    "height": integer(
-        (1, 4096), "Height", "Cells along Y (a maze: maze cells; its grid is 2 x height + 1)", soft=(4, 512)
-    ),
-    "cell_size": number((0.01, 1000.0), "Cell Size", "Side of one cell", unit="m", soft=(0.25, 16.0)),
-    "wall_height": number((0.01, 1000.0), "Wall Height", "Height of the walls", unit="m", soft=(0.25, 16.0)),
-    "ceiling": flag("Ceiling", "Close the level with a ceiling over the walkable cells"),
-    "origin": vector((-1.0e7, 1.0e7), "Origin", "Position of the level's south-west corner", size=3, unit="m"),
-    "seed": integer(SEED, "Seed", "Random seed: the same seed and settings give the same level"),
-    "tileset": text(
-        1024,
-        "Tileset",
-        "Auto-tile set of the Tiled map (blob or wang16); for WFC (tiles): a tileset .toml file "
-        "(relative to the recipe) or a preset name (dungeon, pipes, roads ...)",
-        min_length=1,
-    ),
-    # BSP dungeon (and rooms + caves)
-    "min_leaf": integer((3, 4096), "Min Leaf", "Smallest side of a BSP leaf", unit="", soft=(4, 64)),
-    "max_leaf": integer((3, 4096), "Max Leaf", "Leaves larger than this are always split", soft=(6, 128)),
-    "room_min": integer((2, 4096), "Min Room", "Smallest room side", soft=(2, 32)),
-    "room_max": integer((1, 4096), "Max Room", "Largest room side", soft=(3, 64)),
-    "padding": integer((0, 64), "Padding", "Cells between a room and its leaf's edge", soft=(0, 8)),
-    "corridor_width": integer((1, 3), "Corridor Width", "Width of the corridors in cells"),
-    "loop_fraction": number((0.0, 1.0), "Loops", "Extra connections between neighbouring rooms, as a fraction"),
-    "enemy_density": number((0.0, 1.0), "Enemy Density", "Enemies per floor cell of a room", soft=(0.0, 0.1)),
-    "loot_chance": number((0.0, 1.0), "Loot Chance", "Chance that a room holds loot"),
-    # caves
-    "fill": number(
-        (0.0, 1.0), "Fill", "Fraction of cells that start as wall (0.40 to 0.55 makes caves)", soft=(0.0, 0.99)
-    ),
-    "steps": integer((0, 32), "Steps", "Smoothing steps of the cave automaton (4 to 6 is usual)"),
-    "connect": choice(
-        (
-            ("tunnels", "Tunnels", "Join every region with the shortest tunnels"),
-            ("largest", "Largest", "Keep only the largest region"),
-        ),
-        "Connect",
-        "How the cave's separate regions become one",
-    ),
-    "min_region": integer((0, 16_777_216), "Min Region", "Regions with fewer cells are filled in", soft=(0, 1000)),
-    # mazes
-    "algorithm": choice(
-        (
-            ("dfs", "Backtracker", "Recursive backtracker: long winding passages, few dead ends"),
-            ("prim", "Prim", "Randomized Prim: many short dead ends"),
-            ("kruskal", "Kruskal", "Randomized Kruskal (union-find)"),
-            ("wilson", "Wilson", "Wilson's algorithm: a uniform spanning tree"),
-        ),
-        "Algorithm",
-        "Maze algorithm",
-    ),
-    "loops": integer(
-        (0, 16_777_216), "Loops", "Walls removed after the perfect maze: exactly this many cycles", soft=(0, 1000)
-    ),
-    "rooms": integer((0, 256), "Rooms", "Open rooms cut into the maze", soft=(0, 32)),
-    # random walk
-    "floor_fraction": number((0.01, 0.95), "Floor Fraction", "Dig until this fraction of the cells is floor"),
-    "walkers": integer((1, 256), "Walkers", "Walkers digging at once", soft=(1, 32)),
-    "bias": number(
-        (0.0, 1.0),
-        "Step Bias",
-        "Chance that a step keeps the walker's direction (0: a pure drunkard's walk; below 1)",
-        soft=(0.0, 0.99),
-    ),
-    # Wave Function Collapse
-    "sample": text(
-        1024,
-        "Sample",
-        "WFC (sample): a sample grid (.txt of digits) or image (.png), relative to the recipe, or a preset "
-        "sample name (rooms, dots, hills ...)",
-    ),
-    "n": integer((2, 3), "Pattern Size", "Side N of the N x N patterns taken from the sample"),
-    "symmetry": integer((1, 8), "Symmetry", "Rotations and mirrors of each sample pattern used (1: as drawn, 8: all)"),
-    "periodic": flag("Periodic", "The output wraps round: its east edge meets its west, its south its north"),
-    "periodic_input": flag("Periodic Sample", "Patterns wrap round the sample's edges"),
-    "ground": flag("Ground", "Pin the sample's bottom row of patterns to the output's bottom row"),
-    "attempts": integer(
-        (1, 1000),
-        "Attempts",
-        "Restarts (each from its own seeded stream) before a contradiction is reported",
-        soft=(1, 50),
-    ),
-    "backtrack_limit": integer(
-        (0, 1_000_000), "Backtrack Limit", "Backtracks per attempt before it restarts", soft=(0, 10_000)
-    ),
-    "connected": flag(
-        "Connected",
-        "Every walkable cell in one 4-connected region of the level (no path across its edges, also when "
-        "periodic); off: the walkable cells may form several regions, the spawn and exit in the largest",
-    ),
-    "classes": custom(
-        lambda value, name: check_classes(value, name=name),
-        "Classes",
-        'Sample value -> level class ("wall", "floor", "corridor", "door"); default: the most common '
-        "value on the sample's border is wall, every other value floor",
-    ),
-    "connect_points": custom(
-        lambda value, name: check_connect_points(value, name=name),
-        "Connect Points",
-        "Cells [x, y] (x the column, y the row, row 0 north) that must be walkable and linked to each other "
-        "(needs connected)",
-    ),
-    "fixed": custom(
-        lambda value, name: check_fixed(value, name=name),
-        "Fixed Cells",
-        "Painted cells [x, y, tile] (x the column, y the row, row 0 north) the level must show: WFC tiles: a base "
-        "tile (any of its turns) or a variant name ('bend 1'); WFC sample: a sample value (12 or #rrggbb)",
-    ),
-    "counts": custom(
-        lambda value, name: check_counts(value, name=name),
-        "Counts",
-        "How many cells may show a tile (WFC tiles: a base tile name, its turned variants counting) or a sample "
-        "value (WFC sample: 12 or #rrggbb): a table {name = [min, max]}; max -1 or left out: no bound",
-    ),
+#: Keys of older recipes that :func:`from_dict` still reads, and what they become.
+OLD_KEYS = {
+    "tileset": "read as `autotile` when it names an auto-tile set (`blob`, `wang16`), else as `wfc_tileset`",
 }
 
 
-@dataclass(frozen=True)
-class LevelSpec:
-    """``[[level]]``: one grid level (every field optional; ranges in :data:`LIMITS`).
+def check_spec(spec, *, prefix="level.", base=None):
+    """Refuse impossible settings of ``spec`` before any work, the message naming ``<prefix><setting>``.
 
-    ``width`` x ``height`` cells of ``cell_size`` metres (a maze: maze cells), walls
-    ``wall_height`` metres, the south-west corner at ``origin``.  The generator's own
-    keys are listed in :data:`GENERATOR_KEYS`; the others are ignored by it.  The WFC generators
-    (:data:`WFC_GENERATORS`) read ``tileset`` (a WFC tileset) or ``sample`` as files or preset names
-    (see :mod:`core.levels._wfc`); ``classes`` is a sorted tuple of ``(value, class)`` text pairs
-    (:func:`check_classes`), written to recipes as a list of pairs; ``connect_points`` a tuple of
-    ``(x, y)`` (:func:`check_connect_points`) and ``counts`` a sorted tuple of ``(name, min, max)``
-    with ``max`` -1 for no bound (:func:`check_counts`), written as lists.
-
-    >>> LevelSpec(generator="cave").generator
-    'cave'
+    A WFC spec's ``wfc_tileset`` or ``sample`` is found (relative paths against ``base``, or the current
+    directory), read and checked; its wave must fit in memory.
     """
-
-    name: str = "Level"
-    generator: str = "bsp"
-    width: int = 64
-    height: int = 64
-    cell_size: float = 2.0
-    wall_height: float = 3.0
-    ceiling: bool = False
-    origin: tuple = (0.0, 0.0, 0.0)
-    seed: int = 0
-    tileset: str = "blob"
-    min_leaf: int = 8
-    max_leaf: int = 20
-    room_min: int = 4
-    room_max: int = 12
-    padding: int = 1
-    corridor_width: int = 1
-    loop_fraction: float = 0.1
-    enemy_density: float = 0.02
-    loot_chance: float = 0.3
-    fill: float = 0.45
-    steps: int = 5
-    connect: str = "tunnels"
-    min_region: int = 12
-    algorithm: str = "dfs"
-    loops: int = 0
-    rooms: int = 0
-    floor_fraction: float = 0.4
-    walkers: int = 1
-    bias: float = 0.0
-    sample: str = ""
-    n: int = 3
-    symmetry: int = 8
-    periodic: bool = False
-    periodic_input: bool = True
-    ground: bool = False
-    attempts: int = 10
-    backtrack_limit: int = 1000
-    connected: bool = False
-    classes: tuple = ()
-    connect_points: tuple = ()
-    fixed: tuple = ()
-    counts: tuple = ()
+    if spec.generator in WFC_GENERATORS:
+        _wfc.check_wfc(spec, base=base, prefix=prefix)
+        return
+    _, check = GENERATOR_FUNCTIONS[spec.generator]
+    try:
+        check(spec.width, spec.height, **generator_settings(spec))
+    except ParameterError as err:
+        text = str(err)
+        raise ParameterError(text if text.startswith(prefix) else f"{prefix}{text}") from None
 
 
-assert (
-    set(COMMON_KEYS).union(*GENERATOR_KEYS.values()) == {f.name for f in dataclasses.fields(LevelSpec)} == set(LIMITS)
-)
+def from_dict(data, *, prefix="level.", base=None):
+    """A validated :class:`~.spec.LevelSpec` from a dict: unknown keys and keys of another
+    generator refused, impossible settings refused before any work.
 
+    ``base`` (the recipe's folder) turns a relative ``wfc_tileset`` / ``sample`` file path into an
+    absolute one, so the spec names the same file wherever it is used later (a preset name stays).
 
-def _owners(key):
-    return [g for g in GENERATORS if key in GENERATOR_KEYS[g]]
-
-
-def check_generator_keys(data, spec, *, prefix="level."):
-    """Refuse keys of ``data`` that belong to another generator than ``spec.generator``, naming them.
-
+    >>> from_dict({"generator": "maze", "algorithm": "wilson"}).algorithm
+    'wilson'
     >>> try:
-    ...     check_generator_keys({"fill": 0.5}, LevelSpec(generator="maze"))
+    ...     from_dict({"generator": "maze", "fill": 0.5})
     ... except ParameterError as err:
     ...     print(err)
     level.fill is a setting of the cave, rooms_caves generators, not of generator 'maze'
     """
-    allowed = set(COMMON_KEYS) | set(GENERATOR_KEYS[spec.generator])
-    for key in data:
-        if key not in allowed:
-            owners = ", ".join(_owners(key))
-            raise ParameterError(
-                f"{prefix}{key} is a setting of the {owners} generator{'s' if ',' in owners else ''}, "
-                f"not of generator {spec.generator!r}"
-            )
+    data = _split_tileset(data, prefix=prefix)
+    _check_unknown_keys(data, prefix)
+    spec = from_table(LevelSpec, LIMITS, data, prefix=prefix)
+    check_generator_keys(data, spec, prefix=prefix)
+    check_spec(spec, prefix=prefix, base=base)
+    if base is not None and spec.generator in WFC_GENERATORS:
+        spec = dataclasses.replace(spec, **_wfc_files.absolute_paths(spec, base))
+    return spec
+
+
+def _check_unknown_keys(data, prefix):
+    """Refuse keys that no generator has, naming them with the closest key and the keys of this
+    level's generator (not every generator's: a ``bsp`` level's typo lists the ``bsp`` settings).
+    A bad table or generator is left to ``from_table``, which names it."""
+    if not isinstance(data, dict):
+        return
+    generator = data.get("generator", LevelSpec.generator)
+    if not isinstance(generator, str) or generator not in GENERATOR_KEYS:
+        check_value(generator, LIMITS["generator"], name=f"{prefix}generator")  # names the generators
+        return
+    known = {f.name for f in dataclasses.fields(LevelSpec)}
+    unknown = [key for key in data if key not in known]
+    if not unknown:
+        return
+    own = list(COMMON_KEYS) + list(GENERATOR_KEYS[generator])
+    names = ", ".join(
+        f"{prefix}{short(key, 40) if not isinstance(key, str) or len(key) > 40 else key}" for key in unknown[:8]
+    )
+    more = f" and {len(unknown) - 8} more" if len(unknown) > 8 else ""
+    hints = [f"{short(key, 40)} -> {close!r}" for key in unknown[:8] for close in [closest(key, own)] if close]
+    raise ParameterError(
+        f"{names}{more} {'is not a setting' if len(unknown) == 1 else 'are not settings'} of generator "
+        f"{generator!r}"
+        + (f" (did you mean {', '.join(hints)}?)" if hints else "")
+        + f"; its settings: {', '.join(own)}"
+    )
+
+
+def _split_tileset(data, *, prefix):
+    """``data`` with the old key ``tileset`` as ``autotile`` (an auto-tile set) or ``wfc_tileset`` (anything
+    else); refused when the new key is given too, or when a WFC tileset is named for a grid generator.
+
+    >>> _split_tileset({"generator": "wfc_tiled", "tileset": "pipes"}, prefix="level.")
+    {'generator': 'wfc_tiled', 'wfc_tileset': 'pipes'}
+    >>> _split_tileset({"tileset": "wang16"}, prefix="level.")
+    {'autotile': 'wang16'}
+    """
+    if not isinstance(data, dict) or "tileset" not in data:
+        return data
+    value = data["tileset"]
+    new = "autotile" if isinstance(value, str) and value in AUTOTILE_SETS else "wfc_tileset"
+    if new in data:
+        raise ParameterError(
+            f"{prefix}tileset is the old name of {prefix}autotile (the Tiled map's auto-tiles) and "
+            f"{prefix}wfc_tileset (the WFC tileset); give only {prefix}{new}"
+        )
+    generator = data.get("generator", LevelSpec.generator)
+    if new == "wfc_tileset" and new not in GENERATOR_KEYS.get(generator, (new,)):
+        raise ParameterError(
+            f"{prefix}tileset must be one of {', '.join(map(repr, AUTOTILE_SETS))} (the Tiled map's auto-tiles, "
+            f"now {prefix}autotile) for generator {short(generator)}, got {short(value)}; a WFC tileset is "
+            f"{prefix}wfc_tileset, a setting of the wfc_tiled, wfc generators"
+        )
+    return {(new if k == "tileset" else k): v for k, v in data.items()}
 
 
 def to_dict(spec):
@@ -368,18 +202,3 @@ def to_dict(spec):
     table = to_table(spec)
     keep = set(COMMON_KEYS) | set(GENERATOR_KEYS[spec.generator])
     return {k: v for k, v in table.items() if k in keep}
-
-
-def autotile_set(spec):
-    """The auto-tile set of ``spec``'s Tiled map: its ``tileset`` when that is one ("blob", "wang16"),
-    else "blob" (a WFC level whose ``tileset`` names its WFC tileset).
-
-    >>> autotile_set(LevelSpec(tileset="wang16")), autotile_set(LevelSpec(generator="wfc_tiled", tileset="dungeon"))
-    ('wang16', 'blob')
-    """
-    return spec.tileset if spec.tileset in AUTOTILE_SETS else "blob"
-
-
-def generator_settings(spec):
-    """``{key: value}`` of the generator's own keyword settings (what the generator function takes)."""
-    return {k: getattr(spec, k) for k in GENERATOR_KEYS[spec.generator]}

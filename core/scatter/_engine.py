@@ -27,7 +27,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import _quaternion as quat
-from .._checks import ParameterError, check_bool, check_float, make_rng
+from .._checks import check_bool, check_float, make_rng
+from ..errors import ParameterError
 from ..heightmap import slope_degrees
 from ..placement import unity_rotation
 from ..unity import unity_position

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import exact
+
 _SETTLED = 1e-12  # Newton's method stops below this mismatch (relative to the radius)
 _NEWTON_STEPS = 12
 
@@ -161,7 +163,7 @@ def _newton_pair(xi, yi, ri, xj, yj, rj, px, py, grow):
         rows = []
         for cx, cy, rk in ((xi[idx], yi[idx], ri[idx]), (xj[idx], yj[idx], rj[idx])):
             vx, vy = x - cx, y - cy
-            d = np.hypot(vx, vy)
+            d = exact.hypot(vx, vy)
             grown = r > rk
             with np.errstate(invalid="ignore", divide="ignore"):
                 rows.append((d - np.where(grown, r, rk), vx / d - grown * rx, vy / d - grown * ry))
@@ -173,7 +175,7 @@ def _newton_pair(xi, yi, ri, xj, yj, rj, px, py, grow):
         err[idx] = np.fmax(np.abs(f0), np.abs(f1)) / scale[idx]
         bad = ~(np.isfinite(dx) & np.isfinite(dy))
         # a step longer than the radius has left the crossing's neighbourhood: clamp it
-        cap = scale[idx] / np.fmax(np.hypot(dx, dy), scale[idx])
+        cap = scale[idx] / np.fmax(exact.hypot(dx, dy), scale[idx])
         px[idx] = np.where(bad, x, x - dx * cap)
         py[idx] = np.where(bad, y, y - dy * cap)
         idx = idx[~bad & (err[idx] > _SETTLED)]
@@ -183,7 +185,7 @@ def _newton_pair(xi, yi, ri, xj, yj, rj, px, py, grow):
 def _residual_pair(xi, yi, ri, xj, yj, rj, px, py, grow):
     r = grow(px, py)
     e = np.fmax(
-        np.abs(np.hypot(px - xi, py - yi) - np.fmax(ri, r)), np.abs(np.hypot(px - xj, py - yj) - np.fmax(rj, r))
+        np.abs(exact.hypot(px - xi, py - yi) - np.fmax(ri, r)), np.abs(exact.hypot(px - xj, py - yj) - np.fmax(rj, r))
     )
     return e / np.fmax(ri, rj)
 

@@ -15,8 +15,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import biomes
-from .._checks import ParameterError, check_bool, check_float, make_rng
+from .._checks import check_bool, check_float, make_rng
 from ..erosion import flow_accumulation
+from ..errors import ParameterError
 from ..heightmap import slope_degrees
 from ..noise import fbm, fbm_at
 from ..spec import did_you_mean

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._checks import ParameterError, check_array, check_float, check_int, make_rng
+from .._checks import check_array, check_float, check_int, make_rng
+from ..errors import ParameterError
 from . import _poisson
 
 #: Sample spacing (metres, or the domain's units).

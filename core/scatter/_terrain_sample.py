@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._checks import ParameterError, check_array, check_float
+from .._checks import check_array, check_float
+from ..errors import ParameterError
 from ..heightmap import gradient
 from ..mesh import quad_split
 

@@ -18,6 +18,7 @@ import math
 
 import numpy as np
 
+from .. import exact
 from .._checks import check_float, check_int, make_rng
 from ..mesh import IndexedMesh, index_dtype, vertex_normals
 
@@ -118,7 +119,9 @@ def rock_mesh(*, seed=0, radius=0.5, detail=2, roughness=0.35):
     for octave in range(4):
         k = rng.normal(size=(6, 3)) * (1.6 * 2.0**octave)
         phase = rng.uniform(0, 2 * np.pi, 6)
-        d += (0.5**octave) * np.sin(unit @ k.T + phase).sum(axis=1) / 6
+        # the dot products written out (``unit @ k.T`` is BLAS, whose kernels differ between CPUs)
+        waves = unit[:, 0, None] * k[:, 0] + unit[:, 1, None] * k[:, 1] + unit[:, 2, None] * k[:, 2]
+        d += (0.5**octave) * exact.sin(waves + phase).sum(axis=1) / 6
     shape = rng.uniform(0.75, 1.1, 3) * np.array([1.0, 1.0, rng.uniform(0.55, 0.8)])
     v = unit * (1.0 + roughness * d)[:, None] * shape * radius
     floor = v[:, 2].min() + 0.25 * (v[:, 2].max() - v[:, 2].min())
@@ -144,7 +147,8 @@ def grass_mesh(*, seed=0, height=0.5, cards=3, width=0.35):
     angles = np.pi * (np.arange(cards) / cards + rng.uniform(-0.08, 0.08, cards))
     heights = height * rng.uniform(0.75, 1.15, cards)
     lean = rng.uniform(-0.15, 0.15, (cards, 2)) * heights[:, None]
-    along = np.column_stack([np.cos(angles), np.sin(angles), np.zeros(cards)])
+    sin, cos = exact.sincos(angles)
+    along = np.column_stack([cos, sin, np.zeros(cards)])
     u = np.array([0.0, 1.0, 0.5 + 1 / 6, 0.5 - 1 / 6])  # bottom left, bottom right, top right, top left
     up = np.array([0.0, 0.0, 1.0, 1.0])
     corners = (u - 0.5)[None, :, None] * width * along[:, None, :]

@@ -43,15 +43,16 @@ recipe, the sidebar and a direct call accept the same values.
 from __future__ import annotations
 
 import json
+import math
 import re
-import tomllib
 from dataclasses import dataclass
 
 from .._toml import toml_table
 from ..biomes import PER_M2
 from ..errors import ParameterError, short
+from ..files import parse_toml
 from ..spec import custom, did_you_mean, flag, from_table, integer, number, object_name, span, to_table
-from ..trees.spec import species_names, species_spec
+from ..trees import species_names, species_spec
 from ._engine import ALIGN, SCALE, SINK, TILT
 from ._rules import DEPOSITS, FLOW, HEIGHT, KEEP_AWAY, PATCH_SCALE, PATCHINESS, SLOPE, check_biomes
 from ._sampling import RADIUS, RADIUS_RATIO
@@ -240,10 +241,7 @@ def dumps_layer(spec):
 
 def loads_layer(text, *, source="scatter layer"):
     """Inverse of :func:`dumps_layer`."""
-    try:
-        return from_dict(tomllib.loads(text), prefix=f"{source}: ")
-    except tomllib.TOMLDecodeError as err:
-        raise ParameterError(f"{source}: not valid TOML: {err}") from None
+    return from_dict(parse_toml(text, source=source), prefix=f"{source}: ")
 
 
 def check_prop_count(layers, *, size):
@@ -260,7 +258,7 @@ def check_prop_count(layers, *, size):
     for spec in layers:
         estimate = 0.7 * size * size / (spec.radius * spec.radius)
         if estimate > MAX_PROPS:
-            lowest = (0.7 * size * size / MAX_PROPS) ** 0.5
+            lowest = math.sqrt(0.7 * size * size / MAX_PROPS)
             raise ParameterError(
                 f"scatter layer {spec.name!r}: radius {spec.radius:g} m would place about "
                 f"{estimate:,.0f} props on a {size:g} m terrain, more than {MAX_PROPS:,}; "

@@ -25,6 +25,7 @@ import numpy as np
 
 from .. import biomes as core_biomes
 from .. import erosion as core_erosion
+from .. import splat as core_splat
 from ..erosion.spec import droplet_count
 from ..errors import ParameterError
 from ..steps import drive
@@ -292,7 +293,7 @@ def terrain_layers_steps(
         Its ``erosion`` (``[terrain.erosion]``), ``sea_level``, ``height`` and ``offset`` are read.
     biomes_spec : core.biomes.BiomesSpec or None
         ``[biomes]``; None or not ``enabled``: no biome map.
-    splats : sequence of core.biomes.SplatSpec
+    splats : sequence of core.splat.SplatSpec
         ``[[splat]]``, layer 0 the ground; empty: no texture layers.
     seed : int
         The world's seed; erosion, moisture and the splat noise each draw their own stream of it.
@@ -400,7 +401,7 @@ def terrain_layers_steps(
         done += LAYER_STEPS["biomes"]
         yield done, total, "biomes"
     if splats:
-        weights = core_biomes.splat_weights(
+        weights = core_splat.splat_weights(
             splats,
             heights=metres,
             cell_size=cell,
@@ -414,7 +415,7 @@ def terrain_layers_steps(
         )
         side = alphamap_side(heights.values.shape[0])
         out["weights"] = weights
-        out["splats"] = tuple(core_biomes.pack_splats(texel_weights(weights, side=side)))
+        out["splats"] = tuple(core_splat.pack_splats(texel_weights(weights, side=side)))
         done += LAYER_STEPS["splats"]
         yield done, total, "splats"
     return TerrainLayers(heights, **out)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .. import erosion as core_erosion
 from .. import heightmap, noise, palette
 from .._checks import check_float
-from ..erosion import ErosionSpec, erosion_from_dict, erosion_to_dict
+from ..erosion import ErosionSpec
 from ..erosion.spec import check_erosion as check_erosion_spec
 from ..errors import ParameterError, short
 from ..spec import choice, custom, flag, from_table, integer, number, to_table, vector
@@ -47,7 +48,7 @@ def check_erosion(value, name):
         return value
     if not isinstance(value, dict):
         raise ParameterError(f"{name} must be a table ([terrain.erosion]), got {short(value)}")
-    return erosion_from_dict(value, prefix=f"{name}.")
+    return core_erosion.from_dict(value, prefix=f"{name}.")
 
 
 def check_curve(value, name):
@@ -239,5 +240,5 @@ def to_dict(spec):
     table = to_table(spec)
     del table["erosion"]
     if spec.erosion != ErosionSpec():
-        table["erosion"] = erosion_to_dict(spec.erosion)
+        table["erosion"] = core_erosion.to_dict(spec.erosion)
     return table

@@ -16,8 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._checks import ParameterError
-from ..errors import short
+from ..errors import ParameterError, short
 from ._lsystem_expr import ExpressionError, check_name, compile_expression, evaluate_constant
 from .skeleton import Word
 

@@ -9,7 +9,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._checks import ParameterError, check_array, check_choice, check_float, check_int, make_rng
+from .._checks import check_array, check_choice, check_float, check_int, make_rng
+from ..errors import ParameterError
 from ..mesh import IndexedMesh, index_dtype
 from ._leaves import (
     PolygonPlan,

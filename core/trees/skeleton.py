@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._checks import ParameterError
+from ..errors import ParameterError
 
 __all__ = ["Word", "Skeleton", "LeafCards", "Polygon"]
 

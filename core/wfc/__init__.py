@@ -6,20 +6,23 @@ arc-consistent propagation, bounded backtracking, seeded restarts); the simple t
 X, I, L, T, \\, F and neighbour rules or edge sockets) and the overlapping model
 (:func:`overlapping`: N x N patterns of a sample grid or PNG) hand it their weights and
 compatibility tables; :func:`tiled3d` stacks a tileset with up/down sockets in 3-D.  Global
-constraints (:class:`Connected`, :class:`Counts`) plug into the solver.  Every model has a step
+constraints (:class:`Connected`, :class:`Counts`) plug into the solver; their settings as a recipe
+writes them are read by :func:`check_connect_points`, :func:`check_counts`, :func:`check_fixed`
+and, for a sample's values as level classes (:data:`CLASS_NAMES`), :func:`check_classes`.  Every model has a step
 generator (``*_steps``) for progress bars.  A failure raises :class:`Contradiction` naming the
 cell, the attempts and the constraint that could not hold.
 """
 
 from ._constraints import Connected, Counts
 from ._contract import Contradiction, Unsatisfied
+from ._keys import MAX_COUNT, MAX_POINTS, check_classes, check_connect_points, check_counts, check_fixed
 from ._overlapping import OverlappingResult, overlapping, overlapping_steps
 from ._patterns import extract_patterns, overlap_compatible, read_sample
 from ._png import read_png
-from ._solver import MAX_CELLS, SolveResult, solve, solve_steps
+from ._solver import MAX_CELLS, SolveResult, solve, solve_seconds, solve_steps
 from ._tiled import TiledResult, tiled, tiled_steps
 from ._tiled3d import Tiled3DResult, compatible3d, tiled3d, tiled3d_steps
-from ._tileset import SYMMETRIES, Tileset, load_tileset
+from ._tileset import CLASS_NAMES, SYMMETRIES, Tileset, load_tileset
 
 __all__ = [
     "Contradiction",
@@ -27,6 +30,7 @@ __all__ = [
     "solve",
     "solve_steps",
     "MAX_CELLS",
+    "solve_seconds",
     "SolveResult",
     "tiled",
     "tiled_steps",
@@ -47,4 +51,11 @@ __all__ = [
     "read_png",
     "Connected",
     "Counts",
+    "CLASS_NAMES",
+    "check_classes",
+    "check_connect_points",
+    "check_fixed",
+    "check_counts",
+    "MAX_POINTS",
+    "MAX_COUNT",
 ]

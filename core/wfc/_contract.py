@@ -1,4 +1,4 @@
-"""The solver's contract (issue 11): what every WFC model hands the one solver, and its failures."""
+"""The solver's contract: what every WFC model hands the one solver, and its failures."""
 
 from __future__ import annotations
 

@@ -15,6 +15,7 @@ import pathlib
 import numpy as np
 
 from ..errors import ParameterError, short
+from ..files import MAX_FILE_BYTES, read_checked
 from ._png import read_png
 
 __all__ = [
@@ -212,10 +213,7 @@ def read_sample(path):
     """
     path = pathlib.Path(path)
     name = f"sample {short(str(path))}"
-    try:
-        data = path.read_bytes()
-    except OSError as err:
-        raise ParameterError(f"{name} cannot be read: {err.strerror or err}") from None
+    data = read_checked(path, name="sample", limit=MAX_FILE_BYTES)
     if path.suffix.lower() != ".txt":
         return check_sample(read_png(data, name=name, max_side=MAX_SAMPLE_SIDE), name)
     try:

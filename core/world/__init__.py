@@ -8,16 +8,59 @@ dependencies allow, the same bytes).  :func:`seam_report` measures how well the 
 agree at the borders before they are blended.
 
 The executors that run the plan (serial, threads, Dask), the driver and the world JSON are in
-``_executors``, ``_driver`` and ``_world_json``.
+``_executors``, ``_driver`` and ``_world_json``; the ``[world]`` recipe section (:class:`WorldSpec`,
+its ``LIMITS``, ``from_dict``/``to_dict`` and the tiled world's checks) in :mod:`.spec`; the sections
+built once for the whole world (``[[trees]]``, ``[[level]]``: :func:`once_sections`) and their files'
+record in ``_once``.
 """
 
+from ._driver import WorldRun, WorldTaskFn, cache_folder, run_world
+from ._executors import MAX_WORKERS, Cancelled, SerialExecutor, ThreadExecutor, check_tasks, check_workers
 from ._grid import MIN_HALO_CELLS, WorldGrid, halo_cells, parse_tile_range, tile_base, world_grid
+from ._once import once_names, once_sections, verify_once, with_once, without_once
 from ._overview import OVERVIEW_SIDE, overview_name, overview_png
 from ._plan import Task, plan_world, run_task, tile_deps
 from ._stitch import seam_report
 from ._tile import tile_layers
+from ._world_json import (
+    file_record,
+    read_world_json,
+    recipe_digest,
+    verify_tiles,
+    verify_world_files,
+    with_records,
+    world_json,
+    world_json_path,
+    write_world_json,
+)
+from .spec import (
+    HALO,
+    LIMITS,
+    MAX_TILE_COUNT,
+    SEED,
+    TILE_RESOLUTIONS,
+    TILES,
+    WorldSpec,
+    check_tiles,
+    check_world,
+    from_dict,
+    tiles_fix_normalize,
+    to_dict,
+)
 
 __all__ = [
+    "WorldSpec",
+    "LIMITS",
+    "from_dict",
+    "to_dict",
+    "check_world",
+    "check_tiles",
+    "tiles_fix_normalize",
+    "SEED",
+    "TILES",
+    "MAX_TILE_COUNT",
+    "TILE_RESOLUTIONS",
+    "HALO",
     "WorldGrid",
     "world_grid",
     "tile_base",
@@ -33,22 +76,11 @@ __all__ = [
     "overview_png",
     "overview_name",
     "OVERVIEW_SIDE",
-]
-
-# ---- engineer X's modules (executors, driver, world JSON): shared block, X may append here ----
-from ._driver import WorldRun, WorldTaskFn, cache_folder, run_world
-from ._executors import MAX_WORKERS, Cancelled, SerialExecutor, ThreadExecutor, check_tasks, check_workers
-from ._world_json import (
-    file_record,
-    read_world_json,
-    recipe_digest,
-    verify_tiles,
-    world_json,
-    world_json_path,
-    write_world_json,
-)
-
-__all__ += [
+    "once_sections",
+    "without_once",
+    "once_names",
+    "verify_once",
+    "with_once",
     "SerialExecutor",
     "ThreadExecutor",
     "Cancelled",
@@ -59,6 +91,8 @@ __all__ += [
     "world_json_path",
     "read_world_json",
     "write_world_json",
+    "verify_world_files",
+    "with_records",
     "verify_tiles",
     "file_record",
     "recipe_digest",
@@ -67,4 +101,3 @@ __all__ += [
     "WorldTaskFn",
     "cache_folder",
 ]
-# ---- end of X's block ----

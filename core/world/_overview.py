@@ -17,6 +17,7 @@ import os
 import numpy as np
 
 from ..errors import ParameterError
+from ..files import read_checked
 from ..preview import png_bytes, sample_image, shaded_relief, splat_colours, srgb_bytes
 from ..unity import read_raw16, unity_heights
 from ..unity_package import heightmap_side, unity_image
@@ -36,13 +37,11 @@ def overview_name(name):
 
 
 def _read(path, limit):
-    """A tile file's bytes, refused when it is not a regular file of at most ``limit`` bytes."""
-    if os.path.islink(path) or not os.path.isfile(path):
-        raise ParameterError(f"tile file {os.path.basename(path)!r} is missing or not a regular file")
-    if os.path.getsize(path) > limit:
-        raise ParameterError(f"tile file {os.path.basename(path)!r} is larger than a tile's ({limit:,} bytes)")
-    with open(path, "rb") as f:
-        return f.read()
+    """A tile file's bytes (``core.files.read_checked``: a regular file of at most ``limit`` bytes, checked
+    before it is read), refused when it is a link (the world run writes none)."""
+    if os.path.islink(path):
+        raise ParameterError(f"tile file {os.path.basename(path)!r} is a link, not a regular file")
+    return read_checked(path, name="tile file", limit=limit, shown=os.path.basename(path))
 
 
 def _step(grid, max_side):

@@ -25,7 +25,8 @@ from ._base import base_heights, tile_heights, tile_spec
 from ._grid import tile_base
 from ._scatter import border_points, detail_maps, placement_content, reach, scatter_tile
 from ._stitch import blend_windows
-from ._window import load_window, needs_windows, recipe_digest, wants_flow, window_path
+from ._window import load_window, needs_windows, wants_flow, window_path
+from ._world_json import recipe_digest
 
 __all__ = ["run_tile", "tile_layers", "border_path", "load_border"]
 
@@ -106,7 +107,7 @@ def tile_layers(recipe, grid, x, z, *, cache_dir=None, window_paths=None):
             del metres, inner
             given["eroded"] = acc.pop("eroded")[1:-1, 1:-1].astype(np.float32)
             given["deposited"] = acc.pop("deposited")[1:-1, 1:-1].astype(np.float32)
-            area = grid.cell_size**2  # the blend of the windows' ledgers: what the tile shows moved
+            area = grid.cell_size * grid.cell_size  # the blend of the windows' ledgers: what the tile shows moved
             given["ledger"] = {
                 "eroded": float(given["eroded"].sum(dtype=np.float64) * area),
                 "deposited": float(given["deposited"].sum(dtype=np.float64) * area),

@@ -10,7 +10,6 @@ digest so a stale file is never read.
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 import os
@@ -19,22 +18,17 @@ import numpy as np
 
 from .. import biomes as core_biomes
 from .. import erosion as core_erosion
-from .. import recipe as core_recipe
 from ..scatter import LayerSpec
 from ..terrain import TerrainHeights, erosion_steps
 from ..unity import write_bytes_atomic
 from ._base import base_heights, tile_spec
+from ._world_json import recipe_digest
 
-__all__ = ["window_path", "run_window", "load_window", "recipe_digest", "task_seed", "wants_flow", "needs_windows"]
+__all__ = ["window_path", "run_window", "load_window", "task_seed", "wants_flow", "needs_windows"]
 
 #: Tags mixed into the world seed with the tile index: one random stream per job.
 TAG_EROSION = 0x45524F44  # "EROD"
 TAG_SCATTER = 0x53434154  # "SCAT"
-
-
-def recipe_digest(recipe):
-    """SHA-256 (hex) of the recipe's TOML text: what every cached file of a world is checked against."""
-    return hashlib.sha256(core_recipe.dumps(recipe).encode()).hexdigest()
 
 
 def task_seed(seed, x, z, tag):

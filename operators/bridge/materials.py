@@ -313,9 +313,9 @@ def _layer_colour_node(nodes, links, layer, uv, *, size, index):
 def splat_material(name, packed, layers, *, size, images=None):
     """The terrain material that blends ``layers`` by the weights in ``packed``.
 
-    ``packed``: core's packed splats (``core.biomes.pack_splats``), a list of
+    ``packed``: core's packed splats (``core.splat.pack_splats``), a list of
     (h, w, 4) uint8 images, layer ``i`` in channel ``i % 4`` of image ``i //
-    4`` (R, G, B, A); ``layers``: the :class:`core.biomes.SplatSpec` of each
+    4`` (R, G, B, A); ``layers``: the :class:`core.splat.SplatSpec` of each
     layer (``name``, ``color`` linear RGB, ``texture`` a file or "",
     ``tile_size`` metres); ``size``: the terrain's side in metres; ``images``:
     the images of ``packed`` made already (:func:`staged_splat_image`, one

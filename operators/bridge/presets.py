@@ -13,7 +13,7 @@ import re
 import bpy
 
 from ...core import recipe as core_recipe
-from ...core.errors import short
+from ...core.errors import RecipeError, short
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILTIN_DIR = os.path.join(_ROOT, "presets", "terrain")
@@ -64,7 +64,7 @@ def find(name):
         if display_name(path) == name or os.path.basename(path) == file_name(name):
             return path
     known = ", ".join(display_name(p) for p in builtin_presets() + user_presets())
-    raise core_recipe.RecipeError(f"preset {short(name)} not found; known presets: {known}")
+    raise RecipeError(f"preset {short(name)} not found; known presets: {known}")
 
 
 def load(name):
@@ -75,9 +75,7 @@ def load(name):
 def check_name(name):
     """A preset name: 1 to 48 letters, digits, spaces, '-' or '_' (so its file stays in the presets folder)."""
     if not isinstance(name, str) or not name.strip() or not _NAME_OK.match(name.strip()):
-        raise core_recipe.RecipeError(
-            f"preset name must be 1 to 48 letters, digits, spaces, '-' or '_', got {short(name)}"
-        )
+        raise RecipeError(f"preset name must be 1 to 48 letters, digits, spaces, '-' or '_', got {short(name)}")
     return name.strip()
 
 
@@ -86,7 +84,7 @@ def save(name, recipe):
     name = check_name(name)
     builtin = {os.path.basename(p) for p in builtin_presets()}
     if file_name(name) in builtin:
-        raise core_recipe.RecipeError(f"preset name {short(name)} is taken by a built-in preset; choose another name")
+        raise RecipeError(f"preset name {short(name)} is taken by a built-in preset; choose another name")
     text = core_recipe.dumps(core_recipe.Recipe(terrain=recipe.terrain))
     path = os.path.join(user_dir(create=True), file_name(name))
     tmp = path + ".tmp"
@@ -100,5 +98,5 @@ def remove(name):
     """Delete the user preset ``name`` (built-in presets cannot be removed)."""
     path = os.path.join(user_dir(), file_name(check_name(name)))
     if not os.path.isfile(path):
-        raise core_recipe.RecipeError(f"user preset {short(name)} not found (built-in presets cannot be removed)")
+        raise RecipeError(f"user preset {short(name)} not found (built-in presets cannot be removed)")
     os.remove(path)

@@ -5,7 +5,7 @@ materials, so the terrain draws its ground texture (the texture layers blended
 by their weights, or the palette colours: :func:`.terrain_export.ground_materials`,
 the very texture the exported files carry) with Workbench's texture colours,
 and everything else its material's viewport colour (trees, rocks, level floors,
-walls and ceilings: :mod:`.materials`, :mod:`.level_pieces`).  A terrain with a
+walls and ceilings: :mod:`.materials`, :mod:`.levels`).  A terrain with a
 sea gets a water plane at the sea level, the sky a colour, the light soft
 shadows, and the camera an oblique view fitted to the terrain's own shape, so
 the ground fills the frame and the props in front read.  A world of levels only
@@ -33,10 +33,15 @@ import bpy
 import numpy as np
 from mathutils import Vector
 
+from ...core import exact
 from ...core import palette as core_palette
 from ...core import unity as core_unity
-from .query import PROP_KEY, is_level, is_scatter, is_tree
+from .levels import is_level
+from .query import PROP_KEY
+from .scatter import is_scatter
+from .terrain import stored_recipe
 from .terrain_export import ground_materials, terrain_lods
+from .trees import is_tree
 
 #: Workbench anti-aliasing for previews: FXAA, one pass (Blender's default, 8 samples, is 4x slower).
 PREVIEW_AA = "FXAA"
@@ -246,7 +251,13 @@ def _world_points(obj, most=4096):
     me.attributes["position"].data.foreach_get("vector", co)
     co = co.reshape(-1, 3)[:: max(1, n // most)].astype(np.float64)
     m = np.array(obj.matrix_world)
-    return co @ m[:3, :3].T + m[:3, 3]
+    return np.stack([_dot(co, m[i, :3]) + m[i, 3] for i in range(3)], axis=1)
+
+
+def _dot(w, v):
+    """``w @ v`` of (N, 3) points and a 3-vector, added left to right (``@`` is BLAS, whose kernel
+    and so the last bits depend on the CPU; the camera's place reaches the picture)."""
+    return w[:, 0] * v[0] + w[:, 1] * v[1] + w[:, 2] * v[2]
 
 
 def _box_points(objects):
@@ -258,22 +269,22 @@ def _box_points(objects):
 def _aim(cam, points, *, elevation, bearing, aspect, margin=1.04):
     """Point ``cam`` along the compass ``bearing`` (degrees clockwise from +Y, north), ``elevation``
     degrees down, and move it back until every one of ``points`` ((N, 3) world) is in the frame."""
-    el, az = math.radians(elevation), math.radians(bearing)
-    forward = np.array([math.sin(az) * math.cos(el), math.cos(az) * math.cos(el), -math.sin(el)])
+    (sin_el, sin_az), (cos_el, cos_az) = exact.sincos([math.radians(elevation), math.radians(bearing)])
+    forward = np.array([sin_az * cos_el, cos_az * cos_el, -sin_el])  # core.exact: the same bits on any CPU
     right = np.cross(forward, [0.0, 0.0, 1.0])
-    right /= np.linalg.norm(right)
+    right /= math.sqrt(float(_dot(right[None], right)[0]))
     up = np.cross(right, forward)
     lo, hi = points.min(axis=0), points.max(axis=0)
     centre = (lo + hi) / 2
     w = points - centre
-    x, y, depth = w @ right, w @ up, w @ forward
+    x, y, depth = _dot(w, right), _dot(w, up), _dot(w, forward)
     sensor = cam.data.sensor_width
     tan_x = sensor / (2 * cam.data.lens) * (1.0 if aspect >= 1 else aspect)
     tan_y = tan_x / aspect
     # re-centre sideways and up-down on the points' extent in the picture plane, then back off
     centre = centre + right * (x.max() + x.min()) / 2 + up * (y.max() + y.min()) / 2
     w = points - centre
-    x, y, depth = w @ right, w @ up, w @ forward
+    x, y, depth = _dot(w, right), _dot(w, up), _dot(w, forward)
     for _ in range(3):  # perspective: nearer points spread more; settle the distance and centre
         d = max(float(np.max(np.abs(x) / tan_x - depth)), float(np.max(np.abs(y) / tan_y - depth)), 1e-3) * margin
         px, py = x / (depth + d), y / (depth + d)
@@ -283,7 +294,7 @@ def _aim(cam, points, *, elevation, bearing, aspect, margin=1.04):
             break
         centre = centre + right * shift_x * d + up * shift_y * d
         w = points - centre
-        x, y, depth = w @ right, w @ up, w @ forward
+        x, y, depth = _dot(w, right), _dot(w, up), _dot(w, forward)
     location = centre - forward * d
     cam.location = Vector(location.tolist())
     cam.rotation_euler = Vector(forward.tolist()).to_track_quat("-Z", "Y").to_euler()
@@ -408,8 +419,6 @@ def _water(scene, root, shown):
     obj.matrix_world = shown.matrix_world
     mat = bpy.data.materials.new("Worldseed Preview Water")
     try:
-        from .terrain import stored_recipe
-
         palette = stored_recipe(root).terrain.palette
     except Exception:  # a terrain without a stored recipe: the temperate sea
         palette = "temperate"
@@ -452,7 +461,7 @@ def render_preview(scene, root, path, *, size=PREVIEW_SIZE):
             obj.hide_render = flag
 
 
-#: The level ceilings' material (``level_pieces.MATERIAL_NAMES[2]``), drawn see-through in the preview.
+#: The level ceilings' material (``levels.MATERIAL_NAMES[2]``), drawn see-through in the preview.
 CEILING = "Worldseed Level Ceiling"
 
 

@@ -30,7 +30,8 @@ from ...core import mesh as core_mesh
 from ...core import preview as core_preview
 from .materials import LAYER_COLOURS_KEY, ground_colours, is_terrain_material
 from .mesh import mesh_topology
-from .query import KIND_KEY, TERRAIN_KIND
+from .query import KIND_KEY
+from .terrain import TERRAIN_KIND
 
 __all__ = [
     "terrain_lods",

@@ -1,4 +1,4 @@
-"""The terrain's layers in Blender: erosion, water flow, biomes and texture layers (issue 12).
+"""The terrain's layers in Blender: erosion, water flow, biomes and texture layers.
 
 ``core.terrain.terrain_layers_steps`` does the work (numpy only, yielding
 progress); this module runs it for the terrain build -- on a worker thread,

@@ -16,7 +16,6 @@ complete.  A failure (a full disk, a file-size limit, a kill) leaves every
 earlier file as it was.
 """
 
-import importlib
 import json
 import os
 import sys
@@ -29,27 +28,26 @@ from ...core import recipe as core_recipe
 from ...core import terrain as core_terrain
 from ...core import unity as core_unity
 from ...core.errors import ParameterError
-from . import export, placements, render, terrain_export
-from . import level as bridge_level
+from . import export, placements, render, sections, terrain_export
+from . import levels as bridge_levels
 from . import scatter as bridge_scatter
 from . import terrain as bridge_terrain
 from . import terrain_layers as bridge_layers
 from .export import ExportError
-from .level_files import (
-    LEVEL_RECORD_FORMAT,
+from .levels import (
     check_level_transforms,
     earlier_level_files,
+    is_level,
     level_file_names,
     level_kits_as_objects,
     level_stems,
 )
 from .outputs import LOCK_FILE, LOCK_WAIT, Staging, is_stale_temporary, output_folder, writing
-from .query import is_level, is_terrain
+from .terrain import is_terrain
 
 __all__ = [
     "World",
     "build_world",
-    "builder",
     "write_exports",
     "export_paths",
     "output_folder",
@@ -59,7 +57,6 @@ __all__ = [
     "level_stems",
     "level_file_names",
     "earlier_level_files",
-    "LEVEL_RECORD_FORMAT",
     "level_kits_as_objects",
     "check_level_transforms",
     "LOCK_FILE",
@@ -67,6 +64,7 @@ __all__ = [
     "PREVIEW_SIDE",
     "RELIEF_FILE",
     "RENDER_FILE",
+    "SECTION_STEPS",
 ]
 
 #: Pixels per side of the relief map for maps smaller than this.
@@ -78,35 +76,56 @@ RENDER_FILE = "preview.png"
 @dataclass
 class World:
     """What :func:`build_world` made: the top-level objects to export, in build order, and what later
-    sections need of earlier ones (the terrain root and its heights, for the scatter)."""
+    sections need of earlier ones (the terrain root and its heights, for the scatter).
+
+    ``ground``: ``(centre_x, centre_y, half_y)`` in Blender metres of the ground the sections stand
+    on when it is not the single terrain centred at the origin (a tiled world's tiles): the trees
+    stand in front of its -Y edge."""
 
     roots: list = field(default_factory=list)
     terrain: object = None
     heights: dict = field(default_factory=dict)
     scatters: list = field(default_factory=list)
     layers: dict = field(default_factory=dict)
+    ground: tuple = None
 
 
-def builder(key):
-    """The function that builds section ``key``: ``build_section`` of the bridge file of that name."""
-    return importlib.import_module(f"{__package__}.{key}").build_section
+#: Steps each built section counts for in a world build's progress (one line, rising from 0 to 100 %).
+SECTION_STEPS = 1000
 
 
-def build_world(recipe, *, scene, progress=None):
+def _present(recipe, section):
+    """Whether ``recipe`` asks section ``section`` for something to build."""
+    value = getattr(recipe, section.key)
+    return bool(value) if section.many else getattr(value, "enabled", True)
+
+
+def build_world(recipe, *, scene, progress=None, keys=None, world=None):
     """Build every section of ``recipe`` into ``scene`` in the order of ``core.recipe.SECTIONS``.
 
-    Each buildable section ``key`` is built by ``operators/bridge/<key>.py``'s
-    ``build_section(recipe, world, scene=..., progress=...)``, which adds what
-    it made to the :class:`World`.  A :class:`~core.errors.ParameterError`
-    while building says which section (and entry: ``trees[1]``) it is about.
+    Each buildable section is built by its adapter (:mod:`.sections`, the family's
+    ``build_section``), which adds what it made to the :class:`World`.  A
+    :class:`~core.errors.ParameterError` while building says which section (and entry:
+    ``trees[1]``) it is about.  ``progress(done, total, stage)`` rises once across the sections
+    (each of those the recipe fills has an equal share), labelled by each section's stages.
+    ``keys``: build only these sections (a tiled world's sections built once); ``world``: the
+    :class:`World` to build into (default: a new one).
     """
-    world = World()
-    for section in core_recipe.SECTIONS:
-        if section.build:
-            try:
-                builder(section.key)(recipe, world, scene=scene, progress=progress)
-            except ParameterError as err:
-                raise ParameterError(f"{_where(recipe, section, err)}: {err}") from None
+    world = World() if world is None else world
+    built = [s for s in core_recipe.SECTIONS if s.build and _present(recipe, s) and (keys is None or s.key in keys)]
+    total = SECTION_STEPS * len(built)
+    for k, section in enumerate(built):
+        share = None
+        if progress is not None:
+            share = lambda d, t, stage, k=k: progress(  # noqa: E731
+                k * SECTION_STEPS + min(SECTION_STEPS, int(SECTION_STEPS * d / max(t, 1))), total, stage
+            )
+        try:
+            sections.adapter(section.key).build(recipe, world, scene=scene, progress=share)
+        except ParameterError as err:
+            raise ParameterError(f"{_where(recipe, section, err)}: {err}") from None
+    if progress is not None and total:
+        progress(total, total, "done")
     return world
 
 
@@ -144,7 +163,7 @@ def export_paths(
     levels=(),
     package=(),
 ):
-    """Every file :func:`write_exports` may write for ``spec`` (an :class:`core.recipe.ExportSpec`)
+    """Every file :func:`write_exports` may write for ``spec`` (an :class:`core.export.ExportSpec`)
     into ``folder`` with base name ``name`` (FBX/GLB per object are named after the objects); ``levels``
     are the file stems of the levels (their names), or ``(stem, tileset)`` pairs, or ``(stem, tileset,
     wfc)`` triples (``wfc``: the level is a WFC level, see :func:`level_file_names`); ``package``: the
@@ -249,7 +268,7 @@ def write_exports(
 ):
     """Write ``objects`` (with their children) as the files ``spec`` asks for; returns the paths written.
 
-    ``spec`` is an :class:`core.recipe.ExportSpec`: FBX / glTF binary (one
+    ``spec`` is an :class:`core.export.ExportSpec`: FBX / glTF binary (one
     file ``<name>.fbx``, or one per top-level object), the placement file of
     the scatters among the objects (``<name>_placements.json``), for the
     terrains among them the relief map and the Unity RAW heightmap
@@ -266,8 +285,11 @@ def write_exports(
     its lock, see :func:`output_folder`) and replace earlier files only when
     every one is complete.  With ``stage`` (a :class:`Staging` the caller
     holds, to add files of its own) they are written there and the staged
-    paths returned, for the caller's ``stage.commit``.  ``progress(done, total, stage)`` hears of each
-    file as it is begun (the exports' steps too: :func:`.export.export_steps`) and of the render's end.
+    paths returned, for the caller's ``stage.commit``.  ``progress(done, total, stage)`` rises once across
+    the parts (the FBX/glTF files, the relief map, each terrain's heightmap and package, the render; each
+    an equal share of :data:`SECTION_STEPS`), labelled by each file as it is begun (the exports' steps
+    too: :func:`.export.export_steps`) and by the render's end; a headless run shows it after the
+    build, on the same rising line (``addon.batch``).
     """
     if stage is None:
         with output_folder(folder) as own:
@@ -289,12 +311,25 @@ def write_exports(
     objects = list(objects)
     terrains = _terrains(objects)
 
-    def tell(done, total, what):
-        if progress is not None:
-            progress(done, total, what)
-
     written = []
     formats = tuple(f for f in ("fbx", "glb") if getattr(spec, f))
+    parts = (
+        ["formats"] * bool(formats)
+        + ["relief"] * bool(spec.preview and terrains)
+        + [f"heightmap {i}" for i in range(len(terrains)) if spec.heightmap_raw]
+        + ["render"] * bool(spec.render and objects)
+    )
+
+    def share(part):
+        """The progress of ``part`` (its own ``done`` of ``total``) on the rising line of all parts."""
+        k, steps = parts.index(part), SECTION_STEPS * len(parts)
+
+        def tell(done, total, what):
+            if progress is not None:
+                progress(k * SECTION_STEPS + min(SECTION_STEPS, SECTION_STEPS * done // max(total, 1)), steps, what)
+
+        return tell
+
     levels = [o for o in objects if is_level(o)]
     check_level_transforms(levels)
     if formats:
@@ -304,10 +339,10 @@ def write_exports(
                 os.path.join(folder, f"{name}.fbx"),
                 formats=formats,
                 per_object=spec.per_object,
-                progress=progress,
+                progress=share("formats"),
             )
     for root, stem in zip(levels, level_stems(levels)):
-        for file_name, data in bridge_level.level_files(root, stem).items():
+        for file_name, data in bridge_levels.level_files(root, stem).items():
             path = os.path.join(folder, file_name)
             if path in written:
                 raise ExportError(f"level {root.name!r} would overwrite {file_name}; rename the level")
@@ -326,13 +361,13 @@ def write_exports(
         terrain_spec = recipe.terrain
         known = _heights_of(root, heights) if spec.preview and i == 0 or spec.heightmap_raw else None
         if spec.preview and i == 0:
-            tell(0, 1, f"writing {relief_file}")
+            share("relief")(0, 1, f"writing {relief_file}")
             path = os.path.join(folder, relief_file)
             with writing(path):
                 written.append(_relief(known, terrain_spec, path, colours=terrain_export.layer_colours(root)))
         if spec.heightmap_raw:
             stem = name if len(terrains) == 1 else f"{name}_{i}"
-            tell(0, 1, f"writing {stem}_heightmap.raw and the terrain package")
+            share(f"heightmap {i}")(0, 1, f"writing {stem}_heightmap.raw and the terrain package")
             written += write_unity_heightmap(
                 known,
                 terrain_spec,
@@ -359,12 +394,12 @@ def write_exports(
                         core_unity.write_bytes_atomic(path, data)
                     written.append(path)
     if spec.render and objects:
-        tell(0, 1, f"rendering {render_file}")
+        share("render")(0, 1, f"rendering {render_file}")
         scene = scene or bpy.context.scene
         path = os.path.join(folder, render_file)
         try:
             written.append(render.render_world(scene, terrains[:1] or objects, path))
-            tell(1, 1, f"rendered {render_file}")
+            share("render")(1, 1, f"rendered {render_file}")
         except render.RenderError as err:  # a machine without OpenGL still gets every other file
             print(f"worldseed: warning: {err}", file=sys.stderr)
     return written

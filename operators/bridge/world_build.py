@@ -1,4 +1,4 @@
-"""Tiled worlds in Blender (issue 13): Build Tiles -- the world run, then its tiles into the scene.
+"""Tiled worlds in Blender: Build Tiles -- the world run, then its tiles into the scene.
 
 :func:`build_steps` is Build Tiles: ``core.world.run_world`` on a worker thread (:func:`run_steps`,
 holding the world folder's lock; Esc cancels it and :func:`run_stopping` / :func:`wait_for_runs`

@@ -1,4 +1,4 @@
-"""Terrains with layers in real Blender (issue 12): erosion, biomes and texture layers from a recipe, the
+"""Terrains with layers in real Blender: erosion, biomes and texture layers from a recipe, the
 splat material, the Unity terrain package headless and from the sidebar, Esc mid-erosion, bad settings."""
 
 import json
@@ -13,11 +13,12 @@ import bpy
 import numpy as np
 import pytest
 
-from worldseed.core import biomes as core_biomes
+from worldseed.core import export as core_export
 from worldseed.core import recipe as core_recipe
+from worldseed.core import splat as core_splat
 from worldseed.core import terrain as core_terrain
 from worldseed.core import unity_package as core_package
-from worldseed.operators.bridge import materials, query, world
+from worldseed.operators.bridge import materials, sections, world
 from worldseed.operators.bridge import terrain as bridge_terrain
 from worldseed.operators.common import ModalBuild
 
@@ -166,7 +167,7 @@ def test_a_recipe_with_erosion_biomes_and_texture_layers_builds(empty_scene, exp
     mat = _lod0(root).data.materials[0]
     assert mat.name.startswith(materials.SPLAT_MATERIAL) and materials.is_terrain_material(mat)
     side = core_package.alphamap_side(recipe.terrain.resolution)
-    packed = core_biomes.pack_splats(core_package.texel_weights(expected_layers.weights, side=side))
+    packed = core_splat.pack_splats(core_package.texel_weights(expected_layers.weights, side=side))
     images = [n.image for n in mat.node_tree.nodes if n.type == "TEX_IMAGE"]
     assert len(images) == len(packed) == 2
     for image, pixels in zip(images, packed):
@@ -241,7 +242,7 @@ def test_export_for_unity_writes_the_package_too(empty_scene, tmp_path):
     built = world.build_world(recipe, scene=empty_scene)
     headless = tmp_path / "headless"
     headless.mkdir()
-    spec = core_recipe.ExportSpec(fbx=False, heightmap_raw=True, preview=False)
+    spec = core_export.ExportSpec(fbx=False, heightmap_raw=True, preview=False)
     world.write_exports([built.terrain], str(headless), "world", spec, heights=built.heights, layers=built.layers)
     (tmp_path / "ui").mkdir()
     result = bpy.ops.worldseed.export_unity(
@@ -260,7 +261,7 @@ def test_export_for_unity_works_out_layers_not_kept_with_progress(empty_scene, t
 
     recipe = _recipe()
     built = world.build_world(recipe, scene=empty_scene)
-    spec = core_recipe.ExportSpec(fbx=False, heightmap_raw=True, preview=False)
+    spec = core_export.ExportSpec(fbx=False, heightmap_raw=True, preview=False)
     (tmp_path / "kept").mkdir()
     kept = str(tmp_path / "kept")
     world.write_exports([built.terrain], kept, "world", spec, heights=built.heights, layers=built.layers)
@@ -440,14 +441,37 @@ def test_a_texture_layer_naming_an_unknown_biome_is_one_clear_report(empty_scene
 
 def test_the_sidebar_builds_what_the_recipe_builds(empty_scene):
     """Erosion, biomes and texture layers set in the sidebar make the recipe's terrain."""
-    from worldseed.operators import terrain as terrain_ops
 
     recipe = _recipe()
     settings = _settings()
-    terrain_ops.apply_recipe_to_props(settings, recipe)
+    sections.adapter("terrain").load(settings, recipe)
     assert settings.erosion_enabled and settings.biomes_enabled and len(settings.splats) == 5
-    again = terrain_ops.settings_recipe(bpy.context.scene)
+    again = sections.adapter("terrain").scene_recipe(bpy.context.scene)
     assert again.terrain == recipe.terrain and again.biomes == recipe.biomes and again.splat == recipe.splat
     assert bpy.ops.worldseed.terrain_add(from_settings=True) == {"FINISHED"}
-    root = query.terrain_root(bpy.context.active_object)
+    root = bridge_terrain.terrain_root(bpy.context.active_object)
     assert _lod0(root).data.materials[0].name.startswith(materials.SPLAT_MATERIAL)
+
+
+def test_a_long_erosion_is_announced_before_it_starts(empty_scene, capsys, monkeypatch):
+    # a new-user trial: erosion at the allowed maximum on a 4 km terrain ran for minutes without a word
+    most = RECIPE.replace("resolution = 65", "resolution = 4097").replace("size = 128.0", "size = 4096.0")
+    most = most.replace("droplets_per_km2 = 600000.0", "droplets_per_km2 = 894069.0")
+    note = bridge_terrain.erosion_note(core_recipe.loads(most))
+    assert note == (
+        "erosion of 14,999,989 droplets of up to 100 steps and 50 thermal passes on 4,097 x 4,097 vertices: "
+        "about 13 min of CPU (an estimate; Esc in the sidebar, Ctrl-C headless stops it)"
+    )
+    assert bridge_terrain.erosion_note(core_recipe.loads(RECIPE)) is None  # a second or so: nothing to say
+    # a world build (headless) prints it on stderr before the erosion's first step
+    monkeypatch.setattr(bridge_terrain, "NOTE_SECONDS", 0.0)
+    seen = []
+
+    def progress(done, total, label):
+        if label == "erosion" and not seen:
+            seen.append(capsys.readouterr().err)
+
+    world.build_world(core_recipe.loads(RECIPE.replace("seed = 9", "seed = 12")), scene=empty_scene, progress=progress)
+    assert seen and seen[0].startswith(
+        "worldseed: erosion of 9,830 droplets of up to 50 steps and 50 thermal passes on 65 x 65"
+    )

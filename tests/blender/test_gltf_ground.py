@@ -1,4 +1,4 @@
-"""Props stand on the ground Blender and the glTF file draw, not only on the FBX's (issue 9).
+"""Props stand on the ground Blender and the glTF file draw, not only on the FBX's.
 
 Blender cuts every quad along corner 0 -- corner 2 (its viewport and ``mesh.loop_triangles``,
 which the glTF exporter writes), while the scatter places props on the cut ``core.mesh.quad_split``

@@ -1,4 +1,4 @@
-"""Levels headless (issue 10): ``[[level]]`` tables in a recipe, every level file written, the same bytes
+"""Levels headless: ``[[level]]`` tables in a recipe, every level file written, the same bytes
 from two processes, and the FBX read back by a third-party reader (ufbx) where Unity will see it.
 
 Each run is ``worldseed_run.py`` in its own process, as a user would run it.
@@ -14,7 +14,7 @@ import sys
 import numpy as np
 import pytest
 
-from worldseed.operators.bridge.level_pieces import MATERIAL_COLOURS, MATERIAL_NAMES
+from worldseed.operators.bridge.levels import MATERIAL_COLOURS, MATERIAL_NAMES
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RUN = os.path.join(ROOT, "worldseed_run.py")
@@ -43,7 +43,7 @@ generator = "walk"
 width = 24
 height = 24
 cell_size = 1.5
-tileset = "wang16"
+autotile = "wang16"
 origin = [-50.0, 0.0, 0.0]
 seed = 9
 
@@ -206,7 +206,7 @@ def test_no_material_slot_is_empty_and_the_fbx_has_the_glbs_materials(two_runs):
 def _tiny_recipe(levels):
     head = '[world]\nname = "W"\nseed = 1\n[terrain]\nenabled = false\n[export]\nfbx = false\npreview = false\n'
     return head + "".join(
-        f'[[level]]\nname = "{n}"\ngenerator = "walk"\nwidth = 12\nheight = 10\ntileset = "{t}"\n' for n, t in levels
+        f'[[level]]\nname = "{n}"\ngenerator = "walk"\nwidth = 12\nheight = 10\nautotile = "{t}"\n' for n, t in levels
     )
 
 
@@ -241,10 +241,10 @@ def test_a_rerun_removes_the_level_files_an_earlier_run_wrote_and_it_does_not(tm
 
 
 def test_the_level_record_format_is_the_one_earlier_files_are_recognised_by(two_runs):
-    from worldseed.operators.bridge import world
+    from worldseed.core import levels as core_levels
 
     record = json.loads((two_runs[0] / "Crypt_level.json").read_text())
-    assert record["format"] == world.LEVEL_RECORD_FORMAT
+    assert core_levels.is_level_record(record) and record["format"] == "worldseed.level"
 
 
 class _Clock:
@@ -263,7 +263,7 @@ class _Tty(io.StringIO):
 
 
 def _search_calls():
-    """``(seconds, done, total, stage)`` as a long WFC search reports them (the trial's run, issue 11's
+    """``(seconds, done, total, stage)`` as a long WFC search reports them (the trial's run, the
     finding 9): attempt 1 climbs to 67%, then slides between 66% and 79% for 3 s, 1,000 calls a second;
     attempts 2 to 6 count from the start again; the last reaches the end."""
     calls, t, total = [], 0.0, 480
@@ -315,7 +315,8 @@ def test_a_headless_wfc_level_prints_a_calm_progress(tmp_path):
     recipe = tmp_path / "wfc.toml"
     recipe.write_text(
         '[world]\nname = "T"\n[terrain]\nenabled = false\n'
-        '[[level]]\nname = "Dung"\ngenerator = "wfc_tiled"\ntileset = "dungeon"\nwidth = 48\nheight = 40\nseed = 2\n'
+        '[[level]]\nname = "Dung"\ngenerator = "wfc_tiled"\nwfc_tileset = "dungeon"\n'
+        "width = 48\nheight = 40\nseed = 2\n"
     )
     done = _run(str(recipe), str(tmp_path / "out"))
     assert done.returncode == 0, done.stderr
@@ -324,9 +325,11 @@ def test_a_headless_wfc_level_prints_a_calm_progress(tmp_path):
     assert 2 <= len(shown) <= 14, lines  # a line a tenth at most, the stage changes
     for (stage, p), (next_stage, q) in zip(shown, shown[1:]):
         assert stage != next_stage or q > p, lines
-    build = [entry for entry in shown if not entry[0].startswith(("writing ", "wrote ", "render"))]
-    assert build[-1] == ("levels", 100)
-    assert shown[-1] == ("wrote world.fbx", 100)  # then the files, on the same progress line
+    files = [k for k, (stage, _) in enumerate(shown) if stage.startswith(("writing ", "wrote ", "render"))]
+    assert files == list(range(len(shown) - 1 - len(files), len(shown) - 1)), lines  # the build, the files, done
+    percents = [p for _, p in shown]
+    assert percents == sorted(percents), lines  # one rising line across the build and the files
+    assert shown[-1] == ("done", 100)
 
 
 def test_levels_are_made_in_the_recipe_order_then_built_in_name_order(tmp_path):
@@ -336,11 +339,17 @@ def test_levels_are_made_in_the_recipe_order_then_built_in_name_order(tmp_path):
     text = "".join(
         f'[[level]]\nname = "{name}"\ngenerator = "{generator}"\nwidth = 20\nheight = 16\n'
         for name, generator in (("Zeta", "cave"), ("Alpha", "wfc_tiled"), ("Mid", "maze"))
-    ).replace('generator = "wfc_tiled"', 'generator = "wfc_tiled"\ntileset = "pipes"')
+    ).replace('generator = "wfc_tiled"', 'generator = "wfc_tiled"\nwfc_tileset = "pipes"')
     seen = []
     batch.build_world(core_recipe.loads(text), str(tmp_path / "out"), progress=lambda d, t, s: seen.append((d, t, s)))
     made = [s.split()[1] for d, t, s in seen if s.startswith("level ") and ":" not in s]
     built = [s.split()[2] for d, t, s in seen if s.startswith("building level ")]
     assert made == ["Zeta", "Alpha", "Mid"] and built == ["Alpha", "Mid", "Zeta"]
-    fractions = [d / t for d, t, s in seen if s.startswith(("level ", "building level ", "levels"))]
-    assert fractions == sorted(fractions) and fractions[-1] == 1.0
+    fractions = [d / t for d, t, s in seen]
+    assert fractions == sorted(fractions)  # one rising progress: the levels, then the files
+    assert seen[-1] == (seen[-1][1], seen[-1][1], "done")
+    last_level = max(k for k, (d, t, s) in enumerate(seen) if s.startswith(("level ", "building level ", "levels")))
+    assert seen[last_level][2] == "levels" and 0.0 < fractions[last_level] < 1.0  # the build's end, then the files
+    assert [s for d, t, s in seen[last_level + 1 : -1]] and all(
+        s.startswith(("writing ", "wrote ")) for d, t, s in seen[last_level + 1 : -1]
+    )

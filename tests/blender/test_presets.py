@@ -3,7 +3,7 @@
 import bpy
 import pytest
 
-from worldseed.core import recipe as core_recipe
+from worldseed.core.errors import RecipeError
 from worldseed.operators.bridge import curve, presets
 
 
@@ -90,12 +90,12 @@ def test_remove_never_deletes_a_file_outside_the_user_presets(empty_scene, tmp_p
     }[shape]
     with pytest.raises(RuntimeError, match="preset name must be"):
         bpy.ops.worldseed.terrain_preset_remove(preset=name)
-    with pytest.raises(core_recipe.RecipeError, match="preset name must be"):
+    with pytest.raises(RecipeError, match="preset name must be"):
         presets.remove(name)
     assert victim.read_text() == "[terrain]\noctaves = 3\n" and elsewhere.exists()
 
 
 def test_preset_errors_cut_long_names(empty_scene, user_presets):
-    with pytest.raises(core_recipe.RecipeError) as err:
+    with pytest.raises(RecipeError) as err:
         presets.remove("x" * 100_000)
     assert len(str(err.value)) < 300 and "100,002 characters" in str(err.value)

@@ -106,7 +106,7 @@ def test_render_preview_shows_one_lod_of_each_grown_tree(empty_scene, tmp_path):
     render ignores: the preview shows one LOD of each (the last), not every LOD on top of each other."""
     from worldseed.core import recipe as core_recipe
     from worldseed.operators.bridge import world
-    from worldseed.operators.bridge.query import is_tree
+    from worldseed.operators.bridge.trees import is_tree
 
     recipe = core_recipe.loads(
         '[world]\nname = "Hill"\nseed = 3\n[terrain]\nresolution = 33\nsize = 64.0\nheight = 10.0\n'
@@ -189,7 +189,7 @@ def test_a_world_of_levels_renders_its_levels(empty_scene, tmp_path):
     """Issue 21: a recipe with only levels failed with "no tree LOD0 meshes"; its levels render, floors
     and walls in colours apart (the ceiling see-through, put back afterwards)."""
     from worldseed.core import recipe as core_recipe
-    from worldseed.operators.bridge import level_pieces, world
+    from worldseed.operators.bridge import levels, world
 
     text = (
         '[world]\nname = "L"\nseed = 1\n[terrain]\nenabled = false\n'
@@ -198,7 +198,7 @@ def test_a_world_of_levels_renders_its_levels(empty_scene, tmp_path):
         "origin = [90.0, 0.0, 0.0]\n"
     )
     made = world.build_world(core_recipe.loads(text, source="test recipe"), scene=empty_scene)
-    ceiling = bpy.data.materials[level_pieces.MATERIAL_NAMES[2]]
+    ceiling = bpy.data.materials[levels.MATERIAL_NAMES[2]]
     colour = tuple(ceiling.diffuse_color)
     path = tmp_path / "levels.png"
     try:

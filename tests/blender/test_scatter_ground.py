@@ -1,4 +1,4 @@
-"""Scattered props stand on the ground Unity draws: the FBX terrain's triangles, read back with ufbx (issue 9).
+"""Scattered props stand on the ground Unity draws: the FBX terrain's triangles, read back with ufbx.
 
 A world is built from a recipe (``operators.bridge.world.build_world``) with a rock layer that
 does not sink (``sink = 0``), exported with ``operators.bridge.export.export_unity``, and read

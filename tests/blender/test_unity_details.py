@@ -1,4 +1,4 @@
-"""Unity detail layers (grass) in the terrain package, in real Blender (issue 12): a scatter layer with
+"""Unity detail layers (grass) in the terrain package, in real Blender: a scatter layer with
 ``unity_detail > 0`` is written as ``<name>_detail<k>.raw`` with core's counts, listed in
 ``<name>_terrain.json`` with its resolution, headless and from Export for Unity alike."""
 

@@ -1,4 +1,4 @@
-"""The asymmetric mark, FBX side (issue 12): a bump near one corner of a terrain lands in the same corner
+"""The asymmetric mark, FBX side: a bump near one corner of a terrain lands in the same corner
 of Unity's world in the exported FBX mesh (read back with the third-party reader ufbx) and in the RAW
 heightmap placed where its JSON says; core's tests follow the same mark through the RAW, the splat PNGs
 and the placement file (tests/core/test_unity_package*.py)."""

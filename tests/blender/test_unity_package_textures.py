@@ -10,9 +10,10 @@ import sys
 import bpy
 import numpy as np
 
+from worldseed.core import export as core_export
 from worldseed.core import recipe as core_recipe
 from worldseed.core.preview import png_bytes
-from worldseed.operators.bridge import world
+from worldseed.operators.bridge import sections, world
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RUN = os.path.join(ROOT, "worldseed_run.py")
@@ -107,7 +108,6 @@ def test_headless_refuses_textures_outside_the_folder_or_not_images(tmp_path):
 def test_the_sidebar_texture_reaches_export_for_unity_as_a_copy(empty_scene, tmp_path):
     """An absolute path picked in the sidebar's file browser (and a .blend-relative one) is accepted,
     and the export copies the image."""
-    from worldseed.operators import terrain as terrain_ops
 
     folder = _folder(tmp_path)
     bpy.ops.wm.save_as_mainfile(filepath=str(folder / "scene.blend"))
@@ -118,13 +118,13 @@ def test_the_sidebar_texture_reaches_export_for_unity_as_a_copy(empty_scene, tmp
     bpy.ops.worldseed.splat_layer_add()
     settings.splats[0].texture = str(folder / "textures" / "grass.png")
     settings.splats[1].texture = "//textures/rock.jpg"
-    recipe = terrain_ops.settings_recipe(bpy.context.scene)
+    recipe = sections.adapter("terrain").scene_recipe(bpy.context.scene)
     assert recipe.splat[0].texture == str(folder / "textures" / "grass.png")
     assert recipe.splat[1].texture == str(folder / "textures" / "rock.jpg")
     built = world.build_world(recipe, scene=bpy.context.scene)
     out = tmp_path / "export"
     out.mkdir()
-    spec = core_recipe.ExportSpec(fbx=False, heightmap_raw=True, preview=False)
+    spec = core_export.ExportSpec(fbx=False, heightmap_raw=True, preview=False)
     world.write_exports([built.terrain], str(out), "world", spec, heights=built.heights, layers=built.layers)
     assert (out / "world_texture0.png").read_bytes() == PNG and (out / "world_texture1.jpg").read_bytes() == JPEG
     layers = json.loads((out / "world_terrain.json").read_text())["layers"]
@@ -141,7 +141,7 @@ def test_the_sidebar_texture_reaches_export_for_unity_as_a_copy(empty_scene, tmp
 
 
 def test_a_sidebar_deposits_rule_without_erosion_is_one_clear_report(empty_scene):
-    """(Issue 12's deposits rule, checked here with the sidebar's texture layers.) Erosion off and a
+    """(The deposits rule, checked here with the sidebar's texture layers.) Erosion off and a
     texture layer following deposits: one report naming the layer and the key, nothing built."""
     settings = bpy.context.scene.worldseed.terrain
     settings.resolution = 17

@@ -223,34 +223,34 @@ def test_every_land_biome_covers_at_least_one_percent_of_a_typical_map(seed, flo
 
 
 def test_biomes_spec_round_trips_and_refuses_bad_keys():
-    spec = biomes.biomes_from_dict({"enabled": True, "table": "mine.toml", "moisture_scale": 300.0})
+    spec = biomes.from_dict({"enabled": True, "table": "mine.toml", "moisture_scale": 300.0})
     assert spec.enabled and spec.table == "mine.toml" and spec.moisture_scale == 300.0
-    assert biomes.biomes_from_dict(biomes.biomes_to_dict(spec)) == spec
+    assert biomes.from_dict(biomes.to_dict(spec)) == spec
     with pytest.raises(ParameterError, match="'sea_weigth' -> 'sea_weight'"):
-        biomes.biomes_from_dict({"sea_weigth": 0.5})
+        biomes.from_dict({"sea_weigth": 0.5})
     with pytest.raises(ParameterError, match=r"biomes.flow_weight must be a finite number in \[0, 1\], got 3"):
-        biomes.biomes_from_dict({"flow_weight": 3})
+        biomes.from_dict({"flow_weight": 3})
     with pytest.raises(ParameterError, match="biomes.table"):
-        biomes.biomes_from_dict({"table": ""})
-    assert set(biomes.BIOMES_LIMITS) == {f for f in biomes.BiomesSpec.__dataclass_fields__}
+        biomes.from_dict({"table": ""})
+    assert set(biomes.LIMITS) == {f for f in biomes.BiomesSpec.__dataclass_fields__}
 
 
 def test_biomes_spec_reaches_and_flow_area_reach_the_moisture():
-    spec = biomes.biomes_from_dict({"sea_reach": 120.0, "flow_reach": 9.5, "flow_area": 1500.0})
+    spec = biomes.from_dict({"sea_reach": 120.0, "flow_reach": 9.5, "flow_area": 1500.0})
     assert (spec.sea_reach, spec.flow_reach, spec.flow_area) == (120.0, 9.5, 1500.0)
-    assert biomes.biomes_from_dict(biomes.biomes_to_dict(spec)) == spec
+    assert biomes.from_dict(biomes.to_dict(spec)) == spec
     kw = biomes.moisture_kwargs(spec)
     assert kw["sea_reach"] == 120.0 and kw["flow_reach"] == 9.5 and kw["flow_area"] == 1500.0
-    old = biomes.biomes_from_dict({"enabled": True, "sea_weight": 0.4, "flow_weight": 0.2})  # older recipes
+    old = biomes.from_dict({"enabled": True, "sea_weight": 0.4, "flow_weight": 0.2})  # older recipes
     assert (old.sea_reach, old.flow_reach, old.flow_area) == (64.0, 16.0, 20000.0)
     with pytest.raises(ParameterError, match=r"biomes.sea_reach must be a finite number in \[0.01, 100000\], got 0"):
-        biomes.biomes_from_dict({"sea_reach": 0})
+        biomes.from_dict({"sea_reach": 0})
     with pytest.raises(ParameterError, match=r"biomes.flow_reach must be a finite number in \[0.01, 100000\]"):
-        biomes.biomes_from_dict({"flow_reach": 1.0e6})
+        biomes.from_dict({"flow_reach": 1.0e6})
     with pytest.raises(ParameterError, match=r"biomes.flow_area must be a finite number"):
-        biomes.biomes_from_dict({"flow_area": -1.0})
+        biomes.from_dict({"flow_area": -1.0})
     with pytest.raises(ParameterError, match="'sea_rech' -> 'sea_reach'"):
-        biomes.biomes_from_dict({"sea_rech": 10.0})
+        biomes.from_dict({"sea_rech": 10.0})
 
 
 # --- preview ------------------------------------------------------------------------------------

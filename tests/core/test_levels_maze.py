@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from worldseed.core.errors import ParameterError
-from worldseed.core.levels import FLOOR, MAX_CELLS, WALL, Level, check_spec, from_dict, label_regions, maze
+from worldseed.core.levels import FLOOR, WALL, Level, check_spec, from_dict, label_regions, maze
+from worldseed.core.levels._level import MAX_CELLS
 from worldseed.core.levels._maze import ALGORITHMS, check_settings, maze_cells
 
 STEPS = {1: (0, -1), 2: (1, 0), 4: (0, 1), 8: (-1, 0)}  # open side -> (dx, dy) in maze cells

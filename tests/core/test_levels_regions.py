@@ -13,7 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from worldseed.core.errors import ParameterError
-from worldseed.core.levels import _regions, label_regions, walk_distances
+from worldseed.core.levels import _regions, label_regions
+from worldseed.core.levels._regions import walk_distances
 
 # --- plain references ----------------------------------------------------------------------------
 

@@ -1,4 +1,4 @@
-"""Terrain quads start where every reader cuts them the same way (issue 9).
+"""Terrain quads start where every reader cuts them the same way.
 
 Blender (viewport, ``loop_triangles``, so the glTF exporter) cuts a quad along corner 0 -- corner 2
 unless that cut folds it (then corner 1 -- corner 3); ufbx (and Unity's FBX importer, which ufbx

@@ -10,7 +10,7 @@ from core.preview import png_bytes
 
 def _erosion_spec_written():
     try:
-        erosion.erosion_from_dict({})
+        erosion.from_dict({})
     except NotImplementedError:
         return False
     return True
@@ -38,7 +38,7 @@ def test_erosion_sub_table_round_trips():
     r = recipe.loads(text)
     assert r.terrain.erosion.enabled and r.terrain.erosion.thermal
     table = terrain.to_dict(r.terrain)
-    assert list(table)[-1] == "erosion" and table["erosion"] == erosion.erosion_to_dict(r.terrain.erosion)
+    assert list(table)[-1] == "erosion" and table["erosion"] == erosion.to_dict(r.terrain.erosion)
     out = recipe.dumps(r)
     assert "\n[terrain.erosion]\nenabled = true\n" in out
     assert recipe.loads(out) == r

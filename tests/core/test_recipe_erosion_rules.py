@@ -2,7 +2,7 @@
 
 import pytest
 
-from core import recipe
+from core import recipe, splat
 from core.errors import RecipeError
 
 TERRAIN = "[terrain]\nresolution = 65\n"
@@ -36,13 +36,13 @@ def test_deposits_with_erosion_and_no_rule_without_it_are_accepted():
 
 
 def test_check_deposit_rules_is_public_for_the_sidebar():
-    from core import biomes, scatter
+    from core import scatter
 
     r = recipe.loads(TERRAIN)
     layer = scatter.LayerSpec(deposits=(0.5, 2.0))
     with pytest.raises(RecipeError, match=r"splat\[0\]\.deposits is 0\.5"):
-        recipe.check_deposit_rules(r.terrain, "splat", [biomes.SplatSpec(deposits=0.5)])
-    recipe.check_deposit_rules(r.terrain, "splat", [biomes.SplatSpec()])
+        recipe.check_deposit_rules(r.terrain, "splat", [splat.SplatSpec(deposits=0.5)])
+    recipe.check_deposit_rules(r.terrain, "splat", [splat.SplatSpec()])
     with pytest.raises(RecipeError, match=r"scatter layer\[0\]\.deposits"):
         recipe.check_deposit_rules(r.terrain, "scatter layer", [layer])
     recipe.check_deposit_rules(r.terrain, "scatter layer", [scatter.LayerSpec()])

@@ -1,4 +1,4 @@
-"""core.scatter: a sparse layer after a dense one stays fast and within a memory bound (issue 9).
+"""core.scatter: a sparse layer after a dense one stays fast and within a memory bound.
 
 A 5 m rock layer scattered after a 1.2 m grass layer used to cross every pair of overlapping
 (grass) disks, inflated to the rock's 5 m, and test every crossing against them: tens of

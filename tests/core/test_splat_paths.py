@@ -8,8 +8,7 @@ import os
 import numpy as np
 import pytest
 
-from core import biomes, recipe, terrain, unity_package
-from core.biomes import spec as biome_spec
+from core import recipe, splat, terrain, unity_package
 from core.errors import ParameterError, RecipeError
 from core.preview import png_bytes
 from core.steps import drive
@@ -81,21 +80,21 @@ def test_png_and_jpeg_inside_the_folder_are_kept_absolute(folder):
 
 
 def test_texture_format_reads_the_first_bytes(folder):
-    assert biome_spec.texture_format(folder / "textures" / "grass.png") == "png"
-    assert biome_spec.texture_format(folder / "textures" / "rock.jpg") == "jpg"
+    assert unity_package.texture_format(folder / "textures" / "grass.png") == "png"
+    assert unity_package.texture_format(folder / "textures" / "rock.jpg") == "jpg"
     (folder / "fake.png").write_bytes(b"GIF89a" + bytes(16))
     with pytest.raises(ParameterError, match=r"layer\.texture .*fake\.png' is not a PNG or JPEG image"):
-        biome_spec.texture_format(folder / "fake.png", name="layer.texture")
-    assert biome_spec.read_texture(folder / "textures" / "grass.png") == ("png", PNG)
+        unity_package.texture_format(folder / "fake.png", name="layer.texture")
+    assert unity_package.read_texture(folder / "textures" / "grass.png") == ("png", PNG)
 
 
 def test_the_package_copies_the_textures_and_names_the_copies(folder):
     grass = os.path.realpath(folder / "textures" / "grass.png")
     rock = os.path.realpath(folder / "textures" / "rock.jpg")
     splats = (
-        biomes.SplatSpec(name="Grass", texture=grass),
-        biomes.SplatSpec(name="Flat"),
-        biomes.SplatSpec(name="Rock", texture=rock, slope_range=(20.0, 90.0)),
+        splat.SplatSpec(name="Grass", texture=grass),
+        splat.SplatSpec(name="Flat"),
+        splat.SplatSpec(name="Rock", texture=rock, slope_range=(20.0, 90.0)),
     )
     spec = terrain.TerrainSpec(resolution=33, size=64.0, height=20.0)
     heights = terrain.terrain_heights(spec, seed=1)

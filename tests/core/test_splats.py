@@ -6,10 +6,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from worldseed.core import biomes
-from worldseed.core.biomes import SplatSpec
+from worldseed.core import biomes, splat
 from worldseed.core.errors import ParameterError
 from worldseed.core.preview import png_bytes
+from worldseed.core.splat import SplatSpec
 
 WHITTAKER = biomes.load_table("whittaker")
 
@@ -44,13 +44,13 @@ def _maps(h, cell=2.0):
 
 def test_weights_sum_to_one_lie_in_unit_range_and_are_deterministic():
     h = _hills()
-    w = biomes.splat_weights(LAYERS, heights=h, cell_size=2.0, seed=3, **_maps(h))
+    w = splat.splat_weights(LAYERS, heights=h, cell_size=2.0, seed=3, **_maps(h))
     assert w.shape == (len(LAYERS),) + h.shape and w.dtype == np.float32
     assert w.min() >= 0.0 and w.max() <= 1.0
     np.testing.assert_allclose(w.sum(axis=0), 1.0, atol=2e-6)
-    again = biomes.splat_weights(LAYERS, heights=h, cell_size=2.0, seed=3, **_maps(h))
+    again = splat.splat_weights(LAYERS, heights=h, cell_size=2.0, seed=3, **_maps(h))
     assert w.tobytes() == again.tobytes()
-    other = biomes.splat_weights(LAYERS, heights=h, cell_size=2.0, seed=4, **_maps(h))
+    other = splat.splat_weights(LAYERS, heights=h, cell_size=2.0, seed=4, **_maps(h))
     assert other[4].tobytes() != w[4].tobytes()  # the patch noise follows the seed
     for k in range(1, len(LAYERS)):
         assert w[k].max() > 0.2, LAYERS[k].name  # every rule claims some ground
@@ -59,18 +59,18 @@ def test_weights_sum_to_one_lie_in_unit_range_and_are_deterministic():
 def test_later_layers_paint_over_earlier_ones():
     h = _hills()
     full = [SplatSpec(name="A"), SplatSpec(name="B"), SplatSpec(name="C", strength=0.25)]
-    w = biomes.splat_weights(full, heights=h, cell_size=2.0)
+    w = splat.splat_weights(full, heights=h, cell_size=2.0)
     np.testing.assert_allclose(w[:, 5, 5], [0.0, 0.75, 0.25], atol=1e-7)
 
 
 def test_each_rule_follows_its_map():
     h = _hills()
     maps = _maps(h)
-    w = biomes.splat_weights(LAYERS, heights=h, cell_size=2.0, **maps)
-    sand = biomes.splat_weights(LAYERS[:2], heights=h, cell_size=2.0)[1]
+    w = splat.splat_weights(LAYERS, heights=h, cell_size=2.0, **maps)
+    sand = splat.splat_weights(LAYERS[:2], heights=h, cell_size=2.0)[1]
     assert (sand[h > 10.0 + 1e-3] == 0.0).all() and sand[h < 7.0].min() > 0.0  # sand below 10 m only
     assert (sand[h < 6.9] == 1.0).all()  # full 3 m inside its limit
-    slope = biomes.splat_weights(LAYERS[:3], heights=h, cell_size=2.0)[2]
+    slope = splat.splat_weights(LAYERS[:3], heights=h, cell_size=2.0)[2]
     from worldseed.core.heightmap import slope_degrees
 
     s = slope_degrees(h, cell_size=2.0)
@@ -87,10 +87,10 @@ def test_biome_layers_blend_smoothly_across_borders():
     maps = _maps(h)
     forest = WHITTAKER.index("forest")
     layers = [SplatSpec(name="Ground"), SplatSpec(name="Forest", biomes=(("forest", 1.0),), biome_fade=16.0)]
-    w = biomes.splat_weights(layers, heights=h, cell_size=2.0, biomes=maps["biomes"], table=WHITTAKER)[1]
+    w = splat.splat_weights(layers, heights=h, cell_size=2.0, biomes=maps["biomes"], table=WHITTAKER)[1]
     assert 0.0 < w.max() and (maps["biomes"] == forest).any()
     assert np.abs(np.diff(w, axis=1)).max() < 0.35  # no hard 0/1 step
-    hard = biomes.splat_weights(
+    hard = splat.splat_weights(
         [layers[0], SplatSpec(name="Forest", biomes=(("forest", 1.0),), biome_fade=0.0)],
         heights=h,
         cell_size=2.0,
@@ -103,20 +103,20 @@ def test_biome_layers_blend_smoothly_across_borders():
 def test_patch_noise_is_seamless_across_tiles():
     h = _hills(n=65)
     layer = [SplatSpec(name="Ground"), SplatSpec(name="Moss", patchiness=0.5, noise_scale=16.0)]
-    a = biomes.splat_weights(layer, heights=h[:, :40], cell_size=2.0, seed=9, offset=(100.0, -50.0))
-    b = biomes.splat_weights(layer, heights=h[:, 30:], cell_size=2.0, seed=9, offset=(160.0, -50.0))
+    a = splat.splat_weights(layer, heights=h[:, :40], cell_size=2.0, seed=9, offset=(100.0, -50.0))
+    b = splat.splat_weights(layer, heights=h[:, 30:], cell_size=2.0, seed=9, offset=(160.0, -50.0))
     assert a[:, :, 30:].tobytes() == b[:, :, :10].tobytes()
 
 
 def test_splat_weights_name_what_is_missing_or_wrong():
     h = _hills(n=9)
     with pytest.raises(ParameterError, match=r"layers\[1\] \('Forest'\) has a biome rule"):
-        biomes.splat_weights(
+        splat.splat_weights(
             [SplatSpec(), SplatSpec(name="Forest", biomes=(("forest", 1.0),))], heights=h, cell_size=1.0
         )
     with pytest.raises(ParameterError, match="did you mean 'forest'"):
         ids = np.zeros(h.shape, np.uint8)
-        biomes.splat_weights(
+        splat.splat_weights(
             [SplatSpec(), SplatSpec(name="F", biomes=(("forrest", 1.0),))],
             heights=h,
             cell_size=1.0,
@@ -124,11 +124,11 @@ def test_splat_weights_name_what_is_missing_or_wrong():
             table=WHITTAKER,
         )
     with pytest.raises(ParameterError, match="deposited is needed"):
-        biomes.splat_weights([SplatSpec(), SplatSpec(name="S", deposits=0.5)], heights=h, cell_size=1.0)
+        splat.splat_weights([SplatSpec(), SplatSpec(name="S", deposits=0.5)], heights=h, cell_size=1.0)
     with pytest.raises(ParameterError, match="flow is needed"):
-        biomes.splat_weights([SplatSpec(), SplatSpec(name="S", flow=-0.5)], heights=h, cell_size=1.0)
+        splat.splat_weights([SplatSpec(), SplatSpec(name="S", flow=-0.5)], heights=h, cell_size=1.0)
     with pytest.raises(ParameterError, match="1 to 32"):
-        biomes.splat_weights([], heights=h, cell_size=1.0)
+        splat.splat_weights([], heights=h, cell_size=1.0)
 
 
 # --- packing ------------------------------------------------------------------------------------
@@ -143,7 +143,7 @@ def test_splat_weights_name_what_is_missing_or_wrong():
     )
 )
 def test_pack_sums_exactly_255_and_rounds_by_largest_remainder(w):
-    images = biomes.pack_splats(w)
+    images = splat.pack_splats(w)
     layers = w.shape[0]
     assert len(images) == -(-layers // 4)
     assert all(im.dtype == np.uint8 and im.shape == w.shape[1:] + (4,) for im in images)
@@ -156,7 +156,7 @@ def test_pack_sums_exactly_255_and_rounds_by_largest_remainder(w):
     got = np.moveaxis(stack[..., :layers], -1, 0)
     assert (np.abs(got - share) < 1.0 + 1e-9).all()  # within one unit of the exact share
     assert (got >= np.floor(share - 1e-9)).all()
-    single = np.concatenate(biomes.pack_splats(w.astype(np.float32)), axis=-1).astype(np.int64)
+    single = np.concatenate(splat.pack_splats(w.astype(np.float32)), axis=-1).astype(np.int64)
     assert (single.sum(axis=-1) == 255).all()  # float32 weights (splat_weights') are rounded in float32
 
 
@@ -180,10 +180,10 @@ def test_pack_sums_exactly_255_and_rounds_by_largest_remainder(w):
 )
 def test_any_layers_give_weights_that_sum_to_one_and_pack_to_255(specs, seed):
     h = _hills(n=33)
-    w = biomes.splat_weights(specs, heights=h, cell_size=3.0, seed=seed)
+    w = splat.splat_weights(specs, heights=h, cell_size=3.0, seed=seed)
     assert w.shape == (len(specs), 33, 33) and w.min() >= 0.0 and w.max() <= 1.0
     np.testing.assert_allclose(w.sum(axis=0), 1.0, atol=2e-6)
-    packed = np.concatenate(biomes.pack_splats(w), axis=-1).astype(np.int64)
+    packed = np.concatenate(splat.pack_splats(w), axis=-1).astype(np.int64)
     assert (packed.sum(axis=-1) == 255).all()
 
 
@@ -192,7 +192,7 @@ def test_pack_channel_order_and_ties():
     for k in range(6):
         w[k, 0, 0] = k + 1.0  # distinct shares
     w[:, 0, 1] = 1.0  # six equal shares: 42.5 each -> three get 43, the lowest layers first
-    r0, r1 = biomes.pack_splats(w)
+    r0, r1 = splat.pack_splats(w)
     exact = w[:, 0, 0] / w[:, 0, 0].sum() * 255
     layer_values = list(r0[0, 0]) + list(r1[0, 0, :2])
     assert np.abs(np.array(layer_values) - exact).max() < 1.0
@@ -200,33 +200,33 @@ def test_pack_channel_order_and_ties():
     # a layer alone lands in its channel: layer 5 is image 1, G
     solo = np.zeros((6, 2, 2))
     solo[5] = 1.0
-    images = biomes.pack_splats(solo)
+    images = splat.pack_splats(solo)
     assert (images[1][..., 1] == 255).all() and images[0].sum() == 0 and images[1][..., [0, 2, 3]].sum() == 0
 
 
 def test_pack_is_linear_and_round_trips_within_one_unit():
     rng = np.random.default_rng(4)
     w = rng.random((5, 16, 16)) ** 3
-    back = biomes.unpack_splats(biomes.pack_splats(w), 5)
+    back = splat.unpack_splats(splat.pack_splats(w), 5)
     assert np.abs(back - w / w.sum(axis=0)).max() <= 1 / 255 + 1e-7
     mid = np.zeros((2, 1, 1))
     mid[:, 0, 0] = (0.5, 0.5)
-    assert biomes.pack_splats(mid)[0][0, 0].tolist() == [128, 127, 0, 0]  # no sRGB curve (0.5 -> 188)
+    assert splat.pack_splats(mid)[0][0, 0].tolist() == [128, 127, 0, 0]  # no sRGB curve (0.5 -> 188)
 
 
 def test_pack_refuses_bad_weights():
     with pytest.raises(ParameterError, match="negative"):
-        biomes.pack_splats(-np.ones((2, 2, 2)))
+        splat.pack_splats(-np.ones((2, 2, 2)))
     with pytest.raises(ParameterError, match="finite"):
-        biomes.pack_splats(np.full((2, 2, 2), np.nan))
+        splat.pack_splats(np.full((2, 2, 2), np.nan))
     with pytest.raises(ParameterError, match="3-dimensional"):
-        biomes.pack_splats(np.ones((2, 2)))
+        splat.pack_splats(np.ones((2, 2)))
 
 
 def test_splat_png_puts_row_zero_at_the_bottom():
     img = np.zeros((3, 2, 4), np.uint8)
     img[0, 0] = (255, 0, 0, 0)  # south-west corner
-    data = biomes.splat_png_bytes(img)
+    data = splat.splat_png_bytes(img)
     assert data == png_bytes(img[::-1].copy())
     assert data[25] == 6  # colour type RGBA
 
@@ -235,23 +235,23 @@ def test_splat_png_puts_row_zero_at_the_bottom():
 
 
 def test_splat_spec_round_trips_and_refuses_bad_values():
-    spec = biomes.splat_from_dict(
+    spec = splat.from_dict(
         {"name": "Rock", "color": [0.3, 0.3, 0.3], "slope_range": [30, 90], "biomes": {"taiga": 0.5, "tundra": 1}},
         prefix="splat[1].",
     )
     assert spec.biomes == (("taiga", 0.5), ("tundra", 1.0)) and spec.slope_range == (30.0, 90.0)
-    table = biomes.splat_to_dict(spec)
+    table = splat.to_dict(spec)
     assert table["biomes"] == {"taiga": 0.5, "tundra": 1.0}
-    assert biomes.splat_from_dict(table) == spec
-    plain = biomes.splat_from_dict({"biomes": ["forest"]})
-    assert biomes.splat_to_dict(plain)["biomes"] == ["forest"]
+    assert splat.from_dict(table) == spec
+    plain = splat.from_dict({"biomes": ["forest"]})
+    assert splat.to_dict(plain)["biomes"] == ["forest"]
     with pytest.raises(ParameterError, match=r"splat\[2\].strength must be a finite number in \[0, 1\]"):
-        biomes.splat_from_dict({"strength": 2.0}, prefix="splat[2].")
+        splat.from_dict({"strength": 2.0}, prefix="splat[2].")
     with pytest.raises(ParameterError, match="'colour' -> 'color'"):
-        biomes.splat_from_dict({"colour": [1, 1, 1]})
+        splat.from_dict({"colour": [1, 1, 1]})
     with pytest.raises(ParameterError, match="used by splat"):
-        biomes.splats_from_list([{"name": "A"}, {"name": "A"}])
-    assert set(biomes.SPLAT_LIMITS) == set(SplatSpec.__dataclass_fields__)
+        splat.splats_from_list([{"name": "A"}, {"name": "A"}])
+    assert set(splat.LIMITS) == set(SplatSpec.__dataclass_fields__)
 
 
 # --- detail layers ------------------------------------------------------------------------------
@@ -297,7 +297,7 @@ def test_tiles_with_a_margin_share_their_edge_weights(fade):
         SplatSpec(name="Forest", biomes=(("forest", 1.0), ("rain forest", 0.6)), biome_fade=fade),
         SplatSpec(name="Moss", patchiness=0.4, noise_scale=10.0),
     ]
-    margin = biomes.splat_margin(layers, cell_size=cell)
+    margin = splat.splat_margin(layers, cell_size=cell)
     assert margin == max(1, 2 * round(fade / (4 * cell)))
     tiles = []
     for tile_x in (0.0, (n - 1) * cell):  # two tiles side by side, sharing a column of vertices
@@ -307,7 +307,7 @@ def test_tiles_with_a_margin_share_their_edge_weights(fade):
         corner = (tile_x - margin * cell, 100.0 - margin * cell)
         m = biomes.moisture(h, cell_size=cell, seed=2, sea_level=0.0, scale=30.0, offset=corner)
         ids = biomes.classify(h, m, table=WHITTAKER, sea_level=0.0, height=60.0)
-        w = biomes.splat_weights(
+        w = splat.splat_weights(
             layers,
             heights=h,
             cell_size=cell,

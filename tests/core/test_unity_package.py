@@ -9,7 +9,7 @@ import zlib
 import numpy as np
 import pytest
 
-from core import biomes, recipe, scatter, terrain, unity, unity_package
+from core import recipe, scatter, splat, terrain, unity, unity_package
 from core.errors import ParameterError
 from core.steps import drive
 
@@ -52,7 +52,7 @@ def marked():
     bump = (8, 54)  # row (Blender y: near -Y) and column (Blender x: near +X)
     values += 0.8 * np.exp(-((rows - bump[0]) ** 2 + (cols - bump[1]) ** 2) / 8.0).astype(np.float32)
     heights = terrain.TerrainHeights(values, spec.cell_size, spec.height)
-    splats = (biomes.SplatSpec(name="Ground"), biomes.SplatSpec(name="Peak", height_range=(16.0, 1e6), height_fade=0))
+    splats = (splat.SplatSpec(name="Ground"), splat.SplatSpec(name="Peak", height_range=(16.0, 1e6), height_fade=0))
     layers = drive(terrain.terrain_layers_steps(heights, terrain_spec=spec, splats=splats, seed=1, flow=True))
     files = unity_package.package_files("Mark", layers, size=SIZE, splats=splats, blender_centre=(0.0, 0.0, 0.0))
     rules = scatter.ScatterRules(height_range=(16.0, 1e6), slope_range=(0.0, 90.0), above_sea=False)
@@ -132,7 +132,7 @@ def test_terrain_json_lists_layers_files_and_settings(marked):
     assert settings["alphamap_resolution"] == 64 and settings["detail_resolution"] is None
     assert content["biomes"] is None and content["erosion"] is None and content["details"] == []
     assert content["trees"] is None
-    specs = tuple(biomes.SplatSpec(name=la["name"]) for la in content["layers"])
+    specs = tuple(splat.SplatSpec(name=la["name"]) for la in content["layers"])
     with_trees = unity_package.package_files("Mark", layers, size=SIZE, splats=specs, placements="Mark_placements.json")
     assert json.loads(with_trees["Mark_terrain.json"])["trees"] == {"file": "Mark_placements.json"}
     assert content["flow"]["lo"] == pytest.approx(4.0) and content["flow"]["file"] == "Mark_flow.png"
@@ -197,7 +197,7 @@ def test_detail_layers_in_the_package(marked):
     counts = np.zeros((64, 64), np.uint16)
     counts[60, 3] = 7  # near our row 63 (Blender +Y) and column 0 (Blender -X): Unity's +X, -Z corner
     files = unity_package.package_files(
-        "D", layers, size=SIZE, splats=(biomes.SplatSpec(name="Ground"),) * 2, details=[("Grass", counts)]
+        "D", layers, size=SIZE, splats=(splat.SplatSpec(name="Ground"),) * 2, details=[("Grass", counts)]
     )
     content = json.loads(files["D_terrain.json"])
     assert content["import_settings"]["detail_resolution"] == 64

@@ -95,7 +95,7 @@ def test_blocks3d_16x16x8_stacks_with_every_pair_allowed_in_time(blocks):
     start = time.perf_counter()
     result = tiled3d(blocks, 16, 16, 8, seed=0)
     elapsed = time.perf_counter() - start
-    assert elapsed < 2.0  # issue 11: 3-D 16 x 16 x 8 <= 2 s
+    assert elapsed < 2.0  # 3-D 16 x 16 x 8 <= 2 s
     assert isinstance(result, Tiled3DResult)
     assert result.tiles.shape == (8, 16, 16) and result.tiles.dtype == np.int32
     assert result.attempts >= 1 and result.backtracks >= 0

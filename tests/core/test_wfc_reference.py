@@ -1,4 +1,4 @@
-"""core.wfc against a plain reference (issue 11's tests): the same seed gives the same output in
+"""core.wfc against a plain reference: the same seed gives the same output in
 fresh processes; the solver equals bench/wfc_reference.py's straightforward solver where the search
 is deterministic (and both are valid elsewhere); pattern counts of hand-made samples equal counts
 worked out by hand; a known impossible tileset fails at once naming the cell.
