@@ -159,7 +159,7 @@ def test_export_for_unity_after_make_real_is_linear_at_10000_props(empty_scene, 
         bpy.ops.wm.read_homefile(use_empty=True)
         _root, obj = scatter_scene(n, kinds=("rock",))
         bpy.context.view_layer.objects.active = obj
-        assert bpy.ops.worldseed.scatter_make_real() == {"FINISHED"}
+        assert bpy.ops.worldseed.scatter_make_real(many=True) == {"FINISHED"}  # confirmed: many objects
         path = tmp_path / f"real{n}.fbx"
         t0 = time.process_time()
         assert bpy.ops.worldseed.export_unity(filepath=str(path)) == {"FINISHED"}
