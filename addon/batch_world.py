@@ -160,8 +160,8 @@ def _build_tiled_locked(recipe, out_dir, name, executor, chosen, progress, write
         overview = core_world.overview_name(name)
         if _wants_overview(recipe, run, listed, overview):
             extra.append((overview, core_world.overview_png(recipe, run.grid, out_dir, name)))
-        # a single-terrain run's files of the same name (its .blend too), a prop library this world
-        # neither lists nor writes (another recipe's), and the FBX of a section built once that this
+        # a single-terrain run's files of the same name (its .blend too), a prop library or overview this
+        # world neither lists nor writes (another recipe's), and the FBX of a section built once that this
         # world does not write (the world JSON's "once" names the rest): the folder holds one build
         stale = set(single_outputs(out_dir, name)) if single_outputs is not None else set()
         stale.add(os.path.join(out_dir, f"{name}.blend"))
@@ -179,8 +179,8 @@ def _build_tiled_locked(recipe, out_dir, name, executor, chosen, progress, write
         removed = []
         if tiles or props or extra or remove or relist:
             fresh_scene()
-            # the tile FBX, the prop library, recipe.toml, the files of the sections built once and the
-            # world JSON listing them all: one switch
+            # the tile FBX, the prop library, recipe.toml, the overview, the files of the sections built
+            # once and the world JSON listing them all: one switch
             with outputs.explaining(stage):
                 written += world_export.export_world_fbx(
                     recipe,

@@ -57,6 +57,26 @@ class RenderError(RuntimeError):
     """The preview could not be rendered (e.g. no OpenGL on this machine)."""
 
 
+#: Blender's metadata written into the PNG (text chunks): the date, render time, memory and host
+#: would make two renders of one scene differ in their bytes, though not in a pixel.  Off for the shot.
+_STAMPS = (
+    "render.use_stamp",
+    "render.use_stamp_date",
+    "render.use_stamp_time",
+    "render.use_stamp_render_time",
+    "render.use_stamp_frame",
+    "render.use_stamp_frame_range",
+    "render.use_stamp_memory",
+    "render.use_stamp_hostname",
+    "render.use_stamp_camera",
+    "render.use_stamp_lens",
+    "render.use_stamp_scene",
+    "render.use_stamp_marker",
+    "render.use_stamp_filename",
+    "render.use_stamp_sequencer_strip",
+    "render.use_stamp_note",
+)
+
 _SETTINGS = (
     "camera",
     "world",
@@ -76,6 +96,7 @@ _SETTINGS = (
     "render.image_settings.file_format",
     "render.film_transparent",
     "display.render_aa",
+    *_STAMPS,
 )
 
 
@@ -124,6 +145,8 @@ def _studio_shot(scene, *, size, color_type, lens, clip_end, shadows=False):
         scene.render.resolution_percentage = 100
         scene.render.image_settings.file_format = "PNG"
         scene.display.render_aa = PREVIEW_AA
+        for path in _STAMPS:
+            setattr(*_get(scene, path), False)
         yield cam
     finally:
         for holder, attr, value in saved:

@@ -46,6 +46,21 @@ def _render_or_skip(scene, root, path):
         pytest.skip(str(err))
 
 
+def test_two_renders_of_one_scene_are_the_same_bytes(empty_scene, tmp_path):
+    """Blender wrote the date and the render time into every PNG (text chunks), so two renders of one
+    scene differed in their bytes, never in a pixel; the shot leaves that metadata out, and puts the
+    scene's own stamp settings back."""
+    bpy.ops.worldseed.terrain_add(resolution=33, lods=1)
+    root = bpy.context.active_object
+    empty_scene.render.use_stamp_date = empty_scene.render.use_stamp_render_time = True
+    first = _render_or_skip(empty_scene, root, tmp_path / "a.png")
+    second = _render_or_skip(empty_scene, root, tmp_path / "b.png")
+    data = open(first, "rb").read()
+    assert data == open(second, "rb").read()
+    assert b"tEXtDate" not in data and b"RenderTime" not in data
+    assert empty_scene.render.use_stamp_date and empty_scene.render.use_stamp_render_time
+
+
 def test_render_preview_never_writes_through_a_planted_link(empty_scene, tmp_path):
     """A link planted at the old fixed temporary name, or at the final name, is never written through."""
     bpy.ops.worldseed.terrain_add(resolution=33, lods=1)

@@ -163,8 +163,24 @@ def test_tiles_builds_a_part_then_the_rest(serial, recipe_file, tmp_path):
     names = set(os.listdir(out))
     assert {"world_0_1.raw", "world_1_1.fbx"} <= names and "world_0_0.raw" not in names
     assert "2 of 4 tiles complete" in proc.stdout
+    assert "world_overview.png" not in names  # the overview waits for the whole world
     assert run("--recipe", recipe_file, "--out", out).returncode == 0
     assert digests(out) == digests(serial[0])
+
+
+def test_another_recipes_overview_goes_in_the_switch(serial, tmp_path):
+    """The overview shows one world: a run of another recipe that leaves its world incomplete (one tile
+    built) removes the earlier recipe's picture in its switch, and its world JSON lists none."""
+    out = tmp_path / "out"
+    shutil.copytree(serial[0], out)
+    changed = tmp_path / "changed.toml"
+    changed.write_text(CHANGED)
+    proc = run("--recipe", str(changed), "--out", str(out), "--tiles", "0,0")
+    assert proc.returncode == 0, proc.stderr
+    assert "1 of 4 tiles complete" in proc.stdout
+    assert not (out / "world_overview.png").exists()
+    doc = json.load(open(out / "world_world.json"))
+    assert "world_overview.png" not in {f["name"] for f in doc["files"]}
 
 
 def test_a_changed_recipe_on_a_full_disk_keeps_the_earlier_world_json_and_names_the_file(serial, tmp_path):
