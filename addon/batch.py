@@ -173,6 +173,30 @@ class TerminalProgress:
         self.stream.flush()
 
 
+class RunProgress:
+    """One rising progress for a headless single run: the build (``world.build_world``: its sections
+    rising once), then the files (``world.write_exports``: the exports and the render), which count as
+    one more section's share (``world.SECTION_STEPS``); ``"done"`` at 100 % only at the very end.
+    :meth:`build` and :meth:`files` are the two phases' ``progress(done, total, stage)``."""
+
+    def __init__(self, progress):
+        self.progress, self.built = progress, 0
+
+    def build(self, done, total, stage):
+        self.built = total
+        if stage != "done":  # the build's own end: the files follow on the same line
+            self.progress(done, total + world.SECTION_STEPS, stage)
+
+    def files(self, done, total, stage):
+        steps = world.SECTION_STEPS
+        part = min(steps - 1, steps * done // max(total, 1))  # 100 % is the run's end
+        self.progress(self.built + part, self.built + steps, stage)
+
+    def end(self):
+        total = self.built + world.SECTION_STEPS
+        self.progress(total, total, "done")
+
+
 def parse_args(argv):
     parser = argparse.ArgumentParser(prog="worldseed_run.py", description="Build a Worldseed world headless.")
     parser.add_argument("--recipe", help="recipe file (TOML); the embedded demo recipe when left out")
@@ -303,8 +327,9 @@ def _build_into(recipe, out_dir, name, progress, write_recipe, wait, source):
     if not os.access(out_dir, os.W_OK):
         raise ExportError(f"output folder {short(out_dir)} is not writable")
     scene = batch_world.fresh_scene()
+    run = RunProgress(progress) if progress is not None else None
     try:
-        built = world.build_world(recipe, scene=scene, progress=progress)
+        built = world.build_world(recipe, scene=scene, progress=run and run.build)
     except ParameterError as err:  # rules that fail while rewriting: name the recipe file too
         raise ParameterError(f"{source}: {err}") from None
     with world.output_folder(out_dir, wait=wait) as stage:
@@ -317,6 +342,7 @@ def _build_into(recipe, out_dir, name, progress, write_recipe, wait, source):
             heights=built.heights,
             layers=built.layers,
             stage=stage,
+            progress=run and run.files,
         )
         staged.append(_save_blend(os.path.join(stage.path, f"{name}.blend")))
         if write_recipe:
@@ -327,6 +353,8 @@ def _build_into(recipe, out_dir, name, progress, write_recipe, wait, source):
         targets = {stage.target(p) for p in staged}
         earlier = _all_outputs(out_dir, name) | set(batch_world.world_outputs(out_dir, name))
         written = stage.commit(staged, remove=sorted(earlier - targets))  # one switch: all the new, none of the old
+    if run is not None:
+        run.end()
     return written, stage.removed
 
 

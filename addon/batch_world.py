@@ -3,7 +3,8 @@
 :func:`build_tiled_world` builds the sections a tiled world builds once (``[[trees]]``, ``[[level]]``),
 runs ``core.world.run_world`` into the output folder under its lock (the tiles on the executor
 ``addon.batch`` makes for ``--workers`` / ``--scheduler``), then with ``[export] fbx`` writes each
-tile's FBX and the prop library (``operators.bridge.world_export``), and moves them in with the files
+tile's FBX and the prop library (``operators.bridge.world_export``), with ``[export] preview`` the
+overview picture ``<name>_overview.png`` of a complete world, and moves them in with the files
 of the sections built once and the world JSON listing everything, removing the files of a
 single-terrain run of the same name, in one switch of files.  Also here, as
 both runs need them: the ``--name`` rule (:data:`FILE_NAME`), :func:`fresh_scene` and the files of a
@@ -45,7 +46,7 @@ def world_outputs(out_dir, name):
     """The files in ``out_dir`` of a tiled world run named ``name`` (what a single-terrain run of the
     same name removes, so the folder holds one build): ``<name>_world.json``, every file it lists (its
     tiles', its own and those of its sections built once; names in ``out_dir`` only, and never
-    recipe.toml, which may be the recipe being read), and ``<name>_props.fbx``."""
+    recipe.toml, which may be the recipe being read), ``<name>_props.fbx`` and ``<name>_overview.png``."""
     path = core_world.world_json_path(out_dir, name)
     document = core_world.read_world_json(path)
     if document is None:
@@ -55,8 +56,8 @@ def world_outputs(out_dir, name):
     names = {str(f.get("name", "")) for fs in lists if isinstance(fs, list) for f in fs if isinstance(f, dict)}
     names.update(core_world.once_names(document))
     names = {n for n in names if n and os.path.basename(n) == n and not n.startswith(".") and n != "recipe.toml"}
-    paths = [os.path.join(out_dir, n) for n in sorted(names)]
-    return paths + [os.path.join(out_dir, f"{name}_props.fbx"), path]
+    names.update((f"{name}_props.fbx", core_world.overview_name(name)))  # listed or not (an older JSON)
+    return [os.path.join(out_dir, n) for n in sorted(names)] + [path]
 
 
 def is_tiled(recipe):
@@ -109,14 +110,15 @@ def build_tiled_world(
     tile), then, with ``[export] fbx``, each chosen tile whose FBX is not already listed whole in the world JSON
     is assembled from its files in this (bpy) process and written as ``<name>_<x>_<z>.fbx``, with the prop
     library ``<name>_props.fbx`` (each prop the placement files name, once) when the recipe scatters props and
-    the world JSON does not list it whole, ``recipe.toml`` with ``write_recipe``, and the staged files of the
+    the world JSON does not list it whole, ``recipe.toml`` with ``write_recipe``, ``<name>_overview.png`` with
+    ``[export] preview`` when the world is complete (:func:`_wants_overview`), and the staged files of the
     sections built once: these and the world JSON listing them all (each file with its size and SHA-256, those
     of the sections built once under ``"once"``: every file of the world but the JSON itself) go into the
     folder in one switch (``operators.bridge.world_export.export_world_fbx``; a kill before it leaves the
     earlier set, which the world JSON keeps listing, ``core.world.run_world`` carrying its ``"once"`` entry
     over; a kill at any rename is finished by the next run), with the removal of the files of a
     single-terrain run of the same ``name`` (``single_outputs(out_dir, name)``, the fixed set, and
-    ``<name>.blend``), of a prop library the world neither lists nor writes, and of the files of sections
+    ``<name>.blend``), of a prop library or overview the world neither lists nor writes, and of the files of sections
     built once that this run does not write.  The files of tiles outside the grid that an earlier run left are removed
     (``core.world.run_world``: ``run.removed``).  A Ctrl-C keeps every tile finished before it.
     """
@@ -155,13 +157,18 @@ def _build_tiled_locked(recipe, out_dir, name, executor, chosen, progress, write
         tiles = _fbx_tiles(run, chosen, name) if recipe.export.fbx else []
         props = bool(recipe.export.fbx and recipe.scatter) and props_name not in listed
         extra = [("recipe.toml", core_recipe.dumps(recipe).encode())] if write_recipe else []
-        # a single-terrain run's files of the same name (its .blend too), a prop library this world
-        # neither lists nor writes (another recipe's), and the FBX of a section built once that this
+        overview = core_world.overview_name(name)
+        if _wants_overview(recipe, run, listed, overview):
+            extra.append((overview, core_world.overview_png(recipe, run.grid, out_dir, name)))
+        # a single-terrain run's files of the same name (its .blend too), a prop library or overview this
+        # world neither lists nor writes (another recipe's), and the FBX of a section built once that this
         # world does not write (the world JSON's "once" names the rest): the folder holds one build
         stale = set(single_outputs(out_dir, name)) if single_outputs is not None else set()
         stale.add(os.path.join(out_dir, f"{name}.blend"))
         if not props and props_name not in listed:
             stale.add(os.path.join(out_dir, props_name))
+        if overview not in listed and not any(n == overview for n, _ in extra):  # another recipe's, or none asked
+            stale.add(os.path.join(out_dir, overview))
         stale.update(os.path.join(out_dir, world_export.once_file_name(name, s.key)) for s in ONCE)
         keep = {os.path.basename(p) for paths in once.values() for p in paths}
         stale = {p for p in stale if os.path.basename(p) not in keep}
@@ -172,8 +179,8 @@ def _build_tiled_locked(recipe, out_dir, name, executor, chosen, progress, write
         removed = []
         if tiles or props or extra or remove or relist:
             fresh_scene()
-            # the tile FBX, the prop library, recipe.toml, the files of the sections built once and the
-            # world JSON listing them all: one switch
+            # the tile FBX, the prop library, recipe.toml, the overview, the files of the sections built
+            # once and the world JSON listing them all: one switch
             with outputs.explaining(stage):
                 written += world_export.export_world_fbx(
                     recipe,
@@ -192,6 +199,14 @@ def _build_tiled_locked(recipe, out_dir, name, executor, chosen, progress, write
     if run.path not in written:
         written.append(run.path)
     return run, written, list(run.removed) + removed
+
+
+def _wants_overview(recipe, run, listed, overview):
+    """Whether this run writes ``<name>_overview.png`` (``core.world.overview_png``: every tile's relief
+    in its texture layers' colours, from the tiles' files): ``[export] preview`` asks, the world is
+    complete, and this run built a tile or the world JSON does not list the picture whole (``listed``:
+    the world's own files ``run_world`` verified for this recipe)."""
+    return bool(recipe.export.preview and run.complete and (run.built or overview not in listed))
 
 
 def _once_files(recipe, out_dir, name, earlier, progress, stage):

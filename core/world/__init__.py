@@ -18,6 +18,7 @@ from ._driver import WorldRun, WorldTaskFn, cache_folder, run_world
 from ._executors import MAX_WORKERS, Cancelled, SerialExecutor, ThreadExecutor, check_tasks, check_workers
 from ._grid import MIN_HALO_CELLS, WorldGrid, halo_cells, parse_tile_range, tile_base, world_grid
 from ._once import once_names, once_sections, verify_once, with_once, without_once
+from ._overview import OVERVIEW_SIDE, overview_name, overview_png
 from ._plan import Task, plan_world, run_task, tile_deps
 from ._stitch import seam_report
 from ._tile import tile_layers
@@ -72,6 +73,9 @@ __all__ = [
     "tile_deps",
     "seam_report",
     "tile_layers",
+    "overview_png",
+    "overview_name",
+    "OVERVIEW_SIDE",
     "once_sections",
     "without_once",
     "once_names",

@@ -7,7 +7,7 @@ its Terrain position ``(x S, 0, z S)`` and its neighbours in the order of
 ``z + 1``, right ``x + 1``, bottom ``z - 1``; null outside the grid).  Each
 tile lists its files with their sizes and SHA-256, which is what a resumed run
 checks (:func:`verify_tiles`) before it skips the tile; the world's own files
-(the prop library, ``recipe.toml``) are listed the same way in the top-level
+(the prop library, the overview picture, ``recipe.toml``) are listed the same way in the top-level
 ``files``, so the document lists every file of the world but itself.  ``recipe_sha256``
 (:func:`recipe_digest`) ties the files to the recipe that made them: a run of a
 different recipe rebuilds every tile.
@@ -91,8 +91,8 @@ def world_json(grid, *, name, seed, recipe_sha256, files=None, world_files=()):
         listed with ``"complete": false`` and no files.
     world_files : sequence of dict, optional
         ``{"name", "bytes", "sha256"}`` of the world's own files (the prop library
-        ``<name>_props.fbx``, ``recipe.toml``): the document's top-level ``files``, so that it lists
-        every file of the world but itself.
+        ``<name>_props.fbx``, ``<name>_overview.png``, ``recipe.toml``): the document's top-level
+        ``files``, so that it lists every file of the world but itself.
 
     Returns
     -------
@@ -198,7 +198,7 @@ def verify_world_files(out_dir, document, *, recipe_sha256=None):
 def with_records(document, *, tiles=None, files=()):
     """A copy of the world JSON ``document`` with the records (:func:`file_record`) of more files: ``tiles``
     ``{(x, z): path}`` added to (or replacing the same name in) a tile's files (its FBX), ``files``
-    (paths) to the top-level ``files`` (the prop library, recipe.toml).  The paths may be staged
+    (paths) to the top-level ``files`` (the prop library, the overview, recipe.toml).  The paths may be staged
     files: a record names the file without its folder."""
     doc = json.loads(json.dumps(document))
     for entry in doc["tiles"]:

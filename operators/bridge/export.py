@@ -24,6 +24,8 @@ with Esc to cancel.
 """
 
 import contextlib
+import io
+import logging
 import os
 import tempfile
 
@@ -34,6 +36,7 @@ from . import placements as bridge_placements
 from .fbx import ExportError, Standins, write_fbx
 from .mesh import remove_objects
 from .scatter import instance_steps, is_scatter, realize_steps, scatter_props
+from .terrain_export import unity_terrains
 
 GLB_UNITY = dict(
     export_format="GLB",
@@ -42,6 +45,7 @@ GLB_UNITY = dict(
     export_animations=False,
     export_cameras=False,
     export_extras=False,
+    export_all_vertex_colors=False,  # only what a material reads: the terrain's colours travel as its texture
 )
 
 FORMATS = {"fbx": ".fbx", "glb": ".glb"}
@@ -83,14 +87,47 @@ def _exporting(objects):
     try:
         yield
     finally:
+        present = {o.name for o in view_layer.objects}  # "name in view_layer.objects" scans them all
         for o in objects:
-            if o.name in view_layer.objects:
+            if o.name in present:
                 o.select_set(False)
         for o in hidden:
             o.hide_set(True)
         for o in previous_selection:
             o.select_set(True)
         view_layer.objects.active = previous_active
+
+
+class _GltfNoise(logging.Filter):
+    """Lets through the glTF writer's warnings and errors, not its INFO lines (about 100 per export:
+    "Extracting primitive", "Primitives created") nor the warning every terrain would give now that
+    its colours travel as a texture ("The active Vertex Color will not be exported")."""
+
+    def filter(self, record):
+        return record.levelno >= logging.WARNING and "Vertex Color will not be exported" not in record.getMessage()
+
+
+#: What the glTF writer prints itself (not through its logger) that is not passed on.
+QUIET_GLTF_LINES = ("INFO Draco mesh compression is available",)
+
+
+@contextlib.contextmanager
+def quiet_gltf():
+    """For the duration, :class:`_GltfNoise` filters the glTF writer's logger (``glTFImporter``, its name
+    for import and export alike; its ``export_loglevel`` setting cannot be used: Blender 5.0's writer then
+    stops on a missing key), and of what it prints, blank lines and :data:`QUIET_GLTF_LINES` are dropped."""
+    logger = logging.getLogger("glTFImporter")
+    noise = _GltfNoise()
+    logger.addFilter(noise)
+    buffer = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(buffer):
+            yield
+    finally:
+        logger.removeFilter(noise)
+        for line in buffer.getvalue().splitlines():
+            if line.strip() and not line.startswith(QUIET_GLTF_LINES):
+                print(line)
 
 
 def _file_mode(path):
@@ -164,7 +201,7 @@ def _export_one(path, objects, fmt, *, link_to=None, standins=None):
                 return
             if link_to is not None:
                 _link_for_selection(objects, link_to)
-            with _exporting(objects):
+            with unity_terrains(objects), _exporting(objects), quiet_gltf():
                 result = bpy.ops.export_scene.gltf(filepath=tmp, use_selection=True, **GLB_UNITY)
             if "FINISHED" not in result:
                 raise ExportError("the exporter did not finish")
@@ -176,13 +213,42 @@ def _export_one(path, objects, fmt, *, link_to=None, standins=None):
     return _write_atomic(path, write)
 
 
-def exportable(objects, exclude=()):
-    """Objects plus their descendants, meshes and empties only, each once, parents first;
-    ``exclude`` (objects) are left out with everything below them."""
+def children_by_parent():
+    """``{parent name: [child objects]}`` of every object in the file, in one pass: ``Object.children``
+    and ``children_recursive`` scan every object of the file on each call, so asking them once per
+    object takes time quadratic in the objects (24,000 real props: hours)."""
     children = {}
-    for o in bpy.data.objects:  # one pass: Object.children scans every object on each call
+    for o in bpy.data.objects:
         if o.parent is not None:
             children.setdefault(o.parent.name, []).append(o)
+    return children
+
+
+def descendants(objects, children=None):
+    """``objects`` and everything below them (``children``: :func:`children_by_parent`), depth first, each once."""
+    children = children_by_parent() if children is None else children
+    seen, out = set(), []
+    stack = list(reversed(list(objects)))
+    while stack:
+        o = stack.pop()
+        if o.name in seen:
+            continue
+        seen.add(o.name)
+        out.append(o)
+        stack.extend(reversed(children.get(o.name, ())))
+    return out
+
+
+def top_level(objects):
+    """The objects of ``objects`` whose parent is not among them (a set of names: linear)."""
+    names = {o.name for o in objects}
+    return [o for o in objects if o.parent is None or o.parent.name not in names]
+
+
+def exportable(objects, exclude=(), *, children=None):
+    """Objects plus their descendants, meshes and empties only, each once, parents first;
+    ``exclude`` (objects) are left out with everything below them."""
+    children = children_by_parent() if children is None else children
     seen, out = {o.name for o in exclude}, []
     for root in objects:
         stack = [root]
@@ -202,15 +268,9 @@ def _safe_file_name(name):
     return keep or "object"
 
 
-def scatters_among(objects):
-    """The scatter objects among ``objects`` or below them, each once."""
-    out, seen = [], set()
-    for root in objects:
-        for o in [root, *root.children_recursive]:
-            if is_scatter(o) and o.name not in seen:
-                seen.add(o.name)
-                out.append(o)
-    return out
+def scatters_among(objects, *, children=None):
+    """The scatter objects among ``objects`` or below them, each once (one pass over the file's objects)."""
+    return [o for o in descendants(objects, children) if is_scatter(o)]
 
 
 def resolve_scatter_mode(scatter_mode, instances):
@@ -251,7 +311,9 @@ def _summary(mode, asked, instances, props, written):
     return f"{instances:,} scattered instances as objects in {names} ({why})"
 
 
-def export_unity(objects, filepath, *, formats=("fbx",), per_object=False, scatter_mode="auto", quiet=False):
+def export_unity(
+    objects, filepath, *, formats=("fbx",), per_object=False, scatter_mode="auto", quiet=False, progress=None
+):
     """Export ``objects`` (with their children) to ``filepath``; returns the written paths
     (an :class:`ExportPaths` list, which also says what became of the scatters).
 
@@ -260,15 +322,18 @@ def export_unity(objects, filepath, *, formats=("fbx",), per_object=False, scatt
     gets its own file, named after the object, in the folder of ``filepath``.
     Scatters among the objects are exported as ``scatter_mode`` says (one of
     :data:`SCATTER_MODES`, see the module's docstring); when there are any,
-    a line saying how is printed (unless ``quiet``).
+    a line saying how is printed (unless ``quiet``).  ``progress(done, total, stage)`` hears of every
+    step (:func:`export_steps`: the instances made, each file begun and written).
     """
     steps = export_steps(objects, filepath, formats=formats, per_object=per_object, scatter_mode=scatter_mode)
     while True:
         try:
-            next(steps)
+            step = next(steps)
         except StopIteration as stop:
             written = stop.value
             break
+        if progress is not None:
+            progress(*step)
     if written.instances and not quiet:
         print(f"worldseed: {written.summary}")
     return written
@@ -283,12 +348,13 @@ def export_steps(objects, filepath, *, formats=("fbx",), per_object=False, scatt
     if bad or not formats:
         raise ExportError(f"formats must be some of {sorted(FORMATS)}, got {list(formats)}")
     objects = list(objects)
-    roots = [o for o in objects if o.parent is None or o.parent not in objects]
-    if not exportable(roots):
+    roots = top_level(objects)
+    family = children_by_parent()
+    if not exportable(roots, children=family):
         raise ExportError("nothing to export: no mesh or empty objects were given")
     if os.path.isdir(filepath):
         raise ExportError(f"filepath {filepath!r} is a folder; give the name of the file to write")
-    scatters = scatters_among(roots)
+    scatters = scatters_among(roots, children=family)
     instances = sum(len(s.data.vertices) for s in scatters)
     mode = resolve_scatter_mode(scatter_mode, instances)
     stem, _ = os.path.splitext(os.path.abspath(filepath))
@@ -326,7 +392,7 @@ def export_steps(objects, filepath, *, formats=("fbx",), per_object=False, scatt
                 data, temp = stack.enter_context(bpy.data.temp_data()), None
                 stack.callback(_release, made, data.meshes.new("Worldseed placeholder"))
             for root in roots:
-                for scatter in scatters_among([root]):
+                for scatter in scatters_among([root], children=family):
                     start, first, children = progress["done"], len(made), []
                     steps = instance_steps(scatter, made, children, data=data)
                     while True:
@@ -344,19 +410,30 @@ def export_steps(objects, filepath, *, formats=("fbx",), per_object=False, scatt
                             pass
             if per_object:
                 jobs = [
-                    (os.path.join(folder, _safe_file_name(r.name)), exportable([r], scatters) + extras.get(r.name, []))
+                    (
+                        os.path.join(folder, _safe_file_name(r.name)),
+                        exportable([r], scatters, children=family) + extras.get(r.name, []),
+                    )
                     for r in roots
                 ]
             else:
-                jobs = [(stem, exportable(roots, scatters) + [o for r in roots for o in extras.get(r.name, [])])]
+                jobs = [
+                    (
+                        stem,
+                        exportable(roots, scatters, children=family)
+                        + [o for r in roots for o in extras.get(r.name, [])],
+                    )
+                ]
             yield from write_jobs(jobs, link_to=temp, standins=standins)
         written.summary = _summary(mode, scatter_mode, instances, 0, written)
         return written
 
     if per_object:
-        jobs = [(os.path.join(folder, _safe_file_name(r.name)), exportable([r], scatters)) for r in roots]
+        jobs = [
+            (os.path.join(folder, _safe_file_name(r.name)), exportable([r], scatters, children=family)) for r in roots
+        ]
     else:
-        jobs = [(stem, exportable(roots, scatters))]
+        jobs = [(stem, exportable(roots, scatters, children=family))]
     yield from write_jobs(jobs)
     if scatters:  # the prop library: each prop once, at the origin, and the placement file
         props = list({p.name: p for s in scatters for p in scatter_props(s)}.values())

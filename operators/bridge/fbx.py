@@ -20,6 +20,7 @@ import bpy
 from mathutils import Matrix
 
 from .scatter import instance_matrices
+from .terrain_export import unity_terrains
 
 FBX_UNITY = dict(
     axis_forward="-Z",
@@ -34,7 +35,8 @@ FBX_UNITY = dict(
     add_leaf_bones=False,
     use_custom_props=False,
     bake_anim=False,
-    path_mode="AUTO",
+    path_mode="COPY",  # with embed_textures: the terrain's ground texture travels inside the file
+    embed_textures=True,
 )
 
 #: The creation time written into FBX headers, so the same scene gives the same bytes
@@ -51,16 +53,25 @@ def _stable_hash(key):
     return int.from_bytes(hashlib.blake2b(repr(key).encode(), digest_size=8).digest(), "little") >> 1
 
 
+def _image_file_name(image, _scene_data):
+    """The ``(absolute, relative)`` paths the FBX writer records for an image: its file name alone,
+    for both (an embedded image needs no folder; a temporary one must not be named)."""
+    name = bpy.path.basename(image.filepath_raw or "") or f"{bpy.path.clean_name(image.name)}.png"
+    return name, name
+
+
 @contextlib.contextmanager
 def _reproducible_fbx():
     """Make Blender's FBX exporter write the same bytes for the same scene in any process.
 
-    Two things in its output vary between runs: the creation time it stamps
-    (``datetime.datetime.now()`` in the header) and the object ids it derives
-    from names with Python's salted ``hash()``. For the duration of the export
-    the first gets a fixed time (``SOURCE_DATE_EPOCH`` if set) and the second a
-    stable hash, by shadowing those names in the exporter's modules; both are
-    restored afterwards.
+    Three things in its output vary between runs: the creation time it stamps
+    (``datetime.datetime.now()`` in the header), the object ids it derives
+    from names with Python's salted ``hash()``, and the paths of embedded
+    images (made from the temporary file's name and folder). For the duration
+    of the export the first gets a fixed time (``SOURCE_DATE_EPOCH`` if set),
+    the second a stable hash and the third the image's own file name (the
+    image travels inside the file), by shadowing those names in the exporter's
+    modules; all are restored afterwards.
     """
     from io_scene_fbx import export_fbx_bin, fbx_utils
 
@@ -84,9 +95,14 @@ def _reproducible_fbx():
     saved_ids = (dict(fbx_utils._keys_to_uuids), dict(fbx_utils._uuids_to_keys))
     fbx_utils._keys_to_uuids.clear()
     fbx_utils._uuids_to_keys.clear()
+    original_paths = getattr(export_fbx_bin, "_gen_vid_path", None)
+    if original_paths is not None:
+        export_fbx_bin._gen_vid_path = _image_file_name
     try:
         yield
     finally:
+        if original_paths is not None:
+            export_fbx_bin._gen_vid_path = original_paths
         export_fbx_bin.datetime = original_datetime
         del fbx_utils.hash
         fbx_utils._keys_to_uuids.clear()
@@ -95,11 +111,15 @@ def _reproducible_fbx():
         fbx_utils._uuids_to_keys.update(saved_ids[1])
 
 
+#: Lines of Blender's FBX writer that are not passed on: its start and end (the progress lines say
+#: it), and "Cannot register a valid material index", printed once per object that shares a mesh with
+#: another (scattered props): harmless, the index being the same, and thousands would bury real messages.
+QUIET_FBX_LINES = ("WARNING: Cannot register a valid material index", "FBX export starting", "export finished in")
+
+
 @contextlib.contextmanager
-def _quiet_shared_mesh_warnings():
-    """Drop the FBX exporter's "Cannot register a valid material index" line, printed once per object that
-    shares a mesh with another (scattered props): harmless, since the index is the same, and thousands of
-    lines would bury real messages. Everything else it prints passes through."""
+def _quiet_writer_lines():
+    """Drop the FBX writer's lines of :data:`QUIET_FBX_LINES`; everything else it prints passes through."""
     import io
     import sys
 
@@ -109,7 +129,7 @@ def _quiet_shared_mesh_warnings():
             yield
     finally:
         for line in buffer.getvalue().splitlines():
-            if not line.startswith("WARNING: Cannot register a valid material index"):
+            if line.strip() and not line.startswith(QUIET_FBX_LINES):
                 print(line, file=sys.stdout)
 
 
@@ -143,7 +163,8 @@ def _fbx_keywords():
 
 def write_fbx(tmp, objects, *, standins=None):
     """Blender's FBX writer on exactly ``objects`` (linked to the scene or not), as its operator would
-    write them selected: sorted by name, with the operator's settings. ``standins`` (a
+    write them selected: sorted by name, with the operator's settings, terrains as triangles with
+    their ground texture (:func:`.terrain_export.unity_terrains`). ``standins`` (a
     :class:`Standins`) gives the bare instance objects of :func:`..scatter.instance_steps` their
     transforms and parents in the file."""
     from io_scene_fbx import export_fbx_bin
@@ -154,7 +175,12 @@ def write_fbx(tmp, objects, *, standins=None):
         if o.mode == "EDIT" and not ensure_object_not_in_edit_mode(context, o):
             raise ExportError(f"object {o.name!r} could not leave Edit Mode")
     reports = _Reports()
-    with _reproducible_fbx(), _exact_child_transforms(standins or Standins()), _quiet_shared_mesh_warnings():
+    with (
+        unity_terrains(objects),
+        _reproducible_fbx(),
+        _exact_child_transforms(standins or Standins()),
+        _quiet_writer_lines(),
+    ):
         result = export_fbx_bin.save_single(
             reports,
             context.scene,

@@ -20,6 +20,7 @@ import bpy
 import numpy as np
 
 from ...core import palette as core_palette
+from ...core import preview as core_preview
 from ...core.errors import ParameterError
 
 HEIGHT_KEY = "worldseed_height"
@@ -290,6 +291,10 @@ def _layer_colour_node(nodes, links, layer, uv, *, size, index):
             image = bpy.data.images.load(bpy.path.abspath(texture), check_existing=True)
         except RuntimeError:
             raise ParameterError(f"splat[{index}].texture {texture!r} cannot be read as an image") from None
+        try:
+            mean = image_mean_colour(image)
+        except RuntimeError:  # an image Blender opens but cannot decode: its flat colour stands for it
+            mean = colour[:3]
         tile = nodes.new("ShaderNodeMapping")
         repeat = float(size) / max(float(getattr(layer, "tile_size", size) or size), 1e-6)
         tile.inputs["Scale"].default_value = (repeat, repeat, 1.0)
@@ -298,11 +303,11 @@ def _layer_colour_node(nodes, links, layer, uv, *, size, index):
         node.image = image
         links.new(tile.outputs["Vector"], node.inputs["Vector"])
         node.label = getattr(layer, "name", f"layer {index}")
-        return node.outputs["Color"], (tile, node)
+        return node.outputs["Color"], (tile, node), mean
     node = nodes.new("ShaderNodeRGB")
     node.outputs["Color"].default_value = colour
     node.label = getattr(layer, "name", f"layer {index}")
-    return node.outputs["Color"], (node,)
+    return node.outputs["Color"], (node,), colour[:3]
 
 
 def splat_material(name, packed, layers, *, size, images=None):
@@ -356,9 +361,10 @@ def splat_material(name, packed, layers, *, size, images=None):
         weights += [split.outputs[0], split.outputs[1], split.outputs[2], image_node.outputs["Alpha"]]
         for j, node in enumerate((image_node, split)):
             node.location = (-1200 + 300 * j, 600 - 300 * k)
-    total = None
+    total, means = None, []
     for i, layer in enumerate(layers):
-        colour, made = _layer_colour_node(nodes, links, layer, uv, size=size, index=i)
+        colour, made, mean = _layer_colour_node(nodes, links, layer, uv, size=size, index=i)
+        means.append(mean)
         term = nodes.new("ShaderNodeVectorMath")
         term.operation = "SCALE"
         links.new(colour, term.inputs[0])
@@ -377,12 +383,91 @@ def splat_material(name, packed, layers, *, size, images=None):
         total = add.outputs["Vector"]
     if total is not None:
         links.new(total, bsdf.inputs["Base Color"])
-    means = [float(p[..., c].mean()) / 255.0 for p in packed for c in range(4)][: len(layers)]
+    shares = [float(p[..., c].mean()) / 255.0 for p in packed for c in range(4)][: len(layers)]
     average = np.zeros(3)
-    for layer, weight in zip(layers, means):
-        average += weight * np.asarray(layer.color, dtype=float)
+    for mean, weight in zip(means, shares):
+        average += weight * np.asarray(mean, dtype=float)
     mat.diffuse_color = (*average.tolist(), 1.0)
     bsdf.inputs["Base Color"].default_value = (*average.tolist(), 1.0)
     mat.roughness = 0.9
     mat[VERSION_KEY] = MATERIAL_VERSION
+    mat[LAYER_COLOURS_KEY] = [float(c) for mean in means for c in mean]
     return mat
+
+
+# --------------------------------------------------------------------------- the ground's colours
+
+#: On a splat material: each layer's linear RGB colour (its flat colour, or its texture's mean), flat.
+LAYER_COLOURS_KEY = "worldseed_layer_colours"
+
+
+def image_mean_colour(image):
+    """The mean linear RGB colour of an image (what its texture looks like from afar, mip-mapped):
+    a tuple of three floats.  An sRGB image's values are decoded to linear light first."""
+    w, h = image.size
+    if w * h == 0:
+        raise RuntimeError(f"image {image.name!r} has no pixels")
+    channels = image.channels
+    px = np.empty(w * h * channels, np.float32)
+    image.pixels.foreach_get(px)
+    rgb = px.reshape(-1, channels)[:, :3] if channels >= 3 else np.repeat(px.reshape(-1, channels)[:, :1], 3, axis=1)
+    if image.colorspace_settings.name == "sRGB" and not image.is_float:
+        rgb = core_palette.srgb_to_linear(rgb)
+    return tuple(float(c) for c in rgb.astype(np.float64).mean(axis=0))
+
+
+def splat_images_of(material):
+    """The splat images of a splat material (:func:`splat_material`), in order (image 0 first)."""
+    if material is None or material.node_tree is None:
+        return []
+    found = {}
+    for node in material.node_tree.nodes:
+        image = getattr(node, "image", None) if node.bl_idname == "ShaderNodeTexImage" else None
+        if image is not None and SPLAT_IMAGE_KEY in image:
+            found[int(image[SPLAT_IMAGE_KEY])] = image
+    return [found[k] for k in sorted(found)]
+
+
+def _grid_side(me):
+    """The side of a square vertex grid mesh (a terrain LOD), or None."""
+    n = len(me.vertices)
+    side = int(round(n**0.5))
+    return side if side >= 2 and side * side == n else None
+
+
+def ground_colours(obj, *, palette_of=None):
+    """The colour of the ground of the terrain mesh object ``obj`` as Unity's terrain (and the
+    exported mesh's texture) shows it: sRGB bytes ``(h, w, 3)`` uint8, row 0 at UV v = 0 (-Y),
+    texel ``(i, j)`` covering ``[j / w, (j + 1) / w] x [i / h, (i + 1) / h]`` of the UV square;
+    None for a mesh that is not a square grid (edited) without texture layers.
+
+    * a splat material: its layers' colours (:data:`LAYER_COLOURS_KEY`) blended by the weights in
+      its splat images (``core.preview.splat_colours``), at the alphamap's resolution;
+    * otherwise the palette colours of the mesh's vertices (:data:`TERRAIN_COLOURS`, else worked out
+      with ``palette_of()`` -> ``(height, sea_level, palette)``), each texel its cell's mean.
+    """
+    material = obj.active_material
+    images = splat_images_of(material)
+    colours = material.get(LAYER_COLOURS_KEY) if material is not None else None
+    if images and colours is not None:
+        layers = len(colours) // 3
+        packed = [splat_pixels(image) for image in images]
+        weights = np.concatenate([p.transpose(2, 0, 1) for p in packed])[:layers]
+        linear = core_preview.splat_colours(weights, np.asarray(colours, np.float32).reshape(layers, 3))
+        return core_preview.srgb_bytes(linear)
+    me = obj.data
+    side = _grid_side(me)
+    if side is None:
+        return None
+    attr = me.color_attributes.get(TERRAIN_COLOURS)
+    if attr is not None and attr.domain == "POINT" and attr.data_type == "BYTE_COLOR":
+        srgb = np.empty(len(me.vertices) * 4, np.float32)
+        attr.data.foreach_get("color_srgb", srgb)
+        rgb = srgb.reshape(-1, 4)[:, :3]
+    elif palette_of is not None:
+        height, sea_level, palette = palette_of()
+        rgb = terrain_colours_of(me, height=height, sea_level=sea_level, palette=palette)[:, :3]
+    else:
+        return None
+    cells = core_preview.cell_colours(rgb.reshape(side, side, 3))
+    return np.rint(np.clip(cells, 0.0, 1.0) * np.float32(255.0)).astype(np.uint8)

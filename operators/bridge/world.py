@@ -28,7 +28,7 @@ from ...core import recipe as core_recipe
 from ...core import terrain as core_terrain
 from ...core import unity as core_unity
 from ...core.errors import ParameterError
-from . import export, placements, render, sections
+from . import export, placements, render, sections, terrain_export
 from . import levels as bridge_levels
 from . import scatter as bridge_scatter
 from . import terrain as bridge_terrain
@@ -43,7 +43,6 @@ from .levels import (
     level_stems,
 )
 from .outputs import LOCK_FILE, LOCK_WAIT, Staging, is_stale_temporary, output_folder, writing
-from .scatter import is_scatter
 from .terrain import is_terrain
 
 __all__ = [
@@ -65,6 +64,7 @@ __all__ = [
     "PREVIEW_SIDE",
     "RELIEF_FILE",
     "RENDER_FILE",
+    "SECTION_STEPS",
 ]
 
 #: Pixels per side of the relief map for maps smaller than this.
@@ -147,7 +147,7 @@ def _terrains(objects):
 
 
 def _scatters(objects):
-    return [o for root in objects for o in [root, *root.children_recursive] if is_scatter(o)]
+    return export.scatters_among(objects)
 
 
 def export_paths(
@@ -175,7 +175,7 @@ def export_paths(
         paths += [f"{name}.{fmt}" for fmt in ("fbx", "glb") if getattr(spec, fmt)]
     if spec.preview and terrains:
         paths.append(relief_file)
-    if spec.render and (terrains or trees):
+    if spec.render and (terrains or trees or levels):
         paths.append(render_file)
     if spec.placements and terrains and scatters:
         paths.append(f"{name}_placements.json")
@@ -186,13 +186,20 @@ def export_paths(
     return [os.path.join(folder, p) for p in paths]
 
 
-def _relief(heights, spec, path):
+def _relief(heights, spec, path, colours=None):
+    """The shaded relief map of ``heights``: in the texture layers' colours (``colours``, sRGB bytes
+    row 0 south: :func:`.terrain_export.layer_colours`) when the terrain has them, else the palette's."""
     values, cell = heights.values, heights.cell_size
     n = values.shape[0]
     if n < PREVIEW_SIDE:  # small maps are resampled so the picture is worth looking at
         values, cell = core_unity.resample_square(values, side=PREVIEW_SIDE), cell * (n - 1) / (PREVIEW_SIDE - 1)
     image = core_preview.shaded_relief(
-        values, cell_size=cell, height=heights.height, sea_level=spec.sea_level, palette=spec.palette
+        values,
+        cell_size=cell,
+        height=heights.height,
+        sea_level=spec.sea_level,
+        palette=spec.palette,
+        colours=colours,
     )
     core_unity.write_bytes_atomic(path, core_preview.png_bytes(image))
     return path
@@ -257,6 +264,7 @@ def write_exports(
     render_file=RENDER_FILE,
     stage=None,
     layers=None,
+    progress=None,
 ):
     """Write ``objects`` (with their children) as the files ``spec`` asks for; returns the paths written.
 
@@ -277,7 +285,11 @@ def write_exports(
     its lock, see :func:`output_folder`) and replace earlier files only when
     every one is complete.  With ``stage`` (a :class:`Staging` the caller
     holds, to add files of its own) they are written there and the staged
-    paths returned, for the caller's ``stage.commit``.
+    paths returned, for the caller's ``stage.commit``.  ``progress(done, total, stage)`` rises once across
+    the parts (the FBX/glTF files, the relief map, each terrain's heightmap and package, the render; each
+    an equal share of :data:`SECTION_STEPS`), labelled by each file as it is begun (the exports' steps
+    too: :func:`.export.export_steps`) and by the render's end; a headless run shows it after the
+    build, on the same rising line (``addon.batch``).
     """
     if stage is None:
         with output_folder(folder) as own:
@@ -292,19 +304,42 @@ def write_exports(
                 render_file=render_file,
                 stage=own,
                 layers=layers,
+                progress=progress,
             )
             return own.commit(staged)
     folder = stage.path
     objects = list(objects)
     terrains = _terrains(objects)
+
     written = []
     formats = tuple(f for f in ("fbx", "glb") if getattr(spec, f))
+    parts = (
+        ["formats"] * bool(formats)
+        + ["relief"] * bool(spec.preview and terrains)
+        + [f"heightmap {i}" for i in range(len(terrains)) if spec.heightmap_raw]
+        + ["render"] * bool(spec.render and objects)
+    )
+
+    def share(part):
+        """The progress of ``part`` (its own ``done`` of ``total``) on the rising line of all parts."""
+        k, steps = parts.index(part), SECTION_STEPS * len(parts)
+
+        def tell(done, total, what):
+            if progress is not None:
+                progress(k * SECTION_STEPS + min(SECTION_STEPS, SECTION_STEPS * done // max(total, 1)), steps, what)
+
+        return tell
+
     levels = [o for o in objects if is_level(o)]
     check_level_transforms(levels)
     if formats:
         with level_kits_as_objects(levels):
             written += export.export_unity(
-                objects, os.path.join(folder, f"{name}.fbx"), formats=formats, per_object=spec.per_object
+                objects,
+                os.path.join(folder, f"{name}.fbx"),
+                formats=formats,
+                per_object=spec.per_object,
+                progress=share("formats"),
             )
     for root, stem in zip(levels, level_stems(levels)):
         for file_name, data in bridge_levels.level_files(root, stem).items():
@@ -326,11 +361,13 @@ def write_exports(
         terrain_spec = recipe.terrain
         known = _heights_of(root, heights) if spec.preview and i == 0 or spec.heightmap_raw else None
         if spec.preview and i == 0:
+            share("relief")(0, 1, f"writing {relief_file}")
             path = os.path.join(folder, relief_file)
             with writing(path):
-                written.append(_relief(known, terrain_spec, path))
+                written.append(_relief(known, terrain_spec, path, colours=terrain_export.layer_colours(root)))
         if spec.heightmap_raw:
             stem = name if len(terrains) == 1 else f"{name}_{i}"
+            share(f"heightmap {i}")(0, 1, f"writing {stem}_heightmap.raw and the terrain package")
             written += write_unity_heightmap(
                 known,
                 terrain_spec,
@@ -357,13 +394,12 @@ def write_exports(
                         core_unity.write_bytes_atomic(path, data)
                     written.append(path)
     if spec.render and objects:
+        share("render")(0, 1, f"rendering {render_file}")
         scene = scene or bpy.context.scene
         path = os.path.join(folder, render_file)
         try:
-            if terrains:
-                written.append(render.render_preview(scene, terrains[0], path))
-            else:
-                written.append(render.render_trees(scene, objects, path))
+            written.append(render.render_world(scene, terrains[:1] or objects, path))
+            share("render")(1, 1, f"rendered {render_file}")
         except render.RenderError as err:  # a machine without OpenGL still gets every other file
             print(f"worldseed: warning: {err}", file=sys.stderr)
     return written

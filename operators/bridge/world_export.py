@@ -3,7 +3,7 @@
 For Unity each tile is ``<name>_<x>_<z>.fbx`` (:func:`export_tile_fbx`: the terrain and its LODs,
 rotation 0, scale 1, Y up, metres; the props are placed from the placement file), beside it the prop
 library ``<name>_props.fbx`` (each prop once) and ``<name>_world.json`` listing each tile's FBX
-and the world's own files (the prop library, recipe.toml) with their sizes and SHA-256
+and the world's own files (the prop library, the overview picture, recipe.toml) with their sizes and SHA-256
 (:func:`export_world_steps`).  The sidebar exports the tiles in the
 scene; the headless run (:func:`export_world_fbx`) assembles each tile from its files
 (``.world_tiles.tile_steps``), writes it and removes it again, with the same bytes.
@@ -190,21 +190,21 @@ def export_world_steps(
 ):
     """Write the FBX of every tile in ``roots`` (``{(x, z): root}``; a root of None: the tile is
     assembled from its files with ``recipe``, written and removed, one tile at a time) into ``folder``
-    as ``<name>_<x>_<z>.fbx``; with ``props`` (objects: the props the tiles' placement files name)
-    the prop library ``<name>_props.fbx``, each prop once (a tree with its LODs), as Export for Unity
-    writes one; ``extra`` more files of the world, ``(file name, bytes)`` (the headless run's
-    recipe.toml); the sections a tiled world builds once: ``once`` (``{section key: root objects}``,
-    the sidebar's: :func:`scene_once`) each written as ``<name>_<key>.fbx`` where it stands, a level
-    with its own files, or ``once_files`` (``{section key: paths}``, the headless run's: files
-    :func:`export_once` staged in ``stage``, moved in by this switch, or files in ``folder`` kept);
-    and with ``world_json`` (a function of ``{(x, z): FBX path}`` and the world's own files returning
-    the document, :func:`world_json_with_fbx`) ``<name>_world.json`` listing them all, those of the
-    sections built once under ``"once"`` (with :func:`~core.world.recipe_digest` of ``recipe``, or
-    the document's digest without one).  The files the document listed under ``"once"`` that this
-    set does not hold are removed.  All through one staging folder under the folder's lock (``stage``,
-    a ``Staging`` the caller holds, or one of its own), one switch with the removal of the files
-    ``remove`` (an earlier run's: ``outputs.Staging.commit``): all or nothing.  The removed paths are
-    appended to the list ``removed`` when given.  Yields ``(done, total, label)``; returns the paths."""
+    as ``<name>_<x>_<z>.fbx``; with ``props`` (objects: the props the tiles' placement files name) the
+    prop library ``<name>_props.fbx``, each prop once (a tree with its LODs), as Export for Unity writes
+    one; ``extra`` more files of the world, ``(file name, bytes)`` (the headless run's recipe.toml and
+    ``<name>_overview.png``); the sections a tiled world builds once: ``once`` (``{section key: root
+    objects}``, the sidebar's: :func:`scene_once`) each written as ``<name>_<key>.fbx`` where it stands,
+    a level with its own files, or ``once_files`` (``{section key: paths}``, the headless run's: files
+    :func:`export_once` staged in ``stage``, moved in by this switch, or files in ``folder`` kept); and
+    with ``world_json`` (a function of ``{(x, z): FBX path}`` and the world's own files returning the
+    document, :func:`world_json_with_fbx`) ``<name>_world.json`` listing them all, those of the sections
+    built once under ``"once"`` (with :func:`~core.world.recipe_digest` of ``recipe``, or the document's
+    digest without one).  The files the document listed under ``"once"`` that this set does not hold are
+    removed.  All through one staging folder under the folder's lock (``stage``, a ``Staging`` the
+    caller holds, or one of its own), one switch with the removal of the files ``remove`` (an earlier
+    run's: ``outputs.Staging.commit``): all or nothing.  The removed paths are appended to the list
+    ``removed`` when given.  Yields ``(done, total, label)``; returns the paths."""
     tiles = sorted(roots, key=lambda t: (t[1], t[0]))
     once = {key: list(objects) for key, objects in (once or {}).items() if objects}
     total = len(tiles) + 2 + len(once)
@@ -337,13 +337,13 @@ def export_world_fbx(
     """``[export] fbx`` of a world built into ``folder`` (the headless run's): the FBX of every complete
     tile (or of ``tiles``, ``(x, z)`` pairs), each assembled from its files, written and removed again
     (one tile in memory at a time), with ``props`` the prop library ``<name>_props.fbx`` when the recipe
-    scatters props, ``extra`` (``(file name, bytes)``: recipe.toml), the files of the sections built
-    once ``once_files`` (``{key: paths}``: :func:`export_once`'s, staged in ``stage``, or kept), and the
-    world JSON listing each tile's FBX, the world's own files and, under ``"once"``, those of the
-    sections built once with their sizes and SHA-256 -- the files Export World writes from the sidebar
-    -- in one switch with the removal of ``remove`` (:func:`export_world_steps`, through ``stage`` when
-    given; the removed paths appended to ``removed``).  ``progress(done, total, label)`` per step.
-    Returns the paths written; the scene is left as it was."""
+    scatters props, ``extra`` (``(file name, bytes)``: recipe.toml, the overview picture), the files of
+    the sections built once ``once_files`` (``{key: paths}``: :func:`export_once`'s, staged in
+    ``stage``, or kept), and the world JSON listing each tile's FBX, the world's own files and, under
+    ``"once"``, those of the sections built once with their sizes and SHA-256 -- the files Export World
+    writes from the sidebar -- in one switch with the removal of ``remove`` (:func:`export_world_steps`,
+    through ``stage`` when given; the removed paths appended to ``removed``).  ``progress(done, total,
+    label)`` per step.  Returns the paths written; the scene is left as it was."""
     document = read_world_json(world_json_path(folder, name))
     complete = [(t["x"], t["z"]) for t in (document or {}).get("tiles", ()) if t.get("complete")]
     chosen = complete if tiles is None else [tuple(int(v) for v in t) for t in tiles]

@@ -64,6 +64,18 @@ def test_batch_writes_every_file(batch_out):
     assert "worldseed: wrote" in proc.stdout and "100%" in proc.stderr  # progress on the terminal
 
 
+def test_the_run_shows_progress_and_not_the_writers_chatter(batch_out):
+    """Issue 21: three "EGL Error" lines per render and about 100 INFO lines of the glTF writer reached
+    the user, while the exports and the render showed no progress line."""
+    out, proc = batch_out
+    said = proc.stdout + proc.stderr
+    for noise in ("EGL Error", "| INFO:", "INFO Draco", "Extracting primitive", "FBX export starting", "Saved: '"):
+        assert noise not in said, noise
+    assert "wrote world.glb" in proc.stderr  # the exports' last step, on the progress line
+    if (out / "preview.png").exists():
+        assert "rendered preview.png" in proc.stderr
+
+
 def test_batch_blend_opens_with_the_terrain(batch_out):
     import bpy
 

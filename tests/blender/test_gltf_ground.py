@@ -16,6 +16,8 @@ from worldseed.core import mesh as core_mesh
 from worldseed.core import recipe as core_recipe
 from worldseed.operators.bridge import export, world
 
+from ._ground_cases import glb_triangles, ground_under, world_matrices
+
 #: Largest distance (metres, along glTF's +Y) from a prop's origin to the ground under it.
 TOLERANCE = 0.01
 
@@ -43,9 +45,6 @@ sink = 0.0
 slope_range = [0.0, 90.0]
 above_sea = false
 """
-
-_COMPONENTS = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4}
-_DTYPES = {5121: np.uint8, 5123: np.uint16, 5125: np.uint32, 5126: np.float32}
 
 
 @pytest.fixture
@@ -128,94 +127,22 @@ def test_grids_too_large_to_cache_are_turned_too(empty_scene, monkeypatch):
     assert min(turned) > 0.1, turned
 
 
-def _accessor(gltf, blob, index):
-    acc = gltf.accessors[index]
-    view = gltf.bufferViews[acc.bufferView]
-    dtype = np.dtype(_DTYPES[acc.componentType]).newbyteorder("<")
-    width = _COMPONENTS[acc.type]
-    start = (view.byteOffset or 0) + (acc.byteOffset or 0)
-    stride = view.byteStride or dtype.itemsize * width
-    raw = np.frombuffer(blob, np.uint8, count=stride * (acc.count - 1) + dtype.itemsize * width, offset=start)
-    rows = np.lib.stride_tricks.as_strided(raw, shape=(acc.count, dtype.itemsize * width), strides=(stride, 1))
-    return np.ascontiguousarray(rows).view(dtype).reshape(acc.count, width)
-
-
-def _local_matrix(node):
-    if node.matrix:
-        return np.array(node.matrix, np.float64).reshape(4, 4).T  # column-major in the file
-    m = np.eye(4)
-    x, y, z, w = node.rotation or (0.0, 0.0, 0.0, 1.0)
-    r = np.array(
-        [
-            [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-            [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-            [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
-        ]
-    )
-    m[:3, :3] = r * np.array(node.scale or (1.0, 1.0, 1.0))[None, :]
-    m[:3, 3] = node.translation or (0.0, 0.0, 0.0)
-    return m
-
-
-def _world_matrices(gltf):
-    """``{node index: 4x4 world matrix}`` of every node of the scene."""
-    out = {}
-
-    def walk(i, parent):
-        out[i] = parent @ _local_matrix(gltf.nodes[i])
-        for c in gltf.nodes[i].children or []:
-            walk(c, out[i])
-
-    for i in gltf.scenes[gltf.scene or 0].nodes:
-        walk(i, np.eye(4))
-    return out
-
-
-def _ground_under(points, tris):
-    """Y (glTF's up) of the triangles under each point's (x, z): (N,), NaN where none."""
-    out = np.full(len(points), np.nan)
-    t0, t1, t2 = tris[:, 0], tris[:, 1], tris[:, 2]
-    lo = np.minimum(np.minimum(t0, t1), t2) - 1e-6
-    hi = np.maximum(np.maximum(t0, t1), t2) + 1e-6
-    n = np.cross(t1 - t0, t2 - t0)
-
-    def side(u, v, p):
-        return (v[:, 0] - u[:, 0]) * (p[2] - u[:, 2]) - (v[:, 2] - u[:, 2]) * (p[0] - u[:, 0])
-
-    for k, p in enumerate(points):
-        near = np.flatnonzero((lo[:, 0] <= p[0]) & (hi[:, 0] >= p[0]) & (lo[:, 2] <= p[2]) & (hi[:, 2] >= p[2]))
-        a, b, c = t0[near], t1[near], t2[near]
-        s = np.stack([side(a, b, p), side(b, c, p), side(c, a, p)], axis=1)
-        inside = (s >= -1e-9).all(axis=1) | (s <= 1e-9).all(axis=1)
-        if inside.any():
-            i = near[np.flatnonzero(inside)[0]]
-            out[k] = t0[i, 1] - (n[i, 0] * (p[0] - t0[i, 0]) + n[i, 2] * (p[2] - t0[i, 2])) / n[i, 1]
-    return out
-
-
 def test_every_prop_origin_lies_on_the_gltf_triangles(built):
     recipe, made, tmp_path = built
     paths = export.export_unity(made.roots, str(tmp_path / "ridge.fbx"), formats=("fbx", "glb"), quiet=True)
     glb = next(p for p in paths if p.endswith(".glb"))
     gltf = pygltflib.GLTF2().load(glb)
     blob = gltf.binary_blob()
-    matrices = _world_matrices(gltf)
+    matrices = world_matrices(gltf)
     names = {gltf.nodes[i].name: i for i in matrices}
 
     terrain = names[f"{made.terrain.name}_LOD0"]
-    m = matrices[terrain]
-    tris = []
-    for prim in gltf.meshes[gltf.nodes[terrain].mesh].primitives:
-        assert prim.mode in (None, 4)  # triangles
-        pos = _accessor(gltf, blob, prim.attributes.POSITION).astype(np.float64)
-        pos = pos @ m[:3, :3].T + m[:3, 3]
-        tris.append(pos[_accessor(gltf, blob, prim.indices).astype(np.int64).reshape(-1, 3)])
-    tris = np.concatenate(tris)
+    tris = glb_triangles(gltf, blob, terrain, matrices[terrain])
     assert len(tris) == 2 * 128 * 128
 
     props = np.array([matrices[i][:3, 3] for name, i in names.items() if name.startswith("Rock_")])
     assert len(props) > 300, sorted(names)[:10]
-    ground = _ground_under(props, tris)
+    ground = ground_under(props, tris)
     assert not np.isnan(ground).any()
     gap = np.abs(props[:, 1] - ground)
     assert gap.max() < TOLERANCE, f"worst {gap.max():.4f} m, {np.sum(gap >= TOLERANCE)} of {len(gap)} props"

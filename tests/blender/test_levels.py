@@ -68,7 +68,7 @@ def test_add_level_from_the_sidebar_builds_at_the_cursor(empty_scene):
     assert tuple(root.location) == pytest.approx((10.0, -4.0, 1.0))
     me = root.data
     assert me.validate() is False  # nothing to fix
-    assert [m.name for m in me.materials] == list(bridge_levels.MATERIAL_NAMES)
+    assert [m.name for m in me.materials] == list(bridge_levels.MATERIAL_NAMES[:2])  # no ceiling: no Ceiling slot
     level = core_levels.generate(core_levels.LevelSpec(**SMALL, cell_size=1.5, wall_height=2.5, name="Grotto"))
     mats = _material_indices(me)
     assert int((mats == 0).sum()) == int(level.walkable.sum())  # one floor quad per walkable cell
@@ -87,6 +87,23 @@ def test_add_level_from_the_sidebar_builds_at_the_cursor(empty_scene):
     image = bridge_levels.level_map(root)
     assert image is not None and image.size[0] * 20 == image.size[1] * 24 and image.size[0] >= 24
     assert tuple(image.preview.image_size) == tuple(image.size)  # the icon is the map, pixel for pixel
+
+
+def test_a_level_with_a_ceiling_has_a_ceiling_slot_and_one_without_none(empty_scene):
+    """Slots only for the faces a level has (the FBX would carry an unused slot as an empty material)."""
+    tiny = dict(generator="cave", width=24, height=20, seed=3)
+    bpy.ops.worldseed.level_add(**tiny, name="Roofed", ceiling=True)
+    roofed = bpy.context.active_object.data
+    bpy.ops.worldseed.level_add(**tiny, name="Open", ceiling=False)
+    open_ = bpy.context.active_object.data
+    assert [m.name for m in roofed.materials] == list(bridge_levels.MATERIAL_NAMES)
+    assert [m.name for m in open_.materials] == list(bridge_levels.MATERIAL_NAMES[:2])
+    for me in (roofed, open_):
+        counts = np.bincount(_material_indices(me), minlength=len(me.materials))
+        assert len(counts) == len(me.materials) and (counts > 0).all()
+    # a ceiling over every floor cell: as many ceiling quads as floor quads
+    counts = np.bincount(_material_indices(roofed))
+    assert counts[2] == counts[0]
 
 
 def test_marker_names_for_unity():

@@ -14,6 +14,8 @@ import sys
 import numpy as np
 import pytest
 
+from worldseed.operators.bridge.levels import MATERIAL_COLOURS, MATERIAL_NAMES
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RUN = os.path.join(ROOT, "worldseed_run.py")
 
@@ -81,6 +83,20 @@ for node in list(scene.nodes):
         "faces": len(list(node.mesh.faces)) if node.mesh is not None else 0,
     }
 out["<materials>"] = sorted(m.name for m in list(scene.materials))
+print(json.dumps(out), flush=True)
+os._exit(0)
+"""
+
+# faces per material slot of each mesh, and the file's materials (ufbx 0.0.5 crashes reading meshes'
+# materials after its nodes, or a second mesh's material list: a process of its own, slots counted)
+_READ_SLOTS = """
+import json, os, sys, ufbx
+scene = ufbx.load_file(sys.argv[1])
+out = {}
+for mesh in list(scene.meshes):
+    used = list(mesh.face_material)
+    out[mesh.name] = [used.count(k) for k in range(len(mesh.materials))]
+out = {"slots": out, "materials": sorted(m.name for m in list(scene.materials))}
 print(json.dumps(out), flush=True)
 os._exit(0)
 """
@@ -164,8 +180,27 @@ def test_the_glb_carries_the_levels_and_their_material_colours(two_runs):
     assert np.allclose(nodes["Crypt"].translation, (10.0, 0.5, -20.0), atol=1e-5)
     assert "Crypt_Spawn" in nodes and nodes["Crypt"].mesh is not None
     colours = {m.name: m.pbrMetallicRoughness.baseColorFactor for m in gltf.materials}
-    assert np.allclose(colours["Worldseed Level Floor"][:3], (0.30, 0.27, 0.22), atol=1e-3)
-    assert np.allclose(colours["Worldseed Level Wall"][:3], (0.52, 0.50, 0.47), atol=1e-3)
+    for name, rgb in zip(MATERIAL_NAMES[:2], MATERIAL_COLOURS[:2]):
+        assert np.allclose(colours[name][:3], rgb, atol=1e-3), name
+    assert MATERIAL_NAMES[2] not in colours  # no level has a ceiling
+
+
+def test_no_material_slot_is_empty_and_the_fbx_has_the_glbs_materials(two_runs):
+    """A level without a ceiling has no Ceiling slot: in the FBX (ufbx), every slot of every mesh has
+    faces, and its materials are the .glb's."""
+    import pygltflib
+
+    done = subprocess.run(
+        [sys.executable, "-c", _READ_SLOTS, str(two_runs[0] / "world.fbx")], capture_output=True, text=True, check=True
+    )
+    fbx = json.loads(done.stdout)
+    slots = fbx["slots"]
+    assert {"Crypt", "Warren"} <= set(slots)
+    for name, faces in slots.items():
+        assert all(f > 0 for f in faces), (name, faces)
+    assert len(slots["Crypt"]) == len(slots["Warren"]) == 2  # floor, wall
+    gltf = pygltflib.GLTF2().load(str(two_runs[0] / "world.glb"))
+    assert fbx["materials"] == sorted(m.name for m in gltf.materials)
 
 
 def _tiny_recipe(levels):
@@ -290,6 +325,10 @@ def test_a_headless_wfc_level_prints_a_calm_progress(tmp_path):
     assert 2 <= len(shown) <= 14, lines  # a line a tenth at most, the stage changes
     for (stage, p), (next_stage, q) in zip(shown, shown[1:]):
         assert stage != next_stage or q > p, lines
+    files = [k for k, (stage, _) in enumerate(shown) if stage.startswith(("writing ", "wrote ", "render"))]
+    assert files == list(range(len(shown) - 1 - len(files), len(shown) - 1)), lines  # the build, the files, done
+    percents = [p for _, p in shown]
+    assert percents == sorted(percents), lines  # one rising line across the build and the files
     assert shown[-1] == ("done", 100)
 
 
@@ -306,5 +345,11 @@ def test_levels_are_made_in_the_recipe_order_then_built_in_name_order(tmp_path):
     made = [s.split()[1] for d, t, s in seen if s.startswith("level ") and ":" not in s]
     built = [s.split()[2] for d, t, s in seen if s.startswith("building level ")]
     assert made == ["Zeta", "Alpha", "Mid"] and built == ["Alpha", "Mid", "Zeta"]
-    fractions = [d / t for d, t, s in seen if s.startswith(("level ", "building level ", "levels"))]
-    assert fractions == sorted(fractions) and fractions[-1] == 1.0
+    fractions = [d / t for d, t, s in seen]
+    assert fractions == sorted(fractions)  # one rising progress: the levels, then the files
+    assert seen[-1] == (seen[-1][1], seen[-1][1], "done")
+    last_level = max(k for k, (d, t, s) in enumerate(seen) if s.startswith(("level ", "building level ", "levels")))
+    assert seen[last_level][2] == "levels" and 0.0 < fractions[last_level] < 1.0  # the build's end, then the files
+    assert [s for d, t, s in seen[last_level + 1 : -1]] and all(
+        s.startswith(("writing ", "wrote ")) for d, t, s in seen[last_level + 1 : -1]
+    )

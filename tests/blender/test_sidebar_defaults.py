@@ -91,3 +91,5 @@ def test_a_headless_run_shows_one_rising_progress_across_its_sections(tmp_path):
     first = {k: min(i for i, s in enumerate(stages) if s.startswith(k)) for k in ("trees", "scatter", "level")}
     assert first["trees"] < first["scatter"] < first["level"]  # the sections in the recipe's order
     assert len({t for _d, t, _s in seen}) == 1  # one total for the whole run
+    files = [i for i, s in enumerate(stages) if s.startswith(("writing ", "wrote ", "render"))]
+    assert files and min(files) > first["level"] and stages[-1] == "done"  # then the files, on the same line

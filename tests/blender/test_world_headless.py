@@ -78,15 +78,33 @@ def test_serial_world_writes_every_tile_its_fbx_and_the_world_json(serial):
     assert not [n for n in os.listdir(out) if n.startswith(".")]  # no staging or temporaries left
 
 
+def test_a_tiled_world_writes_its_overview_picture(serial):
+    """Issue 21: a tiled world wrote no picture; <name>_overview.png is the relief of every tile (from the
+    tiles' files, core.world.overview_png), written by the run and listed among what it wrote."""
+    from worldseed.core import recipe as core_recipe
+    from worldseed.core import wfc as core_wfc
+
+    out, proc = serial
+    path = os.path.join(out, "world_overview.png")
+    assert f"wrote {path}" in proc.stdout
+    with open(path, "rb") as fh:
+        data = fh.read()
+    recipe = core_recipe.loads(WORLD)
+    assert data == core_world.overview_png(recipe, core_world.world_grid(recipe), out, "world")
+    img = core_wfc.read_png(data, name="overview")
+    assert img.shape[1] == img.shape[0] and img.shape[0] >= core_world.OVERVIEW_SIDE // 2  # 2 x 2 tiles
+
+
 def test_the_world_json_lists_every_file_the_run_wrote_with_size_and_sha256(serial):
-    """``world_props.fbx`` too (issue 21): each tile's files under its tile, the world's own files in
-    the top-level ``files``; nothing in the folder but the world JSON itself is left out."""
+    """``world_props.fbx`` and ``world_overview.png`` too (issue 21): each tile's files under its tile, the
+    world's own files in the top-level ``files``; nothing in the folder but the world JSON itself is left out."""
     out, _ = serial
     doc = json.load(open(os.path.join(out, "world_world.json")))
     listed = {f["name"]: f for t in doc["tiles"] for f in t["files"]}
     listed.update({f["name"]: f for f in doc["files"]})
     on_disk = digests(out)
-    assert "world_props.fbx" in on_disk and {f["name"] for f in doc["files"]} == {"world_props.fbx"}
+    assert {"world_props.fbx", "world_overview.png"} <= set(on_disk)
+    assert {f["name"] for f in doc["files"]} == {"world_props.fbx", "world_overview.png"}
     assert set(listed) == set(on_disk) - {"world_world.json"}
     for name, record in listed.items():
         assert record["sha256"] == on_disk[name] and record["bytes"] == os.path.getsize(os.path.join(out, name))
@@ -116,7 +134,7 @@ def test_a_run_killed_in_its_switch_of_files_is_finished_by_the_next_run(serial,
     assert len(core_world.verify_tiles(str(out), doc)) == 4
     listed = {f["name"] for t in doc["tiles"] for f in t["files"]} | {f["name"] for f in doc["files"]}
     assert listed == set(digests(str(out))) - {"world_world.json"}
-    assert {f"world_{x}_{z}.fbx" for x in (0, 1) for z in (0, 1)} | {"world_props.fbx"} <= listed
+    assert {f"world_{x}_{z}.fbx" for x in (0, 1) for z in (0, 1)} | {"world_props.fbx", "world_overview.png"} <= listed
     assert not [n for n in os.listdir(out) if n.startswith(".")]
 
 
@@ -145,8 +163,24 @@ def test_tiles_builds_a_part_then_the_rest(serial, recipe_file, tmp_path):
     names = set(os.listdir(out))
     assert {"world_0_1.raw", "world_1_1.fbx"} <= names and "world_0_0.raw" not in names
     assert "2 of 4 tiles complete" in proc.stdout
+    assert "world_overview.png" not in names  # the overview waits for the whole world
     assert run("--recipe", recipe_file, "--out", out).returncode == 0
     assert digests(out) == digests(serial[0])
+
+
+def test_another_recipes_overview_goes_in_the_switch(serial, tmp_path):
+    """The overview shows one world: a run of another recipe that leaves its world incomplete (one tile
+    built) removes the earlier recipe's picture in its switch, and its world JSON lists none."""
+    out = tmp_path / "out"
+    shutil.copytree(serial[0], out)
+    changed = tmp_path / "changed.toml"
+    changed.write_text(CHANGED)
+    proc = run("--recipe", str(changed), "--out", str(out), "--tiles", "0,0")
+    assert proc.returncode == 0, proc.stderr
+    assert "1 of 4 tiles complete" in proc.stdout
+    assert not (out / "world_overview.png").exists()
+    doc = json.load(open(out / "world_world.json"))
+    assert "world_overview.png" not in {f["name"] for f in doc["files"]}
 
 
 def test_a_changed_recipe_on_a_full_disk_keeps_the_earlier_world_json_and_names_the_file(serial, tmp_path):

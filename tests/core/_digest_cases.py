@@ -367,6 +367,25 @@ def ecosystem_animals():
     return _files(ecosystem.ecosystem_files("Hills", run))
 
 
+def pictures():
+    """The pictures of the texture layers: a relief in the splat-blended colours (splat weights x layer
+    colours, cell colours, sRGB table, bilinear sampling) and the overview of a tiled world, read back
+    from its tiles' files."""
+    r = recipe.loads(LAYERED)
+    h = terrain.terrain_heights(r.terrain, seed=2)
+    layers = drive(terrain.terrain_layers_steps(h, terrain_spec=r.terrain, splats=r.splat, seed=2, flow=True))
+    weights = np.concatenate([image.transpose(2, 0, 1) for image in layers.splats])  # the splat PNGs' bytes
+    colours = [(0.1, 0.3, 0.1), (0.4, 0.4, 0.4), (0.3, 0.2, 0.1), (0.8, 0.7, 0.5)]
+    ground = preview.srgb_bytes(preview.splat_colours(weights, colours))
+    palette_ground = preview.cell_colours(palette.terrain_colours(h.values, height_m=h.height, sea_level=0.1))
+    relief = preview.shaded_relief(h.values, cell_size=h.cell_size, height=h.height, sea_level=0.1, colours=ground)
+    world = recipe.loads(WORLD)
+    with tempfile.TemporaryDirectory() as out:
+        core_world.run_world(world, out)
+        overview = core_world.overview_png(world, core_world.world_grid(world), out, "world", max_side=96)
+    return preview.png_bytes(relief) + palette_ground.tobytes() + overview
+
+
 # -- core.exact itself ---------------------------------------------------------------------------------
 
 
@@ -417,6 +436,7 @@ CASES = {
     "networks": networks,
     "ecosystem_plants": ecosystem_plants,
     "ecosystem_animals": ecosystem_animals,
+    "pictures": pictures,
     "exact": exact_functions,
 }
 
@@ -468,6 +488,7 @@ GOLDEN = {
     "networks": "5f6872509212f75e",
     "ecosystem_plants": "a776bab24ac099e6",
     "ecosystem_animals": "353a340e418d5013",
+    "pictures": "319dd02e9bde1518",
     "exact": "c4d517d627309994",
 }
 

@@ -63,3 +63,48 @@ def test_relief_colours_water_and_snow():
 def test_large_maps_are_subsampled():
     img = preview.shaded_relief(np.zeros((3000, 2000), np.float32), cell_size=1.0, height=1.0, max_side=1000)
     assert img.shape == (1000, 667, 3)
+
+
+def test_srgb_bytes_are_the_srgb_curve_rounded():
+    linear = np.arange(65536) / 65535.0
+    exact = np.where(linear <= 0.0031308, linear * 12.92, 1.055 * linear ** (1 / 2.4) - 0.055) * 255.0
+    got = preview.srgb_bytes(linear).astype(int)
+    assert np.abs(got - exact).max() <= 0.5 + 1e-6  # the nearest byte (ties either way)
+    assert (np.diff(got) >= 0).all() and got[0] == 0 and got[-1] == 255
+    assert preview.srgb_bytes(np.array([-1.0, 2.0])).tolist() == [0, 255]
+
+
+def test_splat_colours_blend_bytes_and_floats_alike():
+    rng = np.random.default_rng(3)
+    w = rng.random((3, 5, 4))
+    w /= w.sum(axis=0)
+    colours = [[0.1, 0.3, 0.1], [0.4, 0.4, 0.4], [0.9, 0.9, 0.95]]
+    blend = preview.splat_colours(w, colours)
+    np.testing.assert_allclose(blend, np.einsum("lrc,lk->rck", w, colours), atol=1e-6)
+    as_bytes = preview.splat_colours(np.rint(w * 255).astype(np.uint8), colours)
+    assert np.abs(as_bytes - blend).max() < 3 / 255
+    with pytest.raises(preview.ParameterError, match="colours"):
+        preview.splat_colours(w, colours[:2])
+
+
+def test_relief_shows_the_layers_colours_and_keeps_the_sea():
+    """A snow layer on the high half shows white in the relief (issue 21: it showed in neither
+    picture), the low half keeps the palette's water below the sea level."""
+    h = np.linspace(0, 1, 64, dtype=np.float32)[None, :].repeat(32, 0)
+    weights = np.zeros((2, 31, 63), np.float32)
+    weights[0, :, :31], weights[1, :, 31:] = 1.0, 1.0  # grass west, snow east
+    colours = preview.srgb_bytes(preview.splat_colours(weights, [[0.1, 0.3, 0.1], [0.9, 0.9, 0.95]]))
+    img = preview.shaded_relief(h, cell_size=1000.0, height=100.0, sea_level=0.1, colours=colours)
+    plain = preview.shaded_relief(h, cell_size=1000.0, height=100.0, sea_level=0.1)
+    snow, grass, sea = img[16, 50].astype(int), img[16, 25].astype(int), img[16, 2].astype(int)
+    assert snow.min() > 200 and grass[1] > grass[0] + 20
+    np.testing.assert_array_equal(sea, plain[16, 2])  # water as the palette has it
+    assert not np.array_equal(img[16, 50], plain[16, 50])
+
+
+def test_sample_image_spans_the_grid_corner_to_corner():
+    img = np.arange(12, dtype=np.uint8).reshape(3, 4)
+    out = preview.sample_image(img, (3, 4))
+    assert out[0, 0] == img[0, 0] and out[-1, -1] == img[-1, -1] and out.dtype == np.uint8
+    assert preview.sample_image(img.astype(np.float32), (5, 7)).shape == (5, 7)
+    assert preview.sample_image(np.zeros((2, 2, 3), np.uint8), (4, 4)).shape == (4, 4, 3)

@@ -45,7 +45,7 @@ from ._objects import (
     level_map,
     level_root,
 )
-from ._pieces import MATERIAL_NAMES, map_pixels, marker_names, marker_positions
+from ._pieces import MATERIAL_COLOURS, MATERIAL_NAMES, map_pixels, marker_names, marker_positions
 from ._settings import (
     GEOMETRY_ITEMS,
     LEVEL_FIELDS,
@@ -91,6 +91,7 @@ __all__ = [
     "MARKER_KEY",
     "MAX_MARKERS",
     "MATERIAL_NAMES",
+    "MATERIAL_COLOURS",
     "marker_names",
     "marker_positions",
     "map_pixels",

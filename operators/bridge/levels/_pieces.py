@@ -23,9 +23,11 @@ __all__ = [
     "map_image",
 ]
 
-#: The level mesh's material slots (core's material ids 0, 1, 2) and their base colours (linear RGB).
+#: The level mesh's materials (core's material ids 0, 1, 2) and their base colours (linear RGB): floors a
+#: warm sandstone, walls a dark slate and ceilings a deep brown, apart at a glance in the preview, in
+#: Workbench (their viewport colour) and in Unity (the FBX diffuse and glTF base colour).
 MATERIAL_NAMES = ("Worldseed Level Floor", "Worldseed Level Wall", "Worldseed Level Ceiling")
-MATERIAL_COLOURS = ((0.30, 0.27, 0.22), (0.52, 0.50, 0.47), (0.20, 0.20, 0.23))
+MATERIAL_COLOURS = ((0.52, 0.38, 0.20), (0.13, 0.15, 0.19), (0.20, 0.09, 0.05))
 #: Largest side of the map image kept in the .blend (the panel shows it as an icon; the PNG file is full size).
 MAP_SIDE = 512
 
@@ -54,14 +56,15 @@ def _material(name, rgb):
 
 
 def level_materials():
-    """The floor, wall and ceiling materials (slots 0, 1, 2 of every level mesh)."""
+    """The floor, wall and ceiling materials (core's material ids 0, 1, 2)."""
     return [_material(n, c) for n, c in zip(MATERIAL_NAMES, MATERIAL_COLOURS)]
 
 
 def level_mesh(level, spec, name, cells=None):
-    """The level mesh as a Blender quad mesh with world-scaled UVs and its three material slots (floor,
-    wall, ceiling), its south-west corner at the object's origin; with ``cells`` ((height, width)
-    bool) only the faces of those cells."""
+    """The level mesh as a Blender quad mesh with world-scaled UVs and a material slot for each kind of
+    face it has (floor, wall, ceiling, in that order: a level without a ceiling has no Ceiling slot,
+    which the FBX would carry as an empty material), its south-west corner at the object's origin;
+    with ``cells`` ((height, width) bool) only the faces of those cells."""
     quads = core_levels.level_quads(
         level, cell_size=spec.cell_size, wall_height=spec.wall_height, ceiling=spec.ceiling, origin=(0.0, 0.0, 0.0)
     )
@@ -78,10 +81,13 @@ def level_mesh(level, spec, name, cells=None):
         )
     me = mesh_from_topology(name, vertices, topology, corner_uvs=corner_uvs)
     try:
+        materials = np.asarray(materials, np.int32)
+        used = np.unique(materials)
         attr = me.attributes.get("material_index") or me.attributes.new("material_index", "INT", "FACE")
-        attr.data.foreach_set("value", np.ascontiguousarray(materials, np.int32))
-        for mat in level_materials():
-            me.materials.append(mat)
+        attr.data.foreach_set("value", np.ascontiguousarray(np.searchsorted(used, materials), np.int32))
+        every = level_materials()
+        for k in used:
+            me.materials.append(every[k])
     except BaseException:
         bpy.data.meshes.remove(me)
         raise

@@ -71,7 +71,7 @@ WFC_SAMPLED = ("wfc_overlapping", "wfc")
 LIVE_WFC_CELLS = 64 * 64
 
 GEOMETRY_ITEMS = (
-    ("MESH", "Mesh", "The level mesh: floor, wall and ceiling quads with three materials"),
+    ("MESH", "Mesh", "The level mesh: floor, wall and ceiling quads, a material for each"),
     ("KIT", "Kit", "Modules of a kit collection, named by role, instanced on every cell"),
 )
 SAMPLE_SOURCES = (
