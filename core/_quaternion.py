@@ -7,9 +7,10 @@ right-handed, ``q v q*`` rotates ``v``, and ``multiply(a, b)`` applies ``b`` fir
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 
 
-def multiply(a, b):
+def multiply(a: npt.NDArray[np.float64], b: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     """Hamilton products ``a b`` of (N, 4) arrays (``b`` is applied first)."""
     aw, ax, ay, az = a.T
     bw, bx, by, bz = b.T
@@ -24,21 +25,21 @@ def multiply(a, b):
     )
 
 
-def rotate(q, v):
+def rotate(q: npt.NDArray[np.float64], v: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     """Vectors ``v`` (N, 3) rotated by unit quaternions ``q`` (N, 4)."""
     w, u = q[:, :1], q[:, 1:]
     t = 2.0 * np.cross(u, v)
     return v + w * t + np.cross(u, t)
 
 
-def about_z(angle):
+def about_z(angle: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     """Rotations by ``angle`` (N,) radians about +Z."""
     h = 0.5 * angle
     z = np.zeros_like(h)
     return np.stack([np.cos(h), z, z, np.sin(h)], axis=1)
 
 
-def tilt_towards(normals, fraction, max_tilt):
+def tilt_towards(normals: npt.NDArray[np.float64], fraction: float, max_tilt: float) -> npt.NDArray[np.float64]:
     """Rotations that tip +Z towards ``normals`` (N, 3, unit) by ``fraction`` of the way, at most
     ``max_tilt`` radians, about the horizontal axis ``Z x n`` (the shortest arc, so no twist
     about the vertical)."""

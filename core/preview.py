@@ -11,6 +11,7 @@ import struct
 import zlib
 
 import numpy as np
+import numpy.typing as npt
 
 from ._checks import check_array, check_float
 from .palette import terrain_colours
@@ -19,8 +20,16 @@ __all__ = ["shaded_relief", "png_bytes"]
 
 
 def shaded_relief(
-    heights01, *, cell_size, height, sea_level=0.0, palette="temperate", azimuth=315.0, altitude=45.0, max_side=1024
-):
+    heights01: npt.ArrayLike,
+    *,
+    cell_size: float,
+    height: float,
+    sea_level: float = 0.0,
+    palette: str = "temperate",
+    azimuth: float = 315.0,
+    altitude: float = 45.0,
+    max_side: int = 1024,
+) -> npt.NDArray[np.uint8]:
     """Coloured hillshade as uint8 RGB (rows, cols, 3), north (last row) at the top.
 
     Parameters
@@ -56,7 +65,7 @@ def shaded_relief(
     return img[::-1]  # row 0 of the heightmap is the south edge; pictures start at the top
 
 
-def png_bytes(image):
+def png_bytes(image: npt.NDArray[np.uint8]) -> bytes:
     """Encode a uint8 (rows, cols, 3) or (rows, cols) array as PNG bytes."""
     img = check_array(image, name="image", dtype_kind="u")
     if img.dtype != np.uint8 or img.ndim not in (2, 3) or (img.ndim == 3 and img.shape[2] not in (3, 4)):
@@ -65,7 +74,7 @@ def png_bytes(image):
     colour_type = 0 if img.ndim == 2 else (2 if img.shape[2] == 3 else 6)  # grey, RGB, RGBA
     raw = np.concatenate([np.zeros((rows, 1), np.uint8), img.reshape(rows, -1)], axis=1).tobytes()
 
-    def chunk(tag, data):
+    def chunk(tag: bytes, data: bytes) -> bytes:
         body = tag + data
         return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body) & 0xFFFFFFFF)
 
