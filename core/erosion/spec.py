@@ -14,7 +14,9 @@ so a 513^2 and a 1025^2 build of the same recipe erode alike. The rates are per 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from ..errors import ParameterError
 from ..spec import check_keys, flag, from_table, integer, number, to_table
@@ -106,7 +108,7 @@ class ErosionSpec:
     thermal_rate: float = 0.5
     thermal_iterations: int = 50
 
-    def hydraulic_kwargs(self):
+    def hydraulic_kwargs(self) -> dict[str, float]:
         """The keyword arguments of :func:`core.erosion.hydraulic` this spec sets (not the droplet count)."""
         return {
             "inertia": self.inertia,
@@ -120,12 +122,12 @@ class ErosionSpec:
             "lifetime": self.lifetime,
         }
 
-    def thermal_kwargs(self):
+    def thermal_kwargs(self) -> dict[str, float]:
         """The keyword arguments of :func:`core.erosion.thermal` this spec sets."""
         return {"talus": self.talus, "rate": self.thermal_rate, "iterations": self.thermal_iterations}
 
 
-def droplet_count(spec, *, size, prefix="terrain.erosion."):
+def droplet_count(spec: ErosionSpec, *, size: float, prefix: str = "terrain.erosion.") -> int:
     """Droplets for a square tile of ``size`` metres: ``round(droplets_per_km2 * (size / 1000)^2)``.
 
     Refuses more than :data:`core.erosion._hydraulic.MAX_DROPLETS` (a run of many minutes),
@@ -142,7 +144,7 @@ def droplet_count(spec, *, size, prefix="terrain.erosion."):
     return count
 
 
-def check_erosion(spec, *, size, cell_size, prefix="terrain.erosion."):
+def check_erosion(spec: ErosionSpec, *, size: float, cell_size: float, prefix: str = "terrain.erosion.") -> int:
     """Checks of an enabled erosion against the tile: the brush at most 32 cells across its radius,
     the lifetime at most 10,000 cells, droplets x steps within a run of minutes (not hours).
     Returns the droplet count (0 when erosion is off; nothing is checked then).
@@ -178,7 +180,7 @@ def check_erosion(spec, *, size, cell_size, prefix="terrain.erosion."):
     return count
 
 
-def from_dict(table, *, prefix="terrain.erosion."):
+def from_dict(table: Mapping[str, Any], *, prefix: str = "terrain.erosion.") -> ErosionSpec:
     """A validated :class:`ErosionSpec` from a ``[terrain.erosion]`` table (unknown keys refused).
 
     >>> try:
@@ -192,7 +194,7 @@ def from_dict(table, *, prefix="terrain.erosion."):
     return from_table(ErosionSpec, LIMITS, table, prefix=prefix)
 
 
-def to_dict(spec):
+def to_dict(spec: ErosionSpec) -> dict[str, Any]:
     """The spec as a table of plain TOML values (every field).
 
     >>> from_dict(to_dict(ErosionSpec(enabled=True))) == ErosionSpec(enabled=True)
