@@ -165,7 +165,7 @@ def check_shape(
 
 
 def check_array(
-    value: npt.ArrayLike,
+    value: object,
     *,
     name: str,
     ndim: int | None = None,
@@ -195,7 +195,7 @@ def check_array(
     return arr
 
 
-def check_heights(h: npt.ArrayLike, name: str = "h") -> npt.NDArray[np.floating[Any]]:
+def check_heights(h: object, name: str = "h") -> npt.NDArray[np.floating[Any]]:
     """A validated 2-D float heightmap (float32/float64 kept as they are, others made float32)."""
     arr = check_array(h, name=name, ndim=2)
     if arr.dtype not in (np.float32, np.float64):
