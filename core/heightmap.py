@@ -128,7 +128,7 @@ def normalize(h: npt.ArrayLike, *, low: float | None = None, high: float | None 
     return out.astype(np.float32, copy=False)
 
 
-def island_falloff(shape: tuple[int, int], *, mode: str = "radial", width: float = 0.35) -> npt.NDArray[np.float32]:
+def island_falloff(shape: Sequence[int], *, mode: str = "radial", width: float = 0.35) -> npt.NDArray[np.float32]:
     """Island mask: 1 in the middle, falling smoothly to 0 at the border.
 
     Parameters
@@ -184,7 +184,7 @@ def island_falloff(shape: tuple[int, int], *, mode: str = "radial", width: float
 
 
 def falloff_window(
-    shape: tuple[int, int],
+    shape: Sequence[int],
     rows: Sequence[int] | npt.NDArray[np.integer[Any]],
     cols: Sequence[int] | npt.NDArray[np.integer[Any]],
     *,

@@ -18,6 +18,7 @@ the recipe reader import them for their min/max.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -125,7 +126,7 @@ def _check_reach(max_abs: float, scale: float, octaves: int, lacunarity: float, 
 
 
 def fbm(
-    shape: tuple[int, int],
+    shape: Sequence[int],
     *,
     scale: float = 64.0,
     octaves: int = 6,
