@@ -122,7 +122,7 @@ class ErosionSpec:
             "lifetime": self.lifetime,
         }
 
-    def thermal_kwargs(self) -> dict[str, float]:
+    def thermal_kwargs(self) -> dict[str, Any]:
         """The keyword arguments of :func:`core.erosion.thermal` this spec sets."""
         return {"talus": self.talus, "rate": self.thermal_rate, "iterations": self.thermal_iterations}
 
