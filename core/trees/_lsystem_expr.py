@@ -24,6 +24,7 @@ import ast
 import keyword
 import math
 import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 __all__ = [
@@ -55,13 +56,13 @@ MAX_EXPRESSION_DEPTH = 50
 _OPERATOR = re.compile(r"\*\*|&&|\|\||[<>=!]=|[-+*/^%<>!,]|\band\b|\bor\b|\bnot\b")
 
 
-def _shown(text, limit=60):
+def _shown(text: str, limit: int = 60) -> str:
     """``repr(text)`` cut to about ``limit`` characters, for a message."""
     text = repr(text)
     return text if len(text) <= limit else f"{text[: limit - 4]}...' ({len(text) - 2:,} characters)"
 
 
-def _check_size(text):
+def _check_size(text: str) -> None:
     if len(text) > MAX_EXPRESSION_CHARS:
         raise ExpressionError(
             f"expression {_shown(text)} is longer than {MAX_EXPRESSION_CHARS:,} characters; "
@@ -88,43 +89,43 @@ def _check_size(text):
         )
 
 
-def _sin(x):
+def _sin(x: float) -> float:
     return math.sin(math.radians(x))
 
 
-def _cos(x):
+def _cos(x: float) -> float:
     return math.cos(math.radians(x))
 
 
-def _tan(x):
+def _tan(x: float) -> float:
     return math.tan(math.radians(x))
 
 
-def _asin(x):
+def _asin(x: float) -> float:
     return math.degrees(math.asin(x))
 
 
-def _acos(x):
+def _acos(x: float) -> float:
     return math.degrees(math.acos(x))
 
 
-def _atan(x):
+def _atan(x: float) -> float:
     return math.degrees(math.atan(x))
 
 
-def _atan2(y, x):
+def _atan2(y: float, x: float) -> float:
     return math.degrees(math.atan2(y, x))
 
 
-def _floor(x):
+def _floor(x: float) -> float:
     return float(math.floor(x))
 
 
-def _ceil(x):
+def _ceil(x: float) -> float:
     return float(math.ceil(x))
 
 
-def _rand(u, lo, hi):
+def _rand(u: Callable[[], float], lo: float, hi: float) -> float:
     return lo + (hi - lo) * u()
 
 
@@ -187,16 +188,16 @@ class Expression:
 
     source: str
     uses_rand: bool
-    formals: frozenset
+    formals: frozenset[int]
     boolean: bool
 
     @property
-    def float_source(self):
+    def float_source(self) -> str:
         """Source whose value is always a float (comparisons give 1.0 / 0.0)."""
         return f"float({self.source})" if self.boolean else self.source
 
 
-def check_name(name, *, what):
+def check_name(name: str, *, what: str) -> None:
     """Raise ExpressionError unless ``name`` can name a formal parameter or a constant."""
     if not isinstance(name, str) or not name.isidentifier() or keyword.iskeyword(name):
         raise ExpressionError(f"{what} {name!r} is not a valid name (letters, digits and _, not starting with a digit)")
@@ -209,26 +210,26 @@ def check_name(name, *, what):
 class _Rewriter:
     """Check a parsed expression against the whitelist and rewrite it (see the module docstring)."""
 
-    def __init__(self, formals, constants, allow_rand):
+    def __init__(self, formals: Sequence[str], constants: Mapping[str, float], allow_rand: bool) -> None:
         self.formals = {name: i for i, name in enumerate(formals)}
         self.constants = constants
         self.allow_rand = allow_rand
         self.uses_rand = False
         self.needs_float = False  # bool-valued nodes inside: wrap the result in float()
-        self.used = set()
+        self.used: set[int] = set()
 
-    def visit(self, node):
+    def visit(self, node: ast.AST) -> ast.expr:
         method = getattr(self, "visit_" + type(node).__name__, None)
         if method is None:
             raise ExpressionError(f"{_describe(node)} is not allowed in an expression")
         return ast.copy_location(method(node), node)
 
-    def visit_Constant(self, node):
+    def visit_Constant(self, node: ast.Constant) -> ast.expr:
         if isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
             raise ExpressionError(f"{node.value!r} is not a number")
         return ast.Constant(float(node.value))
 
-    def visit_Name(self, node):
+    def visit_Name(self, node: ast.Name) -> ast.expr:
         name = node.id
         if name in self.formals:
             self.used.add(self.formals[name])
@@ -243,7 +244,7 @@ class _Rewriter:
         hint = f"; known names: {', '.join(known)}" if known else "; no parameters or constants are defined here"
         raise ExpressionError(f"unknown name {name!r}{hint}")
 
-    def visit_BinOp(self, node):
+    def visit_BinOp(self, node: ast.BinOp) -> ast.expr:
         op = type(node.op)
         if op in _BAD_OPERATORS:
             raise ExpressionError(_BAD_OPERATORS[op])
@@ -252,7 +253,7 @@ class _Rewriter:
             return ast.Call(ast.Name("_pow", ast.Load()), [left, right], [])
         return ast.BinOp(left, node.op, right)
 
-    def visit_UnaryOp(self, node):
+    def visit_UnaryOp(self, node: ast.UnaryOp) -> ast.expr:
         op = type(node.op)
         if op in _BAD_OPERATORS:
             raise ExpressionError(_BAD_OPERATORS[op])
@@ -260,18 +261,18 @@ class _Rewriter:
             self.needs_float = True
         return ast.UnaryOp(node.op, self.visit(node.operand))
 
-    def visit_BoolOp(self, node):
+    def visit_BoolOp(self, node: ast.BoolOp) -> ast.expr:
         self.needs_float = True
         return ast.BoolOp(node.op, [self.visit(v) for v in node.values])
 
-    def visit_Compare(self, node):
+    def visit_Compare(self, node: ast.Compare) -> ast.expr:
         for op in node.ops:
             if not isinstance(op, _COMPARE):
                 raise ExpressionError(f"comparison {_describe(op)} is not supported (use < <= > >= == !=)")
         self.needs_float = True
         return ast.Compare(self.visit(node.left), node.ops, [self.visit(c) for c in node.comparators])
 
-    def visit_Call(self, node):
+    def visit_Call(self, node: ast.Call) -> ast.expr:
         if not isinstance(node.func, ast.Name):
             raise ExpressionError(f"only the functions {', '.join(FUNCTIONS)} can be called")
         name = node.func.id
@@ -293,7 +294,7 @@ class _Rewriter:
         return ast.Call(ast.Name("_" + name, ast.Load()), args, [])
 
 
-def _describe(node):
+def _describe(node: ast.AST) -> str:
     names = {
         "Attribute": "attribute access ('.')",
         "Subscript": "indexing ('[ ]')",
@@ -314,7 +315,9 @@ def _describe(node):
     return names.get(type(node).__name__, f"'{type(node).__name__}'")
 
 
-def compile_expression(text, *, formals=(), constants=None, allow_rand=True):
+def compile_expression(
+    text: str, *, formals: Sequence[str] = (), constants: Mapping[str, float] | None = None, allow_rand: bool = True
+) -> Expression:
     """Check ``text`` and return an `Expression` whose source computes a float.
 
     Parameters
@@ -353,7 +356,7 @@ def compile_expression(text, *, formals=(), constants=None, allow_rand=True):
     return Expression(source, rewriter.uses_rand, frozenset(rewriter.used), rewriter.needs_float)
 
 
-def evaluate_constant(text, *, constants=None, what="expression"):
+def evaluate_constant(text: str, *, constants: Mapping[str, float] | None = None, what: str = "expression") -> float:
     """Value of an expression of numbers and constants only (no parameters, no rand)."""
     expression = compile_expression(text, constants=constants, allow_rand=False)
     try:
