@@ -35,15 +35,21 @@ counts them (``regions``) and :func:`~._record.level_warnings` says so.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
+import numpy.typing as npt
 
 from .. import wfc as core_wfc
 from .._checks import make_rng
 from ..errors import ParameterError, short
 from ..spec import did_you_mean
+from ..steps import Steps
+from ..wfc import Tileset
 from ._content import place_markers
-from ._level import CLASSES, DOOR, FLOOR, WALL, Level, WfcRecord
+from ._fields import LevelSpec
+from ._level import CLASSES, DOOR, FLOOR, WALL, Level, Marker, WfcRecord
 from ._regions import label_regions
 from ._wfc_files import load_sample_of, load_tileset_of, prefixed, wfc_model
 
@@ -61,10 +67,12 @@ __all__ = [
 MAX_WAVE_BYTES = 2**30
 #: Most patterns a sample may give (the overlapping model's own limit: its overlap table is 4 x P x P).
 MAX_PATTERNS = 2048
-_COUNTS = {}  # pattern counts of recent samples (see _pattern_count)
+_COUNTS: dict[tuple[Any, ...], int] = {}  # pattern counts of recent samples (see _pattern_count)
+
+T = TypeVar("T")
 
 
-def palette_names(palette):
+def palette_names(palette: npt.NDArray[np.integer[Any]]) -> tuple[str, ...]:
     """Text of each sample value: ``"12"`` for an integer, ``"#rrggbb"`` (``"#rrggbbaa"``) for a colour.
 
     >>> palette_names(np.array([0, 3])), palette_names(np.array([[255, 128, 0]], np.uint8))
@@ -76,7 +84,13 @@ def palette_names(palette):
     return tuple("#" + "".join(f"{int(c):02x}" for c in row) for row in palette)
 
 
-def _sample_classes(sample, palette, classes, *, prefix):
+def _sample_classes(
+    sample: npt.NDArray[np.integer[Any]],
+    palette: npt.NDArray[np.integer[Any]],
+    classes: Sequence[tuple[str, str]],
+    *,
+    prefix: str,
+) -> npt.NDArray[np.uint8]:
     """(C,) uint8 class of each palette entry: ``classes`` where it names the value, else wall for the
     most common value on the sample's border and floor for the others."""
     names = palette_names(palette)
@@ -98,7 +112,7 @@ def _sample_classes(sample, palette, classes, *, prefix):
     return out
 
 
-def _wave_check(cells, patterns, *, spec, prefix, what):
+def _wave_check(cells: int, patterns: int, *, spec: LevelSpec, prefix: str, what: str) -> None:
     need = cells * patterns
     if need > MAX_WAVE_BYTES:
         raise ParameterError(
@@ -108,7 +122,7 @@ def _wave_check(cells, patterns, *, spec, prefix, what):
         )
 
 
-def _check_points(spec, prefix):
+def _check_points(spec: LevelSpec, prefix: str) -> None:
     """Refuse ``connect_points`` without ``connected`` or off the grid."""
     points = spec.connect_points
     if points and not spec.connected:
@@ -124,7 +138,7 @@ def _check_points(spec, prefix):
             )
 
 
-def _check_fixed_cells(spec, prefix):
+def _check_fixed_cells(spec: LevelSpec, prefix: str) -> None:
     """Refuse painted cells off the grid."""
     for k, (x, y, _) in enumerate(spec.fixed):
         if not (0 <= x < spec.width and 0 <= y < spec.height):
@@ -134,7 +148,7 @@ def _check_fixed_cells(spec, prefix):
             )
 
 
-def tiled_fixed(spec, tileset, *, prefix="level."):
+def tiled_fixed(spec: LevelSpec, tileset: Tileset, *, prefix: str = "level.") -> dict[tuple[int, int], str]:
     """``fixed`` of a tiled ``spec`` as :func:`core.wfc.tiled` takes it, ``{(x, y): tile}``; a name that
     is neither a base tile nor a variant of ``tileset`` is refused."""
     bases = list(dict.fromkeys(str(b) for b in tileset.base_names))
@@ -150,7 +164,7 @@ def tiled_fixed(spec, tileset, *, prefix="level."):
     return out
 
 
-def _sample_values(palette):
+def _sample_values(palette: npt.NDArray[np.integer[Any]]) -> Callable[..., tuple[Any, str]]:
     """``value_of(key, where, verb)``: the sample value (an int, or a channel tuple of an image) that a
     recipe's text ``key`` (``"12"``, ``"#rrggbb"``) names, with its canonical text; refused with
     ``where`` (or ``subject``) in the message when it is no sample value or one the sample lacks."""
@@ -158,7 +172,7 @@ def _sample_values(palette):
     index = {n: k for k, n in enumerate(names)}
     values = _values(palette, np.ones(len(palette), bool))
 
-    def value_of(key, where, verb, subject=None):
+    def value_of(key: str, where: str, verb: str, subject: str | None = None) -> tuple[Any, str]:
         try:  # the canonical text of a sample value, as in classes
             value = core_wfc.check_classes({key: "wall"}, name=where)[0][0]
         except ParameterError:
@@ -174,14 +188,16 @@ def _sample_values(palette):
     return value_of
 
 
-def sample_fixed(spec, palette, *, prefix="level."):
+def sample_fixed(
+    spec: LevelSpec, palette: npt.NDArray[np.integer[Any]], *, prefix: str = "level."
+) -> dict[tuple[int, int], Any]:
     """``fixed`` of an overlapping ``spec`` as :func:`core.wfc.overlapping` takes it, ``{(x, y): value}``
     (ints, or channel tuples of an image); a value the sample lacks is refused."""
     value_of = _sample_values(palette)
     return {(x, y): value_of(key, f"{prefix}fixed[{k}]", "paints")[0] for k, (x, y, key) in enumerate(spec.fixed)}
 
 
-def _check_minimums(spec, prefix):
+def _check_minimums(spec: LevelSpec, prefix: str) -> None:
     cells = spec.width * spec.height
     for key, low, _ in spec.counts:
         if low > cells:
@@ -197,11 +213,11 @@ def _check_minimums(spec, prefix):
         )
 
 
-def _bound(high):
+def _bound(high: int) -> int | None:
     return None if high < 0 else high
 
 
-def tiled_counts(spec, tileset, *, prefix="level."):
+def tiled_counts(spec: LevelSpec, tileset: Tileset, *, prefix: str = "level.") -> dict[str, tuple[int, int | None]]:
     """``counts`` of a tiled ``spec`` as :func:`core.wfc.tiled` takes them, ``{base tile name: (min, max)}``
     (``max`` None: no bound); a name that is no base tile of ``tileset`` is refused."""
     bases = list(dict.fromkeys(str(b) for b in tileset.base_names))
@@ -216,7 +232,9 @@ def tiled_counts(spec, tileset, *, prefix="level."):
     return out
 
 
-def sample_counts(spec, palette, *, prefix="level."):
+def sample_counts(
+    spec: LevelSpec, palette: npt.NDArray[np.integer[Any]], *, prefix: str = "level."
+) -> dict[Any, tuple[int, int | None]]:
     """``counts`` of an overlapping ``spec`` as :func:`core.wfc.overlapping` takes them,
     ``{sample value: (min, max)}`` with the values as ints (a grid sample) or channel tuples (an
     image); a key that is no value of ``palette`` is refused."""
@@ -230,7 +248,9 @@ def sample_counts(spec, palette, *, prefix="level."):
     return out
 
 
-def check_wfc(spec, *, base=None, prefix="level."):
+def check_wfc(
+    spec: LevelSpec, *, base: str | None = None, prefix: str = "level."
+) -> tuple[str, Tileset | npt.NDArray[np.integer[Any]], str]:
     """Refuse a WFC ``spec`` that cannot work, before any solving: a missing or bad tileset or sample,
     both or neither given, a size below ``n``, classes naming values the sample lacks, a wave larger
     than :data:`MAX_WAVE_BYTES`, ``connect_points`` off the grid or without ``connected``, ``counts``
@@ -279,7 +299,7 @@ def check_wfc(spec, *, base=None, prefix="level."):
     return model, sample, source
 
 
-def _pattern_count(sample, n, symmetry, periodic_input):
+def _pattern_count(sample: npt.NDArray[np.integer[Any]], n: int, symmetry: int, periodic_input: bool) -> int:
     """How many patterns the overlapping model takes from ``sample`` (remembered for the last few
     samples: a spec is checked each time it is read, and counting a large sample takes seconds)."""
     key = (sample.shape, sample.dtype.str, hashlib.sha256(sample.tobytes()).hexdigest(), n, symmetry, periodic_input)
@@ -295,19 +315,21 @@ def _pattern_count(sample, n, symmetry, periodic_input):
     return count
 
 
-def _values(palette, keep):
+def _values(palette: npt.NDArray[np.integer[Any]], keep: npt.NDArray[np.bool_]) -> list[Any]:
     """The sample values of ``palette`` where ``keep`` holds: ints, or tuples of channels."""
     return [tuple(int(c) for c in row) if palette.ndim == 2 else int(row) for row in palette[np.asarray(keep)]]
 
 
-def level_label(spec):
+def level_label(spec: LevelSpec) -> str:
     """How messages name a WFC level: ``level 'Keep' (tileset 'dungeon')``, ``level 'Mine' (sample 'rooms')``."""
     if spec.sample:
         return f"level {spec.name!r} (sample {spec.sample!r})"
     return f"level {spec.name!r} (tileset {spec.tileset!r})"
 
 
-def _markers(grid, seed, spec, walkable_names=()):
+def _markers(
+    grid: npt.NDArray[np.uint8], seed: int, spec: LevelSpec, walkable_names: Sequence[str] = ()
+) -> tuple[Marker, ...]:
     """Spawn and exit in the largest walkable region; a ParameterError naming the level when that
     region has fewer than 2 cells (no level is without its spawn and exit)."""
     labels, count = label_regions(grid != WALL)
@@ -333,18 +355,18 @@ def _markers(grid, seed, spec, walkable_names=()):
     return place_markers(g, rng=make_rng(seed))
 
 
-def _toml_key(name):
+def _toml_key(name: str) -> str:
     """``name`` as a TOML key: bare when it may be, else quoted."""
     return name if name.replace("_", "").replace("-", "").isalnum() and name.isascii() else f'"{name}"'
 
 
-def _doors(grid):
+def _doors(grid: npt.NDArray[np.uint8]) -> tuple[tuple[int, int], ...]:
     """``(x, y)`` of every door-class cell, in raster order (row by row, then column)."""
     ys, xs = np.nonzero(grid == DOOR)
     return tuple((int(x), int(y)) for y, x in zip(ys.tolist(), xs.tolist()))
 
 
-def _named(steps, spec):
+def _named(steps: Steps[T], spec: LevelSpec) -> Steps[T]:
     """``yield from steps``, a :class:`core.wfc.Contradiction` naming the level (its name and tileset
     or sample) before the solver's words."""
     try:
@@ -353,7 +375,7 @@ def _named(steps, spec):
         raise core_wfc.Contradiction(f"{level_label(spec)}: {err}", cell=err.cell, attempts=err.attempts) from None
 
 
-def _constraint_settings(spec):
+def _constraint_settings(spec: LevelSpec) -> dict[str, Any]:
     """The global constraints of ``spec`` as the level record's settings."""
     return {
         "connected": spec.connected,
@@ -363,7 +385,7 @@ def _constraint_settings(spec):
     }
 
 
-def wfc_level_steps(spec, *, base=None, prefix="level."):
+def wfc_level_steps(spec: LevelSpec, *, base: str | None = None, prefix: str = "level.") -> Steps[Level]:
     """The level a WFC ``spec`` describes, as a step generator: yields ``(done, total, label)`` and
     returns the :class:`~._level.Level` (with its :class:`~._level.WfcRecord`).  A contradiction is
     the :class:`core.wfc.Contradiction` (a ParameterError) naming the cell and the attempts."""
@@ -378,6 +400,7 @@ def wfc_level_steps(spec, *, base=None, prefix="level."):
     }
     solver = {k: v for k, v in common.items() if k != "seed"}
     if model == "tiled":
+        assert isinstance(data, core_wfc.Tileset)
         tileset = data
         raw = getattr(tileset, "classes", None)
         variant_classes = (
@@ -415,6 +438,7 @@ def wfc_level_steps(spec, *, base=None, prefix="level."):
             dict.fromkeys(str(b) for b, c in zip(record.base_names, variant_classes.tolist()) if c != WALL)
         )
     else:
+        assert isinstance(data, np.ndarray)
         sample = data
         palette = np.unique(sample.reshape(-1, sample.shape[2]), axis=0) if sample.ndim == 3 else np.unique(sample)
         value_classes = _sample_classes(sample, palette, spec.classes, prefix=prefix)

@@ -7,11 +7,16 @@ from __future__ import annotations
 import os
 import re
 import stat
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
 
 from .. import wfc as core_wfc
 from ..errors import ParameterError, short
 from ..spec import did_you_mean
-from ._fields import AUTOTILE_SETS
+from ..wfc import Tileset
+from ._fields import AUTOTILE_SETS, LevelSpec
 
 __all__ = [
     "PRESETS",
@@ -38,7 +43,7 @@ _SUFFIXES = {"tileset": (".toml",), "sample": (".txt", ".png")}
 _FOLDERS = {"tileset": PRESETS, "sample": SAMPLE_PRESETS}
 
 
-def preset_names(key):
+def preset_names(key: str) -> list[str]:
     """Sorted stems of the presets of ``key`` (``"tileset"`` or ``"sample"``).
 
     >>> "dungeon" in preset_names("tileset"), "rooms" in preset_names("sample")
@@ -52,11 +57,11 @@ def preset_names(key):
     return sorted({os.path.splitext(n)[0] for n in names if os.path.splitext(n)[1].lower() in suffixes})
 
 
-def _is_stem(value):
+def _is_stem(value: str) -> bool:
     return bool(_STEM.match(value))
 
 
-def resolve_file(value, *, key, base=None, prefix="level."):
+def resolve_file(value: str, *, key: str, base: str | None = None, prefix: str = "level.") -> tuple[str, str]:
     """``(path, source)`` of the tileset or sample ``value`` names: its file, checked readable, and its
     name for records (the preset name or the file's name).
 
@@ -115,7 +120,7 @@ def resolve_file(value, *, key, base=None, prefix="level."):
     return path, os.path.basename(path)
 
 
-def absolute_paths(spec, base):
+def absolute_paths(spec: LevelSpec, base: str) -> dict[str, Any]:
     """``{key: absolute path}`` for the ``tileset`` / ``sample`` of ``spec`` that are relative file paths
     (not presets), resolved against ``base``; what :func:`~._generate.from_dict` stores when it is
     given the recipe's folder, so the spec means the same file from anywhere."""
@@ -130,7 +135,7 @@ def absolute_paths(spec, base):
     return out
 
 
-def wfc_model(spec, *, prefix="level."):
+def wfc_model(spec: LevelSpec, *, prefix: str = "level.") -> str:
     """``"tiled"`` or ``"overlapping"``: the model a WFC ``spec`` uses (its tileset and sample checked
     against each other)."""
     tileset = spec.tileset not in AUTOTILE_SETS
@@ -163,13 +168,13 @@ def wfc_model(spec, *, prefix="level."):
     )
 
 
-def prefixed(err, prefix, key):
+def prefixed(err: ParameterError, prefix: str, key: str) -> str:
     """``err``'s text under ``<prefix><key>`` unless it names a setting already."""
     text = str(err)
     return text if text.startswith(prefix) else f"{prefix}{key}: {text}"
 
 
-def load_tileset_of(spec, base, prefix):
+def load_tileset_of(spec: LevelSpec, base: str | None, prefix: str) -> tuple[Tileset, str]:
     """``(Tileset, source)`` of ``spec.tileset``; errors name ``<prefix>tileset``."""
     path, source = resolve_file(spec.tileset, key="tileset", base=base, prefix=prefix)
     try:
@@ -178,7 +183,7 @@ def load_tileset_of(spec, base, prefix):
         raise ParameterError(prefixed(err, prefix, "tileset")) from None
 
 
-def load_sample_of(spec, base, prefix):
+def load_sample_of(spec: LevelSpec, base: str | None, prefix: str) -> tuple[npt.NDArray[np.integer[Any]], str]:
     """``(sample array, source)`` of ``spec.sample``; errors name ``<prefix>sample``."""
     path, source = resolve_file(spec.sample, key="sample", base=base, prefix=prefix)
     try:

@@ -52,6 +52,8 @@ the spec keeps a sorted tuple of ``(name, min, max)``, ``max`` -1 for no bound.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
+from typing import Any
 
 from ..errors import ParameterError
 from ..spec import from_table, to_table
@@ -91,7 +93,7 @@ __all__ = [
 ]
 
 
-def check_spec(spec, *, prefix="level.", base=None):
+def check_spec(spec: LevelSpec, *, prefix: str = "level.", base: str | None = None) -> None:
     """Refuse impossible settings of ``spec`` before any work, the message naming ``<prefix><setting>``.
 
     A WFC spec's tileset or sample is found (relative paths against ``base``, or the current
@@ -113,7 +115,7 @@ def check_spec(spec, *, prefix="level.", base=None):
         raise ParameterError(text if text.startswith(prefix) else f"{prefix}{text}") from None
 
 
-def from_dict(data, *, prefix="level.", base=None):
+def from_dict(data: Mapping[str, Any], *, prefix: str = "level.", base: str | None = None) -> LevelSpec:
     """A validated :class:`~.spec.LevelSpec` from a dict: unknown keys and keys of another
     generator refused, impossible settings refused before any work.
 
@@ -136,7 +138,7 @@ def from_dict(data, *, prefix="level.", base=None):
     return spec
 
 
-def to_dict(spec):
+def to_dict(spec: LevelSpec) -> dict[str, Any]:
     """The common keys and the generator's own keys of ``spec``, as plain values.
 
     >>> to_dict(LevelSpec(generator="wfc_overlapping", classes=(("0", "wall"),)))["classes"]
