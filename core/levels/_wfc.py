@@ -392,7 +392,7 @@ def wfc_level_steps(spec: LevelSpec, *, base: str | None = None, prefix: str = "
     model, data, source = check_wfc(spec, base=base, prefix=prefix)
     total = spec.width * spec.height
     yield 0, total, "solving"
-    common = {
+    common: dict[str, Any] = {
         "periodic": spec.periodic,
         "seed": spec.seed,
         "attempts": spec.attempts,
@@ -442,7 +442,7 @@ def wfc_level_steps(spec: LevelSpec, *, base: str | None = None, prefix: str = "
         sample = data
         palette = np.unique(sample.reshape(-1, sample.shape[2]), axis=0) if sample.ndim == 3 else np.unique(sample)
         value_classes = _sample_classes(sample, palette, spec.classes, prefix=prefix)
-        steps = core_wfc.overlapping_steps(
+        sample_steps = core_wfc.overlapping_steps(
             sample,
             spec.width,
             spec.height,
@@ -458,9 +458,9 @@ def wfc_level_steps(spec: LevelSpec, *, base: str | None = None, prefix: str = "
             counts=sample_counts(spec, palette, prefix=prefix) or None,
             fixed=sample_fixed(spec, palette, prefix=prefix) or None,
         )
-        result = yield from _named(steps, spec)
-        out = np.asarray(result.output)
-        pal = np.asarray(result.palette)
+        sampled = yield from _named(sample_steps, spec)
+        out = np.asarray(sampled.output)
+        pal = np.asarray(sampled.palette)
         if out.ndim == 3:
             flat = out.reshape(-1, out.shape[2])
             codes = np.zeros(len(flat), np.int64)
@@ -478,8 +478,8 @@ def wfc_level_steps(spec: LevelSpec, *, base: str | None = None, prefix: str = "
             names=palette_names(pal),
             palette=tuple(tuple(int(c) for c in row) if pal.ndim == 2 else int(row) for row in pal),
             classes=tuple(int(c) for c in value_classes),
-            attempts=int(result.attempts),
-            backtracks=int(result.backtracks),
+            attempts=int(sampled.attempts),
+            backtracks=int(sampled.backtracks),
             source=source,
         )
         walkable_names = ()

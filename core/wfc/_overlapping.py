@@ -9,14 +9,17 @@ cells' whole windows).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from .._checks import check_bool, check_int
 from ..errors import ParameterError, short
-from ..steps import drive
-from ._constraints import Connected, Counts, check_bounds, check_points, painted_cells
+from ..steps import Steps, drive
+from ._constraints import Connected, Constraint, Counts, check_bounds, check_points, painted_cells
 from ._patterns import (
     check_sample,
     extract_patterns,
@@ -53,34 +56,34 @@ class OverlappingResult:
     ``attempts`` and ``backtracks`` the solver's counters; ``patterns`` how many patterns there were.
     """
 
-    output: np.ndarray
+    output: npt.NDArray[Any]
     attempts: int
     backtracks: int
-    palette: np.ndarray
+    palette: npt.NDArray[Any]
     patterns: int
 
 
 def overlapping(
-    sample,
-    width,
-    height,
+    sample: npt.ArrayLike,
+    width: int,
+    height: int,
     *,
-    n=3,
-    symmetry=8,
-    periodic=True,
-    periodic_input=True,
-    ground=False,
-    seed=0,
-    attempts=10,
-    backtrack_limit=1000,
-    connected=False,
-    walkable=None,
-    connect_points=(),
-    wrap=True,
-    counts=None,
-    fixed=None,
-    progress=None,
-):
+    n: int = 3,
+    symmetry: int = 8,
+    periodic: bool = True,
+    periodic_input: bool = True,
+    ground: bool = False,
+    seed: int = 0,
+    attempts: int = 10,
+    backtrack_limit: int = 1000,
+    connected: bool = False,
+    walkable: Sequence[Any] | None = None,
+    connect_points: Sequence[tuple[int, int]] = (),
+    wrap: bool = True,
+    counts: Mapping[Any, tuple[int, int | None]] | None = None,
+    fixed: Mapping[tuple[int, int], Any] | None = None,
+    progress: Callable[[int, int, str], object] | None = None,
+) -> OverlappingResult:
     """Grow an output in the style of a sample with the overlapping model of Wave Function Collapse.
 
     Parameters
@@ -171,25 +174,25 @@ def overlapping(
 
 
 def overlapping_steps(
-    sample,
-    width,
-    height,
+    sample: npt.ArrayLike,
+    width: int,
+    height: int,
     *,
-    n=3,
-    symmetry=8,
-    periodic=True,
-    periodic_input=True,
-    ground=False,
-    seed=0,
-    attempts=10,
-    backtrack_limit=1000,
-    connected=False,
-    walkable=None,
-    connect_points=(),
-    wrap=True,
-    counts=None,
-    fixed=None,
-):
+    n: int = 3,
+    symmetry: int = 8,
+    periodic: bool = True,
+    periodic_input: bool = True,
+    ground: bool = False,
+    seed: int = 0,
+    attempts: int = 10,
+    backtrack_limit: int = 1000,
+    connected: bool = False,
+    walkable: Sequence[Any] | None = None,
+    connect_points: Sequence[tuple[int, int]] = (),
+    wrap: bool = True,
+    counts: Mapping[Any, tuple[int, int | None]] | None = None,
+    fixed: Mapping[tuple[int, int], Any] | None = None,
+) -> Steps[OverlappingResult]:
     """:func:`overlapping` as a step generator (:mod:`core.steps`): the arguments are checked and
     the patterns found at the call; the generator yields ``(done, total, label)`` while solving and
     returns the :class:`OverlappingResult`."""
@@ -227,7 +230,7 @@ def overlapping_steps(
         allowed = ground_allowed(indices, patterns, n, periodic, periodic_input, (solve_h, solve_w))
     if fixed is not None:
         allowed = _painted(fixed, palette, patterns, width, height, solve_w, solve_h, allowed)
-    constraints = []
+    constraints: list[Constraint] = []
     # the value each pattern shows in the output: its top-left one, or with a bounded output the
     # whole window for the last row and column (the constraints read (P, n, n) windows then)
     shown = patterns[:, :1, :1].reshape(-1) if periodic else patterns
@@ -284,21 +287,21 @@ def overlapping_steps(
 
 
 def _grow(
-    weights,
-    patterns,
-    palette,
-    count,
-    width,
-    height,
-    solve_w,
-    solve_h,
-    periodic,
-    seed,
-    attempts,
-    backtrack_limit,
-    allowed,
-    constraints,
-):
+    weights: npt.NDArray[np.float64],
+    patterns: npt.NDArray[np.int32],
+    palette: npt.NDArray[Any],
+    count: int,
+    width: int,
+    height: int,
+    solve_w: int,
+    solve_h: int,
+    periodic: bool,
+    seed: int,
+    attempts: int,
+    backtrack_limit: int,
+    allowed: npt.NDArray[np.bool_] | None,
+    constraints: Sequence[Constraint],
+) -> Steps[OverlappingResult]:
     result = yield from solve_steps(
         weights,
         overlap_compatible(patterns),
@@ -329,7 +332,16 @@ def _grow(
     )
 
 
-def _painted(fixed, palette, patterns, width, height, solve_w, solve_h, allowed):
+def _painted(
+    fixed: Mapping[tuple[int, int], Any],
+    palette: npt.NDArray[Any],
+    patterns: npt.NDArray[np.int32],
+    width: int,
+    height: int,
+    solve_w: int,
+    solve_h: int,
+    allowed: npt.NDArray[np.bool_] | None,
+) -> npt.NDArray[np.bool_]:
     """The solver's ``allowed`` mask with the painted cells of ``fixed`` ``{(x, y): value}``: the
     solver cell covering output cell (x, y) keeps the patterns that show the value there (a
     bounded output's last n - 1 rows and columns are shown by the last cells' windows)."""
@@ -343,12 +355,13 @@ def _painted(fixed, palette, patterns, width, height, solve_w, solve_h, allowed)
     return allowed
 
 
-def _value_index(palette, value, name):
+def _value_index(palette: npt.NDArray[Any], value: object, name: str) -> int:
     """Index in ``palette`` of a sample value (an int, or a colour of an image sample)."""
     if palette.ndim == 1:
         ok = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
         found = np.flatnonzero(palette == value) if ok else ()
     else:
+        colour: npt.NDArray[Any]
         try:
             colour = np.array(value, dtype=np.int64)
         except (TypeError, ValueError, OverflowError):
@@ -359,4 +372,4 @@ def _value_index(palette, value, name):
         kind = "values" if palette.ndim == 1 else "colours"
         shown = ", ".join(str(v.tolist()) for v in palette[:16]) + (", ..." if len(palette) > 16 else "")
         raise ParameterError(f"{name}: {short(value)} is not a value of the sample (its {kind}: {shown})")
-    return int(found[0])
+    return int(found[0])  # type: ignore[misc]  # one found

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import struct
 import zlib
+from collections.abc import Iterator
 
 import numpy as np
+import numpy.typing as npt
 
 from ..errors import ParameterError, short
 
@@ -23,7 +25,7 @@ MAX_PNG_PIXELS = 4096 * 4096
 CHANNELS = {0: 1, 2: 3, 3: 1, 6: 4}
 
 
-def _chunks(data, name):
+def _chunks(data: bytes, name: str) -> Iterator[tuple[bytes, bytes]]:
     """``(tag, body)`` of every chunk, CRCs checked, up to IEND."""
     pos = len(SIGNATURE)
     while True:
@@ -42,7 +44,7 @@ def _chunks(data, name):
         pos += 12 + length
 
 
-def _unfilter(raw, rows, stride, bpp, name):
+def _unfilter(raw: npt.NDArray[np.uint8], rows: int, stride: int, bpp: int, name: str) -> npt.NDArray[np.uint8]:
     """Undo the per-row filters (0 none, 1 sub, 2 up, 3 average, 4 Paeth) into (rows, stride) uint8."""
     lines = raw.reshape(rows, stride + 1)
     kinds, lines = lines[:, 0], lines[:, 1:]
@@ -74,7 +76,7 @@ def _unfilter(raw, rows, stride, bpp, name):
     return out[1:]
 
 
-def read_png(data, *, name="sample", max_side=None):
+def read_png(data: bytes, *, name: str = "sample", max_side: int | None = None) -> npt.NDArray[np.uint8]:
     """Decode PNG bytes to a uint8 array: (rows, cols) grey, (rows, cols, 3) RGB or palette, (rows, cols, 4) RGBA.
 
     Parameters
@@ -143,6 +145,7 @@ def read_png(data, *, name="sample", max_side=None):
     if colour == 0:
         return pixels
     if colour == 3:
+        assert palette is not None  # checked above
         if int(pixels.max()) >= len(palette):
             raise ParameterError(
                 f"{name} is not a valid PNG: index {int(pixels.max())} past a palette of {len(palette)}"
