@@ -19,14 +19,21 @@ different recipe rebuilds every tile.
 ('world_X_Z', 64)
 """
 
+from __future__ import annotations
+
 import hashlib
 import json
 import os
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from .. import recipe as core_recipe
 from ..unity import write_bytes_atomic
 from ..unity_package import alphamap_side, heightmap_side
-from ._grid import tile_base
+from ._grid import WorldGrid, tile_base
+
+if TYPE_CHECKING:
+    from ..recipe import Recipe  # the recipe reads this package's spec
 
 __all__ = [
     "FORMAT",
@@ -45,18 +52,18 @@ FORMAT = ("worldseed-world", 1)
 CHUNK = 1 << 20
 
 
-def world_json_path(out_dir, name):
+def world_json_path(out_dir: str, name: str) -> str:
     """``<out_dir>/<name>_world.json``."""
     return os.path.join(out_dir, f"{name}_world.json")
 
 
-def recipe_digest(recipe):
+def recipe_digest(recipe: Recipe) -> str:
     """SHA-256 (hex) of the recipe as :func:`core.recipe.dumps` writes it: the same recipe, the same digest
     (what the world JSON and every cached file of a world are checked against)."""
     return hashlib.sha256(core_recipe.dumps(recipe).encode("utf-8")).hexdigest()
 
 
-def file_record(path):
+def file_record(path: str) -> dict[str, Any]:
     """``{"name", "bytes", "sha256"}`` of the file at ``path`` (name without its folder)."""
     digest = hashlib.sha256()
     size = 0
@@ -67,7 +74,9 @@ def file_record(path):
     return {"name": os.path.basename(path), "bytes": size, "sha256": digest.hexdigest()}
 
 
-def world_json(grid, *, name, seed, recipe_sha256, files=None):
+def world_json(
+    grid: WorldGrid, *, name: str, seed: int, recipe_sha256: str, files: Mapping[tuple[int, ...], Any] | None = None
+) -> dict[str, Any]:
     """The world JSON document (a dict) of ``grid``.
 
     Parameters
@@ -125,12 +134,12 @@ def world_json(grid, *, name, seed, recipe_sha256, files=None):
     }
 
 
-def write_world_json(path, document):
+def write_world_json(path: str, document: Mapping[str, Any]) -> int:
     """Write ``document`` to ``path`` atomically (the old file stays whole until the new one is in place)."""
     return write_bytes_atomic(path, (json.dumps(document, indent=1) + "\n").encode("utf-8"))
 
 
-def read_world_json(path):
+def read_world_json(path: str) -> dict[str, Any] | None:
     """The world JSON at ``path``, or None when it is missing, unreadable or not a world JSON."""
     try:
         with open(path, "rb") as fh:
@@ -144,7 +153,7 @@ def read_world_json(path):
     return document
 
 
-def _tile_files(entry):
+def _tile_files(entry: Mapping[str, Any]) -> list[tuple[str, int, str]] | None:
     files = entry.get("files")
     if not isinstance(files, list) or not files:
         return None
@@ -161,7 +170,9 @@ def _tile_files(entry):
     return out
 
 
-def verify_tiles(out_dir, document, *, recipe_sha256=None):
+def verify_tiles(
+    out_dir: str, document: Mapping[str, Any] | None, *, recipe_sha256: str | None = None
+) -> dict[tuple[int, ...], Any]:
     """The tiles of ``document`` whose files are all in ``out_dir`` with the listed size and SHA-256.
 
     Only tiles marked complete count.  With ``recipe_sha256`` given, a document
@@ -175,7 +186,7 @@ def verify_tiles(out_dir, document, *, recipe_sha256=None):
     """
     if document is None or (recipe_sha256 is not None and document.get("recipe_sha256") != recipe_sha256):
         return {}
-    good = {}
+    good: dict[tuple[int, ...], Any] = {}
     for entry in document.get("tiles", ()):
         if not isinstance(entry, dict) or entry.get("complete") is not True:
             continue
