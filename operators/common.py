@@ -78,7 +78,7 @@ class ModalBuild:
     """
 
     #: The builds running now (their labels by id).
-    running = {}
+    running: dict[int, str] = {}
 
     def start_modal(self, context, steps, label, *, handler=True):
         """Start feeding ``steps`` from timer events; ``handler=False`` leaves the events to the

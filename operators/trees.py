@@ -86,7 +86,7 @@ def species_items():
     return _SPECIES_ITEMS
 
 
-_SPECIES_ITEMS = []  # Blender needs enum item strings to stay alive while the enum is shown
+_SPECIES_ITEMS: list[tuple[str, str, str]] = []  # Blender needs enum item strings to stay alive while the enum is shown
 
 
 def settings_spec(settings):

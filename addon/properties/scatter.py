@@ -12,7 +12,7 @@ from ...operators.scatter import layer_props
 from ...operators.trees import species_items
 from .. import live
 
-_BUILTIN_ITEMS = []
+_BUILTIN_ITEMS: list[tuple[str, str, str]] = []
 
 
 def builtin_items(self=None, context=None):

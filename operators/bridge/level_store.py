@@ -9,6 +9,7 @@ rebuild, an export and a preview of the same settings generate once).
 
 import json
 import os
+from typing import Any
 
 from ...core import levels as core_levels
 from ...core.errors import ParameterError
@@ -43,7 +44,7 @@ TILES_MISSING_KEY = "worldseed_level_tiles_missing"  # on the root: base tiles w
 
 #: The last few levels made: ``(spec, base) -> Level`` (a rebuild, an export and a preview of the same
 #: settings generate once).
-_LEVELS = {}
+_LEVELS: dict[object, Any] = {}
 _LEVELS_KEPT = 4
 
 

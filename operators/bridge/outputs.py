@@ -15,7 +15,7 @@ from .export import ExportError
 try:
     import fcntl
 except ImportError:  # Windows
-    fcntl = None
+    fcntl = None  # type: ignore[assignment]
     import msvcrt
 
 __all__ = [

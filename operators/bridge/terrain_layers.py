@@ -15,6 +15,7 @@ import concurrent.futures
 import os
 import queue
 import threading
+from typing import Any
 
 from ...core import terrain as core_terrain
 from ...core import unity_package as core_package
@@ -38,7 +39,7 @@ __all__ = [
 #: Terrain layers kept in memory: the last (it holds several maps of the terrain's size; the
 #: rebuild, the scatter and the export of the terrain just built reuse it).
 CACHE_SIZE = 1
-_CACHE = collections.OrderedDict()
+_CACHE: collections.OrderedDict[object, Any] = collections.OrderedDict()
 _CACHE_LOCK = threading.Lock()
 #: File names of a terrain package beside the RAW heightmap (``{name}`` the export's base name).
 PACKAGE_FILE = r"^{name}_(?:splat\d+\.png|biomes\.png|flow\.png|terrain\.json|detail\d+\.raw|texture\d+\.(?:png|jpg))$"

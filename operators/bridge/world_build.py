@@ -11,6 +11,7 @@ import concurrent.futures
 import os
 import queue
 import threading
+from typing import Any
 
 import bpy
 
@@ -92,7 +93,7 @@ RUN_PROGRESS = 1000
 
 
 #: Cancelled world runs whose running tasks are still ending on their worker.
-_STOPPING = []
+_STOPPING: list[Any] = []
 
 
 def run_stopping():
