@@ -8,8 +8,6 @@ and runs before any work or allocation, e.g.::
 They raise :class:`core.errors.ParameterError` (the one public error type).
 """
 
-from __future__ import annotations
-
 import math
 import numbers
 import re

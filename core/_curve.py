@@ -3,8 +3,6 @@
 Public through :mod:`.heightmap` (``curve_remap``, ``CURVE_POINTS``).
 """
 
-from __future__ import annotations
-
 import numpy as np
 import numpy.typing as npt
 

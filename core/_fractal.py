@@ -8,8 +8,6 @@ kernels), in chunks spread over a few threads. Every chunk does the same
 operations whichever thread runs it, so the bytes never depend on threading.
 """
 
-from __future__ import annotations
-
 import functools
 import os
 import threading

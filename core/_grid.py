@@ -18,8 +18,6 @@ which quads of a heightmap must start one corner later for Blender to cut the di
 triangles, the ones the scatter places props on.
 """
 
-from __future__ import annotations
-
 from collections.abc import Sequence
 from typing import Any, TypeVar
 

@@ -32,8 +32,6 @@ this sequence of float32 operations, so the grid and point paths agree bit
 for bit.
 """
 
-from __future__ import annotations
-
 from collections.abc import Sequence
 from typing import Any, TypeVar
 

@@ -4,8 +4,6 @@ Public through :mod:`.scatter`.  The convention is Blender's (``mathutils.Quater
 right-handed, ``q v q*`` rotates ``v``, and ``multiply(a, b)`` applies ``b`` first.
 """
 
-from __future__ import annotations
-
 import numpy as np
 import numpy.typing as npt
 

@@ -12,8 +12,6 @@ Only IEEE-exact elementwise operations are used; the gradient components are
 literal constants (no sin/cos at run time or import time).
 """
 
-from __future__ import annotations
-
 import numpy as np
 import numpy.typing as npt
 

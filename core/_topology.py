@@ -3,8 +3,6 @@
 Public through :mod:`.mesh`.
 """
 
-from __future__ import annotations
-
 from dataclasses import dataclass
 from typing import Any
 

@@ -1,7 +1,5 @@
 """Union-find in numpy, for labelling regions of grids (levels' regions, WFC's connectivity)."""
 
-from __future__ import annotations
-
 import numpy as np
 import numpy.typing as npt
 

@@ -13,8 +13,6 @@ Bounds of every tunable are module constants (``TERRACES``, ``POWER`` ...), so
 the Blender property groups import them for their ``min``/``max``.
 """
 
-from __future__ import annotations
-
 from collections.abc import Sequence
 from typing import Any
 

@@ -15,8 +15,6 @@ Two result types:
   Blender never has to recompute edges.  All int32, as ``foreach_set`` wants.
 """
 
-from __future__ import annotations
-
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any

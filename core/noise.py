@@ -15,8 +15,6 @@ The bounds below are module constants because the Blender property groups and
 the recipe reader import them for their min/max.
 """
 
-from __future__ import annotations
-
 import math
 from collections.abc import Sequence
 

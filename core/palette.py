@@ -6,8 +6,6 @@ The bands span the land from the sea level up, over at least :data:`SPAN_M`
 metres: a 40 m hill stays green and only a real mountain gets snow.
 """
 
-from __future__ import annotations
-
 from dataclasses import dataclass
 
 import numpy as np

@@ -15,8 +15,6 @@ exactly where the FBX puts the same instance.
 [[0.0, 0.0, 0.0, 1.0]]
 """
 
-from __future__ import annotations
-
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 

@@ -5,8 +5,6 @@ uses, lit by a sun from the north-west (the cartographers' convention). Pure
 numpy plus zlib, so the picture is the same bytes on any machine.
 """
 
-from __future__ import annotations
-
 import struct
 import zlib
 

@@ -40,8 +40,6 @@ so a PNG's last row is the Terrain's -Z edge and its first column the -X edge
 lines up with the FBX mesh.
 """
 
-from __future__ import annotations
-
 import json
 import math
 import os

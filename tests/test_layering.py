@@ -7,7 +7,8 @@ those inside functions), so a new family that breaks them fails here:
 * nothing imports addon except registration (the extension root);
 * the bridge never imports the operators;
 * panels never import core, and draw from settings, cached results and read-only look-ups only;
-* no import cycle anywhere;
+* no import cycle anywhere (imports under ``if TYPE_CHECKING:`` name types for annotations only and never run:
+  they make no cycle, and every other rule holds for them);
 * no underscored name is imported, or reached as a module attribute, across modules, and nothing outside
   core reaches into core's private modules;
 * ``scaleout`` (the headless run's Dask backend) imports core only, and nothing imports it but

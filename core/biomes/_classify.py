@@ -1,7 +1,5 @@
 """Biome ids per cell from elevation and moisture (and temperature), by an exact table look-up."""
 
-from __future__ import annotations
-
 from collections.abc import Sequence
 from typing import Any
 

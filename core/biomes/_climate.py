@@ -8,8 +8,6 @@ within the reach, so a tile given a margin of at least the reach agrees exactly 
 it is cut from. Temperature falls with height at a lapse rate.
 """
 
-from __future__ import annotations
-
 import numpy as np
 import numpy.typing as npt
 

@@ -1,7 +1,5 @@
 """Detail (grass) layers: instance counts per detail cell for Unity's terrain detail layers."""
 
-from __future__ import annotations
-
 from typing import Any
 
 import numpy as np

@@ -16,8 +16,6 @@ costs no more than the map's side. At 1025^2: about 26 ms of CPU for a reach of 
 for 16 (``bench/bench_biomes.py``, which checks it against scipy's exact transform).
 """
 
-from __future__ import annotations
-
 import math
 from typing import Any
 

@@ -1,7 +1,5 @@
 """The biome map as a picture: each biome in its table colour, north at the top."""
 
-from __future__ import annotations
-
 import numpy as np
 import numpy.typing as npt
 

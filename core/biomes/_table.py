@@ -26,8 +26,6 @@ default the whole axis) and ``temperature`` (``[low, high]`` in degrees C within
 it, a high end of 1 (or of the span) everything above (see :func:`core.biomes.classify`).
 """
 
-from __future__ import annotations
-
 import os
 import re
 import tomllib

@@ -17,8 +17,6 @@ The ranges are the engines' own (:mod:`._climate`): a recipe, the sidebar and a 
 the same values.  A ``table`` given as a path is found beside the recipe.
 """
 
-from __future__ import annotations
-
 import dataclasses
 import os
 from collections.abc import Mapping

@@ -5,8 +5,6 @@ its brush stamps and running ledger, and the levelling of the pits it leaves.
 them here a batch at a time; the method and its reasons are told in that module's docstring.
 """
 
-from __future__ import annotations
-
 import math
 from collections.abc import Mapping
 

@@ -42,8 +42,6 @@ What differs from the well-known implementations, and why:
   ledger counts it as eroded there and deposited here, and the totals still balance.
 """
 
-from __future__ import annotations
-
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field

@@ -12,8 +12,6 @@ so a 513^2 and a 1025^2 build of the same recipe erode alike. The rates are per 
 50000.0
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any

@@ -11,8 +11,6 @@
 The files themselves are written on the Blender side (``operators/bridge/world.py``).
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any

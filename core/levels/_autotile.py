@@ -19,8 +19,6 @@ Bits (clockwise from north; row 0 is the top, so north is row - 1)::
   index 0..15.
 """
 
-from __future__ import annotations
-
 import numpy as np
 import numpy.typing as npt
 

@@ -8,8 +8,6 @@ Doors are the corridor cells that touch a room's floor.  :func:`bsp_layout` is t
 (rooms + caves reuses it).
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 

@@ -20,8 +20,6 @@ Every walkable cell of the result is reachable from the spawn. When no region of
 quietly changing the seed: the same settings always give the same answer.
 """
 
-from __future__ import annotations
-
 from typing import Any
 
 import numpy as np

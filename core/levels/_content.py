@@ -4,8 +4,6 @@ One function for every generator (:func:`place_markers`): the BSP dungeon and ro
 their rooms and doors, the caves and walks pass none and are treated as one area.
 """
 
-from __future__ import annotations
-
 from collections.abc import Sequence
 
 import numpy as np

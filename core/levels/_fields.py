@@ -4,8 +4,6 @@ The engines read their ranges and defaults here; :mod:`.spec` (the section's rea
 checks a spec with the engines) re-exports every name.  The recipe keys are documented in :mod:`.spec`.
 """
 
-from __future__ import annotations
-
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass

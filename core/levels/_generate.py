@@ -1,8 +1,6 @@
 """From a :class:`~.spec.LevelSpec` to a :class:`~._level.Level`: the one dispatch over the generators
 (the settings are checked first, by :func:`core.levels.spec.check_spec`)."""
 
-from __future__ import annotations
-
 from collections.abc import Callable
 
 from ..steps import Steps, drive

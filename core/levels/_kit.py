@@ -29,8 +29,6 @@ Yaw of a one-sided module is such that its front looks at the walkable neighbour
 by ``yaw`` is ``(sin yaw, -cos yaw)``.  Yaws are multiples of pi/2 in ``[0, 2 pi)``.
 """
 
-from __future__ import annotations
-
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass

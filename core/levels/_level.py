@@ -1,7 +1,5 @@
 """The one data contract of every level generator: a grid of cell classes, rooms, doors, markers."""
 
-from __future__ import annotations
-
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 

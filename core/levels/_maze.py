@@ -42,8 +42,6 @@ The steps of :func:`maze`, each from its own stream of ``np.random.default_rng(s
    tree, and two sweeps give a long path, not always a longest one.
 """
 
-from __future__ import annotations
-
 import itertools
 from collections.abc import Iterator, Sequence
 

@@ -1,7 +1,5 @@
 """Spawn and exit of a maze: the two ends of a longest path through the open sides of its maze cells."""
 
-from __future__ import annotations
-
 import numpy as np
 import numpy.typing as npt
 

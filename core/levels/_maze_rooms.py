@@ -1,7 +1,5 @@
 """Maze rooms and loops: the room tiling, the settings check it bounds, and the walls opened after the tree."""
 
-from __future__ import annotations
-
 from collections.abc import Sequence
 
 import numpy as np

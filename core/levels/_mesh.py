@@ -31,8 +31,6 @@ tops, ceiling: ``u = X - x0``, ``v = Y - y0``; sides: ``u`` along the wall, incr
 seen from the front, ``v = Z - z0``), so a texture tiles once per metre whatever the cell size.
 """
 
-from __future__ import annotations
-
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, cast

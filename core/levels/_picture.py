@@ -4,8 +4,6 @@ Row 0 of the picture is row 0 of the grid (north, the top), column 0 the west ed
 looks like Blender's top view of the level mesh.  Write it with :func:`core.preview.png_bytes`.
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping
 
 import numpy as np

@@ -5,8 +5,6 @@ level is the Blender point ``(x0 + (x + 0.5) cs, y0 + (H - y - 0.5) cs, z0)``, a
 ``core.unity.unity_position`` of it, ``(-X, Z, -Y)``, what the FBX export gives.
 """
 
-from __future__ import annotations
-
 import json
 import numbers
 from collections.abc import Sequence

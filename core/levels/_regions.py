@@ -13,8 +13,6 @@
   (Kruskal), and one L-shaped tunnel per link of the tree.
 """
 
-from __future__ import annotations
-
 from typing import Any
 
 import numpy as np

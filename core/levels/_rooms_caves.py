@@ -16,8 +16,6 @@ The steps of :func:`rooms_caves`, each from its own stream of ``seed``:
 5. **Markers**: as in the BSP dungeon (:func:`~._content.place_markers`, per room).
 """
 
-from __future__ import annotations
-
 from typing import Any
 
 import numpy as np

@@ -33,8 +33,6 @@ SuperTiled2Unity's Pixels Per Unit so one Unity unit is one metre), ``origin_x/y
 and options give the same bytes.
 """
 
-from __future__ import annotations
-
 from collections.abc import Sequence
 from typing import Any
 from xml.sax.saxutils import escape

@@ -10,8 +10,6 @@ bias it does not push against the border for many steps. The walkers step in tur
 holds exactly ``ceil(floor_fraction * width * height)`` floor cells.
 """
 
-from __future__ import annotations
-
 import math
 from typing import Any
 

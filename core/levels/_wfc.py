@@ -32,8 +32,6 @@ counts them (``regions``) and :func:`~._record.level_warnings` says so.
 'dungeon'): ...``.
 """
 
-from __future__ import annotations
-
 import hashlib
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar

@@ -2,8 +2,6 @@
 to the recipe, checked to be regular readable files of a sane size, and loaded with their errors
 named after the level's key (see :mod:`._wfc` for the rules)."""
 
-from __future__ import annotations
-
 import os
 import re
 import stat

@@ -49,8 +49,6 @@ its rotated and mirrored variants count) or a sample value (as in ``classes``): 
 the spec keeps a sorted tuple of ``(name, min, max)``, ``max`` -1 for no bound.
 """
 
-from __future__ import annotations
-
 import dataclasses
 from collections.abc import Mapping
 from typing import Any

@@ -6,8 +6,6 @@ its props were scattered with, patches and all) goes through :func:`core.biomes.
 Public through :mod:`core.scatter`.
 """
 
-from __future__ import annotations
-
 from collections.abc import Iterable, Mapping
 from typing import Any
 

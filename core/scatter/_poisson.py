@@ -51,8 +51,6 @@ bilinear cells, or cliffs steeper than the radius changes over a radius) a few c
 missed and slivers a few percent of a radius wide can stay.
 """
 
-from __future__ import annotations
-
 import math
 from collections.abc import Callable
 from typing import Any

@@ -3,8 +3,6 @@
 finds the gap corners, throws darts in shrinking squares round them and repeats until no corner
 is left; :class:`RadiusField` is the varying radius it grows corners with."""
 
-from __future__ import annotations
-
 from collections.abc import Callable
 
 import numpy as np

@@ -3,8 +3,6 @@
 Public through :mod:`.scatter` (``existing=`` of `poisson_disk_variable`).
 """
 
-from __future__ import annotations
-
 import math
 from collections.abc import Iterator
 from typing import NamedTuple

@@ -7,8 +7,6 @@ is bilinear.  A field *cell* (the square between four values) is *open* when ``w
 True at all four of its corners; samples go only into open cells.
 """
 
-from __future__ import annotations
-
 import numpy as np
 import numpy.typing as npt
 

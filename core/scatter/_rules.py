@@ -8,8 +8,6 @@ cell.  The map rules read ``maps``: ``{"biomes": uint8 ids, "biome_names": names
 deposited, without ``flow`` it is worked out from the heights.  Public through :mod:`core.scatter`.
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeAlias

@@ -11,8 +11,6 @@ exactly, from the corners where the samples' circles cross, and fills it.  Publi
 :mod:`core.scatter`.
 """
 
-from __future__ import annotations
-
 import numpy as np
 import numpy.typing as npt
 

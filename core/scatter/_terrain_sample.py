@@ -21,8 +21,6 @@ at the smallest Y, column 0 at the smallest X, centred on the origin, so
 ``extent_y = cell * (rows - 1)`` (equal to ``size`` for a square heightmap).
 """
 
-from __future__ import annotations
-
 import numpy as np
 import numpy.typing as npt
 

@@ -12,8 +12,6 @@ centred on the Z axis; the same seed gives the same bytes.
 (162, 12)
 """
 
-from __future__ import annotations
-
 import math
 
 import numpy as np

@@ -40,8 +40,6 @@ The ranges are the engine's own (``core.scatter.SLOPE``, ``SCALE`` ...): a
 recipe, the sidebar and a direct call accept the same values.
 """
 
-from __future__ import annotations
-
 import json
 import re
 import tomllib

@@ -1,7 +1,5 @@
 """Splat images: layer weights packed four to an RGBA8 image, every pixel summing to exactly 255."""
 
-from __future__ import annotations
-
 from collections.abc import Sequence
 from typing import Any
 

@@ -6,8 +6,6 @@ slope, biomes, deposits, flow, noise patches) times its strength. So the weights
 1, and every rule's smooth ramp gives a smooth blend.
 """
 
-from __future__ import annotations
-
 from collections.abc import Iterable
 from typing import Any
 

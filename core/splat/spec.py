@@ -21,8 +21,6 @@ The ranges are the engine's own (:mod:`._limits`, used by :mod:`._weights`): a r
 and a direct call accept the same values.
 """
 
-from __future__ import annotations
-
 import dataclasses
 import os
 from collections.abc import Mapping, Sequence

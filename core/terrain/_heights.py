@@ -9,8 +9,6 @@ fractional offset and a band's first row in another order could change the
 last bit.)
 """
 
-from __future__ import annotations
-
 from collections.abc import Generator
 from dataclasses import dataclass
 from typing import Any

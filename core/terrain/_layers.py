@@ -17,8 +17,6 @@ or off changes nothing else, and with erosion off the heights are the very array
 ``heights_steps`` made (bit for bit).
 """
 
-from __future__ import annotations
-
 from collections.abc import Callable, Generator, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias

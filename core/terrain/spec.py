@@ -1,7 +1,5 @@
 """``[terrain]``: one square terrain tile, its fields and their limits (the one table of ranges)."""
 
-from __future__ import annotations
-
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any

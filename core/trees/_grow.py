@@ -5,8 +5,6 @@ returns a :class:`Tree`; each stage draws from its own seed, derived from the
 spec's seed, so the same spec and seed give the same bytes.
 """
 
-from __future__ import annotations
-
 import dataclasses
 from dataclasses import dataclass
 from typing import Any

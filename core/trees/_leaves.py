@@ -12,8 +12,6 @@ their own plane, fitted into the unit square.  Public through
 :mod:`.tree_mesh`.
 """
 
-from __future__ import annotations
-
 import math
 from dataclasses import dataclass
 from typing import Any

@@ -18,8 +18,6 @@ into one generated function per production group (see ``_rewrite``).  The
 generated code can only see `NAMESPACE`, so nothing else is reachable.
 """
 
-from __future__ import annotations
-
 import ast
 import keyword
 import math

@@ -8,8 +8,6 @@ turning its successor and condition into `Expression` sources
 (``line 3`` or ``axiom``), what is wrong, and quotes the text.
 """
 
-from __future__ import annotations
-
 import math
 import re
 from collections.abc import Mapping

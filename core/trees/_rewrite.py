@@ -27,8 +27,6 @@ stochastic modules of a step in the same order, so both engines give the same
 word for the same seed (the tests check this).
 """
 
-from __future__ import annotations
-
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass

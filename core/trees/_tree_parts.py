@@ -2,8 +2,6 @@
 its meshes share (tubes, leaf cards and polygons), the counts and the arrays of one level of
 detail (:func:`build`).  :mod:`.tree_mesh` makes the meshes, LODs and billboards from them."""
 
-from __future__ import annotations
-
 import math
 from dataclasses import dataclass
 from typing import Any

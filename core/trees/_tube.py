@@ -28,8 +28,6 @@ parent, so removing the lowest ``prune`` levels removes whole branch ends
 trunk.  Public through :mod:`.tree_mesh`.
 """
 
-from __future__ import annotations
-
 import math
 from dataclasses import dataclass
 from typing import Any

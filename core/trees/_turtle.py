@@ -29,8 +29,6 @@ angle a with c = cos a, s = sin a::
     roll  (about H):  L' = c L - s U     U' = c U + s L      (\\: L dips toward -U)
 """
 
-from __future__ import annotations
-
 import math
 import struct
 from collections.abc import Callable, Sequence

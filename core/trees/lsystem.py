@@ -96,8 +96,6 @@ Examples
 'F(1)[+A(2,6)]'
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 

@@ -21,8 +21,6 @@ folder (a ``[tree]`` table of ``TreeSpec`` fields plus a ``label``,
 ('F', 25.7)
 """
 
-from __future__ import annotations
-
 import dataclasses
 import functools
 import os

@@ -26,8 +26,6 @@ lands near a ratio of the full mesh.  `billboard_mesh` makes crossed quads for t
 Material slots (`IndexedMesh.materials`): `BARK` 0, `LEAVES` 1, `BILLBOARD` 2.
 """
 
-from __future__ import annotations
-
 import math
 from collections.abc import Callable, Iterable, Sequence
 

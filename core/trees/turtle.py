@@ -54,8 +54,6 @@ multiplies the width by ``order_width_ratio`` and the step by
 taper with ``!``); ``]`` restores both.
 """
 
-from __future__ import annotations
-
 import math
 from collections.abc import Sequence
 from typing import Any

@@ -24,8 +24,6 @@ that passed is skipped; one that only lost cells since tests the box round them;
 cells that must be walkable looks round the cells that changed.
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping, Sequence
 from typing import Any, NoReturn, Protocol, TypeVar
 

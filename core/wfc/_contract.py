@@ -1,7 +1,5 @@
 """The solver's contract: what every WFC model hands the one solver, and its failures."""
 
-from __future__ import annotations
-
 from ..errors import ParameterError
 
 __all__ = ["Contradiction", "Unsatisfied"]

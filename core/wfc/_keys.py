@@ -3,8 +3,6 @@
 sample later (:func:`core.levels.check_spec`), and handed to the models as :class:`Connected`
 points, :class:`Counts` bounds and painted cells."""
 
-from __future__ import annotations
-
 from ..errors import ParameterError, short
 from ._tileset import CLASS_NAMES
 

@@ -2,8 +2,6 @@
 vectorised labelling of their connected regions (see :mod:`._constraints` for how a bounded
 overlapping output's nodes read the last patterns' windows)."""
 
-from __future__ import annotations
-
 from collections.abc import Sequence
 from typing import Any, TypeAlias
 

@@ -7,8 +7,6 @@ shows the top-left value of its pattern (a bounded output's last rows and column
 cells' whole windows).
 """
 
-from __future__ import annotations
-
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any

@@ -8,8 +8,6 @@ two agree where they overlap. Extraction and the overlap table are whole-array n
 (sliding windows, ``np.unique`` on rows).
 """
 
-from __future__ import annotations
-
 import os
 import pathlib
 from collections.abc import Iterable

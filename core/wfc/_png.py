@@ -4,8 +4,6 @@ Only the standard library's zlib and numpy, so core stays free of imaging librar
 :func:`core.preview.png_bytes`; every malformed file is one :class:`~core.errors.ParameterError` line.
 """
 
-from __future__ import annotations
-
 import struct
 import zlib
 from collections.abc import Iterator

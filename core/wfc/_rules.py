@@ -8,8 +8,6 @@ the search uses its complement, the set's *kills*: the AND of one table entry pe
 of the sums.
 """
 
-from __future__ import annotations
-
 import math
 from bisect import bisect_right
 from collections.abc import Sequence

@@ -1,7 +1,5 @@
 """The simple tiled model: a tileset's variants and adjacency handed to the one solver."""
 
-from __future__ import annotations
-
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 

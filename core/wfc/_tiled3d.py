@@ -18,8 +18,6 @@ modelled around its origin at the centre of the block's bottom face, placed as
 about +z).
 """
 
-from __future__ import annotations
-
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any

@@ -61,8 +61,6 @@ sockets describe it, with its north side towards +y and its origin at the centre
 that turning it about its origin keeps it in its cell.
 """
 
-from __future__ import annotations
-
 import os
 import tomllib
 from collections.abc import Mapping, Sequence

@@ -10,8 +10,6 @@ the same windows' weights from the same global indices and add them in the same 
 shared samples get the same bits.
 """
 
-from __future__ import annotations
-
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
