@@ -18,7 +18,7 @@ TC_VENV  := .venv-typecheck
 TC_STAMP := $(TC_VENV)/.installed-$(shell cksum requirements-typecheck.txt | cut -d' ' -f1)
 VERSION := $(shell sed -n 's/^version *= *"\(.*\)"/\1/p' blender_manifest.toml)
 
-.PHONY: demo test typecheck test-bpy test-numpy2 test-compat test-bpy42 test-bpy45 lint build bench clean venv
+.PHONY: demo test typecheck test-bpy test-numpy2 test-compat test-bpy42 test-bpy45 lint build bench clean venv docs
 
 venv: $(STAMP)
 
@@ -95,6 +95,10 @@ lint: $(STAMP)
 
 build: $(STAMP)
 	$(VPY) tools/build_extension.py --out dist
+
+# docs/recipe.md, every recipe key, from core.recipe.SECTIONS and the limits tables (a test fails when stale).
+docs: $(STAMP)
+	$(VPY) tools/recipe_reference.py
 
 $(BENCH_STAMP): requirements-bench.txt $(STAMP)
 	$(VPY) -m pip install --disable-pip-version-check -q -r requirements-bench.txt

@@ -2,19 +2,23 @@
 
 Nothing else imports this package (the extension root's ``__init__`` hands
 on :func:`register` and :func:`unregister`, the headless entry calls
-:mod:`.batch`).  The families come in the order of ``core.recipe.SECTIONS``:
-a family's panel sits in the sidebar where its section stands in a recipe.
+:mod:`.batch`).  The families come in the order of ``core.recipe.SECTIONS`` (their adapters,
+``operators.bridge.sections.ADAPTERS``): a family's panel sits in the sidebar where its section
+stands in a recipe.
 """
+
+__all__ = ["register", "unregister", "all_classes", "PANELS"]
+
 
 import bpy
 
 from .. import operators, panels
-from ..core.recipe import SECTION_KEYS
+from ..operators.bridge.sections import ADAPTERS
 from ..operators.common import family_modules
 from . import live, preferences, properties
 
-#: Panel files per family (``panels/<section>.py``), in the order of the recipe registry.
-PANELS = family_modules(panels.__name__, SECTION_KEYS)
+#: Panel files per family (``panels/<family>.py``), in the order of the recipe registry.
+PANELS = family_modules(panels.__name__, [a.name for a in ADAPTERS])
 
 
 def _ordered_panels():
@@ -38,9 +42,13 @@ def register():
         bpy.utils.register_class(cls)
     bpy.types.Scene.worldseed = bpy.props.PointerProperty(type=properties.WorldseedSettings)
     live.register()
+    for menu, draw in panels.MENUS:
+        getattr(bpy.types, menu).append(draw)
 
 
 def unregister():
+    for menu, draw in reversed(panels.MENUS):
+        getattr(bpy.types, menu).remove(draw)
     live.unregister()
     del bpy.types.Scene.worldseed
     for cls in reversed(all_classes()):

@@ -11,7 +11,10 @@ exit with status 2; nothing already on disk is replaced by a partial file.
 The files of a run are written to a hidden staging folder inside the output
 folder and moved into place together once every one is complete (see
 ``operators/bridge/world.output_folder``): a full disk or a kill leaves the
-previous build whole.  Two runs into one folder take turns (the second waits
+previous build whole.  The moves and the removals of the earlier files are one
+switch (``operators/bridge/outputs``): a ``kill -9`` at any of its renames leaves
+a record the next run into the folder reads first and finishes, so the folder
+holds the earlier set or the new one, never a mix.  Two runs into one folder take turns (the second waits
 up to ``--wait`` seconds for the first to finish writing).  Files of the
 fixed set a run may write (``world.fbx``, ``world.glb``, ``relief.png``,
 ``preview.png``, ``world_placements.json``, ``world_heightmap.raw/.json`` and the terrain package
@@ -191,7 +194,8 @@ def parse_args(argv):
         "--workers",
         type=int,
         metavar="N",
-        help="build the tiles on a Dask LocalCluster of N worker processes on this machine",
+        help="build the tiles on a Dask LocalCluster of N worker processes on this machine (at most its cores: "
+        "more is lowered to them, with a warning)",
     )
     where.add_argument(
         "--scheduler", metavar="ADDRESS", help="build the tiles on a running Dask cluster (tcp://host:8786)"
@@ -249,7 +253,7 @@ def output_paths(recipe, out_dir, *, name="world"):
         terrains=int(has_terrain),
         scatters=bool(recipe.scatter),
         trees=bool(recipe.trees),
-        levels=[(spec.name, spec.tileset, spec.generator in core_levels.WFC_GENERATORS) for spec in recipe.level],
+        levels=[(spec.name, spec.autotile, spec.generator in core_levels.WFC_GENERATORS) for spec in recipe.level],
         package=terrain_layers.package_names(recipe, name) if has_terrain else (),
     )
 
@@ -279,33 +283,16 @@ def _all_outputs(out_dir, name):
     return paths
 
 
-def remove_stale_outputs(out_dir, name, written):
-    """Remove files of the fixed output set that an earlier run left and this run did not write.
-
-    Only regular files are removed (never a link or a folder), and one that
-    cannot be removed is left (the new files are in place by then); returns
-    the removed paths.
-    """
-    removed = []
-    for path in sorted(_all_outputs(out_dir, name) - set(written)):
-        if os.path.isfile(path) and not os.path.islink(path):
-            try:
-                os.remove(path)
-            except OSError:
-                continue
-            removed.append(path)
-    return removed
-
-
 def build_world(
     recipe, out_dir, *, name="world", progress=None, write_recipe=False, wait=world.LOCK_WAIT, source="recipe"
 ):
     """Build ``recipe`` into the current scene and write the files; returns ``(written, removed)``.
 
-    Every file is staged and moved into ``out_dir`` together once all are
-    complete; then the files an earlier run left that this run does not
-    write are removed (see :func:`remove_stale_outputs`).  ``source`` (the
-    recipe file) starts the message of an error found while building.
+    Every file is staged, and the folder is switched to them at once when all are complete
+    (``outputs.Staging.commit``): the files moved into ``out_dir`` and the files an earlier run left
+    that this run does not write removed (the fixed set of :func:`_all_outputs`, and a tiled world's
+    of the same name), all in one switch that a kill at any rename leaves for the next run to
+    finish.  ``source`` (the recipe file) starts the message of an error found while building.
     """
     check_outputs(recipe, out_dir, name=name)
     with outputs.new_folder(out_dir):  # a failed first run leaves no empty folder behind
@@ -337,9 +324,10 @@ def _build_into(recipe, out_dir, name, progress, write_recipe, wait, source):
             with world.writing(path):
                 core_unity.write_bytes_atomic(path, core_recipe.dumps(_beside_outputs(recipe, name, staged)).encode())
             staged.append(path)
-        written = stage.commit(staged)
-        removed = remove_stale_outputs(out_dir, name, written) + batch_world.remove_world_outputs(out_dir, name)
-    return written, removed
+        targets = {stage.target(p) for p in staged}
+        earlier = _all_outputs(out_dir, name) | set(batch_world.world_outputs(out_dir, name))
+        written = stage.commit(staged, remove=sorted(earlier - targets))  # one switch: all the new, none of the old
+    return written, stage.removed
 
 
 #: Exit status of a run cancelled with Ctrl-C (SIGINT), as shells report a process SIGINT ended.
@@ -405,12 +393,33 @@ def main(argv=None):
     return 0
 
 
+def usable_cores():
+    """CPU cores this process may run on (its affinity where the system tells it, else all of them)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
 def world_executor(workers=None, scheduler=None):
     """The executor of a tiled world's tiles: serial, or Dask (``--workers N`` / ``--scheduler ADDRESS``).
 
-    Dask is imported only here, only when asked for: the extension never needs it in Blender."""
+    ``--workers`` above the cores this run may use (:func:`usable_cores`) is lowered to them with a
+    warning on stderr: the world's tasks are CPU-bound numpy, so more worker processes than cores only
+    share the cores, each with its own memory (the output is the same bytes either way).  Dask is
+    imported only here, only when asked for: the extension never needs it in Blender."""
     if workers is None and scheduler is None:
         return core_world.SerialExecutor()
+    if workers is not None:
+        core_world.check_workers(workers, name="--workers")
+        cores = usable_cores()
+        if workers > cores:
+            print(
+                f"worldseed: warning: --workers {workers} is more than the {cores} CPU core(s) this run may use: "
+                f"using {cores} (more worker processes than cores only share them, each with its own memory)",
+                file=sys.stderr,
+            )
+            workers = cores
     from ..scaleout import dask_executor
 
     return dask_executor.DaskExecutor(workers=workers, scheduler=scheduler)
@@ -447,6 +456,10 @@ def _world_main(args, recipe, progress):
 
 
 def one_line(err):
-    """``err``'s message on one line of at most :data:`LINE_LIMIT` characters."""
-    text = str(err).replace("\r", " ").replace("\n", " ") or type(err).__name__
+    """``err``'s message on one line of at most :data:`LINE_LIMIT` characters (an ``OSError`` as its
+    reason and the file it names: ``No space left on device: /out/world_0_0.raw``)."""
+    text = str(err)
+    if isinstance(err, OSError) and err.strerror and err.filename is not None:
+        text = f"{err.strerror}: {os.fsdecode(err.filename)}"
+    text = text.replace("\r", " ").replace("\n", " ") or type(err).__name__
     return text if len(text) <= LINE_LIMIT else f"{text[: LINE_LIMIT - 30]}... ({len(text):,} characters)"

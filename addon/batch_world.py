@@ -1,11 +1,13 @@
 """Headless tiled worlds: the ``[world] tiles`` path of ``worldseed_run.py``.
 
-:func:`build_tiled_world` runs ``core.world.run_world`` into the output folder under its lock (the
-tiles on the executor ``addon.batch`` makes for ``--workers`` / ``--scheduler``), then with
-``[export] fbx`` writes each tile's FBX and the prop library (``operators.bridge.world_export``),
-and removes the files of a single-terrain run of the same name.  Also here, as both runs need
-them: the ``--name`` rule (:data:`FILE_NAME`), :func:`fresh_scene`, :func:`remove_files` and the
-files of a tiled world (:func:`world_outputs`) that a single-terrain run removes.
+:func:`build_tiled_world` builds the sections a tiled world builds once (``[[trees]]``, ``[[level]]``),
+runs ``core.world.run_world`` into the output folder under its lock (the tiles on the executor
+``addon.batch`` makes for ``--workers`` / ``--scheduler``), then with ``[export] fbx`` writes each
+tile's FBX and the prop library (``operators.bridge.world_export``), and moves them in with the files
+of the sections built once and the world JSON listing everything, removing the files of a
+single-terrain run of the same name, in one switch of files.  Also here, as
+both runs need them: the ``--name`` rule (:data:`FILE_NAME`), :func:`fresh_scene` and the files of a
+tiled world (:func:`world_outputs`) that a single-terrain run removes.
 """
 
 import os
@@ -15,7 +17,6 @@ import sys
 import bpy
 
 from ..core import recipe as core_recipe
-from ..core import unity as core_unity
 from ..core import world as core_world
 from ..core.errors import short
 from ..operators.bridge import outputs
@@ -23,6 +24,8 @@ from ..operators.bridge.export import ExportError
 
 #: What ``--name`` may be: 1 to 64 letters, digits, ``-`` or ``_``, no folders.
 FILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_\-]{0,63}$")
+#: The sections a tiled world builds once for the whole world (``core.recipe.Section.tiled``).
+ONCE = tuple(s for s in core_recipe.SECTIONS if s.tiled == "once")
 
 
 def fresh_scene():
@@ -38,42 +41,22 @@ def fresh_scene():
     return scene
 
 
-def _regular_files(paths):
-    return [p for p in paths if os.path.isfile(p) and not os.path.islink(p)]
-
-
-def remove_files(paths):
-    """Remove the regular files of ``paths`` (never a link or a folder; one that cannot be removed is
-    left); returns the removed paths."""
-    removed = []
-    for path in _regular_files(paths):
-        try:
-            os.remove(path)
-        except OSError:
-            continue  # not ours to remove after all (permissions): leave it
-        removed.append(path)
-    return removed
-
-
 def world_outputs(out_dir, name):
     """The files in ``out_dir`` of a tiled world run named ``name`` (what a single-terrain run of the
-    same name removes, so the folder holds one build): ``<name>_world.json``, every file its tiles
-    list (names in ``out_dir`` only), and ``<name>_props.fbx``."""
+    same name removes, so the folder holds one build): ``<name>_world.json``, every file it lists (its
+    tiles', its own and those of its sections built once; names in ``out_dir`` only, and never
+    recipe.toml, which may be the recipe being read), and ``<name>_props.fbx``."""
     path = core_world.world_json_path(out_dir, name)
     document = core_world.read_world_json(path)
     if document is None:
         return []
-    names = {
-        str(f.get("name", "")) for t in document.get("tiles", ()) for f in t.get("files", ()) if isinstance(f, dict)
-    }
-    names = {n for n in names if n and os.path.basename(n) == n and not n.startswith(".")}
+    lists = [t.get("files", ()) for t in document.get("tiles", ()) if isinstance(t, dict)]
+    lists.append(document.get("files", ()) if isinstance(document.get("files"), list) else ())
+    names = {str(f.get("name", "")) for fs in lists if isinstance(fs, list) for f in fs if isinstance(f, dict)}
+    names.update(core_world.once_names(document))
+    names = {n for n in names if n and os.path.basename(n) == n and not n.startswith(".") and n != "recipe.toml"}
     paths = [os.path.join(out_dir, n) for n in sorted(names)]
     return paths + [os.path.join(out_dir, f"{name}_props.fbx"), path]
-
-
-def remove_world_outputs(out_dir, name):
-    """Remove :func:`world_outputs` (regular files only, never a link); returns the removed paths."""
-    return remove_files(world_outputs(out_dir, name))
 
 
 def is_tiled(recipe):
@@ -116,18 +99,26 @@ def build_tiled_world(
 
     Every flag is checked before anything is made (the output folder neither).  The run holds the output folder's
     lock throughout (``outputs.folder_lock``: a second run into the same folder waits up to ``wait`` seconds,
-    then is refused in one line).  The tiles run on the executor ``make_executor()`` makes (serial by default;
+    then is refused in one line).  First the sections a tiled world builds once (``[[trees]]``,
+    ``[[level]]``) are built and staged for the run's switch unless the world JSON lists them whole for
+    this recipe (:func:`_once_files`: a bad level fails before the tiles).  The tiles run
+    on the executor ``make_executor()`` makes (serial by default;
     the headless run's is ``addon.batch.world_executor``: it checks ``--workers`` / ``--scheduler`` after
     ``name`` and ``tiles`` are checked; workers write their tile files themselves, atomically;
     ``core.world.run_world`` skips tiles already complete and keeps ``<name>_world.json`` current after every
     tile), then, with ``[export] fbx``, each chosen tile whose FBX is not already listed whole in the world JSON
-    is assembled from its files in this (bpy) process and written as ``<name>_<x>_<z>.fbx``
-    (``operators.bridge.world_export.export_tile_fbx``), the world JSON lists the FBX files too, and the prop
-    library ``<name>_props.fbx`` (each prop the placement files name, once) is written beside them when the
-    recipe scatters props.  The files of tiles outside the grid that an earlier run left are removed
-    (``core.world.run_world``: ``run.removed``), and so are the files of a single-terrain run of the same
-    ``name`` (``single_outputs(out_dir, name)``, the fixed set, and ``<name>.blend``).  A Ctrl-C keeps every tile
-    finished before it.
+    is assembled from its files in this (bpy) process and written as ``<name>_<x>_<z>.fbx``, with the prop
+    library ``<name>_props.fbx`` (each prop the placement files name, once) when the recipe scatters props and
+    the world JSON does not list it whole, ``recipe.toml`` with ``write_recipe``, and the staged files of the
+    sections built once: these and the world JSON listing them all (each file with its size and SHA-256, those
+    of the sections built once under ``"once"``: every file of the world but the JSON itself) go into the
+    folder in one switch (``operators.bridge.world_export.export_world_fbx``; a kill before it leaves the
+    earlier set, which the world JSON keeps listing, ``core.world.run_world`` carrying its ``"once"`` entry
+    over; a kill at any rename is finished by the next run), with the removal of the files of a
+    single-terrain run of the same ``name`` (``single_outputs(out_dir, name)``, the fixed set, and
+    ``<name>.blend``), of a prop library the world neither lists nor writes, and of the files of sections
+    built once that this run does not write.  The files of tiles outside the grid that an earlier run left are removed
+    (``core.world.run_world``: ``run.removed``).  A Ctrl-C keeps every tile finished before it.
     """
     if not FILE_NAME.match(name or ""):
         raise ExportError(f"--name must be 1 to 64 letters, digits, '-' or '_' (no folders), got {short(name)}")
@@ -144,57 +135,103 @@ def build_tiled_world(
 
 
 def _build_tiled_locked(recipe, out_dir, name, executor, chosen, progress, write_recipe, single_outputs):
-    with executor:
-        if getattr(executor, "start_seconds", None) is not None:
-            where = f"{executor.workers} workers" if executor.workers is not None else executor.scheduler
-            print(f"worldseed: Dask cluster ({where}) ready in {executor.start_seconds:.1f} s", file=sys.stderr)
-        run = core_world.run_world(recipe, out_dir, name=name, executor=executor, tiles=chosen, progress=progress)
-    written = [os.path.join(out_dir, f["name"]) for tile in run.built for f in run.results[tile]["files"]]
-    if recipe.export.fbx:
-        written += _tile_fbx(recipe, out_dir, name, run, chosen)
-        written += _props_fbx(recipe, out_dir, name, run)
-    if write_recipe:
-        path = os.path.join(out_dir, "recipe.toml")
-        core_unity.write_bytes_atomic(path, core_recipe.dumps(recipe).encode())
-        written.append(path)
-    written.append(run.path)
-    # a single-terrain run's files of the same name (its .blend too): the folder holds one build
-    single = set(single_outputs(out_dir, name)) if single_outputs is not None else set()
-    single.add(os.path.join(out_dir, f"{name}.blend"))
-    return run, written, list(run.removed) + remove_files(sorted(single - set(written)))
-
-
-def _props_fbx(recipe, out_dir, name, run):
-    """``<name>_props.fbx`` (the prop library the placement files' ``prop`` names) when the recipe
-    scatters props and this run built a tile or the file is missing; [] or its path."""
     from ..operators.bridge import world_export
 
-    path = os.path.join(out_dir, f"{name}_props.fbx")
-    if not recipe.scatter or (not run.built and os.path.isfile(path)):
-        return []
-    return [world_export.export_props_fbx(recipe, path)]
+    earlier = core_world.read_world_json(core_world.world_json_path(out_dir, name))  # before the run rewrites it
+    # one staging folder, one switch: the files of the sections built once are staged first (a bad level
+    # fails before the tiles) and move in with the tile FBX, the prop library, recipe.toml and the world JSON
+    stage = outputs.Staging(out_dir)  # under the folder's lock (build_tiled_world); discarded unless switched
+    try:
+        with outputs.explaining(stage):
+            once, made = _once_files(recipe, out_dir, name, earlier, progress, stage)
+        with executor:
+            if getattr(executor, "start_seconds", None) is not None:
+                where = f"{executor.workers} workers" if executor.workers is not None else executor.scheduler
+                print(f"worldseed: Dask cluster ({where}) ready in {executor.start_seconds:.1f} s", file=sys.stderr)
+            run = core_world.run_world(recipe, out_dir, name=name, executor=executor, tiles=chosen, progress=progress)
+        written = [os.path.join(out_dir, f["name"]) for tile in run.built for f in run.results[tile]["files"]]
+        props_name = f"{name}_props.fbx"
+        listed = {f["name"] for f in run.document.get("files", ())}  # verified by run_world: the same recipe's
+        tiles = _fbx_tiles(run, chosen, name) if recipe.export.fbx else []
+        props = bool(recipe.export.fbx and recipe.scatter) and props_name not in listed
+        extra = [("recipe.toml", core_recipe.dumps(recipe).encode())] if write_recipe else []
+        # a single-terrain run's files of the same name (its .blend too), a prop library this world
+        # neither lists nor writes (another recipe's), and the FBX of a section built once that this
+        # world does not write (the world JSON's "once" names the rest): the folder holds one build
+        stale = set(single_outputs(out_dir, name)) if single_outputs is not None else set()
+        stale.add(os.path.join(out_dir, f"{name}.blend"))
+        if not props and props_name not in listed:
+            stale.add(os.path.join(out_dir, props_name))
+        stale.update(os.path.join(out_dir, world_export.once_file_name(name, s.key)) for s in ONCE)
+        keep = {os.path.basename(p) for paths in once.values() for p in paths}
+        stale = {p for p in stale if os.path.basename(p) not in keep}
+        remove = sorted(p for p in stale - set(written) if os.path.isfile(p) and not os.path.islink(p))
+        # the world JSON lists under "once" what run_world carried over from the earlier one: list this run's
+        carried = set((run.document.get("once") or {}).keys())
+        relist = made or carried != {k for k, paths in once.items() if paths}
+        removed = []
+        if tiles or props or extra or remove or relist:
+            fresh_scene()
+            # the tile FBX, the prop library, recipe.toml, the files of the sections built once and the
+            # world JSON listing them all: one switch
+            with outputs.explaining(stage):
+                written += world_export.export_world_fbx(
+                    recipe,
+                    out_dir,
+                    name,
+                    tiles=tiles,
+                    props=props,
+                    extra=extra,
+                    once_files=once,
+                    remove=remove,
+                    removed=removed,
+                    stage=stage,
+                )
+    finally:
+        stage.discard()
+    if run.path not in written:
+        written.append(run.path)
+    return run, written, list(run.removed) + removed
 
 
-def _tile_fbx(recipe, out_dir, name, run, chosen):
-    """FBX of every chosen tile not listed whole in the world JSON, and again of every complete tile
-    next to a tile this run built (its border normals come from its neighbours' files); the JSON
-    then lists them."""
+def _once_files(recipe, out_dir, name, earlier, progress, stage):
+    """The files of the sections built once for the whole world (``core.world.once_sections``:
+    ``[[trees]]``, ``[[level]]``): each one the world JSON ``earlier`` (read before this run) lists whole
+    for this recipe is kept, the others are built and written into ``stage`` (``world_export.export_once``),
+    for the run's switch.  Returns ``({key: paths}, made)``: the kept files in ``out_dir``, the made
+    ones staged; ``made`` whether any file was staged.  A section that wrote no file (trees with
+    ``[export] fbx = false``) gets a note."""
     from ..operators.bridge import world_export
 
+    sections = core_world.once_sections(recipe)
+    known = core_world.verify_once(out_dir, earlier, recipe_sha256=core_world.recipe_digest(recipe))
+    once = {s.key: [os.path.join(out_dir, f["name"]) for f in known[s.key]] for s in sections if s.key in known}
+    todo = tuple(s.key for s in sections if s.key not in once)
+    made = {}
+    if todo:
+        made = world_export.export_once(
+            recipe, out_dir, name, keys=todo, scene=fresh_scene(), progress=progress, stage=stage
+        )
+        for section in sections:
+            if section.key in made and not made[section.key]:
+                print(f"worldseed: note: {section.header} wrote no file ([export] fbx = false)", file=sys.stderr)
+    once.update(made)
+    return {s.key: once[s.key] for s in sections if s.key in once}, any(made.values())
+
+
+def _fbx_tiles(run, chosen, name):
+    """The tiles whose FBX to write: every chosen tile whose FBX the world JSON does not list whole, and
+    again every complete tile next to a tile this run built (its border normals come from its
+    neighbours' files)."""
     listed = {(t["x"], t["z"]): {f["name"] for f in t["files"]} for t in run.document["tiles"]}
     complete = {(t["x"], t["z"]) for t in run.document["tiles"] if t["complete"]}
     built = set(run.built)
     near_built = {
         (x, z) for x, z in complete if any((x + dx, z + dz) in built for dx in (-1, 0, 1) for dz in (-1, 0, 1))
     }
-    fbx = {}
-    fresh_scene()
+    tiles = []
     for x, z in sorted(set(chosen) | (near_built - built), key=lambda t: (t[1], t[0])):
-        file_name = f"{core_world.tile_base(name, x, z)}.fbx"
-        if (x, z) not in near_built and file_name in listed.get((x, z), ()):  # verified with the tile's files
-            continue
-        path = os.path.join(out_dir, file_name)
-        fbx[(x, z)] = world_export.export_tile_fbx((x, z), path, recipe=recipe, folder=out_dir, name=name)
-    if fbx:
-        core_world.write_world_json(run.path, world_export.world_json_with_fbx(out_dir, name)(fbx))
-    return list(fbx.values())
+        if (x, z) not in near_built and f"{core_world.tile_base(name, x, z)}.fbx" in listed.get((x, z), ()):
+            continue  # verified with the tile's files
+        tiles.append((x, z))
+    return tiles

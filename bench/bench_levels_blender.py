@@ -4,7 +4,7 @@
 
 1. A 512 x 512 cave level (generated beforehand, timed on its own) to a finished Blender object:
    the quad mesh with its world-scaled UVs and three materials, the marker empties and the 2-D map
-   image (``operators.bridge.level.build_level``).  Target: <= 0.5 s.
+   image (``operators.bridge.levels.build_level``).  Target: <= 0.5 s.
 2. 10,000 kit modules (a 100 x 100 level of floor cells) instanced through Geometry Nodes, until
    the depsgraph has evaluated every instance.  Target: <= 0.2 s.  Anchor, in the same run and
    interleaved: the same 10,000 modules as linked duplicates (one object per module sharing the
@@ -42,21 +42,22 @@ def kit_collection():
 
 
 def level_object(spec, level):
-    from worldseed.operators.bridge import level as bridge_level
+    from worldseed.operators.bridge import levels as bridge_levels
 
-    root = bridge_level.build_level(spec, collection=bpy.context.scene.collection, level=level)
+    root = bridge_levels.build_level(spec, collection=bpy.context.scene.collection, level=level)
     me = root.data
     assert len(me.materials) == 3 and me.uv_layers and len(me.polygons) > 0
     return len(me.polygons), len(me.vertices), len(root.children)
 
 
 def kit_ours(spec, level):
-    from worldseed.operators.bridge import level as bridge_level
-    from worldseed.operators.bridge import query
+    from worldseed.operators.bridge import levels as bridge_levels
 
     kit = kit_collection()
-    root = bridge_level.build_level(spec, collection=bpy.context.scene.collection, geometry="KIT", kit=kit, level=level)
-    kit_obj = query.level_kit_of(root)
+    root = bridge_levels.build_level(
+        spec, collection=bpy.context.scene.collection, geometry="KIT", kit=kit, level=level
+    )
+    kit_obj = bridge_levels.level_kit_of(root)
     depsgraph = bpy.context.evaluated_depsgraph_get()
     return sum(1 for i in depsgraph.object_instances if i.is_instance and i.parent.original == kit_obj)
 

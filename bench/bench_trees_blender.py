@@ -23,7 +23,7 @@ import bpy
 from _loader import interleaved, load
 
 from worldseed.core import trees as core_tree
-from worldseed.operators.bridge import query
+from worldseed.operators.bridge import trees as bridge_trees
 
 RUNS = 5
 FOREST_SPECIES = ("broadleaf", "conifer", "birch", "palm", "dead_tree")
@@ -89,7 +89,7 @@ def main(argv):
     t0 = time.perf_counter()
     result = bpy.ops.worldseed.forest_add(species=", ".join(available), variants=per, seed=1)
     t_forest = time.perf_counter() - t0
-    n = sum(1 for o in bpy.data.objects if query.is_tree(o))
+    n = sum(1 for o in bpy.data.objects if bridge_trees.is_tree(o))
     total_tris = sum(len(o.data.polygons) for o in bpy.data.objects if o.type == "MESH")
     print(
         f"forest of {n} variants ({', '.join(available)}): ours {t_forest:.2f} s ({result}), "

@@ -139,6 +139,31 @@ def cpu_seconds():
     return use.ru_utime + use.ru_stime
 
 
+def thread_seconds():
+    """Run in each process (a worker, or this one): CPU seconds so far of its threads by kind,
+    ``{"tasks", "main", "other"}``: Dask's task threads (``Dask-Default-Threads``), the main thread (a
+    worker's event loop; this process's driver) and the rest (this process's scheduler and client
+    loop); Linux only (``/proc/self/task``), else None."""
+    import os as _os
+    import threading as _threading
+
+    if not _os.path.isdir("/proc/self/task"):
+        return None
+    names = {t.native_id: t.name for t in _threading.enumerate()}
+    tick = _os.sysconf("SC_CLK_TCK")
+    out = {"tasks": 0.0, "main": 0.0, "other": 0.0}
+    for tid in _os.listdir("/proc/self/task"):
+        try:
+            with open(f"/proc/self/task/{tid}/stat") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        name = names.get(int(tid), "")
+        kind = "tasks" if "Dask-Default-Threads" in name else "main" if name == "MainThread" else "other"
+        out[kind] += (int(fields[11]) + int(fields[12])) / tick
+    return out
+
+
 def overhead(ex, n_free=200, n_chain=50):
     """Seconds per empty task: independent tasks (throughput) and a dependent chain (round trip)."""
     free = [Noop(f"noop_{i}") for i in range(n_free)]
@@ -153,6 +178,24 @@ def overhead(ex, n_free=200, n_chain=50):
     return t_free, t_chain
 
 
+def _split(before, after, main):
+    """The dask side's CPU seconds by kind of thread, from :func:`thread_seconds` ``(workers, main)``
+    before and after a run; None where /proc is missing."""
+    (w0, m0), (w1, m1) = before, after
+    if m0 is None or any(v is None for v in (*w0.values(), *w1.values())):
+        return None
+
+    def grew(kinds):
+        return sum(w1[w][k] - w0.get(w, w1[w])[k] for w in w1 for k in kinds)
+
+    return {
+        "tasks": grew(["tasks"]),
+        "loops": grew(["main", "other"]),
+        "main": main,
+        "scheduler": m1["other"] - m0["other"],
+    }
+
+
 def bench_a(args):
     recipe = world_recipe(4, args)
     grid = core_world.world_grid(recipe)
@@ -164,6 +207,7 @@ def bench_a(args):
     )
     best = {"serial": float("inf"), "dask": float("inf")}
     cpu = dict(best)
+    split = None
     starts, loads, outputs = [], [], {}
     try:
         for r in range(args.rounds):
@@ -181,11 +225,15 @@ def bench_a(args):
                 starts.append(ex.start_seconds)
                 out = os.path.join(base, f"dask{r}")
                 before = ex.client.run(cpu_seconds)
+                threads_before = ex.client.run(thread_seconds), thread_seconds()
                 t0, c0 = time.perf_counter(), time.process_time()
                 run = core_world.run_world(recipe, out, executor=ex)
                 best["dask"] = min(best["dask"], time.perf_counter() - t0)
                 after = ex.client.run(cpu_seconds)
-                used = time.process_time() - c0 + sum(after[w] - before.get(w, 0.0) for w in after)
+                main = time.process_time() - c0
+                used = main + sum(after[w] - before.get(w, 0.0) for w in after)
+                if used < cpu["dask"]:
+                    split = _split(threads_before, (ex.client.run(thread_seconds), thread_seconds()), main)
                 cpu["dask"] = min(cpu["dask"], used)
                 assert run.complete
                 outputs.setdefault("dask", digests(out))
@@ -221,6 +269,12 @@ def bench_a(args):
         f"workers): the work itself costs {cpu['dask'] / cpu['serial']:.2f}x on the cluster; the most 2 cores can give "
         f"is then {2 * cpu['serial'] / cpu['dask']:.2f}x"
     )
+    if split is not None:
+        print(
+            f"  where the dask CPU went (best round): workers' task threads {split['tasks']:.1f} s, workers' "
+            f"other threads (event loop, comms) {split['loops']:.2f} s, main process {split['main']:.2f} s "
+            f"(scheduler and client {split['scheduler']:.2f} s)"
+        )
     print(f"  cluster start: {', '.join(f'{s:.2f}' for s in starts)} s (target <= 3 s)")
     print(
         f"  per-task overhead: {t_free * 1e3:.1f} ms per empty task (200 independent), "

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from . import _perlin, _simplex
+from . import _perlin, _simplex, exact
 from ._checks import Seed, make_rng
 from ._perlin import Workspace
 
@@ -112,9 +112,9 @@ class WarpPlan:
         self.octaves: list[tuple[Any, ...]] = []
         total = 0.0
         for o in range(octaves):
-            amp = persistence**o
+            amp = exact.pow(persistence, o)  # not **: the C library's pow differs between machines
             total += amp
-            f = lacunarity**o / scale
+            f = exact.pow(lacunarity, o) / scale
             orient = int(field.orientations[o])
             swap, sx, sy = orient & 4, (-1.0 if orient & 1 else 1.0), (-1.0 if orient & 2 else 1.0)
             ox, oy = (float(v) for v in field.offsets[o])

@@ -1,11 +1,14 @@
 """Unit quaternions ``(w, x, y, z)`` in rows: products, rotations and the scatter's tilt-and-yaw.
 
 Public through :mod:`.scatter`.  The convention is Blender's (``mathutils.Quaternion``):
-right-handed, ``q v q*`` rotates ``v``, and ``multiply(a, b)`` applies ``b`` first.
+right-handed, ``q v q*`` rotates ``v``, and ``multiply(a, b)`` applies ``b`` first.  Angles go
+through :mod:`.exact` (the same bits on every CPU).
 """
 
 import numpy as np
 import numpy.typing as npt
+
+from . import exact
 
 
 def multiply(a: npt.NDArray[np.float64], b: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
@@ -32,9 +35,10 @@ def rotate(q: npt.NDArray[np.float64], v: npt.NDArray[np.float64]) -> npt.NDArra
 
 def about_z(angle: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     """Rotations by ``angle`` (N,) radians about +Z."""
-    h = 0.5 * angle
+    h = 0.5 * np.asarray(angle, np.float64)
     z = np.zeros_like(h)
-    return np.stack([np.cos(h), z, z, np.sin(h)], axis=1)
+    s, c = exact.sincos(h)
+    return np.stack([c, z, z, s], axis=1)
 
 
 def tilt_towards(normals: npt.NDArray[np.float64], fraction: float, max_tilt: float) -> npt.NDArray[np.float64]:
@@ -42,7 +46,7 @@ def tilt_towards(normals: npt.NDArray[np.float64], fraction: float, max_tilt: fl
     ``max_tilt`` radians, about the horizontal axis ``Z x n`` (the shortest arc, so no twist
     about the vertical)."""
     nz = np.clip(normals[:, 2], -1.0, 1.0)
-    full = np.arccos(nz)  # angle between +Z and n
+    full = exact.acos(nz)  # angle between +Z and n
     angle = np.minimum(fraction * full, max_tilt)
     axis = np.stack([-normals[:, 1], normals[:, 0], np.zeros(len(normals))], axis=1)
     length = np.linalg.norm(axis, axis=1)
@@ -50,5 +54,5 @@ def tilt_towards(normals: npt.NDArray[np.float64], fraction: float, max_tilt: fl
     axis[flat] = (1.0, 0.0, 0.0)
     length[flat] = 1.0
     angle = np.where(flat, 0.0, angle)
-    h = 0.5 * angle
-    return np.concatenate([np.cos(h)[:, None], axis * (np.sin(h) / length)[:, None]], axis=1)
+    s, c = exact.sincos(0.5 * angle)
+    return np.concatenate([c[:, None], axis * (s / length)[:, None]], axis=1)

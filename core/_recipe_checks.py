@@ -113,8 +113,9 @@ def check_scatter(recipe: Recipe) -> None:
     base = unity_package.alphamap_side(recipe.terrain.resolution)
     for i, spec in enumerate(recipe.scatter):
         side = scatter.detail_side(base, size=recipe.terrain.size, per_m2=spec.unity_detail)
-        if spec.unity_detail * (recipe.terrain.size / side) ** 2 > MAX_PER_CELL:
-            most = MAX_PER_CELL / (recipe.terrain.size / side) ** 2
+        cell = recipe.terrain.size / side
+        if spec.unity_detail * (cell * cell) > MAX_PER_CELL:  # as scatter.detail_side
+            most = MAX_PER_CELL / (cell * cell)
             raise RecipeError(
                 f"scatter[{i}].unity_detail {spec.unity_detail:g} per m^2 puts more than {MAX_PER_CELL} instances "
                 f"in a Unity detail cell of a {recipe.terrain.size:g} m terrain ({side} cells a side); "

@@ -12,6 +12,8 @@ Only IEEE-exact elementwise operations are used; the gradient components are
 literal constants (no sin/cos at run time or import time).
 """
 
+import math
+
 import numpy as np
 import numpy.typing as npt
 
@@ -19,8 +21,8 @@ from ._perlin import MAGIC, MAGIC_REACH, PERIOD, Workspace, hash_table
 
 __all__ = ["F2", "G2", "NORMALISE", "gradient_tables", "grid_octave", "point_octave"]
 
-F2 = 0.5 * (3.0**0.5 - 1.0)  # skew   (x, y) -> (x + s, y + s),  s = (x + y) F2
-G2 = (3.0 - 3.0**0.5) / 6.0  # unskew (i, j) -> (i - t, j - t),  t = (i + j) G2
+F2 = 0.5 * (math.sqrt(3.0) - 1.0)  # skew   (x, y) -> (x + s, y + s),  s = (x + y) F2
+G2 = (3.0 - math.sqrt(3.0)) / 6.0  # unskew (i, j) -> (i - t, j - t),  t = (i + j) G2
 #: Scales the kernel sum into [-1, 1]: 1 / max over the cell of sum a^4 max_g(g . d)
 #: for this gradient set (the same constant FastNoiseLite uses for OpenSimplex2).
 NORMALISE = 99.83685446303647

@@ -16,6 +16,8 @@ __all__ = ["ParameterError", "RecipeError", "short"]
 
 #: Longest value an error message shows before cutting it (a 10 MB name must not make a 10 MB line).
 SHOWN_CHARACTERS = 80
+#: Longest path shown whole (paths run longer than other values, and their end names the file).
+SHOWN_PATH_CHARACTERS = 240
 
 
 class ParameterError(ValueError, TypeError):
@@ -29,10 +31,23 @@ class RecipeError(ParameterError):
 def short(value: object, limit: int = SHOWN_CHARACTERS) -> str:
     """``repr(value)``, cut to about ``limit`` characters for an error message.
 
+    A path (a string with a ``/`` or ``\\`` in it) is shown whole up to
+    :data:`SHOWN_PATH_CHARACTERS`, and past that keeps its end, so a long folder never hides the
+    file's name; anything else keeps its start.
+
     >>> short("x" * 200, limit=12)
     "'xxxxxxxxxx... (202 characters)"
+    >>> short("/deep" * 60 + "/tileset.toml")[-40:]
+    "deep/deep/tileset.toml' (315 characters)"
     """
     text = repr(value)
+    path = isinstance(value, str) and ("/" in value or "\\" in value)
+    if path:
+        limit = max(limit, SHOWN_PATH_CHARACTERS)
     if len(text) <= limit:
         return text
+    if path:
+        head = max(limit // 3, 2)
+        tail = max(limit - head - 3, 2)
+        return f"{text[:head]}...{text[-tail:]} ({len(text):,} characters)"
     return f"{text[: limit - 1]}... ({len(text):,} characters)"

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from . import exact
 from ._checks import check_choice, check_float, check_heights, check_int, check_shape
 from ._curve import CURVE_POINTS, curve_remap
 from .errors import ParameterError
@@ -171,7 +172,7 @@ def island_falloff(shape: Sequence[int], *, mode: str = "radial", width: float =
     if mode == "square":
         d = np.maximum(y[:, None], x[None, :])
     else:
-        d = np.hypot(y[:, None], x[None, :])
+        d = _radius(y, x)
     t = d  # reuse the buffer: t = (d - inner) / width
     t -= np.float32(1.0 - width)
     t /= np.float32(width)
@@ -179,6 +180,14 @@ def island_falloff(shape: Sequence[int], *, mode: str = "radial", width: float =
     mask = _smoothstep(t)
     np.subtract(1, mask, out=mask)
     return mask
+
+
+def _radius(y: npt.NDArray[np.float32], x: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    """float32 ``hypot(y[:, None], x[None, :])`` the same on every machine: the squares of the
+    float32 coordinates are exact in float64, their sum and root round once each (the C library's
+    ``hypotf`` does the same on glibc, but it is the C library's)."""
+    y64, x64 = y.astype(np.float64), x.astype(np.float64)
+    return np.sqrt(y64[:, None] * y64[:, None] + x64[None, :] * x64[None, :]).astype(np.float32)
 
 
 def falloff_window(
@@ -230,7 +239,7 @@ def falloff_window(
         return np.abs(-1.0 + 2.0 * i / (total - 1)).astype(np.float32)
 
     y, x = axis(rows, total_r), axis(cols, total_c)
-    d = np.maximum(y[:, None], x[None, :]) if mode == "square" else np.hypot(y[:, None], x[None, :])
+    d = np.maximum(y[:, None], x[None, :]) if mode == "square" else _radius(y, x)
     t = d
     t -= np.float32(1.0 - width)
     t /= np.float32(width)
@@ -307,9 +316,8 @@ def redistribute(h: npt.ArrayLike, *, power: float) -> npt.NDArray[np.float32]:
     """
     arr = check_heights(h)
     power = check_float(power, name="power", bounds=POWER)
-    out = np.clip(arr, 0, 1).astype(np.float32, copy=False)
-    np.power(out, np.float32(power), out=out)
-    return out
+    out = np.clip(arr, 0, 1).astype(np.float64)
+    return exact.pow(out, power).astype(np.float32)  # numpy's power differs between CPUs
 
 
 def terrace(h: npt.ArrayLike, *, steps: int, sharpness: float = 0.5) -> npt.NDArray[np.float32]:
@@ -483,8 +491,11 @@ def slope_degrees(h: npt.ArrayLike, *, cell_size: float = 1.0, height_scale: flo
     [[45.0, 45.0, 45.0], [45.0, 45.0, 45.0]]
     """
     dzdx, dzdy = gradient(h, cell_size=cell_size, height_scale=height_scale)
-    slope = np.hypot(dzdx, dzdy, out=dzdx)
-    del dzdy
-    np.arctan(slope, out=slope)
-    np.degrees(slope, out=slope)
-    return slope
+    out = np.empty(dzdx.shape, np.float32)
+    band = max(1, exact.CHUNK // max(dzdx.shape[1], 1))  # rows at a time: float64 temporaries stay small
+    for i in range(0, dzdx.shape[0], band):
+        # |grad| in float64 (the squares of float32 are exact) and atan from core.exact: numpy's
+        # float32 arctan and the C library's hypot differ between machines
+        gx, gy = dzdx[i : i + band].astype(np.float64), dzdy[i : i + band].astype(np.float64)
+        out[i : i + band] = exact.degrees_atan(np.sqrt(gx * gx + gy * gy))
+    return out

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from . import exact
 from ._checks import check_array, check_choice, check_float, check_int
 from ._grid import (
     GRID_SIDE,
@@ -402,7 +403,7 @@ def vertex_normals(vertices: npt.ArrayLike, indices: npt.ArrayLike) -> npt.NDArr
     acc = np.empty((len(v), 3), dtype=np.float64)
     for k in range(3):
         acc[:, k] = np.bincount(corners, weights=np.repeat(face[:, k], 3), minlength=len(v))
-    length = np.sqrt(np.einsum("ij,ij->i", acc, acc))
+    length = np.sqrt(exact.dot_rows(acc, acc))
     good = length > 0
     out = np.zeros((len(v), 3), dtype=np.float32)
     out[:, 2] = 1

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from . import _perlin, _simplex
+from . import _perlin, _simplex, exact
 from ._checks import (
     MAX_CELLS,
     Seed,
@@ -108,7 +108,7 @@ def _check_reach(max_abs: float, scale: float, octaves: int, lacunarity: float, 
     Returns True if every noise coordinate is below ``_perlin.MAGIC_REACH`` (the
     Perlin point kernel's fast cell index applies).
     """
-    f_max = lacunarity ** (octaves - 1) / scale
+    f_max = exact.pow(lacunarity, octaves - 1) / scale
     reach = (max_abs + warp * scale + 2.0) * f_max + 2.0 * _perlin.PERIOD
     if not reach < REACH:
         limit = REACH / f_max - warp * scale - 2.0 * _perlin.PERIOD / f_max - 2.0

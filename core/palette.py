@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from . import exact
 from ._checks import check_array, check_choice, check_float
 
 __all__ = [
@@ -85,7 +86,8 @@ def srgb_to_linear(rgb: npt.ArrayLike) -> npt.NDArray[np.float32]:
     [0.0, 0.214, 1.0]
     """
     c = np.asarray(rgb, dtype=np.float32)
-    return np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4).astype(np.float32)
+    curve = exact.pow((c + 0.055) / 1.055, 2.4)  # numpy's power differs between CPUs
+    return np.where(c <= 0.04045, c / 12.92, curve).astype(np.float32)
 
 
 def palette_scale(height_m: float) -> float:

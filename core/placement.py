@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from . import exact
 from ._checks import check_array, check_float
 from .errors import ParameterError
 from .unity import unity_position, unity_terrain_position
@@ -130,7 +131,7 @@ def terrain_tree_instances(
     # yaw of the rotated forward axis (Unity +Z) about Unity's Y
     m = quaternion_matrices(unity_rotation(r)[:, [3, 0, 1, 2]])
     forward = m[:, :, 2]
-    yaw = np.arctan2(forward[:, 0], forward[:, 2])
+    yaw = exact.atan2(forward[:, 0], forward[:, 2])  # numpy's arctan2 differs between CPUs
     k = np.asarray(props, np.int64).tolist()
     return [
         {"prototype": i, "position": a, "rotation": b, "width_scale": c, "height_scale": c}

@@ -11,6 +11,7 @@ import zlib
 import numpy as np
 import numpy.typing as npt
 
+from . import exact
 from ._checks import check_array, check_float
 from .palette import terrain_colours
 
@@ -51,15 +52,17 @@ def shaded_relief(
     h = h[::step, ::step].astype(np.float32)
     metres = h * np.float32(height)
     gy, gx = np.gradient(metres, np.float32(cell_size * step))
-    az, alt = np.radians(azimuth), np.radians(altitude)
+    (sin_az, sin_alt), (cos_az, cos_alt) = exact.sincos(np.radians([azimuth, altitude]))
     # Surface normal (-gx, -gy, 1); sun from azimuth (clockwise from +Y north) and altitude.
-    sun = np.array([np.sin(az) * np.cos(alt), np.cos(az) * np.cos(alt), np.sin(alt)], dtype=np.float32)
+    sun = np.array([sin_az * cos_alt, cos_az * cos_alt, sin_alt], dtype=np.float32)
     norm = np.sqrt(gx * gx + gy * gy + 1.0)
     shade = np.clip((-gx * sun[0] - gy * sun[1] + sun[2]) / norm, 0.0, 1.0)
-    slope = np.degrees(np.arctan(np.hypot(gx, gy)))
+    gx64, gy64 = gx.astype(np.float64), gy.astype(np.float64)
+    slope = exact.degrees_atan(np.sqrt(gx64 * gx64 + gy64 * gy64)).astype(np.float32)  # as heightmap.slope_degrees
     rgb = terrain_colours(h, height_m=height, slope_degrees=slope, sea_level=sea_level, palette=palette)
     lit = rgb * (0.35 + 0.65 * shade)[..., None]
-    img = np.clip(np.round(lit ** (1 / 1.2) * 255.0), 0, 255).astype(np.uint8)
+    lit = exact.pow(lit, 1 / 1.2).astype(np.float32)  # numpy's power differs between CPUs
+    img = np.clip(np.round(lit * 255.0), 0, 255).astype(np.uint8)
     return img[::-1]  # row 0 of the heightmap is the south edge; pictures start at the top
 
 

@@ -34,8 +34,7 @@ import dataclasses
 import json
 import os
 import re
-import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,6 +49,7 @@ from ._recipe_checks import (
 )
 from ._toml import toml_table, toml_value
 from .errors import ParameterError, RecipeError, short
+from .files import check_depth, parse_toml, read_checked
 from .spec import Limit, closest
 from .world import spec as world  # the spec, not the face: the tiled-world engine behind it reads recipes
 
@@ -58,6 +58,8 @@ __all__ = [
     "Section",
     "SECTIONS",
     "SECTION_KEYS",
+    "TILED",
+    "check_tiled",
     "loads",
     "load",
     "dumps",
@@ -70,13 +72,15 @@ __all__ = [
 
 #: Largest recipe file read (a recipe is a few kilobytes; /dev/zero must not fill the memory).
 MAX_RECIPE_BYTES = 1 << 20
-#: Deepest nesting of arrays and tables a recipe may have.
-MAX_DEPTH = 32
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 
 
 #: Most ``[[level]]`` tables a recipe may hold.
 MAX_LEVELS = 32
+
+
+#: What a tiled world may do with a section (:attr:`Section.tiled`).
+TILED = ("per_tile", "once", "refuse")
 
 
 def _terrain_size(recipe: Recipe) -> float | None:
@@ -96,8 +100,16 @@ class Section:
     makes something of it (``[world]`` and ``[export]`` only configure).
     ``package`` names the family's core package when it is not the key
     (``[[level]]`` tables, ``core/levels/``); the other files are named by the key.
-    ``paths``: the section names files relative to the recipe, and ``parse`` takes ``base=``
-    (the recipe's folder, or None) to find them.
+    ``paths``: the keys of the section that name files (relative to the recipe, or presets), and
+    ``parse`` then takes ``base=`` (the recipe's folder, or None) to find them; each such file is
+    checked (a regular file of a bounded size, nesting bounded) when the recipe is read, and its
+    content is never quoted when it lies outside the recipe's folder (``core.files``).
+    ``tiled`` is what a tiled world (``[world] tiles`` other than ``[1, 1]``) does with the
+    section, one of :data:`TILED`: ``"per_tile"`` (every tile is built from it), ``"once"`` (built
+    once for the whole world, in world coordinates, by the Blender side: ``operators/bridge``'s
+    ``world_export.export_once``) or ``"refuse"`` (a tiled recipe holding it is refused, the
+    reason in ``tiled_note``); ``tiled_note`` says what it becomes, in one line.  A section without
+    a decision is refused in a tiled world too (:func:`check_tiled`): never silently dropped.
     """
 
     key: str
@@ -111,7 +123,9 @@ class Section:
     label: str = ""
     build: bool = True
     package: str = ""
-    paths: bool = False
+    paths: tuple[str, ...] = ()
+    tiled: str = ""
+    tiled_note: str = ""
 
     @property
     def header(self) -> str:
@@ -134,8 +148,19 @@ SECTIONS = (
         check=world.check_world,
         label="World",
         build=False,
+        tiled="per_tile",
+        tiled_note="the grid, name and seed every tile is built from",
     ),
-    Section("terrain", terrain.TerrainSpec, terrain.LIMITS, terrain.from_dict, terrain.to_dict, label="Terrain"),
+    Section(
+        "terrain",
+        terrain.TerrainSpec,
+        terrain.LIMITS,
+        terrain.from_dict,
+        terrain.to_dict,
+        label="Terrain",
+        tiled="per_tile",
+        tiled_note="each tile's heights and LOD meshes, seamless at the borders",
+    ),
     # the terrain's layers: built with the terrain (core.terrain.terrain_layers_steps), not on their own
     Section(
         "biomes",
@@ -146,7 +171,9 @@ SECTIONS = (
         check=check_biomes,
         label="Biomes",
         build=False,
-        paths=True,
+        paths=("table",),
+        tiled="per_tile",
+        tiled_note="each tile's biome map, from the world's moisture and temperature",
     ),
     Section(
         "splat",
@@ -159,7 +186,9 @@ SECTIONS = (
         check=check_splats,
         label="Texture Layers",
         build=False,
-        paths=True,
+        paths=("texture",),
+        tiled="per_tile",
+        tiled_note="each tile's splat maps",
     ),
     Section(
         "trees",
@@ -171,6 +200,8 @@ SECTIONS = (
         max_entries=64,
         check=check_trees,
         label="Trees",
+        tiled="once",
+        tiled_note="the trees once, in rows in front of the world, as <name>_trees.fbx",
     ),
     Section(
         "scatter",
@@ -182,6 +213,8 @@ SECTIONS = (
         max_entries=scatter.MAX_LAYERS,
         check=check_scatter,
         label="Scatter",
+        tiled="per_tile",
+        tiled_note="each tile's props (placement file), spaced across the borders; the props once, <name>_props.fbx",
     ),
     Section(
         "level",
@@ -194,9 +227,21 @@ SECTIONS = (
         check=check_levels,
         label="Levels",
         package="levels",
-        paths=True,
+        paths=("wfc_tileset", "sample"),
+        tiled="once",
+        tiled_note="each level once at its origin in world coordinates: <name>_level.fbx and the level's own files",
     ),
-    Section("export", export.ExportSpec, export.LIMITS, export.from_dict, export.to_dict, label="Export", build=False),
+    Section(
+        "export",
+        export.ExportSpec,
+        export.LIMITS,
+        export.from_dict,
+        export.to_dict,
+        label="Export",
+        build=False,
+        tiled="per_tile",
+        tiled_note="fbx: each tile's FBX and the world's; glb, per_object and render are not used (a note says so)",
+    ),
 )
 SECTION_KEYS = tuple(s.key for s in SECTIONS)
 _BY_KEY = {s.key: s for s in SECTIONS}
@@ -220,17 +265,19 @@ class Recipe:
 assert tuple(f.name for f in dataclasses.fields(Recipe)) == SECTION_KEYS, "Recipe's attributes are SECTIONS' keys"
 
 
-def _check_depth(value: object, *, source: str, depth: int = 0) -> None:
-    """Refuse absurdly nested arrays or tables before anything walks them recursively."""
-    stack = [(value, depth)]
-    while stack:
-        item, level = stack.pop()
-        if level > MAX_DEPTH:
-            raise RecipeError(f"{source}: values nest deeper than {MAX_DEPTH} levels")
-        if isinstance(item, dict):
-            stack.extend((v, level + 1) for v in item.values())
-        elif isinstance(item, list):
-            stack.extend((v, level + 1) for v in item)
+def check_tiled(recipe: Recipe, sections: Iterable[Section] = SECTIONS) -> None:
+    """Refuse a tiled ``recipe`` (``[world] tiles`` other than ``[1, 1]``) holding a section that a tiled
+    world does not build (:attr:`Section.tiled` ``"refuse"``, or no decision): one line naming it.
+    ``sections``: the registry to read (:data:`SECTIONS`)."""
+    tiles = list(recipe.world.tiles)
+    if tiles == [1, 1]:
+        return
+    for section in sections:
+        value = getattr(recipe, section.key)
+        if section.tiled in ("per_tile", "once") or value == section.default:
+            continue
+        why = section.tiled_note if section.tiled == "refuse" else "the section has no tiled-world decision"
+        raise ParameterError(f"{section.header} is not built in a tiled world (world.tiles {tiles}): {why}")
 
 
 def _allowed_sections() -> str:
@@ -262,13 +309,13 @@ def _parse_section(section: Section, value: object, *, source: str, base: str | 
 def from_dict(data: object, *, source: str = "recipe", base: str | None = None) -> Recipe:
     """Validate a nested dict (as parsed from TOML) into a :class:`Recipe`.
 
-    ``base`` is the folder the recipe's relative file paths (a level's ``tileset`` or ``sample``)
+    ``base`` is the folder the recipe's relative file paths (a level's ``wfc_tileset`` or ``sample``)
     are found in; the recipe keeps them as absolute paths.  None: they stay relative, found in the
     current directory when used.
     """
     if not isinstance(data, dict):
         raise RecipeError(f"{source}: a recipe must be a table of sections, got {type(data).__name__}")
-    _check_depth(data, source=source)
+    check_depth(data, source=source, error=RecipeError)
     unknown = sorted(set(data) - set(SECTION_KEYS), key=str)
     if unknown:
         loose = [k if len(k) <= 40 else k[:37] + "..." for k in unknown if not isinstance(data[k], (dict, list))]
@@ -292,6 +339,7 @@ def from_dict(data: object, *, source: str = "recipe", base: str | None = None) 
         for section in SECTIONS:
             if section.check is not None:
                 section.check(recipe)
+        check_tiled(recipe)
     except RecipeError as err:
         raise RecipeError(err if str(err).startswith(f"{source}:") else f"{source}: {err}") from None
     except ParameterError as err:
@@ -303,27 +351,17 @@ def loads(text: str, *, source: str = "recipe", base: str | None = None) -> Reci
     """Parse and validate recipe text (TOML); ``base`` as in :func:`from_dict`."""
     if len(text) > MAX_RECIPE_BYTES:
         raise RecipeError(f"{source}: a recipe may be at most {MAX_RECIPE_BYTES:,} characters, got {len(text):,}")
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as err:
-        raise RecipeError(f"{source}: not valid TOML: {err}") from None
-    except RecursionError:
-        raise RecipeError(f"{source}: values nest too deeply") from None
-    except ValueError:  # tomllib's int() of more than 4,300 digits (Python's limit on int conversion)
-        raise RecipeError(f"{source}: not valid TOML: a number is too long (more than 4,300 digits)") from None
+    data = parse_toml(text, source=source, error=RecipeError)
     return from_dict(data, source=source, base=base)
 
 
 def load(path: str | os.PathLike[str]) -> Recipe:
-    """Read and validate a recipe file (at most :data:`MAX_RECIPE_BYTES`); its relative file paths
-    (a level's ``tileset`` or ``sample``) are found beside it."""
+    """Read and validate a recipe file (a regular file of at most :data:`MAX_RECIPE_BYTES`); its
+    relative file paths (a level's ``wfc_tileset`` or ``sample``) are found beside it."""
     try:
-        with open(path, "rb") as fh:
-            raw = fh.read(MAX_RECIPE_BYTES + 1)
-    except OSError as err:
-        raise RecipeError(f"recipe file {str(path)!r} cannot be read: {err.strerror}") from None
-    if len(raw) > MAX_RECIPE_BYTES:
-        raise RecipeError(f"recipe file {str(path)!r} is larger than {MAX_RECIPE_BYTES:,} bytes; is it a recipe?")
+        raw = read_checked(path, name="recipe file", limit=MAX_RECIPE_BYTES)
+    except ParameterError as err:
+        raise RecipeError(str(err)) from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:

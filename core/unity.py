@@ -307,6 +307,11 @@ def write_bytes_atomic(path: str | os.PathLike[str], data: ReadableBuffer | Iter
     n_bytes : int
         Bytes written.
 
+    Raises
+    ------
+    OSError
+        With ``filename`` the destination ``path`` (a full disk's error names the file).
+
     Notes
     -----
     A replaced file keeps its permission bits; a new file gets the usual
@@ -356,11 +361,13 @@ def write_bytes_atomic(path: str | os.PathLike[str], data: ReadableBuffer | Iter
         except FileNotFoundError:
             pass
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as err:
         try:
             os.unlink(tmp)
         except OSError:
             pass
+        if isinstance(err, OSError) and err.errno is not None:  # name the file (a full disk names none)
+            raise OSError(err.errno, err.strerror, path) from None
         raise
     _fsync_dir(folder)
     return written

@@ -50,8 +50,10 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
+from . import exact
 from ._checks import check_array, check_float
 from .errors import ParameterError, short
+from .files import open_regular
 from .preview import png_bytes
 from .unity import UNITY_HEIGHTMAP_RESOLUTIONS, heightmap_raw16, resample_square, unity_heights, unity_terrain_position
 
@@ -164,7 +166,10 @@ def _texture_head(
             raise ParameterError(
                 f"{name} {shown} is {info.st_size:,} bytes; a texture may be at most {MAX_TEXTURE_BYTES:,}"
             )
-        with open(path, "rb") as f:
+        f = open_regular(path)  # what was opened is checked too: a FIFO put there since cannot hang
+        if f is None:
+            raise ParameterError(f"{name} {shown} is not a file; it must be {allowed}")
+        with f:
             data = f.read(size if size is not None else MAX_TEXTURE_BYTES + 1)
     except OSError as err:
         raise ParameterError(f"{name} {shown} cannot be read ({err.strerror}); it must be {allowed}") from None
@@ -297,7 +302,7 @@ def splat_png_bytes(packed: Iterable[npt.NDArray[np.uint8]]) -> list[bytes]:
 
 def flow_range(shape: tuple[int, ...], cell_size: float) -> tuple[float, float]:
     """``(lo, hi)`` square metres of the flow PNG's scale: one cell's area and the whole map's."""
-    cell_area = float(cell_size) ** 2
+    cell_area = float(cell_size) * float(cell_size)  # not ** 2: a Python float's ** is the C library's pow
     return cell_area, cell_area * shape[0] * shape[1]
 
 
@@ -306,7 +311,9 @@ def flow_png_bytes(flow: npt.ArrayLike, *, cell_size: float) -> bytes:
     f = check_array(flow, name="flow", ndim=2)
     cell_size = check_float(cell_size, name="cell_size", bounds=(0.0, None), open_low=True)
     lo, hi = flow_range(f.shape, cell_size)
-    scaled = (np.log10(np.maximum(f, lo)) - math.log10(lo)) / max(math.log10(hi) - math.log10(lo), 1e-12)
+    # log10 from core.exact: numpy's and the C library's differ between machines
+    log_lo, log_hi = exact.log10(lo), exact.log10(hi)
+    scaled = (exact.log10(np.maximum(f, lo)) - log_lo) / max(log_hi - log_lo, 1e-12)
     grey = np.clip(np.rint(scaled * 255.0), 0, 255).astype(np.uint8)
     return png_bytes(unity_image(grey))
 

@@ -1,4 +1,14 @@
-"""What every family's operators share: selecting the result, a fresh seed, builds with progress and Esc."""
+"""What every family's operators share: the one report-errors wrapper, builds with progress and Esc,
+and the Update / New Seed / Load Settings operators as mixins read from the family's adapter.
+
+A family's operators stay explicit short classes in its own module (``bl_idname`` greppable), each
+naming its ``family`` (the adapter's key) and mixing in what it does:
+
+* :class:`Reports`: :meth:`Reports.guard` runs the work; an error of :attr:`Reports.errors` becomes an
+  ERROR report (and :meth:`Reports.failed`), never a traceback;
+* :class:`ModalBuild`: a build generator run on a timer with progress, Esc cancels;
+* :class:`Rebuild` (Update), :class:`Reseed` (New Seed), :class:`LoadSettings` (Load from Active).
+"""
 
 import contextlib
 import importlib
@@ -8,22 +18,23 @@ import os
 import bpy
 
 from ..core.errors import ParameterError
+from ..core.steps import drive
+from .bridge import sections
 
 __all__ = [
     "select_only",
     "new_seed",
+    "Reports",
     "ModalBuild",
-    "modal_vertices",
-    "MODAL_VERTICES",
+    "FamilyOperator",
+    "Rebuild",
+    "Reseed",
+    "LoadSettings",
     "family_modules",
     "paused_auto_update",
     "modal_builds",
     "window_of",
 ]
-
-#: Builds with more vertices than this run modally, with progress and Esc to cancel
-#: (the add-on preferences can change it).
-MODAL_VERTICES = 600_000
 
 
 def select_only(context, obj):
@@ -40,23 +51,19 @@ def select_only(context, obj):
 @contextlib.contextmanager
 def paused_auto_update(settings):
     """Change several settings without one automatic rebuild per change."""
-    auto = settings.auto_update
-    settings.auto_update = False
+    auto = getattr(settings, "auto_update", False)
+    if auto:
+        settings.auto_update = False
     try:
         yield settings
     finally:
-        settings.auto_update = auto
+        if auto:
+            settings.auto_update = auto
 
 
 def new_seed():
     """A fresh random seed (from the operating system, not from any global random state)."""
     return int.from_bytes(os.urandom(4), "little") & 0x7FFFFFFF
-
-
-def modal_vertices(context):
-    """The preferences' threshold above which builds show progress (or :data:`MODAL_VERTICES`)."""
-    addon = context.preferences.addons.get(__package__.rpartition(".")[0])
-    return addon.preferences.modal_vertices if addon is not None and addon.preferences else MODAL_VERTICES
 
 
 def window_of(scene):
@@ -70,11 +77,34 @@ def modal_builds():
     return len(ModalBuild.running)
 
 
-class ModalBuild:
+class Reports:
+    """The one way an operator turns an error into a report: ``return self.guard(context, work)``."""
+
+    #: What becomes a report (anything else is a bug, and shows as one).
+    errors = (ParameterError,)
+
+    def message(self, err):
+        """The report's text of ``err``."""
+        return str(err)
+
+    def failed(self, context, err):
+        """After an error of :attr:`errors`, before it is reported: leave the scene as it was."""
+
+    def guard(self, context, work):
+        """``work()``, or CANCELLED with an ERROR report when it raises one of :attr:`errors`."""
+        try:
+            return work()
+        except self.errors as err:
+            self.failed(context, err)
+            self.report({"ERROR"}, self.message(err))
+            return {"CANCELLED"}
+
+
+class ModalBuild(Reports):
     """Run a build generator on a timer with progress; Esc cancels and removes what was made.
 
-    Subclasses may define ``cancelled(context)`` (after Esc) and ``failed(context, err)`` (a
-    :class:`~core.errors.ParameterError` in a step, before it is reported) besides ``finished``.
+    Subclasses define ``finished(context, result)`` and may define ``cancelled(context)`` (after Esc)
+    and :meth:`Reports.failed` (an error of :attr:`Reports.errors` in a step, before it is reported).
     """
 
     #: The builds running now (their labels by id).
@@ -117,11 +147,10 @@ class ModalBuild:
             self.end_modal(context)
             self.finished(context, stop.value)
             return {"FINISHED"}
-        except ParameterError as err:
+        except self.errors as err:
             self.end_modal(context)
-            if hasattr(self, "failed"):
-                self.failed(context, err)
-            self.report({"ERROR"}, str(err))
+            self.failed(context, err)
+            self.report({"ERROR"}, self.message(err))
             return {"CANCELLED"}
         except BaseException:
             self.end_modal(context)
@@ -130,16 +159,137 @@ class ModalBuild:
         context.workspace.status_text_set(f"Worldseed: {self._label}: {stage} ({done}/{total}) (Esc to cancel)")
         return {"RUNNING_MODAL"}
 
+    def run_steps(self, context, steps, label, *, modal, note=None):
+        """``steps`` run modally (``modal``, in a window) or at once (then :meth:`finished`); ``note``
+        (what a long build will cost) is reported before a modal run starts."""
+        if modal and context.window is not None:
+            if note:
+                self.report({"INFO"}, f"Worldseed: {note[0].upper()}{note[1:]}")
+            return self.start_modal(context, steps, label)
+        self.finished(context, drive(steps))
+        return {"FINISHED"}
 
-def family_modules(package, keys):
-    """``{key: module}`` for every ``<package>.<key>`` module that exists, in the order of ``keys``.
 
-    The registration and the world build find a family's files by its recipe section's name
-    (``core.recipe.SECTIONS``), so a new family is new files and one line in that registry.
+class FamilyOperator(Reports):
+    """An operator of one family: ``family`` is its adapter's key (``operators.bridge.sections``)."""
+
+    family = ""
+
+    @classmethod
+    def adapter(cls):
+        return sections.adapter(cls.family)
+
+    @classmethod
+    def active_root(cls, context):
+        """The family's root of the active object, or None."""
+        return cls.adapter().root(context.active_object)
+
+    def settings(self, context):
+        return self.adapter().settings(context.scene)
+
+
+class Rebuild(ModalBuild, FamilyOperator):
+    """Update: rebuild the active object in place from the family's panel; with progress and Esc when
+    invoked from a window and the adapter's plan is worth it (erosion, a WFC search ...)."""
+
+    auto: bpy.props.BoolProperty(
+        name="Auto Update",
+        default=False,
+        options={"SKIP_SAVE", "HIDDEN"},
+        description="Started by Auto Update: an error goes to the panel's last error",
+    )
+
+    @classmethod
+    def poll(cls, context):
+        return cls.active_root(context) is not None
+
+    def prepare(self, context):
+        """What the operator changes before the rebuild (New Seed: the seed)."""
+
+    def restore(self, context):
+        """Undo :meth:`prepare` (after an error, or Esc)."""
+
+    def invoke(self, context, event):
+        return self.rebuild(context, modal=True)
+
+    def execute(self, context):
+        return self.rebuild(context, modal=False)
+
+    def rebuild(self, context, *, modal):
+        def work():
+            self.prepare(context)
+            root = self.active_root(context)
+            if root is None or not self.adapter().update_operator:
+                return {"FINISHED"}
+            plan = self.adapter().rebuild_plan(root, context.scene)
+            return self.run_steps(
+                context, plan.steps, f"{self.bl_label.lower()} {root.name}", modal=modal and plan.modal, note=plan.note
+            )
+
+        return self.guard(context, work)
+
+    def failed(self, context, err):
+        self.restore(context)
+        if self.auto:
+            self.settings(context).last_error = str(err)
+
+    def cancelled(self, context):
+        self.restore(context)
+
+    def finished(self, context, root):
+        context.view_layer.update()  # a rebuild with fewer LODs removed objects the view layer still lists
+        select_only(context, root)
+        if self.auto:
+            self.settings(context).last_error = ""
+
+
+class Reseed(Rebuild):
+    """New Seed: draw a new random seed for the family's panel and rebuild its active object with it;
+    Esc (or an error) gives the panel its seed back."""
+
+    @classmethod
+    def poll(cls, context):
+        return True
+
+    def prepare(self, context):
+        settings = self.settings(context)
+        self._old_seed = settings.seed
+        with paused_auto_update(settings):  # one rebuild below, not one from the update callback
+            settings.seed = new_seed()
+
+    def restore(self, context):
+        with paused_auto_update(self.settings(context)) as settings:
+            settings.seed = self._old_seed
+
+
+class LoadSettings(FamilyOperator):
+    """Load from Active: the settings the active object was built from, into the family's panel."""
+
+    @classmethod
+    def poll(cls, context):
+        return cls.active_root(context) is not None
+
+    def execute(self, context):
+        root = self.active_root(context)
+
+        def work():
+            with paused_auto_update(self.settings(context)) as settings:
+                for line in self.adapter().load_from(root, settings):
+                    self.report({"WARNING"}, f"Worldseed: {line}")
+            return {"FINISHED"}
+
+        return self.guard(context, work)
+
+
+def family_modules(package, names):
+    """``{name: module}`` for every ``<package>.<name>`` module that exists, in the order of ``names``.
+
+    Registration finds a family's operator and panel modules by its adapter's name
+    (``operators.bridge.sections.ADAPTERS``), so a new family is new files and one adapter entry.
     """
     found = {}
-    for key in keys:
-        name = f"{package}.{key}"
-        if importlib.util.find_spec(name) is not None:
-            found[key] = importlib.import_module(name)
+    for name in names:
+        module = f"{package}.{name}"
+        if importlib.util.find_spec(module) is not None:
+            found[name] = importlib.import_module(module)
     return found

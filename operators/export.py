@@ -7,16 +7,21 @@ earlier files as they were).
 
 import dataclasses
 import os
+import re
 
 import bpy
 
+from ..core import recipe as core_recipe
+from ..core import unity as core_unity
+from ..core.errors import ParameterError
 from ..core.export import LIMITS, ExportSpec
-from .bridge import export, world
+from .bridge import export, sections, world
 from .bridge import terrain as bridge_terrain
 from .bridge import terrain_layers as bridge_layers
 from .bridge.export import ExportError
-from .bridge.query import is_terrain, worldseed_roots
-from .common import ModalBuild
+from .bridge.query import worldseed_roots
+from .bridge.terrain import is_terrain
+from .common import ModalBuild, Reports
 
 #: Exports with more scattered instances than this run modally (progress bar, Esc to cancel).
 MODAL_INSTANCES = 1_000
@@ -105,6 +110,10 @@ class WORLDSEED_OT_export_unity(ModalBuild, bpy.types.Operator):
     bl_idname = "worldseed.export_unity"
     bl_label = "Export for Unity"
     bl_options = {"REGISTER"}
+    errors = (ExportError, OSError)
+
+    def message(self, err):
+        return f"Worldseed export failed: {err}"
 
     filepath: bpy.props.StringProperty(subtype="FILE_PATH", options={"SKIP_SAVE"})
     filter_glob: bpy.props.StringProperty(default="*.fbx;*.glb", options={"HIDDEN"})
@@ -153,10 +162,23 @@ class WORLDSEED_OT_export_unity(ModalBuild, bpy.types.Operator):
         return {"RUNNING_MODAL"}
 
     def execute(self, context):
+        return self.guard(context, lambda: self.run(context))
+
+    def run(self, context):
         if not self.filepath:
-            self.report({"ERROR"}, "filepath must name the file to write, got an empty path")
-            return {"CANCELLED"}
+            raise ExportError("filepath must name the file to write, got an empty path")
+        path = bpy.path.abspath(self.filepath)
+        if os.path.isdir(path):
+            raise ExportError(f"filepath {path!r} is a folder; give the name of the file to write")
+        if os.path.splitext(path)[1].lower() not in ("", ".fbx", ".glb"):
+            raise ExportError(f"filepath must end in .fbx (or .glb), got {os.path.basename(path)!r}")
         objects = worldseed_roots(context.scene) if self.scope == "WORLDSEED" else list(context.selected_objects)
+        if not objects:
+            raise ExportError(
+                "nothing to export: no Worldseed objects in the scene"
+                if self.scope == "WORLDSEED"
+                else "nothing to export: select the objects to export"
+            )
         spec = ExportSpec(
             fbx=self.formats in ("FBX", "BOTH"),
             glb=self.formats in ("GLB", "BOTH"),
@@ -166,42 +188,10 @@ class WORLDSEED_OT_export_unity(ModalBuild, bpy.types.Operator):
             render=self.render,
             placements=self.placements,
         )
-        path = bpy.path.abspath(self.filepath)
-        if os.path.isdir(path):
-            self.report({"ERROR"}, f"filepath {path!r} is a folder; give the name of the file to write")
-            return {"CANCELLED"}
-        if os.path.splitext(path)[1].lower() not in ("", ".fbx", ".glb"):
-            self.report({"ERROR"}, f"filepath must end in .fbx (or .glb), got {os.path.basename(path)!r}")
-            return {"CANCELLED"}
-        try:
-            if not objects:
-                raise ExportError(
-                    "nothing to export: no Worldseed objects in the scene"
-                    if self.scope == "WORLDSEED"
-                    else "nothing to export: select the objects to export"
-                )
-            instances = sum(len(o.data.vertices) for o in export.scatters_among(objects))
-            steps = export_steps(context, objects, path, spec, scatter_mode=self.scatter_mode.lower())
-            if context.window is not None and (instances > MODAL_INSTANCES or erodes_first(objects, spec)):
-                return self.start_modal(context, steps, "exporting for Unity")
-            while True:
-                try:
-                    next(steps)
-                except StopIteration as stop:
-                    result = stop.value
-                    break
-        except (ExportError, OSError) as err:
-            self.report({"ERROR"}, f"Worldseed export failed: {err}")
-            return {"CANCELLED"}
-        self.finished(context, result)
-        return {"FINISHED"}
-
-    def modal(self, context, event):
-        try:
-            return super().modal(context, event)
-        except (ExportError, OSError) as err:  # ModalBuild has ended the modal run already
-            self.report({"ERROR"}, f"Worldseed export failed: {err}")
-            return {"CANCELLED"}
+        instances = sum(len(o.data.vertices) for o in export.scatters_among(objects))
+        steps = export_steps(context, objects, path, spec, scatter_mode=self.scatter_mode.lower())
+        modal = instances > MODAL_INSTANCES or erodes_first(objects, spec)
+        return self.run_steps(context, steps, "exporting for Unity", modal=modal)
 
     def finished(self, context, result):
         paths, parts = result
@@ -211,4 +201,77 @@ class WORLDSEED_OT_export_unity(ModalBuild, bpy.types.Operator):
         self.report({"INFO"}, message)
 
 
-classes = (WORLDSEED_OT_export_unity,)
+#: A recipe's file name: no folders (it stays in the folder chosen), ending in .toml.
+RECIPE_NAME = re.compile(r"^[^/\\]{1,128}\.toml$")
+
+
+def recipe_path(filepath):
+    """The recipe file ``filepath`` names, absolute and checked: a ``.toml`` name (added when there is no
+    extension) in an existing folder, not a folder nor a link; raises :class:`ParameterError`."""
+    path = os.path.abspath(bpy.path.abspath(filepath)) if filepath.strip() else ""
+    if not path:
+        raise ParameterError("filepath must name the recipe file to write, got an empty path")
+    if not os.path.splitext(path)[1]:
+        path += ".toml"
+    folder, name = os.path.split(path)
+    if not RECIPE_NAME.match(name):
+        raise ParameterError(f"filepath must end in .toml, got {name!r}")
+    if not os.path.isdir(folder):
+        raise ParameterError(f"folder {folder!r} does not exist; choose a folder for the recipe")
+    if os.path.islink(path) or os.path.isdir(path):
+        raise ParameterError(f"{path!r} is a {'link' if os.path.islink(path) else 'folder'}; choose a file name")
+    return path
+
+
+def _has_objects(scene, family):
+    return any(family.root(o) is o for o in scene.objects)
+
+
+class WORLDSEED_OT_recipe_save(Reports, bpy.types.Operator):
+    """Save the whole sidebar (every section, texture layers and levels) as a recipe: worldseed_run.py
+    builds it into the files Export for Unity writes of the same scene"""
+
+    bl_idname = "worldseed.recipe_save"
+    bl_label = "Save Sidebar as Recipe"
+    bl_options = {"REGISTER"}
+    errors = (ParameterError, OSError)
+
+    __annotations__ = {
+        "filepath": bpy.props.StringProperty(subtype="FILE_PATH", options={"SKIP_SAVE"}),
+        "filter_glob": bpy.props.StringProperty(default="*.toml", options={"HIDDEN"}),
+        "check_existing": bpy.props.BoolProperty(default=True, options={"HIDDEN"}),
+        **{
+            family.key: bpy.props.BoolProperty(
+                name=family.section.label,
+                default=True,
+                description=f"Write the {family.section.label} panel's settings ({family.section.header})",
+            )
+            for family in sections.families()
+        },
+    }
+
+    def invoke(self, context, event):
+        if not self.filepath:
+            stem = os.path.splitext(os.path.basename(bpy.data.filepath))[0] or "world"
+            self.filepath = os.path.join(os.path.dirname(bpy.data.filepath) or os.getcwd(), f"{stem}.toml")
+        for family in sections.families():  # the sections the scene has objects of (the terrain always)
+            setattr(self, family.key, family.key == "terrain" or _has_objects(context.scene, family))
+        context.window_manager.fileselect_add(self)
+        return {"RUNNING_MODAL"}
+
+    def execute(self, context):
+        def work():
+            path = recipe_path(self.filepath)
+            chosen = [f for f in sections.families() if getattr(self, f.key)]
+            recipe = sections.recipe_from_sidebar(context.scene, sections={f.key for f in chosen})
+            core_unity.write_bytes_atomic(path, core_recipe.dumps(recipe).encode())
+            for family in chosen:
+                for line in family.notes(context.scene):
+                    self.report({"WARNING"}, f"Worldseed: {line}")
+            self.report({"INFO"}, f"Worldseed: wrote {path} (worldseed_run.py --recipe {os.path.basename(path)})")
+            return {"FINISHED"}
+
+        return self.guard(context, work)
+
+
+classes = (WORLDSEED_OT_export_unity, WORLDSEED_OT_recipe_save)

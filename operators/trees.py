@@ -1,97 +1,26 @@
 """Tree operators: Add Tree, Grow Forest, Edit Rules, New Seed.
 
-They gather a :class:`core.trees.TreeSpec` and hand it to
-:mod:`.bridge.trees`; rule and parameter errors come back as reports, and
-nothing is left behind.
+They gather a :class:`core.trees.TreeSpec` through the trees' adapter (``bridge.sections.TreesAdapter``)
+and hand it to :mod:`.bridge.trees`; rule and parameter errors come back as reports, and nothing is
+left behind.
 """
 
 import dataclasses
 
 import bpy
 
-from ..core import recipe as core_recipe
 from ..core import trees as core_trees
 from ..core.errors import ParameterError
-from ..core.spec import from_attrs
+from .bridge import sections
 from .bridge import trees as bridge_trees
-from .bridge.properties import apply_spec, props_from_limits
-from .common import new_seed, select_only
+from .bridge.properties import prop_for
+from .common import FamilyOperator, Reseed, new_seed, select_only
 
-#: TreeSpec fields shown as properties (``species`` is the species picker; ``constants`` a text field).
-TREE_FIELDS = tuple(n for n, limit in core_trees.LIMITS.items() if limit.kind != "custom" and n != "variants") + (
-    "constants",
-)
+TREES = sections.adapter("trees")
+#: The tree's settings the Add Tree operator holds (its redo panel shows them).
+TREE_FIELDS = TREES.fields()
 #: Most trees one forest grows (the number of ``[[trees]]`` entries a recipe may hold times their variants).
-MAX_FOREST_SPECIES = next(s.max_entries for s in core_recipe.SECTIONS if s.key == "trees")
-
-
-def _first_species_spec():
-    for name in core_trees.species_names():
-        try:
-            return core_trees.species_spec(name)
-        except ParameterError:  # a broken species file must not stop the add-on from loading
-            continue
-    return core_trees.TreeSpec()
-
-
-#: The first species (what the species picker shows on a new scene) gives every default.
-DEFAULTS = _first_species_spec()
-
-
-def tree_props(update=None, *, rules_update=None):
-    """``{name: bpy.props...}`` for every shown TreeSpec field (constants as 'name=value; ...' text).
-
-    ``rules_update`` is called when the axiom, the rules or the constants change (``update`` for the others).
-    """
-    names = [n for n in TREE_FIELDS if n not in ("constants", "axiom", "rules")]
-    props = props_from_limits(core_trees.LIMITS, DEFAULTS, names=names, update=update)
-    props.update(
-        props_from_limits(core_trees.LIMITS, DEFAULTS, names=("axiom", "rules"), update=rules_update or update)
-    )
-    limit = core_trees.LIMITS["constants"]
-    update = rules_update or update
-    kw = {"update": update} if update is not None else {}
-    props["constants"] = bpy.props.StringProperty(
-        name=limit.label, description=limit.description, default=core_trees.constants_to_text(DEFAULTS.constants), **kw
-    )
-    return props
-
-
-def spec_from_props(props, *, rules=None, species=""):
-    """A validated TreeSpec from an object holding :func:`tree_props` (``rules`` overrides its text)."""
-    overrides = {"constants": core_trees.constants_from_text(props.constants)}
-    if rules is not None:
-        overrides["rules"] = rules
-    fields = [n for n in TREE_FIELDS if n != "constants"]
-    spec = from_attrs(core_trees.TreeSpec, core_trees.LIMITS, props, prefix="tree.", fields=fields, overrides=overrides)
-    return dataclasses.replace(spec, species=species) if species else spec
-
-
-def apply_spec_to_props(props, spec, *, keep=()):
-    """Copy a TreeSpec into an object holding :func:`tree_props`, leaving the fields in ``keep``."""
-    apply_spec(props, spec, names=[n for n in TREE_FIELDS if n != "constants"], keep=keep)
-    if "constants" not in keep:
-        props.constants = core_trees.constants_to_text(spec.constants)
-
-
-def species_items():
-    """Enum items of the shipped species: game species first, then ABOP's plants."""
-    if not _SPECIES_ITEMS:
-        for name in core_trees.species_names():
-            try:
-                info = core_trees.species_info(name)
-            except ParameterError:
-                continue
-            _SPECIES_ITEMS.append((name, info["label"], info["description"]))
-    return _SPECIES_ITEMS
-
-
-_SPECIES_ITEMS: list[tuple[str, str, str]] = []  # Blender needs enum item strings to stay alive while the enum is shown
-
-
-def settings_spec(settings):
-    """The TreeSpec the sidebar's tree settings describe (rules from the Text datablock if set)."""
-    return spec_from_props(settings, rules=settings.rules_source(), species=settings.species)
+MAX_FOREST_SPECIES = TREES.section.max_entries
 
 
 def _rules_for_redo_panel(text):
@@ -100,7 +29,7 @@ def _rules_for_redo_panel(text):
     return "; ".join(ln for ln in lines if ln)
 
 
-class WORLDSEED_OT_tree_add(bpy.types.Operator):
+class WORLDSEED_OT_tree_add(FamilyOperator, bpy.types.Operator):
     """Grow a tree from L-system rules: a parent with Name_LOD0, Name_LOD1, ... for Unity's LOD Group.
 
     Fields a call leaves out come from ``species`` (the first species when
@@ -112,12 +41,14 @@ class WORLDSEED_OT_tree_add(bpy.types.Operator):
     bl_idname = "worldseed.tree_add"
     bl_label = "Add Tree"
     bl_options = {"REGISTER", "UNDO"}
+    family = "trees"
 
     __annotations__ = {
-        **tree_props(),
+        **TREES.props(),
         "species": bpy.props.EnumProperty(
             name="Species",
-            items=lambda self, context: species_items(),
+            items=sections.species_items,
+            default=sections.first_species_index(),
             description="Species whose rules and settings to start from",
         ),
         "loaded_species": bpy.props.StringProperty(options={"HIDDEN", "SKIP_SAVE"}),
@@ -134,9 +65,9 @@ class WORLDSEED_OT_tree_add(bpy.types.Operator):
     }
 
     def _load_settings(self, context):
-        settings = context.scene.worldseed.trees
-        spec = settings_spec(settings)
-        apply_spec_to_props(self, spec)
+        settings = self.settings(context)
+        spec = TREES.settings_spec(settings)
+        TREES.load(self, spec)
         self.rules = _rules_for_redo_panel(spec.rules)
         self.species = settings.species
         self.loaded_species = settings.species
@@ -146,7 +77,7 @@ class WORLDSEED_OT_tree_add(bpy.types.Operator):
     def _load_defaults(self):
         """A call with its own axiom or rules and no species: the fields it left out from TreeSpec's defaults."""
         keep = {n for n in TREE_FIELDS if self.properties.is_property_set(n)}
-        apply_spec_to_props(self, core_trees.TreeSpec(), keep=keep)
+        TREES.load(self, core_trees.TreeSpec(), keep=keep)
         self.loaded_species = self.species  # no species to load (until the redo panel picks one)
         self.own_rules = True
 
@@ -156,31 +87,29 @@ class WORLDSEED_OT_tree_add(bpy.types.Operator):
         first = not self.loaded_species
         keep = {n for n in TREE_FIELDS if self.properties.is_property_set(n)} if first else {"seed"}
         spec = core_trees.species_spec(self.species)
-        apply_spec_to_props(self, spec, keep=keep)
+        TREES.load(self, spec, keep=keep)
         if "rules" not in keep:
             self.rules = _rules_for_redo_panel(spec.rules)
         self.loaded_species = self.species
         self.own_rules = False
 
     def execute(self, context):
-        try:
-            given = self.properties.is_property_set
-            if self.from_settings:
-                self._load_settings(context)
-            elif not self.loaded_species and not given("species") and (given("axiom") or given("rules")):
-                self._load_defaults()
-            elif self.species != self.loaded_species:
-                self._load_species()
-            if self.new_seed:
-                self.seed = new_seed()
-                self.new_seed = False
-            spec = spec_from_props(self, species="" if self.own_rules else self.species)
-            root = bridge_trees.build_tree(
-                spec, collection=context.collection, location=tuple(context.scene.cursor.location)
-            )
-        except ParameterError as err:
-            self.report({"ERROR"}, str(err))
-            return {"CANCELLED"}
+        return self.guard(context, lambda: self._grow(context))
+
+    def _grow(self, context):
+        given = self.properties.is_property_set
+        if self.from_settings:
+            self._load_settings(context)
+        elif not self.loaded_species and not given("species") and (given("axiom") or given("rules")):
+            self._load_defaults()
+        elif self.species != self.loaded_species:
+            self._load_species()
+        if self.new_seed:
+            self.seed, self.new_seed = new_seed(), False
+        spec = TREES.spec(self, species="" if self.own_rules else self.species)
+        root = bridge_trees.build_tree(
+            spec, collection=context.collection, location=tuple(context.scene.cursor.location)
+        )
         select_only(context, root)
         lods = len(root.children)
         self.report({"INFO"}, f"Worldseed: grew tree {root.name!r} ({lods} LOD{'s' if lods > 1 else ''})")
@@ -198,17 +127,15 @@ class WORLDSEED_OT_tree_add(bpy.types.Operator):
                 layout.prop(self, name)
 
 
-VARIANTS_PROP = props_from_limits(core_trees.LIMITS, core_trees.TreeSpec(), names=["variants"])["variants"]
-
-
-class WORLDSEED_OT_forest_add(bpy.types.Operator):
+class WORLDSEED_OT_forest_add(FamilyOperator, bpy.types.Operator):
     """Grow several variants of each species from consecutive seeds into a new collection, as scatter props"""
 
     bl_idname = "worldseed.forest_add"
     bl_label = "Grow Forest"
     bl_options = {"REGISTER", "UNDO"}
+    family = "trees"
 
-    variants: VARIANTS_PROP
+    variants: prop_for(TREES.section.limits["variants"], core_trees.TreeSpec().variants)
     species: bpy.props.StringProperty(
         name="Species",
         default="",
@@ -225,27 +152,33 @@ class WORLDSEED_OT_forest_add(bpy.types.Operator):
     from_settings: bpy.props.BoolProperty(default=False, options={"SKIP_SAVE", "HIDDEN"})
 
     def _specs(self, context):
-        settings = context.scene.worldseed.trees
+        settings = self.settings(context)
         names = [n.strip() for n in self.species.split(",") if n.strip()]
-        if not names:
-            return [settings_spec(settings)]
-        return [settings_spec(settings) if n == settings.species else core_trees.species_spec(n) for n in names]
+        here = TREES.settings_spec(settings)
+        return [here if n == settings.species else core_trees.species_spec(n) for n in names] or [here]
 
     def execute(self, context):
-        settings = context.scene.worldseed.trees
+        settings = self.settings(context)
         if self.from_settings:
             self.variants, self.seed = settings.variants, settings.seed
             self.species = settings.forest_species
             self.from_settings = False
+        self._collection = None
+        return self.guard(context, lambda: self._grow(context))
+
+    def failed(self, context, err):
+        if self._collection is not None:
+            bpy.data.collections.remove(self._collection)
+
+    def _grow(self, context):
+        specs = [dataclasses.replace(spec, variants=self.variants) for spec in self._specs(context)]
+        if len(specs) > MAX_FOREST_SPECIES:
+            raise ParameterError(f"species: at most {MAX_FOREST_SPECIES} species in one forest, got {len(specs)}")
         wm = context.window_manager
-        collection = None
+        self._collection = collection = bpy.data.collections.new(self.collection_name or "Forest")
+        context.scene.collection.children.link(collection)
+        wm.progress_begin(0, sum(s.variants for s in specs))
         try:
-            specs = [dataclasses.replace(spec, variants=self.variants) for spec in self._specs(context)]
-            if len(specs) > MAX_FOREST_SPECIES:
-                raise ParameterError(f"species: at most {MAX_FOREST_SPECIES} species in one forest, got {len(specs)}")
-            collection = bpy.data.collections.new(self.collection_name or "Forest")
-            context.scene.collection.children.link(collection)
-            wm.progress_begin(0, sum(s.variants for s in specs))
             roots = bridge_trees.grow_forest(
                 specs,
                 collection=collection,
@@ -253,13 +186,8 @@ class WORLDSEED_OT_forest_add(bpy.types.Operator):
                 origin=tuple(context.scene.cursor.location),
                 progress=lambda done, total, stage: wm.progress_update(done),
             )
-        except ParameterError as err:
-            if collection is not None:
-                bpy.data.collections.remove(collection)
-            self.report({"ERROR"}, str(err))
-            return {"CANCELLED"}
-        except BaseException:
-            if collection is not None:
+        except BaseException as err:
+            if not isinstance(err, self.errors):  # a report removes it in failed(); anything else here
                 bpy.data.collections.remove(collection)
             raise
         finally:
@@ -308,16 +236,13 @@ class WORLDSEED_OT_tree_rules_detach(bpy.types.Operator):
         return {"FINISHED"}
 
 
-class WORLDSEED_OT_tree_reseed(bpy.types.Operator):
+class WORLDSEED_OT_tree_reseed(Reseed, bpy.types.Operator):
     """Draw a new random seed for the Trees panel"""
 
     bl_idname = "worldseed.tree_reseed"
     bl_label = "New Tree Seed"
     bl_options = {"REGISTER", "UNDO"}
-
-    def execute(self, context):
-        context.scene.worldseed.trees.seed = new_seed()
-        return {"FINISHED"}
+    family = "trees"
 
 
 classes = (
@@ -327,13 +252,3 @@ classes = (
     WORLDSEED_OT_tree_rules_detach,
     WORLDSEED_OT_tree_reseed,
 )
-
-__all__ = [
-    "classes",
-    "settings_spec",
-    "tree_props",
-    "spec_from_props",
-    "apply_spec_to_props",
-    "species_items",
-    "TREE_FIELDS",
-]

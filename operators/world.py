@@ -4,11 +4,11 @@ Thin, as every family's: they gather a tiled world's recipe from the sidebar (th
 terrain and layers, the Scatter panel's built-in layers, the World panel's grid and halo), and hand
 it to :mod:`.bridge.world_build`, which runs ``core.world.run_world`` on a worker thread (tile files
 into the world folder; tiles complete already are kept), assembles the tiles as objects
-``<World>_<x>_<z>`` side by side, and to :mod:`.bridge.world_export`, which writes their FBX, the
-prop library and the world JSON.  Both run modally in a window, with progress and Esc (the scene, and
-the folder's earlier files, stay as they were; the tiles a cancelled run finished stay for the
-next); without a window (background runs) they run at once.  One at a time: they write the same
-folder.
+``<File Name>_<x>_<z>`` side by side (named as their files are), and to :mod:`.bridge.world_export`,
+which writes their FBX, the prop library and the world JSON.  Both run modally in a window, with
+progress and Esc (the scene, and the folder's earlier files, stay as they were; the tiles a cancelled
+run finished stay for the next); without a window (background runs) they run at once.  One at a
+time: they write the same folder.
 """
 
 import os
@@ -18,14 +18,9 @@ import tempfile
 import bpy
 
 from ..core import mesh as core_mesh
-from ..core import recipe as core_recipe
-from ..core import scatter as core_scatter
 from ..core import world as core_world
 from ..core.errors import ParameterError
-from ..core.steps import drive
-from . import scatter as scatter_ops
-from . import terrain as terrain_ops
-from .bridge import world_build, world_export, world_tiles
+from .bridge import sections, world_build, world_export, world_tiles
 from .bridge.export import ExportError
 from .common import ModalBuild, select_only
 
@@ -47,14 +42,15 @@ MAX_SCENE_VERTICES = 16 * 1025 * 1025
 
 
 #: What a world's file name may be (the headless run's ``--name`` alike): no folders, no dots.
-FILE_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+FILE_NAME = re.compile(r"^[A-Za-z0-9_-]{1,48}$")
 
 
 def file_name(settings):
-    """The World panel's file name, checked: 1 to 64 letters, digits, '-' or '_'."""
+    """The World panel's file name, checked: 1 to 48 letters, digits, '-' or '_' (it names the tiles in the
+    scene too: an object's name has at most 48)."""
     name = settings.file_name
     if not FILE_NAME.match(name):
-        raise ParameterError(f"File Name must be 1 to 64 letters, digits, '-' or '_' (no folders), got {name!r}")
+        raise ParameterError(f"File Name must be 1 to 48 letters, digits, '-' or '_' (no folders), got {name!r}")
     return name
 
 
@@ -68,23 +64,14 @@ def world_folder(settings):
 
 
 def world_recipe(scene):
-    """The tiled world the sidebar describes: the Terrain panel's recipe with the World panel's grid
-    and halo and, when the World panel's Scatter is on, the Scatter panel's layers (built-in props
-    only: core scatters tiles without Blender).  Validated: a tiled world needs Normalize Fixed, a
-    Unity resolution ... (``core.world.check_world``, errors naming the key)."""
-    settings = scene.worldseed
-    data = core_recipe.to_dict(terrain_ops.settings_recipe(scene))
-    data["world"]["tiles"] = [settings.world.tiles_x, settings.world.tiles_z]
-    data["world"]["halo"] = settings.world.halo
-    if settings.world.scatter and len(settings.scatter.layers):
-        custom = [layer.name for layer in settings.scatter.layers if layer.source != "BUILTIN"]
-        if custom:
-            raise ParameterError(
-                f"scatter layers {custom} use the artist's own props; a tiled world scatters built-in props "
-                "only (turn the World panel's Scatter off, or pick built-in props)"
-            )
-        data["scatter"] = [core_scatter.to_dict(s) for s in scatter_ops.layer_specs(settings.scatter)]
-    return core_recipe.from_dict(data, source="World panel")
+    """The tiled world the sidebar describes (:func:`.bridge.sections.world_recipe`): the Terrain panel's
+    terrain and layers, the World panel's grid and halo and, when its Scatter is on, the Scatter panel's
+    built-in layers.  Validated: a tiled world needs a Unity resolution ... (``core.world.check_world``,
+    errors naming the key); the terrain's Normalize at its default becomes Fixed, as headless.  The
+    World panel's File Name names the world: the tiles are ``<File Name>_<x>_<z>`` in the scene, as the
+    files are."""
+    settings = scene.worldseed.world
+    return sections.world_recipe(scene, scatter=settings.scatter, name=file_name(settings))
 
 
 def chosen_tiles(settings):
@@ -153,11 +140,15 @@ def check_scene_vertices(recipe, tiles):
 
 class WORLDSEED_OT_world_build(ModalBuild, bpy.types.Operator):
     """Build the chosen tiles of the world: their files into the world folder (on every core, tiles
-    complete already are kept), then objects <World>_<x>_<z> side by side"""
+    complete already are kept), then objects <File Name>_<x>_<z> side by side, named as their files"""
 
     bl_idname = "worldseed.world_build"
     bl_label = "Build Tiles"
     bl_options = {"REGISTER", "UNDO"}
+    errors = (ParameterError, ExportError, OSError)
+
+    def message(self, err):
+        return f"Worldseed: {err}"
 
     @classmethod
     def poll(cls, context):
@@ -177,31 +168,11 @@ class WORLDSEED_OT_world_build(ModalBuild, bpy.types.Operator):
     def invoke(self, context, event):
         if context.window is None:
             return self.execute(context)
-        try:
-            steps = self._steps(context)
-        except ParameterError as err:
-            return self._error(context, err)
-        return self.start_modal(context, steps, BUILD_LABEL)
+        return self.guard(context, lambda: self.start_modal(context, self._steps(context), BUILD_LABEL))
 
     def execute(self, context):
         world_build.wait_for_runs()  # a cancelled build still ending (scripts call this without poll)
-        try:
-            result = drive(self._steps(context))
-        except (ParameterError, ExportError, OSError) as err:
-            return self._error(context, err)
-        self.finished(context, result)
-        return {"FINISHED"}
-
-    def modal(self, context, event):
-        try:
-            return ModalBuild.modal(self, context, event)
-        except (ExportError, OSError) as err:  # ModalBuild has ended the modal run already
-            return self._error(context, err)
-
-    def _error(self, context, err):
-        self.failed(context, err)
-        self.report({"ERROR"}, f"Worldseed: {err}")
-        return {"CANCELLED"}
+        return self.guard(context, lambda: self.run_steps(context, self._steps(context), BUILD_LABEL, modal=False))
 
     def failed(self, context, err):
         settings = context.scene.worldseed.world
@@ -235,19 +206,24 @@ class WORLDSEED_OT_world_build(ModalBuild, bpy.types.Operator):
 
 class WORLDSEED_OT_world_export(ModalBuild, bpy.types.Operator):
     """Export the world's tiles in the scene for Unity: <name>_<x>_<z>.fbx per tile (rotation 0, scale 1,
-    Y up, metres) into the world folder, and the world JSON listing them"""
+    Y up, metres) into the world folder, the scene's trees and levels once where they stand, and the
+    world JSON listing them"""
 
     bl_idname = "worldseed.world_export"
     bl_label = "Export World for Unity"
     bl_options = {"REGISTER"}
+    errors = (ParameterError, ExportError, OSError)
+
+    def message(self, err):
+        return f"Worldseed export failed: {err}"
 
     @classmethod
     def poll(cls, context):
-        return not world_busy() and bool(world_tiles.tile_roots(context.scene, context.scene.worldseed.terrain.name))
+        return not world_busy() and bool(world_tiles.tile_roots(context.scene, context.scene.worldseed.world.file_name))
 
     def _steps(self, context):
         settings = context.scene.worldseed.world
-        roots = world_tiles.tile_roots(context.scene, context.scene.worldseed.terrain.name)
+        roots = world_tiles.tile_roots(context.scene, file_name(settings))
         folder, name = world_folder(settings), file_name(settings)
         world_export.check_exportable(roots, folder, name)
         return world_export.export_world_steps(
@@ -256,35 +232,17 @@ class WORLDSEED_OT_world_export(ModalBuild, bpy.types.Operator):
             name,
             world_json=world_export.world_json_with_fbx(folder, name),
             props=world_export.world_props(roots),
+            once=world_export.scene_once(context.scene),  # the scene's trees and levels, where they stand
         )
 
     def invoke(self, context, event):
         if context.window is None:
             return self.execute(context)
-        try:
-            steps = self._steps(context)
-        except (ParameterError, ExportError, OSError) as err:
-            return self._error(err)
-        return self.start_modal(context, steps, EXPORT_LABEL)
+        return self.guard(context, lambda: self.start_modal(context, self._steps(context), EXPORT_LABEL))
 
     def execute(self, context):
         world_build.wait_for_runs()  # a cancelled build still ending writes the same world JSON
-        try:
-            paths = drive(self._steps(context))
-        except (ParameterError, ExportError, OSError) as err:
-            return self._error(err)
-        self.finished(context, paths)
-        return {"FINISHED"}
-
-    def modal(self, context, event):
-        try:
-            return ModalBuild.modal(self, context, event)
-        except (ExportError, OSError) as err:
-            return self._error(err)
-
-    def _error(self, err):
-        self.report({"ERROR"}, f"Worldseed export failed: {err}")
-        return {"CANCELLED"}
+        return self.guard(context, lambda: self.run_steps(context, self._steps(context), EXPORT_LABEL, modal=False))
 
     def finished(self, context, paths):
         self.report({"INFO"}, f"Worldseed: wrote {', '.join(os.path.basename(p) for p in paths)}")

@@ -2,7 +2,6 @@
 
 import bpy
 
-from ..operators.bridge.query import scatter_of, terrain_root
 from .common import SidebarPanel
 
 
@@ -30,9 +29,8 @@ class WORLDSEED_PT_scatter(SidebarPanel, bpy.types.Panel):
         row = layout.row(align=True)
         row.prop(settings, "seed")
         row.operator("worldseed.scatter_reseed", text="", icon="FILE_REFRESH")
-        root = terrain_root(context.active_object)
-        scatter = scatter_of(context.active_object)
-        if root is None and scatter is None:
+        scatter = settings.active_root(context.active_object)
+        if scatter is None and context.scene.worldseed.terrain.active_root(context.active_object) is None:
             layout.label(text="Select a Worldseed terrain to scatter on", icon="INFO")
         layout.operator("worldseed.scatter_add", icon="PARTICLES")
         if scatter is not None:

@@ -3,7 +3,6 @@
 import bpy
 
 from ..operators.bridge import curve, presets
-from ..operators.bridge.query import terrain_root
 from .common import SidebarPanel
 
 
@@ -46,7 +45,7 @@ class WORLDSEED_PT_terrain(SidebarPanel, bpy.types.Panel):
         col.prop(settings, "size")
         col.prop(settings, "height")
         layout.operator("worldseed.terrain_add", icon="MESH_GRID").from_settings = True
-        root = terrain_root(context.active_object)
+        root = settings.active_root(context.active_object)
         box = layout.box()
         if root is None:
             box.label(text="Select a Worldseed terrain to update it", icon="INFO")

@@ -2,7 +2,6 @@
 
 import bpy
 
-from ..operators.bridge.query import tree_root
 from .common import SidebarPanel
 
 #: Rule lines listed in the panel before "... n more".
@@ -59,7 +58,7 @@ class WORLDSEED_PT_trees(SidebarPanel, bpy.types.Panel):
         row.prop(settings, "variants")
         row.operator("worldseed.forest_add", text="Grow Forest", icon="OUTLINER_COLLECTION").from_settings = True
         box.prop(settings, "forest_species", text="Species", icon="PRESET")
-        root = tree_root(context.active_object)
+        root = settings.active_root(context.active_object)
         if root is not None:
             layout.label(text=f"Active: {root.name} ({len(root.children)} LODs)", icon="OBJECT_DATA")
 

@@ -24,7 +24,7 @@ class WORLDSEED_PT_world(SidebarPanel, bpy.types.Panel):
         col.prop(settings, "halo")
         tiled = settings.tiles_x * settings.tiles_z > 1
         if tiled and terrain.normalize != "fixed":
-            layout.label(text="Terrain > Normalize must be Fixed for tiles", icon="ERROR")
+            layout.label(text="Tiles take Normalize Fixed (their edges join)", icon="INFO")
         col = layout.column(align=True)
         col.prop(settings, "build_all")
         if not settings.build_all:
@@ -39,7 +39,7 @@ class WORLDSEED_PT_world(SidebarPanel, bpy.types.Panel):
         col.prop(settings, "file_name")
         col.prop(settings, "scatter")
         layout.operator("worldseed.world_build", icon="MESH_GRID")
-        self.draw_tiles(layout, settings, terrain.name)
+        self.draw_tiles(layout, settings, settings.file_name)
         layout.operator("worldseed.world_export", icon="EXPORT")
         if settings.last_error:
             layout.label(text=settings.last_error, icon="ERROR")

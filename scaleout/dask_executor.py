@@ -28,7 +28,8 @@ Workers of a running cluster (``--scheduler``) must see the output folder and
 the extension's folder at the same paths as this process.  Start them without
 distributed's ``MALLOC_TRIM_THRESHOLD_`` (``dask worker`` sets it unless the
 config says ``distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_:
-null``): see :data:`WORKER_ENVIRON`.
+null``), and with the worker profiler off for the same CPU time as the embedded cluster: see
+:data:`CLUSTER_CONFIG`.
 """
 
 import logging
@@ -45,7 +46,7 @@ from ..core.errors import ParameterError
 from . import bootstrap
 from .address import parse_scheduler, probe_scheduler
 
-__all__ = ["DaskExecutor", "ByValue", "CALL", "PROBE", "ROOT", "PACKAGE"]
+__all__ = ["DaskExecutor", "ByValue", "CALL", "PROBE", "QUIET", "ROOT", "PACKAGE"]
 
 cloudpickle.register_pickle_by_value(bootstrap)
 
@@ -53,11 +54,25 @@ cloudpickle.register_pickle_by_value(bootstrap)
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 #: The extension's package name in this process (``worldseed`` in a headless run and the tests).
 PACKAGE = __name__.rpartition(".scaleout")[0] or "worldseed"
-#: Environment of the embedded cluster's worker processes: distributed's default
-#: ``MALLOC_TRIM_THRESHOLD_=65536`` (set before a worker starts) also switches off glibc's sliding
-#: mmap threshold, so every large numpy array is a fresh mmap whose pages are faulted in and zeroed:
-#: the world's tasks took 1.3-1.7x the CPU time in a worker than in the main process with it.
-WORKER_ENVIRON = {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}
+#: Dask settings of the embedded cluster (its scheduler runs in this process, its workers in their own):
+#:
+#: - ``MALLOC_TRIM_THRESHOLD_: null``: distributed's default ``MALLOC_TRIM_THRESHOLD_=65536`` (set
+#:   before a worker starts) also switches off glibc's sliding mmap threshold, so every large numpy
+#:   array is a fresh mmap whose pages are faulted in and zeroed: the world's tasks took 1.3-1.7x the
+#:   CPU time in a worker than in the main process with it.
+#: - the worker's statistical profiler off (it samples the task thread's stack every 10 ms on the
+#:   worker's event loop), the event-loop tick every second instead of every 20 ms, the system
+#:   monitor every 5 s instead of 0.5 s and the memory monitor (which pauses, spills or restarts a
+#:   worker near its memory limit) every 0.5 s instead of 0.1 s: a fixed cost per second of every
+#:   process of the cluster, which made 4 x 4 tiles of 257^2 cost 1.2-1.4x the serial CPU time.  An
+#:   idle cluster of 2 workers spends 0.13 s of CPU in 10 s instead of 0.83 s (workers and scheduler).
+CLUSTER_CONFIG = {
+    "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None,
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.tick.interval": "1s",
+    "distributed.admin.system-monitor.interval": "5s",
+    "distributed.worker.memory.monitor-interval": "500ms",
+}
 #: Seconds to wait for a scheduler given by address.
 CONNECT_TIMEOUT = 30
 
@@ -80,9 +95,10 @@ class ByValue:
         return (cloudpickle.loads, (self.blob,))
 
 
-#: :func:`bootstrap.call` and :func:`bootstrap.probe`, ready to send to any worker.
+#: :func:`bootstrap.call`, :func:`bootstrap.probe` and :func:`bootstrap.quiet_worker`, ready to send to any worker.
 CALL = ByValue(bootstrap.call)
 PROBE = ByValue(bootstrap.probe)
+QUIET = ByValue(bootstrap.quiet_worker)
 
 
 class DaskExecutor:
@@ -131,7 +147,7 @@ class DaskExecutor:
             return self.client
         t0 = time.perf_counter()
         if self.workers is not None:
-            with dask.config.set(WORKER_ENVIRON):
+            with dask.config.set(CLUSTER_CONFIG):
                 self.cluster = self._local_cluster()
             self.client = distributed.Client(self.cluster)
         else:
@@ -155,13 +171,34 @@ class DaskExecutor:
         )
 
     def close(self):
-        """Disconnect, and stop the embedded cluster if this executor started one."""
+        """Disconnect, and stop the embedded cluster if this executor started one.
+
+        The embedded cluster's teardown is quiet: its workers are retired while a heartbeat to the
+        scheduler may be in flight, and the worker then logs an ERROR with a traceback although the
+        run went well (1 run in 30 of a 2 x 2 world with ``--workers 2``). So just before the close,
+        distributed's loggers (and tornado's, asyncio's) are raised above CRITICAL on the workers and,
+        until the cluster is down, in this process (:func:`bootstrap.quiet_teardown`). The client
+        closes first, then the cluster (workers, then the scheduler). A connected cluster
+        (``scheduler=``) is only disconnected: its workers stay up, their logs are theirs."""
         client, cluster = self.client, self.cluster
         self.client = self.cluster = None
-        if client is not None:
-            client.close()
-        if cluster is not None:
+        if cluster is None:
+            if client is not None:
+                client.close()
+            return
+        changed = []
+        try:
+            if client is not None:
+                try:
+                    client.run(QUIET, on_error="ignore")  # every live worker; a dead one has nothing to say
+                except Exception:  # noqa: BLE001 - the cluster may be going down already (Ctrl-C, a lost worker)
+                    pass
+            changed = bootstrap.quiet_teardown()  # the scheduler and the nannies' logs in this process
+            if client is not None:
+                client.close()
             cluster.close()
+        finally:
+            bootstrap.restore_levels(changed)
 
     def run(self, tasks, fn, *, progress=None, cancel=None, on_result=None):
         """Run ``tasks`` with ``fn(task, deps)`` on the cluster; returns ``{key: result}``."""

@@ -232,32 +232,90 @@ def test_root_init_only_hands_on_registration():
     assert {a.name for a in body[0].names} == {"register", "unregister"}
 
 
-def test_every_family_has_its_files_in_the_known_places():
-    """A family with a sidebar is a core package (spec + engine), one bridge file, one operators file, one
-    property-group file and one panel file, and one entry in core.recipe.SECTIONS."""
+def _sections_calls():
     sections = ast.parse((ROOT / "core" / "recipe.py").read_text())
-    calls = [
+    return [
         n for n in ast.walk(sections) if isinstance(n, ast.Call) and getattr(n.func, "id", "") == "Section" and n.args
     ]
+
+
+def _adapters():
+    from worldseed.operators.bridge import sections
+
+    return sections
+
+
+def test_every_section_has_an_adapter_and_every_family_its_files_in_the_known_places():
+    """Every recipe section has one adapter on the Blender side (or is held by one: the terrain's layers),
+    and a section built on its own (a family) is a core package (spec + engine), one bridge module (or
+    package), one operators file and one panel file, all named by the adapter's family name."""
+    sections = _adapters()
+    calls = _sections_calls()
+    keys = [n.args[0].value for n in calls]
     # the core package is named by the section's key, or by its package= keyword ([[level]]: core/levels/)
     packages = {
         n.args[0].value: next((k.value.value for k in n.keywords if k.arg == "package"), n.args[0].value) for n in calls
     }
-    # a section built on its own (build=True, the default) is a family; [world], [export] and the
-    # terrain's layers ([biomes], [[splat]]: built with the terrain) only configure
     built = {n.args[0].value: not any(k.arg == "build" and k.value.value is False for k in n.keywords) for n in calls}
-    families = [k for k in packages if built[k]]
-    assert families, "core.recipe.SECTIONS lists no family"
+    adapters = {a.key: a for a in sections.ADAPTERS}
+    assert [k for k in keys if k in adapters] == [a.key for a in sections.ADAPTERS], "adapters out of registry order"
+    for key in keys:
+        held = sections.HELD.get(key)
+        assert key in adapters or held in adapters, f"section {key!r} has no adapter (and no adapter holds it)"
+        assert not (key in adapters and held), f"section {key!r} is held by {held!r} and has an adapter too"
+    families = [k for k in keys if built[k]]
+    assert families == [a.key for a in sections.families()], "every built section builds objects (a kind)"
     for key in families:
+        name = adapters[key].name
+        bridge = ROOT / "operators" / "bridge" / name
+        assert bridge.with_suffix(".py").exists() or (bridge / "__init__.py").exists(), f"{key!r}: no bridge {name}"
         for place in (
             f"core/{packages[key]}/__init__.py",
             f"core/{packages[key]}/spec.py",
-            f"operators/bridge/{key}.py",
-            f"operators/{key}.py",
-            f"addon/properties/{key}.py",
-            f"panels/{key}.py",
+            f"operators/{name}.py",
+            f"panels/{name}.py",
         ):
             assert (ROOT / place).exists(), f"family {key!r} has no {place}"
+
+
+FAMILY_WORDS = ("terrain", "tree", "trees", "scatter", "level", "levels")
+
+
+@pytest.mark.parametrize("path", ["addon/live.py", "operators/bridge/query.py", "addon/properties/__init__.py"])
+def test_the_generic_modules_name_no_family(path):
+    """Auto Update, the object look-ups and the property groups read from the adapters: a new family
+    needs no line in them (no family's name in their code, docstrings aside)."""
+    tree = ast.parse((ROOT / path).read_text())
+    docstrings = {
+        id(n.body[0].value)
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Module | ast.FunctionDef | ast.ClassDef)
+        and n.body
+        and isinstance(n.body[0], ast.Expr)
+        and isinstance(n.body[0].value, ast.Constant)
+    }
+    for node in ast.walk(tree):
+        words = []
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+            words = node.value.lower().replace(".", "_").split("_")
+        elif isinstance(node, ast.Name | ast.arg):
+            words = (node.id if isinstance(node, ast.Name) else node.arg).lower().split("_")
+        elif isinstance(node, ast.Attribute):
+            words = node.attr.lower().split("_")
+        assert not set(words) & set(FAMILY_WORDS), f"{path}:{node.lineno} names a family: {ast.unparse(node)}"
+
+
+def test_a_family_package_is_reached_through_its_face():
+    """A family split by job (``operators/bridge/levels/``) is imported from its face only: its private
+    modules from inside the package."""
+    for name in MODULES:
+        parts = name.split(".")
+        for line, target, _names in _project_edges(name):
+            private = [i for i, p in enumerate(target.split(".")) if p.startswith("_") and not p.startswith("__")]
+            if not private or _family(target) == "core":
+                continue
+            package = ".".join(target.split(".")[: private[0]])
+            assert ".".join(parts[: len(package.split("."))]) == package, f"{name}:{line} imports {target}"
 
 
 def _function_import_lines(path):
@@ -417,7 +475,7 @@ def test_the_shared_root_of_core_knows_no_family(name):
         assert not _is_package(target), f"{name}:{line} imports the family {target}"
 
 
-@pytest.mark.parametrize("name", [m for m in MODULES if _is_package(m) and _family(m) in ("core", "scaleout")])
+@pytest.mark.parametrize("name", [m for m in MODULES if m and _is_package(m)])
 def test_package_faces_declare_their_public_names(name):
     exports = _exports(name)
     assert exports is not None, f"{name} (a package face) has no __all__"

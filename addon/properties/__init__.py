@@ -1,25 +1,30 @@
-"""Property groups, one file per family (``properties/<section>.py``), generated from core's limits
-tables; one scene pointer, ``scene.worldseed``, holds one group per family.
+"""Property groups: derived from the adapters (``operators.bridge.sections.ADAPTERS``), one per recipe
+section, each generated from its section's limits table; one scene pointer, ``scene.worldseed``, holds
+one group per section (``scene.worldseed.terrain``, ``.trees``, ``.scatter``, ``.level``, ``.world``,
+``.export``).
 
-Each file defines ``classes`` (children first) and ``SETTINGS``, the group ``scene.worldseed.<section>``
-points to; the files are found by the names of the recipe sections (``core.recipe.SECTIONS``).
+Nothing here is written per family: a new section's settings appear with its adapter.  Changing a
+setting of a family with Auto Update calls :func:`..live.updater` of its key.
 """
+
+__all__ = ["GROUPS", "WorldseedSettings", "classes"]
+
 
 import bpy
 
-from ...core.recipe import SECTION_KEYS
-from ...operators.common import family_modules
+from ...operators.bridge.sections import ADAPTERS
+from .. import live
 
-#: Property-group files per family, in the order of the recipe registry.
-FAMILIES = family_modules(__name__, SECTION_KEYS)
+#: ``{section key: (property group classes, children first)}`` in the order of the recipe registry.
+GROUPS = {a.key: a.settings_classes(update=live.updater(a.key) if a.kind else None) for a in ADAPTERS}
 
 WorldseedSettings = type(
     "WorldseedSettings",
     (bpy.types.PropertyGroup,),
     {
-        "__annotations__": {key: bpy.props.PointerProperty(type=module.SETTINGS) for key, module in FAMILIES.items()},
-        "__doc__": "Every family's settings: scene.worldseed.terrain, .trees, .scatter, .export ...",
+        "__annotations__": {key: bpy.props.PointerProperty(type=groups[-1]) for key, groups in GROUPS.items()},
+        "__doc__": "Every section's settings: scene.worldseed.terrain, .trees, .scatter, .level, .world, .export",
     },
 )
 
-classes = (*(cls for module in FAMILIES.values() for cls in module.classes), WorldseedSettings)  # children first
+classes = (*(cls for groups in GROUPS.values() for cls in groups), WorldseedSettings)  # children first

@@ -11,6 +11,7 @@ it is cut from. Temperature falls with height at a lapse rate.
 import numpy as np
 import numpy.typing as npt
 
+from .. import exact
 from .._checks import check_array, check_float, check_heights, check_int, check_pair
 from ..errors import ParameterError
 from ..noise import OFFSET, fbm
@@ -68,7 +69,7 @@ def noise_uniform(n: npt.NDArray[np.float32], *, spread: float = NOISE_SPREAD) -
     [0.0, 0.5, 1.0]
     """
     out = np.asarray(n, dtype=np.float32) * np.float32(-LOGISTIC / spread)
-    np.exp(out, out=out)
+    out = exact.exp(out).astype(np.float32)  # numpy's float32 exp differs between CPUs
     out += np.float32(1.0)
     np.reciprocal(out, out=out)
     return out
@@ -109,7 +110,8 @@ def closeness(mask: npt.NDArray[np.bool_], *, cell_size: float, reach: float) ->
     if not mask.any():
         return np.zeros(mask.shape, np.float32)
     t = squared_distance_cells(mask, cells).astype(np.float32)
-    t *= np.float32((cell_size / reach) ** 2)
+    ratio = cell_size / reach
+    t *= np.float32(ratio * ratio)  # x * x, not x ** 2: a Python float's ** is the C library's pow
     np.minimum(t, np.float32(1.0), out=t)
     np.subtract(np.float32(1.0), t, out=t)
     t *= t

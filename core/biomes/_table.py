@@ -28,7 +28,6 @@ it, a high end of 1 (or of the span) everything above (see :func:`core.biomes.cl
 
 import os
 import re
-import tomllib
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, NoReturn
@@ -38,6 +37,7 @@ import numpy.typing as npt
 
 from .._checks import check_bool, check_float
 from ..errors import ParameterError, short
+from ..files import content_hidden, parse_toml, read_checked
 from ..spec import did_you_mean
 
 __all__ = [
@@ -48,6 +48,7 @@ __all__ = [
     "TABLES_DIR",
     "TEMPERATURE",
     "MAX_BIOMES",
+    "MAX_TABLE_BYTES",
     "BIOME_NAME",
 ]
 
@@ -59,6 +60,8 @@ TABLES_DIR = os.path.join(
 TEMPERATURE = (-100.0, 100.0)
 #: Most biomes in one table (ids are uint8; the preview and splat look-ups stay small).
 MAX_BIOMES = 64
+#: Largest biome table file read, in bytes (a table of 64 biomes is a few kilobytes).
+MAX_TABLE_BYTES = 1 << 20
 #: A biome's name.
 BIOME_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _\-]{0,47}$")
 TABLE_KEYS = ("name", "description", "fallback", "biome")
@@ -279,6 +282,8 @@ def load_table(name_or_path: str | os.PathLike[str], *, base: str | os.PathLike[
         A stem of :func:`table_names`, or a path (relative paths are relative to ``base``,
         e.g. the recipe's folder, or else the current folder).
     base : str or None
+        The recipe's folder: an error about the content of a table file outside it quotes nothing
+        of the file.
 
     Returns
     -------
@@ -287,8 +292,9 @@ def load_table(name_or_path: str | os.PathLike[str], *, base: str | os.PathLike[
     Raises
     ------
     ParameterError
-        An unknown preset, an unreadable file, or a malformed table; one line naming the file and
-        the key.
+        An unknown preset, a missing file or one that is no regular file of at most
+        :data:`MAX_TABLE_BYTES`, or a malformed table (values nested deeper than 32 levels too); one
+        line naming the file and the key.
 
     Examples
     --------
@@ -310,14 +316,8 @@ def load_table(name_or_path: str | os.PathLike[str], *, base: str | os.PathLike[
             path = os.path.join(os.fspath(base), path)
     else:
         raise ParameterError(f"biome table must be a preset name or a path, got {short(name_or_path)}")
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as e:
-        raise ParameterError(f"biome table file {short(path)} cannot be read: {e.strerror}") from None
     source = os.path.basename(path)
-    try:
-        doc = tomllib.loads(data.decode("utf-8", errors="replace"))
-    except tomllib.TOMLDecodeError as e:
-        _fail(source, f"not valid TOML: {e}")
-    return table_from_dict(doc, source=source)
+    data = read_checked(path, name="biome table file", limit=MAX_TABLE_BYTES)
+    with content_hidden(path, folder=base, what="biome table"):
+        doc = parse_toml(data.decode("utf-8", errors="replace"), source=source)
+        return table_from_dict(doc, source=source)

@@ -27,7 +27,7 @@ from .._checks import check_float
 from ..errors import ParameterError, short
 from ..spec import custom, flag, from_table, number, to_table
 from ._climate import FLOW_LINE_AREA, LAPSE, MOISTURE_SCALE, REACH, WEIGHT
-from ._table import MAX_BIOMES
+from ._table import MAX_BIOMES, load_table
 
 __all__ = [
     "BiomesSpec",
@@ -148,10 +148,18 @@ class BiomesSpec:
 
 def from_dict(table: Mapping[str, Any], *, prefix: str = "biomes.", base: str | None = None) -> BiomesSpec:
     """A validated :class:`BiomesSpec` from a ``[biomes]`` table; a ``table`` given as a path is
-    made absolute against the recipe's folder ``base`` (None: kept as written)."""
+    made absolute against the recipe's folder ``base`` (None: kept as written) and, in a recipe file
+    (``base``, its folder) with biomes on, read and checked here: errors name ``<prefix>table`` and
+    quote nothing of a table file outside the recipe's folder."""
     spec = from_table(BiomesSpec, LIMITS, table, prefix=prefix)
     if is_table_path(spec.table):
-        spec = dataclasses.replace(spec, table=_beside(spec.table, base))
+        value = spec.table
+        spec = dataclasses.replace(spec, table=_beside(value, base))
+        if base is not None and spec.enabled:
+            try:
+                load_table(spec.table, base=base)
+            except ParameterError as err:
+                raise ParameterError(f"{prefix}table {short(value)}: {err}") from None
     return spec
 
 

@@ -7,7 +7,7 @@ accumulation; pure numpy, deterministic for a seed.
 from ._flow import drains, fill_pits, flow_accumulation, flow_receivers, pits
 from ._hydraulic import HydraulicResult, hydraulic, hydraulic_steps
 from ._thermal import thermal
-from .spec import LIMITS, ErosionSpec, from_dict, to_dict
+from .spec import LIMITS, ErosionSpec, erosion_seconds, from_dict, to_dict
 
 __all__ = [
     "hydraulic",
@@ -23,4 +23,5 @@ __all__ = [
     "LIMITS",
     "from_dict",
     "to_dict",
+    "erosion_seconds",
 ]

@@ -11,6 +11,8 @@ from collections.abc import Mapping
 import numpy as np
 import numpy.typing as npt
 
+from .. import exact
+
 #: The rates are given per this distance travelled (metres); Lague's values are per step of one 1 m cell.
 REFERENCE_STEP = 1.0
 #: Most (edge cell, brush cell) pairs weighed at once when the brush's in-map weights are set up
@@ -23,7 +25,7 @@ TINY = 1e-300
 
 def _per_step(rate: float, step: float) -> float:
     """A rate per ``REFERENCE_STEP`` metres turned into the rate per step of ``step`` metres."""
-    return 1.0 - (1.0 - rate) ** (step / REFERENCE_STEP)
+    return 1.0 - exact.pow(1.0 - rate, step / REFERENCE_STEP)  # not **: the C library's pow
 
 
 def brush(radius_cells: float) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64]]:
@@ -158,10 +160,10 @@ class Simulation:
         self.cell = cell
         self.area = cell * cell
         self.steps = max(1, int(round(s["lifetime"] / cell)))
-        self.inertia = s["inertia"] ** (cell / REFERENCE_STEP)
+        self.inertia = exact.pow(s["inertia"], cell / REFERENCE_STEP)
         self.k_erode = _per_step(s["erosion_rate"], cell)
         self.k_deposit = _per_step(s["deposition_rate"], cell)
-        self.keep_water = (1.0 - s["evaporation"]) ** (cell / REFERENCE_STEP)
+        self.keep_water = exact.pow(1.0 - s["evaporation"], cell / REFERENCE_STEP)
         self.capacity = s["capacity"]
         self.min_slope = s["min_slope"]
         self.gravity = s["gravity"]

@@ -249,7 +249,8 @@ def flow_accumulation(heights: npt.ArrayLike, *, cell_size: float) -> npt.NDArra
            [ 4., 20.,  4.,  4.]])
     """
     h = _as_heights(heights)
-    area = _check_cell_size(cell_size) ** 2
+    side = _check_cell_size(cell_size)
+    area = side * side  # not ** 2: a Python float's ** is the C library's pow
     return _accumulate(flow_receivers(h), area).reshape(h.shape)
 
 

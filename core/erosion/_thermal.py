@@ -15,6 +15,7 @@ import math
 import numpy as np
 import numpy.typing as npt
 
+from .. import exact
 from ..errors import ParameterError, short
 
 __all__ = ["thermal", "TALUS", "RATE", "ITERATIONS", "TOLERANCE"]
@@ -80,7 +81,7 @@ def thermal(
         )
     if not ITERATIONS[0] <= iterations <= ITERATIONS[1]:
         raise ParameterError(f"iterations must be an integer in [{ITERATIONS[0]}, {ITERATIONS[1]}], got {iterations}")
-    _run(h, size, math.tan(math.radians(angle)), int(iterations), fraction)
+    _run(h, size, exact.tan(math.radians(angle)), int(iterations), fraction)  # math.tan is the C library's
     return h
 
 

@@ -17,18 +17,19 @@ markers, the WFC files) are not part of this face.
 
 from ._bsp import bsp_dungeon
 from ._cave import cave
+from ._estimate import estimate_markers, grid_shape
 from ._generate import generate, generate_steps
 from ._kit import KIT_ROLES, KitPlacements, kit_placements
 from ._level import CLASSES, CORRIDOR, DOOR, FLOOR, MARKER_KINDS, WALL, Level, Marker, WfcRecord
 from ._maze import maze
-from ._mesh import MATERIALS, LevelQuads, level_mesh, level_quads
+from ._mesh import MATERIALS, MAX_MESH_CELLS, LevelQuads, level_mesh, level_quads
 from ._picture import level_image
 from ._record import is_level_record, level_json_bytes, level_record, level_warnings
 from ._regions import label_regions
 from ._rooms_caves import rooms_caves
 from ._tiled import TILESETS, tiled_files
 from ._walk import random_walk
-from ._wfc_files import preset_names, resolve_file
+from ._wfc_files import DEFAULT_SAMPLE, preset_names, resolve_file
 from .spec import (
     AUTOTILE_SETS,
     COMMON_KEYS,
@@ -37,7 +38,6 @@ from .spec import (
     LIMITS,
     WFC_GENERATORS,
     LevelSpec,
-    autotile_set,
     check_spec,
     from_dict,
     to_dict,
@@ -63,10 +63,13 @@ __all__ = [
     "COMMON_KEYS",
     "WFC_GENERATORS",
     "AUTOTILE_SETS",
-    "autotile_set",
     "preset_names",
     "resolve_file",
+    "DEFAULT_SAMPLE",
     # the level
+    "estimate_markers",
+    "grid_shape",
+    "MAX_MESH_CELLS",
     "Level",
     "Marker",
     "WfcRecord",

@@ -24,25 +24,14 @@ __all__ = [
     "SEED",
     "WFC_GENERATORS",
     "AUTOTILE_SETS",
-    "AUTOTILE_LIMIT",
-    "autotile_set",
 ]
 
 SEED = (0, 2**31 - 1)
 GENERATORS = ("bsp", "cave", "maze", "walk", "rooms_caves", "wfc_tiled", "wfc_overlapping", "wfc")
-#: The Wave Function Collapse generators (core.wfc): ``tileset`` names their WFC tileset.
+#: The Wave Function Collapse generators (core.wfc).
 WFC_GENERATORS = ("wfc_tiled", "wfc_overlapping", "wfc")
-#: The auto-tile sets of the Tiled map (``tileset`` of the grid generators).
+#: The auto-tile sets of the Tiled map (``autotile``, every generator).
 AUTOTILE_SETS = ("blob", "wang16")
-#: The auto-tile choice as a limit (the Blender side makes its enum of the grid generators' ``tileset`` from it).
-AUTOTILE_LIMIT = choice(
-    (
-        ("blob", "Blob (47 tiles)", "8-neighbour auto-tiles; a corner counts only with both its edges"),
-        ("wang16", "4-neighbour (16 tiles)", "4-neighbour auto-tiles"),
-    ),
-    "Tileset",
-    "Auto-tile set of the Tiled map",
-)
 #: Keys every level has, whatever its generator.
 COMMON_KEYS = (
     "name",
@@ -54,12 +43,13 @@ COMMON_KEYS = (
     "ceiling",
     "origin",
     "seed",
-    "tileset",
+    "autotile",
 )
 _BSP = ("min_leaf", "max_leaf", "room_min", "room_max", "padding", "corridor_width", "loop_fraction")
 _CONTENT = ("enemy_density", "loot_chance")
 _CAVE = ("fill", "steps")
 _WFC = ("periodic", "attempts", "backtrack_limit", "connected", "connect_points", "counts", "fixed")
+_TILES = ("wfc_tileset",)
 _SAMPLE = ("n", "symmetry", "periodic_input", "ground", "classes")
 #: The generator keyword settings of each generator (the keys a ``[[level]]`` of it may have beyond COMMON_KEYS).
 GENERATOR_KEYS = {
@@ -68,9 +58,9 @@ GENERATOR_KEYS = {
     "maze": ("algorithm", "loops", "rooms"),
     "walk": ("floor_fraction", "walkers", "bias") + _CONTENT,
     "rooms_caves": _BSP + _CAVE + _CONTENT,
-    "wfc_tiled": _WFC,
+    "wfc_tiled": _TILES + _WFC,
     "wfc_overlapping": ("sample",) + _SAMPLE + _WFC,
-    "wfc": ("sample",) + _SAMPLE + _WFC,
+    "wfc": _TILES + ("sample",) + _SAMPLE + _WFC,
 }
 
 #: Every field of :class:`LevelSpec`: kind, range, label and description, written once.
@@ -85,7 +75,7 @@ LIMITS = {
             ("rooms_caves", "Rooms + Caves", "BSP rooms shaped by the cave automaton"),
             ("wfc_tiled", "WFC (tiles)", "Wave Function Collapse: a tileset's tiles, every neighbour allowed"),
             ("wfc_overlapping", "WFC (sample)", "Wave Function Collapse: a level in the style of a sample"),
-            ("wfc", "WFC", "Wave Function Collapse: tiles when a WFC tileset is named, else the sample"),
+            ("wfc", "WFC", "Wave Function Collapse: a sample's style when one is named, else a tileset's tiles"),
         ),
         "Generator",
         "How the level is laid out",
@@ -101,12 +91,13 @@ LIMITS = {
     "ceiling": flag("Ceiling", "Close the level with a ceiling over the walkable cells"),
     "origin": vector((-1.0e7, 1.0e7), "Origin", "Position of the level's south-west corner", size=3, unit="m"),
     "seed": integer(SEED, "Seed", "Random seed: the same seed and settings give the same level"),
-    "tileset": text(
-        1024,
-        "Tileset",
-        "Auto-tile set of the Tiled map (blob or wang16); for WFC (tiles): a tileset .toml file "
-        "(relative to the recipe) or a preset name (dungeon, pipes, roads ...)",
-        min_length=1,
+    "autotile": choice(
+        (
+            ("blob", "Blob (47 tiles)", "8-neighbour auto-tiles; a corner counts only with both its edges"),
+            ("wang16", "4-neighbour (16 tiles)", "4-neighbour auto-tiles"),
+        ),
+        "Auto-tiles",
+        "Auto-tile set of the level's Tiled map (every generator)",
     ),
     # BSP dungeon (and rooms + caves)
     "min_leaf": integer((3, 4096), "Min Leaf", "Smallest side of a BSP leaf", unit="", soft=(4, 64)),
@@ -157,11 +148,17 @@ LIMITS = {
         soft=(0.0, 0.99),
     ),
     # Wave Function Collapse
+    "wfc_tileset": text(
+        1024,
+        "WFC Tileset",
+        "WFC (tiles): a tileset .toml file (relative to the recipe) or a preset name (dungeon, pipes, roads)",
+        min_length=1,
+    ),
     "sample": text(
         1024,
         "Sample",
         "WFC (sample): a sample grid (.txt of digits) or image (.png), relative to the recipe, or a preset "
-        "sample name (rooms, dots, hills ...)",
+        "sample name (caves, rooms, hills ...); empty: caves (WFC: empty means the tileset's tiles)",
     ),
     "n": integer((2, 3), "Pattern Size", "Side N of the N x N patterns taken from the sample"),
     "symmetry": integer((1, 8), "Symmetry", "Rotations and mirrors of each sample pattern used (1: as drawn, 8: all)"),
@@ -180,7 +177,8 @@ LIMITS = {
     "connected": flag(
         "Connected",
         "Every walkable cell in one 4-connected region of the level (no path across its edges, also when "
-        "periodic); off: the walkable cells may form several regions, the spawn and exit in the largest",
+        "periodic); off: faster, but the walkable cells may form several regions, the spawn and exit in the "
+        "largest",
     ),
     "classes": custom(
         lambda value, name: check_classes(value, name=name),
@@ -215,8 +213,9 @@ class LevelSpec:
 
     ``width`` x ``height`` cells of ``cell_size`` metres (a maze: maze cells), walls
     ``wall_height`` metres, the south-west corner at ``origin``.  The generator's own
-    keys are listed in :data:`GENERATOR_KEYS`; the others are ignored by it.  The WFC generators
-    (:data:`WFC_GENERATORS`) read ``tileset`` (a WFC tileset) or ``sample`` as files or preset names
+    keys are listed in :data:`GENERATOR_KEYS`; the others are ignored by it.  ``autotile`` is the
+    auto-tile set of the level's Tiled map (every generator).  The WFC generators
+    (:data:`WFC_GENERATORS`) read ``wfc_tileset`` (a WFC tileset) or ``sample`` as files or preset names
     (see :mod:`core.levels._wfc`); ``classes`` is a sorted tuple of ``(value, class)`` text pairs
     (:func:`core.wfc.check_classes`), written to recipes as a list of pairs; ``connect_points`` a tuple of
     ``(x, y)`` (:func:`core.wfc.check_connect_points`) and ``counts`` a sorted tuple of ``(name, min, max)``
@@ -235,7 +234,7 @@ class LevelSpec:
     ceiling: bool = False
     origin: tuple[float, float, float] = (0.0, 0.0, 0.0)
     seed: int = 0
-    tileset: str = "blob"
+    autotile: str = "blob"
     min_leaf: int = 8
     max_leaf: int = 20
     room_min: int = 4
@@ -255,6 +254,7 @@ class LevelSpec:
     floor_fraction: float = 0.4
     walkers: int = 1
     bias: float = 0.0
+    wfc_tileset: str = "dungeon"
     sample: str = ""
     n: int = 3
     symmetry: int = 8
@@ -263,7 +263,7 @@ class LevelSpec:
     ground: bool = False
     attempts: int = 10
     backtrack_limit: int = 1000
-    connected: bool = False
+    connected: bool = True
     classes: tuple[tuple[str, str], ...] = ()
     connect_points: tuple[tuple[int, int], ...] = ()
     fixed: tuple[tuple[int, int, str], ...] = ()
@@ -296,16 +296,6 @@ def check_generator_keys(data: Mapping[str, Any], spec: LevelSpec, *, prefix: st
                 f"{prefix}{key} is a setting of the {owners} generator{'s' if ',' in owners else ''}, "
                 f"not of generator {spec.generator!r}"
             )
-
-
-def autotile_set(spec: LevelSpec) -> str:
-    """The auto-tile set of ``spec``'s Tiled map: its ``tileset`` when that is one ("blob", "wang16"),
-    else "blob" (a WFC level whose ``tileset`` names its WFC tileset).
-
-    >>> autotile_set(LevelSpec(tileset="wang16")), autotile_set(LevelSpec(generator="wfc_tiled", tileset="dungeon"))
-    ('wang16', 'blob')
-    """
-    return spec.tileset if spec.tileset in AUTOTILE_SETS else "blob"
 
 
 def generator_settings(spec: LevelSpec) -> dict[str, Any]:

@@ -27,7 +27,7 @@ def generate_steps(spec: LevelSpec, *, base: str | None = None) -> Steps[Level]:
     """The :class:`Level` that ``spec`` describes, as a step generator (see :mod:`core.steps`): yields
     ``(done, total, label)`` while it works (the WFC generators, as they solve) and returns the level.
 
-    ``base`` is the folder relative ``tileset`` / ``sample`` paths are found in (the recipe's folder;
+    ``base`` is the folder relative ``wfc_tileset`` / ``sample`` paths are found in (the recipe's folder;
     None: the current directory).
 
     >>> from core.levels import LevelSpec

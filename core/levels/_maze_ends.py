@@ -34,7 +34,7 @@ def _tour_ranks(succ: npt.NDArray[np.int32], start: int) -> npt.NDArray[np.int32
     against the plain loop over the rulers.
     """
     m = succ.size
-    bits = max(1, min(RULER_BITS, int(np.log2(m)) // 2 - 4))
+    bits = max(1, min(RULER_BITS, (int(m).bit_length() - 1) // 2 - 4))  # floor(log2 m), exactly
     ids = np.arange(m, dtype=np.int64)
     ruler = ((ids * 2654435761) & 0xFFFFFFFF) >> (32 - bits) == 0
     ruler[start] = True

@@ -1,16 +1,17 @@
 """Levels by Wave Function Collapse (:mod:`core.wfc`): a tileset's tiles or a sample's style as level classes.
 
-Three generators of :mod:`.spec`: ``wfc_tiled`` (the simple tiled model on ``tileset``),
-``wfc_overlapping`` (the overlapping model on ``sample``) and ``wfc`` (tiled when ``tileset`` names a
-WFC tileset, overlapping when ``sample`` is given).  One level cell per WFC cell.
+Three generators of :mod:`.spec`: ``wfc_tiled`` (the simple tiled model on ``wfc_tileset``),
+``wfc_overlapping`` (the overlapping model on ``sample``) and ``wfc`` (overlapping when ``sample`` is
+given, else tiled).  One level cell per WFC cell.
 
-**Files** (:mod:`._wfc_files`).  ``tileset`` / ``sample`` is either a preset name -- letters,
+**Files** (:mod:`._wfc_files`).  ``wfc_tileset`` / ``sample`` is either a preset name -- letters,
 digits, ``_`` and ``-`` only, no suffix: ``presets/wfc/<name>.toml``, ``presets/wfc/samples/<name>.txt``
 or ``.png`` -- or a file path with its suffix (``.toml``; ``.txt`` or ``.png``), relative to ``base``
 (the recipe's folder; None: the current directory) or absolute.  A path may lead anywhere the user can read, but it must
 be a regular file (never a directory, a device or a pipe, also behind a link) of at most
-:data:`._wfc_files.MAX_FILE_BYTES`.  A missing or unreadable file is a ParameterError naming ``level.tileset`` or
-``level.sample`` and the path.
+:data:`core.files.MAX_FILE_BYTES`.  A missing or unreadable file is a ParameterError naming ``level.wfc_tileset``
+or ``level.sample`` and the path; an error about the content of a file outside the recipe's folder
+quotes nothing of it (``core.files.content_hidden``).
 
 **Classes.**  Tiled: each variant's class from the tileset (``class`` of its ``[[tile]]``, ``floor``
 when the tileset says none).  Overlapping: ``classes`` maps sample values to classes; a value it does
@@ -49,10 +50,11 @@ from ._content import place_markers
 from ._fields import LevelSpec
 from ._level import CLASSES, DOOR, FLOOR, WALL, Level, Marker, WfcRecord
 from ._regions import label_regions
-from ._wfc_files import load_sample_of, load_tileset_of, prefixed, wfc_model
+from ._wfc_files import DEFAULT_SAMPLE, load_sample_of, load_tileset_of, prefixed, wfc_model
 
 __all__ = [
     "MAX_WAVE_BYTES",
+    "MAX_SOLVE_SECONDS",
     "MAX_PATTERNS",
     "check_wfc",
     "wfc_level_steps",
@@ -63,6 +65,9 @@ __all__ = [
 
 #: Largest wave (cells x patterns bytes) a level may ask for; more is refused before any work.
 MAX_WAVE_BYTES = 2**30
+#: Longest solve a level may ask for, seconds of CPU for one attempt as :func:`core.wfc.solve_seconds`
+#: estimates it; a longer one is refused before any work.
+MAX_SOLVE_SECONDS = 600
 #: Most patterns a sample may give (the overlapping model's own limit: its overlap table is 4 x P x P).
 MAX_PATTERNS = 2048
 _COUNTS: dict[tuple[Any, ...], int] = {}  # pattern counts of recent samples (see _pattern_count)
@@ -118,6 +123,39 @@ def _wave_check(cells: int, patterns: int, *, spec: LevelSpec, prefix: str, what
             f"of {need / 2**30:.1f} GB (cells x {what}), more than the {MAX_WAVE_BYTES / 2**30:.0f} GB allowed: "
             "make the level smaller"
         )
+
+
+def _duration(seconds: float) -> str:
+    """``seconds`` as people say it: ``'45 s'``, ``'12 min'``, ``'3.1 h'``."""
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def _time_check(cells: int, patterns: int, *, spec: LevelSpec, prefix: str, what: str) -> None:
+    """Refuse a solve that :func:`core.wfc.solve_seconds` says takes more than :data:`MAX_SOLVE_SECONDS`."""
+    counts = bool(spec.counts)
+    seconds = core_wfc.solve_seconds(cells, patterns, connected=spec.connected, counts=counts)
+    if seconds <= MAX_SOLVE_SECONDS:
+        return
+    asked = [
+        f"{prefix}{k} = true" if k == "connected" else f"{prefix}{k}"
+        for k, on in (("connected", spec.connected), ("counts", counts))
+        if on
+    ]
+    hint = f"make {prefix}width and {prefix}height smaller"
+    if asked:
+        hint += f" or leave out {' and '.join(asked)} (they cost about cells squared)"
+    elif spec.sample:
+        hint += f" or use a sample with fewer patterns (a smaller {prefix}n or {prefix}symmetry)"
+    raise ParameterError(
+        f"{level_label(spec)}: {prefix}width x {prefix}height {spec.width} x {spec.height} with {patterns:,} {what}"
+        + (f" and {' and '.join(asked)}" if asked else "")
+        + f" would take about {_duration(seconds)} to solve (one attempt, estimated from the cells and {what}), "
+        f"more than the {_duration(MAX_SOLVE_SECONDS)} allowed: {hint}"
+    )
 
 
 def _check_points(spec: LevelSpec, prefix: str) -> None:
@@ -251,10 +289,11 @@ def check_wfc(
 ) -> tuple[str, Tileset | npt.NDArray[np.integer[Any]], str]:
     """Refuse a WFC ``spec`` that cannot work, before any solving: a missing or bad tileset or sample,
     both or neither given, a size below ``n``, classes naming values the sample lacks, a wave larger
-    than :data:`MAX_WAVE_BYTES`, ``connect_points`` off the grid or without ``connected``, ``counts``
-    naming tiles or values that are not there, or minimums over the cells.  Returns the loaded
+    than :data:`MAX_WAVE_BYTES`, a solve estimated to take more than :data:`MAX_SOLVE_SECONDS`,
+    ``connect_points`` off the grid or without ``connected``, ``counts`` naming tiles or values that
+    are not there, or minimums over the cells.  Returns the loaded
     ``(model, data, source)``."""
-    model = wfc_model(spec, prefix=prefix)
+    model = wfc_model(spec)
     cells = spec.width * spec.height
     if cells > core_wfc.MAX_CELLS:
         raise ParameterError(
@@ -269,6 +308,7 @@ def check_wfc(
         tiled_counts(spec, tileset, prefix=prefix)
         tiled_fixed(spec, tileset, prefix=prefix)
         _wave_check(cells, len(tileset.names), spec=spec, prefix=prefix, what="tile variants")
+        _time_check(cells, len(tileset.names), spec=spec, prefix=prefix, what="tile variants")
         return model, tileset, source
     sample, source = load_sample_of(spec, base, prefix)
     n = spec.n
@@ -289,11 +329,13 @@ def check_wfc(
         raise ParameterError(prefixed(err, prefix, "sample")) from None
     if count > MAX_PATTERNS:
         raise ParameterError(
-            f"{prefix}sample {spec.sample!r} gives {count:,} patterns of {n} x {n} with symmetry {spec.symmetry}, "
+            f"{prefix}sample {spec.sample or DEFAULT_SAMPLE!r} gives {count:,} patterns of {n} x {n} with symmetry "
+            f"{spec.symmetry}, "
             f"more than the {MAX_PATTERNS:,} allowed: use a smaller or plainer sample, or a smaller "
             f"{prefix}n or {prefix}symmetry"
         )
     _wave_check(cells, count, spec=spec, prefix=prefix, what="patterns")
+    _time_check(cells, count, spec=spec, prefix=prefix, what="patterns")
     return model, sample, source
 
 
@@ -320,9 +362,9 @@ def _values(palette: npt.NDArray[np.integer[Any]], keep: npt.NDArray[np.bool_]) 
 
 def level_label(spec: LevelSpec) -> str:
     """How messages name a WFC level: ``level 'Keep' (tileset 'dungeon')``, ``level 'Mine' (sample 'rooms')``."""
-    if spec.sample:
-        return f"level {spec.name!r} (sample {spec.sample!r})"
-    return f"level {spec.name!r} (tileset {spec.tileset!r})"
+    if wfc_model(spec) == "overlapping":
+        return f"level {spec.name!r} (sample {spec.sample or DEFAULT_SAMPLE!r})"
+    return f"level {spec.name!r} (tileset {spec.wfc_tileset!r})"
 
 
 def _markers(
@@ -344,7 +386,7 @@ def _markers(
         elif walkable_names:
             hint = f"ask for walkable tiles with counts (e.g. counts = {{ {_toml_key(walkable_names[0])} = [8] }})"
         else:
-            hint = f"tileset {spec.tileset!r} has no walkable tile (every class is wall): give some tiles a class"
+            hint = f"tileset {spec.wfc_tileset!r} has no walkable tile (every class is wall): give some tiles a class"
         raise ParameterError(
             f"{level_label(spec)}: {what}, so there is no place for a spawn and an exit: {hint}, "
             "make the level larger or try another seed"

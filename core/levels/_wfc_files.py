@@ -12,14 +12,16 @@ import numpy.typing as npt
 
 from .. import wfc as core_wfc
 from ..errors import ParameterError, short
+from ..files import MAX_FILE_BYTES, content_hidden
 from ..spec import did_you_mean
 from ..wfc import Tileset
-from ._fields import AUTOTILE_SETS, LevelSpec
+from ._fields import LevelSpec
 
 __all__ = [
     "PRESETS",
     "SAMPLE_PRESETS",
-    "MAX_FILE_BYTES",
+    "DEFAULT_SAMPLE",
+    "LEVEL_SAMPLES",
     "preset_names",
     "resolve_file",
     "absolute_paths",
@@ -34,25 +36,39 @@ _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__
 PRESETS = os.path.join(_ROOT, "presets", "wfc")
 #: Folder of the sample presets of the overlapping model.
 SAMPLE_PRESETS = os.path.join(PRESETS, "samples")
-#: Largest tileset or sample file read.
-MAX_FILE_BYTES = 16 * 2**20
+#: The sample a WFC (sample) level takes when it names none.
+DEFAULT_SAMPLE = "caves"
+#: The sample presets that make a level with their default classes and ``connected``: one walkable region of a
+#: fair share of the cells (tests/core/test_levels_wfc_defaults.py holds them to it).  The other samples (dots,
+#: flowers, hills, rooms, town) are WFC samples whose default classes make islands or a sliver of floor: a level
+#: takes them by name with its own ``classes``.
+LEVEL_SAMPLES = ("caves",)
 _STEM = re.compile(r"^[A-Za-z0-9_\-]{1,64}$")
-_SUFFIXES = {"tileset": (".toml",), "sample": (".txt", ".png")}
-_FOLDERS = {"tileset": PRESETS, "sample": SAMPLE_PRESETS}
+_SUFFIXES = {"wfc_tileset": (".toml",), "sample": (".txt", ".png")}
+_FOLDERS = {"wfc_tileset": PRESETS, "sample": SAMPLE_PRESETS}
 
 
-def preset_names(key: str) -> list[str]:
-    """Sorted stems of the presets of ``key`` (``"tileset"`` or ``"sample"``).
+def preset_names(key: str, *, levels: bool = False) -> list[str]:
+    """Sorted stems of the presets of ``key`` (``"wfc_tileset"`` or ``"sample"``); ``levels``: only those that
+    make a level with the defaults (the 2-D tilesets -- no 3-D ``up``/``down`` sockets -- and
+    :data:`LEVEL_SAMPLES`), what the Levels panel lists.
 
-    >>> "dungeon" in preset_names("tileset"), "rooms" in preset_names("sample")
+    >>> "dungeon" in preset_names("wfc_tileset"), "rooms" in preset_names("sample")
     (True, True)
+    >>> "blocks3d" in preset_names("wfc_tileset", levels=True), preset_names("sample", levels=True)
+    (False, ['caves'])
     """
     folder, suffixes = _FOLDERS[key], _SUFFIXES[key]
     try:
         names = os.listdir(folder)
     except OSError:
         return []
-    return sorted({os.path.splitext(n)[0] for n in names if os.path.splitext(n)[1].lower() in suffixes})
+    stems = sorted({os.path.splitext(n)[0] for n in names if os.path.splitext(n)[1].lower() in suffixes})
+    if not levels:
+        return stems
+    if key == "sample":
+        return [s for s in stems if s in LEVEL_SAMPLES]
+    return [s for s in stems if not any(core_wfc.load_tileset(os.path.join(folder, f"{s}.toml")).up or ())]
 
 
 def _is_stem(value: str) -> bool:
@@ -63,16 +79,16 @@ def resolve_file(value: str, *, key: str, base: str | None = None, prefix: str =
     """``(path, source)`` of the tileset or sample ``value`` names: its file, checked readable, and its
     name for records (the preset name or the file's name).
 
-    ``key`` is ``"tileset"`` or ``"sample"``.  See the module docstring for the rules.
+    ``key`` is ``"wfc_tileset"`` or ``"sample"``.  See the module docstring for the rules.
 
-    >>> path, source = resolve_file("dungeon", key="tileset")
+    >>> path, source = resolve_file("dungeon", key="wfc_tileset")
     >>> os.path.basename(path), source
     ('dungeon.toml', 'dungeon')
     >>> try:
-    ...     resolve_file("nowhere.toml", key="tileset", base="/nonexistent")
+    ...     resolve_file("nowhere.toml", key="wfc_tileset", base="/nonexistent")
     ... except ParameterError as err:
     ...     print(err)
-    level.tileset 'nowhere.toml': no file /nonexistent/nowhere.toml
+    level.wfc_tileset 'nowhere.toml': no file /nonexistent/nowhere.toml
     >>> try:
     ...     resolve_file("flowerz", key="sample")
     ... except ParameterError as err:
@@ -118,52 +134,32 @@ def resolve_file(value: str, *, key: str, base: str | None = None, prefix: str =
     return path, os.path.basename(path)
 
 
-def absolute_paths(spec: LevelSpec, base: str) -> dict[str, Any]:
-    """``{key: absolute path}`` for the ``tileset`` / ``sample`` of ``spec`` that are relative file paths
-    (not presets), resolved against ``base``; what :func:`~._generate.from_dict` stores when it is
+def absolute_paths(spec: LevelSpec, base: str) -> dict[str, str]:
+    """``{key: absolute path}`` for the ``wfc_tileset`` / ``sample`` of ``spec`` that are relative file paths
+    (not presets), resolved against ``base``; what :func:`~.spec.from_dict` stores when it is
     given the recipe's folder, so the spec means the same file from anywhere."""
     out = {}
-    for key in ("tileset", "sample"):
+    for key in ("wfc_tileset", "sample"):
         value = getattr(spec, key)
-        if key == "tileset" and value in AUTOTILE_SETS:
-            continue
         if not value or _is_stem(value) or os.path.isabs(value) or "\x00" in value:
             continue
         out[key] = os.path.normpath(os.path.join(base, value))
     return out
 
 
-def wfc_model(spec: LevelSpec, *, prefix: str = "level.") -> str:
-    """``"tiled"`` or ``"overlapping"``: the model a WFC ``spec`` uses (its tileset and sample checked
-    against each other)."""
-    tileset = spec.tileset not in AUTOTILE_SETS
-    sample = bool(spec.sample)
+def wfc_model(spec: LevelSpec) -> str:
+    """``"tiled"`` or ``"overlapping"``: the model a WFC ``spec`` uses -- ``wfc_tiled`` the tiled model on
+    ``wfc_tileset``, ``wfc_overlapping`` the overlapping model on ``sample``, ``wfc`` the overlapping model
+    when ``sample`` is given, else the tiled model.
+
+    >>> from core.levels import LevelSpec
+    >>> wfc_model(LevelSpec(generator="wfc")), wfc_model(LevelSpec(generator="wfc", sample="rooms"))
+    ('tiled', 'overlapping')
+    """
     g = spec.generator
-    if g == "wfc_tiled":
-        if not tileset:
-            raise ParameterError(
-                f"{prefix}tileset must name a WFC tileset for generator 'wfc_tiled' (a .toml file or a preset: "
-                f"{', '.join(preset_names('tileset')) or 'none'}), got {spec.tileset!r}"
-            )
+    if g == "wfc_tiled" or (g == "wfc" and not spec.sample):
         return "tiled"
-    if tileset and sample:
-        raise ParameterError(
-            f"{prefix}tileset {short(spec.tileset)} and {prefix}sample {short(spec.sample)} are both given: "
-            f"generator {g!r} takes a sample (and tileset 'blob' or 'wang16' for the Tiled map's auto-tiles)"
-            if g == "wfc_overlapping"
-            else f"{prefix}tileset {short(spec.tileset)} and {prefix}sample {short(spec.sample)} are both given: "
-            "give one (the tileset for tiles, the sample for the overlapping model)"
-        )
-    if sample:
-        return "overlapping"
-    if g == "wfc" and tileset:
-        return "tiled"
-    raise ParameterError(
-        f"{prefix}sample must name a sample for generator {g!r} (a .txt or .png file or a preset: "
-        f"{', '.join(preset_names('sample')) or 'none'})"
-        if g == "wfc_overlapping"
-        else f"generator 'wfc' needs {prefix}tileset (a WFC tileset) or {prefix}sample"
-    )
+    return "overlapping"
 
 
 def prefixed(err: ParameterError, prefix: str, key: str) -> str:
@@ -173,18 +169,24 @@ def prefixed(err: ParameterError, prefix: str, key: str) -> str:
 
 
 def load_tileset_of(spec: LevelSpec, base: str | None, prefix: str) -> tuple[Tileset, str]:
-    """``(Tileset, source)`` of ``spec.tileset``; errors name ``<prefix>tileset``."""
-    path, source = resolve_file(spec.tileset, key="tileset", base=base, prefix=prefix)
+    """``(Tileset, source)`` of ``spec.wfc_tileset``; errors name ``<prefix>wfc_tileset`` (and quote
+    nothing of a file outside the recipe's folder ``base``)."""
+    path, source = resolve_file(spec.wfc_tileset, key="wfc_tileset", base=base, prefix=prefix)
     try:
-        return core_wfc.load_tileset(path), source
+        with content_hidden(path, folder=base, name=f"{prefix}wfc_tileset {short(spec.wfc_tileset)}", what="tileset"):
+            return core_wfc.load_tileset(path), source
     except ParameterError as err:
-        raise ParameterError(prefixed(err, prefix, "tileset")) from None
+        raise ParameterError(prefixed(err, prefix, "wfc_tileset")) from None
 
 
 def load_sample_of(spec: LevelSpec, base: str | None, prefix: str) -> tuple[npt.NDArray[np.integer[Any]], str]:
-    """``(sample array, source)`` of ``spec.sample``; errors name ``<prefix>sample``."""
-    path, source = resolve_file(spec.sample, key="sample", base=base, prefix=prefix)
+    """``(sample array, source)`` of ``spec.sample`` (empty: :data:`DEFAULT_SAMPLE`); errors name
+    ``<prefix>sample`` (and quote nothing of a file outside the recipe's folder ``base``)."""
+    path, source = resolve_file(spec.sample or DEFAULT_SAMPLE, key="sample", base=base, prefix=prefix)
     try:
-        return core_wfc.read_sample(path), source
+        with content_hidden(
+            path, folder=base, name=f"{prefix}sample {short(spec.sample or DEFAULT_SAMPLE)}", what="sample"
+        ):
+            return core_wfc.read_sample(path), source
     except ParameterError as err:
         raise ParameterError(prefixed(err, prefix, "sample")) from None

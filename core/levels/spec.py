@@ -21,7 +21,8 @@ another generator is refused, naming the generators it belongs to)::
     [[level]]
     name = "Keep"
     generator = "wfc_tiled"          # Wave Function Collapse on a tileset
-    tileset = "dungeon"              # a preset stem (presets/wfc/), or "my_tiles.toml" beside the recipe
+    wfc_tileset = "dungeon"          # a preset stem (presets/wfc/), or "my_tiles.toml" beside the recipe
+    autotile = "wang16"              # the Tiled map's auto-tiles (every generator): "blob" or "wang16"
 
     [[level]]
     name = "Caverns"
@@ -33,10 +34,11 @@ another generator is refused, naming the generators it belongs to)::
     connect_points = [[3, 3], [20, 12]]  # [x, y] cells, row 0 north: walkable and linked
     counts = { 2 = [1, 4] }              # 1 to 4 cells of sample value 2 (a tiled level: tile names)
 
-``tileset`` means two things: for the grid generators it is the auto-tile set of the
-Tiled map ("blob" or "wang16"); for ``wfc_tiled`` (and ``wfc``) it is the WFC tileset
-(such a level's auto-tiles are "blob", see :func:`autotile_set`).  ``wfc`` is tiled
-when ``tileset`` names a WFC tileset and overlapping when ``sample`` is given.
+``autotile`` is the auto-tile set of the level's Tiled map ("blob" or "wang16"), for every generator;
+``wfc_tileset`` is the WFC tileset of ``wfc_tiled`` and ``wfc``.  ``wfc`` follows the sample's style
+when ``sample`` is given, else the tileset's tiles.  Recipes written before the two were split name
+both ``tileset``: :func:`from_dict` reads an auto-tile set there as ``autotile`` and anything else as
+``wfc_tileset`` (and :func:`to_dict` writes the new keys).
 ``classes`` (overlapping) maps sample values to level classes: pairs ``[value, class]``
 (or a table ``{ 0 = "wall" }``) with ``value`` an integer of a grid sample or ``"#rrggbb"``
 of an image sample; the spec keeps it as a sorted tuple of ``(value, class)`` string pairs.
@@ -53,11 +55,10 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-from ..errors import ParameterError
-from ..spec import from_table, to_table
+from ..errors import ParameterError, short
+from ..spec import check_value, closest, from_table, to_table
 from . import _wfc, _wfc_files
 from ._fields import (
-    AUTOTILE_LIMIT,
     AUTOTILE_SETS,
     COMMON_KEYS,
     GENERATOR_KEYS,
@@ -66,7 +67,6 @@ from ._fields import (
     SEED,
     WFC_GENERATORS,
     LevelSpec,
-    autotile_set,
     check_generator_keys,
     generator_settings,
 )
@@ -86,25 +86,24 @@ __all__ = [
     "SEED",
     "WFC_GENERATORS",
     "AUTOTILE_SETS",
-    "AUTOTILE_LIMIT",
-    "autotile_set",
+    "OLD_KEYS",
 ]
+
+#: Keys of older recipes that :func:`from_dict` still reads, and what they become.
+OLD_KEYS = {
+    "tileset": "read as `autotile` when it names an auto-tile set (`blob`, `wang16`), else as `wfc_tileset`",
+}
 
 
 def check_spec(spec: LevelSpec, *, prefix: str = "level.", base: str | None = None) -> None:
     """Refuse impossible settings of ``spec`` before any work, the message naming ``<prefix><setting>``.
 
-    A WFC spec's tileset or sample is found (relative paths against ``base``, or the current
+    A WFC spec's ``wfc_tileset`` or ``sample`` is found (relative paths against ``base``, or the current
     directory), read and checked; its wave must fit in memory.
     """
     if spec.generator in WFC_GENERATORS:
         _wfc.check_wfc(spec, base=base, prefix=prefix)
         return
-    if spec.tileset not in AUTOTILE_SETS:
-        raise ParameterError(
-            f"{prefix}tileset must be one of {', '.join(map(repr, AUTOTILE_SETS))} for generator "
-            f"{spec.generator!r}, got {spec.tileset!r}"
-        )
     _, check = GENERATOR_FUNCTIONS[spec.generator]
     try:
         check(spec.width, spec.height, **generator_settings(spec))
@@ -117,7 +116,7 @@ def from_dict(data: Mapping[str, Any], *, prefix: str = "level.", base: str | No
     """A validated :class:`~.spec.LevelSpec` from a dict: unknown keys and keys of another
     generator refused, impossible settings refused before any work.
 
-    ``base`` (the recipe's folder) turns a relative ``tileset`` / ``sample`` file path into an
+    ``base`` (the recipe's folder) turns a relative ``wfc_tileset`` / ``sample`` file path into an
     absolute one, so the spec names the same file wherever it is used later (a preset name stays).
 
     >>> from_dict({"generator": "maze", "algorithm": "wilson"}).algorithm
@@ -128,12 +127,70 @@ def from_dict(data: Mapping[str, Any], *, prefix: str = "level.", base: str | No
     ...     print(err)
     level.fill is a setting of the cave, rooms_caves generators, not of generator 'maze'
     """
+    data = _split_tileset(data, prefix=prefix)
+    _check_unknown_keys(data, prefix)
     spec = from_table(LevelSpec, LIMITS, data, prefix=prefix)
     check_generator_keys(data, spec, prefix=prefix)
     check_spec(spec, prefix=prefix, base=base)
     if base is not None and spec.generator in WFC_GENERATORS:
         spec = dataclasses.replace(spec, **_wfc_files.absolute_paths(spec, base))
     return spec
+
+
+def _check_unknown_keys(data: Mapping[str, Any], prefix: str) -> None:
+    """Refuse keys that no generator has, naming them with the closest key and the keys of this
+    level's generator (not every generator's: a ``bsp`` level's typo lists the ``bsp`` settings).
+    A bad table or generator is left to ``from_table``, which names it."""
+    if not isinstance(data, dict):
+        return
+    generator = data.get("generator", LevelSpec.generator)
+    if not isinstance(generator, str) or generator not in GENERATOR_KEYS:
+        check_value(generator, LIMITS["generator"], name=f"{prefix}generator")  # names the generators
+        return
+    known = {f.name for f in dataclasses.fields(LevelSpec)}
+    unknown = [key for key in data if key not in known]
+    if not unknown:
+        return
+    own = list(COMMON_KEYS) + list(GENERATOR_KEYS[generator])
+    names = ", ".join(
+        f"{prefix}{short(key, 40) if not isinstance(key, str) or len(key) > 40 else key}" for key in unknown[:8]
+    )
+    more = f" and {len(unknown) - 8} more" if len(unknown) > 8 else ""
+    hints = [f"{short(key, 40)} -> {close!r}" for key in unknown[:8] for close in [closest(key, own)] if close]
+    raise ParameterError(
+        f"{names}{more} {'is not a setting' if len(unknown) == 1 else 'are not settings'} of generator "
+        f"{generator!r}"
+        + (f" (did you mean {', '.join(hints)}?)" if hints else "")
+        + f"; its settings: {', '.join(own)}"
+    )
+
+
+def _split_tileset(data: Mapping[str, Any], *, prefix: str) -> Mapping[str, Any]:
+    """``data`` with the old key ``tileset`` as ``autotile`` (an auto-tile set) or ``wfc_tileset`` (anything
+    else); refused when the new key is given too, or when a WFC tileset is named for a grid generator.
+
+    >>> _split_tileset({"generator": "wfc_tiled", "tileset": "pipes"}, prefix="level.")
+    {'generator': 'wfc_tiled', 'wfc_tileset': 'pipes'}
+    >>> _split_tileset({"tileset": "wang16"}, prefix="level.")
+    {'autotile': 'wang16'}
+    """
+    if not isinstance(data, dict) or "tileset" not in data:
+        return data
+    value = data["tileset"]
+    new = "autotile" if isinstance(value, str) and value in AUTOTILE_SETS else "wfc_tileset"
+    if new in data:
+        raise ParameterError(
+            f"{prefix}tileset is the old name of {prefix}autotile (the Tiled map's auto-tiles) and "
+            f"{prefix}wfc_tileset (the WFC tileset); give only {prefix}{new}"
+        )
+    generator = data.get("generator", LevelSpec.generator)
+    if new == "wfc_tileset" and new not in GENERATOR_KEYS.get(generator, (new,)):
+        raise ParameterError(
+            f"{prefix}tileset must be one of {', '.join(map(repr, AUTOTILE_SETS))} (the Tiled map's auto-tiles, "
+            f"now {prefix}autotile) for generator {short(generator)}, got {short(value)}; a WFC tileset is "
+            f"{prefix}wfc_tileset, a setting of the wfc_tiled, wfc generators"
+        )
+    return {(new if k == "tileset" else k): v for k, v in data.items()}
 
 
 def to_dict(spec: LevelSpec) -> dict[str, Any]:

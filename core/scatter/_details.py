@@ -36,7 +36,8 @@ def detail_side(base: int, *, size: float, per_m2: float) -> int:
     (256, 256)
     """
     for side in DETAIL_SIDES:
-        if side >= base and per_m2 * (size / side) ** 2 <= MAX_PER_CELL:
+        cell = size / side
+        if side >= base and per_m2 * (cell * cell) <= MAX_PER_CELL:
             return side
     return DETAIL_SIDES[-1]
 

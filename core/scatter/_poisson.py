@@ -58,6 +58,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from .. import exact
 from ..errors import ParameterError
 from ._poisson_corners import BLOCK, CHUNKS, FAR, CornerFill
 from ._poisson_existing import Existing
@@ -132,7 +133,7 @@ class Sampler(CornerFill):
         (scans for conflicts use the prefix up to ``r_max``, pairs of disks all of it)."""
         m = int(math.ceil(2.0 * self.r_max / self.s)) + 1
         dj, di = np.meshgrid(np.arange(-m, m + 1), np.arange(-m, m + 1))
-        gap = self.s * np.hypot(np.maximum(np.abs(dj) - 1, 0), np.maximum(np.abs(di) - 1, 0))
+        gap = self.s * exact.hypot(np.maximum(np.abs(dj) - 1, 0), np.maximum(np.abs(di) - 1, 0))
         keep = gap < 2.0 * self.r_max
         di, dj, gap = di[keep], dj[keep], gap[keep]
         order = np.lexsort((dj, di, gap))

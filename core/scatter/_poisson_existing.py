@@ -44,7 +44,8 @@ class Existing:
         if points is None or len(points) == 0:
             return
         assert radii is not None, "existing points come with their radii"
-        exps = np.floor(np.log2(np.maximum(radii, 1e-3 * r_max))).astype(np.int64)
+        # floor(log2(r)) exactly, from the binary exponent (numpy's log2 differs between CPUs)
+        exps = np.frexp(np.maximum(radii, 1e-3 * r_max))[1].astype(np.int64) - 1
         for e in np.unique(exps):
             sel = exps == e
             p, r = points[sel], radii[sel]

@@ -22,6 +22,8 @@ import numpy.typing as npt
 if TYPE_CHECKING:
     from ._poisson_corners import RadiusField
 
+from .. import exact
+
 _SETTLED = 1e-12  # Newton's method stops below this mismatch (relative to the radius)
 _NEWTON_STEPS = 12
 
@@ -203,7 +205,7 @@ def _newton_pair(
         rows = []
         for cx, cy, rk in ((xi[idx], yi[idx], ri[idx]), (xj[idx], yj[idx], rj[idx])):
             vx, vy = x - cx, y - cy
-            d = np.hypot(vx, vy)
+            d = exact.hypot(vx, vy)
             grown = r > rk
             with np.errstate(invalid="ignore", divide="ignore"):
                 rows.append((d - np.where(grown, r, rk), vx / d - grown * rx, vy / d - grown * ry))
@@ -215,7 +217,7 @@ def _newton_pair(
         err[idx] = np.fmax(np.abs(f0), np.abs(f1)) / scale[idx]
         bad = ~(np.isfinite(dx) & np.isfinite(dy))
         # a step longer than the radius has left the crossing's neighbourhood: clamp it
-        cap = scale[idx] / np.fmax(np.hypot(dx, dy), scale[idx])
+        cap = scale[idx] / np.fmax(exact.hypot(dx, dy), scale[idx])
         px[idx] = np.where(bad, x, x - dx * cap)
         py[idx] = np.where(bad, y, y - dy * cap)
         idx = idx[~bad & (err[idx] > _SETTLED)]
@@ -235,7 +237,7 @@ def _residual_pair(
 ) -> npt.NDArray[np.float64]:
     r = grow(px, py)
     e = np.fmax(
-        np.abs(np.hypot(px - xi, py - yi) - np.fmax(ri, r)), np.abs(np.hypot(px - xj, py - yj) - np.fmax(rj, r))
+        np.abs(exact.hypot(px - xi, py - yi) - np.fmax(ri, r)), np.abs(exact.hypot(px - xj, py - yj) - np.fmax(rj, r))
     )
     return e / np.fmax(ri, rj)
 

@@ -17,6 +17,7 @@ import math
 import numpy as np
 import numpy.typing as npt
 
+from .. import exact
 from .._checks import Seed, check_float, check_int, make_rng
 from ..mesh import IndexedMesh, index_dtype, vertex_normals
 
@@ -117,7 +118,9 @@ def rock_mesh(*, seed: Seed = 0, radius: float = 0.5, detail: int = 2, roughness
     for octave in range(4):
         k = rng.normal(size=(6, 3)) * (1.6 * 2.0**octave)
         phase = rng.uniform(0, 2 * np.pi, 6)
-        d += (0.5**octave) * np.sin(unit @ k.T + phase).sum(axis=1) / 6
+        # the dot products written out (``unit @ k.T`` is BLAS, whose kernels differ between CPUs)
+        waves = unit[:, 0, None] * k[:, 0] + unit[:, 1, None] * k[:, 1] + unit[:, 2, None] * k[:, 2]
+        d += (0.5**octave) * exact.sin(waves + phase).sum(axis=1) / 6
     shape = rng.uniform(0.75, 1.1, 3) * np.array([1.0, 1.0, rng.uniform(0.55, 0.8)])
     v = unit * (1.0 + roughness * d)[:, None] * shape * radius
     floor = v[:, 2].min() + 0.25 * (v[:, 2].max() - v[:, 2].min())
@@ -143,7 +146,8 @@ def grass_mesh(*, seed: Seed = 0, height: float = 0.5, cards: int = 3, width: fl
     angles = np.pi * (np.arange(cards) / cards + rng.uniform(-0.08, 0.08, cards))
     heights = height * rng.uniform(0.75, 1.15, cards)
     lean = rng.uniform(-0.15, 0.15, (cards, 2)) * heights[:, None]
-    along = np.column_stack([np.cos(angles), np.sin(angles), np.zeros(cards)])
+    sin, cos = exact.sincos(angles)
+    along = np.column_stack([cos, sin, np.zeros(cards)])
     u = np.array([0.0, 1.0, 0.5 + 1 / 6, 0.5 - 1 / 6])  # bottom left, bottom right, top right, top left
     up = np.array([0.0, 0.0, 1.0, 1.0])
     corners = (u - 0.5)[None, :, None] * width * along[:, None, :]

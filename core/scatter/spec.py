@@ -41,8 +41,8 @@ recipe, the sidebar and a direct call accept the same values.
 """
 
 import json
+import math
 import re
-import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -50,6 +50,7 @@ from typing import Any
 from .._toml import toml_table
 from ..biomes import PER_M2
 from ..errors import ParameterError, short
+from ..files import parse_toml
 from ..spec import custom, did_you_mean, flag, from_table, integer, number, object_name, span, to_table
 from ..trees import species_names, species_spec
 from ._engine import ALIGN, SCALE, SINK, TILT
@@ -240,10 +241,7 @@ def dumps_layer(spec: LayerSpec) -> str:
 
 def loads_layer(text: str, *, source: str = "scatter layer") -> LayerSpec:
     """Inverse of :func:`dumps_layer`."""
-    try:
-        return from_dict(tomllib.loads(text), prefix=f"{source}: ")
-    except tomllib.TOMLDecodeError as err:
-        raise ParameterError(f"{source}: not valid TOML: {err}") from None
+    return from_dict(parse_toml(text, source=source), prefix=f"{source}: ")
 
 
 def check_prop_count(layers: Iterable[LayerSpec], *, size: float) -> None:
@@ -260,7 +258,7 @@ def check_prop_count(layers: Iterable[LayerSpec], *, size: float) -> None:
     for spec in layers:
         estimate = 0.7 * size * size / (spec.radius * spec.radius)
         if estimate > MAX_PROPS:
-            lowest = (0.7 * size * size / MAX_PROPS) ** 0.5
+            lowest = math.sqrt(0.7 * size * size / MAX_PROPS)
             raise ParameterError(
                 f"scatter layer {spec.name!r}: radius {spec.radius:g} m would place about "
                 f"{estimate:,.0f} props on a {size:g} m terrain, more than {MAX_PROPS:,}; "

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from .. import exact
 from .._checks import check_array, check_float, check_heights, check_int, check_pair
 from ..biomes import BiomeTable, noise_uniform
 from ..errors import ParameterError, short
@@ -306,8 +307,9 @@ def splat_weights(
             if "flow" not in maps:
                 maps["flow"] = _map(flow, "flow", shape, f"{where} has a flow rule").astype(np.float32, copy=False)
             lo, hi = layer.flow_range
-            d = np.log(np.maximum(maps["flow"], np.float32(lo)) * np.float32(1.0 / lo))
-            d *= np.float32(1.0 / np.log(hi / lo))
+            # log from core.exact: numpy's differs between CPUs
+            d = exact.log(np.maximum(maps["flow"], np.float32(lo)) * np.float32(1.0 / lo)).astype(np.float32)
+            d *= np.float32(1.0 / exact.log(hi / lo))
             np.clip(d, 0.0, 1.0, out=d)
             times(_follow(d, layer.flow))
         if layer.patchiness > 0.0:

@@ -19,6 +19,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from .. import exact
+
 #: Outline (u, v) of each leaf shape, counter-clockwise, and its triangles.
 SHAPES = {
     # base, right (two points), tip, left (two points)
@@ -32,7 +34,7 @@ SHAPES = {
 
 
 def _unit(a: npt.NDArray[np.float64]) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
-    n = np.sqrt(np.einsum("ij,ij->i", a, a))
+    n = np.sqrt(exact.dot_rows(a, a))
     return a / np.maximum(n, 1e-300)[:, None], n
 
 
@@ -59,7 +61,7 @@ def card_frames(
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
     """Unit H, U (made orthogonal to H) and A = H x U of each card, and which cards are drawable."""
     h, hn = _unit(headings)
-    up = ups - np.einsum("ij,ij->i", ups, h)[:, None] * h
+    up = ups - exact.dot_rows(ups, h)[:, None] * h
     up, un = _unit(up)
     ok = (hn > 1e-9) & (un > 1e-9) & (sizes * min(1.0, leaf_width) > tiny)
     return h, up, np.cross(h, up), ok
@@ -197,16 +199,16 @@ def polygon_plan(
 
     # UVs in the polygon's plane: v from the base toward the centroid, u across; fitted into [0, 1]^2
     centroid = np.add.reduceat(rel, start) / k[:, None]
-    along = centroid - np.einsum("ij,ij->i", centroid, normal)[:, None] * normal
+    along = centroid - exact.dot_rows(centroid, normal)[:, None] * normal
     along, length = _unit(along)
     weak = length <= tiny
     if weak.any():
         e = rel[start + 1][weak]
-        e -= np.einsum("ij,ij->i", e, normal[weak])[:, None] * normal[weak]
+        e -= exact.dot_rows(e, normal[weak])[:, None] * normal[weak]
         along[weak] = _unit(e)[0]
     across = np.cross(along, normal)  # across x along = normal: not mirrored from the front
-    x = np.einsum("ij,ij->i", rel, across[local])
-    y = np.einsum("ij,ij->i", rel, along[local])
+    x = exact.dot_rows(rel, across[local])
+    y = exact.dot_rows(rel, along[local])
     lo = np.column_stack([np.minimum.reduceat(x, start), np.minimum.reduceat(y, start)])
     hi = np.column_stack([np.maximum.reduceat(x, start), np.maximum.reduceat(y, start)])
     extent = hi - lo

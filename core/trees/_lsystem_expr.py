@@ -10,7 +10,7 @@ the functions in `FUNCTIONS`.  The walk rewrites the tree on the way:
 * formal parameter ``l`` -> ``_p0`` (its position in the predecessor),
 * constants and ``pi`` -> their float value (folded in, no lookup at run time),
 * integer literals -> floats, so parameters stay floats,
-* ``a ** b`` -> ``_pow(a, b)`` (``math.pow``: a float or an error, never complex),
+* ``a ** b`` -> ``_pow(a, b)`` (as ``math.pow``: a float or an error, never complex),
 * ``sin(x)`` -> ``_sin(x)`` (degrees), ``rand(lo, hi)`` -> ``_rand(_u, lo, hi)``,
 
 and `ast.unparse` gives the Python source that the rewriting engine pastes
@@ -24,6 +24,8 @@ import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+
+from .. import exact
 
 __all__ = [
     "ExpressionError",
@@ -87,32 +89,71 @@ def _check_size(text: str) -> None:
         )
 
 
+# Angles are degrees; a rule's numbers decide the tree's shape (and, through floor and the
+# conditions, its structure), so every function is core.exact's (the same bits on every CPU,
+# where the C library's math.sin and friends differ between machines).  An angle is first
+# reduced modulo 360 degrees, exactly (fmod is exact), so any size of angle works.  Errors are
+# the ones math raises: ValueError for a domain error, OverflowError for a range error.
+
+
+def _checked(value: float, *args: float) -> float:
+    if value != value and not any(a != a for a in args):
+        raise ValueError("math domain error")
+    if value in (math.inf, -math.inf) and all(math.isfinite(a) for a in args):
+        raise OverflowError("math range error")
+    return value
+
+
 def _sin(x: float) -> float:
-    return math.sin(math.radians(x))
+    return _checked(exact.sin(math.radians(math.fmod(float(x), 360.0))), x)
 
 
 def _cos(x: float) -> float:
-    return math.cos(math.radians(x))
+    return _checked(exact.cos(math.radians(math.fmod(float(x), 360.0))), x)
 
 
 def _tan(x: float) -> float:
-    return math.tan(math.radians(x))
+    return _checked(exact.tan(math.radians(math.fmod(float(x), 360.0))), x)
 
 
 def _asin(x: float) -> float:
-    return math.degrees(math.asin(x))
+    return math.degrees(_checked(exact.asin(float(x)), x))
 
 
 def _acos(x: float) -> float:
-    return math.degrees(math.acos(x))
+    return math.degrees(_checked(exact.acos(float(x)), x))
 
 
 def _atan(x: float) -> float:
-    return math.degrees(math.atan(x))
+    return math.degrees(exact.atan(float(x)))
 
 
 def _atan2(y: float, x: float) -> float:
-    return math.degrees(math.atan2(y, x))
+    return math.degrees(exact.atan2(float(y), float(x)))
+
+
+def _exp(x: float) -> float:
+    return _checked(exact.exp(float(x)), x)
+
+
+def _log(x: float) -> float:
+    if x <= 0.0:
+        raise ValueError("math domain error")
+    return exact.log(float(x))
+
+
+def _pow(a: float, b: float) -> float:
+    """``a ** b`` as ``math.pow`` (a float or an error: never complex), by core.exact.
+
+    A negative base needs an integral exponent (the sign from its parity), zero a non-negative one.
+    """
+    a, b = float(a), float(b)
+    if (a == 0.0 and b < 0.0) or (a < 0.0 and math.isfinite(b) and b != math.floor(b)):
+        raise ValueError("math domain error")
+    if a < 0.0 and abs(b) > exact.POW_SQUARING:  # an integral power of a negative base: the sign by parity
+        magnitude = _checked(exact.pow(-a, b), a, b)
+        return -magnitude if math.fmod(b, 2.0) != 0.0 else magnitude
+    return _checked(exact.pow(a, b), a, b)
 
 
 def _floor(x: float) -> float:
@@ -143,8 +184,8 @@ FUNCTIONS = {
     "max": (max, 2, None),
     "floor": (_floor, 1, 1),
     "ceil": (_ceil, 1, 1),
-    "exp": (math.exp, 1, 1),
-    "log": (math.log, 1, 1),
+    "exp": (_exp, 1, 1),
+    "log": (_log, 1, 1),
     "rand": (_rand, 2, 2),
 }
 #: Names with a meaning of their own: no formal parameter or constant may use them.
@@ -153,7 +194,7 @@ RESERVED = frozenset(FUNCTIONS) | {"pi", "and", "or", "not"}
 NAMESPACE = {
     "__builtins__": {},
     "float": float,
-    "_pow": math.pow,
+    "_pow": _pow,
     **{"_" + name: impl for name, (impl, _, _) in FUNCTIONS.items()},
 }
 
@@ -223,9 +264,17 @@ class _Rewriter:
         return ast.copy_location(method(node), node)
 
     def visit_Constant(self, node: ast.Constant) -> ast.expr:
-        if isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
-            raise ExpressionError(f"{node.value!r} is not a number")
-        return ast.Constant(float(node.value))
+        value = node.value
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ExpressionError(f"{value!r} is not a number")
+        try:
+            value = float(value)  # an integer literal of 309 digits or more has no float
+        except OverflowError:
+            value = math.inf
+        if not math.isfinite(value):
+            written = f"an integer of {len(str(node.value)):,} digits" if isinstance(node.value, int) else "a number"
+            raise ExpressionError(f"{written} is too large: numbers must be below 1.8e308 (float64)")
+        return ast.Constant(value)
 
     def visit_Name(self, node: ast.Name) -> ast.expr:
         name = node.id

@@ -37,6 +37,8 @@ import numpy.typing as npt
 
 from .._grid import ScalarT
 
+from .. import exact
+
 #: Radii below this (metres) are raised to it, so no ring collapses to a point.
 RADIUS_FLOOR = 1e-4
 #: Length of the tip cone that closes a chain, in units of its last ring's radius.
@@ -94,7 +96,7 @@ class TubePlan:
 
 
 def _unit(a: npt.NDArray[np.float64], eps: float = 1e-300) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
-    n = np.sqrt(np.einsum("ij,ij->i", a, a))
+    n = np.sqrt(exact.dot_rows(a, a))
     return a / np.maximum(n, eps)[:, None], n
 
 
@@ -179,7 +181,7 @@ def tube_plan(
     base_radius = np.where(side, np.minimum(radius, radius[p]), radius)  # read at heads
     seg = np.zeros(n)
     d = positions[has_parent] - positions[parents[has_parent]]
-    seg[has_parent] = np.sqrt(np.einsum("ij,ij->i", d, d))
+    seg[has_parent] = np.sqrt(exact.dot_rows(d, d))
     v = tree_scan(seg / (2 * math.pi * base_radius[head]), parents, np.add)
     survive = tree_scan(radius, parents, np.minimum)
     reach = tree_scan(seg, parents, np.add)
@@ -220,7 +222,7 @@ def tube_plan(
     size = max(1.0, float(np.abs(positions).max()))
     step = np.zeros(n_rings)
     dd = pos[1:] - pos[:-1]
-    step[1:] = np.sqrt(np.einsum("ij,ij->i", dd, dd))
+    step[1:] = np.sqrt(exact.dot_rows(dd, dd))
     keep = first | (step > MERGE_DISTANCE * size)
     pos, node, key = pos[keep], node[keep], key[keep]
     ring_radius, first = ring_radius[keep], first[keep]
@@ -236,7 +238,7 @@ def tube_plan(
     interior = np.flatnonzero(~first & ~last)
     if interior.size:
         a, b = dn[interior - 1], dn[interior]
-        bend[interior] = np.arctan2(np.linalg.norm(np.cross(a, b), axis=1), np.einsum("ij,ij->i", a, b))
+        bend[interior] = exact.atan2(np.linalg.norm(np.cross(a, b), axis=1), exact.dot_rows(a, b))
     turn = np.cumsum(bend)
     turn -= turn[start][chain]
     return TubePlan(
@@ -451,8 +453,8 @@ def tube_arrays(
 
     w = sides + 1
     angle = 2 * math.pi * np.arange(sides) / sides
-    cos = np.r_[np.cos(angle), 1.0]
-    sin = np.r_[np.sin(angle), 0.0]
+    sin, cos = exact.sincos(angle)
+    cos, sin = np.r_[cos, 1.0], np.r_[sin, 0.0]
     n_ring = r * w
     ring_v = vertices[:n_ring].reshape(r, w, 3)
     ring_n = normals[:n_ring].reshape(r, w, 3)

@@ -39,6 +39,7 @@ from typing import Any, TypeAlias
 import numpy as np
 import numpy.typing as npt
 
+from .. import exact
 from ..errors import ParameterError
 from .skeleton import Word
 
@@ -159,12 +160,10 @@ def module_table(
         if roll is not None:
             roll = roll[first]  # drawing moves are never merged
     ops = opcodes.tobytes().decode("ascii")
-    radians = np.radians(degrees)
-    cos1, sin1 = np.cos(radians).tolist(), np.sin(radians).tolist()
+    sin1, cos1 = (v.tolist() for v in exact.sincos(np.radians(degrees)))
     cos2 = sin2 = None
     if roll is not None:
-        roll = np.radians(roll)
-        cos2, sin2 = np.cos(roll).tolist(), np.sin(roll).tolist()
+        sin2, cos2 = (v.tolist() for v in exact.sincos(np.radians(roll)))
     numbers = args.tolist() if word.params is not None else [math.nan] * len(ops)
     return ops, index, cos1, sin1, cos2, sin2, numbers
 
@@ -288,7 +287,7 @@ def walk(
                 m = math.sqrt(tl * tl + tu * tu)  # |H x T|
                 if m > 1e-12:
                     a = e * m
-                    c, s = math.cos(a), math.sin(a)
+                    s, c = exact.sincos(a)
                     px, py, pz = (tx - th * hx) / m, (ty - th * hy) / m, (tz - th * hz) / m  # T's part normal to H
                     qx, qy, qz = (c - 1.0) * px - s * hx, (c - 1.0) * py - s * hy, (c - 1.0) * pz - s * hz
                     hx, hy, hz = c * hx + s * px, c * hy + s * py, c * hz + s * pz
@@ -358,7 +357,7 @@ def walk(
             f = args[k]
             step *= length_decay if f != f else f
         elif ch == "$":  # L = V x H / |V x H| with V = +Z; U = H x L
-            m = math.hypot(hx, hy)
+            m = exact.hypot(hx, hy)
             if m > 1e-9:
                 lx, ly, lz = -hy / m, hx / m, 0.0
                 ux, uy, uz = -hz * ly, hz * lx, hx * ly - hy * lx

@@ -21,11 +21,12 @@ folder (a ``[tree]`` table of ``TreeSpec`` fields plus a ``label``,
 ('F', 25.7)
 """
 
+import copy
 import dataclasses
 import functools
 import os
 import re
-import tomllib
+import stat
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -33,6 +34,7 @@ from typing import Any
 from .._checks import check_float
 from .._toml import toml_table
 from ..errors import ParameterError, short
+from ..files import parse_toml, read_toml
 from ..spec import (
     choice,
     colour,
@@ -75,6 +77,8 @@ LEAF_SHAPES = ("leaf", "card", "diamond")
 SEED = (0, 2**31 - 1)
 CONSTANT_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,31}$")
 SPECIES_NAME = re.compile(r"^[a-z0-9_]{1,48}$")
+#: Largest species file read (a species is a few kilobytes).
+MAX_SPECIES_BYTES = 1 << 20
 
 
 def check_constants(value: Any, name: str) -> tuple[tuple[str, float], ...]:
@@ -231,10 +235,7 @@ def dumps_spec(spec: TreeSpec) -> str:
 
 def loads_spec(text: str, *, source: str = "tree") -> TreeSpec:
     """Inverse of :func:`dumps_spec`."""
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as err:
-        raise ParameterError(f"{source}: not valid TOML: {err}") from None
+    data = parse_toml(text, source=source)
     table = dict(data.get("tree", {}))
     species = table.pop("species", "")
     spec = from_dict(table, prefix=f"{source}: tree.")
@@ -305,26 +306,54 @@ def species_names() -> list[str]:
     return sorted(names, key=lambda n: (group(n) != "game", group(n) == "~", n))
 
 
-def _read_species(name: str) -> dict[str, Any]:
-    if not isinstance(name, str) or not SPECIES_NAME.match(name) or not os.path.isfile(_species_path(name)):
-        known = (
-            [f[:-5] for f in sorted(os.listdir(SPECIES_DIR)) if f.endswith(".toml")]
-            if os.path.isdir(SPECIES_DIR)
-            else []
-        )
+def _unknown_species(name: object) -> ParameterError:
+    known = (
+        [f[:-5] for f in sorted(os.listdir(SPECIES_DIR)) if f.endswith(".toml")] if os.path.isdir(SPECIES_DIR) else []
+    )
+    return ParameterError(
+        f"species {short(name)} not found{did_you_mean(name, known)}; known species: {', '.join(known)}"
+    )
+
+
+#: A species file's ``(stamp, data, spec or None)``.
+_Entry = tuple[tuple[int, int, int], dict[str, Any], TreeSpec | None]
+#: Parsed species files, ``{path: (stamp, data, spec)}``: a file is read again only when its stamp
+#: (modification time, size, inode) changes; ``spec`` is its :class:`TreeSpec` once asked for.
+_SPECIES: dict[str, _Entry] = {}
+
+
+def _species_entry(name: str) -> _Entry:
+    """``(stamp, data, spec or None)`` of species ``name``: its file checked (a regular file of at
+    most :data:`MAX_SPECIES_BYTES`) every time, parsed only when it changed since the last read.
+
+    A recipe names species by identifier, a scatter layer's prop too, and each check of one lists
+    every species with its group: without the cache a demo run parsed the species files 917 times.
+    """
+    path = _species_path(name) if isinstance(name, str) and SPECIES_NAME.match(name) else None
+    try:
+        info = os.stat(path) if path is not None else None
+    except OSError:
+        info = None
+    if path is None or info is None or not stat.S_ISREG(info.st_mode):
+        raise _unknown_species(name)
+    if info.st_size > MAX_SPECIES_BYTES:
         raise ParameterError(
-            f"species {short(name)} not found{did_you_mean(name, known)}; known species: {', '.join(known)}"
+            f"species file {path!r} is {info.st_size:,} bytes; at most {MAX_SPECIES_BYTES:,} (is it a species?)"
         )
-    with open(_species_path(name), "rb") as fh:
-        try:
-            return tomllib.load(fh)
-        except tomllib.TOMLDecodeError as err:
-            raise ParameterError(f"species file {_species_path(name)!r} is not valid TOML: {err}") from None
+    stamp = (info.st_mtime_ns, info.st_size, info.st_ino)
+    entry = _SPECIES.get(path)
+    if entry is not None and entry[0] == stamp:
+        return entry
+    # read_checked re-checks what it opened (fstat): a FIFO swapped in after the stat is refused, not read
+    data = read_toml(path, name="species file", limit=MAX_SPECIES_BYTES, source=f"species file {name}.toml")
+    entry = (stamp, data, None)
+    _SPECIES[path] = entry
+    return entry
 
 
 def species_info(name: str) -> dict[str, str]:
     """``{"label", "group", "description"}`` of a species file."""
-    data = _read_species(name)
+    data = _species_entry(name)[1]
     return {
         "label": data.get("label", name.replace("_", " ").title()),
         "group": data.get("group", "game"),
@@ -334,8 +363,10 @@ def species_info(name: str) -> dict[str, str]:
 
 def species_spec(name: str) -> TreeSpec:
     """The :class:`TreeSpec` a species file describes (``species`` set to its identifier)."""
-    data = _read_species(name)
-    table = dict(data.get("tree", {}))
-    table.pop("species", None)
-    spec = from_dict(table, prefix=f"species {name}: tree.")
-    return dataclasses.replace(spec, species=name)
+    stamp, data, spec = _species_entry(name)
+    if spec is None:
+        table = copy.deepcopy(dict(data.get("tree", {})))
+        table.pop("species", None)
+        spec = dataclasses.replace(from_dict(table, prefix=f"species {name}: tree."), species=name)
+        _SPECIES[_species_path(name)] = (stamp, data, spec)  # a frozen spec: shared by every caller
+    return spec

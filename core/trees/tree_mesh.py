@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterable, Sequence
 import numpy as np
 import numpy.typing as npt
 
+from .. import exact
 from .._checks import Seed, check_array, check_float, check_int
 from ..errors import ParameterError
 from ..mesh import IndexedMesh, index_dtype
@@ -393,7 +394,8 @@ def billboard_mesh(vertices: npt.ArrayLike, *, planes: int = 2) -> IndexedMesh:
         raise ParameterError(f"vertices must span some width and height, got extents {(hi - lo).tolist()}")
     centre = (lo + hi) / 2
     phi = math.pi * np.arange(planes) / planes
-    along = np.column_stack([np.cos(phi), np.sin(phi), np.zeros(planes)])
+    sin, cos = exact.sincos(phi)
+    along = np.column_stack([cos, sin, np.zeros(planes)])
     front = np.cross(along, [0.0, 0.0, 1.0])  # along x up: quads below are CCW seen from here
     corner_u = np.array([0.0, 1.0, 1.0, 0.0])
     corner_v = np.array([0.0, 0.0, 1.0, 1.0])

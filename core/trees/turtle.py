@@ -254,7 +254,7 @@ def _check_tropism(tropism: Any, strength: float) -> tuple[float, float, float]:
     if len(values) != 3:
         raise ParameterError(f"tropism must be a 3-vector of numbers, got {tropism!r}")
     tx, ty, tz = (check_float(v, name=f"tropism[{i}]") for i, v in enumerate(values))
-    norm = math.hypot(tx, ty, tz)
+    norm = math.sqrt(tx * tx + ty * ty + tz * tz)  # not math.hypot: the C library's
     if norm == 0.0:
         if strength != 0.0:
             raise ParameterError(f"tropism must not be the zero vector when tropism_strength is {strength:g}")

@@ -19,7 +19,7 @@ from ._keys import MAX_COUNT, MAX_POINTS, check_classes, check_connect_points, c
 from ._overlapping import OverlappingResult, overlapping, overlapping_steps
 from ._patterns import extract_patterns, overlap_compatible, read_sample
 from ._png import read_png
-from ._solver import MAX_CELLS, SolveResult, solve, solve_steps
+from ._solver import MAX_CELLS, SolveResult, solve, solve_seconds, solve_steps
 from ._tiled import TiledResult, tiled, tiled_steps
 from ._tiled3d import Tiled3DResult, compatible3d, tiled3d, tiled3d_steps
 from ._tileset import CLASS_NAMES, SYMMETRIES, Tileset, load_tileset
@@ -30,6 +30,7 @@ __all__ = [
     "solve",
     "solve_steps",
     "MAX_CELLS",
+    "solve_seconds",
     "SolveResult",
     "tiled",
     "tiled_steps",

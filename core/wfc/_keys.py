@@ -30,7 +30,7 @@ def _class_key(key: object, name: str) -> str:
         return str(key)
     elif isinstance(key, str):
         k = key.strip().lower()
-        if k.lstrip("-").isdigit() and len(k) <= 12:
+        if k.lstrip("-").isascii() and k.lstrip("-").isdigit() and len(k) <= 12:  # not '²', which int() refuses
             return str(int(k))
         hexa = k[1:] if k.startswith("#") else k
         if len(hexa) in (6, 8) and all(c in "0123456789abcdef" for c in hexa):

@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import ParameterError, short
+from ..files import MAX_FILE_BYTES, read_checked
 from ._png import read_png
 
 __all__ = [
@@ -231,10 +232,7 @@ def read_sample(path: str | os.PathLike[str]) -> npt.NDArray[Any]:
     """
     path = pathlib.Path(path)
     name = f"sample {short(str(path))}"
-    try:
-        data = path.read_bytes()
-    except OSError as err:
-        raise ParameterError(f"{name} cannot be read: {err.strerror or err}") from None
+    data = read_checked(path, name="sample", limit=MAX_FILE_BYTES)
     if path.suffix.lower() != ".txt":
         return check_sample(read_png(data, name=name, max_side=MAX_SAMPLE_SIDE), name)
     try:

@@ -1,7 +1,14 @@
-"""A small PNG reader for sample images: 8-bit grey, RGB, RGBA or palette, not interlaced.
+"""A small PNG reader for sample images: every colour type and bit depth PNG allows, Adam7 too.
 
-Only the standard library's zlib and numpy, so core stays free of imaging libraries. The reverse of
-:func:`core.preview.png_bytes`; every malformed file is one :class:`~core.errors.ParameterError` line.
+Grey at 1, 2, 4, 8 or 16 bits, palette at 1, 2, 4 or 8, grey + alpha, RGB and RGBA at 8 or 16, each
+with or without a ``tRNS`` transparency, interlaced (Adam7) or not.  Only the standard library's
+zlib and numpy, so core stays free of imaging libraries. The reverse of :func:`core.preview.png_bytes`;
+every malformed file is one :class:`~core.errors.ParameterError` line (quoting nothing of the file).
+
+What comes back is 8-bit, as a sample compares colours (:func:`read_png`): grey samples of fewer bits
+are scaled to 0..255 (a 1-bit 1 is 255, a 4-bit 15 is 255: as 8-bit viewers show them), 16-bit
+samples rounded to the nearest 8-bit value (``v * 255 / 65535``: colours closer than an 8-bit step
+become one, as the reference WFC's 8-bit bitmaps see them); a palette picture is the palette's colours.
 """
 
 import struct
@@ -19,8 +26,13 @@ SIGNATURE = b"\x89PNG\r\n\x1a\n"
 #: Largest picture read (4096 x 4096) without ``max_side``: a bomb must not fill memory (a sample is
 #: smaller still: :func:`.read_sample` passes ``max_side=256``, :data:`._patterns.MAX_SAMPLE_SIDE`).
 MAX_PNG_PIXELS = 4096 * 4096
-#: Channels per colour type: grey, RGB, palette, RGBA (grey + alpha, type 4, is refused).
-CHANNELS = {0: 1, 2: 3, 3: 1, 6: 4}
+#: Samples per pixel of each colour type: grey, RGB, palette, grey + alpha, RGBA.
+CHANNELS = {0: 1, 2: 3, 3: 1, 4: 2, 6: 4}
+#: The bit depths PNG allows for each colour type.
+DEPTHS = {0: (1, 2, 4, 8, 16), 2: (8, 16), 3: (1, 2, 4, 8), 4: (8, 16), 6: (8, 16)}
+KIND_NAMES = {0: "grey", 2: "RGB", 3: "palette", 4: "grey + alpha", 6: "RGBA"}
+#: The seven passes of Adam7 interlacing: (first column, first row, column step, row step).
+ADAM7 = ((0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4), (0, 2, 2, 4), (1, 0, 2, 2), (0, 1, 1, 2))
 
 
 def _chunks(data: bytes, name: str) -> Iterator[tuple[bytes, bytes]]:
@@ -43,7 +55,8 @@ def _chunks(data: bytes, name: str) -> Iterator[tuple[bytes, bytes]]:
 
 
 def _unfilter(raw: npt.NDArray[np.uint8], rows: int, stride: int, bpp: int, name: str) -> npt.NDArray[np.uint8]:
-    """Undo the per-row filters (0 none, 1 sub, 2 up, 3 average, 4 Paeth) into (rows, stride) uint8."""
+    """Undo the per-row filters (0 none, 1 sub, 2 up, 3 average, 4 Paeth) into (rows, stride) uint8;
+    ``bpp`` is the bytes a filter reaches back (a whole pixel's, at least 1)."""
     lines = raw.reshape(rows, stride + 1)
     kinds, lines = lines[:, 0], lines[:, 1:]
     if kinds.max(initial=0) > 4:
@@ -74,14 +87,49 @@ def _unfilter(raw: npt.NDArray[np.uint8], rows: int, stride: int, bpp: int, name
     return out[1:]
 
 
+def _samples(lines: npt.NDArray[np.uint8], rows: int, cols: int, depth: int, channels: int) -> npt.NDArray[np.uint16]:
+    """(rows, cols, channels) uint16 sample values of unfiltered scanlines ``lines`` (rows, stride) uint8."""
+    if depth == 8:
+        return lines[:, : cols * channels].reshape(rows, cols, channels).astype(np.uint16)
+    if depth == 16:
+        pairs = lines[:, : cols * channels * 2].reshape(rows, cols * channels, 2).astype(np.uint16)
+        return (pairs[..., 0] << 8 | pairs[..., 1]).reshape(rows, cols, channels)
+    bits = np.unpackbits(lines, axis=1)[:, : cols * depth].reshape(rows, cols, depth)  # one channel below 8 bits
+    weights = (1 << np.arange(depth - 1, -1, -1)).astype(np.uint16)
+    return (bits.astype(np.uint16) * weights).sum(axis=2, dtype=np.uint16)[..., None]
+
+
+def _passes(rows: int, cols: int, interlace: int) -> list[tuple[int, int, int, int, int, int]]:
+    """``(x0, y0, dx, dy, pass rows, pass cols)`` of each pass holding pixels (one pass without interlacing)."""
+    if not interlace:
+        return [(0, 0, 1, 1, rows, cols)]
+    out = []
+    for x0, y0, dx, dy in ADAM7:
+        prows, pcols = -(-(rows - y0) // dy) if rows > y0 else 0, -(-(cols - x0) // dx) if cols > x0 else 0
+        if prows and pcols:  # an empty pass has no bytes at all, not even filter bytes
+            out.append((x0, y0, dx, dy, prows, pcols))
+    return out
+
+
+def _to_8_bits(values: npt.NDArray[np.uint16], depth: int, colour: int) -> npt.NDArray[np.uint8]:
+    """uint8 of sample ``values`` (uint16) at ``depth`` bits (see the module docstring); palette indices stay."""
+    if depth == 8 or colour == 3:
+        return values.astype(np.uint8)
+    if depth < 8:
+        return (values * (255 // ((1 << depth) - 1))).astype(np.uint8)
+    return ((values.astype(np.uint32) * 255 + 32767) // 65535).astype(np.uint8)
+
+
 def read_png(data: bytes, *, name: str = "sample", max_side: int | None = None) -> npt.NDArray[np.uint8]:
     """Decode PNG bytes to a uint8 array: (rows, cols) grey, (rows, cols, 3) RGB or palette, (rows, cols, 4) RGBA.
 
     Parameters
     ----------
     data : bytes
-        The whole file. 8-bit samples, not interlaced; ancillary chunks are skipped (a palette's
-        transparency too).
+        The whole file: any colour type at any bit depth PNG allows, interlaced or not (see the module
+        docstring for how samples of other than 8 bits become 8).  A ``tRNS`` transparency makes the
+        picture RGBA (grey and RGB: alpha 0 on the colour it names; palette: its alphas), as does grey
+        + alpha (the grey in red, green and blue).  Other ancillary chunks are skipped.
     name : str
         What error messages call the file.
     max_side : int, optional
@@ -98,8 +146,8 @@ def read_png(data: bytes, *, name: str = "sample", max_side: int | None = None) 
         raise ParameterError(f"{name} must be the bytes of a PNG file, got {type(data).__name__}")
     data = bytes(data)
     if not data.startswith(SIGNATURE):
-        raise ParameterError(f"{name} is not a PNG file (no PNG signature), starts with {short(data[:8])}")
-    header, palette, idat = None, None, []
+        raise ParameterError(f"{name} is not a PNG file (no PNG signature)")
+    header, palette, trns, idat = None, None, None, []
     for tag, body in _chunks(data, name):
         if tag == b"IHDR":
             if len(body) != 13:
@@ -108,45 +156,82 @@ def read_png(data: bytes, *, name: str = "sample", max_side: int | None = None) 
         elif header is None:
             raise ParameterError(f"{name} is not a valid PNG: {short(tag)} comes before IHDR")
         elif tag == b"PLTE":
-            if len(body) % 3 or not body:
+            if len(body) % 3 or not body or len(body) > 768:
                 raise ParameterError(f"{name} is not a valid PNG: a palette of {len(body)} bytes")
             palette = np.frombuffer(body, np.uint8).reshape(-1, 3)
+        elif tag == b"tRNS":
+            trns = body
         elif tag == b"IDAT":
             idat.append(body)
     if header is None:
         raise ParameterError(f"{name} is not a valid PNG: no IHDR")
     cols, rows, depth, colour, compression, filtering, interlace = header
-    if depth != 8 or colour not in CHANNELS:
-        kind = "grey + alpha" if colour == 4 else f"colour type {colour}"
+    if colour not in DEPTHS or depth not in DEPTHS[colour]:
+        kind = KIND_NAMES.get(colour, f"colour type {colour}")
         raise ParameterError(
-            f"{name} must be an 8-bit grey, RGB, RGBA or palette PNG, got {kind} at {depth} bits per sample"
+            f"{name} is not a valid PNG: {kind} at {depth} bits per sample "
+            "(PNG allows grey at 1, 2, 4, 8, 16; palette at 1, 2, 4, 8; RGB, grey + alpha, RGBA at 8, 16)"
         )
-    if interlace or compression or filtering:
-        raise ParameterError(f"{name} must be a non-interlaced PNG (save it without interlacing)")
+    if compression or filtering or interlace > 1:
+        raise ParameterError(
+            f"{name} is not a valid PNG: compression {compression}, filter method {filtering}, interlace {interlace}"
+        )
     if max_side is not None and not (1 <= rows <= max_side and 1 <= cols <= max_side):
         raise ParameterError(f"{name} must be 1 to {max_side} pixels a side, got {cols} x {rows}")
     if not 1 <= rows * cols <= MAX_PNG_PIXELS or rows == 0 or cols == 0:
         raise ParameterError(f"{name} must have 1 to {MAX_PNG_PIXELS:,} pixels (4096 x 4096), got {cols} x {rows}")
     if colour == 3 and palette is None:
         raise ParameterError(f"{name} is not a valid PNG: a palette picture without PLTE")
-    bpp = CHANNELS[colour]
-    stride = cols * bpp
-    expected = rows * (stride + 1)
+    channels = CHANNELS[colour]
+    bits = depth * channels
+    bpp = max(1, bits // 8)
+    passes = _passes(rows, cols, interlace)
+    sizes = [prows * (-(-pcols * bits // 8) + 1) for *_, prows, pcols in passes]
+    expected = sum(sizes)
     try:
-        inflater = zlib.decompressobj()
-        raw = inflater.decompress(b"".join(idat), expected)
+        raw = zlib.decompressobj().decompress(b"".join(idat), expected)
     except zlib.error as err:
         raise ParameterError(f"{name} is not a valid PNG: its image data does not decompress ({err})") from None
     if len(raw) != expected:
         raise ParameterError(f"{name} is not a valid PNG: {len(raw):,} bytes of image data, expected {expected:,}")
-    pixels = _unfilter(np.frombuffer(raw, np.uint8), rows, stride, bpp, name)
-    if colour == 0:
-        return pixels
+    values = np.zeros((rows, cols, channels), np.uint16)
+    at = 0
+    for (x0, y0, dx, dy, prows, pcols), size in zip(passes, sizes):
+        stride = -(-pcols * bits // 8)
+        lines = _unfilter(np.frombuffer(raw, np.uint8, size, at), prows, stride, bpp, name)
+        values[y0::dy, x0::dx] = _samples(lines, prows, pcols, depth, channels)
+        at += size
+    return _pixels(values, depth, colour, palette, trns, name)
+
+
+def _pixels(
+    values: npt.NDArray[np.uint16], depth: int, colour: int, palette: npt.NDArray[np.uint8] | None, trns: bytes | None, name: str
+) -> npt.NDArray[np.uint8]:
+    """The picture of sample ``values`` (rows, cols, channels) uint16: see :func:`read_png`."""
     if colour == 3:
-        assert palette is not None  # checked above
-        if int(pixels.max()) >= len(palette):
-            raise ParameterError(
-                f"{name} is not a valid PNG: index {int(pixels.max())} past a palette of {len(palette)}"
-            )
-        return palette[pixels]
-    return pixels.reshape(rows, cols, bpp)
+        assert palette is not None  # read_png refuses a palette picture without PLTE
+        index = values[..., 0]
+        if int(index.max()) >= len(palette):
+            top = int(index.max())
+            raise ParameterError(f"{name} is not a valid PNG: index {top} past a palette of {len(palette)}")
+        if trns is None:
+            return palette[index]
+        alpha = np.full(len(palette), 255, np.uint8)
+        alpha[: min(len(trns), len(palette))] = np.frombuffer(trns[: len(palette)], np.uint8)
+        return np.concatenate([palette, alpha[:, None]], axis=1)[index]
+    key = None
+    if trns is not None and colour in (0, 2):
+        if len(trns) != 2 * CHANNELS[colour]:
+            raise ParameterError(f"{name} is not a valid PNG: a tRNS of {len(trns)} bytes for {KIND_NAMES[colour]}")
+        key = np.array(struct.unpack(f">{CHANNELS[colour]}H", trns), np.uint16)
+    pixels = _to_8_bits(values, depth, colour)
+    if colour == 0 and key is None:
+        return pixels[..., 0]
+    if colour in (0, 4):  # grey (+ alpha): the grey in red, green and blue
+        grey = pixels[..., :1]
+        alpha = pixels[..., 1:] if colour == 4 else None
+        pixels = np.concatenate([grey, grey, grey] + ([alpha] if alpha is not None else []), axis=2)
+    if key is not None:  # grey or RGB with tRNS: alpha 0 where the sample values are the key's
+        clear = (values == key).all(axis=2)
+        pixels = np.concatenate([pixels, np.where(clear, 0, 255).astype(np.uint8)[..., None]], axis=2)
+    return pixels

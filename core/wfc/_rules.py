@@ -8,7 +8,6 @@ the search uses its complement, the set's *kills*: the AND of one table entry pe
 of the sums.
 """
 
-import math
 from bisect import bisect_right
 from collections.abc import Sequence
 from functools import reduce
@@ -19,6 +18,8 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+
+from .. import exact
 
 __all__ = ["Rules", "pack"]
 
@@ -84,7 +85,7 @@ class Rules:
         # integer weights (7 significant digits) and fixed-point w log w: sums exact in any order
         iw = np.maximum(1, np.rint(weights * (_WEIGHT_UNIT / weights.max()))).astype(np.int64)
         self.weights = iw.tolist()
-        wlogw = [round(w * math.log(w) * _FIXED) for w in self.weights]
+        wlogw = [round(w * exact.log(float(w)) * _FIXED) for w in self.weights]
         bits = (np.arange(256)[:, None] >> np.arange(8)) & 1  # (256, 8)
         per_byte = np.zeros((self.nbytes * 8, 2), np.int64)
         per_byte[:p, 0], per_byte[:p, 1] = iw, wlogw
@@ -139,15 +140,16 @@ class Rules:
     def entropies(self, masks: Sequence[int]) -> npt.NDArray[np.float64]:
         """Shannon entropy of each weighted set of ``masks`` (a list of non-empty integers) as a
         float64 array, inf for a set of one pattern: exact integer sums of the weights and of the
-        fixed-point ``w log w`` per byte, gathered in one numpy pass; then ``math.log`` of the
-        weight sum (not ``np.log``: the same digits on every CPU) less the quotient of the sums
-        as floats, the same operations as :meth:`entropy`, so the same values."""
+        fixed-point ``w log w`` per byte, gathered in one numpy pass; then the log of the weight
+        sum (core.exact's: neither numpy's nor the C library's log gives the same digits on every
+        machine) less the quotient of the sums as floats, the same operations as :meth:`entropy`,
+        so the same values."""
         nb = self.nbytes
         data = b"".join([m.to_bytes(nb, "little") for m in masks])
         index = np.frombuffer(data, np.uint8).reshape(len(masks), nb) + self._byte_offsets
         counted = self._flat_wc[index].sum(1)  # the sum of w, shifted, and the pattern count
         sw = counted >> self._count_bits
-        logs = np.fromiter(map(math.log, sw.tolist()), np.float64, len(masks))
+        logs = exact.log(sw.astype(np.float64))  # weight sums below 2**53: exact as floats
         out = logs - self._flat_wlogw[index].sum(1).astype(np.float64) / (sw * _FIXED).astype(np.float64)
         out[counted & ((1 << self._count_bits) - 1) == 1] = np.inf
         return out
@@ -159,7 +161,7 @@ class Rules:
             data = m.to_bytes(self.nbytes, "little")
             sw = sum(map(_item, self._w_bytes, data))
             swl = sum(map(_item, self._wlogw_bytes, data))
-            e = math.log(sw) - float(swl) / float(sw * _FIXED)
+            e = exact.log(float(sw)) - float(swl) / float(sw * _FIXED)
             if len(self._entropy) < _CACHED:
                 self._entropy[m] = e
         return e

@@ -36,12 +36,19 @@ from ._search import Search
 if TYPE_CHECKING:
     from ._constraints import Constraint
 
-__all__ = ["solve", "solve_steps", "SolveResult", "OPPOSITE", "DX", "DY", "DZ", "MAX_CELLS"]
+__all__ = ["solve", "solve_steps", "SolveResult", "OPPOSITE", "DX", "DY", "DZ", "MAX_CELLS", "solve_seconds"]
 
 #: Most cells one solve takes: its wave, neighbours, undo log and entropies take about 1 KB a cell.
 MAX_CELLS = 1 << 20
 #: Most cells x patterns of a model's (cells, P) bool masks (the allowed patterns of every cell).
 MAX_CELL_PATTERNS = 1 << 26
+
+#: The cost model of one attempt (:func:`solve_seconds`), process CPU seconds: per cell, per cell and
+#: pattern, and per cell squared with each global constraint (whose checks read the whole wave every
+#: few choices). Fitted to solves of 64^2 to 256^2 cells, 10 to 419 patterns (bench/bench_wfc_cost.py).
+SECONDS_PER_CELL = 8e-6
+SECONDS_PER_CELL_PATTERN = 0.45e-6
+SECONDS_PER_CELL_SQUARED = {"connected": 7e-9, "counts": 3e-9}
 
 #: Offsets of the directions 0 east (+x), 1 south (+y, row + 1), 2 west, 3 north, 4 up (+z), 5 down.
 DX = (1, 0, -1, 0, 0, 0)
@@ -161,6 +168,27 @@ def check_cells(width: int, height: int, depth: int = 1, patterns: int | None = 
             " holds (one byte each): solve a smaller grid or use fewer tiles"
         )
     return cells
+
+
+def solve_seconds(cells: int, patterns: int, *, connected: bool = False, counts: bool = False) -> float:
+    """About how many seconds of CPU one attempt of a solve of ``cells`` cells with ``patterns``
+    patterns takes (the machine of the bench; a solve that backtracks or restarts takes longer):
+    ``cells x (SECONDS_PER_CELL + patterns x SECONDS_PER_CELL_PATTERN)``, plus ``cells**2`` times
+    :data:`SECONDS_PER_CELL_SQUARED` of each global constraint asked for (``connected``, ``counts``).
+    Measured against it (bench/bench_wfc_cost.py, process CPU at load 11-13): 0.5x to 1.1x at 256^2
+    without constraints (pipes, roads, dungeon, blocks3d, flowers, rooms, hills, town; 1024^2 pipes
+    took 14 s, the model says 16 s), 0.4x to 0.9x at 256^2 with connected or counts (up to 1.75x at
+    64^2, where a few backtracks weigh more).
+
+    >>> round(solve_seconds(1024 * 1024, 16)), round(solve_seconds(256 * 256, 32, connected=True))
+    (16, 32)
+    """
+    cells = int(cells)
+    seconds = cells * (SECONDS_PER_CELL + int(patterns) * SECONDS_PER_CELL_PATTERN)
+    for name, asked in (("connected", connected), ("counts", counts)):
+        if asked:
+            seconds += cells * cells * SECONDS_PER_CELL_SQUARED[name]
+    return seconds
 
 
 def _cell_xy(cell: int, width: int, height: int, depth: int) -> tuple[int, ...]:

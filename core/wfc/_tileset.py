@@ -62,7 +62,6 @@ that turning it about its origin keeps it in its cell.
 """
 
 import os
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NoReturn
@@ -71,6 +70,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import ParameterError, short
+from ..files import MAX_FILE_BYTES, parse_toml, read_checked
 
 __all__ = ["Tileset", "load_tileset", "SYMMETRIES", "CLASS_NAMES"]
 
@@ -236,24 +236,12 @@ def _read(path_or_text: str | os.PathLike[str]) -> tuple[str, dict[str, Any]]:
         isinstance(path_or_text, str) and "\n" not in path_or_text and "=" not in path_or_text
     ):
         path = os.fspath(path_or_text)
-        try:
-            with open(path, "rb") as f:
-                data = f.read()
-        except OSError as e:
-            raise ParameterError(f"tileset file {short(path)} cannot be read: {e.strerror}") from None
-        source, text = os.path.basename(path), data.decode("utf-8", errors="replace")
-    elif isinstance(path_or_text, str):
-        source, text = "tileset", path_or_text
-    else:
-        raise ParameterError(f"tileset must be a path or TOML text, got {type(path_or_text).__name__}")
-    try:
-        return source, tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        _fail(source, f"not valid TOML: {e}")
-    except RecursionError:  # tomllib parses nested arrays and inline tables recursively
-        raise ParameterError(f"{source}: values nest too deeply") from None
-    except ValueError:  # tomllib's int() of more than 4,300 digits (Python's limit on int conversion)
-        raise ParameterError(f"{source}: not valid TOML: a number is too long (more than 4,300 digits)") from None
+        source = os.path.basename(path)
+        data = read_checked(path, name="tileset file", limit=MAX_FILE_BYTES)
+        return source, parse_toml(data.decode("utf-8", errors="replace"), source=source)
+    if isinstance(path_or_text, str):
+        return "tileset", parse_toml(path_or_text, source="tileset")
+    raise ParameterError(f"tileset must be a path or TOML text, got {type(path_or_text).__name__}")
 
 
 def load_tileset(path_or_text: str | os.PathLike[str]) -> Tileset:
@@ -449,11 +437,11 @@ def _variant(source: str, where: str, value: str, first: Mapping[str, tuple[int,
     if not isinstance(value, str):
         _fail(source, f"{where} must be a tile name, got {short(value)}")
     base, _, k = value.rpartition(" ")
-    if base in first and k.isdigit():
+    if base in first and k.isascii() and k.isdigit():  # not '²', which int() refuses
         start, symmetry = first[base]
         n = len(_VARIANTS[symmetry][0])
-        if int(k) >= n:
-            _fail(source, f"{where}: tile {base!r} (symmetry {symmetry!r}) has variants 0..{n - 1}, got {value!r}")
+        if len(k) > 2 or int(k) >= n:  # never int() of thousands of digits
+            _fail(source, f"{where}: tile {base!r} (symmetry {symmetry!r}) has variants 0..{n - 1}, got {short(value)}")
         return start, symmetry, int(k)
     if value in first:
         start, symmetry = first[value]

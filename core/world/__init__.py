@@ -9,12 +9,15 @@ agree at the borders before they are blended.
 
 The executors that run the plan (serial, threads, Dask), the driver and the world JSON are in
 ``_executors``, ``_driver`` and ``_world_json``; the ``[world]`` recipe section (:class:`WorldSpec`,
-its ``LIMITS``, ``from_dict``/``to_dict`` and the tiled world's checks) in :mod:`.spec`.
+its ``LIMITS``, ``from_dict``/``to_dict`` and the tiled world's checks) in :mod:`.spec`; the sections
+built once for the whole world (``[[trees]]``, ``[[level]]``: :func:`once_sections`) and their files'
+record in ``_once``.
 """
 
 from ._driver import WorldRun, WorldTaskFn, cache_folder, run_world
 from ._executors import MAX_WORKERS, Cancelled, SerialExecutor, ThreadExecutor, check_tasks, check_workers
 from ._grid import MIN_HALO_CELLS, WorldGrid, halo_cells, parse_tile_range, tile_base, world_grid
+from ._once import once_names, once_sections, verify_once, with_once, without_once
 from ._plan import Task, plan_world, run_task, tile_deps
 from ._stitch import seam_report
 from ._tile import tile_layers
@@ -23,6 +26,8 @@ from ._world_json import (
     read_world_json,
     recipe_digest,
     verify_tiles,
+    verify_world_files,
+    with_records,
     world_json,
     world_json_path,
     write_world_json,
@@ -67,6 +72,11 @@ __all__ = [
     "tile_deps",
     "seam_report",
     "tile_layers",
+    "once_sections",
+    "without_once",
+    "once_names",
+    "verify_once",
+    "with_once",
     "SerialExecutor",
     "ThreadExecutor",
     "Cancelled",
@@ -77,6 +87,8 @@ __all__ = [
     "world_json_path",
     "read_world_json",
     "write_world_json",
+    "verify_world_files",
+    "with_records",
     "verify_tiles",
     "file_record",
     "recipe_digest",

@@ -13,7 +13,10 @@
    complete (and the windows and neighbour tiles they need).
 3. The executor runs them; after every finished tile the world JSON is
    rewritten atomically, so a run that is killed or cancelled keeps every tile
-   it finished, and the next run skips them.
+   it finished, and the next run skips them.  An earlier world JSON stays as it
+   was until this run has finished a tile (or ends without building one): a
+   run of a changed recipe that fails before its first tile (a full disk,
+   Ctrl-C, a refused worker) leaves the earlier world described.
 4. The cache folder (``<out_dir>/.<name>_world_cache``) holds every tile's
    erosion window and border props.  A tile's files there are deleted as soon
    as nothing needs them any more (:class:`CacheRelease`): every task of the
@@ -52,10 +55,19 @@ from ..errors import ParameterError, short
 from ..unity import write_bytes_atomic
 from ._executors import Executor, SerialExecutor, ThreadExecutor
 from ._grid import WorldGrid, parse_tile_range, world_grid
+from ._once import carry_once, without_once
 from ._plan import Task, neighbourhood, plan_world, run_task
 from ._tile import border_path, load_border
 from ._window import window_path
-from ._world_json import read_world_json, recipe_digest, verify_tiles, world_json, world_json_path, write_world_json
+from ._world_json import (
+    read_world_json,
+    recipe_digest,
+    verify_tiles,
+    verify_world_files,
+    world_json,
+    world_json_path,
+    write_world_json,
+)
 
 if TYPE_CHECKING:
     from ..recipe import Recipe  # the recipe reads this package's spec
@@ -382,7 +394,8 @@ def run_world(
     Parameters
     ----------
     recipe : Recipe
-        A recipe with ``[world] tiles``.
+        A recipe with ``[world] tiles``; its sections built once (``once_sections``) are not the
+        tiles' (the Blender side builds them) and not part of the world JSON's ``recipe_sha256``.
     out_dir : str
         Output folder (created if missing).
     name : str
@@ -401,6 +414,7 @@ def run_world(
     run : WorldRun
     """
     start = time.perf_counter()
+    recipe = without_once(recipe)  # the tiles never read the sections built once ([[trees]], [[level]])
     grid = world_grid(recipe)
     chosen = _chosen(tiles, grid)
     executor = SerialExecutor() if executor is None else executor
@@ -409,10 +423,14 @@ def run_world(
     digest = recipe_digest(recipe)
     earlier = read_world_json(path)
     files = verify_tiles(out_dir, earlier, recipe_sha256=digest)
+    world_files = verify_world_files(out_dir, earlier, recipe_sha256=digest)  # the prop library ...: kept
     skipped = tuple(t for t in chosen if t in files)
     seed = recipe.world.seed
-    document = world_json(grid, name=name, seed=seed, recipe_sha256=digest, files=files)
-    write_world_json(path, document)
+    document = world_json(grid, name=name, seed=seed, recipe_sha256=digest, files=files, world_files=world_files)
+    document = carry_once(document, earlier)  # the files of [[trees]] and [[level]]: listed while in the folder
+    written = earlier is None  # the earlier world JSON is kept until this run completes a tile (or ends)
+    if written:
+        write_world_json(path, document)
     cache_dir = cache_folder(out_dir, name)
     todo = tuple(t for t in chosen if t not in files)
     results: dict[tuple[int, ...], dict[str, Any]] = {}
@@ -426,16 +444,22 @@ def run_world(
         release.sweep()
 
         def on_result(task: Task, result: dict[str, Any]) -> None:
-            nonlocal document
+            nonlocal document, written
             if task.kind == "tile" and task.write:
                 files[tuple(task.tile)] = result["files"]
                 results[tuple(task.tile)] = result
-                document = world_json(grid, name=name, seed=seed, recipe_sha256=digest, files=files)
+                document = world_json(
+                    grid, name=name, seed=seed, recipe_sha256=digest, files=files, world_files=world_files
+                )
+                document = carry_once(document, earlier)
                 write_world_json(path, document)
+                written = True
             release.finished(task)  # after the record: a kill in between leaves a file, never a gap
 
         fn = WorldTaskFn(recipe, out_dir=out_dir, name=name, cache_dir=cache_dir)
         executor.run(tasks, fn, progress=progress, cancel=cancel, on_result=on_result)
+    if not written:  # nothing built (every chosen tile complete): the document of what was verified
+        write_world_json(path, document)
     complete = all(t in files for t in grid.tiles())
     if complete and os.path.isdir(cache_dir) and not os.path.islink(cache_dir):
         shutil.rmtree(cache_dir, ignore_errors=True)

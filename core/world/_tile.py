@@ -131,7 +131,7 @@ def tile_layers(
             del metres, inner
             given["eroded"] = acc.pop("eroded")[1:-1, 1:-1].astype(np.float32)
             given["deposited"] = acc.pop("deposited")[1:-1, 1:-1].astype(np.float32)
-            area = grid.cell_size**2  # the blend of the windows' ledgers: what the tile shows moved
+            area = grid.cell_size * grid.cell_size  # the blend of the windows' ledgers: what the tile shows moved
             given["ledger"] = {
                 "eroded": float(given["eroded"].sum(dtype=np.float64) * area),
                 "deposited": float(given["deposited"].sum(dtype=np.float64) * area),

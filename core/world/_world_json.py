@@ -6,7 +6,9 @@ its Terrain position ``(x S, 0, z S)`` and its neighbours in the order of
 ``Terrain.SetNeighbors(left, top, right, bottom)`` (left ``x - 1``, top
 ``z + 1``, right ``x + 1``, bottom ``z - 1``; null outside the grid).  Each
 tile lists its files with their sizes and SHA-256, which is what a resumed run
-checks (:func:`verify_tiles`) before it skips the tile.  ``recipe_sha256``
+checks (:func:`verify_tiles`) before it skips the tile; the world's own files
+(the prop library, ``recipe.toml``) are listed the same way in the top-level
+``files``, so the document lists every file of the world but itself.  ``recipe_sha256``
 (:func:`recipe_digest`) ties the files to the recipe that made them: a run of a
 different recipe rebuilds every tile.
 
@@ -24,10 +26,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from .. import recipe as core_recipe
+from ..files import read_checked
 from ..unity import write_bytes_atomic
 from ..unity_package import alphamap_side, heightmap_side
 from ._grid import WorldGrid, tile_base
@@ -42,12 +45,16 @@ __all__ = [
     "read_world_json",
     "write_world_json",
     "verify_tiles",
+    "verify_world_files",
+    "with_records",
     "file_record",
     "recipe_digest",
 ]
 
 #: ``format`` and ``version`` of the world JSON.
 FORMAT = ("worldseed-world", 1)
+#: Largest world JSON read (a 64 x 64 grid of tiles with a dozen files each is about 15 MB).
+MAX_WORLD_JSON_BYTES = 1 << 28
 #: Bytes read at a time while hashing a file.
 CHUNK = 1 << 20
 
@@ -75,7 +82,13 @@ def file_record(path: str) -> dict[str, Any]:
 
 
 def world_json(
-    grid: WorldGrid, *, name: str, seed: int, recipe_sha256: str, files: Mapping[tuple[int, ...], Any] | None = None
+    grid: WorldGrid,
+    *,
+    name: str,
+    seed: int,
+    recipe_sha256: str,
+    files: Mapping[tuple[int, ...], Any] | None = None,
+    world_files: Iterable[Mapping[str, Any]] = (),
 ) -> dict[str, Any]:
     """The world JSON document (a dict) of ``grid``.
 
@@ -91,6 +104,10 @@ def world_json(
     files : dict, optional
         ``{(x, z): [{"name", "bytes", "sha256"}, ...]}`` of the complete tiles; every other tile is
         listed with ``"complete": false`` and no files.
+    world_files : sequence of dict, optional
+        ``{"name", "bytes", "sha256"}`` of the world's own files (the prop library
+        ``<name>_props.fbx``, ``recipe.toml``): the document's top-level ``files``, so that it lists
+        every file of the world but itself.
 
     Returns
     -------
@@ -130,6 +147,7 @@ def world_json(
         "heightmap_resolution": heightmap_side(grid.resolution),
         "alphamap_resolution": alphamap_side(grid.resolution),
         "unity_import": {"depth": 16, "byte_order": "Windows", "flip_vertically": False, "naming": f"{name}_X_Z"},
+        "files": [dict(f) for f in world_files],
         "tiles": tiles,
     }
 
@@ -140,11 +158,11 @@ def write_world_json(path: str, document: Mapping[str, Any]) -> int:
 
 
 def read_world_json(path: str) -> dict[str, Any] | None:
-    """The world JSON at ``path``, or None when it is missing, unreadable or not a world JSON."""
+    """The world JSON at ``path``, or None when it is missing, unreadable, no regular file (a FIFO
+    there must not hang the run), larger than :data:`MAX_WORLD_JSON_BYTES` or not a world JSON."""
     try:
-        with open(path, "rb") as fh:
-            document = json.loads(fh.read().decode("utf-8"))
-    except (OSError, ValueError):
+        document = json.loads(read_checked(path, name="world JSON", limit=MAX_WORLD_JSON_BYTES).decode("utf-8"))
+    except ValueError:  # ParameterError (missing, no regular file, too large) or no JSON
         return None
     if not isinstance(document, dict) or (document.get("format"), document.get("version")) != FORMAT:
         return None
@@ -170,6 +188,49 @@ def _tile_files(entry: Mapping[str, Any]) -> list[tuple[str, int, str]] | None:
     return out
 
 
+def _verified(out_dir: str, files: Iterable[tuple[str, int, str]]) -> bool:
+    """Whether every ``(name, bytes, sha256)`` of ``files`` is a regular file in ``out_dir`` with that
+    size and SHA-256 (the size first: a truncated file costs no hashing)."""
+    for name, size, digest in files:
+        path = os.path.join(out_dir, name)
+        try:
+            if not os.path.isfile(path) or os.path.getsize(path) != size or file_record(path)["sha256"] != digest:
+                return False
+        except OSError:
+            return False
+    return True
+
+
+def verify_world_files(
+    out_dir: str, document: Mapping[str, Any] | None, *, recipe_sha256: str | None = None
+) -> list[dict[str, Any]]:
+    """The records of ``document``'s top-level ``files`` (the world's own files) that are in ``out_dir``
+    with the listed size and SHA-256, for the same ``recipe_sha256`` when given (else none)."""
+    if document is None or (recipe_sha256 is not None and document.get("recipe_sha256") != recipe_sha256):
+        return []
+    files = _tile_files({"files": document.get("files")}) or []
+    return [{"name": n, "bytes": s, "sha256": d} for n, s, d in files if _verified(out_dir, [(n, s, d)])]
+
+
+def with_records(
+    document: Mapping[str, Any], *, tiles: Mapping[tuple[int, int], str] | None = None, files: Iterable[str] = ()
+) -> dict[str, Any]:
+    """A copy of the world JSON ``document`` with the records (:func:`file_record`) of more files: ``tiles``
+    ``{(x, z): path}`` added to (or replacing the same name in) a tile's files (its FBX), ``files``
+    (paths) to the top-level ``files`` (the prop library, recipe.toml).  The paths may be staged
+    files: a record names the file without its folder."""
+    doc = json.loads(json.dumps(document))
+    for entry in doc["tiles"]:
+        path = (tiles or {}).get((entry["x"], entry["z"]))
+        if path is not None:
+            record = file_record(path)
+            entry["files"] = [f for f in entry.get("files", []) if f.get("name") != record["name"]] + [record]
+    records = [file_record(p) for p in files]
+    names = {r["name"] for r in records}
+    doc["files"] = [f for f in doc.get("files", []) if f.get("name") not in names] + records
+    return doc
+
+
 def verify_tiles(
     out_dir: str, document: Mapping[str, Any] | None, *, recipe_sha256: str | None = None
 ) -> dict[tuple[int, ...], Any]:
@@ -193,16 +254,6 @@ def verify_tiles(
         files = _tile_files(entry)
         if files is None:
             continue
-        ok = True
-        for name, size, digest in files:
-            path = os.path.join(out_dir, name)
-            try:
-                if not os.path.isfile(path) or os.path.getsize(path) != size or file_record(path)["sha256"] != digest:
-                    ok = False
-            except OSError:
-                ok = False
-            if not ok:
-                break
-        if ok:
+        if _verified(out_dir, files):
             good[(int(entry["x"]), int(entry["z"]))] = [{"name": n, "bytes": s, "sha256": d} for n, s, d in files]
     return good

@@ -33,8 +33,7 @@ from mathutils import Matrix
 from . import placements as bridge_placements
 from .fbx import ExportError, Standins, write_fbx
 from .mesh import remove_objects
-from .query import is_scatter
-from .scatter import instance_steps, realize_steps, scatter_props
+from .scatter import instance_steps, is_scatter, realize_steps, scatter_props
 
 GLB_UNITY = dict(
     export_format="GLB",

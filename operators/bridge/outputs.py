@@ -1,15 +1,32 @@
-"""Writing an output folder safely: its lock, the removal of stale temporaries, and all-or-nothing staging."""
+"""Writing an output folder safely: its lock, the removal of stale temporaries, and all-or-nothing staging.
+
+**The switch of a run's set of files is atomic.**  A write stages every file in a hidden folder
+(:class:`Staging`); :meth:`Staging.commit` checks them all, then writes the *switch record*
+``switch.json`` into the staging folder (atomically: a temporary name, fsync, rename) naming every
+move (staged file -> its final name) and every file of the earlier set to remove, and only then
+moves and removes, one rename at a time, and drops the record.  The record is the commit point: a
+run killed before it is written left the folder as it was (the next lock holder removes the staging
+folder), one killed after it (at any rename) left a record that the next holder of the folder's
+lock (:func:`folder_lock`, which every Worldseed writer and reader of an output folder takes:
+headless runs, Build Tiles, Export World, Export for Unity) reads first and finishes
+(:func:`finish_switches`: the moves not yet done, then the removals), so the folder holds exactly
+the earlier set or exactly the new one, never a mix.
+"""
 
 import contextlib
 import errno
+import json
 import os
 import re
 import shutil
+import stat
 import tempfile
 import threading
 import time
 
 from ...core.errors import short
+from ...core.files import read_checked
+from ...core.unity import write_bytes_atomic
 from .export import ExportError
 
 try:
@@ -20,7 +37,10 @@ except ImportError:  # Windows
 
 __all__ = [
     "new_folder",
+    "finish_switches",
+    "SWITCH_FILE",
     "output_folder",
+    "explaining",
     "folder_lock",
     "Staging",
     "is_stale_temporary",
@@ -35,6 +55,16 @@ LOCK_FILE = ".worldseed.lock"
 LOCK_WAIT = 300.0
 STAGING_PREFIX = ".worldseed-"
 STAGING_SUFFIX = ".tmp"
+#: The switch record in a staging folder: the moves and removals of a commit under way.
+SWITCH_FILE = "switch.json"
+SWITCH_FORMAT = ("worldseed-switch", 1)
+#: Test hook: with this environment variable set to k, the process ends (``os._exit(KILLED_STATUS)``)
+#: right after the k-th rename or removal of a switch (the record's own rename is the first), as a
+#: ``kill -9`` there would; the tests loop k over every step.
+KILL_AFTER_RENAME = "WORLDSEED_TEST_KILL_AFTER_RENAME"
+KILLED_STATUS = 137
+_STAGING_NAME = re.compile(r"^\.worldseed-[A-Za-z0-9_]+\.tmp$")
+_steps = {}
 
 #: Names of the temporaries Worldseed (and the exporters it calls) write next to a target: staging
 #: folders, this module's and ``export.py``'s mkstemp names, the render's and the old blend saver's
@@ -73,6 +103,25 @@ def _try_lock(fd):
     return True
 
 
+def _lock_problem(folder, path, reason):
+    """The one line of a lock file that cannot be taken: what is at ``path`` and what to do."""
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        mode = None
+    kinds = ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"))
+    kind = next((k for test, k in kinds if mode is not None and test(mode)), None)
+    if kind is None and mode is not None and not stat.S_ISREG(mode):
+        kind = "not a plain file"
+    if kind is not None:
+        return (
+            f"cannot lock output folder {folder!r}: {path} is {kind}, where Worldseed keeps a plain lock file "
+            f"(never followed or written through); remove it (rm {'-r ' if kind == 'a folder' else ''}'{path}') "
+            "and run again"
+        )
+    return f"cannot lock output folder {folder!r}: {path}: {reason}"
+
+
 def _lock(folder, wait):
     """Lock ``folder`` (its :data:`LOCK_FILE`), polling for up to ``wait`` seconds; returns the file's fd.
 
@@ -81,13 +130,23 @@ def _lock(folder, wait):
     on the file now at that name.
     """
     path = os.path.join(folder, LOCK_FILE)
-    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    flags = (
+        os.O_RDWR
+        | os.O_CREAT
+        | getattr(os, "O_NOFOLLOW", 0)
+        | getattr(os, "O_CLOEXEC", 0)
+        | getattr(os, "O_NONBLOCK", 0)
+        | getattr(os, "O_NOCTTY", 0)
+    )
     deadline = time.monotonic() + wait
     while True:
         try:
             fd = os.open(path, flags, 0o666)
         except OSError as err:
-            raise ExportError(f"cannot lock output folder {folder!r}: {err.strerror}") from None
+            raise ExportError(_lock_problem(folder, path, err.strerror)) from None
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise ExportError(_lock_problem(folder, path, None))
         locked = _try_lock(fd)
         if locked is None:  # no locks on this file system (some network shares): the unique names still hold
             return fd
@@ -120,6 +179,8 @@ def _remove_stale(folder):
         for entry in entries:
             if not is_stale_temporary(entry.name) or entry.is_symlink():
                 continue
+            if _STAGING_NAME.match(entry.name) and _read_switch(entry.path) is not None:
+                continue  # a switch that could not be finished yet: its files are the folder's new set
             try:
                 if entry.is_dir(follow_symlinks=False):
                     shutil.rmtree(entry.path)  # rmtree removes links inside, never what they point to
@@ -152,12 +213,100 @@ def _blend_complete(path):
     return head.startswith(b"BLENDER") and b"ENDB" in tail
 
 
+def _step():
+    """Count one rename or removal of a switch; the test hook :data:`KILL_AFTER_RENAME` ends the process here
+    (steps are counted from the time the variable got its value)."""
+    kill = os.environ.get(KILL_AFTER_RENAME, "")
+    if kill.isdigit():
+        _steps[kill] = _steps.get(kill, 0) + 1
+        if _steps[kill] == int(kill):
+            os._exit(KILLED_STATUS)
+
+
+def _plain_name(name):
+    return isinstance(name, str) and name not in ("", ".", "..") and os.path.basename(name) == name
+
+
+def _read_switch(stage_path):
+    """The switch record in the staging folder ``stage_path`` (``{"moves": [[staged, target]], "remove":
+    [names]}``, names without folders), or None when there is none (or it is not one of ours)."""
+    path = os.path.join(stage_path, SWITCH_FILE)
+    if os.path.islink(path):
+        return None  # never ours: a record is written under its own name
+    try:
+        data = json.loads(read_checked(path, name="switch", limit=1 << 24))
+    except ValueError:  # missing, no regular file, not JSON
+        return None
+    if not isinstance(data, dict) or (data.get("format"), data.get("version")) != SWITCH_FORMAT:
+        return None
+    moves, remove = data.get("moves"), data.get("remove")
+    if not isinstance(moves, list) or not isinstance(remove, list):
+        return None
+    if not all(isinstance(m, list) and len(m) == 2 and _plain_name(m[0]) and m[0] == m[1] for m in moves):
+        return None  # a staged file keeps its name
+    if not all(_plain_name(n) for n in remove):
+        return None
+    return data
+
+
+def _switch(folder, stage_path, record):
+    """Do (or finish) the switch ``record`` of the staging folder ``stage_path`` into ``folder``: each
+    move whose staged file is still there (keeping an earlier file's permissions), then each removal
+    of a regular file (never a link), then drop the record.  Each step can be done again: a switch
+    killed half-way is finished by doing it again.  Returns the names removed."""
+    for staged, target in record["moves"]:
+        source, final = os.path.join(stage_path, staged), os.path.join(folder, target)
+        if not os.path.lexists(source):
+            continue  # moved already
+        mode = _file_mode(final)
+        if mode is not None:
+            os.chmod(source, mode)
+        os.replace(source, final)  # atomic: a reader sees the old file or the new one, never none
+        _step()
+    removed = []
+    for name in record["remove"]:
+        path = os.path.join(folder, name)
+        try:
+            if not stat.S_ISREG(os.lstat(path).st_mode):
+                continue
+            os.remove(path)
+        except FileNotFoundError:
+            continue  # removed already
+        except OSError:
+            continue  # not ours to remove after all (permissions): leave it
+        removed.append(path)
+        _step()
+    os.remove(os.path.join(stage_path, SWITCH_FILE))
+    _step()
+    return removed
+
+
+def finish_switches(folder):
+    """Finish every switch a killed write left in ``folder`` (a staging folder with its switch record,
+    see the module docstring); the caller holds the folder's lock.  Returns the paths moved into
+    place or removed.  Staging folders without a record are left for :func:`_remove_stale`."""
+    done = []
+    with os.scandir(folder) as entries:
+        stages = sorted(e.path for e in entries if _STAGING_NAME.match(e.name) and e.is_dir(follow_symlinks=False))
+    for stage_path in stages:
+        record = _read_switch(stage_path)
+        if record is None:
+            continue
+        try:
+            done += [os.path.join(folder, target) for _, target in record["moves"]]
+            done += _switch(folder, stage_path, record)
+        except OSError:
+            continue  # cannot be finished now (permissions?): left for the next holder
+    return done
+
+
 class Staging:
     """A hidden folder inside ``folder`` that one write puts its files in; :meth:`commit` moves them
     into ``folder`` when every one is complete.  Made by :func:`output_folder`."""
 
     def __init__(self, folder):
         self.folder = folder
+        self.removed = []
         try:
             self.path = tempfile.mkdtemp(prefix=STAGING_PREFIX, suffix=STAGING_SUFFIX, dir=folder)
         except OSError as err:
@@ -167,13 +316,18 @@ class Staging:
         """The final path of the staged file ``staged``."""
         return os.path.join(self.folder, os.path.basename(staged))
 
-    def commit(self, staged):
-        """Check every file in ``staged`` (paths in :attr:`path`), then move them all into the folder.
+    def commit(self, staged, *, remove=()):
+        """Check every file in ``staged`` (paths in :attr:`path`), then switch the folder to them at once.
 
         A file that is missing or empty, or a .blend without its end, stops
-        the commit before anything is moved.  A file that replaces an
-        earlier one keeps the earlier one's permissions.  Returns the final
-        paths, in order.
+        the commit before anything is moved.  Then the switch record is
+        written (naming the moves and the files of ``remove``: paths in the
+        folder of an earlier set that this one does not hold), the files are
+        moved into the folder (one that replaces an earlier one keeps the
+        earlier one's permissions) and ``remove`` removed (regular files only,
+        never through a link; see the module docstring: a kill at any step is
+        finished by the next lock holder).  Returns the final paths, in
+        order; :attr:`removed` holds the paths removed.
         """
         for path in staged:
             target = self.target(path)
@@ -185,25 +339,37 @@ class Staging:
                 )
             if os.path.isdir(target) and not os.path.islink(target):
                 raise ExportError(f"cannot write {target!r}: a folder of that name is in the way")
-        done = []
-        for path in staged:
-            target = self.target(path)
-            try:
-                mode = _file_mode(target)
-                if mode is not None:
-                    os.chmod(path, mode)
-                os.replace(path, target)  # atomic: a reader sees the old file or the new one, never none
-            except OSError as err:  # a rename in one folder hardly fails; say exactly what the folder holds
-                new = ", ".join(os.path.basename(p) for p in done) or "none"
-                raise ExportError(
-                    f"moving {os.path.basename(target)} into {self.folder!r} failed: {err.strerror}; "
-                    f"files from this run: {new}; the others are the earlier ones"
-                ) from None
-            done.append(target)
-        return done
+        targets = [self.target(p) for p in staged]
+        folder = os.path.abspath(self.folder)
+        gone = {os.path.basename(p) for p in remove if os.path.dirname(os.path.abspath(p)) == folder}
+        record = {
+            "format": SWITCH_FORMAT[0],
+            "version": SWITCH_FORMAT[1],
+            "moves": [[os.path.basename(p), os.path.basename(p)] for p in staged],
+            "remove": sorted(gone - {os.path.basename(t) for t in targets}),  # never a file just moved in
+        }
+        journal = os.path.join(self.path, SWITCH_FILE)
+        try:
+            write_bytes_atomic(journal, json.dumps(record, indent=1).encode("utf-8"))
+        except OSError as err:
+            raise ExportError(
+                f"writing the switch record in {self.folder!r} failed: {err.strerror}; kept the earlier files"
+            ) from None
+        _step()
+        try:
+            self.removed = _switch(self.folder, self.path, record)
+        except OSError as err:  # a rename in one folder hardly fails; the next run into the folder finishes it
+            raise ExportError(
+                f"moving the new files into {self.folder!r} failed: {err.strerror}; the next Worldseed run into "
+                "this folder finishes the move (the staging folder holds the rest)"
+            ) from None
+        return targets
 
     def discard(self):
-        shutil.rmtree(self.path, ignore_errors=True)
+        """Remove the staging folder, unless a switch from it is under way (its record is there): that
+        is for the next holder of the folder's lock to finish."""
+        if not os.path.lexists(os.path.join(self.path, SWITCH_FILE)):
+            shutil.rmtree(self.path, ignore_errors=True)
 
     def explain(self, err):
         """``err``'s message with staged paths shown as the files they stand for."""
@@ -236,8 +402,9 @@ def folder_lock(folder, *, wait=LOCK_WAIT):
     False when this thread held it already (then nothing else is done: a nested hold).
 
     Another writer of the same folder (another process, or another thread of this one) waits up
-    to ``wait`` seconds, then gets a one-line :class:`ExportError`.  Taking the lock first removes
-    what killed writes left in the folder (:func:`is_stale_temporary` names, never through a link).
+    to ``wait`` seconds, then gets a one-line :class:`ExportError`.  Taking the lock first finishes
+    a switch of files a killed write began (:func:`finish_switches`), then removes what killed writes
+    left in the folder (:func:`is_stale_temporary` names, never through a link).
     """
     if not os.path.isdir(folder):
         raise ExportError(f"output folder {folder!r} does not exist")
@@ -255,6 +422,7 @@ def folder_lock(folder, *, wait=LOCK_WAIT):
     fd = _lock(folder, wait)
     held[key] = 1
     try:
+        finish_switches(folder)  # a switch a killed run began: finished before anything else reads the folder
         _remove_stale(folder)
         yield True
     finally:
@@ -295,11 +463,21 @@ def output_folder(folder, *, wait=LOCK_WAIT):
     with folder_lock(folder, wait=wait):
         stage = Staging(folder)
         try:
-            yield stage
-        except ExportError as err:
-            raise ExportError(stage.explain(err)) from None
-        except OSError as err:
-            what = f"writing {err.filename} failed: {err.strerror}" if err.filename else str(err)
-            raise ExportError(stage.explain(f"{what}; kept the earlier files")) from None
+            with explaining(stage):
+                yield stage
         finally:
             stage.discard()
+
+
+@contextlib.contextmanager
+def explaining(stage):
+    """Errors raised inside name the final files of the :class:`Staging` ``stage``, not the staged
+    ones, and an ``OSError`` becomes a one-line :class:`ExportError` (what :func:`output_folder` does
+    for its own; for a caller that holds a staging folder across other work, a tiled world's run)."""
+    try:
+        yield stage
+    except ExportError as err:
+        raise ExportError(stage.explain(err)) from None
+    except OSError as err:
+        what = f"writing {err.filename} failed: {err.strerror}" if err.filename else str(err)
+        raise ExportError(stage.explain(f"{what}; kept the earlier files")) from None

@@ -1,10 +1,11 @@
 """Blender properties generated from core's limits tables: every range, label and description written once.
 
-A family's property group (``addon/properties/<family>.py``) and its
+A family's property group (made by its adapter, :mod:`.family`) and its
 operator's redo panel both call :func:`props_from_limits`; what the sidebar
-holds goes back into core with ``core.spec.from_attrs`` and into the sidebar
-with :func:`apply_spec`.  Fields of kind ``custom`` (lists of points, tables
-of constants) have no generic widget: their family gives them one.
+holds goes back into core as a plain table (:func:`attrs_table`, read once by
+the section's own reader) and into the sidebar with :func:`apply_spec`.
+Fields of kind ``custom`` (lists of points, tables of constants) have no
+generic widget: their family gives them one.
 """
 
 import dataclasses
@@ -12,11 +13,15 @@ import os
 
 import bpy
 
-__all__ = ["prop_for", "props_from_limits", "apply_spec", "blend_path", "SHOWN_KINDS"]
+from ...core.spec import float32_decimal
+
+__all__ = ["prop_for", "props_from_limits", "apply_spec", "attrs_table", "blend_path", "SHOWN_KINDS", "RELATIVE"]
 
 #: Limit kinds that become a property here.
 SHOWN_KINDS = ("int", "float", "choice", "bool", "text", "name", "range", "vector", "colour")
 _NAME_LENGTH = 48
+#: Blender 4.5 on warns (a RuntimeWarning) when a path property without this option is set to '//...'.
+RELATIVE = {"options": {"PATH_SUPPORTS_BLEND_RELATIVE"}} if bpy.app.version >= (4, 5, 0) else {}
 
 
 def _ui(limit, update):
@@ -71,6 +76,23 @@ def apply_spec(props, spec, *, names, keep=()):
     for name in names:
         if name not in keep:
             setattr(props, name, values[name])
+
+
+def _plain(value, limit):
+    """A property's value as a recipe holds it: float32 as the decimal it stands for, arrays as tuples."""
+    if isinstance(value, (bool, str, int)):
+        return value
+    if isinstance(value, float):
+        return float32_decimal(value)
+    if limit is not None and limit.kind in ("range", "vector", "colour"):
+        return tuple(float32_decimal(v) for v in value)
+    return value
+
+
+def attrs_table(limits, obj, names):
+    """``{name: value}`` of the attributes ``names`` of ``obj`` (a property group or an operator) as plain
+    recipe values, not yet checked: the section's reader (``from_dict``) checks them, once."""
+    return {name: _plain(getattr(obj, name), limits.get(name)) for name in names}
 
 
 def blend_path(path):

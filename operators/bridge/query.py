@@ -1,102 +1,41 @@
 """Read-only look-ups of Worldseed objects: what a panel may ask without changing anything.
 
-Worldseed tags what it builds with a custom property ``worldseed_kind``
-(``"terrain"``, ``"tree"``, ``"scatter"``, ``"scatter_instance"``, ``"level"``,
-``"level_kit"``, ``"level_marker"``); built-in props carry ``worldseed_prop``.  A level root
-holds its 2-D map as an image in ``worldseed_level_map``.
+Worldseed tags what it builds with a custom property ``worldseed_kind``: each family's adapter
+(:mod:`.sections`) names the tag of its roots (``"terrain"``, ``"tree"``, ``"scatter"``, ``"level"``)
+and its bridge module the tags of the parts below them; built-in props carry ``worldseed_prop``.
+Nothing here knows a family: a look-up takes the tag it looks for, so a new family needs no line
+here (its adapter's ``root`` and ``is_root`` call these).
 """
-
-from ...core import levels as core_levels
 
 KIND_KEY = "worldseed_kind"
 PROP_KEY = "worldseed_prop"
-TERRAIN_KIND, TREE_KIND, SCATTER_KIND, INSTANCE_KIND = "terrain", "tree", "scatter", "scatter_instance"
-LEVEL_KIND, LEVEL_KIT_KIND, LEVEL_MARKER_KIND = "level", "level_kit", "level_marker"
-#: On a level root: the image of its 2-D map (an ID property, so the image follows renames).
-LEVEL_MAP_KEY = "worldseed_level_map"
 
-__all__ = [
-    "KIND_KEY",
-    "PROP_KEY",
-    "is_terrain",
-    "is_tree",
-    "is_scatter",
-    "terrain_root",
-    "tree_root",
-    "scatter_of",
-    "worldseed_roots",
-    "LEVEL_KIND",
-    "LEVEL_KIT_KIND",
-    "LEVEL_MARKER_KIND",
-    "LEVEL_MAP_KEY",
-    "is_level",
-    "is_level_kit",
-    "level_root",
-    "level_kit_of",
-    "level_map",
-    "LEVEL_SHOWN_FIELDS",
-    "level_generator_fields",
-]
-
-#: Level settings every generator has, as the panels show them (``origin`` is the 3D cursor's).
-LEVEL_SHOWN_FIELDS = ("generator", "name", "width", "height", "cell_size", "wall_height", "ceiling", "tileset")
+__all__ = ["KIND_KEY", "PROP_KEY", "kind_of", "is_kind", "root_of", "child_of", "worldseed_roots"]
 
 
-def _kind(obj):
+def kind_of(obj):
+    """The Worldseed tag of ``obj`` (None for an object Worldseed did not build, or None)."""
     return obj.get(KIND_KEY) if obj is not None else None
 
 
-def is_terrain(obj):
-    """True for the root object of a Worldseed terrain."""
-    return _kind(obj) == TERRAIN_KIND
+def is_kind(obj, kind):
+    """True when ``obj`` carries the tag ``kind``."""
+    return kind_of(obj) == kind
 
 
-def is_tree(obj):
-    """True for the root object of a Worldseed tree."""
-    return _kind(obj) == TREE_KIND
-
-
-def is_scatter(obj):
-    """True for a Worldseed scatter (the point object whose instances are the props)."""
-    return _kind(obj) == SCATTER_KIND
-
-
-def is_level(obj):
-    """True for the root object of a Worldseed level (its mesh, or the empty above its kit)."""
-    return _kind(obj) == LEVEL_KIND
-
-
-def is_level_kit(obj):
-    """True for a level's kit object (points instancing the kit's modules)."""
-    return _kind(obj) == LEVEL_KIT_KIND
-
-
-def _root(obj, test):
+def root_of(obj, kind):
+    """``obj`` or its nearest ancestor tagged ``kind`` (a terrain root above its LODs, a level above its
+    kit or markers), or None."""
     while obj is not None:
-        if test(obj):
+        if is_kind(obj, kind):
             return obj
         obj = obj.parent
     return None
 
 
-def terrain_root(obj):
-    """The Worldseed terrain root of ``obj`` (itself, or its LOD parent), or None."""
-    return _root(obj, is_terrain)
-
-
-def tree_root(obj):
-    """The Worldseed tree root of ``obj`` (itself or its parent), or None."""
-    return _root(obj, is_tree)
-
-
-def scatter_of(obj):
-    """The scatter ``obj`` is (or the first one under the terrain ``obj`` belongs to), or None."""
-    if is_scatter(obj):
-        return obj
-    root = terrain_root(obj)
-    if root is None:
-        return None
-    return next((c for c in root.children if is_scatter(c)), None)
+def child_of(obj, kind):
+    """The first child of ``obj`` tagged ``kind``, or None."""
+    return next((c for c in obj.children if is_kind(c, kind)), None) if obj is not None else None
 
 
 def worldseed_roots(scene):
@@ -106,30 +45,3 @@ def worldseed_roots(scene):
         for o in scene.objects
         if o.get(KIND_KEY) and not o.get(PROP_KEY) and (o.parent is None or not o.parent.get(KIND_KEY))
     ]
-
-
-def level_root(obj):
-    """The Worldseed level root of ``obj`` (itself, or the level above its kit or marker), or None."""
-    return _root(obj, is_level)
-
-
-def level_kit_of(obj):
-    """The kit object of the level ``obj`` belongs to (None for a level built as a mesh)."""
-    if is_level_kit(obj):
-        return obj
-    root = level_root(obj)
-    if root is None:
-        return None
-    return next((c for c in root.children if is_level_kit(c)), None)
-
-
-def level_map(obj):
-    """The 2-D map image of the level ``obj`` belongs to, or None."""
-    root = level_root(obj)
-    return root.get(LEVEL_MAP_KEY) if root is not None else None
-
-
-def level_generator_fields(generator):
-    """The settings of level ``generator`` beyond the common ones, in the order of ``core.levels.LIMITS``."""
-    own = set(core_levels.GENERATOR_KEYS.get(generator, ()))
-    return tuple(n for n in core_levels.LIMITS if n in own)

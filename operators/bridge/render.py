@@ -22,8 +22,10 @@ from mathutils import Vector
 
 from ...core import unity as core_unity
 from .materials import TERRAIN_COLOURS, write_terrain_colours
-from .query import PROP_KEY, is_scatter, is_tree
+from .query import PROP_KEY
+from .scatter import is_scatter
 from .terrain import stored_recipe
+from .trees import is_tree
 
 COLOUR_ATTRIBUTE = "worldseed_preview_colour"
 #: Workbench anti-aliasing for previews: FXAA, one pass (Blender's default, 8 samples, is 4x slower).

@@ -26,11 +26,15 @@ from ...core.scatter import props as core_props
 from ...core.unity_package import alphamap_side
 from . import instancing
 from . import terrain as bridge_terrain
+from . import terrain_layers as bridge_layers
 from .instancing import instancer_tree, read_points, write_points
 from .materials import bark_material, leaf_material
 from .mesh import mesh_from_indexed, remove_objects
-from .query import INSTANCE_KIND, KIND_KEY, PROP_KEY, SCATTER_KIND, is_scatter
+from .query import KIND_KEY, PROP_KEY, is_kind
 from .trees import build_tree
+
+#: Tags: a scatter (the point object whose instances are the props), an instance made real.
+SCATTER_KIND, INSTANCE_KIND = "scatter", "scatter_instance"
 
 ROTATION, SCALE, PROP = instancing.ROTATION, instancing.SCALE, instancing.INDEX
 PROPS_KEY = "worldseed_props"  # on the scatter object: prop object names in index order
@@ -228,6 +232,14 @@ def make_real_steps(obj, *, collection, name_format=INSTANCE_NAME, chunk=INSTANC
     return tops
 
 
+def real_object_count(obj):
+    """How many objects Make Real of the scatter ``obj`` makes: one per instance, with a tree's LODs."""
+    props = scatter_props(obj)
+    which = read_points(obj)[3]
+    per_prop = np.array([1 + (len(p.children) if p.type == "EMPTY" else 0) for p in props], np.int64)
+    return int(per_prop[which].sum()) if len(which) else 0
+
+
 def make_real(obj, *, collection, name_format=INSTANCE_NAME):
     """Real objects for every instance of the scatter ``obj``, sharing the props' meshes; returns the
     top-level objects made (a tree prop gives a root with its LOD children, each sharing the LOD meshes)."""
@@ -405,6 +417,29 @@ def terrain_detail_layers(root, *, heights=None, layers=None):
             maps=None if layers is None else layers.scatter_maps,
         )
     return tuple(out)
+
+
+def is_scatter(obj):
+    """True for a Worldseed scatter (the point object whose instances are the props)."""
+    return is_kind(obj, SCATTER_KIND)
+
+
+def layers_pending(root):
+    """Whether the terrain ``root`` has layers (erosion, biomes ...) its scatter reads that are not
+    kept from its build (after a reload, or another terrain built since): working them out takes a
+    while, so a scatter from a window then shows progress (and Esc)."""
+    recipe = bridge_terrain.stored_recipe(root)
+    return bridge_layers.has_layers(recipe) and not bridge_layers.is_kept(recipe)
+
+
+def scatter_steps(root, scatter):
+    """Steps of a scatter on the terrain ``root``: its layers worked out first on a worker (with
+    their progress) when not kept, then ``scatter()`` (which finds them kept), whose result is
+    returned.  Closed before the end, nothing is scattered."""
+    recipe = bridge_terrain.stored_recipe(root)
+    if bridge_layers.has_layers(recipe) and not bridge_layers.is_kept(recipe):
+        yield from bridge_layers.worker_steps(recipe)
+    return scatter()
 
 
 def build_section(recipe, world, *, scene, progress=None):

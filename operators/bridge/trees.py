@@ -14,9 +14,21 @@ import numpy as np
 from ...core import trees as core_trees
 from .materials import tree_materials
 from .mesh import free_base_name, mesh_from_indexed, remove_objects
-from .query import KIND_KEY, TREE_KIND, is_tree, tree_root
+from .query import KIND_KEY, is_kind, root_of
 
 SPEC_KEY = "worldseed_tree"
+#: The tag of a tree's root.
+TREE_KIND = "tree"
+
+
+def is_tree(obj):
+    """True for the root object of a Worldseed tree."""
+    return is_kind(obj, TREE_KIND)
+
+
+def tree_root(obj):
+    """The Worldseed tree root of ``obj`` (itself or its parent), or None."""
+    return root_of(obj, TREE_KIND)
 
 
 # --------------------------------------------------------------------------- meshes and objects
@@ -146,13 +158,17 @@ def grow_forest(specs, *, collection, origin=(0.0, 0.0, 0.0), seed=None, clearan
 
 def build_section(recipe, world, *, scene, progress=None):
     """``[[trees]]`` of a world build (see :mod:`.world`): a forest in a "Trees" collection, in front of the
-    terrain when there is one."""
+    terrain when there is one (of a tiled world's tiles: ``world.ground``)."""
     if not recipe.trees:
         return
     collection = bpy.data.collections.new("Trees")
     scene.collection.children.link(collection)
-    clearance = recipe.terrain.size / 2 if recipe.terrain.enabled else 0.0
-    world.roots += grow_forest(recipe.trees, collection=collection, clearance=clearance, progress=progress)
+    origin, clearance = (0.0, 0.0, 0.0), recipe.terrain.size / 2 if recipe.terrain.enabled else 0.0
+    if world.ground is not None:
+        origin, clearance = (world.ground[0], world.ground[1], 0.0), world.ground[2]
+    world.roots += grow_forest(
+        recipe.trees, collection=collection, origin=origin, clearance=clearance, progress=progress
+    )
 
 
 def stored_spec(obj):
@@ -171,6 +187,7 @@ __all__ = [
     "mesh_from_lod",
     "is_tree",
     "tree_root",
+    "TREE_KIND",
     "stored_spec",
     "remove_trees",
 ]

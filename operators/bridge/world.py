@@ -16,7 +16,6 @@ complete.  A failure (a full disk, a file-size limit, a kill) leaves every
 earlier file as it was.
 """
 
-import importlib
 import json
 import os
 import sys
@@ -29,26 +28,27 @@ from ...core import recipe as core_recipe
 from ...core import terrain as core_terrain
 from ...core import unity as core_unity
 from ...core.errors import ParameterError
-from . import export, placements, render
-from . import level as bridge_level
+from . import export, placements, render, sections
+from . import levels as bridge_levels
 from . import scatter as bridge_scatter
 from . import terrain as bridge_terrain
 from . import terrain_layers as bridge_layers
 from .export import ExportError
-from .level_files import (
+from .levels import (
     check_level_transforms,
     earlier_level_files,
+    is_level,
     level_file_names,
     level_kits_as_objects,
     level_stems,
 )
 from .outputs import LOCK_FILE, LOCK_WAIT, Staging, is_stale_temporary, output_folder, writing
-from .query import is_level, is_scatter, is_terrain
+from .scatter import is_scatter
+from .terrain import is_terrain
 
 __all__ = [
     "World",
     "build_world",
-    "builder",
     "write_exports",
     "export_paths",
     "output_folder",
@@ -76,35 +76,56 @@ RENDER_FILE = "preview.png"
 @dataclass
 class World:
     """What :func:`build_world` made: the top-level objects to export, in build order, and what later
-    sections need of earlier ones (the terrain root and its heights, for the scatter)."""
+    sections need of earlier ones (the terrain root and its heights, for the scatter).
+
+    ``ground``: ``(centre_x, centre_y, half_y)`` in Blender metres of the ground the sections stand
+    on when it is not the single terrain centred at the origin (a tiled world's tiles): the trees
+    stand in front of its -Y edge."""
 
     roots: list = field(default_factory=list)
     terrain: object = None
     heights: dict = field(default_factory=dict)
     scatters: list = field(default_factory=list)
     layers: dict = field(default_factory=dict)
+    ground: tuple = None
 
 
-def builder(key):
-    """The function that builds section ``key``: ``build_section`` of the bridge file of that name."""
-    return importlib.import_module(f"{__package__}.{key}").build_section
+#: Steps each built section counts for in a world build's progress (one line, rising from 0 to 100 %).
+SECTION_STEPS = 1000
 
 
-def build_world(recipe, *, scene, progress=None):
+def _present(recipe, section):
+    """Whether ``recipe`` asks section ``section`` for something to build."""
+    value = getattr(recipe, section.key)
+    return bool(value) if section.many else getattr(value, "enabled", True)
+
+
+def build_world(recipe, *, scene, progress=None, keys=None, world=None):
     """Build every section of ``recipe`` into ``scene`` in the order of ``core.recipe.SECTIONS``.
 
-    Each buildable section ``key`` is built by ``operators/bridge/<key>.py``'s
-    ``build_section(recipe, world, scene=..., progress=...)``, which adds what
-    it made to the :class:`World`.  A :class:`~core.errors.ParameterError`
-    while building says which section (and entry: ``trees[1]``) it is about.
+    Each buildable section is built by its adapter (:mod:`.sections`, the family's
+    ``build_section``), which adds what it made to the :class:`World`.  A
+    :class:`~core.errors.ParameterError` while building says which section (and entry:
+    ``trees[1]``) it is about.  ``progress(done, total, stage)`` rises once across the sections
+    (each of those the recipe fills has an equal share), labelled by each section's stages.
+    ``keys``: build only these sections (a tiled world's sections built once); ``world``: the
+    :class:`World` to build into (default: a new one).
     """
-    world = World()
-    for section in core_recipe.SECTIONS:
-        if section.build:
-            try:
-                builder(section.key)(recipe, world, scene=scene, progress=progress)
-            except ParameterError as err:
-                raise ParameterError(f"{_where(recipe, section, err)}: {err}") from None
+    world = World() if world is None else world
+    built = [s for s in core_recipe.SECTIONS if s.build and _present(recipe, s) and (keys is None or s.key in keys)]
+    total = SECTION_STEPS * len(built)
+    for k, section in enumerate(built):
+        share = None
+        if progress is not None:
+            share = lambda d, t, stage, k=k: progress(  # noqa: E731
+                k * SECTION_STEPS + min(SECTION_STEPS, int(SECTION_STEPS * d / max(t, 1))), total, stage
+            )
+        try:
+            sections.adapter(section.key).build(recipe, world, scene=scene, progress=share)
+        except ParameterError as err:
+            raise ParameterError(f"{_where(recipe, section, err)}: {err}") from None
+    if progress is not None and total:
+        progress(total, total, "done")
     return world
 
 
@@ -286,7 +307,7 @@ def write_exports(
                 objects, os.path.join(folder, f"{name}.fbx"), formats=formats, per_object=spec.per_object
             )
     for root, stem in zip(levels, level_stems(levels)):
-        for file_name, data in bridge_level.level_files(root, stem).items():
+        for file_name, data in bridge_levels.level_files(root, stem).items():
             path = os.path.join(folder, file_name)
             if path in written:
                 raise ExportError(f"level {root.name!r} would overwrite {file_name}; rename the level")

@@ -3,24 +3,51 @@
 For Unity each tile is ``<name>_<x>_<z>.fbx`` (:func:`export_tile_fbx`: the terrain and its LODs,
 rotation 0, scale 1, Y up, metres; the props are placed from the placement file), beside it the prop
 library ``<name>_props.fbx`` (each prop once) and ``<name>_world.json`` listing each tile's FBX
-with its size and SHA-256 (:func:`export_world_steps`).  The sidebar exports the tiles in the
+and the world's own files (the prop library, recipe.toml) with their sizes and SHA-256
+(:func:`export_world_steps`).  The sidebar exports the tiles in the
 scene; the headless run (:func:`export_world_fbx`) assembles each tile from its files
 (``.world_tiles.tile_steps``), writes it and removes it again, with the same bytes.
+
+The sections a tiled world builds once (``core.recipe.Section.tiled == "once"``: ``[[trees]]``,
+``[[level]]``) are built by their own ``build_section`` as in a single world, placed in the
+world's coordinates, and written by :func:`export_once` as ``<name>_<key>.fbx`` with, for levels,
+each level's own files (Tiled map, tilesets, JSON record, picture).  The headless run stages them
+before its tiles and moves them in with the tiles' FBX, the prop library and the world JSON, which
+lists them under ``"once"``, in the same switch (``once_files`` of :func:`export_world_fbx`); the
+sidebar's Export World writes the scene's where they stand (``once`` of :func:`export_world_steps`).
 """
 
-import json
+import contextlib
+import dataclasses
 import os
 
 import bpy
 
+from ...core import recipe as core_recipe
 from ...core.errors import ParameterError
 from ...core.steps import drive
-from ...core.world import file_record, read_world_json, tile_base, world_json_path, write_world_json
+from ...core.unity import write_bytes_atomic
+from ...core.world import (
+    file_record,
+    once_names,
+    once_sections,
+    read_world_json,
+    recipe_digest,
+    tile_base,
+    with_once,
+    with_records,
+    world_grid,
+    world_json_path,
+    write_world_json,
+)
 from . import scatter as bridge_scatter
+from . import sections
 from .export import exportable
 from .fbx import ExportError, write_fbx
 from .outputs import output_folder, writing
-from .query import KIND_KEY, SCATTER_KIND
+from .query import KIND_KEY, worldseed_roots
+from .scatter import SCATTER_KIND
+from .world import World, build_world, write_exports
 from .world_tiles import DIGEST_KEY, data_names, remove_new_data, remove_tiles, tile_objects, tile_steps
 
 __all__ = [
@@ -31,6 +58,10 @@ __all__ = [
     "export_world_fbx",
     "export_props_fbx",
     "world_props",
+    "export_once",
+    "once_file_name",
+    "scene_once",
+    "once_kinds",
 ]
 
 
@@ -113,23 +144,19 @@ def check_exportable(roots, folder, name):
 
 
 def world_json_with_fbx(folder, name):
-    """A function of ``{(x, z): FBX path}`` that returns the world JSON of ``folder`` (``<name>_world.json``,
-    as the world run wrote it) with each tile's FBX added to its files (name, size, SHA-256), for
-    :func:`export_world_steps`.  A folder without a world JSON is an error: build the tiles first."""
+    """A function of ``{(x, z): FBX path}`` (and the paths of the world's own files, the prop library and
+    recipe.toml) that returns the world JSON of ``folder`` (``<name>_world.json``, as the world run wrote
+    it) with each tile's FBX added to its files and the world's files to its top-level ``files`` (name,
+    size, SHA-256: ``core.world.with_records``), for :func:`export_world_steps`.  A folder without a
+    world JSON is an error: build the tiles first."""
     document = read_world_json(world_json_path(folder, name))
     if document is None:
         raise ParameterError(
             f"{name}_world.json is missing from {folder!r} (or is no world JSON): build the tiles first"
         )
 
-    def with_fbx(fbx):
-        doc = json.loads(json.dumps(document))
-        for entry in doc["tiles"]:
-            path = fbx.get((entry["x"], entry["z"]))
-            if path is not None:
-                record = file_record(path)
-                entry["files"] = [f for f in entry.get("files", []) if f.get("name") != record["name"]] + [record]
-        return doc
+    def with_fbx(fbx, files=()):
+        return with_records(document, tiles=fbx, files=files)
 
     return with_fbx
 
@@ -145,18 +172,45 @@ def world_props(roots):
     return [props[n] for n in sorted(props)]
 
 
-def export_world_steps(roots, folder, name, *, world_json=None, recipe=None, collection=None, props=()):
+def export_world_steps(
+    roots,
+    folder,
+    name,
+    *,
+    world_json=None,
+    recipe=None,
+    collection=None,
+    props=(),
+    extra=(),
+    once=None,
+    once_files=None,
+    remove=(),
+    removed=None,
+    stage=None,
+):
     """Write the FBX of every tile in ``roots`` (``{(x, z): root}``; a root of None: the tile is
     assembled from its files with ``recipe``, written and removed, one tile at a time) into ``folder``
     as ``<name>_<x>_<z>.fbx``; with ``props`` (objects: the props the tiles' placement files name)
     the prop library ``<name>_props.fbx``, each prop once (a tree with its LODs), as Export for Unity
-    writes one; and with ``world_json`` (a function of ``{(x, z): FBX path}`` returning the document,
-    :func:`world_json_with_fbx`) ``<name>_world.json``.  All through one staging folder under the
-    folder's lock: all or nothing.  Yields ``(done, total, label)``; returns the paths."""
+    writes one; ``extra`` more files of the world, ``(file name, bytes)`` (the headless run's
+    recipe.toml); the sections a tiled world builds once: ``once`` (``{section key: root objects}``,
+    the sidebar's: :func:`scene_once`) each written as ``<name>_<key>.fbx`` where it stands, a level
+    with its own files, or ``once_files`` (``{section key: paths}``, the headless run's: files
+    :func:`export_once` staged in ``stage``, moved in by this switch, or files in ``folder`` kept);
+    and with ``world_json`` (a function of ``{(x, z): FBX path}`` and the world's own files returning
+    the document, :func:`world_json_with_fbx`) ``<name>_world.json`` listing them all, those of the
+    sections built once under ``"once"`` (with :func:`~core.world.recipe_digest` of ``recipe``, or
+    the document's digest without one).  The files the document listed under ``"once"`` that this
+    set does not hold are removed.  All through one staging folder under the folder's lock (``stage``,
+    a ``Staging`` the caller holds, or one of its own), one switch with the removal of the files
+    ``remove`` (an earlier run's: ``outputs.Staging.commit``): all or nothing.  The removed paths are
+    appended to the list ``removed`` when given.  Yields ``(done, total, label)``; returns the paths."""
     tiles = sorted(roots, key=lambda t: (t[1], t[0]))
-    total = len(tiles) + 2
-    with output_folder(folder) as stage:
-        staged, fbx = [], {}
+    once = {key: list(objects) for key, objects in (once or {}).items() if objects}
+    total = len(tiles) + 2 + len(once)
+    held = contextlib.nullcontext(stage) if stage is not None else output_folder(folder)
+    with held as stage:
+        staged, fbx, world_files = [], {}, []
         for i, (x, z) in enumerate(tiles):
             file_name = tile_base(name, x, z) + ".fbx"
             yield i, total, f"writing {file_name}"
@@ -179,15 +233,63 @@ def export_world_steps(roots, folder, name, *, world_json=None, recipe=None, col
             with writing(path):
                 write_fbx(path, exportable(list(props)))
             staged.append(path)
-        if world_json is not None:
-            yield len(tiles) + 1, total, f"writing {name}_world.json"
-            path = os.path.join(stage.path, f"{name}_world.json")
+            world_files.append(path)
+        for file_name, data in extra:
+            path = os.path.join(stage.path, file_name)
             with writing(path):
-                write_world_json(path, world_json(fbx))
+                write_bytes_atomic(path, data)
             staged.append(path)
-        paths = stage.commit(staged)
+            world_files.append(path)
+        records = {}
+        for j, (key, objects) in enumerate(once.items()):
+            base = once_file_name(name, key)[: -len(".fbx")]
+            yield len(tiles) + 1 + j, total, f"writing {base}.fbx"
+            made = write_exports(objects, folder, base, _once_spec(core_recipe.Recipe().export), stage=stage)
+            staged += made
+            records[key] = [file_record(p) for p in made]
+        for key, paths in (once_files or {}).items():
+            staged += [p for p in paths if os.path.dirname(p) == stage.path]  # the others are kept in place
+            records[key] = [file_record(p) for p in paths]
+        remove = list(remove)
+        if world_json is not None:
+            yield total - 1, total, f"writing {name}_world.json"
+            path = os.path.join(stage.path, f"{name}_world.json")
+            document = world_json(fbx, world_files)
+            if records or once_files is not None:  # made with the world the document describes
+                digest = recipe_digest(recipe) if recipe is not None else document["recipe_sha256"]
+                new = with_once(document, records, recipe_sha256=digest)
+                gone = set(once_names(document)) - set(once_names(new))  # an earlier set's: removed
+                remove += [os.path.join(folder, n) for n in sorted(gone)]
+                document = new
+            with writing(path):
+                write_world_json(path, document)
+            staged.append(path)
+        paths = stage.commit(staged, remove=remove)
+        if removed is not None:
+            removed.extend(stage.removed)
     yield total, total, "done"
     return paths
+
+
+def once_kinds():
+    """``{section key: object kind}`` (``query.KIND_KEY``) of the roots of each section a tiled world builds
+    once: its adapter's tag (:mod:`.sections`); what the sidebar's Export World writes of the scene
+    (:func:`scene_once`)."""
+    return {s.key: sections.adapter(s.key).kind for s in core_recipe.SECTIONS if s.tiled == "once"}
+
+
+def scene_once(scene):
+    """``{section key: roots}`` of the sections a tiled world builds once that ``scene`` holds: its
+    Worldseed roots of those kinds (:func:`once_kinds`; built-in props aside), in name order."""
+    roots = worldseed_roots(scene)
+    out = {}
+    for section in core_recipe.SECTIONS:
+        if section.tiled == "once":
+            kind = sections.adapter(section.key).kind  # a section built once has an adapter with a kind
+            found = sorted((o for o in roots if o.get(KIND_KEY) == kind), key=lambda o: o.name)
+            if found:
+                out[section.key] = found
+    return out
 
 
 def _recipe_props(recipe):
@@ -217,13 +319,31 @@ def export_props_fbx(recipe, path):
         remove_new_data(before)
 
 
-def export_world_fbx(recipe, folder, name="world", *, tiles=None, collection=None, progress=None):
+def export_world_fbx(
+    recipe,
+    folder,
+    name="world",
+    *,
+    tiles=None,
+    collection=None,
+    progress=None,
+    props=True,
+    extra=(),
+    once_files=None,
+    remove=(),
+    removed=None,
+    stage=None,
+):
     """``[export] fbx`` of a world built into ``folder`` (the headless run's): the FBX of every complete
     tile (or of ``tiles``, ``(x, z)`` pairs), each assembled from its files, written and removed again
-    (one tile in memory at a time), the prop library ``<name>_props.fbx`` when the recipe scatters
-    props, and the world JSON listing each tile's FBX with its size and SHA-256 -- the files Export
-    World writes from the sidebar.  ``progress(done, total, label)`` per step.  Returns the paths
-    written; the scene is left as it was."""
+    (one tile in memory at a time), with ``props`` the prop library ``<name>_props.fbx`` when the recipe
+    scatters props, ``extra`` (``(file name, bytes)``: recipe.toml), the files of the sections built
+    once ``once_files`` (``{key: paths}``: :func:`export_once`'s, staged in ``stage``, or kept), and the
+    world JSON listing each tile's FBX, the world's own files and, under ``"once"``, those of the
+    sections built once with their sizes and SHA-256 -- the files Export World writes from the sidebar
+    -- in one switch with the removal of ``remove`` (:func:`export_world_steps`, through ``stage`` when
+    given; the removed paths appended to ``removed``).  ``progress(done, total, label)`` per step.
+    Returns the paths written; the scene is left as it was."""
     document = read_world_json(world_json_path(folder, name))
     complete = [(t["x"], t["z"]) for t in (document or {}).get("tiles", ()) if t.get("complete")]
     chosen = complete if tiles is None else [tuple(int(v) for v in t) for t in tiles]
@@ -240,8 +360,70 @@ def export_world_fbx(recipe, folder, name="world", *, tiles=None, collection=Non
             world_json=json_of,
             recipe=recipe,
             collection=collection,
-            props=_recipe_props(recipe),
+            props=_recipe_props(recipe) if props else (),
+            extra=extra,
+            once_files=once_files,
+            remove=remove,
+            removed=removed,
+            stage=stage,
         )
         return drive(steps, progress)
     finally:
         remove_new_data(before)
+
+
+def once_file_name(name, key):
+    """``<name>_<key>.fbx``: the FBX of section ``key`` that a tiled world named ``name`` builds once."""
+    return f"{name}_{key}.fbx"
+
+
+def _once_spec(export):
+    """The ``[export]`` of a section built once: ``export``'s ``fbx``, no .glb, RAW, relief, render or placements."""
+    return dataclasses.replace(
+        export, glb=False, per_object=False, heightmap_raw=False, preview=False, render=False, placements=False
+    )
+
+
+def _ground(recipe):
+    """``World.ground`` of ``recipe``'s tiled world: its tiles' centre (Blender X, Y) and half its depth."""
+    grid = world_grid(recipe)
+    return (-grid.nx * grid.size / 2, -grid.nz * grid.size / 2, grid.nz * grid.size / 2)
+
+
+def export_once(recipe, folder, name, *, keys=None, scene=None, progress=None, stage=None):
+    """Build the sections of ``recipe``'s tiled world that it builds once (``core.world.once_sections``;
+    ``keys``: only these) and write them into ``folder``; returns ``{key: [paths]}``.
+
+    Each is built into ``scene`` (default: the current one) by its ``build_section`` as in a single
+    world (``.world.build_world``), in the world's Blender coordinates, where the tiles are: the
+    trees in rows in front of the world's -Y edge, each level at its ``origin``.  Then it is written
+    as a single world writes it (``.world.write_exports`` with ``recipe``'s ``[export] fbx``, no
+    .glb, relief or render): ``<name>_<key>.fbx`` (:func:`once_file_name`) and, for each level, its
+    own files, named after the level.  All through one staging folder under the folder's lock:
+    all or nothing.  With ``stage`` (a ``Staging`` the caller holds) the files are written there and
+    the staged paths returned, for the caller's switch (the headless run's: with the tiles' FBX and
+    the world JSON, :func:`export_world_fbx`).  What was built is removed again: the scene is left as
+    it was.
+    """
+    if stage is None:
+        with output_folder(folder) as own:
+            staged = export_once(recipe, folder, name, keys=keys, scene=scene, progress=progress, stage=own)
+            every = [p for paths in staged.values() for p in paths]
+            names = dict(zip(every, own.commit(every)))
+        return {key: [names[p] for p in paths] for key, paths in staged.items()}
+    scene = scene or bpy.context.scene
+    spec = _once_spec(recipe.export)
+    staged = {}
+    for section in once_sections(recipe):
+        if keys is not None and section.key not in keys:
+            continue
+        before = data_names()
+        try:
+            made = build_world(
+                recipe, scene=scene, progress=progress, keys=(section.key,), world=World(ground=_ground(recipe))
+            )
+            base = once_file_name(name, section.key)[: -len(".fbx")]
+            staged[section.key] = write_exports(made.roots, folder, base, spec, scene=scene, stage=stage)
+        finally:
+            remove_new_data(before)
+    return staged

@@ -33,7 +33,7 @@ from ...core import scatter as core_scatter
 from ...core import terrain as core_terrain
 from ...core import unity as core_unity
 from ...core.errors import ParameterError
-from ...core.world import recipe_digest, tile_base, world_grid
+from ...core.world import recipe_digest, tile_base, without_once, world_grid
 from . import scatter as bridge_scatter
 from .materials import (
     SPLAT_IMAGE_KEY,
@@ -309,7 +309,7 @@ def tile_steps(recipe, folder, name, x, z, *, collection, object_name=None, prop
         root[TILE_KEY] = [x, z]
         root[WORLD_FILE_KEY] = name
         root[RECIPE_KEY] = core_recipe.dumps(tile_recipe(recipe, x, z))
-        root[DIGEST_KEY] = recipe_digest(recipe)
+        root[DIGEST_KEY] = recipe_digest(without_once(recipe))  # as the world JSON has it
         yield spec.lods + 2, total, f"tile {x}, {z}: material"
         bpy.context.view_layer.update()  # the root's matrix_world, for the props' local positions
         if props:

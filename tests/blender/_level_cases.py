@@ -3,6 +3,8 @@ state, the Levels panel's settings and what its draw shows."""
 
 import bpy
 
+from ._panel_cases import draw, shown
+
 SMALL = dict(generator="cave", width=24, height=20, seed=3)
 TILES = dict(generator="wfc_tiled", width=10, height=8, seed=4)
 
@@ -39,41 +41,8 @@ def kit_collection(roles=("floor", "wall", "Outer Corner", "inner_corner", "wall
     return coll
 
 
-class Recorder:
-    """A stand-in layout that records what a panel draws (each property checked to exist)."""
-
-    def __init__(self, calls):
-        self.__dict__["calls"] = calls
-
-    def __setattr__(self, name, value):
-        pass
-
-    def _child(self, *args, **kwargs):
-        return Recorder(self.calls)
-
-    row = column = box = split = _child
-
-    def prop(self, data, name, **kwargs):
-        assert name in data.bl_rna.properties, f"{type(data).__name__} has no property {name!r}"
-        self.calls.append(name)
-
-    def operator(self, idname, **kwargs):
-        return Recorder([])
-
-    def label(self, text="", **kwargs):
-        self.calls.append(f"label: {text}")
-
-    def icon(self, data):
-        return 7
-
-    def template_icon(self, icon_value, **kwargs):
-        pass
-
-
 def shown_props(**values):
     """The names of the properties the Levels panel draws once ``values`` are set (and its labels, as
     ``"label: <text>"``)."""
     level_settings(**values)
-    calls = []
-    bpy.types.WORLDSEED_PT_level.draw(type("P", (), {"layout": Recorder(calls)})(), bpy.context)
-    return set(calls)
+    return shown(draw(bpy.types.WORLDSEED_PT_level))

@@ -176,6 +176,32 @@ def test_a_folder_locked_by_another_run_is_refused_in_one_line(tmp_path, old_bui
     assert files == before
 
 
+def test_a_link_planted_at_the_lock_file_is_named_with_what_to_do(tmp_path):
+    """A symbolic link at ``.worldseed.lock`` (never followed: the lock is never taken through it) blocked
+    every run with 'Too many levels of symbolic links' naming only the folder."""
+    out = tmp_path / "out"
+    out.mkdir()
+    os.symlink(tmp_path / "elsewhere", out / ".worldseed.lock")
+    proc = run("--recipe", recipe(tmp_path, seed=5), "--out", str(out))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    line = error_line(proc)
+    assert str(out / ".worldseed.lock") in line and "link" in line and "remove it" in line, line
+    assert not (tmp_path / "elsewhere").exists() and sorted(os.listdir(out)) == [".worldseed.lock"]
+
+
+@pytest.mark.parametrize("kind", ["folder", "fifo"])
+def test_a_lock_file_that_is_no_plain_file_is_named(tmp_path, kind):
+    from worldseed.operators.bridge import outputs
+    from worldseed.operators.bridge.export import ExportError
+
+    lock = tmp_path / outputs.LOCK_FILE
+    lock.mkdir() if kind == "folder" else os.mkfifo(lock)
+    with pytest.raises(ExportError) as err:
+        with outputs.folder_lock(str(tmp_path), wait=0):
+            pass
+    assert str(lock) in str(err.value) and "remove it" in str(err.value), str(err.value)
+
+
 def test_a_run_removes_what_killed_runs_left_and_nothing_else(tmp_path, old_build):
     out, _ = old_build
     stale = [
@@ -247,7 +273,7 @@ def test_a_rule_that_fails_while_growing_names_the_file_and_the_entry(tmp_path):
 
 
 BAD_INPUT = {
-    "dev_zero": (None, "is larger than 1,048,576 bytes"),
+    "dev_zero": (None, "recipe file /dev/zero is a character device, not a regular file"),
     "deep": ("[terrain]\ncurve = " + "[" * 5000 + "]" * 5000 + "\n", "nest too deeply"),
     "digits_400": ("[terrain]\nheight = " + "9" * 400 + "\n", "got an integer of 400 digits"),
     "digits_5000": ("[terrain]\nheight = " + "9" * 5000 + "\n", "a number is too long"),

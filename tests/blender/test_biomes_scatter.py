@@ -7,8 +7,7 @@ import pytest
 
 from worldseed.core import recipe as core_recipe
 from worldseed.core.errors import ParameterError
-from worldseed.operators import scatter as scatter_ops
-from worldseed.operators.bridge import world
+from worldseed.operators.bridge import sections, world
 
 RECIPE = """
 [world]
@@ -65,12 +64,12 @@ def test_the_scatter_panel_carries_biome_weights_and_map_ranges(empty_scene):
     layer = settings.layers[0]
     layer.biomes = "forest, grassland = 0.25"
     layer.flow = (5000.0, 1.0e9)
-    spec = scatter_ops.layer_specs(settings)[0]
+    spec = sections.adapter("scatter").layer_specs(settings)[0]
     assert spec.biomes == (("forest", 1.0), ("grassland", 0.25))
     assert spec.flow == (5000.0, 1.0e9)
     layer.biomes = "forest = 3"
     with pytest.raises(ParameterError) as info:
-        scatter_ops.layer_specs(settings)
+        sections.adapter("scatter").layer_specs(settings)
     message = str(info.value)  # one line naming the layer, the biome, the value and the range
     assert "scatter layer 1" in message and "forest" in message and "3" in message and "[0, 1]" in message
     assert "\n" not in message

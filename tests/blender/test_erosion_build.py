@@ -18,7 +18,7 @@ from worldseed.core import recipe as core_recipe
 from worldseed.core import splat as core_splat
 from worldseed.core import terrain as core_terrain
 from worldseed.core import unity_package as core_package
-from worldseed.operators.bridge import materials, query, world
+from worldseed.operators.bridge import materials, sections, world
 from worldseed.operators.bridge import terrain as bridge_terrain
 from worldseed.operators.common import ModalBuild
 
@@ -441,14 +441,37 @@ def test_a_texture_layer_naming_an_unknown_biome_is_one_clear_report(empty_scene
 
 def test_the_sidebar_builds_what_the_recipe_builds(empty_scene):
     """Erosion, biomes and texture layers set in the sidebar make the recipe's terrain."""
-    from worldseed.operators import terrain as terrain_ops
 
     recipe = _recipe()
     settings = _settings()
-    terrain_ops.apply_recipe_to_props(settings, recipe)
+    sections.adapter("terrain").load(settings, recipe)
     assert settings.erosion_enabled and settings.biomes_enabled and len(settings.splats) == 5
-    again = terrain_ops.settings_recipe(bpy.context.scene)
+    again = sections.adapter("terrain").scene_recipe(bpy.context.scene)
     assert again.terrain == recipe.terrain and again.biomes == recipe.biomes and again.splat == recipe.splat
     assert bpy.ops.worldseed.terrain_add(from_settings=True) == {"FINISHED"}
-    root = query.terrain_root(bpy.context.active_object)
+    root = bridge_terrain.terrain_root(bpy.context.active_object)
     assert _lod0(root).data.materials[0].name.startswith(materials.SPLAT_MATERIAL)
+
+
+def test_a_long_erosion_is_announced_before_it_starts(empty_scene, capsys, monkeypatch):
+    # a new-user trial: erosion at the allowed maximum on a 4 km terrain ran for minutes without a word
+    most = RECIPE.replace("resolution = 65", "resolution = 4097").replace("size = 128.0", "size = 4096.0")
+    most = most.replace("droplets_per_km2 = 600000.0", "droplets_per_km2 = 894069.0")
+    note = bridge_terrain.erosion_note(core_recipe.loads(most))
+    assert note == (
+        "erosion of 14,999,989 droplets of up to 100 steps and 50 thermal passes on 4,097 x 4,097 vertices: "
+        "about 13 min of CPU (an estimate; Esc in the sidebar, Ctrl-C headless stops it)"
+    )
+    assert bridge_terrain.erosion_note(core_recipe.loads(RECIPE)) is None  # a second or so: nothing to say
+    # a world build (headless) prints it on stderr before the erosion's first step
+    monkeypatch.setattr(bridge_terrain, "NOTE_SECONDS", 0.0)
+    seen = []
+
+    def progress(done, total, label):
+        if label == "erosion" and not seen:
+            seen.append(capsys.readouterr().err)
+
+    world.build_world(core_recipe.loads(RECIPE.replace("seed = 9", "seed = 12")), scene=empty_scene, progress=progress)
+    assert seen and seen[0].startswith(
+        "worldseed: erosion of 9,830 droplets of up to 50 steps and 50 thermal passes on 65 x 65"
+    )

@@ -17,8 +17,10 @@ from worldseed.addon import live
 from worldseed.core import terrain as core_terrain
 from worldseed.operators import scatter as scatter_ops
 from worldseed.operators import terrain as terrain_ops
+from worldseed.operators.bridge import scatter as bridge_scatter
+from worldseed.operators.bridge import sections
 from worldseed.operators.bridge import terrain_layers as bridge_layers
-from worldseed.operators.bridge.query import terrain_root
+from worldseed.operators.bridge.terrain import terrain_root
 from worldseed.operators.common import ModalBuild, modal_builds, window_of
 
 from .test_erosion_build import Tap
@@ -52,7 +54,7 @@ def _z(obj):
 
 def _expected_z(scene):
     """The eroded heights core makes of the sidebar's recipe, without Blender."""
-    recipe = terrain_ops.settings_recipe(scene)
+    recipe = sections.adapter("terrain").scene_recipe(scene)
     heights = core_terrain.terrain_heights(recipe.terrain, seed=recipe.world.seed)
     layers = core_terrain.terrain_layers(heights, terrain_spec=recipe.terrain, seed=recipe.world.seed, flow=True)
     return layers.heights.metres.ravel()
@@ -73,9 +75,10 @@ class Driven:
 
     def execute(self, context):
         if RESULT.get("inside"):  # invoke fell back to execute: the build at once
-            RESULT["path"] = "execute"
+            RESULT["path"] = "at once"
             return super().execute(context)
         RESULT["inside"] = True
+        RESULT["path"] = "at once"  # unless invoke starts a modal run (start_modal below)
         try:
             RESULT["invoked"] = self.invoke(context, types.SimpleNamespace(type="NONE", value="NOTHING"))
         finally:
@@ -99,7 +102,7 @@ def _driven(cls, idname):
     """A test operator running ``cls``'s own methods (copied: a registered operator class is not
     subclassed, which would unhook Blender's class for it), driven by :class:`Driven`."""
     own = {k: v for k, v in vars(cls).items() if not k.startswith("__") and not k.startswith("bl_")}
-    base = type(f"{cls.__name__}_methods", (ModalBuild,), own)
+    base = type(f"{cls.__name__}_methods", tuple(b for b in cls.__bases__ if b is not bpy.types.Operator), own)
     namespace = {"bl_idname": idname, "bl_label": idname, "__annotations__": dict(getattr(cls, "__annotations__", {}))}
     return type(idname.replace(".", "_OT_"), (Driven, base, bpy.types.Operator), namespace)
 
@@ -143,6 +146,22 @@ def test_new_seed_with_erosion_rebuilds_modally_with_progress(empty_scene, drive
     np.testing.assert_array_equal(_z(root), _expected_z(bpy.context.scene))  # the seed's eroded terrain
 
 
+@pytest.mark.parametrize("idname", ["test_reseed_modal", "test_update_modal"])
+def test_a_long_erosion_is_reported_when_the_modal_build_starts(empty_scene, driven, monkeypatch, capfd, idname):
+    # a new-user trial: erosion at the allowed maximum on a 4 km terrain ran for minutes without a word
+    from worldseed.operators.bridge import terrain as bridge_terrain
+
+    _eroding()
+    _add_terrain()
+    monkeypatch.setattr(bridge_terrain, "NOTE_SECONDS", 0.0)  # this small terrain's second counts as long
+    capfd.readouterr()
+    getattr(bpy.ops.worldseed, idname)()
+    assert RESULT["path"] == "modal" and RESULT["state"] == {"FINISHED"}
+    note = bridge_terrain.erosion_note(sections.adapter("terrain").scene_recipe(bpy.context.scene))
+    assert note.startswith("erosion of 9,830 droplets of up to 50 steps on 65 x 65 vertices: about 0 s of CPU")
+    assert f"Info: Worldseed: E{note[1:]}" in capfd.readouterr().out.splitlines()  # Blender's report line
+
+
 def test_new_seed_without_erosion_on_a_small_terrain_builds_at_once(empty_scene, driven):
     _eroding().erosion_enabled = False
     root = _add_terrain()
@@ -151,7 +170,7 @@ def test_new_seed_without_erosion_on_a_small_terrain_builds_at_once(empty_scene,
     np.testing.assert_array_equal(
         _z(root),
         core_terrain.terrain_heights(
-            terrain_ops.settings_recipe(bpy.context.scene).terrain, seed=_settings().seed
+            sections.adapter("terrain").scene_recipe(bpy.context.scene).terrain, seed=_settings().seed
         ).metres.ravel(),
     )
 
@@ -181,8 +200,8 @@ def test_update_as_auto_update_runs_modally_and_equals_the_build_at_once(empty_s
     modal_z = _z(root).copy()
     # the same settings built at once (background: what Auto Update does without a window)
     bridge_layers.forget()
-    assert live._pending["terrain"] is None
-    assert terrain_ops.auto_rebuild(root, bpy.context.scene) == root
+    assert live._pending.get("terrain") is None
+    assert live.auto_rebuild(sections.adapter("terrain"), root, bpy.context.scene) == root
     np.testing.assert_array_equal(_z(root), modal_z)
     np.testing.assert_array_equal(modal_z, _expected_z(bpy.context.scene))
 
@@ -204,7 +223,7 @@ def test_auto_rebuild_with_bad_settings_raises_before_building(empty_scene):
     settings.resolution = 257
     settings.erosion_radius = 500.0  # 1,000 cells of 0.5 m: at most 32
     with pytest.raises(Exception, match="radius"):
-        terrain_ops.auto_rebuild(root, bpy.context.scene)
+        live.auto_rebuild(sections.adapter("terrain"), root, bpy.context.scene)
     np.testing.assert_array_equal(_z(root), z)
 
 
@@ -237,7 +256,7 @@ def _eroded_scatter():
     assert bpy.ops.worldseed.scatter_add() == {"FINISHED"}
     scatter = bpy.context.active_object
     bridge_layers.forget()
-    assert scatter_ops.layers_pending(root)
+    assert bridge_scatter.layers_pending(root)
     return root, scatter
 
 
@@ -248,7 +267,7 @@ def test_update_scatter_on_a_terrain_that_must_erode_first_runs_modally(empty_sc
     bpy.ops.worldseed.test_scatter_update_modal()
     assert RESULT["path"] == "modal" and RESULT["state"] == {"FINISHED"}
     assert "erosion" in RESULT["labels"]
-    assert not scatter_ops.layers_pending(root)  # kept now
+    assert not bridge_scatter.layers_pending(root)  # kept now
     np.testing.assert_array_equal(_points(scatter), before)  # the same scatter as at once
     # Esc while it erodes: the scatter as it was
     bridge_layers.forget()
@@ -278,5 +297,5 @@ def test_scatter_on_kept_layers_runs_at_once(empty_scene, driven):
     bpy.ops.worldseed.test_scatter_update_modal()  # erodes once (modal) ...
     RESULT.clear()
     bpy.ops.worldseed.test_scatter_update_modal()  # ... then the layers are kept: at once
-    assert RESULT["invoked"] == {"FINISHED"} and RESULT["path"] == "execute"
-    assert scatter_ops.auto_rescatter(scatter, bpy.context.scene) == scatter  # background: at once
+    assert RESULT["invoked"] == {"FINISHED"} and RESULT["path"] == "at once"
+    assert live.auto_rebuild(sections.adapter("scatter"), scatter, bpy.context.scene) == scatter  # background: at once

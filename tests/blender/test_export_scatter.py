@@ -15,6 +15,7 @@ from worldseed.core import scatter as core_scatter
 from worldseed.operators import export as export_operator
 from worldseed.operators import scatter as scatter_operator
 from worldseed.operators.bridge import export, fbx, query
+from worldseed.operators.bridge import scatter as bridge_scatter
 from worldseed.operators.bridge import scatter as scatter_build
 from worldseed.operators.common import ModalBuild
 
@@ -143,7 +144,7 @@ def test_export_time_per_instance_does_not_grow(empty_scene, tmp_path):
         times[n] = time.perf_counter() - t0
         assert paths.scatter_mode == "objects" and paths.instances == n
         assert len([m for m in fbx_nodes(paths[0]) if m.startswith("Rock_P")]) == n
-        assert not [o for o in bpy.data.objects if o.get(query.KIND_KEY) == query.INSTANCE_KIND]  # cleaned up
+        assert not [o for o in bpy.data.objects if o.get(query.KIND_KEY) == bridge_scatter.INSTANCE_KIND]  # cleaned up
     ratio = times[6000] / times[1500]
     assert ratio < 8.0, f"{times}: {ratio:.1f}x the time for 4x the instances (quadratic would be 16x)"
 

@@ -4,6 +4,8 @@
 Real Blender (the bpy module); small levels, except where size is the point.
 """
 
+import importlib
+
 import bpy
 import numpy as np
 import pytest
@@ -11,10 +13,11 @@ import pytest
 from worldseed.core import levels as core_levels
 from worldseed.core import recipe as core_recipe
 from worldseed.core.errors import ParameterError, RecipeError
-from worldseed.operators.bridge import level as bridge_level
-from worldseed.operators.bridge import query
+from worldseed.operators.bridge import levels as bridge_levels
+from worldseed.operators.bridge import query, sections
 
 from ._level_cases import SMALL, kit_collection, scene_state
+from ._panel_cases import draw
 
 
 def _settings():
@@ -61,11 +64,11 @@ def test_add_level_from_the_sidebar_builds_at_the_cursor(empty_scene):
     empty_scene.cursor.location = (10.0, -4.0, 1.0)
     assert bpy.ops.worldseed.level_add(from_settings=True) == {"FINISHED"}
     root = bpy.context.active_object
-    assert root.name == "Grotto" and query.is_level(root) and root.type == "MESH"
+    assert root.name == "Grotto" and bridge_levels.is_level(root) and root.type == "MESH"
     assert tuple(root.location) == pytest.approx((10.0, -4.0, 1.0))
     me = root.data
     assert me.validate() is False  # nothing to fix
-    assert [m.name for m in me.materials] == list(bridge_level.MATERIAL_NAMES)
+    assert [m.name for m in me.materials] == list(bridge_levels.MATERIAL_NAMES)
     level = core_levels.generate(core_levels.LevelSpec(**SMALL, cell_size=1.5, wall_height=2.5, name="Grotto"))
     mats = _material_indices(me)
     assert int((mats == 0).sum()) == int(level.walkable.sum())  # one floor quad per walkable cell
@@ -75,26 +78,26 @@ def test_add_level_from_the_sidebar_builds_at_the_cursor(empty_scene):
     assert pos[:, 2].max() == pytest.approx(2.5)
     assert me.uv_layers and len(me.polygons) == len(me.loops) // 4
     # the markers: child empties standing on their cells' centres
-    markers = {c.name: c for c in root.children if c.get(query.KIND_KEY) == query.LEVEL_MARKER_KIND}
+    markers = {c.name: c for c in root.children if c.get(query.KIND_KEY) == bridge_levels.LEVEL_MARKER_KIND}
     assert "Grotto_Spawn" in markers and len(markers) == len(level.markers)
     sx, sy = level.spawn.x, level.spawn.y
     assert tuple(markers["Grotto_Spawn"].location) == pytest.approx(((sx + 0.5) * 1.5, (20 - sy - 0.5) * 1.5, 0.0))
     assert level.walkable[sy, sx]
     # the 2-D map, an image the panel shows
-    image = query.level_map(root)
+    image = bridge_levels.level_map(root)
     assert image is not None and image.size[0] * 20 == image.size[1] * 24 and image.size[0] >= 24
     assert tuple(image.preview.image_size) == tuple(image.size)  # the icon is the map, pixel for pixel
 
 
 def test_marker_names_for_unity():
     m = core_levels.Marker
-    names = bridge_level.marker_names([m("spawn", 0, 0), m("enemy", 1, 0), m("loot", 2, 0), m("enemy", 3, 0)])
+    names = bridge_levels.marker_names([m("spawn", 0, 0), m("enemy", 1, 0), m("loot", 2, 0), m("enemy", 3, 0)])
     assert names == ["Spawn", "Enemy_001", "Loot_001", "Enemy_002"]
-    assert bridge_level.marker_names([m("spawn", 0, 0), m("exit", 1, 0)], "Crypt") == ["Crypt_Spawn", "Crypt_Exit"]
+    assert bridge_levels.marker_names([m("spawn", 0, 0), m("exit", 1, 0)], "Crypt") == ["Crypt_Spawn", "Crypt_Exit"]
 
 
 def _markers_of(root):
-    return sorted(c.name for c in root.children if c.get(query.KIND_KEY) == query.LEVEL_MARKER_KIND)
+    return sorted(c.name for c in root.children if c.get(query.KIND_KEY) == bridge_levels.LEVEL_MARKER_KIND)
 
 
 def test_markers_are_named_after_their_level_and_keep_their_names_on_update(empty_scene):
@@ -103,7 +106,7 @@ def test_markers_are_named_after_their_level_and_keep_their_names_on_update(empt
     bpy.data.objects.new("Oak", None)  # an object (a tree, say) of the name the third level asks for
     for name in ("Crypt", "Crypt", "Oak"):
         bpy.ops.worldseed.level_add(**tiny, name=name)
-    roots = {o.name: o for o in bpy.data.objects if query.is_level(o)}
+    roots = {o.name: o for o in bpy.data.objects if bridge_levels.is_level(o)}
     assert sorted(roots) == ["Crypt", "Crypt_001", "Oak_001"]
     for name, root in roots.items():
         markers = _markers_of(root)
@@ -123,7 +126,7 @@ def test_markers_are_named_after_their_level_and_keep_their_names_on_update(empt
 def test_map_image_pixels_are_the_picture_upside_down():
     rgb = np.zeros((3, 2, 3), np.uint8)
     rgb[0, 0] = (255, 0, 0)  # top-left red
-    pixels, w, h = bridge_level.map_pixels(rgb)
+    pixels, w, h = bridge_levels.map_pixels(rgb)
     px = pixels.reshape(h, w, 4)
     assert (w, h) == (2, 3)
     assert tuple(px[2, 0]) == (1.0, 0.0, 0.0, 1.0)  # Blender's rows run bottom-up
@@ -153,7 +156,7 @@ def test_undo_and_redo_of_add_level(empty_scene):
     bpy.ops.ed.undo()
     assert len(bpy.data.objects) == 0 and len(bpy.data.meshes) == 0
     bpy.ops.ed.redo()
-    assert len(bpy.data.objects) == n and query.is_level(bpy.data.objects["Level"])
+    assert len(bpy.data.objects) == n and bridge_levels.is_level(bpy.data.objects["Level"])
 
 
 def test_redo_panel_reruns_with_edited_settings(empty_scene):
@@ -164,9 +167,9 @@ def test_redo_panel_reruns_with_edited_settings(empty_scene):
     first = _positions(bpy.context.active_object.data)
     bpy.ops.ed.undo()
     bpy.ops.worldseed.level_add(**{**SMALL, "fill": 0.5, "steps": 4})
-    assert len([o for o in bpy.data.objects if query.is_level(o)]) == 1
+    assert len([o for o in bpy.data.objects if bridge_levels.is_level(o)]) == 1
     assert first.tobytes() != _positions(bpy.context.active_object.data).tobytes()
-    assert bridge_level.stored_spec(bpy.context.active_object).fill == 0.5
+    assert bridge_levels.stored_spec(bpy.context.active_object).fill == 0.5
 
 
 def test_every_setting_is_an_operator_property():
@@ -196,15 +199,15 @@ def test_update_rebuilds_in_place_keeping_name_and_transform(empty_scene):
     root.name = "MyLevel"
     root.location = (3.0, 4.0, 0.0)
     root["artist_note"] = "keep me"
-    image = query.level_map(root)
+    image = bridge_levels.level_map(root)
     _set(_settings(), **{**SMALL, "seed": 9, "width": 30})
     assert bpy.ops.worldseed.level_update() == {"FINISHED"}
     new = bpy.context.active_object
     assert new.name == "MyLevel" and tuple(new.location) == pytest.approx((3.0, 4.0, 0.0))
     assert new["artist_note"] == "keep me"
-    assert bridge_level.stored_spec(new).seed == 9 and bridge_level.stored_spec(new).width == 30
-    assert query.level_map(new) == image and image.size[0] * 20 == image.size[1] * 30
-    assert len([o for o in bpy.data.objects if query.is_level(o)]) == 1
+    assert bridge_levels.stored_spec(new).seed == 9 and bridge_levels.stored_spec(new).width == 30
+    assert bridge_levels.level_map(new) == image and image.size[0] * 20 == image.size[1] * 30
+    assert len([o for o in bpy.data.objects if bridge_levels.is_level(o)]) == 1
     assert _positions(new.data)[:, 0].max() == pytest.approx(30 * 2.0)
 
 
@@ -215,56 +218,19 @@ def test_load_settings_new_seed_and_auto_update(empty_scene):
     settings = _settings()
     assert (settings.generator, settings.seed, settings.fill) == ("cave", 21, pytest.approx(0.5))
     bpy.ops.worldseed.level_reseed()
-    assert settings.seed != 21 and bridge_level.stored_spec(bpy.context.active_object).seed == settings.seed
+    assert settings.seed != 21 and bridge_levels.stored_spec(bpy.context.active_object).seed == settings.seed
     settings.auto_update = True
     settings.steps = 3  # background: the rebuild runs at once
-    assert bridge_level.stored_spec(bpy.context.active_object).steps == 3
+    assert bridge_levels.stored_spec(bpy.context.active_object).steps == 3
     assert bpy.context.active_object.name == name
-    assert len([o for o in bpy.data.objects if query.is_level(o)]) == 1
+    assert len([o for o in bpy.data.objects if bridge_levels.is_level(o)]) == 1
 
 
 # --------------------------------------------------------------------------- panel
 
 
-class _Recorder:
-    def __init__(self, calls):
-        self.__dict__["calls"] = calls
-
-    def __setattr__(self, name, value):
-        self.calls.append(("set", name))
-
-    def _child(self, *args, **kwargs):
-        return _Recorder(self.calls)
-
-    row = column = box = split = _child
-
-    def prop(self, data, name, **kwargs):
-        assert name in data.bl_rna.properties, f"{type(data).__name__} has no property {name!r}"
-        self.calls.append(("prop", name))
-
-    def operator(self, idname, **kwargs):
-        module, _, op = idname.partition(".")
-        getattr(getattr(bpy.ops, module), op).get_rna_type()
-        self.calls.append(("operator", idname))
-        return _Recorder([])
-
-    def label(self, **kwargs):
-        self.calls.append(("label", kwargs.get("text", "")))
-
-    def icon(self, data):
-        assert isinstance(data, bpy.types.Image)
-        return 7
-
-    def template_icon(self, icon_value, **kwargs):
-        assert icon_value == 7
-        self.calls.append(("icon", icon_value))
-
-
 def _draw():
-    calls = []
-    panel = type("P", (), {"layout": _Recorder(calls)})()
-    bpy.types.WORLDSEED_PT_level.draw(panel, bpy.context)
-    return calls
+    return draw(bpy.types.WORLDSEED_PT_level)
 
 
 def test_panel_shows_the_generators_own_settings_and_the_map(empty_scene):
@@ -299,8 +265,8 @@ def test_kit_level_instances_one_module_per_cell(empty_scene):
     kit = kit_collection()
     bpy.ops.worldseed.level_add(**SMALL, geometry="KIT", kit=kit.name)
     root = bpy.context.active_object
-    assert root.type == "EMPTY" and query.is_level(root)
-    kit_obj = query.level_kit_of(root)
+    assert root.type == "EMPTY" and bridge_levels.is_level(root)
+    kit_obj = bridge_levels.level_kit_of(root)
     level = core_levels.generate(core_levels.LevelSpec(**SMALL))
 
     placed = core_levels.kit_placements(level, cell_size=2.0)
@@ -309,7 +275,7 @@ def test_kit_level_instances_one_module_per_cell(empty_scene):
     # Make Real: one object per module sharing the module meshes, the kit object gone
     assert bpy.ops.worldseed.level_make_real() == {"FINISHED"}
     modules = [o for o in root.children if o.get(query.KIND_KEY) == "level_kit_module"]
-    assert len(modules) == len(placed) and query.level_kit_of(root) is None
+    assert len(modules) == len(placed) and bridge_levels.level_kit_of(root) is None
     floor = bpy.data.objects["floor"].data
     assert sum(o.data == floor for o in modules) == placed.counts()["floor"]
 
@@ -318,7 +284,7 @@ def test_kit_missing_roles_are_named(empty_scene):
     kit = kit_collection(roles=("floor",))
     with pytest.raises(RuntimeError, match="no module named wall"):
         bpy.ops.worldseed.level_add(**SMALL, geometry="KIT", kit=kit.name)
-    assert not [o for o in bpy.data.objects if query.is_level(o)]
+    assert not [o for o in bpy.data.objects if bridge_levels.is_level(o)]
 
 
 def test_make_real_after_a_module_was_deleted_is_a_report(empty_scene):
@@ -336,10 +302,10 @@ def test_ten_thousand_kit_modules_are_instanced(empty_scene):
     level = core_levels.Level(grid=grid, markers=(core_levels.Marker("spawn", 0, 0),))
     spec = core_levels.LevelSpec(width=100, height=100)
     scene = bpy.context.scene
-    root = bridge_level.build_level(
+    root = bridge_levels.build_level(
         spec, collection=scene.collection, geometry="KIT", kit=kit_collection(), level=level
     )
-    kit_obj = query.level_kit_of(root)
+    kit_obj = bridge_levels.level_kit_of(root)
     assert len(kit_obj.data.vertices) == 10_000
     assert len(_evaluated_instances(kit_obj)) == 10_000
     assert len(bpy.data.meshes) == 7 + 1  # the modules' meshes, shared, and the kit's points
@@ -351,14 +317,45 @@ def test_a_level_of_more_than_twenty_thousand_markers_is_refused_before_any_obje
     spawn = (core_levels.Marker("spawn", 0, 0),)
     spec = core_levels.LevelSpec(width=side, height=side, enemy_density=1.0, name="Horde")
     scene = bpy.context.scene
-    enemies = tuple(core_levels.Marker("enemy", i % side, i // side) for i in range(1, bridge_level.MAX_MARKERS))
+    enemies = tuple(core_levels.Marker("enemy", i % side, i // side) for i in range(1, bridge_levels.MAX_MARKERS))
     level = core_levels.Level(grid=grid, markers=spawn + enemies)  # exactly 20,000: built
-    root = bridge_level.build_level(spec, collection=scene.collection, level=level)
+    root = bridge_levels.build_level(spec, collection=scene.collection, level=level)
     assert len(root.children) == 20_000 and root.children[0].name.startswith("Horde_")
     before = scene_state()
     over = core_levels.Level(grid=grid, markers=level.markers + (core_levels.Marker("loot", 0, 149),))
     with pytest.raises(ParameterError, match=r"20,001 markers.*more than 20,000: lower enemy_density \(1\) or loot"):
-        bridge_level.build_level(spec, collection=scene.collection, level=over)
+        bridge_levels.build_level(spec, collection=scene.collection, level=over)
+    assert scene_state() == before
+
+
+def test_levels_with_far_too_many_markers_are_refused_before_any_level_is_made(empty_scene, monkeypatch):
+    # a new-user trial: 4096 x 4096 BSP and cave levels were refused for their markers only after
+    # 1.5 to 3 minutes of making them; now their markers are estimated first (milliseconds)
+    text = (
+        '[terrain]\nenabled = false\n[[level]]\nname = "Small"\ngenerator = "walk"\nwidth = 20\nheight = 20\n'
+        '[[level]]\nname = "Huge"\ngenerator = "cave"\nwidth = 2048\nheight = 2048\n'
+    )
+    recipe = core_recipe.loads(text)
+    seen = []
+    before = scene_state()
+    with pytest.raises(ParameterError, match=r"level 'Huge' would get about \d\d,\d{3} markers.*lower enemy_density"):
+        bridge_levels.build_section(recipe, None, scene=empty_scene, progress=lambda *step: seen.append(step))
+    assert seen == [] and scene_state() == before  # not even the small level was made
+
+    def made(*args, **kwargs):
+        raise AssertionError("the level was made before its size was checked")
+
+    build_module = importlib.import_module("worldseed.operators.bridge.levels._build")  # where the levels are made
+    monkeypatch.setattr(build_module, "level_for", made)
+    monkeypatch.setattr(build_module, "level_steps", made)
+    for geometry in ("MESH", "KIT"):
+        with pytest.raises(ParameterError, match="would get about"):
+            bridge_levels.build_level(recipe.level[1], collection=empty_scene.collection, geometry=geometry)
+        with pytest.raises(ParameterError, match="would get about"):
+            next(bridge_levels.build_steps(recipe.level[1], collection=empty_scene.collection, geometry=geometry))
+    mesh = core_levels.LevelSpec(generator="bsp", width=4096, height=1100, enemy_density=0.0, loot_chance=0.0)
+    with pytest.raises(ParameterError, match=r"4096 x 1100 = 4,505,600 cells, more than the 4,194,304 \(2048 x 2048\)"):
+        bridge_levels.build_level(mesh, collection=empty_scene.collection)
     assert scene_state() == before
 
 
@@ -375,9 +372,7 @@ def test_update_of_a_level_whose_kit_was_made_real_is_refused_and_keeps_the_modu
     message = rf"Level has {len(modules):,} real kit modules; Update would delete them — delete them"
     with pytest.raises(RuntimeError, match=message):
         bpy.ops.worldseed.level_update()
-    assert scene_state() == before and bridge_level.stored_spec(root).seed == 1
+    assert scene_state() == before and bridge_levels.stored_spec(root).seed == 1
     with pytest.raises(ParameterError, match="real kit modules"):  # what Auto Update runs
-        from worldseed.operators import level as level_ops
-
-        level_ops.rebuild_from_settings(root, bpy.context.scene)
+        sections.adapter("level").rebuild(root, bpy.context.scene)
     assert scene_state() == before

@@ -41,7 +41,7 @@ generator = "walk"
 width = 24
 height = 24
 cell_size = 1.5
-tileset = "wang16"
+autotile = "wang16"
 origin = [-50.0, 0.0, 0.0]
 seed = 9
 
@@ -171,7 +171,7 @@ def test_the_glb_carries_the_levels_and_their_material_colours(two_runs):
 def _tiny_recipe(levels):
     head = '[world]\nname = "W"\nseed = 1\n[terrain]\nenabled = false\n[export]\nfbx = false\npreview = false\n'
     return head + "".join(
-        f'[[level]]\nname = "{n}"\ngenerator = "walk"\nwidth = 12\nheight = 10\ntileset = "{t}"\n' for n, t in levels
+        f'[[level]]\nname = "{n}"\ngenerator = "walk"\nwidth = 12\nheight = 10\nautotile = "{t}"\n' for n, t in levels
     )
 
 
@@ -280,7 +280,8 @@ def test_a_headless_wfc_level_prints_a_calm_progress(tmp_path):
     recipe = tmp_path / "wfc.toml"
     recipe.write_text(
         '[world]\nname = "T"\n[terrain]\nenabled = false\n'
-        '[[level]]\nname = "Dung"\ngenerator = "wfc_tiled"\ntileset = "dungeon"\nwidth = 48\nheight = 40\nseed = 2\n'
+        '[[level]]\nname = "Dung"\ngenerator = "wfc_tiled"\nwfc_tileset = "dungeon"\n'
+        "width = 48\nheight = 40\nseed = 2\n"
     )
     done = _run(str(recipe), str(tmp_path / "out"))
     assert done.returncode == 0, done.stderr
@@ -289,7 +290,7 @@ def test_a_headless_wfc_level_prints_a_calm_progress(tmp_path):
     assert 2 <= len(shown) <= 14, lines  # a line a tenth at most, the stage changes
     for (stage, p), (next_stage, q) in zip(shown, shown[1:]):
         assert stage != next_stage or q > p, lines
-    assert shown[-1] == ("levels", 100)
+    assert shown[-1] == ("done", 100)
 
 
 def test_levels_are_made_in_the_recipe_order_then_built_in_name_order(tmp_path):
@@ -299,7 +300,7 @@ def test_levels_are_made_in_the_recipe_order_then_built_in_name_order(tmp_path):
     text = "".join(
         f'[[level]]\nname = "{name}"\ngenerator = "{generator}"\nwidth = 20\nheight = 16\n'
         for name, generator in (("Zeta", "cave"), ("Alpha", "wfc_tiled"), ("Mid", "maze"))
-    ).replace('generator = "wfc_tiled"', 'generator = "wfc_tiled"\ntileset = "pipes"')
+    ).replace('generator = "wfc_tiled"', 'generator = "wfc_tiled"\nwfc_tileset = "pipes"')
     seen = []
     batch.build_world(core_recipe.loads(text), str(tmp_path / "out"), progress=lambda d, t, s: seen.append((d, t, s)))
     made = [s.split()[1] for d, t, s in seen if s.startswith("level ") and ":" not in s]

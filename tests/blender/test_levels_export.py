@@ -14,8 +14,7 @@ import pytest
 from worldseed.core import export as core_export
 from worldseed.core import levels as core_levels
 from worldseed.core import recipe as core_recipe
-from worldseed.operators.bridge import level as bridge_level
-from worldseed.operators.bridge import query
+from worldseed.operators.bridge import levels as bridge_levels
 
 from ._level_cases import SMALL, kit_collection, scene_state
 
@@ -48,7 +47,7 @@ def test_kit_level_exports_one_fbx_object_per_module_and_leaves_the_scene(empty_
     before = scene_state()
     written = world.write_exports([root], str(tmp_path), "kit", core_export.ExportSpec(fbx=True, preview=False))
     assert sorted(os.path.basename(p) for p in written)[:2] == ["Level.tmx", "Level.tsx"]
-    assert scene_state() == before and query.level_kit_of(root) is not None
+    assert scene_state() == before and bridge_levels.level_kit_of(root) is not None
     done = subprocess.run(
         [sys.executable, "-c", _READ_FBX, str(tmp_path / "kit.fbx")], capture_output=True, text=True, check=True
     )
@@ -114,9 +113,9 @@ def test_two_levels_of_one_name_export_under_the_names_the_fbx_has(empty_scene, 
     tiny = dict(generator="walk", width=12, height=10, seed=1)
     bpy.ops.worldseed.level_add(**tiny)
     bpy.ops.worldseed.level_add(**tiny)
-    roots = sorted(o.name for o in bpy.data.objects if query.is_level(o))
+    roots = sorted(o.name for o in bpy.data.objects if bridge_levels.is_level(o))
     assert roots == ["Level", "Level_001"]
-    assert bridge_level.stored_spec(bpy.data.objects["Level_001"]).name == "Level_001"
+    assert bridge_levels.stored_spec(bpy.data.objects["Level_001"]).name == "Level_001"
     assert bpy.ops.worldseed.export_unity(filepath=str(tmp_path / "scene.fbx")) == {"FINISHED"}
     names = {p.name for p in tmp_path.iterdir()}
     assert {"Level.tmx", "Level_001.tmx", "Level_level.json", "Level_001_level.json"} <= names
@@ -130,7 +129,7 @@ def test_a_level_renamed_in_the_outliner_writes_files_named_after_the_object(emp
     bpy.ops.worldseed.level_add(generator="walk", width=12, height=10, seed=1, name="Orig")
     root = bpy.context.active_object
     root.name = "Dungeon 2"
-    assert bridge_level.stored_spec(root).name == "Orig"
+    assert bridge_levels.stored_spec(root).name == "Orig"
     spec = core_export.ExportSpec(fbx=False, preview=False)
     written = {os.path.basename(p) for p in world.write_exports([root], str(tmp_path), "w", spec)}
     assert "Dungeon 2.tmx" in written and "Dungeon 2_level.json" in written and "Orig.tmx" not in written

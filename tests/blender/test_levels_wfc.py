@@ -17,8 +17,8 @@ import pytest
 
 from worldseed.core import levels as core_levels
 from worldseed.core.errors import ParameterError
-from worldseed.operators.bridge import instancing, level_wfc, query
-from worldseed.operators.bridge import level as bridge_level
+from worldseed.operators.bridge import instancing, query
+from worldseed.operators.bridge import levels as bridge_levels
 
 from ._level_cases import IMPOSSIBLE, TILES, level_settings, scene_state, shown_props
 
@@ -70,19 +70,20 @@ def test_the_wfc_generators_are_in_the_panel_and_the_redo_panel():
     for rna in (settings.bl_rna, bpy.ops.worldseed.level_add.get_rna_type()):
         items = {i.identifier: i.name for i in rna.properties["generator"].enum_items}
         assert items["wfc_tiled"] == "WFC (tiles)" and items["wfc_overlapping"] == "WFC (sample)"
-    presets = {i.identifier for i in settings.bl_rna.properties["wfc_tileset"].enum_items}
-    assert {"dungeon", "pipes", "FILE"} <= presets
+    presets = settings.bl_rna.properties["wfc_tileset"]
+    assert {i.identifier for i in presets.enum_items} == {"dungeon", "pipes", "roads", "FILE"}  # 2-D sets only
+    assert presets.default == core_levels.LevelSpec().wfc_tileset == "dungeon"
     assert {i.identifier for i in settings.bl_rna.properties["autotile"].enum_items} == {"blob", "wang16"}
-    samples = {i.identifier for i in settings.bl_rna.properties["sample_preset"].enum_items}
-    assert "rooms" in samples
+    samples = settings.bl_rna.properties["sample_preset"]
+    assert [i.identifier for i in samples.enum_items] == ["caves"] and samples.default == core_levels.DEFAULT_SAMPLE
 
 
 def test_the_panel_shows_each_generators_tileset_sample_and_tile_objects(empty_scene):
     shown = shown_props(generator="cave")
     assert "autotile" in shown and not shown & {"wfc_tileset", "tile_objects", "sample_source", "tileset"}
     shown = shown_props(generator="wfc_tiled", wfc_tileset="dungeon")
-    assert {"wfc_tileset", "tile_objects", "geometry", "attempts", "backtrack_limit", "connected"} <= shown
-    assert not shown & {"autotile", "tileset_file", "sample_source", "n", "tileset"}
+    assert {"wfc_tileset", "autotile", "tile_objects", "geometry", "attempts", "backtrack_limit", "connected"} <= shown
+    assert not shown & {"tileset_file", "sample_source", "n", "tileset"}  # a WFC level has its auto-tiles too
     assert "tileset_file" in shown_props(wfc_tileset="FILE")
     shown = shown_props(tile_objects=_tile_objects(["rock"]))
     assert "tile_objects" in shown and "geometry" not in shown  # the tiles are the geometry
@@ -92,15 +93,29 @@ def test_the_panel_shows_each_generators_tileset_sample_and_tile_objects(empty_s
     assert "sample_file" in shown_props(sample_source="FILE")
 
 
+@pytest.mark.parametrize("generator", ["wfc_tiled", "wfc"])
+def test_switching_add_level_to_wfc_builds_with_its_defaults(empty_scene, generator):
+    """The auto-tile set and the WFC tileset have keys of their own: Add Level built from a cave's settings and
+    switched to a WFC generator in its redo panel (the same call as here) keeps its auto-tiles and takes the
+    default WFC tileset, where it was refused with "tileset ... got 'blob'"."""
+    level_settings(generator="cave", width=16, height=12, autotile="wang16")
+    assert bpy.ops.worldseed.level_add(from_settings=True) == {"FINISHED"}
+    assert bpy.ops.worldseed.level_add(generator=generator, width=16, height=12) == {"FINISHED"}
+    spec = bridge_levels.stored_spec(bpy.context.active_object)
+    assert (spec.generator, spec.wfc_tileset) == (generator, core_levels.LevelSpec().wfc_tileset)
+    assert bpy.ops.worldseed.level_add(generator="bsp", autotile="wang16", width=30, height=30) == {"FINISHED"}
+    assert bridge_levels.stored_spec(bpy.context.active_object).autotile == "wang16"
+
+
 def test_a_wfc_tiles_level_builds_from_the_panel_with_the_dungeon_preset(empty_scene):
     level_settings(**TILES, name="Keep", wfc_tileset="dungeon")
     assert bpy.ops.worldseed.level_add(from_settings=True) == {"FINISHED"}
     root = bpy.context.active_object
-    assert root.name == "Keep" and query.is_level(root) and root.type == "MESH"
-    spec = bridge_level.stored_spec(root)
-    assert spec.generator == "wfc_tiled" and spec.tileset == "dungeon"
-    level = core_levels.generate(core_levels.LevelSpec(**TILES, name="Keep", tileset="dungeon"))
-    assert np.array_equal(bridge_level.stored_level(root).grid, level.grid)
+    assert root.name == "Keep" and bridge_levels.is_level(root) and root.type == "MESH"
+    spec = bridge_levels.stored_spec(root)
+    assert spec.generator == "wfc_tiled" and spec.wfc_tileset == "dungeon"
+    level = core_levels.generate(core_levels.LevelSpec(**TILES, name="Keep", wfc_tileset="dungeon"))
+    assert np.array_equal(bridge_levels.stored_level(root).grid, level.grid)
     assert level.wfc.model == "tiled" and level.wfc.ids.shape == (8, 10)
     # Load from Active brings the preset back; a grid generator shows the auto-tile set again
     level_settings(generator="cave", wfc_tileset="pipes", autotile="wang16")
@@ -108,7 +123,7 @@ def test_a_wfc_tiles_level_builds_from_the_panel_with_the_dungeon_preset(empty_s
     settings = bpy.context.scene.worldseed.level
     assert (settings.generator, settings.wfc_tileset) == ("wfc_tiled", "dungeon")
     # its files: the Tiled map with the WFC layer, the JSON record with the tiles
-    files = bridge_level.level_files(root, "Keep")
+    files = bridge_levels.level_files(root, "Keep")
     assert {"Keep_wfc.tsx", "Keep.tmx", "Keep_level.json"} <= set(files)
     assert b'name="wfc"' in files["Keep.tmx"]
 
@@ -116,15 +131,15 @@ def test_a_wfc_tiles_level_builds_from_the_panel_with_the_dungeon_preset(empty_s
 def test_tile_objects_are_instanced_per_cell_as_their_variants_turn(empty_scene, tmp_path):
     path = tmp_path / "flags.toml"
     path.write_text(FLAGS)
-    spec = core_levels.from_dict(dict(TILES, width=6, height=5, tileset=str(path)))
+    spec = core_levels.from_dict(dict(TILES, width=6, height=5, wfc_tileset=str(path)))
     record = core_levels.generate(spec).wfc
     assert any(record.mirrored) and len(set(record.turns)) == 4
     coll = _tile_objects(["Flag"])  # names compare without case
     level_settings(**dict(TILES, width=6, height=5), wfc_tileset="FILE", tileset_file=str(path), tile_objects=coll)
     assert bpy.ops.worldseed.level_add(from_settings=True) == {"FINISHED"}
     root = bpy.context.active_object
-    assert root.type == "EMPTY" and list(root.get(bridge_level.TILES_MISSING_KEY)) == []
-    tiles = query.level_kit_of(root)
+    assert root.type == "EMPTY" and list(root.get(bridge_levels.TILES_MISSING_KEY)) == []
+    tiles = bridge_levels.level_kit_of(root)
     assert tiles.name == "Level_Tiles"
     pos, rot, scale, which = instancing.read_points(tiles)
     assert len(pos) == 30 and set(which.tolist()) == {0}
@@ -150,10 +165,10 @@ def test_a_tile_objects_level_exports_one_fbx_object_per_cell(empty_scene, tmp_p
     from worldseed.core.export import ExportSpec
     from worldseed.operators.bridge import world
 
-    spec = core_levels.from_dict(dict(TILES, width=4, height=3, tileset="pipes", name="Pipes"))
+    spec = core_levels.from_dict(dict(TILES, width=4, height=3, wfc_tileset="pipes", name="Pipes"))
     level = core_levels.generate(spec)
     coll = _tile_objects(list(dict.fromkeys(level.wfc.base_names)))
-    root = bridge_level.build_level(spec, collection=bpy.context.scene.collection, geometry="TILES", kit=coll)
+    root = bridge_levels.build_level(spec, collection=bpy.context.scene.collection, geometry="TILES", kit=coll)
     before = scene_state()
     written = world.write_exports([root], str(tmp_path), "pipes", ExportSpec(fbx=True, preview=False))
     assert scene_state() == before
@@ -165,21 +180,21 @@ def test_a_tile_objects_level_exports_one_fbx_object_per_cell(empty_scene, tmp_p
 
 
 def test_dungeon_tiles_with_one_object_missing_report_it_and_keep_the_mesh_there(empty_scene):
-    level = core_levels.generate(core_levels.LevelSpec(**TILES, tileset="dungeon"))
+    level = core_levels.generate(core_levels.LevelSpec(**TILES, wfc_tileset="dungeon"))
     bases = list(dict.fromkeys(level.wfc.base_names))
     coll = _tile_objects([b for b in bases if b != "rock"])
     level_settings(**TILES, wfc_tileset="dungeon", tile_objects=coll)
     assert bpy.ops.worldseed.level_add(from_settings=True) == {"FINISHED"}
     root = bpy.context.active_object
-    assert list(root[bridge_level.TILES_MISSING_KEY]) == ["rock"]
+    assert list(root[bridge_levels.TILES_MISSING_KEY]) == ["rock"]
     base_of = np.array(level.wfc.base_names, dtype=object)[level.wfc.ids]
     rock = base_of == "rock"
     assert rock.any() and not rock.all()
-    tiles = query.level_kit_of(root)
+    tiles = bridge_levels.level_kit_of(root)
     assert len(tiles.data.vertices) == int((~rock).sum())
     # the instances' tiles: object k of the node tree is the k-th listed base tile
     _, _, _, which = instancing.read_points(tiles)
-    names = list(tiles[bridge_level.KIT_MODULES_KEY])
+    names = list(tiles[bridge_levels.KIT_MODULES_KEY])
     assert [names[i] for i in which] == list(base_of[~rock])
     # the root keeps the level mesh of the rock cells only: every face's cell is a rock cell
     assert root.type == "MESH" and len(root.data.polygons) > 0
@@ -192,21 +207,21 @@ def test_dungeon_tiles_with_one_object_missing_report_it_and_keep_the_mesh_there
     coll.objects.link(bpy.data.objects.new("Rock", None))
     assert bpy.ops.worldseed.level_update() == {"FINISHED"}
     root = bpy.data.objects["Level"]
-    assert root.type == "EMPTY" and list(root[bridge_level.TILES_MISSING_KEY]) == []
-    tiles = query.level_kit_of(root)
+    assert root.type == "EMPTY" and list(root[bridge_levels.TILES_MISSING_KEY]) == []
+    tiles = bridge_levels.level_kit_of(root)
     assert tiles.name == "Level_Tiles" and len(tiles.data.vertices) == 80
-    assert bridge_level.stored_geometry(root) == ("TILES", coll)
+    assert bridge_levels.stored_geometry(root) == ("TILES", coll)
 
 
 def test_tile_objects_of_no_tile_keep_the_whole_level_mesh(empty_scene):
     level_settings(**TILES, wfc_tileset="dungeon", tile_objects=_tile_objects(["unrelated"]))
     assert bpy.ops.worldseed.level_add(from_settings=True) == {"FINISHED"}
     root = bpy.context.active_object
-    level = core_levels.generate(core_levels.LevelSpec(**TILES, tileset="dungeon"))
-    assert sorted(root[bridge_level.TILES_MISSING_KEY]) == sorted(
+    level = core_levels.generate(core_levels.LevelSpec(**TILES, wfc_tileset="dungeon"))
+    assert sorted(root[bridge_levels.TILES_MISSING_KEY]) == sorted(
         set(level.wfc.base_names) & set(np.array(level.wfc.base_names)[np.unique(level.wfc.ids)])
     )
-    assert root.type == "MESH" and query.level_kit_of(root) is None
+    assert root.type == "MESH" and bridge_levels.level_kit_of(root) is None
     quads = core_levels.level_quads(level, cell_size=2.0, wall_height=3.0)
     assert len(root.data.polygons) == len(quads.quads)
 
@@ -216,10 +231,10 @@ def test_an_edited_tileset_file_makes_a_new_level_on_update(empty_scene, tmp_pat
     path.write_text(FLAGS)
     level_settings(**dict(TILES, width=5, height=4), wfc_tileset="FILE", tileset_file=str(path))
     assert bpy.ops.worldseed.level_add(from_settings=True) == {"FINISHED"}
-    first = bridge_level.stored_level(bpy.context.active_object).wfc.names
+    first = bridge_levels.stored_level(bpy.context.active_object).wfc.names
     path.write_text(FLAGS.replace("flag", "banner"))
     assert bpy.ops.worldseed.level_update() == {"FINISHED"}
-    assert bridge_level.stored_level(bpy.context.active_object).wfc.names[0] == "banner 0" != first[0]
+    assert bridge_levels.stored_level(bpy.context.active_object).wfc.names[0] == "banner 0" != first[0]
 
 
 def test_an_image_loaded_from_a_png_gives_back_its_bytes_as_the_sample(empty_scene, tmp_path):
@@ -228,10 +243,10 @@ def test_an_image_loaded_from_a_png_gives_back_its_bytes_as_the_sample(empty_sce
     rgb = np.random.default_rng(1).integers(0, 256, (5, 7, 3), dtype=np.uint8)
     (tmp_path / "s.png").write_bytes(preview.png_bytes(rgb))
     image = bpy.data.images.load(str(tmp_path / "s.png"))
-    assert np.array_equal(level_wfc.image_sample(image), rgb)  # row 0 on top, not colour-managed
+    assert np.array_equal(bridge_levels.image_sample(image), rgb)  # row 0 on top, not colour-managed
     big = bpy.data.images.new("Photo", 300, 300)
     with pytest.raises(ParameterError, match="at most 65,536 pixels"):
-        level_wfc.image_sample(big)
+        bridge_levels.image_sample(big)
 
 
 def test_a_sample_image_of_the_blend_makes_a_wfc_sample_level(empty_scene):
@@ -246,7 +261,7 @@ def test_a_sample_image_of_the_blend_makes_a_wfc_sample_level(empty_scene):
     px = np.ones((12, 12, 4), np.float32)
     px[..., :3] = rgb[::-1] / 255.0  # Blender's rows go up
     image.pixels.foreach_set(px.ravel())
-    assert np.array_equal(level_wfc.image_sample(image), rgb)
+    assert np.array_equal(bridge_levels.image_sample(image), rgb)
     level_settings(
         generator="wfc_overlapping",
         width=16,
@@ -260,23 +275,23 @@ def test_a_sample_image_of_the_blend_makes_a_wfc_sample_level(empty_scene):
     )
     assert bpy.ops.worldseed.level_add(from_settings=True) == {"FINISHED"}
     root = bpy.context.active_object
-    assert root[bridge_level.SAMPLE_IMAGE_KEY] == image
-    level = bridge_level.stored_level(root)
+    assert root[bridge_levels.SAMPLE_IMAGE_KEY] == image
+    level = bridge_levels.stored_level(root)
     assert level.wfc.model == "overlapping" and level.grid.shape == (12, 16)
     assert set(level.wfc.palette) <= {tuple(c) for c in colours.tolist()}
     # the wall colour (the sample's border) is wall, the other floor
     wall = level.wfc.names.index("#282828")
     assert np.array_equal(level.grid == core_levels.WALL, level.wfc.ids == wall)
     # a later session: the sample's PNG is gone; the level finds its image again
-    os.remove(bridge_level.stored_spec(root).sample)
-    assert np.array_equal(bridge_level.stored_level(root).grid, level.grid)
+    os.remove(bridge_levels.stored_spec(root).sample)
+    assert np.array_equal(bridge_levels.stored_level(root).grid, level.grid)
     assert bpy.ops.worldseed.level_load_settings() == {"FINISHED"}
     settings = bpy.context.scene.worldseed.level
     assert settings.sample_source == "IMAGE" and settings.sample_image == image
     # the sample's colours as classes: the rooms' colour becomes corridor
     level_settings(classes="#c8b478 = corridor")
     assert bpy.ops.worldseed.level_update() == {"FINISHED"}
-    level = bridge_level.stored_level(bpy.context.active_object)
+    level = bridge_levels.stored_level(bpy.context.active_object)
     assert set(np.unique(level.grid).tolist()) == {core_levels.WALL, core_levels.CORRIDOR}
     level_settings(classes="#123456 = floor")
     with pytest.raises(RuntimeError, match="lacks"):
@@ -305,7 +320,7 @@ enabled = false
 [[level]]
 name = "Keep"
 generator = "wfc_tiled"
-tileset = "tiles/flags.toml"
+wfc_tileset = "tiles/flags.toml"
 width = 6
 height = 5
 seed = 3

@@ -11,7 +11,7 @@ import shutil
 import bpy
 import pytest
 
-from worldseed.operators.bridge import level as bridge_level
+from worldseed.operators.bridge import levels as bridge_levels
 
 from ._level_cases import TILES, level_settings
 
@@ -41,9 +41,9 @@ def test_load_settings_of_a_level_whose_tileset_file_is_gone_loads_the_rest(empt
     # the artist picks another file: Update rebuilds the level (its old file is not needed)
     settings.tileset_file = PIPES
     assert bpy.ops.worldseed.level_update() == {"FINISHED"}
-    assert bridge_level.stored_spec(bpy.context.active_object).seed == 31
+    assert bridge_levels.stored_spec(bpy.context.active_object).seed == 31
     # a level whose settings are lost altogether is still an error
-    del bpy.context.active_object[bridge_level.SPEC_KEY]
+    del bpy.context.active_object[bridge_levels.SPEC_KEY]
     with pytest.raises(RuntimeError, match="lost its settings"):
         bpy.ops.worldseed.level_load_settings()
 
@@ -72,8 +72,8 @@ def test_a_tileset_file_relative_to_the_saved_blend(saved_blend, written, recwar
     assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)], [str(w.message) for w in recwarn]
     assert settings.tileset_file == written
     assert bpy.ops.worldseed.level_add(from_settings=True) == {"FINISHED"}
-    spec = bridge_level.stored_spec(bpy.context.active_object)
-    assert os.path.samefile(spec.tileset, saved_blend / "tiles.toml")
+    spec = bridge_levels.stored_spec(bpy.context.active_object)
+    assert os.path.samefile(spec.wfc_tileset, saved_blend / "tiles.toml")
     settings.seed = 12
     assert bpy.ops.worldseed.level_update() == {"FINISHED"}
 
@@ -84,7 +84,7 @@ def test_a_sample_file_relative_to_the_saved_blend(saved_blend, written, recwarn
     settings.sample_file = written
     assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
     assert bpy.ops.worldseed.level_add(from_settings=True) == {"FINISHED"}
-    spec = bridge_level.stored_spec(bpy.context.active_object)
+    spec = bridge_levels.stored_spec(bpy.context.active_object)
     assert os.path.samefile(spec.sample, saved_blend / "rooms.txt")
 
 
@@ -94,4 +94,4 @@ def test_a_relative_path_of_an_unsaved_blend_starts_at_the_working_directory(emp
     assert bpy.data.filepath == ""
     level_settings(**TILES, wfc_tileset="FILE", tileset_file="here.toml")
     assert bpy.ops.worldseed.level_add(from_settings=True) == {"FINISHED"}
-    assert os.path.samefile(bridge_level.stored_spec(bpy.context.active_object).tileset, tmp_path / "here.toml")
+    assert os.path.samefile(bridge_levels.stored_spec(bpy.context.active_object).wfc_tileset, tmp_path / "here.toml")

@@ -4,59 +4,35 @@ import bpy
 import numpy as np
 import pytest
 
-from worldseed.operators import level as level_ops
-from worldseed.operators.bridge import level as bridge_level
+from worldseed.operators.bridge import levels as bridge_levels
 
-
-class _Recorder:
-    def __init__(self, calls):
-        self.calls = calls
-
-    def __getattr__(self, name):
-        return lambda *args, **kw: self
-
-    def prop(self, data, name, *args, **kw):
-        self.calls.append(name)
-        return self
-
-
-def _settings(**values):
-    settings = bpy.context.scene.worldseed.level
-    settings.auto_update = False
-    for k, v in values.items():
-        setattr(settings, k, v)
-    return settings
-
-
-def _scene_state():
-    return sorted(o.name for o in bpy.data.objects), sorted(m.name for m in bpy.data.meshes)
+from ._level_cases import level_settings, scene_state
+from ._panel_cases import draw, props
 
 
 def test_the_panel_and_the_redo_panel_offer_fixed_cells_for_wfc_only(empty_scene):
     for generator, expected in (("wfc_tiled", True), ("wfc_overlapping", True), ("cave", False)):
-        _settings(generator=generator)
-        calls = []
-        bpy.types.WORLDSEED_PT_level.draw(type("P", (), {"layout": _Recorder(calls)})(), bpy.context)
-        assert ("fixed" in calls) == expected, generator
+        level_settings(generator=generator)
+        assert ("fixed" in props(draw(bpy.types.WORLDSEED_PT_level))) == expected, generator
     assert "fixed" in bpy.ops.worldseed.level_add.get_rna_type().properties
 
 
 def test_painted_cells_from_the_panel_show_in_the_level_and_load_back(empty_scene):
     paint = "3,3=door; 10,5=bend 1; 0,0=rock"
-    _settings(generator="wfc_tiled", wfc_tileset="dungeon", width=20, height=14, name="Painted", fixed=paint)
+    level_settings(generator="wfc_tiled", wfc_tileset="dungeon", width=20, height=14, name="Painted", fixed=paint)
     for seed in (0, 1):
-        _settings(seed=seed)
+        level_settings(seed=seed)
         assert bpy.ops.worldseed.level_add(from_settings=True) == {"FINISHED"}
         root = bpy.context.active_object
-        spec = bridge_level.stored_spec(root)
+        spec = bridge_levels.stored_spec(root)
         assert spec.fixed == ((3, 3, "door"), (10, 5, "bend 1"), (0, 0, "rock"))
-        wfc = bridge_level.stored_level(root).wfc
+        wfc = bridge_levels.stored_level(root).wfc
         bases = np.array(wfc.base_names)
         assert bases[wfc.ids[3, 3]] == "door" and wfc.names[wfc.ids[5, 10]] == "bend 1"
         assert bases[wfc.ids[0, 0]] == "rock"
-    _settings(fixed="")
+    level_settings(fixed="")
     assert bpy.ops.worldseed.level_load_settings() == {"FINISHED"}
-    assert level_ops.fixed_from_text(bpy.context.scene.worldseed.level.fixed) == [
+    assert bridge_levels.fixed_from_text(bpy.context.scene.worldseed.level.fixed) == [
         [3, 3, "door"],
         [10, 5, "bend 1"],
         [0, 0, "rock"],
@@ -73,8 +49,8 @@ def test_painted_cells_from_the_panel_show_in_the_level_and_load_back(empty_scen
     ],
 )
 def test_bad_or_impossible_paint_is_an_error_report_and_the_scene_stays(empty_scene, text, words):
-    _settings(generator="wfc_tiled", wfc_tileset="dungeon", width=12, height=10, name="Bad", fixed=text)
-    before = _scene_state()
+    level_settings(generator="wfc_tiled", wfc_tileset="dungeon", width=12, height=10, name="Bad", fixed=text)
+    before = scene_state()
     with pytest.raises(RuntimeError, match=words.replace("(", r"\(").replace(")", r"\)")):
         bpy.ops.worldseed.level_add(from_settings=True)
-    assert _scene_state() == before
+    assert scene_state() == before

@@ -19,24 +19,24 @@ def _added(name, **values):
 
 
 def test_a_level_in_several_regions_warns_and_a_connected_one_does_not(empty_scene):
-    from worldseed.operators.bridge import level as bridge_level
+    from worldseed.operators.bridge import levels as bridge_levels
 
     loose = _added("Loose", connected=False)
-    regions = label_regions(bridge_level.stored_level(loose).walkable)[1]
+    regions = label_regions(bridge_levels.stored_level(loose).walkable)[1]
     assert regions > 1  # the case: a 32 x 32 dungeon without connected falls apart
-    assert bridge_level.level_warnings(loose) == [
+    assert bridge_levels.level_warnings(loose) == [
         f"level 'Loose': {regions} separate walkable regions; set connected = true for one"
     ]
     joined = _added("Joined", connected=True)
-    assert label_regions(bridge_level.stored_level(joined).walkable)[1] == 1
-    assert bridge_level.level_warnings(joined) == []
+    assert label_regions(bridge_levels.stored_level(joined).walkable)[1] == 1
+    assert bridge_levels.level_warnings(joined) == []
 
 
 def test_a_headless_level_in_several_regions_warns_on_stderr(tmp_path, capsys):
     from worldseed.addon import batch
     from worldseed.core import recipe as core_recipe
 
-    text = '[[level]]\nname = "Loose"\ngenerator = "wfc_tiled"\ntileset = "dungeon"\nwidth = 32\nheight = 32\n'
+    text = '[[level]]\nname = "Loose"\ngenerator = "wfc_tiled"\nwidth = 32\nheight = 32\nconnected = false\n'
     batch.build_world(core_recipe.loads(text), str(tmp_path / "out"))
     err = capsys.readouterr().err
     record = json.loads(next((tmp_path / "out").glob("*Loose_level.json")).read_text())

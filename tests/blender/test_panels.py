@@ -7,77 +7,9 @@ the panel must exist. This catches the usual panel bugs (renamed properties,
 typos in idnames) in each state the panel can be in.
 """
 
-import types
-
 import bpy
 
-
-class Recorder:
-    def __init__(self, calls):
-        self.__dict__["calls"] = calls
-
-    def __setattr__(self, name, value):  # active, enabled, use_property_split, ...
-        assert name in {"active", "enabled", "use_property_split", "use_property_decorate", "alert", "scale_y"}, name
-        self.calls.append(("set", name))
-
-    def _child(self, *args, **kwargs):
-        return Recorder(self.calls)
-
-    row = column = box = split = _child
-
-    def prop(self, data, name, **kwargs):
-        assert name in data.bl_rna.properties, f"{type(data).__name__} has no property {name!r}"
-        self.calls.append(("prop", name))
-
-    def operator(self, idname, **kwargs):
-        module, _, op = idname.partition(".")
-        rna = getattr(getattr(bpy.ops, module), op).get_rna_type()
-        self.calls.append(("operator", idname))
-        return OperatorProps(rna)
-
-    def menu(self, idname, **kwargs):
-        assert getattr(bpy.types, idname, None) is not None, f"menu {idname} not registered"
-        self.calls.append(("menu", idname))
-
-    def label(self, **kwargs):
-        self.calls.append(("label", kwargs.get("text", "")))
-
-    def separator(self, **kwargs):
-        pass
-
-    def template_curve_mapping(self, data, name, **kwargs):
-        assert name in data.bl_rna.properties
-        self.calls.append(("curve", name))
-
-    def template_list(self, list_id, _list_name, data, name, active_data, active_name, **kwargs):
-        assert getattr(bpy.types, list_id, None) is not None, f"UI list {list_id} not registered"
-        assert name in data.bl_rna.properties and active_name in active_data.bl_rna.properties
-        self.calls.append(("list", name))
-
-
-class OperatorProps:
-    def __init__(self, rna):
-        self.__dict__["rna"] = rna
-
-    def __setattr__(self, name, value):
-        assert name in self.rna.properties, f"{self.rna.identifier} has no property {name!r}"
-
-
-class PanelSelf:
-    """Stands in for the panel instance Blender would pass: its layout plus the class's own methods."""
-
-    def __init__(self, cls, layout):
-        self.cls, self.layout = cls, layout
-
-    def __getattr__(self, name):
-        attr = getattr(self.cls, name)
-        return types.MethodType(attr, self) if callable(attr) and not isinstance(attr, type) else attr
-
-
-def draw(panel_cls, context=None):
-    calls = []
-    panel_cls.draw(PanelSelf(panel_cls, Recorder(calls)), context or bpy.context)
-    return calls
+from ._panel_cases import draw
 
 
 def _panels(addon):
@@ -110,13 +42,13 @@ def test_noise_panel_shows_every_noise_parameter(addon, empty_scene):
 
 
 def test_every_terrain_setting_is_on_some_panel(addon, empty_scene):
-    from worldseed.operators import terrain as properties
+    from worldseed.operators.bridge import sections
 
     bpy.ops.worldseed.terrain_add(resolution=9)
     shown = set()
     for cls in _panels(addon):
         shown |= {name for kind, name in draw(cls) if kind == "prop"}
-    assert set(properties.TERRAIN_FIELDS) | {"name", "seed"} <= shown
+    assert set(sections.adapter("terrain").fields()) | {"name", "seed"} <= shown
 
 
 def test_presets_menu_lists_builtin_presets(addon, empty_scene):
@@ -134,12 +66,12 @@ def test_tree_panel_shows_rule_errors_in_red(addon, empty_scene):
 
 
 def test_every_tree_setting_is_on_some_panel(addon, empty_scene):
-    from worldseed.operators import trees as tree_properties
+    from worldseed.operators.bridge import sections
 
     shown = set()
     for cls in _panels(addon):
         shown |= {name for kind, name in draw(cls) if kind == "prop"}
-    assert set(tree_properties.TREE_FIELDS) <= shown
+    assert set(sections.adapter("trees").fields()) <= shown
 
 
 def test_scatter_panel_shows_the_active_layer_and_scatter_actions(addon, empty_scene):

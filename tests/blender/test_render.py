@@ -106,7 +106,7 @@ def test_render_preview_shows_one_lod_of_each_grown_tree(empty_scene, tmp_path):
     render ignores: the preview shows one LOD of each (the last), not every LOD on top of each other."""
     from worldseed.core import recipe as core_recipe
     from worldseed.operators.bridge import world
-    from worldseed.operators.bridge.query import is_tree
+    from worldseed.operators.bridge.trees import is_tree
 
     recipe = core_recipe.loads(
         '[world]\nname = "Hill"\nseed = 3\n[terrain]\nresolution = 33\nsize = 64.0\nheight = 10.0\n'

@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from worldseed.core import unity as core_unity
-from worldseed.operators.bridge import export, query
+from worldseed.operators.bridge import export
 from worldseed.operators.bridge import placements as scatter_export
+from worldseed.operators.bridge import scatter as bridge_scatter
 from worldseed.operators.bridge import scatter as scatter_build
 from worldseed.operators.bridge.terrain import terrain_heights_of
 
@@ -45,7 +46,7 @@ def scattered(empty_scene):
 
 def test_scatter_makes_one_instancing_object_on_the_terrain(scattered):
     root, obj = scattered
-    assert query.is_scatter(obj) and obj.parent == root
+    assert bridge_scatter.is_scatter(obj) and obj.parent == root
     n = len(obj.data.vertices)
     assert n > 50
     depsgraph = bpy.context.evaluated_depsgraph_get()
@@ -105,7 +106,7 @@ def test_update_rescatters_in_place_and_seed_changes_positions(scattered):
     bpy.ops.worldseed.scatter_update()
     after = scatter_build.read_points(obj)[0]
     assert after.shape != before.shape or not np.array_equal(after, before)
-    assert len([o for o in root.children if query.is_scatter(o)]) == 1
+    assert len([o for o in root.children if bridge_scatter.is_scatter(o)]) == 1
 
 
 def test_undo_removes_the_scatter(empty_scene):
@@ -116,16 +117,19 @@ def test_undo_removes_the_scatter(empty_scene):
     bpy.ops.ed.undo_push(message="before")
     bpy.ops.worldseed.scatter_add()
     bpy.ops.ed.undo_push(message="Scatter Props")
-    assert any(query.is_scatter(o) for o in bpy.data.objects)
+    assert any(bridge_scatter.is_scatter(o) for o in bpy.data.objects)
     bpy.ops.ed.undo()
-    assert not any(query.is_scatter(o) for o in bpy.data.objects)
+    assert not any(bridge_scatter.is_scatter(o) for o in bpy.data.objects)
 
 
 def test_no_layers_or_no_terrain_is_a_clear_error(empty_scene):
     root = _terrain(resolution=17)
     bpy.context.view_layer.objects.active = root
-    with pytest.raises(RuntimeError, match="no layers"):
+    assert not bpy.ops.worldseed.scatter_add.poll()  # the button greys out, saying why
+    with pytest.raises(RuntimeError, match="Add a prop layer with \\+ first"):
         bpy.ops.worldseed.scatter_add()
+    bpy.ops.worldseed.scatter_layer_add()
+    assert bpy.ops.worldseed.scatter_add.poll()
     bpy.ops.object.empty_add()
     assert not bpy.ops.worldseed.scatter_add.poll()
 
@@ -137,7 +141,7 @@ def test_make_real_makes_linked_duplicates(scattered):
     assert bpy.ops.worldseed.scatter_make_real() == {"FINISHED"}
     coll = next(c for c in bpy.data.collections if c.name.endswith("Objects"))
     tops = [o for o in coll.objects if o.parent is None]
-    assert len(tops) == n and not any(query.is_scatter(o) for o in bpy.data.objects)
+    assert len(tops) == n and not any(bridge_scatter.is_scatter(o) for o in bpy.data.objects)
     rocks = [o for o in tops if o.name.startswith("Rock_P")]
     assert rocks and all(o.data.users > 2 for o in rocks)  # shared meshes
     shrub = next(o for o in tops if o.name.startswith("Plant_B"))
@@ -157,7 +161,7 @@ def test_fbx_and_placement_file_agree(scattered, tmp_path):
     n = len(obj.data.vertices)
     fbx = str(tmp_path / "world.fbx")
     export.export_unity([root], fbx)
-    assert query.is_scatter(bpy.data.objects[obj.name]) and obj.parent == root  # restored
+    assert bridge_scatter.is_scatter(bpy.data.objects[obj.name]) and obj.parent == root  # restored
     assert not [o for o in bpy.data.objects if re.search(r"_\d{5}", o.name)]  # the temporary objects are gone
     settings, models, _ = read_fbx(fbx)
     placements = json.loads(open(scatter_export.write_placement_file([obj], str(tmp_path / "p.json"))).read())

@@ -1,11 +1,14 @@
 """The Texture Layers list (``[[splat]]``) and the Biomes settings in the sidebar: generated from core's
 tables, edited with add / remove / move, read into recipes with one clear message per bad setting."""
 
+import dataclasses
+
 import bpy
 import pytest
 
+from worldseed.core import recipe as core_recipe
 from worldseed.core import splat as core_splat
-from worldseed.operators import terrain_layers
+from worldseed.operators.bridge import sections
 from worldseed.operators.bridge.properties import blend_path
 
 
@@ -37,9 +40,9 @@ def test_layer_fields_come_from_core_splat_limits(empty_scene):
             assert (rna[name].name, rna[name].description) == (limit.label, limit.description), name
             checked += 1
     assert checked >= 10
-    assert set(terrain_layers.SPLAT_FIELDS) <= set(rna.keys())
+    assert set(sections.adapter("terrain").splat_fields) <= set(rna.keys())
     biomes_rna = _settings().bl_rna.properties
-    for name in terrain_layers.BIOMES_FIELDS:
+    for name in sections.adapter("terrain").biomes_fields:
         assert f"biomes_{name}" in biomes_rna
 
 
@@ -52,18 +55,14 @@ def test_sidebar_layers_become_splat_tables_and_back(empty_scene):
     rock.color = (0.25, 0.23, 0.21)
     rock.slope_range = (30.0, 90.0)
     rock.biomes = "taiga, tundra = 0.5"
-    tables = terrain_layers.splat_tables(settings)
+    tables = sections.adapter("terrain").splat_tables(settings)
     specs = core_splat.splats_from_list(tables)
     assert [s.name for s in specs] == ["Ground", "Rock"]
     assert specs[1].slope_range == (30.0, 90.0) and specs[1].biomes == (("taiga", 1.0), ("tundra", 0.5))
     assert specs[1].color == (0.25, 0.23, 0.21)  # float32 in Blender, the decimals back in the recipe
+    recipe = dataclasses.replace(core_recipe.Recipe(), splat=tuple(specs))
     settings.splats.clear()
-
-    class Recipe:
-        terrain = type("T", (), {})()
-        splat = specs
-
-    terrain_layers.apply_layers_to_props(settings, Recipe)
+    sections.adapter("terrain").load(settings, recipe)
     assert [layer.name for layer in settings.splats] == ["Ground", "Rock"]
     assert settings.splats[1].biomes == "taiga, tundra = 0.5"
 
@@ -75,7 +74,7 @@ def test_a_bad_layer_setting_is_one_message_naming_the_layer(empty_scene):
     settings.splats[1].name = "Rock"
     settings.splats[1].biomes = "forest = 2"
     with pytest.raises(Exception) as info:
-        terrain_layers.splat_tables(settings)
+        sections.adapter("terrain").scene_recipe(bpy.context.scene)
     message = str(info.value)
     assert "texture layer 2 ('Rock')" in message and "forest" in message and "2" in message
     assert "\n" not in message
@@ -93,11 +92,15 @@ def test_blend_relative_paths_become_absolute_in_the_recipe(empty_scene, tmp_pat
     bpy.ops.worldseed.splat_layer_add()
     settings.splats[0].texture = f"{start}textures/grass.png"
     settings.biomes_table = f"{start}tables/mine.toml"
-    assert terrain_layers.splat_tables(settings)[0]["texture"] == str(tmp_path / "textures" / "grass.png")
-    assert terrain_layers.biomes_from_props(settings).table == str(tmp_path / "tables" / "mine.toml")
+    assert sections.adapter("terrain").splat_tables(settings)[0]["texture"] == str(tmp_path / "textures" / "grass.png")
+    assert _biomes_table(settings) == str(tmp_path / "tables" / "mine.toml")
     settings.biomes_table = "whittaker"
-    assert terrain_layers.biomes_from_props(settings).table == "whittaker"
+    assert _biomes_table(settings) == "whittaker"
     bpy.ops.wm.read_homefile(use_empty=True)
+
+
+def _biomes_table(settings):
+    return sections.adapter("terrain").props_tables(settings, curve_points=())["biomes"]["table"]
 
 
 def test_blend_path_of_an_unsaved_blend_keeps_relative_paths(empty_scene):

@@ -30,6 +30,19 @@ def test_add_terrain_builds_a_valid_mesh(empty_scene):
     assert co[:, 2].max() - co[:, 2].min() > 6.0  # stretched to (nearly) the full height
 
 
+@pytest.mark.parametrize("resolution", [2, 3])
+def test_the_documented_smallest_resolutions_build_one_and_four_quads(empty_scene, resolution):
+    # a new-user trial: resolution = 2, the documented minimum, failed with an internal message about
+    # a (1, 2) array (a band of quad rows with no row: one quad row, two bands)
+    assert bpy.ops.worldseed.terrain_add(resolution=resolution, size=64.0, seed=5) == {"FINISHED"}
+    me = bpy.context.active_object.data
+    assert len(me.vertices) == resolution**2 and len(me.polygons) == (resolution - 1) ** 2
+    assert me.validate(verbose=False) is False
+    recipe = core_recipe.loads(bpy.context.active_object["worldseed_recipe"])
+    expected = core_terrain.terrain_heights(recipe.terrain, seed=recipe.world.seed).metres
+    np.testing.assert_array_equal(_positions(me)[:, 2].reshape(resolution, resolution), expected)
+
+
 def test_mesh_heights_equal_core_heights(empty_scene):
     bpy.ops.worldseed.terrain_add(resolution=17, size=32.0, height=5.0, seed=9, octaves=3)
     recipe = core_recipe.loads(bpy.context.active_object["worldseed_recipe"])

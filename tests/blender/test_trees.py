@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from worldseed.core import trees as core_tree
-from worldseed.operators.bridge import export, query
+from worldseed.operators.bridge import export
+from worldseed.operators.bridge import trees as bridge_trees
 from worldseed.operators.bridge import trees as tree_build
 
 from .test_export import read_fbx
@@ -30,7 +31,7 @@ def _lods(root):
 def test_add_tree_makes_a_parent_with_named_lods(empty_scene):
     assert bpy.ops.worldseed.tree_add(species="abop_1_24a", iterations=4, name="Fern") == {"FINISHED"}
     root = bpy.context.active_object
-    assert root.name == "Fern" and root.type == "EMPTY" and query.is_tree(root)
+    assert root.name == "Fern" and root.type == "EMPTY" and bridge_trees.is_tree(root)
     lods = _lods(root)
     assert [o.name for o in lods] == ["Fern_LOD0", "Fern_LOD1", "Fern_LOD2"]
     assert all(o.type == "MESH" and o.parent == root for o in lods)
@@ -70,7 +71,8 @@ def test_same_seed_same_tree_other_seed_other_tree(empty_scene):
     for seed in (5, 5, 6):
         bpy.ops.worldseed.tree_add(species="abop_1_27_stochastic", iterations=4, seed=seed)
     a, b, c = (
-        _positions(_lods(r)[0]) for r in sorted((o for o in bpy.data.objects if query.is_tree(o)), key=lambda o: o.name)
+        _positions(_lods(r)[0])
+        for r in sorted((o for o in bpy.data.objects if bridge_trees.is_tree(o)), key=lambda o: o.name)
     )
     np.testing.assert_array_equal(a, b)
     assert a.shape != c.shape or not np.array_equal(a, c)
@@ -131,7 +133,7 @@ def test_grow_forest_makes_variants_in_a_collection(empty_scene):
     settings.seed = 10
     assert bpy.ops.worldseed.forest_add(from_settings=True) == {"FINISHED"}
     forest = bpy.data.collections["Forest"]
-    roots = sorted((o for o in forest.objects if query.is_tree(o)), key=lambda o: o.name)
+    roots = sorted((o for o in forest.objects if bridge_trees.is_tree(o)), key=lambda o: o.name)
     assert [r.name for r in roots] == ["Plant_Stochastic_V01", "Plant_Stochastic_V02", "Plant_Stochastic_V03"]
     assert [tree_build.stored_spec(r).seed for r in roots] == [10, 11, 12]
     assert len({r.location.x for r in roots}) == 3  # side by side, not on top of each other
@@ -141,7 +143,7 @@ def test_grow_forest_makes_variants_in_a_collection(empty_scene):
 
 def test_forest_of_several_species(empty_scene):
     assert bpy.ops.worldseed.forest_add(species="abop_1_24a, abop_1_24b", variants=2) == {"FINISHED"}
-    roots = [o for o in bpy.data.collections["Forest"].objects if query.is_tree(o)]
+    roots = [o for o in bpy.data.collections["Forest"].objects if bridge_trees.is_tree(o)]
     assert sorted(r.name for r in roots) == ["Plant_A_V01", "Plant_A_V02", "Plant_B_V01", "Plant_B_V02"]
     with pytest.raises(RuntimeError, match="not found"):
         bpy.ops.worldseed.forest_add(species="oakk")

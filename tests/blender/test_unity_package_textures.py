@@ -13,7 +13,7 @@ import numpy as np
 from worldseed.core import export as core_export
 from worldseed.core import recipe as core_recipe
 from worldseed.core.preview import png_bytes
-from worldseed.operators.bridge import world
+from worldseed.operators.bridge import sections, world
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RUN = os.path.join(ROOT, "worldseed_run.py")
@@ -108,7 +108,6 @@ def test_headless_refuses_textures_outside_the_folder_or_not_images(tmp_path):
 def test_the_sidebar_texture_reaches_export_for_unity_as_a_copy(empty_scene, tmp_path):
     """An absolute path picked in the sidebar's file browser (and a .blend-relative one) is accepted,
     and the export copies the image."""
-    from worldseed.operators import terrain as terrain_ops
 
     folder = _folder(tmp_path)
     bpy.ops.wm.save_as_mainfile(filepath=str(folder / "scene.blend"))
@@ -119,7 +118,7 @@ def test_the_sidebar_texture_reaches_export_for_unity_as_a_copy(empty_scene, tmp
     bpy.ops.worldseed.splat_layer_add()
     settings.splats[0].texture = str(folder / "textures" / "grass.png")
     settings.splats[1].texture = "//textures/rock.jpg"
-    recipe = terrain_ops.settings_recipe(bpy.context.scene)
+    recipe = sections.adapter("terrain").scene_recipe(bpy.context.scene)
     assert recipe.splat[0].texture == str(folder / "textures" / "grass.png")
     assert recipe.splat[1].texture == str(folder / "textures" / "rock.jpg")
     built = world.build_world(recipe, scene=bpy.context.scene)

@@ -10,7 +10,9 @@ import pytest
 from worldseed.core import export as core_export
 from worldseed.core import recipe as core_recipe
 from worldseed.core import unity as core_unity
-from worldseed.operators.bridge import query, world
+from worldseed.operators.bridge import sections, world
+from worldseed.operators.bridge import terrain as bridge_terrain
+from worldseed.operators.bridge import trees as bridge_trees
 
 RECIPE = """
 [world]
@@ -47,11 +49,11 @@ def _layout(roots):
 def test_world_builds_sections_in_registry_order_and_exports_every_file(empty_scene, tmp_path):
     recipe = core_recipe.loads(RECIPE, source="test")
     built = world.build_world(recipe, scene=empty_scene)
-    assert query.is_terrain(built.terrain) and built.roots[0] == built.terrain
-    assert all(query.is_tree(r) for r in built.roots[1:])
+    assert bridge_terrain.is_terrain(built.terrain) and built.roots[0] == built.terrain
+    assert all(bridge_trees.is_tree(r) for r in built.roots[1:])
     assert min(r.location.y for r in built.roots[1:]) < -recipe.terrain.size / 2  # in front of the terrain
     assert len(built.roots) == 1 + 4 and len(built.scatters) == 1
-    assert query.scatter_of(built.terrain) == built.scatters[0]
+    assert sections.adapter("scatter").root(built.terrain) == built.scatters[0]
     spec = core_export.ExportSpec(fbx=True, heightmap_raw=True, preview=True, placements=True)
     written = world.write_exports(built.roots, str(tmp_path), "isle", spec, heights=built.heights)
     names = sorted(os.path.basename(p) for p in written)
@@ -105,7 +107,7 @@ def test_grow_forest_and_recipes_lay_trees_out_alike(empty_scene, variants):
         variants=variants, seed=recipe.trees[0].seed, species="abop_1_24a, abop_1_24c", collection_name="UI Forest"
     )
     assert result == {"FINISHED"}
-    ui = [o for o in bpy.data.collections["UI Forest"].objects if query.is_tree(o)]
+    ui = [o for o in bpy.data.collections["UI Forest"].objects if bridge_trees.is_tree(o)]
     ui.sort(key=lambda o: (-o.location.y, o.location.x))
     headless = sorted(headless, key=lambda o: (-o.location.y, o.location.x))
     assert len(ui) == len(headless) == 2 * variants

@@ -81,15 +81,15 @@ def test_build_tiles_runs_the_world_modally_and_lays_the_tiles_side_by_side(empt
     labels = RESULT["labels"]
     assert any(label.startswith("building tiles: tile_") for label in labels) and labels[-1] == "done"
     assert sorted(RESULT["run"].built) == [(0, 0), (0, 1), (1, 0), (1, 1)]
-    assert sorted(o.name for o in bpy.data.objects) == ["Land_0_0", "Land_0_1", "Land_1_0", "Land_1_1"]
-    assert {o.name for o in bpy.context.selected_objects} == {"Land_0_0", "Land_0_1", "Land_1_0", "Land_1_1"}
+    assert sorted(o.name for o in bpy.data.objects) == ["world_0_0", "world_0_1", "world_1_0", "world_1_1"]
+    assert {o.name for o in bpy.context.selected_objects} == {"world_0_0", "world_0_1", "world_1_0", "world_1_1"}
     for name in ("world_0_0.raw", "world_1_1.raw", "world_world.json"):
         assert (tmp_path / name).is_file()
     bpy.context.view_layer.update()
     pos = {}
     for x in range(2):
         for z in range(2):
-            obj = bpy.data.objects[f"Land_{x}_{z}"]
+            obj = bpy.data.objects[f"world_{x}_{z}"]
             assert tuple(obj.matrix_world.translation) == (-(x + 0.5) * SIZE, -(z + 0.5) * SIZE, 0.0)
             pos[(x, z)] = world_positions(obj)
     # eroded, the shared borders still meet exactly (core blends the windows; Blender keeps the bits)
@@ -132,14 +132,14 @@ def test_esc_leaves_the_scene_as_it_was_and_keeps_the_finished_tiles(empty_scene
     run = RESULT["run"]
     assert run.built == () and sorted(run.skipped) == [(0, 0), (0, 1), (1, 0), (1, 1)]
     assert bpy.context.scene.worldseed.world.complete_tiles == "0,0;1,0;0,1;1,1"
-    assert sorted(o.name for o in bpy.data.objects) == ["Land_0_0", "Land_0_1", "Land_1_0", "Land_1_1"]
+    assert sorted(o.name for o in bpy.data.objects) == ["world_0_0", "world_0_1", "world_1_0", "world_1_1"]
 
 
 def test_building_again_replaces_the_tiles_and_builds_a_range(empty_scene, driven, tmp_path):
     settings = panel_world(tmp_path, lods=2)
     assert bpy.ops.worldseed.world_build() == {"FINISHED"}  # background: at once
     names = sorted(o.name for o in bpy.data.objects)
-    assert len(names) == 12 and "Land_1_1_LOD1" in names
+    assert len(names) == 12 and "world_1_1_LOD1" in names
     settings.world.build_all = False
     settings.world.x0, settings.world.x1, settings.world.z0, settings.world.z1 = 1, 1, 0, 1
     settings.terrain.seed = 4  # another recipe: its tiles are built anew
@@ -148,7 +148,7 @@ def test_building_again_replaces_the_tiles_and_builds_a_range(empty_scene, drive
     document = core_world.read_world_json(str(tmp_path / "world_world.json"))
     assert sorted((t["x"], t["z"]) for t in document["tiles"] if t["complete"]) == [(1, 0), (1, 1)]
     # the tiles still in the scene from the first seed no longer match the folder: not exported
-    with pytest.raises(RuntimeError, match="tiles Land_0_0, Land_0_1 in the scene do not match the tile files"):
+    with pytest.raises(RuntimeError, match="tiles world_0_0, world_0_1 in the scene do not match the tile files"):
         bpy.ops.worldseed.world_export()
     assert not list(tmp_path.glob("*.fbx"))
 

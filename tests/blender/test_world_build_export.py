@@ -78,8 +78,8 @@ def test_export_world_writes_an_fbx_per_tile_and_the_world_json(empty_scene, tmp
     # the FBX listed, the tiles still verify: a resumed run skips them all
     assert sorted(core_world.verify_tiles(str(tmp_path), document)) == [(0, 0), (0, 1), (1, 0), (1, 1)]
     nodes = fbx_nodes(tmp_path / "world_1_0.fbx")
-    assert list(nodes) == ["Land_1_0"]
-    t, r, s, box = nodes["Land_1_0"]
+    assert list(nodes) == ["world_1_0"]
+    t, r, s, box = nodes["world_1_0"]
     assert r == [0.0, 0.0, 0.0, 1.0] and s == [1.0, 1.0, 1.0]
     assert t == pytest.approx([-1.5 * SIZE, 0.0, 0.5 * SIZE])
     (x0, _y0, z0), (x1, _y1, z1) = box
@@ -129,10 +129,10 @@ def test_export_for_unity_takes_the_tiles_and_their_props_too(empty_scene, tmp_p
     path = tmp_path / "all.fbx"
     assert bpy.ops.worldseed.export_unity(filepath=str(path), scatter_mode="LIBRARY") == {"FINISHED"}
     nodes = fbx_nodes(path)
-    assert {"Land_0_0", "Land_1_0", "Land_0_1", "Land_1_1"} <= set(nodes)
+    assert {"world_0_0", "world_1_0", "world_0_1", "world_1_1"} <= set(nodes)
     with open(tmp_path / "all_placements.json") as f:
         scatters = json.load(f)["scatters"]
-    assert sorted(s["terrain"]["name"] for s in scatters) == ["Land_0_0", "Land_0_1", "Land_1_0", "Land_1_1"]
+    assert sorted(s["terrain"]["name"] for s in scatters) == ["world_0_0", "world_0_1", "world_1_0", "world_1_1"]
     # the tile's terrain position in the placement file is the Unity position of the world JSON
     by_name = {s["terrain"]["name"]: s for s in scatters}
-    assert by_name["Land_1_0"]["terrain"]["position"] == [SIZE, 0.0, 0.0]
+    assert by_name["world_1_0"]["terrain"]["position"] == [SIZE, 0.0, 0.0]

@@ -155,12 +155,12 @@ def test_tiles_get_their_splat_material_and_props(empty_scene, tmp_path):
     grid = core_world.world_grid(recipe)
     from worldseed.operators.bridge.materials import splat_pixels
 
-    root = bpy.data.objects["Land_1_0"]
-    image = bpy.data.images["Land_1_0_splat0"]
-    assert root.data.materials[0].name == "Worldseed Terrain Splat Land_1_0"
+    root = bpy.data.objects["world_1_0"]
+    image = bpy.data.images["world_1_0_splat0"]
+    assert root.data.materials[0].name == "Worldseed Terrain Splat world_1_0"
     expected = core_world.tile_layers(recipe, grid, 1, 0).splats[0]
     assert np.array_equal(splat_pixels(image), expected)  # the PNG turned back into our layout
-    scatter = bpy.data.objects["Land_1_0_Scatter"]
+    scatter = bpy.data.objects["world_1_0_Scatter"]
     with open(tmp_path / "world_1_0_placements.json") as f:
         records = [r for s in json.load(f)["scatters"] for r in s["instances"]]
     assert len(scatter.data.vertices) == len(records) > 10

@@ -90,6 +90,57 @@ def test_bad_flags_are_one_line_fast_and_leave_no_folder(tmp_path, flags, words)
     assert seconds < 15  # the refused scheduler took 31 s (distributed.Client's retries)
 
 
+def test_a_scheduler_address_where_an_ssh_server_speaks_is_one_line_fast(tmp_path):
+    # a new-user trial: distributed read the banner 'SSH-2.0-' as a message length, tried to allocate
+    # 2.8 EiB and ended in a traceback
+    import threading
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(4)
+    done = threading.Event()
+
+    def serve():
+        server.settimeout(60)
+        try:
+            while not done.is_set():
+                conn, _ = server.accept()
+                conn.sendall(b"SSH-2.0-OpenSSH_9.6p1 Ubuntu-3ubuntu13\r\n")
+                conn.close()
+        except OSError:
+            pass
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    where = f"tcp://127.0.0.1:{server.getsockname()[1]}"
+    out = tmp_path / "out"
+    try:
+        t0 = time.monotonic()
+        proc = run("--recipe", recipe(tmp_path), "--out", str(out), "--scheduler", where)
+        seconds = time.monotonic() - t0
+    finally:
+        done.set()
+        server.close()
+        thread.join()
+    one_error_line(proc, f"--scheduler {where!r}: not a Dask scheduler (it speaks another protocol: it began with")
+    assert "Traceback" not in proc.stderr and not out.exists() and seconds < 15
+
+
+def test_workers_above_the_cores_are_lowered_to_them_with_a_warning(capsys):
+    from worldseed.addon import batch
+
+    cores = batch.usable_cores()
+    assert cores == len(os.sched_getaffinity(0))
+    executor = batch.world_executor(workers=cores + 3)  # made, not started
+    assert executor.workers == cores
+    warning = capsys.readouterr().err.strip()
+    assert warning == (
+        f"worldseed: warning: --workers {cores + 3} is more than the {cores} CPU core(s) this run may use: "
+        f"using {cores} (more worker processes than cores only share them, each with its own memory)"
+    )
+    assert batch.world_executor(workers=cores).workers == cores and capsys.readouterr().err == ""
+
+
 def test_the_prop_library_is_written_with_the_tiles(tmp_path):
     out = tmp_path / "out"
     proc = run("--recipe", recipe(tmp_path), "--out", str(out))

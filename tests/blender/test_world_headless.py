@@ -9,6 +9,8 @@ in one line on a single-terrain recipe.
 import hashlib
 import json
 import os
+import resource
+import shutil
 import signal
 import subprocess
 import sys
@@ -25,6 +27,8 @@ RUN = os.path.join(ROOT, "worldseed_run.py")
 
 TERRAIN = dict(size=256.0, height=60.0, falloff='falloff = "radial"\n', rocks=12.0)
 WORLD = isle(resolution=65, droplets=20000.0, **TERRAIN)
+CHANGED = WORLD.replace("seed = 13", "seed = 14")  # another recipe: every tile again
+assert CHANGED != WORLD
 
 
 def run(*args, timeout=600):
@@ -74,6 +78,48 @@ def test_serial_world_writes_every_tile_its_fbx_and_the_world_json(serial):
     assert not [n for n in os.listdir(out) if n.startswith(".")]  # no staging or temporaries left
 
 
+def test_the_world_json_lists_every_file_the_run_wrote_with_size_and_sha256(serial):
+    """``world_props.fbx`` too (issue 21): each tile's files under its tile, the world's own files in
+    the top-level ``files``; nothing in the folder but the world JSON itself is left out."""
+    out, _ = serial
+    doc = json.load(open(os.path.join(out, "world_world.json")))
+    listed = {f["name"]: f for t in doc["tiles"] for f in t["files"]}
+    listed.update({f["name"]: f for f in doc["files"]})
+    on_disk = digests(out)
+    assert "world_props.fbx" in on_disk and {f["name"] for f in doc["files"]} == {"world_props.fbx"}
+    assert set(listed) == set(on_disk) - {"world_world.json"}
+    for name, record in listed.items():
+        assert record["sha256"] == on_disk[name] and record["bytes"] == os.path.getsize(os.path.join(out, name))
+
+
+def test_a_run_killed_in_its_switch_of_files_is_finished_by_the_next_run(serial, tmp_path):
+    """The tile FBX, the prop library and the world JSON listing them go into the folder in one switch:
+    killed after its 4th rename (3 of 4 FBX moved), the next run finishes it and builds nothing."""
+    from worldseed.operators.bridge import outputs
+
+    out = tmp_path / "out"
+    shutil.copytree(serial[0], out)
+    changed = tmp_path / "changed.toml"
+    changed.write_text(CHANGED)
+    env = {**os.environ, outputs.KILL_AFTER_RENAME: "4"}
+    killed = subprocess.run(
+        [sys.executable, RUN, "--recipe", str(changed), "--out", str(out)], capture_output=True, text=True, env=env
+    )
+    assert killed.returncode == outputs.KILLED_STATUS, killed.stdout + killed.stderr[-2000:]
+    assert [n for n in os.listdir(out) if n.startswith(".worldseed-")]  # the switch record's staging folder
+    proc = run("--recipe", str(changed), "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert "kept 4 complete tile(s)" in proc.stdout
+    wrote = [line for line in proc.stdout.splitlines() if " wrote " in line]
+    assert wrote == [f"worldseed: wrote {out / 'world_world.json'}"], wrote  # no FBX again: finished
+    doc = json.load(open(out / "world_world.json"))
+    assert len(core_world.verify_tiles(str(out), doc)) == 4
+    listed = {f["name"] for t in doc["tiles"] for f in t["files"]} | {f["name"] for f in doc["files"]}
+    assert listed == set(digests(str(out))) - {"world_world.json"}
+    assert {f"world_{x}_{z}.fbx" for x in (0, 1) for z in (0, 1)} | {"world_props.fbx"} <= listed
+    assert not [n for n in os.listdir(out) if n.startswith(".")]
+
+
 def test_workers_2_write_the_same_bytes(serial, recipe_file, tmp_path):
     out, _ = serial
     proc = run("--recipe", recipe_file, "--out", str(tmp_path), "--workers", "2")
@@ -101,6 +147,35 @@ def test_tiles_builds_a_part_then_the_rest(serial, recipe_file, tmp_path):
     assert "2 of 4 tiles complete" in proc.stdout
     assert run("--recipe", recipe_file, "--out", out).returncode == 0
     assert digests(out) == digests(serial[0])
+
+
+def test_a_changed_recipe_on_a_full_disk_keeps_the_earlier_world_json_and_names_the_file(serial, tmp_path):
+    """A file-size limit stops the new recipe's first write: exit 2, the error names the file it was
+    writing (``[Errno 28] No space left on device`` named none), and ``world_world.json`` still
+    describes the earlier world, every tile verified."""
+    out = tmp_path / "out"
+    shutil.copytree(serial[0], out)
+    before = (out / "world_world.json").read_bytes()
+    changed = tmp_path / "changed.toml"
+    changed.write_text(CHANGED)
+
+    def limit():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails instead of killing
+        resource.setrlimit(resource.RLIMIT_FSIZE, (4096, resource.RLIM_INFINITY))
+
+    proc = subprocess.run(
+        [sys.executable, RUN, "--recipe", str(changed), "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        preexec_fn=limit,
+    )
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    line = proc.stderr.strip().splitlines()[-1]
+    assert line.startswith("worldseed: error: ") and "File too large" in line and str(out) in line, line
+    assert "Traceback" not in proc.stderr
+    assert (out / "world_world.json").read_bytes() == before
+    assert len(core_world.verify_tiles(str(out), core_world.read_world_json(str(out / "world_world.json")))) == 4
 
 
 @pytest.mark.parametrize(

@@ -26,7 +26,7 @@ def test_build_tiles_waits_for_the_folders_lock_then_refuses(empty_scene, tmp_pa
             bpy.ops.worldseed.world_build()
         assert os.listdir(folder) == [outputs.LOCK_FILE]  # no tile, no world JSON, no cache
         assert "in use by another Worldseed run" in bpy.context.scene.worldseed.world.last_error
-        assert not [o for o in bpy.data.objects if o.name.startswith("Land_")]
+        assert not [o for o in bpy.data.objects if o.name.startswith("world_")]
     finally:
         os.close(fd)
     assert bpy.ops.worldseed.world_build() == {"FINISHED"}  # let go: it builds

@@ -7,11 +7,12 @@ import tempfile
 import bpy
 import pytest
 
+from worldseed.core import recipe as core_recipe
 from worldseed.core import world as core_world
 from worldseed.core.errors import ParameterError
 from worldseed.operators import world as world_ops
 
-from .test_panels import draw
+from ._panel_cases import draw
 
 
 def _settings():
@@ -50,10 +51,10 @@ def test_world_panel_draws_the_grid_the_range_and_the_buttons(addon, empty_scene
     _settings().terrain.normalize = "stretch"
     calls = draw(panel)
     assert {("prop", n) for n in ("x0", "x1", "z0", "z1")} <= set(calls)
-    assert ("label", "Terrain > Normalize must be Fixed for tiles") in calls
+    assert ("label", "Tiles take Normalize Fixed (their edges join)") in calls
     assert ("label", "0 of 6 tiles built, 0 in the scene") in calls
-    bpy.data.objects.new("Land_2_1", None)
-    bpy.context.scene.collection.objects.link(bpy.data.objects["Land_2_1"])
+    bpy.data.objects.new("world_2_1", None)
+    bpy.context.scene.collection.objects.link(bpy.data.objects["world_2_1"])
     _settings().world.complete_tiles = "2,1;0,0;5,5"  # as Build Tiles notes them (5,5: outside this grid)
     calls = draw(panel)
     assert ("label", "2 of 6 tiles built, 1 in the scene") in calls
@@ -68,7 +69,9 @@ def test_world_recipe_has_the_grid_halo_and_builtin_scatter(addon, empty_scene):
     settings = _tiled(3, 2)
     settings.world.halo = 12.0
     recipe = world_ops.world_recipe(bpy.context.scene)
-    assert recipe.world.tiles == (3, 2) and recipe.world.halo == 12.0 and recipe.world.name == "Land"
+    assert (
+        recipe.world.tiles == (3, 2) and recipe.world.halo == 12.0 and recipe.world.name == "world"
+    )  # the File Name names the world and its tiles
     assert recipe.scatter == ()
     bpy.ops.worldseed.scatter_layer_add(builtin="rock")
     assert [s.prop for s in world_ops.world_recipe(bpy.context.scene).scatter] == ["rock"]
@@ -80,12 +83,17 @@ def test_world_recipe_has_the_grid_halo_and_builtin_scatter(addon, empty_scene):
         world_ops.world_recipe(bpy.context.scene)
 
 
-def test_a_tiled_world_needs_fixed_normalisation(addon, empty_scene):
+def test_a_tiled_world_takes_fixed_normalisation_as_a_headless_run_does(addon, empty_scene):
+    """The Terrain panel's own default (stretch) is what a recipe that does not name ``normalize`` is:
+    a tiled world makes it fixed (the one mode whose tiles join), as the headless run does."""
     _tiled()
-    _settings().terrain.normalize = "stretch"
-    with pytest.raises(ParameterError, match="terrain.normalize must be 'fixed'"):
-        world_ops.world_recipe(bpy.context.scene)
+    _settings().terrain.property_unset("normalize")
+    assert _settings().terrain.normalize == "stretch"  # the panel's default
+    assert world_ops.world_recipe(bpy.context.scene).terrain.normalize == "fixed"
+    headless = core_recipe.loads("[world]\ntiles = [2, 2]\n[terrain]\nresolution = 65\n")
+    assert headless.terrain.normalize == "fixed"
     _settings().terrain.normalize = "fixed"
+    assert world_ops.world_recipe(bpy.context.scene).terrain.normalize == "fixed"
     _settings().terrain.resolution = 100
     with pytest.raises(ParameterError, match="terrain.resolution"):
         world_ops.world_recipe(bpy.context.scene)
@@ -108,10 +116,10 @@ def test_chosen_tiles_and_the_world_folder(addon, empty_scene):
 
 def test_build_tiles_reports_bad_settings_and_builds_nothing(addon, empty_scene):
     _tiled()
-    _settings().terrain.normalize = "stretch"
-    with pytest.raises(RuntimeError, match="terrain.normalize must be 'fixed'"):
+    _settings().terrain.resolution = 100  # no Unity heightmap resolution
+    with pytest.raises(RuntimeError, match="terrain.resolution"):
         bpy.ops.worldseed.world_build()
-    assert "terrain.normalize" in _settings().world.last_error
+    assert "terrain.resolution" in _settings().world.last_error
     assert not bpy.data.objects
     assert not bpy.ops.worldseed.world_export.poll()  # no tiles in the scene
 
@@ -131,7 +139,7 @@ def test_the_file_name_names_files_in_the_folder_only(addon, empty_scene):
     assert world_ops.file_name(world) == "world"
     for bad in ("../up", "a/b", "", "dot.ted"):
         world.file_name = bad
-        with pytest.raises(ParameterError, match="File Name must be 1 to 64 letters"):
+        with pytest.raises(ParameterError, match="File Name must be 1 to 48 letters"):
             world_ops.file_name(world)
     with pytest.raises(RuntimeError, match="File Name"):
         bpy.ops.worldseed.world_build()

@@ -13,7 +13,7 @@ from core.preview import png_bytes
 
 
 def tiled_spec(**kw):
-    return from_dict({"generator": "wfc_tiled", "tileset": "dungeon", "width": 24, "height": 16, "seed": 2, **kw})
+    return from_dict({"generator": "wfc_tiled", "wfc_tileset": "dungeon", "width": 24, "height": 16, "seed": 2, **kw})
 
 
 def sample_png(path):

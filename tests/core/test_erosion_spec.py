@@ -86,3 +86,19 @@ def test_hydraulic_refuses_hours_of_work_before_any():
 
     with pytest.raises(ParameterError, match="droplets 40,000,000 of 1,000 steps"):
         hydraulic(np.zeros((8, 8)), cell_size=1.0, droplets=40_000_000, lifetime=1000.0)
+
+
+def test_the_erosion_estimate_counts_droplet_steps_and_thermal_passes():
+    from worldseed.core.erosion import erosion_seconds
+    from worldseed.core.erosion.spec import SECONDS_PER_DROPLET_STEP, SECONDS_PER_THERMAL_CELL
+
+    assert erosion_seconds(ErosionSpec(), size=4096.0, resolution=4097) == 0.0  # erosion off
+    spec = ErosionSpec(enabled=True, droplets_per_km2=1_000_000.0, lifetime=100.0, thermal=False)
+    # 1 km on 2 m cells: 1,048,576 droplets of 50 steps
+    assert erosion_seconds(spec, size=1024.0, resolution=513) == 1_048_576 * 50 * SECONDS_PER_DROPLET_STEP
+    warm = dataclasses.replace(spec, thermal=True, thermal_iterations=200)
+    thermal = erosion_seconds(warm, size=1024.0, resolution=513) - erosion_seconds(spec, size=1024.0, resolution=513)
+    assert thermal == pytest.approx(513**2 * 200 * SECONDS_PER_THERMAL_CELL)
+    # the allowed maximum on a 4 km terrain (1 m cells): 1.5 billion droplet steps, about 13 minutes
+    most = ErosionSpec(enabled=True, droplets_per_km2=894_069.0)
+    assert 12 * 60 < erosion_seconds(most, size=4096.0, resolution=4097) < 14 * 60

@@ -106,6 +106,47 @@ def test_recipe_values_give_one_short_line(toml, words):
     assert words in message(lambda: recipe.loads(toml, source="r.toml"))
 
 
+@pytest.mark.parametrize(
+    "rules",
+    [
+        "A(x) -> F(x*" + "9" * 400 + ")",  # OverflowError: int too large to convert to float, before
+        "A(x) : x < " + "9" * 400 + " -> F(x)",
+        "A(x) -> F(x) : " + "9" * 400,
+        "A(x) -> F(x^" + "9" * 400 + ")",
+        "A(x) -> F(x + 1e999)",
+    ],
+)
+def test_numbers_too_large_for_a_float_in_tree_rules_give_one_line(rules):
+    toml = f'[[trees]]\nname = "T"\naxiom = "A(1)"\nrules = "{rules}"\n'
+    text = message(lambda: recipe.loads(toml, source="r.toml"))
+    assert "is too large: numbers must be below 1.8e308" in text
+    assert ("an integer of 400 digits" in text) == ("9" * 400 in rules)
+
+
+@pytest.mark.parametrize(
+    "toml, words",
+    [  # int() refuses digits other than 0-9 and more than 4,300 of them: ValueError tracebacks before
+        ('[[level]]\ngenerator = "wfc"\nsample = "rooms"\nclasses = { "²" = "wall" }\n', "got '²'"),
+        ('[[level]]\ngenerator = "wfc"\nsample = "rooms"\ncounts = { "²" = [1] }\n', "got '²'"),
+    ],
+)
+def test_text_that_looks_like_digits_gives_one_line(toml, words):
+    assert words in message(lambda: recipe.loads(toml, source="r.toml"))
+
+
+@pytest.mark.parametrize(
+    ("variant", "words"), [("9" * 5000, "has variants 0..3, got 'a 999"), ("²", "unknown tile 'a ²'")]
+)
+def test_tileset_variant_numbers_give_one_line(tmp_path, variant, words):
+    from worldseed.core.wfc import load_tileset
+
+    path = tmp_path / "t.toml"
+    path.write_text(
+        f'name = "t"\n[[tile]]\nname = "a"\nsymmetry = "L"\n[[neighbor]]\nleft = "a {variant}"\nright = "a"\n'
+    )
+    assert words in message(lambda: load_tileset(str(path)))
+
+
 def test_checks_show_huge_numbers_by_their_size():
     assert "an integer of 401 digits" in message(lambda: check_float(10**400, name="h", bounds=(0, 1)))
     assert "an integer of 401 digits" in message(lambda: check_int(10**400, name="n", bounds=(0, 1)))

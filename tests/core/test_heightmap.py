@@ -230,7 +230,7 @@ control_points = st.lists(
 )
 
 
-@settings(max_examples=200)
+@settings(max_examples=200, deadline=None)
 @given(control_points)
 def test_curve_through_points_without_overshoot(points):
     pts = np.array(sorted(points))

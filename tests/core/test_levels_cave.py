@@ -1,6 +1,5 @@
 """core.levels.cave and its automaton: the rule cell for cell, one region, the border, min_region, content."""
 
-import hashlib
 import inspect
 
 import numpy as np
@@ -216,19 +215,6 @@ def test_check_size_refuses_more_cells_than_max_cells():
         ParameterError, match=r"^width x height 5000 x 4000 has 20,000,000 cells, more than the 16,777,216"
     ):
         _cave.check_size(5000, 4000, max_side=10_000)
-
-
-@pytest.mark.parametrize(
-    "kwargs, digest",
-    [
-        ({"width": 64, "height": 48, "seed": 7}, "450fe9428a243180"),
-        ({"width": 100, "height": 70, "fill": 0.5, "seed": 5}, "a30f4af6c6a4d884"),  # 26 tunnel cells
-        ({"width": 100, "height": 70, "fill": 0.5, "seed": 5, "connect": "largest"}, "475fb5ba6ff2fefc"),
-    ],
-)
-def test_cave_golden_grids(kwargs, digest):
-    """The same seed gives the same bytes in any process and on any machine (sha256 of the grid, recorded once)."""
-    assert hashlib.sha256(cave(**kwargs).grid.tobytes()).hexdigest()[:16] == digest
 
 
 def test_cave_grid_is_the_cave_without_its_markers():

@@ -112,3 +112,37 @@ def test_fallbacks_and_bad_input():
         place_markers(g, rng=0, enemy_density=2)
     with pytest.raises(ParameterError, match="loot_chance"):
         place_markers(g, rng=0, loot_chance=-0.1)
+
+
+# --------------------------------------------------------------------------- estimate before making
+
+
+@pytest.mark.parametrize(
+    ("settings", "size"),
+    [
+        ({"generator": "bsp"}, (700, 520)),
+        ({"generator": "cave", "enemy_density": 0.05}, (640, 640)),
+        ({"generator": "walk", "loot_chance": 1.0}, (600, 500)),
+        ({"generator": "rooms_caves"}, (560, 700)),
+    ],
+)
+def test_the_marker_estimate_is_near_the_count_of_the_level_made(settings, size):
+    # the up-front check of a level's markers scales a small level of the same settings
+    from worldseed.core.levels import LevelSpec, estimate_markers, generate
+
+    spec = LevelSpec(**settings, width=size[0], height=size[1], seed=4)
+    count = len(generate(spec).markers)
+    assert count > 500
+    assert 0.85 < estimate_markers(spec) / count < 1.15
+
+
+def test_small_levels_get_no_estimate_and_mazes_and_wfc_levels_have_two_markers():
+    from worldseed.core.levels import LevelSpec, estimate_markers, grid_shape
+
+    assert estimate_markers(LevelSpec(generator="cave", width=300, height=200, enemy_density=0.1)) is None
+    maze = LevelSpec(generator="maze", width=1500, height=1000)
+    assert estimate_markers(maze) == 2 and grid_shape(maze) == (2001, 3001)
+    assert estimate_markers(LevelSpec(generator="wfc", wfc_tileset="roads", width=1024, height=1024)) == 2
+    # settings that need more than the small grid: counted once made
+    big_leaves = LevelSpec(generator="bsp", width=800, height=700, min_leaf=300, max_leaf=700, room_max=200)
+    assert estimate_markers(big_leaves) is None

@@ -1,6 +1,5 @@
 """core.levels.random_walk: the floor target, the border, one region, bias, walkers, determinism, bad input."""
 
-import hashlib
 import inspect
 import math
 
@@ -143,18 +142,6 @@ def test_a_blocked_walker_turns_instead_of_pushing_on_the_border():
     free, straight = mean_steps(0.0), mean_steps(0.99)
     assert 5_000 < free < 20_000
     assert straight < 2 * free
-
-
-@pytest.mark.parametrize(
-    "kwargs, digest",
-    [
-        ({"width": 64, "height": 48, "seed": 7}, "ada5fa4bea08a575"),
-        ({"width": 64, "height": 48, "seed": 7, "walkers": 4, "bias": 0.6}, "618f3c0d13956885"),
-    ],
-)
-def test_random_walk_golden_grids(kwargs, digest):
-    """The same seed gives the same bytes in any process and on any machine (sha256 of the grid, recorded once)."""
-    assert hashlib.sha256(random_walk(**kwargs).grid.tobytes()).hexdigest()[:16] == digest
 
 
 @settings(max_examples=80, deadline=None)

@@ -39,10 +39,10 @@ def test_a_periodic_connected_level_is_one_region_on_the_finite_grid(seed):
     (Trial: pipes 20 x 20, periodic, connected, points (0, 0) and (19, 19) gave 2 regions, the
     corner point an island reached only across the edge.)"""
     points = [[0, 0], [19, 19]]
-    level = level_of(tileset="pipes", width=20, height=20, seed=seed, periodic=True, connected=True)
+    level = level_of(wfc_tileset="pipes", width=20, height=20, seed=seed, periodic=True, connected=True)
     assert regions(level)[1] == 1
     level = level_of(
-        tileset="pipes", width=20, height=20, seed=seed, periodic=True, connected=True, connect_points=points
+        wfc_tileset="pipes", width=20, height=20, seed=seed, periodic=True, connected=True, connect_points=points
     )
     labels, count = regions(level)
     assert count == 1 and {int(labels[y, x]) for x, y in points} == {0}
@@ -54,7 +54,7 @@ def test_a_periodic_connected_level_is_one_region_on_the_finite_grid(seed):
 
 
 def test_an_unconnected_level_counts_its_regions_and_warns():
-    level = level_of(tileset="dungeon", width=32, height=24, seed=3)
+    level = level_of(wfc_tileset="dungeon", width=32, height=24, seed=3, connected=False)
     labels, count = regions(level)
     assert count > 1  # a dungeon without connected: rooms and corridors apart
     record = json.loads(level_json_bytes(level, name="Keep", cell_size=1.0))
@@ -69,7 +69,7 @@ def test_an_unconnected_level_counts_its_regions_and_warns():
 
 
 def test_a_connected_level_and_other_generators_give_one_region_and_no_warning():
-    level = level_of(tileset="dungeon", width=20, height=14, seed=3, connected=True)
+    level = level_of(wfc_tileset="dungeon", width=20, height=14, seed=3, connected=True)
     assert level_record(level, name="Keep", cell_size=1.0)["regions"] == 1
     assert level_warnings(level, name="Keep") == []
     cave = generate(from_dict({"generator": "cave", "width": 40, "height": 30}))
@@ -81,7 +81,7 @@ def test_a_connected_level_and_other_generators_give_one_region_and_no_warning()
 
 def test_door_cells_are_the_doors_of_the_record():
     """Trial: dungeon 24 x 20 seed 2 has 8 door-class cells and gave "doors": []."""
-    level = level_of(tileset="dungeon", width=24, height=20, seed=2)
+    level = level_of(wfc_tileset="dungeon", width=24, height=20, seed=2)
     ys, xs = np.nonzero(level.grid == DOOR)
     assert len(xs) > 0
     assert sorted(level.doors) == sorted(zip(xs.tolist(), ys.tolist()))
@@ -92,7 +92,7 @@ def test_door_cells_are_the_doors_of_the_record():
     assert first["blender"] == [1.0 + (first["x"] + 0.5) * 2.0, 2.0 + (20 - first["y"] - 0.5) * 2.0, 0.0]
     assert record["rooms"] == []  # WFC draws no rooms
     # a tileset without door tiles: no doors
-    assert level_of(tileset="pipes", width=12, height=10, seed=1).doors == ()
+    assert level_of(wfc_tileset="pipes", width=12, height=10, seed=1).doors == ()
 
 
 # --------------------------------------------------------------------------- finding 7
@@ -106,9 +106,9 @@ def test_a_level_without_walkable_cells_is_refused_naming_it(connected):
     with pytest.raises(
         ParameterError, match=r"^level 'L' \(tileset 'pipes'\): no walkable cell \(every tile is a wall\)"
     ):
-        level_of(tileset="pipes", width=10, height=10, connected=connected, counts=ALL_EMPTY)
+        level_of(wfc_tileset="pipes", width=10, height=10, connected=connected, counts=ALL_EMPTY)
     with pytest.raises(ParameterError, match=r"^level 'L' \(tileset 'dungeon'\): no walkable cell"):
-        level_of(tileset="dungeon", width=1, height=1)
+        level_of(wfc_tileset="dungeon", width=1, height=1)
 
 
 def test_a_sample_of_walls_alone_is_refused_naming_the_level(tmp_path):
@@ -123,7 +123,7 @@ def test_a_sample_of_walls_alone_is_refused_naming_the_level(tmp_path):
 
 def test_a_contradiction_names_the_level_and_its_tileset(tmp_path):
     (tmp_path / "lonely.toml").write_text('[[tile]]\nname = "lonely"\n')
-    spec = {"name": "Crypt", "generator": "wfc_tiled", "tileset": "lonely.toml", "width": 4, "height": 3}
+    spec = {"name": "Crypt", "generator": "wfc_tiled", "wfc_tileset": "lonely.toml", "width": 4, "height": 3}
     with pytest.raises(core_wfc.Contradiction, match=r"^level 'Crypt' \(tileset '.*lonely.toml'\): ") as err:
         generate(from_dict(spec, base=str(tmp_path)))
     assert isinstance(err.value, ParameterError) and err.value.attempts >= 1 and len(err.value.cell) == 2
@@ -131,7 +131,7 @@ def test_a_contradiction_names_the_level_and_its_tileset(tmp_path):
 
 @pytest.mark.parametrize(
     "key, value, close",
-    [("sample", "flowerz", "flowers"), ("tileset", "dungeom", "dungeon"), ("tileset", "road", "roads")],
+    [("sample", "flowerz", "flowers"), ("wfc_tileset", "dungeom", "dungeon"), ("wfc_tileset", "road", "roads")],
 )
 def test_a_mistyped_preset_gets_a_did_you_mean(key, value, close):
     generator = "wfc_overlapping" if key == "sample" else "wfc_tiled"
@@ -150,10 +150,10 @@ def test_bounded_preset_levels_are_ringed_by_their_edge(stem, inside):
     meets = ts.meets(ts.edge)  # (4, P): east, south, west, north
     assert meets[:, list(ts.names).index(inside)].all()
     for seed in range(3):
-        ids = level_of(tileset=stem, width=24, height=20, seed=seed).wfc.ids
+        ids = level_of(wfc_tileset=stem, width=24, height=20, seed=seed).wfc.ids
         assert meets[0, ids[:, -1]].all() and meets[1, ids[-1]].all()
         assert meets[2, ids[:, 0]].all() and meets[3, ids[0]].all()
-    ids = level_of(tileset=stem, width=24, height=20, seed=1, periodic=True).wfc.ids
+    ids = level_of(wfc_tileset=stem, width=24, height=20, seed=1, periodic=True).wfc.ids
     border = np.concatenate([meets[0, ids[:, -1]], meets[1, ids[-1]], meets[2, ids[:, 0]], meets[3, ids[0]]])
     assert not border.all()
 
@@ -189,6 +189,6 @@ right = "gem"
 def test_a_level_of_lone_walkable_cells_is_refused_naming_it(tmp_path):
     """Gems never touch: every walkable region is one cell, no room for a spawn and an exit."""
     (tmp_path / "gems.toml").write_text(GEMS)
-    spec = {"tileset": "gems.toml", "width": 8, "height": 6, "counts": {"gem": [3, 5]}}
+    spec = {"wfc_tileset": "gems.toml", "width": 8, "height": 6, "counts": {"gem": [3, 5]}, "connected": False}
     with pytest.raises(ParameterError, match=r"^level 'L' \(tileset '.*gems.toml'\): no two walkable cells side by"):
         level_of(base=str(tmp_path), **spec)

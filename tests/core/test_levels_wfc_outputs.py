@@ -16,7 +16,6 @@ from core.levels import (
     FLOOR,
     WALL,
     LevelSpec,
-    autotile_set,
     from_dict,
     generate,
     generate_steps,
@@ -144,7 +143,7 @@ def test_generate_steps_reports_progress_and_returns_the_level():
 def test_progress_path_gives_the_tiles_of_core_wfc_tiled():
     """Without constraints the level solves through core.wfc.solve_steps (progress as it goes): the
     same tiles as core.wfc.tiled, and many progress steps on a larger grid."""
-    spec = tiled_spec(width=64, height=48, seed=11)
+    spec = tiled_spec(width=64, height=48, seed=11, connected=False)
     seen = []
     level = drive(generate_steps(spec), lambda d, t, label: seen.append(d))
     ts = core_wfc.load_tileset(os.path.join(ROOT, "presets", "wfc", "dungeon.toml"))
@@ -183,8 +182,8 @@ def test_tmx_has_the_wfc_layer_read_by_pytmx(tmp_path):
     pytmx = pytest.importorskip("pytmx")
     level = generate(tiled_spec(width=14, height=9, seed=7))
     spec = tiled_spec()
-    files = tiled_files(level, name="Keep", tileset=spec.tileset, cell_size=2.0)  # the spec's tileset: "dungeon"
-    assert autotile_set(spec) == "blob"
+    files = tiled_files(level, name="Keep", tileset=spec.autotile, cell_size=2.0)  # its auto-tiles; WFC: "dungeon"
+    assert (spec.autotile, spec.wfc_tileset) == ("blob", "dungeon")
     assert list(files) == [
         "Keep.tmx",
         "Keep_classes.tsx",
@@ -237,7 +236,7 @@ _SCRIPT = """
 import hashlib, sys
 from core.levels import from_dict, generate, level_json_bytes, tiled_files
 parts = []
-for data in ({"generator": "wfc_tiled", "tileset": "dungeon", "width": 30, "height": 20, "seed": 9},
+for data in ({"generator": "wfc_tiled", "wfc_tileset": "dungeon", "width": 30, "height": 20, "seed": 9},
              {"generator": "wfc_overlapping", "sample": "rooms", "width": 30, "height": 20, "seed": 9}):
     level = generate(from_dict(data))
     parts.append(level_json_bytes(level, name="L", cell_size=2.0))

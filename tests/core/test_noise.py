@@ -1,16 +1,15 @@
-"""Tests for worldseed.core.noise: range, smoothness, seams, determinism and golden hashes of the
-public API.
+"""Tests for worldseed.core.noise: range, smoothness, seams and determinism of the public API.
 
-The kernels against Perlin's reference: test_noise_reference.py; bad input: test_noise_errors.py."""
-
-import hashlib
+The kernels against Perlin's reference: test_noise_reference.py; bad input: test_noise_errors.py;
+golden hashes (grids and points): the ``noise_*`` cases of _digest_cases.py (test_golden_digests.py,
+and on other CPU settings test_cpu_determinism.py)."""
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from worldseed.core import _perlin, _simplex, noise
+from worldseed.core import _simplex, noise
 
 # ---------------------------------------------------------------------------
 # public API
@@ -159,52 +158,6 @@ def test_noise2():
     assert v.dtype == np.float32 and np.abs(v).max() <= 1 and v.std() > 0.05
     # noise2 with a reference-like permutation is a pure function of the seed
     assert noise.noise2(0.3, 0.7, seed=5) == noise.noise2(0.3, 0.7, seed=5)
-
-
-# Golden hashes: sha256 of the output bytes for fixed arguments. They pin the whole
-# algorithm (hash, gradients, fade, octave offsets/orientations drawn from the
-# seed, float32 operation order), so any change to the output -- intended or not --
-# fails here; if the change is intended, update the hashes and say so in the commit.
-GOLDEN = {
-    ("perlin", 0): "5abeaf442fe1be61d5453271cd0c62adc521fdd72e39f1b79b20725e2ac58c51",
-    ("perlin", 12345): "5026b207db02d9f8f2a245cb5b689d1d34ba02216012f71c9f8c8dc2fbaeeab3",
-    ("simplex", 0): "52be8d84658620005c6726b12892ae107967a4de0ffcd1b3bdd9d1c3e00a658b",
-    ("simplex", 12345): "941bc3952325f72cd2fd6560c87524922a323829db8ff21478bc9a218b8837ed",
-}
-
-
-@pytest.mark.parametrize("basis, seed", sorted(GOLDEN))
-def test_golden_hash(basis, seed):
-    h = noise.fbm(
-        (64, 80), scale=16.0, octaves=5, seed=seed, basis=basis, offset=(-40.0, 1000.0), warp=0.25, kind="fbm"
-    )
-    r = noise.fbm((32, 32), scale=8.0, octaves=3, seed=seed, basis=basis, kind="ridged")
-    digest = hashlib.sha256(h.tobytes() + r.tobytes()).hexdigest()
-    assert digest == GOLDEN[(basis, seed)]
-
-
-# The same for the arbitrary-point path (fbm_at, what domain warp and scatter use), with
-# warp, a ridged field and coordinates beyond _perlin.MAGIC_REACH (the fmod index path).
-# Taken before the point kernels were rewritten for speed: the bytes must not move.
-GOLDEN_POINTS = {
-    ("perlin", False): "ede58cd5b16a26a69902c0cb0b4f72f4c35cacc9458cbe6ee66716cfc74d238a",
-    ("perlin", True): "37c4eedf2c81bfb646c8a63f0c5d1fa26fbd0243eb5b45e80fdffbe47739f158",
-    ("simplex", False): "b276b0fbcb8844ebc3dd9055d1a9ca963c4f962414d74e8a9f89b9a199f7b998",
-    ("simplex", True): "3d317ffbdb49fd49f9d9acf26d064de7b4b9b81f385724ac4709e9c20a08c0a0",
-}
-
-
-@pytest.mark.parametrize("basis, far", sorted(GOLDEN_POINTS))
-def test_golden_hash_points(basis, far):
-    rng = np.random.default_rng(2026)
-    x, y = rng.uniform(-700.0, 900.0, (2, 20_000))
-    if far:
-        x, y = x * 1e10 + 3e14, y * 1e10 - 2e14
-        assert np.abs(x).max() / 1.0 * 2**5 > _perlin.MAGIC_REACH  # the last octave really is far
-    scale = 1.0 if far else 41.0
-    a = noise.fbm_at(x, y, scale=scale, octaves=6, seed=77, basis=basis, kind="fbm", warp=0.0 if far else 0.5)
-    b = noise.fbm_at(x, y, scale=scale, octaves=4, seed=78, basis=basis, kind="ridged")
-    assert hashlib.sha256(a.tobytes() + b.tobytes()).hexdigest() == GOLDEN_POINTS[(basis, far)]
 
 
 @pytest.mark.parametrize("basis", ["perlin", "simplex"])

@@ -1,6 +1,8 @@
 """core.tree: species files, TreeSpec validation, recipes with [[trees]], the grow pipeline."""
 
 import dataclasses
+import os
+import tomllib
 
 import numpy as np
 import pytest
@@ -8,6 +10,7 @@ import pytest
 from worldseed.core import recipe
 from worldseed.core import trees as tree
 from worldseed.core.errors import ParameterError, RecipeError
+from worldseed.core.trees import spec as tree_spec
 
 ABOP = [
     "abop_1_24a",
@@ -30,6 +33,33 @@ def test_species_files_are_data_and_all_parse():
         info = tree.species_info(name)
         assert spec.species == name and info["label"] and info["group"] in ("game", "abop")
         assert tree.loads_spec(tree.dumps_spec(spec)) == spec  # written and read back unchanged
+
+
+def test_species_files_are_parsed_once_and_again_when_they_change(tmp_path, monkeypatch):
+    """A species file is checked on every use but parsed only when its time, size or inode change
+    (a demo run parsed them 917 times); a FIFO or an oversized file is refused, never read."""
+    monkeypatch.setattr(tree_spec, "SPECIES_DIR", str(tmp_path))
+    with open(os.path.join(tree.SPECIES_DIR, "birch.toml"), encoding="utf-8") as fh:
+        text = fh.read()
+    path = tmp_path / "mine.toml"
+    path.write_text(text, encoding="utf-8")
+    parses = []
+    loads = tomllib.loads
+    monkeypatch.setattr(tomllib, "loads", lambda s: parses.append(len(s)) or loads(s))
+    first = tree.species_spec("mine")
+    for _ in range(5):
+        assert tree.species_names() == ["mine"] and tree.species_info("mine")["group"] == "game"
+        assert tree.species_spec("mine") == first
+    assert len(parses) == 1
+    path.write_text(text.replace("[tree]", "[tree]\nangle = 31.5", 1), encoding="utf-8")
+    assert tree.species_spec("mine").angle == 31.5 and len(parses) == 2
+    (tmp_path / "huge.toml").write_bytes(b"#" * (tree_spec.MAX_SPECIES_BYTES + 1))
+    with pytest.raises(ParameterError, match=r"huge.toml' is 1,048,577 bytes; at most 1,048,576"):
+        tree.species_spec("huge")
+    os.mkfifo(tmp_path / "pipe.toml")
+    with pytest.raises(ParameterError, match=r"species 'pipe' not found"):
+        tree.species_spec("pipe")  # not a regular file: refused, not read (a FIFO would hang)
+    assert len(parses) == 2
 
 
 def test_game_species_ship_and_come_first():

@@ -34,15 +34,15 @@ def test_a_deeply_nested_tileset_file_is_one_line_naming_the_file(tmp_path):
     path.write_text("x = " + "[" * depth + "]" * depth + "\n")
     with pytest.raises(ParameterError) as err:
         load_tileset(path)
-    assert str(err.value) == "deep.toml: values nest too deeply"
+    assert str(err.value) == "deep.toml: values nest too deeply (more than 32 levels)"
     assert err.value.__cause__ is None and err.value.__suppress_context__  # no RecursionError traceback
-    assert message(lambda: load_tileset(str(path))) == "deep.toml: values nest too deeply"
+    assert message(lambda: load_tileset(str(path))) == "deep.toml: values nest too deeply (more than 32 levels)"
     # an inline-table nest, given as text
     text = "[[tile]]\nname = 'a'\nx = " + "{a = " * 5000 + "1" + "}" * 5000 + "\n"
-    assert message(lambda: load_tileset(text)) == "tileset: values nest too deeply"
+    assert message(lambda: load_tileset(text)) == "tileset: values nest too deeply (more than 32 levels)"
     # tiled() and tiled3d() load through load_tileset
-    assert message(lambda: tiled(str(path), 4, 4)) == "deep.toml: values nest too deeply"
-    assert message(lambda: tiled3d(str(path), 4, 4, 2)) == "deep.toml: values nest too deeply"
+    assert message(lambda: tiled(str(path), 4, 4)) == "deep.toml: values nest too deeply (more than 32 levels)"
+    assert message(lambda: tiled3d(str(path), 4, 4, 2)) == "deep.toml: values nest too deeply (more than 32 levels)"
 
 
 def test_a_tileset_number_too_long_for_int_is_one_line(tmp_path):

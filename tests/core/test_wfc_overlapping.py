@@ -2,8 +2,6 @@
 the sample's patterns, ground, the PNG reader."""
 
 import pathlib
-import struct
-import zlib
 
 import numpy as np
 import pytest
@@ -14,6 +12,8 @@ from worldseed.core.wfc._contract import Contradiction
 from worldseed.core.wfc._overlapping import overlapping
 from worldseed.core.wfc._patterns import extract_patterns, overlap_compatible, read_sample
 from worldseed.core.wfc._png import read_png
+
+from ._png_cases import encode_png
 
 SAMPLES = pathlib.Path(__file__).resolve().parents[2] / "presets" / "wfc" / "samples"
 
@@ -212,38 +212,6 @@ def test_read_sample_reads_digit_grids_and_refuses_others(tmp_path):
 # --- the PNG reader ---
 
 
-def encode_png(img, filters, colour_type, palette=None, interlace=0, depth=8):
-    """A PNG with the given row filters (0-4), written here the slow way to test the reader's unfiltering."""
-    rows = img.shape[0]
-    flat = img.reshape(rows, -1).astype(int)
-    bpp = 1 if img.ndim == 2 else img.shape[2]
-    out = []
-    for r in range(rows):
-        kind = filters[r % len(filters)]
-        line, up = flat[r], flat[r - 1] if r else np.zeros_like(flat[0])
-        a = np.concatenate([np.zeros(bpp, int), line[:-bpp]])
-        c = np.concatenate([np.zeros(bpp, int), up[:-bpp]])
-        if kind == 0:
-            pred = 0 * line
-        elif kind == 1:
-            pred = a
-        elif kind == 2:
-            pred = up
-        elif kind == 3:
-            pred = (a + up) // 2
-        else:
-            pa, pb, pc = abs(up - c), abs(a - c), abs(a + up - 2 * c)
-            pred = np.where((pa <= pb) & (pa <= pc), a, np.where(pb <= pc, up, c))
-        out.append(bytes([kind]) + bytes(((line - pred) % 256).tolist()))
-
-    def chunk(tag, data):
-        return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", zlib.crc32(tag + data) & 0xFFFFFFFF)
-
-    header = struct.pack(">IIBBBBB", img.shape[1], rows, depth, colour_type, 0, 0, interlace)
-    body = chunk(b"IHDR", header) + (chunk(b"PLTE", palette) if palette else b"")
-    return b"\x89PNG\r\n\x1a\n" + body + chunk(b"IDAT", zlib.compress(b"".join(out))) + chunk(b"IEND", b"")
-
-
 @pytest.mark.parametrize("shape", [(5, 7), (5, 7, 3), (4, 3, 4), (1, 1, 3)])
 def test_png_round_trips_png_bytes(shape):
     img = np.random.default_rng(2).integers(0, 256, shape, dtype=np.uint8)
@@ -255,13 +223,13 @@ def test_png_round_trips_png_bytes(shape):
 def test_png_undoes_every_row_filter(shape):
     img = np.random.default_rng(3).integers(0, 256, shape, dtype=np.uint8)
     colour = {2: 0, 3: 2}[img.ndim] if img.ndim == 2 or shape[2] == 3 else 6
-    assert np.array_equal(read_png(encode_png(img, [0, 1, 2, 3, 4, 4, 3, 2, 1], colour)), img)
+    assert np.array_equal(read_png(encode_png(img, colour_type=colour, filters=(0, 1, 2, 3, 4, 4, 3, 2, 1))), img)
 
 
 def test_png_palette_pictures_become_rgb():
     palette = bytes([10, 20, 30, 200, 100, 0, 5, 5, 250])
     idx = np.array([[0, 1, 2], [2, 1, 0]], np.uint8)
-    got = read_png(encode_png(idx, [0, 1], 3, palette=palette))
+    got = read_png(encode_png(idx, colour_type=3, palette=palette, filters=(0, 1)))
     assert np.array_equal(got, np.frombuffer(palette, np.uint8).reshape(3, 3)[idx])
 
 
@@ -273,12 +241,9 @@ def test_bad_pngs_are_one_line():
         "bytes of a PNG": "a string",
         "truncated": good[:40],
         "bad CRC": good[:30] + bytes([good[30] ^ 1]) + good[31:],
-        "grey + alpha": encode_png(np.zeros((2, 2, 2), np.uint8), [0], 4),
-        "16 bits": encode_png(img, [0], 0, depth=16),
-        "non-interlaced": encode_png(img, [0], 0, interlace=1),
-        "without PLTE": encode_png(img, [0], 3),
-        "unknown row filter": encode_png(img, [7], 0),
-        "past a palette": encode_png(np.full((2, 2), 5, np.uint8), [0], 3, palette=bytes(6)),
+        "without PLTE": encode_png(img, colour_type=3),
+        "unknown row filter": encode_png(img, colour_type=0, filters=(7,)),
+        "past a palette": encode_png(np.full((2, 2), 5, np.uint8), colour_type=3, palette=bytes(6)),
     }
     for words, data in cases.items():
         assert words in message(lambda data=data: read_png(data))

@@ -173,3 +173,35 @@ def test_a_world_run_writes_what_unity_batch_import_expects(tmp_path):
         assert raw["bytes"] == 2 * 33 * 33  # 16-bit, one sample per heightmap vertex
         listed.update(names)
     assert on_disk == listed | {"valley_world.json"}  # every file listed, nothing else written
+
+
+def test_the_worlds_own_files_are_listed_verified_and_kept_by_a_resumed_run(tmp_path):
+    """The top-level ``files`` (the prop library, recipe.toml): recorded with size and SHA-256, verified
+    like a tile's, kept by a run of the same recipe, dropped for another recipe or when damaged."""
+    folder = str(tmp_path)
+    recipe = core_recipe.loads(isle(tiles=(1, 2), erosion=False, splats=1, rocks=None))
+    core_world.run_world(recipe, folder)
+    path = core_world.world_json_path(folder, "world")
+    (tmp_path / "world_props.fbx").write_bytes(b"props" * 100)
+    (tmp_path / "world_0_0.fbx").write_bytes(b"tile" * 100)
+    doc = core_world.with_records(
+        read_world_json(path),
+        tiles={(0, 0): str(tmp_path / "world_0_0.fbx")},
+        files=[str(tmp_path / "world_props.fbx")],
+    )
+    assert doc["files"] == [file_record(str(tmp_path / "world_props.fbx"))]
+    assert file_record(str(tmp_path / "world_0_0.fbx")) in doc["tiles"][0]["files"]
+    write_world_json(path, doc)
+    digest = recipe_digest(recipe)
+    assert core_world.verify_world_files(folder, doc, recipe_sha256=digest) == doc["files"]
+    assert core_world.verify_world_files(folder, doc, recipe_sha256="d" * 64) == []
+    run = core_world.run_world(recipe, folder)  # nothing to build: the document keeps the world's files
+    assert run.built == () and run.document["files"] == doc["files"]
+    (tmp_path / "world_props.fbx").write_bytes(b"other" * 100)  # same size, other bytes
+    assert core_world.verify_world_files(folder, doc, recipe_sha256=digest) == []
+    assert core_world.run_world(recipe, folder).document["files"] == []
+
+
+def test_a_fifo_at_the_world_json_does_not_hang_the_run(tmp_path):
+    os.mkfifo(tmp_path / "world_world.json")
+    assert read_world_json(str(tmp_path / "world_world.json")) is None

@@ -177,3 +177,55 @@ def test_tiles_outside_the_grid_are_clear_errors(recipe, tmp_path):
         core_world.run_world(recipe, str(tmp_path), tiles=[(2, 0)])
     with pytest.raises(ParameterError, match="--tiles"):
         core_world.run_world(recipe, str(tmp_path), tiles="0:5")
+
+
+@pytest.mark.parametrize("fails", ["first_tile", "executor"])
+def test_a_changed_recipe_that_fails_before_its_first_tile_keeps_the_earlier_world_json(
+    recipe, tmp_path, monkeypatch, fails
+):
+    """A full disk, Ctrl-C or a refused worker before the new recipe's first tile is complete: the earlier
+    world's JSON (every tile complete, every file verified) is still there, byte for byte."""
+    folder = str(tmp_path)
+    core_world.run_world(recipe, folder)
+    path = core_world.world_json_path(folder, "world")
+    before = open(path, "rb").read()
+    other = core_recipe.replace(recipe, world_seed=6)
+
+    def failing(task, **kwargs):
+        if task.kind == "tile":
+            raise OSError(28, "No space left on device", os.path.join(folder, f"{task.key}.raw"))
+        return _plan.run_task(task, **kwargs)
+
+    class Refused(core_world.SerialExecutor):
+        def run(self, *args, **kwargs):
+            raise OSError(111, "Connection refused")
+
+    monkeypatch.setattr("worldseed.core.world._driver.run_task", failing)
+    with pytest.raises(OSError):
+        core_world.run_world(other, folder, executor=Refused() if fails == "executor" else None)
+    assert open(path, "rb").read() == before
+    doc = core_world.read_world_json(path)
+    assert len(core_world.verify_tiles(folder, doc, recipe_sha256=core_world.recipe_digest(recipe))) == 4
+
+
+def test_a_failed_write_names_the_file(tmp_path):
+    """``write_bytes_atomic`` (every tile file, the world JSON): an ``OSError`` names the file it was
+    writing (``[Errno 28] No space left on device`` named none), here a file-size limit in a child process."""
+    import subprocess
+    import sys
+
+    target = tmp_path / "world_world.json"
+    code = (
+        "import resource, signal, sys\n"
+        "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
+        "resource.setrlimit(resource.RLIMIT_FSIZE, (1000, resource.RLIM_INFINITY))\n"
+        "from core.world import write_world_json\n"
+        "try:\n"
+        f"    write_world_json({str(target)!r}, {{'a': 'x' * 5000}})\n"
+        "except OSError as err:\n"
+        "    print(err.filename, err.strerror, sep='|')\n"
+    )
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root, timeout=60)
+    assert proc.stdout.strip() == f"{target}|File too large", proc.stdout + proc.stderr
+    assert os.listdir(tmp_path) == []  # no temporary left

@@ -1,8 +1,12 @@
 """``--scheduler ADDRESS``: a malformed address is one ParameterError naming the flag (no Dask
 traceback), and an address where nothing listens fails in about a second (not after the 30 s of
-``distributed.Client``'s retries)."""
+``distributed.Client``'s retries); so does one where something else listens: a service that speaks
+first (an SSH banner: distributed tried to allocate 2.8 EiB) or one that says nothing (59 s)."""
 
+import contextlib
 import socket
+import struct
+import threading
 import time
 
 import pytest
@@ -65,8 +69,86 @@ def test_the_executor_fails_fast_too():
     assert time.perf_counter() - t0 < 3.0 and ex.client is None
 
 
-def test_a_listening_socket_passes_the_probe():
-    with socket.socket() as server:
-        server.bind(("127.0.0.1", 0))
-        server.listen(1)
-        address.probe_scheduler(f"127.0.0.1:{server.getsockname()[1]}")
+@contextlib.contextmanager
+def server(answer, hold=True):
+    """A local TCP server thread that accepts one connection, sends ``answer`` (bytes; None: nothing)
+    and holds the connection open for a few seconds (or closes it at once); yields its address."""
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(1)
+    done = threading.Event()
+
+    def serve():
+        srv.settimeout(10)
+        try:
+            conn, _ = srv.accept()
+        except OSError:
+            return
+        with conn:
+            if answer is not None:
+                conn.sendall(answer)
+            if hold:
+                done.wait(5)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield f"tcp://127.0.0.1:{srv.getsockname()[1]}"
+    finally:
+        done.set()
+        thread.join()
+        srv.close()
+
+
+def dask_handshake(payload=b"\x83\xa8compression\xc0\xa6python\x93\x03\x0b\x07\xafpickle-protocol\x05"):
+    """A message in distributed's TCP framing: total length, frame count, frame lengths, frames."""
+    body = struct.pack("QQ", 1, len(payload)) + payload
+    return struct.pack("Q", len(body)) + body
+
+
+SSH = b"SSH-2.0-OpenSSH_9.6p1 Ubuntu-3ubuntu13\r\n"
+
+
+@pytest.mark.parametrize(
+    ("answer", "hold", "words"),
+    [
+        (SSH, True, "not a Dask scheduler (it speaks another protocol: it began with 'SSH-2.0-')"),
+        (None, True, "not a Dask scheduler (something listens there but sent no Dask handshake within 2 s)"),
+        (b"HTTP/1.1 400 Bad Request\r\n\r\n", False, "(it speaks another protocol: it began with 'HTTP/1.1')"),
+        (dask_handshake()[:20], False, "(it closed the connection in the middle of a handshake)"),
+        (dask_handshake()[:20], True, "sent no Dask handshake within 2 s"),
+        (None, False, "(it closed the connection without a handshake)"),
+        (
+            struct.pack("QQ", 16, 10**6) + b"x" * 8,
+            True,
+            "(it speaks another protocol: it sent 8 byte(s) of something else)",
+        ),
+    ],
+)
+def test_a_service_that_is_no_scheduler_is_one_line_in_about_two_seconds(answer, hold, words):
+    with server(answer, hold) as where:
+        t0 = time.perf_counter()
+        with pytest.raises(ParameterError) as err:
+            address.probe_scheduler(where)
+        took = time.perf_counter() - t0
+    text = str(err.value)
+    assert text.startswith(f"--scheduler {where!r}: not a Dask scheduler (") and words in text, text
+    assert text.endswith(": is this the scheduler's address and port?") and took < 3.0
+
+
+def test_the_executor_refuses_them_before_distributed_reads_a_byte():
+    # distributed read 'SSH-2.0-' as a message length and tried to allocate 2.8 EiB (a traceback)
+    from worldseed.scaleout.dask_executor import DaskExecutor
+
+    for answer in (SSH, None):
+        with server(answer) as where:
+            ex = DaskExecutor(scheduler=where)
+            t0 = time.perf_counter()
+            with pytest.raises(ParameterError, match="not a Dask scheduler"):
+                ex.start()
+            assert time.perf_counter() - t0 < 3.0 and ex.client is None
+
+
+def test_a_dask_handshake_passes_the_probe():
+    with server(dask_handshake()) as where:
+        address.probe_scheduler(where)

@@ -6,7 +6,7 @@ Each ``*_from_text`` turns the text into what ``core.levels.from_dict`` takes, e
 spec's table back as text.
 """
 
-from ..core.errors import ParameterError
+from ....core.errors import ParameterError
 
 __all__ = [
     "points_from_text",

@@ -21,13 +21,13 @@ import tempfile
 import bpy
 import numpy as np
 
-from ...core import levels as core_levels
-from ...core import mesh as core_mesh
-from ...core import preview as core_preview
-from ...core.errors import ParameterError, short
-from . import instancing
-from .level_kit import KIT_MODULES_KEY, KIT_ROLES_KEY
-from .query import KIND_KEY, LEVEL_KIT_KIND
+from ....core import levels as core_levels
+from ....core import mesh as core_mesh
+from ....core import preview as core_preview
+from ....core.errors import ParameterError, short
+from .. import instancing
+from ._kit import KIT_MODULES_KEY, KIT_ROLES_KEY
+from ._objects import KIND_KEY, LEVEL_KIT_KIND
 
 __all__ = [
     "MAX_SAMPLE_PIXELS",
@@ -47,8 +47,12 @@ __all__ = [
 
 
 def wfc_presets():
-    """``(tileset stems, sample stems)`` of the WFC presets that ship (``core.levels.preset_names``)."""
-    return tuple(core_levels.preset_names("tileset")), tuple(core_levels.preset_names("sample"))
+    """``(tileset stems, sample stems)`` of the WFC presets that make levels (``core.levels.preset_names``
+    with ``levels=True``: the 2-D tilesets, the samples listed for levels): what the Levels panel offers."""
+    return (
+        tuple(core_levels.preset_names("wfc_tileset", levels=True)),
+        tuple(core_levels.preset_names("sample", levels=True)),
+    )
 
 
 #: Largest image (pixels) read as an overlapping sample: samples are small pictures (the reference

@@ -22,10 +22,9 @@ Blender's ``.001``), its markers ``<Level>_Spawn``, ``<Level>_Exit``,
 An Update removes the old level before it makes the new markers, so they
 take the same names again.
 
-Its parts live beside it: the stored settings and the cache of levels in :mod:`.level_store`, the
-materials, level mesh, marker names and map image in :mod:`.level_pieces`, the kits in
-:mod:`.level_kit`, the WFC tile objects and samples in :mod:`.level_wfc`; their public names are
-importable from here too.
+Its parts live beside it in this package (reached through its face, :mod:`.levels`): the stored
+settings and the cache of levels in ``_store``, the materials, level mesh, marker names and map image
+in ``_pieces``, the kits in ``_kit``, the WFC tile objects and samples in ``_wfc``.
 """
 
 import os
@@ -34,34 +33,15 @@ import sys
 import bpy
 import numpy as np
 
-from ...core import levels as core_levels
-from ...core import preview as core_preview
-from ...core.errors import ParameterError
-from ...core.steps import drive
-from .level_kit import KIT_FALLBACK as KIT_FALLBACK
-from .level_kit import KIT_MODULES_KEY as KIT_MODULES_KEY
-from .level_kit import (
-    KIT_OBJECT_NAME,
-    KIT_ROLES,
-    kit_modules,
-    kit_object,
-    kits_as_objects,
-    make_kit_real,
-    remove_kit,
-)
-from .level_kit import KIT_ROLES_KEY as KIT_ROLES_KEY
-from .level_pieces import MAP_SIDE as MAP_SIDE
-from .level_pieces import MATERIAL_COLOURS as MATERIAL_COLOURS
-from .level_pieces import (
-    MATERIAL_NAMES,
-    level_mesh,
-    map_image,
-    map_pixels,
-    marker_names,
-    marker_positions,
-)
-from .level_pieces import level_materials as level_materials
-from .level_store import (
+from ....core import levels as core_levels
+from ....core import preview as core_preview
+from ....core.errors import ParameterError
+from ....core.steps import drive
+from ..mesh import remove_objects
+from ._kit import kit_object
+from ._objects import KIND_KEY, LEVEL_KIND, LEVEL_MAP_KEY, LEVEL_MARKER_KIND, LEVEL_MODULE_KIND, level_root
+from ._pieces import level_mesh, map_image, marker_names, marker_positions
+from ._store import (
     BASE_KEY,
     GEOMETRY_KEY,
     KIT_KEY,
@@ -71,55 +51,23 @@ from .level_store import (
     level_for,
     level_steps,
     spec_json,
-    stored_geometry,
     stored_level,
-    stored_source,
     stored_spec,
 )
-from .level_wfc import naming_image, tile_modules, tile_placements, tiles_object
-from .mesh import remove_objects
-from .query import (
-    KIND_KEY,
-    LEVEL_KIND,
-    LEVEL_KIT_KIND,
-    LEVEL_MAP_KEY,
-    LEVEL_MARKER_KIND,
-    level_root,
-)
-from .query import level_kit_of as level_kit_of  # re-exported: world.py reaches it as bridge_level.level_kit_of
+from ._wfc import naming_image, tile_modules, tile_placements, tiles_object
 
 __all__ = [
-    "level_warnings",
-    "SPEC_KEY",
-    "GEOMETRY_KEY",
-    "KIT_KEY",
     "MARKER_KEY",
     "GEOMETRIES",
-    "MATERIAL_NAMES",
-    "KIT_ROLES",
-    "level_for",
-    "level_steps",
-    "build_steps",
-    "stored_source",
-    "BASE_KEY",
-    "SAMPLE_IMAGE_KEY",
-    "TILES_MISSING_KEY",
-    "build_level",
-    "free_level_name",
     "MAX_MARKERS",
-    "stored_spec",
-    "stored_geometry",
-    "spec_json",
-    "marker_names",
-    "marker_positions",
-    "kit_modules",
-    "map_pixels",
-    "make_kit_real",
-    "kits_as_objects",
-    "remove_kit",
-    "KIT_OBJECT_NAME",
-    "level_files",
+    "MARKER_MARGIN",
+    "check_level_size",
+    "build_level",
+    "build_steps",
     "build_section",
+    "free_level_name",
+    "level_files",
+    "level_warnings",
 ]
 
 MARKER_KEY = "worldseed_marker"  # on a marker empty: its kind
@@ -129,6 +77,32 @@ GEOMETRIES = ("MESH", "KIT", "TILES")
 #: Most marker objects (one empty each) a level may get: beyond, Blender slows to a crawl (182,000 took
 #: 30 s and 4.6 GB); the build is refused before any object is made.
 MAX_MARKERS = 20_000
+#: A level whose estimated markers (``core.levels.estimate_markers``, within ~7 % at the defaults) pass
+#: MAX_MARKERS by this factor is refused before it is made; nearer the limit it is made and counted.
+MARKER_MARGIN = 1.25
+
+
+def check_level_size(spec, geometry="MESH"):
+    """Refuse, before the level is made (milliseconds), a ``spec`` whose level could not be built: a
+    mesh of more than ``core.levels.MAX_MESH_CELLS`` cells, or markers well over :data:`MAX_MARKERS`
+    (estimated from a small level of the same settings: a 4096 x 4096 BSP dungeon or cave was
+    refused only after it was made, 1.5 to 3 minutes).  A level near the marker limit is made and
+    its markers counted (:func:`build_level`)."""
+    rows, cols = core_levels.grid_shape(spec)
+    if geometry == "MESH" and rows * cols > core_levels.MAX_MESH_CELLS:
+        side = int(core_levels.MAX_MESH_CELLS**0.5)
+        raise ParameterError(
+            f"level {spec.name!r} is {cols} x {rows} = {rows * cols:,} cells, more than the "
+            f"{core_levels.MAX_MESH_CELLS:,} ({side} x {side}) a level mesh may have (it would exhaust memory): "
+            "make width or height smaller"
+        )
+    estimate = core_levels.estimate_markers(spec)  # None: small, counted once made
+    if estimate is not None and estimate > MARKER_MARGIN * MAX_MARKERS:
+        raise ParameterError(
+            f"level {spec.name!r} would get about {estimate:,} markers, one object each (estimated from a small "
+            f"level of the same settings), more than {MAX_MARKERS:,}: lower enemy_density ({spec.enemy_density:g}) "
+            f"or loot_chance ({spec.loot_chance:g}), or make the level smaller ({spec.width} x {spec.height})"
+        )
 
 
 # --------------------------------------------------------------------------- objects
@@ -209,20 +183,21 @@ def build_level(spec, *, collection, replace=None, geometry="MESH", kit=None, le
     turned as its variant; cells whose tile has no object keep the level mesh, and the root's
     ``worldseed_level_tiles_missing`` lists those tiles).  ``base`` is the folder a WFC tileset or
     sample path is relative to, ``sample_image`` the image of the .blend whose pixels the sample file
-    holds (:func:`.level_wfc.sample_file`; both kept on the root for rebuilds and exports).
+    holds (:func:`._wfc.sample_file`; both kept on the root for rebuilds and exports).
     A level whose kit was made real is not rebuilt (that would delete the
     real modules, hand edits and all).  Nothing is changed when the build fails.
     """
     if geometry not in GEOMETRIES:
         raise ParameterError(f"geometry must be one of {list(GEOMETRIES)}, got {geometry!r}")
     if replace is not None:
-        real = [o for o in replace.children_recursive if o.get(KIND_KEY) == LEVEL_KIT_KIND + "_module"]
+        real = [o for o in replace.children_recursive if o.get(KIND_KEY) == LEVEL_MODULE_KIND]
         if real:
             raise ParameterError(
                 f"{replace.name} has {len(real):,} real kit modules; Update would delete them — delete them, "
                 "or unparent them (Alt+P) to keep them, then Update"
             )
     if level is None:
+        check_level_size(spec, geometry)
         with naming_image(sample_image):  # the image's name, not the temporary PNG of its pixels
             level = level_for(spec, base=base)
     if len(level.markers) > MAX_MARKERS:
@@ -336,6 +311,7 @@ def build_steps(spec, *, collection, geometry="MESH", kit=None, base=None, sampl
     while the level is made, then builds it (nothing in the scene changes before); returns the root.
     Closing the steps early (Esc) leaves the scene as it was; ``replace`` deleted meanwhile is an error."""
     name = replace.name if replace is not None else None
+    check_level_size(spec, geometry)
     with naming_image(sample_image):  # the image's name, not the temporary PNG of its pixels
         level = yield from level_steps(spec, base=base)
     yield 1, 1, "building"
@@ -361,7 +337,7 @@ def level_files(root, stem):
     level = stored_level(root)
     origin = tuple(float(v) for v in root.matrix_world.translation)
     cs = spec.cell_size
-    tileset = core_levels.autotile_set(spec)  # a WFC level's tileset is its WFC tileset; its auto-tiles blob
+    tileset = spec.autotile  # the Tiled map's auto-tiles
     files = dict(core_levels.tiled_files(level, name=stem, tileset=tileset, cell_size=cs, origin=origin))
     files[f"{stem}_level.json"] = core_levels.level_json_bytes(level, name=stem, cell_size=cs, origin=origin)
     files[f"{stem}_level.png"] = core_preview.png_bytes(core_levels.level_image(level))
@@ -375,6 +351,12 @@ def build_section(recipe, world, *, scene, progress=None):
     markers each take 2.4 s so, 7 s in reverse order) and added to the world in the recipe's order."""
     total = len(recipe.level)
     steps = 2 * total  # making each level, then building each
+    for spec in recipe.level:  # every level buildable before the first is made
+        try:
+            check_level_size(spec)
+        except ParameterError as err:
+            err.spec = spec
+            raise
     levels = []
     for i, spec in enumerate(recipe.level):
         if progress is not None:

@@ -7,10 +7,10 @@ import re
 
 import bpy
 
-from ...core import levels as core_levels
-from . import level as bridge_level
-from .export import ExportError
-from .query import is_level
+from ....core import levels as core_levels
+from ..export import ExportError
+from ._kit import kits_as_objects
+from ._objects import is_level, level_kit_of
 
 __all__ = [
     "level_stems",
@@ -78,7 +78,7 @@ def earlier_level_files(folder):
     """Paths of every level file Worldseed may have written in ``folder``: for each regular
     ``<stem>_level.json`` (never through a link) whose "format" is the level record's, the files of
     :func:`level_file_names` of that stem with every tileset.  What a headless run removes of them
-    when it does not write them itself (``addon/batch.remove_stale_outputs``)."""
+    when it does not write them itself (``addon/batch.build_world``, in its switch of files)."""
     found = set()
     with os.scandir(folder) as entries:
         for entry in entries:
@@ -122,13 +122,13 @@ def level_kits_as_objects(objects):
     after, leaving the scene as it was."""
     levels = [o for o in objects if is_level(o)]
     check_level_transforms(levels)  # before the FBX is written
-    if not any(bridge_level.level_kit_of(root) is not None for root in levels):
+    if not any(level_kit_of(root) is not None for root in levels):
         yield
         return
     collection = bpy.data.collections.new("Worldseed Export Kits")
     bpy.context.scene.collection.children.link(collection)
     try:
-        with bridge_level.kits_as_objects(levels, collection):
+        with kits_as_objects(levels, collection):
             yield
     finally:
         bpy.data.collections.remove(collection)

@@ -7,12 +7,12 @@ import bpy
 import numpy as np
 from mathutils import Matrix
 
-from ...core import levels as core_levels
-from ...core import placement as core_placement
-from ...core.errors import ParameterError
-from . import instancing
-from .mesh import remove_objects
-from .query import KIND_KEY, LEVEL_KIT_KIND, level_kit_of, level_root
+from ....core import levels as core_levels
+from ....core import placement as core_placement
+from ....core.errors import ParameterError
+from .. import instancing
+from ..mesh import remove_objects
+from ._objects import KIND_KEY, LEVEL_KIT_KIND, LEVEL_MODULE_KIND, level_kit_of, level_root
 
 __all__ = [
     "KIT_ROLES",
@@ -144,7 +144,7 @@ def make_kit_real(kit_obj, *, collection, name_format=KIT_OBJECT_NAME):
         for i, obj in enumerate(out):
             obj.parent = root
             obj.matrix_basis = Matrix(mats[i].tolist())
-            obj[KIND_KEY] = LEVEL_KIT_KIND + "_module"
+            obj[KIND_KEY] = LEVEL_MODULE_KIND
         for obj in out:
             collection.objects.link(obj)
     except BaseException:

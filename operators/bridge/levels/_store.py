@@ -11,12 +11,12 @@ import json
 import os
 from typing import Any
 
-from ...core import levels as core_levels
-from ...core.errors import ParameterError
-from ...core.spec import from_table
-from ...core.steps import drive
-from .level_wfc import naming_image, sample_file
-from .query import level_root
+from ....core import levels as core_levels
+from ....core.errors import ParameterError
+from ....core.spec import from_table
+from ....core.steps import drive
+from ._objects import level_root
+from ._wfc import naming_image, sample_file
 
 __all__ = [
     "SPEC_KEY",
@@ -54,9 +54,9 @@ def _files_stamp(spec, base):
     if spec.generator not in core_levels.WFC_GENERATORS:
         return ()
     stamp = []
-    for key in ("tileset", "sample"):
+    for key in ("wfc_tileset", "sample"):
         value = getattr(spec, key)
-        if not value or (key == "tileset" and value in core_levels.AUTOTILE_SETS):
+        if not value or key not in core_levels.GENERATOR_KEYS[spec.generator]:
             continue
         try:
             info = os.stat(core_levels.resolve_file(value, key=key, base=base)[0])

@@ -7,9 +7,9 @@ level's south-west corner.
 import bpy
 import numpy as np
 
-from ...core import levels as core_levels
-from .level_wfc import cells_quads
-from .mesh import mesh_from_topology
+from ....core import levels as core_levels
+from ..mesh import mesh_from_topology
+from ._wfc import cells_quads
 
 __all__ = [
     "MATERIAL_NAMES",

@@ -2,7 +2,6 @@
 
 import bpy
 
-from ..operators.bridge.query import LEVEL_SHOWN_FIELDS, level_kit_of, level_map, level_root
 from .common import SidebarPanel
 
 
@@ -18,15 +17,12 @@ class WORLDSEED_PT_level(SidebarPanel, bpy.types.Panel):
         row.operator("worldseed.level_reseed", text="", icon="FILE_REFRESH")
         layout.use_property_split = True
         col = layout.column(align=True)
-        for name in LEVEL_SHOWN_FIELDS:
-            if name != "tileset":
-                col.prop(settings, name)
-            elif settings.uses_wfc_tileset():
-                col.prop(settings, "wfc_tileset")
-                if settings.wfc_tileset == "FILE":
-                    col.prop(settings, "tileset_file")
-            else:
-                col.prop(settings, "autotile")
+        for name in settings.shown_fields():
+            col.prop(settings, name)
+        if settings.uses_wfc_tileset():
+            col.prop(settings, "wfc_tileset")
+            if settings.wfc_tileset == "FILE":
+                col.prop(settings, "tileset_file")
         if settings.uses_sample():
             col = layout.column(align=True)
             col.prop(settings, "sample_source")
@@ -52,7 +48,7 @@ class WORLDSEED_PT_level(SidebarPanel, bpy.types.Panel):
             if settings.geometry == "KIT":
                 col.prop(settings, "kit")
         layout.operator("worldseed.level_add", icon="MOD_BUILD").from_settings = True
-        root = level_root(context.active_object)
+        root = settings.active_root(context.active_object)
         box = layout.box()
         if root is None:
             box.label(text="Select a Worldseed level to update it", icon="INFO")
@@ -64,9 +60,9 @@ class WORLDSEED_PT_level(SidebarPanel, bpy.types.Panel):
             box.prop(settings, "auto_update")
             if settings.auto_update and not settings.live_rebuilds():
                 box.label(text="Large or constrained WFC level: press Update Level", icon="INFO")
-            if level_kit_of(root) is not None:
+            if settings.kit_of(root) is not None:
                 box.operator("worldseed.level_make_real", icon="OUTLINER_OB_GROUP_INSTANCE")
-            image = level_map(root)
+            image = settings.map_of(root)
             if image is not None:
                 box.template_icon(icon_value=box.icon(image), scale=10.0)
         if settings.last_error:
