@@ -134,7 +134,7 @@ def resolve_file(value: str, *, key: str, base: str | None = None, prefix: str =
     return path, os.path.basename(path)
 
 
-def absolute_paths(spec: LevelSpec, base: str) -> dict[str, str]:
+def absolute_paths(spec: LevelSpec, base: str) -> dict[str, Any]:
     """``{key: absolute path}`` for the ``wfc_tileset`` / ``sample`` of ``spec`` that are relative file paths
     (not presets), resolved against ``base``; what :func:`~.spec.from_dict` stores when it is
     given the recipe's folder, so the spec means the same file from anywhere."""

@@ -210,7 +210,7 @@ def _newton_pair(
             with np.errstate(invalid="ignore", divide="ignore"):
                 rows.append((d - np.where(grown, r, rk), vx / d - grown * rx, vy / d - grown * ry))
         (f0, a, b), (f1, c, e) = rows
-        det = a * e - b * c
+        det: npt.NDArray[np.float64] = a * e - b * c
         with np.errstate(invalid="ignore", divide="ignore"):
             dx = (f0 * e - f1 * b) / det
             dy = (a * f1 - c * f0) / det

@@ -93,7 +93,7 @@ def _samples(lines: npt.NDArray[np.uint8], rows: int, cols: int, depth: int, cha
         return lines[:, : cols * channels].reshape(rows, cols, channels).astype(np.uint16)
     if depth == 16:
         pairs = lines[:, : cols * channels * 2].reshape(rows, cols * channels, 2).astype(np.uint16)
-        return (pairs[..., 0] << 8 | pairs[..., 1]).reshape(rows, cols, channels)
+        return (pairs[..., 0] << 8 | pairs[..., 1]).reshape(rows, cols, channels).astype(np.uint16, copy=False)
     bits = np.unpackbits(lines, axis=1)[:, : cols * depth].reshape(rows, cols, depth)  # one channel below 8 bits
     weights = (1 << np.arange(depth - 1, -1, -1)).astype(np.uint16)
     return (bits.astype(np.uint16) * weights).sum(axis=2, dtype=np.uint16)[..., None]
@@ -205,7 +205,12 @@ def read_png(data: bytes, *, name: str = "sample", max_side: int | None = None) 
 
 
 def _pixels(
-    values: npt.NDArray[np.uint16], depth: int, colour: int, palette: npt.NDArray[np.uint8] | None, trns: bytes | None, name: str
+    values: npt.NDArray[np.uint16],
+    depth: int,
+    colour: int,
+    palette: npt.NDArray[np.uint8] | None,
+    trns: bytes | None,
+    name: str,
 ) -> npt.NDArray[np.uint8]:
     """The picture of sample ``values`` (rows, cols, channels) uint16: see :func:`read_png`."""
     if colour == 3:
@@ -229,8 +234,8 @@ def _pixels(
         return pixels[..., 0]
     if colour in (0, 4):  # grey (+ alpha): the grey in red, green and blue
         grey = pixels[..., :1]
-        alpha = pixels[..., 1:] if colour == 4 else None
-        pixels = np.concatenate([grey, grey, grey] + ([alpha] if alpha is not None else []), axis=2)
+        opacity = pixels[..., 1:] if colour == 4 else None
+        pixels = np.concatenate([grey, grey, grey] + ([opacity] if opacity is not None else []), axis=2)
     if key is not None:  # grey or RGB with tRNS: alpha 0 where the sample values are the key's
         clear = (values == key).all(axis=2)
         pixels = np.concatenate([pixels, np.where(clear, 0, 255).astype(np.uint8)[..., None]], axis=2)

@@ -82,7 +82,7 @@ class Search:
         self.entropy = np.full(self.n, np.inf)  # for argmin
         # large grids: the least entropy of each block of 2**_BLOCK_BITS cells, and the blocks whose
         # cells changed since (None: small grids, one argmin over all)
-        self.blocks = None
+        self.blocks: set[int] | None = None
         if self.n > _BLOCKS_FROM:
             count = -(-self.n // (1 << _BLOCK_BITS))
             padded = np.full(count << _BLOCK_BITS, np.inf)
