@@ -213,7 +213,7 @@ def verify_world_files(
 
 
 def with_records(
-    document: Mapping[str, Any], *, tiles: Mapping[tuple[int, int], str] | None = None, files: Iterable[str] = ()
+    document: Mapping[str, Any], *, tiles: Mapping[tuple[int, ...], str] | None = None, files: Iterable[str] = ()
 ) -> dict[str, Any]:
     """A copy of the world JSON ``document`` with the records (:func:`file_record`) of more files: ``tiles``
     ``{(x, z): path}`` added to (or replacing the same name in) a tile's files (its FBX), ``files``

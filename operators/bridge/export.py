@@ -26,16 +26,19 @@ with Esc to cancel.
 import contextlib
 import os
 import tempfile
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, cast
 
 import bpy
 from mathutils import Matrix
 
+from ...core.steps import Progress, Steps
 from . import placements as bridge_placements
 from .fbx import ExportError, Standins, write_fbx
-from .mesh import remove_objects
-from .scatter import instance_steps, is_scatter, realize_steps, scatter_props
+from .mesh import mesh_of, remove_objects
+from .scatter import Child, instance_steps, is_scatter, realize_steps, scatter_props
 
-GLB_UNITY = dict(
+GLB_UNITY: dict[str, Any] = dict(
     export_format="GLB",
     export_yup=True,
     export_apply=True,
@@ -54,7 +57,7 @@ SCATTER_MODES = ("objects", "library", "auto")
 PROP_LIBRARY_ABOVE = 5_000
 
 
-def _check_folder(path):
+def _check_folder(path: str) -> None:
     """Make the folder of ``path`` if it is missing (as the headless run does); refuse one that cannot be."""
     folder = os.path.dirname(os.path.abspath(path)) or "."
     try:
@@ -66,9 +69,9 @@ def _check_folder(path):
 
 
 @contextlib.contextmanager
-def _exporting(objects):
+def _exporting(objects: Sequence[bpy.types.Object]) -> Iterator[None]:
     """Select exactly ``objects`` (unhidden) for the exporter and restore the selection after."""
-    view_layer = bpy.context.view_layer
+    view_layer = cast(bpy.types.ViewLayer, bpy.context.view_layer)  # a window's or the headless scene's
     previous_selection = [o for o in view_layer.objects if o is not None and o.select_get()]
     previous_active = view_layer.objects.active
     hidden = [o for o in objects if o.hide_get()]
@@ -93,7 +96,7 @@ def _exporting(objects):
         view_layer.objects.active = previous_active
 
 
-def _file_mode(path):
+def _file_mode(path: str) -> int:
     """The mode a written file should get: the existing file's, else 0666 less the umask."""
     try:
         return os.stat(path).st_mode & 0o7777
@@ -103,7 +106,7 @@ def _file_mode(path):
         return 0o666 & ~umask
 
 
-def _write_atomic(path, write):
+def _write_atomic(path: str, write: Callable[[str], None]) -> str:
     """Call ``write(tmp_path)`` then move the temporary file over ``path``."""
     if os.path.isdir(path):
         raise ExportError(f"filepath {path!r} is a folder; give the name of the file to write")
@@ -125,7 +128,7 @@ def _write_atomic(path, write):
     return path
 
 
-def _reason(err):
+def _reason(err: BaseException) -> str:
     """The cause of an exporter failure in one line: ``File too large``, not the traceback around it."""
     if isinstance(err, OSError) and err.strerror:
         return err.strerror
@@ -137,7 +140,7 @@ def _reason(err):
     return lines[-1] if lines else f"{type(err).__name__} with no message"
 
 
-def _release(objects, placeholder):
+def _release(objects: list[bpy.types.Object], placeholder: bpy.types.Mesh) -> None:
     """Before their temporary Main is freed, let ``objects`` (made in it) drop the real meshes they
     use: freeing a Main does not give back the users it took of data outside it."""
     for o in objects:
@@ -146,18 +149,25 @@ def _release(objects, placeholder):
     objects.clear()
 
 
-def _link_for_selection(objects, collection):
+def _link_for_selection(objects: Iterable[bpy.types.Object], collection: bpy.types.Collection) -> None:
     """Link the objects no collection holds (instances) to ``collection``, for exporters that need a selection."""
     for o in objects:
         if not o.users_collection:
             collection.objects.link(o)
 
 
-def _export_one(path, objects, fmt, *, link_to=None, standins=None):
+def _export_one(
+    path: str,
+    objects: Sequence[bpy.types.Object],
+    fmt: str,
+    *,
+    link_to: bpy.types.Collection | None = None,
+    standins: Standins | None = None,
+) -> str:
     """Write ``objects`` to ``path`` in ``fmt``; any failure is one :class:`ExportError` line naming the
     file and the cause (the earlier file is kept). ``standins`` (FBX): see :func:`.fbx.write_fbx`."""
 
-    def write(tmp):
+    def write(tmp: str) -> None:
         try:
             if fmt == "fbx":
                 write_fbx(tmp, objects, standins=standins)
@@ -166,7 +176,7 @@ def _export_one(path, objects, fmt, *, link_to=None, standins=None):
                 _link_for_selection(objects, link_to)
             with _exporting(objects):
                 result = bpy.ops.export_scene.gltf(filepath=tmp, use_selection=True, **GLB_UNITY)
-            if "FINISHED" not in result:
+            if result is None or "FINISHED" not in result:
                 raise ExportError("the exporter did not finish")
         except ExportError as err:
             raise ExportError(f"cannot write {path!r}: {err}") from None
@@ -176,10 +186,10 @@ def _export_one(path, objects, fmt, *, link_to=None, standins=None):
     return _write_atomic(path, write)
 
 
-def exportable(objects, exclude=()):
+def exportable(objects: Iterable[bpy.types.Object], exclude: Iterable[bpy.types.Object] = ()) -> list[bpy.types.Object]:
     """Objects plus their descendants, meshes and empties only, each once, parents first;
     ``exclude`` (objects) are left out with everything below them."""
-    children = {}
+    children: dict[str, list[bpy.types.Object]] = {}
     for o in bpy.data.objects:  # one pass: Object.children scans every object on each call
         if o.parent is not None:
             children.setdefault(o.parent.name, []).append(o)
@@ -197,12 +207,12 @@ def exportable(objects, exclude=()):
     return out
 
 
-def _safe_file_name(name):
+def _safe_file_name(name: str) -> str:
     keep = "".join(c if c.isalnum() or c in "-_." else "_" for c in name).strip(".")
     return keep or "object"
 
 
-def scatters_among(objects):
+def scatters_among(objects: Iterable[bpy.types.Object]) -> list[bpy.types.Object]:
     """The scatter objects among ``objects`` or below them, each once."""
     out, seen = [], set()
     for root in objects:
@@ -213,7 +223,7 @@ def scatters_among(objects):
     return out
 
 
-def resolve_scatter_mode(scatter_mode, instances):
+def resolve_scatter_mode(scatter_mode: str, instances: int) -> str:
     """``"objects"`` or ``"library"`` for ``scatter_mode`` (one of :data:`SCATTER_MODES`) and a count of
     scattered instances.
 
@@ -227,7 +237,7 @@ def resolve_scatter_mode(scatter_mode, instances):
     return scatter_mode
 
 
-class ExportPaths(list):
+class ExportPaths(list[str]):
     """The paths :func:`export_unity` wrote (a list), with what it did to the scatters: ``scatter_mode``
     (``"objects"`` or ``"library"``), ``instances`` (scattered instances) and ``summary`` (one line)."""
 
@@ -236,7 +246,7 @@ class ExportPaths(list):
     summary = ""
 
 
-def _summary(mode, asked, instances, props, written):
+def _summary(mode: str, asked: str, instances: int, props: int, written: Sequence[str]) -> str:
     names = ", ".join(os.path.basename(p) for p in written)
     why = (
         f"scatter_mode {asked!r}: {'above' if mode == 'library' else 'up to'} {PROP_LIBRARY_ABOVE:,} instances"
@@ -251,7 +261,15 @@ def _summary(mode, asked, instances, props, written):
     return f"{instances:,} scattered instances as objects in {names} ({why})"
 
 
-def export_unity(objects, filepath, *, formats=("fbx",), per_object=False, scatter_mode="auto", quiet=False):
+def export_unity(
+    objects: Iterable[bpy.types.Object],
+    filepath: str,
+    *,
+    formats: Iterable[str] = ("fbx",),
+    per_object: bool = False,
+    scatter_mode: str = "auto",
+    quiet: bool = False,
+) -> ExportPaths:
     """Export ``objects`` (with their children) to ``filepath``; returns the written paths
     (an :class:`ExportPaths` list, which also says what became of the scatters).
 
@@ -274,7 +292,14 @@ def export_unity(objects, filepath, *, formats=("fbx",), per_object=False, scatt
     return written
 
 
-def export_steps(objects, filepath, *, formats=("fbx",), per_object=False, scatter_mode="auto"):
+def export_steps(
+    objects: Iterable[bpy.types.Object],
+    filepath: str,
+    *,
+    formats: Iterable[str] = ("fbx",),
+    per_object: bool = False,
+    scatter_mode: str = "auto",
+) -> Steps[ExportPaths]:
     """:func:`export_unity` step by step: yields ``(done, total, stage)`` and returns the
     :class:`ExportPaths`. Closing the generator early (Esc) removes every temporary object and file
     and leaves the scene and any earlier files as they were."""
@@ -289,7 +314,7 @@ def export_steps(objects, filepath, *, formats=("fbx",), per_object=False, scatt
     if os.path.isdir(filepath):
         raise ExportError(f"filepath {filepath!r} is a folder; give the name of the file to write")
     scatters = scatters_among(roots)
-    instances = sum(len(s.data.vertices) for s in scatters)
+    instances = sum(len(mesh_of(s).vertices) for s in scatters)
     mode = resolve_scatter_mode(scatter_mode, instances)
     stem, _ = os.path.splitext(os.path.abspath(filepath))
     folder = os.path.dirname(stem)
@@ -300,11 +325,16 @@ def export_steps(objects, filepath, *, formats=("fbx",), per_object=False, scatt
     total = make + files * max(1, make // 4) if make else files
     progress = {"done": 0}
 
-    def step(stage, weight=1):
+    def step(stage: str, weight: int = 1) -> Progress:
         progress["done"] += weight
         return min(progress["done"], total), total, stage
 
-    def write_jobs(jobs, link_to=None, standins=None, only=None):
+    def write_jobs(
+        jobs: Iterable[tuple[str, list[bpy.types.Object]]],
+        link_to: bpy.types.Collection | None = None,
+        standins: Standins | None = None,
+        only: Iterable[str] | None = None,
+    ) -> Steps[None]:
         for job_stem, objs in jobs:
             if not objs:
                 continue
@@ -316,18 +346,24 @@ def export_steps(objects, filepath, *, formats=("fbx",), per_object=False, scatt
 
     if mode == "objects" and scatters:
         with contextlib.ExitStack() as stack:
-            made, standins, extras = [], Standins(), {}
+            made: list[bpy.types.Object] = []
+            standins = Standins()
+            extras: dict[str, list[bpy.types.Object]] = {}
+            temp: bpy.types.Collection | None
             if "glb" in formats:  # the glTF writer reads Blender's transforms and takes a selection
                 data, temp = bpy.data, bpy.data.collections.new("Worldseed Export")
-                bpy.context.scene.collection.children.link(temp)
+                cast(bpy.types.Scene, bpy.context.scene).collection.children.link(temp)
                 stack.callback(bpy.data.collections.remove, temp)
                 stack.callback(remove_objects, made)
             else:  # only the FBX writer sees them: a Main of their own, freed at once
-                data, temp = stack.enter_context(bpy.data.temp_data()), None
+                # (temp_data() is a context manager giving a BlendData; the stubs type it as the BlendData)
+                main = cast("contextlib.AbstractContextManager[bpy.types.BlendData]", bpy.data.temp_data())
+                data, temp = stack.enter_context(main), None
                 stack.callback(_release, made, data.meshes.new("Worldseed placeholder"))
             for root in roots:
                 for scatter in scatters_among([root]):
-                    start, first, children = progress["done"], len(made), []
+                    start, first = progress["done"], len(made)
+                    children: list[Child] = []
                     steps = instance_steps(scatter, made, children, data=data)
                     while True:
                         try:
@@ -371,7 +407,7 @@ def export_steps(objects, filepath, *, formats=("fbx",), per_object=False, scatt
 
 
 @contextlib.contextmanager
-def _props_at_origin(props):
+def _props_at_origin(props: Iterable[bpy.types.Object]) -> Iterator[None]:
     """For the duration, every prop at the top level with an identity transform, as the scatter
     instances it (its own transform is ignored there); restored afterwards."""
     identity = Matrix.Identity(4)

@@ -10,18 +10,22 @@ ids, and with the transforms :class:`Standins` gives bare instance objects.
 (``export.ExportError`` is the same class).
 """
 
+from __future__ import annotations
+
 import contextlib
 import datetime
 import hashlib
 import os
 import types
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
 
 import bpy
 from mathutils import Matrix
 
-from .scatter import instance_matrices
+from .scatter import Child, instance_matrices
 
-FBX_UNITY = dict(
+FBX_UNITY: dict[str, Any] = dict(
     axis_forward="-Z",
     axis_up="Y",
     apply_unit_scale=True,
@@ -46,13 +50,13 @@ class ExportError(RuntimeError):
     """An export could not be written; any earlier file is untouched."""
 
 
-def _stable_hash(key):
+def _stable_hash(key: object) -> int:
     """A hash of an FBX id key that is the same in every process (str's hash() is salted)."""
     return int.from_bytes(hashlib.blake2b(repr(key).encode(), digest_size=8).digest(), "little") >> 1
 
 
 @contextlib.contextmanager
-def _reproducible_fbx():
+def _reproducible_fbx() -> Iterator[None]:
     """Make Blender's FBX exporter write the same bytes for the same scene in any process.
 
     Two things in its output vary between runs: the creation time it stamps
@@ -96,7 +100,7 @@ def _reproducible_fbx():
 
 
 @contextlib.contextmanager
-def _quiet_shared_mesh_warnings():
+def _quiet_shared_mesh_warnings() -> Iterator[None]:
     """Drop the FBX exporter's "Cannot register a valid material index" line, printed once per object that
     shares a mesh with another (scattered props): harmless, since the index is the same, and thousands of
     lines would bury real messages. Everything else it prints passes through."""
@@ -116,15 +120,15 @@ def _quiet_shared_mesh_warnings():
 class _Reports:
     """Stands in for the operator the FBX writer reports to."""
 
-    def __init__(self):
-        self.errors = []
+    def __init__(self) -> None:
+        self.errors: list[str] = []
 
-    def report(self, kind, message):
+    def report(self, kind: Iterable[str], message: str) -> None:
         if {"ERROR", "ERROR_INVALID_INPUT"} & set(kind):
             self.errors.append(message)
 
 
-def _fbx_keywords():
+def _fbx_keywords():  # the operator's RNA, which the stubs do not describe
     """The FBX operator's own defaults with :data:`FBX_UNITY` over them, as its ``execute`` passes them on."""
     from bpy_extras.io_utils import axis_conversion
 
@@ -141,7 +145,7 @@ def _fbx_keywords():
     return keywords
 
 
-def write_fbx(tmp, objects, *, standins=None):
+def write_fbx(tmp: str, objects: Iterable[bpy.types.Object], *, standins: Standins | None = None) -> None:
     """Blender's FBX writer on exactly ``objects`` (linked to the scene or not), as its operator would
     write them selected: sorted by name, with the operator's settings. ``standins`` (a
     :class:`Standins`) gives the bare instance objects of :func:`..scatter.instance_steps` their
@@ -172,10 +176,11 @@ class Standins:
     ``world`` maps a top's name to its world matrix, ``local`` a LOD child's name to its top and
     the prop child whose transform it copies."""
 
-    def __init__(self):
-        self.world, self.local = {}, {}
+    def __init__(self) -> None:
+        self.world: dict[str, Matrix] = {}
+        self.local: dict[str, tuple[bpy.types.Object, bpy.types.Object]] = {}
 
-    def add(self, scatter, tops, children):
+    def add(self, scatter: bpy.types.Object, tops: Sequence[bpy.types.Object], children: Iterable[Child]) -> None:
         mats = instance_matrices(scatter)
         for top, m in zip(tops, mats):
             self.world[top.name] = Matrix(m.tolist())
@@ -184,7 +189,7 @@ class Standins:
 
 
 @contextlib.contextmanager
-def _exact_child_transforms(standins):
+def _exact_child_transforms(standins: Standins) -> Iterator[None]:
     """Two changes to Blender's FBX writer for the duration: the local transform of a child whose
     parent is at the top of the file is written from the child's own Blender transform, so an
     identity child (a tree's ``_LOD0``..) is exactly identity; and ``standins`` give bare objects
@@ -198,7 +203,7 @@ def _exact_child_transforms(standins):
     """
     from io_scene_fbx import fbx_utils
 
-    wrapper = getattr(fbx_utils, "ObjectWrapper", None)
+    wrapper: Any = getattr(fbx_utils, "ObjectWrapper", None)  # the writer's own class (no stubs)
     saved = {
         name: getattr(wrapper, name, None) for name in ("fbx_object_matrix", "parent", "matrix_local", "matrix_global")
     }

@@ -16,12 +16,15 @@ planted in the output folder is ever written through.
 import contextlib
 import os
 import tempfile
+from collections.abc import Sequence
+from typing import cast
 
 import bpy
 from mathutils import Vector
 
 from ...core import unity as core_unity
 from .materials import TERRAIN_COLOURS, write_terrain_colours
+from .mesh import mesh_of
 from .query import PROP_KEY
 from .scatter import is_scatter
 from .terrain import stored_recipe
@@ -85,7 +88,7 @@ def _studio_shot(scene, *, size, color_type, lens, clip_end):
         bpy.data.cameras.remove(cam_data)
 
 
-def _render_png(scene, path):
+def _render_png(scene: bpy.types.Scene, path: str) -> str:
     """Render the scene's camera into the PNG ``path``.
 
     Blender writes the image by name, following links: it writes into a
@@ -108,14 +111,14 @@ def _render_png(scene, path):
     return path
 
 
-def _lods(root):
+def _lods(root: bpy.types.Object) -> list[bpy.types.Object]:
     """The ``<Name>_LOD<k>`` mesh children of a tree root, by k."""
     stem = f"{root.name}_LOD"
     lods = [c for c in root.children if c.type == "MESH" and c.name.startswith(stem) and c.name[len(stem) :].isdigit()]
     return sorted(lods, key=lambda c: int(c.name[len(stem) :]))
 
 
-def _last_lod(obj):
+def _last_lod(obj: bpy.types.Object) -> bpy.types.Object:
     """The last LOD of the tree whose ``<Name>_LOD0`` is ``obj`` (``obj`` itself when it is not one)."""
     if obj.parent is None or obj.name != f"{obj.parent.name}_LOD0":
         return obj
@@ -171,7 +174,9 @@ def _terrain_colours(shown, root):
     return temp, temp.name
 
 
-def render_preview(scene, root, path, *, size=(960, 540)):
+def render_preview(
+    scene: bpy.types.Scene, root: bpy.types.Object, path: str, *, size: tuple[int, int] = (960, 540)
+) -> str:
     """Render ``root`` (a Worldseed terrain) from a three-quarter view into the PNG ``path``."""
     meshes = (
         [root]
@@ -182,7 +187,7 @@ def render_preview(scene, root, path, *, size=(960, 540)):
     )
     shown = meshes[0]  # LOD0; the other LODs are hidden for the shot, scattered props stay
     hidden = [(o, o.hide_render) for o in meshes[1:]]
-    colours = shown.data.color_attributes
+    colours = mesh_of(shown).color_attributes
     active = colours.active_color_name
     temp_name = None
     try:
@@ -210,7 +215,9 @@ def render_preview(scene, root, path, *, size=(960, 540)):
             colours.active_color = colours[active]
 
 
-def render_trees(scene, roots, path, *, size=(960, 540)):
+def render_trees(
+    scene: bpy.types.Scene, roots: Sequence[bpy.types.Object], path: str, *, size: tuple[int, int] = (960, 540)
+) -> str:
     """Render the LOD0 of each tree root (material colours, studio light) from the front into ``path``."""
     lod0 = [c for r in roots for c in r.children if c.type == "MESH" and c.name.endswith("_LOD0")]
     if not lod0:
@@ -222,7 +229,7 @@ def render_trees(scene, roots, path, *, size=(960, 540)):
             o.hide_render = True
         for o in lod0:
             o.hide_render = False
-        bpy.context.view_layer.update()
+        cast(bpy.types.ViewLayer, bpy.context.view_layer).update()
         corners = [o.matrix_world @ Vector(c) for o in lod0 for c in o.bound_box]
         lo = Vector([min(c[i] for c in corners) for i in range(3)])
         hi = Vector([max(c[i] for c in corners) for i in range(3)])

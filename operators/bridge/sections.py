@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Callable, Container, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Literal, cast, overload
 
 import bpy
 
@@ -780,7 +780,7 @@ class ScatterAdapter(Adapter):
         """Re-scatter ``obj`` in place from the scene's Scatter settings, at once."""
         settings = self.settings(scene)
         return bridge_scatter.scatter_onto(
-            obj.parent,
+            cast(bpy.types.Object, obj.parent),  # a scatter stands on its terrain
             self.layer_specs(settings),
             self.layer_sources(settings),
             seed=settings.seed,
@@ -790,7 +790,7 @@ class ScatterAdapter(Adapter):
 
     def rebuild_plan(self, root: bpy.types.Object, scene: bpy.types.Scene) -> Plan:
         self.layer_specs(self.settings(scene))  # bad settings: raised now, before anything runs
-        terrain = root.parent
+        terrain = cast(bpy.types.Object, root.parent)  # a scatter stands on its terrain
         return Plan(
             bridge_scatter.scatter_steps(terrain, lambda: self.rescatter(root, scene)),
             modal=bridge_scatter.layers_pending(terrain),

@@ -16,10 +16,14 @@ complete.  A failure (a full disk, a file-size limit, a kill) leaves every
 earlier file as it was.
 """
 
+from __future__ import annotations
+
 import json
 import os
 import sys
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, cast
 
 import bpy
 
@@ -45,6 +49,11 @@ from .levels import (
 from .outputs import LOCK_FILE, LOCK_WAIT, Staging, is_stale_temporary, output_folder, writing
 from .scatter import is_scatter
 from .terrain import is_terrain
+
+if TYPE_CHECKING:
+    from ...core.export import ExportSpec
+    from ...core.recipe import Recipe, Section
+    from ...core.terrain import TerrainHeights, TerrainLayers, TerrainSpec
 
 __all__ = [
     "World",
@@ -82,25 +91,32 @@ class World:
     on when it is not the single terrain centred at the origin (a tiled world's tiles): the trees
     stand in front of its -Y edge."""
 
-    roots: list = field(default_factory=list)
-    terrain: object = None
-    heights: dict = field(default_factory=dict)
-    scatters: list = field(default_factory=list)
-    layers: dict = field(default_factory=dict)
-    ground: tuple = None
+    roots: list[bpy.types.Object] = field(default_factory=list)
+    terrain: bpy.types.Object | None = None
+    heights: dict[str, TerrainHeights] = field(default_factory=dict)
+    scatters: list[bpy.types.Object] = field(default_factory=list)
+    layers: dict[str, TerrainLayers] = field(default_factory=dict)
+    ground: tuple[float, float, float] | None = None
 
 
 #: Steps each built section counts for in a world build's progress (one line, rising from 0 to 100 %).
 SECTION_STEPS = 1000
 
 
-def _present(recipe, section):
+def _present(recipe: Recipe, section: Section) -> bool:
     """Whether ``recipe`` asks section ``section`` for something to build."""
     value = getattr(recipe, section.key)
     return bool(value) if section.many else getattr(value, "enabled", True)
 
 
-def build_world(recipe, *, scene, progress=None, keys=None, world=None):
+def build_world(
+    recipe: Recipe,
+    *,
+    scene: bpy.types.Scene,
+    progress: Callable[[int, int, str], object] | None = None,
+    keys: Collection[str] | None = None,
+    world: World | None = None,
+) -> World:
     """Build every section of ``recipe`` into ``scene`` in the order of ``core.recipe.SECTIONS``.
 
     Each buildable section is built by its adapter (:mod:`.sections`, the family's
@@ -129,7 +145,7 @@ def build_world(recipe, *, scene, progress=None, keys=None, world=None):
     return world
 
 
-def _where(recipe, section, err):
+def _where(recipe: Recipe, section: Section, err: Exception) -> str:
     """The recipe entry an error of ``section``'s build is about: ``trees[1]`` (from the error's ``.spec``)."""
     if section.many:
         spec = getattr(err, "spec", None)
@@ -142,35 +158,35 @@ def _where(recipe, section, err):
 # --------------------------------------------------------------------------- files
 
 
-def _terrains(objects):
+def _terrains(objects: Iterable[bpy.types.Object]) -> list[bpy.types.Object]:
     return [o for o in objects if is_terrain(o)]
 
 
-def _scatters(objects):
+def _scatters(objects: Iterable[bpy.types.Object]) -> list[bpy.types.Object]:
     return [o for root in objects for o in [root, *root.children_recursive] if is_scatter(o)]
 
 
 def export_paths(
-    spec,
-    folder,
-    name,
+    spec: ExportSpec,
+    folder: str,
+    name: str,
     *,
-    terrains=1,
-    scatters=True,
-    trees=False,
-    relief_file=RELIEF_FILE,
-    render_file=RENDER_FILE,
-    levels=(),
-    package=(),
-):
+    terrains: int = 1,
+    scatters: bool = True,
+    trees: bool = False,
+    relief_file: str = RELIEF_FILE,
+    render_file: str = RENDER_FILE,
+    levels: Iterable[str | Sequence[Any]] = (),
+    package: Iterable[str] = (),
+) -> list[str]:
     """Every file :func:`write_exports` may write for ``spec`` (an :class:`core.export.ExportSpec`)
     into ``folder`` with base name ``name`` (FBX/GLB per object are named after the objects); ``levels``
     are the file stems of the levels (their names), or ``(stem, tileset)`` pairs, or ``(stem, tileset,
     wfc)`` triples (``wfc``: the level is a WFC level, see :func:`level_file_names`); ``package``: the
     Unity terrain package's files of the (single) terrain (:func:`.terrain_layers.package_names`),
     written with the RAW heightmap."""
-    levels = [(lv, "blob", None) if isinstance(lv, str) else (*lv, None)[:3] for lv in levels]
-    paths = [p for stem, tileset, wfc in levels for p in level_file_names(stem, tileset, wfc)]
+    triples = [(lv, "blob", None) if isinstance(lv, str) else (*lv, None)[:3] for lv in levels]
+    paths = [p for stem, tileset, wfc in triples for p in level_file_names(stem, tileset, wfc)]
     if not spec.per_object:
         paths += [f"{name}.{fmt}" for fmt in ("fbx", "glb") if getattr(spec, fmt)]
     if spec.preview and terrains:
@@ -186,7 +202,7 @@ def export_paths(
     return [os.path.join(folder, p) for p in paths]
 
 
-def _relief(heights, spec, path):
+def _relief(heights: TerrainHeights, spec: TerrainSpec, path: str) -> str:
     values, cell = heights.values, heights.cell_size
     n = values.shape[0]
     if n < PREVIEW_SIDE:  # small maps are resampled so the picture is worth looking at
@@ -198,7 +214,14 @@ def _relief(heights, spec, path):
     return path
 
 
-def write_unity_heightmap(heights, spec, folder, name, *, blender_centre=(0.0, 0.0, 0.0)):
+def write_unity_heightmap(
+    heights: TerrainHeights,
+    spec: TerrainSpec,
+    folder: str,
+    name: str,
+    *,
+    blender_centre: Sequence[float] = (0.0, 0.0, 0.0),
+) -> list[str]:
     """A 16-bit RAW heightmap for Unity's Terrain plus a JSON of its import settings.
 
     The heights are turned to match the exported FBX in Unity (see
@@ -235,7 +258,7 @@ def write_unity_heightmap(heights, spec, folder, name, *, blender_centre=(0.0, 0
     return [raw_path, json_path]
 
 
-def _heights_of(root, known):
+def _heights_of(root: bpy.types.Object, known: Mapping[str, TerrainHeights] | None) -> TerrainHeights:
     if known and root.name in known:
         return known[root.name]
     recipe = bridge_terrain.stored_recipe(root)
@@ -246,18 +269,18 @@ def _heights_of(root, known):
 
 
 def write_exports(
-    objects,
-    folder,
-    name,
-    spec,
+    objects: Iterable[bpy.types.Object],
+    folder: str,
+    name: str,
+    spec: ExportSpec,
     *,
-    scene=None,
-    heights=None,
-    relief_file=RELIEF_FILE,
-    render_file=RENDER_FILE,
-    stage=None,
-    layers=None,
-):
+    scene: bpy.types.Scene | None = None,
+    heights: Mapping[str, TerrainHeights] | None = None,
+    relief_file: str = RELIEF_FILE,
+    render_file: str = RENDER_FILE,
+    stage: Staging | None = None,
+    layers: Mapping[str, TerrainLayers] | None = None,
+) -> list[str]:
     """Write ``objects`` (with their children) as the files ``spec`` asks for; returns the paths written.
 
     ``spec`` is an :class:`core.export.ExportSpec`: FBX / glTF binary (one
@@ -297,7 +320,7 @@ def write_exports(
     folder = stage.path
     objects = list(objects)
     terrains = _terrains(objects)
-    written = []
+    written: list[str] = []
     formats = tuple(f for f in ("fbx", "glb") if getattr(spec, f))
     levels = [o for o in objects if is_level(o)]
     check_level_transforms(levels)
@@ -324,7 +347,9 @@ def write_exports(
     for i, root in enumerate(terrains):
         recipe = bridge_terrain.stored_recipe(root)
         terrain_spec = recipe.terrain
-        known = _heights_of(root, heights) if spec.preview and i == 0 or spec.heightmap_raw else None
+        if not (spec.preview and i == 0 or spec.heightmap_raw):
+            continue
+        known = _heights_of(root, heights)
         if spec.preview and i == 0:
             path = os.path.join(folder, relief_file)
             with writing(path):
@@ -336,7 +361,7 @@ def write_exports(
                 terrain_spec,
                 folder,
                 stem,
-                blender_centre=tuple(root.matrix_world.translation),
+                blender_centre=root.matrix_world.translation.to_tuple(),
             )
             terrain_layers = (layers or {}).get(root.name) or bridge_layers.layers_for(recipe)
             details = bridge_scatter.terrain_detail_layers(root, heights=known, layers=terrain_layers)
@@ -349,7 +374,7 @@ def write_exports(
                     stem,
                     details=details,
                     placements=placements_name,
-                    blender_centre=tuple(root.matrix_world.translation),
+                    blender_centre=root.matrix_world.translation.to_tuple(),
                 )
                 for file_name, data in files.items():
                     path = os.path.join(folder, file_name)
@@ -357,7 +382,7 @@ def write_exports(
                         core_unity.write_bytes_atomic(path, data)
                     written.append(path)
     if spec.render and objects:
-        scene = scene or bpy.context.scene
+        scene = scene or cast(bpy.types.Scene, bpy.context.scene)
         path = os.path.join(folder, render_file)
         try:
             if terrains:
