@@ -4,11 +4,16 @@ Coordinates as in :mod:`.level`: column ``x`` along +X, row ``y`` (row 0 north) 
 level's south-west corner.
 """
 
+from collections.abc import Sequence
+from typing import Any, cast
+
 import bpy
 import numpy as np
+import numpy.typing as npt
 
 from ....core import levels as core_levels
-from ..mesh import mesh_from_topology
+from ....core.levels import Level, LevelSpec, Marker
+from ..mesh import bulk, mesh_from_topology
 from ._wfc import cells_quads
 
 __all__ = [
@@ -30,7 +35,7 @@ MATERIAL_COLOURS = ((0.30, 0.27, 0.22), (0.52, 0.50, 0.47), (0.20, 0.20, 0.23))
 MAP_SIDE = 512
 
 
-def _material(name, rgb):
+def _material(name: str, rgb: Sequence[float]) -> bpy.types.Material:
     """A plain material of base colour ``rgb`` (what the FBX diffuse colour and glTF's
     ``baseColorFactor`` carry), made once per file."""
     mat = bpy.data.materials.get(name)
@@ -39,26 +44,29 @@ def _material(name, rgb):
     mat = bpy.data.materials.new(name)
     if mat.node_tree is None:  # Blender before 5.0 makes materials without nodes
         mat.use_nodes = True
+    tree = cast("bpy.types.ShaderNodeTree", mat.node_tree)  # made just above when missing
+    # a node's sockets are known by name at run time only: the stubs type nodes by their base class
+    nodes: Any = tree.nodes
     rgba = (*rgb, 1.0)
     mat.diffuse_color = rgba
     mat.roughness = 0.85
-    bsdf = next((n for n in mat.node_tree.nodes if n.type == "BSDF_PRINCIPLED"), None)
+    bsdf = next((n for n in nodes if n.type == "BSDF_PRINCIPLED"), None)
     if bsdf is None:
-        bsdf = mat.node_tree.nodes.new("ShaderNodeBsdfPrincipled")
-        out = next((n for n in mat.node_tree.nodes if n.type == "OUTPUT_MATERIAL"), None)
-        out = out or mat.node_tree.nodes.new("ShaderNodeOutputMaterial")
-        mat.node_tree.links.new(bsdf.outputs["BSDF"], out.inputs["Surface"])
+        bsdf = nodes.new("ShaderNodeBsdfPrincipled")
+        out = next((n for n in nodes if n.type == "OUTPUT_MATERIAL"), None)
+        out = out or nodes.new("ShaderNodeOutputMaterial")
+        tree.links.new(bsdf.outputs["BSDF"], out.inputs["Surface"])
     bsdf.inputs["Base Color"].default_value = rgba
     bsdf.inputs["Roughness"].default_value = 0.85
     return mat
 
 
-def level_materials():
+def level_materials() -> list[bpy.types.Material]:
     """The floor, wall and ceiling materials (slots 0, 1, 2 of every level mesh)."""
     return [_material(n, c) for n, c in zip(MATERIAL_NAMES, MATERIAL_COLOURS)]
 
 
-def level_mesh(level, spec, name, cells=None):
+def level_mesh(level: Level, spec: LevelSpec, name: str, cells: npt.NDArray[np.bool_] | None = None) -> bpy.types.Mesh:
     """The level mesh as a Blender quad mesh with world-scaled UVs and its three material slots (floor,
     wall, ceiling), its south-west corner at the object's origin; with ``cells`` ((height, width)
     bool) only the faces of those cells."""
@@ -79,7 +87,7 @@ def level_mesh(level, spec, name, cells=None):
     me = mesh_from_topology(name, vertices, topology, corner_uvs=corner_uvs)
     try:
         attr = me.attributes.get("material_index") or me.attributes.new("material_index", "INT", "FACE")
-        attr.data.foreach_set("value", np.ascontiguousarray(materials, np.int32))
+        bulk(attr).foreach_set("value", np.ascontiguousarray(materials, np.int32))
         for mat in level_materials():
             me.materials.append(mat)
     except BaseException:
@@ -88,7 +96,7 @@ def level_mesh(level, spec, name, cells=None):
     return me
 
 
-def marker_names(markers, level=None):
+def marker_names(markers: Sequence[Marker], level: str | None = None) -> list[str]:
     """Object names of the markers: ``<level>_Spawn``, ``<level>_Exit`` (when one of their kind), else
     ``<level>_Kind_001``.. per kind (more digits when a kind has 1,000 or more); without ``level``, the
     names without the prefix.  Prefixed with the level's name they are unique and stable across
@@ -99,7 +107,9 @@ def marker_names(markers, level=None):
     >>> marker_names([M("spawn", 1, 1), M("enemy", 2, 2), M("enemy", 3, 3), M("exit", 4, 4)], "Crypt")
     ['Crypt_Spawn', 'Crypt_Enemy_001', 'Crypt_Enemy_002', 'Crypt_Exit']
     """
-    counts, seen, out = {}, {}, []
+    counts: dict[str, int] = {}
+    seen: dict[str, int] = {}
+    out: list[str] = []
     prefix = f"{level}_" if level else ""
     for m in markers:
         counts[m.kind] = counts.get(m.kind, 0) + 1
@@ -112,7 +122,7 @@ def marker_names(markers, level=None):
     return out
 
 
-def marker_positions(level, cell_size):
+def marker_positions(level: Level, cell_size: float) -> npt.NDArray[np.float64]:
     """(N, 3) float64 positions of the markers' cell centres on the floor, from the level's south-west corner."""
     xy = np.array([(m.x, m.y) for m in level.markers], np.float64).reshape(-1, 2)
     out = np.zeros((len(xy), 3))
@@ -121,7 +131,7 @@ def marker_positions(level, cell_size):
     return out
 
 
-def map_pixels(rgb):
+def map_pixels(rgb: npt.ArrayLike) -> tuple[npt.NDArray[np.float32], int, int]:
     """Blender image pixels (bottom row first, RGBA float32, flat) of a uint8 (h, w, 3) picture whose
     row 0 is the top, sampled down to at most :data:`MAP_SIDE` per side; returns ``(pixels, w, h)``."""
     rgb = np.asarray(rgb)
@@ -133,16 +143,16 @@ def map_pixels(rgb):
     return px.ravel(), w, h
 
 
-def map_image(level, name, image=None):
+def map_image(level: Level, name: str, image: bpy.types.Image | None = None) -> bpy.types.Image:
     """The level's 2-D map as an image datablock (made, or ``image`` refilled), with its preview icon."""
     pixels, w, h = map_pixels(core_levels.level_image(level, max_side=MAP_SIDE))
     if image is None:
         image = bpy.data.images.new(f"{name} Map", w, h, alpha=False)
     elif tuple(image.size) != (w, h):
         image.scale(w, h)
-    image.pixels.foreach_set(pixels)
+    image.pixels.foreach_set(pixels)  # type: ignore[attr-defined]  # a float array, typed as a float
     image.update()
     preview = image.preview_ensure()  # the panel's icon: the map itself, not a blurred thumbnail of it
     preview.image_size = (w, h)
-    preview.image_pixels_float.foreach_set(pixels)
+    preview.image_pixels_float.foreach_set(pixels)  # type: ignore[attr-defined]  # a float array, typed as a float
     return image
