@@ -5,7 +5,10 @@ scripts meet them.
   public module (``core.mesh``, ``core.levels.spec`` ...) defines -- has every parameter and its return
   annotated (read with ``inspect`` from the imported objects, so a name re-exported through a face counts);
 * every ``def`` anywhere in core, private engines included, is annotated (read from the source with ``ast``);
-* no dataclass field of core is a bare container (``tuple``, ``dict``, ``np.ndarray`` ...): it says what it holds.
+* no dataclass field of core is a bare container (``tuple``, ``dict``, ``np.ndarray`` ...): it says what it holds;
+* every public function and method of the bridge (``operators/bridge``, the levels package's job modules too) is
+  annotated: Blender's types from fake-bpy-module (``bpy.types.Object`` ...), core's specs, numpy arrays (read from
+  the source with ``ast``: the bridge imports ``bpy``).
 
 ``make typecheck`` (mypy, settings in ``pyproject.toml``) checks that the annotations are true; this test keeps
 ``make test`` failing for a new function without them.
@@ -21,6 +24,9 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 CORE = ROOT / "core"
+BRIDGE = ROOT / "operators" / "bridge"
+#: Methods checked although their names start with ``_``.
+DUNDERS = ("__init__", "__call__", "__post_init__", "__len__", "__str__", "__getattr__")
 #: Field annotations that say nothing about what they hold.
 BARE = {"tuple", "dict", "list", "set", "frozenset", "object", "ndarray", "np.ndarray", "numpy.ndarray", "npt.NDArray"}
 
@@ -165,3 +171,56 @@ def test_no_dataclass_field_of_core_is_a_bare_container():
             if is_bare(f.type):
                 bare.append(f"{qualname}.{f.name}: {f.type}")
     assert not bare, "dataclass fields that do not say what they hold:\n" + "\n".join(bare)
+
+
+def _public_defs(tree):
+    """``(name, def, is a method)`` of the module-level functions and the methods of the classes a module
+    offers (names not starting with ``_``, but :data:`DUNDERS`); nested functions are the bodies' own."""
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not node.name.startswith("_"):
+            yield node.name, node, False
+        elif isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+            for item in node.body:
+                if not isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    continue
+                if item.name.startswith("_") and item.name not in DUNDERS:
+                    continue
+                static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in item.decorator_list)
+                yield f"{node.name}.{item.name}", item, not static
+
+
+def unannotated_defs(source):
+    """``"name: params"`` of the public functions and methods in ``source`` missing an annotation."""
+    missing = []
+    for name, fn, method in _public_defs(ast.parse(source)):
+        a = fn.args
+        params = a.posonlyargs + a.args + a.kwonlyargs + [x for x in (a.vararg, a.kwarg) if x]
+        if method and params:
+            params = params[1:]
+        lacking = [p.arg for p in params if p.annotation is None] + (["return"] if fn.returns is None else [])
+        if lacking:
+            missing.append(f"{name}: {', '.join(lacking)}")
+    return missing
+
+
+def test_the_bridge_check_finds_a_missing_annotation():
+    source = (
+        "def typed(obj: 'bpy.types.Object', *, n: int = 1) -> None: ...\n"
+        "def untyped(obj, *, n: int = 1): ...\n"
+        "def _private(obj): ...\n"
+        "class Adapter:\n"
+        "    def root(self, obj): ...\n"
+        "    def __init__(self) -> None: ...\n"
+        "    @staticmethod\n"
+        "    def make(x) -> int: ...\n"
+        "    def _helper(self, x): ...\n"
+        "class _Hidden:\n"
+        "    def run(self, x): ...\n"
+    )
+    assert unannotated_defs(source) == ["untyped: obj, return", "Adapter.root: obj, return", "Adapter.make: x"]
+
+
+@pytest.mark.parametrize("path", sorted(BRIDGE.rglob("*.py")), ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_public_function_of_the_bridge_is_annotated(path):
+    missing = unannotated_defs(path.read_text())
+    assert not missing, f"public functions of {path.name} without annotations:\n" + "\n".join(missing)

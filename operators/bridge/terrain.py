@@ -301,7 +301,7 @@ def terrain_steps(
     strides = [2**level for level in range(spec.lods)]
     heights_future = pool.submit(core_terrain.terrain_heights, spec, seed=recipe.world.seed)
     topologies = [pool.submit(grid_topology_and_uvs, side) for side in sides]
-    relay: terrain_layers.Relay | None = None
+    relay: terrain_layers.Relay[TerrainLayers] | None = None
     mesh_heights: Pending[TerrainHeights] = heights_future
     if with_layers:  # the layers' steps run on a worker; the mesh waits for their eroded heights
         relay = terrain_layers.Relay(pool, lambda: terrain_layers.layers_steps(recipe, heights_future.result()))
@@ -392,7 +392,7 @@ def terrain_steps(
 
 
 def _relayed(
-    relay: terrain_layers.Relay, done: int, total: int
+    relay: terrain_layers.Relay[TerrainLayers], done: int, total: int
 ) -> Generator[tuple[int, int, str], None, TerrainLayers]:
     """Yield the layers' own progress (as :data:`LAYER_PROGRESS` steps after ``done``) while they are
     worked out; return them."""
