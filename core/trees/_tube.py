@@ -35,9 +35,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .._grid import ScalarT
-
 from .. import exact
+from .._grid import ScalarT
 
 #: Radii below this (metres) are raised to it, so no ring collapses to a point.
 RADIUS_FLOOR = 1e-4
