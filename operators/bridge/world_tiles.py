@@ -226,7 +226,7 @@ def _lod_mesh(name: str, heights: TerrainHeights, stride: int) -> bpy.types.Mesh
         topology = core_mesh.grid_topology(side, side, turn=turn)
         uvs = core_mesh.grid_corner_uvs(side, side, turn=turn)
     # values now either way (made just above when the cache gave functions)
-    topology, uvs = cast(PolygonTopology, topology), cast("npt.NDArray[np.float32]", uvs)
+    topology, uvs = cast("PolygonTopology", topology), cast("npt.NDArray[np.float32]", uvs)
     me = mesh_topology(name, side * side, topology, corner_uvs=None if cached else uvs, corners=not cached)
     try:
         if cached:
