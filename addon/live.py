@@ -21,7 +21,8 @@ from ..core.steps import drive
 from ..operators.bridge.sections import ADAPTERS, adapter
 from ..operators.common import ModalBuild, modal_builds, window_of
 
-_pending = {}
+#: Auto Update runs waiting for their delay: ``{section key: scene name, or None once run}``.
+_pending: dict[str, str | None] = {}
 DELAY = 0.15
 #: Seconds between looks at what changes without a callback (rule texts edited in the Text Editor).
 WATCH_INTERVAL = 0.5

@@ -8,12 +8,14 @@ and runs before any work or allocation, e.g.::
 They raise :class:`core.errors.ParameterError` (the one public error type).
 """
 
-from __future__ import annotations
-
 import math
 import numbers
+import re
+from collections.abc import Sequence
+from typing import Any, TypeAlias
 
 import numpy as np
+import numpy.typing as npt
 
 from .errors import ParameterError, short
 
@@ -34,16 +36,20 @@ __all__ = [
 #: Largest number of cells any 2-D grid may have (8193 x 8193, about 67 M);
 #: a float32 grid of that size is 268 MB and generators keep a few of them.
 MAX_CELLS = 8193 * 8193
+#: A closed interval; None is an open end.
+Bounds: TypeAlias = tuple[float | None, float | None]
+#: What a generator's ``seed`` may be: an int >= 0 or a generator already made (see :func:`make_rng`).
+Seed: TypeAlias = int | np.random.Generator
 
 
-def _fmt_bounds(bounds, integer=False):
+def _fmt_bounds(bounds: Bounds, integer: bool = False) -> tuple[str, str]:
     lo, hi = bounds
     lo_s = "-inf" if lo is None else (str(int(lo)) if integer else f"{lo:g}")
     hi_s = "inf" if hi is None else (str(int(hi)) if integer else f"{hi:g}")
     return lo_s, hi_s
 
 
-def _shown_int(value):
+def _shown_int(value: int) -> str:
     """An int for a message: itself, or how many digits it has when it is too long to show.
 
     >>> _shown_int(40), _shown_int(10**400)
@@ -55,7 +61,7 @@ def _shown_int(value):
     return f"an integer of {'about ' if value.bit_length() >= 4000 else ''}{digits:,} digits"
 
 
-def check_int(value, *, name, bounds=(None, None)):
+def check_int(value: Any, *, name: str, bounds: Bounds = (None, None)) -> int:
     """Return ``value`` as an int in the closed interval ``bounds`` (None = open end).
 
     >>> check_int(3, name="octaves", bounds=(1, 16))
@@ -71,16 +77,18 @@ def check_int(value, *, name, bounds=(None, None)):
             and math.isfinite(float(value))
             and float(value).is_integer()
         ):
-            value = int(value)
+            value = int(value)  # type: ignore[call-overload]  # typeshed's numbers.Real has no __int__
         else:
             raise ParameterError(f"{name} must be {allowed}, got {short(value)}")
-    value = int(value)
-    if (lo is not None and value < lo) or (hi is not None and value > hi):
-        raise ParameterError(f"{name} must be {allowed}, got {_shown_int(value)}")
-    return value
+    number = int(value)
+    if (lo is not None and number < lo) or (hi is not None and number > hi):
+        raise ParameterError(f"{name} must be {allowed}, got {_shown_int(number)}")
+    return number
 
 
-def check_float(value, *, name, bounds=(None, None), open_low=False, open_high=False):
+def check_float(
+    value: Any, *, name: str, bounds: Bounds = (None, None), open_low: bool = False, open_high: bool = False
+) -> float:
     """Return ``value`` as a finite float within ``bounds``.
 
     ``open_low``/``open_high`` exclude the end points.
@@ -94,19 +102,19 @@ def check_float(value, *, name, bounds=(None, None), open_low=False, open_high=F
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise ParameterError(f"{name} must be {allowed}, got {short(value)}")
     try:
-        value = float(value)
+        number = float(value)
     except OverflowError:  # an int too large for a float: 10**400
-        raise ParameterError(f"{name} must be {allowed}, got {_shown_int(int(value))}") from None
-    if not math.isfinite(value):
-        raise ParameterError(f"{name} must be {allowed}, got {value}")
-    if lo is not None and (value < lo or (open_low and value == lo)):
-        raise ParameterError(f"{name} must be {allowed}, got {value:g}")
-    if hi is not None and (value > hi or (open_high and value == hi)):
-        raise ParameterError(f"{name} must be {allowed}, got {value:g}")
-    return value
+        raise ParameterError(f"{name} must be {allowed}, got {_shown_int(int(value))}") from None  # type: ignore[call-overload]  # an int here
+    if not math.isfinite(number):
+        raise ParameterError(f"{name} must be {allowed}, got {number}")
+    if lo is not None and (number < lo or (open_low and number == lo)):
+        raise ParameterError(f"{name} must be {allowed}, got {number:g}")
+    if hi is not None and (number > hi or (open_high and number == hi)):
+        raise ParameterError(f"{name} must be {allowed}, got {number:g}")
+    return number
 
 
-def check_choice(value, *, name, choices):
+def check_choice(value: object, *, name: str, choices: Sequence[str]) -> str:
     """Return ``value`` if it is one of ``choices`` (strings)."""
     if not isinstance(value, str) or value not in choices:
         listed = ", ".join(repr(c) for c in choices)
@@ -114,14 +122,14 @@ def check_choice(value, *, name, choices):
     return value
 
 
-def check_bool(value, *, name):
+def check_bool(value: object, *, name: str) -> bool:
     """Return ``value`` if it is a bool."""
     if not isinstance(value, (bool, np.bool_)):
         raise ParameterError(f"{name} must be true or false, got {short(value)}")
     return bool(value)
 
 
-def check_pair(value, *, name, bounds=(None, None)):
+def check_pair(value: Any, *, name: str, bounds: Bounds = (None, None)) -> tuple[float, float]:
     """Return a pair of finite floats (e.g. an offset), each within ``bounds``."""
     try:
         a, b = value
@@ -130,7 +138,9 @@ def check_pair(value, *, name, bounds=(None, None)):
     return (check_float(a, name=f"{name}[0]", bounds=bounds), check_float(b, name=f"{name}[1]", bounds=bounds))
 
 
-def check_shape(shape, *, name="shape", min_side=1, max_side=None, max_cells=MAX_CELLS):
+def check_shape(
+    shape: Any, *, name: str = "shape", min_side: int = 1, max_side: int | None = None, max_cells: int = MAX_CELLS
+) -> tuple[int, int]:
     """Return ``(rows, cols)`` after checking each side and the total cell count.
 
     Refuses sizes that would exhaust memory before anything is allocated.
@@ -152,7 +162,15 @@ def check_shape(shape, *, name="shape", min_side=1, max_side=None, max_cells=MAX
     return rows, cols
 
 
-def check_array(value, *, name, ndim=None, shape=None, dtype_kind="f", finite=True):
+def check_array(
+    value: object,
+    *,
+    name: str,
+    ndim: int | None = None,
+    shape: Sequence[int | None] | None = None,
+    dtype_kind: str = "f",
+    finite: bool = True,
+) -> npt.NDArray[Any]:
     """Return ``value`` as an ndarray after checking dimensions, shape and dtype kind.
 
     ``shape`` may use None for any length. ``dtype_kind`` is a string of
@@ -175,7 +193,7 @@ def check_array(value, *, name, ndim=None, shape=None, dtype_kind="f", finite=Tr
     return arr
 
 
-def check_heights(h, name="h"):
+def check_heights(h: object, name: str = "h") -> npt.NDArray[np.floating[Any]]:
     """A validated 2-D float heightmap (float32/float64 kept as they are, others made float32)."""
     arr = check_array(h, name=name, ndim=2)
     if arr.dtype not in (np.float32, np.float64):
@@ -183,14 +201,14 @@ def check_heights(h, name="h"):
     return arr
 
 
-def make_rng(seed, *, name="seed"):
+def make_rng(seed: Seed, *, name: str = "seed") -> np.random.Generator:
     """Return a ``numpy.random.Generator`` from an int seed (>= 0) or a Generator."""
     if isinstance(seed, np.random.Generator):
         return seed
     return np.random.default_rng(check_int(seed, name=name, bounds=(0, 2**63 - 1)))
 
 
-def check_limited(value, *, name, limit):
+def check_limited(value: object, *, name: str, limit: tuple[str, Any]) -> int | float | str:
     """Check ``value`` against a ``(kind, bounds or choices)`` entry of a limits table
     (``kind`` is "int", "float" or "choice")."""
     kind, bounds = limit
@@ -201,7 +219,7 @@ def check_limited(value, *, name, limit):
     return check_choice(value, name=name, choices=bounds)
 
 
-def check_object_name(value, *, name, pattern):
+def check_object_name(value: object, *, name: str, pattern: re.Pattern[str]) -> str:
     """A name for generated objects: 1 to 48 letters, digits, spaces, '-' or '_' (``pattern``), not only spaces.
 
     >>> import re

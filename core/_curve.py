@@ -3,9 +3,8 @@
 Public through :mod:`.heightmap` (``curve_remap``, ``CURVE_POINTS``).
 """
 
-from __future__ import annotations
-
 import numpy as np
+import numpy.typing as npt
 
 from ._checks import check_array, check_heights
 from .errors import ParameterError
@@ -14,7 +13,7 @@ from .errors import ParameterError
 CURVE_POINTS = (2, 64)
 
 
-def _curve_points(points):
+def _curve_points(points: npt.ArrayLike) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     pts = check_array(points, name="points", ndim=2, shape=(None, 2))
     n = pts.shape[0]
     if not CURVE_POINTS[0] <= n <= CURVE_POINTS[1]:
@@ -27,7 +26,7 @@ def _curve_points(points):
     return pts[:, 0], pts[:, 1]
 
 
-def _pchip_slopes(x, y):
+def _pchip_slopes(x: npt.NDArray[np.float64], y: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     """Fritsch-Carlson tangents (the rule SciPy's PchipInterpolator uses)."""
     hk = np.diff(x)
     delta = np.diff(y) / hk
@@ -43,7 +42,9 @@ def _pchip_slopes(x, y):
         harmonic = (w1 + w2) / (w1 / delta[:-1] + w2 / delta[1:])
     m[1:-1] = np.where(same, harmonic, 0.0)
 
-    def edge(h0, h1, d0, d1):  # one-sided three-point estimate, kept shape-preserving
+    def edge(
+        h0: float, h1: float, d0: float, d1: float
+    ) -> float:  # one-sided three-point estimate, kept shape-preserving
         d = ((2 * h0 + h1) * d0 - h0 * d1) / (h0 + h1)
         if np.sign(d) != np.sign(d0):
             return 0.0
@@ -56,7 +57,7 @@ def _pchip_slopes(x, y):
     return m
 
 
-def curve_remap(h, *, points):
+def curve_remap(h: npt.ArrayLike, *, points: npt.ArrayLike) -> npt.NDArray[np.float32]:
     """Remap heights through an artist's curve, a monotone cubic through control points.
 
     Parameters

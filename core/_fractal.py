@@ -8,17 +8,19 @@ kernels), in chunks spread over a few threads. Every chunk does the same
 operations whichever thread runs it, so the bytes never depend on threading.
 """
 
-from __future__ import annotations
-
 import functools
 import os
 import threading
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from . import _perlin, _simplex, exact
-from ._checks import make_rng
+from ._checks import Seed, make_rng
+from ._perlin import Workspace
 
 #: Octaves of the two warp fields (fewer if ``octaves`` is smaller).
 WARP_OCTAVES = 3
@@ -52,34 +54,36 @@ class OctaveField:
     changes the octaves that remain.
     """
 
-    def __init__(self, rng):
+    def __init__(self, rng: np.random.Generator) -> None:
         self.perm = rng.permutation(_perlin.PERIOD).astype(np.int64)  # int32 on some platforms
         # real-valued per-octave offsets (no lattice lines up with another octave's)
         self.offsets = rng.random((MAX_OCTAVES, 2)) * _perlin.PERIOD
         # per-octave dihedral orientation: bit 2 swaps the axes, bits 0/1 flip them
         self.orientations = rng.integers(0, 8, size=MAX_OCTAVES)
 
-    def perlin_tables(self, orientation):
+    def perlin_tables(self, orientation: int) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
         return _cached_tables(self.perm.tobytes(), int(orientation))
 
-    def simplex_tables(self):
+    def simplex_tables(self) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
         return _cached_tables(self.perm.tobytes(), "simplex")
 
 
 @functools.lru_cache(maxsize=64)
-def _cached_tables(perm_bytes, orientation):
+def _cached_tables(
+    perm_bytes: bytes, orientation: int | str
+) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
     """Gradient tables of a permutation (a pure function of its arguments; read-only)."""
     perm = np.frombuffer(perm_bytes, dtype=np.int64)
     if orientation == "simplex":
         tables = _simplex.gradient_tables(perm)
     else:
-        tables = _perlin.gradient_tables(perm, orientation)
+        tables = _perlin.gradient_tables(perm, int(orientation))
     for t in tables:
         t.flags.writeable = False
     return tables
 
 
-def make_fields(seed):
+def make_fields(seed: Seed) -> tuple[OctaveField, OctaveField, OctaveField]:
     rng = make_rng(seed)
     return OctaveField(rng), OctaveField(rng), OctaveField(rng)  # main, warp x, warp y
 
@@ -91,10 +95,21 @@ RIDGE_GAIN = 2.0
 class WarpPlan:
     """Octave list of one field: frequency, offset, orientation, amplitude."""
 
-    def __init__(self, field, basis, kind, scale, octaves, persistence, lacunarity, near=False):
+    def __init__(
+        self,
+        field: OctaveField,
+        basis: str,
+        kind: str,
+        scale: float,
+        octaves: int,
+        persistence: float,
+        lacunarity: float,
+        near: bool = False,
+    ) -> None:
         self.field, self.basis, self.kind = field, basis, kind
         self.near = near  # noise coordinates below _perlin.MAGIC_REACH
-        self.octaves = []
+        # (f, ox, oy, gx, gy, amp) per Perlin octave, (f, sx, sy, swap, ox, oy, gx, gy, amp) per simplex one
+        self.octaves: list[tuple[Any, ...]] = []
         total = 0.0
         for o in range(octaves):
             amp = exact.pow(persistence, o)  # not **: the C library's pow differs between machines
@@ -117,11 +132,17 @@ class WarpPlan:
         self.inv_total = np.float32(1.0 / total)
 
     # -- per-octave shaping, shared by the grid and the point paths -------------
-    def octave_weight(self, amp):
+    def octave_weight(self, amp: float) -> float:
         """Amplitude folded into the basis (fbm) or applied after shaping (others)."""
         return amp if self.kind == "fbm" else 1.0
 
-    def shape_into(self, n, amp, acc, weight=None):
+    def shape_into(
+        self,
+        n: npt.NDArray[np.float32],
+        amp: float,
+        acc: npt.NDArray[np.float32],
+        weight: npt.NDArray[np.float32] | None = None,
+    ) -> None:
         """acc += amp * shape(n) for ridged/billow (n is overwritten).
 
         Ridged is Musgrave's ridged multifractal: each octave's ridge signal
@@ -131,6 +152,7 @@ class WarpPlan:
         """
         np.abs(n, out=n)
         if self.kind == "ridged":
+            assert weight is not None, "a ridged octave needs its weight"
             np.subtract(np.float32(1), n, out=n)
             n *= n  # (1 - |n|)^2 in [0, 1]
             n *= weight
@@ -141,14 +163,23 @@ class WarpPlan:
         n *= np.float32(amp)
         acc += n
 
-    def finish(self, acc, out=None):
+    def finish(
+        self, acc: npt.NDArray[np.float32], out: npt.NDArray[np.float32] | None = None
+    ) -> npt.NDArray[np.float32]:
         out = acc if out is None else out
         np.multiply(acc, self.inv_total, out=out)
         np.clip(out, np.float32(-1), np.float32(1), out=out)
         return out
 
     # -- arbitrary points -------------------------------------------------------
-    def points(self, x, y, out, ws, grid=False):
+    def points(
+        self,
+        x: npt.NDArray[np.float64],
+        y: npt.NDArray[np.float64],
+        out: npt.NDArray[np.float32],
+        ws: Workspace,
+        grid: bool = False,
+    ) -> npt.NDArray[np.float32]:
         """Evaluate the field at 1-D float64 x, y (one chunk) into float32 ``out``.
 
         ``ws`` is a ``_perlin.Workspace`` of at least ``len(out)`` points; the
@@ -180,17 +211,25 @@ class WarpPlan:
                 self.shape_into(n, amp, acc, weight)
         return self.finish(acc, out)
 
-    def eval_points(self, x, y, out, threads=True):
+    def eval_points(
+        self, x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], out: npt.NDArray[np.float32], threads: bool = True
+    ) -> npt.NDArray[np.float32]:
         """Evaluate at 1-D float64 x, y into 1-D float32 ``out``, chunk by chunk."""
 
-        def work(s, e, ws):
+        def work(s: int, e: int, ws: Workspace) -> None:
             self.points(x[s:e], y[s:e], out[s:e], ws)
 
         run_parallel(len(out), point_chunk(len(out), threads), work, threads)
         return out
 
     # -- regular grid -----------------------------------------------------------
-    def grid(self, xs, ys, out, threads=True):
+    def grid(
+        self,
+        xs: npt.NDArray[np.float64],
+        ys: npt.NDArray[np.float64],
+        out: npt.NDArray[np.float32],
+        threads: bool = True,
+    ) -> npt.NDArray[np.float32]:
         """Evaluate at every (ys[i], xs[j]) into ``out`` (rows, cols) float32."""
         if self.basis != "perlin":
             return self._simplex_grid(xs, ys, out, threads)
@@ -205,17 +244,21 @@ class WarpPlan:
             self._perlin_block(xs[c0 : c0 + block], ys, out[:, c0 : c0 + block], threads)
         return out
 
-    def _simplex_grid(self, xs, ys, out, threads):
+    def _simplex_grid(
+        self, xs: npt.NDArray[np.float64], ys: npt.NDArray[np.float64], out: npt.NDArray[np.float32], threads: bool
+    ) -> npt.NDArray[np.float32]:
         rows, cols = out.shape
         step = max(1, point_chunk(rows * cols, threads) // cols)
 
-        def work(r0, r1, ws):
+        def work(r0: int, r1: int, ws: Workspace) -> None:
             self.points(xs, ys[r0:r1], out[r0:r1].reshape(-1), ws, grid=True)
 
         run_parallel(rows, step, work, threads, size=step * cols)
         return out
 
-    def _perlin_block(self, xs, ys, out, threads):
+    def _perlin_block(
+        self, xs: npt.NDArray[np.float64], ys: npt.NDArray[np.float64], out: npt.NDArray[np.float32], threads: bool
+    ) -> npt.NDArray[np.float32]:
         rows, cols = out.shape
         prepared = []
         for f, ox, oy, gx, gy, amp in self.octaves:  # weight already in gx, gy
@@ -259,7 +302,7 @@ class WarpPlan:
         step = max(1, min(rows, _GRID_CHUNK // cols))
         linear = self.kind == "fbm"
 
-        def work(r0, r1, ws):
+        def work(r0: int, r1: int, ws: Workspace) -> None:
             buf = ws.flt[0][: step * cols].reshape(step, cols)
             acc = out[r0:r1]
             acc[...] = 0
@@ -295,7 +338,7 @@ class WarpPlan:
         return out
 
 
-def point_chunk(total, threads=True):
+def point_chunk(total: int, threads: bool = True) -> int:
     """Points per chunk for ``total`` points: ``POINT_CHUNK`` on one thread, longer on several.
 
     Several threads get ``THREAD_POINT_CHUNK`` (fewer GIL hand-overs), but no more than
@@ -307,7 +350,9 @@ def point_chunk(total, threads=True):
     return max(POINT_CHUNK, min(THREAD_POINT_CHUNK, -(-total // n_threads)))
 
 
-def run_parallel(total, step, work, threads=True, size=None):
+def run_parallel(
+    total: int, step: int, work: Callable[[int, int, Workspace], None], threads: bool = True, size: int | None = None
+) -> None:
     """Run ``work(start, stop, ws)`` over [0, total) in chunks of ``step``.
 
     Up to ``_THREADS`` threads, each with its own ``_perlin.Workspace`` of ``size``
@@ -321,7 +366,7 @@ def run_parallel(total, step, work, threads=True, size=None):
     queue = iter(starts)
     lock = threading.Lock()
 
-    def worker():
+    def worker() -> None:
         ws = _perlin.Workspace(size)
         while True:
             with lock:
@@ -338,7 +383,9 @@ def run_parallel(total, step, work, threads=True, size=None):
             f.result()
 
 
-def grid_coords(xs, ys, ws):
+def grid_coords(
+    xs: npt.NDArray[np.float64], ys: npt.NDArray[np.float64], ws: Workspace
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """Flat float64 (x, y) of the grid rows ``ys`` x columns ``xs``, in workspace buffers."""
     m = len(xs) * len(ys)
     x, y = ws.coords[0][:m], ws.coords[1][:m]
@@ -347,7 +394,16 @@ def grid_coords(xs, ys, ws):
     return x, y
 
 
-def warp_into(plan, x, y, wx, wy, reach, out, ws):
+def warp_into(
+    plan: WarpPlan,
+    x: npt.NDArray[np.float64],
+    y: npt.NDArray[np.float64],
+    wx: npt.NDArray[np.float32],
+    wy: npt.NDArray[np.float32],
+    reach: float,
+    out: npt.NDArray[np.float32],
+    ws: Workspace,
+) -> None:
     """Move (x, y) (in place) by reach * (wx, wy), float64, and evaluate ``plan`` there."""
     d = ws.coords[2][: len(x)]
     np.multiply(wx, reach, out=d, dtype=np.float64)
@@ -357,6 +413,14 @@ def warp_into(plan, x, y, wx, wy, reach, out, ws):
     plan.points(x, y, out, ws)
 
 
-def warp_plans(fields, basis, scale, octaves, persistence, lacunarity, near):
+def warp_plans(
+    fields: Sequence[OctaveField],
+    basis: str,
+    scale: float,
+    octaves: int,
+    persistence: float,
+    lacunarity: float,
+    near: bool,
+) -> list[WarpPlan]:
     k = min(octaves, WARP_OCTAVES)
     return [WarpPlan(fd, basis, "fbm", scale, k, persistence, lacunarity, near) for fd in fields[1:]]

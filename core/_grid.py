@@ -18,9 +18,11 @@ which quads of a heightmap must start one corner later for Blender to cut the di
 triangles, the ones the scatter places props on.
 """
 
-from __future__ import annotations
+from collections.abc import Sequence
+from typing import Any, TypeVar
 
 import numpy as np
+import numpy.typing as npt
 
 from ._checks import MAX_CELLS, check_int
 from .errors import ParameterError
@@ -30,8 +32,11 @@ UINT16_MAX_VERTICES = 65_535
 #: Vertices per side of a heightmap grid.
 GRID_SIDE = (2, 8193)
 
+ScalarT = TypeVar("ScalarT", bound=np.generic)
+IntT = TypeVar("IntT", bound=np.integer[Any])
 
-def index_dtype(n_vertices):
+
+def index_dtype(n_vertices: int) -> np.dtype[np.unsignedinteger[Any]]:
     """Index dtype for a mesh of ``n_vertices``: uint16 up to 65,535 vertices, else uint32.
 
     Parameters
@@ -53,7 +58,7 @@ def index_dtype(n_vertices):
     return np.dtype(np.uint16) if n <= UINT16_MAX_VERTICES else np.dtype(np.uint32)
 
 
-def check_grid_size(rows, cols):
+def check_grid_size(rows: int, cols: int) -> tuple[int, int]:
     rows = check_int(rows, name="rows", bounds=GRID_SIDE)
     cols = check_int(cols, name="cols", bounds=GRID_SIDE)
     if rows * cols > MAX_CELLS:
@@ -64,20 +69,28 @@ def check_grid_size(rows, cols):
     return rows, cols
 
 
-def _quad_origins(rows, cols, dtype):
+def _quad_origins(rows: int, cols: int, dtype: np.dtype[IntT]) -> npt.NDArray[IntT]:
     """Lower-left vertex ``row * cols + col`` of every quad, row-major, in ``dtype``."""
     r = np.arange(rows - 1, dtype=dtype) * dtype.type(cols)
     c = np.arange(cols - 1, dtype=dtype)
     return (r[:, None] + c[None, :]).ravel()
 
 
-def grid_corners(rows, cols, pattern, dtype):
+def grid_corners(rows: int, cols: int, pattern: Sequence[int], dtype: np.dtype[IntT]) -> npt.NDArray[IntT]:
     """``origin + pattern`` for every quad: ``(Q, len(pattern))`` in ``dtype``, one allocation."""
     tile = np.array(pattern, dtype=dtype)
     return _quad_origins(rows, cols, dtype)[:, None] + tile[None, :]
 
 
-def quad_split(z0, z1, z2, z3, cell, *, cell_y=None):
+def quad_split(
+    z0: npt.ArrayLike,
+    z1: npt.ArrayLike,
+    z2: npt.ArrayLike,
+    z3: npt.ArrayLike,
+    cell: npt.ArrayLike,
+    *,
+    cell_y: npt.ArrayLike | None = None,
+) -> npt.NDArray[np.bool_]:
     """Which diagonal cuts heightmap quads, from their corner heights: True for ``v0 -- v2``.
 
     Parameters
@@ -126,13 +139,27 @@ def quad_split(z0, z1, z2, z3, cell, *, cell_y=None):
     return _cut_and_fold(z0, z1, z2, z3, cell, cell_y)[0]
 
 
-def _cut_and_fold(z0, z1, z2, z3, cell, cell_y):
+def _cut_and_fold(
+    z0: npt.ArrayLike,
+    z1: npt.ArrayLike,
+    z2: npt.ArrayLike,
+    z3: npt.ArrayLike,
+    cell: npt.ArrayLike,
+    cell_y: npt.ArrayLike | None,
+) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
     """`quad_split`, and where its cuts fold the quad (both do, or neither)."""
     z0, z1, z2, z3 = np.broadcast_arrays(*(np.asarray(z, dtype=np.float64) for z in (z0, z1, z2, z3)))
     return _cut_and_fold_edges(z1 - z0, z2 - z3, z3 - z0, z2 - z1, cell, cell_y)
 
 
-def _cut_and_fold_edges(bottom, top, left, right, cell, cell_y):
+def _cut_and_fold_edges(
+    bottom: npt.NDArray[np.float64],
+    top: npt.NDArray[np.float64],
+    left: npt.NDArray[np.float64],
+    right: npt.NDArray[np.float64],
+    cell: npt.ArrayLike,
+    cell_y: npt.ArrayLike | None,
+) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
     """`_cut_and_fold` from the rises of the quads' edges: ``bottom = z1 - z0``, ``top = z2 - z3``
     (along X), ``left = z3 - z0``, ``right = z2 - z1`` (along Y), float64 of one shape.
 
@@ -160,7 +187,7 @@ def _cut_and_fold_edges(bottom, top, left, right, cell, cell_y):
     return split, folds
 
 
-def grid_turns(heights, *, cell_size=1.0, stride=1):
+def grid_turns(heights: npt.ArrayLike, *, cell_size: float = 1.0, stride: int = 1) -> npt.NDArray[np.bool_]:
     """Quads whose first corner must move one on, so that Blender cuts the diagonal `quad_split` picks.
 
     Parameters
@@ -201,6 +228,8 @@ def grid_turns(heights, *, cell_size=1.0, stride=1):
     if not cell_size > 0:
         raise ParameterError(f"cell_size must be > 0, got {cell_size!r}")
     stride = check_int(stride, name="stride", bounds=(1, 2**31))
+    cx: npt.NDArray[np.float64] | float
+    cy: npt.NDArray[np.float64] | float
     if stride > 1:
         ri, ci = lod_indices(h.shape[0], stride), lod_indices(h.shape[1], stride)
         h = h[np.ix_(ri, ci)]
@@ -214,7 +243,9 @@ def grid_turns(heights, *, cell_size=1.0, stride=1):
     return (split == folds).ravel()
 
 
-def turn_quads(corners, turn, *, out=None):
+def turn_quads(
+    corners: npt.NDArray[ScalarT], turn: npt.ArrayLike, *, out: npt.NDArray[ScalarT] | None = None
+) -> npt.NDArray[ScalarT]:
     """Per-corner values of quads, with the quads flagged in ``turn`` starting one corner later.
 
     Parameters
@@ -253,7 +284,7 @@ def turn_quads(corners, turn, *, out=None):
     width = src.itemsize * (src.size // n)
     uint = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}.get(width)
 
-    def corner_items(a):
+    def corner_items(a: npt.NDArray[ScalarT]) -> npt.NDArray[Any]:
         return a.reshape(n, -1).view(uint).reshape(n) if uint is not None else a.reshape(n, -1)
 
     flat = corner_items(src)
@@ -264,12 +295,12 @@ def turn_quads(corners, turn, *, out=None):
         and out.flags.c_contiguous
         and not np.may_share_memory(out, src)
     )
-    turned = corner_items(out) if direct else np.empty_like(flat)
+    turned = corner_items(out) if direct and out is not None else np.empty_like(flat)
     turned[:-1] = flat[1:]  # every corner from the next one of its quad (the last from the first) ...
     turned[3::4] = flat[0::4]
     keep = np.repeat(~turn, 4)  # ... where the quad turns
     np.copyto(turned, flat, where=keep if turned.ndim == 1 else keep[:, None])
-    if direct:
+    if direct and out is not None:
         return out
     turned = turned.view(src.dtype).reshape(src.shape)
     if out is None:
@@ -278,7 +309,7 @@ def turn_quads(corners, turn, *, out=None):
     return out
 
 
-def grid_faces(rows, cols, *, turn=None):
+def grid_faces(rows: int, cols: int, *, turn: npt.ArrayLike | None = None) -> npt.NDArray[np.unsignedinteger[Any]]:
     """Quads of a ``rows x cols`` vertex grid, counter-clockwise seen from +Z.
 
     Vertex ``v = row * cols + col``; columns run along +X, rows along +Y::
@@ -315,7 +346,7 @@ def grid_faces(rows, cols, *, turn=None):
     return quads
 
 
-def grid_corner_uvs(rows, cols, *, turn=None):
+def grid_corner_uvs(rows: int, cols: int, *, turn: npt.ArrayLike | None = None) -> npt.NDArray[np.float32]:
     """UVs of every quad corner of a ``rows x cols`` grid, in `grid_faces` order.
 
     The same values as ``grid_mesh``'s vertex UVs gathered by corner
@@ -345,7 +376,7 @@ def grid_corner_uvs(rows, cols, *, turn=None):
     return uv if turn is None else turn_quads(uv, turn, out=uv)
 
 
-def grid_triangles(rows, cols):
+def grid_triangles(rows: int, cols: int) -> npt.NDArray[np.unsignedinteger[Any]]:
     """Triangles of a ``rows x cols`` vertex grid, two per quad, counter-clockwise seen from +Z.
 
     Each quad ``(v, v+1, v+cols+1, v+cols)`` of `grid_faces` is cut along its
@@ -376,7 +407,7 @@ def grid_triangles(rows, cols):
     return six.reshape(-1, 3)
 
 
-def lod_indices(n, stride):
+def lod_indices(n: int, stride: int) -> npt.NDArray[np.int_]:
     """Sample indices ``0, s, 2s, ...`` plus the last index ``n - 1`` when the stride skips it,
     so every level of detail keeps the whole extent.
 

@@ -32,9 +32,11 @@ this sequence of float32 operations, so the grid and point paths agree bit
 for bit.
 """
 
-from __future__ import annotations
+from collections.abc import Sequence
+from typing import Any, TypeVar
 
 import numpy as np
+import numpy.typing as npt
 
 __all__ = ["GRAD_X", "GRAD_Y", "REFERENCE_PERMUTATION", "fade", "hash_table", "gradient_tables", "perlin2", "PERIOD"]
 
@@ -42,8 +44,10 @@ __all__ = ["GRAD_X", "GRAD_Y", "REFERENCE_PERMUTATION", "fade", "hash_table", "g
 PERIOD = 256
 _W = PERIOD + 1  # padded table width
 
+FloatT = TypeVar("FloatT", bound=np.floating[Any])
 
-def _reference_gradients():
+
+def _reference_gradients() -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
     """Gradient components of Perlin's ``grad(hash, x, y, 0)`` for hash 0..15."""
     gx = np.zeros(16, np.float32)
     gy = np.zeros(16, np.float32)
@@ -83,10 +87,10 @@ REFERENCE_PERMUTATION = np.array([
 # fmt: on
 
 
-_CONSTANTS = {}
+_CONSTANTS: dict[type[np.floating[Any]], tuple[Any, ...]] = {}
 
 
-def _constants(dt):
+def _constants(dt: type[FloatT]) -> tuple[FloatT, FloatT, FloatT, FloatT]:
     """(6, 15, 10, 1) as scalars of the float type ``dt`` (made once: a scalar per call costs ~1 us)."""
     c = _CONSTANTS.get(dt)
     if c is None:
@@ -94,7 +98,9 @@ def _constants(dt):
     return c
 
 
-def fade(t, out=None, tmp=None):
+def fade(
+    t: npt.NDArray[FloatT], out: npt.NDArray[FloatT] | None = None, tmp: npt.NDArray[FloatT] | None = None
+) -> npt.NDArray[FloatT]:
     """Perlin's quintic fade ``6t^5 - 15t^4 + 10t^3`` as ``t*t*t*(t*(t*6-15)+10)``.
 
     One fixed sequence of elementwise operations, so every caller rounds the
@@ -111,7 +117,7 @@ def fade(t, out=None, tmp=None):
     return a
 
 
-def hash_table(perm):
+def hash_table(perm: npt.ArrayLike) -> npt.NDArray[np.int64]:
     """Padded (257, 257) int table ``H[Y, X] = p[p[p[X] + Y]]`` for X, Y in 0..256."""
     p = np.asarray(perm, dtype=np.int64)
     p2 = np.concatenate([p, p])
@@ -119,7 +125,9 @@ def hash_table(perm):
     return p2[p2[p2[xs][None, :] + xs[:, None]]]
 
 
-def gradient_tables(perm, orientation=0):
+def gradient_tables(
+    perm: npt.ArrayLike, orientation: int = 0
+) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
     """Flat padded gradient tables ``(gx, gy)`` (float32, 257*257 each).
 
     ``orientation`` (0..7) is a dihedral map M of the plane: bit 2 swaps the
@@ -155,7 +163,7 @@ MAGIC_REACH = 2.0**50
 _PAGE = 4096
 
 
-def _placed(shape, dtype, pos, row_pos=0):
+def _placed(shape: int | tuple[int, ...], dtype: npt.DTypeLike, pos: int, row_pos: int = 0) -> npt.NDArray[Any]:
     """Zero-copy-friendly buffer whose first element sits at address ``pos`` (mod 4096).
 
     Streams that start at the same address mod 4096 stall each other (4K
@@ -220,12 +228,12 @@ class Workspace:
     )
     _ROW, _ROW64 = 2112, 1024
 
-    def __init__(self, size, dtype=np.float32):
+    def __init__(self, size: int, dtype: npt.DTypeLike = np.float32) -> None:
         self.size = size
         self.dtype = np.dtype(dtype)
-        self._bufs = {}
+        self._bufs: dict[object, Any] = {}  # buffers, lists and tuples of views, made on first use
 
-    def _get(self, name, rows=None, dtype=None):
+    def _get(self, name: str, rows: int | None = None, dtype: npt.DTypeLike | None = None) -> npt.NDArray[Any]:
         b = self._bufs.get(name)
         if b is None:
             dt = np.dtype(self.dtype if dtype is None else dtype)
@@ -237,7 +245,7 @@ class Workspace:
             self._bufs[name] = b
         return b
 
-    def _list(self, name, count, dtype, first):
+    def _list(self, name: str, count: int, dtype: npt.DTypeLike, first: int) -> list[npt.NDArray[Any]]:
         b = self._bufs.get(name)
         if b is None:  # staggered 320 bytes apart (distinct mod 4096)
             b = [_placed(self.size, dtype, (64 * (first + 5 * i)) % _PAGE) for i in range(count)]
@@ -246,39 +254,39 @@ class Workspace:
 
     # -- for the callers (noise.py) and the simplex kernel -----------------------
     @property
-    def coords(self):
+    def coords(self) -> list[npt.NDArray[np.float64]]:
         return [self._get(f"coords{i}", dtype=np.float64) for i in range(3)]
 
     @property
-    def octave(self):
+    def octave(self) -> npt.NDArray[np.floating[Any]]:
         return self._get("octave")
 
     @property
-    def acc(self):
+    def acc(self) -> npt.NDArray[np.floating[Any]]:
         return self._get("acc")
 
     @property
-    def ridge(self):
+    def ridge(self) -> npt.NDArray[np.floating[Any]]:
         return self._get("ridge")
 
     @property
-    def warp(self):
+    def warp(self) -> list[npt.NDArray[np.floating[Any]]]:
         return [self._get(f"warp{i}") for i in range(2)]
 
     @property
-    def f64(self):
+    def f64(self) -> list[npt.NDArray[np.float64]]:
         return self._list("f64", 3, np.float64, 1)
 
     @property
-    def idx(self):
+    def idx(self) -> list[npt.NDArray[np.intp]]:
         return self._list("idx", 3, np.intp, 16)
 
     @property
-    def flt(self):
+    def flt(self) -> list[npt.NDArray[np.floating[Any]]]:
         return self._list("flt", 12, self.dtype, 31)
 
     @property
-    def zeros(self):
+    def zeros(self) -> npt.NDArray[np.floating[Any]]:
         """Read-only float zeros (``np.maximum`` against an array takes numpy's vector loop)."""
         b = self._bufs.get("zeros")
         if b is None:
@@ -287,16 +295,18 @@ class Workspace:
         return b
 
     @property
-    def mask(self):
+    def mask(self) -> npt.NDArray[np.bool_]:
         b = self._bufs.get("mask")
         if b is None:
             b = self._bufs["mask"] = np.empty(self.size, np.bool_)
         return b
 
-    def view(self, n):
+    def view(
+        self, n: int
+    ) -> tuple[list[npt.NDArray[np.float64]], list[npt.NDArray[np.intp]], list[npt.NDArray[np.floating[Any]]]]:
         return ([b[:n] for b in self.f64], [b[:n] for b in self.idx], [b[:n] for b in self.flt])
 
-    def simplex(self, n):
+    def simplex(self, n: int) -> tuple[npt.NDArray[Any], ...]:
         """Views of n points for the simplex kernel: 3 float64, 3 index and 8 float buffers, zeros, mask."""
         v = self._bufs.get(("simplex", n))
         if v is None:
@@ -306,7 +316,7 @@ class Workspace:
                 self._bufs[("simplex", n)] = v
         return v
 
-    def perlin(self, n):
+    def perlin(self, n: int) -> tuple[npt.NDArray[Any], ...]:
         """Views (nb, flx, fly, u, v, bu, cu, du, bv, cv, dv, t, s) of n points."""
         v = self._bufs.get(("perlin", n))
         if v is None:
@@ -324,7 +334,14 @@ class Workspace:
 # kernels (shared by the grid and the point paths so their rounding is identical)
 
 
-def lattice(coord, f, off, dtype=np.float32, out=None, f64=None):
+def lattice(
+    coord: npt.NDArray[np.float64],
+    f: float,
+    off: float,
+    dtype: npt.DTypeLike = np.float32,
+    out: tuple[npt.NDArray[np.intp], npt.NDArray[np.floating[Any]]] | None = None,
+    f64: tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]] | None = None,
+) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.floating[Any]]]:
     """Noise coordinate ``coord * f + off`` split into (cell index & 255, fraction).
 
     The product and the floor are float64, the fraction is then rounded to
@@ -343,7 +360,9 @@ def lattice(coord, f, off, dtype=np.float32, out=None, f64=None):
     return idx, frac
 
 
-def factors(t, out=None):
+def factors(
+    t: npt.NDArray[np.floating[Any]], out: Sequence[npt.NDArray[np.floating[Any]]] | None = None
+) -> tuple[npt.NDArray[Any], npt.NDArray[Any], npt.NDArray[Any], npt.NDArray[Any]]:
     """(A, B, C, D) = (t(1-ft), (t-1)ft, 1-ft, ft) of the fraction ``t`` (``ft`` its fade).
 
     Column factors of u and, reordered (C, A, D, B), the row factors of v.
@@ -360,7 +379,19 @@ def factors(t, out=None):
     return a, b, c, d
 
 
-def point_octave(x, y, f, ox, oy, gx, gy, amp, acc, ws=None, near=None):
+def point_octave(
+    x: npt.NDArray[np.float64],
+    y: npt.NDArray[np.float64],
+    f: float,
+    ox: float,
+    oy: float,
+    gx: npt.NDArray[np.floating[Any]],
+    gy: npt.NDArray[np.floating[Any]],
+    amp: float,
+    acc: npt.NDArray[np.floating[Any]],
+    ws: Workspace | None = None,
+    near: bool | None = None,
+) -> npt.NDArray[np.floating[Any]]:
     """Add ``amp * perlin(x f + ox, y f + oy)`` to ``acc`` (1-D float arrays, in place).
 
     ``gx``/``gy`` are flat padded gradient tables of ``acc.dtype``; pass them
@@ -413,7 +444,9 @@ def point_octave(x, y, f, ox, oy, gx, gy, amp, acc, ws=None, near=None):
     return acc
 
 
-def perlin2(x, y, perm=None, dtype=np.float32):
+def perlin2(
+    x: npt.ArrayLike, y: npt.ArrayLike, perm: npt.ArrayLike | None = None, dtype: npt.DTypeLike = np.float32
+) -> npt.NDArray[np.floating[Any]]:
     """Single-octave improved Perlin noise at (x, y) with permutation ``perm``.
 
     Test hook: with ``perm=REFERENCE_PERMUTATION`` this equals Ken Perlin's

@@ -5,14 +5,13 @@ right-handed, ``q v q*`` rotates ``v``, and ``multiply(a, b)`` applies ``b`` fir
 through :mod:`.exact` (the same bits on every CPU).
 """
 
-from __future__ import annotations
-
 import numpy as np
+import numpy.typing as npt
 
 from . import exact
 
 
-def multiply(a, b):
+def multiply(a: npt.NDArray[np.float64], b: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     """Hamilton products ``a b`` of (N, 4) arrays (``b`` is applied first)."""
     aw, ax, ay, az = a.T
     bw, bx, by, bz = b.T
@@ -27,14 +26,14 @@ def multiply(a, b):
     )
 
 
-def rotate(q, v):
+def rotate(q: npt.NDArray[np.float64], v: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     """Vectors ``v`` (N, 3) rotated by unit quaternions ``q`` (N, 4)."""
     w, u = q[:, :1], q[:, 1:]
     t = 2.0 * np.cross(u, v)
     return v + w * t + np.cross(u, t)
 
 
-def about_z(angle):
+def about_z(angle: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     """Rotations by ``angle`` (N,) radians about +Z."""
     h = 0.5 * np.asarray(angle, np.float64)
     z = np.zeros_like(h)
@@ -42,7 +41,7 @@ def about_z(angle):
     return np.stack([c, z, z, s], axis=1)
 
 
-def tilt_towards(normals, fraction, max_tilt):
+def tilt_towards(normals: npt.NDArray[np.float64], fraction: float, max_tilt: float) -> npt.NDArray[np.float64]:
     """Rotations that tip +Z towards ``normals`` (N, 3, unit) by ``fraction`` of the way, at most
     ``max_tilt`` radians, about the horizontal axis ``Z x n`` (the shortest arc, so no twist
     about the vertical)."""

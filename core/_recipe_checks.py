@@ -8,10 +8,17 @@ rules, scatter density, level names, tree rules).  They raise :class:`RecipeErro
 
 from __future__ import annotations
 
-from . import ecosystem, scatter, trees, unity_package
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from . import ecosystem, scatter, splat, trees, unity_package
 from .biomes import MAX_PER_CELL, load_table
 from .errors import ParameterError, RecipeError, short
 from .spec import did_you_mean
+from .terrain import TerrainSpec
+
+if TYPE_CHECKING:
+    from .recipe import Recipe
 
 __all__ = [
     "biome_names",
@@ -29,7 +36,7 @@ __all__ = [
 ]
 
 
-def biome_names(recipe, where):
+def biome_names(recipe: Recipe, where: str) -> tuple[str, ...]:
     """The biome names of the recipe's table, for entries (``where``) that name biomes."""
     if not recipe.biomes.enabled:
         raise RecipeError(f"{where}.biomes names biomes, but [biomes] is off; set biomes.enabled = true")
@@ -39,7 +46,7 @@ def biome_names(recipe, where):
         raise RecipeError(f"biomes.table: {err}") from None
 
 
-def check_biome_names(recipe, key, entries):
+def check_biome_names(recipe: Recipe, key: str, entries: Iterable[splat.SplatSpec | scatter.LayerSpec]) -> None:
     names = None
     for i, spec in enumerate(entries):
         if not spec.biomes:
@@ -53,7 +60,7 @@ def check_biome_names(recipe, key, entries):
                 )
 
 
-def deposits_off(spec):
+def deposits_off(spec: splat.SplatSpec | scatter.LayerSpec) -> bool:
     """Whether the ``deposits`` rule of a texture layer (a weight, 0: off) or a scatter layer (a
     depth range, the full range: off) is off."""
     if isinstance(spec.deposits, (int, float)):
@@ -61,7 +68,9 @@ def deposits_off(spec):
     return tuple(spec.deposits) == (0.0, scatter.DEPOSITS[1])
 
 
-def check_deposit_rules(terrain_spec, key, entries):
+def check_deposit_rules(
+    terrain_spec: TerrainSpec, key: str, entries: Iterable[splat.SplatSpec | scatter.LayerSpec]
+) -> None:
     """Refuse ``entries`` (``[[splat]]`` or ``[[scatter]]`` specs, named ``key[i]``) with a
     ``deposits`` rule on a terrain (``terrain_spec``) without ``[terrain.erosion]``: nothing is
     deposited, so the rule would silently match nowhere.  One :class:`RecipeError` naming the layer
@@ -76,19 +85,19 @@ def check_deposit_rules(terrain_spec, key, entries):
             )
 
 
-def check_biomes(recipe):
+def check_biomes(recipe: Recipe) -> None:
     if recipe.biomes.enabled:
         if not recipe.terrain.enabled:
             raise RecipeError("[biomes] needs a terrain to classify, but terrain.enabled is false")
         biome_names(recipe, "biomes")  # the table is read (and checked) before any work
 
 
-def check_splats(recipe):
+def check_splats(recipe: Recipe) -> None:
     if not recipe.splat:
         return
     if not recipe.terrain.enabled:
         raise RecipeError("[[splat]] layers need a terrain to paint, but terrain.enabled is false")
-    seen = {}
+    seen: dict[str, int] = {}
     for i, spec in enumerate(recipe.splat):
         if spec.name in seen:
             raise RecipeError(
@@ -100,7 +109,7 @@ def check_splats(recipe):
     check_deposit_rules(recipe.terrain, "splat", recipe.splat)
 
 
-def check_scatter(recipe):
+def check_scatter(recipe: Recipe) -> None:
     if recipe.scatter and not recipe.terrain.enabled:
         raise RecipeError("[[scatter]] layers need a terrain to stand on, but terrain.enabled is false")
     scatter.check_prop_count(recipe.scatter, size=recipe.terrain.size)
@@ -119,9 +128,9 @@ def check_scatter(recipe):
     check_deposit_rules(recipe.terrain, "scatter", recipe.scatter)
 
 
-def check_levels(recipe):
+def check_levels(recipe: Recipe) -> None:
     """Level names must differ (also in case alone): each level writes ``<name>.tmx`` and the like."""
-    seen = {}
+    seen: dict[str, int] = {}
     for i, spec in enumerate(recipe.level):
         key = spec.name.casefold()
         if key in seen:
@@ -132,7 +141,7 @@ def check_levels(recipe):
         seen[key] = i
 
 
-def check_trees(recipe):
+def check_trees(recipe: Recipe) -> None:
     for i, spec in enumerate(recipe.trees):  # rule errors before any work, named by their entry
         error = trees.rule_error(spec.axiom, spec.rules, trees.constants_to_text(spec.constants))
         if error:

@@ -12,11 +12,10 @@ Only IEEE-exact elementwise operations are used; the gradient components are
 literal constants (no sin/cos at run time or import time).
 """
 
-from __future__ import annotations
-
 import math
 
 import numpy as np
+import numpy.typing as npt
 
 from ._perlin import MAGIC, MAGIC_REACH, PERIOD, Workspace, hash_table
 
@@ -40,7 +39,7 @@ _C = (
 )
 
 
-def _gradients():
+def _gradients() -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     first = [(_C[k], _C[5 - k]) for k in range(6)]  # quadrant 1, 7.5 .. 82.5 deg
     quads = (
         [(c, s) for c, s in first]
@@ -58,14 +57,24 @@ GRAD_X, GRAD_Y = _gradients()
 _HALF, _G2, _G2_M1, _2G2_M1 = (np.float32(v) for v in (0.5, G2, G2 - 1.0, 2.0 * G2 - 1.0))
 
 
-def gradient_tables(perm):
+def gradient_tables(perm: npt.ArrayLike) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
     """Flat padded tables (gx, gy), float32, of the gradient at lattice (i, j) -> [j, i]."""
     h = hash_table(perm)  # 0..255
     k = (h * 3) >> 5  # 0..23, near-uniform
     return (GRAD_X[k].astype(np.float32).ravel(), GRAD_Y[k].astype(np.float32).ravel())
 
 
-def _corner(dx, dy, gx, gy, k, a, t, t2, zero):
+def _corner(
+    dx: npt.NDArray[np.float32],
+    dy: npt.NDArray[np.float32],
+    gx: npt.NDArray[np.float32],
+    gy: npt.NDArray[np.float32],
+    k: npt.NDArray[np.intp],
+    a: npt.NDArray[np.float32],
+    t: npt.NDArray[np.float32],
+    t2: npt.NDArray[np.float32],
+    zero: npt.NDArray[np.float32],
+) -> npt.NDArray[np.float32]:
     """a = max(0, .5 - dx^2 - dy^2)^4 (g . d) into ``a`` (float32); ``zero`` is an array of zeros.
 
     ``np.maximum`` against a zero array takes numpy's vector loop (against the
@@ -88,7 +97,22 @@ def _corner(dx, dy, gx, gy, k, a, t, t2, zero):
     return a
 
 
-def point_octave(x, y, sx, sy, swap, f, ox, oy, gx, gy, amp, acc, ws=None, near=None):
+def point_octave(
+    x: npt.NDArray[np.float64],
+    y: npt.NDArray[np.float64],
+    sx: float,
+    sy: float,
+    swap: bool,
+    f: float,
+    ox: float,
+    oy: float,
+    gx: npt.NDArray[np.float32],
+    gy: npt.NDArray[np.float32],
+    amp: float,
+    acc: npt.NDArray[np.float32],
+    ws: Workspace | None = None,
+    near: bool | None = None,
+) -> npt.NDArray[np.float32]:
     """Add ``amp * simplex(M (x, y) f + o)`` to ``acc`` (1-D float32, in place).
 
     M is the octave's dihedral orientation (``swap`` the axes, then multiply by
@@ -115,7 +139,22 @@ def point_octave(x, y, sx, sy, swap, f, ox, oy, gx, gy, amp, acc, ws=None, near=
     return _skewed_octave(gx, gy, amp, acc, ws, near)
 
 
-def grid_octave(xs, ys, sx, sy, swap, f, ox, oy, gx, gy, amp, acc, ws=None, near=None):
+def grid_octave(
+    xs: npt.NDArray[np.float64],
+    ys: npt.NDArray[np.float64],
+    sx: float,
+    sy: float,
+    swap: bool,
+    f: float,
+    ox: float,
+    oy: float,
+    gx: npt.NDArray[np.float32],
+    gy: npt.NDArray[np.float32],
+    amp: float,
+    acc: npt.NDArray[np.float32],
+    ws: Workspace | None = None,
+    near: bool | None = None,
+) -> npt.NDArray[np.float32]:
     """:func:`point_octave` at every grid point (``xs[c]``, ``ys[r]``), bit for bit.
 
     ``acc`` is the flat (row-major, ``len(ys) * len(xs)``) float32 sum. On a grid
@@ -145,7 +184,14 @@ def grid_octave(xs, ys, sx, sy, swap, f, ox, oy, gx, gy, amp, acc, ws=None, near
     return _skewed_octave(gx, gy, amp, acc, ws, near)
 
 
-def _skewed_octave(gx, gy, amp, acc, ws, near):
+def _skewed_octave(
+    gx: npt.NDArray[np.float32],
+    gy: npt.NDArray[np.float32],
+    amp: float,
+    acc: npt.NDArray[np.float32],
+    ws: Workspace,
+    near: bool | None,
+) -> npt.NDArray[np.float32]:
     """The rest of an octave from the skewed coordinates in ``ws.f64[0]``, ``ws.f64[1]``."""
     nx, ny, _, i, j, k1, x0, y0, y1, x1, t, t2, a, n, zero, lower = ws.simplex(acc.shape[0])
     for c, idx in ((nx, i), (ny, j)):

@@ -2,11 +2,12 @@
 
 import json
 import math
+from collections.abc import Mapping
 
 __all__ = ["toml_value", "toml_table"]
 
 
-def toml_value(value):
+def toml_value(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
@@ -20,12 +21,12 @@ def toml_value(value):
     raise TypeError(f"cannot write {value!r} as TOML")
 
 
-def toml_value_table(table):
+def toml_value_table(table: Mapping[str, object]) -> str:
     """``{"a": 1}`` as an inline table ``{ a = 1 }``."""
     return "{ " + ", ".join(f"{k} = {toml_value(v)}" for k, v in table.items()) + " }"
 
 
-def toml_table(table):
+def toml_table(table: Mapping[str, object]) -> list[str]:
     """Lines ``key = value`` of a flat table (dict values as inline tables, strings with newlines
     as multi-line literal strings when they hold no triple quote)."""
     lines = []

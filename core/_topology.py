@@ -3,11 +3,11 @@
 Public through :mod:`.mesh`.
 """
 
-from __future__ import annotations
-
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from ._checks import check_array
 from ._grid import check_grid_size, grid_corners, turn_quads
@@ -45,12 +45,12 @@ class PolygonTopology:
     (4, [0, 1, 3, 2], [[0, 1], [2, 3], [0, 2], [1, 3]])
     """
 
-    loop_starts: np.ndarray
-    corner_verts: np.ndarray
-    edges: np.ndarray
-    corner_edges: np.ndarray
+    loop_starts: npt.NDArray[np.int32]
+    corner_verts: npt.NDArray[np.int32]
+    edges: npt.NDArray[np.int32]
+    corner_edges: npt.NDArray[np.int32]
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         for name in ("loop_starts", "corner_verts", "edges", "corner_edges"):
             value = getattr(self, name)
             if not isinstance(value, np.ndarray) or value.dtype != np.int32:
@@ -77,22 +77,24 @@ class PolygonTopology:
             raise ParameterError(f"corner_verts must be >= 0, got {self.corner_verts.min()}")
 
     @property
-    def polygon_size(self):
+    def polygon_size(self) -> int:
         """Corners per polygon: 3 (triangles) or 4 (quads); 0 for an empty topology."""
         return len(self.corner_verts) // len(self.loop_starts) if len(self.loop_starts) else 0
 
     @property
-    def n_polygons(self):
+    def n_polygons(self) -> int:
         """Number of polygons ``P``."""
         return len(self.loop_starts)
 
     @property
-    def n_edges(self):
+    def n_edges(self) -> int:
         """Number of unique edges ``E``."""
         return len(self.edges)
 
 
-def check_indices(indices, n_vertices, *, name="indices", width=3):
+def check_indices(
+    indices: npt.ArrayLike, n_vertices: int, *, name: str = "indices", width: int = 3
+) -> npt.NDArray[np.integer[Any]]:
     f = check_array(indices, name=name, ndim=2, dtype_kind="iu")
     if f.shape[1] != width:
         raise ParameterError(f"{name} must have shape (n, {width}), got {f.shape}")
@@ -101,7 +103,7 @@ def check_indices(indices, n_vertices, *, name="indices", width=3):
     return f
 
 
-def grid_topology(rows, cols, *, turn=None):
+def grid_topology(rows: int, cols: int, *, turn: npt.ArrayLike | None = None) -> PolygonTopology:
     """Blender topology (quads, corners, edges) of a ``rows x cols`` vertex grid, without sorting.
 
     Parameters
@@ -174,7 +176,7 @@ def grid_topology(rows, cols, *, turn=None):
     )
 
 
-def polygon_topology(polygons):
+def polygon_topology(polygons: npt.ArrayLike) -> PolygonTopology:
     """Blender topology of any mesh whose polygons all have 3 or all have 4 corners.
 
     Parameters
@@ -230,7 +232,7 @@ def polygon_topology(polygons):
     )
 
 
-def triangle_topology(indices):
+def triangle_topology(indices: npt.ArrayLike) -> PolygonTopology:
     """Blender topology of a triangle mesh (e.g. ``IndexedMesh.indices``).
 
     Parameters

@@ -1,13 +1,14 @@
 """Union-find in numpy, for labelling regions of grids (levels' regions, WFC's connectivity)."""
 
-from __future__ import annotations
-
 import numpy as np
+import numpy.typing as npt
 
 __all__ = ["join_roots"]
 
 
-def join_roots(parent, a, b):
+def join_roots(
+    parent: npt.NDArray[np.int64], a: npt.NDArray[np.int64], b: npt.NDArray[np.int64]
+) -> npt.NDArray[np.int64]:
     """Join the sets of ``a[i]`` and ``b[i]`` for every ``i``: ``parent`` (a forest of int64 parent
     indices, every root its own parent) comes back flattened, each element pointing at the smallest
     element of its set.  Vectorised: hook the larger root on the smaller, jump pointers to the roots,

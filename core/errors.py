@@ -28,7 +28,7 @@ class RecipeError(ParameterError):
     """A recipe file or value is malformed."""
 
 
-def short(value, limit=SHOWN_CHARACTERS):
+def short(value: object, limit: int = SHOWN_CHARACTERS) -> str:
     """``repr(value)``, cut to about ``limit`` characters for an error message.
 
     A path (a string with a ``/`` or ``\\`` in it) is shown whole up to

@@ -41,15 +41,22 @@ was built for): `dot_rows` adds left to right.
 NaN in gives NaN out; infinities follow C99 (``exp(-inf) = 0``, ``atan(inf) = pi/2``, ...).
 """
 
-from __future__ import annotations
-
 import math
+from collections.abc import Callable
+from typing import Any, TypeVar, cast, overload
 
 import numpy as np
+import numpy.typing as npt
 from numpy.typing import ArrayLike
 
+#: A float64 array: what the functions return for an array (typed as numpy's own ufuncs are: a 0-d
+#: array gives a numpy float64 at run time).
+F64 = npt.NDArray[np.float64]
 #: What the functions return: an ndarray for an array, a float for a Python number.
-Real = np.ndarray | float
+Real = F64 | float
+#: A kernel step run on arrays and on Python floats alike (the same operations, the same bits).
+_X = TypeVar("_X", float, F64)
+_I64 = npt.NDArray[np.int64]
 
 __all__ = [
     "CHUNK",
@@ -159,7 +166,9 @@ CHUNK = 1 << 16  # elements per pass: the temporaries stay in the cache (2-3 tim
 _SCALARS = (float, int, np.float64)
 
 
-def _apply(kernel, *args, outputs=1, scalar=None):
+def _apply(
+    kernel: Callable[..., Any], *args: ArrayLike, outputs: int = 1, scalar: Callable[..., Any] | None = None
+) -> Any:
     """``kernel`` (1-D float64 arrays -> 1-D float64 array(s)) over broadcast ``args``, in chunks.
 
     Returns arrays of the broadcast shape, or numpy float64 scalars when every argument is a
@@ -168,7 +177,7 @@ def _apply(kernel, *args, outputs=1, scalar=None):
     as Python floats.
     """
     if scalar is not None and all(type(a) in _SCALARS for a in args):
-        return scalar(*(float(a) for a in args))
+        return scalar(*(float(cast(float, a)) for a in args))
     arrays = np.broadcast_arrays(*(np.asarray(a, dtype=np.float64) for a in args))
     shape = arrays[0].shape
     flat = [a.reshape(-1) for a in arrays]
@@ -189,12 +198,12 @@ def _apply(kernel, *args, outputs=1, scalar=None):
     return res if outputs > 1 else res[0]
 
 
-def _two_to(k):
+def _two_to(k: _I64) -> F64:
     """``2.0**k`` (float64) for integer arrays ``k`` in ``[-1022, 1023]``, from the exponent bits."""
     return ((k + 1023) << 52).view(np.float64)
 
 
-def _scale(y, k):
+def _scale(y: F64, k: _I64) -> F64:
     """``y * 2**k`` rounded once (as ``ldexp``), for ``y`` in [0.5, 2) and int64 ``k`` in
     [-1080, 1030]: ``k`` added to ``y``'s exponent bits (exact) where the result is normal; two
     multiplications by powers of two elsewhere (the first exact, only the second rounds: into the
@@ -210,7 +219,7 @@ def _scale(y, k):
     return out
 
 
-def _exp(a):
+def _exp(a: F64) -> F64:
     xc = np.minimum(np.maximum(a, -746.0), 710.0)  # beyond: 0 and inf after scaling (NaN stays NaN)
     k = np.rint(xc * _INV_LN2)
     hi = xc - k * _LN2_HI  # exact (k has at most 11 bits, _LN2_HI 32)
@@ -229,6 +238,12 @@ def _exp(a):
     return out
 
 
+@overload
+def exp(x: float) -> float: ...
+@overload
+def exp(x: npt.NDArray[Any]) -> F64: ...
+@overload
+def exp(x: ArrayLike) -> Real: ...
 def exp(x: ArrayLike) -> Real:
     """``e**x`` (fdlibm ``e_exp.c``), < 1 ulp.
 
@@ -240,7 +255,7 @@ def exp(x: ArrayLike) -> Real:
     return _apply(_exp, x, scalar=_exp1)
 
 
-def _log_parts(a):
+def _log_parts(a: F64) -> tuple[F64, F64, F64, F64]:
     """``log(a) = k log(2) + log1p(f)`` with ``1 + f`` in ``(sqrt(2)/2, sqrt(2)]``, as fdlibm's
     ``(k, f, hfsq, t)``: ``log1p(f) = f - (hfsq - t)``."""
     a = np.ascontiguousarray(a)
@@ -251,13 +266,13 @@ def _log_parts(a):
         with np.errstate(over="ignore", invalid="ignore"):
             a[tiny] *= 18014398509481984.0  # times 2**54, exact
     bits = a.view(np.int64)
-    k = (bits >> 52) - 1023
+    e = (bits >> 52) - 1023
     if some_tiny:
-        k[tiny] -= 54
+        e[tiny] -= 54
     mbits = (bits & 0x000FFFFFFFFFFFFF) | 0x3FF0000000000000  # m in [1, 2)
     big = mbits > _SQRT2_BITS
     m = (mbits - (big.astype(np.int64) << 52)).view(np.float64)  # m / 2 where m > sqrt(2): exact
-    k = (k + big).astype(np.float64)
+    k = (e + big).astype(np.float64)
     f = m - 1.0  # exact (Sterbenz)
     s = f / (2.0 + f)
     z = s * s
@@ -265,27 +280,33 @@ def _log_parts(a):
     g1, g2, g3, g4, g5, g6, g7 = _LG
     t1 = w * (g2 + w * (g4 + w * g6))
     t2 = z * (g1 + w * (g3 + w * (g5 + w * g7)))
-    hfsq = 0.5 * f * f
+    hfsq: F64 = 0.5 * f * f
     return k, f, hfsq, s * (hfsq + (t2 + t1))
 
 
-def _log_special(out, a):
+def _log_special(out: F64, a: F64) -> F64:
     out[a == 0.0] = -np.inf
     out[a == np.inf] = np.inf
     out[(a < 0.0) | np.isnan(a)] = np.nan
     return out
 
 
-def _log(a):
+def _log(a: F64) -> F64:
     k, f, hfsq, t = _log_parts(a)
     return _log_special(k * _LN2_HI - ((hfsq - (t + k * _LN2_LO)) - f), a)
 
 
-def _log2(a):
+def _log2(a: F64) -> F64:
     k, f, hfsq, t = _log_parts(a)
     return _log_special(k + (f - (hfsq - t)) * _LOG2_E, a)
 
 
+@overload
+def log(x: float) -> float: ...
+@overload
+def log(x: npt.NDArray[Any]) -> F64: ...
+@overload
+def log(x: ArrayLike) -> Real: ...
 def log(x: ArrayLike) -> Real:
     """Natural logarithm (fdlibm ``e_log.c``), < 1 ulp; ``log(0) = -inf``, negative -> NaN.
 
@@ -297,6 +318,12 @@ def log(x: ArrayLike) -> Real:
     return _apply(_log, x, scalar=_log1)
 
 
+@overload
+def log2(x: float) -> float: ...
+@overload
+def log2(x: npt.NDArray[Any]) -> F64: ...
+@overload
+def log2(x: ArrayLike) -> Real: ...
 def log2(x: ArrayLike) -> Real:
     """Base-2 logarithm, ``k + log(m) / log(2)`` for ``x = m 2**k``: < 2 ulp, exact for powers of two.
 
@@ -306,6 +333,12 @@ def log2(x: ArrayLike) -> Real:
     return _apply(_log2, x, scalar=_log2_1)
 
 
+@overload
+def log10(x: float) -> float: ...
+@overload
+def log10(x: npt.NDArray[Any]) -> F64: ...
+@overload
+def log10(x: ArrayLike) -> Real: ...
 def log10(x: ArrayLike) -> Real:
     """``log(x) / log(10)``, < 2 ulp.
 
@@ -319,7 +352,7 @@ def log10(x: ArrayLike) -> Real:
 POW_SQUARING = 64
 
 
-def _pow(a, b):
+def _pow(a: F64, b: F64) -> F64:
     whole = (np.abs(b) <= POW_SQUARING) & (b == np.floor(b))
     out = np.empty(np.broadcast_shapes(a.shape, b.shape))
     rest = ~whole
@@ -340,6 +373,14 @@ def _pow(a, b):
     return out
 
 
+@overload
+def pow(x: float, y: float) -> float: ...  # noqa: A001 - the mathematical name, on purpose
+@overload
+def pow(x: npt.NDArray[Any], y: ArrayLike) -> F64: ...  # noqa: A001 - the mathematical name, on purpose
+@overload
+def pow(x: ArrayLike, y: npt.NDArray[Any]) -> F64: ...  # noqa: A001 - the mathematical name, on purpose
+@overload
+def pow(x: ArrayLike, y: ArrayLike) -> Real: ...  # noqa: A001 - the mathematical name, on purpose
 def pow(x: ArrayLike, y: ArrayLike) -> Real:  # noqa: A001 - the mathematical name, on purpose
     """``x**y``: by repeated squaring for integral ``|y| <= POW_SQUARING`` (any ``x``), else
     ``exp(y * log(x))`` for ``x >= 0`` (``x < 0`` gives NaN).
@@ -355,7 +396,7 @@ def pow(x: ArrayLike, y: ArrayLike) -> Real:  # noqa: A001 - the mathematical na
     return _apply(_pow, x, y, scalar=_pow1)
 
 
-def _reduce_pio2(a):
+def _reduce_pio2(a: F64) -> tuple[_I64, F64, F64]:
     """``a = n * pi/2 + (y0 + y1)`` with ``|y0| <= pi/4`` (fdlibm's two-step Cody-Waite)."""
     n = np.rint(a * _INV_PIO2)
     r = a - n * _PIO2_1  # n * _PIO2_1 exact for |n| < 2**20
@@ -370,7 +411,7 @@ def _reduce_pio2(a):
     return q, y0, y1
 
 
-def _kernel_sin(x, y):
+def _kernel_sin(x: _X, y: _X) -> _X:
     s1, s2, s3, s4, s5, s6 = _S
     z = x * x
     w = z * z
@@ -379,7 +420,7 @@ def _kernel_sin(x, y):
     return x - ((z * (0.5 * y - v * r) - y) - v * s1)
 
 
-def _kernel_cos(x, y):
+def _kernel_cos(x: _X, y: _X) -> _X:
     c1, c2, c3, c4, c5, c6 = _C
     z = x * x
     w = z * z
@@ -389,7 +430,7 @@ def _kernel_cos(x, y):
     return w + (((1.0 - w) - hz) + (z * r - x * y))
 
 
-def _sincos(a):
+def _sincos(a: F64) -> tuple[F64, F64]:
     with np.errstate(over="ignore", invalid="ignore"):  # beyond 2**60 or so the reduction is no use
         q, y0, y1 = _reduce_pio2(a)
         ks, kc = _kernel_sin(y0, y1), _kernel_cos(y0, y1)
@@ -405,6 +446,12 @@ def _sincos(a):
     return s, c
 
 
+@overload
+def sincos(x: float) -> tuple[float, float]: ...
+@overload
+def sincos(x: npt.NDArray[Any]) -> tuple[F64, F64]: ...
+@overload
+def sincos(x: ArrayLike) -> tuple[Real, Real]: ...
 def sincos(x: ArrayLike) -> tuple[Real, Real]:
     """``(sin(x), cos(x))`` of radians, < 1 ulp for ``|x| <= SINCOS_MAX`` (NaN beyond).
 
@@ -415,6 +462,12 @@ def sincos(x: ArrayLike) -> tuple[Real, Real]:
     return _apply(_sincos, x, outputs=2, scalar=_sincos1)
 
 
+@overload
+def sin(x: float) -> float: ...
+@overload
+def sin(x: npt.NDArray[Any]) -> F64: ...
+@overload
+def sin(x: ArrayLike) -> Real: ...
 def sin(x: ArrayLike) -> Real:
     """Sine of radians, < 1 ulp for ``|x| <= SINCOS_MAX`` (NaN beyond).
 
@@ -424,6 +477,12 @@ def sin(x: ArrayLike) -> Real:
     return _apply(lambda a: _sincos(a)[0], x, scalar=lambda a: _sincos1(a)[0])
 
 
+@overload
+def cos(x: float) -> float: ...
+@overload
+def cos(x: npt.NDArray[Any]) -> F64: ...
+@overload
+def cos(x: ArrayLike) -> Real: ...
 def cos(x: ArrayLike) -> Real:
     """Cosine of radians, < 1 ulp for ``|x| <= SINCOS_MAX`` (NaN beyond).
 
@@ -433,11 +492,17 @@ def cos(x: ArrayLike) -> Real:
     return _apply(lambda a: _sincos(a)[1], x, scalar=lambda a: _sincos1(a)[1])
 
 
-def _tan(a):
+def _tan(a: F64) -> F64:
     s, c = _sincos(a)
     return s / c
 
 
+@overload
+def tan(x: float) -> float: ...
+@overload
+def tan(x: npt.NDArray[Any]) -> F64: ...
+@overload
+def tan(x: ArrayLike) -> Real: ...
 def tan(x: ArrayLike) -> Real:
     """Tangent of radians as ``sin / cos``, < 2.5 ulp, for ``|x| <= SINCOS_MAX`` (NaN beyond).
 
@@ -447,7 +512,7 @@ def tan(x: ArrayLike) -> Real:
     return _apply(_tan, x, scalar=_tan1)
 
 
-def _atan(a):
+def _atan(a: F64) -> F64:
     v = np.abs(a)
     i = ((v >= 0.4375).view(np.int8) + (v >= 0.6875) + (v >= 1.1875) + (v >= 2.4375)).astype(np.intp)  # NaN: 0
     vv = np.minimum(v, 1e300)  # keeps 0 * v finite; atan(1e300) = atan(inf) = pi/2
@@ -466,6 +531,12 @@ def _atan(a):
     return out
 
 
+@overload
+def atan(x: float) -> float: ...
+@overload
+def atan(x: npt.NDArray[Any]) -> F64: ...
+@overload
+def atan(x: ArrayLike) -> Real: ...
 def atan(x: ArrayLike) -> Real:
     """Arc tangent in radians, in ``[-pi/2, pi/2]`` (fdlibm ``s_atan.c``), < 1 ulp.
 
@@ -475,7 +546,7 @@ def atan(x: ArrayLike) -> Real:
     return _apply(_atan, x, scalar=_atan1)
 
 
-def _atan2(b, a):
+def _atan2(b: F64, a: F64) -> F64:
     with np.errstate(divide="ignore", invalid="ignore"):
         q = np.abs(b / a)
     z = _atan(q)
@@ -495,6 +566,14 @@ def _atan2(b, a):
     return np.where(np.isnan(a) | np.isnan(b), np.nan, out)
 
 
+@overload
+def atan2(y: float, x: float) -> float: ...
+@overload
+def atan2(y: npt.NDArray[Any], x: ArrayLike) -> F64: ...
+@overload
+def atan2(y: ArrayLike, x: npt.NDArray[Any]) -> F64: ...
+@overload
+def atan2(y: ArrayLike, x: ArrayLike) -> Real: ...
 def atan2(y: ArrayLike, x: ArrayLike) -> Real:
     """Angle of the point ``(x, y)`` in radians, in ``[-pi, pi]`` (fdlibm ``e_atan2.c``), < 2 ulp.
 
@@ -507,16 +586,22 @@ def atan2(y: ArrayLike, x: ArrayLike) -> Real:
     return _apply(_atan2, y, x, scalar=_atan2_1)
 
 
-def _asin(a):
+def _asin(a: F64) -> F64:
     with np.errstate(invalid="ignore"):
         return _atan2(a, np.sqrt((1.0 - a) * (1.0 + a)))
 
 
-def _acos(a):
+def _acos(a: F64) -> F64:
     with np.errstate(invalid="ignore"):
         return _atan2(np.sqrt((1.0 - a) * (1.0 + a)), a)
 
 
+@overload
+def asin(x: float) -> float: ...
+@overload
+def asin(x: npt.NDArray[Any]) -> F64: ...
+@overload
+def asin(x: ArrayLike) -> Real: ...
 def asin(x: ArrayLike) -> Real:
     """Arc sine in radians, ``atan2(x, sqrt((1 - x) (1 + x)))``, < 2 ulp; NaN outside [-1, 1].
 
@@ -526,6 +611,12 @@ def asin(x: ArrayLike) -> Real:
     return _apply(_asin, x, scalar=_asin1)
 
 
+@overload
+def acos(x: float) -> float: ...
+@overload
+def acos(x: npt.NDArray[Any]) -> F64: ...
+@overload
+def acos(x: ArrayLike) -> Real: ...
 def acos(x: ArrayLike) -> Real:
     """Arc cosine in radians, ``atan2(sqrt((1 - x) (1 + x)), x)``, < 2.5 ulp; NaN outside [-1, 1].
 
@@ -535,6 +626,14 @@ def acos(x: ArrayLike) -> Real:
     return _apply(_acos, x, scalar=_acos1)
 
 
+@overload
+def hypot(x: float, y: float) -> float: ...
+@overload
+def hypot(x: npt.NDArray[Any], y: ArrayLike) -> F64: ...
+@overload
+def hypot(x: ArrayLike, y: npt.NDArray[Any]) -> F64: ...
+@overload
+def hypot(x: ArrayLike, y: ArrayLike) -> Real: ...
 def hypot(x: ArrayLike, y: ArrayLike) -> Real:
     """``sqrt(x*x + y*y)`` in float64 (no scaling: for ``|x|, |y| < 1e150``), < 1.5 ulp.
 
@@ -544,13 +643,19 @@ def hypot(x: ArrayLike, y: ArrayLike) -> Real:
     (5.0, [13.0])
     """
     if type(x) in _SCALARS and type(y) in _SCALARS:
-        x, y = float(x), float(y)
-        return math.sqrt(x * x + y * y)
+        u, v = float(cast(float, x)), float(cast(float, y))
+        return math.sqrt(u * u + v * v)
     a, b = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
     out = np.sqrt(a * a + b * b)
-    return out if out.ndim else np.float64(out)
+    return out if out.ndim else cast(float, np.float64(out))  # a numpy float64 is a Python float
 
 
+@overload
+def degrees_atan(t: float) -> float: ...
+@overload
+def degrees_atan(t: npt.NDArray[Any]) -> F64: ...
+@overload
+def degrees_atan(t: ArrayLike) -> Real: ...
 def degrees_atan(t: ArrayLike) -> Real:
     """``degrees(atan(t))``: the angle in degrees of a slope ``t`` (rise over run), < 2 ulp.
 
@@ -560,7 +665,7 @@ def degrees_atan(t: ArrayLike) -> Real:
     return _apply(lambda a: _atan(a) * _DEGREES, t, scalar=lambda a: _atan1(a) * _DEGREES)
 
 
-def dot_rows(a: ArrayLike, b: ArrayLike) -> np.ndarray:
+def dot_rows(a: ArrayLike, b: ArrayLike) -> npt.NDArray[Any]:
     """Row-wise dot products ``sum_k a[..., k] * b[..., k]``, added left to right over the last axis.
 
     ``np.einsum("ij,ij->i", a, b)`` adds in an order set by the SIMD width numpy was built for
@@ -585,7 +690,7 @@ def dot_rows(a: ArrayLike, b: ArrayLike) -> np.ndarray:
 _INF = math.inf
 
 
-def _exp1(x):
+def _exp1(x: float) -> float:
     if x != x:
         return x
     if x > 7.09782712893383973096e02:
@@ -605,14 +710,14 @@ def _exp1(x):
     return (y * math.ldexp(1.0, k1)) * math.ldexp(1.0, k2)
 
 
-def _log_parts1(a):
+def _log_parts1(a: float) -> tuple[float, float, float, float]:
     tiny = a < 2.2250738585072014e-308
     v = a * 18014398509481984.0 if tiny else a
     m, e = math.frexp(v)  # v = m 2**e, m in [0.5, 1)
-    m, k = m * 2.0, e - 1 - (54 if tiny else 0)
+    m, n = m * 2.0, e - 1 - (54 if tiny else 0)
     if m > _SQRT2:
-        m, k = m * 0.5, k + 1
-    k = float(k)
+        m, n = m * 0.5, n + 1
+    k = float(n)
     f = m - 1.0
     s = f / (2.0 + f)
     z = s * s
@@ -624,7 +729,7 @@ def _log_parts1(a):
     return k, f, hfsq, s * (hfsq + (t2 + t1))
 
 
-def _log_special1(a):
+def _log_special1(a: float) -> float:
     if a == 0.0:
         return -_INF
     if a == _INF:
@@ -632,21 +737,21 @@ def _log_special1(a):
     return math.nan  # negative or NaN
 
 
-def _log1(a):
+def _log1(a: float) -> float:
     if not 0.0 < a < _INF:
         return _log_special1(a)
     k, f, hfsq, t = _log_parts1(a)
     return k * _LN2_HI - ((hfsq - (t + k * _LN2_LO)) - f)
 
 
-def _log2_1(a):
+def _log2_1(a: float) -> float:
     if not 0.0 < a < _INF:
         return _log_special1(a)
     k, f, hfsq, t = _log_parts1(a)
     return k + (f - (hfsq - t)) * _LOG2_E
 
 
-def _pow1(a, b):
+def _pow1(a: float, b: float) -> float:
     if b == 0.0 or a == 1.0:
         return 1.0
     if a == 0.0:
@@ -664,7 +769,7 @@ def _pow1(a, b):
     return _exp1(b * _log1(a))
 
 
-def _sincos1(a):
+def _sincos1(a: float) -> tuple[float, float]:
     if a == 0.0:
         return a, 1.0
     if not abs(a) <= SINCOS_MAX:
@@ -682,12 +787,12 @@ def _sincos1(a):
     return ((ks, kc), (kc, -ks), (-ks, -kc), (-kc, ks))[q]
 
 
-def _tan1(a):
+def _tan1(a: float) -> float:
     s, c = _sincos1(a)
     return s / c
 
 
-def _atan1(a):
+def _atan1(a: float) -> float:
     if a != a:
         return a
     v = abs(a)
@@ -703,7 +808,7 @@ def _atan1(a):
     return math.copysign(out, a)
 
 
-def _atan2_1(b, a):
+def _atan2_1(b: float, a: float) -> float:
     if a != a or b != b:
         return math.nan
     neg_x = math.copysign(1.0, a) < 0.0
@@ -730,11 +835,11 @@ def _atan2_1(b, a):
     return math.copysign(out, b)
 
 
-def _asin1(a):
+def _asin1(a: float) -> float:
     t = (1.0 - a) * (1.0 + a)
     return _atan2_1(a, math.sqrt(t)) if t >= 0.0 else math.nan
 
 
-def _acos1(a):
+def _acos1(a: float) -> float:
     t = (1.0 - a) * (1.0 + a)
     return _atan2_1(math.sqrt(t), a) if t >= 0.0 else math.nan

@@ -28,13 +28,13 @@ extension's own presets are shown.
 {'a': [[1]]}
 """
 
-from __future__ import annotations
-
 import contextlib
 import os
 import re
 import stat
 import tomllib
+from collections.abc import Callable, Iterator
+from typing import Any, BinaryIO
 
 from .errors import ParameterError, short
 
@@ -78,14 +78,14 @@ _TOKENS = re.compile(
 )
 
 
-def _not_regular(mode):
+def _not_regular(mode: int) -> str | None:
     for test, kind in _KINDS:
         if test(mode):
             return kind
     return None if stat.S_ISREG(mode) else "not a regular file"
 
 
-def read_checked(path, *, name, limit, shown=None):
+def read_checked(path: str | os.PathLike[str], *, name: str, limit: int, shown: object = None) -> bytes:
     """The bytes of the regular file ``path``, at most ``limit`` of them, checked before it is read.
 
     ``name`` is the setting the file came from (``"biomes.table"``), ``shown`` the file as the
@@ -131,7 +131,7 @@ def read_checked(path, *, name, limit, shown=None):
     return b"".join(chunks)
 
 
-def open_regular(path):
+def open_regular(path: str | os.PathLike[str]) -> BinaryIO | None:
     """``path`` opened for reading in binary (without blocking on a FIFO, never as a controlling
     terminal), or None when what was opened is not a regular file; ``OSError`` as ``open`` raises it."""
     fd = os.open(path, _OPEN_FLAGS)
@@ -146,7 +146,7 @@ def open_regular(path):
     return os.fdopen(fd, "rb")
 
 
-def _scan_depth(text):
+def _scan_depth(text: str) -> int:
     """The deepest nesting of ``[`` / ``{`` outside strings and comments, up to :data:`MAX_DEPTH` + 1."""
     depth = deepest = 0
     for match in _TOKENS.finditer(text):
@@ -162,7 +162,7 @@ def _scan_depth(text):
     return deepest
 
 
-def check_depth(value, *, source, error=ParameterError):
+def check_depth(value: object, *, source: str, error: Callable[[str], Exception] = ParameterError) -> None:
     """Refuse values (dicts and lists) that nest deeper than :data:`MAX_DEPTH` (walked without recursion)."""
     stack = [(value, 0)]
     while stack:
@@ -175,7 +175,7 @@ def check_depth(value, *, source, error=ParameterError):
             stack.extend((v, level + 1) for v in item)
 
 
-def parse_toml(text, *, source, error=ParameterError):
+def parse_toml(text: str, *, source: str, error: Callable[[str], Exception] = ParameterError) -> dict[str, Any]:
     """TOML ``text`` as a dict: nesting bounded (:data:`MAX_DEPTH`) before and after parsing; every
     failure is one ``error`` line starting ``source:``."""
     if _scan_depth(text) > MAX_DEPTH:
@@ -192,7 +192,9 @@ def parse_toml(text, *, source, error=ParameterError):
     return data
 
 
-def read_toml(path, *, name, limit, source=None, shown=None):
+def read_toml(
+    path: str | os.PathLike[str], *, name: str, limit: int, source: str | None = None, shown: object = None
+) -> dict[str, Any]:
     """The TOML file ``path`` as a dict (:func:`read_checked`, UTF-8, then :func:`parse_toml`); parse
     errors start with ``source`` (default the file's name)."""
     data = read_checked(path, name=name, limit=limit, shown=shown)
@@ -204,7 +206,7 @@ def read_toml(path, *, name, limit, source=None, shown=None):
     return parse_toml(text, source=source)
 
 
-def inside(path, folder):
+def inside(path: str | os.PathLike[str], folder: str | os.PathLike[str]) -> bool:
     """Whether ``path`` lies in ``folder`` once ``..`` and links are resolved (both real paths).
 
     >>> inside("/a/b/../c.txt", "/a"), inside("/a/../etc/passwd", "/a")
@@ -218,7 +220,9 @@ def inside(path, folder):
 
 
 @contextlib.contextmanager
-def content_hidden(path, *, folder, what, name=None):
+def content_hidden(
+    path: str | os.PathLike[str], *, folder: str | os.PathLike[str] | None, what: str, name: str | None = None
+) -> Iterator[None]:
     """Let a :class:`ParameterError` about the content of the file ``path`` pass only when the file
     lies in ``folder`` (the recipe's) or in the extension's :data:`PRESETS`; for a file elsewhere it
     becomes one line naming the file (after ``name``, the setting, when given) but quoting nothing

@@ -13,9 +13,11 @@ Bounds of every tunable are module constants (``TERRACES``, ``POWER`` ...), so
 the Blender property groups import them for their ``min``/``max``.
 """
 
-from __future__ import annotations
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from . import exact
 from ._checks import check_choice, check_float, check_heights, check_int, check_shape
@@ -68,12 +70,12 @@ CELL_SIZE = (0.001, 10_000.0)
 HEIGHT_SCALE = (0.0, 100_000.0)
 
 
-def _smoothstep(t):
+def _smoothstep(t: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
     """``3t^2 - 2t^3`` of ``t`` already clipped to [0, 1]; returns a new array of t's dtype."""
     return t * t * (3 - 2 * t)
 
 
-def normalize(h, *, low=None, high=None):
+def normalize(h: npt.ArrayLike, *, low: float | None = None, high: float | None = None) -> npt.NDArray[np.float32]:
     """Map heights linearly onto ``[0, 1]``.
 
     Parameters
@@ -125,7 +127,7 @@ def normalize(h, *, low=None, high=None):
     return out.astype(np.float32, copy=False)
 
 
-def island_falloff(shape, *, mode="radial", width=0.35):
+def island_falloff(shape: Sequence[int], *, mode: str = "radial", width: float = 0.35) -> npt.NDArray[np.float32]:
     """Island mask: 1 in the middle, falling smoothly to 0 at the border.
 
     Parameters
@@ -180,7 +182,7 @@ def island_falloff(shape, *, mode="radial", width=0.35):
     return mask
 
 
-def _radius(y, x):
+def _radius(y: npt.NDArray[np.float32], x: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
     """float32 ``hypot(y[:, None], x[None, :])`` the same on every machine: the squares of the
     float32 coordinates are exact in float64, their sum and root round once each (the C library's
     ``hypotf`` does the same on glibc, but it is the C library's)."""
@@ -188,7 +190,14 @@ def _radius(y, x):
     return np.sqrt(y64[:, None] * y64[:, None] + x64[None, :] * x64[None, :]).astype(np.float32)
 
 
-def falloff_window(shape, rows, cols, *, mode="radial", width=0.35):
+def falloff_window(
+    shape: Sequence[int],
+    rows: Sequence[int] | npt.NDArray[np.integer[Any]],
+    cols: Sequence[int] | npt.NDArray[np.integer[Any]],
+    *,
+    mode: str = "radial",
+    width: float = 0.35,
+) -> npt.NDArray[np.float32]:
     """The part ``rows x cols`` of ``island_falloff(shape, ...)``, one sample at a time.
 
     Each sample's value depends only on its own global index ``(i, j)`` in a grid of ``shape``
@@ -223,7 +232,7 @@ def falloff_window(shape, rows, cols, *, mode="radial", width=0.35):
     if mode == "none":
         return np.ones((len(rows), len(cols)), dtype=np.float32)
 
-    def axis(index, total):
+    def axis(index: Sequence[int] | npt.NDArray[np.integer[Any]], total: int) -> npt.NDArray[np.float32]:
         i = np.asarray(index, np.float64)
         if total < 2:
             return np.where(i == 0, 0.0, 2.0).astype(np.float32)
@@ -240,7 +249,9 @@ def falloff_window(shape, rows, cols, *, mode="radial", width=0.35):
     return mask
 
 
-def apply_falloff(h, mask, *, strength=1.0, floor=0.0):
+def apply_falloff(
+    h: npt.ArrayLike, mask: npt.ArrayLike, *, strength: float = 1.0, floor: float = 0.0
+) -> npt.NDArray[np.float32]:
     """Pull heights towards ``floor`` where ``mask`` is below 1.
 
     Parameters
@@ -282,7 +293,7 @@ def apply_falloff(h, mask, *, strength=1.0, floor=0.0):
     return out
 
 
-def redistribute(h, *, power):
+def redistribute(h: npt.ArrayLike, *, power: float) -> npt.NDArray[np.float32]:
     """Raise heights to a power: ``clip(h, 0, 1) ** power``.
 
     Parameters
@@ -309,7 +320,7 @@ def redistribute(h, *, power):
     return exact.pow(out, power).astype(np.float32)  # numpy's power differs between CPUs
 
 
-def terrace(h, *, steps, sharpness=0.5):
+def terrace(h: npt.ArrayLike, *, steps: int, sharpness: float = 0.5) -> npt.NDArray[np.float32]:
     """Cut heights into terraces.
 
     Parameters
@@ -372,7 +383,7 @@ def terrace(h, *, steps, sharpness=0.5):
     return out
 
 
-def sea_level(h, *, level, floor=None):
+def sea_level(h: npt.ArrayLike, *, level: float, floor: float | None = None) -> npt.NDArray[np.float32]:
     """Flatten (or gently compress) everything below the water line.
 
     Parameters
@@ -418,7 +429,9 @@ def sea_level(h, *, level, floor=None):
     return out
 
 
-def gradient(h, *, cell_size=1.0, height_scale=1.0):
+def gradient(
+    h: npt.ArrayLike, *, cell_size: float = 1.0, height_scale: float = 1.0
+) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
     """Height gradient ``(dz/dx, dz/dy)`` in scene units.
 
     Parameters
@@ -455,7 +468,7 @@ def gradient(h, *, cell_size=1.0, height_scale=1.0):
     return dzdx, dzdy
 
 
-def slope_degrees(h, *, cell_size=1.0, height_scale=1.0):
+def slope_degrees(h: npt.ArrayLike, *, cell_size: float = 1.0, height_scale: float = 1.0) -> npt.NDArray[np.float32]:
     """Steepness of the terrain in degrees (0 = flat, towards 90 = a cliff).
 
     Parameters

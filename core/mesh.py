@@ -15,17 +15,19 @@ Two result types:
   Blender never has to recompute edges.  All int32, as ``foreach_set`` wants.
 """
 
-from __future__ import annotations
-
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from . import exact
 from ._checks import check_array, check_choice, check_float, check_int
 from ._grid import (
     GRID_SIDE,
     UINT16_MAX_VERTICES,
+    ScalarT,
     grid_corner_uvs,
     grid_faces,
     grid_triangles,
@@ -71,7 +73,7 @@ ORIGINS = ("center", "corner")
 LOD_STRIDE = (1, 256)
 
 
-def _field(value, name, dtype, width):
+def _field(value: object, name: str, dtype: npt.DTypeLike, width: int) -> None:
     if not isinstance(value, np.ndarray):
         raise ParameterError(f"{name} must be a numpy array, got {type(value).__name__}")
     if value.dtype != dtype:
@@ -116,18 +118,18 @@ class IndexedMesh:
     (6, 4, dtype('uint16'))
     """
 
-    vertices: np.ndarray
-    indices: np.ndarray
-    uvs: np.ndarray
-    normals: np.ndarray
-    materials: np.ndarray | None = None
+    vertices: npt.NDArray[np.float32]
+    indices: npt.NDArray[np.unsignedinteger[Any]]
+    uvs: npt.NDArray[np.float32]
+    normals: npt.NDArray[np.float32]
+    materials: npt.NDArray[np.uint8] | None = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         _field(self.vertices, "vertices", np.float32, 3)
         n = self.vertices.shape[0]
         want = index_dtype(n)
         if not isinstance(self.indices, np.ndarray) or self.indices.dtype != want:
-            got = self.indices.dtype if isinstance(self.indices, np.ndarray) else type(self.indices).__name__
+            got: object = self.indices.dtype if isinstance(self.indices, np.ndarray) else type(self.indices).__name__
             raise ParameterError(
                 f"indices must have dtype {want} for {n:,} vertices (uint16 up to {UINT16_MAX_VERTICES:,}), got {got}"
             )
@@ -153,17 +155,17 @@ class IndexedMesh:
             )
 
     @property
-    def n_vertices(self):
+    def n_vertices(self) -> int:
         """Number of vertices ``V``."""
         return self.vertices.shape[0]
 
     @property
-    def n_triangles(self):
+    def n_triangles(self) -> int:
         """Number of triangles ``F``."""
         return self.indices.shape[0]
 
 
-def _check_heights(heights):
+def _check_heights(heights: npt.ArrayLike) -> npt.NDArray[Any]:
     h = check_array(heights, name="heights", ndim=2)
     rows, cols = h.shape
     for name, n in (("rows", rows), ("cols", cols)):
@@ -172,12 +174,22 @@ def _check_heights(heights):
     return h
 
 
-def _take(a, ri, ci):
+def _take(a: npt.NDArray[ScalarT], ri: npt.NDArray[np.int_], ci: npt.NDArray[np.int_]) -> npt.NDArray[ScalarT]:
     full = len(ri) == a.shape[0] and len(ci) == a.shape[1]
     return a if full else a[np.ix_(ri, ci)]
 
 
-def _build_grid(h, dzdx, dzdy, ri, ci, *, cell_size, height_scale, origin):
+def _build_grid(
+    h: npt.NDArray[np.float32],
+    dzdx: npt.NDArray[np.float32],
+    dzdy: npt.NDArray[np.float32],
+    ri: npt.NDArray[np.int_],
+    ci: npt.NDArray[np.int_],
+    *,
+    cell_size: float,
+    height_scale: float,
+    origin: str,
+) -> IndexedMesh:
     """IndexedMesh of the sub-grid ``h[ri][:, ci]`` placed by its full-grid indices."""
     rows, cols = h.shape
     nr, nc = len(ri), len(ci)
@@ -215,14 +227,16 @@ def _build_grid(h, dzdx, dzdy, ri, ci, *, cell_size, height_scale, origin):
     return IndexedMesh(vertices.reshape(n, 3), grid_triangles(nr, nc), uvs.reshape(n, 2), normals.reshape(n, 3))
 
 
-def _grid_options(cell_size, height_scale, origin):
+def _grid_options(cell_size: float, height_scale: float, origin: str) -> tuple[float, float, str]:
     cell_size = check_float(cell_size, name="cell_size", bounds=CELL_SIZE)
     height_scale = check_float(height_scale, name="height_scale", bounds=HEIGHT_SCALE)
     check_choice(origin, name="origin", choices=ORIGINS)
     return cell_size, height_scale, origin
 
 
-def grid_mesh(heights, *, cell_size=1.0, height_scale=1.0, origin="center"):
+def grid_mesh(
+    heights: npt.ArrayLike, *, cell_size: float = 1.0, height_scale: float = 1.0, origin: str = "center"
+) -> IndexedMesh:
     """Triangle mesh of a heightmap, with UVs and analytic smooth normals.
 
     Parameters
@@ -282,7 +296,14 @@ def grid_mesh(heights, *, cell_size=1.0, height_scale=1.0, origin="center"):
     )
 
 
-def grid_lods(heights, *, strides=(1, 2, 4), cell_size=1.0, height_scale=1.0, origin="center"):
+def grid_lods(
+    heights: npt.ArrayLike,
+    *,
+    strides: Iterable[int] = (1, 2, 4),
+    cell_size: float = 1.0,
+    height_scale: float = 1.0,
+    origin: str = "center",
+) -> list[IndexedMesh]:
     """Levels of detail of a heightmap mesh, one per stride.
 
     Parameters
@@ -342,7 +363,7 @@ def grid_lods(heights, *, strides=(1, 2, 4), cell_size=1.0, height_scale=1.0, or
     ]
 
 
-def vertex_normals(vertices, indices):
+def vertex_normals(vertices: npt.ArrayLike, indices: npt.ArrayLike) -> npt.NDArray[np.float32]:
     """Area-weighted smooth vertex normals of a triangle mesh.
 
     Parameters

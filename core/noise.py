@@ -15,14 +15,24 @@ The bounds below are module constants because the Blender property groups and
 the recipe reader import them for their min/max.
 """
 
-from __future__ import annotations
-
 import math
+from collections.abc import Sequence
 
 import numpy as np
+import numpy.typing as npt
 
 from . import _perlin, _simplex, exact
-from ._checks import MAX_CELLS, check_array, check_choice, check_float, check_int, check_pair, check_shape, make_rng
+from ._checks import (
+    MAX_CELLS,
+    Seed,
+    check_array,
+    check_choice,
+    check_float,
+    check_int,
+    check_pair,
+    check_shape,
+    make_rng,
+)
 from ._fractal import (
     MAX_OCTAVES,
     REACH,
@@ -38,6 +48,7 @@ from ._fractal import (
     warp_into,
     warp_plans,
 )
+from ._perlin import Workspace
 from .errors import ParameterError
 
 __all__ = [
@@ -77,7 +88,9 @@ KINDS = ("fbm", "ridged", "billow")
 # parameters
 
 
-def _check_params(scale, octaves, persistence, lacunarity, basis, kind, warp):
+def _check_params(
+    scale: float, octaves: int, persistence: float, lacunarity: float, basis: str, kind: str, warp: float
+) -> tuple[float, int, float, float, str, str, float]:
     return (
         check_float(scale, name="scale", bounds=SCALE),
         check_int(octaves, name="octaves", bounds=OCTAVES),
@@ -89,7 +102,7 @@ def _check_params(scale, octaves, persistence, lacunarity, basis, kind, warp):
     )
 
 
-def _check_reach(max_abs, scale, octaves, lacunarity, warp, name):
+def _check_reach(max_abs: float, scale: float, octaves: int, lacunarity: float, warp: float, name: str) -> bool:
     """Refuse coordinates whose noise coordinates would overflow the lattice index.
 
     Returns True if every noise coordinate is below ``_perlin.MAGIC_REACH`` (the
@@ -111,18 +124,18 @@ def _check_reach(max_abs, scale, octaves, lacunarity, warp, name):
 
 
 def fbm(
-    shape,
+    shape: Sequence[int],
     *,
-    scale=64.0,
-    octaves=6,
-    persistence=0.5,
-    lacunarity=2.0,
-    seed=0,
-    offset=(0.0, 0.0),
-    basis="perlin",
-    kind="fbm",
-    warp=0.0,
-):
+    scale: float = 64.0,
+    octaves: int = 6,
+    persistence: float = 0.5,
+    lacunarity: float = 2.0,
+    seed: Seed = 0,
+    offset: tuple[float, float] = (0.0, 0.0),
+    basis: str = "perlin",
+    kind: str = "fbm",
+    warp: float = 0.0,
+) -> npt.NDArray[np.float32]:
     """Fractal noise on a regular grid, values in [-1, 1].
 
     Sample ``(i, j)`` lies at world position ``x = offset[0] + j``,
@@ -213,7 +226,7 @@ def fbm(
     warps = warp_plans(fields, basis, scale, octaves, persistence, lacunarity, near)
     step = max(1, WARP_GRID_CHUNK // cols)
 
-    def work(r0, r1, ws):
+    def work(r0: int, r1: int, ws: Workspace) -> None:
         m = (r1 - r0) * cols
         wx = warps[0].grid(xs, ys[r0:r1], ws.warp[0][:m].reshape(r1 - r0, cols), threads=False)
         wy = warps[1].grid(xs, ys[r0:r1], ws.warp[1][:m].reshape(r1 - r0, cols), threads=False)
@@ -225,8 +238,18 @@ def fbm(
 
 
 def fbm_at(
-    x, y, *, scale=64.0, octaves=6, persistence=0.5, lacunarity=2.0, seed=0, basis="perlin", kind="fbm", warp=0.0
-):
+    x: npt.ArrayLike,
+    y: npt.ArrayLike,
+    *,
+    scale: float = 64.0,
+    octaves: int = 6,
+    persistence: float = 0.5,
+    lacunarity: float = 2.0,
+    seed: Seed = 0,
+    basis: str = "perlin",
+    kind: str = "fbm",
+    warp: float = 0.0,
+) -> npt.NDArray[np.float32]:
     """The :func:`fbm` field at arbitrary world coordinates (grid units).
 
     ``fbm(shape, offset=o, ...)[i, j]`` equals ``fbm_at(o[0] + j, o[1] + i, ...)``
@@ -267,7 +290,7 @@ def fbm_at(
         return plan.eval_points(x, y, out).reshape(shape)
     warps = warp_plans(fields, basis, scale, octaves, persistence, lacunarity, near)
 
-    def work(s, e, ws):
+    def work(s: int, e: int, ws: Workspace) -> None:
         m = e - s
         wx = warps[0].points(x[s:e], y[s:e], ws.warp[0][:m], ws)
         wy = warps[1].points(x[s:e], y[s:e], ws.warp[1][:m], ws)
@@ -280,7 +303,7 @@ def fbm_at(
     return out.reshape(shape)
 
 
-def _check_points(x, y):
+def _check_points(x: npt.ArrayLike, y: npt.ArrayLike) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], float]:
     """x, y as broadcast arrays, and the largest ``|coordinate|`` (0 if empty).
 
     Finiteness is read from each array's min and max (NaN and inf reach them),
@@ -305,7 +328,7 @@ def _check_points(x, y):
     return x, y, reach
 
 
-def noise2(x, y, *, seed=0, basis="perlin"):
+def noise2(x: npt.ArrayLike, y: npt.ArrayLike, *, seed: Seed = 0, basis: str = "perlin") -> npt.NDArray[np.float32]:
     """One octave of the basis noise at world (x, y) (noise units), within [-1, 1].
 
     No octave offset or orientation is applied: this is the raw basis with the

@@ -6,11 +6,10 @@ The bands span the land from the sea level up, over at least :data:`SPAN_M`
 metres: a 40 m hill stays green and only a real mountain gets snow.
 """
 
-from __future__ import annotations
-
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from . import exact
 from ._checks import check_array, check_choice, check_float
@@ -37,9 +36,9 @@ ROCK_SLOPE = (32.0, 46.0)
 class Palette:
     """``stops``: (land fraction in [0, 1], sRGB colour) pairs; ``rock`` for steep slopes; ``water``."""
 
-    stops: tuple
-    rock: tuple
-    water: tuple
+    stops: tuple[tuple[float, tuple[float, float, float]], ...]
+    rock: tuple[float, float, float]
+    water: tuple[float, float, float]
 
 
 PALETTES = {
@@ -79,7 +78,7 @@ PALETTES = {
 PALETTE_NAMES = tuple(PALETTES)
 
 
-def srgb_to_linear(rgb):
+def srgb_to_linear(rgb: npt.ArrayLike) -> npt.NDArray[np.float32]:
     """sRGB display values in [0, 1] to linear light (the IEC 61966-2-1 curve), as Blender's
     colour ramps and colour attributes expect them.
 
@@ -91,13 +90,13 @@ def srgb_to_linear(rgb):
     return np.where(c <= 0.04045, c / 12.92, curve).astype(np.float32)
 
 
-def palette_scale(height_m):
+def palette_scale(height_m: float) -> float:
     """How much of the palette a terrain ``height_m`` metres high spans: ``height / max(height, SPAN_M)``."""
     height_m = check_float(height_m, name="height_m", bounds=(0.0, None))
     return height_m / max(height_m, SPAN_M) if height_m > 0 else 0.0
 
 
-def land_fraction(heights01, *, height_m, sea_level=0.0):
+def land_fraction(heights01: npt.ArrayLike, *, height_m: float, sea_level: float = 0.0) -> npt.NDArray[np.float32]:
     """Where each height falls in the palette: 0 at the sea level, 1 at the top of the palette.
 
     >>> [round(float(t), 3) for t in land_fraction(np.array([0.1, 0.55, 1.0]), height_m=600.0, sea_level=0.1)]
@@ -111,7 +110,14 @@ def land_fraction(heights01, *, height_m, sea_level=0.0):
     return np.clip(above * np.float32(palette_scale(height_m)), 0.0, 1.0).astype(np.float32)
 
 
-def terrain_colours(heights01, *, height_m, sea_level=0.0, slope_degrees=None, palette="temperate"):
+def terrain_colours(
+    heights01: npt.ArrayLike,
+    *,
+    height_m: float,
+    sea_level: float = 0.0,
+    slope_degrees: npt.ArrayLike | None = None,
+    palette: str = "temperate",
+) -> npt.NDArray[np.float32]:
     """sRGB float32 colours (..., 3) for heights in [0, 1] of a terrain ``height_m`` metres high.
 
     >>> terrain_colours(np.array([[0.0, 1.0]]), height_m=600.0).shape

@@ -15,9 +15,11 @@ exactly where the FBX puts the same instance.
 [[0.0, 0.0, 0.0, 1.0]]
 """
 
-from __future__ import annotations
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from . import exact
 from ._checks import check_array, check_float
@@ -34,13 +36,13 @@ __all__ = [
 ]
 
 
-def unity_rotation(wxyz):
+def unity_rotation(wxyz: npt.ArrayLike) -> npt.NDArray[np.float64]:
     """Blender quaternions ``(N, 4)`` as ``(w, x, y, z)`` -> Unity quaternions ``(N, 4)`` as ``(x, y, z, w)``."""
     q = check_array(wxyz, name="rotations", ndim=2, shape=(None, 4)).astype(np.float64)
     return np.column_stack([q[:, 1], -q[:, 3], q[:, 2], q[:, 0]]) + 0.0  # + 0.0: no -0.0 in the files
 
 
-def quaternion_matrices(wxyz):
+def quaternion_matrices(wxyz: npt.ArrayLike) -> npt.NDArray[np.float64]:
     """(N, 3, 3) rotation matrices of unit quaternions ``(w, x, y, z)``."""
     q = check_array(wxyz, name="rotations", ndim=2, shape=(None, 4)).astype(np.float64)
     w, x, y, z = q.T
@@ -57,7 +59,9 @@ def quaternion_matrices(wxyz):
     return r
 
 
-def _rows(positions, rotations, scales):
+def _rows(
+    positions: npt.ArrayLike, rotations: npt.ArrayLike, scales: npt.ArrayLike
+) -> tuple[npt.NDArray[Any], npt.NDArray[Any], npt.NDArray[Any]]:
     p = check_array(positions, name="positions", ndim=2, shape=(None, 3))
     n = p.shape[0]
     r = check_array(rotations, name="rotations", ndim=2, shape=(n, 4))
@@ -65,7 +69,17 @@ def _rows(positions, rotations, scales):
     return p, r, s
 
 
-def placement_records(positions, rotations, scales, props, prop_names, *, layers=None, layer_names=None, digits=5):
+def placement_records(
+    positions: npt.ArrayLike,
+    rotations: npt.ArrayLike,
+    scales: npt.ArrayLike,
+    props: npt.ArrayLike,
+    prop_names: Sequence[str],
+    *,
+    layers: npt.ArrayLike | None = None,
+    layer_names: Sequence[str] | None = None,
+    digits: int = 5,
+) -> list[dict[str, Any]]:
     """One dict per instance in Unity's coordinates: ``prop`` (name), ``position`` [x, y, z] (metres),
     ``rotation`` [x, y, z, w], ``scale`` (uniform), and ``layer`` when layers are given.
 
@@ -82,12 +96,23 @@ def placement_records(positions, rotations, scales, props, prop_names, *, layers
     names = [prop_names[i] for i in k.tolist()]
     out = [{"prop": n, "position": a, "rotation": b, "scale": c} for n, a, b, c in zip(names, up, uq, us)]
     if layers is not None:
+        assert layer_names is not None, "layers come with their layer_names"
         for rec, i in zip(out, np.asarray(layers).tolist()):
             rec["layer"] = layer_names[i]
     return out
 
 
-def terrain_tree_instances(positions, rotations, scales, props, *, terrain_position, size, height, digits=6):
+def terrain_tree_instances(
+    positions: npt.ArrayLike,
+    rotations: npt.ArrayLike,
+    scales: npt.ArrayLike,
+    props: npt.ArrayLike,
+    *,
+    terrain_position: npt.ArrayLike,
+    size: float,
+    height: float,
+    digits: int = 6,
+) -> list[dict[str, Any]]:
     """Unity ``TreeInstance`` values for trees on a Terrain.
 
     ``terrain_position`` is the Terrain's Unity position (see
@@ -120,22 +145,22 @@ def terrain_tree_instances(positions, rotations, scales, props, *, terrain_posit
 
 
 def scatter_entry(
-    positions,
-    rotations,
-    scales,
-    props,
-    prop_names,
+    positions: npt.ArrayLike,
+    rotations: npt.ArrayLike,
+    scales: npt.ArrayLike,
+    props: npt.ArrayLike,
+    prop_names: Sequence[str],
     *,
-    layers,
-    layer_names,
-    tree_layers,
-    object_name,
-    scatter,
-    terrain,
-    blender_centre,
-    size,
-    height,
-):
+    layers: npt.ArrayLike,
+    layer_names: Sequence[str],
+    tree_layers: Iterable[int],
+    object_name: Callable[[str, int], str],
+    scatter: str,
+    terrain: str,
+    blender_centre: Sequence[float],
+    size: float,
+    height: float,
+) -> dict[str, Any]:
     """One scatter's entry of a placement file: its instances and its Unity Terrain trees.
 
     ``positions`` (N, 3), ``rotations`` (N, 4, ``(w, x, y, z)``) and ``scales`` (N,) are Blender
@@ -193,7 +218,7 @@ def scatter_entry(
     }
 
 
-def matrix_quaternions(m):
+def matrix_quaternions(m: npt.ArrayLike) -> npt.NDArray[np.float64]:
     """(N, 3, 3) rotation matrices -> (N, 4) unit quaternions (w, x, y, z), w >= 0."""
     m = check_array(m, name="matrices", ndim=3, shape=(None, 3, 3)).astype(np.float64)
     w = np.sqrt(np.maximum(0.0, 1.0 + m[:, 0, 0] + m[:, 1, 1] + m[:, 2, 2])) / 2

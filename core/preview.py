@@ -9,13 +9,12 @@ arithmetic) and indexed by exact float steps (:func:`srgb_bytes`), so that
 step is the same bytes on any CPU.
 """
 
-from __future__ import annotations
-
 import struct
 import zlib
 from decimal import Decimal, localcontext
 
 import numpy as np
+import numpy.typing as npt
 
 from . import exact
 from ._checks import check_array, check_float
@@ -29,17 +28,17 @@ _SRGB_STEPS = 65535
 
 
 def shaded_relief(
-    heights01,
+    heights01: npt.ArrayLike,
     *,
-    cell_size,
-    height,
-    sea_level=0.0,
-    palette="temperate",
-    azimuth=315.0,
-    altitude=45.0,
-    max_side=1024,
-    colours=None,
-):
+    cell_size: float,
+    height: float,
+    sea_level: float = 0.0,
+    palette: str = "temperate",
+    azimuth: float = 315.0,
+    altitude: float = 45.0,
+    max_side: int = 1024,
+    colours: npt.NDArray[np.uint8] | None = None,
+) -> npt.NDArray[np.uint8]:
     """Coloured hillshade as uint8 RGB (rows, cols, 3), north (last row) at the top.
 
     Parameters
@@ -87,7 +86,7 @@ def shaded_relief(
     return img[::-1]  # row 0 of the heightmap is the south edge; pictures start at the top
 
 
-def png_bytes(image):
+def png_bytes(image: npt.NDArray[np.uint8] | npt.NDArray[np.uint16]) -> bytes:
     """Encode a uint8 (rows, cols, 3|4) or (rows, cols) array, or a uint16 (rows, cols) array (16-bit
     grey, as height and wear maps need), as PNG bytes.
 
@@ -104,7 +103,7 @@ def png_bytes(image):
     body = img.astype(">u2").view(np.uint8) if wide else img
     raw = np.concatenate([np.zeros((rows, 1), np.uint8), body.reshape(rows, -1)], axis=1).tobytes()
 
-    def chunk(tag, data):
+    def chunk(tag: bytes, data: bytes) -> bytes:
         body = tag + data
         return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body) & 0xFFFFFFFF)
 

@@ -34,7 +34,9 @@ import dataclasses
 import json
 import os
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from . import biomes, ecosystem, export, levels, rivers, roads, scatter, splat, terrain, trees
 from ._recipe_checks import (
@@ -51,7 +53,7 @@ from ._recipe_checks import (
 from ._toml import toml_table, toml_value
 from .errors import ParameterError, RecipeError, short
 from .files import check_depth, parse_toml, read_checked
-from .spec import closest
+from .spec import Limit, closest
 from .world import spec as world  # the spec, not the face: the tiled-world engine behind it reads recipes
 
 __all__ = [
@@ -84,7 +86,7 @@ MAX_LEVELS = 32
 TILED = ("per_tile", "once", "refuse")
 
 
-def _terrain_size(recipe):
+def _terrain_size(recipe: Recipe) -> float | None:
     return recipe.terrain.size if recipe.terrain.enabled else None
 
 
@@ -116,28 +118,28 @@ class Section:
     """
 
     key: str
-    spec: type
-    limits: dict
-    parse: object
-    dump: object
+    spec: type[Any]
+    limits: dict[str, Limit]
+    parse: Callable[..., Any]
+    dump: Callable[[Any], dict[str, Any]]
     many: bool = False
     max_entries: int = 1
-    check: object = None
+    check: Callable[[Recipe], None] | None = None
     label: str = ""
     build: bool = True
     package: str = ""
-    paths: tuple = ()
+    paths: tuple[str, ...] = ()
     tiled: str = ""
     tiled_note: str = ""
     omit_default: bool = False
 
     @property
-    def header(self):
+    def header(self) -> str:
         """How the section is written in TOML: ``[terrain]`` or ``[[trees]]``."""
         return f"[[{self.key}]]" if self.many else f"[{self.key}]"
 
     @property
-    def default(self):
+    def default(self) -> Any:
         return () if self.many else self.spec()
 
 
@@ -292,14 +294,29 @@ SECTIONS = (
 SECTION_KEYS = tuple(s.key for s in SECTIONS)
 _BY_KEY = {s.key: s for s in SECTIONS}
 
-Recipe = dataclasses.make_dataclass(
-    "Recipe", [(s.key, object, field(default_factory=lambda s=s: s.default)) for s in SECTIONS], frozen=True
-)
-Recipe.__module__ = __name__
-Recipe.__doc__ = """A whole world: one attribute per entry of :data:`SECTIONS` (a spec, or a tuple of them)."""
+
+@dataclass(frozen=True)
+class Recipe:
+    """A whole world: one attribute per entry of :data:`SECTIONS` (a spec, or a tuple of them), in its order
+    (checked below: a new section is its entry there and its typed attribute here)."""
+
+    world: world.WorldSpec = field(default_factory=world.WorldSpec)
+    terrain: terrain.TerrainSpec = field(default_factory=terrain.TerrainSpec)
+    rivers: rivers.RiversSpec = field(default_factory=rivers.RiversSpec)
+    roads: roads.RoadsSpec = field(default_factory=roads.RoadsSpec)
+    biomes: biomes.BiomesSpec = field(default_factory=biomes.BiomesSpec)
+    splat: tuple[splat.SplatSpec, ...] = ()
+    trees: tuple[trees.TreeSpec, ...] = ()
+    ecosystem: ecosystem.EcosystemSpec = field(default_factory=ecosystem.EcosystemSpec)
+    scatter: tuple[scatter.LayerSpec, ...] = ()
+    level: tuple[levels.LevelSpec, ...] = ()
+    export: export.ExportSpec = field(default_factory=export.ExportSpec)
 
 
-def check_tiled(recipe, sections=SECTIONS):
+assert tuple(f.name for f in dataclasses.fields(Recipe)) == SECTION_KEYS, "Recipe's attributes are SECTIONS' keys"
+
+
+def check_tiled(recipe: Recipe, sections: Iterable[Section] = SECTIONS) -> None:
     """Refuse a tiled ``recipe`` (``[world] tiles`` other than ``[1, 1]``) holding a section that a tiled
     world does not build (:attr:`Section.tiled` ``"refuse"``, or no decision): one line naming it.
     ``sections``: the registry to read (:data:`SECTIONS`)."""
@@ -314,11 +331,11 @@ def check_tiled(recipe, sections=SECTIONS):
         raise ParameterError(f"{section.header} is not built in a tiled world (world.tiles {tiles}): {why}")
 
 
-def _allowed_sections():
+def _allowed_sections() -> str:
     return ", ".join(s.header for s in SECTIONS)
 
 
-def _parse_section(section, value, *, source, base=None):
+def _parse_section(section: Section, value: object, *, source: str, base: str | None = None) -> Any:
     extra = {"base": base} if section.paths else {}
     if not section.many:
         if not isinstance(value, dict):
@@ -340,7 +357,7 @@ def _parse_section(section, value, *, source, base=None):
     return tuple(specs)
 
 
-def from_dict(data, *, source="recipe", base=None):
+def from_dict(data: object, *, source: str = "recipe", base: str | None = None) -> Recipe:
     """Validate a nested dict (as parsed from TOML) into a :class:`Recipe`.
 
     ``base`` is the folder the recipe's relative file paths (a level's ``wfc_tileset`` or ``sample``)
@@ -381,7 +398,7 @@ def from_dict(data, *, source="recipe", base=None):
     return recipe
 
 
-def loads(text, *, source="recipe", base=None):
+def loads(text: str, *, source: str = "recipe", base: str | None = None) -> Recipe:
     """Parse and validate recipe text (TOML); ``base`` as in :func:`from_dict`."""
     if len(text) > MAX_RECIPE_BYTES:
         raise RecipeError(f"{source}: a recipe may be at most {MAX_RECIPE_BYTES:,} characters, got {len(text):,}")
@@ -389,7 +406,7 @@ def loads(text, *, source="recipe", base=None):
     return from_dict(data, source=source, base=base)
 
 
-def load(path):
+def load(path: str | os.PathLike[str]) -> Recipe:
     """Read and validate a recipe file (a regular file of at most :data:`MAX_RECIPE_BYTES`); its
     relative file paths (a level's ``wfc_tileset`` or ``sample``) are found beside it."""
     try:
@@ -403,9 +420,9 @@ def load(path):
     return loads(text, source=str(path), base=os.path.dirname(os.path.abspath(path)))
 
 
-def to_dict(recipe):
+def to_dict(recipe: Recipe) -> dict[str, Any]:
     """The recipe as a nested dict of plain TOML values (every single section; lists only when not empty)."""
-    out = {}
+    out: dict[str, Any] = {}
     for section in SECTIONS:
         value = getattr(recipe, section.key)
         if section.many:
@@ -416,19 +433,19 @@ def to_dict(recipe):
     return out
 
 
-def _quoted_keys(value):
+def _quoted_keys(value: Any) -> Any:
     """Inline tables' keys that are not bare TOML keys (biome names such as "bare rock") quoted."""
     if not isinstance(value, dict):
         return value
     return {k if _BARE_KEY.fullmatch(k) else json.dumps(k, ensure_ascii=False): v for k, v in value.items()}
 
 
-def _is_tables(value):
+def _is_tables(value: Any) -> bool:
     """A sub-table or a non-empty list of sub-tables (written after the section's own keys)."""
     return isinstance(value, dict) or (isinstance(value, list) and bool(value) and isinstance(value[0], dict))
 
 
-def dumps(recipe):
+def dumps(recipe: Recipe) -> str:
     """Write a recipe as TOML text that :func:`loads` reads back equal."""
     lines = ["# Worldseed recipe"]
     for key, table in to_dict(recipe).items():
@@ -451,13 +468,14 @@ def dumps(recipe):
     return "\n".join(lines) + "\n"
 
 
-def replace(recipe, **sections):
+def replace(recipe: Recipe, **sections: Any) -> Recipe:
     """A copy of ``recipe`` with whole sections or ``section_key=value`` fields replaced, validated."""
     data = to_dict(recipe)
     for key, value in sections.items():
         section, _, name = key.partition("_")
         if key in _BY_KEY:
-            data[key] = to_dict(Recipe(**{key: value}))[key] if dataclasses.is_dataclass(value) else value
+            whole: dict[str, Any] = {key: value}
+            data[key] = to_dict(Recipe(**whole))[key] if dataclasses.is_dataclass(value) else value
         elif section in _BY_KEY and name and not _BY_KEY[section].many:
             data[section][name] = value
         else:

@@ -30,12 +30,17 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import re
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
-from ._checks import check_bool, check_choice, check_float, check_int, check_object_name
+from ._checks import Bounds, check_bool, check_choice, check_float, check_int, check_object_name
 from .errors import ParameterError, short
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 __all__ = [
     "Limit",
@@ -65,6 +70,8 @@ __all__ = [
 KINDS = ("int", "float", "choice", "bool", "text", "name", "range", "vector", "colour", "custom")
 #: Names of generated objects: 1 to 48 letters, digits, spaces, '-' or '_'.
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9_\- ]{1,48}$")
+#: A spec class (a dataclass) that :func:`from_table` and :func:`from_attrs` build.
+SpecT = TypeVar("SpecT", bound="DataclassInstance")
 
 
 @dataclass(frozen=True)
@@ -95,72 +102,72 @@ class Limit:
     """
 
     kind: str
-    bounds: tuple = ()
+    bounds: tuple[Any, ...] = ()
     label: str = ""
     description: str = ""
     unit: str = ""
     size: int = 0
-    soft: tuple = ()
-    items: tuple = ()
-    check: object = None
+    soft: tuple[float, ...] = ()
+    items: tuple[tuple[str, str, str], ...] = ()
+    check: Callable[[Any, str], Any] | None = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise ValueError(f"kind must be one of {KINDS}, got {self.kind!r}")
 
 
-def integer(bounds, label, description, **ui):
+def integer(bounds: Iterable[float], label: str, description: str, **ui: Any) -> Limit:
     """An ``int`` field within ``bounds``."""
     return Limit("int", tuple(bounds), label, description, **ui)
 
 
-def number(bounds, label, description, **ui):
+def number(bounds: Iterable[float], label: str, description: str, **ui: Any) -> Limit:
     """A ``float`` field within ``bounds``."""
     return Limit("float", tuple(bounds), label, description, **ui)
 
 
-def choice(items, label, description):
+def choice(items: Iterable[str | tuple[str, str, str]], label: str, description: str) -> Limit:
     """A ``choice`` among ``items``: ids, or ``(id, label, description)`` triples."""
     triples = tuple(i if isinstance(i, tuple) else (i, i.replace("_", " ").title(), i) for i in items)
     return Limit("choice", tuple(t[0] for t in triples), label, description, items=triples)
 
 
-def flag(label, description):
+def flag(label: str, description: str) -> Limit:
     """A ``bool`` field."""
     return Limit("bool", (), label, description)
 
 
-def text(max_length, label, description, *, min_length=0):
+def text(max_length: int, label: str, description: str, *, min_length: int = 0) -> Limit:
     """A ``text`` field of ``min_length`` to ``max_length`` characters."""
     return Limit("text", (min_length, max_length), label, description)
 
 
-def object_name(label, description):
+def object_name(label: str, description: str) -> Limit:
     """A ``name`` field: 1 to 48 letters, digits, spaces, '-' or '_'."""
     return Limit("name", (1, 48), label, description)
 
 
-def span(bounds, label, description, **ui):
+def span(bounds: Iterable[float], label: str, description: str, **ui: Any) -> Limit:
     """A ``range`` field: ``(low, high)`` with both ends within ``bounds`` and ``low <= high``."""
     return Limit("range", tuple(bounds), label, description, size=2, **ui)
 
 
-def vector(bounds, label, description, *, size, **ui):
+def vector(bounds: Iterable[float], label: str, description: str, *, size: int, **ui: Any) -> Limit:
     """A ``vector`` of ``size`` numbers within ``bounds``."""
     return Limit("vector", tuple(bounds), label, description, size=size, **ui)
 
 
-def colour(label, description):
+def colour(label: str, description: str) -> Limit:
     """A linear RGB ``colour``, each channel in [0, 1]."""
     return Limit("colour", (0.0, 1.0), label, description, size=3)
 
 
-def custom(check, label, description):
+def custom(check: Callable[[Any, str], Any], label: str, description: str) -> Limit:
     """A field checked by ``check(value, name) -> value`` (lists of points, tables ...)."""
     return Limit("custom", (), label, description, check=check)
 
 
-def _numbers(value, *, name, size, bounds, what):
+def _numbers(value: Any, *, name: str, size: int, bounds: Bounds, what: str) -> tuple[float, ...]:
     try:
         items = tuple(value)
     except TypeError:
@@ -170,7 +177,7 @@ def _numbers(value, *, name, size, bounds, what):
     return tuple(check_float(v, name=f"{name}[{i}]", bounds=bounds) for i, v in enumerate(items))
 
 
-def check_value(value, limit, *, name):
+def check_value(value: Any, limit: Limit, *, name: str) -> Any:
     """``value`` checked against ``limit`` (errors name ``name``), in its canonical type."""
     kind, bounds = limit.kind, limit.bounds
     if kind == "int":
@@ -213,16 +220,17 @@ def check_value(value, limit, *, name):
         return _numbers(value, name=name, size=limit.size, bounds=bounds, what=what)
     if kind == "colour":
         return _numbers(value, name=name, size=3, bounds=bounds, what="[r, g, b] with values in [0, 1]")
+    assert limit.check is not None, f"{name}: a custom limit without its check"
     return limit.check(value, name)
 
 
-def closest(word, allowed):
+def closest(word: object, allowed: Iterable[object]) -> str | None:
     """The entry of ``allowed`` closest to ``word`` in spelling, or None."""
     close = difflib.get_close_matches(str(word), [str(a) for a in allowed], 1)
     return close[0] if close else None
 
 
-def did_you_mean(word, allowed):
+def did_you_mean(word: object, allowed: Iterable[object]) -> str:
     """``" (did you mean 'x'?)"`` for the closest of ``allowed``, or ``""``.
 
     >>> did_you_mean("terain", ["world", "terrain"])
@@ -232,7 +240,7 @@ def did_you_mean(word, allowed):
     return f" (did you mean {close!r}?)" if close else ""
 
 
-def check_keys(keys, allowed, *, where):
+def check_keys(keys: Iterable[Any], allowed: Iterable[Any], *, where: str) -> None:
     """Refuse keys not in ``allowed``, naming them, the closest allowed ones and the whole list.
 
     >>> try:
@@ -251,7 +259,9 @@ def check_keys(keys, allowed, *, where):
     raise ParameterError(f"unknown key(s) {shown} in {where}{hint}; allowed: {sorted(allowed)}")
 
 
-def from_table(cls, limits, table, *, prefix, base=None):
+def from_table(
+    cls: type[SpecT], limits: Mapping[str, Limit], table: object, *, prefix: str, base: SpecT | None = None
+) -> SpecT:
     """A validated ``cls`` from a dict of field values (the others from ``base`` or the defaults).
 
     ``prefix`` starts every error's key name, e.g. ``"terrain."`` or ``"scatter[2]."``.
@@ -266,18 +276,18 @@ def from_table(cls, limits, table, *, prefix, base=None):
     return dataclasses.replace(base if base is not None else cls(), **values)
 
 
-def _plain(value):
+def _plain(value: Any) -> Any:
     if isinstance(value, tuple):
         return [_plain(v) for v in value]
     return value
 
 
-def to_table(spec):
+def to_table(spec: DataclassInstance) -> dict[str, Any]:
     """The spec as a dict of plain TOML values (tuples become lists)."""
     return {f.name: _plain(getattr(spec, f.name)) for f in dataclasses.fields(spec)}
 
 
-def float32_decimal(value):
+def float32_decimal(value: float | np.floating[Any]) -> float:
     """The shortest decimal that rounds to the same float32 as ``value``.
 
     A user interface stores floats as float32: 0.35 comes back as
@@ -290,7 +300,7 @@ def float32_decimal(value):
     return float(np.format_float_positional(np.float32(value), unique=True, trim="0"))
 
 
-def _attr_value(value, limit):
+def _attr_value(value: Any, limit: Limit | None) -> Any:
     if isinstance(value, bool) or isinstance(value, str):
         return value
     if isinstance(value, float):
@@ -302,7 +312,16 @@ def _attr_value(value, limit):
     return value
 
 
-def from_attrs(cls, limits, obj, *, prefix, fields=None, overrides=None, base=None):
+def from_attrs(
+    cls: type[SpecT],
+    limits: Mapping[str, Limit],
+    obj: object,
+    *,
+    prefix: str,
+    fields: Iterable[str] | None = None,
+    overrides: Mapping[str, Any] | None = None,
+    base: SpecT | None = None,
+) -> SpecT:
     """A validated ``cls`` from the attributes of ``obj`` named after its fields.
 
     ``fields`` (default: every field in ``limits`` that ``obj`` has) are read;

@@ -5,10 +5,19 @@ the UI (a modal operator advancing on a timer, with Esc to cancel), the
 headless batch (a terminal progress bar) and plain scripts (run to the end).
 """
 
-__all__ = ["drive"]
+from collections.abc import Callable, Generator
+from typing import TypeAlias, TypeVar
+
+__all__ = ["drive", "Progress", "Steps"]
+
+T = TypeVar("T")
+#: What a step generator yields: ``(done, total, label)``.
+Progress: TypeAlias = tuple[int, int, str]
+#: A step generator whose result is a ``T``: ``Steps[TerrainHeights]``.
+Steps: TypeAlias = Generator[Progress, None, T]
 
 
-def drive(steps, progress=None):
+def drive(steps: Steps[T], progress: Callable[[int, int, str], object] | None = None) -> T:
     """Run a step generator to its end and return its result.
 
     ``progress(done, total, label)`` is called after every step.
@@ -27,6 +36,7 @@ def drive(steps, progress=None):
         try:
             done, total, label = next(steps)
         except StopIteration as stop:
-            return stop.value
+            result: T = stop.value
+            return result
         if progress is not None:
             progress(done, total, label)

@@ -37,11 +37,17 @@ from __future__ import annotations
 import os
 import secrets
 import stat
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 
 from ._checks import check_array, check_bool, check_choice, check_int
 from .errors import ParameterError
+
+if TYPE_CHECKING:
+    from _typeshed import ReadableBuffer
 
 __all__ = [
     "unity_position",
@@ -63,14 +69,14 @@ BYTE_ORDERS = ("little", "big")
 _RAW_DTYPES = {"little": np.dtype("<u2"), "big": np.dtype(">u2")}
 
 
-def _check_side(side, *, name):
+def _check_side(side: int, *, name: str) -> int:
     if side not in UNITY_HEIGHTMAP_RESOLUTIONS:
         listed = ", ".join(str(s) for s in UNITY_HEIGHTMAP_RESOLUTIONS)
         raise ParameterError(f"{name} must be one of Unity's heightmap resolutions {listed}, got {side}")
     return side
 
 
-def unity_position(blender_xyz):
+def unity_position(blender_xyz: npt.ArrayLike) -> npt.NDArray[Any]:
     """Where Blender positions land in Unity after a Worldseed FBX export: ``(-x, z, -y)``.
 
     Parameters
@@ -86,7 +92,7 @@ def unity_position(blender_xyz):
     return np.stack([-p[..., 0], p[..., 2], -p[..., 1]], axis=-1)
 
 
-def unity_heights(heights01):
+def unity_heights(heights01: npt.ArrayLike) -> npt.NDArray[Any]:
     """A heightmap in our layout (row 0 = Blender -Y) turned to match the exported mesh in Unity.
 
     Blender +X arrives as Unity -X and Blender +Y as Unity -Z, so Unity's
@@ -99,7 +105,9 @@ def unity_heights(heights01):
     return np.ascontiguousarray(h[::-1, ::-1])
 
 
-def unity_terrain_position(size, *, blender_centre=(0.0, 0.0, 0.0)):
+def unity_terrain_position(
+    size: float, *, blender_centre: Sequence[float] = (0.0, 0.0, 0.0)
+) -> npt.NDArray[np.float64]:
     """Unity position of a Terrain of ``size`` metres that lines up with a mesh centred at ``blender_centre``.
 
     A Unity Terrain grows from its position along +X and +Z, so it goes half
@@ -112,7 +120,7 @@ def unity_terrain_position(size, *, blender_centre=(0.0, 0.0, 0.0)):
     return np.array([cx - size / 2.0, cy, cz - size / 2.0])
 
 
-def heightmap_raw16(heights01, *, byte_order="little", flip_vertically=False):
+def heightmap_raw16(heights01: npt.ArrayLike, *, byte_order: str = "little", flip_vertically: bool = False) -> bytes:
     """Encode a square heightmap as a 16-bit RAW file for Unity's Terrain "Import Raw".
 
     Parameters
@@ -163,7 +171,9 @@ def heightmap_raw16(heights01, *, byte_order="little", flip_vertically=False):
     return scaled.astype(_RAW_DTYPES[byte_order]).tobytes()
 
 
-def read_raw16(data, *, side, byte_order="little", flip_vertically=False):
+def read_raw16(
+    data: ReadableBuffer, *, side: int, byte_order: str = "little", flip_vertically: bool = False
+) -> npt.NDArray[np.float32]:
     """Decode a 16-bit RAW heightmap, the inverse of `heightmap_raw16`.
 
     Parameters
@@ -208,7 +218,7 @@ def read_raw16(data, *, side, byte_order="little", flip_vertically=False):
     return heights
 
 
-def resample_square(heights, *, side):
+def resample_square(heights: npt.ArrayLike, *, side: int) -> npt.NDArray[np.float32]:
     """Bilinearly resample a heightmap to a ``side x side`` Unity resolution.
 
     Parameters
@@ -245,7 +255,7 @@ def resample_square(heights, *, side):
     _check_side(side, name="side")
     h = h.astype(np.float32, copy=False)
 
-    def weights(n):
+    def weights(n: int) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.float32]]:
         pos = np.linspace(0.0, n - 1, side)
         i0 = np.minimum(np.floor(pos).astype(np.intp), n - 2)
         return i0, (pos - i0).astype(np.float32)
@@ -259,7 +269,7 @@ def resample_square(heights, *, side):
     return out
 
 
-def _fsync_dir(folder):
+def _fsync_dir(folder: str) -> None:
     """Best effort: make the rename itself durable (POSIX only)."""
     if os.name != "posix":
         return
@@ -275,7 +285,7 @@ def _fsync_dir(folder):
         os.close(fd)
 
 
-def write_bytes_atomic(path, data):
+def write_bytes_atomic(path: str | os.PathLike[str], data: ReadableBuffer | Iterable[ReadableBuffer]) -> int:
     """Write a file so that it is either fully replaced or left as it was.
 
     The data goes to a hidden temporary file in the same folder, is flushed to
@@ -322,10 +332,11 @@ def write_bytes_atomic(path, data):
     except TypeError:
         raise ParameterError(f"path must be a str or os.PathLike, got {type(path).__name__}") from None
     folder, name = os.path.split(os.path.abspath(path))
+    chunks: Iterable[ReadableBuffer]
     try:
-        chunks = (memoryview(data),)
+        chunks = (memoryview(data),)  # type: ignore[arg-type]  # one buffer, or (TypeError) an iterable of them
     except TypeError:
-        chunks = data
+        chunks = data  # type: ignore[assignment]
 
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
     for _ in range(100):

@@ -40,14 +40,15 @@ so a PNG's last row is the Terrain's -Z edge and its first column the -X edge
 lines up with the FBX mesh.
 """
 
-from __future__ import annotations
-
 import json
 import math
 import os
 import stat
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Protocol
 
 import numpy as np
+import numpy.typing as npt
 
 from . import exact
 from ._checks import check_array, check_float
@@ -99,7 +100,59 @@ TEXTURE_FORMATS = {"png": b"\x89PNG\r\n\x1a\n", "jpg": b"\xff\xd8\xff"}
 MAX_TEXTURE_BYTES = 256 * 1024 * 1024
 
 
-def _texture_head(path, name, size, shown=None):
+class TextureLayer(Protocol):
+    """What :func:`package_files` reads of a texture layer (``core.splat.SplatSpec``)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def color(self) -> tuple[float, float, float]: ...
+    @property
+    def texture(self) -> str: ...
+    @property
+    def tile_size(self) -> float: ...
+
+
+class TileHeights(Protocol):
+    """What :func:`package_files` reads of a tile's heights (``core.terrain.TerrainHeights``)."""
+
+    @property
+    def values(self) -> npt.NDArray[np.float32]: ...
+    @property
+    def cell_size(self) -> float: ...
+    @property
+    def height(self) -> float: ...
+
+
+class TerrainTile(Protocol):
+    """What :func:`package_files` reads of a terrain tile and its layers (``core.terrain.TerrainLayers``):
+    this shared module names no family."""
+
+    @property
+    def heights(self) -> TileHeights: ...
+    @property
+    def splats(self) -> tuple[npt.NDArray[np.uint8], ...]: ...
+    @property
+    def weights(self) -> npt.NDArray[np.float32] | None: ...
+    @property
+    def biomes(self) -> npt.NDArray[np.integer[Any]] | None: ...
+    @property
+    def biome_names(self) -> tuple[str, ...]: ...
+    @property
+    def biome_colors(self) -> npt.NDArray[np.float32] | None: ...
+    @property
+    def flow(self) -> npt.NDArray[np.float64] | None: ...
+    @property
+    def details(self) -> tuple[tuple[str, npt.NDArray[np.uint16]], ...]: ...
+    @property
+    def ledger(self) -> Mapping[str, float] | None: ...
+    @property
+    def clipped(self) -> Mapping[str, float | None]: ...
+
+
+def _texture_head(
+    path: str | os.PathLike[str], name: str, size: int | None, shown: str | None = None
+) -> tuple[str, bytes]:
     """The first ``size`` bytes of the regular file ``path`` (``size=None``: all of it, checked
     against :data:`MAX_TEXTURE_BYTES`), and its extension in :data:`TEXTURE_FORMATS`.  Errors
     name ``shown`` (what the user wrote; default ``path``)."""
@@ -128,20 +181,20 @@ def _texture_head(path, name, size, shown=None):
     raise ParameterError(f"{name} {shown} is not a PNG or JPEG image (by its first bytes); it must be {allowed}")
 
 
-def texture_format(path, *, name="texture", shown=None):
+def texture_format(path: str | os.PathLike[str], *, name: str = "texture", shown: str | None = None) -> str:
     """``"png"`` or ``"jpg"``: the format of the image file ``path`` by its first bytes (not its
     name); a :class:`ParameterError` naming ``name`` and ``shown`` (the value as the user wrote
     it; default ``path``) for anything else (missing, a folder, a text file ...)."""
     return _texture_head(path, name, len(max(TEXTURE_FORMATS.values(), key=len)), shown)[0]
 
 
-def read_texture(path, *, name="texture"):
+def read_texture(path: str | os.PathLike[str], *, name: str = "texture") -> tuple[str, bytes]:
     """``(ext, bytes)`` of the texture file ``path`` (checked as :func:`texture_format`; at most
     :data:`MAX_TEXTURE_BYTES`), for a copy in the Unity package."""
     return _texture_head(path, name, None)
 
 
-def heightmap_side(n):
+def heightmap_side(n: int) -> int:
     """The Unity heightmap resolution a map of ``n`` vertices a side is written at: the smallest
     ``UNITY_HEIGHTMAP_RESOLUTIONS`` entry >= n (4097 at most).
 
@@ -151,7 +204,7 @@ def heightmap_side(n):
     return min((s for s in UNITY_HEIGHTMAP_RESOLUTIONS if s >= n), default=max(UNITY_HEIGHTMAP_RESOLUTIONS))
 
 
-def alphamap_side(n):
+def alphamap_side(n: int) -> int:
     """The alphamap resolution for a heightmap of ``n`` vertices a side: ``heightmap_side(n) - 1``
     (one texel per heightmap cell), within 16 .. 4096.
 
@@ -161,7 +214,7 @@ def alphamap_side(n):
     return min(max(heightmap_side(n) - 1, ALPHAMAP_RESOLUTIONS[0]), ALPHAMAP_RESOLUTIONS[-1])
 
 
-def texel_weights(weights, *, side):
+def texel_weights(weights: npt.ArrayLike, *, side: int) -> npt.NDArray[np.float32]:
     """Layer weights at the vertices ``(L, rows, cols)`` resampled to the centres of a
     ``side x side`` alphamap's texels: ``(L, side, side)`` float32, summing to 1 per texel.
 
@@ -179,7 +232,7 @@ def texel_weights(weights, *, side):
     if rows < 2 or cols < 2 or layers < 1:
         raise ParameterError(f"weights must be (layers >= 1, rows >= 2, cols >= 2), got shape {w.shape}")
 
-    def axis(n):
+    def axis(n: int) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.float32]]:
         pos = (np.arange(side) + 0.5) * ((n - 1) / side)
         i0 = np.minimum(np.floor(pos).astype(np.intp), n - 2)
         return i0, (pos - i0).astype(np.float32)
@@ -205,7 +258,7 @@ def texel_weights(weights, *, side):
     return out
 
 
-def unity_map(grid):
+def unity_map(grid: npt.ArrayLike) -> npt.NDArray[Any]:
     """A map in our layout (row 0 at Blender -Y) as Unity's ``map[z, x]`` of the exported terrain:
     turned by 180 degrees (as `unity.unity_heights`).
 
@@ -215,7 +268,7 @@ def unity_map(grid):
     return np.ascontiguousarray(np.asarray(grid)[::-1, ::-1])
 
 
-def unity_image(image):
+def unity_image(image: npt.ArrayLike) -> npt.NDArray[Any]:
     """A map in our layout as the rows of an image file for Unity (top row first; Unity reads the
     last row as the Terrain's -Z edge): ``image[:, ::-1]``.  Its own inverse.
 
@@ -225,7 +278,7 @@ def unity_image(image):
     return np.ascontiguousarray(np.asarray(image)[:, ::-1])
 
 
-def heightmap_bytes(values01):
+def heightmap_bytes(values01: npt.ArrayLike) -> tuple[bytes, int]:
     """The ``<name>_heightmap.raw`` bytes of heights in [0, 1] in our layout (resampled to
     `heightmap_side` when needed), as the plain RAW export writes them; and that side."""
     values = check_array(values01, name="values01", ndim=2)
@@ -236,7 +289,7 @@ def heightmap_bytes(values01):
     return heightmap_raw16(unity_heights(values), byte_order="little"), side
 
 
-def splat_png_bytes(packed):
+def splat_png_bytes(packed: Iterable[npt.NDArray[np.uint8]]) -> list[bytes]:
     """PNG bytes of packed splat images (``(h, w, 4)`` uint8 each, our layout), in Unity's orientation."""
     out = []
     for k, image in enumerate(packed):
@@ -247,13 +300,13 @@ def splat_png_bytes(packed):
     return out
 
 
-def flow_range(shape, cell_size):
+def flow_range(shape: tuple[int, ...], cell_size: float) -> tuple[float, float]:
     """``(lo, hi)`` square metres of the flow PNG's scale: one cell's area and the whole map's."""
     cell_area = float(cell_size) * float(cell_size)  # not ** 2: a Python float's ** is the C library's pow
     return cell_area, cell_area * shape[0] * shape[1]
 
 
-def flow_png_bytes(flow, *, cell_size):
+def flow_png_bytes(flow: npt.ArrayLike, *, cell_size: float) -> bytes:
     """The ``<name>_flow.png`` bytes: the upstream area (m^2, our layout) on a log scale (module notes)."""
     f = check_array(flow, name="flow", ndim=2)
     cell_size = check_float(cell_size, name="cell_size", bounds=(0.0, None), open_low=True)
@@ -265,7 +318,7 @@ def flow_png_bytes(flow, *, cell_size):
     return png_bytes(unity_image(grey))
 
 
-def detail_raw16(counts):
+def detail_raw16(counts: npt.ArrayLike) -> bytes:
     """A detail layer's ``(r, r)`` instance counts (our layout) as 16-bit little-endian RAW bytes,
     row 0 the Terrain's -Z edge."""
     c = np.asarray(counts)
@@ -274,7 +327,7 @@ def detail_raw16(counts):
     return unity_map(c).astype("<u2").tobytes()
 
 
-def _plain(value):
+def _plain(value: object) -> Any:
     if isinstance(value, dict):
         return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -289,22 +342,22 @@ def _plain(value):
 
 
 def terrain_json(
-    name,
+    name: str,
     *,
-    size,
-    height,
-    heightmap_side,
-    resampled_from=None,
-    alphamap_side=None,
-    layers=(),
-    biomes=None,
-    flow=None,
-    erosion=None,
-    details=(),
-    detail_side=None,
-    placements=None,
-    blender_centre=(0.0, 0.0, 0.0),
-):
+    size: float,
+    height: float,
+    heightmap_side: int,
+    resampled_from: int | None = None,
+    alphamap_side: int | None = None,
+    layers: Sequence[Mapping[str, Any]] = (),
+    biomes: Mapping[str, Any] | None = None,
+    flow: Mapping[str, float] | None = None,
+    erosion: Mapping[str, Any] | None = None,
+    details: Sequence[Mapping[str, Any]] = (),
+    detail_side: int | None = None,
+    placements: str | None = None,
+    blender_centre: Sequence[float] = (0.0, 0.0, 0.0),
+) -> dict[str, Any]:
     """The content of ``<name>_terrain.json`` as a dict of plain JSON values.
 
     ``layers``: the texture layers in order, each a dict with ``name``, ``color`` (linear RGB),
@@ -393,7 +446,7 @@ def terrain_json(
     return _plain(out)
 
 
-def texture_file_name(name, k, ext):
+def texture_file_name(name: str, k: int, ext: str) -> str:
     """The name of layer ``k``'s texture copied into the package: ``<name>_texture<k>.<ext>``
     (``ext`` ``"png"`` or ``"jpg"``, the file's format by its first bytes).
 
@@ -403,7 +456,7 @@ def texture_file_name(name, k, ext):
     return f"{name}_texture{k}.{ext}"
 
 
-def texture_file_names(name, splats):
+def texture_file_names(name: str, splats: Iterable[TextureLayer]) -> list[str]:
     """The texture copies a package of ``splats`` (``[[splat]]`` specs) holds, in layer order."""
     return [
         texture_file_name(name, k, texture_format(s.texture, name=f"splat[{k}].texture"))
@@ -412,14 +465,22 @@ def texture_file_names(name, splats):
     ]
 
 
-def json_bytes(content):
+def json_bytes(content: object) -> bytes:
     """UTF-8 JSON bytes (indented, ending in a newline) of a dict of plain values."""
     return (json.dumps(content, indent=2) + "\n").encode("utf-8")
 
 
 def package_files(
-    name, layers, *, size, splats=(), biome_colors=None, details=None, placements=None, blender_centre=(0.0, 0.0, 0.0)
-):
+    name: str,
+    layers: TerrainTile,
+    *,
+    size: float,
+    splats: Sequence[TextureLayer] = (),
+    biome_colors: npt.ArrayLike | None = None,
+    details: Iterable[tuple[str, npt.NDArray[np.uint16]]] | None = None,
+    placements: str | None = None,
+    blender_centre: Sequence[float] = (0.0, 0.0, 0.0),
+) -> dict[str, bytes]:
     """Every file of the Unity terrain package of ``layers`` (a ``core.terrain.TerrainLayers``):
     ``{file name: bytes}``, ``<name>_terrain.json`` last.
 
@@ -437,8 +498,9 @@ def package_files(
     raw, side = heightmap_bytes(heights.values)
     files[f"{name}_heightmap.raw"] = raw
     n = heights.values.shape[0]
-    layer_rows = []
+    layer_rows: list[dict[str, Any]] = []
     if layers.splats:
+        assert layers.weights is not None, "texture layers come with their weights"
         if len(splats) != len(layers.weights):
             raise ParameterError(f"splats has {len(splats)} specs; the layers were made with {len(layers.weights)}")
         for k, data in enumerate(splat_png_bytes(layers.splats)):
@@ -463,10 +525,10 @@ def package_files(
         lo, hi = flow_range(layers.flow.shape, heights.cell_size)
         flow = {"lo": lo, "hi": hi}
     detail_maps = tuple(layers.details if details is None else details)
-    details = []
+    detail_rows = []
     for k, (detail_name, counts) in enumerate(detail_maps):
         files[f"{name}_detail{k}.raw"] = detail_raw16(counts)
-        details.append({"name": detail_name})
+        detail_rows.append({"name": detail_name})
     erosion = None
     if layers.ledger is not None:
         erosion = {"ledger": dict(layers.ledger), "clipped": dict(layers.clipped)}
@@ -481,7 +543,7 @@ def package_files(
         biomes=biomes,
         flow=flow,
         erosion=erosion,
-        details=details,
+        details=detail_rows,
         detail_side=detail_maps[0][1].shape[0] if detail_maps else None,
         placements=placements,
         blender_centre=blender_centre,

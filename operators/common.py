@@ -81,7 +81,7 @@ class Reports:
     """The one way an operator turns an error into a report: ``return self.guard(context, work)``."""
 
     #: What becomes a report (anything else is a bug, and shows as one).
-    errors = (ParameterError,)
+    errors: tuple[type[Exception], ...] = (ParameterError,)
 
     def message(self, err):
         """The report's text of ``err``."""
@@ -108,7 +108,7 @@ class ModalBuild(Reports):
     """
 
     #: The builds running now (their labels by id).
-    running = {}
+    running: dict[int, str] = {}
 
     def start_modal(self, context, steps, label, *, handler=True):
         """Start feeding ``steps`` from timer events; ``handler=False`` leaves the events to the

@@ -1,5 +1,7 @@
 """Sidebar (View3D > N > Worldseed): the Trees panel and its sub-panels. Drawing only."""
 
+from typing import TYPE_CHECKING, Literal
+
 import bpy
 
 from .common import SidebarPanel
@@ -66,6 +68,9 @@ class WORLDSEED_PT_trees(SidebarPanel, bpy.types.Panel):
 class _TreeFields(SidebarPanel):
     """A closed sub-panel of the Trees panel listing the tree settings named in ``fields``."""
 
+    if TYPE_CHECKING:  # as the Panel it is mixed into types them (no annotation at run time: Blender reads them)
+        bl_options: set[Literal["DEFAULT_CLOSED", "HIDE_HEADER", "INSTANCED", "HEADER_LAYOUT_EXPAND"]]
+        fields: tuple[str, ...]
     bl_parent_id = "WORLDSEED_PT_trees"
     bl_options = {"DEFAULT_CLOSED"}
     fields = ()

@@ -2,11 +2,13 @@
 
 The extension's modules import each other relatively (``from ..core import mesh``), so mypy must see them
 inside a package; the checkout's folder may have any name (``worldseed-main``), so the repository is checked
-as ``worldseed`` through a symbolic link the type checker's venv keeps (``.venv-typecheck/root/worldseed``,
-with mypy's cache beside it). Settings live in ``pyproject.toml`` (``[tool.mypy]``). Exits with mypy's
-status: 0 when there is no error.
+as ``worldseed`` through a symbolic link the type checker's venv keeps, one per checkout (a venv shared by
+several checkouts checks each as itself, at the same time too): ``.venv-typecheck/root/<key>/worldseed``, with
+mypy's cache beside it, ``<key>`` a digest of the checkout's path. Settings live in ``pyproject.toml``
+(``[tool.mypy]``). Exits with mypy's status: 0 when there is no error.
 """
 
+import hashlib
 import os
 import pathlib
 import sys
@@ -18,8 +20,9 @@ PACKAGES = ("core", "operators", "panels", "addon")
 
 
 def main() -> int:
-    home = pathlib.Path(sys.prefix) / "root"
-    home.mkdir(exist_ok=True)
+    key = hashlib.sha256(str(ROOT).encode()).hexdigest()[:16]
+    home = pathlib.Path(sys.prefix) / "root" / key
+    home.mkdir(parents=True, exist_ok=True)
     link = home / "worldseed"
     if link.is_symlink() and link.resolve() != ROOT:
         link.unlink()

@@ -1,8 +1,10 @@
 """Biome ids per cell from elevation and moisture (and temperature), by an exact table look-up."""
 
-from __future__ import annotations
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from .._checks import check_array, check_float, check_heights
 from ..errors import ParameterError
@@ -13,7 +15,7 @@ from ._table import BiomeTable
 __all__ = ["classify", "water_mask"]
 
 
-def water_mask(heights, *, sea_level):
+def water_mask(heights: npt.NDArray[np.floating[Any]], *, sea_level: float) -> npt.NDArray[np.bool_] | None:
     """Cells at or below the sea level, when there is a sea (``sea_level > 0``); else none.
 
     A flattened sea floor sits exactly at the sea level, so "at" counts as water.
@@ -23,13 +25,26 @@ def water_mask(heights, *, sea_level):
     return heights <= np.float32(sea_level)
 
 
-def _box_index(values, edges, out):
+def _box_index(
+    values: npt.NDArray[np.floating[Any]],
+    edges: Sequence[float | np.floating[Any]] | npt.NDArray[np.floating[Any]],
+    out: npt.NDArray[Any],
+) -> None:
     """``out += number of edges <= value`` per cell (edges sorted)."""
     for e in edges:
         out += values >= e
 
 
-def classify(heights, moisture, *, table, sea_level, height=None, temperature=None, lapse=6.5):
+def classify(
+    heights: npt.ArrayLike,
+    moisture: npt.ArrayLike,
+    *,
+    table: BiomeTable | str,
+    sea_level: float,
+    height: float | None = None,
+    temperature: npt.ArrayLike | None = None,
+    lapse: float = 6.5,
+) -> npt.NDArray[np.integer[Any]]:
     """Biome id per cell: the first biome of ``table`` whose ranges hold the cell.
 
     Parameters
@@ -96,7 +111,7 @@ def classify(heights, moisture, *, table, sea_level, height=None, temperature=No
     water = sea_level > 0.0 and table.water >= 0
     if water:  # one more box below the others: at or below the sea
         lut = np.concatenate([np.full(n_m * n_t, table.water, dtype=lut.dtype), lut])
-    idx = np.zeros(h.shape, dtype=np.uint16 if lut.size > 255 else np.uint8)
+    idx: npt.NDArray[Any] = np.zeros(h.shape, dtype=np.uint16 if lut.size > 255 else np.uint8)
     if water:
         idx += h > h.dtype.type(sea_level)
     _box_index(h, thresholds, idx)

@@ -8,9 +8,8 @@ within the reach, so a tile given a margin of at least the reach agrees exactly 
 it is cut from. Temperature falls with height at a lapse rate.
 """
 
-from __future__ import annotations
-
 import numpy as np
+import numpy.typing as npt
 
 from .. import exact
 from .._checks import check_array, check_float, check_heights, check_int, check_pair
@@ -60,7 +59,7 @@ LOGISTIC = 1.702
 MOISTURE_STREAM = 0x4D4F4953  # "MOIS"
 
 
-def noise_uniform(n, *, spread=NOISE_SPREAD):
+def noise_uniform(n: npt.NDArray[np.float32], *, spread: float = NOISE_SPREAD) -> npt.NDArray[np.float32]:
     """The fixed curve: fBm values (about normal, deviation ``spread``) to about uniform [0, 1].
 
     ``1 / (1 + exp(-1.702 n / spread))``, the logistic approximation of the normal CDF; the same
@@ -76,12 +75,12 @@ def noise_uniform(n, *, spread=NOISE_SPREAD):
     return out
 
 
-def _offset_cells(offset, cell_size):
+def _offset_cells(offset: tuple[float, float], cell_size: float) -> tuple[float, float]:
     ox, oy = check_pair(offset, name="offset", bounds=(-1.0e7, 1.0e7))
     return ox / cell_size, oy / cell_size
 
 
-def sea_mask(heights, *, sea_level):
+def sea_mask(heights: npt.ArrayLike, *, sea_level: float) -> npt.NDArray[np.bool_]:
     """The sea's cells: at or below ``sea_level`` when it is above 0 (as :func:`classify`'s water:
     a flattened sea floor sits exactly at the sea level), strictly below it otherwise (a terrain
     whose floor is at 0 and has no sea has no sea cells).
@@ -95,7 +94,7 @@ def sea_mask(heights, *, sea_level):
     return heights <= level if sea_level > 0.0 else heights < level
 
 
-def closeness(mask, *, cell_size, reach):
+def closeness(mask: npt.NDArray[np.bool_], *, cell_size: float, reach: float) -> npt.NDArray[np.float32]:
     """How close every cell is to the nearest True cell of ``mask``: ``(1 - (d / reach)^2)^2``
     for the Euclidean distance ``d`` (metres, between cell centres) below ``reach``, else 0.
 
@@ -119,7 +118,7 @@ def closeness(mask, *, cell_size, reach):
     return t
 
 
-def moisture_margin(*, cell_size, sea_reach=None, flow_reach=None):
+def moisture_margin(*, cell_size: float, sea_reach: float | None = None, flow_reach: float | None = None) -> int:
     """Cells of margin a tile needs around it for its moisture to join its neighbours' exactly:
     the longer reach in whole cells (0 when neither the sea nor the flow is used).
 
@@ -131,21 +130,21 @@ def moisture_margin(*, cell_size, sea_reach=None, flow_reach=None):
 
 
 def moisture(
-    heights,
+    heights: npt.ArrayLike,
     *,
-    cell_size,
-    seed,
-    sea_level,
-    scale=128.0,
-    flow=None,
-    sea_weight=0.0,
-    flow_weight=0.0,
-    offset=(0.0, 0.0),
-    sea_reach=64.0,
-    flow_reach=16.0,
-    flow_area=20000.0,
-    margin=0,
-):
+    cell_size: float,
+    seed: int,
+    sea_level: float,
+    scale: float = 128.0,
+    flow: npt.ArrayLike | None = None,
+    sea_weight: float = 0.0,
+    flow_weight: float = 0.0,
+    offset: tuple[float, float] = (0.0, 0.0),
+    sea_reach: float = 64.0,
+    flow_reach: float = 16.0,
+    flow_area: float = 20000.0,
+    margin: int = 0,
+) -> npt.NDArray[np.float32]:
     """Moisture in [0, 1] per cell: world-coordinate noise, wetter near the sea and flow lines.
 
     Parameters
@@ -250,7 +249,9 @@ def moisture(
     return m.astype(np.float32, copy=False)
 
 
-def temperature(heights, *, sea_level, lapse=6.5, sea_temperature=15.0):
+def temperature(
+    heights: npt.ArrayLike, *, sea_level: float, lapse: float = 6.5, sea_temperature: float = 15.0
+) -> npt.NDArray[np.float32]:
     """Temperature in degrees C, falling with the height above the sea by ``lapse`` per km.
 
     Parameters
@@ -280,7 +281,7 @@ def temperature(heights, *, sea_level, lapse=6.5, sea_temperature=15.0):
     return (np.float32(sea_temperature) - above * np.float32(lapse / 1000.0)).astype(np.float32)
 
 
-def elevation(heights, *, sea_level, height):
+def elevation(heights: npt.ArrayLike, *, sea_level: float, height: float) -> npt.NDArray[np.float32]:
     """Share of the land's height above the sea: 0 at ``sea_level``, 1 at ``height`` (metres).
 
     The table's ``elevation`` axis; not clipped (:func:`core.biomes.classify` clips it to [0, 1]).

@@ -1,8 +1,9 @@
 """Detail (grass) layers: instance counts per detail cell for Unity's terrain detail layers."""
 
-from __future__ import annotations
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from .._checks import check_array, check_float, check_int
 from ..errors import ParameterError
@@ -19,7 +20,9 @@ MAX_PER_CELL = 255
 DETAIL_STREAM = 0x44455441  # "DETA"
 
 
-def _bilinear(grid, coords_y, coords_x):
+def _bilinear(
+    grid: npt.NDArray[np.floating[Any]], coords_y: npt.NDArray[np.float64], coords_x: npt.NDArray[np.float64]
+) -> npt.NDArray[np.float64]:
     """``grid`` at fractional (row, col) positions ``coords_y[:, None]``, ``coords_x[None, :]``."""
     rows, cols = grid.shape
     y0 = np.clip(np.floor(coords_y).astype(np.intp), 0, max(rows - 2, 0))
@@ -32,7 +35,15 @@ def _bilinear(grid, coords_y, coords_x):
     return top * (1 - ty) + bottom * ty
 
 
-def detail_counts(weights_or_density, *, cell_size, per_m2, detail_resolution, seed=0, layer=None):
+def detail_counts(
+    weights_or_density: npt.ArrayLike,
+    *,
+    cell_size: float,
+    per_m2: float,
+    detail_resolution: int,
+    seed: int = 0,
+    layer: int | None = None,
+) -> npt.NDArray[np.uint16]:
     """Instances per detail cell, for one of Unity's terrain detail layers.
 
     Parameters

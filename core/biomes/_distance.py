@@ -16,11 +16,11 @@ costs no more than the map's side. At 1025^2: about 26 ms of CPU for a reach of 
 for 16 (``bench/bench_biomes.py``, which checks it against scipy's exact transform).
 """
 
-from __future__ import annotations
-
 import math
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from .._checks import check_array, check_float, check_int
 
@@ -30,7 +30,7 @@ __all__ = ["squared_distance_cells", "bounded_distance", "reach_cells", "MAX_REA
 MAX_REACH_CELLS = 1 << 20
 
 
-def reach_cells(reach, cell_size):
+def reach_cells(reach: float, cell_size: float) -> int:
     """Whole cells a reach in metres spans (rounded up): the margin a tile needs.
 
     >>> reach_cells(64.0, 2.0), reach_cells(65.0, 2.0), reach_cells(0.5, 2.0)
@@ -44,7 +44,7 @@ def reach_cells(reach, cell_size):
 GROW_REACH = 24
 
 
-def _row_distance(mask, far):
+def _row_distance(mask: npt.NDArray[np.bool_], far: int) -> npt.NDArray[np.integer[Any]]:
     """Distance (cells, capped at ``far``) to the nearest mark in the same row, int16 or uint8."""
     rows, cols = mask.shape
     if far - 1 <= GROW_REACH:
@@ -74,7 +74,7 @@ def _row_distance(mask, far):
     return left
 
 
-def squared_distance_cells(mask, reach):
+def squared_distance_cells(mask: npt.NDArray[np.bool_], reach: int) -> npt.NDArray[np.unsignedinteger[Any]]:
     """Squared distance in cells from every cell to the nearest True cell of ``mask``.
 
     Parameters
@@ -102,7 +102,7 @@ def squared_distance_cells(mask, reach):
     reach = min(reach, rows + cols)
     far = reach + 1
     dtype = np.uint16 if 2 * far * far < 1 << 16 else np.uint32 if 2 * far * far < 1 << 32 else np.uint64
-    g2 = _row_distance(mask, far).astype(dtype)
+    g2: npt.NDArray[Any] = _row_distance(mask, far).astype(dtype)
     g2 *= g2
     # pass 2, along the columns: the lower envelope of the parabolas k^2 + g2[i + k], |k| <= reach
     # (rows are contiguous, so every shifted view is a block of memory)
@@ -123,7 +123,7 @@ def squared_distance_cells(mask, reach):
     return out
 
 
-def bounded_distance(mask, *, reach, cell_size=1.0):
+def bounded_distance(mask: npt.NDArray[np.bool_], *, reach: float, cell_size: float = 1.0) -> npt.NDArray[np.float64]:
     """Distance in metres to the nearest True cell of ``mask``, or ``inf`` beyond ``reach`` metres.
 
     Exact (the Euclidean distance between cell centres times ``cell_size``, computed in integers)

@@ -26,14 +26,14 @@ default the whole axis) and ``temperature`` (``[low, high]`` in degrees C within
 it, a high end of 1 (or of the span) everything above (see :func:`core.biomes.classify`).
 """
 
-from __future__ import annotations
-
 import os
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any, NoReturn
 
 import numpy as np
+import numpy.typing as npt
 
 from .._checks import check_bool, check_float
 from ..errors import ParameterError, short
@@ -91,17 +91,17 @@ class BiomeTable:
     """
 
     name: str
-    names: tuple
-    colors: np.ndarray
+    names: tuple[str, ...]
+    colors: npt.NDArray[np.float32]
     water: int
-    elevation: np.ndarray
-    moisture: np.ndarray
-    temperature: np.ndarray
+    elevation: npt.NDArray[np.float64]
+    moisture: npt.NDArray[np.float64]
+    temperature: npt.NDArray[np.float64]
     uses_temperature: bool
     fallback: int
     description: str = field(default="")
 
-    def index(self, name, *, where="biome"):
+    def index(self, name: str, *, where: str = "biome") -> int:
         """The id of biome ``name``; errors name ``where`` and suggest the closest name."""
         try:
             return self.names.index(name)
@@ -112,12 +112,12 @@ class BiomeTable:
             ) from None
 
     @property
-    def land(self):
+    def land(self) -> tuple[int, ...]:
         """Ids of the land biomes (every biome but the water one)."""
         return tuple(i for i in range(len(self.names)) if i != self.water)
 
     @cached_property
-    def lookup(self):
+    def lookup(self) -> tuple[tuple[npt.NDArray[np.float32], ...], npt.NDArray[np.integer[Any]]]:
         """``(edges, lut)``: per axis the sorted range ends inside (0, 1) (or inside the temperature
         span), and the biome id of every box between them, flattened elevation-major.
 
@@ -148,11 +148,11 @@ class BiomeTable:
         return tuple(edges), lut
 
 
-def _fail(source, message):
+def _fail(source: str, message: str) -> NoReturn:
     raise ParameterError(f"{source}: {message}")
 
 
-def _range(value, name, bounds):
+def _range(value: Any, name: str, bounds: tuple[float, float]) -> tuple[float, float]:
     try:
         lo, hi = value
     except (TypeError, ValueError):
@@ -164,7 +164,7 @@ def _range(value, name, bounds):
     return lo, hi
 
 
-def _colour(value, name):
+def _colour(value: Any, name: str) -> list[float]:
     try:
         items = [float(check_float(v, name=f"{name}[{k}]", bounds=(0.0, 1.0))) for k, v in enumerate(value)]
     except TypeError:
@@ -174,7 +174,7 @@ def _colour(value, name):
     return items
 
 
-def table_from_dict(doc, *, source="biome table"):
+def table_from_dict(doc: object, *, source: str = "biome table") -> BiomeTable:
     """A :class:`BiomeTable` from a parsed TOML document (errors start with ``source``)."""
     if not isinstance(doc, dict):
         _fail(source, f"must be a table of keys, got {short(doc)}")
@@ -190,8 +190,10 @@ def table_from_dict(doc, *, source="biome table"):
         _fail(source, "biome must be a non-empty array of tables ([[biome]])")
     if len(biomes) > MAX_BIOMES:
         _fail(source, f"has {len(biomes)} biomes, at most {MAX_BIOMES} are allowed")
+    names: list[str]
+    colors: list[list[float]]
     names, colors, water = [], [], -1
-    ranges = {"elevation": [], "moisture": [], "temperature": []}
+    ranges: dict[str, list[tuple[float, float]]] = {"elevation": [], "moisture": [], "temperature": []}
     uses_temperature = False
     for i, b in enumerate(biomes):
         where = f"biome[{i}]"
@@ -262,7 +264,7 @@ def table_from_dict(doc, *, source="biome table"):
     return table
 
 
-def table_names():
+def table_names() -> tuple[str, ...]:
     """Stems of the shipped tables in :data:`TABLES_DIR`, sorted."""
     try:
         files = os.listdir(TABLES_DIR)
@@ -271,7 +273,7 @@ def table_names():
     return tuple(sorted(f[:-5] for f in files if f.endswith(".toml")))
 
 
-def load_table(name_or_path, *, base=None):
+def load_table(name_or_path: str | os.PathLike[str], *, base: str | os.PathLike[str] | None = None) -> BiomeTable:
     """Read a biome table: a shipped preset by stem (``"whittaker"``) or a ``.toml`` file.
 
     Parameters

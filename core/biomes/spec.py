@@ -17,11 +17,11 @@ The ranges are the engines' own (:mod:`._climate`): a recipe, the sidebar and a 
 the same values.  A ``table`` given as a path is found beside the recipe.
 """
 
-from __future__ import annotations
-
 import dataclasses
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from .._checks import check_float
 from ..errors import ParameterError, short
@@ -41,14 +41,14 @@ __all__ = [
 ]
 
 
-def check_table_ref(value, name):
+def check_table_ref(value: object, name: str) -> str:
     """A biome table: a preset stem (``"whittaker"``) or a path to a ``.toml`` file (1 to 1024 characters)."""
     if not isinstance(value, str) or not value.strip() or len(value) > 1024:
         raise ParameterError(f"{name} must be a preset name or a .toml path (1 to 1024 characters), got {short(value)}")
     return value
 
 
-def check_biome_weights(value, name):
+def check_biome_weights(value: object, name: str) -> tuple[tuple[str, float], ...]:
     """Biome names with weights: a list of names (weight 1 each), ``{name: weight}`` with weights in
     [0, 1], or the text ``"name, name = weight"``; a tuple of ``(name, weight)`` pairs in the order
     given (``()``: no biome rule). The names are checked against the table when the weights are made.
@@ -146,7 +146,7 @@ class BiomesSpec:
     preview: bool = True
 
 
-def from_dict(table, *, prefix="biomes.", base=None):
+def from_dict(table: Mapping[str, Any], *, prefix: str = "biomes.", base: str | None = None) -> BiomesSpec:
     """A validated :class:`BiomesSpec` from a ``[biomes]`` table; a ``table`` given as a path is
     made absolute against the recipe's folder ``base`` (None: kept as written) and, in a recipe file
     (``base``, its folder) with biomes on, read and checked here: errors name ``<prefix>table`` and
@@ -163,7 +163,7 @@ def from_dict(table, *, prefix="biomes.", base=None):
     return spec
 
 
-def is_table_path(value):
+def is_table_path(value: str) -> bool:
     """Whether a ``table`` value names a file (a ``.toml`` name or a path), not a preset.
 
     >>> is_table_path("whittaker"), is_table_path("tables/mine.toml"), is_table_path("mine.toml")
@@ -172,14 +172,14 @@ def is_table_path(value):
     return value.lower().endswith(".toml") or "/" in value or "\\" in value
 
 
-def _beside(value, base):
+def _beside(value: str, base: str | None) -> str:
     """A file path of a recipe made absolute against the recipe's folder ``base`` (None: kept)."""
     if base is None or not value or os.path.isabs(value) or "\x00" in value:
         return value
     return os.path.normpath(os.path.join(base, value))
 
 
-def moisture_kwargs(spec):
+def moisture_kwargs(spec: BiomesSpec) -> dict[str, float]:
     """The keyword arguments of :func:`core.biomes.moisture` that ``[biomes]`` sets.
 
     >>> sorted(moisture_kwargs(BiomesSpec()))
@@ -195,6 +195,6 @@ def moisture_kwargs(spec):
     }
 
 
-def to_dict(spec):
+def to_dict(spec: BiomesSpec) -> dict[str, Any]:
     """The spec as a table of plain TOML values."""
     return to_table(spec)

@@ -5,11 +5,11 @@ its brush stamps and running ledger, and the levelling of the pits it leaves.
 them here a batch at a time; the method and its reasons are told in that module's docstring.
 """
 
-from __future__ import annotations
-
 import math
+from collections.abc import Mapping
 
 import numpy as np
+import numpy.typing as npt
 
 from .. import exact
 
@@ -23,12 +23,12 @@ PIT_ROUNDS = 10_000
 TINY = 1e-300
 
 
-def _per_step(rate, step):
+def _per_step(rate: float, step: float) -> float:
     """A rate per ``REFERENCE_STEP`` metres turned into the rate per step of ``step`` metres."""
     return 1.0 - exact.pow(1.0 - rate, step / REFERENCE_STEP)  # not **: the C library's pow
 
 
-def brush(radius_cells):
+def brush(radius_cells: float) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64]]:
     """Lague's erosion brush: offsets ``(dy, dx)`` with ``dx^2 + dy^2 < r^2`` and weights
     ``1 - d / r`` summing to 1 (the centre alone when ``r <= 1``).
 
@@ -47,7 +47,7 @@ def brush(radius_cells):
     return oy[inside].astype(np.int64), ox[inside].astype(np.int64), w / w.sum()
 
 
-def new_pits(before, after):
+def new_pits(before: npt.NDArray[np.float64], after: npt.NDArray[np.float64]) -> npt.NDArray[np.bool_]:
     """Interior cells of ``after`` lower than all 8 neighbours that were not so in ``before``.
 
     >>> h = np.ones((4, 5)); g = h.copy(); g[1, 2] = 0.5
@@ -57,7 +57,7 @@ def new_pits(before, after):
     return _strict_minima(after) & ~_strict_minima(before)
 
 
-def _strict_minima(h):
+def _strict_minima(h: npt.NDArray[np.float64]) -> npt.NDArray[np.bool_]:
     """Interior cells lower than all 8 neighbours (contiguous flat slices: one pass per neighbour)."""
     h = np.asarray(h)
     rows, cols = h.shape
@@ -76,12 +76,19 @@ def _strict_minima(h):
     return out
 
 
-def _is_pit(flat, cells, offsets):
+def _is_pit(
+    flat: npt.NDArray[np.float64], cells: npt.NDArray[np.int64], offsets: npt.NDArray[np.int64]
+) -> npt.NDArray[np.bool_]:
     """Which of ``cells`` (interior, flat indices) are lower than all 8 neighbours."""
     return flat[cells] < flat[cells[:, None] + offsets].min(axis=1)
 
 
-def _level_pits(h, original, eroded, deposited):
+def _level_pits(
+    h: npt.NDArray[np.float64],
+    original: npt.NDArray[np.float64],
+    eroded: npt.NDArray[np.float64],
+    deposited: npt.NDArray[np.float64],
+) -> float:
     """Level every new strict minimum with its lowest neighbour (both become their mean), in rounds.
 
     Works on the flat views in place; returns the height moved (sum of the raises, metres).
@@ -135,7 +142,9 @@ class Simulation:
     amount and the margin's values are never read.
     """
 
-    def __init__(self, h, cell, s, edge_chunk=None):
+    def __init__(
+        self, h: npt.NDArray[np.float64], cell: float, s: Mapping[str, float], edge_chunk: int | None = None
+    ) -> None:
         # edge_chunk: EDGE_CHUNK unless given (hydraulic_steps passes core.erosion._hydraulic's, read at call time)
         edge_chunk = EDGE_CHUNK if edge_chunk is None else edge_chunk
         self.rows, self.cols = rows, cols = h.shape
@@ -188,7 +197,7 @@ class Simulation:
         self.col_block = np.arange(cols) // self.block
         self.row_block = (np.arange(rows) // self.block) * self.gcols
         self.pos_weights = (self.bw / self.area).astype(np.float32)
-        groups = {}  # brush offsets by their float32 weight (offsets at one distance share it)
+        groups: dict[float, list[int]] = {}  # brush offsets by their float32 weight (offsets at one distance share it)
         for off, w in zip(self.boff.tolist(), self.pos_weights.tolist()):
             groups.setdefault(w, []).append(off)
         self.boff_min = int(self.boff.min())
@@ -206,14 +215,14 @@ class Simulation:
         self.lost = 0.0
         self.at_death = 0.0
 
-    def _convolve(self, values):
+    def _convolve(self, values: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
         """``out[p] = sum over the brush of w(o) * values[p + o]`` on the padded flat layout (the
         margin of ``values`` must be 0; the margin of ``out`` is junk)."""
         out = np.zeros_like(values)
         tmp = np.empty_like(values)
         r = self.reach
         lo, hi = r * self.pcols + r, values.size - r * self.pcols - r
-        groups = {}  # offsets at the same distance share a weight: add them up, multiply once
+        groups: dict[float, list[int]] = {}  # offsets at the same distance share a weight: add them up, multiply once
         for off, w in zip(self.boff.tolist(), self.bw.tolist()):
             groups.setdefault(w, []).append(off)
         for w, offs in groups.items():
@@ -224,7 +233,7 @@ class Simulation:
             out[lo:hi] += tmp[lo:hi]
         return out
 
-    def run(self, x, y):
+    def run(self, x: npt.NDArray[np.float64], y: npt.NDArray[np.float64]) -> None:
         """Simulate droplets starting at ``(x, y)`` (cells, float) to their end.
 
         The state lives in arrays that shrink as droplets leave (swap-remove); most passes write into
@@ -316,7 +325,7 @@ class Simulation:
                 state = (x, y, dx, dy, speed, water, sed, c, fx, fy, h_old, blk)
                 for v in state:
                     v[holes] = v.take(movers, mode="clip")
-                x, y, dx, dy, speed, water, sed, c, fx, fy, h_old, blk = (v[:n] for v in state)
+                x, y, dx, dy, speed, water, sed, c, fx, fy, h_old, blk = (v[:n] for v in state)  # type: ignore[assignment]
             crowd = self._crowding(blk)
             qx = x.astype(np.intp)
             qy = y.astype(np.intp)
@@ -388,7 +397,17 @@ class Simulation:
             c, fx, fy = q, gx, gy
         self._die(c, sed)
 
-    def _fill(self, fill, sed, gain, dh, crowd, c, fx, fy):
+    def _fill(
+        self,
+        fill: npt.NDArray[np.int64],
+        sed: npt.NDArray[np.float64],
+        gain: npt.NDArray[np.float64],
+        dh: npt.NDArray[np.float32],
+        crowd: npt.NDArray[np.float32],
+        c: npt.NDArray[np.int64],
+        fx: npt.NDArray[np.float32],
+        fy: npt.NDArray[np.float32],
+    ) -> None:
         """Droplets ``fill`` climb: each fills the hole it leaves (at most what it carries and the
         drop x cell area, shared by its crowd) at its node's four corners (bilinear shares), on the
         working map and on the exact float64 map; the others' ``gain`` leaves their sediment."""
@@ -410,7 +429,7 @@ class Simulation:
         np.add.at(self.flat, at, share.astype(np.float32))
         np.add.at(self.deposited, at, share)
 
-    def _stamp(self, ct, amount):
+    def _stamp(self, ct: npt.NDArray[np.int64], amount: npt.NDArray[np.float64]) -> None:
         """Add ``amount x weights / area`` around the nodes ``ct`` to the float32 working map, one
         brush offset at a time: the droplets are near memory order, so each pass sweeps the map
         forward (about twice as fast as one ``np.add.at`` over every (droplet, offset) pair; the same
@@ -424,13 +443,13 @@ class Simulation:
             for view in views:
                 add_at(view, lowest, val)
 
-    def _blocks(self, ix, iy):
+    def _blocks(self, ix: npt.NDArray[np.int64], iy: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
         """The crowding block (of the brush's radius plus a cell) of the nodes ``(ix, iy)``."""
         b = self.row_block.take(iy, mode="clip")
         b += self.col_block.take(ix, mode="clip")
         return b
 
-    def _crowding(self, b):
+    def _crowding(self, b: npt.NDArray[np.int64]) -> npt.NDArray[np.float32]:
         """What a droplet's caps are divided by this step: the droplets whose node is in its block
         ``b``, less one, at least 1 (a pair keeps its caps; a crowd shares them)."""
         counts = np.bincount(b, minlength=self.gcells)
@@ -438,7 +457,7 @@ class Simulation:
         crowd -= 1
         return np.maximum(crowd, 1, out=crowd)
 
-    def _die(self, c, sed):
+    def _die(self, c: npt.NDArray[np.int64], sed: npt.NDArray[np.float64]) -> None:
         """Dying droplets lay what they carry around their node with the brush (the exact float64
         volume goes to the brush centres, convolved at the end)."""
         carried = np.flatnonzero(sed > 0)
@@ -450,7 +469,9 @@ class Simulation:
             np.add.at(self.laid, ct, s)
             self._stamp(ct, s)
 
-    def finish(self, original):
+    def finish(
+        self, original: npt.NDArray[np.float64]
+    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64], dict[str, float]]:
         """Heights, eroded and deposited maps (metres) and the ledger."""
         rows, cols, r = self.rows, self.cols, self.reach
         # cell p got w(p - c) * centre[c] from every stamp centred on c (w is symmetric)

@@ -21,6 +21,7 @@ whole-array work instead of one Python step per cell.
 """
 
 import numpy as np
+import numpy.typing as npt
 
 from ..errors import ParameterError, short
 from ._pits import DEFAULT_EPSILON, NEIGHBOURS, Basins, check_epsilon, relax, terminals
@@ -45,7 +46,7 @@ _DENSE_PAIRS = 1 << 22
 BLOCK = 1 << 16
 
 
-def _as_heights(heights, name="heights"):
+def _as_heights(heights: npt.ArrayLike, name: str = "heights") -> npt.NDArray[np.float64]:
     h = np.asarray(heights)
     if h.ndim != 2 or h.size == 0:
         raise ParameterError(f"{name} must be a non-empty 2-D array, got shape {h.shape}")
@@ -57,7 +58,7 @@ def _as_heights(heights, name="heights"):
     return h
 
 
-def receivers(heights):
+def receivers(heights: npt.ArrayLike) -> npt.NDArray[np.int64]:
     """Flat index (int64 (h * w,)) of each cell's steepest-descent (D8) neighbour.
 
     Border cells get ``h * w`` (the outside: their water leaves the map). An interior cell with
@@ -89,7 +90,7 @@ def receivers(heights):
     return rec
 
 
-def _steepest(flat, start, stop, cols):
+def _steepest(flat: npt.NDArray[np.float64], start: int, stop: int, cols: int) -> npt.NDArray[np.uint8]:
     """uint8 (stop - start,): 1 + the position in NEIGHBOURS of the receiver (see :func:`receivers`), 0 for none.
 
     Block by block (:data:`BLOCK` cells), so the 8 directions' operations work in the cache.
@@ -127,7 +128,7 @@ def _steepest(flat, start, stop, cols):
     return code
 
 
-def drains(heights):
+def drains(heights: npt.ArrayLike) -> npt.NDArray[np.bool_]:
     """bool (h, w): cells whose steepest-descent path (see :func:`receivers`) reaches the map's edge.
 
     Border cells drain; after :func:`fill_pits` with ``epsilon > 0`` every cell does.
@@ -141,7 +142,7 @@ def drains(heights):
     return (terminals(receivers(h)) == h.size).reshape(h.shape)
 
 
-def pits(heights):
+def pits(heights: npt.ArrayLike) -> npt.NDArray[np.bool_]:
     """bool (h, w): interior cells strictly lower than all 8 neighbours (strict local minima).
 
     >>> np.argwhere(pits(np.array([[3.0, 3, 3, 3], [3, 1, 2, 3], [3, 3, 3, 3]])))
@@ -160,7 +161,7 @@ def pits(heights):
     return out
 
 
-def fill_pits(heights, *, epsilon=None):
+def fill_pits(heights: npt.ArrayLike, *, epsilon: float | None = None) -> npt.NDArray[np.float64]:
     """Raise every pit to its spill height so that water from every cell reaches the map's edge.
 
     Parameters
@@ -194,7 +195,7 @@ def fill_pits(heights, *, epsilon=None):
     return filled
 
 
-def flow_receivers(heights):
+def flow_receivers(heights: npt.ArrayLike) -> npt.NDArray[np.int64]:
     """Flat index (int64 (h * w,)) of the cell each cell passes its water to; ``h * w`` is off the map.
 
     D8 steepest descent (:func:`receivers`), except along the breach of every pit: from the
@@ -214,7 +215,7 @@ def flow_receivers(heights):
     return Basins(h, rec, _DENSE_PAIRS).routed()
 
 
-def _check_cell_size(cell_size):
+def _check_cell_size(cell_size: float) -> float:
     try:
         value = float(cell_size)
     except (TypeError, ValueError):
@@ -224,7 +225,7 @@ def _check_cell_size(cell_size):
     return value
 
 
-def flow_accumulation(heights, *, cell_size):
+def flow_accumulation(heights: npt.ArrayLike, *, cell_size: float) -> npt.NDArray[np.float64]:
     """Upstream area (m^2) draining through every cell, pits filled first so all water reaches the edge.
 
     Every cell contributes ``cell_size ** 2``; water follows :func:`flow_receivers` (D8
@@ -253,7 +254,7 @@ def flow_accumulation(heights, *, cell_size):
     return _accumulate(flow_receivers(h), area).reshape(h.shape)
 
 
-def _accumulate(rec, area):
+def _accumulate(rec: npt.NDArray[np.int64], area: float) -> npt.NDArray[np.float64]:
     """``sum_j A^j`` of the cell areas, ``A`` one step down ``rec`` (every chain ends outside, at ``n``).
 
     Round k applies ``I + A^(2^k)`` (a weighted bincount along the pointers squared k times),

@@ -42,16 +42,17 @@ What differs from the well-known implementations, and why:
   ledger counts it as eroded there and deposited here, and the totals still balance.
 """
 
-from __future__ import annotations
-
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from .._checks import check_float, check_heights, check_int
 from ..errors import ParameterError
-from ..steps import drive
+from ..steps import Steps, drive
 from ._droplets import (  # noqa: F401 - EDGE_CHUNK etc. stay importable (and patchable) here
     EDGE_CHUNK,
     PIT_ROUNDS,
@@ -127,22 +128,24 @@ class HydraulicResult:
         Wall time of the simulation.
     """
 
-    heights: np.ndarray
-    eroded: np.ndarray
-    deposited: np.ndarray
-    ledger: dict = field(default_factory=dict)
+    heights: npt.NDArray[np.float64]
+    eroded: npt.NDArray[np.float64]
+    deposited: npt.NDArray[np.float64]
+    ledger: dict[str, float] = field(default_factory=dict)
     droplets: int = 0
     seconds: float = 0.0
 
 
-def _check(heights, cell_size, droplets, seed, settings):
+def _check(
+    heights: npt.ArrayLike, cell_size: float, droplets: int, seed: int, settings: Mapping[str, float | None]
+) -> tuple[npt.NDArray[np.floating[Any]], float, int, int, dict[str, Any]]:
     h = check_heights(heights, name="heights")
     if h.shape[0] < 2 or h.shape[1] < 2:
         raise ParameterError(f"heights must be at least 2 x 2 cells, got {h.shape[0]} x {h.shape[1]}")
     cell = check_float(cell_size, name="cell_size", bounds=(1e-6, 1e6))
     n = check_int(droplets, name="droplets", bounds=(0, MAX_DROPLETS))
     seed = check_int(seed, name="seed", bounds=(0, 2**63 - 1))
-    s = dict(settings)
+    s: dict[str, Any] = dict(settings)
     s["inertia"] = check_float(s["inertia"], name="inertia", bounds=(0.0, 1.0), open_high=True)
     s["capacity"] = check_float(s["capacity"], name="capacity", bounds=(0.0, 1e6))
     s["min_slope"] = check_float(s["min_slope"], name="min_slope", bounds=(0.0, 1e3))
@@ -176,24 +179,24 @@ def _check(heights, cell_size, droplets, seed, settings):
 
 
 def hydraulic_steps(
-    heights,
+    heights: npt.ArrayLike,
     *,
-    cell_size,
-    droplets,
-    seed=0,
-    inertia=0.05,
-    capacity=4.0,
-    min_slope=0.01,
-    erosion_rate=0.3,
-    deposition_rate=0.3,
-    evaporation=DEFAULT_EVAPORATION,
-    gravity=4.0,
-    radius=None,
-    lifetime=None,
-    initial_water=1.0,
-    initial_speed=1.0,
-    batch=None,
-):
+    cell_size: float,
+    droplets: int,
+    seed: int = 0,
+    inertia: float = 0.05,
+    capacity: float = 4.0,
+    min_slope: float = 0.01,
+    erosion_rate: float = 0.3,
+    deposition_rate: float = 0.3,
+    evaporation: float = DEFAULT_EVAPORATION,
+    gravity: float = 4.0,
+    radius: float | None = None,
+    lifetime: float | None = None,
+    initial_water: float = 1.0,
+    initial_speed: float = 1.0,
+    batch: int | None = None,
+) -> Steps[HydraulicResult]:
     """:func:`hydraulic` as a step generator: yields ``(done, total, "erosion")`` after every batch
     (``done`` droplets of ``total``) and returns the :class:`HydraulicResult`.
 
@@ -243,25 +246,25 @@ def hydraulic_steps(
 
 
 def hydraulic(
-    heights,
+    heights: npt.ArrayLike,
     *,
-    cell_size,
-    droplets,
-    seed=0,
-    inertia=0.05,
-    capacity=4.0,
-    min_slope=0.01,
-    erosion_rate=0.3,
-    deposition_rate=0.3,
-    evaporation=DEFAULT_EVAPORATION,
-    gravity=4.0,
-    radius=None,
-    lifetime=None,
-    initial_water=1.0,
-    initial_speed=1.0,
-    batch=None,
-    progress=None,
-):
+    cell_size: float,
+    droplets: int,
+    seed: int = 0,
+    inertia: float = 0.05,
+    capacity: float = 4.0,
+    min_slope: float = 0.01,
+    erosion_rate: float = 0.3,
+    deposition_rate: float = 0.3,
+    evaporation: float = DEFAULT_EVAPORATION,
+    gravity: float = 4.0,
+    radius: float | None = None,
+    lifetime: float | None = None,
+    initial_water: float = 1.0,
+    initial_speed: float = 1.0,
+    batch: int | None = None,
+    progress: Callable[[int, int, str], object] | None = None,
+) -> HydraulicResult:
     """Erode ``heights`` (metres) with ``droplets`` water droplets; returns a :class:`HydraulicResult`.
 
     Parameters

@@ -21,6 +21,7 @@ the outlets; so water finds its way across lakes to their outlets.
 import heapq
 
 import numpy as np
+import numpy.typing as npt
 
 from ..errors import ParameterError, short
 
@@ -32,7 +33,7 @@ NEIGHBOURS = ((-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 
 DEFAULT_EPSILON = 1e-6
 
 
-def terminals(rec):
+def terminals(rec: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
     """Each cell's terminal (where its receiver chain ends; ``n`` for the outside), by pointer doubling."""
     n = rec.size
     p = np.append(rec, n)
@@ -44,7 +45,7 @@ def terminals(rec):
         p, q = q, p
 
 
-def check_epsilon(epsilon):
+def check_epsilon(epsilon: float | None) -> float:
     if epsilon is None:
         return DEFAULT_EPSILON
     try:
@@ -67,7 +68,7 @@ class Basins:
     sorting the edges (``_flow``'s ``_DENSE_PAIRS``); more pairs sort.
     """
 
-    def __init__(self, h, rec, dense_pairs):
+    def __init__(self, h: npt.NDArray[np.float64], rec: npt.NDArray[np.int64], dense_pairs: int) -> None:
         n = h.size
         self.dense_pairs = dense_pairs
         self.rec = rec
@@ -78,14 +79,15 @@ class Basins:
         self.inner = np.full(count, -1, np.int64)
         self.outer = np.full(count, -1, np.int64)
         if pit_cells.size == 0:
-            self.basin = None
+            self.basin: npt.NDArray[np.int64] | None = None
             return
         basin_of_end = np.zeros(n + 1, np.int64)
         basin_of_end[pit_cells] = np.arange(1, count)
         self.basin = basin_of_end[terminals(rec)]
         self._flood(h, count)
 
-    def _flood(self, h, count):
+    def _flood(self, h: npt.NDArray[np.float64], count: int) -> None:
+        assert self.basin is not None, "flooded only when there are pits"
         rows, cols = h.shape
         flat_h = h.reshape(-1)
         a_parts = []
@@ -131,6 +133,7 @@ class Basins:
         here = np.concatenate([c_lo, c_hi])[order].tolist()
         there = np.concatenate([c_hi, c_lo])[order].tolist()
         start = np.searchsorted(src[order], np.arange(count + 1)).tolist()
+        level: list[float | None]
         level, inner, outer = [None] * count, [-1] * count, [-1] * count
         heap = [(-np.inf, 0, -1, -1)]
         while heap:
@@ -146,13 +149,13 @@ class Basins:
         self.inner = np.array(inner, np.int64)
         self.outer = np.array(outer, np.int64)
 
-    def filled(self, h):
+    def filled(self, h: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
         """``max(h, level of the cell's basin)``: the priority-flood filling with epsilon 0."""
         if self.basin is None:
             return h.copy()
         return np.maximum(h, self.level[self.basin].reshape(h.shape))
 
-    def routed(self):
+    def routed(self) -> npt.NDArray[np.int64]:
         """Receivers with every pit's water led out: the D8 chain from its spill cell reversed.
 
         The spill cell's chain runs downhill to the pit; turned around, it carries the pit's
@@ -172,7 +175,7 @@ class Basins:
         return rec
 
 
-def relax(h, filled, eps):
+def relax(h: npt.NDArray[np.float64], filled: npt.NDArray[np.float64], eps: float) -> npt.NDArray[np.float64]:
     """The least ``F >= filled`` with ``F = max(h, min(F of the 8 neighbours) + eps)`` on interior cells.
 
     ``filled`` (the epsilon-0 filling) already meets the condition except on lakes and flats.
@@ -199,7 +202,7 @@ def relax(h, filled, eps):
     offsets = np.array([dy * pw + dx for dy, dx in NEIGHBOURS], np.int64)
     start, stop = 2 * pw, rows * pw  # the rows of interior map cells, as one flat run
 
-    def breaking():
+    def breaking() -> npt.NDArray[np.int64]:
         low = np.full(stop - start, np.inf)
         for o in offsets:
             np.minimum(low, X[start + o : stop + o], out=low)
@@ -209,7 +212,7 @@ def relax(h, filled, eps):
 
     owner = np.empty(X.size, np.int64)
 
-    def distinct(cells):
+    def distinct(cells: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
         """``cells`` without repeats (in no particular order), without a sort."""
         slot = np.arange(cells.size)
         owner[cells] = slot  # of repeats, the last write wins

@@ -13,6 +13,7 @@ steps stop early once no drop exceeds the talus slope by more than :data:`TOLERA
 import math
 
 import numpy as np
+import numpy.typing as npt
 
 from .. import exact
 from ..errors import ParameterError, short
@@ -29,7 +30,7 @@ TOLERANCE = 1e-6
 BLOCK = 1 << 16
 
 
-def _number(value, name, low, high, *, low_open=False):
+def _number(value: float, name: str, low: float, high: float, *, low_open: bool = False) -> float:
     try:
         x = float(value)
     except (TypeError, ValueError):
@@ -41,7 +42,9 @@ def _number(value, name, low, high, *, low_open=False):
     return x
 
 
-def thermal(heights, *, cell_size, talus=35.0, iterations=50, rate=0.5):
+def thermal(
+    heights: npt.ArrayLike, *, cell_size: float, talus: float = 35.0, iterations: int = 50, rate: float = 0.5
+) -> npt.NDArray[np.float64]:
     """Let slopes steeper than ``talus`` degrees slump until they are not (or ``iterations`` run out).
 
     Parameters
@@ -82,7 +85,7 @@ def thermal(heights, *, cell_size, talus=35.0, iterations=50, rate=0.5):
     return h
 
 
-def _run(h, size, slope, iterations, fraction):
+def _run(h: npt.NDArray[np.float64], size: float, slope: float, iterations: int, fraction: float) -> None:
     """Steps in place on ``h``, as one flat array: neighbours are the same array shifted by an
     offset (contiguous slices run several times faster than 2-D views), the pairs that would
     wrap from one row's end to the next row's start zeroed.
@@ -98,7 +101,9 @@ def _run(h, size, slope, iterations, fraction):
     n = h.size
     flat = h.reshape(-1)
     diagonal = math.sqrt(2.0)
-    pairs = []  # (offset, talus drop, first column whose pair wraps): right, down, down-right, down-left
+    pairs: list[
+        tuple[int, float, int | None]
+    ] = []  # (offset, talus drop, first column whose pair wraps): right, down, down-right, down-left
     if cols > 1:
         pairs.append((1, slope * size, cols - 1))
     if rows > 1:
@@ -115,10 +120,10 @@ def _run(h, size, slope, iterations, fraction):
     delta = np.empty(n)  # the step's change
     kept = [[(np.empty(block), np.empty(block)) for _ in pairs] for _ in range(2)]  # blocks k and k + 1
 
-    def excesses(k):
+    def excesses(k: int) -> list[tuple[int, npt.NDArray[np.float64], npt.NDArray[np.float64]] | None]:
         """Block k's excesses over the neighbour at each offset (ab) and back (ba), into the sums."""
         s, e = blocks[k]
-        out = []
+        out: list[tuple[int, npt.NDArray[np.float64], npt.NDArray[np.float64]] | None] = []
         for (o, limit, wrap), (ab_buf, ba_buf) in zip(pairs, kept[k % 2], strict=True):
             stop = min(e, n - o)
             if stop <= s:
@@ -141,7 +146,7 @@ def _run(h, size, slope, iterations, fraction):
             out.append((stop, ab, ba))
         return out
 
-    def transfers(k, got):
+    def transfers(k: int, got: list[tuple[int, npt.NDArray[np.float64], npt.NDArray[np.float64]] | None]) -> None:
         """Block k's transfers: each cell gives rate * most / 2, shared in proportion to its excesses."""
         s = blocks[k][0]
         for (o, _, _), item in zip(pairs, got, strict=True):
@@ -169,7 +174,7 @@ def _run(h, size, slope, iterations, fraction):
             np.divide(share, sums, out=share, where=sums > 0.0)
             done = upto
             transfers(k, got)
-            got = following
+            got = following  # type: ignore[assignment]  # None only after the last block
         if peak <= settled:
             break
         flat += delta

@@ -12,9 +12,9 @@ so a 513^2 and a 1025^2 build of the same recipe erode alike. The rates are per 
 50000.0
 """
 
-from __future__ import annotations
-
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from ..errors import ParameterError
 from ..spec import check_keys, flag, from_table, integer, number, to_table
@@ -114,7 +114,7 @@ class ErosionSpec:
     thermal_rate: float = 0.5
     thermal_iterations: int = 50
 
-    def hydraulic_kwargs(self):
+    def hydraulic_kwargs(self) -> dict[str, float]:
         """The keyword arguments of :func:`core.erosion.hydraulic` this spec sets (not the droplet count)."""
         return {
             "inertia": self.inertia,
@@ -128,12 +128,12 @@ class ErosionSpec:
             "lifetime": self.lifetime,
         }
 
-    def thermal_kwargs(self):
+    def thermal_kwargs(self) -> dict[str, Any]:
         """The keyword arguments of :func:`core.erosion.thermal` this spec sets."""
         return {"talus": self.talus, "rate": self.thermal_rate, "iterations": self.thermal_iterations}
 
 
-def droplet_count(spec, *, size, prefix="terrain.erosion."):
+def droplet_count(spec: ErosionSpec, *, size: float, prefix: str = "terrain.erosion.") -> int:
     """Droplets for a square tile of ``size`` metres: ``round(droplets_per_km2 * (size / 1000)^2)``.
 
     Refuses more than :data:`core.erosion._hydraulic.MAX_DROPLETS` (a run of many minutes),
@@ -151,7 +151,7 @@ def droplet_count(spec, *, size, prefix="terrain.erosion."):
     return count
 
 
-def check_erosion(spec, *, size, cell_size, prefix="terrain.erosion."):
+def check_erosion(spec: ErosionSpec, *, size: float, cell_size: float, prefix: str = "terrain.erosion.") -> int:
     """Checks of an enabled erosion against the tile: the brush at most 32 cells across its radius,
     the lifetime at most 10,000 cells, droplets x steps within a run of minutes (not hours).
     Returns the droplet count (0 when erosion is off; nothing is checked then).
@@ -187,7 +187,7 @@ def check_erosion(spec, *, size, cell_size, prefix="terrain.erosion."):
     return count
 
 
-def erosion_seconds(spec, *, size, resolution):
+def erosion_seconds(spec: ErosionSpec, *, size: float, resolution: int) -> float:
     """About how many seconds of CPU the erosion of a square tile of ``resolution`` vertices a side
     over ``size`` metres takes, before it starts: its droplets (:func:`droplet_count`) times their
     steps (lifetime over the cell size) times :data:`SECONDS_PER_DROPLET_STEP`, plus, with
@@ -208,7 +208,7 @@ def erosion_seconds(spec, *, size, resolution):
     return seconds
 
 
-def from_dict(table, *, prefix="terrain.erosion."):
+def from_dict(table: Mapping[str, Any], *, prefix: str = "terrain.erosion.") -> ErosionSpec:
     """A validated :class:`ErosionSpec` from a ``[terrain.erosion]`` table (unknown keys refused).
 
     >>> try:
@@ -222,7 +222,7 @@ def from_dict(table, *, prefix="terrain.erosion."):
     return from_table(ErosionSpec, LIMITS, table, prefix=prefix)
 
 
-def to_dict(spec):
+def to_dict(spec: ErosionSpec) -> dict[str, Any]:
     """The spec as a table of plain TOML values (every field).
 
     >>> from_dict(to_dict(ErosionSpec(enabled=True))) == ErosionSpec(enabled=True)

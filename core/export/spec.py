@@ -11,9 +11,9 @@
 The files themselves are written on the Blender side (``operators/bridge/world.py``).
 """
 
-from __future__ import annotations
-
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from ..spec import flag, from_table, to_table
 
@@ -49,7 +49,7 @@ LIMITS = {
 }
 
 
-def from_dict(table, *, prefix="export."):
+def from_dict(table: Mapping[str, Any], *, prefix: str = "export.") -> ExportSpec:
     """A validated :class:`ExportSpec` from an ``[export]`` table.
 
     >>> from_dict({"glb": True}).glb
@@ -58,6 +58,6 @@ def from_dict(table, *, prefix="export."):
     return from_table(ExportSpec, LIMITS, table, prefix=prefix)
 
 
-def to_dict(spec):
+def to_dict(spec: ExportSpec) -> dict[str, Any]:
     """The spec as a table of plain TOML values."""
     return to_table(spec)

@@ -19,9 +19,8 @@ Bits (clockwise from north; row 0 is the top, so north is row - 1)::
   index 0..15.
 """
 
-from __future__ import annotations
-
 import numpy as np
+import numpy.typing as npt
 
 from ..errors import ParameterError, short
 
@@ -54,7 +53,7 @@ _CORNERS = ((NE, N, E), (SE, S, E), (SW, S, W), (NW, N, W))
 WANG_N, WANG_E, WANG_S, WANG_W = 1, 2, 4, 8
 
 
-def blob_canonical(mask):
+def blob_canonical(mask: npt.ArrayLike) -> npt.NDArray[np.uint8]:
     """Clear every corner bit whose two edge bits are not both set (array or int, uint8 out).
 
     >>> int(blob_canonical(N | NE)), int(blob_canonical(N | NE | E))
@@ -78,7 +77,7 @@ BLOB_MASKS.setflags(write=False)
 BLOB_INDEX.setflags(write=False)
 
 
-def _check_same(same):
+def _check_same(same: npt.ArrayLike) -> npt.NDArray[np.bool_]:
     if not isinstance(same, np.ndarray) or same.ndim != 2:
         raise ParameterError(f"same must be a 2-D numpy array of bool, got {short(same)}")
     if same.dtype != bool:
@@ -86,7 +85,7 @@ def _check_same(same):
     return same
 
 
-def blob_masks(same):
+def blob_masks(same: npt.ArrayLike) -> npt.NDArray[np.uint8]:
     """8-neighbour masks of every cell: which neighbours are True in ``same`` (outside counts False).
 
     Parameters
@@ -116,7 +115,7 @@ def blob_masks(same):
     return out
 
 
-def blob_tiles(same):
+def blob_tiles(same: npt.ArrayLike) -> npt.NDArray[np.uint8]:
     """Blob tile index (0..46) of every cell: ``BLOB_INDEX[blob_masks(same)]``.
 
     >>> import numpy as np
@@ -126,7 +125,7 @@ def blob_tiles(same):
     return BLOB_INDEX[blob_masks(same)]
 
 
-def wang16_masks(same):
+def wang16_masks(same: npt.ArrayLike) -> npt.NDArray[np.uint8]:
     """4-neighbour masks (``N=1, E=2, S=4, W=8``, outside counts False), each its own tile index 0..15.
 
     >>> import numpy as np

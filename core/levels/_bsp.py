@@ -8,13 +8,13 @@ Doors are the corridor cells that touch a room's floor.  :func:`bsp_layout` is t
 (rooms + caves reuses it).
 """
 
-from __future__ import annotations
-
-from typing import NamedTuple
+from collections.abc import Mapping, Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
+import numpy.typing as npt
 
-from .._checks import make_rng
+from .._checks import Seed, make_rng
 from ..errors import ParameterError
 from ..spec import check_value
 from ._content import place_markers
@@ -47,27 +47,28 @@ class Layout(NamedTuple):
     """A BSP layout before its content: grid, room and leaf rectangles (x, y, w, h), door cells (x, y),
     and the room index pairs joined by a corridor (tree first, then loops)."""
 
-    grid: np.ndarray
-    rooms: tuple
-    leaves: np.ndarray
-    doors: tuple
-    links: tuple
+    grid: npt.NDArray[np.uint8]
+    rooms: tuple[tuple[int, int, int, int], ...]
+    leaves: npt.NDArray[np.int64]
+    doors: tuple[tuple[int, int], ...]
+    links: tuple[tuple[int, int], ...]
 
 
 class _Uniform:
     """Uniform floats in [0, 1) from a Generator, drawn in blocks (one draw per cut costs ~3 us otherwise)."""
 
-    def __init__(self, rng, block=512):
+    def __init__(self, rng: np.random.Generator, block: int = 512) -> None:
+        self.values: list[float]
         self.rng, self.block, self.values, self.i = rng, block, [], 0
 
-    def __call__(self):
+    def __call__(self) -> float:
         if self.i == len(self.values):
             self.values, self.i = self.rng.random(self.block).tolist(), 0
         self.i += 1
         return self.values[self.i - 1]
 
 
-def check_settings(width, height, **settings):
+def check_settings(width: int, height: int, **settings: Any) -> None:
     """Refuse impossible BSP settings before any work, naming the setting, its value and what is allowed.
 
     Every key of ``GENERATOR_KEYS["bsp"]`` may be given (the others take the defaults of
@@ -82,11 +83,13 @@ def check_settings(width, height, **settings):
     check_all(width, height, settings, BSP_KEYS)
 
 
-def _value(key, value):
+def _value(key: str, value: Any) -> Any:
     return check_value(value, LIMITS[key], name=key)
 
 
-def check_all(width, height, settings, keys):
+def check_all(
+    width: int, height: int, settings: Mapping[str, Any], keys: Sequence[str]
+) -> tuple[int, int, dict[str, Any]]:
     """(width, height, {key: value}) of every key of ``keys``, checked (BSP rules included); defaults from
     :class:`~.spec.LevelSpec`. Unknown keys are refused."""
     for key in settings:
@@ -128,7 +131,9 @@ def check_all(width, height, settings, keys):
     return width, height, s
 
 
-def bsp_leaves(x, y, width, height, *, min_leaf, max_leaf, rng):
+def bsp_leaves(
+    x: int, y: int, width: int, height: int, *, min_leaf: int, max_leaf: int, rng: np.random.Generator
+) -> tuple[npt.NDArray[np.int64], list[tuple[int, ...]]]:
     """Leaves of a binary space partition of the rectangle (x, y, width, height).
 
     A leaf with a side longer than ``max_leaf`` is cut in two, each part at least ``min_leaf``
@@ -150,8 +155,12 @@ def bsp_leaves(x, y, width, height, *, min_leaf, max_leaf, rng):
     (800, True, True)
     """
     u = _Uniform(rng)
+    leaves: list[tuple[int, int, int, int]]
+    nodes: list[list[int]]
     leaves, nodes = [], []
-    stack = [(x, y, width, height, -1)]  # -1: a node to cut; else (index into nodes, slot) bookkeeping
+    stack: list[tuple[Any, ...]] = [
+        (x, y, width, height, -1)
+    ]  # -1: a node to cut; else (index into nodes, slot) bookkeeping
     while stack:
         item = stack.pop()
         if item[0] is None:  # the end marker of a cut: fill in where its halves ended
@@ -184,7 +193,9 @@ def bsp_leaves(x, y, width, height, *, min_leaf, max_leaf, rng):
     return np.array(leaves, np.int64).reshape(-1, 4), [tuple(v) for v in nodes]
 
 
-def _place_rooms(leaves, rng, *, room_min, room_max, padding):
+def _place_rooms(
+    leaves: npt.NDArray[np.int64], rng: np.random.Generator, *, room_min: int, room_max: int, padding: int
+) -> npt.NDArray[np.int64]:
     """One room per leaf: each side drawn in [room_min, min(room_max, leaf side - 2 padding)], placed at random."""
     u = rng.random((len(leaves), 4))
     rooms = np.empty_like(leaves)
@@ -197,7 +208,9 @@ def _place_rooms(leaves, rng, *, room_min, room_max, padding):
     return rooms
 
 
-def _closest_pairs(leaves, rooms, nodes):
+def _closest_pairs(
+    leaves: npt.NDArray[np.int64], rooms: npt.NDArray[np.int64], nodes: Sequence[tuple[int, ...]]
+) -> list[tuple[int, int]]:
     """For every cut, the (first-half room, second-half room) with the smallest Manhattan gap, among the
     leaves along the cut line only (the first such pair in leaf order on a tie); all cuts at once.
 
@@ -240,7 +253,14 @@ def _closest_pairs(leaves, rooms, nodes):
     return list(zip(a[pick].tolist(), b[pick].tolist(), strict=True))
 
 
-def _cover(shape, x0, x1, y0, y1, weight=None):
+def _cover(
+    shape: tuple[int, ...],
+    x0: npt.NDArray[np.int64],
+    x1: npt.NDArray[np.int64],
+    y0: npt.NDArray[np.int64],
+    y1: npt.NDArray[np.int64],
+    weight: npt.NDArray[np.int64] | None = None,
+) -> npt.NDArray[Any]:
     """(h, w) sum of ``weight`` (int64; default 1, int32) over the rectangles columns x0..x1, rows y0..y1 (inclusive;
     empty ones skipped), by a 2-D difference array: one pass however many rectangles."""
     h, w = shape
@@ -255,7 +275,13 @@ def _cover(shape, x0, x1, y0, y1, weight=None):
     return diff[:h, :w]
 
 
-def _corridors(grid, rooms, links, k, rng):
+def _corridors(
+    grid: npt.NDArray[np.uint8],
+    rooms: npt.NDArray[np.int64],
+    links: Sequence[tuple[int, int]],
+    k: int,
+    rng: np.random.Generator,
+) -> None:
     """Join the rooms of every link by a corridor k cells wide (walls become corridor; floor stays): straight
     where the two face each other over at least k cells, else L-shaped, the horizontal or the vertical leg
     first at random, between random cells of the rooms.  All links at once; one uniform draw per straight
@@ -303,7 +329,7 @@ def _corridors(grid, rooms, links, k, rng):
     grid[dug & (grid == WALL)] = CORRIDOR
 
 
-def _neighbour_pairs(leaves, shape):
+def _neighbour_pairs(leaves: npt.NDArray[np.int64], shape: tuple[int, ...]) -> npt.NDArray[np.int64]:
     """Sorted codes ``i * n + j`` (i < j, n leaves) of the leaves sharing an edge (read off an image of leaf ids)."""
     x, y = leaves[:, 0], leaves[:, 1]
     weight = np.arange(1, len(leaves) + 1, dtype=np.int64)  # the leaves are disjoint: the sum is one id + 1
@@ -316,7 +342,7 @@ def _neighbour_pairs(leaves, shape):
     return np.unique(np.concatenate(found))
 
 
-def doors_of(grid):
+def doors_of(grid: npt.NDArray[np.uint8]) -> tuple[tuple[int, int], ...]:
     """Mark the corridor cells that touch a floor cell (4-neighbours) as doors; return their (x, y), raster order."""
     floor = grid == FLOOR
     touch = np.zeros_like(floor)
@@ -330,7 +356,19 @@ def doors_of(grid):
     return tuple(zip(xs.tolist(), ys.tolist(), strict=True))
 
 
-def bsp_layout(width, height, rng, *, min_leaf, max_leaf, room_min, room_max, padding, corridor_width, loop_fraction):
+def bsp_layout(
+    width: int,
+    height: int,
+    rng: np.random.Generator,
+    *,
+    min_leaf: int,
+    max_leaf: int,
+    room_min: int,
+    room_max: int,
+    padding: int,
+    corridor_width: int,
+    loop_fraction: float,
+) -> Layout:
     """The :class:`Layout` of a BSP dungeon (settings already checked): leaves, rooms, corridors, doors."""
     cut_rng, room_rng, corridor_rng = rng.spawn(3)
     leaves, nodes = bsp_leaves(1, 1, width - 2, height - 2, min_leaf=min_leaf, max_leaf=max_leaf, rng=cut_rng)
@@ -353,20 +391,20 @@ def bsp_layout(width, height, rng, *, min_leaf, max_leaf, room_min, room_max, pa
 
 
 def bsp_dungeon(
-    width,
-    height,
+    width: int,
+    height: int,
     *,
-    min_leaf=8,
-    max_leaf=20,
-    room_min=4,
-    room_max=12,
-    padding=1,
-    corridor_width=1,
-    loop_fraction=0.1,
-    enemy_density=0.02,
-    loot_chance=0.3,
-    seed=0,
-):
+    min_leaf: int = 8,
+    max_leaf: int = 20,
+    room_min: int = 4,
+    room_max: int = 12,
+    padding: int = 1,
+    corridor_width: int = 1,
+    loop_fraction: float = 0.1,
+    enemy_density: float = 0.02,
+    loot_chance: float = 0.3,
+    seed: Seed = 0,
+) -> Level:
     """A BSP dungeon: rectangular rooms joined by corridors, with doors and markers.
 
     Parameters
@@ -418,7 +456,7 @@ def bsp_dungeon(
     >>> level.grid.shape, level.generator, len(level.rooms) >= 6, level.spawn.kind
     ((48, 64), 'bsp', True, 'spawn')
     """
-    settings = dict(
+    settings: dict[str, Any] = dict(
         min_leaf=min_leaf,
         max_leaf=max_leaf,
         room_min=room_min,

@@ -20,11 +20,12 @@ Every walkable cell of the result is reachable from the spawn. When no region of
 quietly changing the seed: the same settings always give the same answer.
 """
 
-from __future__ import annotations
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
-from .._checks import check_int, make_rng
+from .._checks import Seed, check_int, make_rng
 from ..errors import ParameterError
 from ..spec import check_keys, check_value
 from ._content import place_markers
@@ -44,7 +45,7 @@ MIN_SIDE = 3
 assert tuple(DEFAULTS) == GENERATOR_KEYS["cave"]
 
 
-def check_size(width, height, *, min_side=MIN_SIDE, max_side=None):
+def check_size(width: int, height: int, *, min_side: int = MIN_SIDE, max_side: int | None = None) -> tuple[int, int]:
     """``(width, height)`` as ints, each in ``[min_side, max_side]`` (default: the recipe's 4096), with at
     most ``MAX_CELLS`` cells.
 
@@ -63,7 +64,7 @@ def check_size(width, height, *, min_side=MIN_SIDE, max_side=None):
     return width, height
 
 
-def check_settings(width, height, **settings):
+def check_settings(width: int, height: int, **settings: Any) -> dict[str, Any]:
     """Refuse impossible cave settings before any work, naming the setting, the value and the range.
 
     Parameters are those of :func:`cave` (without ``seed``); missing ones take their defaults.
@@ -91,7 +92,7 @@ def check_settings(width, height, **settings):
     return out
 
 
-def automaton(walls, steps):
+def automaton(walls: npt.ArrayLike, steps: int) -> npt.NDArray[np.bool_]:
     """``steps`` steps of the cave rule on a grid of walls (True) and floor (False).
 
     A cell with more than 4 wall neighbours (of its 8) becomes wall, with exactly 4 it stays as it
@@ -136,17 +137,17 @@ def automaton(walls, steps):
 
 
 def cave(
-    width,
-    height,
+    width: int,
+    height: int,
     *,
-    fill=0.45,
-    steps=5,
-    connect="tunnels",
-    min_region=12,
-    enemy_density=0.02,
-    loot_chance=0.3,
-    seed=0,
-):
+    fill: float = 0.45,
+    steps: int = 5,
+    connect: str = "tunnels",
+    min_region: int = 12,
+    enemy_density: float = 0.02,
+    loot_chance: float = 0.3,
+    seed: Seed = 0,
+) -> Level:
     """A cellular-automaton cave: one walkable region, wall border, spawn and exit.
 
     Parameters
@@ -215,7 +216,9 @@ def cave(
     )
 
 
-def cave_grid(width, height, *, fill, steps, connect, min_region, rng):
+def cave_grid(
+    width: int, height: int, *, fill: float, steps: int, connect: str, min_region: int, rng: np.random.Generator
+) -> npt.NDArray[np.uint8]:
     """The cells of a cave, without markers: steps 1 to 4 of :func:`cave` (settings already checked).
 
     Returns a (height, width) uint8 grid of wall, floor and corridor (tunnel) cells, all wall when
@@ -240,6 +243,6 @@ def cave_grid(width, height, *, fill, steps, connect, min_region, rng):
     return grid
 
 
-def _wall_border(walls):
+def _wall_border(walls: npt.NDArray[np.bool_]) -> None:
     walls[0, :] = walls[-1, :] = True
     walls[:, 0] = walls[:, -1] = True

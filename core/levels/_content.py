@@ -4,9 +4,10 @@ One function for every generator (:func:`place_markers`): the BSP dungeon and ro
 their rooms and doors, the caves and walks pass none and are treated as one area.
 """
 
-from __future__ import annotations
+from collections.abc import Sequence
 
 import numpy as np
+import numpy.typing as npt
 
 from .._checks import check_float, make_rng
 from ..errors import ParameterError
@@ -24,7 +25,7 @@ SAFE_STEPS = 8
 _RING = ((-1, 0), (-1, 1), (0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1))
 
 
-def _ring(mask):
+def _ring(mask: npt.NDArray[np.bool_]) -> list[npt.NDArray[np.bool_]]:
     """The 8 neighbour masks of every cell of ``mask`` in ring order; outside the grid counts as False."""
     h, w = mask.shape
     pad = np.zeros((h + 2, w + 2), bool)
@@ -32,7 +33,7 @@ def _ring(mask):
     return [pad[1 + dy : 1 + dy + h, 1 + dx : 1 + dx + w] for dy, dx in _RING]
 
 
-def _never_blocking(walkable):
+def _never_blocking(walkable: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
     """(h, w) bool: cells whose removal cannot disconnect any two walkable cells.
 
     A cell is safe when its walkable edge neighbours are joined through its 8-neighbour ring
@@ -50,7 +51,7 @@ def _never_blocking(walkable):
     return runs <= 1
 
 
-def marker_cells(grid, doors=()):
+def marker_cells(grid: npt.NDArray[np.uint8], doors: Sequence[tuple[int, int]] = ()) -> npt.NDArray[np.bool_]:
     """(h, w) bool: the cells :func:`place_markers` may use.
 
     Floor cells (class ``floor``: never a corridor or a door) that touch no door, not even
@@ -73,11 +74,11 @@ def marker_cells(grid, doors=()):
     return (g == FLOOR) & ~near_door & _never_blocking(walkable)
 
 
-def _half_up(value):
+def _half_up(value: float) -> int:
     return int(np.floor(value + 0.5))
 
 
-def _take(rng, cells, n, free):
+def _take(rng: np.random.Generator, cells: npt.NDArray[np.int64], n: int, free: npt.NDArray[np.bool_]) -> list[int]:
     """Up to ``n`` distinct flat indices drawn from ``cells`` where ``free`` (then marked taken), in drawn order."""
     cells = cells[free[cells]]
     if n <= 0 or cells.size == 0:
@@ -87,7 +88,13 @@ def _take(rng, cells, n, free):
     return picked.tolist()
 
 
-def _room_picks(rng, cells, room, wanted, loot):
+def _room_picks(
+    rng: np.random.Generator,
+    cells: npt.NDArray[np.int64],
+    room: npt.NDArray[np.int32],
+    wanted: npt.NDArray[np.int64],
+    loot: npt.NDArray[np.bool_],
+) -> tuple[list[int], list[int]]:
     """Per room, ``wanted[room]`` enemy cells and then one loot cell where ``loot[room]``, vectorised.
 
     ``cells`` (flat indices) and ``room`` (their room index) list the free usable cells. Each
@@ -112,7 +119,15 @@ def _room_picks(rng, cells, room, wanted, loot):
     return cells[enemy].tolist(), cells[treasure].tolist()
 
 
-def place_markers(grid, *, rooms=(), doors=(), rng, enemy_density=0.0, loot_chance=0.0):
+def place_markers(
+    grid: npt.NDArray[np.uint8],
+    *,
+    rooms: Sequence[tuple[int, int, int, int]] = (),
+    doors: Sequence[tuple[int, int]] = (),
+    rng: np.random.Generator,
+    enemy_density: float = 0.0,
+    loot_chance: float = 0.0,
+) -> tuple[Marker, ...]:
     """Markers of a level: one spawn, one exit, enemies and loot, on distinct floor cells.
 
     Parameters

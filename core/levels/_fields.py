@@ -4,10 +4,10 @@ The engines read their ranges and defaults here; :mod:`.spec` (the section's rea
 checks a spec with the engines) re-exports every name.  The recipe keys are documented in :mod:`.spec`.
 """
 
-from __future__ import annotations
-
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from ..errors import ParameterError
 from ..spec import choice, custom, flag, integer, number, object_name, text, vector
@@ -232,7 +232,7 @@ class LevelSpec:
     cell_size: float = 2.0
     wall_height: float = 3.0
     ceiling: bool = False
-    origin: tuple = (0.0, 0.0, 0.0)
+    origin: tuple[float, float, float] = (0.0, 0.0, 0.0)
     seed: int = 0
     autotile: str = "blob"
     min_leaf: int = 8
@@ -264,10 +264,10 @@ class LevelSpec:
     attempts: int = 10
     backtrack_limit: int = 1000
     connected: bool = True
-    classes: tuple = ()
-    connect_points: tuple = ()
-    fixed: tuple = ()
-    counts: tuple = ()
+    classes: tuple[tuple[str, str], ...] = ()
+    connect_points: tuple[tuple[int, int], ...] = ()
+    fixed: tuple[tuple[int, int, str], ...] = ()
+    counts: tuple[tuple[str, int, int], ...] = ()
 
 
 assert (
@@ -275,11 +275,11 @@ assert (
 )
 
 
-def _owners(key):
+def _owners(key: str) -> list[str]:
     return [g for g in GENERATORS if key in GENERATOR_KEYS[g]]
 
 
-def check_generator_keys(data, spec, *, prefix="level."):
+def check_generator_keys(data: Mapping[str, Any], spec: LevelSpec, *, prefix: str = "level.") -> None:
     """Refuse keys of ``data`` that belong to another generator than ``spec.generator``, naming them.
 
     >>> try:
@@ -298,6 +298,6 @@ def check_generator_keys(data, spec, *, prefix="level."):
             )
 
 
-def generator_settings(spec):
+def generator_settings(spec: LevelSpec) -> dict[str, Any]:
     """``{key: value}`` of the generator's own keyword settings (what the generator function takes)."""
     return {k: getattr(spec, k) for k in GENERATOR_KEYS[spec.generator]}

@@ -1,11 +1,12 @@
 """From a :class:`~.spec.LevelSpec` to a :class:`~._level.Level`: the one dispatch over the generators
 (the settings are checked first, by :func:`core.levels.spec.check_spec`)."""
 
-from __future__ import annotations
+from collections.abc import Callable
 
-from ..steps import drive
+from ..steps import Steps, drive
 from . import _bsp, _cave, _maze, _rooms_caves, _walk, _wfc
-from ._fields import WFC_GENERATORS, generator_settings
+from ._fields import WFC_GENERATORS, LevelSpec, generator_settings
+from ._level import Level
 
 __all__ = ["GENERATOR_FUNCTIONS", "generate", "generate_steps"]
 
@@ -13,7 +14,7 @@ __all__ = ["GENERATOR_FUNCTIONS", "generate", "generate_steps"]
 #: ``f(width, height, *, seed, **settings)`` and each check ``check_settings(width, height, **settings)``
 #: raises a ParameterError naming the setting.  The WFC generators (``WFC_GENERATORS``) go through
 #: :mod:`._wfc` instead: they read files.
-GENERATOR_FUNCTIONS = {
+GENERATOR_FUNCTIONS: dict[str, tuple[Callable[..., Level], Callable[..., object]]] = {
     "bsp": (_bsp.bsp_dungeon, _bsp.check_settings),
     "cave": (_cave.cave, _cave.check_settings),
     "maze": (_maze.maze, _maze.check_settings),
@@ -22,7 +23,7 @@ GENERATOR_FUNCTIONS = {
 }
 
 
-def generate_steps(spec, *, base=None):
+def generate_steps(spec: LevelSpec, *, base: str | None = None) -> Steps[Level]:
     """The :class:`Level` that ``spec`` describes, as a step generator (see :mod:`core.steps`): yields
     ``(done, total, label)`` while it works (the WFC generators, as they solve) and returns the level.
 
@@ -40,7 +41,7 @@ def generate_steps(spec, *, base=None):
     return function(spec.width, spec.height, seed=spec.seed, **generator_settings(spec))
 
 
-def generate(spec, *, base=None):
+def generate(spec: LevelSpec, *, base: str | None = None) -> Level:
     """The :class:`Level` that ``spec`` describes (deterministic in ``spec.seed``); ``base`` as in
     :func:`generate_steps`."""
     return drive(generate_steps(spec, base=base))

@@ -29,15 +29,16 @@ Yaw of a one-sided module is such that its front looks at the walkable neighbour
 by ``yaw`` is ``(sin yaw, -cos yaw)``.  Yaws are multiples of pi/2 in ``[0, 2 pi)``.
 """
 
-from __future__ import annotations
-
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from .._checks import check_float
 from ._autotile import NE, NW, SE, SW, E, N, S, W, blob_masks
+from ._level import Level
 from ._mesh import CELL_SIZE, check_level, check_origin
 
 __all__ = ["KIT_ROLES", "KitPlacements", "kit_placements", "kit_role_table", "MAX_KIT_CELLS"]
@@ -62,7 +63,7 @@ MAX_KIT_CELLS = 4096 * 4096
 _Q = math.pi / 2
 
 
-def _table():
+def _table() -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.float32]]:
     """(256,) role and (256,) yaw of a wall cell by its 8-neighbour walkable mask."""
     role = np.full(256, _NONE, np.uint8)
     yaw = np.zeros(256, np.float32)
@@ -103,7 +104,7 @@ _ROLE_OF_MASK.setflags(write=False)
 _YAW_OF_MASK.setflags(write=False)
 
 
-def kit_role_table():
+def kit_role_table() -> tuple[tuple[str | None, ...], npt.NDArray[np.float32]]:
     """The complete mapping for wall cells: (256,) role names (None: no module) and yaws, by mask.
 
     The mask is :func:`~core.levels.blob_masks` of the walkable cells (N=1, NE=2, E=4, SE=8, S=16,
@@ -136,22 +137,24 @@ class KitPlacements:
     Modules come in row-major cell order (row 0 first), one per cell.
     """
 
-    roles: tuple
-    role: np.ndarray
-    positions: np.ndarray
-    yaw: np.ndarray
-    cells: np.ndarray
+    roles: tuple[str, ...]
+    role: npt.NDArray[np.uint8]
+    positions: npt.NDArray[np.float32]
+    yaw: npt.NDArray[np.float32]
+    cells: npt.NDArray[np.int32]
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self.role)
 
-    def counts(self):
+    def counts(self) -> dict[str, int]:
         """Role name -> number of modules of it (every role listed, zeros too)."""
         c = np.bincount(self.role, minlength=len(self.roles))
         return {name: int(c[k]) for k, name in enumerate(self.roles)}
 
 
-def kit_placements(level, *, cell_size=2.0, origin=(0.0, 0.0, 0.0)):
+def kit_placements(
+    level: Level, *, cell_size: float = 2.0, origin: Sequence[float] | npt.NDArray[np.float64] = (0.0, 0.0, 0.0)
+) -> KitPlacements:
     """One module per walkable cell and per wall cell touching a walkable cell, with its yaw.
 
     Parameters
@@ -176,7 +179,7 @@ def kit_placements(level, *, cell_size=2.0, origin=(0.0, 0.0, 0.0)):
     >>> {name: n for name, n in k.counts().items() if n}
     {'floor': 1, 'wall': 4, 'inner_corner': 4}
     """
-    check_level(level)
+    level = check_level(level)
     cs = check_float(cell_size, name="cell_size", bounds=CELL_SIZE)
     origin = np.array(check_origin(origin), dtype=np.float64)
     grid = level.grid

@@ -1,11 +1,10 @@
 """The one data contract of every level generator: a grid of cell classes, rooms, doors, markers."""
 
-from __future__ import annotations
-
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
+import numpy.typing as npt
 
 from ..errors import ParameterError
 
@@ -55,16 +54,16 @@ class WfcRecord:
     """
 
     model: str
-    ids: np.ndarray
-    names: tuple
-    palette: tuple = ()
-    classes: tuple = ()
+    ids: npt.NDArray[np.int32]
+    names: tuple[str, ...]
+    palette: tuple[int | tuple[int, ...], ...] = ()
+    classes: tuple[int, ...] = ()
     attempts: int = 1
     backtracks: int = 0
     source: str = ""
-    base_names: tuple = ()
-    turns: tuple = ()
-    mirrored: tuple = ()
+    base_names: tuple[str, ...] = ()
+    turns: tuple[int, ...] = ()
+    mirrored: tuple[bool, ...] = ()
 
 
 @dataclass(frozen=True, eq=False)
@@ -95,42 +94,42 @@ class Level:
         The Wave Function Collapse tiles or sample values behind the classes (WFC generators only).
     """
 
-    grid: np.ndarray
-    classes: dict = field(default_factory=lambda: dict(CLASSES))
-    rooms: tuple = ()
-    doors: tuple = ()
-    markers: tuple = ()
+    grid: npt.NDArray[np.uint8]
+    classes: dict[str, int] = field(default_factory=lambda: dict(CLASSES))
+    rooms: tuple[tuple[int, int, int, int], ...] = ()
+    doors: tuple[tuple[int, int], ...] = ()
+    markers: tuple[Marker, ...] = ()
     seed: int = 0
     generator: str = ""
-    settings: dict = field(default_factory=dict)
+    settings: dict[str, Any] = field(default_factory=dict)
     wfc: WfcRecord | None = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         g = self.grid
         if not isinstance(g, np.ndarray) or g.dtype != np.uint8 or g.ndim != 2:
             got = f"{g.dtype} {g.shape}" if isinstance(g, np.ndarray) else type(g).__name__
             raise ParameterError(f"grid must be a 2-D uint8 array, got {got}")
 
     @property
-    def height(self):
+    def height(self) -> int:
         """Rows of the grid."""
         return self.grid.shape[0]
 
     @property
-    def width(self):
+    def width(self) -> int:
         """Columns of the grid."""
         return self.grid.shape[1]
 
     @property
-    def walkable(self):
+    def walkable(self) -> npt.NDArray[np.bool_]:
         """(height, width) bool: every cell that is not wall."""
         return self.grid != self.classes["wall"]
 
-    def markers_of(self, kind):
+    def markers_of(self, kind: str) -> tuple[Marker, ...]:
         """The markers of one kind, in order."""
         return tuple(m for m in self.markers if m.kind == kind)
 
     @property
-    def spawn(self):
+    def spawn(self) -> Marker:
         """The spawn marker."""
         return self.markers_of("spawn")[0]

@@ -42,13 +42,13 @@ The steps of :func:`maze`, each from its own stream of ``np.random.default_rng(s
    tree, and two sweeps give a long path, not always a longest one.
 """
 
-from __future__ import annotations
-
 import itertools
+from collections.abc import Iterator, Sequence
 
 import numpy as np
+import numpy.typing as npt
 
-from .._checks import make_rng
+from .._checks import Seed, make_rng
 from ..errors import ParameterError
 from ._fields import GENERATOR_KEYS, LIMITS
 from ._level import FLOOR, WALL, Level, Marker
@@ -69,14 +69,16 @@ assert tuple(DEFAULTS) == GENERATOR_KEYS["maze"]
 # horizontal (h, w - 1) bool: between (cx, cy) and (cx + 1, cy); vertical (h - 1, w): (cx, cy) and (cx, cy + 1)
 
 
-def _padded(width, height):
+def _padded(width: int, height: int) -> npt.NDArray[np.uint8]:
     """A (height + 2, width + 2) uint8 board: 0 on the maze cells, 1 on the ring around them (callers scale it)."""
     board = np.ones((height + 2, width + 2), np.uint8)
     board[1:-1, 1:-1] = 0
     return board
 
 
-def _passages_from_parents(width, height, child, parent):
+def _passages_from_parents(
+    width: int, height: int, child: npt.NDArray[np.int64], parent: npt.NDArray[np.int64]
+) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
     """Open passages from tree edges given as padded indices ``child`` -> ``parent`` (int arrays)."""
     pw = width + 2
     lo = np.minimum(child, parent)
@@ -89,7 +91,7 @@ def _passages_from_parents(width, height, child, parent):
     return horizontal, vertical
 
 
-def _dfs(width, height, rng):
+def _dfs(width: int, height: int, rng: np.random.Generator) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
     """Recursive backtracker over a padded bytearray (0 free, 1 visited or border)."""
     pw = width + 2
     taken = bytearray(_padded(width, height).tobytes())
@@ -118,7 +120,9 @@ def _dfs(width, height, rng):
     return _tree_passages(width, height, np.array(parent, np.int64), start)
 
 
-def _tree_passages(width, height, parent, root):
+def _tree_passages(
+    width: int, height: int, parent: npt.NDArray[np.int64], root: int
+) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
     """Passages of a tree given as a padded parent array (0 outside the maze)."""
     pw = width + 2
     inner = (np.arange(1, height + 1)[:, None] * pw + np.arange(1, width + 1)).ravel()
@@ -126,7 +130,7 @@ def _tree_passages(width, height, parent, root):
     return _passages_from_parents(width, height, inner, parent[inner])
 
 
-def _prim(width, height, rng):
+def _prim(width: int, height: int, rng: np.random.Generator) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
     """Randomized Prim: a uniformly random frontier cell joins through a uniformly random in-maze neighbour.
 
     The loop only orders the cells (a uniformly random frontier cell next, swapped out of the
@@ -140,7 +144,7 @@ def _prim(width, height, rng):
     pick = rng.random(n).tolist()
     start = (int(rng.integers(height)) + 1) * pw + int(rng.integers(width)) + 1
     seen[start] = 1
-    frontier = []
+    frontier: list[int] = []
     push, pop = frontier.append, frontier.pop
     for a in (start - pw, start + 1, start + pw, start - 1):
         if not seen[a]:
@@ -191,7 +195,7 @@ _DX = np.array([0, 1, 0, -1], np.int8)  # north, east, south, west
 _DY = np.array([-1, 0, 1, 0], np.int8)
 
 
-def _held(x0, step, top):
+def _held(x0: int, step: npt.NDArray[np.int8], top: int) -> npt.NDArray[np.int64]:
     """``x0`` + running sum of ``step`` (-1, 0, 1) with every step that would leave [0, top] not taken.
 
     A walk held by one wall is the free walk lifted by how far its running minimum went below 0
@@ -225,14 +229,14 @@ class _LongWalks:
     plain part of the walk combine.
     """
 
-    def __init__(self, width, height, state):
+    def __init__(self, width: int, height: int, state: bytearray) -> None:
         self.width, self.height, self.pw = width, height, width + 2
         self.tree = np.frombuffer(state, np.uint8)  # a view: sees the plain loop's writes
         self.exits = np.zeros(len(state), np.int64)
         self.stamp = np.full(len(state), -1, np.int64)
         self.clock = 0
 
-    def walk(self, cell, rng):
+    def walk(self, cell: int, rng: np.random.Generator) -> int:
         """Walk on from ``cell`` until the tree; returns the stamp before the first step."""
         pw, begin, piece = self.pw, self.clock, SEGMENT[0]
         x, y = cell % pw - 1, cell // pw - 1
@@ -259,7 +263,7 @@ class _LongWalks:
             x, y, piece = int(xs[-1]), int(ys[-1]), min(2 * piece, SEGMENT[1])
 
 
-def _wilson(width, height, rng):
+def _wilson(width: int, height: int, rng: np.random.Generator) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
     """Wilson's algorithm: loop-erased random walks to the tree, each walk keeping the last exit of every cell.
 
     The root is the middle cell (any root gives the uniform tree; the middle one makes the first
@@ -277,7 +281,7 @@ def _wilson(width, height, rng):
     root = (height // 2 + 1) * pw + width // 2 + 1
     state[root] = 1
     long_walks = _LongWalks(width, height, state)
-    steps = iter(())  # the draws, shared by consecutive walks
+    steps: Iterator[int] = iter(())  # the draws, shared by consecutive walks
     for start in order:
         if state[start]:
             continue
@@ -314,7 +318,7 @@ def _wilson(width, height, rng):
     return _tree_passages(width, height, np.array(exit_to, np.int64), root)
 
 
-def _kruskal(width, height, rng):
+def _kruskal(width: int, height: int, rng: np.random.Generator) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
     """Randomized Kruskal as Boruvka rounds: each component takes its lightest outgoing wall.
 
     The weights are a random permutation of the walls (all distinct), so the minimum spanning
@@ -366,7 +370,9 @@ _ALGORITHM_FUNCTIONS = {"dfs": _dfs, "prim": _prim, "kruskal": _kruskal, "wilson
 # --- the grid and the cell sides ---------------------------------------------------------------------
 
 
-def _grid(horizontal, vertical, rooms):
+def _grid(
+    horizontal: npt.NDArray[np.bool_], vertical: npt.NDArray[np.bool_], rooms: Sequence[tuple[int, int, int, int]]
+) -> npt.NDArray[np.uint8]:
     height, width = vertical.shape[0] + 1, horizontal.shape[1] + 1
     grid = np.full((2 * height + 1, 2 * width + 1), WALL, np.uint8)
     grid[1::2, 1::2] = FLOOR
@@ -377,7 +383,7 @@ def _grid(horizontal, vertical, rooms):
     return grid
 
 
-def _sides(horizontal, vertical):
+def _sides(horizontal: npt.NDArray[np.bool_], vertical: npt.NDArray[np.bool_]) -> npt.NDArray[np.uint8]:
     """(h, w) uint8 open sides of every maze cell (NORTH | EAST | SOUTH | WEST)."""
     height, width = vertical.shape[0] + 1, horizontal.shape[1] + 1
     sides = np.zeros((height, width), np.uint8)
@@ -388,7 +394,7 @@ def _sides(horizontal, vertical):
     return sides
 
 
-def maze_cells(level):
+def maze_cells(level: Level) -> npt.NDArray[np.uint8]:
     """The cell-grid form of a maze: the open sides of every maze cell.
 
     Parameters
@@ -412,7 +418,7 @@ def maze_cells(level):
     return _sides(open_[1::2, 2:-1:2], open_[2:-1:2, 1::2])
 
 
-def maze(width, height, *, algorithm="dfs", loops=0, rooms=0, seed=0):
+def maze(width: int, height: int, *, algorithm: str = "dfs", loops: int = 0, rooms: int = 0, seed: Seed = 0) -> Level:
     """A maze of ``width`` x ``height`` maze cells on a ``(2 * height + 1, 2 * width + 1)`` grid.
 
     Parameters

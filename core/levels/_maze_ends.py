@@ -1,8 +1,7 @@
 """Spawn and exit of a maze: the two ends of a longest path through the open sides of its maze cells."""
 
-from __future__ import annotations
-
 import numpy as np
+import numpy.typing as npt
 
 __all__ = ["tree_ends", "far_ends", "NORTH", "EAST", "SOUTH", "WEST", "RULER_BITS"]
 
@@ -23,7 +22,7 @@ _NEXT_SIDE = np.array(
 RULER_BITS = 6
 
 
-def _tour_ranks(succ, start):
+def _tour_ranks(succ: npt.NDArray[np.int32], start: int) -> npt.NDArray[np.int32]:
     """Position of every arc on the cyclic list ``succ`` counted from ``start``: list ranking, vectorised.
 
     About one arc in ``2 ** bits`` (picked by a multiplicative hash of its index, so that no grid
@@ -73,7 +72,7 @@ def _tour_ranks(succ, start):
     return np.array(base, np.int32)[owner] + offset
 
 
-def tree_ends(sides):
+def tree_ends(sides: npt.NDArray[np.uint8]) -> tuple[int, int]:
     """Ends of the diameter of a tree maze: two sweeps of walking distance, exact on a tree.
 
     Both sweeps read one Euler tour of the tree (every passage walked once each way, turning to
@@ -107,20 +106,20 @@ def tree_ends(sides):
     low[: pa + 1] = np.minimum.accumulate(depth[pa::-1])[::-1]
     pb = int(np.argmax(depth - 2 * low))
 
-    def cell_at(p):
+    def cell_at(p: int) -> int:
         return 0 if p == 0 else int(u[np.flatnonzero(rank == p - 1)[0]])
 
     return cell_at(pa), cell_at(pb)
 
 
-def far_ends(sides):
+def far_ends(sides: npt.NDArray[np.uint8]) -> tuple[int, int]:
     """Two sweeps of breadth-first walking distance over the maze cells (any maze, with cycles)."""
     height, width = sides.shape
     n = width * height
     mask = sides.ravel().tolist()
     moves = ((NORTH, -width), (EAST, 1), (SOUTH, width), (WEST, -1))
 
-    def farthest(start):
+    def farthest(start: int) -> int:
         seen = bytearray(n)
         seen[start] = 1
         queue = [start]

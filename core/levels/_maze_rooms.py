@@ -1,8 +1,9 @@
 """Maze rooms and loops: the room tiling, the settings check it bounds, and the walls opened after the tree."""
 
-from __future__ import annotations
+from collections.abc import Sequence
 
 import numpy as np
+import numpy.typing as npt
 
 from .._checks import check_int
 from ..errors import ParameterError
@@ -20,7 +21,7 @@ ROOM_MAX = 6
 ROOM_TILE = 3
 
 
-def _room_tiles(width, height, rooms):
+def _room_tiles(width: int, height: int, rooms: int) -> tuple[int, int]:
     """``(tiles across, tiles down)`` for ``rooms`` rooms: tiles as large as possible, each >= ROOM_TILE."""
     best = None
     for across in range(1, width // ROOM_TILE + 1):
@@ -30,16 +31,17 @@ def _room_tiles(width, height, rooms):
         side = min(width // across, height // down)
         if best is None or side > best[0]:
             best = (side, across, down)
+    assert best is not None, "one tile a room always fits"
     return best[1], best[2]
 
 
-def _room_max(width, height, rooms):
+def _room_max(width: int, height: int, rooms: int) -> tuple[int, int]:
     """Largest room ``(w, h)`` the layout of ``rooms`` rooms allows, in maze cells."""
     across, down = _room_tiles(width, height, rooms)
     return min(width // across - 1, ROOM_MAX), min(height // down - 1, ROOM_MAX)
 
 
-def _walls_for_loops(width, height, rooms):
+def _walls_for_loops(width: int, height: int, rooms: int) -> int:
     """Closed walls between maze cells that are certainly left for loops after ``rooms`` rooms.
 
     A perfect maze keeps ``(width - 1) * (height - 1)`` walls closed; a room opens at most all of
@@ -52,7 +54,7 @@ def _walls_for_loops(width, height, rooms):
     return max(walls, 0)
 
 
-def check_settings(width, height, *, algorithm="dfs", loops=0, rooms=0):
+def check_settings(width: int, height: int, *, algorithm: str = "dfs", loops: int = 0, rooms: int = 0) -> None:
     """Refuse impossible maze settings before any work, naming the setting, its value and what is allowed.
 
     >>> for bad in ({"algorithm": "dsf"}, {"loops": 7}):
@@ -87,7 +89,7 @@ def check_settings(width, height, *, algorithm="dfs", loops=0, rooms=0):
         raise ParameterError(f"loops must be at most {walls} for a {width} x {height} maze ({what}), got {loops}")
 
 
-def place_rooms(width, height, rooms, rng):
+def place_rooms(width: int, height: int, rooms: int, rng: np.random.Generator) -> list[tuple[int, int, int, int]]:
     """``rooms`` rectangles ``(cx, cy, w, h)`` in maze cells, one in each of ``rooms`` random tiles."""
     if not rooms:
         return []
@@ -105,13 +107,17 @@ def place_rooms(width, height, rooms, rng):
     ]
 
 
-def open_rooms(horizontal, vertical, rooms):
+def open_rooms(
+    horizontal: npt.NDArray[np.bool_], vertical: npt.NDArray[np.bool_], rooms: Sequence[tuple[int, int, int, int]]
+) -> None:
     for cx, cy, w, h in rooms:
         horizontal[cy : cy + h, cx : cx + w - 1] = True
         vertical[cy : cy + h - 1, cx : cx + w] = True
 
 
-def open_loops(horizontal, vertical, loops, rng):
+def open_loops(
+    horizontal: npt.NDArray[np.bool_], vertical: npt.NDArray[np.bool_], loops: int, rng: np.random.Generator
+) -> None:
     """Open exactly ``loops`` walls chosen uniformly among the closed ones."""
     if not loops:
         return

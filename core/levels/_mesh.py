@@ -31,15 +31,17 @@ tops, ceiling: ``u = X - x0``, ``v = Y - y0``; sides: ``u`` along the wall, incr
 seen from the front, ``v = Z - z0``), so a texture tiles once per metre whatever the cell size.
 """
 
-from __future__ import annotations
-
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any, cast
 
 import numpy as np
+import numpy.typing as npt
 
 from .._checks import check_bool, check_float
 from ..errors import ParameterError, short
 from ..mesh import IndexedMesh, PolygonTopology, index_dtype
+from ._level import Level
 
 __all__ = [
     "LevelQuads",
@@ -91,25 +93,25 @@ class LevelQuads:
         instead of by sorting every corner's edge as :func:`~core.mesh.polygon_topology` does.
     """
 
-    vertices: np.ndarray
-    quads: np.ndarray
-    uvs: np.ndarray
-    normals: np.ndarray
-    materials: np.ndarray
-    edges: np.ndarray
-    corner_edges: np.ndarray
+    vertices: npt.NDArray[np.float32]
+    quads: npt.NDArray[np.int32]
+    uvs: npt.NDArray[np.float32]
+    normals: npt.NDArray[np.float32]
+    materials: npt.NDArray[np.uint8]
+    edges: npt.NDArray[np.int32] | None
+    corner_edges: npt.NDArray[np.int32] | None
 
     @property
-    def n_vertices(self):
+    def n_vertices(self) -> int:
         """Number of vertices ``V``."""
         return len(self.vertices)
 
     @property
-    def n_quads(self):
+    def n_quads(self) -> int:
         """Number of quads ``F``."""
         return len(self.quads)
 
-    def corner_uvs(self):
+    def corner_uvs(self) -> npt.NDArray[np.float32]:
         """(4 F, 2) float32 UVs per corner, in the order of ``quads.ravel()`` (Blender's UV layer)."""
         return self.uvs[self.quads.ravel()]
 
@@ -117,6 +119,7 @@ class LevelQuads:
         """Blender topology (loop starts, corner vertices, edges, corner edges) of the quads, ready for
         ``foreach_set`` (the same edges as :func:`~core.mesh.polygon_topology` finds, in grid order)."""
         n = len(self.quads)
+        assert self.edges is not None and self.corner_edges is not None, "quads made with their edges"
         return PolygonTopology(
             loop_starts=np.arange(0, 4 * n, 4, dtype=np.int32),
             corner_verts=self.quads.reshape(-1),
@@ -124,7 +127,7 @@ class LevelQuads:
             corner_edges=self.corner_edges,
         )
 
-    def triangles(self):
+    def triangles(self) -> npt.NDArray[np.unsignedinteger[Any]]:
         """(2 F, 3) triangles: quad ``(a, b, c, d)`` becomes ``(a, b, c)`` and ``(a, c, d)``."""
         q = self.quads
         tri = np.empty((len(q), 2, 3), dtype=index_dtype(len(self.vertices)))
@@ -134,7 +137,7 @@ class LevelQuads:
         return tri.reshape(-1, 3)
 
 
-def check_origin(origin, *, name="origin"):
+def check_origin(origin: Any, *, name: str = "origin") -> tuple[float, float, float]:
     """``origin`` as three finite floats within +-1e7 metres."""
     try:
         values = tuple(origin)
@@ -143,10 +146,11 @@ def check_origin(origin, *, name="origin"):
     if len(values) != 3:
         raise ParameterError(f"{name} must be three numbers (x, y, z) in metres, got {short(origin)}")
     bounds = (-_ORIGIN_REACH, _ORIGIN_REACH)
-    return tuple(check_float(v, name=f"{name}[{k}]", bounds=bounds) for k, v in enumerate(values))
+    x, y, z = (check_float(v, name=f"{name}[{k}]", bounds=bounds) for k, v in enumerate(values))
+    return x, y, z
 
 
-def check_level(level, *, name="level"):
+def check_level(level: object, *, name: str = "level") -> Level:
     """``level`` if it looks like a :class:`Level` (a 2-D uint8 ``grid`` and ``classes`` with ``"wall"``)."""
     grid = getattr(level, "grid", None)
     classes = getattr(level, "classes", None)
@@ -158,10 +162,10 @@ def check_level(level, *, name="level"):
         or "wall" not in classes
     ):
         raise ParameterError(f"{name} must be a core.levels.Level, got {short(level)}")
-    return level
+    return cast(Level, level)  # a grid and classes as a Level has them
 
 
-def _check_size(level):
+def _check_size(level: Level) -> None:
     h, w = level.grid.shape
     if h * w > MAX_MESH_CELLS:
         raise ParameterError(
@@ -179,7 +183,16 @@ _SW, _SE, _NE, _NW = np.s_[1:, :-1], np.s_[1:, 1:], np.s_[:-1, 1:], np.s_[:-1, :
 class _Surface:
     """One surface: its faces (a mask over cells or edges), the corners each face uses, and its place."""
 
-    def __init__(self, faces, corners, normal, slot, z, u, v):
+    def __init__(
+        self,
+        faces: npt.NDArray[np.bool_],
+        corners: Sequence[tuple[slice, slice]],
+        normal: tuple[float, float, float],
+        slot: int,
+        z: Sequence[float],
+        u: npt.NDArray[np.float64],
+        v: npt.NDArray[np.float64] | None,
+    ) -> None:
         self.faces = faces  # bool mask; faces in row-major order
         self.corners = corners  # quad corners as slices of the corner grid (counter-clockwise from the front)
         self.normal, self.slot = normal, slot
@@ -188,14 +201,20 @@ class _Surface:
         self.n_faces = int(np.count_nonzero(faces))
 
 
-def _corner_index(used):
+def _corner_index(used: npt.NDArray[np.bool_]) -> npt.NDArray[np.int32]:
     """int32 vertex number of every used grid corner (row-major), garbage elsewhere."""
     index = np.cumsum(used.ravel(), dtype=np.int32)
     index -= 1
     return index.reshape(used.shape)
 
 
-def _build(surfaces, shape, cell_size, origin, with_edges=True):
+def _build(
+    surfaces: Sequence[_Surface],
+    shape: tuple[int, ...],
+    cell_size: float,
+    origin: npt.NDArray[np.float64],
+    with_edges: bool = True,
+) -> LevelQuads:
     """Two passes: count every surface's vertices and faces, then fill the final arrays in place."""
     h, w = shape
     cs = cell_size
@@ -247,7 +266,7 @@ def _build(surfaces, shape, cell_size, origin, with_edges=True):
             out[:, 2] = out[:, 1] + np.int32(n)
             out[:, 3] = out[:, 0] + np.int32(n)
         slots[f0 : f0 + srf.n_faces] = srf.slot
-        if with_edges:
+        if corner_edges is not None:  # with_edges
             new = _edges(srf, index, out, corner_edges[f0 : f0 + srf.n_faces], n, v0, n_edges)
             edges.append(new)
             n_edges += len(new)
@@ -258,11 +277,19 @@ def _build(surfaces, shape, cell_size, origin, with_edges=True):
         normals=normals,
         materials=slots,
         edges=np.concatenate(edges) if with_edges else None,
-        corner_edges=corner_edges.reshape(-1) if with_edges else None,
+        corner_edges=corner_edges.reshape(-1) if corner_edges is not None else None,
     )
 
 
-def _edges(srf, index, quads, corner_edges, n, v0, e0):
+def _edges(
+    srf: _Surface,
+    index: npt.NDArray[np.int32],
+    quads: npt.NDArray[np.int32],
+    corner_edges: npt.NDArray[np.int32],
+    n: int,
+    v0: int,
+    e0: int,
+) -> npt.NDArray[np.int32]:
     """The surface's edges from ``e0`` on, and each quad corner's edge (written into ``corner_edges``).
 
     A flat surface: every grid edge of a used cell once, horizontal ones ``(i, j)-(i, j+1)`` first, then
@@ -312,7 +339,14 @@ def _edges(srf, index, quads, corner_edges, n, v0, e0):
     return pairs
 
 
-def level_quads(level, *, cell_size=2.0, wall_height=3.0, ceiling=False, origin=(0.0, 0.0, 0.0)):
+def level_quads(
+    level: Level,
+    *,
+    cell_size: float = 2.0,
+    wall_height: float = 3.0,
+    ceiling: bool = False,
+    origin: Sequence[float] = (0.0, 0.0, 0.0),
+) -> LevelQuads:
     """The level's floor, walls and optional ceiling as quads (see the module docstring for the frame).
 
     Parameters
@@ -345,8 +379,16 @@ def level_quads(level, *, cell_size=2.0, wall_height=3.0, ceiling=False, origin=
     return _quads(level, cell_size, wall_height, ceiling, origin, with_edges=True)
 
 
-def _quads(level, cell_size, wall_height, ceiling, origin, *, with_edges):
-    check_level(level)
+def _quads(
+    level: object,
+    cell_size: float,
+    wall_height: float,
+    ceiling: bool,
+    origin: Sequence[float] | npt.NDArray[np.float64],
+    *,
+    with_edges: bool,
+) -> LevelQuads:
+    level = check_level(level)
     _check_size(level)
     cs = check_float(cell_size, name="cell_size", bounds=CELL_SIZE)
     wh = check_float(wall_height, name="wall_height", bounds=WALL_HEIGHT)
@@ -389,7 +431,14 @@ def _quads(level, cell_size, wall_height, ceiling, origin, *, with_edges):
     return _build(surfaces, (h, w), cs, origin, with_edges)
 
 
-def level_mesh(level, *, cell_size=2.0, wall_height=3.0, ceiling=False, origin=(0.0, 0.0, 0.0)):
+def level_mesh(
+    level: object,
+    *,
+    cell_size: float = 2.0,
+    wall_height: float = 3.0,
+    ceiling: bool = False,
+    origin: Sequence[float] = (0.0, 0.0, 0.0),
+) -> IndexedMesh:
     """The level as an :class:`~core.mesh.IndexedMesh` of triangles (for engines and exports).
 
     The same vertices, UVs and normals as :func:`level_quads`; each quad ``(a, b, c, d)`` becomes the

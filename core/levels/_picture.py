@@ -4,12 +4,14 @@ Row 0 of the picture is row 0 of the grid (north, the top), column 0 the west ed
 looks like Blender's top view of the level mesh.  Write it with :func:`core.preview.png_bytes`.
 """
 
-from __future__ import annotations
+from collections.abc import Mapping
 
 import numpy as np
+import numpy.typing as npt
 
 from .._checks import check_int
 from ..errors import ParameterError
+from ._level import Level
 from ._mesh import check_level
 
 __all__ = ["CLASS_COLOURS", "MARKER_COLOURS", "OTHER_COLOUR", "PIXELS_PER_CELL", "MAX_SIDE", "level_image"]
@@ -35,7 +37,7 @@ PIXELS_PER_CELL = (1, 64)
 MAX_SIDE = (16, 16384)
 
 
-def class_palette(classes):
+def class_palette(classes: Mapping[str, int]) -> npt.NDArray[np.uint8]:
     """(256, 3) uint8: the colour of every class id (ids not named in ``classes``: OTHER_COLOUR)."""
     lut = np.empty((256, 3), np.uint8)
     lut[:] = OTHER_COLOUR
@@ -44,7 +46,7 @@ def class_palette(classes):
     return lut
 
 
-def level_image(level, *, pixels_per_cell=None, max_side=1024):
+def level_image(level: Level, *, pixels_per_cell: int | None = None, max_side: int = 1024) -> npt.NDArray[np.uint8]:
     """The level as an RGB picture: classes coloured, markers as squares of their kind's colour.
 
     Parameters

@@ -5,18 +5,20 @@ level is the Blender point ``(x0 + (x + 0.5) cs, y0 + (H - y - 0.5) cs, z0)``, a
 ``core.unity.unity_position`` of it, ``(-X, Z, -Y)``, what the FBX export gives.
 """
 
-from __future__ import annotations
-
 import json
 import numbers
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from .._checks import check_float, check_object_name
 from ..errors import ParameterError, short
 from ..spec import NAME_PATTERN
 from ..unity import unity_position
 from ._fields import WFC_GENERATORS
+from ._level import Level, WfcRecord
 from ._mesh import CELL_SIZE, check_level, check_origin
 from ._regions import label_regions
 
@@ -37,7 +39,7 @@ RECORD_FORMAT = "worldseed.level"
 RECORD_VERSION = 1
 
 
-def is_level_record(record):
+def is_level_record(record: object) -> bool:
     """Whether ``record`` (a parsed ``<name>_level.json``) is a level record of ours (its ``format``).
 
     >>> is_level_record({"format": "worldseed.level", "version": 1}), is_level_record({"format": "other"})
@@ -46,12 +48,14 @@ def is_level_record(record):
     return isinstance(record, dict) and record.get("format") == RECORD_FORMAT
 
 
-def check_level_name(name):
+def check_level_name(name: object) -> str:
     """A level name for files and objects: 1 to 48 letters, digits, spaces, '-' or '_' (no path separators)."""
     return check_object_name(name, name="name", pattern=NAME_PATTERN)
 
 
-def cell_centres(xs, ys, *, height, cell_size, origin):
+def cell_centres(
+    xs: npt.ArrayLike, ys: npt.ArrayLike, *, height: int, cell_size: float, origin: Sequence[float]
+) -> npt.NDArray[np.float64]:
     """(n, 3) float64 Blender positions of the centres of cells ``(xs[k], ys[k])`` at floor level.
 
     >>> cell_centres([0], [0], height=4, cell_size=2.0, origin=(10.0, 0.0, 1.0)).tolist()
@@ -66,7 +70,7 @@ def cell_centres(xs, ys, *, height, cell_size, origin):
     return out
 
 
-def _jsonable(value, where):
+def _jsonable(value: object, where: str) -> Any:
     """Plain JSON values (dict keys str, tuples as lists, numpy scalars as Python numbers)."""
     if value is None or isinstance(value, (bool, str)):
         return value
@@ -89,7 +93,7 @@ def _jsonable(value, where):
     raise ParameterError(f"{where} must be numbers, text, lists or tables to be written as JSON, got {short(value)}")
 
 
-def unity_points(blender):
+def unity_points(blender: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     """(n, 3) Unity positions of (n, 3) Blender points, with no negative zeros (``-0.0`` becomes ``0.0``).
 
     >>> unity_points(np.array([[0.0, 2.0, 1.0]])).tolist()
@@ -100,7 +104,7 @@ def unity_points(blender):
     return out
 
 
-def _cells(items, where, size):
+def _cells(items: Sequence[Sequence[int]], where: str, size: int) -> npt.NDArray[np.int64]:
     """(n, size) int64 array of cell tuples, each checked to be integers."""
     out = np.zeros((len(items), size), dtype=np.int64)
     for k, item in enumerate(items):
@@ -115,7 +119,9 @@ def _cells(items, where, size):
     return out
 
 
-def level_record(level, *, name, cell_size, origin=(0.0, 0.0, 0.0)):
+def level_record(
+    level: Level, *, name: str, cell_size: float, origin: Sequence[float] = (0.0, 0.0, 0.0)
+) -> dict[str, Any]:
     """Everything about a level as plain JSON-ready data.
 
     Parameters
@@ -164,20 +170,20 @@ def level_record(level, *, name, cell_size, origin=(0.0, 0.0, 0.0)):
     else:
         rows = [bytes(row).decode("ascii") for row in (grid + ord("0"))]
 
-    rooms = _cells(level.rooms, "level.rooms", 4)
-    x, y, w, h = rooms.T
+    room_cells = _cells(level.rooms, "level.rooms", 4)
+    x, y, w, h = room_cells.T
     centre = np.stack(
         [origin[0] + (x + w / 2) * cs, origin[1] + (height - y - h / 2) * cs, np.full(len(x), origin[2])], 1
     )
     rooms = [
         {"x": a, "y": b, "w": c, "h": d, "blender_center": p, "unity_center": u, "unity_size": [c * cs, 0.0, d * cs]}
-        for (a, b, c, d), p, u in zip(rooms.tolist(), centre.tolist(), unity_points(centre).tolist())
+        for (a, b, c, d), p, u in zip(room_cells.tolist(), centre.tolist(), unity_points(centre).tolist())
     ]
-    doors = _cells(level.doors, "level.doors", 2)
-    centre = cell_centres(doors[:, 0], doors[:, 1], height=height, cell_size=cs, origin=origin)
+    door_cells = _cells(level.doors, "level.doors", 2)
+    centre = cell_centres(door_cells[:, 0], door_cells[:, 1], height=height, cell_size=cs, origin=origin)
     doors = [
         {"x": a, "y": b, "blender": p, "unity": u}
-        for (a, b), p, u in zip(doors.tolist(), centre.tolist(), unity_points(centre).tolist())
+        for (a, b), p, u in zip(door_cells.tolist(), centre.tolist(), unity_points(centre).tolist())
     ]
     cells = _cells([(m.x, m.y) for m in level.markers], "level.markers", 2)
     outside = (cells[:, 0] < 0) | (cells[:, 0] >= width) | (cells[:, 1] < 0) | (cells[:, 1] >= height)
@@ -213,12 +219,13 @@ def level_record(level, *, name, cell_size, origin=(0.0, 0.0, 0.0)):
             "unity": "metres, Y up: Unity (x, y, z) = Blender (-X, Z, -Y), as the level FBX arrives",
         },
     }
-    if getattr(level, "wfc", None) is not None:
-        record["wfc"] = wfc_record(level.wfc, level.grid.shape)
+    wfc = getattr(level, "wfc", None)
+    if wfc is not None:
+        record["wfc"] = wfc_record(wfc, level.grid.shape)
     return record
 
 
-def level_warnings(level, *, name):
+def level_warnings(level: Level, *, name: str) -> list[str]:
     """Lines to show the user about ``level`` (named ``name``): a Wave Function Collapse level whose
     walkable cells form several regions (no other generator makes one) says how many.
 
@@ -233,7 +240,7 @@ def level_warnings(level, *, name):
     return [f"level {name!r}: {count} separate walkable regions; set connected = true for one"] if count > 1 else []
 
 
-def wfc_record(wfc, shape):
+def wfc_record(wfc: WfcRecord, shape: tuple[int, ...]) -> dict[str, Any]:
     """The ``wfc`` entry of a level record: ``model``, ``source``, ``attempts``, ``backtracks``, ``ids``
     (one list of integers per row, row 0 = north), and per id its ``names`` and ``classes`` (level class
     ids); overlapping: the ``palette`` of sample values (integers, or ``[r, g, b]``); tiled: each
@@ -261,11 +268,11 @@ def wfc_record(wfc, shape):
     return out
 
 
-def _compact(value):
+def _compact(value: object) -> str:
     return json.dumps(value, sort_keys=True, separators=(", ", ": "), ensure_ascii=True, allow_nan=False)
 
 
-def level_json_bytes(level, *, name, cell_size, origin=(0.0, 0.0, 0.0)):
+def level_json_bytes(level: Level, *, name: str, cell_size: float, origin: Sequence[float] = (0.0, 0.0, 0.0)) -> bytes:
     """:func:`level_record` as UTF-8 JSON bytes: sorted keys, one top-level key a line, and one grid row,
     room, door or marker a line; a final newline.  The same level and options give the same bytes.
 

@@ -13,25 +13,26 @@
   (Kruskal), and one L-shaped tunnel per link of the tree.
 """
 
-from __future__ import annotations
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
-from .._checks import make_rng
+from .._checks import Seed, make_rng
 from .._union import join_roots
 from ..errors import ParameterError
 
 __all__ = ["label_regions", "walk_distances", "connect_regions", "nearest_sources"]
 
 
-def _bool_grid(walkable, name="walkable"):
+def _bool_grid(walkable: npt.ArrayLike, name: str = "walkable") -> npt.NDArray[np.bool_]:
     w = np.asarray(walkable)
     if w.ndim != 2:
         raise ParameterError(f"{name} must be a 2-dimensional array, got shape {w.shape}")
     return w.astype(bool, copy=False)
 
 
-def label_regions(walkable):
+def label_regions(walkable: npt.ArrayLike) -> tuple[npt.NDArray[np.int32], int]:
     """Label the 4-connected regions of the walkable cells.
 
     Parameters
@@ -87,7 +88,7 @@ def label_regions(walkable):
     return region_of_run[run.reshape(h, stride)[:, :wd]], int(is_root.sum())
 
 
-def walk_distances(walkable, start):
+def walk_distances(walkable: npt.ArrayLike, start: tuple[int, int]) -> npt.NDArray[np.int32]:
     """Steps from ``start`` to every walkable cell (4-connected), -1 where it cannot be reached.
 
     Parameters
@@ -135,13 +136,13 @@ def walk_distances(walkable, start):
 SMALL_FRONTIER = 48
 
 
-def _breadth_first(free, dist, cell, stride):
+def _breadth_first(free: npt.NDArray[np.bool_], dist: npt.NDArray[np.int32], cell: int, stride: int) -> None:
     """Fill ``dist`` (flat int32) with the steps from ``cell`` over ``free`` (flat bool, walled ring; cleared
     as cells are reached). Small frontiers step in Python on a memoryview of the same memory, large
     ones in numpy, one direction at a time (no cell twice in a frontier, so no deduplication)."""
     offsets = (-1, 1, -stride, stride)
-    view = memoryview(free.view(np.uint8))
-    frontier = [cell]
+    view = memoryview(free.view(np.uint8))  # type: ignore[arg-type]  # an ndarray is a buffer
+    frontier: list[int] | npt.NDArray[np.signedinteger[Any]] = [cell]
     step = 0
     cells, counts = [], []  # reached in Python: written into dist at the end
     while len(frontier):
@@ -176,7 +177,7 @@ def _breadth_first(free, dist, cell, stride):
         dist[frontier] = step
 
 
-def nearest_sources(sources):
+def nearest_sources(sources: npt.ArrayLike) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]]:
     """The nearest source cell of every cell under the city-block distance, and that distance.
 
     Exact and separable: the nearest source along each column (two running extrema), then
@@ -248,14 +249,14 @@ def nearest_sources(sources):
     np.copyto(col, bwd & dtype((1 << shift) - 1), where=~left)
     distance = np.minimum(d_f, d_b, out=d_f).astype(np.int32, copy=False)
     # the source: in column col, up or down from this row as the column pass found
-    source = np.take_along_axis(toward, col, axis=1).astype(dtype)
+    source: npt.NDArray[Any] = np.take_along_axis(toward, col, axis=1).astype(dtype)
     source += np.arange(h, dtype=dtype)[:, None]
     source *= w
     source += col
     return distance, source.astype(np.int64 if h * w >= 2**31 else np.int32, copy=False)
 
 
-def _down_rows(op, a):
+def _down_rows(op: np.ufunc, a: npt.NDArray[np.int16]) -> npt.NDArray[np.int16]:
     """``op.accumulate(a, axis=0)`` in place, one row after the other: for a C-ordered grid this is
     several times faster than numpy's accumulate along axis 0 (1024^2: 3 ms, not 20 ms)."""
     for r in range(1, a.shape[0]):
@@ -263,7 +264,7 @@ def _down_rows(op, a):
     return a
 
 
-def connect_regions(labels, count, *, seed=0):
+def connect_regions(labels: npt.NDArray[np.int32], count: int, *, seed: Seed = 0) -> npt.NDArray[np.bool_]:
     """Tunnels that join every region into one: a minimum spanning tree of shortest links.
 
     Every cell of the grid is given its nearest region cell (city-block distance,
@@ -330,7 +331,7 @@ def connect_regions(labels, count, *, seed=0):
     by_length = np.argsort(length, kind="stable")
     parent = list(range(count))
 
-    def root(i):
+    def root(i: int) -> int:
         while parent[i] != i:
             parent[i] = parent[parent[i]]
             i = parent[i]

@@ -16,11 +16,12 @@ The steps of :func:`rooms_caves`, each from its own stream of ``seed``:
 5. **Markers**: as in the BSP dungeon (:func:`~._content.place_markers`, per room).
 """
 
-from __future__ import annotations
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
-from .._checks import make_rng
+from .._checks import Seed, make_rng
 from ._bsp import LAYOUT_KEYS, bsp_layout, check_all, doors_of
 from ._cave import automaton
 from ._content import place_markers
@@ -38,7 +39,7 @@ MIN_POCKET = 4
 assert KEYS == GENERATOR_KEYS["rooms_caves"]
 
 
-def check_settings(width, height, **settings):
+def check_settings(width: int, height: int, **settings: Any) -> None:
     """Refuse impossible rooms + caves settings before any work (the BSP rules, ``fill`` and ``steps``).
 
     Every key of ``GENERATOR_KEYS["rooms_caves"]`` may be given (the others take their defaults);
@@ -53,7 +54,7 @@ def check_settings(width, height, **settings):
     check_all(width, height, settings, KEYS)
 
 
-def _beside(mask):
+def _beside(mask: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
     out = np.zeros_like(mask)
     out[1:, :] |= mask[:-1, :]
     out[:-1, :] |= mask[1:, :]
@@ -63,22 +64,22 @@ def _beside(mask):
 
 
 def rooms_caves(
-    width,
-    height,
+    width: int,
+    height: int,
     *,
-    min_leaf=8,
-    max_leaf=20,
-    room_min=4,
-    room_max=12,
-    padding=1,
-    corridor_width=1,
-    loop_fraction=0.1,
-    fill=0.45,
-    steps=5,
-    enemy_density=0.02,
-    loot_chance=0.3,
-    seed=0,
-):
+    min_leaf: int = 8,
+    max_leaf: int = 20,
+    room_min: int = 4,
+    room_max: int = 12,
+    padding: int = 1,
+    corridor_width: int = 1,
+    loop_fraction: float = 0.1,
+    fill: float = 0.45,
+    steps: int = 5,
+    enemy_density: float = 0.02,
+    loot_chance: float = 0.3,
+    seed: Seed = 0,
+) -> Level:
     """A BSP dungeon whose rooms are caves: one connected walkable region, with doors and markers.
 
     Parameters
@@ -106,7 +107,7 @@ def rooms_caves(
     >>> level.generator, int(label_regions(level.walkable)[1]), level.spawn.kind
     ('rooms_caves', 1, 'spawn')
     """
-    settings = dict(
+    settings: dict[str, Any] = dict(
         min_leaf=min_leaf,
         max_leaf=max_leaf,
         room_min=room_min,

@@ -33,17 +33,18 @@ SuperTiled2Unity's Pixels Per Unit so one Unity unit is one metre), ``origin_x/y
 and options give the same bytes.
 """
 
-from __future__ import annotations
-
+from collections.abc import Sequence
+from typing import Any
 from xml.sax.saxutils import escape
 
 import numpy as np
+import numpy.typing as npt
 
 from .._checks import check_choice, check_float, check_int
 from ..errors import ParameterError
 from ..preview import png_bytes
 from ._autotile import BLOB_INDEX, BLOB_MASKS, NE, NW, SE, SW, E, N, S, W, blob_masks, wang16_masks
-from ._level import CLASSES
+from ._level import CLASSES, Level, WfcRecord
 from ._mesh import CELL_SIZE, check_level, check_origin
 from ._picture import class_palette
 from ._record import cell_centres, check_level_name, unity_points
@@ -72,15 +73,15 @@ _FLOOR = np.array((206, 200, 184), np.uint8)
 _WALL = np.array((38, 38, 46), np.uint8)
 
 
-def _q(text):
+def _q(text: str) -> str:
     return escape(str(text), _ATTR)
 
 
-def _f(value):
+def _f(value: float) -> str:
     return repr(float(value))
 
 
-def _region_bits(tp):
+def _region_bits(tp: int) -> npt.NDArray[np.int64]:
     """(tp, tp) int: the neighbour bit each pixel of a tile shows (a 3 x 3 partition; 256 = the centre)."""
     band = max(1, tp // 4)
     part = np.where(np.arange(tp) < band, 0, np.where(np.arange(tp) >= tp - band, 2, 1))
@@ -88,7 +89,7 @@ def _region_bits(tp):
     return bits[part[:, None], part[None, :]]
 
 
-def tile_images(masks, *, tile_pixels, wang=False):
+def tile_images(masks: npt.NDArray[np.integer[Any]], *, tile_pixels: int, wang: bool = False) -> npt.NDArray[np.uint8]:
     """(n, tp, tp, 3) uint8: auto-tiles drawn from their masks: floor colour over the centre and every
     set neighbour's band (edges and corners), wall colour elsewhere.  ``wang``: masks are N=1 E=2 S=4 W=8.
     """
@@ -97,7 +98,7 @@ def tile_images(masks, *, tile_pixels, wang=False):
     masks = np.asarray(masks, dtype=np.int64)
     if wang:  # 4-bit masks to 8-neighbour bits, corners drawn where both their edges are set
         m8 = (masks & 1) * N | ((masks >> 1) & 1) * E | ((masks >> 2) & 1) * S | ((masks >> 3) & 1) * W
-        corners = 0
+        corners: int | npt.NDArray[np.int64] = 0
         for corner, a, b in ((NE, N, E), (SE, S, E), (SW, S, W), (NW, N, W)):
             corners = corners | np.where(((m8 & a) != 0) & ((m8 & b) != 0), corner, 0)
         masks = m8 | corners
@@ -105,7 +106,7 @@ def tile_images(masks, *, tile_pixels, wang=False):
     return np.where(floor[..., None], _FLOOR, _WALL).astype(np.uint8)
 
 
-def _sheet(tiles):
+def _sheet(tiles: npt.NDArray[np.uint8]) -> tuple[npt.NDArray[np.uint8], int]:
     """Tiles (n, tp, tp, 3) laid out TILESET_COLUMNS a row (unused cells black); returns (image, columns)."""
     n, tp = tiles.shape[0], tiles.shape[1]
     cols = min(TILESET_COLUMNS, n)
@@ -117,7 +118,15 @@ def _sheet(tiles):
     return sheet, cols
 
 
-def _tsx(name, image_file, sheet, columns, count, tp, properties):
+def _tsx(
+    name: str,
+    image_file: str,
+    sheet: npt.NDArray[np.uint8],
+    columns: int,
+    count: int,
+    tp: int,
+    properties: Sequence[Sequence[tuple[str, str, str]]],
+) -> bytes:
     """TSX text of one tileset: its image and each tile's properties [(name, type, value), ...]."""
     lines = [
         '<?xml version="1.0" encoding="UTF-8"?>',
@@ -136,7 +145,7 @@ def _tsx(name, image_file, sheet, columns, count, tp, properties):
     return ("\n".join(lines) + "\n").encode("utf-8")
 
 
-def _csv(gids):
+def _csv(gids: npt.NDArray[np.integer[Any]]) -> str:
     """Tiled's CSV text of a (rows, cols) array of gids >= 0: rows joined by ",\\n", no trailing comma.
 
     Vectorised: every cell becomes its digits (left-aligned, zero-padded with NUL bytes) and its
@@ -162,7 +171,7 @@ def _csv(gids):
     return flat[flat != 0].tobytes().decode("ascii")
 
 
-def _hues(count):
+def _hues(count: int) -> npt.NDArray[np.uint8]:
     """(count, 3) uint8 distinct colours (golden-ratio hues, full saturation, value 0.85)."""
     h = (np.arange(count) * 0.618033988749895) % 1.0
     k = (np.array([5.0, 3.0, 1.0])[None, :] + h[:, None] * 6.0) % 6.0
@@ -170,7 +179,7 @@ def _hues(count):
     return np.round(rgb * 255).astype(np.uint8)
 
 
-def wfc_tile_images(wfc, *, tile_pixels):
+def wfc_tile_images(wfc: WfcRecord, *, tile_pixels: int) -> npt.NDArray[np.uint8]:
     """(n, tp, tp, 3) uint8: one tile per WFC id (``wfc`` a :class:`~._level.WfcRecord`).
 
     Overlapping: the sample colour of an image sample, or a distinct colour per value. Tiled: a colour
@@ -202,7 +211,7 @@ def wfc_tile_images(wfc, *, tile_pixels):
     return tiles
 
 
-def wfc_tile_properties(wfc):
+def wfc_tile_properties(wfc: WfcRecord) -> list[list[tuple[str, str, str]]]:
     """Per WFC id, the TSX properties ``[(name, type, value), ...]``: ``wfc_id``, ``name``, ``class_id``,
     ``class_name``; tiled also ``base_name``, ``turns``, ``mirrored``; overlapping ``value``."""
     names = {v: k for k, v in CLASSES.items()}
@@ -228,7 +237,15 @@ def wfc_tile_properties(wfc):
     return out
 
 
-def tiled_files(level, *, name, tileset="blob", cell_size=2.0, origin=(0.0, 0.0, 0.0), tile_pixels=32):
+def tiled_files(
+    level: Level,
+    *,
+    name: str,
+    tileset: str = "blob",
+    cell_size: float = 2.0,
+    origin: Sequence[float] = (0.0, 0.0, 0.0),
+    tile_pixels: int = 32,
+) -> dict[str, bytes]:
     """The level as a Tiled map with its generated tilesets: ``{file name: bytes}``.
 
     Parameters

@@ -10,13 +10,13 @@ bias it does not push against the border for many steps. The walkers step in tur
 holds exactly ``ceil(floor_fraction * width * height)`` floor cells.
 """
 
-from __future__ import annotations
-
 import math
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
-from .._checks import make_rng
+from .._checks import Seed, make_rng
 from ..errors import ParameterError
 from ..spec import check_keys, check_value
 from ._cave import check_size
@@ -40,7 +40,7 @@ _DY = np.array([0, 1, 0, -1], np.int64)
 assert tuple(DEFAULTS) == GENERATOR_KEYS["walk"]
 
 
-def floor_target(width, height, floor_fraction):
+def floor_target(width: int, height: int, floor_fraction: float) -> int:
     """Floor cells a walk digs: ``ceil(floor_fraction * width * height)``.
 
     >>> floor_target(80, 80, 0.4)
@@ -49,7 +49,7 @@ def floor_target(width, height, floor_fraction):
     return max(1, math.ceil(floor_fraction * width * height - 1e-9))
 
 
-def check_settings(width, height, **settings):
+def check_settings(width: int, height: int, **settings: Any) -> dict[str, Any]:
     """Refuse impossible walk settings before any work, naming the setting, the value and the range.
 
     Parameters are those of :func:`random_walk` (without ``seed``); missing ones take their
@@ -77,7 +77,17 @@ def check_settings(width, height, **settings):
     return out
 
 
-def random_walk(width, height, *, floor_fraction=0.4, walkers=1, bias=0.0, enemy_density=0.02, loot_chance=0.3, seed=0):
+def random_walk(
+    width: int,
+    height: int,
+    *,
+    floor_fraction: float = 0.4,
+    walkers: int = 1,
+    bias: float = 0.0,
+    enemy_density: float = 0.02,
+    loot_chance: float = 0.3,
+    seed: Seed = 0,
+) -> Level:
     """A drunkard's-walk level: one connected area dug by walkers from the centre.
 
     Parameters
@@ -136,7 +146,9 @@ def random_walk(width, height, *, floor_fraction=0.4, walkers=1, bias=0.0, enemy
     )
 
 
-def _dig(width, height, target, walkers, bias, rng):
+def _dig(
+    width: int, height: int, target: int, walkers: int, bias: float, rng: np.random.Generator
+) -> tuple[npt.NDArray[np.bool_], int]:
     """``(floor, steps)``: flat (height * width) bool, the cells dug by ``walkers`` walks from the centre
     until ``target`` are dug, and the steps each walker took (the last one partly).
 

@@ -36,18 +36,22 @@ several regions: the record counts them (``regions``) and :func:`~._record.level
 'dungeon'): ...``.
 """
 
-from __future__ import annotations
-
 import hashlib
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
+import numpy.typing as npt
 
 from .. import wfc as core_wfc
 from .._checks import make_rng
 from ..errors import ParameterError, short
 from ..spec import did_you_mean
+from ..steps import Steps
+from ..wfc import Tileset
 from ._content import place_markers
-from ._level import CLASSES, DOOR, FLOOR, WALL, Level, WfcRecord
+from ._fields import LevelSpec
+from ._level import CLASSES, DOOR, FLOOR, WALL, Level, Marker, WfcRecord
 from ._regions import label_regions
 from ._wfc_files import DEFAULT_SAMPLE, load_sample_of, load_tileset_of, prefixed, wfc_model
 
@@ -74,10 +78,12 @@ MAX_PATTERNS = 2048
 #: Least share of the cells, in percent, that the walkable region of a ``connected`` level holds (see
 #: :func:`least_walkable`); a solved grid with less counts as a failed attempt.
 MIN_WALKABLE_SHARE_PERCENT = 2
-_COUNTS = {}  # pattern counts of recent samples (see _pattern_count)
+_COUNTS: dict[tuple[Any, ...], int] = {}  # pattern counts of recent samples (see _pattern_count)
+
+T = TypeVar("T")
 
 
-def palette_names(palette):
+def palette_names(palette: npt.NDArray[np.integer[Any]]) -> tuple[str, ...]:
     """Text of each sample value: ``"12"`` for an integer, ``"#rrggbb"`` (``"#rrggbbaa"``) for a colour.
 
     >>> palette_names(np.array([0, 3])), palette_names(np.array([[255, 128, 0]], np.uint8))
@@ -89,7 +95,13 @@ def palette_names(palette):
     return tuple("#" + "".join(f"{int(c):02x}" for c in row) for row in palette)
 
 
-def _sample_classes(sample, palette, classes, *, prefix):
+def _sample_classes(
+    sample: npt.NDArray[np.integer[Any]],
+    palette: npt.NDArray[np.integer[Any]],
+    classes: Sequence[tuple[str, str]],
+    *,
+    prefix: str,
+) -> npt.NDArray[np.uint8]:
     """(C,) uint8 class of each palette entry: ``classes`` where it names the value, else wall for the
     most common value on the sample's border and floor for the others."""
     names = palette_names(palette)
@@ -111,7 +123,7 @@ def _sample_classes(sample, palette, classes, *, prefix):
     return out
 
 
-def _wave_check(cells, patterns, *, spec, prefix, what):
+def _wave_check(cells: int, patterns: int, *, spec: LevelSpec, prefix: str, what: str) -> None:
     need = cells * patterns
     if need > MAX_WAVE_BYTES:
         raise ParameterError(
@@ -121,7 +133,7 @@ def _wave_check(cells, patterns, *, spec, prefix, what):
         )
 
 
-def _duration(seconds):
+def _duration(seconds: float) -> str:
     """``seconds`` as people say it: ``'45 s'``, ``'12 min'``, ``'3.1 h'``."""
     if seconds < 90:
         return f"{seconds:.0f} s"
@@ -130,7 +142,7 @@ def _duration(seconds):
     return f"{seconds / 3600:.1f} h"
 
 
-def _time_check(cells, patterns, *, spec, prefix, what):
+def _time_check(cells: int, patterns: int, *, spec: LevelSpec, prefix: str, what: str) -> None:
     """Refuse a solve that :func:`core.wfc.solve_seconds` says takes more than :data:`MAX_SOLVE_SECONDS`."""
     counts = bool(spec.counts)
     seconds = core_wfc.solve_seconds(cells, patterns, connected=spec.connected, counts=counts)
@@ -154,7 +166,7 @@ def _time_check(cells, patterns, *, spec, prefix, what):
     )
 
 
-def _check_points(spec, prefix):
+def _check_points(spec: LevelSpec, prefix: str) -> None:
     """Refuse ``connect_points`` without ``connected`` or off the grid."""
     points = spec.connect_points
     if points and not spec.connected:
@@ -170,7 +182,7 @@ def _check_points(spec, prefix):
             )
 
 
-def _check_fixed_cells(spec, prefix):
+def _check_fixed_cells(spec: LevelSpec, prefix: str) -> None:
     """Refuse painted cells off the grid."""
     for k, (x, y, _) in enumerate(spec.fixed):
         if not (0 <= x < spec.width and 0 <= y < spec.height):
@@ -180,7 +192,7 @@ def _check_fixed_cells(spec, prefix):
             )
 
 
-def tiled_fixed(spec, tileset, *, prefix="level."):
+def tiled_fixed(spec: LevelSpec, tileset: Tileset, *, prefix: str = "level.") -> dict[tuple[int, int], str]:
     """``fixed`` of a tiled ``spec`` as :func:`core.wfc.tiled` takes it, ``{(x, y): tile}``; a name that
     is neither a base tile nor a variant of ``tileset`` is refused."""
     bases = list(dict.fromkeys(str(b) for b in tileset.base_names))
@@ -196,7 +208,7 @@ def tiled_fixed(spec, tileset, *, prefix="level."):
     return out
 
 
-def _sample_values(palette):
+def _sample_values(palette: npt.NDArray[np.integer[Any]]) -> Callable[..., tuple[Any, str]]:
     """``value_of(key, where, verb)``: the sample value (an int, or a channel tuple of an image) that a
     recipe's text ``key`` (``"12"``, ``"#rrggbb"``) names, with its canonical text; refused with
     ``where`` (or ``subject``) in the message when it is no sample value or one the sample lacks."""
@@ -204,7 +216,7 @@ def _sample_values(palette):
     index = {n: k for k, n in enumerate(names)}
     values = _values(palette, np.ones(len(palette), bool))
 
-    def value_of(key, where, verb, subject=None):
+    def value_of(key: str, where: str, verb: str, subject: str | None = None) -> tuple[Any, str]:
         try:  # the canonical text of a sample value, as in classes
             value = core_wfc.check_classes({key: "wall"}, name=where)[0][0]
         except ParameterError:
@@ -220,14 +232,16 @@ def _sample_values(palette):
     return value_of
 
 
-def sample_fixed(spec, palette, *, prefix="level."):
+def sample_fixed(
+    spec: LevelSpec, palette: npt.NDArray[np.integer[Any]], *, prefix: str = "level."
+) -> dict[tuple[int, int], Any]:
     """``fixed`` of an overlapping ``spec`` as :func:`core.wfc.overlapping` takes it, ``{(x, y): value}``
     (ints, or channel tuples of an image); a value the sample lacks is refused."""
     value_of = _sample_values(palette)
     return {(x, y): value_of(key, f"{prefix}fixed[{k}]", "paints")[0] for k, (x, y, key) in enumerate(spec.fixed)}
 
 
-def _check_minimums(spec, prefix):
+def _check_minimums(spec: LevelSpec, prefix: str) -> None:
     cells = spec.width * spec.height
     for key, low, _ in spec.counts:
         if low > cells:
@@ -243,11 +257,11 @@ def _check_minimums(spec, prefix):
         )
 
 
-def _bound(high):
+def _bound(high: int) -> int | None:
     return None if high < 0 else high
 
 
-def tiled_counts(spec, tileset, *, prefix="level."):
+def tiled_counts(spec: LevelSpec, tileset: Tileset, *, prefix: str = "level.") -> dict[str, tuple[int, int | None]]:
     """``counts`` of a tiled ``spec`` as :func:`core.wfc.tiled` takes them, ``{base tile name: (min, max)}``
     (``max`` None: no bound); a name that is no base tile of ``tileset`` is refused."""
     bases = list(dict.fromkeys(str(b) for b in tileset.base_names))
@@ -262,7 +276,9 @@ def tiled_counts(spec, tileset, *, prefix="level."):
     return out
 
 
-def sample_counts(spec, palette, *, prefix="level."):
+def sample_counts(
+    spec: LevelSpec, palette: npt.NDArray[np.integer[Any]], *, prefix: str = "level."
+) -> dict[Any, tuple[int, int | None]]:
     """``counts`` of an overlapping ``spec`` as :func:`core.wfc.overlapping` takes them,
     ``{sample value: (min, max)}`` with the values as ints (a grid sample) or channel tuples (an
     image); a key that is no value of ``palette`` is refused."""
@@ -276,7 +292,9 @@ def sample_counts(spec, palette, *, prefix="level."):
     return out
 
 
-def check_wfc(spec, *, base=None, prefix="level."):
+def check_wfc(
+    spec: LevelSpec, *, base: str | None = None, prefix: str = "level."
+) -> tuple[str, Tileset | npt.NDArray[np.integer[Any]], str]:
     """Refuse a WFC ``spec`` that cannot work, before any solving: a missing or bad tileset or sample,
     both or neither given, a size below ``n``, classes naming values the sample lacks, a wave larger
     than :data:`MAX_WAVE_BYTES`, a solve estimated to take more than :data:`MAX_SOLVE_SECONDS`,
@@ -329,7 +347,7 @@ def check_wfc(spec, *, base=None, prefix="level."):
     return model, sample, source
 
 
-def _pattern_count(sample, n, symmetry, periodic_input):
+def _pattern_count(sample: npt.NDArray[np.integer[Any]], n: int, symmetry: int, periodic_input: bool) -> int:
     """How many patterns the overlapping model takes from ``sample`` (remembered for the last few
     samples: a spec is checked each time it is read, and counting a large sample takes seconds)."""
     key = (sample.shape, sample.dtype.str, hashlib.sha256(sample.tobytes()).hexdigest(), n, symmetry, periodic_input)
@@ -345,19 +363,19 @@ def _pattern_count(sample, n, symmetry, periodic_input):
     return count
 
 
-def _values(palette, keep):
+def _values(palette: npt.NDArray[np.integer[Any]], keep: npt.NDArray[np.bool_]) -> list[Any]:
     """The sample values of ``palette`` where ``keep`` holds: ints, or tuples of channels."""
     return [tuple(int(c) for c in row) if palette.ndim == 2 else int(row) for row in palette[np.asarray(keep)]]
 
 
-def level_label(spec):
+def level_label(spec: LevelSpec) -> str:
     """How messages name a WFC level: ``level 'Keep' (tileset 'dungeon')``, ``level 'Mine' (sample 'rooms')``."""
     if wfc_model(spec) == "overlapping":
         return f"level {spec.name!r} (sample {spec.sample or DEFAULT_SAMPLE!r})"
     return f"level {spec.name!r} (tileset {spec.wfc_tileset!r})"
 
 
-def least_walkable(spec, walkable, counts):
+def least_walkable(spec: LevelSpec, walkable: Sequence[Any], counts: Mapping[Any, tuple[int, int | None]]) -> int:
     """Fewest cells the largest walkable region of a WFC level of ``spec`` must hold, else a solved
     grid counts as a failed attempt and the next one starts; 0 when no grid can hold 2.
 
@@ -394,7 +412,9 @@ def least_walkable(spec, walkable, counts):
     return least if least >= 2 else 0
 
 
-def _too_small(grid, spec, walkable_names, least=2):
+def _too_small(
+    grid: npt.NDArray[np.uint8], spec: LevelSpec, walkable_names: Sequence[str], least: int = 2
+) -> tuple[tuple[int, str] | None, npt.NDArray[np.int32], int]:
     """``(flat cell, message)`` when the largest walkable region of the class ``grid`` has fewer than
     ``least`` cells (the message names the level), else None; also the region labels and the largest
     region's label."""
@@ -428,11 +448,13 @@ def _too_small(grid, spec, walkable_names, least=2):
     return (where, f"{what}: {hint}, make the level larger or try another seed"), labels, largest
 
 
-def _refuse_small(classes_of, spec, walkable_names, least):
+def _refuse_small(
+    classes_of: Callable[[Any], npt.NDArray[np.uint8]], spec: LevelSpec, walkable_names: Sequence[str], least: int
+) -> Callable[[Any], None]:
     """The solver's ``accept``: refuses (:class:`core.wfc.Unsatisfied`) an output whose largest
     walkable region has fewer than ``least`` cells; ``classes_of(output)`` is its class grid."""
 
-    def accept(output):
+    def accept(output: Any) -> None:
         small = _too_small(classes_of(output), spec, walkable_names, least)[0]
         if small is not None:
             raise core_wfc.Unsatisfied(*small)
@@ -440,7 +462,9 @@ def _refuse_small(classes_of, spec, walkable_names, least):
     return accept
 
 
-def _markers(grid, seed, spec, walkable_names=()):
+def _markers(
+    grid: npt.NDArray[np.uint8], seed: int, spec: LevelSpec, walkable_names: Sequence[str] = ()
+) -> tuple[Marker, ...]:
     """Spawn and exit in the largest walkable region; a ParameterError naming the level when that
     region has fewer than 2 cells (no level is without its spawn and exit)."""
     small, labels, largest = _too_small(grid, spec, walkable_names)
@@ -450,7 +474,7 @@ def _markers(grid, seed, spec, walkable_names=()):
     return place_markers(g, rng=make_rng(seed))
 
 
-def _palette_ids(output, palette):
+def _palette_ids(output: npt.ArrayLike, palette: npt.ArrayLike) -> npt.NDArray[np.int32]:
     """(height, width) int32 index in ``palette`` (sorted sample values, (C,) or (C, channels)) of each
     value of an overlapping ``output``."""
     out, pal = np.asarray(output), np.asarray(palette)
@@ -465,18 +489,18 @@ def _palette_ids(output, palette):
     return np.searchsorted(pal, out).astype(np.int32)
 
 
-def _toml_key(name):
+def _toml_key(name: str) -> str:
     """``name`` as a TOML key: bare when it may be, else quoted."""
     return name if name.replace("_", "").replace("-", "").isalnum() and name.isascii() else f'"{name}"'
 
 
-def _doors(grid):
+def _doors(grid: npt.NDArray[np.uint8]) -> tuple[tuple[int, int], ...]:
     """``(x, y)`` of every door-class cell, in raster order (row by row, then column)."""
     ys, xs = np.nonzero(grid == DOOR)
     return tuple((int(x), int(y)) for y, x in zip(ys.tolist(), xs.tolist()))
 
 
-def _named(steps, spec):
+def _named(steps: Steps[T], spec: LevelSpec) -> Steps[T]:
     """``yield from steps``, a :class:`core.wfc.Contradiction` naming the level (its name and tileset
     or sample) before the solver's words."""
     try:
@@ -485,7 +509,7 @@ def _named(steps, spec):
         raise core_wfc.Contradiction(f"{level_label(spec)}: {err}", cell=err.cell, attempts=err.attempts) from None
 
 
-def _constraint_settings(spec):
+def _constraint_settings(spec: LevelSpec) -> dict[str, Any]:
     """The global constraints of ``spec`` as the level record's settings."""
     return {
         "connected": spec.connected,
@@ -495,7 +519,7 @@ def _constraint_settings(spec):
     }
 
 
-def wfc_level_steps(spec, *, base=None, prefix="level."):
+def wfc_level_steps(spec: LevelSpec, *, base: str | None = None, prefix: str = "level.") -> Steps[Level]:
     """The level a WFC ``spec`` describes, as a step generator: yields ``(done, total, label)`` and
     returns the :class:`~._level.Level` (with its :class:`~._level.WfcRecord`).  A contradiction is
     the :class:`core.wfc.Contradiction` (a ParameterError) naming the cell and the attempts."""

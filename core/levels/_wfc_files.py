@@ -2,16 +2,20 @@
 to the recipe, checked to be regular readable files of a sane size, and loaded with their errors
 named after the level's key (see :mod:`._wfc` for the rules)."""
 
-from __future__ import annotations
-
 import os
 import re
 import stat
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
 
 from .. import wfc as core_wfc
 from ..errors import ParameterError, short
 from ..files import MAX_FILE_BYTES, content_hidden
 from ..spec import did_you_mean
+from ..wfc import Tileset
+from ._fields import LevelSpec
 
 __all__ = [
     "PRESETS",
@@ -44,7 +48,7 @@ _SUFFIXES = {"wfc_tileset": (".toml",), "sample": (".txt", ".png")}
 _FOLDERS = {"wfc_tileset": PRESETS, "sample": SAMPLE_PRESETS}
 
 
-def preset_names(key, *, levels=False):
+def preset_names(key: str, *, levels: bool = False) -> list[str]:
     """Sorted stems of the presets of ``key`` (``"wfc_tileset"`` or ``"sample"``); ``levels``: only those that
     make a level with the defaults (the 2-D tilesets -- no 3-D ``up``/``down`` sockets -- and
     :data:`LEVEL_SAMPLES`), what the Levels panel lists.
@@ -67,11 +71,11 @@ def preset_names(key, *, levels=False):
     return [s for s in stems if not any(core_wfc.load_tileset(os.path.join(folder, f"{s}.toml")).up or ())]
 
 
-def _is_stem(value):
+def _is_stem(value: str) -> bool:
     return bool(_STEM.match(value))
 
 
-def resolve_file(value, *, key, base=None, prefix="level."):
+def resolve_file(value: str, *, key: str, base: str | None = None, prefix: str = "level.") -> tuple[str, str]:
     """``(path, source)`` of the tileset or sample ``value`` names: its file, checked readable, and its
     name for records (the preset name or the file's name).
 
@@ -130,7 +134,7 @@ def resolve_file(value, *, key, base=None, prefix="level."):
     return path, os.path.basename(path)
 
 
-def absolute_paths(spec, base):
+def absolute_paths(spec: LevelSpec, base: str) -> dict[str, Any]:
     """``{key: absolute path}`` for the ``wfc_tileset`` / ``sample`` of ``spec`` that are relative file paths
     (not presets), resolved against ``base``; what :func:`~.spec.from_dict` stores when it is
     given the recipe's folder, so the spec means the same file from anywhere."""
@@ -143,7 +147,7 @@ def absolute_paths(spec, base):
     return out
 
 
-def wfc_model(spec):
+def wfc_model(spec: LevelSpec) -> str:
     """``"tiled"`` or ``"overlapping"``: the model a WFC ``spec`` uses -- ``wfc_tiled`` the tiled model on
     ``wfc_tileset``, ``wfc_overlapping`` the overlapping model on ``sample``, ``wfc`` the overlapping model
     when ``sample`` is given, else the tiled model.
@@ -158,13 +162,13 @@ def wfc_model(spec):
     return "overlapping"
 
 
-def prefixed(err, prefix, key):
+def prefixed(err: ParameterError, prefix: str, key: str) -> str:
     """``err``'s text under ``<prefix><key>`` unless it names a setting already."""
     text = str(err)
     return text if text.startswith(prefix) else f"{prefix}{key}: {text}"
 
 
-def load_tileset_of(spec, base, prefix):
+def load_tileset_of(spec: LevelSpec, base: str | None, prefix: str) -> tuple[Tileset, str]:
     """``(Tileset, source)`` of ``spec.wfc_tileset``; errors name ``<prefix>wfc_tileset`` (and quote
     nothing of a file outside the recipe's folder ``base``)."""
     path, source = resolve_file(spec.wfc_tileset, key="wfc_tileset", base=base, prefix=prefix)
@@ -175,7 +179,7 @@ def load_tileset_of(spec, base, prefix):
         raise ParameterError(prefixed(err, prefix, "wfc_tileset")) from None
 
 
-def load_sample_of(spec, base, prefix):
+def load_sample_of(spec: LevelSpec, base: str | None, prefix: str) -> tuple[npt.NDArray[np.integer[Any]], str]:
     """``(sample array, source)`` of ``spec.sample`` (empty: :data:`DEFAULT_SAMPLE`); errors name
     ``<prefix>sample`` (and quote nothing of a file outside the recipe's folder ``base``)."""
     path, source = resolve_file(spec.sample or DEFAULT_SAMPLE, key="sample", base=base, prefix=prefix)

@@ -51,9 +51,9 @@ its rotated and mirrored variants count) or a sample value (as in ``classes``): 
 the spec keeps a sorted tuple of ``(name, min, max)``, ``max`` -1 for no bound.
 """
 
-from __future__ import annotations
-
 import dataclasses
+from collections.abc import Mapping
+from typing import Any
 
 from ..errors import ParameterError, short
 from ..spec import check_value, closest, from_table, to_table
@@ -95,7 +95,7 @@ OLD_KEYS = {
 }
 
 
-def check_spec(spec, *, prefix="level.", base=None):
+def check_spec(spec: LevelSpec, *, prefix: str = "level.", base: str | None = None) -> None:
     """Refuse impossible settings of ``spec`` before any work, the message naming ``<prefix><setting>``.
 
     A WFC spec's ``wfc_tileset`` or ``sample`` is found (relative paths against ``base``, or the current
@@ -112,7 +112,7 @@ def check_spec(spec, *, prefix="level.", base=None):
         raise ParameterError(text if text.startswith(prefix) else f"{prefix}{text}") from None
 
 
-def from_dict(data, *, prefix="level.", base=None):
+def from_dict(data: Mapping[str, Any], *, prefix: str = "level.", base: str | None = None) -> LevelSpec:
     """A validated :class:`~.spec.LevelSpec` from a dict: unknown keys and keys of another
     generator refused, impossible settings refused before any work.
 
@@ -137,7 +137,7 @@ def from_dict(data, *, prefix="level.", base=None):
     return spec
 
 
-def _check_unknown_keys(data, prefix):
+def _check_unknown_keys(data: Mapping[str, Any], prefix: str) -> None:
     """Refuse keys that no generator has, naming them with the closest key and the keys of this
     level's generator (not every generator's: a ``bsp`` level's typo lists the ``bsp`` settings).
     A bad table or generator is left to ``from_table``, which names it."""
@@ -165,7 +165,7 @@ def _check_unknown_keys(data, prefix):
     )
 
 
-def _split_tileset(data, *, prefix):
+def _split_tileset(data: Mapping[str, Any], *, prefix: str) -> Mapping[str, Any]:
     """``data`` with the old key ``tileset`` as ``autotile`` (an auto-tile set) or ``wfc_tileset`` (anything
     else); refused when the new key is given too, or when a WFC tileset is named for a grid generator.
 
@@ -193,7 +193,7 @@ def _split_tileset(data, *, prefix):
     return {(new if k == "tileset" else k): v for k, v in data.items()}
 
 
-def to_dict(spec):
+def to_dict(spec: LevelSpec) -> dict[str, Any]:
     """The common keys and the generator's own keys of ``spec``, as plain values.
 
     >>> to_dict(LevelSpec(generator="wfc_overlapping", classes=(("0", "wall"),)))["classes"]

@@ -6,16 +6,20 @@ its props were scattered with, patches and all) goes through :func:`core.biomes.
 Public through :mod:`core.scatter`.
 """
 
-from __future__ import annotations
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
+from .._checks import Seed
 from ..biomes import MAX_PER_CELL, detail_counts
 from ..heightmap import slope_degrees
 from ..unity_package import alphamap_side
 from . import _terrain_sample as ts
 from ._engine import layer_from_spec, layer_patches, layer_streams
-from ._rules import check_maps, density_mask
+from ._rules import Patches, check_maps, density_mask
+from .spec import LayerSpec
 
 __all__ = ["detail_layers", "detail_side"]
 
@@ -23,7 +27,7 @@ __all__ = ["detail_layers", "detail_side"]
 DETAIL_SIDES = tuple(2**k for k in range(4, 12))
 
 
-def detail_side(base, *, size, per_m2):
+def detail_side(base: int, *, size: float, per_m2: float) -> int:
     """The detail resolution for a terrain of ``size`` metres: the smallest of :data:`DETAIL_SIDES`
     at least ``base`` (the alphamap's) whose cells hold at most 255 instances at ``per_m2``; the
     largest when none does (then :func:`core.biomes.detail_counts` refuses, naming the limit).
@@ -38,7 +42,17 @@ def detail_side(base, *, size, per_m2):
     return DETAIL_SIDES[-1]
 
 
-def detail_layers(heights, *, size, specs, sea_level_m, resolution=None, seed=0, maps=None, patches=None):
+def detail_layers(
+    heights: npt.ArrayLike,
+    *,
+    size: float,
+    specs: Iterable[LayerSpec],
+    sea_level_m: float,
+    resolution: int | None = None,
+    seed: Seed = 0,
+    maps: Mapping[str, Any] | None = None,
+    patches: Patches | None = None,
+) -> tuple[tuple[str, npt.NDArray[np.uint16]], ...]:
     """``((name, counts), ...)`` for the layers of ``specs`` (``core.scatter.LayerSpec``, the recipe's
     ``[[scatter]]`` in order) with ``unity_detail > 0``.
 

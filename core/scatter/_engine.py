@@ -22,12 +22,15 @@ changing one layer's scale range, leaves the other draws as they were.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
+import numpy.typing as npt
 
 from .. import _quaternion as quat
-from .._checks import check_bool, check_float, make_rng
+from .._checks import Seed, check_bool, check_float, make_rng
 from ..errors import ParameterError
 from ..heightmap import slope_degrees
 from ..placement import unity_rotation
@@ -37,6 +40,7 @@ from . import _terrain_sample as ts
 from ._rules import (
     DEPOSITS,
     FLOW,
+    Patches,
     ScatterRules,
     biome_weights,
     check_maps,
@@ -44,6 +48,12 @@ from ._rules import (
     density_mask,
 )
 from ._sampling import MISSES, RADIUS, RADIUS_RATIO, check_cells
+
+if TYPE_CHECKING:
+    from .spec import LayerSpec  # the spec module reads this one's ranges
+
+#: Props already placed around a terrain: ``(xy (k, 2), radii (k,), layer (k,))`` (:func:`scatter_layers`).
+PlacedProps: TypeAlias = tuple[npt.ArrayLike, npt.ArrayLike, npt.ArrayLike]
 
 #: Prop scale factors.
 SCALE = (0.001, 1000.0)
@@ -92,13 +102,13 @@ class Layer:
     radius: float = 2.0
     radius_max: float | None = None
     rules: ScatterRules = field(default_factory=ScatterRules)
-    scale_range: tuple = (0.8, 1.2)
+    scale_range: tuple[float, float] = (0.8, 1.2)
     align: float = 0.0
     max_tilt: float = 30.0
     sink: float = 0.0
     yaw: bool = True
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         s = object.__setattr__
         if not isinstance(self.name, str):
             raise ParameterError(f"name must be a string, got {self.name!r}")
@@ -120,12 +130,12 @@ class Layer:
         s(self, "yaw", check_bool(self.yaw, name="yaw"))
 
     @property
-    def r_min(self):
+    def r_min(self) -> float:
         """Spacing where the rule mask is 1."""
         return self.radius
 
     @property
-    def r_max(self):
+    def r_max(self) -> float:
         """Spacing where the rule mask approaches 0."""
         return self.radius if self.radius_max is None else self.radius_max
 
@@ -149,22 +159,32 @@ class Placement:
     """
 
     layer: Layer
-    positions: np.ndarray
-    rotations: np.ndarray
-    scales: np.ndarray
-    radii: np.ndarray
+    positions: npt.NDArray[np.float64]
+    rotations: npt.NDArray[np.float64]
+    scales: npt.NDArray[np.float64]
+    radii: npt.NDArray[np.float64]
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self.positions)
 
 
-def layer_streams(seed, n):
+def layer_streams(seed: Seed, n: int) -> list[list[np.random.SeedSequence]]:
     """Per layer: the seed sequences of its patch noise, sampling, placement, thinning and detail counts."""
     root = np.random.SeedSequence(make_rng(seed).integers(0, 2**63, size=4))
     return [child.spawn(5) for child in root.spawn(n)]  # the first three as spawn(3) gives them
 
 
-def scatter_layers(heights, *, size, layers, seed=0, maps=None, existing=None, patches=None, slope=None):
+def scatter_layers(
+    heights: npt.ArrayLike,
+    *,
+    size: float,
+    layers: Sequence[Layer],
+    seed: Seed = 0,
+    maps: Mapping[str, Any] | None = None,
+    existing: PlacedProps | None = None,
+    patches: Patches | None = None,
+    slope: npt.NDArray[np.floating[Any]] | None = None,
+) -> tuple[Placement, ...]:
     """Scatter layers of props over a terrain, in order, each clear of the ones before.
 
     Parameters
@@ -291,7 +311,7 @@ def scatter_layers(heights, *, size, layers, seed=0, maps=None, existing=None, p
     return tuple(out)
 
 
-def layer_patches(patches, index):
+def layer_patches(patches: Patches | None, index: int) -> Patches | None:
     """Layer ``index``'s share of a world's ``patches`` ``((ox, oy), seed)``: its own seed
     ``SeedSequence([seed, index])``; None stays None."""
     if patches is None:
@@ -300,7 +320,9 @@ def layer_patches(patches, index):
     return (patches[0], int(word))
 
 
-def _existing(existing, width, height, count):
+def _existing(
+    existing: PlacedProps | None, width: float, height: float, count: int
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.int64]]:
     """``existing`` of :func:`scatter_layers` in the sampler's coordinates (corner at 0), checked."""
     if existing is None:
         return np.empty((0, 2)), np.empty(0), np.empty(0, np.int64)
@@ -320,14 +342,32 @@ def _existing(existing, width, height, count):
     return xy + np.array([0.5 * width, 0.5 * height]), radii, layer
 
 
-def _thin(xy, radii, weights, cell, width, height, seed_seq):
+def _thin(
+    xy: npt.NDArray[np.float64],
+    radii: npt.NDArray[np.float64],
+    weights: npt.NDArray[np.floating[Any]],
+    cell: float,
+    width: float,
+    height: float,
+    seed_seq: np.random.SeedSequence,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """Keep each prop with the probability its biomes' weight gives at its point (blended bilinearly)."""
     keep_p = ts.bilinear(weights.astype(np.float64), cell, xy[:, 0] - 0.5 * width, xy[:, 1] - 0.5 * height)
     keep = np.random.default_rng(seed_seq).random(len(xy)) < keep_p
     return xy[keep], radii[keep]
 
 
-def _place(layer, xy, radii, h, cell, width, height, normals, rng):
+def _place(
+    layer: Layer,
+    xy: npt.NDArray[np.float64],
+    radii: npt.NDArray[np.float64],
+    h: npt.NDArray[np.float64],
+    cell: float,
+    width: float,
+    height: float,
+    normals: npt.NDArray[np.float64] | None,
+    rng: np.random.Generator,
+) -> Placement:
     n = len(xy)
     x = xy[:, 0] - 0.5 * width
     y = xy[:, 1] - 0.5 * height
@@ -337,6 +377,7 @@ def _place(layer, xy, radii, h, cell, width, height, normals, rng):
     z = ts.triangle_heights(h, cell, x, y) - layer.sink * scales
     rotations = quat.about_z(yaw)
     if n and layer.align > 0.0 and layer.max_tilt > 0.0:
+        assert normals is not None, "props come with the terrain's normals"
         up = ts.bilinear(normals, cell, x, y)
         up /= np.linalg.norm(up, axis=1, keepdims=True)
         rotations = quat.multiply(quat.tilt_towards(up, layer.align, math.radians(layer.max_tilt)), rotations)
@@ -344,7 +385,7 @@ def _place(layer, xy, radii, h, cell, width, height, normals, rng):
     return Placement(layer, positions, rotations.reshape(n, 4), scales, radii)
 
 
-def layer_from_spec(spec, *, sea_level_m):
+def layer_from_spec(spec: LayerSpec, *, sea_level_m: float) -> Layer:
     """The `Layer` a recipe's ``scatter_spec.LayerSpec`` describes, on a terrain whose sea is at
     ``sea_level_m`` metres.
 
@@ -390,7 +431,7 @@ def layer_from_spec(spec, *, sea_level_m):
 # terrain look-ups and Unity
 
 
-def sample_heights(heights, xy, *, size):
+def sample_heights(heights: npt.ArrayLike, xy: npt.ArrayLike, *, size: float) -> npt.NDArray[np.float64]:
     """Heights of the terrain mesh's triangles at terrain-local points.
 
     Each quad of the mesh (`mesh.grid_faces`) is cut into two triangles along its shorter 3-D
@@ -425,7 +466,7 @@ def sample_heights(heights, xy, *, size):
     return ts.triangle_heights(h, cell, p[:, 0], p[:, 1])
 
 
-def terrain_normals_at(heights, xy, *, size):
+def terrain_normals_at(heights: npt.ArrayLike, xy: npt.ArrayLike, *, size: float) -> npt.NDArray[np.float64]:
     """Unit terrain normals at terrain-local points: the vertex normals blended bilinearly.
 
     The vertex normals are ``(-dz/dx, -dz/dy, 1)`` normalised with the gradient of
@@ -447,7 +488,9 @@ def terrain_normals_at(heights, xy, *, size):
     return ts.normals_at(h, cell, p[:, 0], p[:, 1])
 
 
-def unity_transforms(placement):
+def unity_transforms(
+    placement: Placement,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """A placement in Unity's coordinates, as a Worldseed FBX puts the same instances.
 
     Returns

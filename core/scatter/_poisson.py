@@ -51,11 +51,12 @@ bilinear cells, or cliffs steeper than the radius changes over a radius) a few c
 missed and slivers a few percent of a radius wide can stay.
 """
 
-from __future__ import annotations
-
 import math
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from .. import exact
 from ..errors import ParameterError
@@ -71,7 +72,7 @@ _ROUND_FRACTION = 0.25  # darts per round, as a fraction of all cells
 _FULL_TOL = 1.0 - 1e-8  # queries shrunk less than this count as covered in a fully covered cell
 
 
-def grid_cells(width, height, r_min):
+def grid_cells(width: float, height: float, r_min: float) -> int:
     """Number of background-grid cells a call would use (checked against ``MAX_GRID_CELLS``)."""
     s = r_min / _SQRT2
     return math.ceil(width / s) * math.ceil(height / s)
@@ -82,19 +83,19 @@ class Sampler(CornerFill):
 
     def __init__(
         self,
-        width,
-        height,
+        width: float,
+        height: float,
         *,
-        r_min,
-        r_max,
-        rng,
-        k,
-        misses,
-        density=None,
-        where=None,
-        existing=None,
-        existing_radii=None,
-    ):
+        r_min: float,
+        r_max: float,
+        rng: np.random.Generator,
+        k: int,
+        misses: int,
+        density: npt.NDArray[np.float64] | None = None,
+        where: npt.NDArray[np.bool_] | None = None,
+        existing: npt.NDArray[np.float64] | None = None,
+        existing_radii: npt.NDArray[np.float64] | None = None,
+    ) -> None:
         self.width, self.height = float(width), float(height)
         self.r_min, self.r_max = float(r_min), float(r_max)
         self.variable = self.r_max > self.r_min and density is not None
@@ -119,7 +120,7 @@ class Sampler(CornerFill):
         self.gy = np.full(size, FAR)
         self.gr = np.zeros(size) if self.variable else None
         self.cand = np.full(size, -1, np.int32)  # dart index per cell during a round
-        self.accepted = []  # flat cells, in acceptance order
+        self.accepted: list[npt.NDArray[np.int64]] = []  # flat cells, in acceptance order
         self.n = 0
         self.existing = Existing(existing, existing_radii, self.width, self.height, self.r_max)
         self._full = self._existing_cover()
@@ -127,7 +128,7 @@ class Sampler(CornerFill):
 
     # -- geometry ---------------------------------------------------------------------------
 
-    def _offsets(self):
+    def _offsets(self) -> None:
         """Neighbour cell offsets sorted by the gap between the cells, up to ``2 r_max``
         (scans for conflicts use the prefix up to ``r_max``, pairs of disks all of it)."""
         m = int(math.ceil(2.0 * self.r_max / self.s)) + 1
@@ -141,7 +142,7 @@ class Sampler(CornerFill):
         self.stride = self.nx + 2 * self.pad
         self.off_flat = (di * self.stride + dj).astype(np.intp)
 
-    def _reach(self):
+    def _reach(self) -> None:
         """Per cell: how many offsets (a prefix of the sorted table) a query there needs.
 
         A sample ``p`` conflicts with a query in cell ``c`` only if it is closer than
@@ -154,6 +155,7 @@ class Sampler(CornerFill):
             self.prefix = self.prefix2 = self.r_hi = None
             self.n_fixed = int(np.searchsorted(self.off_gap, self.r_max, side="left"))
             return
+        assert self.field is not None  # variable: there is a density
         dmin = self.field.per_cell(self.field.cell_dmin, self.nx, self.ny, self.s, self.s, np.minimum)
         self.r_hi = r_hi = np.minimum(self.r_max - dmin * (self.r_max - self.r_min), self.r_max)
         near = self._dilate(r_hi, self.r_max)  # bounds both radii of a conflict
@@ -164,7 +166,7 @@ class Sampler(CornerFill):
             full[self.pad : self.pad + self.ny, self.pad : self.pad + self.nx] = prefix.reshape(self.ny, self.nx)
             setattr(self, name, full.ravel())
 
-    def _dilate(self, grid, distance):
+    def _dilate(self, grid: npt.NDArray[np.float64], distance: float) -> npt.NDArray[np.float64]:
         """Largest value of ``grid`` within ``distance`` of each cell (a square window)."""
         m = int(math.ceil(distance / self.s)) + 1
         grown = np.pad(grid, m, constant_values=grid.min())
@@ -176,22 +178,28 @@ class Sampler(CornerFill):
             np.maximum(out, rows[:, m + d : rows.shape[1] - m + d], out=out)
         return out
 
-    def _flat(self, row, col):
+    def _flat(self, row: npt.NDArray[np.int64], col: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
         return (row + self.pad) * self.stride + (col + self.pad)
 
-    def _cell_of(self, x, y):
+    def _cell_of(self, x: npt.NDArray[np.float64], y: npt.NDArray[np.float64]) -> npt.NDArray[np.int64]:
         col = np.clip(np.floor(x / self.s).astype(np.int64), 0, self.nx - 1)
         row = np.clip(np.floor(y / self.s).astype(np.int64), 0, self.ny - 1)
         return self._flat(row, col)
 
-    def _radius_at(self, x, y):
+    def _radius_at(self, x: npt.NDArray[np.float64], y: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
         if not self.variable:
             return np.full(x.shape, self.r_min)
+        assert self.field is not None
         return self.r_max - self.field.density_at(x, y) * (self.r_max - self.r_min)
 
     # -- neighbour scans ----------------------------------------------------------------------
 
-    def _scan(self, flat, test, table=None):
+    def _scan(
+        self,
+        flat: npt.NDArray[np.int64],
+        test: Callable[[npt.NDArray[np.int64], npt.NDArray[np.integer[Any]]], npt.NDArray[np.bool_]],
+        table: npt.NDArray[np.int32] | None = None,
+    ) -> npt.NDArray[np.bool_]:
         """Run ``test(sel, cells)`` over neighbour cells, nearest first, in blocks of queries.
 
         ``flat`` holds the query cells (sorted, for cache locality).  ``test`` gets the query
@@ -222,7 +230,14 @@ class Sampler(CornerFill):
                 alive = alive[~got]
         return hit
 
-    def _conflicts(self, x, y, r, flat, tol=1.0):
+    def _conflicts(
+        self,
+        x: npt.NDArray[np.float64],
+        y: npt.NDArray[np.float64],
+        r: npt.NDArray[np.float64],
+        flat: npt.NDArray[np.int64],
+        tol: float | npt.NDArray[np.float64] = 1.0,
+    ) -> npt.NDArray[np.bool_]:
         """True where a point with radius ``r`` at ``(x, y)`` in cell ``flat`` is covered.
 
         ``tol`` (a number or one per point) < 1 shrinks every disk a little, for gap corners,
@@ -232,7 +247,7 @@ class Sampler(CornerFill):
         tol = np.broadcast_to(np.asarray(tol, np.float64), x.shape)
         rt2 = r * r * (tol * tol)
 
-        def test(sel, nb):
+        def test(sel: npt.NDArray[np.int64], nb: npt.NDArray[np.integer[Any]]) -> npt.NDArray[np.bool_]:
             d2 = (gx[nb] - x[sel, None]) ** 2 + (gy[nb] - y[sel, None]) ** 2
             if gr is None:
                 return d2 < rt2[sel, None]
@@ -254,7 +269,9 @@ class Sampler(CornerFill):
 
     # -- darts -----------------------------------------------------------------------------
 
-    def _valid(self, x, y):
+    def _valid(
+        self, x: npt.NDArray[np.float64], y: npt.NDArray[np.float64]
+    ) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.float64], npt.NDArray[np.int64]]:
         """Radius at each dart, and whether the dart is in the domain, open and uncovered."""
         ok = (x >= 0) & (x < self.width) & (y >= 0) & (y < self.height)
         if self.field is not None and self.field.cell_open is not None:
@@ -266,7 +283,13 @@ class Sampler(CornerFill):
             ok[idx[self._conflicts(x[idx], y[idx], r[idx], flat[idx])]] = False
         return ok, r, flat
 
-    def _accept(self, x, y, r, flat):
+    def _accept(
+        self,
+        x: npt.NDArray[np.float64],
+        y: npt.NDArray[np.float64],
+        r: npt.NDArray[np.float64],
+        flat: npt.NDArray[np.int64],
+    ) -> npt.NDArray[np.bool_]:
         """Keep valid darts (sorted by cell, at most one per cell) that beat every conflicting
         dart of the same round on a random priority; returns the kept mask."""
         ok = np.ones(x.size, bool)
@@ -277,7 +300,7 @@ class Sampler(CornerFill):
             self.cand[flat] = np.arange(x.size, dtype=np.int32)
             variable = self.variable
 
-            def against_darts(sel, nb):
+            def against_darts(sel: npt.NDArray[np.int64], nb: npt.NDArray[np.integer[Any]]) -> npt.NDArray[np.bool_]:
                 d2 = (xs[nb] - x[sel, None]) ** 2 + (ys[nb] - y[sel, None]) ** 2
                 rr = np.maximum(rs[nb], r[sel, None]) if variable else r[sel, None]
                 return (d2 < rr * rr) & (prios[nb] > prio[sel, None])
@@ -286,13 +309,13 @@ class Sampler(CornerFill):
             self.cand[flat] = -1
         cells = flat[ok]
         self.gx[cells], self.gy[cells] = x[ok], y[ok]
-        if self.variable:
+        if self.gr is not None:  # variable radii
             self.gr[cells] = r[ok]
         self.accepted.append(cells)
         self.n += cells.size
         return ok
 
-    def _darts(self, cells):
+    def _darts(self, cells: npt.NDArray[np.int64]) -> None:
         """Phase 1: darts in random fractions of the (sorted) ``cells``, until each has a sample
         or has missed ``misses`` times."""
         misses = np.zeros(cells.size, np.int32)
@@ -316,7 +339,7 @@ class Sampler(CornerFill):
             cells, misses = cells[keep], misses[keep]
             self.rounds += 1
 
-    def run(self):
+    def run(self) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
         """Sample; returns ``(points (N, 2), radii (N,))`` in acceptance order."""
         self.rounds = self.passes = self.max_level = 0
         row, col = np.divmod(np.arange(self.nx * self.ny, dtype=np.int64), self.nx)
@@ -333,8 +356,19 @@ class Sampler(CornerFill):
 
 
 def sample(
-    width, height, *, r_min, r_max, rng, k, misses=2, density=None, where=None, existing=None, existing_radii=None
-):
+    width: float,
+    height: float,
+    *,
+    r_min: float,
+    r_max: float,
+    rng: np.random.Generator,
+    k: int,
+    misses: int = 2,
+    density: npt.NDArray[np.float64] | None = None,
+    where: npt.NDArray[np.bool_] | None = None,
+    existing: npt.NDArray[np.float64] | None = None,
+    existing_radii: npt.NDArray[np.float64] | None = None,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """Run the sampler; returns ``(points (N, 2) float64, radii (N,) float64)`` in acceptance order."""
     s = Sampler(
         width,

@@ -3,12 +3,15 @@
 finds the gap corners, throws darts in shrinking squares round them and repeats until no corner
 is left; :class:`RadiusField` is the varying radius it grows corners with."""
 
-from __future__ import annotations
+from collections.abc import Callable
 
 import numpy as np
+import numpy.typing as npt
 
 from . import _poisson_existing as existing_mod
 from . import _poisson_gaps as gaps
+from ._poisson_field import Field
+from ._poisson_gaps import DiskHash
 
 __all__ = ["CornerFill", "RadiusField", "MAX_LEVEL", "FAR", "CHUNKS", "BLOCK", "SPREAD", "GAP_TOL"]
 
@@ -25,20 +28,24 @@ class RadiusField:
     """The radius ``r(x) = r_max - density(x) (r_max - r_min)`` at points, with its gradient
     (what the gap corners of a varying radius need); NaN at NaN points."""
 
-    def __init__(self, field, r_min, r_max):
+    def __init__(self, field: Field, r_min: float, r_max: float) -> None:
         self.field, self.r_max, self.span = field, r_max, r_max - r_min
 
-    def _clean(self, x, y):
+    def _clean(
+        self, x: npt.NDArray[np.float64], y: npt.NDArray[np.float64]
+    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
         bad = ~(np.isfinite(x) & np.isfinite(y))
         return np.where(bad, 0.0, x), np.where(bad, 0.0, y), bad
 
-    def __call__(self, x, y):
+    def __call__(self, x: npt.NDArray[np.float64], y: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
         x, y, bad = self._clean(x, y)
         r = self.r_max - self.field.density_at(x, y) * self.span
         r[bad] = np.nan
         return r
 
-    def with_gradient(self, x, y):
+    def with_gradient(
+        self, x: npt.NDArray[np.float64], y: npt.NDArray[np.float64]
+    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
         x, y, bad = self._clean(x, y)
         d, ddx, ddy = self.field.density_gradient_at(x, y)
         r = self.r_max - d * self.span
@@ -50,9 +57,46 @@ class CornerFill:
     """The gap-corner step of :class:`._poisson.Sampler` (a mixin: it works on the sampler's grid,
     samples and random stream)."""
 
+    # what the sampler holds (set in ``Sampler.__init__``) and the methods of it these use
+    width: float
+    height: float
+    r_min: float
+    r_max: float
+    variable: bool
+    rng: np.random.Generator
+    k: int
+    s: float
+    nx: int
+    ny: int
+    pad: int
+    stride: int
+    field: Field | None
+    gx: npt.NDArray[np.float64]
+    gy: npt.NDArray[np.float64]
+    gr: npt.NDArray[np.float64] | None
+    accepted: list[npt.NDArray[np.int64]]
+    existing: existing_mod.Existing
+    off_flat: npt.NDArray[np.intp]
+    prefix2: npt.NDArray[np.float64] | None
+    r_hi: npt.NDArray[np.float64] | None
+    _full: npt.NDArray[np.bool_] | None
+    passes: int
+    max_level: int
+    _cell_of: Callable[[npt.NDArray[np.float64], npt.NDArray[np.float64]], npt.NDArray[np.int64]]
+    _radius_at: Callable[[npt.NDArray[np.float64], npt.NDArray[np.float64]], npt.NDArray[np.float64]]
+    _conflicts: Callable[..., npt.NDArray[np.bool_]]
+    _valid: Callable[
+        [npt.NDArray[np.float64], npt.NDArray[np.float64]],
+        tuple[npt.NDArray[np.bool_], npt.NDArray[np.float64], npt.NDArray[np.int64]],
+    ]
+    _accept: Callable[
+        [npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.int64]],
+        npt.NDArray[np.bool_],
+    ]
+
     # -- gap corners -------------------------------------------------------------------------
 
-    def _uncovered(self, corners):
+    def _uncovered(self, corners: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
         """The rows of a corner table that lie in the domain, in an empty cell and in no disk.
 
         A corner counts as covered only when it lies inside a disk by more than rounding and
@@ -65,12 +109,14 @@ class CornerFill:
         # crossings come in blocks of neighbouring owners: close enough to sorted for the cache
         return corners[~self._covered(corners)]
 
-    def _covered(self, corners):
+    def _covered(self, corners: npt.NDArray[np.float64]) -> npt.NDArray[np.bool_]:
         px, py = corners[:, gaps.X], corners[:, gaps.Y]
         tol = np.maximum(GAP_TOL - 4.0 * corners[:, gaps.ERR], 0.5)
         return self._conflicts(px, py, self._radius_at(px, py), self._cell_of(px, py), tol=tol)
 
-    def _sample_pairs(self, cells, all_new):
+    def _sample_pairs(
+        self, cells: npt.NDArray[np.int64], all_new: bool
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
         """Pairs ``(i, j)`` of sample cells whose disks overlap, ``i`` from the (sorted) ``cells``;
         a pair of two of those cells is returned once.  ``all_new``: ``cells`` are all the
         samples, so only the offsets to later cells are needed."""
@@ -106,13 +152,13 @@ class CornerFill:
             return np.empty(0, np.intp), np.empty(0, np.intp)
         return np.concatenate(out_i), np.concatenate(out_j)
 
-    def _new_corners(self, mark):
+    def _new_corners(self, mark: int) -> npt.NDArray[np.float64]:
         """Uncovered gap corners (a table) on the circles of the samples accepted since batch
         ``mark`` (and, on the first call, of every existing disk, the domain's corners and
         ``where``'s boundary vertices), computed in blocks of samples to bound the memory."""
         fresh = self.accepted[mark:]
         cells = np.sort(np.concatenate(fresh)) if fresh else np.empty(0, np.intp)
-        grow = RadiusField(self.field, self.r_min, self.r_max) if self.variable else None
+        grow = RadiusField(self.field, self.r_min, self.r_max) if self.variable and self.field is not None else None
         found = [np.empty((0, gaps.COLUMNS))]
         if self.existing.classes and mark == 0:
             self._ex_disks = self._exposed_existing()
@@ -134,13 +180,13 @@ class CornerFill:
         if mark == 0:
             if self.existing.classes:
                 found.extend(self._existing_corners(grow))
-            w, h = self.width, self.height
-            parts = [gaps.table(np.array([0.0, w, 0.0, w]), np.array([0.0, 0.0, h, h]), np.zeros(4))]
+            w, top = self.width, self.height
+            parts = [gaps.table(np.array([0.0, w, 0.0, w]), np.array([0.0, 0.0, top, top]), np.zeros(4))]
             x = y = r = np.empty(0)
             found.append(self._corner_candidates(parts, x, y, r, grow, first=True))
         return np.concatenate(found)
 
-    def _existing_cover(self):
+    def _existing_cover(self) -> npt.NDArray[np.bool_] | None:
         """Per padded cell: lies wholly inside one existing disk of radius ``max(e, r_min)``
         (by a margin that covers `GAP_TOL`), so every query there is covered; None without
         existing samples."""
@@ -152,7 +198,7 @@ class CornerFill:
         padded[self.pad : self.pad + self.ny, self.pad : self.pad + self.nx] = full
         return padded.ravel()
 
-    def _exposed_existing(self):
+    def _exposed_existing(self) -> DiskHash:
         """The existing disks (radius ``max(e, r_min)``) whose edges can bound a gap, in a `DiskHash`.
 
         A sampler cell lying wholly inside one existing disk holds no gap corner: a corner there
@@ -166,17 +212,18 @@ class CornerFill:
         """
         ex, ey, er = self.existing.all()
         rho = np.maximum(er, self.r_min)
+        assert self._full is not None, "exposed existing disks are worked out when there are some"
         full = self._full.reshape(-1, self.stride)[self.pad : self.pad + self.ny, self.pad : self.pad + self.nx]
         if self.field is not None and self.field.cell_open is not None:
             full = full | ~self.field.per_cell(self.field.cell_open, self.nx, self.ny, self.s, self.s, np.maximum)
         keep = existing_mod.reaching(ex, ey, rho, ~full, self.s, self.r_hi)
         return gaps.DiskHash(ex[keep], ey[keep], rho[keep], reach=self.r_max)
 
-    def _existing_corners(self, grow):
+    def _existing_corners(self, grow: RadiusField | None) -> list[npt.NDArray[np.float64]]:
         """Uncovered gap corners where the exposed existing disks cross each other (and the
         edges), in runs of disks that bound the rows examined at once."""
         h = self._ex_disks
-        out = []
+        out: list[npt.NDArray[np.float64]] = []
         if not h.x.size:
             return out
         for run in existing_mod.runs(h.neighbours(h.x, h.y), existing_mod.ROWS):
@@ -189,12 +236,21 @@ class CornerFill:
             out.append(self._corner_candidates(parts, h.x[idx], h.y[idx], h.rho[idx], grow))
         return out
 
-    def _corner_candidates(self, parts, x, y, r, grow, first=False):
+    def _corner_candidates(
+        self,
+        parts: list[npt.NDArray[np.float64]],
+        x: npt.NDArray[np.float64],
+        y: npt.NDArray[np.float64],
+        r: npt.NDArray[np.float64],
+        grow: RadiusField | None,
+        first: bool = False,
+    ) -> npt.NDArray[np.float64]:
         """The uncovered rows of the corner tables ``parts`` (crossings of disk circles) and of
         the crossings of the disks ``(x, y, r)`` with the domain's edges and ``where``'s
         boundary (plus its vertices on the ``first`` call)."""
         masked = self.field is not None and self.field.cell_open is not None
         if self.variable:
+            assert self.field is not None
             # the domain's edges are grid edges of the density field: crossings there are exact
             parts.append(
                 self.field.edge_crossings(
@@ -206,6 +262,7 @@ class CornerFill:
         corners = np.concatenate(parts)
         if masked:
             # corners in closed cells border no room; those on where's boundary come from it
+            assert self.field is not None
             corners = corners[self.field.open_at(corners[:, gaps.X], corners[:, gaps.Y])]
             radius = (self.r_max, self.r_max - self.r_min) if self.variable else None
             edge = [corners, self.field.edge_crossings(x, y, r, radius=radius)]
@@ -215,7 +272,9 @@ class CornerFill:
             corners = np.concatenate(edge)
         return self._uncovered(corners)
 
-    def _corner_darts(self, corners, level):
+    def _corner_darts(
+        self, corners: npt.NDArray[np.float64], level: npt.NDArray[np.int64]
+    ) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
         """Up to ``k`` darts per corner in squares centred on it, ``k / 4`` of each side
         ``s / 2**level``, ..., ``s / 2**(level + 3)``: the larger squares first, the smaller
         ones only for corners whose darts all missed.  Returns the hit mask and the first valid
@@ -246,7 +305,7 @@ class CornerFill:
             got_x[rest[found]], got_y[rest[found]] = x.ravel()[first_ok], y.ravel()[first_ok]
         return hit, got_x[hit], got_y[hit]
 
-    def _corners(self):
+    def _corners(self) -> None:
         """Phase 2: darts around the gap corners until none is left."""
         corners = self._new_corners(0)
         level = np.zeros(len(corners), np.int64)
@@ -276,7 +335,7 @@ class CornerFill:
             corners = np.concatenate([corners[keep], new])
             level = np.concatenate([level[keep], np.zeros(len(new), np.int64)])
 
-    def _still_uncovered(self, corners):
+    def _still_uncovered(self, corners: npt.NDArray[np.float64]) -> npt.NDArray[np.bool_]:
         """Mask of the corners that no disk covers yet (see `_uncovered`)."""
         flat = self._cell_of(corners[:, gaps.X], corners[:, gaps.Y])
         keep = self.gx[flat] == FAR

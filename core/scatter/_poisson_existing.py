@@ -3,12 +3,12 @@
 Public through :mod:`.scatter` (``existing=`` of `poisson_disk_variable`).
 """
 
-from __future__ import annotations
-
 import math
+from collections.abc import Iterator
 from typing import NamedTuple
 
 import numpy as np
+import numpy.typing as npt
 
 
 class Bucket(NamedTuple):
@@ -17,10 +17,10 @@ class Bucket(NamedTuple):
     cell: float
     nx: int
     ny: int
-    x: np.ndarray
-    y: np.ndarray
-    radii: np.ndarray
-    starts: np.ndarray
+    x: npt.NDArray[np.float64]
+    y: npt.NDArray[np.float64]
+    radii: npt.NDArray[np.float64]
+    starts: npt.NDArray[np.int64]
 
 
 class Existing:
@@ -32,10 +32,18 @@ class Existing:
     not crowd the cells of sparse large-radius ones.
     """
 
-    def __init__(self, points, radii, width, height, r_max):
-        self.classes = []
+    def __init__(
+        self,
+        points: npt.NDArray[np.float64] | None,
+        radii: npt.NDArray[np.float64] | None,
+        width: float,
+        height: float,
+        r_max: float,
+    ) -> None:
+        self.classes: list[Bucket] = []
         if points is None or len(points) == 0:
             return
+        assert radii is not None, "existing points come with their radii"
         # floor(log2(r)) exactly, from the binary exponent (numpy's log2 differs between CPUs)
         exps = np.frexp(np.maximum(radii, 1e-3 * r_max))[1].astype(np.int64) - 1
         for e in np.unique(exps):
@@ -54,11 +62,17 @@ class Existing:
             starts = np.searchsorted(key[order], np.arange(nx * ny + 1))
             self.classes.append(Bucket(c, nx, ny, p[order, 0].copy(), p[order, 1].copy(), r[order].copy(), starts))
 
-    def all(self):
+    def all(self) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
         """``(x, y, radii)`` of every existing sample that can reach the domain."""
         return tuple(np.concatenate([getattr(b, name) for b in self.classes]) for name in ("x", "y", "radii"))
 
-    def conflicts(self, qx, qy, qr, tol=1.0):
+    def conflicts(
+        self,
+        qx: npt.NDArray[np.float64],
+        qy: npt.NDArray[np.float64],
+        qr: npt.NDArray[np.float64],
+        tol: float | npt.NDArray[np.float64] = 1.0,
+    ) -> npt.NDArray[np.bool_]:
         """True where a query at ``(qx, qy)`` (inside the domain) with radius ``qr`` conflicts
         with an existing sample.  ``tol`` (a number or one per query) < 1 shrinks the disks a
         little (for gap corners).  Queries go in runs of at most about ``ROWS`` candidate pairs,
@@ -94,7 +108,7 @@ class Existing:
 ROWS = 1 << 20
 
 
-def runs(counts, budget):
+def runs(counts: npt.NDArray[np.int64], budget: int) -> list[slice]:
     """Consecutive slices of ``counts`` (one per query) summing to at most ``budget`` each, or one
     query when a single one exceeds it."""
     ends = np.cumsum(counts)
@@ -107,7 +121,9 @@ def runs(counts, budget):
     return out
 
 
-def _windows(x, y, m_all, s, nx, ny):
+def _windows(
+    x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], m_all: npt.NDArray[np.int64], s: float, nx: int, ny: int
+) -> Iterator[tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]]:
     """Yield ``(disk, col, row)`` index arrays: each disk with the sampler cells (side ``s``,
     ``nx x ny`` of them) up to ``m_all`` (one per disk) columns and rows from its own, in
     bounded runs."""
@@ -124,7 +140,9 @@ def _windows(x, y, m_all, s, nx, ny):
             yield disk[inside], col[inside], row[inside]
 
 
-def covered_cells(x, y, rho, s, nx, ny):
+def covered_cells(
+    x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], rho: npt.NDArray[np.float64], s: float, nx: int, ny: int
+) -> npt.NDArray[np.bool_]:
     """``(ny, nx)`` bool: sampler cells (squares of side ``s``, cell ``(I, J)`` spanning
     ``[J s, (J + 1) s] x [I s, (I + 1) s]``) that lie wholly inside one open disk ``(x, y, rho)``
     (its farthest corner closer than ``rho (1 - 1e-8)``, a margin for rounding)."""
@@ -139,7 +157,14 @@ def covered_cells(x, y, rho, s, nx, ny):
     return full
 
 
-def reaching(x, y, rho, free, s, cell_radius=None):
+def reaching(
+    x: npt.NDArray[np.float64],
+    y: npt.NDArray[np.float64],
+    rho: npt.NDArray[np.float64],
+    free: npt.NDArray[np.bool_],
+    s: float,
+    cell_radius: npt.NDArray[np.float64] | None = None,
+) -> npt.NDArray[np.bool_]:
     """Mask of the disks that meet at least one sampler cell (side ``s``) where ``free``
     (``(ny, nx)`` bool) is True: within ``rho`` of it, or with ``cell_radius`` (``(ny, nx)``,
     the largest radius any point of the cell has) within ``max(rho, cell_radius)``, the farthest

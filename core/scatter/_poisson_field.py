@@ -7,18 +7,20 @@ is bilinear.  A field *cell* (the square between four values) is *open* when ``w
 True at all four of its corners; samples go only into open cells.
 """
 
-from __future__ import annotations
-
 import numpy as np
+import numpy.typing as npt
 
+from .._grid import ScalarT
 from . import _poisson_gaps as gaps
 
 
 class Field:
     """Density and ``where`` rasters (either may be None) over ``width x height``."""
 
-    def __init__(self, density, where, width, height):
-        rows, cols = (density if density is not None else where).shape
+    def __init__(
+        self, density: npt.NDArray[np.float64] | None, where: npt.NDArray[np.bool_] | None, width: float, height: float
+    ) -> None:
+        rows, cols = (density if density is not None else where).shape  # type: ignore[union-attr]  # one is given
         self.rows, self.cols = rows, cols
         self.dx, self.dy = width / (cols - 1), height / (rows - 1)
         self.density = None if density is None else np.asarray(density, np.float64)
@@ -26,32 +28,38 @@ class Field:
             corners = np.stack([density[:-1, :-1], density[:-1, 1:], density[1:, :-1], density[1:, 1:]])
             self.cell_dmin = corners.min(axis=0)
         self.cell_open = None
-        self._edges = {}
+        self._edges: dict[tuple[bool, bool], tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]] = {}
         if where is not None:
             self.cell_open = where[:-1, :-1] & where[:-1, 1:] & where[1:, :-1] & where[1:, 1:]
 
-    def cell_of(self, x, y):
+    def cell_of(
+        self, x: npt.NDArray[np.float64], y: npt.NDArray[np.float64]
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
         """Field cell ``(i, j)`` of points (clamped to the grid)."""
         j = np.floor(np.clip(np.nan_to_num(x / self.dx), 0, self.cols - 2)).astype(np.intp)
         i = np.floor(np.clip(np.nan_to_num(y / self.dy), 0, self.rows - 2)).astype(np.intp)
         return i, j
 
-    def density_at(self, x, y):
+    def density_at(self, x: npt.NDArray[np.float64], y: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
         """Bilinear density at points (float64)."""
         i, j = self.cell_of(x, y)
         t = np.clip(x / self.dx - j, 0.0, 1.0)
         u = np.clip(y / self.dy - i, 0.0, 1.0)
         d = self.density
+        assert d is not None, "a density field"
         bottom = d[i, j] + (d[i, j + 1] - d[i, j]) * t
         top = d[i + 1, j] + (d[i + 1, j + 1] - d[i + 1, j]) * t
         return bottom + (top - bottom) * u
 
-    def density_gradient_at(self, x, y):
+    def density_gradient_at(
+        self, x: npt.NDArray[np.float64], y: npt.NDArray[np.float64]
+    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
         """Bilinear density and its gradient ``(d, dd/dx, dd/dy)`` at points (float64)."""
         i, j = self.cell_of(x, y)
         t = np.clip(x / self.dx - j, 0.0, 1.0)
         u = np.clip(y / self.dy - i, 0.0, 1.0)
         d = self.density
+        assert d is not None, "a density field"
         d00, d01, d10, d11 = d[i, j], d[i, j + 1], d[i + 1, j], d[i + 1, j + 1]
         bottom = d00 + (d01 - d00) * t
         top = d10 + (d11 - d10) * t
@@ -59,14 +67,16 @@ class Field:
         ddy = (top - bottom) / self.dy
         return bottom + (top - bottom) * u, ddx, ddy
 
-    def open_at(self, x, y):
+    def open_at(self, x: npt.NDArray[np.float64], y: npt.NDArray[np.float64]) -> npt.NDArray[np.bool_]:
         """True where points lie in an open field cell."""
         if self.cell_open is None:
             return np.ones(x.shape, bool)
         i, j = self.cell_of(x, y)
         return self.cell_open[i, j]
 
-    def per_cell(self, values, nx, ny, sx, sy, reduce):
+    def per_cell(
+        self, values: npt.NDArray[ScalarT], nx: int, ny: int, sx: float, sy: float, reduce: np.ufunc
+    ) -> npt.NDArray[ScalarT]:
         """Reduce field-cell ``values`` over every sampler cell they touch: ``(ny, nx)``.
 
         Sampler cell ``(I, J)`` spans ``[J sx, (J + 1) sx] x [I sy, (I + 1) sy]``; ``reduce``
@@ -83,7 +93,9 @@ class Field:
             out = acc
         return out
 
-    def _boundary(self, where_edges=True, domain_edges=False):
+    def _boundary(
+        self, where_edges: bool = True, domain_edges: bool = False
+    ) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
         """Field-grid edges that may bound a gap: ``vert (rows - 1, cols)`` (edge x = j dx from
         row i to i + 1) and ``horz (rows, cols - 1)`` (edge y = i dy from column j to j + 1).
 
@@ -104,7 +116,7 @@ class Field:
             self._edges[key] = vert, horz
         return self._edges[key]
 
-    def boundary_vertices(self):
+    def boundary_vertices(self) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
         """Field-grid vertices on ``where``'s boundary (the corners a gap may have there)."""
         vert, horz = self._boundary()
         vtx = np.zeros((self.rows, self.cols), bool)
@@ -115,7 +127,15 @@ class Field:
         i, j = np.nonzero(vtx)
         return j * self.dx, i * self.dy
 
-    def edge_crossings(self, x, y, rho, radius=None, where_edges=True, domain_edges=False):
+    def edge_crossings(
+        self,
+        x: npt.NDArray[np.float64],
+        y: npt.NDArray[np.float64],
+        rho: npt.NDArray[np.float64],
+        radius: tuple[float, float] | None = None,
+        where_edges: bool = True,
+        domain_edges: bool = False,
+    ) -> npt.NDArray[np.float64]:
         """Where the edges of disks cross field-grid edges (see `_boundary`), as a corner table.
 
         A disk reaches ``max(rho, r(x))``; ``radius = (r_max, span)`` gives
@@ -158,6 +178,7 @@ class Field:
                 s0 = seg * d_along
                 roots = _plain_roots(a, g, rho[k], s0, d_along)
                 if radius is not None:
+                    assert d is not None, "grown radii come from a density"
                     ln = line[rep]
                     dens = (d[seg, ln], d[seg + 1, ln]) if vertical else (d[ln, seg], d[ln, seg + 1])
                     r0 = radius[0] - dens[0] * radius[1]
@@ -172,7 +193,13 @@ class Field:
         return np.concatenate(out)
 
 
-def _plain_roots(a, g, rho, s0, length):
+def _plain_roots(
+    a: npt.NDArray[np.float64],
+    g: npt.NDArray[np.float64],
+    rho: npt.NDArray[np.float64],
+    s0: npt.NDArray[np.float64],
+    length: float,
+) -> list[npt.NDArray[np.float64]]:
     """Where the circle of radius ``rho`` (centre ``a`` along the line, ``g`` across) meets the
     segment ``[s0, s0 + length]``: two arrays, NaN where there is no such point."""
     with np.errstate(invalid="ignore"):
@@ -183,7 +210,16 @@ def _plain_roots(a, g, rho, s0, length):
     return out
 
 
-def _grown_roots(a, g, rho, s0, length, r0, r1, plain):
+def _grown_roots(
+    a: npt.NDArray[np.float64],
+    g: npt.NDArray[np.float64],
+    rho: npt.NDArray[np.float64],
+    s0: npt.NDArray[np.float64],
+    length: float,
+    r0: npt.NDArray[np.float64],
+    r1: npt.NDArray[np.float64],
+    plain: list[npt.NDArray[np.float64]],
+) -> list[npt.NDArray[np.float64]]:
     """The crossings of ``|x - p| = max(rho, r(x))`` with the segment, ``r`` linear along it from
     ``r0`` to ``r1``: the plain roots where ``r <= rho`` there, and the roots of
     ``(t - a)**2 + g**2 = r(t)**2`` where ``r >= rho``.  Four arrays, NaN where none."""

@@ -14,7 +14,13 @@ disks that made it (a corner `table`).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
+import numpy.typing as npt
+
+if TYPE_CHECKING:
+    from ._poisson_corners import RadiusField
 
 from .. import exact
 
@@ -27,7 +33,13 @@ class DiskHash:
     largest query radius ``reach`` (default: the largest radius), so that a query disk and a
     disk it overlaps always lie in neighbouring buckets."""
 
-    def __init__(self, x, y, rho, reach=None):
+    def __init__(
+        self,
+        x: npt.NDArray[np.float64],
+        y: npt.NDArray[np.float64],
+        rho: npt.NDArray[np.float64],
+        reach: float | None = None,
+    ) -> None:
         self.x, self.y, self.rho = x, y, rho
         top = float(rho.max()) if rho.size else 0.5
         self.cell = cell = top + (top if reach is None else max(float(reach), 1e-300))
@@ -44,13 +56,15 @@ class DiskHash:
         self.order = np.argsort(key, kind="stable")
         self.starts = np.searchsorted(key[self.order], np.arange(self.nx * self.ny + 1))
 
-    def _cells(self, x, y):
+    def _cells(
+        self, x: npt.NDArray[np.float64], y: npt.NDArray[np.float64]
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
         return (
             np.floor((x - self.ox) / self.cell).astype(np.int64),
             np.floor((y - self.oy) / self.cell).astype(np.int64),
         )
 
-    def neighbours(self, qx, qy):
+    def neighbours(self, qx: npt.NDArray[np.float64], qy: npt.NDArray[np.float64]) -> npt.NDArray[np.int64]:
         """Number of disks in the 3 x 3 buckets around each query (the rows `overlapping` examines)."""
         out = np.zeros(qx.size, np.int64)
         if not qx.size or not self.order.size:
@@ -64,7 +78,9 @@ class DiskHash:
                 out += np.where(inside, self.starts[key + 1] - self.starts[key], 0)
         return out
 
-    def overlapping(self, qx, qy, qr):
+    def overlapping(
+        self, qx: npt.NDArray[np.float64], qy: npt.NDArray[np.float64], qr: npt.NDArray[np.float64]
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
         """Pairs ``(query index, disk index)`` with ``|q - p| < qr + rho_p`` (``qr`` at most
         the hash's ``reach``)."""
         if not qx.size or not self.order.size:
@@ -93,7 +109,9 @@ class DiskHash:
         return np.concatenate(out_q), np.concatenate(out_p)
 
 
-def overlapping_pairs(x, y, rho):
+def overlapping_pairs(
+    x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], rho: npt.NDArray[np.float64]
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """Pairs ``(i, j)``, ``i < j``, of disks that overlap: ``|p_i - p_j| < rho_i + rho_j``."""
     i, j = DiskHash(x, y, rho).overlapping(x, y, rho)
     keep = i < j
@@ -106,7 +124,13 @@ X, Y, ERR, AX, AY, AR, BX, BY, BR = range(9)
 COLUMNS = 9
 
 
-def table(px, py, err, a=None, b=None):
+def table(
+    px: npt.NDArray[np.float64],
+    py: npt.NDArray[np.float64],
+    err: npt.NDArray[np.float64],
+    a: tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]] | None = None,
+    b: tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]] | None = None,
+) -> npt.NDArray[np.float64]:
     """A corner table ``(N, COLUMNS)`` from points, errors and the defining disks ``(x, y, r)``."""
     t = np.zeros((px.size, COLUMNS))
     t[:, X], t[:, Y], t[:, ERR] = px, py, err
@@ -116,7 +140,15 @@ def table(px, py, err, a=None, b=None):
     return t
 
 
-def circle_crossings(xi, yi, ri, xj, yj, rj, grow=None):
+def circle_crossings(
+    xi: npt.NDArray[np.float64],
+    yi: npt.NDArray[np.float64],
+    ri: npt.NDArray[np.float64],
+    xj: npt.NDArray[np.float64],
+    yj: npt.NDArray[np.float64],
+    rj: npt.NDArray[np.float64],
+    grow: RadiusField | None = None,
+) -> npt.NDArray[np.float64]:
     """Both crossing points of the circles of each disk pair, as a corner `table`.
 
     Pairs where one circle lies inside the other (or the centres coincide) give no points.
@@ -149,7 +181,17 @@ def circle_crossings(xi, yi, ri, xj, yj, rj, grow=None):
     return np.concatenate(out)
 
 
-def _newton_pair(xi, yi, ri, xj, yj, rj, px, py, grow):
+def _newton_pair(
+    xi: npt.NDArray[np.float64],
+    yi: npt.NDArray[np.float64],
+    ri: npt.NDArray[np.float64],
+    xj: npt.NDArray[np.float64],
+    yj: npt.NDArray[np.float64],
+    rj: npt.NDArray[np.float64],
+    px: npt.NDArray[np.float64],
+    py: npt.NDArray[np.float64],
+    grow: RadiusField,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """Newton's method for ``|x - p_k| = max(r_k, r(x))``, k = i, j, from ``(px, py)``."""
     px, py = px.copy(), py.copy()
     scale = np.fmax(ri, rj)
@@ -168,7 +210,7 @@ def _newton_pair(xi, yi, ri, xj, yj, rj, px, py, grow):
             with np.errstate(invalid="ignore", divide="ignore"):
                 rows.append((d - np.where(grown, r, rk), vx / d - grown * rx, vy / d - grown * ry))
         (f0, a, b), (f1, c, e) = rows
-        det = a * e - b * c
+        det: npt.NDArray[np.float64] = a * e - b * c
         with np.errstate(invalid="ignore", divide="ignore"):
             dx = (f0 * e - f1 * b) / det
             dy = (a * f1 - c * f0) / det
@@ -182,7 +224,17 @@ def _newton_pair(xi, yi, ri, xj, yj, rj, px, py, grow):
     return px, py, _residual_pair(xi, yi, ri, xj, yj, rj, px, py, grow)
 
 
-def _residual_pair(xi, yi, ri, xj, yj, rj, px, py, grow):
+def _residual_pair(
+    xi: npt.NDArray[np.float64],
+    yi: npt.NDArray[np.float64],
+    ri: npt.NDArray[np.float64],
+    xj: npt.NDArray[np.float64],
+    yj: npt.NDArray[np.float64],
+    rj: npt.NDArray[np.float64],
+    px: npt.NDArray[np.float64],
+    py: npt.NDArray[np.float64],
+    grow: RadiusField,
+) -> npt.NDArray[np.float64]:
     r = grow(px, py)
     e = np.fmax(
         np.abs(exact.hypot(px - xi, py - yi) - np.fmax(ri, r)), np.abs(exact.hypot(px - xj, py - yj) - np.fmax(rj, r))
@@ -190,7 +242,15 @@ def _residual_pair(xi, yi, ri, xj, yj, rj, px, py, grow):
     return e / np.fmax(ri, rj)
 
 
-def _crossing(xi, yi, ri, xj, yj, rj, side):
+def _crossing(
+    xi: npt.NDArray[np.float64],
+    yi: npt.NDArray[np.float64],
+    ri: npt.NDArray[np.float64],
+    xj: npt.NDArray[np.float64],
+    yj: npt.NDArray[np.float64],
+    rj: npt.NDArray[np.float64],
+    side: float,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """One crossing point per pair (left of i -> j for ``side`` -1, right for +1), NaN if none."""
     dx, dy = xj - xi, yj - yi
     d2 = dx * dx + dy * dy
@@ -201,7 +261,9 @@ def _crossing(xi, yi, ri, xj, yj, rj, side):
     return xi + a * dx + side * h * dy, yi + a * dy - side * h * dx
 
 
-def edge_crossings(x, y, rho, width, height):
+def edge_crossings(
+    x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], rho: npt.NDArray[np.float64], width: float, height: float
+) -> npt.NDArray[np.float64]:
     """Points where circles cross the edges of ``[0, width] x [0, height]``, as a corner `table`."""
     out = [np.empty((0, COLUMNS))]
     for across, along, line, vertical, limit in (

@@ -8,14 +8,15 @@ cell.  The map rules read ``maps``: ``{"biomes": uint8 ids, "biome_names": names
 deposited, without ``flow`` it is worked out from the heights.  Public through :mod:`core.scatter`.
 """
 
-from __future__ import annotations
-
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any, TypeAlias
 
 import numpy as np
+import numpy.typing as npt
 
 from .. import biomes
-from .._checks import check_bool, check_float, make_rng
+from .._checks import Seed, check_bool, check_float, make_rng
 from ..erosion import flow_accumulation
 from ..errors import ParameterError
 from ..heightmap import slope_degrees
@@ -41,12 +42,14 @@ DEPOSITS = (0.0, 100_000.0)
 FLOW = (0.0, 1.0e12)
 #: The maps a rule may read, and the rule that needs each.
 MAP_KEYS = ("biomes", "biome_names", "deposited", "flow")
+#: A tiled world's patches: ``((ox, oy), seed)`` (:func:`rule_mask`).
+Patches: TypeAlias = tuple[tuple[float, float], int]
 
 # ---------------------------------------------------------------------------------------------
 # rules
 
 
-def check_range(value, name, bounds):
+def check_range(value: Any, name: str, bounds: tuple[float, float]) -> tuple[float, float]:
     try:
         lo, hi = value
     except (TypeError, ValueError):
@@ -58,7 +61,7 @@ def check_range(value, name, bounds):
     return lo, hi
 
 
-def check_biomes(value, name):
+def check_biomes(value: object, name: str) -> tuple[tuple[str, float], ...]:
     """Biome names with weights, as :func:`core.biomes.check_biome_weights` reads them (one reader for
     scatter and texture layers alike).
 
@@ -121,8 +124,8 @@ class ScatterRules:
     tilt of the interpolated normal) within the slope range's upper limit.
     """
 
-    height_range: tuple | None = None
-    slope_range: tuple = (0.0, 35.0)
+    height_range: tuple[float, float] | None = None
+    slope_range: tuple[float, float] = (0.0, 35.0)
     patchiness: float = 0.0
     patch_scale: float = 50.0
     patch_fade: float = 0.0
@@ -131,11 +134,11 @@ class ScatterRules:
     above_sea: bool = True
     sea_level_m: float = 0.0
     keep_away: float | None = None
-    biomes: tuple = ()
-    deposits: tuple | None = None
-    flow: tuple | None = None
+    biomes: tuple[tuple[str, float], ...] = ()
+    deposits: tuple[float, float] | None = None
+    flow: tuple[float, float] | None = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         s = object.__setattr__
         if self.height_range is not None:
             s(self, "height_range", check_range(self.height_range, "height_range", HEIGHT))
@@ -156,7 +159,7 @@ class ScatterRules:
             s(self, "flow", check_range(self.flow, "flow", FLOW))
 
     @property
-    def maps_needed(self):
+    def maps_needed(self) -> tuple[str, ...]:
         """The keys of ``maps`` these rules read."""
         return (
             (("biomes", "biome_names") if self.biomes else ())
@@ -165,7 +168,9 @@ class ScatterRules:
         )
 
 
-def _ramp(v, lo, hi, fade, fade_low=True):
+def _ramp(
+    v: npt.NDArray[np.floating[Any]], lo: float, hi: float, fade: float, fade_low: bool = True
+) -> npt.NDArray[np.float32]:
     """1 inside [lo, hi] (fading to 0 at the limits over ``fade``), 0 outside."""
     inside = (v >= lo) & (v <= hi)
     if fade <= 0.0:
@@ -175,7 +180,14 @@ def _ramp(v, lo, hi, fade, fade_low=True):
     return np.where(inside, np.clip(np.minimum(up, down), 0.0, 1.0), 0.0).astype(np.float32)
 
 
-def check_maps(maps, shape, rules_list, *, heights=None, cell=None):
+def check_maps(
+    maps: Mapping[str, Any] | None,
+    shape: tuple[int, ...],
+    rules_list: Sequence[ScatterRules],
+    *,
+    heights: npt.NDArray[np.float64] | None = None,
+    cell: float | None = None,
+) -> dict[str, Any]:
     """``maps`` checked against the heights' ``shape`` and what ``rules_list`` need: a dict of arrays.
 
     What a rule needs and ``maps`` lacks is made when it can be: no ``deposited`` is a terrain
@@ -190,7 +202,7 @@ def check_maps(maps, shape, rules_list, *, heights=None, cell=None):
     unknown = sorted(set(maps) - set(MAP_KEYS))
     if unknown:
         raise ParameterError(f"maps has unknown key(s) {unknown}; allowed: {list(MAP_KEYS)}")
-    out = {}
+    out: dict[str, Any] = {}
     for key in MAP_KEYS:
         value = maps.get(key)
         if value is None:
@@ -211,6 +223,7 @@ def check_maps(maps, shape, rules_list, *, heights=None, cell=None):
     if "deposited" in needed and "deposited" not in out:
         out["deposited"] = np.zeros(tuple(shape))
     if "flow" in needed and "flow" not in out and heights is not None:
+        assert cell is not None, "heights come with their cell size"
         out["flow"] = flow_accumulation(heights, cell_size=cell)
     for rules in rules_list:
         missing = [k for k in rules.maps_needed if k not in out]
@@ -222,7 +235,7 @@ def check_maps(maps, shape, rules_list, *, heights=None, cell=None):
     return out
 
 
-def biome_weights(rules, maps):
+def biome_weights(rules: ScatterRules, maps: Mapping[str, Any]) -> npt.NDArray[np.float32]:
     """The rules' biome weight at every cell: (rows, cols) float32 (0 in biomes not named)."""
     names = maps["biome_names"]
     lut = np.zeros(max(len(names), int(maps["biomes"].max(initial=0)) + 1), np.float32)
@@ -236,7 +249,7 @@ def biome_weights(rules, maps):
     return lut[maps["biomes"]]
 
 
-def _widened(grid):
+def _widened(grid: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     """The largest value of every cell's 3 x 3 neighbourhood: a flow line (one cell wide) reaches the
     cells beside it, so props can stand along it (a prop needs its cell's four corners allowed)."""
     padded = np.pad(grid, 1, mode="edge")
@@ -253,7 +266,9 @@ def _widened(grid):
 PATCH_SAMPLES = 128
 
 
-def _world_patches(shape, scale, rules, patches):
+def _world_patches(
+    shape: tuple[int, ...], scale: float, rules: ScatterRules, patches: Patches
+) -> tuple[npt.NDArray[np.float32], np.floating[Any], np.floating[Any]]:
     """Patch noise of a tile of a world at its offset, and thresholds of the world's noise.
 
     ``patches = ((ox, oy), seed)``: the tile's first vertex in cells and the world's patch seed.
@@ -270,7 +285,15 @@ def _world_patches(shape, scale, rules, patches):
     return n, t0, t1
 
 
-def density_mask(h, cell, rules, rng, slope=None, maps=None, patches=None):
+def density_mask(
+    h: npt.NDArray[np.float64],
+    cell: float,
+    rules: ScatterRules,
+    rng: np.random.Generator,
+    slope: npt.NDArray[np.floating[Any]] | None = None,
+    maps: Mapping[str, Any] | None = None,
+    patches: Patches | None = None,
+) -> npt.NDArray[np.float32]:
     mask = np.ones(h.shape, np.float32)
     if rules.above_sea:
         mask *= h > rules.sea_level_m
@@ -297,15 +320,26 @@ def density_mask(h, cell, rules, rng, slope=None, maps=None, patches=None):
         else:
             mask *= n > t0
     if rules.biomes:
+        assert maps is not None, "check_maps gives the maps the rules read"
         mask *= biome_weights(rules, maps)
     if rules.deposits is not None:
+        assert maps is not None
         mask *= _ramp(maps["deposited"], *rules.deposits, 0.0)
     if rules.flow is not None:
+        assert maps is not None
         mask *= _ramp(_widened(maps["flow"]), *rules.flow, 0.0)
     return mask
 
 
-def rule_mask(heights, *, size, rules, seed=0, maps=None, patches=None):
+def rule_mask(
+    heights: npt.ArrayLike,
+    *,
+    size: float,
+    rules: ScatterRules,
+    seed: Seed = 0,
+    maps: Mapping[str, Any] | None = None,
+    patches: Patches | None = None,
+) -> npt.NDArray[np.float32]:
     """Density in [0, 1] per heightmap vertex from `ScatterRules`: the product of every rule's factor.
 
     Parameters

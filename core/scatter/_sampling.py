@@ -11,11 +11,10 @@ exactly, from the corners where the samples' circles cross, and fills it.  Publi
 :mod:`core.scatter`.
 """
 
-from __future__ import annotations
-
 import numpy as np
+import numpy.typing as npt
 
-from .._checks import check_array, check_float, check_int, make_rng
+from .._checks import Seed, check_array, check_float, check_int, make_rng
 from ..errors import ParameterError
 from . import _poisson
 
@@ -32,11 +31,11 @@ MAX_GRID_CELLS = _poisson.MAX_GRID_CELLS
 MISSES = 2  # phase-1 darts a cell may miss before gap filling takes over
 
 
-def _check_domain(width, height):
+def _check_domain(width: float, height: float) -> tuple[float, float]:
     return (check_float(width, name="width", bounds=DOMAIN), check_float(height, name="height", bounds=DOMAIN))
 
 
-def check_cells(width, height, r_min):
+def check_cells(width: float, height: float, r_min: float) -> None:
     n = _poisson.grid_cells(width, height, r_min)
     if n > MAX_GRID_CELLS:
         raise ParameterError(
@@ -45,7 +44,7 @@ def check_cells(width, height, r_min):
         )
 
 
-def poisson_disk(width, height, radius, *, seed=0, k=30):
+def poisson_disk(width: float, height: float, radius: float, *, seed: Seed = 0, k: int = 30) -> npt.NDArray[np.float64]:
     """Maximal Poisson-disk sample of a rectangle: points at least ``radius`` apart, no gaps.
 
     Parameters
@@ -95,7 +94,9 @@ def poisson_disk(width, height, radius, *, seed=0, k=30):
     return points
 
 
-def _check_existing(existing, existing_radii):
+def _check_existing(
+    existing: npt.ArrayLike | None, existing_radii: npt.ArrayLike | None
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]] | tuple[None, None]:
     if existing is None and existing_radii is None:
         return None, None
     if existing is None or existing_radii is None:
@@ -111,8 +112,18 @@ def _check_existing(existing, existing_radii):
 
 
 def poisson_disk_variable(
-    width, height, density, *, r_min, r_max, seed=0, k=30, existing=None, existing_radii=None, where=None
-):
+    width: float,
+    height: float,
+    density: npt.ArrayLike,
+    *,
+    r_min: float,
+    r_max: float,
+    seed: Seed = 0,
+    k: int = 30,
+    existing: npt.ArrayLike | None = None,
+    existing_radii: npt.ArrayLike | None = None,
+    where: npt.ArrayLike | None = None,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """Maximal Poisson-disk sample with a radius that follows a density field.
 
     Parameters

@@ -21,9 +21,8 @@ at the smallest Y, column 0 at the smallest X, centred on the origin, so
 ``extent_y = cell * (rows - 1)`` (equal to ``size`` for a square heightmap).
 """
 
-from __future__ import annotations
-
 import numpy as np
+import numpy.typing as npt
 
 from .._checks import check_array, check_float
 from ..errors import ParameterError
@@ -34,7 +33,7 @@ from ..mesh import quad_split
 SIZE = (0.001, 10_000_000.0)
 
 
-def check_terrain(heights, size):
+def check_terrain(heights: npt.ArrayLike, size: float) -> tuple[npt.NDArray[np.float64], float, float]:
     """Validated ``(heights float64 (rows, cols), size, cell)``; rows and cols at least 2."""
     h = check_array(heights, name="heights", ndim=2)
     if min(h.shape) < 2:
@@ -43,17 +42,19 @@ def check_terrain(heights, size):
     return h.astype(np.float64, copy=False), size, size / (h.shape[1] - 1)
 
 
-def extent(h, cell):
+def extent(h: npt.NDArray[np.float64], cell: float) -> tuple[float, float]:
     """``(width, height)`` of the terrain in metres."""
     return cell * (h.shape[1] - 1), cell * (h.shape[0] - 1)
 
 
-def check_points(xy):
+def check_points(xy: npt.ArrayLike) -> npt.NDArray[np.float64]:
     p = check_array(xy, name="xy", ndim=2, shape=(None, 2))
     return p.astype(np.float64, copy=False)
 
 
-def _cells(h, cell, x, y):
+def _cells(
+    h: npt.NDArray[np.float64], cell: float, x: npt.NDArray[np.float64], y: npt.NDArray[np.float64]
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """Cell indices and fractions of centred points (clamped to the terrain)."""
     rows, cols = h.shape[:2]
     u = np.clip(x / cell + 0.5 * (cols - 1), 0.0, cols - 1.0)
@@ -63,7 +64,9 @@ def _cells(h, cell, x, y):
     return i, j, u - j, v - i
 
 
-def bilinear(grid, cell, x, y):
+def bilinear(
+    grid: npt.NDArray[np.float64], cell: float, x: npt.NDArray[np.float64], y: npt.NDArray[np.float64]
+) -> npt.NDArray[np.float64]:
     """Bilinear interpolation of a ``(rows, cols[, k])`` grid at centred points; (N[, k])."""
     i, j, t, u = _cells(grid, cell, x, y)
     if grid.ndim == 3:
@@ -73,7 +76,9 @@ def bilinear(grid, cell, x, y):
     return bottom + (top - bottom) * u
 
 
-def triangle_heights(h, cell, x, y):
+def triangle_heights(
+    h: npt.NDArray[np.float64], cell: float, x: npt.NDArray[np.float64], y: npt.NDArray[np.float64]
+) -> npt.NDArray[np.float64]:
     """Heights at centred points on the triangles of the terrain mesh, each quad cut as
     `quad_split` says: (N,) float64."""
     i, j, t, u = _cells(h, cell, x, y)
@@ -86,7 +91,7 @@ def triangle_heights(h, cell, x, y):
     return np.where(along_a, za, zb)
 
 
-def vertex_normals(h, cell):
+def vertex_normals(h: npt.NDArray[np.float64], cell: float) -> npt.NDArray[np.float64]:
     """Unit normals ``(-dz/dx, -dz/dy, 1)`` normalised at every vertex: (rows, cols, 3) float64.
 
     The gradient is `heightmap.gradient`'s (central differences, one-sided on the edges), the
@@ -98,7 +103,9 @@ def vertex_normals(h, cell):
     return n
 
 
-def normals_at(h, cell, x, y):
+def normals_at(
+    h: npt.NDArray[np.float64], cell: float, x: npt.NDArray[np.float64], y: npt.NDArray[np.float64]
+) -> npt.NDArray[np.float64]:
     """Bilinear blend of the vertex normals at centred points, renormalised: (N, 3)."""
     n = bilinear(vertex_normals(h, cell), cell, x, y)
     return n / np.linalg.norm(n, axis=1, keepdims=True)

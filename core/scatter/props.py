@@ -12,14 +12,13 @@ centred on the Z axis; the same seed gives the same bytes.
 (162, 12)
 """
 
-from __future__ import annotations
-
 import math
 
 import numpy as np
+import numpy.typing as npt
 
 from .. import exact
-from .._checks import check_float, check_int, make_rng
+from .._checks import Seed, check_float, check_int, make_rng
 from ..mesh import IndexedMesh, index_dtype, vertex_normals
 
 __all__ = ["rock_mesh", "grass_mesh", "icosphere", "DETAIL", "CARDS"]
@@ -28,7 +27,7 @@ DETAIL = (0, 5)
 CARDS = (1, 12)
 
 
-def _icosahedron():
+def _icosahedron() -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]:
     t = (1.0 + math.sqrt(5.0)) / 2.0
     v = np.array(
         [
@@ -75,7 +74,7 @@ def _icosahedron():
     return v / np.linalg.norm(v, axis=1, keepdims=True), f
 
 
-def icosphere(detail=2):
+def icosphere(detail: int = 2) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]:
     """Unit icosphere: ``(vertices (V, 3) float64, faces (F, 3) int64)``, shared vertices, CCW outwards.
 
     Each level splits every triangle in four (``V = 10 * 4**detail + 2``).
@@ -103,7 +102,7 @@ def icosphere(detail=2):
     return v, f
 
 
-def rock_mesh(*, seed=0, radius=0.5, detail=2, roughness=0.35):
+def rock_mesh(*, seed: Seed = 0, radius: float = 0.5, detail: int = 2, roughness: float = 0.35) -> IndexedMesh:
     """A rock: an icosphere of ``radius`` metres displaced by seeded 3-D noise.
 
     ``roughness`` (0..1) scales the displacement; the rock is squashed a
@@ -133,7 +132,7 @@ def rock_mesh(*, seed=0, radius=0.5, detail=2, roughness=0.35):
     return IndexedMesh(v.astype(np.float32), faces.astype(index_dtype(len(v))), uvs.astype(np.float32), normals)
 
 
-def grass_mesh(*, seed=0, height=0.5, cards=3, width=0.35):
+def grass_mesh(*, seed: Seed = 0, height: float = 0.5, cards: int = 3, width: float = 0.35) -> IndexedMesh:
     """A grass clump: ``cards`` tapering cards crossing at the Z axis, each with a back face.
 
     Cards are ``width`` wide at the bottom (a third of that at the top),

@@ -40,12 +40,12 @@ The ranges are the engine's own (``core.scatter.SLOPE``, ``SCALE`` ...): a
 recipe, the sidebar and a direct call accept the same values.
 """
 
-from __future__ import annotations
-
 import json
 import math
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from .._toml import toml_table
 from ..biomes import PER_M2
@@ -79,7 +79,7 @@ _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 MAX_PROPS = 2_000_000
 
 
-def check_prop(value, name):
+def check_prop(value: Any, name: str) -> str:
     """A built-in prop (``rock``, ``grass``) or a shipped tree species."""
     allowed = BUILTIN_PROPS + tuple(species_names())
     if value not in allowed:
@@ -176,24 +176,24 @@ class LayerSpec:
     variants: int = 3
     radius: float = 4.0
     radius_max: float = 0.0
-    height_range: tuple = (-100_000.0, 100_000.0)
-    slope_range: tuple = (0.0, 90.0)
+    height_range: tuple[float, float] = (-100_000.0, 100_000.0)
+    slope_range: tuple[float, float] = (0.0, 90.0)
     patchiness: float = 0.0
     patch_scale: float = 60.0
     above_sea: bool = True
     keep_away: float = 0.0
-    scale_range: tuple = (0.8, 1.2)
+    scale_range: tuple[float, float] = (0.8, 1.2)
     align: float = 0.0
     max_tilt: float = 20.0
     sink: float = 0.0
     unity_tree: bool = False
     unity_detail: float = 0.0
-    biomes: tuple = ()
-    deposits: tuple = (0.0, DEPOSITS[1])
-    flow: tuple = (0.0, FLOW[1])
+    biomes: tuple[tuple[str, float], ...] = ()
+    deposits: tuple[float, float] = (0.0, DEPOSITS[1])
+    flow: tuple[float, float] = (0.0, FLOW[1])
 
 
-def from_dict(data, *, prefix="scatter."):
+def from_dict(data: Mapping[str, Any], *, prefix: str = "scatter.") -> LayerSpec:
     """A validated :class:`LayerSpec` from a dict (unknown keys refused, with a suggestion).
 
     >>> from_dict({"prop": "grass", "radius": 1.5}).radius
@@ -213,14 +213,14 @@ def from_dict(data, *, prefix="scatter."):
     return spec
 
 
-def to_dict(spec):
+def to_dict(spec: LayerSpec) -> dict[str, Any]:
     """The layer as a dict of plain TOML values (``biomes`` as ``{name = weight}``)."""
     table = to_table(spec)
     table["biomes"] = dict(spec.biomes)
     return table
 
 
-def _quoted(table):
+def _quoted(table: Mapping[str, Any]) -> dict[str, Any]:
     """Inline tables' keys that are not bare TOML keys (biome names such as "bare rock") quoted."""
     return {
         key: {k if _BARE_KEY.fullmatch(k) else json.dumps(k, ensure_ascii=False): v for k, v in value.items()}
@@ -230,7 +230,7 @@ def _quoted(table):
     }
 
 
-def dumps_layer(spec):
+def dumps_layer(spec: LayerSpec) -> str:
     """The layer as TOML text (one ``[[scatter]]`` table's body).
 
     >>> loads_layer(dumps_layer(LayerSpec(biomes=(("bare rock", 0.5),)))).biomes
@@ -239,12 +239,12 @@ def dumps_layer(spec):
     return "\n".join(toml_table(_quoted(to_dict(spec)))) + "\n"
 
 
-def loads_layer(text, *, source="scatter layer"):
+def loads_layer(text: str, *, source: str = "scatter layer") -> LayerSpec:
     """Inverse of :func:`dumps_layer`."""
     return from_dict(parse_toml(text, source=source), prefix=f"{source}: ")
 
 
-def check_prop_count(layers, *, size):
+def check_prop_count(layers: Iterable[LayerSpec], *, size: float) -> None:
     """Refuse, before any work, a layer whose spacing would place more than :data:`MAX_PROPS` props on a
     square terrain of ``size`` metres, naming the smallest spacing that fits.
 
@@ -301,7 +301,7 @@ SUGGESTED = {
 }
 
 
-def suggested_layer(prop, *, prefix="builtin: "):
+def suggested_layer(prop: str, *, prefix: str = "builtin: ") -> LayerSpec:
     """A :class:`LayerSpec` with good starting values for the built-in prop or species ``prop``.
 
     >>> suggested_layer("grass").radius

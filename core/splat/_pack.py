@@ -1,8 +1,10 @@
 """Splat images: layer weights packed four to an RGBA8 image, every pixel summing to exactly 255."""
 
-from __future__ import annotations
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from .._checks import check_array
 from ..errors import ParameterError
@@ -17,7 +19,7 @@ CHANNELS = ("R", "G", "B", "A")
 PACK_ROWS = 256
 
 
-def _round_rows(w):
+def _round_rows(w: npt.NDArray[np.floating[Any]]) -> npt.NDArray[np.uint8]:
     """Largest-remainder rounding of (L, r, c) weights to integers summing to 255 per pixel."""
     total = w.sum(axis=0)
     empty = total <= 0.0
@@ -44,7 +46,7 @@ def _round_rows(w):
     return whole.astype(np.uint8)
 
 
-def pack_splats(weights):
+def pack_splats(weights: npt.ArrayLike) -> list[npt.NDArray[np.uint8]]:
     """Pack layer weights into RGBA8 splat images whose channels sum to exactly 255 per pixel.
 
     Parameters
@@ -93,7 +95,7 @@ def pack_splats(weights):
     return [np.ascontiguousarray(p.transpose(1, 2, 0)) for p in planes]
 
 
-def unpack_splats(images, layers):
+def unpack_splats(images: Sequence[npt.ArrayLike], layers: int) -> npt.NDArray[np.float32]:
     """The (layers, rows, cols) float32 weights in [0, 1] that splat images hold (value / 255).
 
     >>> w = np.random.default_rng(1).random((5, 3, 4))
@@ -107,7 +109,7 @@ def unpack_splats(images, layers):
     return (stack.transpose(0, 3, 1, 2).reshape(-1, *stack.shape[1:3])[:layers] / np.float32(255.0)).astype(np.float32)
 
 
-def splat_png_bytes(image):
+def splat_png_bytes(image: npt.ArrayLike) -> bytes:
     """One splat image as RGBA PNG bytes to look at: the terrain's row 0 (the smallest Y, south) at
     the bottom, north at the top, as :func:`core.preview.shaded_relief` draws maps.
 

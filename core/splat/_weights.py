@@ -6,9 +6,11 @@ slope, biomes, deposits, flow, noise patches) times its strength. So the weights
 1, and every rule's smooth ramp gives a smooth blend.
 """
 
-from __future__ import annotations
+from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from .. import exact
 from .._checks import check_array, check_float, check_heights, check_int, check_pair
@@ -55,7 +57,9 @@ __all__ = [
 NOISE_OCTAVES = 4
 
 
-def smooth_ramp(v, lo, hi, fade, *, fade_low=True, fade_high=True):
+def smooth_ramp(
+    v: npt.NDArray[np.float32], lo: float, hi: float, fade: float, *, fade_low: bool = True, fade_high: bool = True
+) -> npt.NDArray[np.float32]:
     """1 inside [lo, hi] away from its limits, rising from 0 at each limit over ``fade``
     (smoothstep of the distance to the nearer limit), 0 outside.
 
@@ -86,7 +90,7 @@ def smooth_ramp(v, lo, hi, fade, *, fade_low=True, fade_high=True):
     return s
 
 
-def box_blur(a, radius):
+def box_blur(a: npt.NDArray[np.float32], radius: int) -> npt.NDArray[np.float32]:
     """Two passes of a (2 radius + 1)-wide box filter along both axes (a tent-like blur), edges
     extended; float32.
 
@@ -129,7 +133,7 @@ def box_blur(a, radius):
     return out
 
 
-def _check_layers(layers):
+def _check_layers(layers: Iterable[SplatSpec]) -> tuple[SplatSpec, ...]:
     try:
         layers = tuple(layers)
     except TypeError:
@@ -142,29 +146,29 @@ def _check_layers(layers):
     return layers
 
 
-def _map(value, name, shape, why, kinds="f"):
+def _map(value: object, name: str, shape: tuple[int, ...], why: str, kinds: str = "f") -> npt.NDArray[Any]:
     if value is None:
         raise ParameterError(f"{name} is needed: {why}")
     return check_array(value, name=name, shape=shape, dtype_kind=kinds)
 
 
 def splat_weights(
-    layers,
+    layers: Iterable[SplatSpec],
     *,
-    heights,
-    cell_size,
-    slope=None,
-    biomes=None,
-    table=None,
-    deposited=None,
-    flow=None,
-    river=None,
-    bank=None,
-    road=None,
-    seed=0,
-    offset=(0.0, 0.0),
-    margin=0,
-):
+    heights: npt.ArrayLike,
+    cell_size: float,
+    slope: npt.ArrayLike | None = None,
+    biomes: npt.ArrayLike | None = None,
+    table: BiomeTable | None = None,
+    deposited: npt.ArrayLike | None = None,
+    flow: npt.ArrayLike | None = None,
+    river: npt.ArrayLike | None = None,
+    bank: npt.ArrayLike | None = None,
+    road: npt.ArrayLike | None = None,
+    seed: int = 0,
+    offset: tuple[float, float] = (0.0, 0.0),
+    margin: int = 0,
+) -> npt.NDArray[np.float32]:
     """Weights (L, rows, cols) of the texture layers, summing to 1 per cell.
 
     Parameters
@@ -253,10 +257,10 @@ def splat_weights(
     L = len(layers)
     out = np.empty((L,) + shape, dtype=np.float32)
     rest = np.ones(shape, dtype=np.float32)
-    maps = {}
+    maps: dict[str, npt.NDArray[Any]] = {}
     biome_cache = {}
 
-    def slope_map():
+    def slope_map() -> npt.NDArray[np.float32]:
         if "slope" not in maps:
             maps["slope"] = (
                 slope_degrees(h32, cell_size=cell_size)
@@ -270,7 +274,7 @@ def splat_weights(
         where = f"layers[{i}] ({layer.name!r})"
         f = None  # the product of the rule factors so far (None: 1 everywhere)
 
-        def times(g, own=True):
+        def times(g: npt.NDArray[np.float32], own: bool = True) -> None:
             nonlocal f
             if f is None:
                 f = g if own else g.copy()
@@ -342,7 +346,7 @@ def splat_weights(
     return out
 
 
-def splat_margin(layers, *, cell_size):
+def splat_margin(layers: Iterable[SplatSpec], *, cell_size: float) -> int:
     """Cells of margin :func:`splat_weights` needs for a tile's weights to equal its neighbours'
     along shared edges: 1 for a slope rule (central differences), the blur's reach (2 passes of
     ``round(biome_fade / (4 cell_size))`` cells) for a biome rule; 0 when every rule is per cell.
@@ -362,7 +366,7 @@ def splat_margin(layers, *, cell_size):
     return need
 
 
-def _follow(d, weight):
+def _follow(d: npt.NDArray[np.float32], weight: float) -> npt.NDArray[np.float32]:
     """A rule's factor from its map ``d`` in [0, 1]: ``1 - w + w d`` (w > 0) or ``1 + w d`` (w < 0)."""
     if weight > 0.0:
         d = d * np.float32(weight)

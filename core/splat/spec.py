@@ -21,11 +21,11 @@ The ranges are the engine's own (:mod:`._limits`, used by :mod:`._weights`): a r
 and a direct call accept the same values.
 """
 
-from __future__ import annotations
-
 import dataclasses
 import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ..biomes import check_biome_weights
 from ..errors import ParameterError, short
@@ -108,19 +108,19 @@ class SplatSpec:
     """
 
     name: str = "Layer"
-    color: tuple = (0.5, 0.5, 0.5)
+    color: tuple[float, float, float] = (0.5, 0.5, 0.5)
     texture: str = ""
     tile_size: float = 10.0
-    height_range: tuple = (HEIGHT[0], HEIGHT[1])
+    height_range: tuple[float, float] = (HEIGHT[0], HEIGHT[1])
     height_fade: float = 2.0
-    slope_range: tuple = (0.0, 90.0)
+    slope_range: tuple[float, float] = (0.0, 90.0)
     slope_fade: float = 5.0
-    biomes: tuple = ()
+    biomes: tuple[tuple[str, float], ...] = ()
     biome_fade: float = 8.0
     deposits: float = 0.0
     deposit_depth: float = 0.5
     flow: float = 0.0
-    flow_range: tuple = (500.0, 50_000.0)
+    flow_range: tuple[float, float] = (500.0, 50_000.0)
     river: float = 0.0
     bank: float = 0.0
     road: float = 0.0
@@ -130,7 +130,7 @@ class SplatSpec:
     strength: float = 1.0
 
 
-def from_dict(table, *, prefix="splat[0].", base=None):
+def from_dict(table: Mapping[str, Any], *, prefix: str = "splat[0].", base: str | None = None) -> SplatSpec:
     """A validated :class:`SplatSpec` from one ``[[splat]]`` table.
 
     Its ``texture`` is checked (a PNG or JPEG inside the recipe's folder ``base``, see
@@ -146,7 +146,7 @@ def from_dict(table, *, prefix="splat[0].", base=None):
     return dataclasses.replace(spec, texture=texture_path(spec.texture, base, f"{prefix}texture"))
 
 
-def to_dict(spec):
+def to_dict(spec: SplatSpec) -> dict[str, Any]:
     """The spec as a table of plain TOML values (``biomes`` as ``{name = weight}``, or a list of
     names when every weight is 1)."""
     out = to_table(spec)
@@ -157,7 +157,7 @@ def to_dict(spec):
     return out
 
 
-def texture_path(value, base, name):
+def texture_path(value: str, base: str | None, name: str) -> str:
     """A ``[[splat]]`` texture checked and made absolute: in a recipe file (``base``, its folder) a
     relative path that stays inside that folder once ``..`` and links are resolved (kept as the
     resolved path); without a folder (the sidebar, a direct call) an absolute path as the artist
@@ -184,14 +184,14 @@ def texture_path(value, base, name):
     return value
 
 
-def splats_from_list(tables, *, key="splat"):
+def splats_from_list(tables: Sequence[Mapping[str, Any]], *, key: str = "splat") -> tuple[SplatSpec, ...]:
     """The ``[[splat]]`` array: at most ``MAX_LAYERS`` layers with different names."""
     if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
         raise ParameterError(f"{key} must be an array of tables ([[{key}]]), got {short(tables)}")
     if len(tables) > MAX_LAYERS:
         raise ParameterError(f"{key} has {len(tables)} layers, at most {MAX_LAYERS} are allowed")
     layers = [from_dict(t, prefix=f"{key}[{i}].") for i, t in enumerate(tables)]
-    seen = {}
+    seen: dict[str, int] = {}
     for i, layer in enumerate(layers):
         if layer.name in seen:
             raise ParameterError(f"{key}[{i}].name {layer.name!r} is used by {key}[{seen[layer.name]}] too")

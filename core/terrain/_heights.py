@@ -9,15 +9,17 @@ fractional offset and a band's first row in another order could change the
 last bit.)
 """
 
-from __future__ import annotations
-
+from collections.abc import Generator
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from .. import heightmap, noise
 from ..errors import ParameterError
-from ..steps import drive
+from ..steps import Steps, drive
+from .spec import TerrainSpec
 
 __all__ = [
     "grid_normals",
@@ -45,18 +47,18 @@ class TerrainHeights:
     it agree along the shared edges of neighbouring tiles.
     """
 
-    values: np.ndarray
+    values: npt.NDArray[np.float32]
     cell_size: float
     height: float
-    margin: np.ndarray = None
+    margin: npt.NDArray[np.float32] | None = None
 
     @property
-    def metres(self):
+    def metres(self) -> npt.NDArray[np.float32]:
         """Heights in metres (float32)."""
         return self.values * np.float32(self.height)
 
 
-def _noise_kwargs(spec, seed):
+def _noise_kwargs(spec: TerrainSpec, seed: int) -> dict[str, Any]:
     cell = spec.cell_size
     return dict(
         scale=spec.scale / cell,
@@ -70,7 +72,7 @@ def _noise_kwargs(spec, seed):
     )
 
 
-def _band_rows(spec, band_cells, margin=0):
+def _band_rows(spec: TerrainSpec, band_cells: int, margin: int = 0) -> int:
     n = spec.resolution + 2 * margin
     if not float(spec.offset[1] / spec.cell_size).is_integer():
         # (oy + row0) + i can differ from oy + (row0 + i) in the last bit; one band keeps the
@@ -79,12 +81,14 @@ def _band_rows(spec, band_cells, margin=0):
     return max(1, min(n, band_cells // n))
 
 
-def band_count(spec, *, band_cells=BAND_CELLS, margin=0):
+def band_count(spec: TerrainSpec, *, band_cells: int = BAND_CELLS, margin: int = 0) -> int:
     """How many bands :func:`noise_bands` computes the tile in."""
     return -(-(spec.resolution + 2 * margin) // _band_rows(spec, band_cells, margin))
 
 
-def noise_bands(spec, *, seed, band_cells=BAND_CELLS, margin=0):
+def noise_bands(
+    spec: TerrainSpec, *, seed: int, band_cells: int = BAND_CELLS, margin: int = 0
+) -> Generator[tuple[int, int], None, npt.NDArray[np.float32]]:
     """Yield ``(rows_done, rows)`` band by band while filling one raw noise grid; return it at the end.
 
     ``margin`` adds that many cells on every side. Use as a generator
@@ -104,7 +108,7 @@ def noise_bands(spec, *, seed, band_cells=BAND_CELLS, margin=0):
     return raw
 
 
-def raw_noise(spec, *, seed, margin=0):
+def raw_noise(spec: TerrainSpec, *, seed: int, margin: int = 0) -> npt.NDArray[np.float32]:
     """:func:`noise_bands` run to its end: the raw noise grid, ``margin`` cells on every side."""
     bands = noise_bands(spec, seed=seed, margin=margin)
     while True:
@@ -114,7 +118,13 @@ def raw_noise(spec, *, seed, margin=0):
             return stop.value
 
 
-def shape_heights(raw, spec, *, margin=0, falloff_mask=None):
+def shape_heights(
+    raw: npt.NDArray[np.float32],
+    spec: TerrainSpec,
+    *,
+    margin: int = 0,
+    falloff_mask: npt.NDArray[np.float32] | None = None,
+) -> npt.NDArray[np.float32]:
     """Apply the spec's shaping steps to raw noise in [-1, 1]; returns float32 in [0, 1].
 
     With a ``margin`` (cells around the tile in ``raw``) the island falloff is
@@ -147,7 +157,7 @@ def shape_heights(raw, spec, *, margin=0, falloff_mask=None):
     return np.asarray(h, dtype=np.float32)
 
 
-def heights_steps(spec, *, seed, more_steps=0):
+def heights_steps(spec: TerrainSpec, *, seed: int, more_steps: int = 0) -> Steps[TerrainHeights]:
     """Noise band by band, then shaping, as a step generator (see :mod:`.steps`).
 
     Yields ``(done, total, label)`` with ``total = band_count(...) + 1 +
@@ -176,12 +186,12 @@ def heights_steps(spec, *, seed, more_steps=0):
     return heights
 
 
-def terrain_heights(spec, *, seed):
+def terrain_heights(spec: TerrainSpec, *, seed: int) -> TerrainHeights:
     """The whole tile at once: a :class:`TerrainHeights` in [0, 1]."""
     return drive(heights_steps(spec, seed=seed))
 
 
-def grid_normals(heights, *, stride=1):
+def grid_normals(heights: TerrainHeights, *, stride: int = 1) -> npt.NDArray[np.float32]:
     """Unit vertex normals (k * k, 3) float32 of the grid samples ``lod_indices(n, stride)``.
 
     Central differences of the full-resolution heights, so every level of

@@ -17,20 +17,25 @@ or off changes nothing else, and with erosion off the heights are the very array
 ``heights_steps`` made (bit for bit).
 """
 
-from __future__ import annotations
-
+from collections.abc import Callable, Generator, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any, TypeAlias
 
 import numpy as np
+import numpy.typing as npt
 
 from .. import biomes as core_biomes
 from .. import erosion as core_erosion
 from .. import splat as core_splat
+from ..biomes import BiomesSpec
+from ..erosion import ErosionSpec, HydraulicResult
 from ..erosion.spec import droplet_count
 from ..errors import ParameterError
-from ..steps import drive
+from ..splat import SplatSpec
+from ..steps import Steps, drive
 from ..unity_package import alphamap_side, texel_weights
 from ._heights import TerrainHeights, raw_noise, shape_heights
+from .spec import TerrainSpec
 
 __all__ = [
     "TerrainLayers",
@@ -44,6 +49,12 @@ __all__ = [
 #: Progress units of each stage (the erosion reports its 100 over its batches, thermal its 10 over
 #: chunks of its iterations).
 LAYER_STEPS = {"erosion": 100, "thermal": 10, "flow": 10, "biomes": 10, "splats": 10}
+#: ``shaper(margin) -> (heights, flow)`` of :func:`terrain_layers_steps`.
+Shaper: TypeAlias = Callable[[int], tuple[npt.NDArray[np.float32], npt.NDArray[np.float64] | None]]
+#: What the erosion stage returns: ``(heights, clipped, eroded, deposited, ledger)``.
+Eroded: TypeAlias = tuple[
+    TerrainHeights, dict[str, float | None], npt.NDArray[np.float32], npt.NDArray[np.float32], dict[str, float]
+]
 
 
 @dataclass(frozen=True, eq=False)
@@ -82,42 +93,59 @@ class TerrainLayers:
         layers to an image (R, G, B, A), every texel summing to exactly 255 over all images.
     details : tuple of (str, (r, r) uint16 ndarray)
         Detail layers' instance counts per detail cell.
+    rivers, roads : object or None
+        The networks planned over this terrain (``core.rivers.build_rivers``'s and
+        ``core.roads.build_roads``' results) when ``[rivers]`` / ``[roads]`` are on; their carving is
+        already in ``heights``.
+    water : (rows, cols) bool ndarray or None
+        Open water when the networks are worked out: the sea, lakes and river beds.
+    clearing : (rows, cols) bool ndarray or None
+        Cells kept free of props and plants: river and lake water, a road's width plus its margin,
+        trampled ground (the ecosystem's trails); ``scatter_maps`` passes it on as ``"clearing"``.
     """
 
     heights: TerrainHeights
-    clipped: dict = field(default_factory=lambda: {"below": 0, "above": 0, "lowest_m": None, "highest_m": None})
-    eroded: np.ndarray = None
-    deposited: np.ndarray = None
-    ledger: dict = None
-    flow: np.ndarray = None
-    moisture: np.ndarray = None
-    biomes: np.ndarray = None
-    biome_names: tuple = ()
-    biome_colors: np.ndarray = None
-    weights: np.ndarray = None
-    splats: tuple = ()
-    details: tuple = ()
+    clipped: dict[str, float | None] = field(
+        default_factory=lambda: {"below": 0, "above": 0, "lowest_m": None, "highest_m": None}
+    )
+    eroded: npt.NDArray[np.float32] | None = None
+    deposited: npt.NDArray[np.float32] | None = None
+    ledger: dict[str, float] | None = None
+    flow: npt.NDArray[np.float64] | None = None
+    moisture: npt.NDArray[np.float32] | None = None
+    biomes: npt.NDArray[np.integer[Any]] | None = None
+    biome_names: tuple[str, ...] = ()
+    biome_colors: npt.NDArray[np.float32] | None = None
+    weights: npt.NDArray[np.float32] | None = None
+    splats: tuple[npt.NDArray[np.uint8], ...] = ()
+    details: tuple[tuple[str, npt.NDArray[np.uint16]], ...] = ()
+    rivers: Any = None
+    roads: Any = None
+    water: npt.NDArray[np.bool_] | None = None
+    clearing: npt.NDArray[np.bool_] | None = None
 
     @property
-    def metres(self):
+    def metres(self) -> npt.NDArray[np.float64]:
         """The heights in metres (float64)."""
         return self.heights.values.astype(np.float64) * self.heights.height
 
     @property
-    def scatter_maps(self):
+    def scatter_maps(self) -> dict[str, Any]:
         """The maps scatter rules read (``core.scatter.scatter_layers(..., maps=...)``): the biomes
         (when worked out), the deposits (zero everywhere without erosion) and the flow (when worked
         out: ask for it with ``flow=True`` when a scatter layer has a flow rule)."""
-        maps = {}
+        maps: dict[str, Any] = {}
         if self.biomes is not None:
             maps["biomes"], maps["biome_names"] = self.biomes, self.biome_names
         maps["deposited"] = self.deposited if self.deposited is not None else np.zeros(self.heights.values.shape)
         if self.flow is not None:
             maps["flow"] = self.flow
+        if self.clearing is not None:
+            maps["clearing"] = self.clearing
         return maps
 
 
-def erosion_droplets(terrain_spec, rows=None):
+def erosion_droplets(terrain_spec: TerrainSpec, rows: int | None = None) -> int:
     """Droplets the hydraulic erosion of a tile runs: ``droplets_per_km2`` times the tile's area
     (``core.erosion.spec.droplet_count``; 0 when erosion is off).
 
@@ -132,16 +160,18 @@ def erosion_droplets(terrain_spec, rows=None):
     return droplet_count(spec, size=side)
 
 
-def _hydraulic(h, cell, droplets, spec, seed):
+def _hydraulic(
+    h: npt.NDArray[np.float64], cell: float, droplets: int, spec: ErosionSpec, seed: int
+) -> Steps[HydraulicResult]:
     """The hydraulic erosion as steps (``hydraulic_steps`` when core.erosion offers it)."""
-    settings = dict(cell_size=cell, droplets=droplets, seed=seed, **spec.hydraulic_kwargs())
+    settings: dict[str, Any] = dict(cell_size=cell, droplets=droplets, seed=seed, **spec.hydraulic_kwargs())
     steps = getattr(core_erosion, "hydraulic_steps", None)
     if steps is not None:
         return (yield from steps(h, **settings))
     return core_erosion.hydraulic(h, **settings)
 
 
-def _eroded(heights, terrain_spec, seed):
+def _eroded(heights: TerrainHeights, terrain_spec: TerrainSpec, seed: int) -> Generator[tuple[int, str], None, Eroded]:
     """Steps of the erosion stage, yielding ``(units done, label)`` (``LAYER_STEPS``' erosion, then
     thermal units); returns ``(heights, clipped, eroded, deposited, ledger)``."""
     spec = terrain_spec.erosion
@@ -150,7 +180,7 @@ def _eroded(heights, terrain_spec, seed):
     droplets = erosion_droplets(terrain_spec, heights.values.shape[0])
     eroded = np.zeros(h.shape)
     deposited = np.zeros(h.shape)
-    ledger = {"droplets": droplets}
+    ledger: dict[str, float] = {"droplets": droplets}
     units = LAYER_STEPS["erosion"]
     if droplets:
         steps = _hydraulic(h, cell, droplets, spec, seed)
@@ -201,7 +231,7 @@ def _eroded(heights, terrain_spec, seed):
         eroded[sea] = 0.0
         deposited[sea] = 0.0
     values = h / top
-    clipped = {
+    clipped: dict[str, float | None] = {
         "below": int((values < 0.0).sum()),
         "above": int((values > 1.0).sum()),
         "lowest_m": float(h.min()),
@@ -216,7 +246,9 @@ def _eroded(heights, terrain_spec, seed):
     return out, clipped, eroded.astype(np.float32), deposited.astype(np.float32), ledger
 
 
-def erosion_steps(heights, *, terrain_spec, seed):
+def erosion_steps(
+    heights: TerrainHeights, *, terrain_spec: TerrainSpec, seed: int
+) -> Generator[tuple[int, str], None, Eroded]:
     """The erosion stage of :func:`terrain_layers_steps` alone (hydraulic, thermal, the sea kept),
     as steps yielding ``(units done, label)`` out of ``LAYER_STEPS["erosion"] + ["thermal"]``.
 
@@ -227,7 +259,14 @@ def erosion_steps(heights, *, terrain_spec, seed):
     return (yield from _eroded(heights, terrain_spec, seed))
 
 
-def _moisture_window(heights, terrain_spec, biomes_spec, seed, flow, shaper=None):
+def _moisture_window(
+    heights: TerrainHeights,
+    terrain_spec: TerrainSpec,
+    biomes_spec: BiomesSpec,
+    seed: int,
+    flow: npt.NDArray[np.float64] | None,
+    shaper: Shaper | None = None,
+) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float64] | None, int]:
     """The heights (metres, float32) and flow the moisture reads, and their margin in cells.
 
     A tile (``normalize = "fixed"``, :class:`TerrainHeights` with a margin) with a sea term gets
@@ -261,7 +300,9 @@ def _moisture_window(heights, terrain_spec, biomes_spec, seed, flow, shaper=None
     return window, flow, margin
 
 
-def _wants_flow(terrain_spec, biomes_spec, splats, flow):
+def _wants_flow(
+    terrain_spec: TerrainSpec, biomes_spec: BiomesSpec | None, splats: Iterable[SplatSpec], flow: bool
+) -> bool:
     return bool(
         flow
         or terrain_spec.erosion.enabled
@@ -271,18 +312,18 @@ def _wants_flow(terrain_spec, biomes_spec, splats, flow):
 
 
 def terrain_layers_steps(
-    heights,
+    heights: TerrainHeights,
     *,
-    terrain_spec,
-    biomes_spec=None,
-    splats=(),
-    seed,
-    flow=False,
-    base=None,
-    given=None,
-    shaper=None,
-    slope=None,
-):
+    terrain_spec: TerrainSpec,
+    biomes_spec: BiomesSpec | None = None,
+    splats: Iterable[SplatSpec] = (),
+    seed: int,
+    flow: bool = False,
+    base: str | None = None,
+    given: Mapping[str, Any] | None = None,
+    shaper: Shaper | None = None,
+    slope: npt.NDArray[np.float32] | None = None,
+) -> Steps[TerrainLayers]:
     """The terrain's layers as a step generator (see :mod:`core.steps`).
 
     Parameters
@@ -343,7 +384,7 @@ def terrain_layers_steps(
         wants_flow = False
     total = sum(LAYER_STEPS[s] for s in stages)
     done = 0
-    out = {k: given[k] for k in ("clipped", "eroded", "deposited", "ledger", "flow") if k in given}
+    out: dict[str, Any] = {k: given[k] for k in ("clipped", "eroded", "deposited", "ledger", "flow") if k in given}
     cell, top = heights.cell_size, heights.height
     if erosion_on:
         if top <= 0.0:
@@ -359,12 +400,12 @@ def terrain_layers_steps(
         out.update(clipped=clipped, eroded=eroded, deposited=deposited, ledger=ledger)
     if wants_flow:  # of the heights the mesh shows (the eroded ones clipped to the terrain's range)
         metres = heights.values.astype(np.float64) * top
-        flow = np.asarray(core_erosion.flow_accumulation(metres, cell_size=cell), np.float64)
+        upstream = np.asarray(core_erosion.flow_accumulation(metres, cell_size=cell), np.float64)
         # no flow lines over the sea (the cells biomes call water): on its flat floor the routing
         # draws straight parallel lines to the edge that the flow map and the flow rules would show
         sea_level_m = float(np.float32(terrain_spec.sea_level) * np.float32(top))
-        flow[core_biomes.sea_mask(heights.metres, sea_level=sea_level_m)] = 0.0
-        out["flow"] = flow
+        upstream[core_biomes.sea_mask(heights.metres, sea_level=sea_level_m)] = 0.0
+        out["flow"] = upstream
         done += LAYER_STEPS["flow"]
         yield done, total, "flow"
     table = None
@@ -373,6 +414,7 @@ def terrain_layers_steps(
     metres = heights.metres
     sea_level_m = float(np.float32(terrain_spec.sea_level) * np.float32(top))
     if biomes_on:
+        assert biomes_spec is not None
         if top <= sea_level_m:
             raise ParameterError(f"biomes need terrain.height > 0 above the sea, got {top:g} m")
         table = core_biomes.load_table(biomes_spec.table, base=base)
@@ -421,7 +463,16 @@ def terrain_layers_steps(
     return TerrainLayers(heights, **out)
 
 
-def terrain_layers(heights, *, terrain_spec, biomes_spec=None, splats=(), seed, flow=False, base=None):
+def terrain_layers(
+    heights: TerrainHeights,
+    *,
+    terrain_spec: TerrainSpec,
+    biomes_spec: BiomesSpec | None = None,
+    splats: Iterable[SplatSpec] = (),
+    seed: int,
+    flow: bool = False,
+    base: str | None = None,
+) -> TerrainLayers:
     """:func:`terrain_layers_steps` run to the end."""
     return drive(
         terrain_layers_steps(

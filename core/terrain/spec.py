@@ -1,8 +1,8 @@
 """``[terrain]``: one square terrain tile, its fields and their limits (the one table of ranges)."""
 
-from __future__ import annotations
-
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from .. import erosion as core_erosion
 from .. import heightmap, noise, palette
@@ -42,7 +42,7 @@ IDENTITY_CURVE = ((0.0, 0.0), (1.0, 1.0))
 CURVE_POINTS = (2, 32)
 
 
-def check_erosion(value, name):
+def check_erosion(value: object, name: str) -> ErosionSpec:
     """``[terrain.erosion]``: a table of :class:`core.erosion.ErosionSpec` fields (or such a spec)."""
     if isinstance(value, ErosionSpec):
         return value
@@ -51,7 +51,7 @@ def check_erosion(value, name):
     return core_erosion.from_dict(value, prefix=f"{name}.")
 
 
-def check_curve(value, name):
+def check_curve(value: Any, name: str) -> tuple[tuple[float, float], ...]:
     """Height-curve control points: 2 to 32 ``[x, y]`` pairs in [0, 1], sorted by x, x all different."""
     try:
         points = [tuple(p) for p in value]
@@ -181,7 +181,7 @@ class TerrainSpec:
     resolution: int = 257
     size: float = 512.0
     height: float = 80.0
-    offset: tuple = (0.0, 0.0)
+    offset: tuple[float, float] = (0.0, 0.0)
     basis: str = "perlin"
     kind: str = "fbm"
     scale: float = 256.0
@@ -195,7 +195,7 @@ class TerrainSpec:
     redistribution: float = 1.0
     terraces: int = 0
     terrace_sharpness: float = 0.6
-    curve: tuple = IDENTITY_CURVE
+    curve: tuple[tuple[float, float], ...] = IDENTITY_CURVE
     sea_level: float = 0.0
     lods: int = 1
     material: bool = True
@@ -204,12 +204,12 @@ class TerrainSpec:
     erosion: ErosionSpec = ErosionSpec()
 
     @property
-    def cell_size(self):
+    def cell_size(self) -> float:
         """Metres between neighbouring vertices."""
         return self.size / (self.resolution - 1)
 
 
-def check_spec(spec, *, prefix="terrain."):
+def check_spec(spec: TerrainSpec, *, prefix: str = "terrain.") -> TerrainSpec:
     """Checks across fields: the feature size against the cell size, the LODs against the resolution,
     the erosion against the tile (``core.erosion.spec.check_erosion``)."""
     if spec.scale / spec.cell_size < 1e-3:
@@ -225,12 +225,12 @@ def check_spec(spec, *, prefix="terrain."):
     return spec
 
 
-def from_dict(table, *, prefix="terrain."):
+def from_dict(table: Mapping[str, Any], *, prefix: str = "terrain.") -> TerrainSpec:
     """A validated :class:`TerrainSpec` from a ``[terrain]`` table."""
     return check_spec(from_table(TerrainSpec, LIMITS, table, prefix=prefix), prefix=prefix)
 
 
-def to_dict(spec):
+def to_dict(spec: TerrainSpec) -> dict[str, Any]:
     """The spec as a table of plain TOML values; ``erosion`` as a sub-table, last, and only when it
     is not the default (so recipes without erosion read and write as before).
 

@@ -5,10 +5,9 @@ returns a :class:`Tree`; each stage draws from its own seed, derived from the
 spec's seed, so the same spec and seed give the same bytes.
 """
 
-from __future__ import annotations
-
 import dataclasses
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -31,12 +30,12 @@ class Tree:
 
     spec: TreeSpec
     skeleton: Skeleton
-    lods: tuple
+    lods: tuple[IndexedMesh, ...]
     billboard: IndexedMesh | None
     modules: int
 
     @property
-    def height(self):
+    def height(self) -> float:
         """Height of LOD0 above its base, metres."""
         v = self.lods[0].vertices
         return float(v[:, 2].max()) - min(0.0, float(v[:, 2].min())) if len(v) else 0.0
@@ -45,7 +44,7 @@ class Tree:
 # -- the pipeline --------------------------------------------------------------------------------------------
 
 
-def _turtle_options(spec):
+def _turtle_options(spec: TreeSpec) -> dict[str, Any]:
     return dict(
         angle=spec.angle,
         step=spec.step,
@@ -61,13 +60,15 @@ def _turtle_options(spec):
     )
 
 
-def _seeds(seed):
+def _seeds(seed: int | None) -> list[int]:
     """Independent seeds for rewriting, turtle and mesh from one user seed."""
     ss = np.random.SeedSequence(check_int(seed, name="seed", bounds=SEED))
     return [int(s.generate_state(1, np.uint64)[0] >> np.uint64(1)) for s in ss.spawn(3)]
 
 
-def grow_skeleton(spec, *, seed=None, max_modules=MAX_TREE_MODULES):
+def grow_skeleton(
+    spec: TreeSpec, *, seed: int | None = None, max_modules: int = MAX_TREE_MODULES
+) -> tuple[Skeleton, int]:
     """Rewrite and interpret ``spec``'s L-system; returns ``(Skeleton, number of modules)``."""
     s_rules, s_turtle, _ = _seeds(spec.seed if seed is None else seed)
     system = lsystem.parse(spec.axiom, spec.rules, constants=dict(spec.constants))
@@ -76,15 +77,15 @@ def grow_skeleton(spec, *, seed=None, max_modules=MAX_TREE_MODULES):
     return skeleton, len(word)
 
 
-def tree_error(spec, what, kind=ParameterError):
+def tree_error(spec: TreeSpec, what: Exception | str, kind: type[ParameterError] = ParameterError) -> ParameterError:
     """A ``kind`` error "tree 'Name': what" that carries the spec it is about as ``.spec`` (so a recipe run
     can say which ``[[trees]]`` entry failed)."""
     err = kind(f"tree {short(spec.name, limit=40)}: {what}")
-    err.spec = spec
+    err.spec = spec  # type: ignore[attr-defined]  # read by the recipe run
     return err
 
 
-def grow_tree(spec, *, seed=None, max_modules=MAX_TREE_MODULES):
+def grow_tree(spec: TreeSpec, *, seed: int | None = None, max_modules: int = MAX_TREE_MODULES) -> Tree:
     """Grow the tree ``spec`` describes (with ``seed`` instead of ``spec.seed`` if given).
 
     Errors (rules that fail while rewriting, a word that outgrows

@@ -12,12 +12,12 @@ their own plane, fitted into the unit square.  Public through
 :mod:`.tree_mesh`.
 """
 
-from __future__ import annotations
-
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from .. import exact
 
@@ -33,12 +33,12 @@ SHAPES = {
 }
 
 
-def _unit(a):
+def _unit(a: npt.NDArray[np.float64]) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     n = np.sqrt(exact.dot_rows(a, a))
     return a / np.maximum(n, 1e-300)[:, None], n
 
 
-def kept(keys, keep):
+def kept(keys: npt.NDArray[np.float64], keep: float) -> npt.NDArray[np.intp]:
     """Indices (ascending) of the ``round(keep * n)`` smallest ``keys``.
 
     With the same keys, a smaller ``keep`` keeps a subset of what a larger one
@@ -51,7 +51,14 @@ def kept(keys, keep):
     return np.sort(np.argsort(keys, kind="stable")[:k])
 
 
-def card_frames(headings, ups, sizes, *, leaf_width, tiny):
+def card_frames(
+    headings: npt.NDArray[np.float64],
+    ups: npt.NDArray[np.float64],
+    sizes: npt.NDArray[np.float64],
+    *,
+    leaf_width: float,
+    tiny: float,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
     """Unit H, U (made orthogonal to H) and A = H x U of each card, and which cards are drawable."""
     h, hn = _unit(headings)
     up = ups - exact.dot_rows(ups, h)[:, None] * h
@@ -60,13 +67,26 @@ def card_frames(headings, ups, sizes, *, leaf_width, tiny):
     return h, up, np.cross(h, up), ok
 
 
-def card_counts(n, shape):
+def card_counts(n: int, shape: str) -> tuple[int, int]:
     """``(vertices, triangles)`` of ``n`` cards of ``shape``."""
     outline, tris = SHAPES[shape]
     return n * outline.shape[0], n * tris.shape[0]
 
 
-def card_arrays(positions, h, up, across, sizes, *, shape, leaf_width, out, offset=0):
+def card_arrays(
+    positions: npt.NDArray[np.float64],
+    h: npt.NDArray[np.float64],
+    up: npt.NDArray[np.float64],
+    across: npt.NDArray[np.float64],
+    sizes: npt.NDArray[np.float64],
+    *,
+    shape: str,
+    leaf_width: float,
+    out: tuple[
+        npt.NDArray[np.float32], npt.NDArray[np.float32], npt.NDArray[np.float32], npt.NDArray[np.unsignedinteger[Any]]
+    ],
+    offset: int = 0,
+) -> None:
     """Write the vertices, normals, UVs and triangles of cards (frames from `card_frames`).
 
     ``out`` holds (vertices, normals, uvs, triangles) arrays of exactly
@@ -102,18 +122,18 @@ class PolygonPlan:
     dropped polygon; vertex_count : (P,) int64, likewise.
     """
 
-    vertices: np.ndarray
-    normals: np.ndarray
-    uvs: np.ndarray
-    triangles: np.ndarray
-    vertex_polygon: np.ndarray
-    triangle_polygon: np.ndarray
-    base: np.ndarray
-    triangle_count: np.ndarray
-    vertex_count: np.ndarray
+    vertices: npt.NDArray[np.float64]
+    normals: npt.NDArray[np.float64]
+    uvs: npt.NDArray[np.float64]
+    triangles: npt.NDArray[np.int64]
+    vertex_polygon: npt.NDArray[np.int64]
+    triangle_polygon: npt.NDArray[np.int64]
+    base: npt.NDArray[np.float64]
+    triangle_count: npt.NDArray[np.int64]
+    vertex_count: npt.NDArray[np.int64]
 
 
-def _no_polygons(n_poly):
+def _no_polygons(n_poly: int) -> PolygonPlan:
     z3, zi = np.zeros((0, 3)), np.zeros(0, np.int64)
     return PolygonPlan(
         z3,
@@ -128,7 +148,9 @@ def _no_polygons(n_poly):
     )
 
 
-def polygon_plan(vertices, counts, *, tiny):
+def polygon_plan(
+    vertices: npt.NDArray[np.float64], counts: npt.NDArray[np.integer[Any]], *, tiny: float
+) -> PolygonPlan:
     """Fan-triangulate polygons: (sum(counts), 3) float64 ``vertices``, ``counts[i]`` of them for polygon ``i``.
 
     Repeated consecutive vertices (closer than ``tiny``) and a last vertex
@@ -217,12 +239,21 @@ def polygon_plan(vertices, counts, *, tiny):
     )
 
 
-def polygon_counts(plan, chosen):
+def polygon_counts(plan: PolygonPlan, chosen: npt.NDArray[np.integer[Any]]) -> tuple[int, int]:
     """``(vertices, triangles)`` of the ``chosen`` polygons (indices)."""
     return int(plan.vertex_count[chosen].sum()), int(plan.triangle_count[chosen].sum())
 
 
-def polygon_arrays(plan, chosen, scale, *, out, offset=0):
+def polygon_arrays(
+    plan: PolygonPlan,
+    chosen: npt.NDArray[np.integer[Any]],
+    scale: float,
+    *,
+    out: tuple[
+        npt.NDArray[np.float32], npt.NDArray[np.float32], npt.NDArray[np.float32], npt.NDArray[np.unsignedinteger[Any]]
+    ],
+    offset: int = 0,
+) -> None:
     """Write the ``chosen`` polygons (indices), scaled about their bases, into ``out`` (as `card_arrays`)."""
     vertices, normals, uvs, triangles = out
     take = np.zeros(plan.base.shape[0], bool)

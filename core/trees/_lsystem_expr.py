@@ -18,12 +18,11 @@ into one generated function per production group (see ``_rewrite``).  The
 generated code can only see `NAMESPACE`, so nothing else is reachable.
 """
 
-from __future__ import annotations
-
 import ast
 import keyword
 import math
 import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from .. import exact
@@ -57,13 +56,13 @@ MAX_EXPRESSION_DEPTH = 50
 _OPERATOR = re.compile(r"\*\*|&&|\|\||[<>=!]=|[-+*/^%<>!,]|\band\b|\bor\b|\bnot\b")
 
 
-def _shown(text, limit=60):
+def _shown(text: str, limit: int = 60) -> str:
     """``repr(text)`` cut to about ``limit`` characters, for a message."""
     text = repr(text)
     return text if len(text) <= limit else f"{text[: limit - 4]}...' ({len(text) - 2:,} characters)"
 
 
-def _check_size(text):
+def _check_size(text: str) -> None:
     if len(text) > MAX_EXPRESSION_CHARS:
         raise ExpressionError(
             f"expression {_shown(text)} is longer than {MAX_EXPRESSION_CHARS:,} characters; "
@@ -97,7 +96,7 @@ def _check_size(text):
 # the ones math raises: ValueError for a domain error, OverflowError for a range error.
 
 
-def _checked(value, *args):
+def _checked(value: float, *args: float) -> float:
     if value != value and not any(a != a for a in args):
         raise ValueError("math domain error")
     if value in (math.inf, -math.inf) and all(math.isfinite(a) for a in args):
@@ -105,45 +104,45 @@ def _checked(value, *args):
     return value
 
 
-def _sin(x):
+def _sin(x: float) -> float:
     return _checked(exact.sin(math.radians(math.fmod(float(x), 360.0))), x)
 
 
-def _cos(x):
+def _cos(x: float) -> float:
     return _checked(exact.cos(math.radians(math.fmod(float(x), 360.0))), x)
 
 
-def _tan(x):
+def _tan(x: float) -> float:
     return _checked(exact.tan(math.radians(math.fmod(float(x), 360.0))), x)
 
 
-def _asin(x):
+def _asin(x: float) -> float:
     return math.degrees(_checked(exact.asin(float(x)), x))
 
 
-def _acos(x):
+def _acos(x: float) -> float:
     return math.degrees(_checked(exact.acos(float(x)), x))
 
 
-def _atan(x):
+def _atan(x: float) -> float:
     return math.degrees(exact.atan(float(x)))
 
 
-def _atan2(y, x):
+def _atan2(y: float, x: float) -> float:
     return math.degrees(exact.atan2(float(y), float(x)))
 
 
-def _exp(x):
+def _exp(x: float) -> float:
     return _checked(exact.exp(float(x)), x)
 
 
-def _log(x):
+def _log(x: float) -> float:
     if x <= 0.0:
         raise ValueError("math domain error")
     return exact.log(float(x))
 
 
-def _pow(a, b):
+def _pow(a: float, b: float) -> float:
     """``a ** b`` as ``math.pow`` (a float or an error: never complex), by core.exact.
 
     A negative base needs an integral exponent (the sign from its parity), zero a non-negative one.
@@ -157,15 +156,15 @@ def _pow(a, b):
     return _checked(exact.pow(a, b), a, b)
 
 
-def _floor(x):
+def _floor(x: float) -> float:
     return float(math.floor(x))
 
 
-def _ceil(x):
+def _ceil(x: float) -> float:
     return float(math.ceil(x))
 
 
-def _rand(u, lo, hi):
+def _rand(u: Callable[[], float], lo: float, hi: float) -> float:
     return lo + (hi - lo) * u()
 
 
@@ -228,16 +227,16 @@ class Expression:
 
     source: str
     uses_rand: bool
-    formals: frozenset
+    formals: frozenset[int]
     boolean: bool
 
     @property
-    def float_source(self):
+    def float_source(self) -> str:
         """Source whose value is always a float (comparisons give 1.0 / 0.0)."""
         return f"float({self.source})" if self.boolean else self.source
 
 
-def check_name(name, *, what):
+def check_name(name: str, *, what: str) -> None:
     """Raise ExpressionError unless ``name`` can name a formal parameter or a constant."""
     if not isinstance(name, str) or not name.isidentifier() or keyword.iskeyword(name):
         raise ExpressionError(f"{what} {name!r} is not a valid name (letters, digits and _, not starting with a digit)")
@@ -250,21 +249,21 @@ def check_name(name, *, what):
 class _Rewriter:
     """Check a parsed expression against the whitelist and rewrite it (see the module docstring)."""
 
-    def __init__(self, formals, constants, allow_rand):
+    def __init__(self, formals: Sequence[str], constants: Mapping[str, float], allow_rand: bool) -> None:
         self.formals = {name: i for i, name in enumerate(formals)}
         self.constants = constants
         self.allow_rand = allow_rand
         self.uses_rand = False
         self.needs_float = False  # bool-valued nodes inside: wrap the result in float()
-        self.used = set()
+        self.used: set[int] = set()
 
-    def visit(self, node):
+    def visit(self, node: ast.AST) -> ast.expr:
         method = getattr(self, "visit_" + type(node).__name__, None)
         if method is None:
             raise ExpressionError(f"{_describe(node)} is not allowed in an expression")
         return ast.copy_location(method(node), node)
 
-    def visit_Constant(self, node):
+    def visit_Constant(self, node: ast.Constant) -> ast.expr:
         value = node.value
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise ExpressionError(f"{value!r} is not a number")
@@ -277,7 +276,7 @@ class _Rewriter:
             raise ExpressionError(f"{written} is too large: numbers must be below 1.8e308 (float64)")
         return ast.Constant(value)
 
-    def visit_Name(self, node):
+    def visit_Name(self, node: ast.Name) -> ast.expr:
         name = node.id
         if name in self.formals:
             self.used.add(self.formals[name])
@@ -292,7 +291,7 @@ class _Rewriter:
         hint = f"; known names: {', '.join(known)}" if known else "; no parameters or constants are defined here"
         raise ExpressionError(f"unknown name {name!r}{hint}")
 
-    def visit_BinOp(self, node):
+    def visit_BinOp(self, node: ast.BinOp) -> ast.expr:
         op = type(node.op)
         if op in _BAD_OPERATORS:
             raise ExpressionError(_BAD_OPERATORS[op])
@@ -301,7 +300,7 @@ class _Rewriter:
             return ast.Call(ast.Name("_pow", ast.Load()), [left, right], [])
         return ast.BinOp(left, node.op, right)
 
-    def visit_UnaryOp(self, node):
+    def visit_UnaryOp(self, node: ast.UnaryOp) -> ast.expr:
         op = type(node.op)
         if op in _BAD_OPERATORS:
             raise ExpressionError(_BAD_OPERATORS[op])
@@ -309,18 +308,18 @@ class _Rewriter:
             self.needs_float = True
         return ast.UnaryOp(node.op, self.visit(node.operand))
 
-    def visit_BoolOp(self, node):
+    def visit_BoolOp(self, node: ast.BoolOp) -> ast.expr:
         self.needs_float = True
         return ast.BoolOp(node.op, [self.visit(v) for v in node.values])
 
-    def visit_Compare(self, node):
+    def visit_Compare(self, node: ast.Compare) -> ast.expr:
         for op in node.ops:
             if not isinstance(op, _COMPARE):
                 raise ExpressionError(f"comparison {_describe(op)} is not supported (use < <= > >= == !=)")
         self.needs_float = True
         return ast.Compare(self.visit(node.left), node.ops, [self.visit(c) for c in node.comparators])
 
-    def visit_Call(self, node):
+    def visit_Call(self, node: ast.Call) -> ast.expr:
         if not isinstance(node.func, ast.Name):
             raise ExpressionError(f"only the functions {', '.join(FUNCTIONS)} can be called")
         name = node.func.id
@@ -342,7 +341,7 @@ class _Rewriter:
         return ast.Call(ast.Name("_" + name, ast.Load()), args, [])
 
 
-def _describe(node):
+def _describe(node: ast.AST) -> str:
     names = {
         "Attribute": "attribute access ('.')",
         "Subscript": "indexing ('[ ]')",
@@ -363,7 +362,9 @@ def _describe(node):
     return names.get(type(node).__name__, f"'{type(node).__name__}'")
 
 
-def compile_expression(text, *, formals=(), constants=None, allow_rand=True):
+def compile_expression(
+    text: str, *, formals: Sequence[str] = (), constants: Mapping[str, float] | None = None, allow_rand: bool = True
+) -> Expression:
     """Check ``text`` and return an `Expression` whose source computes a float.
 
     Parameters
@@ -402,7 +403,7 @@ def compile_expression(text, *, formals=(), constants=None, allow_rand=True):
     return Expression(source, rewriter.uses_rand, frozenset(rewriter.used), rewriter.needs_float)
 
 
-def evaluate_constant(text, *, constants=None, what="expression"):
+def evaluate_constant(text: str, *, constants: Mapping[str, float] | None = None, what: str = "expression") -> float:
     """Value of an expression of numbers and constants only (no parameters, no rand)."""
     expression = compile_expression(text, constants=constants, allow_rand=False)
     try:

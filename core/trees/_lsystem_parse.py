@@ -8,16 +8,15 @@ turning its successor and condition into `Expression` sources
 (``line 3`` or ``axiom``), what is wrong, and quotes the text.
 """
 
-from __future__ import annotations
-
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..errors import ParameterError, short
-from ._lsystem_expr import ExpressionError, check_name, compile_expression, evaluate_constant
+from ._lsystem_expr import Expression, ExpressionError, check_name, compile_expression, evaluate_constant
 from .skeleton import Word
 
 __all__ = [
@@ -71,14 +70,14 @@ class Production:
     """
 
     predecessor: str
-    params: tuple = ()
+    params: tuple[str, ...] = ()
     condition: str | None = None
     successor: str = ""
     weight: float | None = None
     line: int = 0
     text: str = field(default="", compare=False, repr=False)
 
-    def __str__(self):
+    def __str__(self) -> str:
         head = self.predecessor + (f"({','.join(self.params)})" if self.params else "")
         if self.condition is not None:
             head += f" : {self.condition}"
@@ -92,27 +91,27 @@ class CompiledProduction:
 
     production: Production
     symbols: str  # successor module symbols, one char each
-    params: tuple  # per successor module: tuple of Expression (empty: no parameters)
-    condition: object  # Expression or None
+    params: tuple[tuple[Expression, ...], ...]  # per successor module (empty: no parameters)
+    condition: Expression | None
 
     @property
-    def arity(self):
+    def arity(self) -> int:
         return len(self.production.params)
 
     @property
-    def uses_rand(self):
+    def uses_rand(self) -> bool:
         exprs = [e for module in self.params for e in module]
         if self.condition is not None:
             exprs.append(self.condition)
         return any(e.uses_rand for e in exprs)
 
     @property
-    def parametric(self):
+    def parametric(self) -> bool:
         """Whether any successor module carries parameters."""
         return any(self.params)
 
 
-def fail(where, what, text):
+def fail(where: str, what: str, text: str) -> LSystemError:
     """An LSystemError that says where, what and quotes the text."""
     quoted = repr(text)
     if len(quoted) > 120:  # a rule line may be 65,536 characters long; the message stays one short line
@@ -120,19 +119,19 @@ def fail(where, what, text):
     return LSystemError(f"{where}: {what} -- in {quoted}")
 
 
-def is_symbol(c):
+def is_symbol(c: str) -> bool:
     """Whether the single character ``c`` may be a module symbol."""
     return c.isprintable() and not c.isspace() and c not in EXCLUDED
 
 
-def check_symbols(symbols):
+def check_symbols(symbols: str) -> None:
     """Raise ExpressionError naming the first character that cannot be a module symbol."""
     for c in set(symbols):
         if not is_symbol(c):
             raise ExpressionError(f"{c!r} (U+{ord(c):04X}) cannot be a module symbol")
 
 
-def check_brackets(symbols, where):
+def check_brackets(symbols: str, where: str) -> None:
     """Raise ExpressionError unless ``[ ]`` and ``{ }`` each balance in ``symbols`` (``where`` names it)."""
     for open_, close in ("[]", "{}"):
         if open_ not in symbols and close not in symbols:
@@ -151,7 +150,7 @@ def check_brackets(symbols, where):
             )
 
 
-def _split_arguments(text, start):
+def _split_arguments(text: str, start: int) -> tuple[list[str], int]:
     """Arguments of the parenthesis opened at ``text[start]``; returns (list of str, index after ')')."""
     depth, args, begin = 0, [], start + 1
     for i in range(start, len(text)):
@@ -169,7 +168,7 @@ def _split_arguments(text, start):
     raise ExpressionError(f"'(' at character {start + 1} is never closed")
 
 
-def scan_modules(text):
+def scan_modules(text: str) -> list[tuple[str, list[str]]]:
     """Split module text into ``[(symbol, [argument text, ...]), ...]``; whitespace between modules is ignored."""
     modules, i, n = [], 0, len(text)
     while i < n:
@@ -197,7 +196,7 @@ def scan_modules(text):
     return modules
 
 
-def parse_word(text, *, constants=None, where="axiom"):
+def parse_word(text: str, *, constants: Mapping[str, float] | None = None, where: str = "axiom") -> Word:
     """A `Word` from module text such as ``F(1)[+A(2,3*2)]`` (expressions of numbers and constants)."""
     if not isinstance(text, str):
         raise LSystemError(f"{where} must be a str, got {type(text).__name__}")
@@ -220,7 +219,7 @@ def parse_word(text, *, constants=None, where="axiom"):
     return Word(symbols, params if any(params) else None)
 
 
-def _split_production(text, line, constants):
+def _split_production(text: str, line: int, constants: Mapping[str, float] | None) -> Production:
     """One production's text -> `Production` (fields split and weight evaluated; the rest is checked later)."""
     where = f"line {line}"
     arrow = _ARROW.search(text)
@@ -233,6 +232,7 @@ def _split_production(text, line, constants):
             "a second arrow in the successor (put each production on its own line or separate them with ';')",
             text,
         )
+    condition: str | None
     predecessor, colon, condition = left.partition(":")
     condition = condition.strip() if colon else None
     if condition == "":
@@ -265,7 +265,7 @@ def _split_production(text, line, constants):
     return Production(symbol, tuple(formals), condition, successor.strip(), weight, line, text)
 
 
-def parse_rules(text, *, constants=None):
+def parse_rules(text: str, *, constants: Mapping[str, float] | None = None) -> tuple[Production, ...]:
     """Productions of the rule text, in file order (see ``core.lsystem`` for the syntax)."""
     if not isinstance(text, str):
         raise LSystemError(f"rules must be a str, got {type(text).__name__}")
@@ -278,7 +278,7 @@ def parse_rules(text, *, constants=None):
     return tuple(productions)
 
 
-def compile_production(production, constants):
+def compile_production(production: Production, constants: Mapping[str, float]) -> CompiledProduction:
     """Check every part of ``production`` and return its `CompiledProduction`."""
     if not isinstance(production, Production):
         raise LSystemError(f"productions must be Production records, got {type(production).__name__}")

@@ -27,17 +27,18 @@ stochastic modules of a step in the same order, so both engines give the same
 word for the same seed (the tests check this).
 """
 
-from __future__ import annotations
-
 from bisect import bisect_right
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from ..errors import short
 from ._lsystem_expr import NAMESPACE
-from ._lsystem_parse import LSystemError, compile_production, fail
+from ._lsystem_parse import CompiledProduction, LSystemError, Production, compile_production, fail
 from .skeleton import Word
 
 __all__ = ["Program", "WordTooLong", "build_program", "expand_fast", "expand_general"]
@@ -48,7 +49,9 @@ class WordTooLong(LSystemError):
     ``iteration``, more than ``limit``.  Callers that fix ``max_modules`` themselves (a tree grows with a
     set limit) can say what the user should change instead."""
 
-    def __init__(self, length, iteration, limit, *, at_least=False, stopped=False):
+    def __init__(
+        self, length: int, iteration: int, limit: int, *, at_least: bool = False, stopped: bool = False
+    ) -> None:
         self.length, self.iteration, self.limit, self.at_least = length, iteration, limit, at_least
         if iteration == 0:
             what = f"the axiom has {length:,} modules, more than max_modules={limit:,}"
@@ -73,48 +76,48 @@ class _Choice:
 
     symbol: str
     placeholder: str
-    successors: np.ndarray  # (K,) object: successor strings
-    lengths: np.ndarray  # (K,) int64
-    cumulative: np.ndarray  # (K,) float64: running sum of the weights
+    successors: npt.NDArray[np.object_]  # (K,) successor strings
+    lengths: npt.NDArray[np.int64]  # (K,)
+    cumulative: npt.NDArray[np.float64]  # (K,) running sum of the weights
 
 
 @dataclass(frozen=True)
 class _FastTables:
-    table: dict  # ord(symbol) -> ord(placeholder), every rewritten symbol
-    replacements: tuple  # (placeholder, successor) of the deterministic symbols
-    growth: tuple  # (symbol, len(successor) - 1) of deterministic symbols that change length
-    rewritten: tuple  # the deterministic symbols, in the order of growth_matrix
-    growth_matrix: np.ndarray  # (k+1, k+1) int64: row i = counts of rewritten[j] (and of all others, last
+    table: dict[int, int]  # ord(symbol) -> ord(placeholder), every rewritten symbol
+    replacements: tuple[tuple[str, str], ...]  # (placeholder, successor) of the deterministic symbols
+    growth: tuple[tuple[str, int], ...]  # (symbol, len(successor) - 1) of deterministic symbols that change length
+    rewritten: tuple[str, ...]  # the deterministic symbols, in the order of growth_matrix
+    growth_matrix: npt.NDArray[np.int64]  # (k+1, k+1) int64: row i = counts of rewritten[j] (and of all others, last
     # column) in the successor of rewritten[i]; the last row keeps the others
-    choices: tuple  # _Choice per stochastic symbol
-    ascii_kinds: np.ndarray  # (256,) int16: index into choices, -1 for others
+    choices: tuple[_Choice, ...]  # per stochastic symbol
+    ascii_kinds: npt.NDArray[np.int16]  # (256,): index into choices, -1 for others
 
 
 @dataclass(frozen=True)
 class Program:
     """What `expand` runs: generated group functions and, when possible, the fast tables."""
 
-    groups: dict  # symbol -> tuple indexed by arity: rewrite function or None
-    lines: dict  # (symbol, arity) -> line numbers of its productions
-    sources: dict  # (symbol, arity) -> generated source (for reading / debugging)
+    groups: dict[str, tuple[Callable[..., Any] | None, ...]]  # symbol -> by arity: rewrite function or None
+    lines: dict[tuple[str, int], tuple[int, ...]]  # (symbol, arity) -> line numbers of its productions
+    sources: dict[tuple[str, int], str]  # (symbol, arity) -> generated source (for reading / debugging)
     fast: _FastTables | None
 
 
 # --- building ---------------------------------------------------------------------------------
 
 
-def _params_source(compiled):
+def _params_source(compiled: CompiledProduction) -> str:
     modules = []
     for exprs in compiled.params:
         modules.append("(" + ", ".join(e.float_source for e in exprs) + ",)" if exprs else "()")
     return "(" + ", ".join(modules) + ("," if len(modules) == 1 else "") + ")"
 
 
-def _return(compiled, indent):
+def _return(compiled: CompiledProduction, indent: str) -> str:
     return f"{indent}return ({compiled.symbols!r}, {_params_source(compiled)})"
 
 
-def _group_source(arity, members):
+def _group_source(arity: int, members: Sequence[CompiledProduction]) -> str:
     """Source of ``def _rewrite(_p, _u)`` for the productions of one (symbol, arity), in file order."""
     out = ["def _rewrite(_p, _u):"]
     if arity:
@@ -146,8 +149,10 @@ def _group_source(arity, members):
     return "\n".join(out)
 
 
-def _make_chooser(weights, has_weight):
-    def choose(matching, u):
+def _make_chooser(
+    weights: Sequence[float], has_weight: Sequence[bool]
+) -> Callable[[Sequence[int], Callable[[], float]], int]:
+    def choose(matching: Sequence[int], u: Callable[[], float]) -> int:
         if not any(has_weight[i] for i in matching):
             return matching[0]
         cumulative = list(accumulate(weights[i] for i in matching))
@@ -156,11 +161,11 @@ def _make_chooser(weights, has_weight):
     return choose
 
 
-def _compile_group(symbol, arity, members):
+def _compile_group(symbol: str, arity: int, members: Sequence[CompiledProduction]) -> tuple[Callable[..., Any], str]:
     source = _group_source(arity, members)
     weights = [1.0 if m.production.weight is None else float(m.production.weight) for m in members]
     cumulative = list(accumulate(weights))
-    namespace = dict(
+    namespace: dict[str, Any] = dict(
         NAMESPACE,
         _bisect=bisect_right,
         _cumulative=cumulative,
@@ -175,10 +180,11 @@ def _compile_group(symbol, arity, members):
             "complex to compile; use simpler expressions"
         ) from None
     exec(code, namespace)  # noqa: S102
-    return namespace["_rewrite"], source
+    rewrite: Callable[..., Any] = namespace["_rewrite"]
+    return rewrite, source
 
 
-def _check_ambiguity(members):
+def _check_ambiguity(members: Sequence[CompiledProduction]) -> None:
     plain = [m.production for m in members if m.condition is None and m.production.weight is None]
     if len(plain) > 1:
         first, second = plain[0], plain[1]
@@ -193,7 +199,7 @@ def _check_ambiguity(members):
         )
 
 
-def _static_condition(compiled):
+def _static_condition(compiled: CompiledProduction) -> bool:
     """Value of the condition of a production without parameters and without rand (True if none)."""
     if compiled.condition is None:
         return True
@@ -208,7 +214,7 @@ def _static_condition(compiled):
         ) from None
 
 
-def _fast_tables(grouped):
+def _fast_tables(grouped: Mapping[tuple[str, int], Sequence[CompiledProduction]]) -> _FastTables | None:
     """String-engine tables, or None with more rewritten symbols than placeholders (6,433)."""
     placeholders = iter(_ASCII_PLACEHOLDERS + [chr(0xE000 + i) for i in range(6400)])  # never symbols
     table, replacements, growth, rewritten, choices = {}, [], [], [], []
@@ -259,12 +265,15 @@ def _fast_tables(grouped):
     )
 
 
-def build_program(productions, constants):
+def build_program(productions: Iterable[Production], constants: Mapping[str, float]) -> Program:
     """Check and compile ``productions`` (a tuple of Production) into a `Program`."""
-    grouped = {}
+    grouped: dict[tuple[str, int], list[CompiledProduction]] = {}
     for production in productions:
         compiled = compile_production(production, constants)
         grouped.setdefault((production.predecessor, compiled.arity), []).append(compiled)
+    table: dict[str, tuple[Callable[..., Any] | None, ...]]
+    lines: dict[tuple[str, int], tuple[int, ...]]
+    sources: dict[tuple[str, int], str]
     table, lines, sources = {}, {}, {}
     for (symbol, arity), members in grouped.items():
         _check_ambiguity(members)
@@ -284,11 +293,11 @@ def build_program(productions, constants):
 # --- the fast engine (words without parameters) -----------------------------------------------
 
 
-def _too_long(length, iteration, limit, *, at_least=False):
+def _too_long(length: int, iteration: int, limit: int, *, at_least: bool = False) -> WordTooLong:
     return WordTooLong(length, iteration, limit, at_least=at_least)
 
 
-def _predict_lengths(symbols, fast, iterations, limit):
+def _predict_lengths(symbols: str, fast: _FastTables, iterations: int, limit: int) -> None:
     """Refuse a deterministic expansion that would outgrow ``limit``, before any work (growth matrix).
 
     Counts stay exact in int64: the loop stops at the first length above ``limit``
@@ -303,7 +312,7 @@ def _predict_lengths(symbols, fast, iterations, limit):
             raise _too_long(length, iteration, limit)
 
 
-def _stochastic_kinds(symbols, fast):
+def _stochastic_kinds(symbols: str, fast: _FastTables) -> npt.NDArray[np.int16]:
     """(n,) int16 index into ``fast.choices`` of every module, -1 where not stochastic."""
     if symbols.isascii():
         return fast.ascii_kinds[np.frombuffer(symbols.encode("ascii"), np.uint8)]
@@ -314,7 +323,7 @@ def _stochastic_kinds(symbols, fast):
     return kinds
 
 
-def _fast_step(symbols, fast, rng, limit, iteration):
+def _fast_step(symbols: str, fast: _FastTables, rng: np.random.Generator, limit: int, iteration: int) -> str:
     length = len(symbols) + sum(symbols.count(s) * d for s, d in fast.growth)
     draws = []
     if fast.choices:
@@ -340,16 +349,17 @@ def _fast_step(symbols, fast, rng, limit, iteration):
         out = out.replace(placeholder, successor)
     for choice, picked in zip(fast.choices, draws):
         parts = out.split(choice.placeholder)
-        pieces = [None] * (2 * len(parts) - 1)
+        pieces: list[Any] = [None] * (2 * len(parts) - 1)
         pieces[::2] = parts
         pieces[1::2] = choice.successors[picked].tolist()
         out = "".join(pieces)
     return out
 
 
-def expand_fast(symbols, program, iterations, rng, limit):
+def expand_fast(symbols: str, program: Program, iterations: int, rng: np.random.Generator, limit: int) -> str:
     """Rewrite the str ``symbols`` ``iterations`` times with the fast tables; returns a str."""
     fast = program.fast
+    assert fast is not None, "a program with fast tables"
     if not fast.choices:
         _predict_lengths(symbols, fast, iterations, limit)
     for iteration in range(1, iterations + 1):
@@ -362,16 +372,24 @@ def expand_fast(symbols, program, iterations, rng, limit):
 # --- the general engine (parameters, conditions, rand) ----------------------------------------
 
 
-def _uniform_stream(rng):
+def _uniform_stream(rng: np.random.Generator) -> Iterator[float]:
     while True:
         yield from rng.random(_CHUNK).tolist()
 
 
-def _general_step(symbols, params, groups, u, limit):
+def _general_step(
+    symbols: str,
+    params: Sequence[tuple[float, ...]],
+    groups: Mapping[str, tuple[Callable[..., Any] | None, ...]],
+    u: Callable[[], float],
+    limit: int,
+) -> tuple[list[str], list[tuple[float, ...]]] | None:
     """One parallel rewrite; returns (list of str pieces, list of param tuples) or raises.
 
     Stops as soon as the output holds more than ``limit`` modules (returns None then).
     """
+    out_symbols: list[str]
+    out_params: list[tuple[float, ...]]
     out_symbols, out_params = [], []
     add_symbols, add_param, add_params = out_symbols.append, out_params.append, out_params.extend
     get = groups.get
@@ -392,7 +410,7 @@ def _general_step(symbols, params, groups, u, limit):
     return out_symbols, out_params
 
 
-def expand_general(word, program, iterations, rng, limit):
+def expand_general(word: Word, program: Program, iterations: int, rng: np.random.Generator, limit: int) -> Word:
     """Rewrite the `Word` ``word`` ``iterations`` times by calling the group functions; returns a Word."""
     symbols = word.symbols
     params = list(word.params) if word.params is not None else [()] * len(symbols)
@@ -409,7 +427,7 @@ def expand_general(word, program, iterations, rng, limit):
     return Word(symbols, tuple(params) if any(params) else None)
 
 
-def _failing_module(symbols, params, err):
+def _failing_module(symbols: str, params: Sequence[tuple[float, ...]], err: Exception) -> tuple[Any, Any]:
     """The module being rewritten when ``err`` was raised (from the traceback of the step loop)."""
     tb = err.__traceback__
     while tb is not None:
@@ -419,7 +437,7 @@ def _failing_module(symbols, params, err):
     return None, None
 
 
-def _evaluation_error(program, symbol, p, iteration, err):
+def _evaluation_error(program: Program, symbol: Any, p: Any, iteration: int, err: Exception) -> LSystemError:
     module = str(Word(symbol, (p,))) if symbol is not None else "a module"
     lines = program.lines.get((symbol, len(p) if p is not None else 0), ())
     at = f" (productions on line{'s' if len(lines) > 1 else ''} {', '.join(map(str, lines))})" if lines else ""

@@ -2,14 +2,14 @@
 its meshes share (tubes, leaf cards and polygons), the counts and the arrays of one level of
 detail (:func:`build`).  :mod:`.tree_mesh` makes the meshes, LODs and billboards from them."""
 
-from __future__ import annotations
-
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
-from .._checks import check_array, check_choice, check_float, check_int, make_rng
+from .._checks import Seed, check_array, check_choice, check_float, check_int, make_rng
 from ..errors import ParameterError
 from ..mesh import IndexedMesh, index_dtype
 from ._leaves import (
@@ -75,18 +75,18 @@ class Plan:
     """What a skeleton's meshes share, whatever the level of detail."""
 
     tubes: TubePlan
-    card_positions: np.ndarray
-    card_headings: np.ndarray
-    card_ups: np.ndarray
-    card_across: np.ndarray
-    card_sizes: np.ndarray
-    card_ok: np.ndarray
-    card_keys: np.ndarray
+    card_positions: npt.NDArray[np.float64]
+    card_headings: npt.NDArray[np.float64]
+    card_ups: npt.NDArray[np.float64]
+    card_across: npt.NDArray[np.float64]
+    card_sizes: npt.NDArray[np.float64]
+    card_ok: npt.NDArray[np.bool_]
+    card_keys: npt.NDArray[np.float64]
     polygons: PolygonPlan
-    polygon_keys: np.ndarray
+    polygon_keys: npt.NDArray[np.float64]
 
 
-def check_skeleton(skeleton):
+def check_skeleton(skeleton: object) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]:
     """The skeleton's polygon vertices stacked ((K, 3) float64) and counted per polygon, after checks."""
     if not isinstance(skeleton, Skeleton):
         raise ParameterError(f"skeleton must be a Skeleton, got {type(skeleton).__name__}")
@@ -96,7 +96,7 @@ def check_skeleton(skeleton):
     for name in ("positions", "headings", "ups", "sizes"):
         if not np.isfinite(getattr(skeleton.leaves, name)).all():
             raise ParameterError(f"skeleton.leaves.{name} must contain only finite values (found NaN or inf)")
-    lists = [getattr(p, "vertices", None) for p in skeleton.polygons]
+    lists: list[Any] = [getattr(p, "vertices", None) for p in skeleton.polygons]
     if not all(isinstance(v, np.ndarray) and v.ndim == 2 and v.shape[1] == 3 and v.dtype.kind in "fiu" for v in lists):
         for i, v in enumerate(lists):  # name the first bad one
             check_array(v, name=f"skeleton.polygons[{i}].vertices", ndim=2, shape=(None, 3))
@@ -108,7 +108,7 @@ def check_skeleton(skeleton):
     return stacked, counts
 
 
-def check_common(sides, leaf_shape, leaf_width, uv_scale):
+def check_common(sides: int, leaf_shape: str, leaf_width: float, uv_scale: float) -> tuple[int, float, float]:
     sides = check_int(sides, name="sides", bounds=SIDES)
     check_choice(leaf_shape, name="leaf_shape", choices=LEAF_SHAPES)
     leaf_width = check_float(leaf_width, name="leaf_width", bounds=LEAF_WIDTH)
@@ -116,7 +116,14 @@ def check_common(sides, leaf_shape, leaf_width, uv_scale):
     return sides, leaf_width, uv_scale
 
 
-def tree_plan(skeleton, poly_vertices, poly_counts, *, leaf_width, seed):
+def tree_plan(
+    skeleton: Skeleton,
+    poly_vertices: npt.NDArray[np.float64],
+    poly_counts: npt.NDArray[np.int64],
+    *,
+    leaf_width: float,
+    seed: Seed,
+) -> Plan:
     rng = make_rng(seed)
     sk, leaves = skeleton, skeleton.leaves
     scale = max(1.0, *(float(np.abs(a).max(initial=0.0)) for a in (sk.positions, leaves.positions, poly_vertices)))
@@ -136,13 +143,13 @@ def tree_plan(skeleton, poly_vertices, poly_counts, *, leaf_width, seed):
     )
 
 
-def chosen_leaves(plan, keep):
+def chosen_leaves(plan: Plan, keep: float) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:
     """Indices of the kept cards (drawable ones only) and polygons."""
     cards = kept(plan.card_keys, keep)
     return cards[plan.card_ok[cards]], kept(plan.polygon_keys, keep)
 
 
-def leaf_counts(plan, keep, shape):
+def leaf_counts(plan: Plan, keep: float, shape: str) -> tuple[int, int]:
     """``(vertices, triangles)`` of the leaves kept with ``keep``."""
     cards, polygons = chosen_leaves(plan, keep)
     cv, ct = card_counts(cards.size, shape)
@@ -150,12 +157,12 @@ def leaf_counts(plan, keep, shape):
     return cv + pv, ct + pt
 
 
-def bark_counts(plan, detail):
+def bark_counts(plan: Plan, detail: Detail) -> tuple[int, int]:
     selected = select_rings(plan.tubes, detail.min_radius, detail.prune, detail.simplify_angle)
     return tube_counts(plan.tubes, selected, detail.sides)
 
 
-def build(plan, detail, *, leaf_shape, leaf_width, uv_scale):
+def build(plan: Plan, detail: Detail, *, leaf_shape: str, leaf_width: float, uv_scale: float) -> IndexedMesh:
     """The mesh of ``detail``: counted first, refused if too big, then written part by part into its arrays."""
     selected = select_rings(plan.tubes, detail.min_radius, detail.prune, detail.simplify_angle)
     cards, polygons = chosen_leaves(plan, detail.keep_leaves)

@@ -28,14 +28,15 @@ parent, so removing the lowest ``prune`` levels removes whole branch ends
 trunk.  Public through :mod:`.tree_mesh`.
 """
 
-from __future__ import annotations
-
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from .. import exact
+from .._grid import ScalarT
 
 #: Radii below this (metres) are raised to it, so no ring collapses to a point.
 RADIUS_FLOOR = 1e-4
@@ -77,28 +78,28 @@ class TubePlan:
     v_per_metre : (C,) float64 -- ``1 / (2 pi base radius)``.
     """
 
-    position: np.ndarray
-    radius: np.ndarray
-    v: np.ndarray
-    chain: np.ndarray
-    survive: np.ndarray
-    level: np.ndarray
-    branch_survive: np.ndarray
-    branch_level: np.ndarray
+    position: npt.NDArray[np.float64]
+    radius: npt.NDArray[np.float64]
+    v: npt.NDArray[np.float64]
+    chain: npt.NDArray[np.int64]
+    survive: npt.NDArray[np.float64]
+    level: npt.NDArray[np.int64]
+    branch_survive: npt.NDArray[np.float64]
+    branch_level: npt.NDArray[np.int64]
     prunable: int
-    turn: np.ndarray
-    start: np.ndarray
-    root: np.ndarray
-    up: np.ndarray
-    v_per_metre: np.ndarray
+    turn: npt.NDArray[np.float64]
+    start: npt.NDArray[np.int64]
+    root: npt.NDArray[np.bool_]
+    up: npt.NDArray[np.float64]
+    v_per_metre: npt.NDArray[np.float64]
 
 
-def _unit(a, eps=1e-300):
+def _unit(a: npt.NDArray[np.float64], eps: float = 1e-300) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     n = np.sqrt(exact.dot_rows(a, a))
     return a / np.maximum(n, eps)[:, None], n
 
 
-def tree_scan(values, parents, op):
+def tree_scan(values: npt.NDArray[ScalarT], parents: npt.NDArray[np.int64], op: np.ufunc) -> npt.NDArray[ScalarT]:
     """``op``-accumulate ``values`` from each root down to every node.
 
     Pointer jumping: ``log2(depth)`` vectorised rounds.  After a round,
@@ -116,7 +117,7 @@ def tree_scan(values, parents, op):
     return acc
 
 
-def _group_max(keys, values, n, fill):
+def _group_max(keys: npt.NDArray[np.int64], values: npt.NDArray[ScalarT], n: int, fill: float) -> npt.NDArray[ScalarT]:
     """``out[k] = max(values[keys == k])``, ``fill`` where no key is ``k``."""
     out = np.full(n, fill)
     if keys.size:
@@ -127,7 +128,9 @@ def _group_max(keys, values, n, fill):
     return out
 
 
-def chain_heads(parents, orders):
+def chain_heads(
+    parents: npt.NDArray[np.int64], orders: npt.NDArray[np.integer[Any]]
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
     """Head (first node) of every node's chain, and which nodes start side branches.
 
     Returns
@@ -157,7 +160,13 @@ def chain_heads(parents, orders):
     return head, has_parent & ~continues
 
 
-def tube_plan(positions, ups, radii, parents, orders):
+def tube_plan(
+    positions: npt.NDArray[np.float64],
+    ups: npt.NDArray[np.float64],
+    radii: npt.NDArray[np.float64],
+    parents: npt.NDArray[np.int64],
+    orders: npt.NDArray[np.integer[Any]],
+) -> TubePlan:
     """Plan the tubes of a skeleton (see `TubePlan`); arrays as in `Skeleton`."""
     n = positions.shape[0]
     if n == 0:
@@ -249,7 +258,7 @@ def tube_plan(positions, ups, radii, parents, orders):
     )
 
 
-def select_rings(plan, min_radius, prune, simplify_angle):
+def select_rings(plan: TubePlan, min_radius: float, prune: int, simplify_angle: float) -> npt.NDArray[np.bool_]:
     """Rings to mesh: pruned by ``min_radius`` and ``prune`` levels, simplified by ``simplify_angle`` (degrees).
 
     A ring survives when every radius from the root down to it is above
@@ -280,7 +289,7 @@ def select_rings(plan, min_radius, prune, simplify_angle):
     return keep & ok[plan.chain]
 
 
-def tube_counts(plan, selected, sides):
+def tube_counts(plan: TubePlan, selected: npt.NDArray[np.bool_], sides: int) -> tuple[int, int]:
     """``(vertices, triangles)`` of the tubes of the ``selected`` rings with ``sides`` sides."""
     if not selected.any():
         return 0, 0
@@ -294,11 +303,11 @@ def tube_counts(plan, selected, sides):
     return vertices, triangles
 
 
-def _dot(a, b):
+def _dot(a: npt.NDArray[np.float64], b: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 
 
-def _cross(a, b):
+def _cross(a: npt.NDArray[np.float64], b: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     out = np.empty(np.broadcast_shapes(a.shape, b.shape))
     out[0] = a[1] * b[2] - a[2] * b[1]
     out[1] = a[2] * b[0] - a[0] * b[2]
@@ -306,13 +315,13 @@ def _cross(a, b):
     return out
 
 
-def _normalise(a):
+def _normalise(a: npt.NDArray[np.float64]) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """Unit columns of a (3, n) array (zero columns stay zero), and the lengths."""
     length = np.sqrt(_dot(a, a))
     return a / np.maximum(length, 1e-300), length
 
 
-def _qmul(a, b):
+def _qmul(a: npt.NDArray[np.float64], b: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     """Hamilton products of (4, n) quaternions ``(w, x, y, z)``."""
     aw, ax, ay, az = a
     bw, bx, by, bz = b
@@ -324,7 +333,7 @@ def _qmul(a, b):
     return out
 
 
-def _perpendicular(t):
+def _perpendicular(t: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     """Some unit vector orthogonal to each unit column of (3, n) ``t``."""
     helper = np.zeros_like(t)
     x_ok = np.abs(t[0]) < 0.9
@@ -333,7 +342,12 @@ def _perpendicular(t):
     return _normalise(_cross(t, helper))[0]
 
 
-def _transported_frames(t, first, pos_in_chain, up0):
+def _transported_frames(
+    t: npt.NDArray[np.float64],
+    first: npt.NDArray[np.bool_],
+    pos_in_chain: npt.NDArray[np.int64],
+    up0: npt.NDArray[np.float64],
+) -> npt.NDArray[np.float64]:
     """Rotation-minimising ring frames: ``up0`` carried from ring to ring by minimal rotations.
 
     The minimal rotation taking tangent ``t[k-1]`` to ``t[k]`` is the
@@ -370,7 +384,17 @@ def _transported_frames(t, first, pos_in_chain, up0):
     return _normalise(u)[0]
 
 
-def tube_arrays(plan, selected, *, sides, uv_scale, out, offset=0):
+def tube_arrays(
+    plan: TubePlan,
+    selected: npt.NDArray[np.bool_],
+    *,
+    sides: int,
+    uv_scale: float,
+    out: tuple[
+        npt.NDArray[np.float32], npt.NDArray[np.float32], npt.NDArray[np.float32], npt.NDArray[np.unsignedinteger[Any]]
+    ],
+    offset: int = 0,
+) -> None:
     """Write the vertices, normals, UVs and triangles of the tubes of the ``selected`` rings.
 
     Vertex ``k * (sides + 1) + j`` is column ``j`` of kept ring ``k``, at angle

@@ -29,17 +29,24 @@ angle a with c = cos a, s = sin a::
     roll  (about H):  L' = c L - s U     U' = c U + s L      (\\: L dips toward -U)
 """
 
-from __future__ import annotations
-
 import math
 import struct
+from collections.abc import Callable, Sequence
 from itertools import chain, compress, islice
 from operator import itemgetter
+from typing import Any, TypeAlias
 
 import numpy as np
+import numpy.typing as npt
 
 from .. import exact
 from ..errors import ParameterError
+from .skeleton import Word
+
+#: What :func:`module_table` returns and :func:`walk` takes: ``(ops, index, cos1, sin1, cos2, sin2, args)``.
+ModuleTable: TypeAlias = tuple[
+    str, npt.NDArray[np.int64], list[float], list[float], list[float] | None, list[float] | None, list[float]
+]
 
 #: Symbols the turtle reads; every other character is ignored.
 SYMBOLS = "FGf+-|&^\\/$[]!'\"~{.}%"
@@ -78,7 +85,9 @@ for _ch in SYMBOLS:
     _LUT_SIGN[ord(_ch)] = _SIGN.get(_ch, 0.0)
 
 
-def module_table(word, *, angle, jitter_draws, move_jitter):
+def module_table(
+    word: Word, *, angle: float, jitter_draws: Callable[[int], npt.NDArray[np.float64]] | None, move_jitter: float
+) -> ModuleTable:
     """The interpreted modules of ``word`` and their precomputed numbers.
 
     Parameters
@@ -155,11 +164,13 @@ def module_table(word, *, angle, jitter_draws, move_jitter):
     cos2 = sin2 = None
     if roll is not None:
         sin2, cos2 = (v.tolist() for v in exact.sincos(np.radians(roll)))
-    args = args.tolist() if word.params is not None else [math.nan] * len(ops)
-    return ops, index, cos1, sin1, cos2, sin2, args
+    numbers = args.tolist() if word.params is not None else [math.nan] * len(ops)
+    return ops, index, cos1, sin1, cos2, sin2, numbers
 
 
-def _check_params(index, codes, values):
+def _check_params(
+    index: npt.NDArray[np.int64], codes: npt.NDArray[np.integer[Any]], values: npt.NDArray[np.float64]
+) -> None:
     """Refuse non-finite first parameters and out-of-range widths, sizes, colours and step factors."""
     bad = ~np.isfinite(values)
     if bad.any():
@@ -173,25 +184,25 @@ def _check_params(index, codes, values):
 
 
 def walk(
-    ops,
-    index,
-    cos1,
-    sin1,
-    cos2,
-    sin2,
-    args,
+    ops: str,
+    index: npt.NDArray[np.int64],
+    cos1: Sequence[float],
+    sin1: Sequence[float],
+    cos2: Sequence[float] | None,
+    sin2: Sequence[float] | None,
+    args: Sequence[float],
     *,
-    symbols,
-    step,
-    width,
-    width_decay,
-    length_decay,
-    order_width_ratio,
-    order_length_ratio,
-    tropism,
-    tropism_strength,
-    leaf_size,
-):
+    symbols: str,
+    step: float,
+    width: float,
+    width_decay: float,
+    length_decay: float,
+    order_width_ratio: float,
+    order_length_ratio: float,
+    tropism: tuple[float, float, float],
+    tropism_strength: float,
+    leaf_size: float,
+) -> tuple[npt.NDArray[np.void], npt.NDArray[np.void], list[list[Any]]]:
     """Run the turtle over the module table (the arguments `module_table` returns).
 
     Returns
@@ -213,11 +224,15 @@ def walk(
     n = 0  # nodes so far
     depth = 0
     colour = 0
-    stack = []
+    stack: list[tuple[Any, ...]] = []
     push, pop = stack.append, stack.pop
+    nodes: list[bytes]
+    leaves: list[bytes]
     nodes, leaves = [], []
     add_node, add_leaf = nodes.append, leaves.append
     pack_node, pack_leaf = _pack_node, _pack_leaf
+    open_polygons: list[list[Any]]
+    polygons: list[list[Any]]
     open_polygons, polygons = [], []  # stack of [vertices, colour, order]; closed ones
 
     it = iter(enumerate(ops))
@@ -246,7 +261,7 @@ def walk(
                     c * uy + s * hy,
                     c * uz + s * hz,
                 )
-                c, s = cos2[k], sin2[k]
+                c, s = cos2[k], sin2[k]  # type: ignore[index]  # with jitter they are given
                 lx, ly, lz, ux, uy, uz = (
                     c * lx - s * ux,
                     c * ly - s * uy,
@@ -372,7 +387,9 @@ def walk(
     return (np.frombuffer(b"".join(nodes), NODE_RECORD), np.frombuffer(b"".join(leaves), LEAF_RECORD), polygons)
 
 
-def close_polygons(polygons, *, tolerance=1e-9):
+def close_polygons(
+    polygons: Sequence[Sequence[Any]], *, tolerance: float = 1e-9
+) -> list[tuple[npt.NDArray[np.float64], int, int]]:
     """Clean every polygon at once; returns ``(vertices, colour, order)`` of those with >= 3 vertices.
 
     ``polygons`` holds ``[flat coordinates, colour, order]`` as `walk` makes
@@ -389,7 +406,7 @@ def close_polygons(polygons, *, tolerance=1e-9):
     flat = np.fromiter(chain.from_iterable(p[0] for p in polygons), np.float64, 3 * total).reshape(total, 3)
     scale = tolerance * np.maximum(1.0, np.abs(flat).max(axis=1))
 
-    def same(a, b):
+    def same(a: npt.NDArray[np.int64], b: npt.NDArray[np.int64]) -> npt.NDArray[np.bool_]:
         return np.abs(flat[a] - flat[b]).max(axis=1) <= np.maximum(scale[a], scale[b])
 
     keep = np.ones(total, bool)

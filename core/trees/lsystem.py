@@ -96,12 +96,10 @@ Examples
 'F(1)[+A(2,6)]'
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from .._checks import check_float, check_int, make_rng
+from .._checks import Seed, check_float, check_int, make_rng
 from ..errors import short
 from ._lsystem_expr import ExpressionError, check_name
 from ._lsystem_parse import LSystemError, Production, check_brackets, check_symbols, parse_rules
@@ -130,7 +128,7 @@ MAX_MODULES = (1, 50_000_000)
 DEFAULT_MAX_MODULES = 5_000_000
 
 
-def _constants(constants):
+def _constants(constants: Mapping[str, float] | None) -> tuple[tuple[str, float], ...]:
     """Constants as a tuple of (name, float) pairs, names and values checked."""
     if constants is None:
         return ()
@@ -167,11 +165,11 @@ class LSystem:
     """
 
     axiom: Word
-    productions: tuple
-    constants: tuple = ()
-    _program: Program = field(init=False, repr=False, compare=False, default=None)
+    productions: tuple[Production, ...]
+    constants: tuple[tuple[str, float], ...] = ()
+    _program: Program = field(init=False, repr=False, compare=False, default=None)  # type: ignore[assignment]  # made in __post_init__
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if not isinstance(self.axiom, Word):
             raise LSystemError(f"axiom must be a Word, got {type(self.axiom).__name__}")
         try:
@@ -184,12 +182,12 @@ class LSystem:
         object.__setattr__(self, "_program", build_program(self.productions, dict(self.constants)))
 
     @property
-    def parametric(self):
+    def parametric(self) -> bool:
         """Whether the word can carry parameters (False: the fast string engine applies)."""
         return self._program.fast is None or self.axiom.params is not None
 
 
-def parse_word(text, *, constants=None):
+def parse_word(text: str, *, constants: Mapping[str, float] | None = None) -> Word:
     """Read a word such as ``F(1)[+A(2,3*2)]``.
 
     Parameters
@@ -217,7 +215,7 @@ def parse_word(text, *, constants=None):
     return _parse_word(text, constants=dict(_constants(constants)), where="word")
 
 
-def parse(axiom, rules, *, constants=None):
+def parse(axiom: str | Word, rules: str, *, constants: Mapping[str, float] | None = None) -> LSystem:
     """Read an L-system from its axiom and rule text (syntax in the module docstring).
 
     Parameters
@@ -250,7 +248,7 @@ def parse(axiom, rules, *, constants=None):
     return LSystem(axiom, parse_rules(rules, constants=constants), tuple(constants.items()))
 
 
-def expand(system, iterations, *, seed=0, max_modules=DEFAULT_MAX_MODULES):
+def expand(system: LSystem, iterations: int, *, seed: Seed = 0, max_modules: int = DEFAULT_MAX_MODULES) -> Word:
     """Rewrite the axiom of ``system`` ``iterations`` times.
 
     Parameters

@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+import numpy.typing as npt
 
 from ..errors import ParameterError
 
@@ -42,9 +43,9 @@ class Word:
     """
 
     symbols: str
-    params: tuple | None = None
+    params: tuple[tuple[float, ...], ...] | None = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if not isinstance(self.symbols, str):
             raise ParameterError(f"symbols must be a str, got {type(self.symbols).__name__}")
         if self.params is not None and len(self.params) != len(self.symbols):
@@ -52,10 +53,10 @@ class Word:
                 f"params must have one entry per module ({len(self.symbols):,}), got {len(self.params):,}"
             )
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self.symbols)
 
-    def __str__(self):
+    def __str__(self) -> str:
         """``F(1,0.5)[+A(2)]``-style text, parameters printed with ``repr``-free ``:g``."""
         if self.params is None:
             return self.symbols
@@ -65,7 +66,7 @@ class Word:
         return "".join(out)
 
 
-def _rows(value, name, n, width, dtype):
+def _rows(value: object, name: str, n: int | None, width: int | None, dtype: npt.DTypeLike) -> None:
     if not isinstance(value, np.ndarray) or value.dtype != dtype:
         got = value.dtype if isinstance(value, np.ndarray) else type(value).__name__
         raise ParameterError(f"{name} must be a {np.dtype(dtype)} array, got {got}")
@@ -84,24 +85,24 @@ class LeafCards:
     in metres.  orders : (L,) int16 -- branch order where the leaf grew.
     """
 
-    positions: np.ndarray
-    headings: np.ndarray
-    ups: np.ndarray
-    sizes: np.ndarray
-    orders: np.ndarray
+    positions: npt.NDArray[np.float64]
+    headings: npt.NDArray[np.float64]
+    ups: npt.NDArray[np.float64]
+    sizes: npt.NDArray[np.float64]
+    orders: npt.NDArray[np.int16]
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         n = self.positions.shape[0] if isinstance(self.positions, np.ndarray) else -1
         for name in ("positions", "headings", "ups"):
             _rows(getattr(self, name), name, n, 3, np.float64)
         _rows(self.sizes, "sizes", n, None, np.float64)
         _rows(self.orders, "orders", n, None, np.int16)
 
-    def __len__(self):
+    def __len__(self) -> int:
         return self.positions.shape[0]
 
     @classmethod
-    def empty(cls):
+    def empty(cls) -> LeafCards:
         z3 = np.zeros((0, 3))
         return cls(z3, z3.copy(), z3.copy(), np.zeros(0), np.zeros(0, np.int16))
 
@@ -111,7 +112,7 @@ class Polygon:
     """A polygon drawn between ``{`` and ``}``: (k, 3) float64 vertices (k >= 3),
     the colour index (``'`` increments it) and the branch order where it was drawn."""
 
-    vertices: np.ndarray
+    vertices: npt.NDArray[np.float64]
     colour: int = 0
     order: int = 0
 
@@ -140,16 +141,16 @@ class Skeleton:
     polygons : tuple of Polygon
     """
 
-    positions: np.ndarray
-    headings: np.ndarray
-    ups: np.ndarray
-    radii: np.ndarray
-    parents: np.ndarray
-    orders: np.ndarray
+    positions: npt.NDArray[np.float64]
+    headings: npt.NDArray[np.float64]
+    ups: npt.NDArray[np.float64]
+    radii: npt.NDArray[np.float64]
+    parents: npt.NDArray[np.int64]
+    orders: npt.NDArray[np.int16]
     leaves: LeafCards = field(default_factory=LeafCards.empty)
-    polygons: tuple = ()
+    polygons: tuple[Polygon, ...] = ()
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         n = self.positions.shape[0] if isinstance(self.positions, np.ndarray) else -1
         for name in ("positions", "headings", "ups"):
             _rows(getattr(self, name), name, n, 3, np.float64)
@@ -160,10 +161,10 @@ class Skeleton:
             raise ParameterError("parents must satisfy parents[i] < i (nodes in drawing order)")
 
     @property
-    def n_nodes(self):
+    def n_nodes(self) -> int:
         return self.positions.shape[0]
 
     @property
-    def n_segments(self):
+    def n_segments(self) -> int:
         """Number of drawn segments (nodes with a parent)."""
         return int(np.count_nonzero(self.parents >= 0))

@@ -21,15 +21,15 @@ folder (a ``[tree]`` table of ``TreeSpec`` fields plus a ``label``,
 ('F', 25.7)
 """
 
-from __future__ import annotations
-
 import copy
 import dataclasses
 import functools
 import os
 import re
 import stat
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from .._checks import check_float
 from .._toml import toml_table
@@ -81,7 +81,7 @@ SPECIES_NAME = re.compile(r"^[a-z0-9_]{1,48}$")
 MAX_SPECIES_BYTES = 1 << 20
 
 
-def check_constants(value, name):
+def check_constants(value: Any, name: str) -> tuple[tuple[str, float], ...]:
     """Named numbers for parametric rules: a table ``name = number`` -> sorted ``((name, value), ...)``."""
     items = value.items() if isinstance(value, dict) else value
     out = []
@@ -97,7 +97,7 @@ def check_constants(value, name):
     return tuple(sorted(out))
 
 
-def check_species(value, name):
+def check_species(value: object, name: str) -> str:
     """A species name (or "" for none); whether the file exists is checked when it is loaded."""
     if not isinstance(value, str):
         raise ParameterError(f"{name} must be a species name, got {short(value)}")
@@ -177,7 +177,7 @@ class TreeSpec:
     axiom: str = "F"
     rules: str = "F -> F[+F]F[-F]F"
     iterations: int = 5
-    constants: tuple = ()
+    constants: tuple[tuple[str, float], ...] = ()
     angle: float = 25.7
     step: float = 0.1
     width: float = 0.05
@@ -185,7 +185,7 @@ class TreeSpec:
     length_decay: float = 1.0
     order_width_ratio: float = 1.0
     order_length_ratio: float = 1.0
-    tropism: tuple = (0.0, 0.0, -1.0)
+    tropism: tuple[float, float, float] = (0.0, 0.0, -1.0)
     tropism_strength: float = 0.0
     jitter: float = 0.0
     leaf_size: float = 0.3
@@ -195,11 +195,13 @@ class TreeSpec:
     lods: int = 3
     billboard: bool = False
     uv_scale: float = 1.0
-    bark_colour: tuple = (0.20, 0.12, 0.07)
-    leaf_colour: tuple = (0.10, 0.30, 0.05)
+    bark_colour: tuple[float, float, float] = (0.20, 0.12, 0.07)
+    leaf_colour: tuple[float, float, float] = (0.10, 0.30, 0.05)
 
 
-def from_dict(data=None, *, base=None, prefix="tree."):
+def from_dict(
+    data: Mapping[str, Any] | None = None, *, base: TreeSpec | None = None, prefix: str = "tree."
+) -> TreeSpec:
     """A validated :class:`TreeSpec` from a dict of fields (unknown keys refused).
 
     ``data`` may name a ``species``: the species file gives the starting values
@@ -219,19 +221,19 @@ def from_dict(data=None, *, base=None, prefix="tree."):
     return spec
 
 
-def to_dict(spec):
+def to_dict(spec: TreeSpec) -> dict[str, Any]:
     """The spec as a dict of plain TOML values (``constants`` as a table)."""
     out = to_table(spec)
     out["constants"] = dict(spec.constants)
     return out
 
 
-def dumps_spec(spec):
+def dumps_spec(spec: TreeSpec) -> str:
     """``spec`` as TOML text (a ``[tree]`` table) that :func:`loads_spec` reads back equal."""
     return "[tree]\n" + "\n".join(toml_table(to_dict(spec))) + "\n"
 
 
-def loads_spec(text, *, source="tree"):
+def loads_spec(text: str, *, source: str = "tree") -> TreeSpec:
     """Inverse of :func:`dumps_spec`."""
     data = parse_toml(text, source=source)
     table = dict(data.get("tree", {}))
@@ -243,12 +245,12 @@ def loads_spec(text, *, source="tree"):
 # -- text forms a user interface edits ------------------------------------------------------------------------
 
 
-def constants_to_text(constants):
+def constants_to_text(constants: Iterable[tuple[str, float]]) -> str:
     """``(("a", 1.0), ("b", 2.5))`` -> ``"a=1; b=2.5"``."""
     return "; ".join(f"{k}={v:.9g}" for k, v in constants)
 
 
-def constants_from_text(text):
+def constants_from_text(text: str) -> dict[str, float]:
     """Inverse of :func:`constants_to_text` (newlines also separate); returns a dict.
 
     >>> constants_from_text("r = 1.5; d=2")
@@ -267,7 +269,7 @@ def constants_from_text(text):
 
 
 @functools.lru_cache(maxsize=32)
-def rule_error(axiom, rules, constants_text):
+def rule_error(axiom: str, rules: str, constants_text: str) -> str:
     """Why these rules do not parse (a message), or "" when they do.
 
     >>> rule_error("F", "F -> F[+F]F", "")
@@ -285,17 +287,17 @@ def rule_error(axiom, rules, constants_text):
 # -- species files ---------------------------------------------------------------------------------------------
 
 
-def _species_path(name):
+def _species_path(name: str) -> str:
     return os.path.join(SPECIES_DIR, f"{name}.toml")
 
 
-def species_names():
+def species_names() -> list[str]:
     """Identifiers of the shipped species (file names without ``.toml``), game species first."""
     if not os.path.isdir(SPECIES_DIR):
         return []
     names = sorted(f[:-5] for f in os.listdir(SPECIES_DIR) if f.endswith(".toml"))
 
-    def group(name):
+    def group(name: str) -> str:
         try:
             return species_info(name)["group"]
         except ParameterError:  # unreadable: listed last; loading it gives the error
@@ -304,7 +306,7 @@ def species_names():
     return sorted(names, key=lambda n: (group(n) != "game", group(n) == "~", n))
 
 
-def _unknown_species(name):
+def _unknown_species(name: object) -> ParameterError:
     known = (
         [f[:-5] for f in sorted(os.listdir(SPECIES_DIR)) if f.endswith(".toml")] if os.path.isdir(SPECIES_DIR) else []
     )
@@ -313,12 +315,14 @@ def _unknown_species(name):
     )
 
 
+#: A species file's ``(stamp, data, spec or None)``.
+_Entry = tuple[tuple[int, int, int], dict[str, Any], TreeSpec | None]
 #: Parsed species files, ``{path: (stamp, data, spec)}``: a file is read again only when its stamp
 #: (modification time, size, inode) changes; ``spec`` is its :class:`TreeSpec` once asked for.
-_SPECIES = {}
+_SPECIES: dict[str, _Entry] = {}
 
 
-def _species_entry(name):
+def _species_entry(name: str) -> _Entry:
     """``(stamp, data, spec or None)`` of species ``name``: its file checked (a regular file of at
     most :data:`MAX_SPECIES_BYTES`) every time, parsed only when it changed since the last read.
 
@@ -330,7 +334,7 @@ def _species_entry(name):
         info = os.stat(path) if path is not None else None
     except OSError:
         info = None
-    if info is None or not stat.S_ISREG(info.st_mode):
+    if path is None or info is None or not stat.S_ISREG(info.st_mode):
         raise _unknown_species(name)
     if info.st_size > MAX_SPECIES_BYTES:
         raise ParameterError(
@@ -347,7 +351,7 @@ def _species_entry(name):
     return entry
 
 
-def species_info(name):
+def species_info(name: str) -> dict[str, str]:
     """``{"label", "group", "description"}`` of a species file."""
     data = _species_entry(name)[1]
     return {
@@ -357,7 +361,7 @@ def species_info(name):
     }
 
 
-def species_spec(name):
+def species_spec(name: str) -> TreeSpec:
     """The :class:`TreeSpec` a species file describes (``species`` set to its identifier)."""
     stamp, data, spec = _species_entry(name)
     if spec is None:

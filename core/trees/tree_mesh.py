@@ -26,14 +26,14 @@ lands near a ratio of the full mesh.  `billboard_mesh` makes crossed quads for t
 Material slots (`IndexedMesh.materials`): `BARK` 0, `LEAVES` 1, `BILLBOARD` 2.
 """
 
-from __future__ import annotations
-
 import math
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
+import numpy.typing as npt
 
 from .. import exact
-from .._checks import check_array, check_float, check_int
+from .._checks import Seed, check_array, check_float, check_int
 from ..errors import ParameterError
 from ..mesh import IndexedMesh, index_dtype
 from ._tree_parts import (
@@ -46,6 +46,7 @@ from ._tree_parts import (
     SIDES,
     UV_SCALE,
     Detail,
+    Plan,
     bark_counts,
     build,
     check_common,
@@ -54,7 +55,7 @@ from ._tree_parts import (
     tree_plan,
 )
 from ._tube import RADIUS_FLOOR, TIP_LENGTH
-from .skeleton import Skeleton  # noqa: F401 (the examples build skeletons)
+from .skeleton import Skeleton
 
 __all__ = [
     "BARK",
@@ -87,17 +88,17 @@ ENOUGH = 0.8
 
 
 def tree_mesh(
-    skeleton,
+    skeleton: Skeleton,
     *,
-    sides=8,
-    leaf_shape="leaf",
-    leaf_width=0.5,
-    min_radius=0.0,
-    keep_leaves=1.0,
-    simplify_angle=0.0,
-    uv_scale=1.0,
-    seed=0,
-):
+    sides: int = 8,
+    leaf_shape: str = "leaf",
+    leaf_width: float = 0.5,
+    min_radius: float = 0.0,
+    keep_leaves: float = 1.0,
+    simplify_angle: float = 0.0,
+    uv_scale: float = 1.0,
+    seed: Seed = 0,
+) -> IndexedMesh:
     """Mesh a skeleton: bark tubes (slot `BARK`) and leaves (slot `LEAVES`).
 
     Parameters
@@ -176,7 +177,7 @@ def tree_mesh(
     )
 
 
-def _check_ratios(ratios, levels):
+def _check_ratios(ratios: Iterable[float], levels: int) -> tuple[float, ...]:
     try:
         ratios = tuple(ratios)
     except TypeError:
@@ -189,14 +190,16 @@ def _check_ratios(ratios, levels):
     return ratios
 
 
-def _more_sides(count, n_sides, most, angle, prune, target):
+def _more_sides(
+    count: Callable[[int, float, int], int], n_sides: int, most: int, angle: float, prune: int, target: float
+) -> int:
     """Take ring sides back, up to ``most``, while the count stays within ``target``."""
     while n_sides < most and count(n_sides + 1, angle, prune) <= target:
         n_sides += 1
     return n_sides
 
 
-def _lod_details(plan, *, levels, sides, ratios, leaf_shape):
+def _lod_details(plan: Plan, *, levels: int, sides: int, ratios: Sequence[float], leaf_shape: str) -> list[Detail]:
     """The detail of each level: level 0 full, the others searched by counting triangles.
 
     A level with ratio ``r`` keeps the fraction ``r`` of the leaves and has
@@ -226,7 +229,9 @@ def _lod_details(plan, *, levels, sides, ratios, leaf_shape):
         keep = min(prev.keep_leaves, ratio)
         leaves = leaf_counts(plan, keep, leaf_shape)[1]
 
-        def count(n_sides, angle, prune, leaves=leaves):  # this ratio's leaves, bound now
+        def count(
+            n_sides: int, angle: float, prune: int, leaves: int = leaves
+        ) -> int:  # this ratio's leaves, bound now
             return leaves + bark_counts(plan, Detail(n_sides, 0.0, prune, angle))[1]
 
         n_sides = min(prev.sides, max(SIDES[0], round(sides * math.sqrt(ratio))))
@@ -257,7 +262,15 @@ def _lod_details(plan, *, levels, sides, ratios, leaf_shape):
     return details
 
 
-def _prune_to(count, n_sides, angle, prune, most, target, goal):
+def _prune_to(
+    count: Callable[[int, float, int], int],
+    n_sides: int,
+    angle: float,
+    prune: int,
+    most: int,
+    target: float,
+    goal: float,
+) -> int:
     """The pruning level in ``[prune, most]`` whose count is nearest ``goal`` without a first count
     above ``target`` being passed over (bisection for the least level within ``target``)."""
     lo, hi = prune, most
@@ -272,8 +285,16 @@ def _prune_to(count, n_sides, angle, prune, most, target, goal):
 
 
 def tree_lods(
-    skeleton, *, levels=3, sides=8, ratios=(1.0, 0.4, 0.15), leaf_shape="leaf", leaf_width=0.5, uv_scale=1.0, seed=0
-):
+    skeleton: Skeleton,
+    *,
+    levels: int = 3,
+    sides: int = 8,
+    ratios: Iterable[float] = (1.0, 0.4, 0.15),
+    leaf_shape: str = "leaf",
+    leaf_width: float = 0.5,
+    uv_scale: float = 1.0,
+    seed: Seed = 0,
+) -> tuple[IndexedMesh, ...]:
     """Levels of detail of a tree: the full mesh, then coarser ones near ``ratios`` of its triangles.
 
     Parameters
@@ -332,7 +353,7 @@ def tree_lods(
     return tuple(build(plan, d, leaf_shape=leaf_shape, leaf_width=leaf_width, uv_scale=uv_scale) for d in details)
 
 
-def billboard_mesh(vertices, *, planes=2):
+def billboard_mesh(vertices: npt.ArrayLike, *, planes: int = 2) -> IndexedMesh:
     """Crossed vertical quads around points (a tree's far LOD), material slot `BILLBOARD`.
 
     Parameters

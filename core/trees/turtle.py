@@ -54,13 +54,14 @@ multiplies the width by ``order_width_ratio`` and the step by
 taper with ``!``); ``]`` restores both.
 """
 
-from __future__ import annotations
-
 import math
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
-from .._checks import check_float, check_int, make_rng
+from .._checks import Seed, check_float, check_int, make_rng
 from ..errors import ParameterError
 from ._turtle import close_polygons, module_table, walk
 from .skeleton import LeafCards, Polygon, Skeleton, Word
@@ -103,22 +104,22 @@ _INT16_MAX = np.iinfo(np.int16).max
 
 
 def interpret(
-    word,
+    word: Word | str,
     *,
-    angle=25.0,
-    step=1.0,
-    width=0.1,
-    width_decay=0.7,
-    order_width_ratio=1.0,
-    order_length_ratio=1.0,
-    length_decay=1.0,
-    tropism=(0.0, 0.0, -1.0),
-    tropism_strength=0.0,
-    jitter=0.0,
-    leaf_size=0.3,
-    seed=0,
-    max_nodes=MAX_NODES_DEFAULT,
-):
+    angle: float = 25.0,
+    step: float = 1.0,
+    width: float = 0.1,
+    width_decay: float = 0.7,
+    order_width_ratio: float = 1.0,
+    order_length_ratio: float = 1.0,
+    length_decay: float = 1.0,
+    tropism: Sequence[float] = (0.0, 0.0, -1.0),
+    tropism_strength: float = 0.0,
+    jitter: float = 0.0,
+    leaf_size: float = 0.3,
+    seed: Seed = 0,
+    max_nodes: int = MAX_NODES_DEFAULT,
+) -> Skeleton:
     """Draw ``word`` with the 3-D turtle.
 
     Parameters
@@ -198,7 +199,7 @@ def interpret(
             f"{max_nodes:,}; raise max_nodes (at most {MAX_NODES[1]:,}) or derive fewer steps"
         )
 
-    def jitter_draws(n):
+    def jitter_draws(n: int) -> npt.NDArray[np.float64]:
         return np.clip(rng.standard_normal((n, 2)), -3.0, 3.0) * jitter
 
     ops, index, cos1, sin1, cos2, sin2, args = module_table(
@@ -244,7 +245,7 @@ def interpret(
     )
 
 
-def _check_tropism(tropism, strength):
+def _check_tropism(tropism: Any, strength: float) -> tuple[float, float, float]:
     """T as a unit 3-tuple of floats (zero allowed only when ``strength`` is 0)."""
     try:
         values = tuple(tropism)

@@ -24,14 +24,25 @@ that passed is skipped; one that only lost cells since tests the box round them;
 cells that must be walkable looks round the cells that changed.
 """
 
-from __future__ import annotations
+from collections.abc import Mapping, Sequence
+from typing import Any, NoReturn, Protocol, TypeVar
 
 import numpy as np
+import numpy.typing as npt
 
 from .._checks import check_bool
 from ..errors import ParameterError, short
 from ._contract import Unsatisfied
-from ._nodes import Nodes, components, merge_changes
+from ._nodes import Change, Nodes, components, merge_changes
+
+T = TypeVar("T")
+
+
+class Constraint(Protocol):
+    """A global constraint of the solver (:class:`Connected`, :class:`Counts`)."""
+
+    def revise(self, wave: npt.NDArray[np.bool_], final: bool) -> Change | None: ...
+
 
 __all__ = ["painted_cells", "Connected", "Counts", "Unsatisfied", "check_bounds", "check_points"]
 
@@ -49,16 +60,16 @@ class _Throttle:
     """Counts calls of ``revise``: a full check on the first call, every ``every`` calls, on the final
     wave and after a failure."""
 
-    def _setup_throttle(self, cells):
+    def _setup_throttle(self, cells: int) -> None:
         self.every = min(MAX_EVERY, max(1, cells // CHECK_CELLS))
         self._calls = 0
         self._failed = False
 
-    def _due(self, final):
+    def _due(self, final: bool) -> bool:
         self._calls += 1
         return final or self._failed or self._calls == 1 or self._calls % self.every == 0
 
-    def _fail(self, cell, reason):
+    def _fail(self, cell: int | np.integer[Any], reason: str) -> NoReturn:
         self._failed = True
         raise Unsatisfied(int(cell), reason)
 
@@ -115,10 +126,21 @@ class Connected(_Throttle):
     True
     """
 
-    def __str__(self):
+    def __str__(self) -> str:
         return "connected" + (f" with {len(self.points)} point(s)" if len(self.points) else "")
 
-    def __init__(self, walkable, width, height, *, depth=1, points=(), periodic=False, wrap=True, points_name="points"):
+    def __init__(
+        self,
+        walkable: npt.ArrayLike,
+        width: int,
+        height: int,
+        *,
+        depth: int = 1,
+        points: Sequence[tuple[int, int]] = (),
+        periodic: bool = False,
+        wrap: bool = True,
+        points_name: str = "points",
+    ) -> None:
         walkable = np.asarray(walkable)
         if walkable.dtype != bool:
             raise ParameterError(f"walkable must be a bool array, got {walkable.dtype}")
@@ -137,12 +159,16 @@ class Connected(_Throttle):
         self.point_set[self.points] = True
         self.walk_masks = self.nodes.masks(self.walk)
         self.wall_masks = self.nodes.masks(~self.walk)
-        self.region = None  # the possibly walkable cells at the last check, when they were one region
+        self.region: npt.NDArray[np.bool_] | None = (
+            None  # the possibly walkable cells at the last check, when they were one region
+        )
         self.periodic = periodic and self.nodes.plain  # paths cross the edges
-        self._seen = None  # (possible, sure) of the last check that passed
+        self._seen: tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]] | None = (
+            None  # (possible, sure) of the last check that passed
+        )
         self._setup_throttle(self.nodes.cells)
 
-    def revise(self, wave, final):
+    def revise(self, wave: npt.NDArray[np.bool_], final: bool) -> Change | None:
         """The solver's hook: see the class notes."""
         nodes = self.nodes
         wave = wave[: nodes.cells]
@@ -184,7 +210,13 @@ class Connected(_Throttle):
         pruned = nodes.restrict(wave, outside, ~self.walk[nodes.node_kind[outside]])
         return merge_changes(forced, pruned, self._bridges(wave, inside, required, None))
 
-    def _bridges(self, wave, region, required, changed):
+    def _bridges(
+        self,
+        wave: npt.NDArray[np.bool_],
+        region: npt.NDArray[np.bool_],
+        required: npt.NDArray[np.int64],
+        changed: npt.NDArray[np.bool_] | None,
+    ) -> Change | None:
         """Rows making walkable the undecided cells of ``region`` (one region of possibly walkable
         cells holding the ``required`` ones) without which the required cells would fall apart.
 
@@ -200,7 +232,7 @@ class Connected(_Throttle):
         h, w = nodes.node_height, nodes.node_width
         y0 = x0 = 0
         grid = region.reshape(h, w)
-        mode = "wrap" if self.periodic else "constant"
+        mode: str | None = "wrap" if self.periodic else "constant"
         if changed is not None:
             moved = np.flatnonzero(changed)
             if moved.size == 0:
@@ -213,7 +245,7 @@ class Connected(_Throttle):
                 part = grid[top : min(ys.stop + 1, h), left : min(xs.stop + 1, w)]
                 crop[top - y0 + 1 : top - y0 + 1 + part.shape[0], left - x0 + 1 : left - x0 + 1 + part.shape[1]] = part
                 grid, mode = crop, None
-        ring = grid if mode is None else np.pad(grid, 1, mode=mode)
+        ring = grid if mode is None else np.pad(grid, 1, mode=mode)  # type: ignore[call-overload]
         # the 8 neighbours counter-clockwise from east: E NE N NW W SW S SE (rows go down = south)
         x = [ring[1:-1, 2:], ring[:-2, 2:], ring[:-2, 1:-1], ring[:-2, :-2]]
         x += [ring[1:-1, :-2], ring[2:, :-2], ring[2:, 1:-1], ring[2:, 2:]]
@@ -221,14 +253,14 @@ class Connected(_Throttle):
         x.append(x[1])
         crossings = sum((x[k] & ~(x[k + 1] & x[k + 2])).astype(np.int8) for k in (0, 2, 4, 6))
         local = np.zeros((h, w), bool)
-        local[y0 : y0 + crossings.shape[0], x0 : x0 + crossings.shape[1]] = crossings >= 2
+        local[y0 : y0 + crossings.shape[0], x0 : x0 + crossings.shape[1]] = crossings >= 2  # type: ignore[union-attr]
         local = local.ravel()
         local[required] = False
         cuts = np.flatnonzero(region & local)
         if cuts.size == 0:
             return None
 
-        def apart(removed):
+        def apart(removed: npt.NDArray[np.int64]) -> bool:
             keep = region.copy()
             keep[removed] = False
             label = components(keep, nodes.a, nodes.b, row=w)[required]
@@ -246,10 +278,10 @@ class Connected(_Throttle):
                 groups += [group[group.size // 2 :], group[: group.size // 2]]
         if not bridges:
             return None
-        bridges = np.array(bridges)
-        return nodes.restrict(wave, bridges, self.walk[nodes.node_kind[bridges]])
+        picked = np.array(bridges)
+        return nodes.restrict(wave, picked, self.walk[nodes.node_kind[picked]])
 
-    def _still_one(self, possible):
+    def _still_one(self, possible: npt.NDArray[np.bool_]) -> bool:
         """Whether the possibly walkable cells are surely one region without labelling them all:
         the last check left them one region ``self.region``, none came back since, and the cells
         next to those lost since are joined within three steps of them (any path through a lost
@@ -306,7 +338,16 @@ class Counts(_Throttle):
     ([1, 2], [[1, 0], [1, 0]])
     """
 
-    def __init__(self, values, limits, width, height, *, depth=1, names=None):
+    def __init__(
+        self,
+        values: npt.ArrayLike,
+        limits: Mapping[Any, Any],
+        width: int,
+        height: int,
+        *,
+        depth: int = 1,
+        names: Mapping[Any, str] | None = None,
+    ) -> None:
         values = np.asarray(values)
         if values.dtype.kind not in "iu":
             raise ParameterError(f"values must be an integer array, got {values.dtype}")
@@ -314,7 +355,7 @@ class Counts(_Throttle):
         if not isinstance(limits, dict):
             raise ParameterError(f"limits must be a dict {{value: (min, max)}}, got {short(limits)}")
         names = names or {}
-        self.limits = []
+        self.limits: list[Any] = []
         total = 0
         for value, bounds in limits.items():
             label = names.get(value, f"value {value!r}")
@@ -325,11 +366,11 @@ class Counts(_Throttle):
         self.total = total
         self._setup_throttle(self.nodes.cells)
 
-    def __str__(self):
+    def __str__(self) -> str:
         parts = [f"{label} {low}-{'' if high is None else high}" for label, _, _, low, high in self.limits]
         return "counts " + ", ".join(parts)
 
-    def revise(self, wave, final):
+    def revise(self, wave: npt.NDArray[np.bool_], final: bool) -> Change | None:
         """The solver's hook: see the class notes."""
         nodes = self.nodes
         wave = wave[: nodes.cells]
@@ -365,7 +406,7 @@ class Counts(_Throttle):
         return merge_changes(*changes)
 
 
-def check_bounds(bounds, name):
+def check_bounds(bounds: Any, name: str) -> tuple[int, int | None]:
     """``(min, max)`` of a count limit: ints with 0 <= min <= max (max None: unbounded).
 
     >>> check_bounds((2, None), "counts['door']")
@@ -385,7 +426,9 @@ def check_bounds(bounds, name):
     return int(low), None if high is None else int(high)
 
 
-def painted_cells(fixed, width, height, what):
+def painted_cells(
+    fixed: Mapping[tuple[int, int], T], width: int, height: int, what: str
+) -> list[tuple[tuple[int, int], T]]:
     """The ``((x, y), item)`` pairs of a ``fixed`` dict ``{(x, y): item}`` (painted cells of a model's
     output), each cell checked to be a pair of integers on the ``width`` x ``height`` grid.
 
@@ -406,7 +449,7 @@ def painted_cells(fixed, width, height, what):
     return out
 
 
-def check_points(connected, connect_points):
+def check_points(connected: bool, connect_points: Sequence[tuple[int, int]]) -> bool:
     """Whether a model's ``connected`` / ``connect_points`` ask for a :class:`Connected`; points
     without ``connected`` are refused.
 

@@ -3,8 +3,6 @@
 sample later (:func:`core.levels.check_spec`), and handed to the models as :class:`Connected`
 points, :class:`Counts` bounds and painted cells."""
 
-from __future__ import annotations
-
 from ..errors import ParameterError, short
 from ._tileset import CLASS_NAMES
 
@@ -23,7 +21,7 @@ MAX_POINTS = 4096
 MAX_COUNT = 4096 * 4096
 
 
-def _class_key(key, name):
+def _class_key(key: object, name: str) -> str:
     """A sample value as the canonical text of ``classes``: ``"12"`` (an integer), ``"#rrggbb"`` or
     ``"#rrggbbaa"`` (a colour of an RGB or RGBA image)."""
     if isinstance(key, bool):
@@ -43,7 +41,7 @@ def _class_key(key, name):
     )
 
 
-def check_classes(value, *, name="classes"):
+def check_classes(value: object, *, name: str = "classes") -> tuple[tuple[str, str], ...]:
     """``classes`` as a sorted tuple of ``(value, class)`` text pairs, from a table or a list of pairs.
 
     >>> check_classes({0: "wall", "#FF0000": "door"})
@@ -81,7 +79,7 @@ def check_classes(value, *, name="classes"):
     return tuple(sorted(out.items()))
 
 
-def _count(value, name):
+def _count(value: object, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise ParameterError(f"{name} must be an integer in [0, {MAX_COUNT:,}], got {short(value)}")
     if not 0 <= value <= MAX_COUNT:
@@ -89,7 +87,7 @@ def _count(value, name):
     return value
 
 
-def check_connect_points(value, *, name="connect_points"):
+def check_connect_points(value: object, *, name: str = "connect_points") -> tuple[tuple[int, int], ...]:
     """``connect_points`` as a tuple of ``(x, y)`` integer pairs (x the column, y the row, row 0 north),
     from a list of ``[x, y]`` pairs; whether they lie on the grid is checked with the level's size
     (:func:`core.levels.check_spec`).
@@ -118,7 +116,7 @@ def check_connect_points(value, *, name="connect_points"):
     return tuple(out)
 
 
-def check_fixed(value, *, name="fixed"):
+def check_fixed(value: object, *, name: str = "fixed") -> tuple[tuple[int, int, str], ...]:
     """``fixed`` as a tuple of ``(x, y, tile)`` painted cells (``tile`` a text: a tile or variant name,
     or a sample value as ``classes`` writes it), from a list of ``[x, y, tile]``; a cell named twice is
     refused; whether the cells lie on the grid and the names exist is checked with the level
@@ -151,7 +149,7 @@ def check_fixed(value, *, name="fixed"):
     return tuple(out)
 
 
-def _count_name(key, name):
+def _count_name(key: object, name: str) -> str:
     if isinstance(key, int) and not isinstance(key, bool):
         return str(key)
     if isinstance(key, str) and key.strip() and len(key.strip()) <= 256:
@@ -163,7 +161,7 @@ def _count_name(key, name):
     raise ParameterError(f"{name} keys must be tile names or sample values (12, '#rrggbb'), got {short(key)}")
 
 
-def _bounds(bounds, name):
+def _bounds(bounds: object, name: str) -> tuple[int, int]:
     if isinstance(bounds, (list, tuple)) and len(bounds) in (1, 2):
         low = _count(bounds[0], f"{name} min")
         high = bounds[1] if len(bounds) == 2 else -1
@@ -175,7 +173,7 @@ def _bounds(bounds, name):
     raise ParameterError(f"{name} must be [min, max] or [min] (max -1 or left out: no bound), got {short(bounds)}")
 
 
-def check_counts(value, *, name="counts"):
+def check_counts(value: object, *, name: str = "counts") -> tuple[tuple[str, int, int], ...]:
     """``counts`` as a sorted tuple of ``(name, min, max)`` (``max`` -1: no bound), from a table
     ``{name: [min, max]}`` (or ``[min]``) or a list of ``[name, min, max]`` / ``[name, min]``.
 

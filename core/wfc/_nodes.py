@@ -2,12 +2,17 @@
 vectorised labelling of their connected regions (see :mod:`._constraints` for how a bounded
 overlapping output's nodes read the last patterns' windows)."""
 
-from __future__ import annotations
+from collections.abc import Sequence
+from typing import Any, TypeAlias
 
 import numpy as np
+import numpy.typing as npt
 
 from .._union import join_roots
 from ..errors import ParameterError, short
+
+#: What a constraint's ``revise`` removes from the wave: the cells changed and their new masks.
+Change: TypeAlias = tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]]
 
 __all__ = ["Nodes", "components", "check_size", "merge_changes", "WORD_PATTERNS"]
 
@@ -15,7 +20,9 @@ __all__ = ["Nodes", "components", "check_size", "merge_changes", "WORD_PATTERNS"
 WORD_PATTERNS = 64
 
 
-def components(mask, a, b, *, row=1):
+def components(
+    mask: npt.NDArray[np.bool_], a: npt.NDArray[np.int64], b: npt.NDArray[np.int64], *, row: int = 1
+) -> npt.NDArray[np.int64]:
     """Connected components of the nodes where ``mask`` holds.
 
     Nodes ``i`` and ``i + 1`` of one row (rows of ``row`` consecutive nodes) are linked; the
@@ -45,7 +52,7 @@ def components(mask, a, b, *, row=1):
     return np.where(mask, parent[np.maximum(run, 0)] if parent.size else 0, -1)
 
 
-def check_size(value, name):
+def check_size(value: object, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
         raise ParameterError(f"{name} must be an integer >= 1, got {short(value)}")
     return int(value)
@@ -59,7 +66,7 @@ class Nodes:
     numbered ``(z * node_height + y) * node_width + x``.
     """
 
-    def __init__(self, table, width, height, depth, periodic, what):
+    def __init__(self, table: npt.NDArray[Any], width: int, height: int, depth: int, periodic: bool, what: str) -> None:
         self.width = check_size(width, "width")
         self.height = check_size(height, "height")
         self.depth = check_size(depth, "depth")
@@ -83,7 +90,7 @@ class Nodes:
         if self.plain:
             self.node_cell = np.arange(self.cells)
             self.node_kind = np.zeros(self.cells, np.int64)
-            self.kinds = [(slice(None), slice(None))]
+            self.kinds: list[tuple[Any, Any]] = [(slice(None), slice(None))]
             self.values = table.reshape(1, -1)  # (K, P)
         else:
             oy, ox = np.divmod(np.arange(self.size), self.node_width)
@@ -99,10 +106,10 @@ class Nodes:
         self.nbr = self._neighbours(periodic and self.plain)
         self.periodic = periodic and self.plain
         self.shape = (self.depth, self.node_height, self.node_width)
-        self._buffer = None
-        self._local = {}
+        self._buffer: npt.NDArray[np.bool_] | None = None
+        self._local: dict[tuple[int, ...], tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]] = {}
 
-    def _edges(self, periodic):
+    def _edges(self, periodic: bool) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
         """Node pairs ``(a, b)`` of the 4-neighbourhood (6 with depth) but the links along rows,
         which :func:`components` makes itself; periodic wraps x and y."""
         idx = np.arange(self.size).reshape(self.depth, self.node_height, self.node_width)
@@ -113,7 +120,7 @@ class Nodes:
         b = np.concatenate([q.ravel() for _, q in pairs])
         return a, b
 
-    def _neighbours(self, periodic):
+    def _neighbours(self, periodic: bool) -> npt.NDArray[np.int64]:
         """(size, 4 or 6) neighbour of each node per direction (the node itself off the grid)."""
         shape = (self.depth, self.node_height, self.node_width)
         idx = np.arange(self.size).reshape(shape)
@@ -122,19 +129,19 @@ class Nodes:
             for step in (1, -1):
                 moved = np.roll(idx, -step, axis=axis)
                 if not (periodic and axis > 0):
-                    edge = [slice(None)] * 3
+                    edge: list[slice | int] = [slice(None)] * 3
                     edge[axis] = -1 if step == 1 else 0
                     moved[tuple(edge)] = idx[tuple(edge)]
                 out.append(moved.ravel())
         return np.stack(out, axis=1)
 
-    def xy(self, node):
+    def xy(self, node: int | np.integer[Any]) -> tuple[int, ...]:
         """(x, y) or (x, y, z) of a node, for messages."""
         z, rest = divmod(int(node), self.node_width * self.node_height)
         y, x = divmod(rest, self.node_width)
         return (x, y) if self.depth == 1 else (x, y, z)
 
-    def node(self, point, name):
+    def node(self, point: Sequence[int], name: str) -> int:
         """Node index of an (x, y) or (x, y, z) point; refuses points off the output."""
         try:
             coords = [int(v) for v in point]
@@ -152,7 +159,7 @@ class Nodes:
             )
         return (z * self.node_height + y) * self.node_width + x
 
-    def read(self, wave):
+    def read(self, wave: npt.NDArray[np.bool_]) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.uint64] | None]:
         """The wave ready for :meth:`hits`: with up to ``WORD_PATTERNS`` patterns also its rows as
         (cells, W) uint64 words of 8 bools each (padded with False)."""
         p = wave.shape[1]
@@ -166,14 +173,18 @@ class Nodes:
         return wave, self._buffer.view(np.uint64)
 
     @staticmethod
-    def masks(masks):
+    def masks(masks: npt.NDArray[np.bool_]) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.uint64]]:
         """(K, P) bool masks with their (K, W) uint64 words, for :meth:`hits`."""
         k, p = masks.shape
         padded = np.zeros((k, -(-p // 8) * 8), bool)
         padded[:, :p] = masks
         return masks, padded.view(np.uint64)
 
-    def hits(self, read, masks):
+    def hits(
+        self,
+        read: tuple[npt.NDArray[np.bool_], npt.NDArray[np.uint64] | None],
+        masks: tuple[npt.NDArray[np.bool_], npt.NDArray[np.uint64]],
+    ) -> npt.NDArray[np.bool_]:
         """(size,) bool: the node's cell still holds a pattern of its kind's mask (``read`` from
         :meth:`read`, ``masks`` from :meth:`masks`). Few patterns: AND the words and OR them one
         column at a time (numpy's reductions along a short last axis are slow); many: a boolean
@@ -187,7 +198,12 @@ class Nodes:
         return out
 
     @staticmethod
-    def _hits(wave, words, mask, mask_words):
+    def _hits(
+        wave: npt.NDArray[np.bool_],
+        words: npt.NDArray[np.uint64] | None,
+        mask: npt.NDArray[np.bool_],
+        mask_words: npt.NDArray[np.uint64],
+    ) -> npt.NDArray[np.bool_]:
         if words is None:
             return np.dot(wave, mask)
         acc = None
@@ -196,7 +212,7 @@ class Nodes:
             acc = part if acc is None else np.bitwise_or(acc, part, out=acc)
         return np.zeros(words.shape[0], bool) if acc is None else acc != 0
 
-    def box(self, nodes, margin):
+    def box(self, nodes: npt.NDArray[np.int64], margin: int) -> tuple[tuple[slice, ...], bool]:
         """Slices (z, y, x) of the bounding box of ``nodes`` (indices) grown by ``margin``, clipped
         to the node grid, and whether it reaches the grid's edge."""
         z, rest = np.divmod(nodes, self.node_width * self.node_height)
@@ -208,7 +224,7 @@ class Nodes:
             box.append(slice(max(low, 0), min(high, size)))
         return tuple(box), edge
 
-    def local_edges(self, shape):
+    def local_edges(self, shape: tuple[int, ...]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
         """Edges ``(a, b)`` between rows and layers of a (depth, height, width) crop (as :attr:`a`, :attr:`b`)."""
         found = self._local.get(shape)
         if found is None:
@@ -219,7 +235,7 @@ class Nodes:
         return found
 
     @staticmethod
-    def grow(mask):
+    def grow(mask: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
         """A (depth, height, width) mask grown one step along the axes (nothing comes in from outside)."""
         out = mask.copy()
         for axis in range(3):
@@ -231,14 +247,16 @@ class Nodes:
                 out[tuple(high)] |= mask[tuple(low)]
         return out
 
-    def dilate(self, mask):
+    def dilate(self, mask: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
         """``mask`` grown by one step along the edges."""
         out = mask.copy()
         for column in self.nbr.T:
             out |= mask[column]
         return out
 
-    def restrict(self, wave, nodes, keep):
+    def restrict(
+        self, wave: npt.NDArray[np.bool_], nodes: npt.NDArray[np.int64], keep: npt.NDArray[np.bool_]
+    ) -> Change | None:
         """``(cells, rows)`` of the cells whose row changes when node ``nodes[i]`` keeps only the
         patterns ``keep[i]`` (several nodes of one cell: the rows meet); None when nothing changes."""
         if nodes.size == 0:
@@ -258,15 +276,15 @@ class Nodes:
         return cells[changed], rows[changed]
 
 
-def merge_changes(*changes):
+def merge_changes(*changes: Change | None) -> Change | None:
     """One ``(cells, rows)`` from several (rows of one cell meet), or None."""
-    changes = [c for c in changes if c is not None]
-    if not changes:
+    present = [c for c in changes if c is not None]
+    if not present:
         return None
-    if len(changes) == 1:
-        return changes[0]
-    cells = np.concatenate([c for c, _ in changes])
-    rows = np.concatenate([r for _, r in changes])
+    if len(present) == 1:
+        return present[0]
+    cells = np.concatenate([c for c, _ in present])
+    rows = np.concatenate([r for _, r in present])
     order = np.argsort(cells, kind="stable")
     cells, rows = cells[order], rows[order]
     first = np.ones(cells.size, bool)

@@ -7,16 +7,17 @@ shows the top-left value of its pattern (a bounded output's last rows and column
 cells' whole windows).
 """
 
-from __future__ import annotations
-
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from .._checks import check_bool, check_int
 from ..errors import ParameterError, short
-from ..steps import drive
-from ._constraints import Connected, Counts, check_bounds, check_points, painted_cells
+from ..steps import Steps, drive
+from ._constraints import Connected, Constraint, Counts, check_bounds, check_points, painted_cells
 from ._contract import Unsatisfied
 from ._patterns import (
     check_sample,
@@ -26,7 +27,7 @@ from ._patterns import (
     palette_indices,
     solver_order,
 )
-from ._solver import solve_steps
+from ._solver import SolveResult, solve_steps
 
 __all__ = [
     "overlapping",
@@ -54,35 +55,35 @@ class OverlappingResult:
     ``attempts`` and ``backtracks`` the solver's counters; ``patterns`` how many patterns there were.
     """
 
-    output: np.ndarray
+    output: npt.NDArray[Any]
     attempts: int
     backtracks: int
-    palette: np.ndarray
+    palette: npt.NDArray[Any]
     patterns: int
 
 
 def overlapping(
-    sample,
-    width,
-    height,
+    sample: npt.ArrayLike,
+    width: int,
+    height: int,
     *,
-    n=3,
-    symmetry=8,
-    periodic=True,
-    periodic_input=True,
-    ground=False,
-    seed=0,
-    attempts=10,
-    backtrack_limit=1000,
-    connected=False,
-    walkable=None,
-    connect_points=(),
-    wrap=True,
-    counts=None,
-    fixed=None,
-    accept=None,
-    progress=None,
-):
+    n: int = 3,
+    symmetry: int = 8,
+    periodic: bool = True,
+    periodic_input: bool = True,
+    ground: bool = False,
+    seed: int = 0,
+    attempts: int = 10,
+    backtrack_limit: int = 1000,
+    connected: bool = False,
+    walkable: Sequence[Any] | None = None,
+    connect_points: Sequence[tuple[int, int]] = (),
+    wrap: bool = True,
+    counts: Mapping[Any, tuple[int, int | None]] | None = None,
+    fixed: Mapping[tuple[int, int], Any] | None = None,
+    accept: Callable[[Any], bool] | None = None,
+    progress: Callable[[int, int, str], object] | None = None,
+) -> OverlappingResult:
     """Grow an output in the style of a sample with the overlapping model of Wave Function Collapse.
 
     Parameters
@@ -178,26 +179,26 @@ def overlapping(
 
 
 def overlapping_steps(
-    sample,
-    width,
-    height,
+    sample: npt.ArrayLike,
+    width: int,
+    height: int,
     *,
-    n=3,
-    symmetry=8,
-    periodic=True,
-    periodic_input=True,
-    ground=False,
-    seed=0,
-    attempts=10,
-    backtrack_limit=1000,
-    connected=False,
-    walkable=None,
-    connect_points=(),
-    wrap=True,
-    counts=None,
-    fixed=None,
-    accept=None,
-):
+    n: int = 3,
+    symmetry: int = 8,
+    periodic: bool = True,
+    periodic_input: bool = True,
+    ground: bool = False,
+    seed: int = 0,
+    attempts: int = 10,
+    backtrack_limit: int = 1000,
+    connected: bool = False,
+    walkable: Sequence[Any] | None = None,
+    connect_points: Sequence[tuple[int, int]] = (),
+    wrap: bool = True,
+    counts: Mapping[Any, tuple[int, int | None]] | None = None,
+    fixed: Mapping[tuple[int, int], Any] | None = None,
+    accept: Callable[[Any], bool] | None = None,
+) -> Steps[OverlappingResult]:
     """:func:`overlapping` as a step generator (:mod:`core.steps`): the arguments are checked and
     the patterns found at the call; the generator yields ``(done, total, label)`` while solving and
     returns the :class:`OverlappingResult`."""
@@ -235,7 +236,7 @@ def overlapping_steps(
         allowed = ground_allowed(indices, patterns, n, periodic, periodic_input, (solve_h, solve_w))
     if fixed is not None:
         allowed = _painted(fixed, palette, patterns, width, height, solve_w, solve_h, allowed)
-    constraints = []
+    constraints: list[Constraint] = []
     # the value each pattern shows in the output: its top-left one, or with a bounded output the
     # whole window for the last row and column (the constraints read (P, n, n) windows then)
     shown = patterns[:, :1, :1].reshape(-1) if periodic else patterns
@@ -292,7 +293,7 @@ def overlapping_steps(
     return _grow(steps, grid, count)
 
 
-def _grow(steps, grid, count):
+def _grow(steps: Steps[SolveResult], grid: "_Grid", count: int) -> Steps[OverlappingResult]:
     result = yield from steps
     return OverlappingResult(
         output=grid.output(result.indices),
@@ -308,15 +309,15 @@ class _Grid:
     """The output of the solver's pattern ids: the top-left value of each cell's pattern (a bounded
     output's last n - 1 rows and columns: the last cells' whole windows)."""
 
-    patterns: np.ndarray
-    palette: np.ndarray
+    patterns: npt.NDArray[np.int32]
+    palette: npt.NDArray[Any]
     width: int
     height: int
     solve_w: int
     solve_h: int
     periodic: bool
 
-    def output(self, indices):
+    def output(self, indices: npt.NDArray[np.int64]) -> npt.NDArray[Any]:
         """The output (height, width) of sample values ((height, width, channels) of an image)."""
         cells = self.patterns[indices]  # (solve_h, solve_w, n, n)
         if self.periodic:
@@ -330,11 +331,11 @@ class _Grid:
             out[sh:, sw:] = cells[-1, -1, 1:, 1:]
         return self.palette[out]
 
-    def accept(self, accept):
+    def accept(self, accept: Callable[[Any], object]) -> Callable[[npt.NDArray[np.int64]], None]:
         """The solver's ``accept`` of the caller's ``accept(output)``: its refusal's output cell as
         the solver cell that shows it."""
 
-        def on_indices(indices):
+        def on_indices(indices: npt.NDArray[np.int64]) -> None:
             try:
                 accept(self.output(indices))
             except Unsatisfied as failure:
@@ -345,7 +346,16 @@ class _Grid:
         return on_indices
 
 
-def _painted(fixed, palette, patterns, width, height, solve_w, solve_h, allowed):
+def _painted(
+    fixed: Mapping[tuple[int, int], Any],
+    palette: npt.NDArray[Any],
+    patterns: npt.NDArray[np.int32],
+    width: int,
+    height: int,
+    solve_w: int,
+    solve_h: int,
+    allowed: npt.NDArray[np.bool_] | None,
+) -> npt.NDArray[np.bool_]:
     """The solver's ``allowed`` mask with the painted cells of ``fixed`` ``{(x, y): value}``: the
     solver cell covering output cell (x, y) keeps the patterns that show the value there (a
     bounded output's last n - 1 rows and columns are shown by the last cells' windows)."""
@@ -359,12 +369,13 @@ def _painted(fixed, palette, patterns, width, height, solve_w, solve_h, allowed)
     return allowed
 
 
-def _value_index(palette, value, name):
+def _value_index(palette: npt.NDArray[Any], value: object, name: str) -> int:
     """Index in ``palette`` of a sample value (an int, or a colour of an image sample)."""
     if palette.ndim == 1:
         ok = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
         found = np.flatnonzero(palette == value) if ok else ()
     else:
+        colour: npt.NDArray[Any]
         try:
             colour = np.array(value, dtype=np.int64)
         except (TypeError, ValueError, OverflowError):
@@ -375,4 +386,4 @@ def _value_index(palette, value, name):
         kind = "values" if palette.ndim == 1 else "colours"
         shown = ", ".join(str(v.tolist()) for v in palette[:16]) + (", ..." if len(palette) > 16 else "")
         raise ParameterError(f"{name}: {short(value)} is not a value of the sample (its {kind}: {shown})")
-    return int(found[0])
+    return int(found[0])  # type: ignore[misc]  # one found

@@ -8,11 +8,13 @@ two agree where they overlap. Extraction and the overlap table are whole-array n
 (sliding windows, ``np.unique`` on rows).
 """
 
-from __future__ import annotations
-
+import os
 import pathlib
+from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from ..errors import ParameterError, short
 from ..files import MAX_FILE_BYTES, read_checked
@@ -33,7 +35,7 @@ __all__ = [
 MAX_SAMPLE_SIDE = 256
 
 
-def check_sample(sample, name="sample"):
+def check_sample(sample: object, name: str = "sample") -> npt.NDArray[Any]:
     """The sample as an array: (h, w) integers, or an (h, w, 3) RGB or (h, w, 4) RGBA uint8 image
     (every distinct colour, alpha included, is one value), 1 to :data:`MAX_SAMPLE_SIDE` a side;
     ``name`` is what messages call it (a file: ``"sample 'rooms.txt'"``).
@@ -54,7 +56,7 @@ def check_sample(sample, name="sample"):
     return arr
 
 
-def palette_indices(arr):
+def palette_indices(arr: npt.NDArray[Any]) -> tuple[npt.NDArray[Any], npt.NDArray[np.int32]]:
     """(palette, (h, w) int32 indices into it): the distinct values, sorted."""
     if arr.ndim == 2:
         palette, inverse = np.unique(arr, return_inverse=True)
@@ -63,14 +65,16 @@ def palette_indices(arr):
     return palette, inverse.reshape(arr.shape[:2]).astype(np.int32)
 
 
-def _variants(windows):
+def _variants(windows: npt.NDArray[np.int32]) -> npt.NDArray[np.int32]:
     """The 8 dihedral variants of (..., N, N) windows [y, x], stacked on a new axis -3 in the reference's
     order: ps[0] itself, then alternately ``reflect`` (x mirrored) and ``rotate`` (a quarter turn)."""
 
-    def reflect(p):
+    def reflect(p: npt.NDArray[np.int32]) -> npt.NDArray[np.int32]:
         return p[..., :, ::-1]
 
-    def rotate(p):  # the reference's rotate: result[y, x] = p[x, N - 1 - y]
+    def rotate(
+        p: npt.NDArray[np.int32],
+    ) -> npt.NDArray[np.int32]:  # the reference's rotate: result[y, x] = p[x, N - 1 - y]
         return np.rot90(p, axes=(-2, -1))
 
     ps = [windows]
@@ -79,7 +83,9 @@ def _variants(windows):
     return np.stack(ps, axis=-3)
 
 
-def extract_patterns(indices, *, n=3, symmetry=8, periodic_input=True):
+def extract_patterns(
+    indices: npt.NDArray[np.integer[Any]], *, n: int = 3, symmetry: int = 8, periodic_input: bool = True
+) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.float64]]:
     """The distinct N x N patterns of a grid of palette indices and how often each occurs.
 
     Parameters
@@ -118,7 +124,7 @@ def extract_patterns(indices, *, n=3, symmetry=8, periodic_input=True):
     return rows[first[order]].reshape(-1, n, n), counts[order].astype(np.float64)
 
 
-def _row_keys(rows):
+def _row_keys(rows: npt.NDArray[np.int32]) -> npt.NDArray[np.int64]:
     """One integer per row of a (k, m) array of indices >= 0, equal exactly for equal rows (sorted
     like the rows, lexicographically): the row as digits of base max + 1 when that fits in int64,
     else the row's rank among the distinct rows."""
@@ -129,7 +135,7 @@ def _row_keys(rows):
     return np.unique(rows, axis=0, return_inverse=True)[1].reshape(k)
 
 
-def overlap_compatible(patterns):
+def overlap_compatible(patterns: npt.NDArray[np.int32]) -> npt.NDArray[np.bool_]:
     """``compatible[d, p, q]``: pattern ``q`` one step from ``p`` in direction ``d`` agrees with it where they overlap.
 
     Directions 0 east (+x), 1 south (+y), 2 west, 3 north. Whole-array work: each pattern's overlap
@@ -154,7 +160,7 @@ def overlap_compatible(patterns):
     return np.stack([east, south, east.T, south.T])
 
 
-def solver_order(patterns):
+def solver_order(patterns: npt.NDArray[np.int32]) -> npt.NDArray[np.int64]:
     """The order the solver gets the patterns in: sorted by their values column by column (the
     left column first). Chosen when the solver's cost was per distinct 64-pattern block of a set
     (the sets a search meets then gathered in fewer blocks); its byte-table look-ups no longer
@@ -164,7 +170,13 @@ def solver_order(patterns):
     return np.lexsort(columns.T[::-1])
 
 
-def _windows_at(indices, patterns, n, ys, periodic_input):
+def _windows_at(
+    indices: npt.NDArray[np.integer[Any]],
+    patterns: npt.NDArray[np.int32],
+    n: int,
+    ys: Iterable[int],
+    periodic_input: bool,
+) -> npt.NDArray[np.bool_]:
     """(P,) bool: which patterns are (unturned) windows of the sample with their top row in ``ys``."""
     h, w = indices.shape
     cols = w if periodic_input else w - n + 1
@@ -177,7 +189,14 @@ def _windows_at(indices, patterns, n, ys, periodic_input):
     return found
 
 
-def ground_allowed(indices, patterns, n, periodic, periodic_input, shape):
+def ground_allowed(
+    indices: npt.NDArray[np.integer[Any]],
+    patterns: npt.NDArray[np.int32],
+    n: int,
+    periodic: bool,
+    periodic_input: bool,
+    shape: tuple[int, int],
+) -> npt.NDArray[np.bool_]:
     """The solver's ``allowed`` mask for ``ground``: the ground patterns only in the last row, and nowhere else.
 
     The ground windows are those whose top row is the sample's bottom row (periodic input and output,
@@ -197,7 +216,7 @@ def ground_allowed(indices, patterns, n, periodic, periodic_input, shape):
     return allowed
 
 
-def read_sample(path):
+def read_sample(path: str | os.PathLike[str]) -> npt.NDArray[Any]:
     """A sample from a file: a PNG picture (:func:`read_png`: (h, w) grey, (h, w, 3) RGB or palette,
     (h, w, 4) RGBA uint8), or a ``.txt`` grid of digits (one row a line, blank lines and ``#``
     comments skipped) as an (h, w) int32 array; 1 to :data:`MAX_SAMPLE_SIDE` a side (a bigger PNG

@@ -11,12 +11,12 @@ samples rounded to the nearest 8-bit value (``v * 255 / 65535``: colours closer 
 become one, as the reference WFC's 8-bit bitmaps see them); a palette picture is the palette's colours.
 """
 
-from __future__ import annotations
-
 import struct
 import zlib
+from collections.abc import Iterator
 
 import numpy as np
+import numpy.typing as npt
 
 from ..errors import ParameterError, short
 
@@ -35,7 +35,7 @@ KIND_NAMES = {0: "grey", 2: "RGB", 3: "palette", 4: "grey + alpha", 6: "RGBA"}
 ADAM7 = ((0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4), (0, 2, 2, 4), (1, 0, 2, 2), (0, 1, 1, 2))
 
 
-def _chunks(data, name):
+def _chunks(data: bytes, name: str) -> Iterator[tuple[bytes, bytes]]:
     """``(tag, body)`` of every chunk, CRCs checked, up to IEND."""
     pos = len(SIGNATURE)
     while True:
@@ -54,7 +54,7 @@ def _chunks(data, name):
         pos += 12 + length
 
 
-def _unfilter(raw, rows, stride, bpp, name):
+def _unfilter(raw: npt.NDArray[np.uint8], rows: int, stride: int, bpp: int, name: str) -> npt.NDArray[np.uint8]:
     """Undo the per-row filters (0 none, 1 sub, 2 up, 3 average, 4 Paeth) into (rows, stride) uint8;
     ``bpp`` is the bytes a filter reaches back (a whole pixel's, at least 1)."""
     lines = raw.reshape(rows, stride + 1)
@@ -87,19 +87,19 @@ def _unfilter(raw, rows, stride, bpp, name):
     return out[1:]
 
 
-def _samples(lines, rows, cols, depth, channels):
+def _samples(lines: npt.NDArray[np.uint8], rows: int, cols: int, depth: int, channels: int) -> npt.NDArray[np.uint16]:
     """(rows, cols, channels) uint16 sample values of unfiltered scanlines ``lines`` (rows, stride) uint8."""
     if depth == 8:
         return lines[:, : cols * channels].reshape(rows, cols, channels).astype(np.uint16)
     if depth == 16:
         pairs = lines[:, : cols * channels * 2].reshape(rows, cols * channels, 2).astype(np.uint16)
-        return (pairs[..., 0] << 8 | pairs[..., 1]).reshape(rows, cols, channels)
+        return (pairs[..., 0] << 8 | pairs[..., 1]).reshape(rows, cols, channels).astype(np.uint16, copy=False)
     bits = np.unpackbits(lines, axis=1)[:, : cols * depth].reshape(rows, cols, depth)  # one channel below 8 bits
     weights = (1 << np.arange(depth - 1, -1, -1)).astype(np.uint16)
     return (bits.astype(np.uint16) * weights).sum(axis=2, dtype=np.uint16)[..., None]
 
 
-def _passes(rows, cols, interlace):
+def _passes(rows: int, cols: int, interlace: int) -> list[tuple[int, int, int, int, int, int]]:
     """``(x0, y0, dx, dy, pass rows, pass cols)`` of each pass holding pixels (one pass without interlacing)."""
     if not interlace:
         return [(0, 0, 1, 1, rows, cols)]
@@ -111,7 +111,7 @@ def _passes(rows, cols, interlace):
     return out
 
 
-def _to_8_bits(values, depth, colour):
+def _to_8_bits(values: npt.NDArray[np.uint16], depth: int, colour: int) -> npt.NDArray[np.uint8]:
     """uint8 of sample ``values`` (uint16) at ``depth`` bits (see the module docstring); palette indices stay."""
     if depth == 8 or colour == 3:
         return values.astype(np.uint8)
@@ -120,7 +120,7 @@ def _to_8_bits(values, depth, colour):
     return ((values.astype(np.uint32) * 255 + 32767) // 65535).astype(np.uint8)
 
 
-def read_png(data, *, name="sample", max_side=None):
+def read_png(data: bytes, *, name: str = "sample", max_side: int | None = None) -> npt.NDArray[np.uint8]:
     """Decode PNG bytes to a uint8 array: (rows, cols) grey, (rows, cols, 3) RGB or palette, (rows, cols, 4) RGBA.
 
     Parameters
@@ -204,9 +204,17 @@ def read_png(data, *, name="sample", max_side=None):
     return _pixels(values, depth, colour, palette, trns, name)
 
 
-def _pixels(values, depth, colour, palette, trns, name):
+def _pixels(
+    values: npt.NDArray[np.uint16],
+    depth: int,
+    colour: int,
+    palette: npt.NDArray[np.uint8] | None,
+    trns: bytes | None,
+    name: str,
+) -> npt.NDArray[np.uint8]:
     """The picture of sample ``values`` (rows, cols, channels) uint16: see :func:`read_png`."""
     if colour == 3:
+        assert palette is not None  # read_png refuses a palette picture without PLTE
         index = values[..., 0]
         if int(index.max()) >= len(palette):
             top = int(index.max())
@@ -226,8 +234,8 @@ def _pixels(values, depth, colour, palette, trns, name):
         return pixels[..., 0]
     if colour in (0, 4):  # grey (+ alpha): the grey in red, green and blue
         grey = pixels[..., :1]
-        alpha = pixels[..., 1:] if colour == 4 else None
-        pixels = np.concatenate([grey, grey, grey] + ([alpha] if alpha is not None else []), axis=2)
+        opacity = pixels[..., 1:] if colour == 4 else None
+        pixels = np.concatenate([grey, grey, grey] + ([opacity] if opacity is not None else []), axis=2)
     if key is not None:  # grey or RGB with tRNS: alpha 0 where the sample values are the key's
         clear = (values == key).all(axis=2)
         pixels = np.concatenate([pixels, np.where(clear, 0, 255).astype(np.uint8)[..., None]], axis=2)

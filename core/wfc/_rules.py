@@ -8,22 +8,23 @@ the search uses its complement, the set's *kills*: the AND of one table entry pe
 of the sums.
 """
 
-from __future__ import annotations
-
 from bisect import bisect_right
+from collections.abc import Sequence
 from functools import reduce
 from operator import and_ as _and
 from operator import getitem as _item
 from operator import or_ as _or
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from .. import exact
 
 __all__ = ["Rules", "pack"]
 
 
-def _byte_tables(rows, everything):
+def _byte_tables(rows: Sequence[int], everything: int) -> list[list[int]]:
     """Per byte j of a pattern set, the 256 complements (in ``everything``, all ones) of the
     unions of ``rows[8j .. 8j + 7]`` (Python integers): entry ``b`` is the AND of the complements
     of the rows of the set bits of ``b`` (built by doubling: the entries with bit k set are those
@@ -38,7 +39,7 @@ def _byte_tables(rows, everything):
     return tables
 
 
-def pack(rows):
+def pack(rows: npt.NDArray[np.bool_]) -> list[int]:
     """(k, P) bool rows -> k Python integers (bit p = pattern p)."""
     rows = np.asarray(rows, bool)
     packed = np.packbits(rows, axis=1, bitorder="little")
@@ -54,7 +55,7 @@ _WEIGHT_UNIT = 2**24
 _FIXED = 2**16
 
 
-def _classes(compatible):
+def _classes(compatible: npt.NDArray[np.bool_]) -> list[tuple[int, ...]] | None:
     """Per pattern, for a 4-way table whose patterns fall into classes per direction (patterns
     with the same neighbours that way; different classes share no neighbour, as with sockets or
     overlaps): (its class's members, its neighbours) per direction as 8 integers; else None.
@@ -64,7 +65,7 @@ def _classes(compatible):
     nbr = [pack(compatible[d]) for d in range(4)]
     members = []
     for rows in nbr:
-        groups = {}
+        groups: dict[int, int] = {}
         for i, row in enumerate(rows):
             groups[row] = groups.get(row, 0) | 1 << i
         if sum(row.bit_count() for row in groups) != reduce(_or, groups).bit_count():
@@ -76,7 +77,7 @@ def _classes(compatible):
 class Rules:
     """What a run needs from the weights and compatibility tables, with per-set caches."""
 
-    def __init__(self, weights, compatible):
+    def __init__(self, weights: npt.NDArray[np.float64], compatible: npt.NDArray[np.bool_]) -> None:
         p = weights.size
         self.p, self.directions = p, compatible.shape[0]
         self.nbytes = (p + 7) // 8
@@ -98,22 +99,24 @@ class Rules:
         self._flat_wc = ((sums[0] << self._count_bits) + counts).ravel()
         self._flat_wlogw = sums[1].ravel()
         self._byte_offsets = np.arange(self.nbytes, dtype=np.intp) * 256
-        self._entropy = {}
-        self._picks = {}
+        self._entropy: dict[int, float] = {}
+        self._picks: dict[int, Any] = {}
         # one integer per pattern: its support in every direction, direction d at bits d*P
         rows = pack(compatible.transpose(1, 0, 2).reshape(p, self.directions * p))
         self.support_rows = rows
         self.classes = _classes(compatible) if self.directions == 4 else None
-        self._tables = None  # per byte of a set, the supports of its 256 values (built when first needed)
-        self._kills = {}
+        self._tables: list[list[int]] | None = (
+            None  # per byte of a set, the supports of its 256 values (built when first needed)
+        )
+        self._kills: dict[int, tuple[int, ...]] = {}
         self.cached_kills = self._kills.get  # a set's kills() if already made, else None
-        self._rows = {}
+        self._rows: dict[int, npt.NDArray[np.bool_]] = {}
 
-    def support(self, m):
+    def support(self, m: int) -> tuple[int, ...]:
         """Per direction, the set of patterns that ``m`` allows next to it."""
         return tuple(k & self.full ^ self.full for k in self._kills.get(m) or self.kills(m))
 
-    def kills(self, m):
+    def kills(self, m: int) -> tuple[int, ...]:
         """Per direction, the patterns that ``m`` rules out next to it (the complement of its
         support; ANDed with a set, the set's patterns to drop), each direction's with the bits of
         the later directions above it (a set below ``2**P`` ANDed with it drops them), cached per
@@ -125,6 +128,7 @@ class Rules:
             tables = self._tables = _byte_tables(self.support_rows, everything)
         bits = reduce(_and, map(_item, tables, m.to_bytes(self.nbytes, "little")))
         p = self.p  # direction d at bits d*P
+        k: tuple[int, ...]
         if self.directions == 4:
             k = (bits, bits >> p, bits >> 2 * p, bits >> 3 * p)
         else:
@@ -133,7 +137,7 @@ class Rules:
             self._kills[m] = k
         return k
 
-    def entropies(self, masks):
+    def entropies(self, masks: Sequence[int]) -> npt.NDArray[np.float64]:
         """Shannon entropy of each weighted set of ``masks`` (a list of non-empty integers) as a
         float64 array, inf for a set of one pattern: exact integer sums of the weights and of the
         fixed-point ``w log w`` per byte, gathered in one numpy pass; then the log of the weight
@@ -150,7 +154,7 @@ class Rules:
         out[counted & ((1 << self._count_bits) - 1) == 1] = np.inf
         return out
 
-    def entropy(self, m):
+    def entropy(self, m: int) -> float:
         """:meth:`entropies` of one set (the same value), cached per set."""
         e = self._entropy.get(m)
         if e is None:
@@ -162,7 +166,7 @@ class Rules:
                 self._entropy[m] = e
         return e
 
-    def pick(self, m, u):
+    def pick(self, m: int, u: float) -> int:
         """The pattern of ``m`` that a uniform ``u`` in [0, 1) picks, by (integer) weight: the
         first whose running sum of weights (in pattern order) exceeds ``u`` times their total."""
         got = self._picks.get(m)
@@ -183,9 +187,9 @@ class Rules:
         k = bisect_right(sums, u * sums[-1])
         return ids[k] if k < len(ids) else ids[-1]
 
-    def row(self, m):
+    def row(self, m: int) -> npt.NDArray[np.bool_]:
         """``m`` as a read-only (P,) bool row."""
-        r = self._rows.get(m)
+        r: npt.NDArray[Any] | None = self._rows.get(m)
         if r is None:
             r = np.unpackbits(np.frombuffer(m.to_bytes(self.nbytes, "little"), np.uint8), bitorder="little")
             r = r[: self.p].astype(bool)

@@ -13,11 +13,16 @@ large grid: over the minima of blocks of cells, each re-read only when one of it
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ._contract import Unsatisfied
-from ._rules import pack
+from ._rules import Rules, pack
+
+if TYPE_CHECKING:
+    from ._constraints import Constraint
 
 __all__ = ["Search"]
 
@@ -50,16 +55,24 @@ class Search:
     ``entropy`` (an array, for ``argmin``) holds each cell's entropy plus its noise (inf when
     decided); cells whose set changed wait in ``dirty`` until :meth:`refresh`."""
 
-    def __init__(self, rules, nbrs, wave, noise, constraints, consistent=True):
+    def __init__(
+        self,
+        rules: Rules,
+        nbrs: Sequence[tuple[int, ...]],
+        wave: list[int],
+        noise: Sequence[float],
+        constraints: Sequence[Constraint],
+        consistent: bool = True,
+    ) -> None:
         self.rules, self.nbrs, self.noise = rules, nbrs, noise
         self.n = len(wave)
         self.wave = wave + [0]
         # each cell's set when its neighbours were last narrowed by it; a wave not yet propagated
         # gets sets with 16 extra bits (never "a few patterns lost")
         self.seen = list(self.wave) if consistent else [rules.full | 0xFFFF << rules.p] * len(self.wave)
-        self.log = []
+        self.log: list[Any] = []
         self.constraints = constraints
-        self.reason = None
+        self.reason: str | None = None
         self.mirror = None
         if constraints:
             self.mirror = np.stack([rules.row(m) for m in wave]) if wave else np.zeros((0, rules.p), bool)
@@ -69,7 +82,7 @@ class Search:
         self.entropy = np.full(self.n, np.inf)  # for argmin
         # large grids: the least entropy of each block of 2**_BLOCK_BITS cells, and the blocks whose
         # cells changed since (None: small grids, one argmin over all)
-        self.blocks = None
+        self.blocks: set[int] | None = None
         if self.n > _BLOCKS_FROM:
             count = -(-self.n // (1 << _BLOCK_BITS))
             padded = np.full(count << _BLOCK_BITS, np.inf)
@@ -85,7 +98,7 @@ class Search:
         few = min(_FEW, rules.nbytes // _BYTES_PER_LOST)
         self._kit = (self.wave, nbrs, self.dirty, self.mirror, rules, self.log.append, self.seen, rules.classes, few)
 
-    def narrow(self, c, new):
+    def narrow(self, c: int, new: int) -> None:
         """Set cell ``c`` to ``new`` (a proper subset of its set), logged."""
         self.log += (c, self.wave[c])
         self.wave[c] = new
@@ -93,7 +106,7 @@ class Search:
         if self.mirror is not None:
             self.mirror[c] = self.rules.row(new)
 
-    def propagate(self, cells):
+    def propagate(self, cells: list[int]) -> int:
         """Narrow the neighbours of ``cells`` until nothing changes, breadth first (a cell that
         changes several times in one round is visited once): the cell that ran out of
         patterns, or -1."""
@@ -102,7 +115,7 @@ class Search:
         four = rules.directions == 4
         level = cells
         while level:
-            changed = []
+            changed: list[int] = []
             append = changed.append
             for c in level:
                 m = wave[c]
@@ -176,9 +189,9 @@ class Search:
                             wave[t3] = old ^ drop
                             append(t3)
                 else:
-                    for t, k in zip(nbrs[c], cached(m) or kills(m)):
+                    for t, kill in zip(nbrs[c], cached(m) or kills(m)):
                         old = wave[t]
-                        drop = old & k
+                        drop = old & kill
                         if drop:
                             if drop == old:
                                 dirty += changed
@@ -195,7 +208,7 @@ class Search:
                     mirror[t] = row(wave[t])
         return self.revise() if self.constraints else -1
 
-    def revise(self):
+    def revise(self) -> int:
         """Let the constraints narrow the wave (propagating what they narrow) until they all
         accept it: the failing cell, or -1."""
         changed = bool(self.constraints)
@@ -233,7 +246,7 @@ class Search:
                     changed = True
         return -1
 
-    def undo(self, mark):
+    def undo(self, mark: int) -> None:
         """Restore every set changed since the log held ``mark`` entries (cell, old set, cell, ...:
         flat, so no tuple per change for the garbage collector to track)."""
         wave, log, rules, mirror = self.wave, self.log, self.rules, self.mirror
@@ -250,7 +263,7 @@ class Search:
             for c in cells:
                 mirror[c] = rules.row(wave[c])
 
-    def refresh(self):
+    def refresh(self) -> None:
         """Bring the entropies (and the decided count) of the changed cells up to date."""
         dirty, wave, array = self.dirty, self.wave, self.entropy
         if len(dirty) > self.many:  # many (of large sets): one numpy pass
@@ -280,7 +293,7 @@ class Search:
                 self.blocks.update([c >> _BLOCK_BITS for c in dirty])
         dirty.clear()
 
-    def lowest(self):
+    def lowest(self) -> int:
         """The undecided cell of lowest entropy (with its tie-break noise), or -1 when all are decided."""
         if self.dirty:
             self.refresh()

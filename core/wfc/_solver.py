@@ -21,17 +21,23 @@ attempt starts.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 from functools import reduce
 from operator import or_ as _or
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 
 from ..errors import ParameterError
-from ..steps import drive
+from ..steps import Progress, Steps, drive
 from ._contract import Contradiction, Unsatisfied
 from ._rules import Rules, pack
 from ._search import Search
+
+if TYPE_CHECKING:
+    from ._constraints import Constraint
 
 __all__ = ["solve", "solve_steps", "SolveResult", "OPPOSITE", "DX", "DY", "DZ", "MAX_CELLS", "solve_seconds"]
 
@@ -60,12 +66,12 @@ class SolveResult:
     """A solved grid: ``indices`` (height, width) int32 pattern ids ((depth, height, width) in 3-D),
     the attempts made (1 = first try) and the backtracks of the successful attempt."""
 
-    indices: np.ndarray
+    indices: npt.NDArray[np.int32]
     attempts: int
     backtracks: int
 
 
-def _neighbours(width, height, depth, directions, periodic):
+def _neighbours(width: int, height: int, depth: int, directions: int, periodic: bool) -> list[tuple[int, ...]]:
     """Per cell, the tuple of its neighbour per direction (``n``, the number of cells, off a
     bounded grid: the search's empty stand-in set). ``periodic`` wraps x and y (never z)."""
     n = width * height * depth
@@ -81,11 +87,22 @@ def _neighbours(width, height, depth, directions, periodic):
     return list(zip(*out.T.tolist()))
 
 
-def _is_int(value, low):
+def _is_int(value: object, low: int) -> bool | np.bool_:
     return not isinstance(value, bool) and isinstance(value, (int, np.integer)) and value >= low
 
 
-def _check(weights, compatible, width, height, depth, seed, attempts, backtrack_limit, fixed, allowed):
+def _check(
+    weights: npt.ArrayLike,
+    compatible: npt.ArrayLike,
+    width: int,
+    height: int,
+    depth: int,
+    seed: int,
+    attempts: int,
+    backtrack_limit: int,
+    fixed: npt.ArrayLike | None,
+    allowed: npt.ArrayLike | None,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_], npt.NDArray[np.int64] | None, npt.NDArray[np.bool_] | None]:
     weights = np.asarray(weights, dtype=np.float64)
     if weights.ndim != 1 or weights.size == 0:
         raise ParameterError(f"weights must be a non-empty (P,) array, got shape {weights.shape}")
@@ -126,7 +143,7 @@ def _check(weights, compatible, width, height, depth, seed, attempts, backtrack_
     return weights, compatible, fixed, allowed
 
 
-def check_cells(width, height, depth=1, patterns=None):
+def check_cells(width: int, height: int, depth: int = 1, patterns: int | None = None) -> int:
     """Refuse a grid of more than :data:`MAX_CELLS` cells (sides already checked to be ints >= 1),
     or with ``patterns`` one whose (cells, patterns) bool mask would pass :data:`MAX_CELL_PATTERNS`:
     a :class:`ParameterError` naming the sizes and the limit, before anything is allocated.
@@ -156,7 +173,7 @@ def check_cells(width, height, depth=1, patterns=None):
     return cells
 
 
-def solve_seconds(cells, patterns, *, connected=False, counts=False):
+def solve_seconds(cells: int, patterns: int, *, connected: bool = False, counts: bool = False) -> float:
     """About how many seconds of CPU one attempt of a solve of ``cells`` cells with ``patterns``
     patterns takes (the machine of the bench; a solve that backtracks or restarts takes longer):
     ``cells x (SECONDS_PER_CELL + patterns x SECONDS_PER_CELL_PATTERN)``, plus ``cells**2`` times
@@ -177,29 +194,29 @@ def solve_seconds(cells, patterns, *, connected=False, counts=False):
     return seconds
 
 
-def _cell_xy(cell, width, height, depth):
+def _cell_xy(cell: int, width: int, height: int, depth: int) -> tuple[int, ...]:
     z, rest = divmod(int(cell), width * height)
     y, x = divmod(rest, width)
     return (x, y) if depth == 1 else (x, y, z)
 
 
 def solve(
-    weights,
-    compatible,
-    width,
-    height,
+    weights: npt.ArrayLike,
+    compatible: npt.ArrayLike,
+    width: int,
+    height: int,
     *,
-    depth=1,
-    periodic=False,
-    seed=0,
-    attempts=10,
-    backtrack_limit=1000,
-    fixed=None,
-    allowed=None,
-    constraints=(),
-    accept=None,
-    progress=None,
-):
+    depth: int = 1,
+    periodic: bool = False,
+    seed: int = 0,
+    attempts: int = 10,
+    backtrack_limit: int = 1000,
+    fixed: npt.ArrayLike | None = None,
+    allowed: npt.ArrayLike | None = None,
+    constraints: Sequence[Constraint] = (),
+    accept: Callable[[Any], bool] | None = None,
+    progress: Callable[[int, int, str], object] | None = None,
+) -> SolveResult:
     """Fill a ``height`` x ``width`` grid (``depth`` layers of it in 3-D) with patterns so that
     every neighbouring pair is compatible.
 
@@ -275,21 +292,21 @@ def solve(
 
 
 def solve_steps(
-    weights,
-    compatible,
-    width,
-    height,
+    weights: npt.ArrayLike,
+    compatible: npt.ArrayLike,
+    width: int,
+    height: int,
     *,
-    depth=1,
-    periodic=False,
-    seed=0,
-    attempts=10,
-    backtrack_limit=1000,
-    fixed=None,
-    allowed=None,
-    constraints=(),
-    accept=None,
-):
+    depth: int = 1,
+    periodic: bool = False,
+    seed: int = 0,
+    attempts: int = 10,
+    backtrack_limit: int = 1000,
+    fixed: npt.ArrayLike | None = None,
+    allowed: npt.ArrayLike | None = None,
+    constraints: Sequence[Constraint] = (),
+    accept: Callable[[Any], bool] | None = None,
+) -> Steps[SolveResult]:
     """:func:`solve` as a step generator (:mod:`core.steps`): the arguments are checked at the call;
     it yields ``(decided_cells, cells, label)`` about a hundred times per attempt and returns the
     :class:`SolveResult`.
@@ -321,20 +338,20 @@ def solve_steps(
 
 
 def _solve(
-    weights,
-    compatible,
-    width,
-    height,
-    depth,
-    periodic,
-    seed,
-    attempts,
-    backtrack_limit,
-    fixed,
-    allowed,
-    constraints,
-    accept,
-):
+    weights: npt.NDArray[np.float64],
+    compatible: npt.NDArray[np.bool_],
+    width: int,
+    height: int,
+    depth: int,
+    periodic: bool,
+    seed: int,
+    attempts: int,
+    backtrack_limit: int,
+    fixed: npt.NDArray[np.int64] | None,
+    allowed: npt.NDArray[np.bool_] | None,
+    constraints: Sequence[Constraint],
+    accept: Callable[[Any], bool] | None = None,
+) -> Steps[SolveResult]:
     """The body of :func:`solve_steps` (a generator), its arguments checked."""
     p, n = weights.size, width * height * depth
     rules = Rules(weights, compatible)
@@ -414,11 +431,13 @@ def _solve(
     )
 
 
-def _attempt(state, rng, backtrack_limit, every, label):
+def _attempt(
+    state: Search, rng: np.random.Generator, backtrack_limit: int, every: int, label: str
+) -> Generator[Progress, None, int | tuple[int, bool]]:
     """Run one attempt (a step generator): backtracks (int) on success, else (cell, exhausted)."""
     pick, lowest, narrow, propagate = state.rules.pick, state.lowest, state.narrow, state.propagate
     wave, log = state.wave, state.log
-    stack = []  # (log mark, cell, pattern)
+    stack: list[tuple[int, int, int]] = []  # (log mark, cell, pattern)
     backtracks = observed = 0
     randoms, used = rng.random(state.n + 64).tolist(), 0
     while True:

@@ -1,17 +1,18 @@
 """The simple tiled model: a tileset's variants and adjacency handed to the one solver."""
 
-from __future__ import annotations
-
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from .._checks import check_bool
 from ..errors import ParameterError, short
 from ..spec import did_you_mean
-from ..steps import drive
-from ._constraints import Connected, Counts, check_bounds, check_points, painted_cells
-from ._solver import check_cells, solve_steps
+from ..steps import Steps, drive
+from ._constraints import Connected, Constraint, Counts, check_bounds, check_points, painted_cells
+from ._solver import SolveResult, check_cells, solve_steps
 from ._tileset import Tileset, load_tileset
 
 __all__ = ["tiled", "tiled_steps", "TiledResult"]
@@ -21,35 +22,35 @@ __all__ = ["tiled", "tiled_steps", "TiledResult"]
 class TiledResult:
     """``tiles`` (height, width) int32 indices into ``tileset.names``; the solver's counters."""
 
-    tiles: np.ndarray
+    tiles: npt.NDArray[np.int32]
     tileset: Tileset
     attempts: int
     backtracks: int
 
     @property
-    def names(self):
+    def names(self) -> npt.NDArray[np.object_]:
         """The variant names, in the shape of ``tiles``."""
         return np.array(self.tileset.names, dtype=object)[self.tiles]
 
 
 def tiled(
-    tileset,
-    width,
-    height,
+    tileset: Tileset,
+    width: int,
+    height: int,
     *,
-    periodic=False,
-    seed=0,
-    attempts=10,
-    backtrack_limit=1000,
-    fixed=None,
-    connected=False,
-    connect_points=(),
-    wrap=True,
-    counts=None,
-    edge=None,
-    accept=None,
-    progress=None,
-):
+    periodic: bool = False,
+    seed: int = 0,
+    attempts: int = 10,
+    backtrack_limit: int = 1000,
+    fixed: Mapping[tuple[int, int], str] | npt.ArrayLike | None = None,
+    connected: bool = False,
+    connect_points: Sequence[tuple[int, int]] = (),
+    wrap: bool = True,
+    counts: Mapping[str, tuple[int, int | None]] | None = None,
+    edge: str | None = None,
+    accept: Callable[[Any], bool] | None = None,
+    progress: Callable[[int, int, str], object] | None = None,
+) -> TiledResult:
     """Fill a ``height`` x ``width`` grid with the tiles of ``tileset`` (a :class:`Tileset`, or a
     TOML path/text for :func:`load_tileset`) so that every neighbouring pair is allowed.
 
@@ -120,22 +121,22 @@ def tiled(
 
 
 def tiled_steps(
-    tileset,
-    width,
-    height,
+    tileset: Tileset,
+    width: int,
+    height: int,
     *,
-    periodic=False,
-    seed=0,
-    attempts=10,
-    backtrack_limit=1000,
-    fixed=None,
-    connected=False,
-    connect_points=(),
-    wrap=True,
-    counts=None,
-    edge=None,
-    accept=None,
-):
+    periodic: bool = False,
+    seed: int = 0,
+    attempts: int = 10,
+    backtrack_limit: int = 1000,
+    fixed: Mapping[tuple[int, int], str] | npt.ArrayLike | None = None,
+    connected: bool = False,
+    connect_points: Sequence[tuple[int, int]] = (),
+    wrap: bool = True,
+    counts: Mapping[str, tuple[int, int | None]] | None = None,
+    edge: str | None = None,
+    accept: Callable[[Any], bool] | None = None,
+) -> Steps[TiledResult]:
     """:func:`tiled` as a step generator (:mod:`core.steps`): the arguments are checked at the
     call; the generator yields ``(done, total, label)`` while solving and returns the
     :class:`TiledResult`."""
@@ -175,13 +176,15 @@ def tiled_steps(
     return _result(steps, tileset)
 
 
-def _check_sides(width, height):
+def _check_sides(width: int, height: int) -> None:
     for name, value in (("width", width), ("height", height)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
             raise ParameterError(f"{name} must be an integer >= 1, got {short(value)}")
 
 
-def _painted_cells(tileset, width, height, fixed):
+def _painted_cells(
+    tileset: Tileset, width: int, height: int, fixed: Mapping[tuple[int, int], str]
+) -> dict[tuple[int, int], npt.NDArray[np.bool_]]:
     """``{(x, y): (P,) bool}`` of a ``fixed`` dict ``{(x, y): tile}``: a variant name (``"bend 1"``)
     allows that variant, a base tile name any of its turns and mirrors."""
     _check_sides(width, height)
@@ -198,7 +201,9 @@ def _painted_cells(tileset, width, height, fixed):
     return out
 
 
-def _edge_allowed(tileset, width, height, periodic, edge):
+def _edge_allowed(
+    tileset: Tileset, width: int, height: int, periodic: bool, edge: str | None
+) -> npt.NDArray[np.bool_] | None:
     """The solver's ``allowed`` mask that turns a side meeting ``edge`` (default: the tileset's
     ``edge``) outwards on every border cell of a bounded grid, or None."""
     edge = (tileset.edge or "") if edge is None else edge
@@ -216,14 +221,23 @@ def _edge_allowed(tileset, width, height, periodic, edge):
     return allowed
 
 
-def _result(steps, tileset):
+def _result(steps: Steps[SolveResult], tileset: Tileset) -> Steps[TiledResult]:
     result = yield from steps
     return TiledResult(result.indices, tileset, result.attempts, result.backtracks)
 
 
-def _constraints(tileset, width, height, periodic, connected, connect_points, wrap, counts):
+def _constraints(
+    tileset: Tileset,
+    width: int,
+    height: int,
+    periodic: bool,
+    connected: bool,
+    connect_points: Sequence[tuple[int, int]],
+    wrap: bool,
+    counts: Mapping[str, tuple[int, int | None]] | None,
+) -> tuple[Constraint, ...]:
     """The solver's constraints for ``connected``, ``connect_points``, ``wrap`` and ``counts``, checked."""
-    out = []
+    out: list[Constraint] = []
     wrap = check_bool(wrap, name="wrap")  # checked even unused: a typo should not wait for connected
     if check_points(connected, connect_points):
         out.append(

@@ -18,14 +18,15 @@ modelled around its origin at the centre of the block's bottom face, placed as
 about +z).
 """
 
-from __future__ import annotations
-
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from ..errors import ParameterError, short
-from ..steps import drive
+from ..steps import Steps, drive
 from ._solver import check_cells, solve_steps
 from ._tiled import TiledResult
 from ._tileset import Tileset, load_tileset
@@ -39,7 +40,7 @@ class Tiled3DResult(TiledResult):
     layer); the solver's counters; ``names`` the variant names in that shape."""
 
 
-def compatible3d(tileset):
+def compatible3d(tileset: Tileset) -> npt.NDArray[np.bool_]:
     """The (6, P, P) bool compatibility of a tileset in the solver's six directions.
 
     Directions 0-3 are the tileset's own (east, south = row + 1, west, north); 4 up (+z):
@@ -60,7 +61,7 @@ def compatible3d(tileset):
     >>> c.shape, bool(c[4, 1, 0]), bool(c[4, 0, 1]), bool(c[5, 0, 1])
     ((6, 2, 2), True, False, True)
     """
-    missing = sorted({b for b, u in zip(tileset.base_names, tileset.up) if u is None})
+    missing = sorted({b for b, u in zip(tileset.base_names, tileset.up) if u is None})  # type: ignore[arg-type]
     if missing:
         shown = ", ".join(missing[:8]) + (f" and {len(missing) - 8} more" if len(missing) > 8 else "")
         raise ParameterError(
@@ -68,12 +69,12 @@ def compatible3d(tileset):
             " have no up/down sockets (add sockets.up and sockets.down to every tile)"
         )
     p = len(tileset.names)
-    labels = {label: k for k, label in enumerate(sorted({x for s in tileset.up + tileset.down for x in s}))}
+    labels = {label: k for k, label in enumerate(sorted({x for s in tileset.up + tileset.down for x in s}))}  # type: ignore[operator, union-attr]  # every tile has both (checked)
     up = np.zeros((p, len(labels)), np.float32)
     down = np.zeros((p, len(labels)), np.float32)
     for i in range(p):
-        up[i, [labels[x] for x in tileset.up[i]]] = 1
-        down[i, [labels[x] for x in tileset.down[i]]] = 1
+        up[i, [labels[x] for x in tileset.up[i]]] = 1  # type: ignore[index, union-attr]
+        down[i, [labels[x] for x in tileset.down[i]]] = 1  # type: ignore[index, union-attr]
     compatible = np.zeros((6, p, p), bool)
     compatible[:4] = tileset.compatible
     compatible[4] = up @ down.T > 0
@@ -81,7 +82,7 @@ def compatible3d(tileset):
     return compatible
 
 
-def _layer(tileset, key, value):
+def _layer(tileset: Tileset, key: str, value: Any) -> npt.NDArray[np.bool_] | None:
     """Bool (P,) mask of the variants of the base tiles named by ``value`` (None: the tileset's
     own list; an empty list: every tile)."""
     names = getattr(tileset, key) if value is None else ([value] if isinstance(value, str) else list(value))
@@ -96,7 +97,7 @@ def _layer(tileset, key, value):
     return np.isin(np.array(tileset.base_names, dtype=object), list(names))
 
 
-def _fixed(tileset, fixed, grid):
+def _fixed(tileset: Tileset, fixed: npt.ArrayLike, grid: tuple[int, int, int]) -> npt.NDArray[np.int64]:
     fixed = np.asarray(fixed)
     if fixed.shape != grid:
         raise ParameterError(f"fixed must be a {grid} array (depth, height, width), got shape {fixed.shape}")
@@ -107,21 +108,21 @@ def _fixed(tileset, fixed, grid):
 
 
 def tiled3d(
-    tileset,
-    width,
-    height,
-    depth,
+    tileset: Tileset,
+    width: int,
+    height: int,
+    depth: int,
     *,
-    periodic=False,
-    seed=0,
-    attempts=10,
-    backtrack_limit=1000,
-    fixed=None,
-    ground=None,
-    sky=None,
-    edge=None,
-    progress=None,
-):
+    periodic: bool = False,
+    seed: int = 0,
+    attempts: int = 10,
+    backtrack_limit: int = 1000,
+    fixed: npt.ArrayLike | None = None,
+    ground: str | Sequence[str] | None = None,
+    sky: str | Sequence[str] | None = None,
+    edge: str | None = None,
+    progress: Callable[[int, int, str], object] | None = None,
+) -> Tiled3DResult:
     """Fill a ``depth`` x ``height`` x ``width`` voxel grid with the tiles of ``tileset`` so that
     every pair of neighbours, side by side and stacked, is allowed.
 
@@ -197,20 +198,20 @@ def tiled3d(
 
 
 def tiled3d_steps(
-    tileset,
-    width,
-    height,
-    depth,
+    tileset: Tileset,
+    width: int,
+    height: int,
+    depth: int,
     *,
-    periodic=False,
-    seed=0,
-    attempts=10,
-    backtrack_limit=1000,
-    fixed=None,
-    ground=None,
-    sky=None,
-    edge=None,
-):
+    periodic: bool = False,
+    seed: int = 0,
+    attempts: int = 10,
+    backtrack_limit: int = 1000,
+    fixed: npt.ArrayLike | None = None,
+    ground: str | Sequence[str] | None = None,
+    sky: str | Sequence[str] | None = None,
+    edge: str | None = None,
+) -> Steps[Tiled3DResult]:
     """:func:`tiled3d` as a step generator (:mod:`core.steps`): yields ``(decided_cells, cells,
     label)`` now and then and returns the :class:`Tiled3DResult`; drive it with
     :func:`core.steps.drive`. The arguments are checked at the call (a :class:`ParameterError`
@@ -220,7 +221,17 @@ def tiled3d_steps(
     return _steps(tileset, args, width, height, depth, periodic, seed, attempts, backtrack_limit)
 
 
-def _steps(tileset, args, width, height, depth, periodic, seed, attempts, backtrack_limit):
+def _steps(
+    tileset: Tileset,
+    args: Mapping[str, Any],
+    width: int,
+    height: int,
+    depth: int,
+    periodic: bool,
+    seed: int,
+    attempts: int,
+    backtrack_limit: int,
+) -> Steps[Tiled3DResult]:
     result = yield from solve_steps(
         tileset.weights,
         args["compatible"],
@@ -237,7 +248,17 @@ def _steps(tileset, args, width, height, depth, periodic, seed, attempts, backtr
     return Tiled3DResult(result.indices.reshape(args["grid"]), tileset, result.attempts, result.backtracks)
 
 
-def _prepare(tileset, width, height, depth, periodic, fixed, ground, sky, edge):
+def _prepare(
+    tileset: Tileset,
+    width: int,
+    height: int,
+    depth: int,
+    periodic: bool,
+    fixed: npt.ArrayLike | None,
+    ground: str | Sequence[str] | None,
+    sky: str | Sequence[str] | None,
+    edge: str | None,
+) -> tuple[Tileset, dict[str, Any]]:
     """The tileset and the solver's arrays, every argument checked."""
     if not isinstance(tileset, Tileset):
         tileset = load_tileset(tileset)
@@ -249,9 +270,10 @@ def _prepare(tileset, width, height, depth, periodic, fixed, ground, sky, edge):
     grid = (depth, height, width)
     if fixed is not None:
         fixed = _fixed(tileset, fixed, grid)
+    allowed: npt.NDArray[np.bool_] | None
     allowed = np.ones((*grid, len(tileset.names)), bool)
-    for key, value, z in (("ground", ground, 0), ("sky", sky, depth - 1)):
-        mask = _layer(tileset, key, value)
+    for key, layer, z in (("ground", ground, 0), ("sky", sky, depth - 1)):
+        mask = _layer(tileset, key, layer)
         if mask is not None:
             allowed[z] &= mask
     edge = tileset.edge if edge is None else edge

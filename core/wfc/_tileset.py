@@ -61,12 +61,13 @@ sockets describe it, with its north side towards +y and its origin at the centre
 that turning it about its origin keeps it in its cell.
 """
 
-from __future__ import annotations
-
 import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any, NoReturn
 
 import numpy as np
+import numpy.typing as npt
 
 from ..errors import ParameterError, short
 from ..files import MAX_FILE_BYTES, parse_toml, read_checked
@@ -100,7 +101,7 @@ _SHAPES = {
 SYMMETRIES = tuple(_SHAPES)
 
 
-def _transform(shape, g):
+def _transform(shape: npt.ArrayLike, g: int) -> npt.NDArray[np.int64]:
     """Apply symmetry ``g`` = 4 * mirror + turns: mirror left-right, then turn clockwise."""
     shape = np.asarray(shape)
     if g >= 4:
@@ -108,17 +109,17 @@ def _transform(shape, g):
     return np.rot90(shape, -(g % 4))
 
 
-def _direction(d, g):
+def _direction(d: int, g: int) -> int:
     """Where direction ``d`` goes under symmetry ``g``."""
     if g >= 4 and d % 2 == 0:
         d = 2 - d  # east <-> west
     return (d + g % 4) % 4
 
 
-def _variants(symmetry):
+def _variants(symmetry: str) -> tuple[list[int], npt.NDArray[np.int64]]:
     """(list of the transform making each variant, action (n, 8): variant under g)."""
     images = [_transform(_SHAPES[symmetry], g) for g in range(8)]
-    firsts = []
+    firsts: list[int] = []
     for g, image in enumerate(images):
         if not any(np.array_equal(image, images[f]) for f in firsts):
             firsts.append(g)
@@ -150,21 +151,21 @@ class Tileset:
     """
 
     name: str
-    names: tuple
-    weights: np.ndarray
-    compatible: np.ndarray
-    base_names: tuple
-    turns: np.ndarray
-    mirrored: np.ndarray
-    classes: np.ndarray = None
-    up: tuple = None
-    down: tuple = None
-    ground: tuple = ()
-    sky: tuple = ()
-    sockets: tuple = None
-    edge: str = None
+    names: tuple[str, ...]
+    weights: npt.NDArray[np.float64]
+    compatible: npt.NDArray[np.bool_]
+    base_names: tuple[str, ...]
+    turns: npt.NDArray[np.int64]
+    mirrored: npt.NDArray[np.bool_]
+    classes: npt.NDArray[np.uint8] | None = None
+    up: tuple[tuple[str, ...] | None, ...] | None = None
+    down: tuple[tuple[str, ...] | None, ...] | None = None
+    ground: tuple[str, ...] = ()
+    sky: tuple[str, ...] = ()
+    sockets: tuple[tuple[str, ...] | None, ...] | None = None
+    edge: str | None = None
 
-    def meets(self, profile):
+    def meets(self, profile: str) -> npt.NDArray[np.bool_]:
         """(4, P) bool: ``[d, i]`` when side ``d`` (east, south, west, north) of variant ``i`` meets a
         side of socket ``profile`` (its profile is ``profile`` reversed). Variants without side
         sockets meet nothing.
@@ -184,7 +185,7 @@ class Tileset:
                 out[:, i] = [side == profile[::-1] for side in sides]
         return out
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         p = len(self.names)
         if self.classes is None:
             object.__setattr__(self, "classes", np.ones(p, np.uint8))
@@ -193,30 +194,30 @@ class Tileset:
                 object.__setattr__(self, key, (None,) * p)
 
     @property
-    def tile(self):
+    def tile(self) -> tuple[str, ...]:
         """The base tile name of each variant (the older name of :attr:`base_names`)."""
         return self.base_names
 
     @property
-    def rotations(self):
+    def rotations(self) -> npt.NDArray[np.int64]:
         """(P,) int64 quarter turns counter-clockwise seen from above (+y north, +z up): the Z
         rotation, in units of 90 degrees, that places the base tile's object as the variant
         (after the left-right mirror when :attr:`mirrored`)."""
         return (-self.turns) % 4
 
     @property
-    def walkable(self):
+    def walkable(self) -> npt.NDArray[np.bool_]:
         """(P,) bool: the variants whose class is not wall."""
-        return self.classes != 0
+        return self.classes != 0  # type: ignore[return-value]  # classes given (load_tileset)
 
-    def index(self, name):
+    def index(self, name: str) -> int:
         """Index of a variant name (``"corner 2"``, or ``"corner"`` for variant 0)."""
         found = self._lookup().get(name)
         if found is None:
             raise ParameterError(f"unknown tile {short(name)} in tileset {self.name!r}")
         return found
 
-    def _lookup(self):
+    def _lookup(self) -> dict[str, int]:
         table = {n: i for i, n in enumerate(self.names)}
         for i, n in enumerate(self.names):
             if n.endswith(" 0"):
@@ -226,11 +227,11 @@ class Tileset:
         return table
 
 
-def _fail(source, message):
+def _fail(source: str, message: str) -> NoReturn:
     raise ParameterError(f"{source}: {message}")
 
 
-def _read(path_or_text):
+def _read(path_or_text: str | os.PathLike[str]) -> tuple[str, dict[str, Any]]:
     if isinstance(path_or_text, os.PathLike) or (
         isinstance(path_or_text, str) and "\n" not in path_or_text and "=" not in path_or_text
     ):
@@ -243,7 +244,7 @@ def _read(path_or_text):
     raise ParameterError(f"tileset must be a path or TOML text, got {type(path_or_text).__name__}")
 
 
-def load_tileset(path_or_text):
+def load_tileset(path_or_text: str | os.PathLike[str]) -> Tileset:
     """Read a TOML tileset (a file path or the text itself) into a :class:`Tileset`.
 
     Raises :class:`ParameterError` with a one-line message naming the file and the key.
@@ -276,7 +277,17 @@ def load_tileset(path_or_text):
     tiles = doc.get("tile")
     if not isinstance(tiles, list) or not tiles or not all(isinstance(t, dict) for t in tiles):
         _fail(source, "tile must be a non-empty array of tables ([[tile]])")
+    names: list[str]
+    weights: list[float]
+    owner: list[str]
+    turns: list[int]
+    mirrored: list[bool]
+    sockets: list[list[str] | None]
+    classes: list[int]
+    vertical: list[Any]
     names, weights, owner, turns, mirrored, sockets, classes, vertical = [], [], [], [], [], [], [], []
+    first: dict[str, tuple[int, str]]
+    seen: set[str]
     first, seen = {}, set()
     for i, t in enumerate(tiles):
         where = f"tile[{i}]"
@@ -349,7 +360,7 @@ def load_tileset(path_or_text):
     )
 
 
-def _base_list(source, key, value, first):
+def _base_list(source: str, key: str, value: object, first: Mapping[str, tuple[int, str]]) -> tuple[str, ...]:
     """A tuple of known base tile names from a name or a list of names."""
     names = [value] if isinstance(value, str) else value
     if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
@@ -360,14 +371,16 @@ def _base_list(source, key, value, first):
     return tuple(dict.fromkeys(names))
 
 
-def _check_sockets(source, where, sock, symmetry):
+def _check_sockets(
+    source: str, where: str, sock: Mapping[str, Any], symmetry: str
+) -> tuple[list[str] | None, tuple[Any, Any]]:
     """(the four side sockets by direction or None, (up, down) or (None, None))."""
     if not isinstance(sock, dict):
         _fail(source, f"{where}.sockets must be a table {{ east, south, west, north, up, down }}, got {short(sock)}")
     for key in sock:
         if key not in SIDES + VERTICAL:
             _fail(source, f"{where}.sockets: unknown side {short(key)} (allowed: {', '.join(SIDES + VERTICAL)})")
-    updown = (None, None)
+    updown: tuple[Any, ...] = (None, None)
     if any(key in sock for key in VERTICAL):
         labels = []
         for key in VERTICAL:
@@ -401,15 +414,15 @@ def _check_sockets(source, where, sock, symmetry):
     return out, updown
 
 
-def _turned_sockets(sock, g):
+def _turned_sockets(sock: Sequence[str], g: int) -> list[str]:
     """Sockets (by direction) of the base after symmetry ``g`` (mirroring reverses profiles)."""
-    out = [None] * 4
+    out: list[Any] = [None] * 4
     for d in range(4):
         out[_direction(d, g)] = sock[d][::-1] if g >= 4 else sock[d]
     return out
 
 
-def _add_sockets(compatible, sockets):
+def _add_sockets(compatible: npt.NDArray[np.bool_], sockets: Sequence[Any]) -> None:
     have = [i for i, s in enumerate(sockets) if s is not None]
     if not have:
         return
@@ -420,7 +433,7 @@ def _add_sockets(compatible, sockets):
         compatible[d][np.ix_(idx, idx)] |= mine[:, None] == theirs[None, :]
 
 
-def _variant(source, where, value, first):
+def _variant(source: str, where: str, value: str, first: Mapping[str, tuple[int, str]]) -> tuple[int, str, int]:
     if not isinstance(value, str):
         _fail(source, f"{where} must be a tile name, got {short(value)}")
     base, _, k = value.rpartition(" ")
@@ -436,7 +449,12 @@ def _variant(source, where, value, first):
     _fail(source, f"{where}: unknown tile {short(value)} (tiles: {', '.join(sorted(first))})")
 
 
-def _add_rules(compatible, rules, first, source):
+def _add_rules(
+    compatible: npt.NDArray[np.bool_],
+    rules: Sequence[Mapping[str, str]],
+    first: Mapping[str, tuple[int, str]],
+    source: str,
+) -> None:
     if not isinstance(rules, list) or not all(isinstance(r, dict) for r in rules):
         _fail(source, "neighbor must be an array of tables ([[neighbor]] with left, right)")
     for i, rule in enumerate(rules):

@@ -9,17 +9,23 @@ tiles, or two windows, that share a sample compute the same bits there.
 from __future__ import annotations
 
 import dataclasses
+from typing import TYPE_CHECKING
 
 import numpy as np
+import numpy.typing as npt
 
 from .. import heightmap
 from ..errors import ParameterError
-from ..terrain import TerrainHeights, raw_noise, shape_heights
+from ..terrain import TerrainHeights, TerrainSpec, raw_noise, shape_heights
+from ._grid import WorldGrid
+
+if TYPE_CHECKING:
+    from ..recipe import Recipe  # the recipe reads this package's spec
 
 __all__ = ["tile_spec", "base_heights", "tile_heights"]
 
 
-def tile_spec(recipe, grid, x, z):
+def tile_spec(recipe: Recipe, grid: WorldGrid, x: int, z: int) -> TerrainSpec:
     """The ``[terrain]`` spec of tile ``(x, z)``: the recipe's, offset to the tile's Blender corner.
 
     Raises ParameterError when the offset is not a whole number of cells (the tiles' shared
@@ -38,7 +44,7 @@ def tile_spec(recipe, grid, x, z):
     return dataclasses.replace(spec, offset=offset)
 
 
-def base_heights(recipe, grid, x, z, margin):
+def base_heights(recipe: Recipe, grid: WorldGrid, x: int, z: int, margin: int) -> npt.NDArray[np.float32]:
     """Shaped, un-eroded heights in [0, 1] of tile ``(x, z)`` with ``margin`` cells on every side.
 
     Returns a float32 ``(n + 2 margin, n + 2 margin)`` array, row 0 at Blender's smallest Y.
@@ -57,7 +63,7 @@ def base_heights(recipe, grid, x, z, margin):
     return out
 
 
-def tile_heights(values_with_ring, grid):
+def tile_heights(values_with_ring: npt.NDArray[np.float32], grid: WorldGrid) -> TerrainHeights:
     """A :class:`core.terrain.TerrainHeights` of a tile from its heights with a one-cell ring."""
     ring = np.ascontiguousarray(values_with_ring, dtype=np.float32)
     return TerrainHeights(np.ascontiguousarray(ring[1:-1, 1:-1]), grid.cell_size, grid.height, ring)

@@ -36,6 +36,8 @@ The task function handed to the executor is a small picklable object
 in another process rebuilds the same recipe with :func:`core.recipe.loads`.
 """
 
+from __future__ import annotations
+
 import collections
 import dataclasses
 import functools
@@ -43,15 +45,18 @@ import os
 import re
 import shutil
 import stat
+import threading
 import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from .. import recipe as core_recipe
 from ..errors import ParameterError, short
 from ..unity import write_bytes_atomic
-from ._executors import SerialExecutor, ThreadExecutor
-from ._grid import parse_tile_range, world_grid
+from ._executors import Executor, SerialExecutor, ThreadExecutor
+from ._grid import WorldGrid, parse_tile_range, world_grid
 from ._once import carry_once, without_once
-from ._plan import neighbourhood, plan_world, run_task
+from ._plan import Task, neighbourhood, plan_world, run_task
 from ._tile import border_path, load_border
 from ._window import window_path
 from ._world_json import (
@@ -63,6 +68,9 @@ from ._world_json import (
     world_json_path,
     write_world_json,
 )
+
+if TYPE_CHECKING:
+    from ..recipe import Recipe  # the recipe reads this package's spec
 
 __all__ = ["CacheRelease", "WorldRun", "WorldTaskFn", "run_world", "cache_folder"]
 
@@ -77,13 +85,13 @@ TILE_FILE = (
 )
 
 
-def cache_folder(out_dir, name):
+def cache_folder(out_dir: str, name: str) -> str:
     """``<out_dir>/.<name>_world_cache``: erosion windows shared by neighbouring tiles while a world builds."""
     return os.path.join(out_dir, f".{name}_world_cache")
 
 
 @functools.lru_cache(maxsize=4)
-def _parsed(text):
+def _parsed(text: str) -> tuple[Recipe, WorldGrid]:
     recipe = core_recipe.loads(text, source="world recipe")
     return recipe, world_grid(recipe)
 
@@ -96,19 +104,19 @@ class WorldTaskFn:
     the same bytes as the process that made it.
     """
 
-    def __init__(self, recipe, *, out_dir, name, cache_dir):
+    def __init__(self, recipe: Recipe, *, out_dir: str, name: str, cache_dir: str) -> None:
         self.text = core_recipe.dumps(recipe)
         self.out_dir, self.name, self.cache_dir = out_dir, name, cache_dir
-        self._local = (recipe, world_grid(recipe))
+        self._local: tuple[Recipe, WorldGrid] | None = (recipe, world_grid(recipe))
 
-    def __getstate__(self):
+    def __getstate__(self) -> dict[str, str]:
         return {"text": self.text, "out_dir": self.out_dir, "name": self.name, "cache_dir": self.cache_dir}
 
-    def __setstate__(self, state):
+    def __setstate__(self, state: Mapping[str, str]) -> None:
         self.__dict__.update(state)
         self._local = None
 
-    def __call__(self, task, deps):
+    def __call__(self, task: Task, deps: Mapping[str, dict[str, Any]]) -> dict[str, Any]:
         recipe, grid = self._local or _parsed(self.text)
         return run_task(
             task, recipe=recipe, grid=grid, out_dir=self.out_dir, name=self.name, cache_dir=self.cache_dir, deps=deps
@@ -142,18 +150,18 @@ class WorldRun:
         this world's tiles.
     """
 
-    grid: object
+    grid: WorldGrid
     path: str
-    built: tuple
-    skipped: tuple
+    built: tuple[tuple[int, int], ...]
+    skipped: tuple[tuple[int, int], ...]
     complete: bool
-    results: dict
-    document: dict
+    results: dict[tuple[int, ...], dict[str, Any]]
+    document: dict[str, Any]
     seconds: float
-    removed: tuple = ()
+    removed: tuple[str, ...] = ()
 
 
-def _chosen(tiles, grid):
+def _chosen(tiles: str | Iterable[Sequence[int]] | None, grid: WorldGrid) -> tuple[tuple[int, int], ...]:
     if tiles is None:
         return tuple(grid.tiles())
     if isinstance(tiles, str):
@@ -174,7 +182,7 @@ def _chosen(tiles, grid):
     return tuple(chosen)
 
 
-def _fresh_cache(cache_dir, digest):
+def _fresh_cache(cache_dir: str, digest: str) -> None:
     """The cache folder, emptied when its windows came from another recipe.
 
     Never written through a link: a cache folder that is a symbolic link (or a file) is removed
@@ -201,7 +209,7 @@ def _fresh_cache(cache_dir, digest):
         write_bytes_atomic(stamp, digest.encode("ascii"))
 
 
-def remove_cache_files(cache_dir, names):
+def remove_cache_files(cache_dir: str, names: Iterable[str]) -> tuple[str, ...]:
     """Remove the regular files ``names`` (bare names) directly in ``cache_dir``; returns the names removed.
 
     Never through a link: nothing is removed when ``cache_dir`` is a link (or no folder), and an
@@ -247,14 +255,26 @@ class CacheRelease:
         Files removed so far.
     """
 
-    def __init__(self, cache_dir, grid, tasks, files, *, rerun=False):
+    def __init__(
+        self,
+        cache_dir: str,
+        grid: WorldGrid,
+        tasks: Sequence[Task],
+        files: Mapping[tuple[int, ...], Any],
+        *,
+        rerun: bool = False,
+    ) -> None:
         self.cache_dir, self.grid, self.files = cache_dir, grid, files
         self.removed = 0
         by_key = {task.key: task for task in tasks}
-        self.reads = {}  # tile task key -> the files it reads: (kind, tile)
-        self.waiting = collections.Counter()  # tile task key -> its dependents not finished (rerun only)
-        self.pending = collections.Counter()  # (kind, tile) -> tasks not done with it
-        self.finished_keys = set()
+        self.reads: dict[str, Any] = {}  # tile task key -> the files it reads: (kind, tile)
+        self.waiting: collections.Counter[str] = (
+            collections.Counter()
+        )  # tile task key -> its dependents not finished (rerun only)
+        self.pending: collections.Counter[tuple[str, tuple[int, ...]]] = (
+            collections.Counter()
+        )  # (kind, tile) -> tasks not done with it
+        self.finished_keys: set[str] = set()
         for task in tasks:
             if task.kind != "tile":
                 continue
@@ -269,7 +289,7 @@ class CacheRelease:
             self.pending.update(reads)
         self.rerun = rerun
 
-    def finished(self, task):
+    def finished(self, task: Task) -> None:
         """Tile task ``task`` finished (and, when it writes, was recorded): release what it freed."""
         if task.key not in self.reads:
             return
@@ -287,7 +307,7 @@ class CacheRelease:
         for tile in sorted({n for t in tiles for n in neighbourhood(self.grid, *t)}):
             self.release(tile)
 
-    def release(self, tile):
+    def release(self, tile: tuple[int, int]) -> None:
         """Remove tile ``(x, z)``'s window and border when nothing needs them (see the class)."""
         if any(t not in self.files for t in neighbourhood(self.grid, *tile)):
             return
@@ -299,13 +319,15 @@ class CacheRelease:
         ]
         self.removed += len(remove_cache_files(self.cache_dir, names))
 
-    def sweep(self):
+    def sweep(self) -> None:
         """Release every tile of the grid (the files an earlier run left that nothing needs)."""
         for tile in self.grid.tiles():
             self.release(tile)
 
 
-def cached_borders(cache_dir, grid, digest, *, skip=()):
+def cached_borders(
+    cache_dir: str, grid: WorldGrid, digest: str, *, skip: Iterable[Sequence[int]] = ()
+) -> tuple[tuple[int, int], ...]:
     """The tiles of ``grid`` (but ``skip``) whose border props are in ``cache_dir`` for the recipe
     ``digest`` (regular files only): :func:`plan_world` plans them without windows when it needs
     only their props."""
@@ -320,12 +342,12 @@ def cached_borders(cache_dir, grid, digest, *, skip=()):
     return tuple(tiles)
 
 
-def stale_tile_files(out_dir, name, grid, earlier=None):
+def stale_tile_files(out_dir: str, name: str, grid: WorldGrid, earlier: Mapping[str, Any] | None = None) -> list[str]:
     """The files in ``out_dir`` of tiles outside ``grid`` that an earlier world run named ``name``
     wrote: listed in its world JSON ``earlier`` (the document before this run), or named as a tile's
     files are (:data:`TILE_FILE`).  Regular files directly in ``out_dir`` only, never a link."""
     pattern = re.compile(TILE_FILE.format(name=re.escape(name)))
-    names = set()
+    names: set[str] = set()
     for entry in (earlier or {}).get("tiles", ()):
         try:
             x, z = int(entry["x"]), int(entry["z"])
@@ -346,7 +368,7 @@ def stale_tile_files(out_dir, name, grid, earlier=None):
     return paths
 
 
-def _remove_stale_tiles(out_dir, name, grid, earlier):
+def _remove_stale_tiles(out_dir: str, name: str, grid: WorldGrid, earlier: Mapping[str, Any] | None) -> tuple[str, ...]:
     removed = []
     for path in stale_tile_files(out_dir, name, grid, earlier):
         try:
@@ -357,7 +379,16 @@ def _remove_stale_tiles(out_dir, name, grid, earlier):
     return tuple(removed)
 
 
-def run_world(recipe, out_dir, *, name="world", executor=None, tiles=None, progress=None, cancel=None):
+def run_world(
+    recipe: Recipe,
+    out_dir: str,
+    *,
+    name: str = "world",
+    executor: Executor | None = None,
+    tiles: str | Iterable[Sequence[int]] | None = None,
+    progress: Callable[[int, int, str], object] | None = None,
+    cancel: threading.Event | None = None,
+) -> WorldRun:
     """Build the tiles of a tiled world into ``out_dir`` (see the module docstring).
 
     Parameters
@@ -402,7 +433,7 @@ def run_world(recipe, out_dir, *, name="world", executor=None, tiles=None, progr
         write_world_json(path, document)
     cache_dir = cache_folder(out_dir, name)
     todo = tuple(t for t in chosen if t not in files)
-    results = {}
+    results: dict[tuple[int, ...], dict[str, Any]] = {}
     if todo:
         _fresh_cache(cache_dir, digest)
         cached = cached_borders(cache_dir, grid, digest, skip=todo)
@@ -412,7 +443,7 @@ def run_world(recipe, out_dir, *, name="world", executor=None, tiles=None, progr
         release = CacheRelease(cache_dir, grid, tasks, files, rerun=rerun)
         release.sweep()
 
-        def on_result(task, result):
+        def on_result(task: Task, result: dict[str, Any]) -> None:
             nonlocal document, written
             if task.kind == "tile" and task.write:
                 files[tuple(task.tile)] = result["files"]

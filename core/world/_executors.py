@@ -33,10 +33,37 @@ outside core, in ``scaleout/dask_executor.py``, with the same interface.
 True
 """
 
+from __future__ import annotations
+
 import concurrent.futures
 import os
+import threading
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias
 
 from ..errors import ParameterError, short
+
+if TYPE_CHECKING:
+    from ._plan import Task
+
+#: ``fn(task, deps)``: runs one task given its dependencies' results (``{key: result}``); returns its result.
+TaskFn: TypeAlias = "Callable[[Task, dict[str, Any]], Any]"
+
+
+class Executor(Protocol):
+    """What :func:`core.world.run_world` asks of an executor (:class:`SerialExecutor`,
+    :class:`ThreadExecutor`, ``scaleout``'s Dask one)."""
+
+    def run(
+        self,
+        tasks: Iterable[Task],
+        fn: TaskFn,
+        *,
+        progress: Callable[[int, int, str], object] | None = None,
+        cancel: threading.Event | None = None,
+        on_result: Callable[[Task, Any], object] | None = None,
+    ) -> dict[str, Any]: ...
+
 
 __all__ = ["Cancelled", "SerialExecutor", "ThreadExecutor", "check_tasks", "MAX_WORKERS"]
 
@@ -47,12 +74,12 @@ MAX_WORKERS = 256
 class Cancelled(Exception):
     """The run was cancelled between tasks; ``results`` holds the tasks that finished (``{key: result}``)."""
 
-    def __init__(self, results=None):
+    def __init__(self, results: Mapping[str, Any] | None = None) -> None:
         super().__init__("cancelled")
         self.results = dict(results or {})
 
 
-def check_tasks(tasks):
+def check_tasks(tasks: Iterable[Task]) -> tuple[list[Task], dict[str, list[str]]]:
     """``tasks`` as a list, checked: unique keys, every dependency a task listed earlier.
 
     Returns ``(tasks, dependents)`` where ``dependents[key]`` lists the keys that
@@ -60,6 +87,8 @@ def check_tasks(tasks):
     as a ``ValueError`` naming the task.
     """
     tasks = list(tasks)
+    seen: set[str]
+    dependents: dict[str, list[str]]
     seen, dependents = set(), {}
     for task in tasks:
         if task.key in seen:
@@ -73,14 +102,14 @@ def check_tasks(tasks):
     return tasks, dependents
 
 
-def check_workers(workers, *, name="workers"):
+def check_workers(workers: object, *, name: str = "workers") -> int:
     """``workers`` as an int in [1, :data:`MAX_WORKERS`], or a :class:`ParameterError` naming ``name``."""
     if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= MAX_WORKERS:
         raise ParameterError(f"{name} must be an integer in [1, {MAX_WORKERS}], got {short(workers)}")
     return workers
 
 
-def _cancelled(cancel):
+def _cancelled(cancel: threading.Event | None) -> bool:
     return cancel is not None and cancel.is_set()
 
 
@@ -89,19 +118,27 @@ class SerialExecutor:
 
     workers = 1
 
-    def __enter__(self):
+    def __enter__(self) -> SerialExecutor:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> Literal[False]:
         return False
 
-    def close(self):
+    def close(self) -> None:
         """Nothing to release (for symmetry with the executors that hold threads or a cluster)."""
 
-    def run(self, tasks, fn, *, progress=None, cancel=None, on_result=None):
+    def run(
+        self,
+        tasks: Iterable[Task],
+        fn: TaskFn,
+        *,
+        progress: Callable[[int, int, str], object] | None = None,
+        cancel: threading.Event | None = None,
+        on_result: Callable[[Task, Any], object] | None = None,
+    ) -> dict[str, Any]:
         """Run ``tasks`` with ``fn(task, deps)``; returns ``{key: result}`` (see the module docstring)."""
         tasks, _ = check_tasks(tasks)
-        results = {}
+        results: dict[str, Any] = {}
         total = len(tasks)
         if progress is not None:
             progress(0, total, "start")
@@ -124,32 +161,42 @@ class ThreadExecutor:
     listed, so a plan ordered to keep few windows alive stays so.
     """
 
-    def __init__(self, workers=None):
+    def __init__(self, workers: int | None = None) -> None:
         self.workers = check_workers((os.cpu_count() or 1) if workers is None else workers)
 
-    def __enter__(self):
+    def __enter__(self) -> ThreadExecutor:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> Literal[False]:
         return False
 
-    def close(self):
+    def close(self) -> None:
         """Nothing held between runs (each run has its own pool)."""
 
-    def run(self, tasks, fn, *, progress=None, cancel=None, on_result=None):
+    def run(
+        self,
+        tasks: Iterable[Task],
+        fn: TaskFn,
+        *,
+        progress: Callable[[int, int, str], object] | None = None,
+        cancel: threading.Event | None = None,
+        on_result: Callable[[Task, Any], object] | None = None,
+    ) -> dict[str, Any]:
         """Run ``tasks`` with ``fn(task, deps)``; returns ``{key: result}`` (see the module docstring)."""
         tasks, dependents = check_tasks(tasks)
         order = {task.key: i for i, task in enumerate(tasks)}
         by_key = {task.key: task for task in tasks}
         waiting = {task.key: len(task.deps) for task in tasks}
         ready = [task.key for task in tasks if not task.deps]
+        results: dict[str, Any]
+        running: dict[concurrent.futures.Future[Any], Task]
         results, running = {}, {}
         total = len(tasks)
         if progress is not None:
             progress(0, total, "start")
         pool = concurrent.futures.ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="worldseed-world")
 
-        def finish(future):
+        def finish(future: concurrent.futures.Future[Any]) -> None:
             task = running.pop(future)
             results[task.key] = result = future.result()
             if on_result is not None:
@@ -161,7 +208,7 @@ class ThreadExecutor:
                 if waiting[key] == 0:
                     ready.append(key)
 
-        def drain():
+        def drain() -> None:
             """Let the running tasks end (their files are written whole) and keep what they return."""
             ready.clear()
             concurrent.futures.wait(running)

@@ -15,8 +15,12 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..errors import ParameterError
+
+if TYPE_CHECKING:
+    from ..recipe import Recipe  # the recipe reads this package's spec
 
 __all__ = ["WorldGrid", "world_grid", "tile_base", "parse_tile_range", "halo_cells", "MIN_HALO_CELLS"]
 
@@ -24,7 +28,7 @@ __all__ = ["WorldGrid", "world_grid", "tile_base", "parse_tile_range", "halo_cel
 MIN_HALO_CELLS = 8
 
 
-def halo_cells(recipe):
+def halo_cells(recipe: Recipe) -> int:
     """Cells of halo around each tile's erosion window.
 
     ``[world] halo`` metres rounded up to whole cells; 0 means automatic: the erosion's lifetime
@@ -82,58 +86,58 @@ class WorldGrid:
     world_name: str
 
     @property
-    def cell_size(self):
+    def cell_size(self) -> float:
         """Metres between neighbouring samples."""
         return self.size / (self.resolution - 1)
 
     @property
-    def shape(self):
+    def shape(self) -> tuple[int, int]:
         """Samples of the whole world ``(rows, cols)`` (Blender Y, X)."""
         n = self.resolution - 1
         return (self.nz * n + 1, self.nx * n + 1)
 
-    def tiles(self):
+    def tiles(self) -> list[tuple[int, int]]:
         """Every tile ``(x, z)``, row-major: z outer, x inner."""
         return [(x, z) for z in range(self.nz) for x in range(self.nx)]
 
-    def contains(self, x, z):
+    def contains(self, x: int, z: int) -> bool:
         """Whether ``(x, z)`` is a tile of the grid."""
         return 0 <= x < self.nx and 0 <= z < self.nz
 
-    def neighbours(self, x, z):
+    def neighbours(self, x: int, z: int) -> dict[str, tuple[int, int] | None]:
         """Unity's ``Terrain.SetNeighbors`` order: left (x-1), top (z+1), right (x+1), bottom (z-1)."""
         out = {}
         for side, (dx, dz) in (("left", (-1, 0)), ("top", (0, 1)), ("right", (1, 0)), ("bottom", (0, -1))):
             out[side] = (x + dx, z + dz) if self.contains(x + dx, z + dz) else None
         return out
 
-    def unity_position(self, x, z):
+    def unity_position(self, x: int, z: int) -> tuple[float, float, float]:
         """The Unity Terrain's position ``(x S, 0, z S)``."""
         return (x * self.size, 0.0, z * self.size)
 
-    def blender_centre(self, x, z):
+    def blender_centre(self, x: int, z: int) -> tuple[float, float, float]:
         """Where the tile's Blender object is centred."""
         return (-(x + 0.5) * self.size, -(z + 0.5) * self.size, 0.0)
 
-    def blender_corner(self, x, z):
+    def blender_corner(self, x: int, z: int) -> tuple[float, float]:
         """The tile's Blender minimum corner (row 0, column 0)."""
         return (-(x + 1) * self.size, -(z + 1) * self.size)
 
-    def object_name(self, x, z):
+    def object_name(self, x: int, z: int) -> str:
         """``<world_name>_<x>_<z>``."""
         return f"{self.world_name}_{x}_{z}"
 
-    def origin(self, x, z):
+    def origin(self, x: int, z: int) -> tuple[int, int]:
         """Global ``(row, col)`` of the tile's sample (0, 0)."""
         n = self.resolution - 1
         return ((self.nz - 1 - z) * n, (self.nx - 1 - x) * n)
 
-    def colour(self, x, z):
+    def colour(self, x: int, z: int) -> int:
         """The tile's scatter colour, 0..3: ``(x % 2) + 2 (z % 2)``."""
         return (x % 2) + 2 * (z % 2)
 
 
-def world_grid(recipe):
+def world_grid(recipe: Recipe) -> WorldGrid:
     """The :class:`WorldGrid` of a recipe (``[world] tiles``, ``halo``, ``[terrain]``).
 
     >>> from core import recipe
@@ -154,7 +158,7 @@ def world_grid(recipe):
     )
 
 
-def tile_base(name, x, z):
+def tile_base(name: str, x: int, z: int) -> str:
     """File base of tile ``(x, z)``: ``<name>_<x>_<z>``.
 
     >>> tile_base("world", 3, 0)
@@ -166,7 +170,7 @@ def tile_base(name, x, z):
 _PART = re.compile(r"^\s*(\d+)\s*(?::\s*(\d+)\s*)?$")
 
 
-def _span(text, count, axis, whole):
+def _span(text: str, count: int, axis: str, whole: str) -> range:
     m = _PART.match(text)
     if m is None:
         raise ParameterError(f"--tiles {whole!r}: {axis} range {text!r} must be 'A:B' (half-open) or one index 'A'")
@@ -179,7 +183,7 @@ def _span(text, count, axis, whole):
     return range(lo, hi)
 
 
-def parse_tile_range(text, grid):
+def parse_tile_range(text: str, grid: WorldGrid) -> tuple[tuple[int, int], ...]:
     """Tiles of ``"X0:X1,Z0:Z1"`` (half-open, like Python slices; ``"3"`` is one index; the Z part
     may be left out: every row), row-major.
 

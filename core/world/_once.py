@@ -19,28 +19,35 @@ ones, so the world JSON names them while they are in the folder, even after a ki
 (['trees'], ())
 """
 
+from __future__ import annotations
+
 import dataclasses
 import os
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from .. import recipe as core_recipe
 from ._world_json import file_record
 
+if TYPE_CHECKING:
+    from ..recipe import Recipe, Section
+
 __all__ = ["once_sections", "without_once", "verify_once", "with_once", "once_names", "carry_once"]
 
 
-def once_sections(recipe):
+def once_sections(recipe: Recipe) -> tuple[Section, ...]:
     """The sections of ``recipe`` that a tiled world builds once (``Section.tiled == "once"``) and
     that hold something, in ``SECTIONS`` order."""
     return tuple(s for s in core_recipe.SECTIONS if s.tiled == "once" and getattr(recipe, s.key) != s.default)
 
 
-def without_once(recipe):
+def without_once(recipe: Recipe) -> Recipe:
     """``recipe`` without the sections built once (their defaults instead): what the tiles are made
     from, and what the world JSON's ``recipe_sha256`` is the digest of."""
     return dataclasses.replace(recipe, **{s.key: s.default for s in once_sections(recipe)})
 
 
-def _records(files):
+def _records(files: object) -> list[dict[str, Any]] | None:
     if not isinstance(files, list) or not files:
         return None
     out = []
@@ -56,7 +63,7 @@ def _records(files):
     return out
 
 
-def _entries(document):
+def _entries(document: Mapping[str, Any] | None) -> dict[str, tuple[str, list[dict[str, Any]]]]:
     """``{key: (recipe_sha256, records)}`` of the ``"once"`` entry of a world JSON, well formed only."""
     once = (document or {}).get("once")
     out = {}
@@ -67,13 +74,15 @@ def _entries(document):
     return out
 
 
-def once_names(document):
+def once_names(document: Mapping[str, Any] | None) -> tuple[str, ...]:
     """The file names (in the output folder) the ``"once"`` entry of a world JSON lists, checked
     (bare names, no folders, no hidden files); ``()`` for None or a document without it."""
     return tuple(sorted({f["name"] for _digest, records in _entries(document).values() for f in records}))
 
 
-def verify_once(out_dir, document, *, recipe_sha256):
+def verify_once(
+    out_dir: str, document: Mapping[str, Any] | None, *, recipe_sha256: str
+) -> dict[str, list[dict[str, Any]]]:
     """``{key: file records}`` of the sections the world JSON ``document`` lists under ``"once"``,
     made from the recipe ``recipe_sha256`` (the whole recipe's digest), whose files are all in
     ``out_dir`` (regular files, never a link) with their size and SHA-256; the others are left out."""
@@ -95,7 +104,9 @@ def verify_once(out_dir, document, *, recipe_sha256):
     return good
 
 
-def with_once(document, once, *, recipe_sha256):
+def with_once(
+    document: Mapping[str, Any], once: Mapping[str, list[dict[str, Any]]], *, recipe_sha256: str
+) -> dict[str, Any]:
     """A copy of the world JSON ``document`` listing ``once`` (``{key: file records}``, made from the
     recipe ``recipe_sha256``) under ``"once"``, keys in ``SECTIONS`` order; without the entry when
     ``once`` lists no file."""
@@ -111,7 +122,7 @@ def with_once(document, once, *, recipe_sha256):
     return out
 
 
-def carry_once(document, earlier):
+def carry_once(document: dict[str, Any], earlier: Mapping[str, Any] | None) -> dict[str, Any]:
     """``document`` (a world JSON the tiles' run writes) with the well-formed ``"once"`` entries of
     ``earlier`` (the world JSON before the run; each entry keeps its own ``recipe_sha256``): the
     files of the sections built once are in the folder until the switch of the run's files replaces

@@ -9,11 +9,17 @@ function of the recipe (its seed) and the task: any process, any valid order, th
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ParameterError
+from ._grid import WorldGrid
 from ._tile import run_tile
 from ._window import needs_windows, run_window
+
+if TYPE_CHECKING:
+    from ..recipe import Recipe  # the recipe reads this package's spec
 
 __all__ = ["Task", "neighbourhood", "plan_world", "run_task", "tile_deps"]
 
@@ -39,28 +45,35 @@ class Task:
 
     key: str
     kind: str
-    tile: tuple
-    deps: tuple = ()
+    tile: tuple[int, int]
+    deps: tuple[str, ...] = ()
     write: bool = True
 
 
-def _key(kind, x, z):
+def _key(kind: str, x: int, z: int) -> str:
     return f"{kind}_{x}_{z}"
 
 
-def neighbourhood(grid, x, z):
+def neighbourhood(grid: WorldGrid, x: int, z: int) -> list[tuple[int, int]]:
     """The tile and its 8 neighbours inside the grid, in (z, x) order: the windows a tile blends, and
     the tiles that blend window ``(x, z)``."""
     return [(tx, tz) for tz in (z - 1, z, z + 1) for tx in (x - 1, x, x + 1) if grid.contains(tx, tz)]
 
 
-def tile_deps(grid, x, z):
+def tile_deps(grid: WorldGrid, x: int, z: int) -> list[tuple[int, int]]:
     """The tiles whose border props tile ``(x, z)`` waits for: its 8-neighbours of lower colour."""
     c = grid.colour(x, z)
     return [(tx, tz) for tx, tz in neighbourhood(grid, x, z) if (tx, tz) != (x, z) and grid.colour(tx, tz) < c]
 
 
-def plan_world(grid, recipe, *, tiles=None, done=(), cached=()):
+def plan_world(
+    grid: WorldGrid,
+    recipe: Recipe,
+    *,
+    tiles: Iterable[Sequence[int]] | None = None,
+    done: Iterable[Sequence[int]] = (),
+    cached: Iterable[Sequence[int]] = (),
+) -> tuple[Task, ...]:
     """The tasks that build ``tiles`` (default: every tile) of the world, in a valid serial order.
 
     Parameters
@@ -98,7 +111,7 @@ def plan_world(grid, recipe, *, tiles=None, done=(), cached=()):
     windows = needs_windows(recipe)
     out, seen = [], set()
 
-    def tile_task(x, z):
+    def tile_task(x: int, z: int) -> None:
         key = _key("tile", x, z)
         if key in seen:
             return
@@ -126,7 +139,16 @@ def plan_world(grid, recipe, *, tiles=None, done=(), cached=()):
     return tuple(out)
 
 
-def run_task(task, *, recipe, grid, out_dir, name, cache_dir, deps):
+def run_task(
+    task: Task,
+    *,
+    recipe: Recipe,
+    grid: WorldGrid,
+    out_dir: str,
+    name: str,
+    cache_dir: str,
+    deps: Mapping[str, dict[str, Any]],
+) -> dict[str, Any]:
     """Run one :class:`Task`; returns its small result dict.
 
     ``window`` -> ``{"key", "kind", "tile", "path", "seconds"}``;
@@ -136,7 +158,7 @@ def run_task(task, *, recipe, grid, out_dir, name, cache_dir, deps):
     """
     start = time.perf_counter()
     x, z = task.tile
-    result = {"key": task.key, "kind": task.kind, "tile": (x, z)}
+    result: dict[str, Any] = {"key": task.key, "kind": task.kind, "tile": (x, z)}
     if task.kind == "window":
         path, summary = run_window(recipe, grid, x, z, cache_dir)
         result["path"] = path

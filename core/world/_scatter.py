@@ -9,15 +9,25 @@ depends on the colouring only, never on the order tiles are built in.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
+import numpy.typing as npt
 
 from .. import heightmap
 from .. import placement as core_placement
 from .. import scatter as core_scatter
 from .. import trees as core_trees
 from ..errors import ParameterError
+from ..scatter import LayerSpec, Placement
+from ..terrain import TerrainLayers
 from ..unity_package import alphamap_side
+from ._grid import WorldGrid
 from ._window import TAG_SCATTER, task_seed
+
+if TYPE_CHECKING:
+    from ..recipe import Recipe  # the recipe reads this package's spec
 
 __all__ = ["scatter_tile", "patches", "border_points", "placement_content", "prop_names", "reach", "FORMAT", "VERSION"]
 
@@ -30,12 +40,12 @@ TAG_PATCH = 0x50415443  # "PATC"
 INSTANCE_NAME = "{tile}_{prop}_{index:05d}"
 
 
-def reach(specs):
+def reach(specs: Iterable[LayerSpec]) -> float:
     """How far (metres) a prop can keep a neighbour's prop away: the largest spacing of any layer."""
     return max([max(s.radius, s.radius_max, s.keep_away) for s in specs] + [0.0])
 
 
-def prop_names(spec):
+def prop_names(spec: LayerSpec) -> list[str]:
     """The names of a layer's prop variants, as Blender's built-in props are named."""
     if spec.prop == "rock":
         stem = "Rock"
@@ -46,7 +56,9 @@ def prop_names(spec):
     return [f"{stem}_P{k + 1:02d}" for k in range(spec.variants)]
 
 
-def _existing(neighbours, centre):
+def _existing(
+    neighbours: Sequence[Mapping[str, npt.NDArray[Any]]], centre: Sequence[float]
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.int64]] | None:
     """The neighbours' border props (``border`` results) in this tile's centred coordinates."""
     parts = [b for b in neighbours if b is not None and len(b.get("xy", ()))]
     if not parts:
@@ -57,7 +69,14 @@ def _existing(neighbours, centre):
     return xy, radii, layer
 
 
-def scatter_tile(recipe, grid, x, z, layers, neighbours):
+def scatter_tile(
+    recipe: Recipe,
+    grid: WorldGrid,
+    x: int,
+    z: int,
+    layers: TerrainLayers,
+    neighbours: Sequence[Mapping[str, npt.NDArray[Any]]],
+) -> tuple[Placement, ...]:
     """Scatter ``[[scatter]]`` over tile ``(x, z)`` (``layers``: its ``TerrainLayers``), clear of the
     ``neighbours``' border props; returns the placements (``core.scatter.Placement`` per layer, centred
     on the tile)."""
@@ -83,7 +102,7 @@ def scatter_tile(recipe, grid, x, z, layers, neighbours):
     )
 
 
-def ring_slope(layers):
+def ring_slope(layers: TerrainLayers) -> npt.NDArray[np.float32] | None:
     """Slope (degrees) of a tile from its heights with their one-cell ring: central differences at
     its edges too, so both tiles of a border see the same slope there."""
     heights = layers.heights
@@ -93,7 +112,7 @@ def ring_slope(layers):
     return heightmap.slope_degrees(ring, cell_size=heights.cell_size, height_scale=heights.height)[1:-1, 1:-1]
 
 
-def patches(recipe, grid, x, z):
+def patches(recipe: Recipe, grid: WorldGrid, x: int, z: int) -> tuple[tuple[float, float], int]:
     """The world's scatter patches at tile ``(x, z)``: its first vertex in cells and the world's
     patch seed (``core.scatter.scatter_layers``' ``patches``)."""
     cell = grid.cell_size
@@ -102,7 +121,9 @@ def patches(recipe, grid, x, z):
     return ((ox / cell, oy / cell), task_seed(recipe.world.seed, 0, 0, TAG_PATCH) % (1 << 32))
 
 
-def border_points(placements, grid, x, z, distance):
+def border_points(
+    placements: Sequence[Placement], grid: WorldGrid, x: int, z: int, distance: float
+) -> dict[str, npt.NDArray[Any]]:
     """The tile's props within ``distance`` of its edges: ``{"xy" (k, 2) Blender world metres,
     "radius" (k,), "layer" (k,) int16}``."""
     half = grid.size / 2.0
@@ -117,10 +138,14 @@ def border_points(placements, grid, x, z, distance):
     return {"xy": np.concatenate(xy), "radius": np.concatenate(radius), "layer": np.concatenate(layer)}
 
 
-def placement_content(recipe, grid, x, z, placements, base):
+def placement_content(
+    recipe: Recipe, grid: WorldGrid, x: int, z: int, placements: Sequence[Placement], base: str
+) -> dict[str, Any]:
     """The tile's placement file (as ``world_placements.json``: one scatter, Unity coordinates)."""
     specs = list(recipe.scatter)
     rng = np.random.default_rng(np.random.SeedSequence([recipe.world.seed, x, z, TAG_VARIANT]))
+    names: list[str]
+    offsets: list[int]
     names, offsets = [], []
     for spec in specs:
         offsets.append(len(names))
@@ -134,9 +159,9 @@ def placement_content(recipe, grid, x, z, placements, base):
         scale.append(p.scales)
         which.append(rng.integers(0, spec.variants, m) + offsets[i])
         layer.append(np.full(m, i))
-    pos, rot, scale = np.concatenate(pos), np.concatenate(rot), np.concatenate(scale)
-    which = np.concatenate(which) if which else np.empty(0, np.int64)
-    layer = np.concatenate(layer) if layer else np.empty(0, np.int64)
+    pos, rot, scale = np.concatenate(pos), np.concatenate(rot), np.concatenate(scale)  # type: ignore[assignment]
+    which = np.concatenate(which) if which else np.empty(0, np.int64)  # type: ignore[assignment]
+    layer = np.concatenate(layer) if layer else np.empty(0, np.int64)  # type: ignore[assignment]
     tile = grid.object_name(x, z)
     scatter = core_placement.scatter_entry(
         pos,
@@ -157,7 +182,9 @@ def placement_content(recipe, grid, x, z, placements, base):
     return {"format": FORMAT, "version": VERSION, "tile": [x, z], "name": base, "scatters": [scatter]}
 
 
-def detail_maps(recipe, grid, x, z, layers):
+def detail_maps(
+    recipe: Recipe, grid: WorldGrid, x: int, z: int, layers: TerrainLayers
+) -> tuple[tuple[str, npt.NDArray[np.uint16]], ...]:
     """The tile's Unity detail layers ``((name, counts), ...)`` (layers with ``unity_detail > 0``)."""
     specs = [s for s in recipe.scatter if s.unity_detail > 0]
     if not specs:

@@ -10,11 +10,14 @@ the same windows' weights from the same global indices and add them in the same 
 shared samples get the same bits.
 """
 
-from __future__ import annotations
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from ..errors import ParameterError
+from ._grid import WorldGrid
 
 __all__ = ["axis_weights", "blend_windows", "seam_report", "KEYS"]
 
@@ -22,7 +25,7 @@ __all__ = ["axis_weights", "blend_windows", "seam_report", "KEYS"]
 KEYS = ("delta", "eroded", "deposited", "flow")
 
 
-def axis_weights(local, n, halo, *, low, high):
+def axis_weights(local: npt.NDArray[np.int64], n: int, halo: int, *, low: bool, high: bool) -> npt.NDArray[np.float64]:
     """Tent weights (float64) of a window along one axis at the tile-local indices ``local``.
 
     ``n`` samples a tile side, ``halo`` cells of window beyond it; ``low`` / ``high``: whether a
@@ -50,7 +53,7 @@ def axis_weights(local, n, halo, *, low, high):
     return np.where(inside, np.clip(w, 0.0, 1.0), 0.0)
 
 
-def _window_axes(grid, tx, tz):
+def _window_axes(grid: WorldGrid, tx: int, tz: int) -> tuple[tuple[bool, bool], tuple[bool, bool]]:
     """``(low, high)`` neighbour flags of window ``(tx, tz)`` along rows and along columns.
 
     Rows grow towards Blender +Y, i.e. Unity -Z (tile z - 1); columns towards Blender +X, Unity -X.
@@ -60,7 +63,14 @@ def _window_axes(grid, tx, tz):
     return rows, cols
 
 
-def blend_windows(grid, x, z, margin, load, keys=KEYS):
+def blend_windows(
+    grid: WorldGrid,
+    x: int,
+    z: int,
+    margin: int,
+    load: Callable[[int, int, Sequence[str]], Mapping[str, npt.NDArray[Any]] | None],
+    keys: Sequence[str] = KEYS,
+) -> dict[str, npt.NDArray[np.float64]]:
     """``{key: float64 (n + 2 margin)^2}``: the weighted sum of the windows' maps over tile ``(x, z)``
     and ``margin`` cells around it; keys absent from the windows are left out.
 
@@ -100,7 +110,12 @@ def blend_windows(grid, x, z, margin, load, keys=KEYS):
     return acc
 
 
-def seam_report(grid, load, *, key="delta"):
+def seam_report(
+    grid: WorldGrid,
+    load: str | Callable[[int, int, Sequence[str]], Mapping[str, npt.NDArray[Any]] | None],
+    *,
+    key: str = "delta",
+) -> dict[str, float]:
     """How far neighbouring windows disagree on their shared borders before blending.
 
     Parameters
@@ -124,7 +139,7 @@ def seam_report(grid, load, *, key="delta"):
 
         folder = load
 
-        def load(tx, tz, keys):
+        def load(tx: int, tz: int, keys: Sequence[str]) -> Mapping[str, npt.NDArray[Any]] | None:
             return load_window(window_path(folder, tx, tz), keys=keys)
 
     n, h = grid.resolution, grid.halo_cells
@@ -132,6 +147,7 @@ def seam_report(grid, load, *, key="delta"):
     lo, hi, total, count, worst, borders = np.inf, -np.inf, 0.0, 0, 0.0, 0
     for tx, tz in grid.tiles():
         a = load(tx, tz, (key, "relief"))
+        assert a is not None, f"the window of tile ({tx}, {tz}) is not in the cache"
         lo, hi = min(lo, float(a["relief"][0])), max(hi, float(a["relief"][1]))
         for nx_, nz_, mine, theirs in (
             (tx + 1, tz, (inner, h), (inner, h + n - 1)),  # tile x + 1: our column 0 is its last
@@ -140,6 +156,7 @@ def seam_report(grid, load, *, key="delta"):
             if not grid.contains(nx_, nz_):
                 continue
             b = load(nx_, nz_, (key,))
+            assert b is not None, f"the window of tile ({nx_}, {nz_}) is not in the cache"
             if key not in a or key not in b:
                 continue
             jump = np.abs(a[key][mine].astype(np.float64) - b[key][theirs].astype(np.float64))

@@ -13,30 +13,37 @@ import hashlib
 import io
 import json
 import os
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 
 from .. import heightmap
 from .. import unity_package as core_package
+from ..scatter import Placement
 from ..steps import drive
-from ..terrain import terrain_layers_steps
+from ..terrain import TerrainLayers, terrain_layers_steps
 from ..unity import write_bytes_atomic
 from ._base import base_heights, tile_heights, tile_spec
-from ._grid import tile_base
+from ._grid import WorldGrid, tile_base
 from ._scatter import border_points, detail_maps, placement_content, reach, scatter_tile
 from ._stitch import blend_windows
 from ._window import load_window, needs_windows, wants_flow, window_path
 from ._world_json import recipe_digest
 
+if TYPE_CHECKING:
+    from ..recipe import Recipe  # the recipe reads this package's spec
+
 __all__ = ["run_tile", "tile_layers", "border_path", "load_border"]
 
 
-def border_path(cache_dir, x, z):
+def border_path(cache_dir: str, x: int, z: int) -> str:
     """``<cache>/border_<x>_<z>.npz``: a finished tile's border props, for tiles built later."""
     return os.path.join(cache_dir, f"border_{x}_{z}.npz")
 
 
-def load_border(path, digest):
+def load_border(path: str, digest: str) -> dict[str, npt.NDArray[Any]] | None:
     """A cached border (dict of arrays), or None when missing or of another recipe."""
     try:
         with np.load(path, allow_pickle=False) as data:
@@ -47,15 +54,17 @@ def load_border(path, digest):
         return None
 
 
-def _loader(cache_dir, paths, digest):
-    def load(tx, tz, keys):
+def _loader(
+    cache_dir: str, paths: Mapping[tuple[int, ...], str], digest: str
+) -> Callable[[int, int, Sequence[str]], Mapping[str, npt.NDArray[Any]] | None]:
+    def load(tx: int, tz: int, keys: Sequence[str]) -> Mapping[str, npt.NDArray[Any]] | None:
         path = paths.get((tx, tz)) or window_path(cache_dir, tx, tz)
         return load_window(path, digest, keys)
 
     return load
 
 
-def _eroded(base, delta, top):
+def _eroded(base: npt.NDArray[np.float32], delta: npt.NDArray[np.float64], top: float) -> npt.NDArray[np.float64]:
     """``clip(base + delta / top, 0, 1)`` as float32, with the unclipped metres' extremes and counts."""
     metres = base.astype(np.float64)
     metres *= top
@@ -64,12 +73,18 @@ def _eroded(base, delta, top):
     return metres
 
 
-def _shaper(recipe, grid, x, z, load):
+def _shaper(
+    recipe: Recipe,
+    grid: WorldGrid,
+    x: int,
+    z: int,
+    load: Callable[[int, int, Sequence[str]], Mapping[str, npt.NDArray[Any]] | None] | None,
+) -> Callable[[int], tuple[npt.NDArray[np.float32], npt.NDArray[np.float64] | None]]:
     """``shaper(margin)`` for ``terrain_layers_steps``: the world's heights around the tile (the
     windows' erosion blended in as far as they reach) and their flow."""
     top = grid.height
 
-    def shaped(margin):
+    def shaped(margin: int) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float64] | None]:
         heights = base_heights(recipe, grid, x, z, margin)
         if load is None:
             return heights, None
@@ -81,17 +96,26 @@ def _shaper(recipe, grid, x, z, load):
     return shaped
 
 
-def tile_layers(recipe, grid, x, z, *, cache_dir=None, window_paths=None):
+def tile_layers(
+    recipe: Recipe,
+    grid: WorldGrid,
+    x: int,
+    z: int,
+    *,
+    cache_dir: str | None = None,
+    window_paths: Mapping[tuple[int, ...], str] | None = None,
+) -> TerrainLayers:
     """The ``core.terrain.TerrainLayers`` of tile ``(x, z)``: base heights plus the blended windows
     (read from ``window_paths`` ``{(tx, tz): path}`` or ``<cache_dir>/window_<x>_<z>.npz``)."""
     spec = tile_spec(recipe, grid, x, z)
     top = grid.height
     ring = base_heights(recipe, grid, x, z, 1)
-    given = {}
+    given: dict[str, Any] = {}
     load = None
     if needs_windows(recipe):
         digest = recipe_digest(recipe)
         keys = ("delta", "eroded", "deposited", "flow")
+        assert cache_dir is not None, "a world with windows has its cache"
         load = _loader(cache_dir, dict(window_paths or {}), digest)
         acc = blend_windows(grid, x, z, 1, load, keys)
         if "delta" in acc:
@@ -136,7 +160,9 @@ def tile_layers(recipe, grid, x, z, *, cache_dir=None, window_paths=None):
     return layers
 
 
-def _files(recipe, grid, x, z, layers, placements, name):
+def _files(
+    recipe: Recipe, grid: WorldGrid, x: int, z: int, layers: TerrainLayers, placements: Sequence[Placement], name: str
+) -> dict[str, bytes]:
     base = tile_base(name, x, z)
     placements_name = f"{base}_placements.json" if recipe.scatter else None
     files = core_package.package_files(
@@ -159,7 +185,18 @@ def _files(recipe, grid, x, z, layers, placements, name):
     return out
 
 
-def run_tile(recipe, grid, x, z, *, out_dir, name, cache_dir, deps, write=True):
+def run_tile(
+    recipe: Recipe,
+    grid: WorldGrid,
+    x: int,
+    z: int,
+    *,
+    out_dir: str,
+    name: str,
+    cache_dir: str,
+    deps: Mapping[str, dict[str, Any]],
+    write: bool = True,
+) -> dict[str, Any]:
     """Build tile ``(x, z)``; returns the parts of its task result (``files``, ``border``, ``ledger``,
     ``relief``)."""
     digest = recipe_digest(recipe)
@@ -167,8 +204,8 @@ def run_tile(recipe, grid, x, z, *, out_dir, name, cache_dir, deps, write=True):
         cached = load_border(border_path(cache_dir, x, z), digest)
         if cached is not None:
             return {"files": [], "border": cached, "ledger": {}, "relief": None}
-    window_paths = {}
-    neighbours = []
+    window_paths: dict[tuple[int, ...], str] = {}
+    neighbours: list[Any] = []
     for dep in deps.values():
         if dep.get("kind") == "window":
             window_paths[tuple(dep["tile"])] = dep["path"]

@@ -13,8 +13,11 @@ from __future__ import annotations
 import io
 import json
 import os
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 
 from .. import biomes as core_biomes
 from .. import erosion as core_erosion
@@ -22,7 +25,11 @@ from ..scatter import LayerSpec
 from ..terrain import TerrainHeights, erosion_steps
 from ..unity import write_bytes_atomic
 from ._base import base_heights, tile_spec
+from ._grid import WorldGrid
 from ._world_json import recipe_digest
+
+if TYPE_CHECKING:
+    from ..recipe import Recipe  # the recipe reads this package's spec
 
 __all__ = ["window_path", "run_window", "load_window", "task_seed", "wants_flow", "needs_windows"]
 
@@ -31,13 +38,13 @@ TAG_EROSION = 0x45524F44  # "EROD"
 TAG_SCATTER = 0x53434154  # "SCAT"
 
 
-def task_seed(seed, x, z, tag):
+def task_seed(seed: int, x: int, z: int, tag: int) -> int:
     """A seed in [0, 2^63) for tile ``(x, z)``'s job ``tag``, from ``SeedSequence([seed, x, z, tag])``."""
     words = np.random.SeedSequence([int(seed), int(x), int(z), int(tag)]).generate_state(2, np.uint32)
     return (int(words[0]) << 31) ^ int(words[1])
 
 
-def wants_flow(recipe):
+def wants_flow(recipe: Recipe) -> bool:
     """Whether a tile needs the water flow: erosion, a biome flow term, a texture layer or scatter rule on flow."""
     biomes = recipe.biomes
     return bool(
@@ -48,17 +55,19 @@ def wants_flow(recipe):
     )
 
 
-def needs_windows(recipe):
+def needs_windows(recipe: Recipe) -> bool:
     """Whether the world has phase-1 window tasks (erosion on, or the flow needed)."""
     return wants_flow(recipe)
 
 
-def window_path(cache_dir, x, z):
+def window_path(cache_dir: str, x: int, z: int) -> str:
     """``<cache>/window_<x>_<z>.npz``."""
     return os.path.join(cache_dir, f"window_{x}_{z}.npz")
 
 
-def load_window(path, digest=None, keys=None):
+def load_window(
+    path: str, digest: str | None = None, keys: Sequence[str] | None = None
+) -> dict[str, npt.NDArray[Any]] | None:
     """The arrays ``keys`` (default: all) of a window file as a dict (``delta`` may be absent: no
     erosion), or None when the file is missing, unreadable or of another recipe (``digest``)."""
     try:
@@ -70,7 +79,7 @@ def load_window(path, digest=None, keys=None):
         return None
 
 
-def run_window(recipe, grid, x, z, cache_dir):
+def run_window(recipe: Recipe, grid: WorldGrid, x: int, z: int, cache_dir: str) -> tuple[str, dict[str, Any]]:
     """Erode tile ``(x, z)``'s window and save it; returns ``(path, summary)``.
 
     A window file already in the cache for the same recipe and halo (a resumed run) is kept as it is.

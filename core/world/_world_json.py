@@ -21,15 +21,22 @@ different recipe rebuilds every tile.
 ('world_X_Z', 64)
 """
 
+from __future__ import annotations
+
 import hashlib
 import json
 import os
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from .. import recipe as core_recipe
 from ..files import read_checked
 from ..unity import write_bytes_atomic
 from ..unity_package import alphamap_side, heightmap_side
-from ._grid import tile_base
+from ._grid import WorldGrid, tile_base
+
+if TYPE_CHECKING:
+    from ..recipe import Recipe  # the recipe reads this package's spec
 
 __all__ = [
     "FORMAT",
@@ -52,18 +59,18 @@ MAX_WORLD_JSON_BYTES = 1 << 28
 CHUNK = 1 << 20
 
 
-def world_json_path(out_dir, name):
+def world_json_path(out_dir: str, name: str) -> str:
     """``<out_dir>/<name>_world.json``."""
     return os.path.join(out_dir, f"{name}_world.json")
 
 
-def recipe_digest(recipe):
+def recipe_digest(recipe: Recipe) -> str:
     """SHA-256 (hex) of the recipe as :func:`core.recipe.dumps` writes it: the same recipe, the same digest
     (what the world JSON and every cached file of a world are checked against)."""
     return hashlib.sha256(core_recipe.dumps(recipe).encode("utf-8")).hexdigest()
 
 
-def file_record(path):
+def file_record(path: str) -> dict[str, Any]:
     """``{"name", "bytes", "sha256"}`` of the file at ``path`` (name without its folder)."""
     digest = hashlib.sha256()
     size = 0
@@ -74,7 +81,15 @@ def file_record(path):
     return {"name": os.path.basename(path), "bytes": size, "sha256": digest.hexdigest()}
 
 
-def world_json(grid, *, name, seed, recipe_sha256, files=None, world_files=()):
+def world_json(
+    grid: WorldGrid,
+    *,
+    name: str,
+    seed: int,
+    recipe_sha256: str,
+    files: Mapping[tuple[int, ...], Any] | None = None,
+    world_files: Iterable[Mapping[str, Any]] = (),
+) -> dict[str, Any]:
     """The world JSON document (a dict) of ``grid``.
 
     Parameters
@@ -137,12 +152,12 @@ def world_json(grid, *, name, seed, recipe_sha256, files=None, world_files=()):
     }
 
 
-def write_world_json(path, document):
+def write_world_json(path: str, document: Mapping[str, Any]) -> int:
     """Write ``document`` to ``path`` atomically (the old file stays whole until the new one is in place)."""
     return write_bytes_atomic(path, (json.dumps(document, indent=1) + "\n").encode("utf-8"))
 
 
-def read_world_json(path):
+def read_world_json(path: str) -> dict[str, Any] | None:
     """The world JSON at ``path``, or None when it is missing, unreadable, no regular file (a FIFO
     there must not hang the run), larger than :data:`MAX_WORLD_JSON_BYTES` or not a world JSON."""
     try:
@@ -156,7 +171,7 @@ def read_world_json(path):
     return document
 
 
-def _tile_files(entry):
+def _tile_files(entry: Mapping[str, Any]) -> list[tuple[str, int, str]] | None:
     files = entry.get("files")
     if not isinstance(files, list) or not files:
         return None
@@ -173,7 +188,7 @@ def _tile_files(entry):
     return out
 
 
-def _verified(out_dir, files):
+def _verified(out_dir: str, files: Iterable[tuple[str, int, str]]) -> bool:
     """Whether every ``(name, bytes, sha256)`` of ``files`` is a regular file in ``out_dir`` with that
     size and SHA-256 (the size first: a truncated file costs no hashing)."""
     for name, size, digest in files:
@@ -186,7 +201,9 @@ def _verified(out_dir, files):
     return True
 
 
-def verify_world_files(out_dir, document, *, recipe_sha256=None):
+def verify_world_files(
+    out_dir: str, document: Mapping[str, Any] | None, *, recipe_sha256: str | None = None
+) -> list[dict[str, Any]]:
     """The records of ``document``'s top-level ``files`` (the world's own files) that are in ``out_dir``
     with the listed size and SHA-256, for the same ``recipe_sha256`` when given (else none)."""
     if document is None or (recipe_sha256 is not None and document.get("recipe_sha256") != recipe_sha256):
@@ -195,7 +212,9 @@ def verify_world_files(out_dir, document, *, recipe_sha256=None):
     return [{"name": n, "bytes": s, "sha256": d} for n, s, d in files if _verified(out_dir, [(n, s, d)])]
 
 
-def with_records(document, *, tiles=None, files=()):
+def with_records(
+    document: Mapping[str, Any], *, tiles: Mapping[tuple[int, ...], str] | None = None, files: Iterable[str] = ()
+) -> dict[str, Any]:
     """A copy of the world JSON ``document`` with the records (:func:`file_record`) of more files: ``tiles``
     ``{(x, z): path}`` added to (or replacing the same name in) a tile's files (its FBX), ``files``
     (paths) to the top-level ``files`` (the prop library, the overview, recipe.toml).  The paths may be staged
@@ -212,7 +231,9 @@ def with_records(document, *, tiles=None, files=()):
     return doc
 
 
-def verify_tiles(out_dir, document, *, recipe_sha256=None):
+def verify_tiles(
+    out_dir: str, document: Mapping[str, Any] | None, *, recipe_sha256: str | None = None
+) -> dict[tuple[int, ...], Any]:
     """The tiles of ``document`` whose files are all in ``out_dir`` with the listed size and SHA-256.
 
     Only tiles marked complete count.  With ``recipe_sha256`` given, a document
@@ -226,7 +247,7 @@ def verify_tiles(out_dir, document, *, recipe_sha256=None):
     """
     if document is None or (recipe_sha256 is not None and document.get("recipe_sha256") != recipe_sha256):
         return {}
-    good = {}
+    good: dict[tuple[int, ...], Any] = {}
     for entry in document.get("tiles", ()):
         if not isinstance(entry, dict) or entry.get("complete") is not True:
             continue

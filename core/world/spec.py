@@ -15,11 +15,16 @@ A tiled world (``tiles`` other than ``[1, 1]``) is checked against ``[terrain]``
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from .._checks import check_int
 from ..errors import ParameterError, short
 from ..spec import custom, from_table, integer, number, object_name, to_table
+
+if TYPE_CHECKING:
+    from ..recipe import Recipe  # the recipe reads this package's spec
 
 __all__ = [
     "SEED",
@@ -48,7 +53,7 @@ TILE_RESOLUTIONS = (33, 65, 129, 257, 513, 1025, 2049, 4097)
 HALO = (0.0, 50_000.0)
 
 
-def check_tiles(value, name):
+def check_tiles(value: Any, name: str) -> tuple[int, int]:
     """``[nx, nz]``: two whole numbers, each within ``TILES``, at most ``MAX_TILE_COUNT`` tiles in all.
 
     >>> check_tiles([4, 2], "world.tiles")
@@ -78,7 +83,7 @@ class WorldSpec:
 
     name: str = "World"
     seed: int = 0
-    tiles: tuple = (1, 1)
+    tiles: tuple[int, int] = (1, 1)
     halo: float = 0.0
 
 
@@ -90,7 +95,7 @@ LIMITS = {
 }
 
 
-def from_dict(table, *, prefix="world."):
+def from_dict(table: Mapping[str, Any], *, prefix: str = "world.") -> WorldSpec:
     """A validated :class:`WorldSpec` from a ``[world]`` table.
 
     >>> from_dict({"name": "Valley", "tiles": [4, 2]}).tiles
@@ -99,12 +104,12 @@ def from_dict(table, *, prefix="world."):
     return from_table(WorldSpec, LIMITS, table, prefix=prefix)
 
 
-def to_dict(spec):
+def to_dict(spec: WorldSpec) -> dict[str, Any]:
     """The spec as a table of plain TOML values."""
     return to_table(spec)
 
 
-def check_world(recipe):
+def check_world(recipe: Recipe) -> None:
     """A tiled world (``tiles`` other than ``[1, 1]``) needs the terrain on, ``normalize = "fixed"``
     (the same heights whatever the extent), a Unity resolution (2^n + 1, 33..4097), an offset of
     whole cells, a halo of at most half a tile, and scatter spacings of at most half a tile."""
@@ -142,7 +147,7 @@ def check_world(recipe):
                 )
 
 
-def tiles_fix_normalize(recipe, data):
+def tiles_fix_normalize(recipe: Recipe, data: Mapping[str, Any]) -> Recipe:
     """A tiled world whose ``[terrain]`` does not name ``normalize`` takes ``"fixed"`` (the one
     mode whose tiles join); a ``normalize`` the recipe writes is kept, and checked by ``check_world``."""
     if tuple(recipe.world.tiles) == (1, 1):

@@ -6,15 +6,19 @@ point to; the panel draws it with ``template_curve_mapping``. Only its control
 points travel on, into the recipe's ``terrain.curve``.
 """
 
+from collections.abc import Iterable, Sequence
+from typing import cast
+
 import bpy
 
 from ...core.errors import RecipeError, short
 from ...core.terrain.spec import IDENTITY_CURVE as IDENTITY
+from .properties import Settings
 
 NODE_GROUP = ".Worldseed Height Curve"
 
 
-def curve_node(settings):
+def curve_node(settings: Settings) -> bpy.types.ShaderNodeFloatCurve | None:
     """The Float Curve node of the settings' height curve, or None if there is none yet."""
     tree = settings.height_curve
     if tree is None:
@@ -22,24 +26,24 @@ def curve_node(settings):
     return next((n for n in tree.nodes if n.bl_idname == "ShaderNodeFloatCurve"), None)
 
 
-def ensure_curve(settings):
+def ensure_curve(settings: Settings) -> bpy.types.ShaderNodeFloatCurve:
     """Create the height-curve node group for ``settings`` if it has none; returns the node."""
     node = curve_node(settings)
     if node is not None:
         return node
     tree = bpy.data.node_groups.new(NODE_GROUP, "ShaderNodeTree")
     tree.use_fake_user = True
-    node = tree.nodes.new("ShaderNodeFloatCurve")
+    made = cast("bpy.types.ShaderNodeFloatCurve", tree.nodes.new("ShaderNodeFloatCurve"))
     settings.height_curve = tree
-    return node
+    return made
 
 
-def curve_to_text(points):
+def curve_to_text(points: Iterable[Sequence[float]]) -> str:
     """``((x, y), ...)`` as ``"x,y; x,y"`` (how the redo panel carries the height curve)."""
     return "; ".join(f"{x:.6g},{y:.6g}" for x, y in points)
 
 
-def curve_from_text(text):
+def curve_from_text(text: str) -> list[list[float]]:
     """Inverse of :func:`curve_to_text`; returns a list of [x, y] (validated by the recipe)."""
     points = []
     for part in filter(None, (p.strip() for p in text.split(";"))):
@@ -51,15 +55,16 @@ def curve_from_text(text):
     return points
 
 
-def curve_points(settings):
+def curve_points(settings: Settings) -> tuple[tuple[float, float], ...]:
     """The control points as ``((x, y), ...)``; the identity curve when there is no widget."""
     node = curve_node(settings)
     if node is None:
         return IDENTITY
-    return tuple((round(p.location[0], 6), round(p.location[1], 6)) for p in node.mapping.curves[0].points)
+    mapping = cast("bpy.types.CurveMapping", node.mapping)  # a Float Curve node's: never None
+    return tuple((round(p.location[0], 6), round(p.location[1], 6)) for p in mapping.curves[0].points)
 
 
-def set_curve_points(settings, points):
+def set_curve_points(settings: Settings, points: Iterable[Sequence[float]]) -> None:
     """Replace the control points (creating the widget when a non-identity curve arrives)."""
     points = tuple(tuple(p) for p in points)
     node = curve_node(settings)
@@ -67,7 +72,7 @@ def set_curve_points(settings, points):
         if points == IDENTITY:
             return
         node = ensure_curve(settings)
-    mapping = node.mapping
+    mapping = cast("bpy.types.CurveMapping", node.mapping)  # a Float Curve node's: never None
     curve = mapping.curves[0]
     while len(curve.points) > 2:
         curve.points.remove(curve.points[1])

@@ -28,10 +28,12 @@ import io
 import logging
 import os
 import tempfile
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 import bpy
 from mathutils import Matrix
 
+from ...core.steps import Progress, Steps
 from . import placements as bridge_placements
 from .fbx import ExportError, Standins, write_fbx
 from .mesh import remove_objects
@@ -58,7 +60,7 @@ SCATTER_MODES = ("objects", "library", "auto")
 PROP_LIBRARY_ABOVE = 5_000
 
 
-def _check_folder(path):
+def _check_folder(path: str) -> None:
     """Make the folder of ``path`` if it is missing (as the headless run does); refuse one that cannot be."""
     folder = os.path.dirname(os.path.abspath(path)) or "."
     try:
@@ -70,7 +72,7 @@ def _check_folder(path):
 
 
 @contextlib.contextmanager
-def _exporting(objects):
+def _exporting(objects: Sequence[bpy.types.Object]) -> Iterator[None]:
     """Select exactly ``objects`` (unhidden) for the exporter and restore the selection after."""
     view_layer = bpy.context.view_layer
     previous_selection = [o for o in view_layer.objects if o is not None and o.select_get()]
@@ -130,7 +132,7 @@ def quiet_gltf():
                 print(line)
 
 
-def _file_mode(path):
+def _file_mode(path: str) -> int:
     """The mode a written file should get: the existing file's, else 0666 less the umask."""
     try:
         return os.stat(path).st_mode & 0o7777
@@ -140,7 +142,7 @@ def _file_mode(path):
         return 0o666 & ~umask
 
 
-def _write_atomic(path, write):
+def _write_atomic(path: str, write: Callable[[str], None]) -> str:
     """Call ``write(tmp_path)`` then move the temporary file over ``path``."""
     if os.path.isdir(path):
         raise ExportError(f"filepath {path!r} is a folder; give the name of the file to write")
@@ -162,7 +164,7 @@ def _write_atomic(path, write):
     return path
 
 
-def _reason(err):
+def _reason(err: BaseException) -> str:
     """The cause of an exporter failure in one line: ``File too large``, not the traceback around it."""
     if isinstance(err, OSError) and err.strerror:
         return err.strerror
@@ -174,7 +176,7 @@ def _reason(err):
     return lines[-1] if lines else f"{type(err).__name__} with no message"
 
 
-def _release(objects, placeholder):
+def _release(objects: list[bpy.types.Object], placeholder: bpy.types.Mesh) -> None:
     """Before their temporary Main is freed, let ``objects`` (made in it) drop the real meshes they
     use: freeing a Main does not give back the users it took of data outside it."""
     for o in objects:
@@ -183,18 +185,25 @@ def _release(objects, placeholder):
     objects.clear()
 
 
-def _link_for_selection(objects, collection):
+def _link_for_selection(objects: Iterable[bpy.types.Object], collection: bpy.types.Collection) -> None:
     """Link the objects no collection holds (instances) to ``collection``, for exporters that need a selection."""
     for o in objects:
         if not o.users_collection:
             collection.objects.link(o)
 
 
-def _export_one(path, objects, fmt, *, link_to=None, standins=None):
+def _export_one(
+    path: str,
+    objects: Sequence[bpy.types.Object],
+    fmt: str,
+    *,
+    link_to: bpy.types.Collection | None = None,
+    standins: Standins | None = None,
+) -> str:
     """Write ``objects`` to ``path`` in ``fmt``; any failure is one :class:`ExportError` line naming the
     file and the cause (the earlier file is kept). ``standins`` (FBX): see :func:`.fbx.write_fbx`."""
 
-    def write(tmp):
+    def write(tmp: str) -> None:
         try:
             if fmt == "fbx":
                 write_fbx(tmp, objects, standins=standins)
@@ -263,7 +272,7 @@ def exportable(objects, exclude=(), *, children=None):
     return out
 
 
-def _safe_file_name(name):
+def _safe_file_name(name: str) -> str:
     keep = "".join(c if c.isalnum() or c in "-_." else "_" for c in name).strip(".")
     return keep or "object"
 
@@ -273,7 +282,7 @@ def scatters_among(objects, *, children=None):
     return [o for o in descendants(objects, children) if is_scatter(o)]
 
 
-def resolve_scatter_mode(scatter_mode, instances):
+def resolve_scatter_mode(scatter_mode: str, instances: int) -> str:
     """``"objects"`` or ``"library"`` for ``scatter_mode`` (one of :data:`SCATTER_MODES`) and a count of
     scattered instances.
 
@@ -296,7 +305,7 @@ class ExportPaths(list):
     summary = ""
 
 
-def _summary(mode, asked, instances, props, written):
+def _summary(mode: str, asked: str, instances: int, props: int, written: Sequence[str]) -> str:
     names = ", ".join(os.path.basename(p) for p in written)
     why = (
         f"scatter_mode {asked!r}: {'above' if mode == 'library' else 'up to'} {PROP_LIBRARY_ABOVE:,} instances"
@@ -339,7 +348,14 @@ def export_unity(
     return written
 
 
-def export_steps(objects, filepath, *, formats=("fbx",), per_object=False, scatter_mode="auto"):
+def export_steps(
+    objects: Iterable[bpy.types.Object],
+    filepath: str,
+    *,
+    formats: Iterable[str] = ("fbx",),
+    per_object: bool = False,
+    scatter_mode: str = "auto",
+) -> Steps[ExportPaths]:
     """:func:`export_unity` step by step: yields ``(done, total, stage)`` and returns the
     :class:`ExportPaths`. Closing the generator early (Esc) removes every temporary object and file
     and leaves the scene and any earlier files as they were."""
@@ -366,11 +382,16 @@ def export_steps(objects, filepath, *, formats=("fbx",), per_object=False, scatt
     total = make + files * max(1, make // 4) if make else files
     progress = {"done": 0}
 
-    def step(stage, weight=1):
+    def step(stage: str, weight: int = 1) -> Progress:
         progress["done"] += weight
         return min(progress["done"], total), total, stage
 
-    def write_jobs(jobs, link_to=None, standins=None, only=None):
+    def write_jobs(
+        jobs: Iterable[tuple[str, list[bpy.types.Object]]],
+        link_to: bpy.types.Collection | None = None,
+        standins: Standins | None = None,
+        only: Iterable[str] | None = None,
+    ) -> Steps[None]:
         for job_stem, objs in jobs:
             if not objs:
                 continue
@@ -448,7 +469,7 @@ def export_steps(objects, filepath, *, formats=("fbx",), per_object=False, scatt
 
 
 @contextlib.contextmanager
-def _props_at_origin(props):
+def _props_at_origin(props: Iterable[bpy.types.Object]) -> Iterator[None]:
     """For the duration, every prop at the top level with an identity transform, as the scatter
     instances it (its own transform is ignored there); restored afterwards."""
     identity = Matrix.Identity(4)

@@ -20,15 +20,32 @@ the levels' text fields (:meth:`Adapter.table`).  Everything here reads ``self.s
 is a handful of names and the methods its family does differently.
 """
 
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import bpy
 
 from ...core import recipe as core_recipe
 from ...core.errors import ParameterError
-from ...core.steps import drive
-from .properties import SHOWN_KINDS, apply_spec, attrs_table, props_from_limits
+from ...core.steps import Steps, drive
+from .properties import (
+    SHOWN_KINDS,
+    PropertyDef,
+    Settings,
+    Update,
+    apply_spec,
+    attrs_table,
+    props_from_limits,
+    scene_settings,
+)
 from .query import is_kind, root_of
+
+if TYPE_CHECKING:
+    from ...core.recipe import Recipe
+    from .world import World
 
 __all__ = ["Adapter", "Plan", "SECTION_BY_KEY", "MODAL_VERTICES", "modal_vertices", "settings_class", "auto_props"]
 
@@ -38,10 +55,11 @@ SECTION_BY_KEY = {s.key: s for s in core_recipe.SECTIONS}
 MODAL_VERTICES = 600_000
 
 
-def modal_vertices():
+def modal_vertices() -> int:
     """The preferences' threshold above which builds show progress (or :data:`MODAL_VERTICES`)."""
     root = __package__.rpartition(".")[0].rpartition(".")[0]  # the extension: <root>.operators.bridge
-    addon = bpy.context.preferences.addons.get(root)
+    preferences = bpy.context.preferences
+    addon = preferences.addons.get(root) if preferences is not None else None
     return addon.preferences.modal_vertices if addon is not None and addon.preferences else MODAL_VERTICES
 
 
@@ -52,17 +70,19 @@ class Plan:
     progress (``modal``: long, or made on a worker); ``note``: what it will cost, said before a modal
     run starts (a long erosion), or None."""
 
-    steps: object
+    steps: Steps[bpy.types.Object]
     modal: bool = False
     note: str | None = None
 
 
-def settings_class(name, doc, annotations, methods=None):
+def settings_class(
+    name: str, doc: str, annotations: Mapping[str, PropertyDef], methods: dict[str, Callable[..., Any]] | None = None
+) -> type[bpy.types.PropertyGroup]:
     """A ``bpy.types.PropertyGroup`` subclass ``name`` holding ``annotations`` (and ``methods``)."""
     return type(name, (bpy.types.PropertyGroup,), {"__annotations__": annotations, "__doc__": doc, **(methods or {})})
 
 
-def auto_props(label):
+def auto_props(label: str) -> dict[str, PropertyDef]:
     """Auto Update and its last error, for the settings of a family that builds objects."""
     return {
         "auto_update": bpy.props.BoolProperty(
@@ -88,129 +108,136 @@ class Adapter:
     :meth:`live`).
     """
 
-    key = ""
-    family = ""
-    kind = ""
-    label = ""
-    update_operator = ""
-    prefix = ""
-    skip = ()
-    auto_modal = True
+    key: str = ""
+    family: str = ""
+    kind: str = ""
+    label: str = ""
+    update_operator: str = ""
+    prefix: str = ""
+    skip: tuple[str, ...] = ()
+    auto_modal: bool = True
 
     # ---------------------------------------------------------------- the section and its properties
 
     @property
-    def section(self):
+    def section(self) -> core_recipe.Section:
         return SECTION_BY_KEY[self.key]
 
     @property
-    def name(self):
+    def name(self) -> str:
         """The family's module name (``family``, else the key)."""
         return self.family or self.key
 
-    def fields(self):
+    def fields(self) -> tuple[str, ...]:
         """The spec fields shown as generic properties, in the order of the limits table."""
         return tuple(n for n, limit in self.section.limits.items() if limit.kind in SHOWN_KINDS and n not in self.skip)
 
-    def defaults(self):
+    def defaults(self) -> Any:
         """The spec whose values are the properties' defaults."""
         return self.section.spec()
 
-    def props(self, update=None):
+    def props(self, update: Update | None = None) -> dict[str, PropertyDef]:
         """``{name: bpy.props...}`` of the generic fields (the settings and an Add operator's redo panel)."""
         return props_from_limits(self.section.limits, self.defaults(), names=self.fields(), update=update)
 
-    def settings_props(self, update=None):
+    def settings_props(self, update: Update | None = None) -> dict[str, PropertyDef]:
         """Every property of the scene's settings: :meth:`props`, and Auto Update with its last error for a
         family that builds objects."""
         return {**self.props(update=update), **(auto_props(self.label or self.key) if self.kind else {})}
 
-    def settings_classes(self, update=None):
+    def settings_classes(self, update: Update | None = None) -> tuple[type[bpy.types.PropertyGroup], ...]:
         """The property group classes of ``scene.worldseed.<key>``, children first (the last is the one the
         scene points to); ``update`` is called when a setting changes (Auto Update)."""
         title = "".join(part.title() for part in self.key.split("_"))
         doc = f"The {self.label or self.key} settings of the sidebar ({self.section.header} of a recipe)."
         return (settings_class(f"Worldseed{title}Settings", doc, self.settings_props(update), self.methods()),)
 
-    def methods(self):
+    def methods(self) -> dict[str, Callable[..., Any]]:
         """Read-only look-ups the panel calls on the settings (it imports nothing of the operators)."""
         adapter = self
         return {"active_root": lambda settings, obj: adapter.root(obj)}
 
-    def settings(self, scene):
+    def settings(self, scene: bpy.types.Scene) -> Settings:
         """The scene's settings of this section."""
-        return getattr(scene.worldseed, self.key)
+        return getattr(scene_settings(scene), self.key)
 
     # ---------------------------------------------------------------- sidebar -> spec -> sidebar
 
-    def table(self, props):
+    def table(self, props: Settings) -> dict[str, Any]:
         """The generic fields of ``props`` (settings or operator) as a plain table, not yet checked."""
         return attrs_table(self.section.limits, props, self.fields())
 
-    def parse(self, table, *, prefix=None):
+    def parse(self, table: Mapping[str, Any], *, prefix: str | None = None) -> Any:
         """``table`` read by the section's reader: the one validation."""
         extra = {"base": None} if self.section.paths else {}
         return self.section.parse(table, prefix=self.prefix if prefix is None else prefix, **extra)
 
-    def spec(self, props, **overrides):
+    def spec(self, props: Settings, **overrides: Any) -> Any:
         """The validated spec ``props`` describe (``overrides`` replace fields first)."""
         return self.parse({**self.table(props), **overrides})
 
-    def tables(self, scene):
+    def tables(self, scene: bpy.types.Scene) -> dict[str, Any]:
         """``{section key: table or [tables]}`` of what the sidebar holds of this section, for a recipe
         (:func:`.sections.recipe_from_sidebar`); empty when it holds nothing to build."""
         table = self.table(self.settings(scene))
         return {self.key: [table] if self.section.many else table}
 
-    def notes(self, scene):
+    def notes(self, scene: bpy.types.Scene) -> list[str]:
         """What a recipe of the sidebar (:meth:`tables`) cannot say as the scene does: lines to tell the user."""
         return []
 
-    def load(self, props, spec, *, keep=()):
+    def load(self, props: Settings, spec: Any, *, keep: Iterable[str] = ()) -> None:
         """Copy ``spec``'s values into ``props`` (settings or operator), but the fields ``keep``."""
         apply_spec(props, spec, names=self.fields(), keep=keep)
 
     # ---------------------------------------------------------------- objects
 
-    def is_root(self, obj):
+    def is_root(self, obj: bpy.types.Object | None) -> bool:
         """True for a root object this family built."""
         return bool(self.kind) and is_kind(obj, self.kind)
 
-    def root(self, obj):
+    def root(self, obj: bpy.types.Object | None) -> bpy.types.Object | None:
         """The root this family built that ``obj`` is or belongs to, or None."""
         return root_of(obj, self.kind) if self.kind else None
 
-    def stored(self, root):
+    def stored(self, root: bpy.types.Object) -> Any:
         """The spec (or recipe) ``root`` was built from, stored on it."""
         raise ParameterError(f"a {self.label or self.key} keeps no settings to load")
 
-    def load_from(self, root, settings):
+    def load_from(self, root: bpy.types.Object, settings: Settings) -> list[str]:
         """Load Settings: the settings ``root`` was built from into the sidebar; returns warnings."""
         self.load(settings, self.stored(root))
         return []
 
-    def rebuild_plan(self, root, scene):
+    def rebuild_plan(self, root: bpy.types.Object, scene: bpy.types.Scene) -> Plan:
         """A :class:`Plan` of rebuilding ``root`` in place from the scene's settings; raises
         :class:`~core.errors.ParameterError` for bad settings before anything is built."""
         raise ParameterError(f"a {self.label or self.key} cannot be rebuilt from the sidebar")
 
-    def rebuild(self, root, scene):
+    def rebuild(self, root: bpy.types.Object, scene: bpy.types.Scene) -> bpy.types.Object:
         """Rebuild ``root`` in place from the scene's settings, at once; returns the new root."""
         return drive(self.rebuild_plan(root, scene).steps)
 
-    def live(self, settings):
+    def live(self, settings: Settings) -> bool:
         """True when Auto Update rebuilds what ``settings`` describe (False: it only checks them, see
         :meth:`check`, and the panel says to press Update)."""
         return True
 
-    def check(self, root, scene):
+    def check(self, root: bpy.types.Object, scene: bpy.types.Scene) -> None:
         """Check the settings for a rebuild of ``root`` without building anything."""
         self.rebuild_plan(root, scene).steps.close()
 
-    def watch(self, settings):
+    def watch(self, settings: Settings) -> None:
         """Called every half second in a window (a slow timer): look at what changes without a callback."""
 
     # ---------------------------------------------------------------- the headless world build
 
-    def build(self, recipe, world, *, scene, progress=None):
+    def build(
+        self,
+        recipe: Recipe,
+        world: World,
+        *,
+        scene: bpy.types.Scene,
+        progress: Callable[[int, int, str], object] | None = None,
+    ) -> None:
         """Build this section of ``recipe`` into ``scene`` (see :func:`.world.build_world`)."""

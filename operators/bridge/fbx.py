@@ -10,16 +10,19 @@ ids, and with the transforms :class:`Standins` gives bare instance objects.
 (``export.ExportError`` is the same class).
 """
 
+from __future__ import annotations
+
 import contextlib
 import datetime
 import hashlib
 import os
 import types
+from collections.abc import Iterable, Iterator, Sequence
 
 import bpy
 from mathutils import Matrix
 
-from .scatter import instance_matrices
+from .scatter import Child, instance_matrices
 from .terrain_export import unity_terrains
 
 FBX_UNITY = dict(
@@ -48,7 +51,7 @@ class ExportError(RuntimeError):
     """An export could not be written; any earlier file is untouched."""
 
 
-def _stable_hash(key):
+def _stable_hash(key: object) -> int:
     """A hash of an FBX id key that is the same in every process (str's hash() is salted)."""
     return int.from_bytes(hashlib.blake2b(repr(key).encode(), digest_size=8).digest(), "little") >> 1
 
@@ -61,7 +64,7 @@ def _image_file_name(image, _scene_data):
 
 
 @contextlib.contextmanager
-def _reproducible_fbx():
+def _reproducible_fbx() -> Iterator[None]:
     """Make Blender's FBX exporter write the same bytes for the same scene in any process.
 
     Three things in its output vary between runs: the creation time it stamps
@@ -139,7 +142,7 @@ class _Reports:
     def __init__(self):
         self.errors = []
 
-    def report(self, kind, message):
+    def report(self, kind: Iterable[str], message: str) -> None:
         if {"ERROR", "ERROR_INVALID_INPUT"} & set(kind):
             self.errors.append(message)
 
@@ -161,7 +164,7 @@ def _fbx_keywords():
     return keywords
 
 
-def write_fbx(tmp, objects, *, standins=None):
+def write_fbx(tmp: str, objects: Iterable[bpy.types.Object], *, standins: Standins | None = None) -> None:
     """Blender's FBX writer on exactly ``objects`` (linked to the scene or not), as its operator would
     write them selected: sorted by name, with the operator's settings, terrains as triangles with
     their ground texture (:func:`.terrain_export.unity_terrains`). ``standins`` (a
@@ -201,7 +204,7 @@ class Standins:
     def __init__(self):
         self.world, self.local = {}, {}
 
-    def add(self, scatter, tops, children):
+    def add(self, scatter: bpy.types.Object, tops: Sequence[bpy.types.Object], children: Iterable[Child]) -> None:
         mats = instance_matrices(scatter)
         for top, m in zip(tops, mats):
             self.world[top.name] = Matrix(m.tolist())
@@ -210,7 +213,7 @@ class Standins:
 
 
 @contextlib.contextmanager
-def _exact_child_transforms(standins):
+def _exact_child_transforms(standins: Standins) -> Iterator[None]:
     """Two changes to Blender's FBX writer for the duration: the local transform of a child whose
     parent is at the top of the file is written from the child's own Blender transform, so an
     identity child (a tree's ``_LOD0``..) is exactly identity; and ``standins`` give bare objects

@@ -10,20 +10,29 @@ way: 100,000 instances cost a few megabytes and are written in bulk
 (``foreach_set``), never one object at a time.
 """
 
+from collections.abc import Sequence
+from typing import Any, Literal, cast
+
 import bpy
 import numpy as np
+import numpy.typing as npt
+
+from .mesh import bulk, mesh_of
 
 __all__ = ["ROTATION", "SCALE", "INDEX", "instancer_tree", "write_points", "read_points", "yaw_quaternions"]
 
 ROTATION, SCALE, INDEX = "ws_rotation", "ws_scale", "ws_prop"
 
 
-def instancer_tree(name, objects):
+def instancer_tree(name: str, objects: Sequence[bpy.types.Object]) -> bpy.types.NodeTree:
     """A new node tree: Instance on Points, picking object ``ws_prop`` from ``objects`` in order."""
     tree = bpy.data.node_groups.new(name, "GeometryNodeTree")
-    tree.interface.new_socket("Geometry", in_out="INPUT", socket_type="NodeSocketGeometry")
-    tree.interface.new_socket("Geometry", in_out="OUTPUT", socket_type="NodeSocketGeometry")
-    nodes, links = tree.nodes, tree.links
+    interface = cast("bpy.types.NodeTreeInterface", tree.interface)  # a node group's: never None
+    interface.new_socket("Geometry", in_out="INPUT", socket_type="NodeSocketGeometry")
+    interface.new_socket("Geometry", in_out="OUTPUT", socket_type="NodeSocketGeometry")
+    # a node's sockets are known by name at run time only: the stubs type nodes by their base class
+    nodes: Any = tree.nodes
+    links = tree.links
     group_in, group_out = nodes.new("NodeGroupInput"), nodes.new("NodeGroupOutput")
     to_instance = nodes.new("GeometryNodeGeometryToInstance")
     infos = []
@@ -60,38 +69,47 @@ def instancer_tree(name, objects):
     return tree
 
 
-def write_points(me, positions, rotations, scales, indices):
+def write_points(
+    me: bpy.types.Mesh,
+    positions: npt.NDArray[Any],
+    rotations: npt.ArrayLike,
+    scales: npt.ArrayLike,
+    indices: npt.ArrayLike,
+) -> None:
     """Replace the points of the mesh ``me`` (all arrays of one row per instance)."""
     n = len(positions)
     me.clear_geometry()
     me.vertices.add(n)
-    me.attributes["position"].data.foreach_set("vector", np.ascontiguousarray(positions, np.float32).ravel())
-    for name, kind, values in (
+    bulk(me.attributes["position"]).foreach_set("vector", np.ascontiguousarray(positions, np.float32).ravel())
+    columns: tuple[tuple[str, Literal["QUATERNION", "FLOAT", "INT"], npt.NDArray[Any]], ...] = (
         (ROTATION, "QUATERNION", np.asarray(rotations, np.float32)),
         (SCALE, "FLOAT", np.asarray(scales, np.float32)),
         (INDEX, "INT", np.asarray(indices, np.int32)),
-    ):
+    )
+    for name, kind, values in columns:
         attr = me.attributes.get(name) or me.attributes.new(name, kind, "POINT")
-        attr.data.foreach_set("value", np.ascontiguousarray(values).ravel())
+        bulk(attr).foreach_set("value", np.ascontiguousarray(values).ravel())
     me.update()
 
 
-def read_points(obj):
+def read_points(
+    obj: bpy.types.Object,
+) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32], npt.NDArray[np.float32], npt.NDArray[np.int32]]:
     """``(positions, rotations (w, x, y, z), scales, indices)`` of a point object, local to it."""
-    me = obj.data
+    me = mesh_of(obj)
     n = len(me.vertices)
     pos = np.empty(n * 3, np.float32)
-    me.attributes["position"].data.foreach_get("vector", pos)
+    bulk(me.attributes["position"]).foreach_get("vector", pos)
     rot = np.empty(n * 4, np.float32)
-    me.attributes[ROTATION].data.foreach_get("value", rot)
+    bulk(me.attributes[ROTATION]).foreach_get("value", rot)
     scale = np.empty(n, np.float32)
-    me.attributes[SCALE].data.foreach_get("value", scale)
+    bulk(me.attributes[SCALE]).foreach_get("value", scale)
     index = np.empty(n, np.int32)
-    me.attributes[INDEX].data.foreach_get("value", index)
+    bulk(me.attributes[INDEX]).foreach_get("value", index)
     return pos.reshape(n, 3), rot.reshape(n, 4), scale, index
 
 
-def yaw_quaternions(yaw):
+def yaw_quaternions(yaw: npt.ArrayLike) -> npt.NDArray[np.float32]:
     """(N, 4) float32 quaternions ``w, x, y, z`` of turns by ``yaw`` radians about +Z."""
     half = np.asarray(yaw, np.float64) * 0.5
     q = np.zeros((len(half), 4), np.float32)

@@ -16,12 +16,25 @@ nodes compute (noise, colour ramps, height and slope).  So:
   (Mix, Multiply): Blender shows the pattern, the exporters the colour.
 """
 
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, cast
+
 import bpy
 import numpy as np
+import numpy.typing as npt
 
 from ...core import palette as core_palette
 from ...core import preview as core_preview
 from ...core.errors import ParameterError
+from .mesh import bulk, mesh_of
+
+if TYPE_CHECKING:
+    from ...core.splat import SplatSpec
+    from ...core.terrain import TerrainSpec
+    from ...core.trees import TreeSpec
+
 
 HEIGHT_KEY = "worldseed_height"
 SEA_KEY = "worldseed_sea_level"
@@ -34,15 +47,15 @@ VERSION_KEY = "worldseed_material_version"
 MATERIAL_VERSION = 2
 
 
-def material_name(palette):
+def material_name(palette: str) -> str:
     return MATERIAL_PREFIX if palette == "temperate" else f"{MATERIAL_PREFIX} ({palette.title()})"
 
 
-def is_terrain_material(material):
+def is_terrain_material(material: bpy.types.Material | None) -> bool:
     return material is not None and material.name.startswith(MATERIAL_PREFIX)
 
 
-def set_shading_properties(obj, spec):
+def set_shading_properties(obj: bpy.types.Object, spec: TerrainSpec) -> None:
     """The terrain's shading data: height, sea level and palette scale as object properties (the
     preview render reads them) and, on a mesh, the vertex colours the terrain material shows
     (:func:`write_terrain_colours`) when ``spec`` (a :class:`core.terrain.TerrainSpec`) asks for it."""
@@ -50,15 +63,15 @@ def set_shading_properties(obj, spec):
     obj[SEA_KEY] = spec.sea_level
     obj[SCALE_KEY] = core_palette.palette_scale(spec.height)
     if obj.type == "MESH" and spec.material:
-        write_terrain_colours(obj.data, height=spec.height, sea_level=spec.sea_level, palette=spec.palette)
+        write_terrain_colours(mesh_of(obj), height=spec.height, sea_level=spec.sea_level, palette=spec.palette)
 
 
-def terrain_colours_of(me, *, height, sea_level, palette):
+def terrain_colours_of(me: bpy.types.Mesh, *, height: float, sea_level: float, palette: str) -> npt.NDArray[np.float32]:
     """sRGB RGBA float32 (n_vertices, 4): the palette colour of each vertex of the terrain mesh ``me``,
     by its height (object-space z over ``height`` metres) and the slope of its normal."""
     n = len(me.vertices)
     co = np.empty(n * 3, np.float32)
-    me.attributes["position"].data.foreach_get("vector", co)
+    bulk(me.attributes["position"]).foreach_get("vector", co)
     normals = np.empty(n * 3, np.float32)
     me.vertex_normals.foreach_get("vector", normals)
     slope = np.degrees(np.arccos(np.clip(normals[2::3], -1.0, 1.0)))
@@ -73,7 +86,9 @@ def terrain_colours_of(me, *, height, sea_level, palette):
     return rgba
 
 
-def write_terrain_colours(me, *, height, sea_level, palette, name=TERRAIN_COLOURS):
+def write_terrain_colours(
+    me: bpy.types.Mesh, *, height: float, sea_level: float, palette: str, name: str = TERRAIN_COLOURS
+) -> bpy.types.Attribute:
     """Write the palette colours (:func:`terrain_colours_of`) into the 8-bit point colour attribute
     ``name`` of ``me`` (made, or remade if of another kind); returns it.  :data:`TERRAIN_COLOURS`
     becomes the render colour (what the FBX and glTF exporters pick)."""
@@ -84,7 +99,7 @@ def write_terrain_colours(me, *, height, sea_level, palette, name=TERRAIN_COLOUR
     if attr is None:
         attr = me.color_attributes.new(name, "BYTE_COLOR", "POINT")
     # sRGB straight into the bytes: twice as fast as linear "color", which Blender converts
-    attr.data.foreach_set(
+    bulk(attr).foreach_set(
         "color_srgb", terrain_colours_of(me, height=height, sea_level=sea_level, palette=palette).ravel()
     )
     if name == TERRAIN_COLOURS:
@@ -93,12 +108,12 @@ def write_terrain_colours(me, *, height, sea_level, palette, name=TERRAIN_COLOUR
     return attr
 
 
-def linear_rgba(rgb):
+def linear_rgba(rgb: npt.ArrayLike) -> tuple[float, ...]:
     """A palette colour (sRGB) as the linear RGBA Blender's material colours hold."""
     return (*(float(c) for c in core_palette.srgb_to_linear(rgb)), 1.0)
 
 
-def _node_material(name, build):
+def _node_material(name: str, build: Callable[[bpy.types.Material, bpy.types.Node], None]) -> bpy.types.Material:
     """The material ``name``, made by ``build(material)``; a material of that name from an older
     version of Worldseed gets its nodes rebuilt (its users keep it)."""
     mat = bpy.data.materials.get(name)
@@ -108,19 +123,20 @@ def _node_material(name, build):
         mat = bpy.data.materials.new(name)
     if mat.node_tree is None:  # Blender before 5.0 makes materials without nodes
         mat.use_nodes = True
-    nodes = mat.node_tree.nodes
+    tree = cast("bpy.types.ShaderNodeTree", mat.node_tree)  # made just above when missing
+    nodes = tree.nodes
     for node in list(nodes):
         nodes.remove(node)
     output = nodes.new("ShaderNodeOutputMaterial")
     bsdf = nodes.new("ShaderNodeBsdfPrincipled")
     output.location, bsdf.location = (300, 300), (0, 300)
-    mat.node_tree.links.new(bsdf.outputs["BSDF"], output.inputs["Surface"])
+    tree.links.new(bsdf.outputs["BSDF"], output.inputs["Surface"])
     build(mat, bsdf)
     mat[VERSION_KEY] = MATERIAL_VERSION
     return mat
 
 
-def terrain_material(palette="temperate"):
+def terrain_material(palette: str = "temperate") -> bpy.types.Material:
     """The terrain material for ``palette`` (created once per file): Base Color = the mesh's
     :data:`TERRAIN_COLOURS` attribute; the unlinked value (FBX diffuse) the palette's forest colour."""
     pal = core_palette.PALETTES[palette]
@@ -142,7 +158,7 @@ def terrain_material(palette="temperate"):
 # --------------------------------------------------------------------------- trees and props
 
 
-def _rgba(rgb):
+def _rgba(rgb: Iterable[float]) -> tuple[float, ...]:
     return (*(float(c) for c in rgb), 1.0)
 
 
@@ -155,7 +171,7 @@ def _plain(mat, bsdf, rgb, *, roughness, two_sided=False):
     bsdf.inputs["Roughness"].default_value = roughness
 
 
-def bark_material(name, rgb):
+def bark_material(name: str, rgb: Sequence[float]) -> bpy.types.Material:
     """Bark (and rock): ``rgb`` times a grey pattern of stretched noise along the branches (UV v runs
     along them), 0.45 to 1.35 times the colour.  The exporters see the Multiply's constant, ``rgb``."""
 
@@ -189,7 +205,7 @@ def bark_material(name, rgb):
     return _node_material(name, build)
 
 
-def leaf_material(name, rgb):
+def leaf_material(name: str, rgb: Sequence[float]) -> bpy.types.Material:
     """Leaves: two-sided and a little translucent."""
 
     def build(mat, bsdf):
@@ -202,12 +218,12 @@ def leaf_material(name, rgb):
     return _node_material(name, build)
 
 
-def billboard_material(name, rgb):
+def billboard_material(name: str, rgb: Sequence[float]) -> bpy.types.Material:
     """The far-LOD billboard: the leaf colour, two-sided."""
     return _node_material(name, lambda mat, bsdf: _plain(mat, bsdf, rgb, roughness=0.8, two_sided=True))
 
 
-def tree_materials(spec):
+def tree_materials(spec: TreeSpec) -> tuple[bpy.types.Material, bpy.types.Material, bpy.types.Material]:
     """Bark, leaf and billboard materials of a species, shared by all its trees (one per file)."""
     base = spec.name.split(".")[0]
     return (
@@ -226,7 +242,7 @@ SPLAT_MATERIAL = f"{MATERIAL_PREFIX} Splat"
 SPLAT_IMAGE_KEY = "worldseed_splat"
 
 
-def splat_image(name, pixels):
+def splat_image(name: str, pixels: npt.ArrayLike) -> bpy.types.Image:
     """An RGBA8 image ``name`` holding ``pixels`` ((h, w, 4) uint8, row 0 at the bottom as Blender's
     images and the terrain's UV v run), Non-Color (no sRGB curve: the weights are data), alpha kept
     as a channel of its own, packed into the .blend.  An image of that name is replaced."""
@@ -238,9 +254,10 @@ def splat_image(name, pixels):
     if old is not None:
         old.name = name + ".old"
     image = bpy.data.images.new(name, w, h, alpha=True, float_buffer=False)
-    image.colorspace_settings.name = "Non-Color"
+    image.colorspace_settings.name = "Non-Color"  # type: ignore[union-attr]  # an image always has them
     image.alpha_mode = "CHANNEL_PACKED"
-    image.pixels.foreach_set((pixels.astype(np.float32) * np.float32(1.0 / 255.0)).ravel())
+    # fake-bpy-module types Image.pixels as a float: it is a float array
+    image.pixels.foreach_set((pixels.astype(np.float32) * np.float32(1.0 / 255.0)).ravel())  # type: ignore[attr-defined]
     image.pack()
     if old is not None:
         old.user_clear()
@@ -253,14 +270,14 @@ def splat_image(name, pixels):
 STAGED_SUFFIX = ".staged"
 
 
-def staged_splat_image(name, pixels):
+def staged_splat_image(name: str, pixels: npt.ArrayLike) -> bpy.types.Image:
     """A splat image (:func:`splat_image`) made under a name of its own (``name`` + :data:`STAGED_SUFFIX`),
     leaving any image ``name`` (an earlier build's, still in use) alone until
     :func:`splat_material` takes the new one (``images=``)."""
     return splat_image(name + STAGED_SUFFIX, pixels)
 
 
-def _adopt(image, name):
+def _adopt(image: bpy.types.Image, name: str) -> bpy.types.Image:
     """``image`` (a staged splat image) named ``name``, the earlier image of that name removed."""
     if image.name == name:
         return image
@@ -274,11 +291,11 @@ def _adopt(image, name):
     return image
 
 
-def splat_pixels(image):
+def splat_pixels(image: bpy.types.Image) -> npt.NDArray[np.uint8]:
     """An image's pixels as (h, w, 4) uint8 (what :func:`splat_image` was given)."""
     w, h = image.size
     px = np.empty(w * h * 4, np.float32)
-    image.pixels.foreach_get(px)
+    image.pixels.foreach_get(px)  # type: ignore[attr-defined]  # a float array, typed as a float
     return np.rint(px * 255.0).astype(np.uint8).reshape(h, w, 4)
 
 
@@ -310,7 +327,14 @@ def _layer_colour_node(nodes, links, layer, uv, *, size, index):
     return node.outputs["Color"], (node,), colour[:3]
 
 
-def splat_material(name, packed, layers, *, size, images=None):
+def splat_material(
+    name: str,
+    packed: Sequence[npt.NDArray[np.uint8]],
+    layers: Sequence[SplatSpec],
+    *,
+    size: float,
+    images: Sequence[bpy.types.Image] | None = None,
+) -> bpy.types.Material:
     """The terrain material that blends ``layers`` by the weights in ``packed``.
 
     ``packed``: core's packed splats (``core.splat.pack_splats``), a list of
@@ -335,7 +359,10 @@ def splat_material(name, packed, layers, *, size, images=None):
     mat = bpy.data.materials.get(mat_name) or bpy.data.materials.new(mat_name)
     if mat.node_tree is None:
         mat.use_nodes = True
-    nodes, links = mat.node_tree.nodes, mat.node_tree.links
+    tree = cast("bpy.types.ShaderNodeTree", mat.node_tree)  # made just above when missing
+    # a node's sockets are known by name at run time only: the stubs type nodes by their base class
+    nodes: Any = tree.nodes
+    links = tree.links
     for node in list(nodes):
         nodes.remove(node)
     output = nodes.new("ShaderNodeOutputMaterial")

@@ -23,6 +23,8 @@ import stat
 import tempfile
 import threading
 import time
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
 
 from ...core.errors import short
 from ...core.files import read_checked
@@ -32,7 +34,7 @@ from .export import ExportError
 try:
     import fcntl
 except ImportError:  # Windows
-    fcntl = None
+    fcntl = None  # type: ignore[assignment]
     import msvcrt
 
 __all__ = [
@@ -64,7 +66,7 @@ SWITCH_FORMAT = ("worldseed-switch", 1)
 KILL_AFTER_RENAME = "WORLDSEED_TEST_KILL_AFTER_RENAME"
 KILLED_STATUS = 137
 _STAGING_NAME = re.compile(r"^\.worldseed-[A-Za-z0-9_]+\.tmp$")
-_steps = {}
+_steps: dict[str, int] = {}
 
 #: Names of the temporaries Worldseed (and the exporters it calls) write next to a target: staging
 #: folders, this module's and ``export.py``'s mkstemp names, the render's and the old blend saver's
@@ -81,7 +83,7 @@ STALE_TEMPORARY = re.compile(
 )
 
 
-def is_stale_temporary(name):
+def is_stale_temporary(name: str) -> bool:
     """Whether ``name`` (a file name, no folder) is one of the temporaries a Worldseed write makes.
 
     >>> [is_stale_temporary(n) for n in (".world.blend.tmp.blend1", ".worldseed-ab_12.tmp", "world.fbx")]
@@ -90,7 +92,7 @@ def is_stale_temporary(name):
     return bool(STALE_TEMPORARY.match(name))
 
 
-def _try_lock(fd):
+def _try_lock(fd: int) -> bool | None:
     """True when locked, False when another process holds the lock, None when the file system has no locks."""
     try:
         if fcntl is not None:
@@ -103,7 +105,7 @@ def _try_lock(fd):
     return True
 
 
-def _lock_problem(folder, path, reason):
+def _lock_problem(folder: str, path: str, reason: object) -> str:
     """The one line of a lock file that cannot be taken: what is at ``path`` and what to do."""
     try:
         mode = os.lstat(path).st_mode
@@ -122,7 +124,7 @@ def _lock_problem(folder, path, reason):
     return f"cannot lock output folder {folder!r}: {path}: {reason}"
 
 
-def _lock(folder, wait):
+def _lock(folder: str, wait: float) -> int:
     """Lock ``folder`` (its :data:`LOCK_FILE`), polling for up to ``wait`` seconds; returns the file's fd.
 
     The holder removes the lock file when it is done, so a lock taken on a
@@ -166,13 +168,13 @@ def _lock(folder, wait):
         time.sleep(0.1)
 
 
-def _unlock(folder, fd):
+def _unlock(folder: str, fd: int) -> None:
     with contextlib.suppress(OSError):
         os.remove(os.path.join(folder, LOCK_FILE))  # still ours: nobody else holds it while we do
     os.close(fd)
 
 
-def _remove_stale(folder):
+def _remove_stale(folder: str) -> list[str]:
     """Remove what killed writes left in ``folder``: only our temporaries' names, never through a link."""
     removed = []
     with os.scandir(folder) as entries:
@@ -192,14 +194,14 @@ def _remove_stale(folder):
     return removed
 
 
-def _file_mode(path):
+def _file_mode(path: str) -> int | None:
     try:
         return os.stat(path).st_mode & 0o7777
     except FileNotFoundError:
         return None
 
 
-def _blend_complete(path):
+def _blend_complete(path: str) -> bool:
     """Whether the .blend at ``path`` is whole: a zstd file ends in its seek table's footer, a plain
     one in its ENDB block (a save cut short by a full disk has neither)."""
     with open(path, "rb") as f:
@@ -213,7 +215,7 @@ def _blend_complete(path):
     return head.startswith(b"BLENDER") and b"ENDB" in tail
 
 
-def _step():
+def _step() -> None:
     """Count one rename or removal of a switch; the test hook :data:`KILL_AFTER_RENAME` ends the process here
     (steps are counted from the time the variable got its value)."""
     kill = os.environ.get(KILL_AFTER_RENAME, "")
@@ -223,11 +225,11 @@ def _step():
             os._exit(KILLED_STATUS)
 
 
-def _plain_name(name):
+def _plain_name(name: object) -> bool:
     return isinstance(name, str) and name not in ("", ".", "..") and os.path.basename(name) == name
 
 
-def _read_switch(stage_path):
+def _read_switch(stage_path: str) -> dict[str, Any] | None:
     """The switch record in the staging folder ``stage_path`` (``{"moves": [[staged, target]], "remove":
     [names]}``, names without folders), or None when there is none (or it is not one of ours)."""
     path = os.path.join(stage_path, SWITCH_FILE)
@@ -249,7 +251,7 @@ def _read_switch(stage_path):
     return data
 
 
-def _switch(folder, stage_path, record):
+def _switch(folder: str, stage_path: str, record: dict[str, Any]) -> list[str]:
     """Do (or finish) the switch ``record`` of the staging folder ``stage_path`` into ``folder``: each
     move whose staged file is still there (keeping an earlier file's permissions), then each removal
     of a regular file (never a link), then drop the record.  Each step can be done again: a switch
@@ -281,7 +283,7 @@ def _switch(folder, stage_path, record):
     return removed
 
 
-def finish_switches(folder):
+def finish_switches(folder: str) -> list[str]:
     """Finish every switch a killed write left in ``folder`` (a staging folder with its switch record,
     see the module docstring); the caller holds the folder's lock.  Returns the paths moved into
     place or removed.  Staging folders without a record are left for :func:`_remove_stale`."""
@@ -304,19 +306,19 @@ class Staging:
     """A hidden folder inside ``folder`` that one write puts its files in; :meth:`commit` moves them
     into ``folder`` when every one is complete.  Made by :func:`output_folder`."""
 
-    def __init__(self, folder):
+    def __init__(self, folder: str) -> None:
         self.folder = folder
-        self.removed = []
+        self.removed: list[str] = []
         try:
             self.path = tempfile.mkdtemp(prefix=STAGING_PREFIX, suffix=STAGING_SUFFIX, dir=folder)
         except OSError as err:
             raise ExportError(f"cannot write in output folder {folder!r}: {err.strerror}") from None
 
-    def target(self, staged):
+    def target(self, staged: str) -> str:
         """The final path of the staged file ``staged``."""
         return os.path.join(self.folder, os.path.basename(staged))
 
-    def commit(self, staged, *, remove=()):
+    def commit(self, staged: Sequence[str], *, remove: Iterable[str] = ()) -> list[str]:
         """Check every file in ``staged`` (paths in :attr:`path`), then switch the folder to them at once.
 
         A file that is missing or empty, or a .blend without its end, stops
@@ -365,19 +367,19 @@ class Staging:
             ) from None
         return targets
 
-    def discard(self):
+    def discard(self) -> None:
         """Remove the staging folder, unless a switch from it is under way (its record is there): that
         is for the next holder of the folder's lock to finish."""
         if not os.path.lexists(os.path.join(self.path, SWITCH_FILE)):
             shutil.rmtree(self.path, ignore_errors=True)
 
-    def explain(self, err):
+    def explain(self, err: object) -> str:
         """``err``'s message with staged paths shown as the files they stand for."""
         return str(err).replace(self.path + os.sep, self.folder + os.sep)
 
 
 @contextlib.contextmanager
-def writing(path):
+def writing(path: str) -> Iterator[None]:
     """Turn an ``OSError`` while writing ``path`` into an :class:`ExportError` that names it."""
     try:
         yield
@@ -390,14 +392,14 @@ def writing(path):
 _HELD = threading.local()
 
 
-def _held():
+def _held() -> dict[str, int]:
     if not hasattr(_HELD, "folders"):
         _HELD.folders = {}
     return _HELD.folders
 
 
 @contextlib.contextmanager
-def folder_lock(folder, *, wait=LOCK_WAIT):
+def folder_lock(folder: str, *, wait: float = LOCK_WAIT) -> Iterator[bool]:
     """Hold ``folder``'s lock (:data:`LOCK_FILE`) for the duration; yields True when this call took it,
     False when this thread held it already (then nothing else is done: a nested hold).
 
@@ -431,7 +433,7 @@ def folder_lock(folder, *, wait=LOCK_WAIT):
 
 
 @contextlib.contextmanager
-def new_folder(folder):
+def new_folder(folder: str) -> Iterator[None]:
     """Make ``folder`` (and its parents) if missing, for a run to write into; if the run inside fails,
     a folder made here is removed again when still empty: a failed first run leaves no empty folder.
     ``OSError`` while making it is a one-line :class:`ExportError`."""
@@ -450,7 +452,7 @@ def new_folder(folder):
 
 
 @contextlib.contextmanager
-def output_folder(folder, *, wait=LOCK_WAIT):
+def output_folder(folder: str, *, wait: float = LOCK_WAIT) -> Iterator[Staging]:
     """Write into ``folder`` safely: yields a :class:`Staging` to write the files into.
 
     Holds ``folder``'s lock file for the duration (another writer of the
@@ -470,7 +472,7 @@ def output_folder(folder, *, wait=LOCK_WAIT):
 
 
 @contextlib.contextmanager
-def explaining(stage):
+def explaining(stage: Staging) -> Iterator[Staging]:
     """Errors raised inside name the final files of the :class:`Staging` ``stage``, not the staged
     ones, and an ``OSError`` becomes a one-line :class:`ExportError` (what :func:`output_folder` does
     for its own; for a caller that holds a staging folder across other work, a tiled world's run)."""

@@ -13,26 +13,30 @@ puts the object, plus Unity Terrain tree instances for the layers marked so.
 
 import json
 import os
+from collections.abc import Iterable
+from typing import Any, cast
 
+import bpy
 import numpy as np
 
 from ...core import placement as core_placement
 from ...core import unity as core_unity
 from . import scatter as bridge_scatter
 from . import terrain as bridge_terrain
+from .mesh import bulk, mesh_of
 
 FORMAT = "worldseed-placements"
 VERSION = 1
 
 
-def placement_data(scatter):
+def placement_data(scatter: bpy.types.Object) -> dict[str, Any]:
     """The placement file's content for one scatter object (a dict of plain JSON values)."""
-    root = scatter.parent
+    root = cast(bpy.types.Object, scatter.parent)  # a scatter stands on its terrain
     recipe = bridge_terrain.stored_recipe(root)
     props = bridge_scatter.scatter_props(scatter)
     pos, rot, scale, which = bridge_scatter.read_points(scatter)
     layer = np.empty(len(pos), np.int32)
-    scatter.data.attributes["ws_layer"].data.foreach_get("value", layer)
+    bulk(mesh_of(scatter).attributes["ws_layer"]).foreach_get("value", layer)
     layers = bridge_scatter.stored_layers(scatter)
     mats = bridge_scatter.instance_matrices(scatter)
     entry = core_placement.scatter_entry(
@@ -49,7 +53,7 @@ def placement_data(scatter):
         object_name=lambda prop, index: bridge_scatter.INSTANCE_NAME.format(prop=prop, index=index),
         scatter=scatter.name,
         terrain=root.name,
-        blender_centre=tuple(root.matrix_world.translation),
+        blender_centre=root.matrix_world.translation.to_tuple(),
         size=recipe.terrain.size,
         height=recipe.terrain.height,
     )
@@ -57,7 +61,7 @@ def placement_data(scatter):
     return {"format": FORMAT, "version": VERSION, "coordinates": coordinates, **entry}
 
 
-def write_placement_file(scatters, path):
+def write_placement_file(scatters: Iterable[bpy.types.Object], path: str) -> str:
     """Write the placement file of ``scatters`` (a list, one entry each) to ``path`` atomically."""
     data = {"format": FORMAT, "version": VERSION, "scatters": [placement_data(s) for s in scatters]}
     text = json.dumps(data, separators=(",", ":")) + "\n"

@@ -7,23 +7,27 @@ Nothing here knows a family: a look-up takes the tag it looks for, so a new fami
 here (its adapter's ``root`` and ``is_root`` call these).
 """
 
+from typing import Any
+
+import bpy
+
 KIND_KEY = "worldseed_kind"
 PROP_KEY = "worldseed_prop"
 
 __all__ = ["KIND_KEY", "PROP_KEY", "kind_of", "is_kind", "root_of", "child_of", "worldseed_roots"]
 
 
-def kind_of(obj):
+def kind_of(obj: bpy.types.Object | None) -> Any:
     """The Worldseed tag of ``obj`` (None for an object Worldseed did not build, or None)."""
     return obj.get(KIND_KEY) if obj is not None else None
 
 
-def is_kind(obj, kind):
+def is_kind(obj: bpy.types.Object | None, kind: str) -> bool:
     """True when ``obj`` carries the tag ``kind``."""
     return kind_of(obj) == kind
 
 
-def root_of(obj, kind):
+def root_of(obj: bpy.types.Object | None, kind: str) -> bpy.types.Object | None:
     """``obj`` or its nearest ancestor tagged ``kind`` (a terrain root above its LODs, a level above its
     kit or markers), or None."""
     while obj is not None:
@@ -33,12 +37,12 @@ def root_of(obj, kind):
     return None
 
 
-def child_of(obj, kind):
+def child_of(obj: bpy.types.Object | None, kind: str) -> bpy.types.Object | None:
     """The first child of ``obj`` tagged ``kind``, or None."""
     return next((c for c in obj.children if is_kind(c, kind)), None) if obj is not None else None
 
 
-def worldseed_roots(scene):
+def worldseed_roots(scene: bpy.types.Scene) -> list[bpy.types.Object]:
     """Top-level Worldseed objects of ``scene`` (anything a Worldseed build tagged, built-in props aside)."""
     return [
         o

@@ -28,6 +28,7 @@ import math
 import os
 import sys
 import tempfile
+from collections.abc import Sequence
 
 import bpy
 import numpy as np
@@ -188,7 +189,7 @@ def quiet_stdio():
             lines += sink.read().decode("utf-8", "replace").splitlines()
 
 
-def _render_png(scene, path):
+def _render_png(scene: bpy.types.Scene, path: str) -> str:
     """Render the scene's camera into the PNG ``path``.
 
     Blender writes the image by name, following links: it writes into a
@@ -218,14 +219,14 @@ def _render_png(scene, path):
     return path
 
 
-def _lods(root):
+def _lods(root: bpy.types.Object) -> list[bpy.types.Object]:
     """The ``<Name>_LOD<k>`` mesh children of a tree root, by k."""
     stem = f"{root.name}_LOD"
     lods = [c for c in root.children if c.type == "MESH" and c.name.startswith(stem) and c.name[len(stem) :].isdigit()]
     return sorted(lods, key=lambda c: int(c.name[len(stem) :]))
 
 
-def _last_lod(obj):
+def _last_lod(obj: bpy.types.Object) -> bpy.types.Object:
     """The last LOD of the tree whose ``<Name>_LOD0`` is ``obj`` (``obj`` itself when it is not one)."""
     if obj.parent is None or obj.name != f"{obj.parent.name}_LOD0":
         return obj
@@ -457,7 +458,9 @@ def _water(scene, root, shown):
         bpy.data.materials.remove(mat)
 
 
-def render_preview(scene, root, path, *, size=PREVIEW_SIZE):
+def render_preview(
+    scene: bpy.types.Scene, root: bpy.types.Object, path: str, *, size: tuple[int, int] = (960, 540)
+) -> str:
     """Render ``root`` (a Worldseed terrain) from an oblique view into the PNG ``path``."""
     lods = terrain_lods([root, *root.children]).get(root, [])
     if not lods:
@@ -527,7 +530,9 @@ def render_levels(scene, roots, path, *, size=PREVIEW_SIZE):
         return _render_png(scene, path)
 
 
-def render_trees(scene, roots, path, *, size=(960, 540)):
+def render_trees(
+    scene: bpy.types.Scene, roots: Sequence[bpy.types.Object], path: str, *, size: tuple[int, int] = (960, 540)
+) -> str:
     """Render the LOD0 of each tree root (material colours, studio light) from the front into ``path``."""
     lod0 = [c for r in roots for c in r.children if c.type == "MESH" and c.name.endswith("_LOD0")]
     if not lod0:

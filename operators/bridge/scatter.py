@@ -14,8 +14,14 @@ the props' meshes (:func:`make_real`); a tree prop becomes a root with its
 ``_LOD0``.. children, so Unity builds an LOD Group per tree.
 """
 
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+
 import bpy
 import numpy as np
+import numpy.typing as npt
 from mathutils import Matrix
 
 from ...core import placement as core_placement
@@ -29,9 +35,23 @@ from . import terrain as bridge_terrain
 from . import terrain_layers as bridge_layers
 from .instancing import instancer_tree, read_points, write_points
 from .materials import bark_material, leaf_material
-from .mesh import mesh_from_indexed, remove_objects
+from .mesh import bulk, mesh_from_indexed, mesh_of, remove_objects
 from .query import KIND_KEY, PROP_KEY, is_kind
 from .trees import build_tree
+
+if TYPE_CHECKING:
+    from ...core.recipe import Recipe
+    from ...core.scatter import LayerSpec, Placement
+    from ...core.steps import Steps
+    from ...core.terrain import TerrainHeights, TerrainLayers
+    from .world import World
+
+T = TypeVar("T")
+#: Where a scatter layer's props come from: ``("BUILTIN", None)``, ``("COLLECTION", collection)`` or
+#: ``("OBJECT", object)``.
+Source = tuple[str, "bpy.types.Collection | bpy.types.Object | None"]
+#: A tree prop's LOD object made for an instance: ``(the new child, its top object, the prop's child)``.
+Child = tuple["bpy.types.Object", "bpy.types.Object", "bpy.types.Object"]
 
 #: Tags: a scatter (the point object whose instances are the props), an instance made real.
 SCATTER_KIND, INSTANCE_KIND = "scatter", "scatter_instance"
@@ -43,7 +63,7 @@ SEED_KEY = "worldseed_scatter_seed"
 NODE_GROUP = "Worldseed Scatter"
 
 
-def prop_mesh_object(prop):
+def prop_mesh_object(prop: bpy.types.Object) -> bpy.types.Object:
     """The object whose geometry stands for ``prop`` in the viewport: itself, or a tree root's LOD0."""
     if prop.type == "MESH":
         return prop
@@ -51,19 +71,25 @@ def prop_mesh_object(prop):
     return lods[0] if lods else prop
 
 
-def _node_group(name, props):
+def _node_group(name: str, props: Sequence[bpy.types.Object]) -> bpy.types.NodeTree:
     """A node tree: Instance on Points, picking prop ``ws_prop`` from the props in order."""
     return instancer_tree(name, [prop_mesh_object(p) for p in props])
 
 
-def scatter_object(name, props, *, collection, parent=None):
+def scatter_object(
+    name: str,
+    props: Sequence[bpy.types.Object],
+    *,
+    collection: bpy.types.Collection,
+    parent: bpy.types.Object | None = None,
+) -> bpy.types.Object:
     """A new, empty scatter object instancing ``props`` (objects, in index order)."""
     me = bpy.data.meshes.new(name)
     obj = bpy.data.objects.new(name, me)
     tree = _node_group(f"{NODE_GROUP} ({name})", props)
     try:
         collection.objects.link(obj)
-        mod = obj.modifiers.new("Worldseed Scatter", "NODES")
+        mod = cast(bpy.types.NodesModifier, obj.modifiers.new("Worldseed Scatter", "NODES"))
         mod.node_group = tree
         obj[KIND_KEY] = SCATTER_KIND
         obj[PROPS_KEY] = [p.name for p in props]
@@ -78,22 +104,28 @@ def scatter_object(name, props, *, collection, parent=None):
     return obj
 
 
-def set_props(obj, props):
+def _nodes_modifier(obj: bpy.types.Object) -> bpy.types.NodesModifier:
+    """The scatter's Geometry Nodes modifier (the stubs type a modifier by its base class)."""
+    return cast(bpy.types.NodesModifier, obj.modifiers["Worldseed Scatter"])
+
+
+def set_props(obj: bpy.types.Object, props: Sequence[bpy.types.Object]) -> None:
     """Point the scatter's node tree at new props (in index order)."""
-    old = obj.modifiers["Worldseed Scatter"].node_group
-    obj.modifiers["Worldseed Scatter"].node_group = _node_group(old.name, props)
+    modifier = _nodes_modifier(obj)
+    old = cast(bpy.types.NodeTree, modifier.node_group)  # the scatter's own tree, made with it
+    modifier.node_group = _node_group(old.name, props)
     if old.users == 0:
         bpy.data.node_groups.remove(old)
     obj[PROPS_KEY] = [p.name for p in props]
 
 
-def scatter_props(obj):
+def scatter_props(obj: bpy.types.Object) -> list[bpy.types.Object]:
     """The prop objects of a scatter, in index order."""
     return [bpy.data.objects[n] for n in obj[PROPS_KEY]]
 
 
-def remove_scatter(obj):
-    me, tree = obj.data, obj.modifiers["Worldseed Scatter"].node_group if obj.modifiers else None
+def remove_scatter(obj: bpy.types.Object) -> None:
+    me, tree = mesh_of(obj), _nodes_modifier(obj).node_group if obj.modifiers else None
     bpy.data.objects.remove(obj, do_unlink=True)
     if me.users == 0:
         bpy.data.meshes.remove(me)
@@ -104,7 +136,7 @@ def remove_scatter(obj):
 # --------------------------------------------------------------------------- real objects
 
 
-def instance_matrices(obj):
+def instance_matrices(obj: bpy.types.Object) -> npt.NDArray[np.float64]:
     """World matrices (N, 4, 4) of the instances of a scatter object."""
     pos, rot, scale, _ = read_points(obj)
     local = np.zeros((len(pos), 4, 4))
@@ -122,7 +154,15 @@ INSTANCE_NAME = "{prop}_{index:05d}"
 INSTANCE_CHUNK = 500
 
 
-def instance_steps(obj, made, children, *, name_format=INSTANCE_NAME, chunk=INSTANCE_CHUNK, data=None):
+def instance_steps(
+    obj: bpy.types.Object,
+    made: list[bpy.types.Object],
+    children: list[Child],
+    *,
+    name_format: str = INSTANCE_NAME,
+    chunk: int = INSTANCE_CHUNK,
+    data: bpy.types.BlendData | None = None,
+) -> Steps[list[bpy.types.Object]]:
     """Make an object for every instance of the scatter ``obj``, yielding ``(done, total, "instances")``
     every ``chunk`` instances; returns the top-level objects, in instance order.
 
@@ -148,7 +188,7 @@ def instance_steps(obj, made, children, *, name_format=INSTANCE_NAME, chunk=INST
     }
     which = read_points(obj)[3]
     total = len(which)
-    tops = [None] * total
+    tops: list[bpy.types.Object | None] = [None] * total
     # Blender keeps objects sorted by name and inserts a new one by walking back from the end:
     # made in name order (prop by prop, index by index) each lands at the end, in constant time.
     order = sorted(range(total), key=lambda i: (props[which[i]].name, i))
@@ -168,16 +208,18 @@ def instance_steps(obj, made, children, *, name_format=INSTANCE_NAME, chunk=INST
         if done % chunk == 0:
             yield done, total, "instances"
     yield total, total, "instances"
-    return tops
+    return cast("list[bpy.types.Object]", tops)  # every index is in the order: none is left None
 
 
-def realize_steps(obj, tops, children, *, chunk=INSTANCE_CHUNK):
+def realize_steps(
+    obj: bpy.types.Object, tops: Sequence[bpy.types.Object], children: Sequence[Child], *, chunk: int = INSTANCE_CHUNK
+) -> Steps[None]:
     """Give the objects of :func:`instance_steps` their places: each top its instance's world matrix,
     each LOD child its parent and the prop child's transform (copied exactly); yields
     ``(done, total, "placing")``."""
     mats = instance_matrices(obj)
     total = len(tops)
-    by_top = {}
+    by_top: dict[str, list[tuple[bpy.types.Object, bpy.types.Object]]] = {}
     for c, top, child in children:
         by_top.setdefault(top.name, []).append((c, child))
     for index, top in enumerate(tops):
@@ -191,7 +233,7 @@ def realize_steps(obj, tops, children, *, chunk=INSTANCE_CHUNK):
     yield total, total, "placing"
 
 
-def _rescaled(steps, offset, total):
+def _rescaled(steps: Steps[T], offset: int, total: int) -> Steps[T]:
     """``steps`` with their progress moved to ``offset`` of ``total``; returns what they return."""
     while True:
         try:
@@ -201,7 +243,13 @@ def _rescaled(steps, offset, total):
         yield offset + done, total, stage
 
 
-def make_real_steps(obj, *, collection, name_format=INSTANCE_NAME, chunk=INSTANCE_CHUNK):
+def make_real_steps(
+    obj: bpy.types.Object,
+    *,
+    collection: bpy.types.Collection,
+    name_format: str = INSTANCE_NAME,
+    chunk: int = INSTANCE_CHUNK,
+) -> Steps[list[bpy.types.Object]]:
     """:func:`make_real` step by step, yielding ``(done, total, stage)``; returns the top-level objects.
 
     The objects are linked to ``collection`` in the last step, the LODs hidden in the prop (a
@@ -209,8 +257,9 @@ def make_real_steps(obj, *, collection, name_format=INSTANCE_NAME, chunk=INSTANC
     switch: ``hide_set`` on each would resync the view layer each time); closing the generator
     earlier (Esc) or an error removes everything made, leaving the scene as it was.
     """
-    made, children = [], []
-    n = len(obj.data.vertices)
+    made: list[bpy.types.Object] = []
+    children: list[Child] = []
+    n = len(mesh_of(obj).vertices)
     lods = None
     try:
         tops = yield from _rescaled(instance_steps(obj, made, children, name_format=name_format, chunk=chunk), 0, 2 * n)
@@ -223,7 +272,7 @@ def make_real_steps(obj, *, collection, name_format=INSTANCE_NAME, chunk=INSTANC
             lods.hide_viewport = True
             collection.children.link(lods)
         for o in made:
-            (lods if o.name in hidden else collection).objects.link(o)
+            (lods if lods is not None and o.name in hidden else collection).objects.link(o)
     except BaseException:
         remove_objects(made)
         if lods is not None:
@@ -232,7 +281,7 @@ def make_real_steps(obj, *, collection, name_format=INSTANCE_NAME, chunk=INSTANC
     return tops
 
 
-def real_object_count(obj):
+def real_object_count(obj: bpy.types.Object) -> int:
     """How many objects Make Real of the scatter ``obj`` makes: one per instance, with a tree's LODs."""
     props = scatter_props(obj)
     which = read_points(obj)[3]
@@ -240,7 +289,9 @@ def real_object_count(obj):
     return int(per_prop[which].sum()) if len(which) else 0
 
 
-def make_real(obj, *, collection, name_format=INSTANCE_NAME):
+def make_real(
+    obj: bpy.types.Object, *, collection: bpy.types.Collection, name_format: str = INSTANCE_NAME
+) -> list[bpy.types.Object]:
     """Real objects for every instance of the scatter ``obj``, sharing the props' meshes; returns the
     top-level objects made (a tree prop gives a root with its LOD children, each sharing the LOD meshes)."""
     steps = make_real_steps(obj, collection=collection, name_format=name_format)
@@ -256,7 +307,7 @@ def make_real(obj, *, collection, name_format=INSTANCE_NAME):
 PROPS_COLLECTION = "Worldseed Props"
 
 
-def props_collection(scene):
+def props_collection(scene: bpy.types.Scene) -> bpy.types.Collection:
     """The (hidden) collection of built-in props, made on first use."""
     coll = bpy.data.collections.get(PROPS_COLLECTION)
     if coll is None:
@@ -266,7 +317,7 @@ def props_collection(scene):
     return coll
 
 
-def _hide(coll):
+def _hide(coll: bpy.types.Collection) -> None:
     """Keep the props out of sight and out of renders (the scatter's instances still show them)."""
     coll.hide_viewport = True
     coll.hide_render = True
@@ -284,7 +335,7 @@ def _mesh_prop(name, indexed, material, coll):
     return obj
 
 
-def _builtin(kind, k, coll):
+def _builtin(kind: str, k: int, coll: bpy.types.Collection) -> bpy.types.Object:
     """Prop variant ``k`` of the built-in ``kind`` (made once, then reused)."""
     if kind == "rock":
         mat = bark_material("Worldseed_Rock", (0.32, 0.30, 0.28))
@@ -301,15 +352,19 @@ def _builtin(kind, k, coll):
     return obj
 
 
-def layer_props(specs, sources, *, scene=None):
+def layer_props(
+    specs: Sequence[LayerSpec], sources: Sequence[Source], *, scene: bpy.types.Scene | None = None
+) -> list[list[bpy.types.Object]]:
     """Prop objects per layer, in index order."""
-    scene = scene or bpy.context.scene
-    out, coll = [], None
+    scene = scene or cast(bpy.types.Scene, bpy.context.scene)
+    out: list[list[bpy.types.Object]] = []
+    coll = None
     for spec, (kind, source) in zip(specs, sources):
         if kind == "COLLECTION":
-            out.append(sorted((o for o in source.objects if o.parent is None), key=lambda o: o.name))
+            objects = cast(bpy.types.Collection, source).objects
+            out.append(sorted((o for o in objects if o.parent is None), key=lambda o: o.name))
         elif kind == "OBJECT":
-            out.append([source])
+            out.append([cast(bpy.types.Object, source)])
         else:
             if coll is None:
                 coll = props_collection(scene)
@@ -319,7 +374,9 @@ def layer_props(specs, sources, *, scene=None):
     return out
 
 
-def pick_props(placements, counts, *, seed=0):
+def pick_props(
+    placements: Sequence[Placement], counts: Sequence[int], *, seed: int = 0
+) -> tuple[npt.NDArray[Any], ...]:
     """Concatenate the placements of all layers and pick a prop variant per instance (seeded).
 
     Returns ``positions, rotations, scales, variant, layer`` arrays.
@@ -338,7 +395,15 @@ def pick_props(placements, counts, *, seed=0):
 # --------------------------------------------------------------------------- scattering
 
 
-def scatter_onto(root, specs, sources, *, seed, collection, replace=None):
+def scatter_onto(
+    root: bpy.types.Object,
+    specs: Sequence[LayerSpec],
+    sources: Sequence[Source],
+    *,
+    seed: int,
+    collection: bpy.types.Collection,
+    replace: bpy.types.Object | None = None,
+) -> bpy.types.Object:
     """Scatter ``specs`` (with ``sources``) over the terrain ``root``; returns the scatter object.
 
     With ``replace`` (an existing scatter object) its points and props are
@@ -367,20 +432,23 @@ def scatter_onto(root, specs, sources, *, seed, collection, replace=None):
         obj = scatter_object(f"{root.name}_Scatter", all_props, collection=collection, parent=root)
     else:
         set_props(obj, all_props)
-    write_points(obj.data, positions, rotations, scales, prop_index)
-    attr = obj.data.attributes.get("ws_layer") or obj.data.attributes.new("ws_layer", "INT", "POINT")
-    attr.data.foreach_set("value", layer_index.astype(np.int32))
+    me = mesh_of(obj)
+    write_points(me, positions, rotations, scales, prop_index)
+    attr = me.attributes.get("ws_layer") or me.attributes.new("ws_layer", "INT", "POINT")
+    bulk(attr).foreach_set("value", layer_index.astype(np.int32))
     obj[LAYERS_KEY] = [core_scatter.dumps_layer(s) for s in specs]
     obj[SEED_KEY] = seed
     return obj
 
 
-def stored_layers(obj):
+def stored_layers(obj: bpy.types.Object) -> list[LayerSpec]:
     """The :class:`core.scatter.LayerSpec` list a scatter was made from."""
     return [core_scatter.loads_layer(t, source=f"object {obj.name!r}") for t in obj.get(LAYERS_KEY, [])]
 
 
-def terrain_detail_layers(root, *, heights=None, layers=None):
+def terrain_detail_layers(
+    root: bpy.types.Object, *, heights: TerrainHeights | None = None, layers: TerrainLayers | None = None
+) -> tuple[tuple[str, npt.NDArray[np.uint16]], ...]:
     """Unity detail layers ``((name, counts), ...)`` of the scatters on the terrain ``root``:
     :func:`core.scatter.detail_layers` of each scatter's layers with ``unity_detail > 0`` (scatters
     in name order, layers in order), with the scatter's own seed, over the heights and maps the
@@ -405,7 +473,7 @@ def terrain_detail_layers(root, *, heights=None, layers=None):
         for s in specs
         if s.unity_detail > 0
     )
-    out = []
+    out: list[tuple[str, npt.NDArray[np.uint16]]] = []
     for specs, seed in entries:
         out += core_scatter.detail_layers(
             heights_m,
@@ -419,12 +487,12 @@ def terrain_detail_layers(root, *, heights=None, layers=None):
     return tuple(out)
 
 
-def is_scatter(obj):
+def is_scatter(obj: bpy.types.Object | None) -> bool:
     """True for a Worldseed scatter (the point object whose instances are the props)."""
     return is_kind(obj, SCATTER_KIND)
 
 
-def layers_pending(root):
+def layers_pending(root: bpy.types.Object) -> bool:
     """Whether the terrain ``root`` has layers (erosion, biomes ...) its scatter reads that are not
     kept from its build (after a reload, or another terrain built since): working them out takes a
     while, so a scatter from a window then shows progress (and Esc)."""
@@ -432,7 +500,7 @@ def layers_pending(root):
     return bridge_layers.has_layers(recipe) and not bridge_layers.is_kept(recipe)
 
 
-def scatter_steps(root, scatter):
+def scatter_steps(root: bpy.types.Object, scatter: Callable[[], T]) -> Steps[T]:
     """Steps of a scatter on the terrain ``root``: its layers worked out first on a worker (with
     their progress) when not kept, then ``scatter()`` (which finds them kept), whose result is
     returned.  Closed before the end, nothing is scattered."""
@@ -442,7 +510,9 @@ def scatter_steps(root, scatter):
     return scatter()
 
 
-def build_section(recipe, world, *, scene, progress=None):
+def build_section(
+    recipe: Recipe, world: World, *, scene: bpy.types.Scene, progress: Callable[[int, int, str], object] | None = None
+) -> None:
     """``[[scatter]]`` of a world build (see :mod:`.world`): the layers on the terrain built before them."""
     if world.terrain is None or not recipe.scatter:
         return

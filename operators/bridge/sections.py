@@ -14,8 +14,12 @@ list of layers, each from a built-in prop, a collection or an object) and the le
 :data:`ADAPTERS`, its bridge module and its panel.
 """
 
+from __future__ import annotations
+
 import dataclasses
 import json
+from collections.abc import Callable, Container, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal, cast, overload
 
 import bpy
 
@@ -33,8 +37,27 @@ from . import scatter as bridge_scatter
 from . import terrain as bridge_terrain
 from . import trees as bridge_trees
 from .family import SECTION_BY_KEY, Adapter, Plan, auto_props, modal_vertices, settings_class
-from .properties import RELATIVE, SHOWN_KINDS, apply_spec, attrs_table, blend_path, prop_for, props_from_limits
+from .properties import (
+    RELATIVE,
+    SHOWN_KINDS,
+    PropertyDef,
+    Settings,
+    Update,
+    apply_spec,
+    attrs_table,
+    blend_path,
+    prop_for,
+    props_from_limits,
+    scene_settings,
+)
 from .query import child_of, is_kind, root_of
+
+if TYPE_CHECKING:
+    from ...core.recipe import Recipe
+    from ...core.scatter import LayerSpec
+    from ...core.spec import Limit
+    from ...core.trees import TreeSpec
+    from .world import World
 
 __all__ = [
     "ADAPTERS",
@@ -53,7 +76,7 @@ __all__ = [
 ]
 
 
-def weights_text(value):
+def weights_text(value: Mapping[str, float] | Iterable[str | tuple[str, float]]) -> str:
     """Biome weights (``{name: weight}``, ``(name, weight)`` pairs or names) as the sidebar's text.
 
     >>> weights_text({"forest": 1.0, "grassland": 0.25})
@@ -63,7 +86,7 @@ def weights_text(value):
     return ", ".join(name if weight == 1.0 else f"{name} = {weight:g}" for name, weight in pairs)
 
 
-def named_entries(err, key, names, what):
+def named_entries(err: ParameterError, key: str, names: Sequence[str], what: str) -> ParameterError:
     """``err`` with the recipe's ``key[i]`` written as the sidebar names entry ``i``: ``what i+1 ('name')``."""
     text = str(err)
     for i in reversed(range(len(names))):  # splat[10] before splat[1]
@@ -80,10 +103,10 @@ class Prefixed:
     5
     """
 
-    def __init__(self, obj, prefix):
+    def __init__(self, obj: object, prefix: str) -> None:
         self._obj, self._prefix = obj, prefix
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):
             raise AttributeError(name)
         return getattr(self._obj, self._prefix + name)
@@ -93,15 +116,17 @@ class Prefixed:
 TEXT_FIELDS = {"table": "a preset name (whittaker) or a .toml file", "biomes": "written 'forest, grassland = 0.25'"}
 
 
-def _kw(update):
+def _kw(update: Update | None) -> dict[str, Any]:
     return {"update": update} if update is not None else {}
 
 
-def _fields(limits, *, text=True):
+def _fields(limits: Mapping[str, Limit], *, text: bool = True) -> tuple[str, ...]:
     return tuple(n for n, limit in limits.items() if limit.kind in SHOWN_KINDS or (text and n in TEXT_FIELDS))
 
 
-def text_props(limits, defaults, names, update=None):
+def text_props(
+    limits: Mapping[str, Limit], defaults: object, names: Sequence[str], update: Update | None = None
+) -> dict[str, PropertyDef]:
     """Properties of ``names``: generated from ``limits``, the text fields (:data:`TEXT_FIELDS`) as
     StringProperties, a ``texture`` as a file path."""
     props = props_from_limits(limits, defaults, names=[n for n in names if n not in TEXT_FIELDS], update=update)
@@ -122,13 +147,13 @@ def text_props(limits, defaults, names, update=None):
     return {name: props[name] for name in names}
 
 
-def _set_values(props, prefix, names, spec):
+def _set_values(props: Settings, prefix: str, names: Iterable[str], spec: object) -> None:
     for name in names:
         value = getattr(spec, name)
         setattr(props, prefix + name, weights_text(value) if name == "biomes" else value)
 
 
-def _named_path(text):
+def _named_path(text: str) -> str:
     """A sidebar text that names a preset or a file: a file (a path or a .toml name,
     ``core.biomes.is_table_path``) as :func:`blend_path` finds it; a preset name stays a name."""
     return blend_path(text) if core_biomes.is_table_path(text) else text
@@ -145,10 +170,10 @@ class WorldAdapter(Adapter):
     label = "world"
     skip = ("name", "seed", "tiles")
 
-    def settings_props(self, update=None):
+    def settings_props(self, update: Update | None = None) -> dict[str, PropertyDef]:
         tiles, bounds, default = self.section.limits["tiles"], core_world.TILES, self.defaults().tiles
 
-        def tiles_prop(axis, value):
+        def tiles_prop(axis: str, value: int) -> PropertyDef:
             return bpy.props.IntProperty(
                 name=f"Tiles {axis}",
                 description=f"{tiles.description}: tiles along Unity {axis}",
@@ -157,7 +182,7 @@ class WorldAdapter(Adapter):
                 max=bounds[1],
             )
 
-        def range_prop(label, axis):
+        def range_prop(label: str, axis: str) -> PropertyDef:
             which = "from" if label.startswith("First") else "up to and with"
             return bpy.props.IntProperty(
                 name=label,
@@ -208,7 +233,7 @@ class WorldAdapter(Adapter):
             ),
         }
 
-    def tables(self, scene):
+    def tables(self, scene: bpy.types.Scene) -> dict[str, Any]:
         settings = self.settings(scene)
         return {"world": {**self.table(settings), "tiles": [settings.tiles_x, settings.tiles_z]}}
 
@@ -243,18 +268,18 @@ class TerrainAdapter(Adapter):
     max_splats = 16
 
     @property
-    def erosion_fields(self):
+    def erosion_fields(self) -> tuple[str, ...]:
         return _fields(core_erosion.LIMITS, text=False)
 
     @property
-    def biomes_fields(self):
+    def biomes_fields(self) -> tuple[str, ...]:
         return _fields(SECTION_BY_KEY["biomes"].limits)
 
     @property
-    def splat_fields(self):
+    def splat_fields(self) -> tuple[str, ...]:
         return _fields(SECTION_BY_KEY["splat"].limits)
 
-    def layer_props(self, update=None):
+    def layer_props(self, update: Update | None = None) -> dict[str, PropertyDef]:
         """The erosion and biome fields as properties, each under its prefix (``erosion_droplets_per_km2``)."""
         erosion = text_props(core_erosion.LIMITS, core_erosion.ErosionSpec(), self.erosion_fields, update)
         biomes = SECTION_BY_KEY["biomes"]
@@ -264,12 +289,12 @@ class TerrainAdapter(Adapter):
             **{self.biomes_prefix + n: p for n, p in biome_props.items()},
         }
 
-    def splat_props(self, update=None):
+    def splat_props(self, update: Update | None = None) -> dict[str, PropertyDef]:
         """``{name: bpy.props...}`` of one texture layer (``[[splat]]``)."""
         splat = SECTION_BY_KEY["splat"]
         return text_props(splat.limits, splat.spec(), self.splat_fields, update)
 
-    def props(self, update=None):
+    def props(self, update: Update | None = None) -> dict[str, PropertyDef]:
         """The world's name and seed, every shown terrain field and the terrain's layers."""
         world = SECTION_BY_KEY["world"]
         return {
@@ -278,7 +303,7 @@ class TerrainAdapter(Adapter):
             **self.layer_props(update=update),
         }
 
-    def settings_classes(self, update=None):
+    def settings_classes(self, update: Update | None = None) -> tuple[type[bpy.types.PropertyGroup], ...]:
         splat = settings_class(
             "WorldseedSplatLayer", "One texture layer (``[[splat]]``) of the Terrain panel.", self.splat_props(update)
         )
@@ -297,7 +322,7 @@ class TerrainAdapter(Adapter):
 
     # ---------------------------------------------------------------- sidebar -> recipe
 
-    def splat_tables(self, props):
+    def splat_tables(self, props: Settings) -> list[dict[str, Any]]:
         """The ``[[splat]]`` tables of the texture layers ``props`` hold: the sidebar's list (``splats``) or
         the operator's JSON text (``splat_json``)."""
         limits = SECTION_BY_KEY["splat"].limits
@@ -309,24 +334,35 @@ class TerrainAdapter(Adapter):
         except ValueError as err:
             raise ParameterError(f"texture layers: not valid JSON ({err})") from None
 
-    def props_tables(self, props, *, curve_points):
+    def props_tables(self, props: Settings, *, curve_points: Iterable[Iterable[float]]) -> dict[str, Any]:
         """``{"world", "terrain", "biomes", "splat"}`` tables of what ``props`` (settings or operator) hold."""
         limits = SECTION_BY_KEY["world"].limits
         terrain = {**self.table(props), "curve": [list(p) for p in curve_points]}
         terrain["erosion"] = attrs_table(core_erosion.LIMITS, Prefixed(props, self.erosion_prefix), self.erosion_fields)
         biomes = attrs_table(SECTION_BY_KEY["biomes"].limits, Prefixed(props, self.biomes_prefix), self.biomes_fields)
         biomes["table"] = _named_path(biomes["table"])
-        tables = {"world": attrs_table(limits, props, self.world_fields), "terrain": terrain, "biomes": biomes}
+        tables: dict[str, Any] = {
+            "world": attrs_table(limits, props, self.world_fields),
+            "terrain": terrain,
+            "biomes": biomes,
+        }
         splats = self.splat_tables(props)
         if splats:
             tables["splat"] = splats
         return tables
 
-    def tables(self, scene):
+    def tables(self, scene: bpy.types.Scene) -> dict[str, Any]:
         settings = self.settings(scene)
         return self.props_tables(settings, curve_points=curve.curve_points(settings))
 
-    def recipe(self, props, *, curve_points, export=None, source="Terrain panel"):
+    def recipe(
+        self,
+        props: Settings,
+        *,
+        curve_points: Iterable[Iterable[float]],
+        export: Settings | None = None,
+        source: str = "Terrain panel",
+    ) -> Recipe:
         """The validated recipe ``props`` (settings or operator) describe, with ``export``'s settings;
         an error about a texture layer names it as the panel does (``texture layer 2 ('Rock')``)."""
         data = self.props_tables(props, curve_points=curve_points)
@@ -338,14 +374,14 @@ class TerrainAdapter(Adapter):
         except ParameterError as err:
             raise named_entries(err, "splat", names, "texture layer") from None
 
-    def scene_recipe(self, scene):
+    def scene_recipe(self, scene: bpy.types.Scene) -> Recipe:
         """The recipe the scene's Terrain panel (and Export settings) describe."""
-        settings = scene.worldseed
+        settings = scene_settings(scene)
         return self.recipe(settings.terrain, curve_points=curve.curve_points(settings.terrain), export=settings.export)
 
     # ---------------------------------------------------------------- recipe -> sidebar
 
-    def load(self, props, recipe, *, keep=(), world=True):
+    def load(self, props: Settings, recipe: Recipe, *, keep: Iterable[str] = (), world: bool = True) -> None:
         """A recipe's world name and seed (with ``world``), terrain and layer fields into ``props``;
         the texture layers only into the sidebar's list, the curve only into its widget."""
         if world:
@@ -360,7 +396,7 @@ class TerrainAdapter(Adapter):
             props.active_splat = 0
             curve.set_curve_points(props, recipe.terrain.curve)
 
-    def new_splat(self, settings):
+    def new_splat(self, settings: Settings) -> Settings:
         """Add a texture layer with the defaults, named Ground (the first) or Layer, Layer 2 ..."""
         taken = {layer.name for layer in settings.splats}
         layer = settings.splats.add()
@@ -376,30 +412,37 @@ class TerrainAdapter(Adapter):
 
     # ---------------------------------------------------------------- objects
 
-    def stored(self, root):
+    def stored(self, root: bpy.types.Object) -> Recipe:
         return bridge_terrain.stored_recipe(root)
 
-    def runs_modal(self, recipe):
+    def runs_modal(self, recipe: Recipe) -> bool:
         """Whether a build of ``recipe`` is worth showing progress (and Esc): erosion, or many vertices."""
         n = recipe.terrain.resolution
         vertices = sum(len(core_mesh.lod_indices(n, 2**k)) ** 2 for k in range(recipe.terrain.lods))
         return recipe.terrain.erosion.enabled or vertices > modal_vertices()
 
-    def rebuild_plan(self, root, scene):
+    def rebuild_plan(self, root: bpy.types.Object, scene: bpy.types.Scene) -> Plan:
         recipe = self.scene_recipe(scene)
         steps = bridge_terrain.terrain_steps(recipe, collection=scene.collection, replace=root)
         return Plan(steps, modal=self.runs_modal(recipe), note=bridge_terrain.erosion_note(recipe))
 
-    def build(self, recipe, world, *, scene, progress=None):
+    def build(
+        self,
+        recipe: Recipe,
+        world: World,
+        *,
+        scene: bpy.types.Scene,
+        progress: Callable[[int, int, str], object] | None = None,
+    ) -> None:
         bridge_terrain.build_section(recipe, world, scene=scene, progress=progress)
 
 
 # --------------------------------------------------------------------------- [[trees]]
 
-_SPECIES_ITEMS = []  # Blender needs enum item strings to stay alive while the enum is shown
+_SPECIES_ITEMS: list[tuple[str, str, str]] = []  # Blender needs enum item strings to stay alive while the enum is shown
 
 
-def species_items(self=None, context=None):
+def species_items(self: object = None, context: bpy.types.Context | None = None) -> list[tuple[str, str, str]]:
     """Enum items of the shipped species: game species first, then ABOP's plants."""
     if not _SPECIES_ITEMS:
         for name in core_trees.species_names():
@@ -415,13 +458,13 @@ def species_items(self=None, context=None):
 FIRST_SPECIES = "broadleaf"
 
 
-def first_species_index():
+def first_species_index() -> int:
     """Where :data:`FIRST_SPECIES` stands in :func:`species_items` (a species picker's default), or 0."""
     names = [item[0] for item in species_items()]
     return names.index(FIRST_SPECIES) if FIRST_SPECIES in names else 0
 
 
-def _first_species_spec():
+def _first_species_spec() -> TreeSpec:
     names = core_trees.species_names()
     for name in sorted(names, key=lambda n: n != FIRST_SPECIES):
         try:
@@ -441,19 +484,19 @@ class TreesAdapter(Adapter):
     prefix = "tree."
     skip = ("variants",)  # the forest's (a field of its own), not the tree's
 
-    def __init__(self):
-        self._defaults = None
+    def __init__(self) -> None:
+        self._defaults: TreeSpec | None = None
 
-    def defaults(self):
+    def defaults(self) -> TreeSpec:
         """The first species (what the species picker shows on a new scene) gives every default."""
         if self._defaults is None:
             self._defaults = _first_species_spec()
         return self._defaults
 
-    def fields(self):
+    def fields(self) -> tuple[str, ...]:
         return (*super().fields(), "constants")
 
-    def props(self, update=None, *, rules_update=None):
+    def props(self, update: Update | None = None, *, rules_update: Update | None = None) -> dict[str, PropertyDef]:
         """Every shown field (constants as text); ``rules_update`` is called when the axiom, the rules or the
         constants change (``update`` for the others)."""
         limits, defaults = self.section.limits, self.defaults()
@@ -470,13 +513,13 @@ class TreesAdapter(Adapter):
         )
         return props
 
-    def settings_classes(self, update=None):
+    def settings_classes(self, update: Update | None = None) -> tuple[type[bpy.types.PropertyGroup], ...]:
         adapter = self
 
-        def on_rules(settings, context):
+        def on_rules(settings: Settings, context: bpy.types.Context) -> None:
             adapter.refresh_rule_error(settings)
 
-        def on_species(settings, context):
+        def on_species(settings: Settings, context: bpy.types.Context) -> None:
             if settings.species:
                 adapter.load(settings, core_trees.species_spec(settings.species), keep=("seed",))
                 settings.rules_text = None
@@ -511,28 +554,28 @@ class TreesAdapter(Adapter):
         doc = "The Trees panel's settings: a tree ([[trees]]) and the species of its forest."
         return (settings_class("WorldseedTreeSettings", doc, props, methods),)
 
-    def table(self, props, *, rules=None):
+    def table(self, props: Settings, *, rules: str | None = None) -> dict[str, Any]:
         table = attrs_table(self.section.limits, props, super().fields())
         table["constants"] = core_trees.constants_from_text(props.constants)
         if rules is not None:
             table["rules"] = rules
         return table
 
-    def spec(self, props, *, rules=None, species=""):
+    def spec(self, props: Settings, *, rules: str | None = None, species: str = "", **overrides: Any) -> TreeSpec:
         """The validated TreeSpec of ``props`` (``rules`` replaces their text); ``species`` names it."""
-        spec = self.parse(self.table(props, rules=rules))
+        spec = self.parse({**self.table(props, rules=rules), **overrides})
         return dataclasses.replace(spec, species=species) if species else spec
 
-    def settings_spec(self, settings):
+    def settings_spec(self, settings: Settings) -> TreeSpec:
         """The TreeSpec of the Trees panel (rules from its Text datablock when one is set)."""
         return self.spec(settings, rules=settings.rules_source(), species=settings.species)
 
-    def load(self, props, spec, *, keep=()):
+    def load(self, props: Settings, spec: TreeSpec, *, keep: Iterable[str] = ()) -> None:
         super().load(props, spec, keep=(*keep, "constants"))
         if "constants" not in keep:
             props.constants = core_trees.constants_to_text(spec.constants)
 
-    def tables(self, scene):
+    def tables(self, scene: bpy.types.Scene) -> dict[str, Any]:
         """The Trees panel's tree with its forest's variants and seed, then each other species of its
         forest (Grow Forest's trees)."""
         settings = self.settings(scene)
@@ -545,35 +588,42 @@ class TreesAdapter(Adapter):
                 entries.append({"species": name, "variants": settings.variants, "seed": settings.seed})
         return {self.key: entries}
 
-    def refresh_rule_error(self, settings):
+    def refresh_rule_error(self, settings: Settings) -> None:
         """Check the rules and keep why they do not parse in ``rule_error`` ("" when they do)."""
         error = core_trees.rule_error(settings.axiom, settings.rules_source(), settings.constants)
         if settings.rule_error != error:
             settings.rule_error = error
 
-    def watch(self, settings):
+    def watch(self, settings: Settings) -> None:
         """Rules kept in a Text datablock change without a callback: look at them."""
         if settings.rules_text is not None:
             self.refresh_rule_error(settings)
 
-    def stored(self, root):
+    def stored(self, root: bpy.types.Object) -> TreeSpec:
         return bridge_trees.stored_spec(root)
 
-    def build(self, recipe, world, *, scene, progress=None):
+    def build(
+        self,
+        recipe: Recipe,
+        world: World,
+        *,
+        scene: bpy.types.Scene,
+        progress: Callable[[int, int, str], object] | None = None,
+    ) -> None:
         bridge_trees.build_section(recipe, world, scene=scene, progress=progress)
 
 
-def rules_source(settings):
+def rules_source(settings: Settings) -> str:
     """The rules as they will be used: from the Text datablock when one is set."""
     return settings.rules_text.as_string() if settings.rules_text is not None else settings.rules
 
 
 # --------------------------------------------------------------------------- [[scatter]]
 
-_BUILTIN_ITEMS = []
+_BUILTIN_ITEMS: list[tuple[str, str, str]] = []
 
 
-def builtin_items(self=None, context=None):
+def builtin_items(self: object = None, context: bpy.types.Context | None = None) -> list[tuple[str, str, str]]:
     """Enum items of the built-in props: rock, grass and every tree species (kept alive for Blender)."""
     if not _BUILTIN_ITEMS:
         _BUILTIN_ITEMS.extend(
@@ -602,14 +652,14 @@ class ScatterAdapter(Adapter):
     update_operator = "worldseed.scatter_update"
     skip = ("prop",)  # picked from the built-in props (or the artist's own)
 
-    def fields(self):
+    def fields(self) -> tuple[str, ...]:
         return _fields(self.section.limits, text=True)
 
-    def layer_props(self, update=None):
+    def layer_props(self, update: Update | None = None) -> dict[str, PropertyDef]:
         """``{name: bpy.props...}`` of one layer (the biomes as text)."""
         return text_props(self.section.limits, self.defaults(), self.fields(), update)
 
-    def settings_classes(self, update=None):
+    def settings_classes(self, update: Update | None = None) -> tuple[type[bpy.types.PropertyGroup], ...]:
         layer = settings_class(
             "WorldseedScatterLayer",
             "One prop layer (``[[scatter]]``) of the Scatter panel.",
@@ -651,10 +701,10 @@ class ScatterAdapter(Adapter):
         doc = "The Scatter panel's settings: a list of prop layers ([[scatter]]) and a seed."
         return layer, settings_class("WorldseedScatterSettings", doc, props, self.methods())
 
-    def layer_table(self, layer):
+    def layer_table(self, layer: Settings) -> dict[str, Any]:
         return {**self.table(layer), "prop": layer.builtin if layer.source == "BUILTIN" else "rock"}
 
-    def layer_specs(self, settings):
+    def layer_specs(self, settings: Settings) -> list[LayerSpec]:
         """Validated LayerSpecs of the Scatter panel's layers (a layer of the artist's own props is a
         ``prop = "rock"`` placeholder here; :meth:`layer_sources` says what it really is)."""
         specs = [
@@ -665,7 +715,7 @@ class ScatterAdapter(Adapter):
             raise ParameterError("the Scatter panel has no layers; add one with +")
         return specs
 
-    def layer_sources(self, settings):
+    def layer_sources(self, settings: Settings) -> list[tuple[str, bpy.types.Collection | bpy.types.Object | None]]:
         """Per layer: ("BUILTIN", None), ("COLLECTION", collection) or ("OBJECT", object)."""
         out = []
         for layer in settings.layers:
@@ -681,7 +731,7 @@ class ScatterAdapter(Adapter):
                 out.append(("BUILTIN", None))
         return out
 
-    def tables(self, scene, *, what="a recipe"):
+    def tables(self, scene: bpy.types.Scene, *, what: str = "a recipe") -> dict[str, Any]:
         """The layers as ``[[scatter]]`` tables: built-in props only (a recipe names no object of a .blend)."""
         settings = self.settings(scene)
         custom = [layer.name for layer in settings.layers if layer.source != "BUILTIN"]
@@ -692,8 +742,8 @@ class ScatterAdapter(Adapter):
             )
         return {self.key: [self.layer_table(layer) for layer in settings.layers]}
 
-    def notes(self, scene):
-        settings, seed = self.settings(scene), scene.worldseed.terrain.seed
+    def notes(self, scene: bpy.types.Scene) -> list[str]:
+        settings, seed = self.settings(scene), scene_settings(scene).terrain.seed
         if len(settings.layers) and settings.seed != seed:
             return [
                 f"the Scatter panel's seed ({settings.seed}) is not the world's ({seed}): a recipe scatters with "
@@ -701,13 +751,13 @@ class ScatterAdapter(Adapter):
             ]
         return []
 
-    def layer_values(self, spec):
+    def layer_values(self, spec: LayerSpec) -> dict[str, Any]:
         """``{field: value}`` of a LayerSpec as a sidebar layer holds them."""
         values = core_scatter.to_dict(spec)
         values["biomes"] = weights_text(values["biomes"])
         return {name: values[name] for name in self.fields()}
 
-    def add_layer(self, settings, kind):
+    def add_layer(self, settings: Settings, kind: str) -> Settings:
         """A new layer with the suggested settings of the built-in prop ``kind``."""
         defaults = core_scatter.suggested_layer(kind)
         layer = settings.layers.add()
@@ -717,20 +767,20 @@ class ScatterAdapter(Adapter):
         settings.active_layer = len(settings.layers) - 1
         return layer
 
-    def root(self, obj):
+    def root(self, obj: bpy.types.Object | None) -> bpy.types.Object | None:
         """The scatter ``obj`` is, or the first one on the terrain ``obj`` belongs to, or None."""
         if is_kind(obj, self.kind):
             return obj
         return child_of(root_of(obj, TerrainAdapter.kind), self.kind)
 
-    def stored(self, root):
+    def stored(self, root: bpy.types.Object) -> list[LayerSpec]:
         return bridge_scatter.stored_layers(root)
 
-    def rescatter(self, obj, scene):
+    def rescatter(self, obj: bpy.types.Object, scene: bpy.types.Scene) -> bpy.types.Object:
         """Re-scatter ``obj`` in place from the scene's Scatter settings, at once."""
         settings = self.settings(scene)
         return bridge_scatter.scatter_onto(
-            obj.parent,
+            cast(bpy.types.Object, obj.parent),  # a scatter stands on its terrain
             self.layer_specs(settings),
             self.layer_sources(settings),
             seed=settings.seed,
@@ -738,15 +788,22 @@ class ScatterAdapter(Adapter):
             replace=obj,
         )
 
-    def rebuild_plan(self, root, scene):
+    def rebuild_plan(self, root: bpy.types.Object, scene: bpy.types.Scene) -> Plan:
         self.layer_specs(self.settings(scene))  # bad settings: raised now, before anything runs
-        terrain = root.parent
+        terrain = cast(bpy.types.Object, root.parent)  # a scatter stands on its terrain
         return Plan(
             bridge_scatter.scatter_steps(terrain, lambda: self.rescatter(root, scene)),
             modal=bridge_scatter.layers_pending(terrain),
         )
 
-    def build(self, recipe, world, *, scene, progress=None):
+    def build(
+        self,
+        recipe: Recipe,
+        world: World,
+        *,
+        scene: bpy.types.Scene,
+        progress: Callable[[int, int, str], object] | None = None,
+    ) -> None:
         bridge_scatter.build_section(recipe, world, scene=scene, progress=progress)
 
 
@@ -767,17 +824,27 @@ ADAPTERS_BY_KEY = {a.key: a for a in ADAPTERS}
 HELD = {"rivers": "terrain", "roads": "terrain", "ecosystem": "terrain", "biomes": "terrain", "splat": "terrain"}
 
 
-def adapter(key):
+@overload
+def adapter(key: Literal["terrain"]) -> TerrainAdapter: ...
+@overload
+def adapter(key: Literal["trees"]) -> TreesAdapter: ...
+@overload
+def adapter(key: Literal["scatter"]) -> ScatterAdapter: ...
+@overload
+def adapter(key: Literal["level"]) -> bridge_levels.LevelAdapter: ...
+@overload
+def adapter(key: str) -> Adapter: ...
+def adapter(key: str) -> Adapter:
     """The adapter of section ``key``."""
     return ADAPTERS_BY_KEY[key]
 
 
-def families():
+def families() -> list[Adapter]:
     """The adapters of the sections that build objects (terrain, trees, scatter, levels ...)."""
     return [a for a in ADAPTERS if a.kind]
 
 
-def _merge(data, tables):
+def _merge(data: dict[str, Any], tables: Mapping[str, Any]) -> None:
     for key, value in tables.items():
         if isinstance(value, list):
             data.setdefault(key, []).extend(value)
@@ -785,11 +852,13 @@ def _merge(data, tables):
             data.setdefault(key, {}).update(value)
 
 
-def recipe_from_sidebar(scene, *, sections=None, source="sidebar"):
+def recipe_from_sidebar(
+    scene: bpy.types.Scene, *, sections: Container[str] | None = None, source: str = "sidebar"
+) -> Recipe:
     """The recipe the sidebar describes: every adapter's tables (or those of the families ``sections``,
     keys; [world] and [export] always, a terrain left out as ``enabled = false``), read once by
     ``core.recipe.from_dict``."""
-    data = {}
+    data: dict[str, Any] = {}
     for item in ADAPTERS:
         if sections is None or item.key in sections or not item.kind:
             _merge(data, item.tables(scene))
@@ -798,14 +867,14 @@ def recipe_from_sidebar(scene, *, sections=None, source="sidebar"):
     return core_recipe.from_dict({k: v for k, v in data.items() if v != []}, source=source)
 
 
-def world_recipe(scene, *, scatter=True, name=None):
+def world_recipe(scene: bpy.types.Scene, *, scatter: bool = True, name: str | None = None) -> Recipe:
     """The tiled world the sidebar describes for Build Tiles: the Terrain panel's recipe with the World
     panel's grid and halo and, with ``scatter``, the Scatter panel's layers (built-in props only: core
     scatters tiles without Blender).  ``normalize`` at the panel's default is ``fixed``, as in a tiled
     recipe that does not name it (the one mode whose tiles join; Build Tiles makes tiles even of a
     1 x 1 grid, with their halo).  ``name`` (the World panel's File Name) names the world, so its tiles
     are ``<name>_<x>_<z>`` in the scene as in the files."""
-    data = {}
+    data: dict[str, Any] = {}
     for key in ("world", "terrain", "export"):
         _merge(data, adapter(key).tables(scene))
     if name is not None:

@@ -7,12 +7,17 @@ the UI can show progress and cancel; a build that fails or is closed removes
 everything it created, leaving the scene as it was.
 """
 
+from __future__ import annotations
+
 import concurrent.futures
 import functools
 import sys
+from collections.abc import Callable, Generator, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import bpy
 import numpy as np
+import numpy.typing as npt
 from mathutils import Vector
 
 from ...core import erosion as core_erosion
@@ -28,20 +33,42 @@ from .materials import (
     staged_splat_image,
     terrain_material,
 )
-from .mesh import descendants, free_base_name, mesh_topology, remove_objects, set_corners, set_positions
+from .mesh import descendants, free_base_name, mesh_of, mesh_topology, remove_objects, set_corners, set_positions
 from .query import KIND_KEY, is_kind, root_of
+
+if TYPE_CHECKING:
+    from ...core.mesh import PolygonTopology
+    from ...core.recipe import Recipe
+    from ...core.steps import Steps
+    from ...core.terrain import TerrainHeights, TerrainLayers
+    from .world import World
+
+T = TypeVar("T", covariant=True)
+
+
+class Pending(Protocol[T]):
+    """A result on its way: a ``concurrent.futures.Future`` or a :class:`.terrain_layers.Then` of one."""
+
+    def result(self, timeout: float | None = None) -> T: ...
+
+    def cancel(self) -> bool: ...
+
+
+#: The corners of a grid LOD: vertices, edges and UVs, each an array or (too large to cache) made on demand.
+Corners = tuple[npt.NDArray[np.int32], npt.NDArray[np.int32], npt.NDArray[np.float32]]
+F32 = npt.NDArray[np.float32]
 
 RECIPE_KEY = "worldseed_recipe"
 #: The tag of a terrain's root.
 TERRAIN_KIND = "terrain"
 
 
-def is_terrain(obj):
+def is_terrain(obj: bpy.types.Object | None) -> bool:
     """True for the root object of a Worldseed terrain."""
     return is_kind(obj, TERRAIN_KIND)
 
 
-def terrain_root(obj):
+def terrain_root(obj: bpy.types.Object | None) -> bpy.types.Object | None:
     """The Worldseed terrain root of ``obj`` (itself, or its LOD parent), or None."""
     return root_of(obj, TERRAIN_KIND)
 
@@ -71,7 +98,7 @@ NOTE_SECONDS = 10.0
 LAYER_PROGRESS = 100
 
 
-def grid_positions(heights_m, xs, ys):
+def grid_positions(heights_m: npt.NDArray[np.floating[Any]], xs: F32, ys: F32) -> F32:
     """(rows*cols, 3) float32 positions of a grid with column coords xs and row coords ys."""
     rows, cols = heights_m.shape
     pos = np.empty((rows, cols, 3), dtype=np.float32)
@@ -87,14 +114,14 @@ CACHED_GRID_VERTICES = 1500 * 1500
 
 
 @functools.lru_cache(maxsize=4)
-def cached_grid(side):
+def cached_grid(side: int) -> tuple[PolygonTopology, F32]:
     topology, uvs = core_mesh.grid_topology(side, side), core_mesh.grid_corner_uvs(side, side)
     for a in (topology.loop_starts, topology.corner_verts, topology.edges, topology.corner_edges, uvs):
         a.flags.writeable = False
     return topology, uvs
 
 
-def grid_topology_and_uvs(side):
+def grid_topology_and_uvs(side: int) -> tuple[PolygonTopology | Callable[[], PolygonTopology], F32 | Callable[[], F32]]:
     """Topology and corner UVs of a ``side x side`` grid: cached arrays for grids up to
     :data:`CACHED_GRID_VERTICES`, functions that make them on demand for larger ones."""
     if side * side <= CACHED_GRID_VERTICES:
@@ -106,12 +133,12 @@ def grid_topology_and_uvs(side):
 TURN_BANDS = 2
 
 
-def band_rows(n, band, bands):
+def band_rows(n: int, band: int, bands: int) -> tuple[int, int]:
     """Quad rows ``[first, stop)`` of band ``band`` of ``bands`` in a grid of ``n`` vertex rows."""
     return (n - 1) * band // bands, (n - 1) * (band + 1) // bands
 
 
-def band_turns(heights_future, stride, band, bands):
+def band_turns(heights_future: Pending[TerrainHeights], stride: int, band: int, bands: int) -> npt.NDArray[np.bool_]:
     """The quads to turn (``core.mesh.grid_turns``) in one band of quad rows of a terrain LOD,
     once its heights are known: on the heights in metres that the mesh and the scatter both use
     (a band's turns are those of the whole grid, each quad seeing only its own corners)."""
@@ -124,7 +151,13 @@ def band_turns(heights_future, stride, band, bands):
     return core_mesh.grid_turns(rows * np.float32(heights.height), cell_size=heights.cell_size, stride=stride)
 
 
-def turn_band(topology_future, turn_future, which, out, start):
+def turn_band(
+    topology_future: Pending[tuple[PolygonTopology, F32]],
+    turn_future: Pending[npt.NDArray[np.bool_]],
+    which: int,
+    out: npt.NDArray[Any],
+    start: int,
+) -> None:
     """Write one band of a cached grid's corner array (``which``: 0 vertices, 1 edges, 2 UVs),
     turned, into ``out`` from corner ``start``."""
     topology, uvs = topology_future.result()
@@ -134,7 +167,13 @@ def turn_band(topology_future, turn_future, which, out, start):
     core_mesh.turn_quads(values[start:stop], turn, out=out[start:stop])
 
 
-def corner_futures(pool, side, stride, heights_future, topology_future):
+def corner_futures(
+    pool: concurrent.futures.Executor,
+    side: int,
+    stride: int,
+    heights_future: Pending[TerrainHeights],
+    topology_future: Pending[Any],
+) -> tuple[Corners, list[concurrent.futures.Future[Any]]] | None:
     """The turned corner vertices, edges and UVs of a cached grid, and the futures that fill
     them (band by band on the pool, as soon as the heights are known); None for grids too large
     to cache (made on demand)."""
@@ -144,20 +183,22 @@ def corner_futures(pool, side, stride, heights_future, topology_future):
     arrays = (np.empty(corners, np.int32), np.empty(corners, np.int32), np.empty((corners, 2), np.float32))
     # every band's turns first, so both workers start on them as soon as the heights are known
     turns = [pool.submit(band_turns, heights_future, stride, band, TURN_BANDS) for band in range(TURN_BANDS)]
-    futures = list(turns)
+    futures: list[concurrent.futures.Future[Any]] = list(turns)
     for band, turn in enumerate(turns):
         start = 4 * (side - 1) * band_rows(side, band, TURN_BANDS)[0]
         futures += [pool.submit(turn_band, topology_future, turn, k, arrays[k], start) for k in range(3)]
     return arrays, futures
 
 
-def uncached_corners(side, turn):
+def uncached_corners(
+    side: int, turn: npt.NDArray[np.bool_]
+) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32], Callable[[], F32]]:
     """The corner vertices, edges and (on demand) UVs of a grid too large to cache, turned."""
     topology = core_mesh.grid_topology(side, side, turn=turn)
     return topology.corner_verts, topology.corner_edges, (lambda: core_mesh.grid_corner_uvs(side, side, turn=turn))
 
 
-def terrain_positions(heights, *, stride=1):
+def terrain_positions(heights: TerrainHeights, *, stride: int = 1) -> F32:
     """(k * k, 3) float32 positions of a terrain LOD, centred on the origin."""
     n = heights.values.shape[0]
     idx = core_mesh.lod_indices(n, stride)
@@ -166,7 +207,7 @@ def terrain_positions(heights, *, stride=1):
     return grid_positions(z * np.float32(heights.height), coords, coords)
 
 
-def set_terrain_positions(me, heights, *, stride=1):
+def set_terrain_positions(me: bpy.types.Mesh, heights: TerrainHeights, *, stride: int = 1) -> bpy.types.Mesh:
     """Finish a terrain LOD mesh made by :func:`mesh_topology` with the heights.
 
     Tiles (heights with a margin) also get custom normals that join their
@@ -179,13 +220,15 @@ def set_terrain_positions(me, heights, *, stride=1):
 # --------------------------------------------------------------------------- objects
 
 
-def terrain_layers_of(root, *, progress=None):
+def terrain_layers_of(
+    root: bpy.types.Object, *, progress: Callable[[int, int, str], object] | None = None
+) -> TerrainLayers | None:
     """The layers (``core.terrain.TerrainLayers``: eroded heights, flow, biomes, splats) of a
     Worldseed terrain, or None when its recipe has none (kept from the build, or worked out again)."""
     return terrain_layers.layers_for(stored_recipe(root), progress=progress)
 
 
-def terrain_heights_of(root):
+def terrain_heights_of(root: bpy.types.Object) -> tuple[npt.NDArray[np.float32], float, float]:
     """(heights in metres (rows, cols), size in metres, sea level in metres) of a Worldseed terrain
     (after erosion, when it has some)."""
     recipe = stored_recipe(root)
@@ -195,17 +238,17 @@ def terrain_heights_of(root):
     return heights.metres, spec.size, spec.sea_level * spec.height
 
 
-def stored_recipe(obj):
+def stored_recipe(obj: bpy.types.Object) -> Recipe:
     """The recipe a Worldseed object was built from."""
     return core_recipe.loads(obj[RECIPE_KEY], source=f"object {obj.name!r}")
 
 
-def _tag(obj, recipe):
+def _tag(obj: bpy.types.Object, recipe: Recipe) -> None:
     obj[KIND_KEY] = TERRAIN_KIND
     obj[RECIPE_KEY] = core_recipe.dumps(recipe)
 
 
-def _wait(future, poll=0.05):
+def _wait(future: Pending[T], poll: float = 0.05) -> Generator[None, None, T]:
     """Yield while ``future`` runs (so a modal operator stays responsive); return its result."""
     while True:
         try:
@@ -214,7 +257,15 @@ def _wait(future, poll=0.05):
             yield
 
 
-def terrain_steps(recipe, *, collection, location=(0.0, 0.0, 0.0), replace=None, heights_out=None, layers_out=None):
+def terrain_steps(
+    recipe: Recipe,
+    *,
+    collection: bpy.types.Collection,
+    location: Sequence[float] = (0.0, 0.0, 0.0),
+    replace: bpy.types.Object | None = None,
+    heights_out: list[TerrainHeights] | None = None,
+    layers_out: list[TerrainLayers] | None = None,
+) -> Steps[bpy.types.Object]:
     """Build a terrain, yielding ``(done, total, label)``; returns the root object.
 
     The heights (noise and shaping, numpy only) are computed on a worker
@@ -243,12 +294,15 @@ def terrain_steps(recipe, *, collection, location=(0.0, 0.0, 0.0), replace=None,
     # the splat images, one a step (Esc lands between them), for a terrain with texture layers
     images = -(-len(getattr(recipe, "splat", ())) // 4) if with_layers and spec.material else 0
     total = 2 * spec.lods + 2 + (LAYER_PROGRESS if with_layers else 0) + images
-    created_meshes, created_objects, staged_images = [], [], []
+    created_meshes: list[bpy.types.Mesh] = []
+    created_objects: list[bpy.types.Object] = []
+    staged_images: list[bpy.types.Image] = []
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="worldseed")
     strides = [2**level for level in range(spec.lods)]
     heights_future = pool.submit(core_terrain.terrain_heights, spec, seed=recipe.world.seed)
     topologies = [pool.submit(grid_topology_and_uvs, side) for side in sides]
-    relay, mesh_heights = None, heights_future
+    relay: terrain_layers.Relay[TerrainLayers] | None = None
+    mesh_heights: Pending[TerrainHeights] = heights_future
     if with_layers:  # the layers' steps run on a worker; the mesh waits for their eroded heights
         relay = terrain_layers.Relay(pool, lambda: terrain_layers.layers_steps(recipe, heights_future.result()))
         mesh_heights = terrain_layers.Then(relay.future, lambda layers: layers.heights)
@@ -280,12 +334,15 @@ def terrain_steps(recipe, *, collection, location=(0.0, 0.0, 0.0), replace=None,
         if heights_out is not None:
             heights_out.append(heights)
         for level, me in enumerate(created_meshes):
-            if corners[level] is None:
+            cached = corners[level]
+            corner_uvs: F32 | Callable[[], F32]
+            if cached is None:
                 turn = core_mesh.grid_turns(heights.metres, cell_size=heights.cell_size, stride=strides[level])
                 corner_verts, corner_edges, corner_uvs = uncached_corners(sides[level], turn)
                 del turn
             else:
-                (corner_verts, corner_edges, corner_uvs), futures = corners[level]
+                (corner_verts, corner_edges, corner_uvs), futures = cached
+                del cached
                 for future in futures:
                     yield from _steps(_wait(future), done, total, f"mesh LOD{level}")
             set_corners(me, corner_verts, corner_edges, corner_uvs=corner_uvs)
@@ -334,7 +391,9 @@ def terrain_steps(recipe, *, collection, location=(0.0, 0.0, 0.0), replace=None,
         raise
 
 
-def _relayed(relay, done, total):
+def _relayed(
+    relay: terrain_layers.Relay[TerrainLayers], done: int, total: int
+) -> Generator[tuple[int, int, str], None, TerrainLayers]:
     """Yield the layers' own progress (as :data:`LAYER_PROGRESS` steps after ``done``) while they are
     worked out; return them."""
     last = (done, total, "layers")
@@ -350,7 +409,9 @@ def _relayed(relay, done, total):
         yield last
 
 
-def _steps(waiting, done, total, label):
+def _steps(
+    waiting: Generator[None, None, T], done: int, total: int, label: str
+) -> Generator[tuple[int, int, str], None, T]:
     """Turn the bare yields of :func:`_wait` into progress steps; return its result."""
     while True:
         try:
@@ -360,11 +421,19 @@ def _steps(waiting, done, total, label):
         yield done, total, label
 
 
-def _own_keys(obj):
+def _own_keys(obj: bpy.types.Object) -> dict[str, Any]:
     return {k: obj[k] for k in obj.keys() if not k.startswith("worldseed_")}
 
 
-def _commit_terrain(recipe, meshes, *, collection, location, replace, created_objects):
+def _commit_terrain(
+    recipe: Recipe,
+    meshes: Sequence[bpy.types.Mesh],
+    *,
+    collection: bpy.types.Collection,
+    location: Sequence[float],
+    replace: bpy.types.Object | None,
+    created_objects: list[bpy.types.Object],
+) -> bpy.types.Object:
     """Link the finished meshes as objects (the only step that changes the scene).
 
     A new terrain goes to ``location`` plus its tile offset, so tiles built
@@ -383,7 +452,7 @@ def _commit_terrain(recipe, meshes, *, collection, location, replace, created_ob
             if replace.type == "MESH"
             else sorted((c for c in replace.children if c.type == "MESH"), key=lambda o: o.name)
         )
-        artist_materials = [list(o.data.materials) for o in old_meshes if len(o.data.materials)]
+        artist_materials = [list(mesh_of(o).materials) for o in old_meshes if len(mesh_of(o).materials)]
         artist_materials = [m for m in artist_materials if not all(is_terrain_material(x) for x in m)]
         if artist_materials:
             for me in meshes:
@@ -399,9 +468,9 @@ def _commit_terrain(recipe, meshes, *, collection, location, replace, created_ob
                     wanted = f"{replace.name}_LOD{level}"
                     if obj.name != wanted and bpy.data.objects.get(wanted) is None:
                         obj.name = wanted
-                        obj.data.name = wanted
+                        mesh_of(obj).name = wanted
             for obj, me in zip(old_meshes, meshes):
-                previous = obj.data
+                previous = mesh_of(obj)
                 name = previous.name
                 previous.name = name + ".old"  # free the name for the new mesh
                 obj.data = me
@@ -455,12 +524,19 @@ def _commit_terrain(recipe, meshes, *, collection, location, replace, created_ob
     return root
 
 
-def build_terrain(recipe, *, collection, location=(0.0, 0.0, 0.0), replace=None, progress=None):
+def build_terrain(
+    recipe: Recipe,
+    *,
+    collection: bpy.types.Collection,
+    location: Sequence[float] = (0.0, 0.0, 0.0),
+    replace: bpy.types.Object | None = None,
+    progress: Callable[[int, int, str], object] | None = None,
+) -> bpy.types.Object:
     """Build (or rebuild in place) a terrain from a recipe and return its root object."""
     return drive(terrain_steps(recipe, collection=collection, location=location, replace=replace), progress)
 
 
-def _duration(seconds):
+def _duration(seconds: float) -> str:
     if seconds < 90:
         return f"{seconds:.0f} s"
     if seconds < 5400:
@@ -468,7 +544,7 @@ def _duration(seconds):
     return f"{seconds / 3600:.1f} h"
 
 
-def erosion_note(recipe):
+def erosion_note(recipe: Recipe) -> str | None:
     """What the terrain's erosion will cost, when ``core.erosion.erosion_seconds`` puts it at
     :data:`NOTE_SECONDS` or more (else None): said before it starts, on stderr headless and as a
     report in the sidebar.  An erosion at the allowed maximum on a 4 km terrain (15 million droplets
@@ -490,7 +566,9 @@ def erosion_note(recipe):
     )
 
 
-def build_section(recipe, world, *, scene, progress=None):
+def build_section(
+    recipe: Recipe, world: World, *, scene: bpy.types.Scene, progress: Callable[[int, int, str], object] | None = None
+) -> None:
     """``[terrain]`` of a world build (see :mod:`.world`): the terrain, its heights kept for later sections;
     a long erosion is announced on stderr first (:func:`erosion_note`)."""
     if not recipe.terrain.enabled:
@@ -498,7 +576,8 @@ def build_section(recipe, world, *, scene, progress=None):
     note = erosion_note(recipe)
     if note is not None:
         print(f"worldseed: {note}", file=sys.stderr)
-    heights_out, layers_out = [], []
+    heights_out: list[TerrainHeights] = []
+    layers_out: list[TerrainLayers] = []
     world.terrain = drive(
         terrain_steps(recipe, collection=scene.collection, heights_out=heights_out, layers_out=layers_out), progress
     )

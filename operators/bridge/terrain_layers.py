@@ -10,15 +10,29 @@ them instead of eroding again), and writes the Unity terrain package files
 ``<name>_texture<k>.png`` / ``.jpg``) whose bytes core makes.
 """
 
+from __future__ import annotations
+
 import collections
 import concurrent.futures
 import os
 import queue
 import threading
+from collections.abc import Callable, Generator, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+import numpy as np
+import numpy.typing as npt
 
 from ...core import terrain as core_terrain
 from ...core import unity_package as core_package
-from ...core.steps import drive
+from ...core.steps import Progress, Steps, drive
+from ...core.terrain import TerrainHeights, TerrainLayers
+
+if TYPE_CHECKING:
+    from ...core.recipe import Recipe
+
+T = TypeVar("T")
+U = TypeVar("U")
 
 __all__ = [
     "has_layers",
@@ -38,13 +52,13 @@ __all__ = [
 #: Terrain layers kept in memory: the last (it holds several maps of the terrain's size; the
 #: rebuild, the scatter and the export of the terrain just built reuse it).
 CACHE_SIZE = 1
-_CACHE = collections.OrderedDict()
+_CACHE: collections.OrderedDict[object, Any] = collections.OrderedDict()
 _CACHE_LOCK = threading.Lock()
 #: File names of a terrain package beside the RAW heightmap (``{name}`` the export's base name).
 PACKAGE_FILE = r"^{name}_(?:splat\d+\.png|biomes\.png|flow\.png|terrain\.json|detail\d+\.raw|texture\d+\.(?:png|jpg))$"
 
 
-def has_layers(recipe):
+def has_layers(recipe: Recipe) -> bool:
     """Whether the terrain of ``recipe`` has layers to work out: erosion, biomes or texture layers.
     Without them its heights are core's terrain heights, bit for bit."""
     erosion = getattr(recipe.terrain, "erosion", None)
@@ -52,7 +66,7 @@ def has_layers(recipe):
     return bool(getattr(erosion, "enabled", False) or getattr(biomes, "enabled", False) or getattr(recipe, "splat", ()))
 
 
-def _key(recipe):
+def _key(recipe: Recipe) -> tuple[Any, ...]:
     """What the layers depend on: the seed, the terrain, the biomes (and their table file's time) and
     the texture layers."""
     biomes = getattr(recipe, "biomes", None)
@@ -61,7 +75,7 @@ def _key(recipe):
     return (recipe.world.seed, recipe.terrain, biomes, stamp, tuple(getattr(recipe, "splat", ())))
 
 
-def layers_steps(recipe, heights):
+def layers_steps(recipe: Recipe, heights: TerrainHeights) -> Steps[TerrainLayers]:
     """The layers of ``recipe``'s terrain from its ``heights`` (a :class:`core.terrain.TerrainHeights`),
     yielding ``(done, total, label)``; returns a ``core.terrain.TerrainLayers`` (the last results
     are kept: the same recipe again costs nothing)."""
@@ -85,13 +99,13 @@ def layers_steps(recipe, heights):
     return layers
 
 
-def is_kept(recipe):
+def is_kept(recipe: Recipe) -> bool:
     """Whether the layers of ``recipe``'s terrain are kept (asking for them costs nothing)."""
     with _CACHE_LOCK:
         return _key(recipe) in _CACHE
 
 
-def worker_steps(recipe):
+def worker_steps(recipe: Recipe) -> Steps[TerrainLayers]:
     """The layers of ``recipe``'s terrain worked out on a worker thread (noise, then
     :func:`layers_steps`), yielding ``(done, total, label)`` -- the last step again while waiting,
     so a modal operator stays responsive; closing stops the worker at its next step.  Returns a
@@ -117,13 +131,13 @@ def worker_steps(recipe):
         raise
 
 
-def forget():
+def forget() -> None:
     """Drop the kept layers (the next build works them out again)."""
     with _CACHE_LOCK:
         _CACHE.clear()
 
 
-def layers_for(recipe, *, progress=None):
+def layers_for(recipe: Recipe, *, progress: Callable[[int, int, str], object] | None = None) -> TerrainLayers | None:
     """The layers of ``recipe``'s terrain (kept, or worked out again), or None when it has none."""
     if not has_layers(recipe):
         return None
@@ -135,17 +149,17 @@ class Cancelled(Exception):
     """The build that wanted the layers was cancelled."""
 
 
-class Relay:
+class Relay(Generic[T]):
     """Run a step generator on a thread pool: :meth:`steps` hands its steps on to the main thread,
     :attr:`future` holds its result, and :meth:`cancel` stops it at its next step.  ``make_steps()``
     (called on the worker) returns the generator."""
 
-    def __init__(self, pool, make_steps):
-        self._queue = queue.SimpleQueue()
+    def __init__(self, pool: concurrent.futures.Executor, make_steps: Callable[[], Steps[T]]) -> None:
+        self._queue: queue.SimpleQueue[Progress] = queue.SimpleQueue()
         self._stop = threading.Event()
         self.future = pool.submit(self._run, make_steps)
 
-    def _run(self, make_steps):
+    def _run(self, make_steps: Callable[[], Steps[T]]) -> T:
         steps = make_steps()
         try:
             while True:
@@ -158,7 +172,7 @@ class Relay:
         finally:
             steps.close()
 
-    def steps(self, poll=0.05):
+    def steps(self, poll: float = 0.05) -> Generator[Progress | None, None, T]:
         """Yield every step of the generator as it comes (None while waiting ``poll`` seconds for
         one, so a modal operator stays responsive); return its result."""
         while True:
@@ -174,34 +188,34 @@ class Relay:
             except concurrent.futures.TimeoutError:
                 yield None
 
-    def cancel(self):
+    def cancel(self) -> None:
         self._stop.set()
         self.future.cancel()
 
 
-class Then:
+class Then(Generic[T, U]):
     """A future's result passed through ``fn`` (the eroded heights of a layers future)."""
 
-    def __init__(self, future, fn):
+    def __init__(self, future: concurrent.futures.Future[T], fn: Callable[[T], U]) -> None:
         self._future, self._fn = future, fn
 
-    def result(self, timeout=None):
+    def result(self, timeout: float | None = None) -> U:
         return self._fn(self._future.result(timeout=timeout))
 
-    def cancel(self):
+    def cancel(self) -> bool:
         return self._future.cancel()
 
 
 # --------------------------------------------------------------------------- files
 
 
-def detail_count(recipe):
+def detail_count(recipe: Recipe) -> int:
     """Unity detail layers a headless run of ``recipe`` writes: its ``[[scatter]]`` layers with
     ``unity_detail > 0`` (scattered on its terrain)."""
     return sum(1 for spec in getattr(recipe, "scatter", ()) if spec.unity_detail > 0)
 
 
-def package_names(recipe, name):
+def package_names(recipe: Recipe, name: str) -> list[str]:
     """The package files (beside the RAW heightmap) a terrain of ``recipe`` exports as ``name``: for
     a terrain with layers, or with Unity detail layers in its scatter."""
     details = detail_count(recipe)
@@ -219,7 +233,15 @@ def package_names(recipe, name):
     return names
 
 
-def package_files(layers, recipe, name, *, details=(), placements=None, blender_centre=(0.0, 0.0, 0.0)):
+def package_files(
+    layers: TerrainLayers,
+    recipe: Recipe,
+    name: str,
+    *,
+    details: Iterable[tuple[str, npt.NDArray[np.uint16]]] = (),
+    placements: str | None = None,
+    blender_centre: Sequence[float] = (0.0, 0.0, 0.0),
+) -> dict[str, bytes]:
     """``{file name: bytes}`` of the Unity terrain package of ``layers``: every file
     ``core.unity_package.package_files`` makes but the RAW heightmap (written beside it, as without
     layers), the JSON last.  ``details``: the detail layers ``((name, counts), ...)``

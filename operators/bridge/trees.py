@@ -8,25 +8,36 @@ leaves, billboard) and the mesher's smooth normals as custom normals.
 A failed build removes whatever it made.
 """
 
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING
+
 import bpy
 import numpy as np
 
 from ...core import trees as core_trees
+from ...core.mesh import IndexedMesh
+from ...core.trees import Tree, TreeSpec
 from .materials import tree_materials
-from .mesh import free_base_name, mesh_from_indexed, remove_objects
+from .mesh import bulk, free_base_name, mesh_from_indexed, remove_objects
 from .query import KIND_KEY, is_kind, root_of
+
+if TYPE_CHECKING:
+    from ...core.recipe import Recipe
+    from .world import World
 
 SPEC_KEY = "worldseed_tree"
 #: The tag of a tree's root.
 TREE_KIND = "tree"
 
 
-def is_tree(obj):
+def is_tree(obj: bpy.types.Object | None) -> bool:
     """True for the root object of a Worldseed tree."""
     return is_kind(obj, TREE_KIND)
 
 
-def tree_root(obj):
+def tree_root(obj: bpy.types.Object | None) -> bpy.types.Object | None:
     """The Worldseed tree root of ``obj`` (itself or its parent), or None."""
     return root_of(obj, TREE_KIND)
 
@@ -34,7 +45,7 @@ def tree_root(obj):
 # --------------------------------------------------------------------------- meshes and objects
 
 
-def mesh_from_lod(name, indexed, materials):
+def mesh_from_lod(name: str, indexed: IndexedMesh, materials: Sequence[bpy.types.Material]) -> bpy.types.Mesh:
     """A Blender mesh from a tree LOD (an ``IndexedMesh`` with material slots).
 
     Only the materials the LOD uses become slots (Unity makes one sub-mesh
@@ -49,19 +60,25 @@ def mesh_from_lod(name, indexed, materials):
             me.materials.append(materials[int(i)])
         if len(used) > 1:
             attr = me.attributes.new("material_index", "INT", "FACE")
-            attr.data.foreach_set("value", np.searchsorted(used, slots).astype(np.int32))
+            bulk(attr).foreach_set("value", np.searchsorted(used, slots).astype(np.int32))
     except BaseException:
         bpy.data.meshes.remove(me)
         raise
     return me
 
 
-def lod_meshes(tree):
+def lod_meshes(tree: Tree) -> list[IndexedMesh]:
     """LOD meshes of a grown tree, the billboard last."""
     return list(tree.lods) + ([tree.billboard] if tree.billboard is not None else [])
 
 
-def tree_objects(tree, *, collection, location=(0.0, 0.0, 0.0), name=None):
+def tree_objects(
+    tree: Tree,
+    *,
+    collection: bpy.types.Collection,
+    location: Sequence[float] = (0.0, 0.0, 0.0),
+    name: str | None = None,
+) -> bpy.types.Object:
     """Link a grown tree as ``<Name>`` (an empty) with ``<Name>_LOD0..n`` below it; returns the root."""
     meshes_in = lod_meshes(tree)
     base = free_base_name(name or tree.spec.name, len(meshes_in))
@@ -94,13 +111,20 @@ def tree_objects(tree, *, collection, location=(0.0, 0.0, 0.0), name=None):
     return root
 
 
-def build_tree(spec, *, collection, location=(0.0, 0.0, 0.0), seed=None, name=None):
+def build_tree(
+    spec: TreeSpec,
+    *,
+    collection: bpy.types.Collection,
+    location: Sequence[float] = (0.0, 0.0, 0.0),
+    seed: int | None = None,
+    name: str | None = None,
+) -> bpy.types.Object:
     """Grow ``spec`` (with ``seed`` if given) and link it; returns the root object."""
     tree = core_trees.grow_tree(spec, seed=seed)
     return tree_objects(tree, collection=collection, location=location, name=name)
 
 
-def remove_trees(roots):
+def remove_trees(roots: Iterable[bpy.types.Object]) -> None:
     """Remove tree roots with their LOD objects and now unused meshes."""
     objs = []
     for root in roots:
@@ -113,13 +137,21 @@ def remove_trees(roots):
 TREE_GAP = 2.0
 
 
-def crown_width(root):
+def crown_width(root: bpy.types.Object) -> float:
     """Width of a tree's LOD0 seen from above (its largest horizontal extent), metres."""
     lod0 = next((c for c in root.children if c.name.endswith("_LOD0")), None)
     return max(lod0.dimensions.x, lod0.dimensions.y) if lod0 is not None else 0.0
 
 
-def grow_forest(specs, *, collection, origin=(0.0, 0.0, 0.0), seed=None, clearance=0.0, progress=None):
+def grow_forest(
+    specs: Sequence[TreeSpec],
+    *,
+    collection: bpy.types.Collection,
+    origin: Sequence[float] = (0.0, 0.0, 0.0),
+    seed: int | None = None,
+    clearance: float = 0.0,
+    progress: Callable[[int, int, str], object] | None = None,
+) -> list[bpy.types.Object]:
     """Grow each spec's ``variants`` (seeds ``seed + k``, or the spec's own ``seed + k``) and lay them out.
 
     Trees are named after their spec (``Name_V01``, ``Name_V02`` ... when a
@@ -156,7 +188,9 @@ def grow_forest(specs, *, collection, origin=(0.0, 0.0, 0.0), seed=None, clearan
     return roots
 
 
-def build_section(recipe, world, *, scene, progress=None):
+def build_section(
+    recipe: Recipe, world: World, *, scene: bpy.types.Scene, progress: Callable[[int, int, str], object] | None = None
+) -> None:
     """``[[trees]]`` of a world build (see :mod:`.world`): a forest in a "Trees" collection, in front of the
     terrain when there is one (of a tiled world's tiles: ``world.ground``)."""
     if not recipe.trees:
@@ -171,7 +205,7 @@ def build_section(recipe, world, *, scene, progress=None):
     )
 
 
-def stored_spec(obj):
+def stored_spec(obj: bpy.types.Object) -> TreeSpec:
     """The :class:`core.tree.TreeSpec` a tree root was grown from."""
     return core_trees.loads_spec(obj[SPEC_KEY], source=f"object {obj.name!r}")
 

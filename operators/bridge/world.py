@@ -16,10 +16,14 @@ complete.  A failure (a full disk, a file-size limit, a kill) leaves every
 earlier file as it was.
 """
 
+from __future__ import annotations
+
 import json
 import os
 import sys
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import bpy
 
@@ -44,6 +48,11 @@ from .levels import (
 )
 from .outputs import LOCK_FILE, LOCK_WAIT, Staging, is_stale_temporary, output_folder, writing
 from .terrain import is_terrain
+
+if TYPE_CHECKING:
+    from ...core.export import ExportSpec
+    from ...core.recipe import Recipe, Section
+    from ...core.terrain import TerrainHeights, TerrainSpec
 
 __all__ = [
     "World",
@@ -94,13 +103,20 @@ class World:
 SECTION_STEPS = 1000
 
 
-def _present(recipe, section):
+def _present(recipe: Recipe, section: Section) -> bool:
     """Whether ``recipe`` asks section ``section`` for something to build."""
     value = getattr(recipe, section.key)
     return bool(value) if section.many else getattr(value, "enabled", True)
 
 
-def build_world(recipe, *, scene, progress=None, keys=None, world=None):
+def build_world(
+    recipe: Recipe,
+    *,
+    scene: bpy.types.Scene,
+    progress: Callable[[int, int, str], object] | None = None,
+    keys: Collection[str] | None = None,
+    world: World | None = None,
+) -> World:
     """Build every section of ``recipe`` into ``scene`` in the order of ``core.recipe.SECTIONS``.
 
     Each buildable section is built by its adapter (:mod:`.sections`, the family's
@@ -129,7 +145,7 @@ def build_world(recipe, *, scene, progress=None, keys=None, world=None):
     return world
 
 
-def _where(recipe, section, err):
+def _where(recipe: Recipe, section: Section, err: Exception) -> str:
     """The recipe entry an error of ``section``'s build is about: ``trees[1]`` (from the error's ``.spec``)."""
     if section.many:
         spec = getattr(err, "spec", None)
@@ -142,27 +158,27 @@ def _where(recipe, section, err):
 # --------------------------------------------------------------------------- files
 
 
-def _terrains(objects):
+def _terrains(objects: Iterable[bpy.types.Object]) -> list[bpy.types.Object]:
     return [o for o in objects if is_terrain(o)]
 
 
-def _scatters(objects):
+def _scatters(objects: Iterable[bpy.types.Object]) -> list[bpy.types.Object]:
     return export.scatters_among(objects)
 
 
 def export_paths(
-    spec,
-    folder,
-    name,
+    spec: ExportSpec,
+    folder: str,
+    name: str,
     *,
-    terrains=1,
-    scatters=True,
-    trees=False,
-    relief_file=RELIEF_FILE,
-    render_file=RENDER_FILE,
-    levels=(),
-    package=(),
-):
+    terrains: int = 1,
+    scatters: bool = True,
+    trees: bool = False,
+    relief_file: str = RELIEF_FILE,
+    render_file: str = RENDER_FILE,
+    levels: Iterable[str | Sequence[Any]] = (),
+    package: Iterable[str] = (),
+) -> list[str]:
     """Every file :func:`write_exports` may write for ``spec`` (an :class:`core.export.ExportSpec`)
     into ``folder`` with base name ``name`` (FBX/GLB per object are named after the objects); ``levels``
     are the file stems of the levels (their names), or ``(stem, tileset)`` pairs, or ``(stem, tileset,
@@ -205,7 +221,14 @@ def _relief(heights, spec, path, colours=None):
     return path
 
 
-def write_unity_heightmap(heights, spec, folder, name, *, blender_centre=(0.0, 0.0, 0.0)):
+def write_unity_heightmap(
+    heights: TerrainHeights,
+    spec: TerrainSpec,
+    folder: str,
+    name: str,
+    *,
+    blender_centre: Sequence[float] = (0.0, 0.0, 0.0),
+) -> list[str]:
     """A 16-bit RAW heightmap for Unity's Terrain plus a JSON of its import settings.
 
     The heights are turned to match the exported FBX in Unity (see
@@ -242,7 +265,7 @@ def write_unity_heightmap(heights, spec, folder, name, *, blender_centre=(0.0, 0
     return [raw_path, json_path]
 
 
-def _heights_of(root, known):
+def _heights_of(root: bpy.types.Object, known: Mapping[str, TerrainHeights] | None) -> TerrainHeights:
     if known and root.name in known:
         return known[root.name]
     recipe = bridge_terrain.stored_recipe(root)

@@ -7,10 +7,14 @@ follow the tasks still ending), then the assembly of the tiles from their files
 replaced only at the very end; closing early leaves the scene as it was.
 """
 
+from __future__ import annotations
+
 import concurrent.futures
 import os
 import queue
 import threading
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import bpy
 
@@ -23,6 +27,14 @@ from .outputs import folder_lock
 from .query import KIND_KEY
 from .world_tiles import TILE_KIND, data_names, remove_new_data, remove_tiles, rename_tile, tile_steps
 
+if TYPE_CHECKING:
+    from ...core.recipe import Recipe
+    from ...core.steps import Progress, Steps
+    from ...core.world import WorldRun
+
+#: The tiles a world build is asked for: ``(x, z)`` index pairs.
+Tiles = Iterable[Sequence[int]]
+
 __all__ = [
     "assemble_steps",
     "assemble_tiles",
@@ -34,7 +46,9 @@ __all__ = [
 ]
 
 
-def assemble_steps(recipe, folder, name, tiles, *, collection):
+def assemble_steps(
+    recipe: Recipe, folder: str, name: str, tiles: Tiles, *, collection: bpy.types.Collection
+) -> Steps[dict[tuple[int, ...], bpy.types.Object]]:
     """Assemble the tiles ``tiles`` (``(x, z)`` pairs) of ``recipe``'s world from ``folder``, yielding
     ``(done, total, label)``; returns ``{(x, z): root}``.
 
@@ -53,7 +67,8 @@ def assemble_steps(recipe, folder, name, tiles, *, collection):
             raise ParameterError(f"tile ({x}, {z}) has no heights in {folder!r}: build it first")
     per_tile = recipe.terrain.lods + 3
     total = per_tile * len(tiles) + 1
-    made, steps = {}, None
+    made: dict[tuple[int, ...], bpy.types.Object] = {}
+    steps: Steps[bpy.types.Object] | None = None
     before = data_names()
     try:
         for i, (x, z) in enumerate(tiles):
@@ -65,7 +80,8 @@ def assemble_steps(recipe, folder, name, tiles, *, collection):
                     made[(x, z)] = stop.value
                     break
                 yield i * per_tile + done, total, label
-        old = [bpy.data.objects.get(grid.object_name(x, z)) for x, z in tiles]
+        # (fake-bpy-module types a collection's get() as returning its default's type)
+        old: list[bpy.types.Object | None] = [bpy.data.objects.get(grid.object_name(x, z)) for x, z in tiles]
         remove_tiles([o for o in old if o is not None and o not in made.values()])
         for (x, z), root in made.items():
             rename_tile(root, grid.object_name(x, z))
@@ -79,7 +95,15 @@ def assemble_steps(recipe, folder, name, tiles, *, collection):
         raise
 
 
-def assemble_tiles(recipe, folder, name, tiles, *, collection, progress=None):
+def assemble_tiles(
+    recipe: Recipe,
+    folder: str,
+    name: str,
+    tiles: Tiles,
+    *,
+    collection: bpy.types.Collection,
+    progress: Callable[[int, int, str], object] | None = None,
+) -> dict[tuple[int, ...], bpy.types.Object]:
     """:func:`assemble_steps` run to its end."""
     return drive(assemble_steps(recipe, folder, name, tiles, collection=collection), progress)
 
@@ -92,23 +116,23 @@ RUN_PROGRESS = 1000
 
 
 #: Cancelled world runs whose running tasks are still ending on their worker.
-_STOPPING = []
+_STOPPING: list[Any] = []
 
 
-def run_stopping():
+def run_stopping() -> bool:
     """Whether a cancelled world run still ends its running tasks (a new run waits for it: both would
     write the same world JSON)."""
     _STOPPING[:] = [f for f in _STOPPING if not f.done()]
     return bool(_STOPPING)
 
 
-def wait_for_runs(timeout=None):
+def wait_for_runs(timeout: float | None = None) -> bool:
     """Wait for the cancelled world runs to end (at most ``timeout`` seconds); True when none runs."""
     concurrent.futures.wait(list(_STOPPING), timeout=timeout)
     return not run_stopping()
 
 
-def _locked_run_world(recipe, folder, *, wait, **kwargs):
+def _locked_run_world(recipe: Recipe, folder: str, *, wait: float, **kwargs: Any) -> WorldRun:
     """``core.world.run_world`` holding ``folder``'s lock (as the headless run and the exports do):
     another Worldseed run writing the folder is waited for up to ``wait`` seconds, then refused."""
     try:
@@ -122,7 +146,16 @@ def _locked_run_world(recipe, folder, *, wait, **kwargs):
         return run_world(recipe, folder, **kwargs)
 
 
-def run_steps(recipe, folder, name, tiles, *, workers=None, poll=0.05, wait=None):
+def run_steps(
+    recipe: Recipe,
+    folder: str,
+    name: str,
+    tiles: str | Tiles | None,
+    *,
+    workers: int | None = None,
+    poll: float = 0.05,
+    wait: float | None = None,
+) -> Steps[WorldRun]:
     """``core.world.run_world`` of ``tiles`` into ``folder`` on a worker thread (a ``ThreadExecutor`` of
     ``workers`` threads under it), yielding ``(done, total, label)`` -- the last step again while
     waiting, so a modal operator stays responsive; returns its ``WorldRun``.
@@ -137,7 +170,7 @@ def run_steps(recipe, folder, name, tiles, *, workers=None, poll=0.05, wait=None
     the world JSON, and the next run skips them.  Nothing of Blender is touched off the main thread.
     """
     cancel = threading.Event()
-    steps = queue.SimpleQueue()
+    steps: queue.SimpleQueue[Progress] = queue.SimpleQueue()
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="worldseed-world-run")
     future = pool.submit(
         _locked_run_world,
@@ -171,7 +204,16 @@ def run_steps(recipe, folder, name, tiles, *, workers=None, poll=0.05, wait=None
             _STOPPING.append(future)
 
 
-def build_steps(recipe, folder, name, tiles, *, collection, workers=None, wait=None):
+def build_steps(
+    recipe: Recipe,
+    folder: str,
+    name: str,
+    tiles: str | Tiles | None,
+    *,
+    collection: bpy.types.Collection,
+    workers: int | None = None,
+    wait: float | None = None,
+) -> Steps[tuple[WorldRun, dict[tuple[int, ...], bpy.types.Object]]]:
     """Build ``tiles`` of ``recipe``'s world: their files into ``folder`` (:func:`run_steps`, tiles
     complete already are skipped), then their objects (:func:`assemble_steps`), yielding
     ``(done, total, label)``; returns ``(run, {(x, z): root})``.  Closing early leaves the scene
@@ -187,10 +229,10 @@ def build_steps(recipe, folder, name, tiles, *, collection, workers=None, wait=N
             break
         yield min(RUN_PROGRESS, RUN_PROGRESS * done // max(of, 1)), total, f"building tiles: {label}"
     chosen = sorted({*run.built, *run.skipped}, key=lambda t: (t[1], t[0]))
-    steps = assemble_steps(recipe, folder, name, chosen, collection=collection)
+    assembling = assemble_steps(recipe, folder, name, chosen, collection=collection)
     while True:
         try:
-            done, of, label = next(steps)
+            done, of, label = next(assembling)
         except StopIteration as stop:
             return run, stop.value
         yield RUN_PROGRESS + RUN_PROGRESS * done // max(of, 1), total, label

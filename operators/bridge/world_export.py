@@ -17,9 +17,13 @@ lists them under ``"once"``, in the same switch (``once_files`` of :func:`export
 sidebar's Export World writes the scene's where they stand (``once`` of :func:`export_world_steps`).
 """
 
+from __future__ import annotations
+
 import contextlib
 import dataclasses
 import os
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, cast
 
 import bpy
 
@@ -50,6 +54,16 @@ from .scatter import SCATTER_KIND
 from .world import World, build_world, write_exports
 from .world_tiles import DIGEST_KEY, data_names, remove_new_data, remove_tiles, tile_objects, tile_steps
 
+if TYPE_CHECKING:
+    from ...core.export import ExportSpec
+    from ...core.recipe import Recipe
+    from ...core.steps import Steps
+    from .outputs import Staging
+
+#: The world JSON of a world folder with more files recorded: a function of ``{(x, z): FBX path}`` and
+#: the world's own files (:func:`world_json_with_fbx`).
+WorldJson = Callable[[Mapping[tuple[int, ...], str], Iterable[str]], dict[str, Any]]
+
 __all__ = [
     "check_exportable",
     "export_tile_fbx",
@@ -65,13 +79,22 @@ __all__ = [
 ]
 
 
-def _terrain_objects(root):
+def _terrain_objects(root: bpy.types.Object) -> list[bpy.types.Object]:
     """What a tile's FBX holds: the terrain (root and LODs), not its scatter (placed in Unity from
     the placement file)."""
     return [o for o in tile_objects(root) if o.type in {"MESH", "EMPTY"} and o.get(KIND_KEY) != SCATTER_KIND]
 
 
-def export_tile_fbx(objects_or_tile, path, *, recipe=None, folder=None, name="world", collection=None, stage=None):
+def export_tile_fbx(
+    objects_or_tile: bpy.types.Object | Sequence[bpy.types.Object] | tuple[int, int],
+    path: str,
+    *,
+    recipe: Recipe | None = None,
+    folder: str | None = None,
+    name: str = "world",
+    collection: bpy.types.Collection | None = None,
+    stage: Staging | None = None,
+) -> str:
     """Write a tile's FBX for Unity (rotation 0, scale 1, Y up, metres: ``fbx.FBX_UNITY``) to ``path``
     (``<name>_<x>_<z>.fbx``); returns the path written.
 
@@ -100,7 +123,7 @@ def export_tile_fbx(objects_or_tile, path, *, recipe=None, folder=None, name="wo
         if recipe is None or folder is None:
             raise ParameterError("export_tile_fbx: a tile given as (x, z) needs recipe= and folder=")
         x, z = objects_or_tile
-        coll = collection or bpy.context.scene.collection
+        coll = collection or cast(bpy.types.Scene, bpy.context.scene).collection
         before = data_names()
         root = drive(tile_steps(recipe, folder, name, x, z, collection=coll, props=False))
         try:
@@ -122,7 +145,7 @@ def export_tile_fbx(objects_or_tile, path, *, recipe=None, folder=None, name="wo
     return path
 
 
-def check_exportable(roots, folder, name):
+def check_exportable(roots: Mapping[tuple[int, ...], bpy.types.Object], folder: str, name: str) -> None:
     """Refuse to export tiles (``{(x, z): root}``) that the world folder's world JSON does not list
     complete from the same recipe (built from other settings since, or from another folder): their
     FBX would not match the files beside it."""
@@ -143,7 +166,7 @@ def check_exportable(roots, folder, name):
         )
 
 
-def world_json_with_fbx(folder, name):
+def world_json_with_fbx(folder: str, name: str) -> WorldJson:
     """A function of ``{(x, z): FBX path}`` (and the paths of the world's own files, the prop library and
     recipe.toml) that returns the world JSON of ``folder`` (``<name>_world.json``, as the world run wrote
     it) with each tile's FBX added to its files and the world's files to its top-level ``files`` (name,
@@ -155,16 +178,16 @@ def world_json_with_fbx(folder, name):
             f"{name}_world.json is missing from {folder!r} (or is no world JSON): build the tiles first"
         )
 
-    def with_fbx(fbx, files=()):
+    def with_fbx(fbx: Mapping[tuple[int, ...], str], files: Iterable[str] = ()) -> dict[str, Any]:
         return with_records(document, tiles=fbx, files=files)
 
     return with_fbx
 
 
-def world_props(roots):
+def world_props(roots: Mapping[tuple[int, ...], bpy.types.Object]) -> list[bpy.types.Object]:
     """The prop objects the scatters of the tiles ``roots`` (``{(x, z): root}``) instance, each once, in
     name order."""
-    props = {}
+    props: dict[str, bpy.types.Object] = {}
     for root in roots.values():
         for obj in tile_objects(root):
             if obj.get(KIND_KEY) == SCATTER_KIND:
@@ -173,21 +196,21 @@ def world_props(roots):
 
 
 def export_world_steps(
-    roots,
-    folder,
-    name,
+    roots: Mapping[tuple[int, ...], bpy.types.Object | None],
+    folder: str,
+    name: str,
     *,
-    world_json=None,
-    recipe=None,
-    collection=None,
-    props=(),
-    extra=(),
-    once=None,
-    once_files=None,
-    remove=(),
-    removed=None,
-    stage=None,
-):
+    world_json: WorldJson | None = None,
+    recipe: Recipe | None = None,
+    collection: bpy.types.Collection | None = None,
+    props: Iterable[bpy.types.Object] = (),
+    extra: Iterable[tuple[str, bytes]] = (),
+    once: Mapping[str, Iterable[bpy.types.Object]] | None = None,
+    once_files: Mapping[str, Sequence[str]] | None = None,
+    remove: Iterable[str] = (),
+    removed: list[str] | None = None,
+    stage: Staging | None = None,
+) -> Steps[list[str]]:
     """Write the FBX of every tile in ``roots`` (``{(x, z): root}``; a root of None: the tile is
     assembled from its files with ``recipe``, written and removed, one tile at a time) into ``folder``
     as ``<name>_<x>_<z>.fbx``; with ``props`` (objects: the props the tiles' placement files name) the
@@ -210,11 +233,14 @@ def export_world_steps(
     total = len(tiles) + 2 + len(once)
     held = contextlib.nullcontext(stage) if stage is not None else output_folder(folder)
     with held as stage:
-        staged, fbx, world_files = [], {}, []
+        staged: list[str] = []
+        fbx: dict[tuple[int, ...], str] = {}
+        world_files: list[str] = []
         for i, (x, z) in enumerate(tiles):
             file_name = tile_base(name, x, z) + ".fbx"
             yield i, total, f"writing {file_name}"
-            tile = roots[(x, z)] if roots[(x, z)] is not None else (x, z)
+            root = roots[(x, z)]
+            tile = root if root is not None else (x, z)
             staged.append(
                 export_tile_fbx(
                     tile,
@@ -271,14 +297,14 @@ def export_world_steps(
     return paths
 
 
-def once_kinds():
+def once_kinds() -> dict[str, str]:
     """``{section key: object kind}`` (``query.KIND_KEY``) of the roots of each section a tiled world builds
     once: its adapter's tag (:mod:`.sections`); what the sidebar's Export World writes of the scene
     (:func:`scene_once`)."""
     return {s.key: sections.adapter(s.key).kind for s in core_recipe.SECTIONS if s.tiled == "once"}
 
 
-def scene_once(scene):
+def scene_once(scene: bpy.types.Scene) -> dict[str, list[bpy.types.Object]]:
     """``{section key: roots}`` of the sections a tiled world builds once that ``scene`` holds: its
     Worldseed roots of those kinds (:func:`once_kinds`; built-in props aside), in name order."""
     roots = worldseed_roots(scene)
@@ -292,7 +318,7 @@ def scene_once(scene):
     return out
 
 
-def _recipe_props(recipe):
+def _recipe_props(recipe: Recipe) -> list[bpy.types.Object]:
     """The built-in props ``recipe``'s scatter layers make (the ones its placement files name), each
     once, in name order (made in this file's Blender data: remove them again)."""
     specs = list(getattr(recipe, "scatter", ()))
@@ -300,7 +326,7 @@ def _recipe_props(recipe):
     return sorted({p.name: p for layer in props for p in layer}.values(), key=lambda p: p.name)
 
 
-def export_props_fbx(recipe, path):
+def export_props_fbx(recipe: Recipe, path: str) -> str:
     """Write the prop library of ``recipe``'s world, ``<name>_props.fbx`` at ``path`` (each prop its
     scatter layers make once, a tree with its LODs, as Export World and Export for Unity write it),
     through a staging folder under the folder's lock; returns the path.  The scene is left as it was."""
@@ -320,20 +346,20 @@ def export_props_fbx(recipe, path):
 
 
 def export_world_fbx(
-    recipe,
-    folder,
-    name="world",
+    recipe: Recipe,
+    folder: str,
+    name: str = "world",
     *,
-    tiles=None,
-    collection=None,
-    progress=None,
-    props=True,
-    extra=(),
-    once_files=None,
-    remove=(),
-    removed=None,
-    stage=None,
-):
+    tiles: Iterable[Sequence[int]] | None = None,
+    collection: bpy.types.Collection | None = None,
+    progress: Callable[[int, int, str], object] | None = None,
+    props: bool = True,
+    extra: Iterable[tuple[str, bytes]] = (),
+    once_files: Mapping[str, Sequence[str]] | None = None,
+    remove: Iterable[str] = (),
+    removed: list[str] | None = None,
+    stage: Staging | None = None,
+) -> list[str]:
     """``[export] fbx`` of a world built into ``folder`` (the headless run's): the FBX of every complete
     tile (or of ``tiles``, ``(x, z)`` pairs), each assembled from its files, written and removed again
     (one tile in memory at a time), with ``props`` the prop library ``<name>_props.fbx`` when the recipe
@@ -372,25 +398,34 @@ def export_world_fbx(
         remove_new_data(before)
 
 
-def once_file_name(name, key):
+def once_file_name(name: str, key: str) -> str:
     """``<name>_<key>.fbx``: the FBX of section ``key`` that a tiled world named ``name`` builds once."""
     return f"{name}_{key}.fbx"
 
 
-def _once_spec(export):
+def _once_spec(export: ExportSpec) -> ExportSpec:
     """The ``[export]`` of a section built once: ``export``'s ``fbx``, no .glb, RAW, relief, render or placements."""
     return dataclasses.replace(
         export, glb=False, per_object=False, heightmap_raw=False, preview=False, render=False, placements=False
     )
 
 
-def _ground(recipe):
+def _ground(recipe: Recipe) -> tuple[float, float, float]:
     """``World.ground`` of ``recipe``'s tiled world: its tiles' centre (Blender X, Y) and half its depth."""
     grid = world_grid(recipe)
     return (-grid.nx * grid.size / 2, -grid.nz * grid.size / 2, grid.nz * grid.size / 2)
 
 
-def export_once(recipe, folder, name, *, keys=None, scene=None, progress=None, stage=None):
+def export_once(
+    recipe: Recipe,
+    folder: str,
+    name: str,
+    *,
+    keys: Collection[str] | None = None,
+    scene: bpy.types.Scene | None = None,
+    progress: Callable[[int, int, str], object] | None = None,
+    stage: Staging | None = None,
+) -> dict[str, list[str]]:
     """Build the sections of ``recipe``'s tiled world that it builds once (``core.world.once_sections``;
     ``keys``: only these) and write them into ``folder``; returns ``{key: [paths]}``.
 
@@ -411,7 +446,7 @@ def export_once(recipe, folder, name, *, keys=None, scene=None, progress=None, s
             every = [p for paths in staged.values() for p in paths]
             names = dict(zip(every, own.commit(every)))
         return {key: [names[p] for p in paths] for key, paths in staged.items()}
-    scene = scene or bpy.context.scene
+    scene = scene or cast(bpy.types.Scene, bpy.context.scene)
     spec = _once_spec(recipe.export)
     staged = {}
     for section in once_sections(recipe):

@@ -21,11 +21,16 @@ stops them); everything a build made is removed again when it fails or is closed
 and the world run (Build Tiles) are :mod:`.world_build`; the FBX for Unity is :mod:`.world_export`.
 """
 
+from __future__ import annotations
+
 import json
 import os
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any, cast
 
 import bpy
 import numpy as np
+import numpy.typing as npt
 
 from ...core import mesh as core_mesh
 from ...core import recipe as core_recipe
@@ -43,9 +48,19 @@ from .materials import (
     splat_pixels,
     terrain_material,
 )
-from .mesh import descendants, free_base_name, mesh_topology, remove_objects, set_corners
+from .mesh import bulk, descendants, free_base_name, mesh_of, mesh_topology, remove_objects, set_corners
 from .query import KIND_KEY
 from .terrain import RECIPE_KEY, grid_topology_and_uvs, set_terrain_positions
+
+if TYPE_CHECKING:
+    from ...core.mesh import PolygonTopology
+    from ...core.recipe import Recipe
+    from ...core.steps import Steps
+    from ...core.terrain import TerrainHeights
+
+#: A tile's props as its placement file has them: positions (N, 3) in Blender's world, rotations
+#: (N, 4) ``(w, x, y, z)``, scales (N,), prop names and layer names.
+TilePlacements = tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64], list[str], list[str]]
 
 __all__ = [
     "TILE_KIND",
@@ -76,7 +91,7 @@ WORLD_FILE_KEY = "worldseed_world_file"
 DIGEST_KEY = "worldseed_world_recipe_sha256"
 
 
-def tile_recipe(recipe, x, z):
+def tile_recipe(recipe: Recipe, x: int, z: int) -> Recipe:
     """The recipe of tile ``(x, z)`` alone: one terrain at the tile's noise offset (stored on the
     tile's root, as a terrain keeps its own; what the placement file and exports read)."""
     data = core_recipe.to_dict(recipe)
@@ -90,7 +105,7 @@ def tile_recipe(recipe, x, z):
 # --------------------------------------------------------------------------- files
 
 
-def read_tile_heights(path, *, side):
+def read_tile_heights(path: str, *, side: int) -> npt.NDArray[np.float32]:
     """Heights in [0, 1] (float32 (side, side), our layout: row 0 at Blender -Y) of a tile's RAW file
     (16-bit little-endian, Unity's orientation: ``core.unity.unity_heights`` turned it by 180 degrees)."""
     try:
@@ -107,7 +122,7 @@ def read_tile_heights(path, *, side):
     return np.ascontiguousarray(values[::-1, ::-1])
 
 
-def tile_heights(recipe, folder, name, x, z):
+def tile_heights(recipe: Recipe, folder: str, name: str, x: int, z: int) -> TerrainHeights:
     """The :class:`core.terrain.TerrainHeights` of tile ``(x, z)`` from its RAW file, with a one-cell
     margin from the neighbouring tiles' files (so the normals along a shared edge agree); where a
     neighbour has no file the margin continues the tile's own slope."""
@@ -122,7 +137,7 @@ def tile_heights(recipe, folder, name, x, z):
     margin[0, :] = 2 * margin[1, :] - margin[2, :]
     margin[-1, :] = 2 * margin[-2, :] - margin[-3, :]
 
-    def neighbour(dx, dz):
+    def neighbour(dx: int, dz: int) -> npt.NDArray[np.float32] | None:
         path = os.path.join(folder, tile_base(name, x + dx, z + dz) + ".raw")
         return read_tile_heights(path, side=side) if os.path.isfile(path) else None
 
@@ -144,7 +159,7 @@ def tile_heights(recipe, folder, name, x, z):
     )
 
 
-def tile_splats(folder, name, x, z, count):
+def tile_splats(folder: str, name: str, x: int, z: int, count: int) -> list[npt.NDArray[np.uint8]]:
     """The packed splat images ``(h, w, 4)`` uint8 (our layout, row 0 at the bottom as the material
     reads them) of ``<name>_<x>_<z>_splat<k>.png``, ``k < count``; [] when any is missing."""
     paths = [os.path.join(folder, f"{tile_base(name, x, z)}_splat{k}.png") for k in range(count)]
@@ -154,7 +169,7 @@ def tile_splats(folder, name, x, z, count):
     for path in paths:
         image = bpy.data.images.load(path, check_existing=False)
         try:
-            image.colorspace_settings.name = "Non-Color"
+            image.colorspace_settings.name = "Non-Color"  # type: ignore[union-attr]  # an image always has them
             image.alpha_mode = "CHANNEL_PACKED"
             pixels = splat_pixels(image)  # row 0 = the file's last row = Unity's -Z edge
         finally:
@@ -164,18 +179,18 @@ def tile_splats(folder, name, x, z, count):
     return out
 
 
-def _unity_to_blender_positions(p):
+def _unity_to_blender_positions(p: npt.ArrayLike) -> npt.NDArray[np.float64]:
     p = np.asarray(p, np.float64).reshape(-1, 3)
     return np.stack([-p[:, 0], -p[:, 2], p[:, 1]], axis=1)
 
 
-def _unity_to_blender_rotations(q):
+def _unity_to_blender_rotations(q: npt.ArrayLike) -> npt.NDArray[np.float64]:
     """Unity ``(x, y, z, w)`` -> Blender ``(w, x, y, z)``: the inverse of ``core.placement.unity_rotation``."""
     q = np.asarray(q, np.float64).reshape(-1, 4)
     return np.stack([q[:, 3], q[:, 0], q[:, 2], -q[:, 1]], axis=1)
 
 
-def tile_placements(path):
+def tile_placements(path: str) -> TilePlacements:
     """The props of a tile's placement file: ``(positions (N, 3) Blender world, rotations (N, 4)
     (w, x, y, z), scales (N,), prop names (list of N), layer names (list of N))``; empty arrays
     without a file."""
@@ -198,7 +213,7 @@ def tile_placements(path):
 # --------------------------------------------------------------------------- objects
 
 
-def _lod_mesh(name, heights, stride):
+def _lod_mesh(name: str, heights: TerrainHeights, stride: int) -> bpy.types.Mesh:
     """One LOD of a tile, as a terrain's (``.terrain``): the grid of ``lod_indices(n, stride)``, the
     quads cut where the heights say (``core.mesh.grid_turns``), custom normals from the margin.
     Grids of a side the terrain caches (every tile of a world has the same) reuse the cached
@@ -210,6 +225,8 @@ def _lod_mesh(name, heights, stride):
     if not cached:  # too large to cache: made turned
         topology = core_mesh.grid_topology(side, side, turn=turn)
         uvs = core_mesh.grid_corner_uvs(side, side, turn=turn)
+    # values now either way (made just above when the cache gave functions)
+    topology, uvs = cast("PolygonTopology", topology), cast("npt.NDArray[np.float32]", uvs)
     me = mesh_topology(name, side * side, topology, corner_uvs=None if cached else uvs, corners=not cached)
     try:
         if cached:
@@ -222,11 +239,13 @@ def _lod_mesh(name, heights, stride):
         raise
 
 
-def _scatter_specs(recipe):
+def _scatter_specs(recipe: Recipe) -> list[Any]:
     return list(getattr(recipe, "scatter", ()))
 
 
-def _tile_scatter(root, recipe, placements, *, collection):
+def _tile_scatter(
+    root: bpy.types.Object, recipe: Recipe, placements: TilePlacements, *, collection: bpy.types.Collection
+) -> bpy.types.Object | None:
     """The tile's props as a scatter object under ``root`` (None without props)."""
     positions, rotations, scales, names, layer_names = placements
     specs = _scatter_specs(recipe)
@@ -246,15 +265,26 @@ def _tile_scatter(root, recipe, placements, *, collection):
     layers = np.asarray([layer_index.get(n, 0) for n in layer_names], np.int32)
     local = positions - np.asarray(root.matrix_world.translation, np.float64)[None, :]
     obj = bridge_scatter.scatter_object(f"{root.name}_Scatter", all_props, collection=collection, parent=root)
-    bridge_scatter.write_points(obj.data, local, rotations, scales, which)
-    attr = obj.data.attributes.new("ws_layer", "INT", "POINT")
-    attr.data.foreach_set("value", layers)
+    me = mesh_of(obj)
+    bridge_scatter.write_points(me, local, rotations, scales, which)
+    attr = me.attributes.new("ws_layer", "INT", "POINT")
+    bulk(attr).foreach_set("value", layers)
     obj[bridge_scatter.LAYERS_KEY] = [core_scatter.dumps_layer(s) for s in specs]
     obj[bridge_scatter.SEED_KEY] = recipe.world.seed
     return obj
 
 
-def tile_steps(recipe, folder, name, x, z, *, collection, object_name=None, props=True):
+def tile_steps(
+    recipe: Recipe,
+    folder: str,
+    name: str,
+    x: int,
+    z: int,
+    *,
+    collection: bpy.types.Collection,
+    object_name: str | None = None,
+    props: bool = True,
+) -> Steps[bpy.types.Object]:
     """Assemble tile ``(x, z)`` of ``recipe``'s world from its files in ``folder`` (file base
     ``name``), yielding ``(done, total, label)``; returns its root object.
 
@@ -287,7 +317,7 @@ def tile_steps(recipe, folder, name, x, z, *, collection, object_name=None, prop
         if spec.lods == 1:
             root = bpy.data.objects.new(base, made_meshes[0])
             made_objects.append(root)
-            children = []
+            children: list[bpy.types.Object] = []
         else:
             root = bpy.data.objects.new(base, None)
             root.empty_display_type = "PLAIN_AXES"
@@ -311,7 +341,8 @@ def tile_steps(recipe, folder, name, x, z, *, collection, object_name=None, prop
         root[RECIPE_KEY] = core_recipe.dumps(tile_recipe(recipe, x, z))
         root[DIGEST_KEY] = recipe_digest(without_once(recipe))  # as the world JSON has it
         yield spec.lods + 2, total, f"tile {x}, {z}: material"
-        bpy.context.view_layer.update()  # the root's matrix_world, for the props' local positions
+        # the root's matrix_world, for the props' local positions
+        cast(bpy.types.ViewLayer, bpy.context.view_layer).update()
         if props:
             placements = tile_placements(os.path.join(folder, f"{stem}_placements.json"))
             scatter = _tile_scatter(root, recipe, placements, collection=collection)
@@ -335,39 +366,45 @@ def tile_steps(recipe, folder, name, x, z, *, collection, object_name=None, prop
         raise
 
 
-def tile_roots(scene, world_name=None):
+def tile_roots(scene: bpy.types.Scene, world_name: str | None = None) -> dict[tuple[int, int], bpy.types.Object]:
     """``{(x, z): root}`` of the tiles in ``scene`` (of the world ``world_name`` when given)."""
-    out = {}
+    out: dict[tuple[int, int], bpy.types.Object] = {}
     for obj in scene.objects:
-        if obj.get(KIND_KEY) == TILE_KIND and TILE_KEY in obj:
+        if obj.get(KIND_KEY) == TILE_KIND and obj.get(TILE_KEY) is not None:
             x, z = (int(v) for v in obj[TILE_KEY])
             if world_name is None or obj.name.rpartition(f"_{x}_{z}")[0] == world_name:
                 out[(x, z)] = obj
     return out
 
 
-def tile_objects(root):
+def tile_objects(root: bpy.types.Object) -> list[bpy.types.Object]:
     """A tile's root and everything below it, parents first."""
     return [root, *descendants(root)]
 
 
-def _splat_data(root):
+def _splat_data(root: bpy.types.Object) -> tuple[list[bpy.types.Material], list[bpy.types.Image]]:
     """The splat materials and their images of a tile's meshes."""
-    materials = {m for o in tile_objects(root) if o.type == "MESH" for m in o.data.materials if m is not None}
-    materials = [m for m in materials if m.name.startswith(SPLAT_MATERIAL)]
+    used = {m for o in tile_objects(root) if o.type == "MESH" for m in mesh_of(o).materials if m is not None}
+    materials = [m for m in used if m.name.startswith(SPLAT_MATERIAL)]
+    # image nodes: the stubs type a node by its base class
     images = {
-        n.image for m in materials if m.node_tree for n in m.node_tree.nodes if getattr(n, "image", None) is not None
+        cast(Any, n).image
+        for m in materials
+        if m.node_tree
+        for n in m.node_tree.nodes
+        if getattr(n, "image", None) is not None
     }
     return materials, [i for i in images if SPLAT_IMAGE_KEY in i]
 
 
-def remove_tiles(roots):
+def remove_tiles(roots: Iterable[bpy.types.Object]) -> None:
     """Remove tile objects, their meshes and the splat materials and images only they used."""
-    materials, images = [], []
+    materials: list[bpy.types.Material] = []
+    images: list[bpy.types.Image] = []
     for root in roots:
-        m, i = _splat_data(root)
-        materials += m
-        images += i
+        root_materials, root_images = _splat_data(root)
+        materials += root_materials
+        images += root_images
     remove_objects([o for root in roots for o in tile_objects(root)])
     for m in materials:
         if m.users == 0:
@@ -382,11 +419,11 @@ def remove_tiles(roots):
 _DATA = ("objects", "meshes", "materials", "images", "node_groups", "collections")
 
 
-def data_names():
+def data_names() -> dict[str, set[str]]:
     return {kind: set(getattr(bpy.data, kind).keys()) for kind in _DATA}
 
 
-def remove_new_data(before):
+def remove_new_data(before: Mapping[str, set[str]]) -> None:
     """Remove what was made since ``before`` (:func:`data_names`): new objects, then whatever new
     data nothing uses any more."""
     objects = [o for n, o in bpy.data.objects.items() if n not in before["objects"]]
@@ -401,7 +438,7 @@ def remove_new_data(before):
             bpy.data.batch_remove(unused)
 
 
-def rename_tile(root, wanted):
+def rename_tile(root: bpy.types.Object, wanted: str) -> None:
     """Give a new tile root (its LODs, scatter, splat material and images) the names of the tile it
     replaces (removed already), as ``.world_build.assemble_steps`` does at its end."""
     old = root.name
@@ -410,5 +447,5 @@ def rename_tile(root, wanted):
     materials, images = _splat_data(root)
     for item in [root, *descendants(root), *materials, *images]:
         item.name = item.name.replace(old, wanted, 1)
-        if isinstance(item, bpy.types.Object) and item.type == "MESH" and item.data.users == 1:
-            item.data.name = item.name
+        if isinstance(item, bpy.types.Object) and item.type == "MESH" and mesh_of(item).users == 1:
+            mesh_of(item).name = item.name

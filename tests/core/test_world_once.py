@@ -6,6 +6,7 @@ naming it; a section without a decision is refused too, so nothing is ever silen
 Blender side builds the sections built once (tests/blender/test_world_once.py reads their files).
 """
 
+import ast
 import dataclasses
 import glob
 import hashlib
@@ -44,8 +45,24 @@ def test_every_section_decides_what_a_tiled_world_does_with_it(section):
         module = os.path.join(bridge, f"{section.key}.py")  # a bridge module, or a package (levels/)
         package = os.path.join(bridge, section.package or section.key)
         files = [module] if os.path.isfile(module) else glob.glob(os.path.join(package, "*.py"))
-        texts = [open(f, encoding="utf-8").read() for f in files]
-        assert any("\ndef build_section(recipe, world, *, scene, progress=None):" in t for t in texts)
+        assert any(_builds_a_section(open(f, encoding="utf-8").read()) for f in files)
+
+
+def _builds_a_section(source):
+    """Whether ``source`` defines ``build_section(recipe, world, *, scene, progress=None)`` at its top level
+    (annotated or not)."""
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.FunctionDef) and node.name == "build_section":
+            a = node.args
+            scene, progress = (a.kw_defaults + [None, None])[:2]  # None: no default
+            return (
+                [p.arg for p in a.args] == ["recipe", "world"]
+                and [p.arg for p in a.kwonlyargs] == ["scene", "progress"]
+                and scene is None
+                and isinstance(progress, ast.Constant)
+                and progress.value is None
+            )
+    return False
 
 
 def test_the_tiles_never_read_the_sections_built_once():

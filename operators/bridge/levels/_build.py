@@ -27,8 +27,12 @@ settings and the cache of levels in ``_store``, the materials, level mesh, marke
 in ``_pieces``, the kits in ``_kit``, the WFC tile objects and samples in ``_wfc``.
 """
 
+from __future__ import annotations
+
 import os
 import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, cast
 
 import bpy
 import numpy as np
@@ -37,7 +41,7 @@ from ....core import levels as core_levels
 from ....core import preview as core_preview
 from ....core.errors import ParameterError
 from ....core.steps import drive
-from ..mesh import remove_objects
+from ..mesh import mesh_of, remove_objects
 from ._kit import kit_object
 from ._objects import KIND_KEY, LEVEL_KIND, LEVEL_MAP_KEY, LEVEL_MARKER_KIND, LEVEL_MODULE_KIND, level_root
 from ._pieces import level_mesh, map_image, marker_names, marker_positions
@@ -55,6 +59,12 @@ from ._store import (
     stored_spec,
 )
 from ._wfc import naming_image, tile_modules, tile_placements, tiles_object
+
+if TYPE_CHECKING:
+    from ....core.levels import Level, LevelSpec
+    from ....core.recipe import Recipe
+    from ....core.steps import Steps
+    from ..world import World
 
 __all__ = [
     "MARKER_KEY",
@@ -82,7 +92,7 @@ MAX_MARKERS = 20_000
 MARKER_MARGIN = 1.25
 
 
-def check_level_size(spec, geometry="MESH"):
+def check_level_size(spec: LevelSpec, geometry: str = "MESH") -> None:
     """Refuse, before the level is made (milliseconds), a ``spec`` whose level could not be built: a
     mesh of more than ``core.levels.MAX_MESH_CELLS`` cells, or markers well over :data:`MAX_MARKERS`
     (estimated from a small level of the same settings: a 4096 x 4096 BSP dungeon or cave was
@@ -108,7 +118,7 @@ def check_level_size(spec, geometry="MESH"):
 # --------------------------------------------------------------------------- objects
 
 
-def _markers(level, spec, root, made):
+def _markers(level: Level, spec: LevelSpec, root: bpy.types.Object, made: list[bpy.types.Object]) -> None:
     names = marker_names(level.markers, root.name)
     positions = marker_positions(level, spec.cell_size)
     size = 0.4 * spec.cell_size
@@ -125,14 +135,15 @@ def _markers(level, spec, root, made):
         empty[MARKER_KEY] = marker.kind
 
 
-def _own_keys(obj):
+def _own_keys(obj: bpy.types.Object) -> dict[str, Any]:
     return {k: obj[k] for k in obj.keys() if not k.startswith("worldseed_")}
 
 
-def _remove_level(root):
+def _remove_level(root: bpy.types.Object) -> Any:
     """Remove a level root with its markers and kit object (and the kit's node tree, when unused)."""
     objs = [root, *root.children_recursive]
-    trees = [m.node_group for o in objs for m in o.modifiers if m.type == "NODES" and m.node_group is not None]
+    nodes = [cast(bpy.types.NodesModifier, m) for o in objs for m in o.modifiers if m.type == "NODES"]
+    trees = [m.node_group for m in nodes if m.node_group is not None]
     image = root.get(LEVEL_MAP_KEY)
     remove_objects(objs)
     for tree in trees:
@@ -141,7 +152,7 @@ def _remove_level(root):
     return image
 
 
-def _tiles_plan(level, spec, collection):
+def _tiles_plan(level: Level, spec: LevelSpec, collection: bpy.types.Collection | None) -> dict[str, Any]:
     """What a ``"TILES"`` build places: the placements of every WFC cell, the tile objects found in
     ``collection`` and the base tiles (and cells) without one."""
     wfc = getattr(level, "wfc", None)
@@ -158,7 +169,7 @@ def _tiles_plan(level, spec, collection):
     return {"placed": placed, "modules": modules, "missing": missing, "missing_cells": lacking}
 
 
-def free_level_name(name):
+def free_level_name(name: str) -> str:
     """``name`` when no object has it, else ``name_001``, ``name_002`` ... (the first free): a level's
     object name is its file stem, so it takes no ``.001`` from Blender."""
     if bpy.data.objects.get(name) is None:
@@ -171,7 +182,17 @@ def free_level_name(name):
         n += 1
 
 
-def build_level(spec, *, collection, replace=None, geometry="MESH", kit=None, level=None, base=None, sample_image=None):
+def build_level(
+    spec: LevelSpec,
+    *,
+    collection: bpy.types.Collection,
+    replace: bpy.types.Object | None = None,
+    geometry: str = "MESH",
+    kit: bpy.types.Collection | None = None,
+    level: Level | None = None,
+    base: str | None = None,
+    sample_image: bpy.types.Image | None = None,
+) -> bpy.types.Object:
     """Build (or rebuild in place) the level ``spec`` describes; returns its root object.
 
     A new level's root stands at ``spec.origin``, named ``spec.name`` or, when an object has that
@@ -247,14 +268,14 @@ def build_level(spec, *, collection, replace=None, geometry="MESH", kit=None, le
             _own_keys(replace),
         )
         old_name = replace.name
-        view_layer = bpy.context.view_layer
+        view_layer = cast(bpy.types.ViewLayer, bpy.context.view_layer)
         active = view_layer.objects.active
         was_active = active is not None and level_root(active) == replace
         was_selected = replace.name in view_layer.objects and replace.select_get()
         _remove_level(replace)  # before the new markers are made: their names are free again
         root.name = old_name
         if root.type == "MESH":
-            root.data.name = old_name
+            mesh_of(root).name = old_name
         if kit_obj is not None:
             kit_obj.name = f"{old_name}_{'Kit' if geometry == 'KIT' else 'Tiles'}"
         for key, value in keep.items():
@@ -276,12 +297,12 @@ def build_level(spec, *, collection, replace=None, geometry="MESH", kit=None, le
         root[KIT_KEY] = kit
     for key, value in ((BASE_KEY, base), (SAMPLE_IMAGE_KEY, sample_image)):
         if value is not None:
-            root[key] = os.path.abspath(value) if key == BASE_KEY else value
-        elif key in root:
+            root[key] = os.path.abspath(cast(str, value)) if key == BASE_KEY else value
+        elif key in root.keys():
             del root[key]
     if tiles is not None:
         root[TILES_MISSING_KEY] = tiles["missing"]
-    elif TILES_MISSING_KEY in root:
+    elif TILES_MISSING_KEY in root.keys():
         del root[TILES_MISSING_KEY]
     root[LEVEL_MAP_KEY] = image
     if matrix is not None:
@@ -298,7 +319,7 @@ def build_level(spec, *, collection, replace=None, geometry="MESH", kit=None, le
     return root
 
 
-def _alive(obj):
+def _alive(obj: bpy.types.Object) -> bool:
     """False once ``obj`` was removed from the .blend."""
     try:
         return obj.name is not None
@@ -306,7 +327,16 @@ def _alive(obj):
         return False
 
 
-def build_steps(spec, *, collection, geometry="MESH", kit=None, base=None, sample_image=None, replace=None):
+def build_steps(
+    spec: LevelSpec,
+    *,
+    collection: bpy.types.Collection,
+    geometry: str = "MESH",
+    kit: bpy.types.Collection | None = None,
+    base: str | None = None,
+    sample_image: bpy.types.Image | None = None,
+    replace: bpy.types.Object | None = None,
+) -> Steps[bpy.types.Object]:
     """:func:`build_level` as steps for a modal run: yields the WFC solver's ``(done, total, label)``
     while the level is made, then builds it (nothing in the scene changes before); returns the root.
     Closing the steps early (Esc) leaves the scene as it was; ``replace`` deleted meanwhile is an error."""
@@ -329,13 +359,13 @@ def build_steps(spec, *, collection, geometry="MESH", kit=None, base=None, sampl
     )
 
 
-def level_files(root, stem):
+def level_files(root: bpy.types.Object, stem: str) -> dict[str, bytes]:
     """``{file name: bytes}`` of the level ``root``: ``<stem>.tmx`` with its tileset (``.tsx`` and image),
     ``<stem>_level.json`` and ``<stem>_level.png``, placed where the root stands (its south-west corner
     at the root's world position, as in the FBX)."""
     spec = stored_spec(root)
     level = stored_level(root)
-    origin = tuple(float(v) for v in root.matrix_world.translation)
+    origin = tuple(float(v) for v in root.matrix_world.translation.to_tuple())
     cs = spec.cell_size
     tileset = spec.autotile  # the Tiled map's auto-tiles
     files = dict(core_levels.tiled_files(level, name=stem, tileset=tileset, cell_size=cs, origin=origin))
@@ -344,7 +374,9 @@ def level_files(root, stem):
     return files
 
 
-def build_section(recipe, world, *, scene, progress=None):
+def build_section(
+    recipe: Recipe, world: World, *, scene: bpy.types.Scene, progress: Callable[[int, int, str], object] | None = None
+) -> None:
     """``[[level]]`` of a world build (see :mod:`.world`): each level made in the recipe's order (the
     progress shows them so, a WFC level its solver's progress too), then built as a mesh at its origin
     in name order (Blender adds objects named after the last ones in constant time: 4 levels of 10,000
@@ -355,7 +387,7 @@ def build_section(recipe, world, *, scene, progress=None):
         try:
             check_level_size(spec)
         except ParameterError as err:
-            err.spec = spec
+            err.spec = spec  # type: ignore[attr-defined]  # read by world.build_world
             raise
     levels = []
     for i, spec in enumerate(recipe.level):
@@ -370,7 +402,7 @@ def build_section(recipe, world, *, scene, progress=None):
         try:
             levels.append(drive(level_steps(spec), within))
         except ParameterError as err:
-            err.spec = spec  # world.build_world names the entry: level[1]
+            err.spec = spec  # type: ignore[attr-defined]  # world.build_world names the entry: level[1]
             raise
         for line in core_levels.level_warnings(levels[-1], name=spec.name):
             print(f"worldseed: warning: {line}", file=sys.stderr)
@@ -384,14 +416,14 @@ def build_section(recipe, world, *, scene, progress=None):
         try:
             roots[i] = build_level(spec, collection=scene.collection, level=levels[i])
         except ParameterError as err:
-            err.spec = spec
+            err.spec = spec  # type: ignore[attr-defined]  # read by world.build_world
             raise
     world.roots.extend(roots[i] for i in range(total))
     if progress is not None and total:
         progress(steps, steps, "levels")
 
 
-def level_warnings(root):
+def level_warnings(root: bpy.types.Object) -> list[str]:
     """What the user should hear about the level under ``root`` (a WFC level in several regions)."""
     try:
         level = stored_level(root)

@@ -4,6 +4,8 @@ import contextlib
 import json
 import os
 import re
+from collections.abc import Iterable, Iterator
+from typing import cast
 
 import bpy
 
@@ -21,7 +23,7 @@ __all__ = [
 ]
 
 
-def level_stems(levels):
+def level_stems(levels: Iterable[bpy.types.Object]) -> list[str]:
     """The file stem of each level root: its object's name (what the user sees, and the FBX object's
     name), with any character a level name may not hold (``.`` of ``Level.001``) as ``_``; where two
     would still be one file (case aside), the later gets ``_2``, ``_3`` ...
@@ -43,7 +45,7 @@ def level_stems(levels):
     return stems
 
 
-def level_file_names(stem, tileset="blob", wfc=None):
+def level_file_names(stem: str, tileset: str = "blob", wfc: bool | None = None) -> list[str]:
     """The files a level with file stem ``stem`` writes: the Tiled map with its two tilesets (classes
     and the auto-tiles of ``tileset``, each a .tsx and its image), for a WFC level (``wfc``; None:
     when ``tileset`` names a WFC tileset rather than an auto-tile set) the WFC tiles' tileset, the
@@ -74,12 +76,12 @@ def level_file_names(stem, tileset="blob", wfc=None):
 LEVEL_RECORD_MAX_BYTES = 1 << 28
 
 
-def earlier_level_files(folder):
+def earlier_level_files(folder: str) -> set[str]:
     """Paths of every level file Worldseed may have written in ``folder``: for each regular
     ``<stem>_level.json`` (never through a link) whose "format" is the level record's, the files of
     :func:`level_file_names` of that stem with every tileset.  What a headless run removes of them
     when it does not write them itself (``addon/batch.build_world``, in its switch of files)."""
-    found = set()
+    found: set[str] = set()
     with os.scandir(folder) as entries:
         for entry in entries:
             if not entry.name.endswith("_level.json") or entry.is_symlink() or not entry.is_file(follow_symlinks=False):
@@ -99,7 +101,7 @@ def earlier_level_files(folder):
     return found
 
 
-def check_level_transforms(objects):
+def check_level_transforms(objects: Iterable[bpy.types.Object]) -> None:
     """Refuse (an :class:`ExportError`) a level among ``objects`` that is rotated or scaled in Blender
     (itself or through its parent): its Tiled map and JSON are in the level's own cells, placed by the
     root's world position only, so they would disagree with the FBX.  Moving it is fine."""
@@ -116,7 +118,7 @@ def check_level_transforms(objects):
 
 
 @contextlib.contextmanager
-def level_kits_as_objects(objects):
+def level_kits_as_objects(objects: Iterable[bpy.types.Object]) -> Iterator[None]:
     """For the duration, the kits of the levels among ``objects`` as real objects (children of their
     level, in a collection of their own), so the FBX and glTF writers write every module; removed
     after, leaving the scene as it was."""
@@ -126,7 +128,7 @@ def level_kits_as_objects(objects):
         yield
         return
     collection = bpy.data.collections.new("Worldseed Export Kits")
-    bpy.context.scene.collection.children.link(collection)
+    cast(bpy.types.Scene, bpy.context.scene).collection.children.link(collection)
     try:
         with kits_as_objects(levels, collection):
             yield

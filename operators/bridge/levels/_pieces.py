@@ -4,10 +4,14 @@ Coordinates as in :mod:`.level`: column ``x`` along +X, row ``y`` (row 0 north) 
 level's south-west corner.
 """
 
+from collections.abc import Sequence
+
 import bpy
 import numpy as np
+import numpy.typing as npt
 
 from ....core import levels as core_levels
+from ....core.levels import Level, LevelSpec, Marker
 from ..mesh import mesh_from_topology
 from ._wfc import cells_quads
 
@@ -32,7 +36,7 @@ MATERIAL_COLOURS = ((0.52, 0.38, 0.20), (0.13, 0.15, 0.19), (0.20, 0.09, 0.05))
 MAP_SIDE = 512
 
 
-def _material(name, rgb):
+def _material(name: str, rgb: Sequence[float]) -> bpy.types.Material:
     """A plain material of base colour ``rgb`` (what the FBX diffuse colour and glTF's
     ``baseColorFactor`` carry), made once per file."""
     mat = bpy.data.materials.get(name)
@@ -55,12 +59,12 @@ def _material(name, rgb):
     return mat
 
 
-def level_materials():
+def level_materials() -> list[bpy.types.Material]:
     """The floor, wall and ceiling materials (core's material ids 0, 1, 2)."""
     return [_material(n, c) for n, c in zip(MATERIAL_NAMES, MATERIAL_COLOURS)]
 
 
-def level_mesh(level, spec, name, cells=None):
+def level_mesh(level: Level, spec: LevelSpec, name: str, cells: npt.NDArray[np.bool_] | None = None) -> bpy.types.Mesh:
     """The level mesh as a Blender quad mesh with world-scaled UVs and a material slot for each kind of
     face it has (floor, wall, ceiling, in that order: a level without a ceiling has no Ceiling slot,
     which the FBX would carry as an empty material), its south-west corner at the object's origin;
@@ -94,7 +98,7 @@ def level_mesh(level, spec, name, cells=None):
     return me
 
 
-def marker_names(markers, level=None):
+def marker_names(markers: Sequence[Marker], level: str | None = None) -> list[str]:
     """Object names of the markers: ``<level>_Spawn``, ``<level>_Exit`` (when one of their kind), else
     ``<level>_Kind_001``.. per kind (more digits when a kind has 1,000 or more); without ``level``, the
     names without the prefix.  Prefixed with the level's name they are unique and stable across
@@ -118,7 +122,7 @@ def marker_names(markers, level=None):
     return out
 
 
-def marker_positions(level, cell_size):
+def marker_positions(level: Level, cell_size: float) -> npt.NDArray[np.float64]:
     """(N, 3) float64 positions of the markers' cell centres on the floor, from the level's south-west corner."""
     xy = np.array([(m.x, m.y) for m in level.markers], np.float64).reshape(-1, 2)
     out = np.zeros((len(xy), 3))
@@ -127,7 +131,7 @@ def marker_positions(level, cell_size):
     return out
 
 
-def map_pixels(rgb):
+def map_pixels(rgb: npt.ArrayLike) -> tuple[npt.NDArray[np.float32], int, int]:
     """Blender image pixels (bottom row first, RGBA float32, flat) of a uint8 (h, w, 3) picture whose
     row 0 is the top, sampled down to at most :data:`MAP_SIDE` per side; returns ``(pixels, w, h)``."""
     rgb = np.asarray(rgb)
@@ -139,7 +143,7 @@ def map_pixels(rgb):
     return px.ravel(), w, h
 
 
-def map_image(level, name, image=None):
+def map_image(level: Level, name: str, image: bpy.types.Image | None = None) -> bpy.types.Image:
     """The level's 2-D map as an image datablock (made, or ``image`` refilled), with its preview icon."""
     pixels, w, h = map_pixels(core_levels.level_image(level, max_side=MAP_SIDE))
     if image is None:

@@ -11,10 +11,16 @@ per WFC cell).  Those are turned into spec values here (:meth:`LevelAdapter.sour
 :meth:`LevelAdapter.table`) and back (:meth:`LevelAdapter.load`).
 """
 
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
+
 import bpy
 
 from ....core import levels as core_levels
 from ....core.errors import ParameterError
+from ....core.levels import LevelSpec
 from ..family import Adapter, Plan, auto_props, settings_class
 from ..properties import RELATIVE, SHOWN_KINDS, apply_spec, attrs_table, blend_path
 from ._build import build_section, build_steps
@@ -31,6 +37,11 @@ from ._text import (
     points_to_text,
 )
 from ._wfc import naming_image, sample_file, wfc_presets
+
+if TYPE_CHECKING:
+    from ....core.recipe import Recipe
+    from ..properties import PropertyDef, Settings, Update
+    from ..world import World
 
 __all__ = [
     "LevelAdapter",
@@ -54,7 +65,7 @@ LEVEL_FIELDS = tuple(n for n, limit in core_levels.LIMITS.items() if limit.kind 
 #: :meth:`LevelAdapter.load`; the Add Level operator holds it as text, as a recipe does.
 PANEL_FIELDS = tuple(n for n in LEVEL_FIELDS if n != "wfc_tileset")
 #: The tables the panel writes as text, with their readers and writers.
-TEXT_FIELDS = {
+TEXT_FIELDS: dict[str, tuple[Callable[[str], list[Any]], Callable[[Any], str]]] = {
     "classes": (classes_from_text, classes_to_text),
     "connect_points": (points_from_text, points_to_text),
     "counts": (counts_from_text, counts_to_text),
@@ -82,19 +93,19 @@ SAMPLE_SOURCES = (
 _FILE = ("FILE", "File", "A tileset file (.toml)")
 
 
-def generator_fields(generator):
+def generator_fields(generator: str) -> tuple[str, ...]:
     """The settings of level ``generator`` beyond the common ones, in the order of ``core.levels.LIMITS``."""
     own = set(core_levels.GENERATOR_KEYS.get(generator, ()))
     return tuple(n for n in core_levels.LIMITS if n in own)
 
 
-def is_modal_level(spec):
+def is_modal_level(spec: LevelSpec) -> bool:
     """True for a level made modally when its operator is invoked from a window: every WFC level (its
     search may take seconds whatever the grid's size; the other generators take a fraction of one)."""
     return spec.generator in core_levels.WFC_GENERATORS
 
 
-def _preset_file(value, key):
+def _preset_file(value: str, key: str) -> str:
     """A preset the panel does not list (a 3-D tileset, a sample that makes no level by default) as its file;
     a file path as it is."""
     if value in core_levels.preset_names(key):
@@ -102,17 +113,16 @@ def _preset_file(value, key):
     return value
 
 
-def _preset_items(stems, what):
+def _preset_items(stems: Iterable[str], what: str) -> list[tuple[str, str, str]]:
     return [(s, s.replace("_", " ").title(), f"The {s!r} {what} that ships with Worldseed") for s in stems]
 
 
-def _text_prop(name, label, description, update):
-    return bpy.props.StringProperty(
-        name=label, default="", description=description, **({"update": update} if update is not None else {})
-    )
+def _text_prop(name: str, label: str, description: str, update: Update | None) -> PropertyDef:
+    kw: dict[str, Any] = {"update": update} if update is not None else {}
+    return bpy.props.StringProperty(name=label, default="", description=description, **kw)
 
 
-def text_props(update=None):
+def text_props(update: Update | None = None) -> dict[str, PropertyDef]:
     """The tables written as text: ``classes``, ``connect_points``, ``fixed``, ``counts``."""
     return {
         "classes": _text_prop(
@@ -158,13 +168,13 @@ class LevelAdapter(Adapter):
     prefix = "level."
     auto_modal = False  # Auto Update rebuilds a quick level at once, and leaves a slow one to Update Level
 
-    def fields(self):
+    def fields(self) -> tuple[str, ...]:
         return LEVEL_FIELDS
 
-    def sources_props(self, update=None):
+    def sources_props(self, update: Update | None = None) -> dict[str, PropertyDef]:
         """The panel's own ways to name ``wfc_tileset`` and ``sample`` (the presets that make levels, files,
         an image of the .blend) and the tile objects."""
-        kw = {} if update is None else {"update": update}
+        kw: dict[str, Any] = {} if update is None else {"update": update}
         tilesets, samples = wfc_presets()
         return {
             "wfc_tileset": bpy.props.EnumProperty(
@@ -216,7 +226,7 @@ class LevelAdapter(Adapter):
             ),
         }
 
-    def operator_props(self):
+    def operator_props(self) -> dict[str, PropertyDef]:
         """What the Add Level operator holds besides :meth:`props`: the geometry, and the kit, the tile
         objects and the sample image by name (an operator holds no pointers)."""
         return {
@@ -235,8 +245,8 @@ class LevelAdapter(Adapter):
             **text_props(),
         }
 
-    def settings_classes(self, update=None):
-        kw = {} if update is None else {"update": update}
+    def settings_classes(self, update: Update | None = None) -> tuple[type[bpy.types.PropertyGroup], ...]:
+        kw: dict[str, Any] = {} if update is None else {"update": update}
         props = {
             **self.props(update=update),
             **self.sources_props(update=update),  # wfc_tileset: the presets and a file, not text
@@ -257,7 +267,7 @@ class LevelAdapter(Adapter):
             **auto_props(self.label),
         }
         adapter = self
-        methods = {
+        methods: dict[str, Callable[..., Any]] = {
             **self.methods(),
             "uses_wfc_tileset": lambda s: s.generator in WFC_TILED,
             "uses_sample": lambda s: s.generator in WFC_SAMPLED and s.generator not in WFC_TILED,
@@ -277,13 +287,13 @@ class LevelAdapter(Adapter):
 
     # ---------------------------------------------------------------- sidebar -> spec
 
-    def wfc_tileset(self, settings):
+    def wfc_tileset(self, settings: Settings) -> str:
         """The WFC tileset the Levels panel names: a preset name or a file's absolute path ("" for a file
         not chosen yet)."""
         wfc = settings.wfc_tileset
         return wfc if wfc != "FILE" else blend_path(settings.tileset_file)
 
-    def sources(self, settings):
+    def sources(self, settings: Settings) -> tuple[dict[str, str], bpy.types.Image | None]:
         """``({"wfc_tileset": ..., "sample": ...}, image)``: what the panel's own properties stand for (the
         keys the generator takes: a WFC tileset, a sample: a preset name or a file's absolute path), and
         the image whose pixels are the sample (or None; the sample is then a PNG of its pixels,
@@ -311,7 +321,7 @@ class LevelAdapter(Adapter):
             values["sample"] = sample
         return values, image
 
-    def table(self, props, **overrides):
+    def table(self, props: Settings, **overrides: Any) -> dict[str, Any]:
         """The common settings of ``props`` (settings or operator) and its generator's own (the others are
         not read), the tables from their text, then ``overrides``."""
         own = generator_fields(props.generator)
@@ -322,11 +332,11 @@ class LevelAdapter(Adapter):
                 table[name] = read(getattr(props, name))
         return {**table, **overrides}
 
-    def spec(self, props, **overrides):
+    def spec(self, props: Settings, **overrides: Any) -> LevelSpec:
         """The validated spec (core's reader also refuses impossible settings: a room larger than its leaf ...)."""
         return self.parse(self.table(props, **overrides))
 
-    def inputs(self, root, scene):
+    def inputs(self, root: bpy.types.Object, scene: bpy.types.Scene) -> tuple[LevelSpec, dict[str, Any]]:
         """``(spec, build keywords)`` of rebuilding ``root`` in place from the Levels panel (its origin stays
         where the level is); raises :class:`ParameterError` for bad settings before anything is built."""
         settings = self.settings(scene)
@@ -343,7 +353,9 @@ class LevelAdapter(Adapter):
             "sample_image": image,
         }
 
-    def geometry(self, props, kit, tiles=None):
+    def geometry(
+        self, props: Settings, kit: bpy.types.Collection | None, tiles: bpy.types.Collection | None = None
+    ) -> tuple[str, bpy.types.Collection | None]:
         """``(geometry, collection)`` of a build: the tile objects for a WFC (tiles) level given them, else
         the mesh or the kit (which must be chosen)."""
         if tiles is not None and props.generator in WFC_TILED:
@@ -352,7 +364,7 @@ class LevelAdapter(Adapter):
             raise ParameterError("kit: choose the collection of the kit's modules (or set Geometry to Mesh)")
         return props.geometry, kit
 
-    def tables(self, scene):
+    def tables(self, scene: bpy.types.Scene) -> dict[str, Any]:
         """The Levels panel's level at the 3D cursor, as Add Level makes it, for a recipe (which builds
         meshes from files: a kit, tile objects or an image of the .blend have no place in it)."""
         settings = self.settings(scene)
@@ -367,11 +379,13 @@ class LevelAdapter(Adapter):
                 f"the Levels panel's sample is the image {image.name!r} of this .blend; a recipe names a file: save "
                 "the image as a PNG and choose it as the Sample File"
             )
-        return {self.key: [self.table(settings, origin=list(scene.cursor.location), **values)]}
+        return {self.key: [self.table(settings, origin=list(scene.cursor.location.to_tuple()), **values)]}
 
     # ---------------------------------------------------------------- spec -> sidebar
 
-    def load(self, props, spec, *, keep=(), image=None):
+    def load(
+        self, props: Settings, spec: LevelSpec, *, keep: Iterable[str] = (), image: bpy.types.Image | None = None
+    ) -> None:
         """``spec`` into the panel: every field, the WFC tileset of a generator that takes one (a preset the
         panel lists, else a file), the sample (a listed preset, a file or ``image``) and the tables as text."""
         apply_spec(props, spec, names=PANEL_FIELDS, keep=keep)
@@ -395,10 +409,10 @@ class LevelAdapter(Adapter):
 
     # ---------------------------------------------------------------- objects
 
-    def stored(self, root):
+    def stored(self, root: bpy.types.Object) -> LevelSpec:
         return stored_spec(root)
 
-    def load_from(self, root, settings):
+    def load_from(self, root: bpy.types.Object, settings: Settings) -> list[str]:
         """Load Settings of a level: every setting, its sources and geometry; a tileset or sample file gone
         (moved, deleted) is a warning, and every other setting still loads."""
         warnings = []
@@ -419,14 +433,14 @@ class LevelAdapter(Adapter):
                 settings.kit = kit
         return warnings
 
-    def root(self, obj):
+    def root(self, obj: bpy.types.Object | None) -> bpy.types.Object | None:
         return level_root(obj)
 
-    def rebuild_plan(self, root, scene):
+    def rebuild_plan(self, root: bpy.types.Object, scene: bpy.types.Scene) -> Plan:
         spec, build = self.inputs(root, scene)
         return Plan(build_steps(spec, **build), modal=is_modal_level(spec))
 
-    def live(self, settings):
+    def live(self, settings: Settings) -> bool:
         """Any level but a WFC level of more than :data:`LIVE_WFC_CELLS` cells or with ``connected`` or
         ``counts`` (those may search for seconds: the panel says to press Update Level)."""
         if settings.generator not in core_levels.WFC_GENERATORS:
@@ -434,8 +448,15 @@ class LevelAdapter(Adapter):
         constrained = settings.connected or settings.counts.strip()
         return settings.width * settings.height <= LIVE_WFC_CELLS and not constrained
 
-    def check(self, root, scene):
+    def check(self, root: bpy.types.Object, scene: bpy.types.Scene) -> None:
         self.inputs(root, scene)
 
-    def build(self, recipe, world, *, scene, progress=None):
+    def build(
+        self,
+        recipe: Recipe,
+        world: World,
+        *,
+        scene: bpy.types.Scene,
+        progress: Callable[[int, int, str], object] | None = None,
+    ) -> None:
         build_section(recipe, world, scene=scene, progress=progress)

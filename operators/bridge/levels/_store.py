@@ -7,13 +7,19 @@ sample was read from.  :func:`stored_spec` and its siblings read them back; :fun
 rebuild, an export and a preview of the same settings generate once).
 """
 
+from __future__ import annotations
+
 import json
 import os
+from typing import Any, cast
+
+import bpy
 
 from ....core import levels as core_levels
 from ....core.errors import ParameterError
+from ....core.levels import Level, LevelSpec
 from ....core.spec import from_table
-from ....core.steps import drive
+from ....core.steps import Steps, drive
 from ._objects import level_root
 from ._wfc import naming_image, sample_file
 
@@ -43,11 +49,11 @@ TILES_MISSING_KEY = "worldseed_level_tiles_missing"  # on the root: base tiles w
 
 #: The last few levels made: ``(spec, base) -> Level`` (a rebuild, an export and a preview of the same
 #: settings generate once).
-_LEVELS = {}
+_LEVELS: dict[object, Any] = {}
 _LEVELS_KEPT = 4
 
 
-def _files_stamp(spec, base):
+def _files_stamp(spec: LevelSpec, base: str | None) -> tuple[tuple[int, int], ...]:
     """``(mtime, size)`` of the WFC tileset and sample files ``spec`` reads: an edited tileset makes a
     new level on Update, not the cached one."""
     if spec.generator not in core_levels.WFC_GENERATORS:
@@ -65,7 +71,7 @@ def _files_stamp(spec, base):
     return tuple(stamp)
 
 
-def level_steps(spec, *, base=None):
+def level_steps(spec: LevelSpec, *, base: str | None = None) -> Steps[Level]:
     """Steps of making the :class:`Level` ``spec`` describes: yields ``(done, total, label)`` (the WFC
     solver's progress), returns the level.  ``base`` is the folder a relative WFC tileset or sample
     path is found in.  Cached, see :func:`level_for` (a WFC level also by its files' times and sizes)."""
@@ -79,17 +85,17 @@ def level_steps(spec, *, base=None):
     return level
 
 
-def level_for(spec, *, base=None):
+def level_for(spec: LevelSpec, *, base: str | None = None) -> Level:
     """The :class:`Level` ``spec`` describes (the last few are cached)."""
     return drive(level_steps(spec, base=base))
 
 
-def spec_json(spec):
+def spec_json(spec: LevelSpec) -> str:
     """``spec`` as the JSON text stored on a level root."""
     return json.dumps(core_levels.to_dict(spec), sort_keys=True)
 
 
-def stored_spec(obj, *, files=True):
+def stored_spec(obj: bpy.types.Object, *, files: bool = True) -> LevelSpec:
     """The :class:`LevelSpec` a level (``obj`` or the level it belongs to) was built from.
 
     ``files=False`` reads the settings, each checked in its range, without looking for the WFC tileset
@@ -113,19 +119,19 @@ def stored_spec(obj, *, files=True):
         return core_levels.from_dict(data, prefix=prefix, base=base)
 
 
-def stored_geometry(obj):
+def stored_geometry(obj: bpy.types.Object) -> tuple[str, bpy.types.Collection | None]:
     """``("MESH", None)``, ``("KIT", collection)`` or ``("TILES", collection)`` of the level ``obj``
     belongs to."""
-    root = level_root(obj)
+    root = cast(bpy.types.Object, level_root(obj))  # obj belongs to a level
     return root.get(GEOMETRY_KEY, "MESH"), root.get(KIT_KEY)
 
 
-def stored_source(obj):
+def stored_source(obj: bpy.types.Object) -> tuple[str | None, bpy.types.Image | None]:
     """``(base, sample image)`` a WFC level was made with (``(None, None)`` for the others)."""
-    root = level_root(obj)
+    root = cast(bpy.types.Object, level_root(obj))  # obj belongs to a level
     return root.get(BASE_KEY), root.get(SAMPLE_IMAGE_KEY)
 
 
-def stored_level(obj):
+def stored_level(obj: bpy.types.Object) -> Level:
     """The :class:`Level` the level ``obj`` belongs to was built from (made again, or cached)."""
     return level_for(stored_spec(obj), base=stored_source(obj)[0])

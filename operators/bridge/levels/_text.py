@@ -6,6 +6,8 @@ Each ``*_from_text`` turns the text into what ``core.levels.from_dict`` takes, e
 spec's table back as text.
 """
 
+from collections.abc import Iterable
+
 from ....core.errors import ParameterError
 
 __all__ = [
@@ -20,7 +22,7 @@ __all__ = [
 ]
 
 
-def points_from_text(text):
+def points_from_text(text: str) -> list[list[int]]:
     """``"3,4; 20,10"`` -> ``[[3, 4], [20, 10]]`` (what ``level.connect_points`` takes).
 
     >>> points_from_text(" 3, 4;20 ,10; ")
@@ -40,13 +42,13 @@ def points_from_text(text):
     return points
 
 
-def fixed_from_text(text):
+def fixed_from_text(text: str) -> list[list[int | str]]:
     """``"0,0=rock; 5,2=bend 1"`` -> ``[[0, 0, "rock"], [5, 2, "bend 1"]]`` (what ``level.fixed`` takes).
 
     >>> fixed_from_text(" 0,0 = rock;5, 2=bend 1; ")
     [[0, 0, 'rock'], [5, 2, 'bend 1']]
     """
-    cells = []
+    cells: list[list[int | str]] = []
     for item in (t.strip() for t in text.split(";")):
         if not item:
             continue
@@ -61,17 +63,17 @@ def fixed_from_text(text):
     return cells
 
 
-def fixed_to_text(cells):
+def fixed_to_text(cells: Iterable[tuple[int, int, str]]) -> str:
     """The inverse of :func:`fixed_from_text` (a spec's painted cells)."""
     return "; ".join(f"{x},{y}={tile}" for x, y, tile in cells)
 
 
-def points_to_text(points):
+def points_to_text(points: Iterable[tuple[int, int]]) -> str:
     """The inverse of :func:`points_from_text` (a spec's points)."""
     return "; ".join(f"{x},{y}" for x, y in points)
 
 
-def _count_bound(text, item):
+def _count_bound(text: str, item: str) -> int:
     text = text.strip()
     if not (text.isascii() and text.isdigit()):
         raise ParameterError(
@@ -81,35 +83,35 @@ def _count_bound(text, item):
     return int(text)
 
 
-def counts_from_text(text):
+def counts_from_text(text: str) -> list[list[str | int]]:
     """``"door=1-4, junction=2-, 3=5"`` -> ``[["door", 1, 4], ["junction", 2, -1], ["3", 5, 5]]`` (what
     ``level.counts`` takes: ``max`` -1 for no bound; ``-4`` alone means 0 to 4).
 
     >>> counts_from_text("dead end = 1-4, #FF0000=2-, 3=5, x=-2")
     [['dead end', 1, 4], ['#FF0000', 2, -1], ['3', 5, 5], ['x', 0, 2]]
     """
-    out = []
+    out: list[list[str | int]] = []
     for item in (t.strip() for t in text.split(",")):
         if not item:
             continue
         name, eq, bounds = item.partition("=")
         if not eq or not name.strip():
             raise ParameterError(f"level.counts: write name=min-max pairs (door=1-4, junction=2-), got {item!r}")
-        low, dash, high = bounds.partition("-")
-        low = _count_bound(low, item) if low.strip() or not dash else 0
-        high = (_count_bound(high, item) if high.strip() else -1) if dash else low
+        low_text, dash, high_text = bounds.partition("-")
+        low = _count_bound(low_text, item) if low_text.strip() or not dash else 0
+        high = (_count_bound(high_text, item) if high_text.strip() else -1) if dash else low
         out.append([name.strip(), low, high])
     return out
 
 
-def counts_to_text(counts):
+def counts_to_text(counts: Iterable[tuple[str, int, int]]) -> str:
     """The inverse of :func:`counts_from_text` (a spec's sorted ``(name, min, max)``)."""
     return ", ".join(
         f"{name}={low}" if low == high else f"{name}={low}-{high if high >= 0 else ''}" for name, low, high in counts
     )
 
 
-def classes_from_text(text):
+def classes_from_text(text: str) -> list[list[str]]:
     """``"0=wall, 1=floor"`` -> ``[["0", "wall"], ["1", "floor"]]`` (what ``level.classes`` takes).
 
     >>> classes_from_text(" 0 = wall, #FF0000=door ")
@@ -126,6 +128,6 @@ def classes_from_text(text):
     return pairs
 
 
-def classes_to_text(classes):
+def classes_to_text(classes: Iterable[tuple[str, str]]) -> str:
     """The inverse of :func:`classes_from_text` (a spec's sorted pairs)."""
     return ", ".join(f"{value}={cls}" for value, cls in classes)

@@ -17,14 +17,19 @@ import hashlib
 import os
 import re
 import tempfile
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, cast
 
 import bpy
 import numpy as np
+import numpy.typing as npt
 
 from ....core import levels as core_levels
 from ....core import mesh as core_mesh
 from ....core import preview as core_preview
 from ....core.errors import ParameterError, short
+from ....core.levels import LevelQuads, WfcRecord
+from ....core.mesh import PolygonTopology
 from .. import instancing
 from ._kit import KIT_MODULES_KEY, KIT_ROLES_KEY
 from ._objects import KIND_KEY, LEVEL_KIT_KIND
@@ -46,7 +51,7 @@ __all__ = [
 ]
 
 
-def wfc_presets():
+def wfc_presets() -> tuple[tuple[str, ...], tuple[str, ...]]:
     """``(tileset stems, sample stems)`` of the WFC presets that make levels (``core.levels.preset_names``
     with ``levels=True``: the 2-D tilesets, the samples listed for levels): what the Levels panel offers."""
     return (
@@ -60,7 +65,7 @@ def wfc_presets():
 MAX_SAMPLE_PIXELS = 256 * 256
 
 
-def image_sample(image):
+def image_sample(image: bpy.types.Image | None) -> npt.NDArray[np.uint8]:
     """An image datablock's pixels as a WFC sample: (h, w, 3) uint8 RGB, or (h, w, 4) RGBA for an
     image with an alpha channel (as the PNG file it came from reads), row 0 at the top.
 
@@ -80,19 +85,20 @@ def image_sample(image):
         )
     channels = int(image.channels)
     px = np.empty(w * h * channels, np.float32)
-    image.pixels.foreach_get(px)
+    image.pixels.foreach_get(px)  # type: ignore[attr-defined]  # a float array, typed as a float
     px = px.reshape(h, w, channels)[::-1]
     if channels < 3:
         px = np.repeat(px[..., :1], 3, axis=2)
     keep = 4 if channels == 4 and int(image.depth) in (32, 128) else 3  # RGBA bytes or floats
     px = np.clip(px[..., :keep], 0.0, 1.0)
-    if image.is_float and image.colorspace_settings.name not in ("Non-Color", "Raw"):
+    colour_space = image.colorspace_settings.name  # type: ignore[union-attr]  # an image always has them
+    if image.is_float and colour_space not in ("Non-Color", "Raw"):
         rgb = px[..., :3]
         px[..., :3] = np.where(rgb <= 0.0031308, rgb * 12.92, 1.055 * np.power(rgb, 1 / 2.4) - 0.055)
     return np.round(px * 255.0).astype(np.uint8)
 
 
-def sample_file(image):
+def sample_file(image: bpy.types.Image) -> str:
     """The absolute path of a PNG file holding ``image``'s pixels (:func:`image_sample`): what a WFC
     (sample) level's ``sample`` names when its sample is an image of the .blend.  The file lives in a
     folder named after a hash of the pixels in the session's temporary folder, named after the
@@ -126,7 +132,7 @@ _SAMPLE_PATH = re.compile(
 )
 
 
-def image_named(text, name, path=None):
+def image_named(text: str, name: str, path: str | None = None) -> str:
     """``text`` with the temporary PNG of an image's pixels (:func:`sample_file`; ``path`` when known,
     also cut short as core's messages cut long values) shown as ``image '<name>'``: an artist knows the
     image of the .blend, not a file in a temporary folder.
@@ -142,7 +148,7 @@ def image_named(text, name, path=None):
 
 
 @contextlib.contextmanager
-def naming_image(image):
+def naming_image(image: bpy.types.Image | None) -> Iterator[None]:
     """Errors (:class:`ParameterError`) raised inside name ``image`` (an image of the .blend, or None)
     instead of the temporary PNG of its pixels (:func:`image_named`)."""
     try:
@@ -157,15 +163,15 @@ def naming_image(image):
         raise
 
 
-def _load(image):
+def _load(image: bpy.types.Image) -> bool:
     try:
-        image.pixels[0]  # loads the image's buffer
+        image.pixels[0]  # type: ignore[index]  # (a float array, typed as a float) loads the image's buffer
     except (IndexError, RuntimeError):
         return False
     return image.has_data
 
 
-def tile_key(name):
+def tile_key(name: str) -> str:
     """``"Outer Corner.001"`` -> ``"outer_corner"``: tile names compared without case, separators or
     Blender's ``.001``.
 
@@ -176,7 +182,9 @@ def tile_key(name):
     return re.sub(r"[\s_\-]+", "_", base.strip()).lower()
 
 
-def tile_modules(collection, names):
+def tile_modules(
+    collection: bpy.types.Collection | None, names: Sequence[str]
+) -> tuple[dict[str, bpy.types.Object], list[str]]:
     """``({base tile name: object}, [missing names])``: the objects of ``collection`` named after the
     base tiles ``names`` (see :func:`tile_key`; top-level mesh or empty objects, the first by name)."""
     if collection is None:
@@ -195,15 +203,23 @@ class TilePlacements:
     floor (from the level's south-west corner), ``rotations`` (N, 4) quaternions ``w, x, y, z``,
     ``scales`` (N,) (+1, or -1 for a mirrored variant), ``tiles`` (N,) index into ``names`` (the base tiles)."""
 
-    def __init__(self, cells, positions, rotations, scales, tiles, names):
+    def __init__(
+        self,
+        cells: npt.NDArray[np.int64],
+        positions: npt.NDArray[np.float64],
+        rotations: npt.NDArray[np.float32],
+        scales: npt.NDArray[np.float32],
+        tiles: npt.NDArray[np.int32],
+        names: list[str],
+    ) -> None:
         self.cells, self.positions, self.rotations = cells, positions, rotations
         self.scales, self.tiles, self.names = scales, tiles, names
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self.cells)
 
 
-def tile_placements(record, *, cell_size):
+def tile_placements(record: WfcRecord, *, cell_size: float) -> TilePlacements:
     """Where and how each cell's base tile stands: :class:`TilePlacements` of every cell of a tiled
     :class:`core.levels.WfcRecord` (``ids`` (height, width) variant indices; per variant its
     ``base_names``, ``turns`` clockwise and ``mirrored``)."""
@@ -227,14 +243,16 @@ def tile_placements(record, *, cell_size):
     return TilePlacements(cells, positions, rot, scales, base_of[flat], names)
 
 
-def _module_geometry(module):
+def _module_geometry(module: bpy.types.Object) -> bpy.types.Object:
     if module.type == "MESH":
         return module
     meshes = sorted((c for c in module.children if c.type == "MESH"), key=lambda o: o.name)
     return meshes[0] if meshes else module
 
 
-def tiles_object(placed, modules, name, made):
+def tiles_object(
+    placed: TilePlacements, modules: Mapping[str, bpy.types.Object], name: str, made: list[bpy.types.Object]
+) -> bpy.types.Object | None:
     """The point object (kind ``level_kit``) instancing ``modules`` ({base tile name: object}) on the
     placements whose tile has a module; ``None`` when no placed tile has one."""
     have = [t for t in placed.names if t in modules]
@@ -252,7 +270,7 @@ def tiles_object(placed, modules, name, made):
     obj[KIT_MODULES_KEY] = [modules[t].name for t in have]
     tree = instancing.instancer_tree(f"Worldseed Tiles ({name})", [_module_geometry(modules[t]) for t in have])
     try:
-        obj.modifiers.new("Worldseed Tiles", "NODES").node_group = tree
+        cast(bpy.types.NodesModifier, obj.modifiers.new("Worldseed Tiles", "NODES")).node_group = tree
         instancing.write_points(me, placed.positions[keep], placed.rotations[keep], placed.scales[keep], which[keep])
     except BaseException:
         bpy.data.node_groups.remove(tree)
@@ -260,7 +278,9 @@ def tiles_object(placed, modules, name, made):
     return obj
 
 
-def cells_quads(quads, cells, *, cell_size, height):
+def cells_quads(
+    quads: LevelQuads, cells: npt.NDArray[np.bool_], *, cell_size: float, height: int
+) -> tuple[npt.NDArray[np.float32], PolygonTopology, npt.NDArray[np.float32], npt.NDArray[Any]]:
     """The part of a level mesh (``core.levels.LevelQuads``) that belongs to the cells where ``cells``
     ((height, width) bool) is set: each quad belongs to the cell just behind its centre (against
     its normal: a wall face to its wall cell, a floor to its own); returns ``(vertices, topology,
