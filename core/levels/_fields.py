@@ -168,7 +168,8 @@ LIMITS = {
     "attempts": integer(
         (1, 1000),
         "Attempts",
-        "Restarts (each from its own seeded stream) before a contradiction is reported",
+        "Restarts (each from its own seeded stream) before a contradiction is reported; a solved grid whose "
+        "largest walkable region is too small for a level also counts as a failed attempt",
         soft=(1, 50),
     ),
     "backtrack_limit": integer(
