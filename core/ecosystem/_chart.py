@@ -9,6 +9,7 @@ Every pixel is set by ``+ - * /`` and rounding, so the picture is the same bytes
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 
 __all__ = ["chart_image", "COLOURS", "WIDTH", "PANEL_HEIGHT"]
 

@@ -34,6 +34,7 @@ import json
 import math
 
 import numpy as np
+import numpy.typing as npt
 
 from .. import exact
 from ..placement import scatter_entry

@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from .._checks import check_array, check_float
 from ..biomes import temperature as biome_temperature

@@ -21,6 +21,7 @@ radii.
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 
 __all__ = ["overlapping_pairs", "MAX_CANDIDATES"]
 

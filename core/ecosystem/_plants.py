@@ -42,6 +42,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from .._checks import check_float
 from ..errors import ParameterError

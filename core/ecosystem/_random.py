@@ -19,6 +19,7 @@ True
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 
 __all__ = [
     "INITIAL",

@@ -27,6 +27,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from ..biomes import bounded_distance
 

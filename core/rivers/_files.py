@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import numpy.typing as npt
 
 from .._polyline import DIGITS, cell_patches, clip_polyline, join_meshes, ribbon, to_blender, unity_rows
 from ._network import RiverNetwork

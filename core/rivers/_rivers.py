@@ -6,6 +6,7 @@ import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from .._checks import check_array, check_float
 from ..errors import ParameterError

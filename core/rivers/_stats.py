@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 
 from .. import erosion
 from ._network import accumulate
