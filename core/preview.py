@@ -11,8 +11,8 @@ step is the same bytes on any CPU.
 
 import struct
 import zlib
-from typing import overload
 from decimal import Decimal, localcontext
+from typing import overload
 
 import numpy as np
 import numpy.typing as npt
