@@ -137,11 +137,11 @@ class AnimalRun:
     home_range: np.ndarray
     grass: np.ndarray
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self.x)
 
 
-def cell_fields(hab):
+def cell_fields(hab: Habitat) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
     """The cells' fields: ``(heights, water)`` at the centres of the heightmap's cells (the mean of
     the four corners; water where at least two corners are)."""
     h = hab.heights
@@ -151,7 +151,14 @@ def cell_fields(hab):
     return centre, wet
 
 
-def _pairs_within(ax, ay, bx, by, reach, box=None):
+def _pairs_within(
+    ax: npt.NDArray[np.float64],
+    ay: npt.NDArray[np.float64],
+    bx: npt.NDArray[np.float64],
+    by: npt.NDArray[np.float64],
+    reach: float,
+    box: tuple[float, float, float, float] = None,
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64]]:
     """``(ia, ib, d2)``: every pair of an ``a`` point and a ``b`` point closer than ``reach`` (and
     perhaps some a little farther: filter ``d2``).  The larger set is sorted into a grid of cells
     of side ``reach / k``, the smaller one scans the ``(2k + 1)^2`` cells around each of its points
@@ -197,7 +204,9 @@ def _pairs_within(ax, ay, bx, by, reach, box=None):
     return (ib, ia, d2) if swap else (ia, ib, d2)
 
 
-def _nearest_of(group, other, d2, n):
+def _nearest_of(
+    group: npt.NDArray[np.int64], other: npt.NDArray[np.int64], d2: npt.NDArray[np.float64], n: int
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
     """Per group ``0 .. n-1``: the ``other`` of least ``d2`` (ties: the lowest), -1 for none; and
     that ``d2`` (``inf`` for none)."""
     low = np.full(n, np.inf)
@@ -214,7 +223,7 @@ def _nearest_of(group, other, d2, n):
     return pick, low
 
 
-def nearest_within(qx, qy, radius, tx, ty, *, box=None):
+def nearest_within(qx, qy, radius: npt.ArrayLike, tx, ty, *, box=None):
     """For each query point, the index of the nearest target within its ``radius`` (-1: none) and
     the distance (``inf``: none); of equally near targets, the lowest index.  ``box``: as
     :func:`_pairs_within`.
@@ -241,7 +250,7 @@ def nearest_within(qx, qy, radius, tx, ty, *, box=None):
     return best, dist
 
 
-def _check_size(spec, land_m2, prefix):
+def _check_size(spec: EcosystemSpec, land_m2: float, prefix: str) -> None:
     """Refuse, before any work, more animals, agent-steps or pairs within sight than the bounds allow."""
     counts = [a.count for a in spec.animals]
     total = sum(counts)
@@ -268,7 +277,14 @@ def _check_size(spec, land_m2, prefix):
             )
 
 
-def animals_steps(spec, hab, *, vegetation=None, trail_attraction=None, prefix="ecosystem."):
+def animals_steps(
+    spec: EcosystemSpec,
+    hab: Habitat,
+    *,
+    vegetation: npt.ArrayLike = None,
+    trail_attraction: float | None = None,
+    prefix: str = "ecosystem.",
+) -> Steps[AnimalRun]:
     """Simulate the animals of ``spec`` on ``hab`` for ``spec.steps`` steps, as steps.
 
     Parameters
@@ -310,7 +326,7 @@ def animals_steps(spec, hab, *, vegetation=None, trail_attraction=None, prefix="
             raise ParameterError(f"vegetation must be a {water.shape} map of values in [0, 1]")
         capacity = np.where(water, 0.0, capacity)
 
-    def col(name):
+    def col(name: str) -> npt.NDArray[np.float64]:
         return np.array([getattr(a, name) for a in animals], np.float64)
 
     gain, repro, metab, max_age = col("energy_gain"), col("reproduce"), col("metabolism"), col("max_age")
@@ -320,7 +336,9 @@ def animals_steps(spec, hab, *, vegetation=None, trail_attraction=None, prefix="
     pad = int(math.ceil(fastest)) + 1
     nr, nc = rows + 2 * pad, cols + 2 * pad
 
-    def padded(values, fill, dtype):
+    def padded(
+        values: npt.NDArray[np.bool_] | npt.NDArray[np.float64], fill: bool | float, dtype: type
+    ) -> npt.NDArray[np.bool_] | npt.NDArray[np.float32] | npt.NDArray[np.float64]:
         out = np.full((nr, nc), fill, dtype)
         out[pad : pad + rows, pad : pad + cols] = values
         return out.ravel()
@@ -384,7 +402,7 @@ def animals_steps(spec, hab, *, vegetation=None, trail_attraction=None, prefix="
     # the cells stood on, counted in batches (a whole-map count per batch, not per step)
     stood, travelled, visited = [], [], []
 
-    def count_batches():
+    def count_batches() -> None:
         nonlocal steps_on, travel_on, visits
         if stood:
             steps_on += np.bincount(np.concatenate(stood), minlength=ncell)
@@ -582,7 +600,7 @@ def animals_steps(spec, hab, *, vegetation=None, trail_attraction=None, prefix="
         if cum[k, -1]:
             home_range[k] = (int(np.searchsorted(cum[k], 0.95 * cum[k, -1])) + 1) * cell
 
-    def crop(grid):
+    def crop(grid: npt.NDArray[np.float64] | npt.NDArray[np.int64]) -> npt.NDArray[np.float64] | npt.NDArray[np.int64]:
         return grid.reshape(*grid.shape[:-1], nr, nc)[..., pad : pad + rows, pad : pad + cols]
 
     return AnimalRun(

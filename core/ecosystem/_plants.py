@@ -87,12 +87,12 @@ _SIGMA_PER_MEAN = 1.0 / math.sqrt(math.pi / 2.0)  # a 2-D normal's mean distance
 _FIXED = float(1 << 24)  # shade shares in fixed point: integer sums, the same in any order
 
 
-def dispersal_reach(species):
+def dispersal_reach(species: PlantSpecies) -> float:
     """Farthest a seed of ``species`` lands from its parent (metres): the kernel's bounded reach."""
     return species.dispersal * _SIGMA_PER_MEAN * _KERNEL_REACH
 
 
-def interaction_reach(species_list):
+def interaction_reach(species_list: tuple[PlantSpecies, PlantSpecies]) -> float:
     """The largest distance at which one plant affects another in a year: a seed's flight or two
     canopies' overlap (metres); the halo a tile of a world simulates around itself."""
     if not species_list:
@@ -100,7 +100,7 @@ def interaction_reach(species_list):
     return max(max(dispersal_reach(s), 2.0 * s.max_radius) for s in species_list)
 
 
-def estimate_plants(spec, area_m2, *, prefix="ecosystem."):
+def estimate_plants(spec: EcosystemSpec, area_m2: float, *, prefix: str = "ecosystem.") -> tuple[int, int, int]:
     """``(plants, bytes, plant_years)`` a simulation of ``area_m2`` starts with, before it runs:
     the initial plants (every species' ``initial_density`` over the area), their memory
     (``BYTES_PER_PLANT`` each) and their plant-years over ``years``.  Refuses (naming the key)
@@ -185,10 +185,10 @@ class PlantRun:
     snapshot_years: tuple
     snapshot_sizes: tuple
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self.x)
 
-    def snapshot(self, year):
+    def snapshot(self, year: int) -> dict[str, npt.NDArray[np.float64] | npt.NDArray[np.int16] | npt.NDArray[np.int32]]:
         """The plants alive at the end of ``year`` (a snapshot year): ``{x, y, kind, age, radius,
         height}`` arrays, sizes to 1/65535 of the species' maximum."""
         if year not in self.snapshot_years:
@@ -210,8 +210,8 @@ class PlantRun:
 class _Table:
     """Per-species parameters as arrays indexed by species."""
 
-    def __init__(self, species):
-        def col(name, dtype=np.float64):
+    def __init__(self, species: tuple[PlantSpecies, ...]) -> None:
+        def col(name: str, dtype: type = np.float64) -> npt.NDArray[np.float64]:
             return np.array([getattr(s, name) for s in species], dtype)
 
         self.R = col("max_radius")
@@ -230,7 +230,9 @@ class _Table:
         self.immigrants = col("immigrants")
 
 
-def _blocks(window, side):
+def _blocks(
+    window: tuple[float, float, float, float], side: float
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     x0, y0, x1, y1 = window
     bx = np.arange(math.floor(x0 / side), math.floor(x1 / side) + 1, dtype=np.int64)
     by = np.arange(math.floor(y0 / side), math.floor(y1 / side) + 1, dtype=np.int64)
@@ -238,7 +240,9 @@ def _blocks(window, side):
     return gx.ravel(), gy.ravel()
 
 
-def _rain(window, per_m2, key):
+def _rain(
+    window: tuple[float, float, float, float], per_m2: float, key: uint64
+) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """Points raining on the world blocks over ``window`` at ``per_m2``: ``(ids, x, y)`` inside it.
 
     Each block of side ``BLOCK`` draws its count (``floor(mean + u)``) and points from its own
@@ -262,7 +266,9 @@ def _rain(window, per_m2, key):
     return uid[inside], x[inside], y[inside]
 
 
-def _patches(window, spec, key):
+def _patches(
+    window: tuple[float, float, float, float], spec: EcosystemSpec, key: uint64
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """Disturbance patches over ``window`` (and within a patch radius of it): centres ``(x, y)``."""
     rate = spec.disturbance / 1e6
     if rate <= 0.0:
@@ -279,7 +285,14 @@ def _patches(window, spec, key):
     return (bx[owner] + rnd.uniform(pid, key, 1)) * PATCH_BLOCK, (by[owner] + rnd.uniform(pid, key, 2)) * PATCH_BLOCK
 
 
-def compete(x, y, r, h, uid, tolerance):
+def compete(
+    x: npt.NDArray[np.float64],
+    y: npt.NDArray[np.float64],
+    r: npt.NDArray[np.float64],
+    h: npt.NDArray[np.float64],
+    uid: npt.NDArray[np.uint64],
+    tolerance: npt.ArrayLike,
+) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.float64]]:
     """One year's competition: ``(alive, shade)`` of every plant (module notes, step 4).
 
     ``tolerance`` per plant; ``shade`` is the share of the crown under taller living canopies
@@ -331,7 +344,7 @@ def compete(x, y, r, h, uid, tolerance):
     return alive, shade
 
 
-def _check_window(window, name):
+def _check_window(window: tuple[float, float, float, float], name: str) -> tuple[float, float, float, float]:
     try:
         x0, y0, x1, y1 = (check_float(v, name=f"{name}[{k}]") for k, v in enumerate(window))
     except TypeError:
@@ -341,7 +354,15 @@ def _check_window(window, name):
     return (x0, y0, x1, y1)
 
 
-def plants_steps(spec, hab, *, window=None, own=None, clearings=(), prefix="ecosystem."):
+def plants_steps(
+    spec: EcosystemSpec,
+    hab: Habitat,
+    *,
+    window: tuple[float, float, float, float] | None = None,
+    own: tuple[float, float, float, float] | None = None,
+    clearings: tuple[()] | list[tuple[int, float, float, float]] = (),
+    prefix: str = "ecosystem.",
+) -> Steps[PlantRun]:
     """Simulate the plants of ``spec`` on ``hab`` for ``spec.years`` years, as steps.
 
     Parameters
@@ -395,7 +416,13 @@ def plants_steps(spec, hab, *, window=None, own=None, clearings=(), prefix="ecos
         "row": np.empty(0, np.int64),
     }
 
-    def newborn(uid, kind, x, y, year):
+    def newborn(
+        uid: npt.NDArray[np.uint64],
+        kind: npt.NDArray[np.int64],
+        x: npt.NDArray[np.float64],
+        y: npt.NDArray[np.float64],
+        year: int,
+    ):
         """Germinated seeds: suitability, vigour, lifespan (draws from their identities)."""
         inside = (x >= wx0) & (x < wx1) & (y >= wy0) & (y < wy1)
         uid, kind, x, y = uid[inside], kind[inside], x[inside], y[inside]
@@ -421,7 +448,7 @@ def plants_steps(spec, hab, *, window=None, own=None, clearings=(), prefix="ecos
             "row": np.full(len(uid), -1, np.int64),
         }
 
-    def check_count(count, year, per_species):
+    def check_count(count: int, year: int, per_species: npt.NDArray[np.int64] | npt.NDArray[np.float64]) -> None:
         """Refuse, before allocating, a year that would hold more than MAX_PLANTS plants."""
         if count > MAX_PLANTS:
             k = int(np.argmax(per_species))
@@ -567,7 +594,14 @@ def plants_steps(spec, hab, *, window=None, own=None, clearings=(), prefix="ecos
     )
 
 
-def plants_tile_steps(spec, hab, *, tile, halo=None, prefix="ecosystem."):
+def plants_tile_steps(
+    spec: EcosystemSpec,
+    hab: Habitat,
+    *,
+    tile: tuple[float, float, float, float],
+    halo: float | None = None,
+    prefix: str = "ecosystem.",
+) -> Steps[PlantRun]:
     """One tile of a world: the plants of ``tile`` (``(x0, y0, x1, y1)``, world metres), simulated
     with a ``halo`` around it, as steps (yields and returns as :func:`plants_steps`).
 
