@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -42,6 +43,10 @@ from ..errors import ParameterError
 from . import _random as rnd
 from ._habitat import Habitat
 from .spec import food_web
+
+if TYPE_CHECKING:
+    from ..steps import Steps
+    from .spec import EcosystemSpec
 
 __all__ = [
     "AnimalRun",
@@ -119,23 +124,23 @@ class AnimalRun:
         The grass at the end, in [0, 1].
     """
 
-    names: tuple
+    names: tuple[str, ...]
     steps: int
-    history: dict
-    x: np.ndarray
-    y: np.ndarray
-    kind: np.ndarray
-    den_x: np.ndarray
-    den_y: np.ndarray
-    energy: np.ndarray
-    speed: np.ndarray
-    vision: np.ndarray
-    wear: np.ndarray
-    visits: np.ndarray
-    steps_on: np.ndarray
-    travel_on: np.ndarray
-    home_range: np.ndarray
-    grass: np.ndarray
+    history: dict[str, npt.NDArray[np.int64]]
+    x: npt.NDArray[np.float64]
+    y: npt.NDArray[np.float64]
+    kind: npt.NDArray[np.int16]
+    den_x: npt.NDArray[np.float64]
+    den_y: npt.NDArray[np.float64]
+    energy: npt.NDArray[np.float64]
+    speed: npt.NDArray[np.float64]
+    vision: npt.NDArray[np.float64]
+    wear: npt.NDArray[np.float64]
+    visits: npt.NDArray[np.int64]
+    steps_on: npt.NDArray[np.int64]
+    travel_on: npt.NDArray[np.int64]
+    home_range: npt.NDArray[np.float64]
+    grass: npt.NDArray[np.float64]
 
     def __len__(self) -> int:
         return len(self.x)
@@ -157,7 +162,7 @@ def _pairs_within(
     bx: npt.NDArray[np.float64],
     by: npt.NDArray[np.float64],
     reach: float,
-    box: tuple[float, float, float, float] = None,
+    box: tuple[float, float, float, float] | None = None,
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64]]:
     """``(ia, ib, d2)``: every pair of an ``a`` point and a ``b`` point closer than ``reach`` (and
     perhaps some a little farther: filter ``d2``).  The larger set is sorted into a grid of cells
@@ -223,7 +228,15 @@ def _nearest_of(
     return pick, low
 
 
-def nearest_within(qx, qy, radius: npt.ArrayLike, tx, ty, *, box=None):
+def nearest_within(
+    qx: npt.NDArray[np.float64],
+    qy: npt.NDArray[np.float64],
+    radius: npt.ArrayLike,
+    tx: npt.NDArray[np.float64],
+    ty: npt.NDArray[np.float64],
+    *,
+    box: tuple[float, float, float, float] | None = None,
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
     """For each query point, the index of the nearest target within its ``radius`` (-1: none) and
     the distance (``inf``: none); of equally near targets, the lowest index.  ``box``: as
     :func:`_pairs_within`.
@@ -281,7 +294,7 @@ def animals_steps(
     spec: EcosystemSpec,
     hab: Habitat,
     *,
-    vegetation: npt.ArrayLike = None,
+    vegetation: npt.ArrayLike | None = None,
     trail_attraction: float | None = None,
     prefix: str = "ecosystem.",
 ) -> Steps[AnimalRun]:
@@ -336,10 +349,8 @@ def animals_steps(
     pad = int(math.ceil(fastest)) + 1
     nr, nc = rows + 2 * pad, cols + 2 * pad
 
-    def padded(
-        values: npt.NDArray[np.bool_] | npt.NDArray[np.float64], fill: bool | float, dtype: type
-    ) -> npt.NDArray[np.bool_] | npt.NDArray[np.float32] | npt.NDArray[np.float64]:
-        out = np.full((nr, nc), fill, dtype)
+    def padded(values: npt.NDArray[Any], fill: float, dtype: npt.DTypeLike) -> npt.NDArray[Any]:
+        out: npt.NDArray[Any] = np.full((nr, nc), fill, dtype)
         out[pad : pad + rows, pad : pad + cols] = values
         return out.ravel()
 
@@ -400,6 +411,9 @@ def animals_steps(
     steps_on = np.zeros(ncell, np.int64)
     travel_on = np.zeros(ncell, np.int64)
     # the cells stood on, counted in batches (a whole-map count per batch, not per step)
+    stood: list[npt.NDArray[np.int64]]
+    travelled: list[npt.NDArray[np.int64]]
+    visited: list[npt.NDArray[np.int64]]
     stood, travelled, visited = [], [], []
 
     def count_batches() -> None:
@@ -600,7 +614,7 @@ def animals_steps(
         if cum[k, -1]:
             home_range[k] = (int(np.searchsorted(cum[k], 0.95 * cum[k, -1])) + 1) * cell
 
-    def crop(grid: npt.NDArray[np.float64] | npt.NDArray[np.int64]) -> npt.NDArray[np.float64] | npt.NDArray[np.int64]:
+    def crop(grid: npt.NDArray[Any]) -> npt.NDArray[Any]:
         return grid.reshape(*grid.shape[:-1], nr, nc)[..., pad : pad + rows, pad : pad + cols]
 
     return AnimalRun(

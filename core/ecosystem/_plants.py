@@ -39,7 +39,9 @@ only, and the shade sums in fixed point (integers: the same total in any order).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -49,6 +51,10 @@ from ..errors import ParameterError
 from . import _random as rnd
 from ._habitat import Habitat, cell_index, suitability
 from ._neighbours import overlapping_pairs
+
+if TYPE_CHECKING:
+    from ..steps import Steps
+    from .spec import EcosystemSpec, PlantSpecies
 
 __all__ = [
     "PlantRun",
@@ -92,7 +98,7 @@ def dispersal_reach(species: PlantSpecies) -> float:
     return species.dispersal * _SIGMA_PER_MEAN * _KERNEL_REACH
 
 
-def interaction_reach(species_list: tuple[PlantSpecies, PlantSpecies]) -> float:
+def interaction_reach(species_list: Sequence[PlantSpecies]) -> float:
     """The largest distance at which one plant affects another in a year: a seed's flight or two
     canopies' overlap (metres); the halo a tile of a world simulates around itself."""
     if not species_list:
@@ -167,28 +173,28 @@ class PlantRun:
         ``born <= year < died``, in order) as shares of their species' maximum, times 65535.
     """
 
-    species: tuple
-    max_radius: np.ndarray
-    max_height: np.ndarray
+    species: tuple[str, ...]
+    max_radius: npt.NDArray[np.float64]
+    max_height: npt.NDArray[np.float64]
     years: int
     area_m2: float
-    own: tuple
-    x: np.ndarray
-    y: np.ndarray
-    kind: np.ndarray
-    age: np.ndarray
-    radius: np.ndarray
-    height: np.ndarray
-    uid: np.ndarray
-    history: dict
-    life: dict
-    snapshot_years: tuple
-    snapshot_sizes: tuple
+    own: tuple[float, float, float, float]
+    x: npt.NDArray[np.float64]
+    y: npt.NDArray[np.float64]
+    kind: npt.NDArray[np.int16]
+    age: npt.NDArray[np.int32]
+    radius: npt.NDArray[np.float64]
+    height: npt.NDArray[np.float64]
+    uid: npt.NDArray[np.uint64]
+    history: dict[str, npt.NDArray[Any]]
+    life: dict[str, npt.NDArray[Any]]
+    snapshot_years: tuple[int, ...]
+    snapshot_sizes: tuple[tuple[npt.NDArray[np.uint16], npt.NDArray[np.uint16]], ...]
 
     def __len__(self) -> int:
         return len(self.x)
 
-    def snapshot(self, year: int) -> dict[str, npt.NDArray[np.float64] | npt.NDArray[np.int16] | npt.NDArray[np.int32]]:
+    def snapshot(self, year: int) -> dict[str, npt.NDArray[Any]]:
         """The plants alive at the end of ``year`` (a snapshot year): ``{x, y, kind, age, radius,
         height}`` arrays, sizes to 1/65535 of the species' maximum."""
         if year not in self.snapshot_years:
@@ -210,8 +216,8 @@ class PlantRun:
 class _Table:
     """Per-species parameters as arrays indexed by species."""
 
-    def __init__(self, species: tuple[PlantSpecies, ...]) -> None:
-        def col(name: str, dtype: type = np.float64) -> npt.NDArray[np.float64]:
+    def __init__(self, species: Sequence[PlantSpecies]) -> None:
+        def col(name: str, dtype: npt.DTypeLike = np.float64) -> npt.NDArray[Any]:
             return np.array([getattr(s, name) for s in species], dtype)
 
         self.R = col("max_radius")
@@ -241,7 +247,7 @@ def _blocks(
 
 
 def _rain(
-    window: tuple[float, float, float, float], per_m2: float, key: uint64
+    window: tuple[float, float, float, float], per_m2: float, key: np.uint64
 ) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """Points raining on the world blocks over ``window`` at ``per_m2``: ``(ids, x, y)`` inside it.
 
@@ -267,7 +273,7 @@ def _rain(
 
 
 def _patches(
-    window: tuple[float, float, float, float], spec: EcosystemSpec, key: uint64
+    window: tuple[float, float, float, float], spec: EcosystemSpec, key: np.uint64
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """Disturbance patches over ``window`` (and within a patch radius of it): centres ``(x, y)``."""
     rate = spec.disturbance / 1e6
@@ -344,7 +350,7 @@ def compete(
     return alive, shade
 
 
-def _check_window(window: tuple[float, float, float, float], name: str) -> tuple[float, float, float, float]:
+def _check_window(window: Any, name: str) -> tuple[float, float, float, float]:
     try:
         x0, y0, x1, y1 = (check_float(v, name=f"{name}[{k}]") for k, v in enumerate(window))
     except TypeError:
@@ -360,7 +366,7 @@ def plants_steps(
     *,
     window: tuple[float, float, float, float] | None = None,
     own: tuple[float, float, float, float] | None = None,
-    clearings: tuple[()] | list[tuple[int, float, float, float]] = (),
+    clearings: Sequence[tuple[int, float, float, float]] = (),
     prefix: str = "ecosystem.",
 ) -> Steps[PlantRun]:
     """Simulate the plants of ``spec`` on ``hab`` for ``spec.years`` years, as steps.
@@ -394,15 +400,15 @@ def plants_steps(
     suit_maps = suitability(species, hab).reshape(ns, -1).astype(np.float64) if ns else np.zeros((0, 1))
     seed = spec.seed
 
-    hist = {k: np.zeros((years + 1, ns), np.int64) for k in ("alive", "born", "died")}
+    hist: dict[str, npt.NDArray[Any]] = {k: np.zeros((years + 1, ns), np.int64) for k in ("alive", "born", "died")}
     hist.update({k: np.zeros((years + 1, ns)) for k in ("mean_radius", "mean_height")})
-    life_parts = {k: [] for k in ("uid", "kind", "x", "y", "born")}
+    life_parts: dict[str, list[npt.NDArray[Any]]] = {k: [] for k in ("uid", "kind", "x", "y", "born")}
     died_rows, died_years = [], []
     n_rows = 0
     snap_years, snap_sizes = [], []
 
     # the living plants (struct of arrays), in the order of their life-table rows
-    S = {
+    S: dict[str, npt.NDArray[Any]] = {
         "uid": np.empty(0, np.uint64),
         "kind": np.empty(0, np.int16),
         "x": np.empty(0),
@@ -422,7 +428,7 @@ def plants_steps(
         x: npt.NDArray[np.float64],
         y: npt.NDArray[np.float64],
         year: int,
-    ):
+    ) -> dict[str, npt.NDArray[Any]]:
         """Germinated seeds: suitability, vigour, lifespan (draws from their identities)."""
         inside = (x >= wx0) & (x < wx1) & (y >= wy0) & (y < wy1)
         uid, kind, x, y = uid[inside], kind[inside], x[inside], y[inside]
