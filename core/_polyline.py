@@ -9,7 +9,11 @@ metres for the same cell.  Unity's frame is ``(-x, z, -y)`` (``core.unity.unity_
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import TypeAlias, cast
+
 import numpy as np
+import numpy.typing as npt
 
 from .mesh import IndexedMesh, index_dtype, vertex_normals
 
@@ -27,9 +31,15 @@ __all__ = [
 
 #: Decimals of the metres written to the JSON files (a tenth of a millimetre).
 DIGITS = 4
+#: A piece of :func:`clip_polyline`: ``(rows, cols, values (m, k), first_index)``.
+Piece: TypeAlias = tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64], int]
+#: A piece while it grows: the same as lists of points.
+_Growing: TypeAlias = tuple[list[float], list[float], list[npt.NDArray[np.float64]], int]
 
 
-def grid_origin(shape, cell_size, centre=(0.0, 0.0)):
+def grid_origin(
+    shape: tuple[int, ...], cell_size: float, centre: tuple[float, float] = (0.0, 0.0)
+) -> tuple[float, float]:
     """Blender ``(x0, y0)`` of cell (0, 0) of a grid of ``shape`` centred on ``centre`` (as
     ``core.mesh.grid_mesh`` places a terrain).
 
@@ -40,21 +50,25 @@ def grid_origin(shape, cell_size, centre=(0.0, 0.0)):
     return (float(centre[0]) - 0.5 * (cols - 1) * cell_size, float(centre[1]) - 0.5 * (rows - 1) * cell_size)
 
 
-def to_blender(rows, cols, *, cell_size, origin):
+def to_blender(
+    rows: npt.ArrayLike, cols: npt.ArrayLike, *, cell_size: float, origin: tuple[float, float]
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """Blender ``(x, y)`` float64 arrays of grid positions."""
     x = np.asarray(cols, np.float64) * cell_size + origin[0]
     y = np.asarray(rows, np.float64) * cell_size + origin[1]
     return x, y
 
 
-def unity_rows(x, y, z):
+def unity_rows(x: npt.ArrayLike, y: npt.ArrayLike, z: npt.ArrayLike) -> list[list[float]]:
     """``[[ux, uy, uz], ...]`` lists of Unity positions ``(-x, z, -y)``, rounded to :data:`DIGITS`
     (no ``-0.0``)."""
     p = np.stack([-np.asarray(x, np.float64), np.asarray(z, np.float64), -np.asarray(y, np.float64)], axis=1)
     return (np.round(p, DIGITS) + 0.0).tolist()
 
 
-def clip_polyline(rows, cols, values, box):
+def clip_polyline(
+    rows: npt.ArrayLike, cols: npt.ArrayLike, values: npt.ArrayLike, box: tuple[int, int, int, int]
+) -> list[Piece]:
     """Pieces of a polyline inside ``box = (row0, col0, row1, col1)`` (closed), with the points
     where it crosses the box's sides added.
 
@@ -73,8 +87,8 @@ def clip_polyline(rows, cols, values, box):
     v = np.asarray(values, np.float64).reshape(len(r), -1)
     r0, c0, r1, c1 = (float(b) for b in box)
     inside = (r >= r0) & (r <= r1) & (c >= c0) & (c <= c1)
-    pieces = []
-    cur = None
+    pieces: list[_Growing] = []
+    cur: _Growing | None = None
     for i in range(len(r)):
         if inside[i]:
             if cur is None:
@@ -91,20 +105,29 @@ def clip_polyline(rows, cols, values, box):
                 cur = None
             elif i > 0:
                 # a piece between two outside points that cuts a corner of the box
-                tmp = ([], [], [], i)
+                tmp: _Growing = ([], [], [], i)
                 _cross(tmp, r, c, v, i - 1, i, (r0, c0, r1, c1), both=True)
                 if len(tmp[0]) == 2:
                     pieces.append(tmp)
     if cur is not None:
         pieces.append(cur)
-    out = []
+    out: list[Piece] = []
     for pr, pc, pv, first in pieces:
         if len(pr) >= 2:
             out.append((np.array(pr), np.array(pc), np.array(pv).reshape(len(pr), -1), first))
     return out
 
 
-def _cross(piece, r, c, v, a, b, box, both=False):
+def _cross(
+    piece: _Growing,
+    r: npt.NDArray[np.float64],
+    c: npt.NDArray[np.float64],
+    v: npt.NDArray[np.float64],
+    a: int,
+    b: int,
+    box: tuple[float, float, float, float],
+    both: bool = False,
+) -> None:
     """Append (or, ``both``, add both) the crossing(s) of the piece a -> b with the box's sides,
     in order along a -> b; parameters from a's side so both tiles compute the same point."""
     r0, c0, r1, c1 = box
@@ -145,7 +168,9 @@ def _cross(piece, r, c, v, a, b, box, both=False):
             piece[2].append(hv)
 
 
-def _normals_2d(x, y):
+def _normals_2d(
+    x: npt.NDArray[np.float64], y: npt.NDArray[np.float64]
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """Unit left normals (m, 2) of a polyline, averaged at its inner points."""
     dx, dy = np.diff(x), np.diff(y)
     length = np.sqrt(dx * dx + dy * dy)
@@ -158,7 +183,15 @@ def _normals_2d(x, y):
     return -ay / n, ax / n
 
 
-def ribbon(x, y, z, half_width, *, material=0, uv_scale=None):
+def ribbon(
+    x: npt.NDArray[np.float64],
+    y: npt.NDArray[np.float64],
+    z: npt.NDArray[np.float64],
+    half_width: npt.ArrayLike,
+    *,
+    material: int = 0,
+    uv_scale: float | None = None,
+) -> IndexedMesh:
     """A strip of quads along a polyline: vertices on both sides at ``half_width`` (per point), at
     heights ``z``; UVs ``u`` 0 (left) .. 1 (right), ``v`` the distance along / (2 half width) (a
     square texture repeats once per road width), or / ``uv_scale`` metres.  Returns an
@@ -190,7 +223,15 @@ def ribbon(x, y, z, half_width, *, material=0, uv_scale=None):
     return _mesh(verts, tris, uvs, material)
 
 
-def cell_patches(rows, cols, z, *, cell_size, origin, material=0):
+def cell_patches(
+    rows: npt.ArrayLike,
+    cols: npt.ArrayLike,
+    z: npt.ArrayLike,
+    *,
+    cell_size: float,
+    origin: tuple[float, float],
+    material: int = 0,
+) -> IndexedMesh:
     """Flat squares (two triangles each) of side ``cell_size`` centred on grid cells at heights
     ``z`` (a lake's surface), UVs in metres / 10; shared corners are merged per height."""
     r = np.asarray(rows, np.float64)
@@ -211,10 +252,10 @@ def cell_patches(rows, cols, z, *, cell_size, origin, material=0):
     return _mesh(verts, tris, uvs, material)
 
 
-def _mesh(verts, tris, uvs, material):
+def _mesh(verts: npt.ArrayLike, tris: npt.ArrayLike, uvs: npt.ArrayLike, material: int) -> IndexedMesh:
     verts = np.asarray(verts, np.float32).reshape(-1, 3)
     tris = np.asarray(tris, np.int64).reshape(-1, 3)
-    normals = vertex_normals(verts, tris) if len(tris) else np.tile(np.float32([0, 0, 1]), (len(verts), 1))
+    normals = vertex_normals(verts, tris) if len(tris) else np.tile(np.float32([0, 0, 1]), (len(verts), 1))  # type: ignore[arg-type]  # np.float32 of a list is an array (the stubs take scalars)
     return IndexedMesh(
         verts,
         tris.astype(index_dtype(len(verts))),
@@ -224,7 +265,7 @@ def _mesh(verts, tris, uvs, material):
     )
 
 
-def join_meshes(meshes, *, origin=(0.0, 0.0, 0.0)):
+def join_meshes(meshes: Iterable[IndexedMesh | None], *, origin: npt.ArrayLike = (0.0, 0.0, 0.0)) -> IndexedMesh | None:
     """One :class:`~core.mesh.IndexedMesh` of several (materials kept), vertices minus ``origin``;
     None when there is nothing."""
     meshes = [m for m in meshes if m is not None and m.n_triangles]
@@ -232,7 +273,7 @@ def join_meshes(meshes, *, origin=(0.0, 0.0, 0.0)):
         return None
     verts, tris, uvs, normals, mats = [], [], [], [], []
     base = 0
-    for m in meshes:
+    for m in cast("list[IndexedMesh]", meshes):  # None left out above
         verts.append(m.vertices.astype(np.float64) - np.asarray(origin, np.float64))
         tris.append(m.indices.astype(np.int64) + base)
         uvs.append(m.uvs)
@@ -249,7 +290,7 @@ def join_meshes(meshes, *, origin=(0.0, 0.0, 0.0)):
     )
 
 
-def bilinear(heights, rows, cols):
+def bilinear(heights: npt.ArrayLike, rows: npt.ArrayLike, cols: npt.ArrayLike) -> npt.NDArray[np.float64]:
     """Heights at fractional cells (bilinear; positions clamped to the grid)."""
     h = np.asarray(heights, np.float64)
     nr, nc = h.shape

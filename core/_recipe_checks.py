@@ -148,7 +148,7 @@ def check_trees(recipe: Recipe) -> None:
             raise RecipeError(f"trees[{i}]: {error}")
 
 
-def check_rivers(recipe):
+def check_rivers(recipe: Recipe) -> None:
     """``[rivers]`` on needs the terrain on, and a threshold of at least 4 cells' area."""
     spec = recipe.rivers
     if not spec.enabled:
@@ -163,7 +163,7 @@ def check_rivers(recipe):
         )
 
 
-def check_roads(recipe):
+def check_roads(recipe: Recipe) -> None:
     """``[roads]`` on needs the terrain on and at least 2 points, each on the terrain (a tiled
     world's: anywhere on its tiles, Blender x in [-nx size, 0] and y in [-nz size, 0])."""
     spec = recipe.roads
@@ -187,7 +187,7 @@ def check_roads(recipe):
             )
 
 
-def check_ecosystem(recipe):
+def check_ecosystem(recipe: Recipe) -> None:
     """An ecosystem with species or animals needs a terrain to stand on; its plants at year 0 on
     one terrain tile (the tiles of a world simulate one at a time, plus a halo) within the engine's
     bounds (``core.ecosystem.estimate_plants``: the figure, before any work)."""

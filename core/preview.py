@@ -12,6 +12,7 @@ step is the same bytes on any CPU.
 import struct
 import zlib
 from decimal import Decimal, localcontext
+from typing import overload
 
 import numpy as np
 import numpy.typing as npt
@@ -111,10 +112,10 @@ def png_bytes(image: npt.NDArray[np.uint8] | npt.NDArray[np.uint16]) -> bytes:
     return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw, 6)) + chunk(b"IEND", b"")
 
 
-def _srgb_thresholds():
+def _srgb_thresholds() -> npt.NDArray[np.float64]:
     """The 255 linear values where an sRGB byte steps up: byte ``b`` from ``((b - 0.5) / 255)``
     decoded by the IEC 61966-2-1 curve, in decimal arithmetic (the same digits on any CPU)."""
-    out = []
+    out: list[float] = []
     with localcontext() as ctx:
         ctx.prec = 40
         for b in range(1, 256):
@@ -133,7 +134,7 @@ _SRGB_TABLE = np.searchsorted(_srgb_thresholds(), np.arange(_SRGB_STEPS + 1) / _
 )
 
 
-def srgb_bytes(linear):
+def srgb_bytes(linear: npt.ArrayLike) -> npt.NDArray[np.uint8]:
     """Linear light in [0, 1] as sRGB bytes (the display encoding of PNGs): uint8 of the same shape.
 
     Values are clipped to [0, 1] and rounded to 1/65535 first (exact float steps), then looked
@@ -147,7 +148,7 @@ def srgb_bytes(linear):
     return _SRGB_TABLE[steps]
 
 
-def splat_colours(weights, colours):
+def splat_colours(weights: npt.ArrayLike, colours: npt.ArrayLike) -> npt.NDArray[np.float32]:
     """The ground colour of texture layers blended by their weights, as Unity's terrain shader
     blends its alphamaps: ``sum_i weights[i] * colours[i]`` per texel.
 
@@ -179,7 +180,7 @@ def splat_colours(weights, colours):
     return np.clip(out, 0.0, 1.0, out=out)
 
 
-def cell_colours(vertex_colours):
+def cell_colours(vertex_colours: npt.ArrayLike) -> npt.NDArray[np.float32]:
     """Colours at the vertices of a grid ``(R, C, k)`` as an image of its cells ``(R - 1, C - 1, k)``
     float32: each texel the mean of its cell's four corners (a texel of a ``C - 1`` wide image
     spans one cell of the terrain, as Unity's alphamaps do).
@@ -197,7 +198,11 @@ def cell_colours(vertex_colours):
     return out
 
 
-def sample_image(image, shape):
+@overload
+def sample_image(image: npt.NDArray[np.uint8], shape: tuple[int, ...]) -> npt.NDArray[np.uint8]: ...
+@overload
+def sample_image(image: npt.ArrayLike, shape: tuple[int, ...]) -> npt.NDArray[np.uint8] | npt.NDArray[np.float32]: ...
+def sample_image(image: npt.ArrayLike, shape: tuple[int, ...]) -> npt.NDArray[np.uint8] | npt.NDArray[np.float32]:
     """An image ``(R, C, ...)`` sampled bilinearly at the points of a ``shape`` grid that spans it
     corner to corner (a heightmap over the same ground); texel ``(i, j)`` is centred at
     ``((j + 0.5) / C, (i + 0.5) / R)`` of the square, as a GPU samples a texture (clamped at the
@@ -211,7 +216,7 @@ def sample_image(image, shape):
         raise ParameterError(f"image must be (rows, cols[, channels]), got shape {img.shape}")
     rows, cols = shape
 
-    def axis(n_out, n_in):
+    def axis(n_out: int, n_in: int) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp], npt.NDArray[np.float32]]:
         t = np.clip(np.linspace(0.0, 1.0, n_out) * n_in - 0.5, 0.0, n_in - 1.0)
         lo = np.minimum(t.astype(np.intp), max(n_in - 2, 0))
         return lo, np.minimum(lo + 1, n_in - 1), (t - lo).astype(np.float32)

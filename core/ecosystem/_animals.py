@@ -33,14 +33,20 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 
 from ..biomes import bounded_distance
 from ..errors import ParameterError
 from . import _random as rnd
 from ._habitat import Habitat
 from .spec import food_web
+
+if TYPE_CHECKING:
+    from ..steps import Steps
+    from .spec import EcosystemSpec
 
 __all__ = [
     "AnimalRun",
@@ -118,29 +124,29 @@ class AnimalRun:
         The grass at the end, in [0, 1].
     """
 
-    names: tuple
+    names: tuple[str, ...]
     steps: int
-    history: dict
-    x: np.ndarray
-    y: np.ndarray
-    kind: np.ndarray
-    den_x: np.ndarray
-    den_y: np.ndarray
-    energy: np.ndarray
-    speed: np.ndarray
-    vision: np.ndarray
-    wear: np.ndarray
-    visits: np.ndarray
-    steps_on: np.ndarray
-    travel_on: np.ndarray
-    home_range: np.ndarray
-    grass: np.ndarray
+    history: dict[str, npt.NDArray[np.int64]]
+    x: npt.NDArray[np.float64]
+    y: npt.NDArray[np.float64]
+    kind: npt.NDArray[np.int16]
+    den_x: npt.NDArray[np.float64]
+    den_y: npt.NDArray[np.float64]
+    energy: npt.NDArray[np.float64]
+    speed: npt.NDArray[np.float64]
+    vision: npt.NDArray[np.float64]
+    wear: npt.NDArray[np.float64]
+    visits: npt.NDArray[np.int64]
+    steps_on: npt.NDArray[np.int64]
+    travel_on: npt.NDArray[np.int64]
+    home_range: npt.NDArray[np.float64]
+    grass: npt.NDArray[np.float64]
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self.x)
 
 
-def cell_fields(hab):
+def cell_fields(hab: Habitat) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
     """The cells' fields: ``(heights, water)`` at the centres of the heightmap's cells (the mean of
     the four corners; water where at least two corners are)."""
     h = hab.heights
@@ -150,7 +156,14 @@ def cell_fields(hab):
     return centre, wet
 
 
-def _pairs_within(ax, ay, bx, by, reach, box=None):
+def _pairs_within(
+    ax: npt.NDArray[np.float64],
+    ay: npt.NDArray[np.float64],
+    bx: npt.NDArray[np.float64],
+    by: npt.NDArray[np.float64],
+    reach: float,
+    box: tuple[float, float, float, float] | None = None,
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64]]:
     """``(ia, ib, d2)``: every pair of an ``a`` point and a ``b`` point closer than ``reach`` (and
     perhaps some a little farther: filter ``d2``).  The larger set is sorted into a grid of cells
     of side ``reach / k``, the smaller one scans the ``(2k + 1)^2`` cells around each of its points
@@ -196,7 +209,9 @@ def _pairs_within(ax, ay, bx, by, reach, box=None):
     return (ib, ia, d2) if swap else (ia, ib, d2)
 
 
-def _nearest_of(group, other, d2, n):
+def _nearest_of(
+    group: npt.NDArray[np.int64], other: npt.NDArray[np.int64], d2: npt.NDArray[np.float64], n: int
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
     """Per group ``0 .. n-1``: the ``other`` of least ``d2`` (ties: the lowest), -1 for none; and
     that ``d2`` (``inf`` for none)."""
     low = np.full(n, np.inf)
@@ -213,7 +228,15 @@ def _nearest_of(group, other, d2, n):
     return pick, low
 
 
-def nearest_within(qx, qy, radius, tx, ty, *, box=None):
+def nearest_within(
+    qx: npt.NDArray[np.float64],
+    qy: npt.NDArray[np.float64],
+    radius: npt.ArrayLike,
+    tx: npt.NDArray[np.float64],
+    ty: npt.NDArray[np.float64],
+    *,
+    box: tuple[float, float, float, float] | None = None,
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
     """For each query point, the index of the nearest target within its ``radius`` (-1: none) and
     the distance (``inf``: none); of equally near targets, the lowest index.  ``box``: as
     :func:`_pairs_within`.
@@ -240,7 +263,7 @@ def nearest_within(qx, qy, radius, tx, ty, *, box=None):
     return best, dist
 
 
-def _check_size(spec, land_m2, prefix):
+def _check_size(spec: EcosystemSpec, land_m2: float, prefix: str) -> None:
     """Refuse, before any work, more animals, agent-steps or pairs within sight than the bounds allow."""
     counts = [a.count for a in spec.animals]
     total = sum(counts)
@@ -267,7 +290,14 @@ def _check_size(spec, land_m2, prefix):
             )
 
 
-def animals_steps(spec, hab, *, vegetation=None, trail_attraction=None, prefix="ecosystem."):
+def animals_steps(
+    spec: EcosystemSpec,
+    hab: Habitat,
+    *,
+    vegetation: npt.ArrayLike | None = None,
+    trail_attraction: float | None = None,
+    prefix: str = "ecosystem.",
+) -> Steps[AnimalRun]:
     """Simulate the animals of ``spec`` on ``hab`` for ``spec.steps`` steps, as steps.
 
     Parameters
@@ -309,7 +339,7 @@ def animals_steps(spec, hab, *, vegetation=None, trail_attraction=None, prefix="
             raise ParameterError(f"vegetation must be a {water.shape} map of values in [0, 1]")
         capacity = np.where(water, 0.0, capacity)
 
-    def col(name):
+    def col(name: str) -> npt.NDArray[np.float64]:
         return np.array([getattr(a, name) for a in animals], np.float64)
 
     gain, repro, metab, max_age = col("energy_gain"), col("reproduce"), col("metabolism"), col("max_age")
@@ -319,8 +349,8 @@ def animals_steps(spec, hab, *, vegetation=None, trail_attraction=None, prefix="
     pad = int(math.ceil(fastest)) + 1
     nr, nc = rows + 2 * pad, cols + 2 * pad
 
-    def padded(values, fill, dtype):
-        out = np.full((nr, nc), fill, dtype)
+    def padded(values: npt.NDArray[Any], fill: float, dtype: npt.DTypeLike) -> npt.NDArray[Any]:
+        out: npt.NDArray[Any] = np.full((nr, nc), fill, dtype)
         out[pad : pad + rows, pad : pad + cols] = values
         return out.ravel()
 
@@ -381,9 +411,12 @@ def animals_steps(spec, hab, *, vegetation=None, trail_attraction=None, prefix="
     steps_on = np.zeros(ncell, np.int64)
     travel_on = np.zeros(ncell, np.int64)
     # the cells stood on, counted in batches (a whole-map count per batch, not per step)
+    stood: list[npt.NDArray[np.int64]]
+    travelled: list[npt.NDArray[np.int64]]
+    visited: list[npt.NDArray[np.int64]]
     stood, travelled, visited = [], [], []
 
-    def count_batches():
+    def count_batches() -> None:
         nonlocal steps_on, travel_on, visits
         if stood:
             steps_on += np.bincount(np.concatenate(stood), minlength=ncell)
@@ -581,7 +614,7 @@ def animals_steps(spec, hab, *, vegetation=None, trail_attraction=None, prefix="
         if cum[k, -1]:
             home_range[k] = (int(np.searchsorted(cum[k], 0.95 * cum[k, -1])) + 1) * cell
 
-    def crop(grid):
+    def crop(grid: npt.NDArray[Any]) -> npt.NDArray[Any]:
         return grid.reshape(*grid.shape[:-1], nr, nc)[..., pad : pad + rows, pad : pad + cols]
 
     return AnimalRun(

@@ -9,6 +9,7 @@ Every pixel is set by ``+ - * /`` and rounding, so the picture is the same bytes
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 
 __all__ = ["chart_image", "COLOURS", "WIDTH", "PANEL_HEIGHT"]
 
@@ -33,7 +34,13 @@ COLOURS = np.array(
 )
 
 
-def _segments(img, xs, ys, colour, thick=2):
+def _segments(
+    img: npt.NDArray[np.uint8],
+    xs: npt.NDArray[np.float64],
+    ys: npt.NDArray[np.float64],
+    colour: npt.NDArray[np.uint8],
+    thick: int = 2,
+) -> None:
     """Draw the polyline through pixel centres ``(xs, ys)`` (float arrays) into ``img``."""
     if len(xs) == 1:
         xs, ys = np.repeat(xs, 2), np.repeat(ys, 2)
@@ -50,7 +57,7 @@ def _segments(img, xs, ys, colour, thick=2):
             img[qy, qx] = colour
 
 
-def _panel(series):
+def _panel(series: npt.ArrayLike) -> npt.NDArray[np.uint8]:
     """One panel (PANEL_HEIGHT, WIDTH, 3) of ``series`` ((T, S) numbers: S lines over T points)."""
     img = np.full((PANEL_HEIGHT, WIDTH, 3), 255, np.uint8)
     left, right = _MARGIN, WIDTH - _MARGIN - 1
@@ -77,7 +84,7 @@ def _panel(series):
     return img
 
 
-def chart_image(*series):
+def chart_image(*series: npt.ArrayLike) -> npt.NDArray[np.uint8]:
     """Panels stacked top to bottom, one per ``(T, S)`` array: ``(n * PANEL_HEIGHT, WIDTH, 3)`` uint8.
 
     >>> chart_image(np.array([[1, 2], [3, 1], [2, 2]])).shape

@@ -32,8 +32,11 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 
 from .. import exact
 from ..placement import scatter_entry
@@ -43,6 +46,11 @@ from ..unity import unity_position
 from ..unity_package import unity_image
 from . import _random as rnd
 from ._chart import chart_image
+
+if TYPE_CHECKING:
+    from ._animals import AnimalRun
+    from ._habitat import Habitat
+    from ._plants import PlantRun
 
 __all__ = [
     "FORMAT",
@@ -71,7 +79,7 @@ CSV_HEADER = "species,x,y,z,age,radius,height"
 SPAWNS_FORMAT = "worldseed.spawns"
 
 
-def file_names(name):
+def file_names(name: str) -> dict[str, str]:
     """``{role: file name}`` of the ecosystem's files for the output name ``name``.
 
     >>> file_names("Valley")["plants"]
@@ -86,7 +94,7 @@ def file_names(name):
     }
 
 
-def ground_heights(hab, x, y):
+def ground_heights(hab: Habitat, x: npt.ArrayLike, y: npt.ArrayLike) -> npt.NDArray[np.float64]:
     """Heights (metres) of the terrain mesh's triangles under points of the habitat's frame
     (``core.scatter.sample_heights``: the surface the exported terrain shows)."""
     x0, y0, x1, y1 = hab.extent
@@ -94,17 +102,19 @@ def ground_heights(hab, x, y):
     return sample_heights(hab.heights, centre, size=x1 - x0)
 
 
-def _unity_rows(run, hab, blender_offset):
+def _unity_rows(run: PlantRun, hab: Habitat, blender_offset: tuple[float, float, float]) -> npt.NDArray[np.float64]:
     z = ground_heights(hab, run.x, run.y)
     ox, oy, oz = blender_offset
     return unity_position(np.column_stack([run.x + ox, run.y + oy, z + oz]))
 
 
-def _mm(values):
+def _mm(values: npt.ArrayLike) -> list[float]:
     return (np.round(np.asarray(values, np.float64), 3) + 0.0).tolist()  # + 0.0: no "-0.000"
 
 
-def plants_csv_bytes(run, hab, *, blender_offset=(0.0, 0.0, 0.0)):
+def plants_csv_bytes(
+    run: PlantRun, hab: Habitat, *, blender_offset: tuple[float, float, float] = (0.0, 0.0, 0.0)
+) -> bytes:
     """``<name>_plants.csv``: the living plants of ``run`` (a :class:`PlantRun`) in Unity's frame.
 
     ``blender_offset`` is added to the habitat's frame to give Blender world positions (the terrain
@@ -122,11 +132,13 @@ def plants_csv_bytes(run, hab, *, blender_offset=(0.0, 0.0, 0.0)):
     return ("\n".join(lines) + "\n").encode("utf-8")
 
 
-def _r4(values):
+def _r4(values: npt.ArrayLike) -> list[float]:
     return (np.round(np.asarray(values, np.float64), 4) + 0.0).tolist()
 
 
-def ecosystem_json(run=None, *, animals=None, area_m2=None):
+def ecosystem_json(
+    run: PlantRun | None = None, *, animals: AnimalRun | None = None, area_m2: float | None = None
+) -> dict[str, Any]:
     """The ``<name>_ecosystem.json`` document (plain values): the plant history of ``run`` and, when
     given, the animal history of ``animals`` (an :class:`AnimalRun`)."""
     doc = {"format": FORMAT, "version": VERSION}
@@ -169,14 +181,16 @@ def ecosystem_json(run=None, *, animals=None, area_m2=None):
     return doc
 
 
-def ecosystem_json_bytes(run=None, *, animals=None, area_m2=None):
+def ecosystem_json_bytes(
+    run: PlantRun | None = None, *, animals: AnimalRun | None = None, area_m2: float | None = None
+) -> bytes:
     """``<name>_ecosystem.json`` as UTF-8 bytes (compact, keys in a fixed order)."""
     return (json.dumps(ecosystem_json(run, animals=animals, area_m2=area_m2), separators=(",", ":")) + "\n").encode(
         "utf-8"
     )
 
 
-def population_png_bytes(run=None, *, animals=None):
+def population_png_bytes(run: PlantRun | None = None, *, animals: AnimalRun | None = None) -> bytes:
     """``<name>_population.png``: plants per species over the years (top), animals over the steps."""
     panels = []
     if run is not None:
@@ -189,19 +203,19 @@ def population_png_bytes(run=None, *, animals=None):
 
 
 def plant_placements(
-    run,
-    hab,
+    run: PlantRun,
+    hab: Habitat,
     *,
-    trees,
-    scatter,
-    terrain,
-    size,
-    height,
-    blender_offset=(0.0, 0.0, 0.0),
-    mesh_sizes=None,
-    prop_names=None,
-    seed=0,
-):
+    trees: Sequence[str],
+    scatter: str,
+    terrain: str,
+    size: float,
+    height: float,
+    blender_offset: tuple[float, float, float] = (0.0, 0.0, 0.0),
+    mesh_sizes: npt.ArrayLike | None = None,
+    prop_names: Sequence[str] | None = None,
+    seed: int = 0,
+) -> dict[str, Any]:
     """The plants as one scatter entry of the placement file (``core.placement.scatter_entry``).
 
     Parameters
@@ -264,7 +278,7 @@ def plant_placements(
     return entry
 
 
-def trail_map(animals):
+def trail_map(animals: AnimalRun) -> npt.NDArray[np.float32]:
     """Trail wear in [0, 1] per heightmap cell (our layout): the wear over the most worn cell's
     (float32; zeros without wear) -- the ``trail`` splat rule and the trampled-ground mask read it."""
     wear = animals.wear
@@ -272,13 +286,13 @@ def trail_map(animals):
     return (wear / top if top > 0.0 else np.zeros(wear.shape)).astype(np.float32)
 
 
-def trails_png_bytes(animals):
+def trails_png_bytes(animals: AnimalRun) -> bytes:
     """``<name>_trails.png``: 16-bit grey wear, one texel per heightmap cell, Unity's orientation."""
     grey = np.rint(trail_map(animals).astype(np.float64) * 65535.0).astype(np.uint16)
     return png_bytes(unity_image(grey))
 
 
-def spawn_density(animals):
+def spawn_density(animals: AnimalRun) -> npt.NDArray[np.float32]:
     """``(A, rows - 1, cols - 1)`` float32: each animal's steps per cell after the burn-in over its
     busiest cell's (our layout); zeros for an animal with no steps then."""
     v = animals.visits.astype(np.float64)
@@ -286,7 +300,7 @@ def spawn_density(animals):
     return (v / np.maximum(top, 1.0)[:, None, None]).astype(np.float32)
 
 
-def spawn_points(animals, hab, *, seed=0):
+def spawn_points(animals: AnimalRun, hab: Habitat, *, seed: int = 0) -> list[npt.NDArray[np.float64]]:
     """Spawn points per animal (a list of ``(M, 2)`` arrays, the habitat's frame): a Poisson-disk
     sample of its density (:func:`spawn_density`) on the cells it used, spacing chosen so about as
     many points fit as lived at the end; the densest first when more fit."""
@@ -317,7 +331,9 @@ def spawn_points(animals, hab, *, seed=0):
     return out
 
 
-def spawns_json(animals, hab, *, blender_offset=(0.0, 0.0, 0.0), seed=0):
+def spawns_json(
+    animals: AnimalRun, hab: Habitat, *, blender_offset: tuple[float, float, float] = (0.0, 0.0, 0.0), seed: int = 0
+) -> dict[str, Any]:
     """The ``<name>_spawns.json`` document (plain values)."""
     entries = []
     ox, oy, oz = blender_offset
@@ -334,13 +350,17 @@ def spawns_json(animals, hab, *, blender_offset=(0.0, 0.0, 0.0), seed=0):
     }
 
 
-def spawns_json_bytes(animals, hab, *, blender_offset=(0.0, 0.0, 0.0), seed=0):
+def spawns_json_bytes(
+    animals: AnimalRun, hab: Habitat, *, blender_offset: tuple[float, float, float] = (0.0, 0.0, 0.0), seed: int = 0
+) -> bytes:
     """``<name>_spawns.json`` as UTF-8 bytes."""
     doc = spawns_json(animals, hab, blender_offset=blender_offset, seed=seed)
     return (json.dumps(doc, separators=(",", ":")) + "\n").encode("utf-8")
 
 
-def grass_capacity(run, hab, *, shade=0.6, min_height=2.0):
+def grass_capacity(
+    run: PlantRun, hab: Habitat, *, shade: float = 0.6, min_height: float = 2.0
+) -> npt.NDArray[np.float64]:
     """The grass each heightmap cell can grow under the plants of ``run`` (for
     ``animals_steps(vegetation=...)``): ``1 - shade * cover``, ``cover`` the crown area of the plants
     at least ``min_height`` tall standing in the cell over its area (at most 1)."""

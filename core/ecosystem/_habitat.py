@@ -17,14 +17,21 @@ species' optimum; slope: ``d`` the slope and ``max_slope`` the tolerance), 0 on 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
+import numpy.typing as npt
 
 from .._checks import check_array, check_float
 from ..biomes import temperature as biome_temperature
 from ..errors import ParameterError
 from ..heightmap import slope_degrees
+
+if TYPE_CHECKING:
+    from ..terrain import TerrainLayers
+    from .spec import PlantSpecies
 
 __all__ = ["Habitat", "habitat", "terrain_habitat", "suitability", "cell_index", "MAX_FIELD_CELLS"]
 
@@ -55,33 +62,42 @@ class Habitat:
         Position of vertex ``[0, 0]`` (metres, x and y).
     """
 
-    moisture: np.ndarray
-    altitude: np.ndarray
-    slope: np.ndarray
-    temperature: np.ndarray
-    water: np.ndarray
-    heights: np.ndarray
+    moisture: npt.NDArray[np.float32]
+    altitude: npt.NDArray[np.float32]
+    slope: npt.NDArray[np.float32]
+    temperature: npt.NDArray[np.float32]
+    water: npt.NDArray[np.bool_]
+    heights: npt.NDArray[np.float64]
     cell_size: float
-    origin: tuple
+    origin: tuple[float, float]
 
     @property
-    def shape(self):
+    def shape(self) -> tuple[int, ...]:
         return self.moisture.shape
 
     @property
-    def extent(self):
+    def extent(self) -> tuple[float, float, float, float]:
         """``(x0, y0, x1, y1)``: the grid's vertices span this rectangle."""
         rows, cols = self.shape
         x0, y0 = self.origin
         return (x0, y0, x0 + self.cell_size * (cols - 1), y0 + self.cell_size * (rows - 1))
 
     @property
-    def area_m2(self):
+    def area_m2(self) -> float:
         x0, y0, x1, y1 = self.extent
         return (x1 - x0) * (y1 - y0)
 
 
-def habitat(heights, *, cell_size, sea_level=0.0, moisture=None, temperature=None, water=None, origin=None):
+def habitat(
+    heights: npt.ArrayLike,
+    *,
+    cell_size: float,
+    sea_level: float = 0.0,
+    moisture: npt.ArrayLike | None = None,
+    temperature: npt.ArrayLike | None = None,
+    water: npt.ArrayLike | None = None,
+    origin: tuple[float, float] | None = None,
+) -> Habitat:
     """A :class:`Habitat` from a heightmap in metres and the maps Worldseed computes beside it.
 
     Parameters
@@ -113,7 +129,13 @@ def habitat(heights, *, cell_size, sea_level=0.0, moisture=None, temperature=Non
     cell_size = check_float(cell_size, name="cell_size", bounds=(1e-3, 1e5))
     sea_level = check_float(sea_level, name="sea_level", bounds=(-1e7, 1e7))
 
-    def field(value, name, default, lo=None, hi=None):
+    def field(
+        value: npt.ArrayLike | None,
+        name: str,
+        default: npt.NDArray[np.float32] | None,
+        lo: float | None = None,
+        hi: float | None = None,
+    ) -> npt.NDArray[np.float32] | None:
         if value is None:
             return default
         a = check_array(value, name=name, ndim=2, shape=h.shape).astype(np.float32)
@@ -122,6 +144,7 @@ def habitat(heights, *, cell_size, sea_level=0.0, moisture=None, temperature=Non
         return a
 
     moist = field(moisture, "moisture", np.full(h.shape, 0.5, np.float32), 0.0, 1.0)
+    assert moist is not None  # a default is given
     temp = field(temperature, "temperature", None)
     if temp is None:
         temp = biome_temperature(h, sea_level=sea_level)
@@ -144,12 +167,12 @@ def habitat(heights, *, cell_size, sea_level=0.0, moisture=None, temperature=Non
     )
 
 
-def _bump(value, optimum, tolerance):
+def _bump(value: npt.NDArray[np.float64], optimum: float, tolerance: float) -> npt.NDArray[np.float64]:
     d = (value - optimum) / tolerance
     return np.maximum(0.0, 1.0 - d * d)
 
 
-def suitability(species, hab):
+def suitability(species: Sequence[PlantSpecies], hab: Habitat) -> npt.NDArray[np.float32]:
     """``(S, rows, cols)`` float32: how well each species germinates and grows on each vertex, in [0, 1].
 
     >>> from .spec import PlantSpecies
@@ -172,7 +195,7 @@ def suitability(species, hab):
     return out
 
 
-def cell_index(hab, x, y):
+def cell_index(hab: Habitat, x: npt.NDArray[np.float64], y: npt.NDArray[np.float64]) -> npt.NDArray[np.int64]:
     """Flat index of the nearest vertex of each point (points outside take the nearest edge's)."""
     rows, cols = hab.shape
     x0, y0 = hab.origin
@@ -184,7 +207,9 @@ def cell_index(hab, x, y):
     return iy * cols + ix
 
 
-def terrain_habitat(layers, *, sea_level, lapse=6.5, origin=None):
+def terrain_habitat(
+    layers: TerrainLayers, *, sea_level: float, lapse: float = 6.5, origin: tuple[float, float] | None = None
+) -> Habitat:
     """A :class:`Habitat` of a terrain tile and its layers (``core.terrain.TerrainLayers``).
 
     ``sea_level`` in metres (the terrain's ``sea_level`` times its ``height``); the moisture is the

@@ -21,6 +21,7 @@ radii.
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 
 __all__ = ["overlapping_pairs", "MAX_CANDIDATES"]
 
@@ -28,7 +29,7 @@ __all__ = ["overlapping_pairs", "MAX_CANDIDATES"]
 MAX_CANDIDATES = 1 << 23
 
 
-def _cell_side(x, y, r):
+def _cell_side(x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], r: npt.NDArray[np.float64]) -> float:
     n = len(r)
     width = float(x.max() - x.min()) + 1e-9
     height = float(y.max() - y.min()) + 1e-9
@@ -36,7 +37,9 @@ def _cell_side(x, y, r):
     return max(2.0 * q, (width * height / (4.0 * n)) ** 0.5, 1e-6)
 
 
-def overlapping_pairs(x, y, r):
+def overlapping_pairs(
+    x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], r: npt.NDArray[np.float64]
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """``(i, j)`` int64 arrays: every pair of discs with ``|p_i - p_j| < r_i + r_j``, once each, the
     larger disc first (``r_i >= r_j``).  Sorted by ``(i, j)``."""
     n = len(r)

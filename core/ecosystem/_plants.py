@@ -39,15 +39,22 @@ only, and the shade sums in fixed point (integers: the same total in any order).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 
 from .._checks import check_float
 from ..errors import ParameterError
 from . import _random as rnd
 from ._habitat import Habitat, cell_index, suitability
 from ._neighbours import overlapping_pairs
+
+if TYPE_CHECKING:
+    from ..steps import Steps
+    from .spec import EcosystemSpec, PlantSpecies
 
 __all__ = [
     "PlantRun",
@@ -86,12 +93,12 @@ _SIGMA_PER_MEAN = 1.0 / math.sqrt(math.pi / 2.0)  # a 2-D normal's mean distance
 _FIXED = float(1 << 24)  # shade shares in fixed point: integer sums, the same in any order
 
 
-def dispersal_reach(species):
+def dispersal_reach(species: PlantSpecies) -> float:
     """Farthest a seed of ``species`` lands from its parent (metres): the kernel's bounded reach."""
     return species.dispersal * _SIGMA_PER_MEAN * _KERNEL_REACH
 
 
-def interaction_reach(species_list):
+def interaction_reach(species_list: Sequence[PlantSpecies]) -> float:
     """The largest distance at which one plant affects another in a year: a seed's flight or two
     canopies' overlap (metres); the halo a tile of a world simulates around itself."""
     if not species_list:
@@ -99,7 +106,7 @@ def interaction_reach(species_list):
     return max(max(dispersal_reach(s), 2.0 * s.max_radius) for s in species_list)
 
 
-def estimate_plants(spec, area_m2, *, prefix="ecosystem."):
+def estimate_plants(spec: EcosystemSpec, area_m2: float, *, prefix: str = "ecosystem.") -> tuple[int, int, int]:
     """``(plants, bytes, plant_years)`` a simulation of ``area_m2`` starts with, before it runs:
     the initial plants (every species' ``initial_density`` over the area), their memory
     (``BYTES_PER_PLANT`` each) and their plant-years over ``years``.  Refuses (naming the key)
@@ -166,28 +173,28 @@ class PlantRun:
         ``born <= year < died``, in order) as shares of their species' maximum, times 65535.
     """
 
-    species: tuple
-    max_radius: np.ndarray
-    max_height: np.ndarray
+    species: tuple[str, ...]
+    max_radius: npt.NDArray[np.float64]
+    max_height: npt.NDArray[np.float64]
     years: int
     area_m2: float
-    own: tuple
-    x: np.ndarray
-    y: np.ndarray
-    kind: np.ndarray
-    age: np.ndarray
-    radius: np.ndarray
-    height: np.ndarray
-    uid: np.ndarray
-    history: dict
-    life: dict
-    snapshot_years: tuple
-    snapshot_sizes: tuple
+    own: tuple[float, float, float, float]
+    x: npt.NDArray[np.float64]
+    y: npt.NDArray[np.float64]
+    kind: npt.NDArray[np.int16]
+    age: npt.NDArray[np.int32]
+    radius: npt.NDArray[np.float64]
+    height: npt.NDArray[np.float64]
+    uid: npt.NDArray[np.uint64]
+    history: dict[str, npt.NDArray[Any]]
+    life: dict[str, npt.NDArray[Any]]
+    snapshot_years: tuple[int, ...]
+    snapshot_sizes: tuple[tuple[npt.NDArray[np.uint16], npt.NDArray[np.uint16]], ...]
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self.x)
 
-    def snapshot(self, year):
+    def snapshot(self, year: int) -> dict[str, npt.NDArray[Any]]:
         """The plants alive at the end of ``year`` (a snapshot year): ``{x, y, kind, age, radius,
         height}`` arrays, sizes to 1/65535 of the species' maximum."""
         if year not in self.snapshot_years:
@@ -209,8 +216,8 @@ class PlantRun:
 class _Table:
     """Per-species parameters as arrays indexed by species."""
 
-    def __init__(self, species):
-        def col(name, dtype=np.float64):
+    def __init__(self, species: Sequence[PlantSpecies]) -> None:
+        def col(name: str, dtype: npt.DTypeLike = np.float64) -> npt.NDArray[Any]:
             return np.array([getattr(s, name) for s in species], dtype)
 
         self.R = col("max_radius")
@@ -229,7 +236,9 @@ class _Table:
         self.immigrants = col("immigrants")
 
 
-def _blocks(window, side):
+def _blocks(
+    window: tuple[float, float, float, float], side: float
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     x0, y0, x1, y1 = window
     bx = np.arange(math.floor(x0 / side), math.floor(x1 / side) + 1, dtype=np.int64)
     by = np.arange(math.floor(y0 / side), math.floor(y1 / side) + 1, dtype=np.int64)
@@ -237,7 +246,9 @@ def _blocks(window, side):
     return gx.ravel(), gy.ravel()
 
 
-def _rain(window, per_m2, key):
+def _rain(
+    window: tuple[float, float, float, float], per_m2: float, key: np.uint64
+) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """Points raining on the world blocks over ``window`` at ``per_m2``: ``(ids, x, y)`` inside it.
 
     Each block of side ``BLOCK`` draws its count (``floor(mean + u)``) and points from its own
@@ -261,7 +272,9 @@ def _rain(window, per_m2, key):
     return uid[inside], x[inside], y[inside]
 
 
-def _patches(window, spec, key):
+def _patches(
+    window: tuple[float, float, float, float], spec: EcosystemSpec, key: np.uint64
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """Disturbance patches over ``window`` (and within a patch radius of it): centres ``(x, y)``."""
     rate = spec.disturbance / 1e6
     if rate <= 0.0:
@@ -278,7 +291,14 @@ def _patches(window, spec, key):
     return (bx[owner] + rnd.uniform(pid, key, 1)) * PATCH_BLOCK, (by[owner] + rnd.uniform(pid, key, 2)) * PATCH_BLOCK
 
 
-def compete(x, y, r, h, uid, tolerance):
+def compete(
+    x: npt.NDArray[np.float64],
+    y: npt.NDArray[np.float64],
+    r: npt.NDArray[np.float64],
+    h: npt.NDArray[np.float64],
+    uid: npt.NDArray[np.uint64],
+    tolerance: npt.ArrayLike,
+) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.float64]]:
     """One year's competition: ``(alive, shade)`` of every plant (module notes, step 4).
 
     ``tolerance`` per plant; ``shade`` is the share of the crown under taller living canopies
@@ -330,7 +350,7 @@ def compete(x, y, r, h, uid, tolerance):
     return alive, shade
 
 
-def _check_window(window, name):
+def _check_window(window: Any, name: str) -> tuple[float, float, float, float]:
     try:
         x0, y0, x1, y1 = (check_float(v, name=f"{name}[{k}]") for k, v in enumerate(window))
     except TypeError:
@@ -340,7 +360,15 @@ def _check_window(window, name):
     return (x0, y0, x1, y1)
 
 
-def plants_steps(spec, hab, *, window=None, own=None, clearings=(), prefix="ecosystem."):
+def plants_steps(
+    spec: EcosystemSpec,
+    hab: Habitat,
+    *,
+    window: tuple[float, float, float, float] | None = None,
+    own: tuple[float, float, float, float] | None = None,
+    clearings: Sequence[tuple[int, float, float, float]] = (),
+    prefix: str = "ecosystem.",
+) -> Steps[PlantRun]:
     """Simulate the plants of ``spec`` on ``hab`` for ``spec.years`` years, as steps.
 
     Parameters
@@ -372,15 +400,15 @@ def plants_steps(spec, hab, *, window=None, own=None, clearings=(), prefix="ecos
     suit_maps = suitability(species, hab).reshape(ns, -1).astype(np.float64) if ns else np.zeros((0, 1))
     seed = spec.seed
 
-    hist = {k: np.zeros((years + 1, ns), np.int64) for k in ("alive", "born", "died")}
+    hist: dict[str, npt.NDArray[Any]] = {k: np.zeros((years + 1, ns), np.int64) for k in ("alive", "born", "died")}
     hist.update({k: np.zeros((years + 1, ns)) for k in ("mean_radius", "mean_height")})
-    life_parts = {k: [] for k in ("uid", "kind", "x", "y", "born")}
+    life_parts: dict[str, list[npt.NDArray[Any]]] = {k: [] for k in ("uid", "kind", "x", "y", "born")}
     died_rows, died_years = [], []
     n_rows = 0
     snap_years, snap_sizes = [], []
 
     # the living plants (struct of arrays), in the order of their life-table rows
-    S = {
+    S: dict[str, npt.NDArray[Any]] = {
         "uid": np.empty(0, np.uint64),
         "kind": np.empty(0, np.int16),
         "x": np.empty(0),
@@ -394,7 +422,13 @@ def plants_steps(spec, hab, *, window=None, own=None, clearings=(), prefix="ecos
         "row": np.empty(0, np.int64),
     }
 
-    def newborn(uid, kind, x, y, year):
+    def newborn(
+        uid: npt.NDArray[np.uint64],
+        kind: npt.NDArray[np.int64],
+        x: npt.NDArray[np.float64],
+        y: npt.NDArray[np.float64],
+        year: int,
+    ) -> dict[str, npt.NDArray[Any]]:
         """Germinated seeds: suitability, vigour, lifespan (draws from their identities)."""
         inside = (x >= wx0) & (x < wx1) & (y >= wy0) & (y < wy1)
         uid, kind, x, y = uid[inside], kind[inside], x[inside], y[inside]
@@ -420,7 +454,7 @@ def plants_steps(spec, hab, *, window=None, own=None, clearings=(), prefix="ecos
             "row": np.full(len(uid), -1, np.int64),
         }
 
-    def check_count(count, year, per_species):
+    def check_count(count: int, year: int, per_species: npt.NDArray[np.int64] | npt.NDArray[np.float64]) -> None:
         """Refuse, before allocating, a year that would hold more than MAX_PLANTS plants."""
         if count > MAX_PLANTS:
             k = int(np.argmax(per_species))
@@ -566,7 +600,14 @@ def plants_steps(spec, hab, *, window=None, own=None, clearings=(), prefix="ecos
     )
 
 
-def plants_tile_steps(spec, hab, *, tile, halo=None, prefix="ecosystem."):
+def plants_tile_steps(
+    spec: EcosystemSpec,
+    hab: Habitat,
+    *,
+    tile: tuple[float, float, float, float],
+    halo: float | None = None,
+    prefix: str = "ecosystem.",
+) -> Steps[PlantRun]:
     """One tile of a world: the plants of ``tile`` (``(x0, y0, x1, y1)``, world metres), simulated
     with a ``halo`` around it, as steps (yields and returns as :func:`plants_steps`).
 

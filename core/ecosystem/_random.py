@@ -19,6 +19,7 @@ True
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 
 __all__ = [
     "INITIAL",
@@ -46,7 +47,7 @@ _S30, _S27, _S31, _S11 = (np.uint64(s) for s in (30, 27, 31, 11))
 _TWO_M53 = 1.0 / 9007199254740992.0  # 2**-53
 
 
-def stream_key(seed, stream, year, *extra):
+def stream_key(seed: int, stream: int, year: int, *extra: int) -> np.uint64:
     """The 64-bit key of one stream of draws in one year: ``SeedSequence([seed, stream, year, *extra])``.
 
     >>> stream_key(0, SEEDS, 1) == stream_key(0, SEEDS, 1) != stream_key(0, SEEDS, 2)
@@ -56,7 +57,7 @@ def stream_key(seed, stream, year, *extra):
     return np.uint64(state[0])
 
 
-def mix(z):
+def mix(z: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]:
     """SplitMix64's finaliser of uint64 values (a bijection of 64-bit integers)."""
     z = np.asarray(z, np.uint64)
     with np.errstate(over="ignore"):
@@ -65,7 +66,7 @@ def mix(z):
     return z ^ (z >> _S31)
 
 
-def uniform(ids, key, k=0):
+def uniform(ids: npt.NDArray[np.uint64], key: np.uint64, k: int = 0) -> npt.NDArray[np.float64]:
     """Uniform floats in [0, 1) of ``ids`` (uint64) under ``key``: the ``k``-th number of each id.
 
     53 random bits each (the top bits of the hash), like ``Generator.random``.
@@ -76,14 +77,14 @@ def uniform(ids, key, k=0):
     return (mix(z) >> _S11).astype(np.float64) * _TWO_M53
 
 
-def block_ids(bx, by):
+def block_ids(bx: npt.NDArray[np.int64], by: npt.NDArray[np.int64]) -> npt.NDArray[np.uint64]:
     """One uint64 per world block ``(bx, by)`` (integers of either sign, |b| < 2**31)."""
     bx = np.asarray(bx, np.int64) + (1 << 31)
     by = np.asarray(by, np.int64) + (1 << 31)
     return (bx.astype(np.uint64) << np.uint64(32)) | by.astype(np.uint64)
 
 
-def irwin_hall(ids, key, k0):
+def irwin_hall(ids: npt.NDArray[np.uint64], key: np.uint64, k0: int) -> npt.NDArray[np.float64]:
     """Approximately normal numbers (mean 0, standard deviation 1) of ``ids``: the sum of four
     uniforms (numbers ``k0 .. k0 + 3``), centred and scaled by ``sqrt(3)``; they lie within
     ``[-2 sqrt(3), 2 sqrt(3)]``, so kernels built on them have a bounded reach.

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..steps import Steps
 from ._animals import AnimalRun, animals_steps
 from ._files import (
     ecosystem_json_bytes,
@@ -17,6 +18,7 @@ from ._files import (
 )
 from ._habitat import Habitat
 from ._plants import PlantRun, plants_steps
+from .spec import EcosystemSpec
 
 __all__ = ["Ecosystem", "ecosystem_steps", "ecosystem_files"]
 
@@ -31,11 +33,14 @@ class Ecosystem:
     habitat: Habitat
 
 
-def ecosystem_steps(spec, hab, *, prefix="ecosystem."):
+def ecosystem_steps(spec: EcosystemSpec, hab: Habitat, *, prefix: str = "ecosystem.") -> Steps[Ecosystem]:
     """The plants of ``spec`` for its years, then its animals for its steps (grazing the grass the
     plants' canopies leave: :func:`grass_capacity`), as steps: yields ``(done, years + steps,
     "plants" | "animals")``, returns an :class:`Ecosystem`."""
     total = (spec.years + 1 if spec.species else 0) + (spec.steps + 1 if spec.animals else 0)
+    plants: PlantRun | None
+    animals: AnimalRun | None
+    steps: Steps[PlantRun] | Steps[AnimalRun]
     plants = animals = None
     done = 0
     if spec.species:
@@ -61,7 +66,9 @@ def ecosystem_steps(spec, hab, *, prefix="ecosystem."):
     return Ecosystem(plants=plants, animals=animals, habitat=hab)
 
 
-def ecosystem_files(name, eco, *, blender_offset=(0.0, 0.0, 0.0), seed=0):
+def ecosystem_files(
+    name: str, eco: Ecosystem, *, blender_offset: tuple[float, float, float] = (0.0, 0.0, 0.0), seed: int = 0
+) -> dict[str, bytes]:
     """``{file name: bytes}`` of every file of ``eco`` (an :class:`Ecosystem`) for the output name
     ``name``: the plants CSV (with plants), the ecosystem JSON and the population chart (always),
     the trails PNG and the spawns JSON (with animals).  ``blender_offset``: the terrain's location

@@ -50,7 +50,9 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from ..errors import ParameterError, short
 from ..files import PRESETS, read_toml
@@ -196,7 +198,7 @@ class PlantSpecies:
     temperature_tolerance: float = 1000.0
 
 
-def _check_eats(value, name):
+def _check_eats(value: Any, name: str) -> str | tuple[str, ...]:
     if value == "plants":
         return value
     if isinstance(value, str):
@@ -239,7 +241,7 @@ class AnimalSpecies:
     """
 
     name: str = "Animal"
-    eats: object = "plants"
+    eats: str | tuple[str, ...] = "plants"
     count: int = 50
     energy_gain: float = 4.0
     reproduce: float = 0.04
@@ -254,7 +256,11 @@ class AnimalSpecies:
     trails: bool = True
 
 
-def _entries(value, name, reader, limit, what):
+#: What :func:`_entries` reads: species or animals.
+_Entry = TypeVar("_Entry", PlantSpecies, AnimalSpecies)
+
+
+def _entries(value: Any, name: str, reader: Callable[..., _Entry], limit: int, what: str) -> tuple[_Entry, ...]:
     if isinstance(value, dict):
         value = [value]
     if not isinstance(value, (list, tuple)):
@@ -269,11 +275,11 @@ def _entries(value, name, reader, limit, what):
     return out
 
 
-def _check_species(value, name):
+def _check_species(value: Any, name: str) -> tuple[PlantSpecies, ...]:
     return _entries(value, name, species_from_dict, MAX_SPECIES, "species")
 
 
-def _check_animals(value, name):
+def _check_animals(value: Any, name: str) -> tuple[AnimalSpecies, ...]:
     return _entries(value, name, animal_from_dict, MAX_ANIMALS, "animal")
 
 
@@ -333,11 +339,15 @@ class EcosystemSpec:
     trail_wear: float = 1.0
     trail_decay: float = 0.02
     trail_attraction: float = 1.0
-    species: tuple = ()
-    animals: tuple = ()
+    species: tuple[PlantSpecies, ...] = ()
+    animals: tuple[AnimalSpecies, ...] = ()
 
 
-def species_from_dict(table, *, prefix="ecosystem.species[0]."):
+def species_from_dict(
+    table: Mapping[str, Any],
+    *,
+    prefix: str = "ecosystem.species[0].",
+) -> PlantSpecies:
     """A validated :class:`PlantSpecies` from one ``[[ecosystem.species]]`` table.
 
     >>> try:
@@ -349,12 +359,12 @@ def species_from_dict(table, *, prefix="ecosystem.species[0]."):
     return from_table(PlantSpecies, SPECIES_LIMITS, table, prefix=prefix)
 
 
-def animal_from_dict(table, *, prefix="ecosystem.animals[0]."):
+def animal_from_dict(table: Mapping[str, Any], *, prefix: str = "ecosystem.animals[0].") -> AnimalSpecies:
     """A validated :class:`AnimalSpecies` from one ``[[ecosystem.animals]]`` table."""
     return from_table(AnimalSpecies, ANIMAL_LIMITS, table, prefix=prefix)
 
 
-def food_web(animals, *, prefix="ecosystem."):
+def food_web(animals: Sequence[AnimalSpecies], *, prefix: str = "ecosystem.") -> dict[str, tuple[str, ...]]:
     """``{name: (prey names)}`` of ``animals`` after checking the names ``eats`` lists: known, not the
     animal itself, and no cycle (a hunts b hunts ... hunts a).  Grazers map to ``()``.
 
@@ -363,7 +373,7 @@ def food_web(animals, *, prefix="ecosystem."):
     {'Deer': (), 'Wolf': ('Deer',)}
     """
     names = [a.name for a in animals]
-    web = {}
+    web: dict[str, tuple[str, ...]] = {}
     for i, a in enumerate(animals):
         key = f"{prefix}animals[{i}].eats"
         if a.eats == "plants":
@@ -380,9 +390,9 @@ def food_web(animals, *, prefix="ecosystem."):
                 )
         web[a.name] = tuple(a.eats)
     # a cycle of hunters (a eats b eats a): depth-first search in name order
-    state = {}
+    state: dict[str, int] = {}
 
-    def visit(name, path):
+    def visit(name: str, path: list[str]) -> None:
         state[name] = 1
         for prey in web[name]:
             if state.get(prey) == 1:
@@ -402,7 +412,7 @@ def food_web(animals, *, prefix="ecosystem."):
     return web
 
 
-def from_dict(table, *, prefix="ecosystem."):
+def from_dict(table: Mapping[str, Any], *, prefix: str = "ecosystem.") -> EcosystemSpec:
     """A validated :class:`EcosystemSpec` from an ``[ecosystem]`` table (unknown keys refused, the
     food web checked: :func:`food_web`).
 
@@ -417,7 +427,7 @@ def from_dict(table, *, prefix="ecosystem."):
     return spec
 
 
-def to_dict(spec):
+def to_dict(spec: EcosystemSpec) -> dict[str, Any]:
     """The spec as a table of plain TOML values; ``species`` and ``animals`` as lists of tables.
 
     >>> to_dict(EcosystemSpec(animals=(AnimalSpecies(eats=("Deer",)),)))["animals"][0]["eats"]
@@ -435,7 +445,7 @@ PRESETS_DIR = os.path.join(PRESETS, "ecosystem")
 MAX_PRESET_BYTES = 1 << 20
 
 
-def preset_names():
+def preset_names() -> list[str]:
     """The shipped ecosystems (file names without ``.toml``), sorted.
 
     >>> preset_names()
@@ -446,7 +456,7 @@ def preset_names():
     return sorted(f[:-5] for f in os.listdir(PRESETS_DIR) if f.endswith(".toml"))
 
 
-def load_preset(name):
+def load_preset(name: str) -> EcosystemSpec:
     """The :class:`EcosystemSpec` of a shipped ecosystem (its ``[ecosystem]`` table).
 
     >>> spec = load_preset("temperate")

@@ -398,12 +398,13 @@ def least_walkable(spec: LevelSpec, walkable: Sequence[Any], counts: Mapping[Any
     >>> least_walkable(LevelSpec(), [], {})  # no walkable tile: no grid can hold a spawn and an exit
     0
     """
-    bound = 0
+    bound: int | None = 0
     for key in walkable:
         high = counts.get(key, (0, None))[1]
         if high is None:
             bound = None
             break
+        assert bound is not None  # None only on the way out
         bound += high
     if bound is None:
         bound = spec.width * spec.height
@@ -526,7 +527,7 @@ def wfc_level_steps(spec: LevelSpec, *, base: str | None = None, prefix: str = "
     model, data, source = check_wfc(spec, base=base, prefix=prefix)
     total = spec.width * spec.height
     yield 0, total, "solving"
-    common = {
+    common: dict[str, Any] = {
         "periodic": spec.periodic,
         "seed": spec.seed,
         "attempts": spec.attempts,
@@ -534,6 +535,7 @@ def wfc_level_steps(spec: LevelSpec, *, base: str | None = None, prefix: str = "
     }
     solver = {k: v for k, v in common.items() if k != "seed"}
     if model == "tiled":
+        assert isinstance(data, core_wfc.Tileset)
         tileset = data
         raw = getattr(tileset, "classes", None)
         variant_classes = (
@@ -574,12 +576,13 @@ def wfc_level_steps(spec: LevelSpec, *, base: str | None = None, prefix: str = "
         )
         settings = {"tileset": source, **solver, **_constraint_settings(spec)}
     else:
+        assert isinstance(data, np.ndarray)
         sample = data
         palette = np.unique(sample.reshape(-1, sample.shape[2]), axis=0) if sample.ndim == 3 else np.unique(sample)
         value_classes = _sample_classes(sample, palette, spec.classes, prefix=prefix)
         counts = sample_counts(spec, palette, prefix=prefix)
         least = least_walkable(spec, _values(palette, value_classes != WALL), counts)
-        steps = core_wfc.overlapping_steps(
+        sample_steps = core_wfc.overlapping_steps(
             sample,
             spec.width,
             spec.height,
@@ -598,9 +601,9 @@ def wfc_level_steps(spec: LevelSpec, *, base: str | None = None, prefix: str = "
             if least
             else None,
         )
-        result = yield from _named(steps, spec)
-        pal = np.asarray(result.palette)
-        ids = _palette_ids(result.output, pal)
+        sampled = yield from _named(sample_steps, spec)
+        pal = np.asarray(sampled.palette)
+        ids = _palette_ids(sampled.output, pal)
         grid = value_classes[ids]
         record = WfcRecord(
             model="overlapping",
@@ -608,8 +611,8 @@ def wfc_level_steps(spec: LevelSpec, *, base: str | None = None, prefix: str = "
             names=palette_names(pal),
             palette=tuple(tuple(int(c) for c in row) if pal.ndim == 2 else int(row) for row in pal),
             classes=tuple(int(c) for c in value_classes),
-            attempts=int(result.attempts),
-            backtracks=int(result.backtracks),
+            attempts=int(sampled.attempts),
+            backtracks=int(sampled.backtracks),
             source=source,
         )
         walkable_names = ()

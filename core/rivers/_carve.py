@@ -25,10 +25,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
+import numpy.typing as npt
 
 from ..biomes import bounded_distance
+
+if TYPE_CHECKING:
+    from ._network import RiverNetwork
 
 __all__ = ["RiverMaps", "carve_network", "channel_down"]
 
@@ -56,22 +61,22 @@ class RiverMaps:
         No scatter here: every cell any water covers at all (river cover above 0, or lake).
     """
 
-    heights: np.ndarray
-    river: np.ndarray
-    width: np.ndarray
-    bank: np.ndarray
-    lake: np.ndarray
-    water: np.ndarray
-    water_distance: np.ndarray
-    exclusion: np.ndarray
+    heights: npt.NDArray[np.float64]
+    river: npt.NDArray[np.float32]
+    width: npt.NDArray[np.float32]
+    bank: npt.NDArray[np.float32]
+    lake: npt.NDArray[np.bool_]
+    water: npt.NDArray[np.bool_]
+    water_distance: npt.NDArray[np.float32]
+    exclusion: npt.NDArray[np.bool_]
 
     @property
-    def splat_maps(self):
+    def splat_maps(self) -> dict[str, npt.NDArray[np.float32]]:
         """``{"river": ..., "bank": ...}``: the maps of the ``river`` and ``bank`` splat rules."""
         return {"river": self.river, "bank": self.bank}
 
 
-def channel_down(network):
+def channel_down(network: RiverNetwork) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """``(cells, down)``: the network's distinct cells (sorted) and, for each, the index of the
     next cell downstream in that list (``len(cells)`` for none: mouths and the map's edge)."""
     cells = network.cells
@@ -86,7 +91,7 @@ def channel_down(network):
     return uniq, down
 
 
-def _offsets(max_cells):
+def _offsets(max_cells: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64]]:
     """Integer offsets within ``max_cells`` (a disc), sorted by distance (then row, column):
     ``(dy, dx, distance in cells)``."""
     k = int(max_cells)
@@ -98,7 +103,15 @@ def _offsets(max_cells):
     return dy[order], dx[order], np.sqrt(d2[order].astype(np.float64))
 
 
-def carve_network(network, heights, *, offset=(0, 0), carve=True, reach=64.0, pin=True):
+def carve_network(
+    network: RiverNetwork,
+    heights: npt.ArrayLike,
+    *,
+    offset: tuple[int, int] = (0, 0),
+    carve: bool = True,
+    reach: float = 64.0,
+    pin: bool = True,
+) -> RiverMaps:
     """Carve ``network`` (planned on a bigger grid or this one) into the tile ``heights`` whose
     first cell is cell ``offset`` = ``(row, col)`` of the planned grid; returns :class:`RiverMaps`.
 
@@ -129,6 +142,7 @@ def carve_network(network, heights, *, offset=(0, 0), carve=True, reach=64.0, pi
     lowest = np.full(wr * wc, np.inf)
     cover = np.zeros(wr * wc, np.float32)
     widest = np.zeros(wr * wc, np.float32)
+    dist: npt.NDArray[np.float64] | npt.NDArray[np.float32]  # the offsets' lengths, then the tile's distances
     if idx.size:
         dy, dx, dist = _offsets(math.floor(r_cells[0]))
         reach_desc = -r_cells  # ascending

@@ -23,10 +23,12 @@ the ids are the world's, so a segment cut in two tiles has the same id in both.
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import numpy as np
 
 from .._polyline import DIGITS, cell_patches, clip_polyline, join_meshes, ribbon, to_blender, unity_rows
+from ..mesh import IndexedMesh
 from ._network import RiverNetwork
 
 __all__ = ["rivers_json", "rivers_json_bytes", "water_mesh", "FORMAT", "VERSION"]
@@ -35,11 +37,13 @@ FORMAT = "worldseed.rivers"
 VERSION = 1
 
 
-def _r(value):
+def _r(value: float) -> float:
     return round(float(value), DIGITS) + 0.0
 
 
-def rivers_json(network, *, name, origin, box=None):
+def rivers_json(
+    network: RiverNetwork, *, name: str, origin: tuple[float, float], box: tuple[int, int, int, int] | None = None
+) -> dict[str, Any]:
     """The ``<name>_rivers.json`` document (a dict) of ``network`` (see the module's notes).
 
     ``origin``: Blender ``(x0, y0)`` of the planned grid's cell (0, 0); ``box``: ``(row0, col0,
@@ -95,7 +99,9 @@ def rivers_json(network, *, name, origin, box=None):
     }
 
 
-def rivers_json_bytes(network, *, name, origin, box=None):
+def rivers_json_bytes(
+    network: RiverNetwork, *, name: str, origin: tuple[float, float], box: tuple[int, int, int, int] | None = None
+) -> bytes:
     """:func:`rivers_json` as the file's bytes (UTF-8, one line per segment and lake, sorted keys)."""
     doc = rivers_json(network, name=name, origin=origin, box=box)
     head = {k: v for k, v in doc.items() if k not in ("segments", "lakes")}
@@ -110,7 +116,13 @@ def rivers_json_bytes(network, *, name, origin, box=None):
     return ("\n".join(lines) + "\n").encode("utf-8")
 
 
-def water_mesh(network, *, origin, mesh_origin=(0.0, 0.0, 0.0), box=None):
+def water_mesh(
+    network: RiverNetwork,
+    *,
+    origin: tuple[float, float],
+    mesh_origin: tuple[float, float, float] = (0.0, 0.0, 0.0),
+    box: tuple[int, int, int, int] | None = None,
+) -> IndexedMesh | None:
     """The water surfaces as one :class:`~core.mesh.IndexedMesh` (Blender metres minus ``mesh_origin``):
     a ribbon along every segment at its water surface (material 0; UV ``v`` along the flow, in
     water widths) and a flat patch over every lake cell at its level (material 1); None if there

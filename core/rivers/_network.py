@@ -35,6 +35,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from .. import erosion, exact
 from .._polyline import bilinear
@@ -76,9 +77,9 @@ class Lake:
     spill height) and its outline (a closed loop of cell corners, (m, 2) ``(row, col)`` in cells
     of the planned grid, counter-clockwise seen from above, the first point not repeated)."""
 
-    cells: np.ndarray
+    cells: npt.NDArray[np.int64]
     level: float
-    outline: np.ndarray
+    outline: npt.NDArray[np.float64]
 
 
 @dataclass(frozen=True, eq=False)
@@ -125,31 +126,31 @@ class RiverNetwork:
         ``carve_rivers`` takes), kept so every tile carves alike.
     """
 
-    shape: tuple
+    shape: tuple[int, int]
     cell_size: float
-    cells: np.ndarray
-    z: np.ndarray
-    surface: np.ndarray
-    depth: np.ndarray
-    half_width: np.ndarray
-    reach: np.ndarray
-    starts: np.ndarray
-    order: np.ndarray
-    area: np.ndarray
-    width: np.ndarray
-    seg_depth: np.ndarray
-    downstream: np.ndarray
-    mouth: tuple
-    mouth_lake: np.ndarray
-    source_lake: np.ndarray
-    lakes: tuple
-    carve: dict
+    cells: npt.NDArray[np.int64]
+    z: npt.NDArray[np.float64]
+    surface: npt.NDArray[np.float64]
+    depth: npt.NDArray[np.float64]
+    half_width: npt.NDArray[np.float64]
+    reach: npt.NDArray[np.float64]
+    starts: npt.NDArray[np.int64]
+    order: npt.NDArray[np.int64]
+    area: npt.NDArray[np.float64]
+    width: npt.NDArray[np.float64]
+    seg_depth: npt.NDArray[np.float64]
+    downstream: npt.NDArray[np.int64]
+    mouth: tuple[str, ...]
+    mouth_lake: npt.NDArray[np.int64]
+    source_lake: npt.NDArray[np.int64]
+    lakes: tuple[Lake, ...]
+    carve: dict[str, float]
 
     @property
-    def segment_count(self):
+    def segment_count(self) -> int:
         return len(self.order)
 
-    def next_segments(self):
+    def next_segments(self) -> npt.NDArray[np.int64]:
         """(S,) int64: the segment each flows into, through a lake to the lake's outlet; -1 for none."""
         out = self.downstream.copy()
         outlet = {int(lk): s for s, lk in enumerate(self.source_lake.tolist()) if lk >= 0}
@@ -157,18 +158,18 @@ class RiverNetwork:
             out[s] = outlet.get(int(self.mouth_lake[s]), -1)
         return out
 
-    def segment(self, s):
+    def segment(self, s: int) -> slice:
         """Slice of segment ``s``'s points."""
         return slice(int(self.starts[s]), int(self.starts[s + 1]))
 
-    def rows_cols(self, cells=None):
+    def rows_cols(self, cells: npt.ArrayLike | None = None) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
         """``(rows, cols)`` float64 of points (all of them by default)."""
         cells = self.cells if cells is None else cells
         r, c = np.divmod(np.asarray(cells, np.int64), self.shape[1])
         return r.astype(np.float64), c.astype(np.float64)
 
 
-def accumulate(rec, area):
+def accumulate(rec: npt.NDArray[np.int64], area: float) -> npt.NDArray[np.float64]:
     """Upstream area of every cell: ``sum_j A^j`` of the cell areas along the receivers ``rec``
     (int64, ``n`` = off the map; every chain ends there), by pointer doubling.
 
@@ -189,7 +190,7 @@ def accumulate(rec, area):
     return x[:n]
 
 
-def tree_minimum(values, down, *, sink):
+def tree_minimum(values: npt.ArrayLike, down: npt.ArrayLike, *, sink: int) -> npt.NDArray[np.float64]:
     """For every node, the least of ``values`` over itself and every node upstream of it.
 
     ``down`` (int64) gives each node's next node downstream, ``sink`` where there is none.
@@ -210,7 +211,14 @@ def tree_minimum(values, down, *, sink):
     return x[:-1]
 
 
-def _label_lakes(h, filled, sea, cell_size, min_area, min_depth):
+def _label_lakes(
+    h: npt.NDArray[np.float64],
+    filled: npt.NDArray[np.float64],
+    sea: npt.NDArray[np.bool_],
+    cell_size: float,
+    min_area: float,
+    min_depth: float,
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
     """Lakes: 8-connected cells held under water (``filled > h``) at one level, not sea, at least
     ``min_area`` m^2 and ``min_depth`` m deep.  Returns ``(lake id per cell (-1 none), levels)``."""
     rows, cols = h.shape
@@ -246,7 +254,7 @@ def _label_lakes(h, filled, sea, cell_size, min_area, min_depth):
     return lake, levels
 
 
-def outline(cells, shape):
+def outline(cells: npt.ArrayLike, shape: tuple[int, int]) -> npt.NDArray[np.float64]:
     """The outer boundary of a set of cells as a closed loop of cell corners ``(row, col)``
     (half-integers), counter-clockwise seen from above (rows along +Y, columns along +X), the
     first point not repeated.  Corners where the set touches itself diagonally are passed by
@@ -261,7 +269,7 @@ def outline(cells, shape):
     mask[r + 1, c + 1] = True
     # directed boundary edges with the region on the left, between corner points (integer
     # corner (i, j) = the corner at row i - 0.5, col j - 0.5 of the unpadded grid + 1)
-    edges = {}
+    edges: dict[tuple[int, int], list[tuple[int, int]]] = {}
     inside = np.argwhere(mask)
     for i, j in inside.tolist():
         if not mask[i - 1, j]:  # below (smaller row = -Y): edge along +col at row i
@@ -302,20 +310,20 @@ def outline(cells, shape):
     return _drop_straight(pts)
 
 
-def _left(din, dout):
+def _left(din: tuple[int, int], dout: tuple[int, int]) -> int:
     """Turn order: left (2) > straight (1) > right (0)."""
     cross = din[1] * dout[0] - din[0] * dout[1]  # (col, row) frame: + is counter-clockwise
     return 2 if cross > 0 else (1 if cross == 0 else 0)
 
 
-def _area(loop):
+def _area(loop: list[tuple[int, int]]) -> int:
     a = 0
     for (r0, c0), (r1, c1) in zip(loop, loop[1:] + loop[:1]):
         a += c0 * r1 - c1 * r0
     return a
 
 
-def _drop_straight(pts):
+def _drop_straight(pts: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     """Corners only: points in the middle of a straight run removed."""
     if len(pts) < 3:
         return pts
@@ -325,7 +333,14 @@ def _drop_straight(pts):
     return pts[turn != 0]
 
 
-def _bank_low(h, rec, cells, starts, width, cell_size):
+def _bank_low(
+    h: npt.NDArray[np.float64],
+    rec: npt.NDArray[np.int64],
+    cells: npt.NDArray[np.int64],
+    starts: npt.NDArray[np.int64],
+    width: npt.NDArray[np.float64],
+    cell_size: float,
+) -> npt.NDArray[np.float64]:
     """Per channel cell (in segment order): the lower of the ground at ``width / 2`` plus a cell to
     either side, across the direction of its segment (central differences along the cells and the
     cell after them)."""
@@ -352,7 +367,7 @@ def _bank_low(h, rec, cells, starts, width, cell_size):
     return out
 
 
-def bank_lows(network, ground):
+def bank_lows(network: RiverNetwork, ground: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     """Per point of ``network``: the lower of ``ground`` at half the water's width plus a cell to
     either side, across its segment's direction (central differences along the points); the
     points of a segment of one point get +inf."""
@@ -375,7 +390,13 @@ def bank_lows(network, ground):
     return out
 
 
-def _strahler(seg_donors, topo, lake_of_outlet, lake_inflows, count):
+def _strahler(
+    seg_donors: dict[int, list[int]],
+    topo: list[int],
+    lake_of_outlet: dict[int, int],
+    lake_inflows: dict[int, list[int]],
+    count: int,
+) -> npt.NDArray[np.int64]:
     order = np.zeros(count, np.int64)
     for s in topo:
         donors = list(seg_donors.get(s, ()))
@@ -392,21 +413,21 @@ def _strahler(seg_donors, topo, lake_of_outlet, lake_inflows, count):
 
 
 def river_network(
-    heights,
+    heights: npt.ArrayLike,
     *,
-    cell_size,
-    threshold,
-    width_scale=6.0,
-    depth_scale=1.5,
-    min_width=1.0,
-    sea_level=None,
-    lakes=True,
-    lake_min_area=2000.0,
-    lake_min_depth=0.5,
-    bank_slope=0.5,
-    bank_width=4.0,
-    max_cells=None,
-):
+    cell_size: float,
+    threshold: float,
+    width_scale: float = 6.0,
+    depth_scale: float = 1.5,
+    min_width: float = 1.0,
+    sea_level: float | None = None,
+    lakes: bool = True,
+    lake_min_area: float = 2000.0,
+    lake_min_depth: float = 0.5,
+    bank_slope: float = 0.5,
+    bank_width: float = 4.0,
+    max_cells: int | None = None,
+) -> RiverNetwork:
     """Plan the rivers of ``heights`` (see the module's notes).
 
     Parameters
@@ -533,22 +554,24 @@ def river_network(
     # Strahler order, upstream segments first (a segment's area is below its downstream one's)
     seg_area = area[ends]
     topo = np.argsort(seg_area, kind="stable")
-    seg_donors = {}
+    seg_donors: dict[int, list[int]] = {}
     for s in np.flatnonzero(downstream >= 0).tolist():
         seg_donors.setdefault(int(downstream[s]), []).append(s)
     first_cells = cells_sorted[own_starts[:-1]]
-    lake_of_outlet = {}
+    lake_of_outlet: dict[int, int] = {}
     for s in range(count):
         fc = int(first_cells[s])
         if lake_in[fc]:
             ups = np.flatnonzero(rec[lake_cells] == fc)
             lake_of_outlet[s] = int(lake_id[lake_cells[ups[0]]])
-    lake_inflows = {}
+    lake_inflows: dict[int, list[int]] = {}
     for s in np.flatnonzero(mouth_lake >= 0).tolist():
         lake_inflows.setdefault(int(mouth_lake[s]), []).append(s)
     # a lake's inflows are upstream of its outlet: their areas are smaller, so topo has them first
     order = _strahler(seg_donors, topo.tolist(), lake_of_outlet, lake_inflows, count)
     # the points: own cells, then the mouth or junction cell
+    pieces: list[npt.NDArray[np.int64]]
+    starts: list[int] | npt.NDArray[np.int64]
     pieces, starts = [], [0]
     for s in range(count):
         own = cells_sorted[own_starts[s] : own_starts[s + 1]]

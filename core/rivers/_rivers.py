@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from .._checks import check_array, check_float
 from ..errors import ParameterError
 from ._carve import RiverMaps, carve_network, channel_down
 from ._network import FREEBOARD, MAX_BANK_CELLS, RiverNetwork, bank_lows, river_network, tree_minimum
-from .spec import plan_kwargs
+from .spec import RiversSpec, plan_kwargs
 
 __all__ = ["Rivers", "plan_rivers", "carve_rivers", "build_rivers", "MAX_BANK_ROUNDS"]
 
@@ -27,7 +29,16 @@ class Rivers:
     maps: RiverMaps
 
 
-def plan_rivers(heights, *, cell_size, threshold, sea_level=None, reach=64.0, carve=True, **kwargs):
+def plan_rivers(
+    heights: npt.ArrayLike,
+    *,
+    cell_size: float,
+    threshold: float,
+    sea_level: float | None = None,
+    reach: float = 64.0,
+    carve: bool = True,
+    **kwargs: Any,
+) -> RiverNetwork:
     """The river network of ``heights`` with its final bed heights (see ``core.rivers``)."""
     h = check_array(heights, name="heights", ndim=2).astype(np.float64, copy=False)
     if min(h.shape) < 3:
@@ -60,7 +71,7 @@ def plan_rivers(heights, *, cell_size, threshold, sea_level=None, reach=64.0, ca
     return dataclasses.replace(network, z=bed[where])
 
 
-def _with_surface(network, h, surface):
+def _with_surface(network: RiverNetwork, h: npt.NDArray[np.float64], surface: npt.NDArray[np.float64]) -> RiverNetwork:
     """``network`` with new water surfaces (beds and reaches follow)."""
     ground = h.reshape(-1)[network.cells]
     rise = np.maximum(ground - surface, 0.0) + network.depth
@@ -68,7 +79,14 @@ def _with_surface(network, h, surface):
     return dataclasses.replace(network, surface=surface, z=surface - network.depth, reach=reach)
 
 
-def carve_rivers(heights, network, *, offset=(0, 0), carve=True, reach=64.0):
+def carve_rivers(
+    heights: npt.ArrayLike,
+    network: RiverNetwork,
+    *,
+    offset: tuple[int, int] = (0, 0),
+    carve: bool = True,
+    reach: float = 64.0,
+) -> RiverMaps:
     """Carve ``network`` into the tile ``heights`` whose first cell is ``offset`` = ``(row, col)``
     of the network's grid (a tiled world: every tile from the one plan; seams agree)."""
     if not isinstance(network, RiverNetwork):
@@ -77,7 +95,9 @@ def carve_rivers(heights, network, *, offset=(0, 0), carve=True, reach=64.0):
     return carve_network(network, h, offset=offset, carve=carve, reach=reach, pin=True)
 
 
-def build_rivers(heights, spec, *, cell_size, sea_level=None):
+def build_rivers(
+    heights: npt.ArrayLike, spec: RiversSpec, *, cell_size: float, sea_level: float | None = None
+) -> Rivers:
     """The rivers of one terrain from its ``[rivers]`` spec: plan, carve, maps (``Rivers``).
 
     ``heights`` (metres) after erosion; ``sea_level`` (metres) or None for no sea.

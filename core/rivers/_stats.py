@@ -15,14 +15,15 @@
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 
 from .. import erosion
-from ._network import accumulate
+from ._network import RiverNetwork, accumulate
 
 __all__ = ["stream_numbers", "horton_ratio", "hack_exponent", "upstream_length"]
 
 
-def stream_numbers(network, *, min_order=3):
+def stream_numbers(network: RiverNetwork, *, min_order: int = 3) -> dict[int, int]:
     """``{order: N_k}`` over the basins whose outlet segment has at least ``min_order``."""
     count = network.segment_count
     order = network.order
@@ -45,7 +46,7 @@ def stream_numbers(network, *, min_order=3):
     return dict(zip(orders.tolist(), numbers.tolist()))
 
 
-def horton_ratio(network, *, min_order=3):
+def horton_ratio(network: RiverNetwork, *, min_order: int = 3) -> float:
     """Bifurcation ratio ``R_b``: ``exp(-slope)`` of the least-squares line through ``(k, log N_k)``
     (nan with fewer than two orders)."""
     numbers = stream_numbers(network, min_order=min_order)
@@ -57,7 +58,9 @@ def horton_ratio(network, *, min_order=3):
     return float(np.exp(-slope))
 
 
-def upstream_length(heights, *, cell_size):
+def upstream_length(
+    heights: npt.ArrayLike, *, cell_size: float
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """Length (metres) of the longest D8 flow path from every cell up to the divide, and the
     upstream area (m^2): ``(length, area)``, both (rows, cols) float64."""
     h = np.asarray(heights, np.float64)
@@ -82,7 +85,7 @@ def upstream_length(heights, *, cell_size):
     return length[:n].reshape(h.shape), area.reshape(h.shape)
 
 
-def hack_exponent(network, heights):
+def hack_exponent(network: RiverNetwork, heights: npt.NDArray[np.float64]) -> float:
     """Hack's exponent ``h`` of ``L ~ A^h`` over the network's channel cells (see the module's notes)."""
     length, area = upstream_length(heights, cell_size=network.cell_size)
     cells = np.unique(network.cells)

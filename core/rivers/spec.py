@@ -22,7 +22,9 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from .. import exact
 from ..spec import check_keys, flag, from_table, number, to_table
@@ -87,7 +89,7 @@ class RiversSpec:
     water_reach: float = 64.0
 
 
-def plan_kwargs(spec):
+def plan_kwargs(spec: RiversSpec) -> dict[str, Any]:
     """The keyword arguments of :func:`core.rivers.plan_rivers` this spec sets (all but the terrain's).
 
     >>> round(plan_kwargs(RiversSpec())["bank_slope"], 4)
@@ -108,7 +110,7 @@ def plan_kwargs(spec):
     }
 
 
-def from_dict(table, *, prefix="rivers."):
+def from_dict(table: Mapping[str, Any], *, prefix: str = "rivers.") -> RiversSpec:
     """A validated :class:`RiversSpec` from a ``[rivers]`` table (unknown keys refused).
 
     >>> try:
@@ -122,6 +124,6 @@ def from_dict(table, *, prefix="rivers."):
     return from_table(RiversSpec, LIMITS, table, prefix=prefix)
 
 
-def to_dict(spec):
+def to_dict(spec: RiversSpec) -> dict[str, Any]:
     """The spec as a table of plain TOML values (every field)."""
     return to_table(spec)

@@ -20,8 +20,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from ._network import SHOULDER_CELLS, RoadNetwork
 
@@ -43,16 +45,18 @@ class RoadMaps:
         To the nearest centre line (``inf`` beyond the roads' reach).
     """
 
-    heights: np.ndarray
-    road: np.ndarray
-    clearing: np.ndarray
-    distance: np.ndarray
+    heights: npt.NDArray[np.float64]
+    road: npt.NDArray[np.float32]
+    clearing: npt.NDArray[np.bool_]
+    distance: npt.NDArray[np.float32]
 
 
-def samples(network):
+def samples(network: RoadNetwork) -> dict[str, npt.NDArray[Any]]:
     """Every centre-line sample of the network: dict of (m,) arrays ``rows, cols, z, half, grade,
     bridge, edge, index`` (``index`` along its edge)."""
-    parts = {k: [] for k in ("rows", "cols", "z", "half", "grade", "bridge", "edge", "index")}
+    parts: dict[str, list[npt.NDArray[Any]]] = {
+        k: [] for k in ("rows", "cols", "z", "half", "grade", "bridge", "edge", "index")
+    }
     for e, edge in enumerate(network.edges):
         cls = network.classes[edge.road_class]
         m = edge.rows.size
@@ -69,7 +73,14 @@ def samples(network):
     return {k: np.concatenate(v) for k, v in parts.items()}
 
 
-def _project(pr, pc, ar, ac, br, bc):
+def _project(
+    pr: npt.NDArray[np.float64],
+    pc: npt.NDArray[np.float64],
+    ar: npt.NDArray[np.float64],
+    ac: npt.NDArray[np.float64],
+    br: npt.NDArray[np.float64],
+    bc: npt.NDArray[np.float64],
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """Parameter t in [0, 1] of the nearest point to (pr, pc) on segments a -> b, and the squared
     distance in cells."""
     dr, dc = br - ar, bc - ac
@@ -81,7 +92,7 @@ def _project(pr, pc, ar, ac, br, bc):
     return t, er * er + ec * ec
 
 
-def carve_network(network, heights, *, offset=(0, 0)):
+def carve_network(network: RoadNetwork, heights: npt.ArrayLike, *, offset: tuple[int, int] = (0, 0)) -> RoadMaps:
     """Cut and fill the tile ``heights`` (first cell ``offset`` of the planned grid) under
     ``network``; returns :class:`RoadMaps`."""
     if not isinstance(network, RoadNetwork):

@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import functools
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from .._checks import check_array, check_float
 from ..errors import ParameterError
@@ -32,7 +34,7 @@ _BLOCK = 1 << 14
 
 
 @functools.cache
-def touched(dy, dx):
+def touched(dy: int, dx: int) -> tuple[tuple[int, int], ...]:
     """Cells (row, column offsets, endpoints excluded) whose closed squares the segment from
     (0, 0) to (dy, dx) touches.
 
@@ -51,7 +53,7 @@ def touched(dy, dx):
     return tuple(sorted(out))
 
 
-def _segment_meets_square(dy, dx, i, j):
+def _segment_meets_square(dy: int, dx: int, i: int, j: int) -> bool:
     """Does the segment (0, 0) -> (dy, dx) meet the closed square of side 1 centred on (i, j)?  Exact
     (Liang-Barsky clipping in fractions)."""
     t0, t1 = Fraction(0), Fraction(1)
@@ -70,26 +72,26 @@ def _segment_meets_square(dy, dx, i, j):
     return True
 
 
-def _padded(a, fill, dtype):
+def _padded(a: npt.NDArray[Any], fill: float, dtype: npt.DTypeLike) -> npt.NDArray[Any]:
     rows, cols = a.shape
-    out = np.full((rows + 2 * PAD, cols + 2 * PAD), fill, dtype)
+    out: npt.NDArray[Any] = np.full((rows + 2 * PAD, cols + 2 * PAD), fill, dtype)
     out[PAD:-PAD, PAD:-PAD] = a
     return out.reshape(-1)
 
 
 def build_graph(
-    heights,
+    heights: npt.ArrayLike,
     *,
-    cell_size,
-    max_grade,
-    directions=16,
-    grade_weight=4.0,
-    blocked=None,
-    water=None,
-    bridge_cost=8.0,
-    forest=None,
-    forest_weight=1.0,
-):
+    cell_size: float,
+    max_grade: float,
+    directions: int = 16,
+    grade_weight: float = 4.0,
+    blocked: npt.ArrayLike | None = None,
+    water: npt.ArrayLike | None = None,
+    bridge_cost: float = 8.0,
+    forest: npt.ArrayLike | None = None,
+    forest_weight: float = 1.0,
+) -> CostGraph:
     """The :class:`~._search.CostGraph` of a road class on ``heights`` (see the module's notes).
 
     Parameters
@@ -187,7 +189,17 @@ def build_graph(
     return CostGraph((rows, cols), cell, moves, lengths * cell, weights, min_factor=low)
 
 
-def coarse_graph(heights, *, factor, cell_size, blocked=None, water=None, forest=None, keep=None, **kwargs):
+def coarse_graph(
+    heights: npt.ArrayLike,
+    *,
+    factor: int,
+    cell_size: float,
+    blocked: npt.ArrayLike | None = None,
+    water: npt.ArrayLike | None = None,
+    forest: npt.ArrayLike | None = None,
+    keep: npt.ArrayLike | None = None,
+    **kwargs: Any,
+) -> CostGraph:
     """:func:`build_graph` on a grid ``factor`` times coarser (block means of the heights and the
     forest; a coarse cell is wet when any of its cells is, blocked when most of them are, and never
     when it holds one of the cells ``keep`` (k, 2) (the points to join)), for planning networks."""
@@ -195,7 +207,7 @@ def coarse_graph(heights, *, factor, cell_size, blocked=None, water=None, forest
     rows, cols = h.shape
     r2, c2 = -(-rows // factor), -(-cols // factor)
 
-    def pool(a, how):
+    def pool(a: npt.NDArray[Any], how: str) -> npt.NDArray[Any]:
         pad = np.pad(a, ((0, r2 * factor - rows), (0, c2 * factor - cols)), mode="edge")
         blocks = pad.reshape(r2, factor, c2, factor)
         if how == "mean":

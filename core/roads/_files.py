@@ -20,12 +20,15 @@ inside it; a cut edge's ``a``/``b`` still name the world's nodes.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
-from .._polyline import DIGITS, clip_polyline, join_meshes, ribbon, to_blender, unity_rows
+from .._polyline import DIGITS, Piece, clip_polyline, join_meshes, ribbon, to_blender, unity_rows
 from ..mesh import IndexedMesh, index_dtype, vertex_normals
-from ._network import RoadNetwork
+from ._network import RoadEdge, RoadNetwork
 
 __all__ = ["roads_json", "roads_json_bytes", "road_mesh", "bridge_mesh", "FORMAT", "VERSION", "LIFT", "DECK"]
 
@@ -37,24 +40,28 @@ LIFT = 0.03
 DECK = 0.8
 
 
-def _r(value):
+def _r(value: float) -> float:
     return round(float(value), DIGITS) + 0.0
 
 
-def _pieces(edge, box, extra=()):
+def _pieces(
+    edge: RoadEdge, box: tuple[int, int, int, int] | None, extra: Sequence[npt.NDArray[np.float64]] = ()
+) -> list[Piece]:
     values = np.stack([edge.z, edge.bridge.astype(np.float64), np.arange(edge.rows.size, dtype=np.float64), *extra], 1)
     if box is None:
         return [(edge.rows, edge.cols, values, 0)]
     return clip_polyline(edge.rows, edge.cols, values, box)
 
 
-def _spans(flags):
+def _spans(flags: npt.NDArray[np.bool_]) -> list[list[int]]:
     b = np.concatenate([[False], flags, [False]])
     marks = np.flatnonzero(b[1:] != b[:-1])
     return [[int(s), int(e) - 1] for s, e in zip(marks[0::2], marks[1::2])]
 
 
-def roads_json(network, *, name, origin, box=None):
+def roads_json(
+    network: RoadNetwork, *, name: str, origin: tuple[float, float], box: tuple[int, int, int, int] | None = None
+) -> dict[str, Any]:
     """The ``<name>_roads.json`` document (a dict) of ``network``; ``origin``: Blender ``(x0, y0)``
     of the planned grid's cell (0, 0); ``box``: a tile's ``(row0, col0, row1, col1)`` (None: all)."""
     if not isinstance(network, RoadNetwork):
@@ -100,7 +107,7 @@ def roads_json(network, *, name, origin, box=None):
     }
 
 
-def _bridge_flags(edge, index):
+def _bridge_flags(edge: RoadEdge, index: npt.NDArray[np.float64]) -> npt.NDArray[np.bool_]:
     """Bridge flag of clipped points (``index``: fractional position along the edge's points): on a
     bridge when both original points around it are."""
     lo = np.floor(index).astype(np.int64)
@@ -108,7 +115,9 @@ def _bridge_flags(edge, index):
     return edge.bridge[lo] & edge.bridge[hi] | ((index == lo) & edge.bridge[lo])
 
 
-def roads_json_bytes(network, *, name, origin, box=None):
+def roads_json_bytes(
+    network: RoadNetwork, *, name: str, origin: tuple[float, float], box: tuple[int, int, int, int] | None = None
+) -> bytes:
     """:func:`roads_json` as the file's bytes (UTF-8, one line per node and edge, sorted keys)."""
     doc = roads_json(network, name=name, origin=origin, box=box)
     head = {k: v for k, v in doc.items() if k not in ("nodes", "edges")}
@@ -121,11 +130,17 @@ def roads_json_bytes(network, *, name, origin, box=None):
     return ("\n".join(lines) + "\n").encode("utf-8")
 
 
-def _class_index(network):
+def _class_index(network: RoadNetwork) -> dict[str, int]:
     return {name: i for i, name in enumerate(sorted(network.classes))}
 
 
-def road_mesh(network, *, origin, mesh_origin=(0.0, 0.0, 0.0), box=None):
+def road_mesh(
+    network: RoadNetwork,
+    *,
+    origin: tuple[float, float],
+    mesh_origin: tuple[float, float, float] = (0.0, 0.0, 0.0),
+    box: tuple[int, int, int, int] | None = None,
+) -> IndexedMesh | None:
     """Road ribbons (every edge, bridges included: the deck's top) as one
     :class:`~core.mesh.IndexedMesh` in Blender metres minus ``mesh_origin``: ``LIFT`` above the
     road surface, UV ``u`` across (0..1) and ``v`` along (in road widths), one material per class
@@ -143,7 +158,9 @@ def road_mesh(network, *, origin, mesh_origin=(0.0, 0.0, 0.0), box=None):
     return join_meshes(meshes, origin=mesh_origin)
 
 
-def bridge_mesh(network, *, origin, mesh_origin=(0.0, 0.0, 0.0)):
+def bridge_mesh(
+    network: RoadNetwork, *, origin: tuple[float, float], mesh_origin: tuple[float, float, float] = (0.0, 0.0, 0.0)
+) -> IndexedMesh | None:
     """Bridge decks: under every bridge span a slab ``DECK`` metres thick (its sides and its
     underside; the top is the road ribbon), material 0; None without bridges."""
     cell = network.cell_size
@@ -162,7 +179,7 @@ def bridge_mesh(network, *, origin, mesh_origin=(0.0, 0.0, 0.0)):
     return join_meshes(meshes, origin=mesh_origin)
 
 
-def _slab(top, low):
+def _slab(top: IndexedMesh, low: IndexedMesh) -> IndexedMesh:
     """Sides and underside between two ribbons of the same points (left, right alternating)."""
     m = top.n_vertices // 2
     verts = np.concatenate([top.vertices, low.vertices]).astype(np.float64)

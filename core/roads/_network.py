@@ -28,16 +28,19 @@ and fills its part with ``_carve``):
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from .. import exact
 from .._polyline import bilinear
 from ..errors import ParameterError
-from ..steps import drive
+from ..steps import Steps, drive
 from ._cost import build_graph, coarse_graph
-from ._search import PAD, move_table, search, trace
+from ._search import PAD, CostGraph, move_table, search, trace
 
 __all__ = [
     "RoadClass",
@@ -94,12 +97,12 @@ class RoadEdge:
     a: int
     b: int
     road_class: str
-    rows: np.ndarray
-    cols: np.ndarray
-    z: np.ndarray
-    bridge: np.ndarray
+    rows: npt.NDArray[np.float64]
+    cols: npt.NDArray[np.float64]
+    z: npt.NDArray[np.float64]
+    bridge: npt.NDArray[np.bool_]
 
-    def spans(self):
+    def spans(self) -> list[list[int]]:
         """``[[start, end], ...]``: index ranges (inclusive) of the points on bridges."""
         b = np.concatenate([[False], self.bridge, [False]])
         edges = np.flatnonzero(b[1:] != b[:-1])
@@ -116,20 +119,20 @@ class RoadNetwork:
     as ``(point i, point j, class)``, and ``cost`` their least costs (turn costs included; a later
     route's with the earlier roads' discount)."""
 
-    shape: tuple
+    shape: tuple[int, int]
     cell_size: float
-    nodes: np.ndarray
-    node_z: np.ndarray
-    node_kind: tuple
-    node_point: np.ndarray
-    edges: tuple
-    classes: dict
-    carve: dict
-    links: tuple = ()
-    cost: tuple = ()
+    nodes: npt.NDArray[np.float64]
+    node_z: npt.NDArray[np.float64]
+    node_kind: tuple[str, ...]
+    node_point: npt.NDArray[np.int64]
+    edges: tuple[RoadEdge, ...]
+    classes: dict[str, RoadClass]
+    carve: dict[str, float]
+    links: tuple[tuple[int, int, str], ...] = ()
+    cost: tuple[float, ...] = ()
 
 
-def turn_table(directions, cost):
+def turn_table(directions: int, cost: float) -> npt.NDArray[np.float64]:
     """``turn[k_in, k_out]``: ``cost (1 - cos angle) / 2`` between two moves (0 straight on, ``cost``
     turning back), float64."""
     moves, lengths = move_table(directions)
@@ -138,12 +141,14 @@ def turn_table(directions, cost):
     return cost * 0.5 * (1.0 - cos)
 
 
-def _opposite(moves):
+def _opposite(moves: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
     index = {tuple(m): k for k, m in enumerate(moves.tolist())}
     return np.array([index[(-dy, -dx)] for dy, dx in moves.tolist()], np.int64)
 
 
-def _smooth(rows, cols, passes=6):
+def _smooth(
+    rows: npt.NDArray[np.float64], cols: npt.NDArray[np.float64], passes: int = 6
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """A [1, 2, 1] / 4 average of the inner points, ``passes`` times (ends kept)."""
     r, c = rows.astype(np.float64), cols.astype(np.float64)
     for _ in range(passes):
@@ -154,7 +159,9 @@ def _smooth(rows, cols, passes=6):
     return r, c
 
 
-def _resample(rows, cols, spacing):
+def _resample(
+    rows: npt.NDArray[np.float64], cols: npt.NDArray[np.float64], spacing: float
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """Points every ``spacing`` cells (or a little less) along a polyline, ends kept exactly."""
     dr, dc = np.diff(rows), np.diff(cols)
     seg = np.sqrt(dr * dr + dc * dc)
@@ -171,7 +178,9 @@ def _resample(rows, cols, spacing):
     return r, c
 
 
-def _link_costs(points, coarse_graphs, order_class, factor):
+def _link_costs(
+    points: npt.NDArray[np.int64], coarse_graphs: dict[str, CostGraph], order_class: str, factor: int
+) -> npt.NDArray[np.float64]:
     """Least coarse costs between every pair of points (inf where unreachable), per class graph."""
     k = len(points)
     graph = coarse_graphs[order_class]
@@ -187,7 +196,7 @@ def _link_costs(points, coarse_graphs, order_class, factor):
     return costs
 
 
-def _mst(costs, name="the"):
+def _mst(costs: npt.NDArray[np.float64], name: str = "the") -> list[tuple[int, int]]:
     """Prim's minimum spanning tree over a dense cost matrix: list of (i, j) with i < j; raises
     when some point cannot be reached."""
     k = len(costs)
@@ -214,7 +223,7 @@ def _mst(costs, name="the"):
     return out
 
 
-def _network_distance(costs, links):
+def _network_distance(costs: npt.NDArray[np.float64], links: list[tuple[int, int]]) -> npt.NDArray[np.float64]:
     k = len(costs)
     d = np.full((k, k), np.inf)
     np.fill_diagonal(d, 0.0)
@@ -225,8 +234,10 @@ def _network_distance(costs, links):
     return d
 
 
-def _shortcuts(costs, links, count, detour):
-    chosen = []
+def _shortcuts(
+    costs: npt.NDArray[np.float64], links: list[tuple[int, int]], count: int, detour: float
+) -> list[tuple[int, int]]:
+    chosen: list[tuple[int, int]] = []
     for _ in range(count):
         d = _network_distance(costs, links + chosen)
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -243,35 +254,35 @@ def _shortcuts(costs, links, count, detour):
 
 
 def plan_roads_steps(
-    heights,
-    points,
+    heights: npt.ArrayLike,
+    points: npt.ArrayLike,
     *,
-    cell_size,
-    classes=DEFAULT_CLASSES,
-    road_class="road",
-    shortcut_class="trail",
-    network=True,
-    shortcuts=3,
-    detour=1.5,
-    directions=16,
-    grade_weight=4.0,
-    curvature=0.0,
-    bridge_cost=8.0,
-    max_bridge=60.0,
-    forest=None,
-    forest_weight=1.0,
-    reuse=0.6,
-    coarse=4,
-    water=None,
-    water_width=None,
-    blocked=None,
-    ground=None,
-    bridge_height=6.0,
-    repose=33.0,
-    embankment=20.0,
-    margin=2.0,
-    links=None,
-):
+    cell_size: float,
+    classes: Sequence[RoadClass] = DEFAULT_CLASSES,
+    road_class: str = "road",
+    shortcut_class: str = "trail",
+    network: bool = True,
+    shortcuts: int = 3,
+    detour: float = 1.5,
+    directions: int = 16,
+    grade_weight: float = 4.0,
+    curvature: float = 0.0,
+    bridge_cost: float = 8.0,
+    max_bridge: float = 60.0,
+    forest: npt.ArrayLike | None = None,
+    forest_weight: float = 1.0,
+    reuse: float = 0.6,
+    coarse: int = 4,
+    water: npt.ArrayLike | None = None,
+    water_width: npt.ArrayLike | None = None,
+    blocked: npt.ArrayLike | None = None,
+    ground: npt.ArrayLike | None = None,
+    bridge_height: float = 6.0,
+    repose: float = 33.0,
+    embankment: float = 20.0,
+    margin: float = 2.0,
+    links: Sequence[tuple[int, int]] | None = None,
+) -> Steps[RoadNetwork]:
     """Plan a road network (see the module's notes), as a step generator (``core.steps``):
     yields ``(done, total, "roads")`` after the links are chosen, after every route and at the
     end; returns a :class:`RoadNetwork`.  :func:`plan_roads` runs it to the end.
@@ -331,7 +342,7 @@ def plan_roads_steps(
         if block[r, c]:
             raise ParameterError(f"roads.points[{i}] lies in water no road may enter (sea, lake or a wide river)")
 
-    def fine(name):
+    def fine(name: str) -> CostGraph:
         return build_graph(
             h,
             cell_size=cell_size,
@@ -441,16 +452,18 @@ def plan_roads_steps(
     )
 
 
-def plan_roads(heights, points, **kwargs):
+def plan_roads(heights: npt.ArrayLike, points: npt.ArrayLike, **kwargs: Any) -> RoadNetwork:
     """:func:`plan_roads_steps` run to the end: the :class:`RoadNetwork` (same arguments)."""
     return drive(plan_roads_steps(heights, points, **kwargs))
 
 
-def _graph(routes, pts, width):
+def _graph(
+    routes: list[tuple[int, int, str, npt.NDArray[np.int64]]], pts: npt.NDArray[np.int64], width: int
+) -> tuple[list[int], list[str], list[int], list[tuple[int, int, str, list[int]]]]:
     """Nodes (padded cells), their kinds, their point index, and edges ``(a, b, class, cells)``."""
-    adjacency = {}
-    classes = {}
-    point_cells = {}
+    adjacency: dict[int, list[int]] = {}
+    classes: dict[tuple[int, int], str] = {}
+    point_cells: dict[int, int] = {}
     for i, (r, c) in enumerate(pts.tolist()):
         point_cells.setdefault((r + PAD) * width + c + PAD, i)
     for _i, _j, name, path in routes:
@@ -495,11 +508,17 @@ def _graph(routes, pts, width):
     return nodes, kinds, node_point, edges
 
 
-def _rank(name):
+def _rank(name: str) -> int:
     return CLASS_RANK.index(name) if name in CLASS_RANK else len(CLASS_RANK)
 
 
-def _lipschitz(values, edges_idx, edges_cost, zero_pairs, lower):
+def _lipschitz(
+    values: npt.NDArray[np.float64],
+    edges_idx: list[npt.NDArray[np.int64]],
+    edges_cost: list[npt.NDArray[np.float64]],
+    zero_pairs: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]],
+    lower: bool,
+) -> npt.NDArray[np.float64]:
     """The largest (``lower`` False: smallest) function on the samples that is below (above) the
     finite ``values`` and changes along every edge's run by at most its cost between the samples
     (``edges_cost``: cumulative allowed rise, metres) and not at all across ``zero_pairs``.
@@ -530,7 +549,7 @@ def _lipschitz(values, edges_idx, edges_cost, zero_pairs, lower):
     return sign * u
 
 
-def _bend_factor(rows, cols):
+def _bend_factor(rows: npt.NDArray[np.float64], cols: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     """Per piece of a polyline: the share of the grade kept on a bend of radius ``R`` cells,
     ``1 - BEND_CELLS / R`` (at least ``MIN_BEND``): the ground across a bend is sampled on the
     inside, where the road's length shrinks by that factor; a hairpin gets a landing."""
@@ -541,7 +560,9 @@ def _bend_factor(rows, cols):
     i = np.arange(m)
     a, b = np.maximum(i - k, 0), np.minimum(i + k, m - 1)
 
-    def dist(p, q):  # sqrt, not np.hypot (the C library's: not the same bits on every machine)
+    def dist(
+        p: npt.NDArray[np.int64], q: npt.NDArray[np.int64]
+    ) -> npt.NDArray[np.float64]:  # sqrt, not np.hypot (the C library's: not the same bits on every machine)
         dr, dc = rows[p] - rows[q], cols[p] - cols[q]
         return np.sqrt(dr * dr + dc * dc)
 
@@ -554,7 +575,15 @@ def _bend_factor(rows, cols):
     return np.minimum(keep[:-1], keep[1:])
 
 
-def _profiles(edges, nodes, ground, classes, water, bridge_height, cell_size):
+def _profiles(
+    edges: list[tuple[int, int, str, npt.NDArray[np.float64], npt.NDArray[np.float64]]],
+    nodes: npt.NDArray[np.float64],
+    ground: npt.NDArray[np.float64],
+    classes: dict[str, RoadClass],
+    water: npt.ArrayLike | None,
+    bridge_height: float,
+    cell_size: float,
+) -> tuple[list[npt.NDArray[np.float64]], npt.NDArray[np.float64], list[npt.NDArray[np.bool_]]]:
     """Heights of every edge's samples (and the nodes), and which samples are bridges."""
     node_count = len(nodes)
     ids, offsets = [], [node_count]
@@ -628,7 +657,7 @@ def _profiles(edges, nodes, ground, classes, water, bridge_height, cell_size):
     return z_edges, z[:node_count], bridges
 
 
-def _average(values, half):
+def _average(values: npt.NDArray[np.float64], half: int) -> npt.NDArray[np.float64]:
     """A moving average of ``2 half + 1`` points, the window shrinking symmetrically at the ends."""
     n = values.size
     c = np.concatenate([[0.0], np.cumsum(values)])
@@ -637,7 +666,14 @@ def _average(values, half):
     return (c[i + w + 1] - c[i - w]) / (2 * w + 1)
 
 
-def _overlaps(rows, cols, edge_of, half, cell_size, along):
+def _overlaps(
+    rows: npt.NDArray[np.float64],
+    cols: npt.NDArray[np.float64],
+    edge_of: npt.NDArray[np.int64],
+    half: npt.NDArray[np.float64],
+    cell_size: float,
+    along: npt.NDArray[np.float64],
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """Pairs of samples closer than their half widths plus the shoulders (the road surfaces overlap
     there): of different edges, or of one edge when they lie more than twice as far apart along it
     as across, plus a cell (a hairpin's legs; not neighbours along the road).  A node counts as an
@@ -648,7 +684,7 @@ def _overlaps(rows, cols, edge_of, half, cell_size, along):
         return np.empty(0, np.int64), np.empty(0, np.int64)
     key_r = np.floor(rows / limit).astype(np.int64)
     key_c = np.floor(cols / limit).astype(np.int64)
-    buckets = {}
+    buckets: dict[tuple[int, int], list[int]] = {}
     for i, (kr, kc) in enumerate(zip(key_r.tolist(), key_c.tolist())):
         buckets.setdefault((kr, kc), []).append(i)
     pairs_a, pairs_b = [], []

@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
+import numpy.typing as npt
 
 from .._checks import check_array, check_float
 from ..biomes import sea_mask
 from ..errors import ParameterError
 from ._carve import RoadMaps, carve_network
 from ._network import RoadNetwork, plan_roads
-from .spec import plan_kwargs
+from .spec import RoadsSpec, plan_kwargs
+
+if TYPE_CHECKING:
+    from ..rivers import Rivers
 
 __all__ = ["Roads", "carve_roads", "build_roads", "grid_points"]
 
@@ -24,7 +30,7 @@ class Roads:
     maps: RoadMaps
 
 
-def carve_roads(heights, network, *, offset=(0, 0)):
+def carve_roads(heights: npt.ArrayLike, network: RoadNetwork, *, offset: tuple[int, int] = (0, 0)) -> RoadMaps:
     """Cut and fill the tile ``heights`` (metres; after the rivers) whose first cell is ``offset`` =
     ``(row, col)`` of the network's grid: every tile of a world from the one plan, seams agree."""
     if not isinstance(network, RoadNetwork):
@@ -33,7 +39,14 @@ def carve_roads(heights, network, *, offset=(0, 0)):
     return carve_network(network, h, offset=offset)
 
 
-def grid_points(points, *, shape, cell_size, origin, name="roads.points"):
+def grid_points(
+    points: Sequence[tuple[float, float]],
+    *,
+    shape: tuple[int, ...],
+    cell_size: float,
+    origin: tuple[float, float],
+    name: str = "roads.points",
+) -> npt.NDArray[np.float64]:
     """Blender ``(x, y)`` metres -> ``(row, col)`` cells of a grid whose cell (0, 0) is at ``origin``;
     a point off the grid is refused, naming it and the grid's extent."""
     rows, cols = shape
@@ -49,7 +62,16 @@ def grid_points(points, *, shape, cell_size, origin, name="roads.points"):
     return np.array(out, np.float64).reshape(-1, 2)
 
 
-def build_roads(heights, spec, *, cell_size, origin, sea_level=None, rivers=None, forest=None):
+def build_roads(
+    heights: npt.ArrayLike,
+    spec: RoadsSpec,
+    *,
+    cell_size: float,
+    origin: tuple[float, float],
+    sea_level: float | None = None,
+    rivers: Rivers | None = None,
+    forest: npt.ArrayLike | None = None,
+) -> Roads:
     """The roads of one terrain (or a world's whole grid) from its ``[roads]`` spec.
 
     Parameters

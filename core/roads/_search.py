@@ -24,8 +24,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import SupportsIndex
 
 import numpy as np
+import numpy.typing as npt
 
 from .. import exact
 
@@ -37,7 +39,7 @@ PAD = 3
 NO_MOVE = 255
 
 
-def _moves(n):
+def _moves(n: int) -> tuple[tuple[int, int], ...]:
     base = (
         [(0, 1), (1, 1), (1, 2), (2, 1)]
         if n == 16
@@ -59,7 +61,7 @@ def _moves(n):
 MOVES = {16: _moves(16), 32: _moves(32)}
 
 
-def move_table(directions):
+def move_table(directions: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
     """``(moves (K, 2) int64, lengths (K,) float64 in cells)`` of a move set (16 or 32)."""
     moves = np.array(MOVES[directions], np.int64)
     lengths = np.sqrt((moves * moves).sum(axis=1).astype(np.float64))
@@ -87,33 +89,33 @@ class CostGraph:
         The smallest cost of a metre anywhere (the A* heuristic's slope).
     """
 
-    shape: tuple
+    shape: tuple[int, int]
     cell_size: float
-    moves: np.ndarray
-    lengths: np.ndarray
-    weights: np.ndarray
+    moves: npt.NDArray[np.int64]
+    lengths: npt.NDArray[np.float64]
+    weights: npt.NDArray[np.float32]
     min_factor: float = 1.0
 
     @property
-    def width(self):
+    def width(self) -> int:
         """Columns of the padded grid."""
         return self.shape[1] + 2 * PAD
 
     @property
-    def offsets(self):
+    def offsets(self) -> npt.NDArray[np.int64]:
         """(K,) int64 flat offset of each move in the padded grid."""
         return self.moves[:, 0] * self.width + self.moves[:, 1]
 
-    def index(self, rows, cols):
+    def index(self, rows: npt.ArrayLike, cols: npt.ArrayLike) -> npt.NDArray[np.int64]:
         """Padded flat indices of cells ``(rows, cols)``."""
         return (np.asarray(rows, np.int64) + PAD) * self.width + np.asarray(cols, np.int64) + PAD
 
-    def cell(self, index):
+    def cell(self, index: npt.ArrayLike) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
         """``(rows, cols)`` of padded flat indices."""
         r, c = np.divmod(np.asarray(index, np.int64), self.width)
         return r - PAD, c - PAD
 
-    def edges(self):
+    def edges(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float32]]:
         """Every finite move as ``(u, v, cost)`` arrays over the unpadded cells' flat indices
         (``row * cols + col``): the same graph for any other shortest-path solver."""
         rows, cols = self.shape
@@ -128,7 +130,18 @@ class CostGraph:
         return np.concatenate(us), np.concatenate(vs), np.concatenate(ws)
 
 
-def search(graph, sources, *, goal=None, targets=None, delta=None, road=None, reuse=1.0, turn=None, limit=None):
+def search(
+    graph: CostGraph,
+    sources: npt.ArrayLike,
+    *,
+    goal: SupportsIndex | None = None,
+    targets: npt.ArrayLike | None = None,
+    delta: float | None = None,
+    road: npt.NDArray[np.bool_] | None = None,
+    reuse: float = 1.0,
+    turn: npt.NDArray[np.float64] | None = None,
+    limit: int | None = None,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.uint8], int]:
     """Shortest distances from ``sources`` (padded flat indices) over ``graph``.
 
     Parameters
@@ -176,7 +189,7 @@ def search(graph, sources, *, goal=None, targets=None, delta=None, road=None, re
         gr, gc = divmod(int(goal), graph.width)
         w = graph.width
 
-        def heur(idx):
+        def heur(idx: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
             r, c = np.divmod(idx, w)
             dy = (r - gr).astype(np.float64)
             dx = (c - gc).astype(np.float64)
@@ -238,7 +251,7 @@ def search(graph, sources, *, goal=None, targets=None, delta=None, road=None, re
     return dist, move, rounds
 
 
-def trace(graph, move, goal):
+def trace(graph: CostGraph, move: npt.NDArray[np.uint8], goal: SupportsIndex) -> npt.NDArray[np.int64]:
     """Padded flat indices of the path ending at ``goal``, from its source (``move`` of :func:`search`)."""
     offsets = graph.offsets
     out = [int(goal)]

@@ -23,7 +23,9 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from .._checks import check_float
 from ..errors import ParameterError, short
@@ -48,7 +50,7 @@ GRADE = (0.005, 1.0)
 WIDTH = (0.5, 100.0)
 
 
-def check_points(value, name):
+def check_points(value: Any, name: str) -> tuple[tuple[float, float], ...]:
     """Points as ``((x, y), ...)`` Blender metres: at most :data:`MAX_POINTS`, each finite.
 
     >>> check_points([[1, 2], (3.5, -4)], "roads.points")
@@ -116,7 +118,7 @@ class RoadsSpec:
     """``[roads]``: roads between points (off by default). Ranges: :data:`LIMITS`."""
 
     enabled: bool = False
-    points: tuple = ()
+    points: tuple[tuple[float, float], ...] = ()
     network: bool = True
     road_class: str = "road"
     shortcut_class: str = "trail"
@@ -142,14 +144,14 @@ class RoadsSpec:
     coarse: int = 4
 
 
-def road_classes(spec):
+def road_classes(spec: RoadsSpec) -> tuple[RoadClass, ...]:
     """The three classes of ``spec`` as :class:`~._network.RoadClass` (highway, road, trail)."""
     return tuple(
         RoadClass(name, getattr(spec, f"{name}_width"), getattr(spec, f"{name}_max_grade")) for name in CLASS_RANK
     )
 
 
-def plan_kwargs(spec):
+def plan_kwargs(spec: RoadsSpec) -> dict[str, Any]:
     """The keyword arguments of :func:`core.roads.plan_roads` this spec sets (all but the terrain's)."""
     return {
         "classes": road_classes(spec),
@@ -173,7 +175,7 @@ def plan_kwargs(spec):
     }
 
 
-def from_dict(table, *, prefix="roads."):
+def from_dict(table: Mapping[str, Any], *, prefix: str = "roads.") -> RoadsSpec:
     """A validated :class:`RoadsSpec` from a ``[roads]`` table (unknown keys refused; ``directions``
     may be written as a number).
 
@@ -194,6 +196,6 @@ def from_dict(table, *, prefix="roads."):
     return spec
 
 
-def to_dict(spec):
+def to_dict(spec: RoadsSpec) -> dict[str, Any]:
     """The spec as a table of plain TOML values (every field; ``points`` as a list of pairs)."""
     return to_table(spec)

@@ -273,6 +273,7 @@ def splat_weights(
         layer = layers[i]
         where = f"layers[{i}] ({layer.name!r})"
         f = None  # the product of the rule factors so far (None: 1 everywhere)
+        key: tuple[tuple[tuple[str, float], ...], float] | str  # a biome rule's cache key, a network map's name
 
         def times(g: npt.NDArray[np.float32], own: bool = True) -> None:
             nonlocal f

@@ -81,7 +81,7 @@ def overlapping(
     wrap: bool = True,
     counts: Mapping[Any, tuple[int, int | None]] | None = None,
     fixed: Mapping[tuple[int, int], Any] | None = None,
-    accept: Callable[[Any], bool] | None = None,
+    accept: Callable[[npt.NDArray[Any]], object] | None = None,
     progress: Callable[[int, int, str], object] | None = None,
 ) -> OverlappingResult:
     """Grow an output in the style of a sample with the overlapping model of Wave Function Collapse.
@@ -197,7 +197,7 @@ def overlapping_steps(
     wrap: bool = True,
     counts: Mapping[Any, tuple[int, int | None]] | None = None,
     fixed: Mapping[tuple[int, int], Any] | None = None,
-    accept: Callable[[Any], bool] | None = None,
+    accept: Callable[[npt.NDArray[Any]], object] | None = None,
 ) -> Steps[OverlappingResult]:
     """:func:`overlapping` as a step generator (:mod:`core.steps`): the arguments are checked and
     the patterns found at the call; the generator yields ``(done, total, label)`` while solving and
@@ -317,7 +317,7 @@ class _Grid:
     solve_h: int
     periodic: bool
 
-    def output(self, indices: npt.NDArray[np.int64]) -> npt.NDArray[Any]:
+    def output(self, indices: npt.NDArray[np.int32]) -> npt.NDArray[Any]:
         """The output (height, width) of sample values ((height, width, channels) of an image)."""
         cells = self.patterns[indices]  # (solve_h, solve_w, n, n)
         if self.periodic:
@@ -331,11 +331,11 @@ class _Grid:
             out[sh:, sw:] = cells[-1, -1, 1:, 1:]
         return self.palette[out]
 
-    def accept(self, accept: Callable[[Any], object]) -> Callable[[npt.NDArray[np.int64]], None]:
+    def accept(self, accept: Callable[[npt.NDArray[Any]], object]) -> Callable[[npt.NDArray[np.int32]], None]:
         """The solver's ``accept`` of the caller's ``accept(output)``: its refusal's output cell as
         the solver cell that shows it."""
 
-        def on_indices(indices: npt.NDArray[np.int64]) -> None:
+        def on_indices(indices: npt.NDArray[np.int32]) -> None:
             try:
                 accept(self.output(indices))
             except Unsatisfied as failure:

@@ -25,7 +25,7 @@ from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 from functools import reduce
 from operator import or_ as _or
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -214,7 +214,7 @@ def solve(
     fixed: npt.ArrayLike | None = None,
     allowed: npt.ArrayLike | None = None,
     constraints: Sequence[Constraint] = (),
-    accept: Callable[[Any], bool] | None = None,
+    accept: Callable[[npt.NDArray[np.int32]], object] | None = None,
     progress: Callable[[int, int, str], object] | None = None,
 ) -> SolveResult:
     """Fill a ``height`` x ``width`` grid (``depth`` layers of it in 3-D) with patterns so that
@@ -305,7 +305,7 @@ def solve_steps(
     fixed: npt.ArrayLike | None = None,
     allowed: npt.ArrayLike | None = None,
     constraints: Sequence[Constraint] = (),
-    accept: Callable[[Any], bool] | None = None,
+    accept: Callable[[npt.NDArray[np.int32]], object] | None = None,
 ) -> Steps[SolveResult]:
     """:func:`solve` as a step generator (:mod:`core.steps`): the arguments are checked at the call;
     it yields ``(decided_cells, cells, label)`` about a hundred times per attempt and returns the
@@ -350,7 +350,7 @@ def _solve(
     fixed: npt.NDArray[np.int64] | None,
     allowed: npt.NDArray[np.bool_] | None,
     constraints: Sequence[Constraint],
-    accept: Callable[[Any], bool] | None = None,
+    accept: Callable[[npt.NDArray[np.int32]], object] | None = None,
 ) -> Steps[SolveResult]:
     """The body of :func:`solve_steps` (a generator), its arguments checked."""
     p, n = weights.size, width * height * depth
@@ -407,12 +407,13 @@ def _solve(
             except Unsatisfied as failure:
                 refused, refusals = failure, refusals + 1
             else:
-                return SolveResult(indices=indices, attempts=k + 1, backtracks=outcome)
+                return SolveResult(indices=indices, attempts=k + 1, backtracks=cast(int, outcome))
             continue
-        last, exhausted = outcome
+        last, exhausted = cast("tuple[int, bool]", outcome)  # not solved
         if exhausted:  # the whole search tree failed: more seeds cannot help
             break
     if solved:  # the last attempt solved the grid, and accept refused it
+        assert refused is not None
         raise Contradiction(
             f"{refused.reason} (after {k + 1} attempt(s))",
             cell=_cell_xy(refused.cell, width, height, depth),
@@ -422,6 +423,7 @@ def _solve(
     why = f": {state.reason}" if state.reason else " next to its neighbours"
     held = f"; constraints: {'; '.join(str(c) for c in constraints)}" if constraints else ""
     if refusals:
+        assert refused is not None
         held += f"; {refusals} solved grid(s) refused, the last: {refused.reason}"
     raise Contradiction(
         f"no pattern fits cell {xy}{why} after {k + 1} attempt(s)"

@@ -2,7 +2,6 @@
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -48,7 +47,7 @@ def tiled(
     wrap: bool = True,
     counts: Mapping[str, tuple[int, int | None]] | None = None,
     edge: str | None = None,
-    accept: Callable[[Any], bool] | None = None,
+    accept: Callable[[npt.NDArray[np.int32]], object] | None = None,
     progress: Callable[[int, int, str], object] | None = None,
 ) -> TiledResult:
     """Fill a ``height`` x ``width`` grid with the tiles of ``tileset`` (a :class:`Tileset`, or a
@@ -135,7 +134,7 @@ def tiled_steps(
     wrap: bool = True,
     counts: Mapping[str, tuple[int, int | None]] | None = None,
     edge: str | None = None,
-    accept: Callable[[Any], bool] | None = None,
+    accept: Callable[[npt.NDArray[np.int32]], object] | None = None,
 ) -> Steps[TiledResult]:
     """:func:`tiled` as a step generator (:mod:`core.steps`): the arguments are checked at the
     call; the generator yields ``(done, total, label)`` while solving and returns the

@@ -13,8 +13,11 @@ writes the same picture.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
+import numpy.typing as npt
 
 from ..errors import ParameterError
 from ..files import read_checked
@@ -22,7 +25,11 @@ from ..preview import png_bytes, sample_image, shaded_relief, splat_colours, srg
 from ..unity import read_raw16, unity_heights
 from ..unity_package import heightmap_side, unity_image
 from ..wfc import read_png
-from ._grid import tile_base
+from ._grid import WorldGrid, tile_base
+
+if TYPE_CHECKING:
+    from ..recipe import Recipe  # the recipe reads this package's spec
+    from ..splat import SplatSpec
 
 __all__ = ["overview_png", "overview_name", "OVERVIEW_SIDE"]
 
@@ -31,12 +38,12 @@ __all__ = ["overview_png", "overview_name", "OVERVIEW_SIDE"]
 OVERVIEW_SIDE = 1024
 
 
-def overview_name(name):
+def overview_name(name: str) -> str:
     """``<name>_overview.png``."""
     return f"{name}_overview.png"
 
 
-def _read(path, limit):
+def _read(path: str, limit: int) -> bytes:
     """A tile file's bytes (``core.files.read_checked``: a regular file of at most ``limit`` bytes, checked
     before it is read), refused when it is a link (the world run writes none)."""
     if os.path.islink(path):
@@ -44,7 +51,7 @@ def _read(path, limit):
     return read_checked(path, name="tile file", limit=limit, shown=os.path.basename(path))
 
 
-def _step(grid, max_side):
+def _step(grid: WorldGrid, max_side: int) -> int:
     """The sample step of the picture: a power of two dividing a tile's cells, within ``max_side``."""
     n = grid.resolution - 1
     step = 1
@@ -53,7 +60,7 @@ def _step(grid, max_side):
     return step
 
 
-def _tile_heights(folder, base, grid, step):
+def _tile_heights(folder: str, base: str, grid: WorldGrid, step: int) -> npt.NDArray[np.float32]:
     side = heightmap_side(grid.resolution)
     if side != grid.resolution:
         raise ParameterError(f"tile resolution {grid.resolution} is not a Unity heightmap side")
@@ -61,7 +68,9 @@ def _tile_heights(folder, base, grid, step):
     return unity_heights(read_raw16(data, side=side, byte_order="little"))[::step, ::step]
 
 
-def _tile_colours(folder, base, grid, layers, step):
+def _tile_colours(
+    folder: str, base: str, grid: WorldGrid, layers: Sequence[SplatSpec], step: int
+) -> npt.NDArray[np.float32] | None:
     """The tile's ground colours (linear RGB) at ``n / step`` texels a side, or None without splats."""
     if not layers:
         return None
@@ -80,7 +89,7 @@ def _tile_colours(folder, base, grid, layers, step):
     return rgb.reshape(m, step, m, step, 3).mean(axis=(1, 3))
 
 
-def overview_png(recipe, grid, folder, name, *, max_side=OVERVIEW_SIDE):
+def overview_png(recipe: Recipe, grid: WorldGrid, folder: str, name: str, *, max_side: int = OVERVIEW_SIDE) -> bytes:
     """PNG bytes of the world's overview (see the module's notes) from the files of its tiles in
     ``folder`` (run ``name``); every tile must be there."""
     step = _step(grid, max_side)

@@ -29,6 +29,7 @@ import logging
 import os
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, cast
 
 import bpy
 from mathutils import Matrix
@@ -37,10 +38,10 @@ from ...core.steps import Progress, Steps
 from . import placements as bridge_placements
 from .fbx import ExportError, Standins, write_fbx
 from .mesh import remove_objects
-from .scatter import instance_steps, is_scatter, realize_steps, scatter_props
+from .scatter import Child, instance_steps, is_scatter, realize_steps, scatter_props
 from .terrain_export import unity_terrains
 
-GLB_UNITY = dict(
+GLB_UNITY: dict[str, Any] = dict(
     export_format="GLB",
     export_yup=True,
     export_apply=True,
@@ -74,7 +75,7 @@ def _check_folder(path: str) -> None:
 @contextlib.contextmanager
 def _exporting(objects: Sequence[bpy.types.Object]) -> Iterator[None]:
     """Select exactly ``objects`` (unhidden) for the exporter and restore the selection after."""
-    view_layer = bpy.context.view_layer
+    view_layer = cast(bpy.types.ViewLayer, bpy.context.view_layer)  # a window's or the headless scene's
     previous_selection = [o for o in view_layer.objects if o is not None and o.select_get()]
     previous_active = view_layer.objects.active
     hidden = [o for o in objects if o.hide_get()]
@@ -105,7 +106,7 @@ class _GltfNoise(logging.Filter):
     "Extracting primitive", "Primitives created") nor the warning every terrain would give now that
     its colours travel as a texture ("The active Vertex Color will not be exported")."""
 
-    def filter(self, record):
+    def filter(self, record: logging.LogRecord) -> bool:
         return record.levelno >= logging.WARNING and "Vertex Color will not be exported" not in record.getMessage()
 
 
@@ -114,7 +115,7 @@ QUIET_GLTF_LINES = ("INFO Draco mesh compression is available",)
 
 
 @contextlib.contextmanager
-def quiet_gltf():
+def quiet_gltf() -> Iterator[None]:
     """For the duration, :class:`_GltfNoise` filters the glTF writer's logger (``glTFImporter``, its name
     for import and export alike; its ``export_loglevel`` setting cannot be used: Blender 5.0's writer then
     stops on a missing key), and of what it prints, blank lines and :data:`QUIET_GLTF_LINES` are dropped."""
@@ -212,7 +213,7 @@ def _export_one(
                 _link_for_selection(objects, link_to)
             with unity_terrains(objects), _exporting(objects), quiet_gltf():
                 result = bpy.ops.export_scene.gltf(filepath=tmp, use_selection=True, **GLB_UNITY)
-            if "FINISHED" not in result:
+            if result is None or "FINISHED" not in result:
                 raise ExportError("the exporter did not finish")
         except ExportError as err:
             raise ExportError(f"cannot write {path!r}: {err}") from None
@@ -222,20 +223,24 @@ def _export_one(
     return _write_atomic(path, write)
 
 
-def children_by_parent():
+def children_by_parent() -> dict[str, list[bpy.types.Object]]:
     """``{parent name: [child objects]}`` of every object in the file, in one pass: ``Object.children``
     and ``children_recursive`` scan every object of the file on each call, so asking them once per
     object takes time quadratic in the objects (24,000 real props: hours)."""
-    children = {}
+    children: dict[str, list[bpy.types.Object]] = {}
     for o in bpy.data.objects:
         if o.parent is not None:
             children.setdefault(o.parent.name, []).append(o)
     return children
 
 
-def descendants(objects, children=None):
+def descendants(
+    objects: Iterable[bpy.types.Object], children: dict[str, list[bpy.types.Object]] | None = None
+) -> list[bpy.types.Object]:
     """``objects`` and everything below them (``children``: :func:`children_by_parent`), depth first, each once."""
     children = children_by_parent() if children is None else children
+    seen: set[str]
+    out: list[bpy.types.Object]
     seen, out = set(), []
     stack = list(reversed(list(objects)))
     while stack:
@@ -248,16 +253,22 @@ def descendants(objects, children=None):
     return out
 
 
-def top_level(objects):
+def top_level(objects: Sequence[bpy.types.Object]) -> list[bpy.types.Object]:
     """The objects of ``objects`` whose parent is not among them (a set of names: linear)."""
     names = {o.name for o in objects}
     return [o for o in objects if o.parent is None or o.parent.name not in names]
 
 
-def exportable(objects, exclude=(), *, children=None):
+def exportable(
+    objects: Iterable[bpy.types.Object],
+    exclude: Iterable[bpy.types.Object] = (),
+    *,
+    children: dict[str, list[bpy.types.Object]] | None = None,
+) -> list[bpy.types.Object]:
     """Objects plus their descendants, meshes and empties only, each once, parents first;
     ``exclude`` (objects) are left out with everything below them."""
     children = children_by_parent() if children is None else children
+    out: list[bpy.types.Object]
     seen, out = {o.name for o in exclude}, []
     for root in objects:
         stack = [root]
@@ -277,7 +288,9 @@ def _safe_file_name(name: str) -> str:
     return keep or "object"
 
 
-def scatters_among(objects, *, children=None):
+def scatters_among(
+    objects: Iterable[bpy.types.Object], *, children: dict[str, list[bpy.types.Object]] | None = None
+) -> list[bpy.types.Object]:
     """The scatter objects among ``objects`` or below them, each once (one pass over the file's objects)."""
     return [o for o in descendants(objects, children) if is_scatter(o)]
 
@@ -296,7 +309,7 @@ def resolve_scatter_mode(scatter_mode: str, instances: int) -> str:
     return scatter_mode
 
 
-class ExportPaths(list):
+class ExportPaths(list[str]):
     """The paths :func:`export_unity` wrote (a list), with what it did to the scatters: ``scatter_mode``
     (``"objects"`` or ``"library"``), ``instances`` (scattered instances) and ``summary`` (one line)."""
 
@@ -321,8 +334,15 @@ def _summary(mode: str, asked: str, instances: int, props: int, written: Sequenc
 
 
 def export_unity(
-    objects, filepath, *, formats=("fbx",), per_object=False, scatter_mode="auto", quiet=False, progress=None
-):
+    objects: Iterable[bpy.types.Object],
+    filepath: str,
+    *,
+    formats: Iterable[str] = ("fbx",),
+    per_object: bool = False,
+    scatter_mode: str = "auto",
+    quiet: bool = False,
+    progress: Callable[[int, int, str], object] | None = None,
+) -> ExportPaths:
     """Export ``objects`` (with their children) to ``filepath``; returns the written paths
     (an :class:`ExportPaths` list, which also says what became of the scatters).
 
@@ -371,7 +391,7 @@ def export_steps(
     if os.path.isdir(filepath):
         raise ExportError(f"filepath {filepath!r} is a folder; give the name of the file to write")
     scatters = scatters_among(roots, children=family)
-    instances = sum(len(s.data.vertices) for s in scatters)
+    instances = sum(len(cast(bpy.types.Mesh, s.data).vertices) for s in scatters)
     mode = resolve_scatter_mode(scatter_mode, instances)
     stem, _ = os.path.splitext(os.path.abspath(filepath))
     folder = os.path.dirname(stem)
@@ -403,17 +423,23 @@ def export_steps(
 
     if mode == "objects" and scatters:
         with contextlib.ExitStack() as stack:
+            made: list[bpy.types.Object]
+            extras: dict[str, list[bpy.types.Object]]
+            temp: bpy.types.Collection | None
             made, standins, extras = [], Standins(), {}
             if "glb" in formats:  # the glTF writer reads Blender's transforms and takes a selection
                 data, temp = bpy.data, bpy.data.collections.new("Worldseed Export")
-                bpy.context.scene.collection.children.link(temp)
+                cast(bpy.types.Scene, bpy.context.scene).collection.children.link(temp)
                 stack.callback(bpy.data.collections.remove, temp)
                 stack.callback(remove_objects, made)
             else:  # only the FBX writer sees them: a Main of their own, freed at once
-                data, temp = stack.enter_context(bpy.data.temp_data()), None
+                # (temp_data() is a context manager giving a BlendData; the stubs type it as the BlendData)
+                main = cast("contextlib.AbstractContextManager[bpy.types.BlendData]", bpy.data.temp_data())
+                data, temp = stack.enter_context(main), None
                 stack.callback(_release, made, data.meshes.new("Worldseed placeholder"))
             for root in roots:
                 for scatter in scatters_among([root], children=family):
+                    children: list[Child]
                     start, first, children = progress["done"], len(made), []
                     steps = instance_steps(scatter, made, children, data=data)
                     while True:

@@ -18,6 +18,7 @@ import hashlib
 import os
 import types
 from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
 
 import bpy
 from mathutils import Matrix
@@ -25,7 +26,7 @@ from mathutils import Matrix
 from .scatter import Child, instance_matrices
 from .terrain_export import unity_terrains
 
-FBX_UNITY = dict(
+FBX_UNITY: dict[str, Any] = dict(
     axis_forward="-Z",
     axis_up="Y",
     apply_unit_scale=True,
@@ -56,7 +57,7 @@ def _stable_hash(key: object) -> int:
     return int.from_bytes(hashlib.blake2b(repr(key).encode(), digest_size=8).digest(), "little") >> 1
 
 
-def _image_file_name(image, _scene_data):
+def _image_file_name(image: bpy.types.Image, _scene_data: object) -> tuple[str, str]:
     """The ``(absolute, relative)`` paths the FBX writer records for an image: its file name alone,
     for both (an embedded image needs no folder; a temporary one must not be named)."""
     name = bpy.path.basename(image.filepath_raw or "") or f"{bpy.path.clean_name(image.name)}.png"
@@ -121,7 +122,7 @@ QUIET_FBX_LINES = ("WARNING: Cannot register a valid material index", "FBX expor
 
 
 @contextlib.contextmanager
-def _quiet_writer_lines():
+def _quiet_writer_lines() -> Iterator[None]:
     """Drop the FBX writer's lines of :data:`QUIET_FBX_LINES`; everything else it prints passes through."""
     import io
     import sys
@@ -139,15 +140,15 @@ def _quiet_writer_lines():
 class _Reports:
     """Stands in for the operator the FBX writer reports to."""
 
-    def __init__(self):
-        self.errors = []
+    def __init__(self) -> None:
+        self.errors: list[str] = []
 
     def report(self, kind: Iterable[str], message: str) -> None:
         if {"ERROR", "ERROR_INVALID_INPUT"} & set(kind):
             self.errors.append(message)
 
 
-def _fbx_keywords():
+def _fbx_keywords():  # the operator's RNA, which the stubs do not describe
     """The FBX operator's own defaults with :data:`FBX_UNITY` over them, as its ``execute`` passes them on."""
     from bpy_extras.io_utils import axis_conversion
 
@@ -201,7 +202,9 @@ class Standins:
     ``world`` maps a top's name to its world matrix, ``local`` a LOD child's name to its top and
     the prop child whose transform it copies."""
 
-    def __init__(self):
+    def __init__(self) -> None:
+        self.world: dict[str, Matrix]
+        self.local: dict[str, tuple[bpy.types.Object, bpy.types.Object]]
         self.world, self.local = {}, {}
 
     def add(self, scatter: bpy.types.Object, tops: Sequence[bpy.types.Object], children: Iterable[Child]) -> None:
@@ -227,7 +230,7 @@ def _exact_child_transforms(standins: Standins) -> Iterator[None]:
     """
     from io_scene_fbx import fbx_utils
 
-    wrapper = getattr(fbx_utils, "ObjectWrapper", None)
+    wrapper: Any = getattr(fbx_utils, "ObjectWrapper", None)  # the writer's own class (no stubs)
     saved = {
         name: getattr(wrapper, name, None) for name in ("fbx_object_matrix", "parent", "matrix_local", "matrix_global")
     }

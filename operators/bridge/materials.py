@@ -428,7 +428,7 @@ def splat_material(
 LAYER_COLOURS_KEY = "worldseed_layer_colours"
 
 
-def image_mean_colour(image):
+def image_mean_colour(image: bpy.types.Image) -> tuple[float, ...]:
     """The mean linear RGB colour of an image (what its texture looks like from afar, mip-mapped):
     a tuple of three floats.  An sRGB image's values are decoded to linear light first."""
     w, h = image.size
@@ -436,14 +436,14 @@ def image_mean_colour(image):
         raise RuntimeError(f"image {image.name!r} has no pixels")
     channels = image.channels
     px = np.empty(w * h * channels, np.float32)
-    image.pixels.foreach_get(px)
+    image.pixels.foreach_get(px)  # type: ignore[attr-defined]  # a float array, typed as a float
     rgb = px.reshape(-1, channels)[:, :3] if channels >= 3 else np.repeat(px.reshape(-1, channels)[:, :1], 3, axis=1)
-    if image.colorspace_settings.name == "sRGB" and not image.is_float:
+    if image.colorspace_settings.name == "sRGB" and not image.is_float:  # type: ignore[union-attr]  # an image always has them
         rgb = core_palette.srgb_to_linear(rgb)
     return tuple(float(c) for c in rgb.astype(np.float64).mean(axis=0))
 
 
-def splat_images_of(material):
+def splat_images_of(material: bpy.types.Material | None) -> list[bpy.types.Image]:
     """The splat images of a splat material (:func:`splat_material`), in order (image 0 first)."""
     if material is None or material.node_tree is None:
         return []
@@ -462,7 +462,9 @@ def _grid_side(me):
     return side if side >= 2 and side * side == n else None
 
 
-def ground_colours(obj, *, palette_of=None):
+def ground_colours(
+    obj: bpy.types.Object, *, palette_of: Callable[[], tuple[float, float, str]] | None = None
+) -> npt.NDArray[np.uint8] | None:
     """The colour of the ground of the terrain mesh object ``obj`` as Unity's terrain (and the
     exported mesh's texture) shows it: sRGB bytes ``(h, w, 3)`` uint8, row 0 at UV v = 0 (-Y),
     texel ``(i, j)`` covering ``[j / w, (j + 1) / w] x [i / h, (i + 1) / h]`` of the UV square;
@@ -482,7 +484,7 @@ def ground_colours(obj, *, palette_of=None):
         weights = np.concatenate([p.transpose(2, 0, 1) for p in packed])[:layers]
         linear = core_preview.splat_colours(weights, np.asarray(colours, np.float32).reshape(layers, 3))
         return core_preview.srgb_bytes(linear)
-    me = obj.data
+    me = mesh_of(obj)
     side = _grid_side(me)
     if side is None:
         return None

@@ -28,7 +28,8 @@ import math
 import os
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from typing import cast
 
 import bpy
 import numpy as np
@@ -38,6 +39,7 @@ from ...core import exact
 from ...core import palette as core_palette
 from ...core import unity as core_unity
 from .levels import is_level
+from .mesh import mesh_of
 from .query import PROP_KEY
 from .scatter import is_scatter
 from .terrain import stored_recipe
@@ -158,7 +160,7 @@ def _studio_shot(scene, *, size, color_type, lens, clip_end, shadows=False):
 
 
 @contextlib.contextmanager
-def quiet_stdio():
+def quiet_stdio() -> Iterator[list[str]]:
     """Keep what Blender's C code prints on stdout and stderr (``EGL Error (0x3009)`` three times per
     render on a machine without a display, ``Saved: '/tmp/...'``) from the terminal for the duration:
     file descriptors 1 and 2 point at a temporary file; what the render printed is dropped unless
@@ -171,7 +173,7 @@ def quiet_stdio():
     except OSError:  # no file descriptors to redirect (an embedded interpreter): print as it comes
         yield []
         return
-    lines = []
+    lines: list[str] = []
     with tempfile.TemporaryFile() as sink:
         try:
             os.dup2(sink.fileno(), 1)
@@ -509,7 +511,9 @@ def _see_through(materials, alpha=0.3):
                 m.surface_render_method = method
 
 
-def render_levels(scene, roots, path, *, size=PREVIEW_SIZE):
+def render_levels(
+    scene: bpy.types.Scene, roots: Sequence[bpy.types.Object], path: str, *, size: tuple[int, int] = PREVIEW_SIZE
+) -> str:
     """Render the levels among ``roots`` (and what else is there: trees, props) from above at an angle,
     in their materials' colours (floors, walls and ceilings apart), into the PNG ``path``."""
     levels = [r for r in roots if is_level(r)]
@@ -518,10 +522,10 @@ def render_levels(scene, roots, path, *, size=PREVIEW_SIZE):
     shown = [o for r in levels for o in [r, *r.children_recursive] if o.type == "MESH" and not o.hide_render]
     if not shown:
         raise RenderError("the levels have no mesh to render")
-    bpy.context.view_layer.update()
+    cast(bpy.types.ViewLayer, bpy.context.view_layer).update()
     points = _box_points(shown)
     with (
-        _see_through(m for o in shown for m in o.data.materials if m is not None and m.name == CEILING),
+        _see_through(m for o in shown for m in mesh_of(o).materials if m is not None and m.name == CEILING),
         _studio_shot(scene, size=size, color_type="MATERIAL", lens=35, clip_end=1.0) as cam,
     ):
         far = _aim(cam, points, elevation=50.0, bearing=BEARING, aspect=size[0] / size[1])
@@ -544,7 +548,7 @@ def render_trees(
             o.hide_render = True
         for o in lod0:
             o.hide_render = False
-        bpy.context.view_layer.update()
+        cast(bpy.types.ViewLayer, bpy.context.view_layer).update()
         corners = [o.matrix_world @ Vector(c) for o in lod0 for c in o.bound_box]
         lo = Vector([min(c[i] for c in corners) for i in range(3)])
         hi = Vector([max(c[i] for c in corners) for i in range(3)])
@@ -561,7 +565,7 @@ def render_trees(
             obj.hide_render = flag
 
 
-def render_world(scene, objects, path):
+def render_world(scene: bpy.types.Scene, objects: Iterable[bpy.types.Object], path: str) -> str:
     """The preview of ``objects`` (what a run built): the first terrain's (:func:`render_preview`), else
     the levels' (:func:`render_levels`), else the trees' (:func:`render_trees`)."""
     objects = list(objects)

@@ -22,14 +22,16 @@ and images are removed, so the scene and the .blend stay as they were.
 """
 
 import contextlib
+from collections.abc import Iterable, Iterator, Sequence
 
 import bpy
 import numpy as np
+import numpy.typing as npt
 
 from ...core import mesh as core_mesh
 from ...core import preview as core_preview
 from .materials import LAYER_COLOURS_KEY, ground_colours, is_terrain_material
-from .mesh import mesh_topology
+from .mesh import bulk, mesh_of, mesh_topology
 from .query import KIND_KEY
 from .terrain import TERRAIN_KIND
 
@@ -50,10 +52,10 @@ _TILE_KIND = "world_tile"
 _SUFFIX = " (worldseed export)"
 
 
-def terrain_lods(objects):
+def terrain_lods(objects: Iterable[bpy.types.Object]) -> dict[bpy.types.Object, list[bpy.types.Object]]:
     """The terrain meshes among ``objects``: ``{root: [mesh objects, LOD0 first]}`` for terrain and
     world-tile roots (a one-LOD terrain is its own mesh), in the order the roots come."""
-    out = {}
+    out: dict[bpy.types.Object, list[bpy.types.Object]] = {}
     for o in objects:
         if o.type != "MESH":
             continue
@@ -62,15 +64,15 @@ def terrain_lods(objects):
         elif o.get(KIND_KEY) is None and o.parent is not None and o.parent.get(KIND_KEY) in (TERRAIN_KIND, _TILE_KIND):
             out.setdefault(o.parent, []).append(o)
     for lods in out.values():
-        lods.sort(key=lambda o: (-len(o.data.vertices), o.name))
+        lods.sort(key=lambda o: (-len(mesh_of(o).vertices), o.name))
     return out
 
 
-def layer_colours(root):
+def layer_colours(root: bpy.types.Object) -> npt.NDArray[np.uint8] | None:
     """The ground colours of a terrain with texture layers (sRGB bytes (h, w, 3), row 0 at -Y: its
     splat material's blend, :func:`.materials.ground_colours`), or None (a palette terrain)."""
     lods = terrain_lods([root, *root.children]).get(root)
-    if not lods or lods[0].active_material is None or LAYER_COLOURS_KEY not in lods[0].active_material:
+    if not lods or lods[0].active_material is None or LAYER_COLOURS_KEY not in lods[0].active_material:  # type: ignore[operator]  # an ID holds custom properties (no __contains__ in the stubs)
         return None
     return ground_colours(lods[0])
 
@@ -158,14 +160,14 @@ def _attribute_layout(attr):
     }.get(attr.data_type)
 
 
-def triangulated(me, name):
+def triangulated(me: bpy.types.Mesh, name: str) -> bpy.types.Mesh:
     """A new mesh ``name``: ``me`` with every face cut into triangles -- a terrain grid along the
     diagonals ``core.mesh.quad_split`` picks, any other mesh as Blender's ``loop_triangles`` --,
     with the same vertices, materials and attributes (point ones as they are, corner ones per
     corner, face ones per triangle; edge ones are dropped, the edges being new)."""
     count = len(me.loops)
     corner_verts = np.empty(count, np.int32)
-    me.attributes[".corner_vert"].data.foreach_get("value", corner_verts)
+    bulk(me.attributes[".corner_vert"]).foreach_get("value", corner_verts)
     cut02 = _grid_cuts(me, corner_verts)
     if cut02 is not None:
         base = np.arange(0, count, 4, dtype=np.int64)[:, None]
@@ -191,14 +193,14 @@ def triangulated(me, name):
                 continue
             key, width, dtype = layout
             values = np.empty(sizes[attr.domain] * width, dtype)
-            attr.data.foreach_get(key, values)
+            bulk(attr).foreach_get(key, values)
             values = values.reshape(-1, width)
             if attr.domain == "CORNER":
                 values = values[src_loops]
             elif attr.domain == "FACE":
                 values = values[face_of]
             made = new.attributes.get(attr.name) or new.attributes.new(attr.name, attr.data_type, attr.domain)
-            made.data.foreach_set(key, np.ascontiguousarray(values).ravel())
+            bulk(made).foreach_set(key, np.ascontiguousarray(values).ravel())
         active = me.uv_layers.active
         if active is not None and active.name in new.uv_layers:
             new.uv_layers.active = new.uv_layers[active.name]
@@ -239,7 +241,7 @@ def _shrink(pixels, side):
     return np.rint(blocks).astype(np.uint8)
 
 
-def ground_image(name, srgb):
+def ground_image(name: str, srgb: npt.NDArray[np.uint8]) -> bpy.types.Image:
     """A new image ``name`` holding the sRGB bytes ``srgb`` ((h, w, 3), row 0 at the bottom) as a
     packed PNG (what the FBX and glTF writers embed), no side above :data:`GROUND_SIDE`."""
     srgb = _shrink(np.ascontiguousarray(srgb, np.uint8), GROUND_SIDE)
@@ -249,7 +251,7 @@ def ground_image(name, srgb):
     image.pack(data=png, data_len=len(png))
     image.source = "FILE"
     image.filepath_raw = f"//{name}.png"
-    image.colorspace_settings.name = "sRGB"
+    image.colorspace_settings.name = "sRGB"  # type: ignore[union-attr]  # an image always has them
     return image
 
 
@@ -340,7 +342,9 @@ def _grounds(terrains, swaps, *, all_terrains):
 
 
 @contextlib.contextmanager
-def unity_terrains(objects, *, triangulate=True):
+def unity_terrains(
+    objects: Iterable[bpy.types.Object], *, triangulate: bool = True
+) -> Iterator[dict[bpy.types.Object, list[bpy.types.Object]]]:
     """For the duration, each terrain mesh among ``objects`` (:func:`terrain_lods`) holds a triangulated
     copy of its mesh (:func:`triangulated`, same name) whose terrain material is a stand-in of the
     same name showing the ground's colours as a texture (:func:`ground_image`); all is put back after.
@@ -352,7 +356,7 @@ def unity_terrains(objects, *, triangulate=True):
         for root, lods in terrains.items():
             original, stand_in = grounds.get(root, (None, None))
             for obj in lods:
-                me = obj.data
+                me = mesh_of(obj)
                 if triangulate:
                     new = triangulated(me, me.name + _SUFFIX)
                     swaps.remove(bpy.data.meshes, new)
@@ -374,7 +378,7 @@ def unity_terrains(objects, *, triangulate=True):
 
 
 @contextlib.contextmanager
-def ground_materials(root, lods):
+def ground_materials(root: bpy.types.Object, lods: Sequence[bpy.types.Object]) -> Iterator[bool]:
     """For the duration, the terrain meshes ``lods`` of ``root`` show their ground colours
     (:func:`ground_colours`) as the active image texture of a stand-in material: what Workbench
     draws with texture colours (the preview render).  A terrain without a material gets the
@@ -385,7 +389,7 @@ def ground_materials(root, lods):
         original, stand_in = grounds.get(root, (None, None))
         if stand_in is not None:
             for obj in lods:
-                me = obj.data
+                me = mesh_of(obj)
                 slots = list(me.materials)
                 if not slots:
                     me.materials.append(stand_in)

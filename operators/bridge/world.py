@@ -23,7 +23,7 @@ import os
 import sys
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import bpy
 
@@ -52,7 +52,7 @@ from .terrain import is_terrain
 if TYPE_CHECKING:
     from ...core.export import ExportSpec
     from ...core.recipe import Recipe, Section
-    from ...core.terrain import TerrainHeights, TerrainSpec
+    from ...core.terrain import TerrainHeights, TerrainLayers, TerrainSpec
 
 __all__ = [
     "World",
@@ -91,12 +91,12 @@ class World:
     on when it is not the single terrain centred at the origin (a tiled world's tiles): the trees
     stand in front of its -Y edge."""
 
-    roots: list = field(default_factory=list)
-    terrain: object = None
-    heights: dict = field(default_factory=dict)
-    scatters: list = field(default_factory=list)
-    layers: dict = field(default_factory=dict)
-    ground: tuple = None
+    roots: list[bpy.types.Object] = field(default_factory=list)
+    terrain: bpy.types.Object | None = None
+    heights: dict[str, TerrainHeights] = field(default_factory=dict)
+    scatters: list[bpy.types.Object] = field(default_factory=list)
+    layers: dict[str, TerrainLayers] = field(default_factory=dict)
+    ground: tuple[float, float, float] | None = None
 
 
 #: Steps each built section counts for in a world build's progress (one line, rising from 0 to 100 %).
@@ -186,7 +186,11 @@ def export_paths(
     Unity terrain package's files of the (single) terrain (:func:`.terrain_layers.package_names`),
     written with the RAW heightmap."""
     levels = [(lv, "blob", None) if isinstance(lv, str) else (*lv, None)[:3] for lv in levels]
-    paths = [p for stem, tileset, wfc in levels for p in level_file_names(stem, tileset, wfc)]
+    paths = [
+        p
+        for stem, tileset, wfc in cast("list[tuple[str, str, bool | None]]", levels)
+        for p in level_file_names(stem, tileset, wfc)
+    ]
     if not spec.per_object:
         paths += [f"{name}.{fmt}" for fmt in ("fbx", "glb") if getattr(spec, fmt)]
     if spec.preview and terrains:
@@ -276,19 +280,19 @@ def _heights_of(root: bpy.types.Object, known: Mapping[str, TerrainHeights] | No
 
 
 def write_exports(
-    objects,
-    folder,
-    name,
-    spec,
+    objects: Iterable[bpy.types.Object],
+    folder: str,
+    name: str,
+    spec: ExportSpec,
     *,
-    scene=None,
-    heights=None,
-    relief_file=RELIEF_FILE,
-    render_file=RENDER_FILE,
-    stage=None,
-    layers=None,
-    progress=None,
-):
+    scene: bpy.types.Scene | None = None,
+    heights: Mapping[str, TerrainHeights] | None = None,
+    relief_file: str = RELIEF_FILE,
+    render_file: str = RENDER_FILE,
+    stage: Staging | None = None,
+    layers: Mapping[str, TerrainLayers] | None = None,
+    progress: Callable[[int, int, str], object] | None = None,
+) -> list[str]:
     """Write ``objects`` (with their children) as the files ``spec`` asks for; returns the paths written.
 
     ``spec`` is an :class:`core.export.ExportSpec`: FBX / glTF binary (one
@@ -334,7 +338,7 @@ def write_exports(
     objects = list(objects)
     terrains = _terrains(objects)
 
-    written = []
+    written: list[str] = []
     formats = tuple(f for f in ("fbx", "glb") if getattr(spec, f))
     parts = (
         ["formats"] * bool(formats)
@@ -389,6 +393,7 @@ def write_exports(
             with writing(path):
                 written.append(_relief(known, terrain_spec, path, colours=terrain_export.layer_colours(root)))
         if spec.heightmap_raw:
+            assert known is not None  # worked out above whenever spec.heightmap_raw
             stem = name if len(terrains) == 1 else f"{name}_{i}"
             share(f"heightmap {i}")(0, 1, f"writing {stem}_heightmap.raw and the terrain package")
             written += write_unity_heightmap(
@@ -396,7 +401,7 @@ def write_exports(
                 terrain_spec,
                 folder,
                 stem,
-                blender_centre=tuple(root.matrix_world.translation),
+                blender_centre=tuple(root.matrix_world.translation),  # type: ignore[arg-type]  # a Vector iterates (stubs: no __iter__)
             )
             terrain_layers = (layers or {}).get(root.name) or bridge_layers.layers_for(recipe)
             details = bridge_scatter.terrain_detail_layers(root, heights=known, layers=terrain_layers)
@@ -409,7 +414,7 @@ def write_exports(
                     stem,
                     details=details,
                     placements=placements_name,
-                    blender_centre=tuple(root.matrix_world.translation),
+                    blender_centre=tuple(root.matrix_world.translation),  # type: ignore[arg-type]  # a Vector iterates (stubs: no __iter__)
                 )
                 for file_name, data in files.items():
                     path = os.path.join(folder, file_name)
@@ -418,7 +423,7 @@ def write_exports(
                     written.append(path)
     if spec.render and objects:
         share("render")(0, 1, f"rendering {render_file}")
-        scene = scene or bpy.context.scene
+        scene = scene or cast(bpy.types.Scene, bpy.context.scene)
         path = os.path.join(folder, render_file)
         try:
             written.append(render.render_world(scene, terrains[:1] or objects, path))

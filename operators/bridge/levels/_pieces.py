@@ -5,6 +5,7 @@ level's south-west corner.
 """
 
 from collections.abc import Sequence
+from typing import Any
 
 import bpy
 import numpy as np
@@ -12,7 +13,7 @@ import numpy.typing as npt
 
 from ....core import levels as core_levels
 from ....core.levels import Level, LevelSpec, Marker
-from ..mesh import mesh_from_topology
+from ..mesh import bulk, mesh_from_topology
 from ._wfc import cells_quads
 
 __all__ = [
@@ -45,10 +46,12 @@ def _material(name: str, rgb: Sequence[float]) -> bpy.types.Material:
     mat = bpy.data.materials.new(name)
     if mat.node_tree is None:  # Blender before 5.0 makes materials without nodes
         mat.use_nodes = True
+    assert mat.node_tree is not None  # made just above when missing
     rgba = (*rgb, 1.0)
     mat.diffuse_color = rgba
     mat.roughness = 0.85
-    bsdf = next((n for n in mat.node_tree.nodes if n.type == "BSDF_PRINCIPLED"), None)
+    # a node's sockets are known by name at run time only: the stubs type nodes by their base class
+    bsdf: Any = next((n for n in mat.node_tree.nodes if n.type == "BSDF_PRINCIPLED"), None)
     if bsdf is None:
         bsdf = mat.node_tree.nodes.new("ShaderNodeBsdfPrincipled")
         out = next((n for n in mat.node_tree.nodes if n.type == "OUTPUT_MATERIAL"), None)
@@ -88,7 +91,7 @@ def level_mesh(level: Level, spec: LevelSpec, name: str, cells: npt.NDArray[np.b
         materials = np.asarray(materials, np.int32)
         used = np.unique(materials)
         attr = me.attributes.get("material_index") or me.attributes.new("material_index", "INT", "FACE")
-        attr.data.foreach_set("value", np.ascontiguousarray(np.searchsorted(used, materials), np.int32))
+        bulk(attr).foreach_set("value", np.ascontiguousarray(np.searchsorted(used, materials), np.int32))
         every = level_materials()
         for k in used:
             me.materials.append(every[k])
@@ -109,6 +112,9 @@ def marker_names(markers: Sequence[Marker], level: str | None = None) -> list[st
     >>> marker_names([M("spawn", 1, 1), M("enemy", 2, 2), M("enemy", 3, 3), M("exit", 4, 4)], "Crypt")
     ['Crypt_Spawn', 'Crypt_Enemy_001', 'Crypt_Enemy_002', 'Crypt_Exit']
     """
+    counts: dict[str, int]
+    seen: dict[str, int]
+    out: list[str]
     counts, seen, out = {}, {}, []
     prefix = f"{level}_" if level else ""
     for m in markers:
@@ -150,9 +156,9 @@ def map_image(level: Level, name: str, image: bpy.types.Image | None = None) -> 
         image = bpy.data.images.new(f"{name} Map", w, h, alpha=False)
     elif tuple(image.size) != (w, h):
         image.scale(w, h)
-    image.pixels.foreach_set(pixels)
+    image.pixels.foreach_set(pixels)  # type: ignore[attr-defined]  # a float array, typed as a float
     image.update()
     preview = image.preview_ensure()  # the panel's icon: the map itself, not a blurred thumbnail of it
     preview.image_size = (w, h)
-    preview.image_pixels_float.foreach_set(pixels)
+    preview.image_pixels_float.foreach_set(pixels)  # type: ignore[attr-defined]  # a float array, typed as a float
     return image
