@@ -93,7 +93,7 @@ def package() -> Any:
 
 
 package()
-from worldseed.core import biomes, ecosystem, levels, noise, preview, recipe, rivers, roads, scatter, terrain, wfc  # noqa: E402
+from worldseed.core import biomes, ecosystem, levels, preview, recipe, rivers, roads, scatter, terrain, wfc  # noqa: E402
 from worldseed.core import palette as core_palette  # noqa: E402
 from worldseed.core import unity as core_unity  # noqa: E402
 from worldseed.core.steps import drive  # noqa: E402
@@ -215,7 +215,11 @@ def recipe_png(r: Any) -> bytes:
     if built["roads"] is not None:
         _paint(ground, _pool(built["roads"].maps.road > 0.25, m), ROAD)
     image = _relief(
-        built["metres"], cell=r.terrain.cell_size, height=r.terrain.height, sea_level=r.terrain.sea_level, colours=ground
+        built["metres"],
+        cell=r.terrain.cell_size,
+        height=r.terrain.height,
+        sea_level=r.terrain.sea_level,
+        colours=ground,
     )
     return preview.png_bytes(image)
 
@@ -236,9 +240,7 @@ def scatter_png(text: str) -> bytes:
     ground = _ground(r, layers, layers.metres)
     sea_m = r.terrain.sea_level * r.terrain.height
     specs = [scatter.layer_from_spec(s, sea_level_m=sea_m) for s in r.scatter]
-    placed = scatter.scatter_layers(
-        layers.metres, size=size, layers=specs, seed=r.world.seed, maps=layers.scatter_maps
-    )
+    placed = scatter.scatter_layers(layers.metres, size=size, layers=specs, seed=r.world.seed, maps=layers.scatter_maps)
     _grown, m = _picture_grid(layers.metres.shape[0])
     big = _at(ground, m)
     dots = ((230, 230, 230), (30, 70, 25), (200, 60, 40), (60, 90, 200))
@@ -246,7 +248,9 @@ def scatter_png(text: str) -> bytes:
         col = np.clip(np.rint((p.positions[:, 0] / size + 0.5) * (m - 1)).astype(np.int64), 0, m - 1)
         row = np.clip(np.rint((p.positions[:, 1] / size + 0.5) * (m - 1)).astype(np.int64), 0, m - 1)
         big[row, col] = dots[k % len(dots)]
-    image = _relief(layers.metres, cell=r.terrain.cell_size, height=r.terrain.height, sea_level=r.terrain.sea_level, colours=big)
+    image = _relief(
+        layers.metres, cell=r.terrain.cell_size, height=r.terrain.height, sea_level=r.terrain.sea_level, colours=big
+    )
     return preview.png_bytes(image)
 
 
@@ -339,7 +343,9 @@ ECO_TERRAIN = terrain.TerrainSpec(resolution=129, size=512.0, height=60.0, scale
 def _eco_run(spec: Any) -> tuple[Any, Any, Any]:
     """The ecosystem ``spec`` on :data:`ECO_TERRAIN` (once per spec: the map and the chart share it)."""
     heights = terrain.terrain_heights(ECO_TERRAIN, seed=1)
-    layers = terrain.terrain_layers(heights, terrain_spec=ECO_TERRAIN, biomes_spec=biomes.BiomesSpec(enabled=True), seed=1)
+    layers = terrain.terrain_layers(
+        heights, terrain_spec=ECO_TERRAIN, biomes_spec=biomes.BiomesSpec(enabled=True), seed=1
+    )
     sea = ECO_TERRAIN.sea_level * ECO_TERRAIN.height
     hab = ecosystem.terrain_habitat(layers, sea_level=sea)
     return layers, hab, drive(ecosystem.ecosystem_steps(spec, hab))
@@ -545,6 +551,11 @@ color = [0.30, 0.28, 0.26]
 slope_range = [28.0, 90.0]
 """
 
+TREES = '[[scatter]]\nname = "Trees"\nprop = "conifer"\nradius = 8.0\nheight_range = [12.0, 45.0]\n' + (
+    "slope_range = [0.0, 25.0]\n"
+)
+ROCKS = '[[scatter]]\nname = "Rocks"\nprop = "rock"\nradius = 6.0\nslope_range = [20.0, 90.0]\n'
+
 #: ``(name, what it shows, kind, argument)``: kind ``recipe`` (relief), ``scatter`` (dots), ``level``.
 VARIATIONS: tuple[tuple[str, str, str, Any], ...] = (
     ("terrain_octaves_2", "[terrain] octaves = 2", "recipe", _terrain(octaves=2)),
@@ -568,22 +579,12 @@ VARIATIONS: tuple[tuple[str, str, str, Any], ...] = (
     ("splat_off", "palette colours, no texture layers", "recipe", ISLAND),
     ("splat_biomes", "[biomes] on: the Whittaker biome map", "recipe", ISLAND + "[biomes]\nenabled = true\n"),
     ("splat_layers", "three [[splat]] layers: grass, sand below 10.5 m, rock over 28 deg", "recipe", ISLAND + SPLATS),
-    (
-        "scatter_rules",
-        "trees by height (green), rocks on slopes over 20 deg (red)",
-        "scatter",
-        ISLAND
-        + '[[scatter]]\nname = "Trees"\nprop = "conifer"\nradius = 8.0\nheight_range = [12.0, 45.0]\n'
-        + 'slope_range = [0.0, 25.0]\n[[scatter]]\nname = "Rocks"\nprop = "rock"\nradius = 6.0\nslope_range = [20.0, 90.0]\n',
-    ),
+    ("scatter_rules", "trees by height (green), rocks on slopes over 20 deg (red)", "scatter", ISLAND + TREES + ROCKS),
     (
         "scatter_patchiness",
         "the same trees with patchiness = 0.6",
         "scatter",
-        ISLAND
-        + '[[scatter]]\nname = "Trees"\nprop = "conifer"\nradius = 8.0\nheight_range = [12.0, 45.0]\n'
-        + 'slope_range = [0.0, 25.0]\npatchiness = 0.6\npatch_scale = 80.0\n[[scatter]]\nname = "Rocks"\nprop = "rock"\n'
-        + "radius = 6.0\nslope_range = [20.0, 90.0]\n",
+        ISLAND + TREES + "patchiness = 0.6\npatch_scale = 80.0\n" + ROCKS,
     ),
     ("rivers_threshold_50000", "[rivers] threshold = 50000", "recipe", VALLEY + RIVERS.format(50000.0)),
     ("rivers_threshold_5000", "[rivers] threshold = 5000", "recipe", VALLEY + RIVERS.format(5000.0)),
@@ -599,12 +600,27 @@ VARIATIONS: tuple[tuple[str, str, str, Any], ...] = (
         "recipe",
         VALLEY + RIVERS.format(8000.0) + "[roads]\nenabled = true\nnetwork = false\n" + VALLEY_POINTS,
     ),
-    ("levels_bsp_leaf_6", "bsp min_leaf = 6, max_leaf = 12", "level", {"generator": "bsp", "min_leaf": 6, "max_leaf": 12, "room_max": 8}),
-    ("levels_bsp_leaf_14", "bsp min_leaf = 14, max_leaf = 30", "level", {"generator": "bsp", "min_leaf": 14, "max_leaf": 30}),
+    (
+        "levels_bsp_leaf_6",
+        "bsp min_leaf = 6, max_leaf = 12",
+        "level",
+        {"generator": "bsp", "min_leaf": 6, "max_leaf": 12, "room_max": 8},
+    ),
+    (
+        "levels_bsp_leaf_14",
+        "bsp min_leaf = 14, max_leaf = 30",
+        "level",
+        {"generator": "bsp", "min_leaf": 14, "max_leaf": 30},
+    ),
     ("levels_cave_fill_40", "cave fill = 0.40", "level", {"generator": "cave", "fill": 0.40}),
     ("levels_cave_fill_52", "cave fill = 0.52", "level", {"generator": "cave", "fill": 0.52}),
     *(
-        (f"levels_maze_{a}", f'maze algorithm = "{a}"', "level", {"generator": "maze", "algorithm": a, "width": 24, "height": 24})
+        (
+            f"levels_maze_{a}",
+            f'maze algorithm = "{a}"',
+            "level",
+            {"generator": "maze", "algorithm": a, "width": 24, "height": 24},
+        )
         for a in ("dfs", "prim", "kruskal", "wilson")
     ),
     ("levels_walk_1", "walk walkers = 1", "level", {"generator": "walk", "walkers": 1}),
@@ -618,7 +634,9 @@ def _variation(kind: str, arg: Any) -> Callable[[], bytes]:
     if kind == "scatter":
         return lambda: scatter_png(arg)
     table = {"seed": 3, **arg}
-    return lambda: level_png(levels.from_dict(table, prefix="level."), pixels_per_cell=4 if "algorithm" not in table else 5)
+    return lambda: level_png(
+        levels.from_dict(table, prefix="level."), pixels_per_cell=4 if "algorithm" not in table else 5
+    )
 
 
 # --------------------------------------------------------------------------- the jobs
@@ -687,7 +705,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--list", action="store_true", help="list the pictures and their sources")
     args = parser.parse_args(argv)
     presets = pathlib.Path(args.presets)
-    todo = jobs(presets, extras=presets.resolve() == PRESETS.resolve() or bool(args.only))
+    todo = jobs(presets)
     if args.only:
         todo = [j for j in todo if any(fnmatch.fnmatch(j.name, p) for p in args.only)]
         if not todo:
