@@ -96,6 +96,7 @@ package()
 from worldseed.core import biomes, ecosystem, levels, preview, recipe, rivers, roads, scatter, terrain, wfc  # noqa: E402
 from worldseed.core import palette as core_palette  # noqa: E402
 from worldseed.core import unity as core_unity  # noqa: E402
+from worldseed.core import world as core_world  # noqa: E402
 from worldseed.core.steps import drive  # noqa: E402
 
 
@@ -203,6 +204,13 @@ def build_recipe(r: Any) -> dict[str, Any]:
     return {"layers": layers, "metres": final, "rivers": riv, "roads": rd, "sea": sea}
 
 
+#: More drawing steps of a recipe's relief map, after the water and the roads: ``overlay(recipe, built,
+#: ground, pixels)`` paints on ``ground`` (sRGB bytes, (pixels, pixels, 3), row 0 south, pixel ``(i, j)``
+#: at Blender ``(-size / 2 + j * size / (pixels - 1), -size / 2 + i * size / (pixels - 1))``) in place;
+#: ``built`` is :func:`build_recipe`'s.  A new family (settlements: pads, lots, buildings) adds its own.
+OVERLAYS: list[Callable[[Any, dict[str, Any], npt.NDArray[np.uint8], int], None]] = []
+
+
 def recipe_png(r: Any) -> bytes:
     """A whole recipe as a relief map: its ground colours with the water and the roads painted on."""
     built = build_recipe(r)
@@ -214,6 +222,8 @@ def recipe_png(r: Any) -> bytes:
         _paint(ground, _pool(np.maximum(maps.river, maps.lake.astype(np.float32)), m), WATER)
     if built["roads"] is not None:
         _paint(ground, _pool(built["roads"].maps.road > 0.25, m), ROAD)
+    for overlay in OVERLAYS:
+        overlay(r, built, ground, m)
     image = _relief(
         built["metres"],
         cell=r.terrain.cell_size,
@@ -224,12 +234,24 @@ def recipe_png(r: Any) -> bytes:
     return preview.png_bytes(image)
 
 
+def world_png(r: Any, *, max_side: int = 384) -> bytes:
+    """A tiled world (``[world] tiles``) built tile by tile in core (``core.world.run_world``, serially)
+    and drawn as its ``<name>_overview.png``."""
+    with tempfile.TemporaryDirectory() as tmp:
+        core_world.run_world(r, tmp, name="world")
+        return bytes(core_world.overview_png(r, core_world.world_grid(r), tmp, "world", max_side=max_side))
+
+
+def _any_recipe_png(r: Any) -> bytes:
+    return world_png(r) if list(r.world.tiles) != [1, 1] else recipe_png(r)
+
+
 def recipe_file_png(path: pathlib.Path) -> bytes:
-    return recipe_png(recipe.load(path))
+    return _any_recipe_png(recipe.load(path))
 
 
 def recipe_text_png(text: str) -> bytes:
-    return recipe_png(recipe.loads(text, source="gallery variation"))
+    return _any_recipe_png(recipe.loads(text, source="gallery variation"))
 
 
 def scatter_png(text: str) -> bytes:
@@ -599,6 +621,14 @@ VARIATIONS: tuple[tuple[str, str, str, Any], ...] = (
         "[roads] network = false (a chain in the given order)",
         "recipe",
         VALLEY + RIVERS.format(8000.0) + "[roads]\nenabled = true\nnetwork = false\n" + VALLEY_POINTS,
+    ),
+    (
+        "world_tiles_3x3",
+        "a tiled world: 3 x 3 tiles of 256 m, one island over the whole world, eroded, seamless",
+        "recipe",
+        "[world]\nseed = 5\ntiles = [3, 3]\n[terrain]\nresolution = 129\nsize = 256.0\nheight = 120.0\nwarp = 0.3\n"
+        'normalize = "fixed"\nscale = 180.0\noctaves = 7\nfalloff = "radial"\nfalloff_width = 0.6\nsea_level = 0.3\n'
+        "[terrain.erosion]\nenabled = true\ndroplets_per_km2 = 40000.0\n" + SPLATS,
     ),
     (
         "levels_bsp_leaf_6",
