@@ -467,8 +467,9 @@ def _tree_spec(path: pathlib.Path) -> Any:
     return trees.from_dict(table, prefix=f"species {path.stem}: tree.")
 
 
-def tree_png(path: pathlib.Path, *, size: tuple[int, int] = (300, 360)) -> bytes:
-    """The species grown from its own seed and rendered from the front (the bridge's tree render)."""
+def tree_png(path: pathlib.Path, *, size: tuple[int, int] = (400, 300), **changes: Any) -> bytes:
+    """The species grown from its own seed (with ``changes`` to its settings) and rendered from the front
+    (the bridge's tree render)."""
     bpy = _blender()
     from worldseed.core import trees
     from worldseed.operators.bridge import render
@@ -476,7 +477,7 @@ def tree_png(path: pathlib.Path, *, size: tuple[int, int] = (300, 360)) -> bytes
 
     bpy.ops.wm.read_homefile(use_empty=True)
     scene = bpy.context.scene
-    spec = _tree_spec(path)
+    spec = dataclasses.replace(_tree_spec(path), **changes)
     tree = trees.grow_tree(spec, seed=spec.seed)
     root = tree_build.tree_objects(tree, collection=scene.collection)
     with tempfile.TemporaryDirectory() as tmp:
@@ -622,6 +623,12 @@ VARIATIONS: tuple[tuple[str, str, str, Any], ...] = (
         "recipe",
         VALLEY + RIVERS.format(8000.0) + "[roads]\nenabled = true\nnetwork = false\n" + VALLEY_POINTS,
     ),
+    ("trees_iterations_3", "ABOP 1.24a, iterations = 3", "tree", ("abop_1_24a", {"iterations": 3})),
+    ("trees_iterations_5", "ABOP 1.24a, iterations = 5 (its own)", "tree", ("abop_1_24a", {})),
+    ("trees_angle_15", "ABOP 1.24a, angle = 15", "tree", ("abop_1_24a", {"angle": 15.0})),
+    ("trees_angle_40", "ABOP 1.24a, angle = 40", "tree", ("abop_1_24a", {"angle": 40.0})),
+    ("trees_tropism_0", "broadleaf, tropism_strength = 0", "tree", ("broadleaf", {"tropism_strength": 0.0})),
+    ("trees_tropism_04", "broadleaf, tropism_strength = 0.4", "tree", ("broadleaf", {"tropism_strength": 0.4})),
     (
         "world_tiles_3x3",
         "a tiled world: 3 x 3 tiles of 256 m, one island over the whole world, eroded, seamless",
@@ -663,6 +670,9 @@ def _variation(kind: str, arg: Any) -> Callable[[], bytes]:
         return lambda: recipe_text_png(arg)
     if kind == "scatter":
         return lambda: scatter_png(arg)
+    if kind == "tree":
+        stem, changes = arg
+        return lambda: tree_png(PRESETS / "trees" / f"{stem}.toml", size=(320, 240), **changes)
     table = {"seed": 3, **arg}
     return lambda: level_png(
         levels.from_dict(table, prefix="level."), pixels_per_cell=4 if "algorithm" not in table else 5
@@ -706,7 +716,7 @@ def jobs(presets: pathlib.Path = PRESETS, *, extras: bool = True) -> list[Job]:
             spec = levels.LevelSpec(generator=gen, seed=3)
             out.append(Job(f"levels_{gen}", f"core.levels generator {gen!r}", lambda s=spec: level_png(s)))
         for name, what, kind, arg in VARIATIONS:
-            out.append(Job(f"var_{name}", what, _variation(kind, arg)))
+            out.append(Job(f"var_{name}", what, _variation(kind, arg), blender=kind == "tree"))
         out.append(Job("showcase", "make demo's recipe (addon/batch.py DEFAULT_RECIPE)", showcase_png, blender=True))
     return out
 
