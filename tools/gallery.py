@@ -341,11 +341,20 @@ def tileset_png(path: pathlib.Path, *, side: int = 32, cell: int = 9, seed: int 
     return preview.png_bytes(np.ascontiguousarray(image))
 
 
-def sample_png(path: pathlib.Path, *, side: int = 48, cell: int = 5, seed: int = 1) -> bytes:
+def sample_png(
+    path: pathlib.Path,
+    *,
+    side: int = 48,
+    cell: int = 5,
+    seed: int = 1,
+    n: int = 3,
+    symmetry: int = 8,
+    ground: bool = False,
+) -> bytes:
     """A sample's style on ``side`` x ``side`` cells (the overlapping model, 3 x 3 patterns, all
     symmetries), each value in its colour; the sample itself beside it, at the same scale."""
     sample = wfc.read_sample(str(path))
-    result = wfc.overlapping(sample, side, side, n=3, symmetry=8, periodic=True, seed=seed)
+    result = wfc.overlapping(sample, side, side, n=n, symmetry=symmetry, periodic=True, ground=ground, seed=seed)
     out = np.asarray(result.output)
     pal = np.asarray(DIGIT_COLOURS, np.uint8)
     gap = np.full((side, 2, 3), 255, np.uint8)
@@ -629,6 +638,10 @@ VARIATIONS: tuple[tuple[str, str, str, Any], ...] = (
     ("trees_angle_40", "ABOP 1.24a, angle = 40", "tree", ("abop_1_24a", {"angle": 40.0})),
     ("trees_tropism_0", "broadleaf, tropism_strength = 0", "tree", ("broadleaf", {"tropism_strength": 0.0})),
     ("trees_tropism_04", "broadleaf, tropism_strength = 0.4", "tree", ("broadleaf", {"tropism_strength": 0.4})),
+    ("wfc_flowers_n2", "flowers, n = 2", "sample", ("flowers", {"n": 2, "symmetry": 2, "ground": True})),
+    ("wfc_flowers_n3", "flowers, n = 3", "sample", ("flowers", {"n": 3, "symmetry": 2, "ground": True})),
+    ("wfc_town_symmetry_1", "town, symmetry = 1 (patterns as drawn)", "sample", ("town", {"symmetry": 1})),
+    ("wfc_town_symmetry_8", "town, symmetry = 8 (all rotations and mirrors)", "sample", ("town", {"symmetry": 8})),
     (
         "world_tiles_3x3",
         "a tiled world: 3 x 3 tiles of 256 m, one island over the whole world, eroded, seamless",
@@ -670,6 +683,9 @@ def _variation(kind: str, arg: Any) -> Callable[[], bytes]:
         return lambda: recipe_text_png(arg)
     if kind == "scatter":
         return lambda: scatter_png(arg)
+    if kind == "sample":
+        stem, changes = arg
+        return lambda: sample_png(PRESETS / "wfc" / "samples" / f"{stem}.txt", **changes)
     if kind == "tree":
         stem, changes = arg
         return lambda: tree_png(PRESETS / "trees" / f"{stem}.toml", size=(320, 240), **changes)
