@@ -102,7 +102,7 @@ docs: $(STAMP)
 
 # docs/gallery/*.png: every preset (by folder), the level generators, the docs' variations and the
 # showcase, rendered by the project itself (core's relief and level pictures; Blender for trees and
-# the showcase); each at most 150 KB, rewritten only when its bytes change. A few minutes.
+# the showcase); each at most 150 KB, rewritten only when its bytes change. About a minute.
 gallery: $(STAMP)
 	$(VPY) tools/gallery.py
 

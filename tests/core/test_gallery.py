@@ -2,7 +2,7 @@
 known family and of a new folder (picked up by folder, as a new family's presets will be), writes
 small PNGs of the same bytes twice, and every committed picture is one the presets still make.
 
-Cheap: a 33-vertex terrain, a level; the full gallery (a few minutes, Blender for trees) is
+Cheap: a 33-vertex terrain, a level; the full gallery (about a minute, Blender for trees and the showcase) is
 ``make gallery``.
 """
 
