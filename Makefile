@@ -18,7 +18,7 @@ TC_VENV  := .venv-typecheck
 TC_STAMP := $(TC_VENV)/.installed-$(shell cksum requirements-typecheck.txt | cut -d' ' -f1)
 VERSION := $(shell sed -n 's/^version *= *"\(.*\)"/\1/p' blender_manifest.toml)
 
-.PHONY: demo test typecheck test-bpy test-numpy2 test-compat test-bpy42 test-bpy45 lint build bench clean venv docs
+.PHONY: demo test typecheck test-bpy test-numpy2 test-compat test-bpy42 test-bpy45 lint build bench clean venv docs gallery
 
 venv: $(STAMP)
 
@@ -99,6 +99,12 @@ build: $(STAMP)
 # docs/recipe.md, every recipe key, from core.recipe.SECTIONS and the limits tables (a test fails when stale).
 docs: $(STAMP)
 	$(VPY) tools/recipe_reference.py
+
+# docs/gallery/*.png: every preset (by folder), the level generators, the docs' variations and the
+# showcase, rendered by the project itself (core's relief and level pictures; Blender for trees and
+# the showcase); each at most 150 KB, rewritten only when its bytes change. About a minute.
+gallery: $(STAMP)
+	$(VPY) tools/gallery.py
 
 $(BENCH_STAMP): requirements-bench.txt $(STAMP)
 	$(VPY) -m pip install --disable-pip-version-check -q -r requirements-bench.txt

@@ -51,9 +51,12 @@ from ..operators.bridge import outputs, terrain_layers, world
 from ..operators.bridge.export import ExportError
 from . import batch_world
 
-#: The recipe `make demo` builds when no --recipe is given: an island with a beach and snowy peaks.
+#: The recipe `make demo` builds when no --recipe is given: the showcase, an island that shows every family.
+#: Its [rivers], [roads] and [ecosystem] are read and checked today and built once their Blender side lands
+#: (issues 23, 24); tests/core/test_showcase.py builds them in core on this terrain, so they fit it.
 DEFAULT_RECIPE = """\
-# Worldseed demo recipe: a 1 km island, 257 x 257 vertices, three LODs for Unity.
+# Worldseed showcase (make demo): a 1 km island, 257 x 257 vertices, three LODs for Unity, with every
+# family at once. Files: see the README ("What make demo writes").
 [world]
 name = "DemoIsland"
 seed = 20261202
@@ -76,8 +79,132 @@ curve = [[0.0, 0.0], [0.3, 0.22], [0.75, 0.8], [1.0, 1.0]]
 sea_level = 0.12
 lods = 3
 
-# Oaks on the lower slopes, pines higher up, rocks where it is steep: each layer keeps its
-# distance from the ones before it; every prop arrives in the FBX and in world_placements.json.
+[terrain.erosion]
+enabled = true
+droplets_per_km2 = 60000.0
+
+# ---- built once the Networks panel's Blender side lands (issue 24); read and checked today.
+[rivers]
+enabled = true
+threshold = 6000.0
+lake_min_area = 3000.0
+lake_min_depth = 1.0
+
+# Roads between the three settlement sites (south, east, west), Blender metres.
+[roads]
+enabled = true
+points = [[-60.0, -296.0], [256.0, -52.0], [-268.0, -156.0]]
+# ----
+
+[biomes]
+enabled = true
+table = "whittaker"
+
+# Texture layers: the terrain's material and the Unity terrain package's splat maps.
+[[splat]]
+name = "Grass"
+color = [0.16, 0.30, 0.07]
+
+[[splat]]
+name = "Sand"
+color = [0.62, 0.55, 0.36]
+biomes = ["ocean", "beach", "desert"]
+
+[[splat]]
+name = "Forest Floor"
+color = [0.09, 0.13, 0.05]
+biomes = { forest = 1.0, "rain forest" = 1.0, taiga = 0.8 }
+patchiness = 0.2
+
+[[splat]]
+name = "Rock"
+color = [0.30, 0.28, 0.26]
+slope_range = [38.0, 90.0]
+slope_fade = 8.0
+
+[[splat]]
+name = "Snow"
+color = [0.85, 0.87, 0.90]
+biomes = ["snow"]
+
+# ---- with [rivers] and [roads] built, add these layers (their rules read the networks' maps):
+# [[splat]]
+# name = "Riverbed"
+# color = [0.22, 0.20, 0.15]
+# river = 1.0
+# [[splat]]
+# name = "Bank"
+# color = [0.20, 0.26, 0.10]
+# bank = 1.0
+# [[splat]]
+# name = "Road"
+# color = [0.35, 0.29, 0.20]
+# road = 1.0
+# ----
+
+# ---- built once the Ecosystem panel's Blender side lands (issue 23); read and checked today.
+# A forest grown over 50 years (birch pioneers, shade-tolerant oaks), then deer and wolves for 400
+# steps on the grass it leaves, wearing game trails.
+[ecosystem]
+years = 50
+steps = 400
+burn_in = 100
+trail_attraction = 3.0
+
+[[ecosystem.species]]
+name = "Birch"
+tree = "birch"
+initial_density = 15.0
+seeds_per_year = 20.0
+dispersal = 15.0
+max_age = 90
+max_radius = 3.0
+max_height = 18.0
+growth_years = 10.0
+shade_tolerance = 0.0
+max_slope = 30.0
+
+[[ecosystem.species]]
+name = "Oak"
+tree = "broadleaf"
+initial_density = 6.0
+seeds_per_year = 15.0
+dispersal = 8.0
+max_age = 300
+max_radius = 6.0
+max_height = 24.0
+growth_years = 25.0
+shade_tolerance = 1.0
+max_slope = 30.0
+
+[[ecosystem.animals]]
+name = "Deer"
+eats = "plants"
+count = 120
+energy_gain = 4.0
+reproduce = 0.03
+speed = 4.0
+vision = 20.0
+max_age = 300
+drink_every = 30
+home_range = 150.0
+
+[[ecosystem.animals]]
+name = "Wolf"
+eats = ["Deer"]
+count = 30
+energy_gain = 20.0
+reproduce = 0.05
+speed = 6.0
+vision = 40.0
+max_age = 500
+drink_every = 40
+home_range = 120.0
+# ----
+
+# Oaks on the lower slopes (until [ecosystem] grows the forest), pines higher up, rocks where it is
+# steep, grass in patches: each layer keeps its distance from the ones before it; every prop arrives
+# in the FBX and in world_placements.json.
 [[scatter]]
 name = "Oaks"
 prop = "broadleaf"
@@ -112,6 +239,46 @@ scale_range = [1.0, 3.0]
 align = 1.0
 max_tilt = 40.0
 sink = 0.2
+
+[[scatter]]
+name = "Grass"
+prop = "grass"
+variants = 2
+radius = 7.0
+height_range = [20.0, 70.0]
+slope_range = [0.0, 20.0]
+patchiness = 0.5
+patch_scale = 60.0
+keep_away = 3.0
+unity_detail = 0.5
+
+# Levels, each also a Tiled map, a JSON record and a picture: a BSP crypt under the west settlement,
+# a cave in the hills, a WFC town square (the town sample: streets and gardens walkable) at the south one.
+[[level]]
+name = "Crypt"
+generator = "bsp"
+width = 32
+height = 32
+origin = [-300.0, -188.0, 4.0]
+seed = 3
+
+[[level]]
+name = "HillCave"
+generator = "cave"
+width = 48
+height = 32
+origin = [-60.0, -200.0, 100.0]
+seed = 5
+
+[[level]]
+name = "TownSquare"
+generator = "wfc_overlapping"
+sample = "town"
+classes = [["0", "floor"], ["1", "floor"], ["2", "wall"], ["3", "wall"], ["4", "wall"]]
+width = 16
+height = 16
+origin = [-76.0, -312.0, 38.5]
+seed = 2
 
 [export]
 fbx = true
