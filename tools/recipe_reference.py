@@ -155,6 +155,11 @@ def section_text(section):
         sub_rows, _ = key_rows(limits, default)
         lines += ["", f"### `[{section.key}.{header}]`", "", _summary(type(default)), ""]
         lines += _table(sub_rows)
+    for key, (cls, limits) in getattr(spec, "LIST_TABLES", {}).items():
+        sub_rows, _ = key_rows(limits, cls())
+        lines += ["", f"### `[[{section.key}.{key}]]`", "", _summary(cls), ""]
+        lines += ["Any number of these tables (within the limits above); each key is optional.", ""]
+        lines += _table(sub_rows)
     old = getattr(spec, "OLD_KEYS", {})
     if old:
         lines += ["", "Keys of older recipes, still read:", ""]

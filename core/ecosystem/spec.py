@@ -472,3 +472,10 @@ def load_preset(name: str) -> EcosystemSpec:
     data = read_toml(path, name="ecosystem preset", limit=MAX_PRESET_BYTES)
     check_keys(data, ["ecosystem"], where=f"ecosystem preset {name!r}")
     return from_dict(data.get("ecosystem", {}))
+
+#: The lists of tables inside ``[ecosystem]`` (``[[ecosystem.species]]``, ``[[ecosystem.animals]]``): their
+#: spec and limits table, for the generated recipe reference (``tools/recipe_reference.py``).
+LIST_TABLES: dict[str, tuple[type, dict[str, Any]]] = {
+    "species": (PlantSpecies, SPECIES_LIMITS),
+    "animals": (AnimalSpecies, ANIMAL_LIMITS),
+}
