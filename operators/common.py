@@ -159,10 +159,15 @@ class ModalBuild(Reports):
         context.workspace.status_text_set(f"Worldseed: {self._label}: {stage} ({done}/{total}) (Esc to cancel)")
         return {"RUNNING_MODAL"}
 
+    def can_run_modal(self, context):
+        """Whether a modal run would get events: a window in Blender's UI, not background Blender or the
+        bpy module (which have a window but no event loop: the build runs at once there)."""
+        return context.window is not None and not bpy.app.background
+
     def run_steps(self, context, steps, label, *, modal, note=None):
         """``steps`` run modally (``modal``, in a window) or at once (then :meth:`finished`); ``note``
         (what a long build will cost) is reported before a modal run starts."""
-        if modal and context.window is not None:
+        if modal and self.can_run_modal(context):
             if note:
                 self.report({"INFO"}, f"Worldseed: {note[0].upper()}{note[1:]}")
             return self.start_modal(context, steps, label)

@@ -85,6 +85,9 @@ class Driven:
             RESULT["inside"] = False
         return {"FINISHED"}
 
+    def can_run_modal(self, context):
+        return True  # the events are fed by hand below
+
     def start_modal(self, context, steps, label, *, handler=True):
         RESULT["path"] = "modal"
         labels = RESULT.setdefault("labels", [])

@@ -208,6 +208,18 @@ def test_operator_option_and_report(empty_scene, tmp_path):
     assert sorted(os.listdir(path.parent)) == ["w.fbx", "w_placements.json", "w_props.fbx"]
 
 
+def test_a_script_exports_a_large_scatter_at_once(empty_scene, tmp_path):
+    """Found from outside: above MODAL_INSTANCES the export went modal in the bpy module (a window, no
+    event loop) and returned RUNNING_MODAL, writing nothing; a script's export runs to its end."""
+    from worldseed.operators.export import MODAL_INSTANCES
+
+    scatter_scene(MODAL_INSTANCES + 10, kinds=("rock",))
+    path = tmp_path / "big.fbx"
+    assert bpy.context.window is not None and bpy.app.background
+    assert bpy.ops.worldseed.export_unity(filepath=str(path), scatter_mode="LIBRARY") == {"FINISHED"}
+    assert sorted(os.listdir(tmp_path)) == ["big.fbx", "big_placements.json", "big_props.fbx"]
+
+
 def test_placement_file_names_each_instance_object(empty_scene, tmp_path):
     root, obj = scatter_scene(30)
     fbx = tmp_path / "w.fbx"

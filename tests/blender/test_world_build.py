@@ -33,6 +33,9 @@ class Driven:
         RESULT["invoked"] = self.invoke(context, SimpleNamespace(type="NONE", value="NOTHING"))
         return {"FINISHED"}
 
+    def can_run_modal(self, context):
+        return True  # the events are fed by hand below
+
     def start_modal(self, context, steps, label, *, handler=True):
         labels = RESULT.setdefault("labels", [])
         state = super().start_modal(context, Tap(steps, labels), label, handler=False)
