@@ -1,0 +1,223 @@
+"""The ecosystem in Blender: headless world builds write its files in the folder's switch, the forest is
+instanced and exported as a scatter (height and width scale), the scatter leaves the trampled trails
+free; the Ecosystem panel's operators simulate, show any snapshot year, load presets, cancel cleanly."""
+
+import os
+
+import bpy
+import numpy as np
+import pytest
+
+from worldseed.addon import batch
+from worldseed.core import ecosystem as core_eco
+from worldseed.core import recipe as core_recipe
+from worldseed.operators.bridge import ecosystem as bridge_ecosystem
+from worldseed.operators.bridge import scatter as bridge_scatter
+from worldseed.operators.bridge import terrain as bridge_terrain
+
+from ._ecosystem_cases import RECIPE, SIDE, plants_csv, png_grey16, read_json, write_recipe
+from ._world_cases import fbx_nodes
+
+FILES = ("Vale_plants.csv", "Vale_ecosystem.json", "Vale_population.png", "Vale_trails.png", "Vale_spawns.json")
+
+
+@pytest.fixture(scope="module")
+def headless(tmp_path_factory, addon):
+    """The recipe built headless once: ``(folder, facts)``: what the scene held (each test starts from an
+    empty scene): the forest's plants, its species' mesh sizes, the trampled ground, the rocks' positions,
+    whether the terrain has the trails' vertex group."""
+    folder = tmp_path_factory.mktemp("eco")
+    out = folder / "out"
+    bpy.ops.wm.read_homefile(use_empty=True)
+    assert batch.main(["--recipe", write_recipe(folder), "--out", str(out), "--name", "Vale"]) == 0
+    root = next(o for o in bpy.data.objects if bridge_ecosystem.is_ecosystem(o))
+    terrain = root.parent
+    spec = bridge_ecosystem.stored_spec(root)
+    eco = bridge_ecosystem.kept(terrain, spec)
+    scatter = next(o for o in terrain.children if o.get("worldseed_kind") == bridge_scatter.SCATTER_KIND)
+    terrain_mesh = terrain if terrain.type == "MESH" else terrain.children[0]
+    facts = {
+        "name": root.name,
+        "plants": len(root.data.vertices),
+        "sizes": bridge_ecosystem._mesh_sizes(bridge_scatter.scatter_props(root)),  # noqa: SLF001 (the yardstick)
+        "trampled": core_eco.trampled_mask(eco.animals, (SIDE, SIDE), threshold=spec.trampled),
+        "trampled_of": bridge_ecosystem.trampled_of(terrain),
+        "rocks": bridge_scatter.read_points(scatter)[0].copy(),
+        "group": bridge_ecosystem.TRAILS_GROUP in terrain_mesh.vertex_groups,
+    }
+    return out, facts
+
+
+def test_a_world_build_writes_the_ecosystem_files_with_the_others(headless):
+    out, facts = headless
+    names = set(os.listdir(out))
+    assert set(FILES) <= names and {"Vale.fbx", "Vale_placements.json", "Vale_splat0.png"} <= names
+    rows = plants_csv(out / "Vale_plants.csv")
+    assert (out / "Vale_plants.csv").read_text().splitlines()[0] == core_eco.CSV_HEADER
+    assert len(rows) == facts["plants"] > 20
+    assert {r["species"] for r in rows} == {"Birch"}
+    xs = np.array([float(r["x"]) for r in rows])
+    assert np.abs(xs).max() <= 32.0  # Unity metres on the 64 m terrain
+    doc = read_json(out / "Vale_ecosystem.json")
+    assert (doc["format"], doc["version"], doc["species"]) == ("worldseed.ecosystem", 1, ["Birch"])
+    assert len(doc["history"]) == 16 and doc["history"][-1]["alive"] == [len(rows)]
+    assert doc["animals"]["names"] == ["Deer"] and len(doc["animals"]["history"]) == 121
+    trails = png_grey16((out / "Vale_trails.png").read_bytes())
+    assert trails.shape == (SIDE - 1, SIDE - 1) and trails.max() == 65535
+    spawns = read_json(out / "Vale_spawns.json")
+    assert spawns["format"] == "worldseed.spawns" and spawns["animals"][0]["name"] == "Deer"
+
+
+def test_the_forest_is_in_the_placement_file_and_the_fbx_sized_by_height_and_canopy(headless):
+    out, facts = headless
+    rows = plants_csv(out / "Vale_plants.csv")
+    entries = {e["scatter"]: e for e in read_json(out / "Vale_placements.json")["scatters"]}
+    forest = entries[facts["name"]]
+    assert len(forest["instances"]) == len(rows) and forest["layers"] == ["Birch"]
+    assert len(forest["terrain_trees"]["instances"]) == len(rows)
+    height = {(r["x"], r["z"]): float(r["height"]) for r in rows}
+    radius = {(r["x"], r["z"]): float(r["radius"]) for r in rows}
+    sizes = facts["sizes"]
+    for rec in forest["instances"][:20]:
+        key = (f"{rec['position'][0]:.3f}", f"{rec['position'][2]:.3f}")
+        assert rec["scale"] == pytest.approx(height[key] / sizes[0, 0], rel=1e-3)
+        assert rec["width_scale"] == pytest.approx(radius[key] / sizes[0, 1], rel=1e-3)
+    tree = forest["terrain_trees"]["instances"][0]
+    assert tree["height_scale"] != tree["width_scale"]
+    nodes = fbx_nodes(out / "Vale.fbx")
+    first = forest["instances"][0]
+    translation, _rotation, scale, _bounds = nodes[first["object"]]
+    assert scale[1] == pytest.approx(first["scale"], rel=1e-3)  # Unity Y: the height
+    assert scale[0] == pytest.approx(first["width_scale"], rel=1e-3)
+    x, y, z = first["position"]  # the FBX's right-handed frame: Unity's x mirrored
+    assert translation == pytest.approx([-x, y, z], abs=1e-3)
+
+
+def test_the_scatter_leaves_the_trampled_trails_free_and_the_trail_layer_is_painted(headless):
+    out, facts = headless
+    trampled = facts["trampled"]
+    assert 0 < trampled.sum() < trampled.size // 2
+    pos = facts["rocks"]
+    assert len(pos) > 5
+    cell = 64.0 / (SIDE - 1)
+    ix = np.floor((pos[:, 0] + 32.0) / cell).astype(int)
+    iy = np.floor((pos[:, 1] + 32.0) / cell).astype(int)
+    corners = trampled[iy, ix] | trampled[iy + 1, ix] | trampled[iy, ix + 1] | trampled[iy + 1, ix + 1]
+    assert not corners.any()  # no rock in a cell touching trampled ground
+    assert facts["trampled_of"].tolist() == trampled.tolist()
+    assert facts["group"]
+    splat = read_json(out / "Vale_terrain.json")
+    assert "Trail" in json_names(splat)
+
+
+def json_names(doc):
+    """Every string value in a JSON document (the texture layers' names among them)."""
+    if isinstance(doc, dict):
+        return [v for x in doc.values() for v in json_names(x)]
+    if isinstance(doc, list):
+        return [v for x in doc for v in json_names(x)]
+    return [doc] if isinstance(doc, str) else []
+
+
+def test_a_run_without_animals_removes_the_earlier_trail_files(headless, tmp_path):
+    out, _facts = headless
+    text = RECIPE.replace('[[ecosystem.animals]]\nname = "Deer"\ncount = 15\n', "")
+    assert "Deer" not in text
+    bpy.ops.wm.read_homefile(use_empty=True)
+    assert batch.main(["--recipe", write_recipe(tmp_path, text), "--out", str(out), "--name", "Vale"]) == 0
+    names = set(os.listdir(out))
+    assert {"Vale_plants.csv", "Vale_ecosystem.json", "Vale_population.png"} <= names
+    assert not {"Vale_trails.png", "Vale_spawns.json"} & names
+    assert "animals" not in read_json(out / "Vale_ecosystem.json")
+
+
+def _panel(years=8):
+    ws = bpy.context.scene.worldseed
+    ws.terrain.resolution, ws.terrain.size = SIDE, 64.0
+    assert bpy.ops.worldseed.terrain_add(from_settings=True) == {"FINISHED"}
+    assert bpy.ops.worldseed.ecosystem_species_add() == {"FINISHED"}
+    assert bpy.ops.worldseed.ecosystem_animal_add() == {"FINISHED"}
+    eco = ws.ecosystem
+    eco.years, eco.steps, eco.burn_in = years, 40, 5
+    eco.species[0].initial_density, eco.animals[0].count = 120.0, 10
+    return ws
+
+
+def test_simulate_shows_the_forest_and_the_year_slider_any_snapshot_year(addon, empty_scene):
+    ws = _panel()
+    terrain = bpy.context.active_object
+    assert bpy.ops.worldseed.ecosystem_add() == {"FINISHED"}
+    root = bpy.context.active_object
+    assert bridge_ecosystem.is_ecosystem(root) and root.parent == terrain
+    eco = bridge_ecosystem.kept(terrain, bridge_ecosystem.stored_spec(root))
+    assert len(root.data.vertices) == len(eco.plants) > 0 and ws.ecosystem.year == 8
+    assert bridge_ecosystem.snapshot_years(root) == tuple(range(9))
+    counts = {}
+    for year in (0, 4, 8):
+        ws.ecosystem.year = year  # the slider
+        assert bridge_ecosystem.shown_year(root) == year
+        counts[year] = len(root.data.vertices)
+        assert counts[year] == int(eco.plants.history["alive"][year].sum())
+    assert counts[0] != counts[8]
+    image = bpy.data.images[bridge_ecosystem.CHART_IMAGE]
+    assert tuple(image.size) == (640, 480)  # plants and animals
+    # Update with a new setting simulates again in place
+    ws.ecosystem.species[0].initial_density = 30.0
+    assert bpy.ops.worldseed.ecosystem_update() == {"FINISHED"}
+    assert bpy.context.active_object == root and len(root.data.vertices) < counts[8]
+    assert bridge_ecosystem.stored_spec(root).species[0].initial_density == 30.0
+
+
+def test_simulate_refuses_an_empty_panel_and_bad_values_with_a_report(addon, empty_scene):
+    ws = bpy.context.scene.worldseed
+    ws.terrain.resolution, ws.terrain.size = SIDE, 64.0
+    assert bpy.ops.worldseed.terrain_add(from_settings=True) == {"FINISHED"}
+    before = set(bpy.data.objects)
+    with pytest.raises(RuntimeError, match="no species and no animals"):
+        bpy.ops.worldseed.ecosystem_add()
+    bpy.ops.worldseed.ecosystem_animal_add()
+    ws.ecosystem.animals[0].eats = "Wolf"
+    with pytest.raises(RuntimeError, match="Wolf"):
+        bpy.ops.worldseed.ecosystem_add()
+    assert set(bpy.data.objects) == before
+
+
+def test_a_preset_loads_into_the_panel_and_round_trips_through_a_recipe(addon, empty_scene, tmp_path):
+    ws = bpy.context.scene.worldseed
+    ws.ecosystem.preset = "temperate"
+    assert bpy.ops.worldseed.ecosystem_preset() == {"FINISHED"}
+    assert [s.name for s in ws.ecosystem.species] == ["Birch", "Beech", "Hazel"]
+    assert [a.name for a in ws.ecosystem.animals] == ["Deer", "Wolf"]
+    preset = core_eco.load_preset("temperate")
+    path = tmp_path / "sidebar.toml"
+    assert bpy.ops.worldseed.recipe_save(filepath=str(path)) == {"FINISHED"}
+    spec = core_recipe.load(str(path)).ecosystem
+    assert [s.name for s in spec.species] == [s.name for s in preset.species]
+    assert spec.animals[1].eats == ("Deer",) and spec.years == preset.years
+    # the panel's own values (float32 in Blender) are what the recipe holds, and read back the same
+    bpy.ops.wm.read_homefile(use_empty=True)
+    sections = __import__("worldseed.operators.bridge.sections", fromlist=["adapter"])
+    sections.adapter("ecosystem").load(bpy.context.scene.worldseed.ecosystem, spec)
+    again = tmp_path / "again.toml"
+    assert bpy.ops.worldseed.recipe_save(filepath=str(again)) == {"FINISHED"}
+    assert again.read_bytes() == path.read_bytes()
+
+
+def test_esc_during_simulate_leaves_the_scene_as_it_was(addon, empty_scene):
+    from worldseed.operators.ecosystem import WORLDSEED_OT_ecosystem_add
+
+    _panel(years=30)
+    terrain = bpy.context.active_object
+    bridge_ecosystem.forget()
+    before = set(bpy.data.objects)
+    steps = bridge_ecosystem.forest_steps(
+        terrain,
+        bridge_ecosystem.EcosystemAdapter().settings_spec(bpy.context.scene.worldseed.ecosystem),
+        collection=bpy.context.scene.collection,
+    )
+    for _ in range(5):
+        next(steps)
+    steps.close()  # what Esc does to a modal run's steps
+    assert set(bpy.data.objects) == before
+    assert bridge_ecosystem.forest_of(terrain) is None
+    assert WORLDSEED_OT_ecosystem_add.bl_idname == "worldseed.ecosystem_add"
