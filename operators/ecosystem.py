@@ -38,6 +38,10 @@ class WORLDSEED_OT_ecosystem_add(ModalBuild, FamilyOperator, bpy.types.Operator)
 
     @classmethod
     def poll(cls, context: bpy.types.Context) -> bool:
+        settings = context.scene.worldseed.ecosystem
+        if not (len(settings.species) or len(settings.animals)):
+            cls.poll_message_set("Add a plant species or an animal with + first")
+            return False
         return bridge_terrain.terrain_root(context.active_object) is not None
 
     def invoke(self, context: bpy.types.Context, event: bpy.types.Event) -> set[str]:

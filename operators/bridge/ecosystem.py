@@ -123,9 +123,13 @@ def stored_spec(root: bpy.types.Object) -> EcosystemSpec:
 
 
 def _key(recipe: Recipe, spec: EcosystemSpec) -> tuple[str, str]:
-    """What a simulation depends on: the terrain's recipe (its heights and layers) and the spec."""
+    """What a simulation depends on: the terrain's recipe (its heights and layers) and the spec but the
+    species' trees (their meshes only: another tree is the same forest, instanced again)."""
     ground = dataclasses.replace(recipe, ecosystem=core_eco.EcosystemSpec(), scatter=(), trees=(), level=())
-    return core_recipe.dumps(ground), json.dumps(core_eco.to_dict(spec), sort_keys=True)
+    table = core_eco.to_dict(spec)
+    for species in table["species"]:
+        species["tree"] = ""
+    return core_recipe.dumps(ground), json.dumps(table, sort_keys=True)
 
 
 def kept(terrain: bpy.types.Object, spec: EcosystemSpec) -> Ecosystem | None:
