@@ -246,8 +246,9 @@ SECTIONS = (
         check=check_ecosystem,
         label="Ecosystem",
         omit_default=True,
-        tiled="refuse",
-        tiled_note="the ecosystem is not yet simulated across a tiled world's tiles: build the recipe as one terrain",
+        tiled="per_tile",
+        tiled_note="each tile's plants, simulated with a halo (the same plants on both sides of a border); "
+        "animals are refused",
     ),
     Section(
         "scatter",
