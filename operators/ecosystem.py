@@ -9,18 +9,34 @@ cancelled run leaves the scene as it was (the scene changes only at the last ste
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, cast
+
 import bpy
 
+from ..core.errors import ParameterError
 from .bridge import ecosystem as bridge_ecosystem
 from .bridge import sections
 from .bridge import terrain as bridge_terrain
+from .bridge.properties import Settings
 from .common import FamilyOperator, LoadSettings, ModalBuild, Rebuild, Reports, Reseed, new_seed, select_only
+
+if TYPE_CHECKING:
+    from bpy.stub_internal.rna_enums import OperatorReturnItems
+
+    Result = set[OperatorReturnItems]
+else:
+    Result = set
 
 ECOSYSTEM = bridge_ecosystem.EcosystemAdapter.key
 
 
 def _adapter() -> bridge_ecosystem.EcosystemAdapter:
     return sections.adapter("ecosystem")
+
+
+def _settings(context: bpy.types.Context) -> Settings:
+    """The Ecosystem panel's settings."""
+    return _adapter().settings(cast(bpy.types.Scene, context.scene))
 
 
 class WORLDSEED_OT_ecosystem_add(ModalBuild, FamilyOperator, bpy.types.Operator):
@@ -32,25 +48,25 @@ class WORLDSEED_OT_ecosystem_add(ModalBuild, FamilyOperator, bpy.types.Operator)
     bl_options = {"REGISTER", "UNDO"}
     family = ECOSYSTEM
 
-    seed: bpy.props.IntProperty(name="Seed", default=0, min=0, max=2**31 - 1)  # type: ignore[valid-type]
-    new_seed: bpy.props.BoolProperty(name="New Seed", default=False, options={"SKIP_SAVE"})  # type: ignore[valid-type]
-    from_settings: bpy.props.BoolProperty(default=True, options={"SKIP_SAVE", "HIDDEN"})  # type: ignore[valid-type]
+    seed: bpy.props.IntProperty(name="Seed", default=0, min=0, max=2**31 - 1)
+    new_seed: bpy.props.BoolProperty(name="New Seed", default=False, options={"SKIP_SAVE"})
+    from_settings: bpy.props.BoolProperty(default=True, options={"SKIP_SAVE", "HIDDEN"})
 
     @classmethod
     def poll(cls, context: bpy.types.Context) -> bool:
-        settings = context.scene.worldseed.ecosystem
+        settings = _settings(context)
         if not (len(settings.species) or len(settings.animals)):
             cls.poll_message_set("Add a plant species or an animal with + first")
             return False
         return bridge_terrain.terrain_root(context.active_object) is not None
 
-    def invoke(self, context: bpy.types.Context, event: bpy.types.Event) -> set[str]:
+    def invoke(self, context: bpy.types.Context, event: bpy.types.Event) -> Result:
         return self.guard(context, lambda: self.run(context, modal=True))
 
-    def execute(self, context: bpy.types.Context) -> set[str]:
+    def execute(self, context: bpy.types.Context) -> Result:
         return self.guard(context, lambda: self.run(context, modal=False))
 
-    def run(self, context: bpy.types.Context, *, modal: bool) -> set[str]:
+    def run(self, context: bpy.types.Context, *, modal: bool) -> Result:
         settings = self.settings(context)
         if self.from_settings:
             self.seed, self.from_settings = settings.seed, False
@@ -58,17 +74,20 @@ class WORLDSEED_OT_ecosystem_add(ModalBuild, FamilyOperator, bpy.types.Operator)
             self.seed, self.new_seed = new_seed(), False
         spec = _adapter().spec_with_seed(settings, self.seed)
         terrain = bridge_terrain.terrain_root(context.active_object)
+        if terrain is None:
+            raise ParameterError("select a Worldseed terrain to grow the ecosystem on")
         replace = bridge_ecosystem.forest_of(terrain)
         collection = replace.users_collection[0] if replace is not None and replace.users_collection else None
         steps = bridge_ecosystem.forest_steps(
-            terrain, spec, collection=collection or context.collection, replace=replace
+            terrain, spec, collection=collection or cast(bpy.types.Collection, context.collection), replace=replace
         )
         return self.run_steps(context, steps, "simulating the ecosystem", modal=modal)
 
     def finished(self, context: bpy.types.Context, root: bpy.types.Object) -> None:
         select_only(context, root)
         self.settings(context).year = bridge_ecosystem.shown_year(root)
-        self.report({"INFO"}, f"Worldseed: {len(root.data.vertices):,} plants on {root.parent.name!r}")
+        plants = len(cast(bpy.types.Mesh, root.data).vertices)
+        self.report({"INFO"}, f"Worldseed: {plants:,} plants on {cast(bpy.types.Object, root.parent).name!r}")
 
 
 class WORLDSEED_OT_ecosystem_update(Rebuild, bpy.types.Operator):
@@ -105,10 +124,10 @@ class WORLDSEED_OT_ecosystem_preset(Reports, bpy.types.Operator):
     bl_label = "Load Preset"
     bl_options = {"REGISTER", "UNDO"}
 
-    def execute(self, context: bpy.types.Context) -> set[str]:
-        settings = context.scene.worldseed.ecosystem
+    def execute(self, context: bpy.types.Context) -> Result:
+        settings = _settings(context)
 
-        def work() -> set[str]:
+        def work() -> Result:
             _adapter().load_preset(settings)
             return {"FINISHED"}
 
@@ -127,11 +146,11 @@ class WORLDSEED_OT_ecosystem_show_year(FamilyOperator, bpy.types.Operator):
     def poll(cls, context: bpy.types.Context) -> bool:
         return cls.active_root(context) is not None
 
-    def execute(self, context: bpy.types.Context) -> set[str]:
+    def execute(self, context: bpy.types.Context) -> Result:
         root = self.active_root(context)
         settings = self.settings(context)
 
-        def work() -> set[str]:
+        def work() -> Result:
             shown = bridge_ecosystem.show_year(root, settings.year)
             self.report({"INFO"}, f"Worldseed: the forest at year {shown}")
             return {"FINISHED"}
@@ -146,8 +165,8 @@ class WORLDSEED_OT_ecosystem_species_add(bpy.types.Operator):
     bl_label = "Add Species"
     bl_options = {"REGISTER", "UNDO"}
 
-    def execute(self, context: bpy.types.Context) -> set[str]:
-        _adapter().add_species(context.scene.worldseed.ecosystem)
+    def execute(self, context: bpy.types.Context) -> Result:
+        _adapter().add_species(_settings(context))
         return {"FINISHED"}
 
 
@@ -160,10 +179,10 @@ class WORLDSEED_OT_ecosystem_species_remove(bpy.types.Operator):
 
     @classmethod
     def poll(cls, context: bpy.types.Context) -> bool:
-        return len(context.scene.worldseed.ecosystem.species) > 0
+        return len(_settings(context).species) > 0
 
-    def execute(self, context: bpy.types.Context) -> set[str]:
-        settings = context.scene.worldseed.ecosystem
+    def execute(self, context: bpy.types.Context) -> Result:
+        settings = _settings(context)
         settings.species.remove(settings.active_species)
         settings.active_species = max(0, min(settings.active_species, len(settings.species) - 1))
         return {"FINISHED"}
@@ -176,8 +195,8 @@ class WORLDSEED_OT_ecosystem_animal_add(bpy.types.Operator):
     bl_label = "Add Animal"
     bl_options = {"REGISTER", "UNDO"}
 
-    def execute(self, context: bpy.types.Context) -> set[str]:
-        _adapter().add_animal(context.scene.worldseed.ecosystem)
+    def execute(self, context: bpy.types.Context) -> Result:
+        _adapter().add_animal(_settings(context))
         return {"FINISHED"}
 
 
@@ -190,10 +209,10 @@ class WORLDSEED_OT_ecosystem_animal_remove(bpy.types.Operator):
 
     @classmethod
     def poll(cls, context: bpy.types.Context) -> bool:
-        return len(context.scene.worldseed.ecosystem.animals) > 0
+        return len(_settings(context).animals) > 0
 
-    def execute(self, context: bpy.types.Context) -> set[str]:
-        settings = context.scene.worldseed.ecosystem
+    def execute(self, context: bpy.types.Context) -> Result:
+        settings = _settings(context)
         settings.animals.remove(settings.active_animal)
         settings.active_animal = max(0, min(settings.active_animal, len(settings.animals) - 1))
         return {"FINISHED"}

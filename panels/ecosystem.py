@@ -3,6 +3,8 @@ year slider and the population chart. Drawing only."""
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 import bpy
 
 from .common import SidebarPanel
@@ -52,14 +54,34 @@ SETTINGS_FIELDS = (
 
 
 class WORLDSEED_UL_ecosystem_species(bpy.types.UIList):
-    def draw_item(self, context, layout, data, item, icon, active_data, active_propname, index):
+    def draw_item(  # type: ignore[override]
+        self,
+        context: bpy.types.Context,
+        layout: bpy.types.UILayout,
+        data: Any,
+        item: Any,
+        icon: int,
+        active_data: Any,
+        active_propname: str,
+        index: int,
+    ) -> None:
         row = layout.row(align=True)
         row.prop(item, "name", text="", emboss=False, icon="OUTLINER_OB_FORCE_FIELD")
         row.label(text=item.tree)
 
 
 class WORLDSEED_UL_ecosystem_animals(bpy.types.UIList):
-    def draw_item(self, context, layout, data, item, icon, active_data, active_propname, index):
+    def draw_item(  # type: ignore[override]
+        self,
+        context: bpy.types.Context,
+        layout: bpy.types.UILayout,
+        data: Any,
+        item: Any,
+        icon: int,
+        active_data: Any,
+        active_propname: str,
+        index: int,
+    ) -> None:
         row = layout.row(align=True)
         row.prop(item, "name", text="", emboss=False, icon="MONKEY")
         row.label(text=item.eats)
@@ -70,9 +92,10 @@ class WORLDSEED_PT_ecosystem(SidebarPanel, bpy.types.Panel):
     bl_idname = "WORLDSEED_PT_ecosystem"
     bl_options = {"DEFAULT_CLOSED"}
 
-    def draw(self, context):
-        layout = self.layout
-        settings = context.scene.worldseed.ecosystem
+    def draw(self, context: bpy.types.Context) -> None:
+        layout = cast(bpy.types.UILayout, self.layout)
+        scene: Any = context.scene  # scene.worldseed: registered by the add-on, unknown to the stubs
+        settings = scene.worldseed.ecosystem
         row = layout.row(align=True)
         row.prop(settings, "preset", text="")
         row.operator("worldseed.ecosystem_preset", text="Load", icon="IMPORT")
@@ -99,7 +122,7 @@ class WORLDSEED_PT_ecosystem(SidebarPanel, bpy.types.Panel):
         if 0 <= settings.active_animal < len(settings.animals):
             draw_fields(layout, settings.animals[settings.active_animal], ANIMAL_FIELDS)
         root = settings.active_root(context.active_object)
-        if root is None and context.scene.worldseed.terrain.active_root(context.active_object) is None:
+        if root is None and scene.worldseed.terrain.active_root(context.active_object) is None:
             layout.label(text="Select a Worldseed terrain to grow on", icon="INFO")
         layout.operator("worldseed.ecosystem_add", icon="OUTLINER_OB_FORCE_FIELD")
         if root is not None:
@@ -126,18 +149,20 @@ class WORLDSEED_PT_ecosystem_more(SidebarPanel, bpy.types.Panel):
     bl_parent_id = "WORLDSEED_PT_ecosystem"
     bl_options = {"DEFAULT_CLOSED"}
 
-    def draw(self, context):
-        settings = context.scene.worldseed.ecosystem
-        draw_fields(self.layout, settings, SETTINGS_FIELDS)
+    def draw(self, context: bpy.types.Context) -> None:
+        scene: Any = context.scene
+        settings = scene.worldseed.ecosystem
+        layout = cast(bpy.types.UILayout, self.layout)
+        draw_fields(layout, settings, SETTINGS_FIELDS)
         if 0 <= settings.active_species < len(settings.species):
-            self.layout.label(text=f"Species: {settings.species[settings.active_species].name}")
-            draw_fields(self.layout, settings.species[settings.active_species], MORE_SPECIES_FIELDS)
+            layout.label(text=f"Species: {settings.species[settings.active_species].name}")
+            draw_fields(layout, settings.species[settings.active_species], MORE_SPECIES_FIELDS)
         if 0 <= settings.active_animal < len(settings.animals):
-            self.layout.label(text=f"Animal: {settings.animals[settings.active_animal].name}")
-            draw_fields(self.layout, settings.animals[settings.active_animal], MORE_ANIMAL_FIELDS)
+            layout.label(text=f"Animal: {settings.animals[settings.active_animal].name}")
+            draw_fields(layout, settings.animals[settings.active_animal], MORE_ANIMAL_FIELDS)
 
 
-def draw_fields(layout, data, names):
+def draw_fields(layout: bpy.types.UILayout, data: Any, names: tuple[str, ...]) -> None:
     col = layout.column(align=True)
     col.use_property_split = True
     for name in names:

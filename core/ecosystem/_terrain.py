@@ -162,7 +162,8 @@ def trail_layers(
     (:func:`trampled_mask` at ``spec.trampled``) added to their ``clearing`` and, when a texture layer
     of ``splats`` has a ``trail`` rule, the splat weights painted again with the wear
     (``core.terrain.repaint_splats``).  The same object when there is nothing to add."""
-    shape = layers.heights.values.shape
+    rows, cols = layers.heights.values.shape
+    shape = (rows, cols)
     trampled = trampled_mask(eco.animals, shape, threshold=spec.trampled)
     out = layers
     if trampled.any():

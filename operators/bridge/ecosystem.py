@@ -25,7 +25,7 @@ import collections
 import dataclasses
 import json
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import bpy
 import numpy as np
@@ -200,6 +200,8 @@ def show_year(root: bpy.types.Object, year: int | None = None, *, eco: Ecosystem
     returns the year shown."""
     spec = stored_spec(root)
     if eco is None:
+        if root.parent is None:
+            raise ParameterError(f"the ecosystem {root.name!r} stands on no terrain")
         eco = drive(simulate_steps(root.parent, spec))
     me = mesh_of(root)
     run = eco.plants
@@ -287,7 +289,7 @@ def trails_group(terrain: bpy.types.Object, eco: Ecosystem) -> None:
         return
     shape = eco.habitat.shape
     wear = core_eco.trail_vertices(eco.animals, shape).ravel()
-    if len(target.data.vertices) != wear.size:  # a mesh of another resolution: no mask
+    if len(cast(bpy.types.Mesh, target.data).vertices) != wear.size:  # another resolution: no mask
         return
     group = target.vertex_groups.new(name=TRAILS_GROUP)
     worn = np.flatnonzero(wear > 0.0)
@@ -316,7 +318,7 @@ def chart_image(eco: Ecosystem) -> bpy.types.Image:
         image = bpy.data.images.new(CHART_IMAGE, cols, rows, alpha=False)
     rgba = np.ones((rows, cols, 4), np.float32)
     rgba[..., :3] = rgb[::-1].astype(np.float32) / 255.0  # Blender's rows run bottom to top
-    image.pixels.foreach_set(rgba.ravel())
+    cast(Any, image.pixels).foreach_set(rgba.ravel())  # the stubs type the pixels as a float
     image.update()
     image.preview_ensure()  # the panel shows it as an icon
     return image
@@ -384,7 +386,9 @@ def ecosystem_files(root: bpy.types.Object, name: str) -> dict[str, bytes]:
         raise ParameterError(f"the ecosystem {root.name!r} stands on no terrain")
     spec = stored_spec(root)
     eco = drive(simulate_steps(terrain, spec))
-    return core_eco.ecosystem_files(name, eco, blender_offset=tuple(terrain.matrix_world.translation), seed=spec.seed)
+    return core_eco.ecosystem_files(
+        name, eco, blender_offset=terrain.matrix_world.translation.to_tuple(), seed=spec.seed
+    )
 
 
 # --------------------------------------------------------------------------- the headless build
@@ -398,7 +402,7 @@ def build_section(
     joins the terrain's clearing (``world.clearing``, and its layers' ``clearing``) before the
     scatter, and a ``trail`` texture rule paints the terrain's splat maps with the wear."""
     spec = recipe.ecosystem
-    terrain = world.terrain
+    terrain = cast("bpy.types.Object | None", world.terrain)
     if terrain is None or not (spec.species or spec.animals):
         return
     layers = world.layers.get(terrain.name)

@@ -545,19 +545,21 @@ def scatter_steps(root: bpy.types.Object, scatter: Callable[[], T]) -> Steps[T]:
 def build_section(
     recipe: Recipe, world: World, *, scene: bpy.types.Scene, progress: Callable[[int, int, str], object] | None = None
 ) -> None:
-    """``[[scatter]]`` of a world build (see :mod:`.world`): the layers on the terrain built before them."""
-    if world.terrain is None or not recipe.scatter:
+    """``[[scatter]]`` of a world build (see :mod:`.world`): the layers on the terrain built before them,
+    off the ground earlier sections cleared (``world.clearing``: the ecosystem's trampled trails)."""
+    terrain = cast("bpy.types.Object | None", world.terrain)
+    if terrain is None or not recipe.scatter:
         return
     if progress is not None:
         progress(0, 1, "scatter")
     world.scatters.append(
         scatter_onto(
-            world.terrain,
+            terrain,
             list(recipe.scatter),
             [("BUILTIN", None)] * len(recipe.scatter),
             seed=recipe.world.seed,
             collection=scene.collection,
-            clearing=world.clearing.get(world.terrain.name),
+            clearing=world.clearing.get(terrain.name),
         )
     )
     if progress is not None:

@@ -100,7 +100,7 @@ class World:
     scatters: list = field(default_factory=list)
     layers: dict = field(default_factory=dict)
     ground: tuple = None
-    clearing: dict = field(default_factory=dict)
+    clearing: dict[str, Any] = field(default_factory=dict)
 
 
 #: Steps each built section counts for in a world build's progress (one line, rising from 0 to 100 %).

@@ -13,7 +13,6 @@ from worldseed.core import ecosystem as core_eco
 from worldseed.core import recipe as core_recipe
 from worldseed.operators.bridge import ecosystem as bridge_ecosystem
 from worldseed.operators.bridge import scatter as bridge_scatter
-from worldseed.operators.bridge import terrain as bridge_terrain
 
 from ._ecosystem_cases import RECIPE, SIDE, plants_csv, png_grey16, read_json, write_recipe
 from ._world_cases import fbx_nodes
