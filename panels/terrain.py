@@ -168,7 +168,7 @@ class WORLDSEED_UL_splat_layers(bpy.types.UIList):
 SPLAT_GROUPS = (
     ("color", "texture", "tile_size"),
     ("height_range", "height_fade", "slope_range", "slope_fade"),
-    ("biomes", "biome_fade", "deposits", "deposit_depth", "flow", "flow_range"),
+    ("biomes", "biome_fade", "deposits", "deposit_depth", "flow", "flow_range", "trail"),
     ("patchiness", "noise_scale", "noise_fade", "strength"),
 )
 

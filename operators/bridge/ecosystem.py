@@ -261,6 +261,7 @@ def build_forest(
     else:
         bridge_scatter.set_props(obj, props)
     try:
+        _canopy_scale(obj)
         obj[KIND_KEY] = ECOSYSTEM_KIND
         obj[bridge_scatter.PLACED_KEY] = True
         obj[bridge_scatter.LAYERS_KEY] = [core_scatter.dumps_layer(s) for s in layers]
@@ -274,6 +275,25 @@ def build_forest(
             bridge_scatter.remove_scatter(obj)
         raise
     return obj
+
+
+def _canopy_scale(obj: bpy.types.Object) -> None:
+    """Make the forest's node tree scale each instance by ``(ws_width, ws_width, ws_scale)``: the canopy
+    across, the height up (as the FBX and the placement file size it)."""
+    modifier = next(m for m in obj.modifiers if m.type == "NODES")
+    tree = cast(bpy.types.NodeTree, cast(bpy.types.NodesModifier, modifier).node_group)
+    nodes: Any = tree.nodes  # a node's sockets are known by name at run time only
+    on_points = next(n for n in nodes if n.bl_idname == "GeometryNodeInstanceOnPoints")
+    height = on_points.inputs["Scale"].links[0].from_node  # the named attribute ws_scale
+    width = nodes.new("GeometryNodeInputNamedAttribute")
+    width.data_type = "FLOAT"
+    width.inputs["Name"].default_value = WIDTH
+    combine = nodes.new("ShaderNodeCombineXYZ")
+    tree.links.new(width.outputs["Attribute"], combine.inputs["X"])
+    tree.links.new(width.outputs["Attribute"], combine.inputs["Y"])
+    tree.links.new(height.outputs["Attribute"], combine.inputs["Z"])
+    tree.links.new(combine.outputs["Vector"], on_points.inputs["Scale"])
+    width.location, combine.location = (-450, -400), (-200, -300)
 
 
 def trails_group(terrain: bpy.types.Object, eco: Ecosystem) -> None:

@@ -11,6 +11,8 @@ import pytest
 from worldseed.addon import batch
 from worldseed.core import ecosystem as core_eco
 from worldseed.core import recipe as core_recipe
+from worldseed.core.errors import ParameterError
+from worldseed.core.steps import drive
 from worldseed.operators.bridge import ecosystem as bridge_ecosystem
 from worldseed.operators.bridge import scatter as bridge_scatter
 
@@ -158,6 +160,17 @@ def test_simulate_shows_the_forest_and_the_year_slider_any_snapshot_year(addon, 
         counts[year] = len(root.data.vertices)
         assert counts[year] == int(eco.plants.history["alive"][year].sum())
     assert counts[0] != counts[8]
+    # the viewport's instances are sized as the FBX: the canopy across (ws_width), the height up (ws_scale)
+    _pos, _rot, height_scale, _which = bridge_scatter.read_points(root)
+    width_scale = bridge_scatter.width_scales(root)
+    graph = bpy.context.evaluated_depsgraph_get()
+    scales = sorted(
+        tuple(round(v, 4) for v in i.matrix_world.to_scale()) for i in graph.object_instances if i.is_instance
+    )
+    expected = sorted((round(w, 4), round(w, 4), round(float(h), 4)) for w, h in zip(width_scale, height_scale))
+    assert len(scales) == len(expected)
+    assert np.abs(np.array(scales) - np.array(expected)).max() < 2e-4
+    assert any(abs(w - h) > 0.05 for w, h in zip(width_scale, height_scale))
     image = bpy.data.images[bridge_ecosystem.CHART_IMAGE]
     assert tuple(image.size) == (640, 480)  # plants and animals
     # Update with a new setting simulates again in place
@@ -172,8 +185,9 @@ def test_simulate_refuses_an_empty_panel_and_bad_values_with_a_report(addon, emp
     ws.terrain.resolution, ws.terrain.size = SIDE, 64.0
     assert bpy.ops.worldseed.terrain_add(from_settings=True) == {"FINISHED"}
     before = set(bpy.data.objects)
-    with pytest.raises(RuntimeError, match="no species and no animals"):
-        bpy.ops.worldseed.ecosystem_add()
+    assert not bpy.ops.worldseed.ecosystem_add.poll()  # the button waits for a species or an animal
+    with pytest.raises(ParameterError, match="no species and no animals"):
+        drive(bridge_ecosystem.simulate_steps(bpy.context.active_object, core_eco.EcosystemSpec()))
     bpy.ops.worldseed.ecosystem_animal_add()
     ws.ecosystem.animals[0].eats = "Wolf"
     with pytest.raises(RuntimeError, match="Wolf"):
