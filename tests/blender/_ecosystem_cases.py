@@ -80,3 +80,28 @@ def png_grey16(data):
     raw = np.frombuffer(zlib.decompress(body), np.uint8).reshape(height, 1 + 2 * width)
     assert not raw[:, 0].any()  # filter 0 rows
     return raw[:, 1:].copy().view(">u2").astype(np.uint16)
+
+
+#: A 2 x 1 tiled world of 64 m tiles with a pine wood (plants per tile) and the FBX (the prop library).
+TILED = f"""
+[world]
+name = "Wold"
+seed = 5
+tiles = [2, 1]
+[terrain]
+resolution = {SIDE}
+size = 64.0
+height = 20.0
+normalize = "fixed"
+[ecosystem]
+years = 10
+seed = 1
+[[ecosystem.species]]
+name = "Pine"
+tree = "conifer"
+initial_density = 100.0
+dispersal = 5.0
+max_radius = 2.0
+[export]
+fbx = true
+"""

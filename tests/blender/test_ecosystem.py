@@ -16,7 +16,7 @@ from worldseed.core.steps import drive
 from worldseed.operators.bridge import ecosystem as bridge_ecosystem
 from worldseed.operators.bridge import scatter as bridge_scatter
 
-from ._ecosystem_cases import RECIPE, SIDE, plants_csv, png_grey16, read_json, write_recipe
+from ._ecosystem_cases import RECIPE, SIDE, TILED, plants_csv, png_grey16, read_json, write_recipe
 from ._world_cases import fbx_nodes
 
 FILES = ("Vale_plants.csv", "Vale_ecosystem.json", "Vale_population.png", "Vale_trails.png", "Vale_spawns.json")
@@ -234,3 +234,19 @@ def test_esc_during_simulate_leaves_the_scene_as_it_was(addon, empty_scene):
     assert set(bpy.data.objects) == before
     assert bridge_ecosystem.forest_of(terrain) is None
     assert WORLDSEED_OT_ecosystem_add.bl_idname == "worldseed.ecosystem_add"
+
+
+def test_a_tiled_world_grows_plants_per_tile_and_puts_their_trees_in_the_prop_library(addon, tmp_path):
+    out = tmp_path / "out"
+    assert batch.main(["--recipe", write_recipe(tmp_path, TILED), "--out", str(out), "--name", "Wold"]) == 0
+    doc = read_json(out / "Wold_world.json")
+    for tile in doc["tiles"]:
+        listed = {f["name"] for f in tile["files"]}
+        base = tile["name"]
+        assert {f"{base}_plants.csv", f"{base}_ecosystem.json", f"{base}_population.png"} <= listed
+        entries = {e["scatter"]: e for e in read_json(out / f"{base}_placements.json")["scatters"]}
+        assert len(entries[f"{base}_Ecosystem"]["instances"]) == len(plants_csv(out / f"{base}_plants.csv")) > 5
+    names = {f["name"] for f in doc["files"]}
+    assert "Wold_props.fbx" in names
+    nodes = fbx_nodes(out / "Wold_props.fbx")
+    assert any(n.startswith("Conifer_P01") for n in nodes)
