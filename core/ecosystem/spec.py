@@ -339,7 +339,7 @@ class EcosystemSpec:
     trail_wear: float = 1.0
     trail_decay: float = 0.02
     trail_attraction: float = 1.0
-    trampled: float = 0.25
+    trampled: float = 0.5
     species: tuple = ()
     animals: tuple = ()
 
