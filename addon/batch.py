@@ -277,7 +277,7 @@ def output_paths(recipe, out_dir, *, name="world"):
         out_dir,
         name,
         terrains=int(has_terrain),
-        scatters=bool(recipe.scatter),
+        scatters=bool(recipe.scatter or recipe.ecosystem.species),  # the forest is placed as a scatter is
         trees=bool(recipe.trees),
         levels=[(spec.name, spec.autotile, spec.generator in core_levels.WFC_GENERATORS) for spec in recipe.level],
         package=terrain_layers.package_names(recipe, name) if has_terrain else (),

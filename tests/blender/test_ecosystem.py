@@ -250,3 +250,29 @@ def test_a_tiled_world_grows_plants_per_tile_and_puts_their_trees_in_the_prop_li
     assert "Wold_props.fbx" in names
     nodes = fbx_nodes(out / "Wold_props.fbx")
     assert any(n.startswith("Conifer_P01") for n in nodes)
+
+
+def test_the_sidebar_and_its_recipe_headless_write_the_same_ecosystem_files(addon, tmp_path):
+    ws = _panel(years=6)
+    ws.terrain.name = "Vale"
+    bpy.ops.worldseed.terrain_add(from_settings=True)  # the panel's name (the first terrain: "World")
+    bpy.data.objects.remove(bpy.data.objects["World"], do_unlink=True)
+    bpy.context.view_layer.objects.active = bpy.data.objects["Vale"]
+    ws.ecosystem.seed = 9
+    ws.export.placements = True
+    assert bpy.ops.worldseed.ecosystem_add() == {"FINISHED"}
+    ui, headless = tmp_path / "ui", tmp_path / "headless"
+    ui.mkdir()
+    result = bpy.ops.worldseed.export_unity(filepath=str(ui / "world.fbx"), formats="FBX", placements=True)
+    assert result == {"FINISHED"}
+    path = tmp_path / "sidebar.toml"
+    assert bpy.ops.worldseed.recipe_save(filepath=str(path)) == {"FINISHED"}
+    assert core_recipe.load(str(path)).ecosystem.seed == 9
+    bpy.ops.wm.read_homefile(use_empty=True)
+    bridge_ecosystem.forget()  # the headless run simulates again
+    assert batch.main(["--recipe", str(path), "--out", str(headless)]) == 0
+    for name in ("world_plants.csv", "world_ecosystem.json", "world_population.png", "world_trails.png"):
+        assert (ui / name).read_bytes() == (headless / name).read_bytes(), name
+    ours = read_json(ui / "world_placements.json")["scatters"]
+    theirs = read_json(headless / "world_placements.json")["scatters"]
+    assert ours == theirs and ours[0]["scatter"] == "Vale_Ecosystem"
