@@ -15,10 +15,14 @@ from worldseed.core.errors import ParameterError
 from worldseed.core.steps import drive
 from worldseed.operators.bridge import ecosystem as bridge_ecosystem
 from worldseed.operators.bridge import scatter as bridge_scatter
+from worldseed.operators.common import FamilyOperator, ModalBuild
+from worldseed.operators.ecosystem import WORLDSEED_OT_ecosystem_add
 
 from ._ecosystem_cases import RECIPE, SIDE, TILED, plants_csv, png_grey16, read_json, write_recipe
+from ._modal_cases import drive_modal
 from ._world_cases import fbx_nodes
 
+RESULT = {}
 FILES = ("Vale_plants.csv", "Vale_ecosystem.json", "Vale_population.png", "Vale_trails.png", "Vale_spawns.json")
 
 
@@ -216,24 +220,49 @@ def test_a_preset_loads_into_the_panel_and_round_trips_through_a_recipe(addon, e
     assert again.read_bytes() == path.read_bytes()
 
 
-def test_esc_during_simulate_leaves_the_scene_as_it_was(addon, empty_scene):
-    from worldseed.operators.ecosystem import WORLDSEED_OT_ecosystem_add
+class WORLDSEED_OT_test_ecosystem_esc(ModalBuild, FamilyOperator, bpy.types.Operator):
+    """Simulate's own run and end (the operator's functions), its steps fed to ModalBuild by hand
+    (background Blender has no events), Esc at a tick."""
 
+    bl_idname = "worldseed.test_ecosystem_esc"
+    bl_label = "Test Ecosystem Esc"
+    family = "ecosystem"
+    seed: bpy.props.IntProperty(default=0)
+    new_seed: bpy.props.BoolProperty(default=False)
+    from_settings: bpy.props.BoolProperty(default=True)
+    cancel_after: bpy.props.IntProperty(default=-1)
+    run = WORLDSEED_OT_ecosystem_add.run
+    finished = WORLDSEED_OT_ecosystem_add.finished
+
+    def execute(self, context):
+        return self.run(context, modal=True)
+
+    def run_steps(self, context, steps, label, *, modal, note=None):
+        return drive_modal(self, context, steps, label, RESULT)
+
+
+@pytest.fixture
+def esc_op():
+    bpy.utils.register_class(WORLDSEED_OT_test_ecosystem_esc)
+    RESULT.clear()
+    yield
+    bpy.utils.unregister_class(WORLDSEED_OT_test_ecosystem_esc)
+
+
+def test_esc_during_simulate_leaves_the_scene_as_it_was_and_a_full_run_shows_progress(addon, esc_op):
     _panel(years=30)
     terrain = bpy.context.active_object
     bridge_ecosystem.forget()
     before = set(bpy.data.objects)
-    steps = bridge_ecosystem.forest_steps(
-        terrain,
-        bridge_ecosystem.EcosystemAdapter().settings_spec(bpy.context.scene.worldseed.ecosystem),
-        collection=bpy.context.scene.collection,
-    )
-    for _ in range(5):
-        next(steps)
-    steps.close()  # what Esc does to a modal run's steps
-    assert set(bpy.data.objects) == before
-    assert bridge_ecosystem.forest_of(terrain) is None
-    assert WORLDSEED_OT_ecosystem_add.bl_idname == "worldseed.ecosystem_add"
+    assert bpy.ops.worldseed.test_ecosystem_esc(cancel_after=5) == {"FINISHED"}
+    assert RESULT["state"] == {"CANCELLED"} and RESULT["ticks"] == 6
+    assert set(bpy.data.objects) == before and bridge_ecosystem.forest_of(terrain) is None
+    RESULT.clear()
+    bpy.context.view_layer.objects.active = terrain
+    assert bpy.ops.worldseed.test_ecosystem_esc() == {"FINISHED"}
+    assert RESULT["state"] == {"FINISHED"} and RESULT["ticks"] > 30  # a tick a year, then the animals
+    root = bridge_ecosystem.forest_of(terrain)
+    assert root is not None and bpy.context.active_object == root
 
 
 def test_a_tiled_world_grows_plants_per_tile_and_puts_their_trees_in_the_prop_library(addon, tmp_path):
