@@ -40,6 +40,7 @@ import time
 
 import bpy
 
+from ..core import ecosystem as core_ecosystem
 from ..core import export as core_export
 from ..core import levels as core_levels
 from ..core import recipe as core_recipe
@@ -47,6 +48,7 @@ from ..core import unity as core_unity
 from ..core import unity_package as core_package
 from ..core import world as core_world
 from ..core.errors import ParameterError, short
+from ..operators.bridge import ecosystem as bridge_ecosystem
 from ..operators.bridge import outputs, terrain_layers, world
 from ..operators.bridge.export import ExportError
 from . import batch_world
@@ -442,10 +444,11 @@ def output_paths(recipe, out_dir, *, name="world"):
         out_dir,
         name,
         terrains=int(has_terrain),
-        scatters=bool(recipe.scatter),
+        scatters=bool(recipe.scatter or recipe.ecosystem.species),  # the forest is placed as a scatter is
         trees=bool(recipe.trees),
         levels=[(spec.name, spec.autotile, spec.generator in core_levels.WFC_GENERATORS) for spec in recipe.level],
         package=terrain_layers.package_names(recipe, name) if has_terrain else (),
+        ecosystem=bridge_ecosystem.file_roles(recipe.ecosystem) if has_terrain else (),
     )
 
 
@@ -466,7 +469,8 @@ def _all_outputs(out_dir, name):
     """Every file of the fixed set a run named ``name`` may write into ``out_dir``, but the .blend
     (always written) and recipe.toml (which may be the recipe being read)."""
     every = core_export.ExportSpec(fbx=True, glb=True, heightmap_raw=True, preview=True, render=True, placements=True)
-    paths = set(world.export_paths(every, out_dir, name, terrains=1, scatters=True, trees=True))
+    roles = core_ecosystem.file_names(name)
+    paths = set(world.export_paths(every, out_dir, name, terrains=1, scatters=True, trees=True, ecosystem=roles))
     numbered = re.compile(rf"^{re.escape(name)}_\d+_heightmap\.(?:raw|json)$")
     package = re.compile(terrain_layers.PACKAGE_FILE.format(name=re.escape(name)))
     paths.update(os.path.join(out_dir, f) for f in os.listdir(out_dir) if numbered.match(f) or package.match(f))

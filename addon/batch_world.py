@@ -155,7 +155,8 @@ def _build_tiled_locked(recipe, out_dir, name, executor, chosen, progress, write
         props_name = f"{name}_props.fbx"
         listed = {f["name"] for f in run.document.get("files", ())}  # verified by run_world: the same recipe's
         tiles = _fbx_tiles(run, chosen, name) if recipe.export.fbx else []
-        props = bool(recipe.export.fbx and recipe.scatter) and props_name not in listed
+        scatters = recipe.scatter or recipe.ecosystem.species  # the plants are placed as props too
+        props = bool(recipe.export.fbx and scatters) and props_name not in listed
         extra = [("recipe.toml", core_recipe.dumps(recipe).encode())] if write_recipe else []
         overview = core_world.overview_name(name)
         if _wants_overview(recipe, run, listed, overview):

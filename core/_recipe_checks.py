@@ -197,6 +197,11 @@ def check_ecosystem(recipe: Recipe) -> None:
     if not recipe.terrain.enabled:
         raise RecipeError("[ecosystem] needs a terrain to grow on, but terrain.enabled is false")
     side = recipe.terrain.size
+    if tuple(recipe.world.tiles) != (1, 1) and spec.animals:
+        raise RecipeError(
+            f"[[ecosystem.animals]] are not simulated in a tiled world (world.tiles {list(recipe.world.tiles)}): "
+            "leave them out (the plants grow per tile) or build the recipe as one terrain"
+        )
     if tuple(recipe.world.tiles) != (1, 1):
         side += 4.0 * ecosystem.interaction_reach(spec.species)  # the default halo: two reaches a side
     ecosystem.estimate_plants(spec, side * side)

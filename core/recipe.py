@@ -235,9 +235,8 @@ SECTIONS = (
         tiled="once",
         tiled_note="the trees once, in rows in front of the world, as <name>_trees.fbx",
     ),
-    # the Blender side (operators/bridge/ecosystem.py ...) is not written yet: build=True once it is;
-    # in a tiled world each tile simulates its own plants with a halo (tiled="per_tile" once Section
-    # has the field: core.ecosystem.plants_tile_steps)
+    # after the terrain (its layers: the habitat) and the trees, before the scatter (which avoids the
+    # trampled trails); the Blender side is operators/bridge/ecosystem.py
     Section(
         "ecosystem",
         ecosystem.EcosystemSpec,
@@ -246,10 +245,10 @@ SECTIONS = (
         ecosystem.to_dict,
         check=check_ecosystem,
         label="Ecosystem",
-        build=False,
         omit_default=True,
-        tiled="refuse",
-        tiled_note="the ecosystem is not yet simulated across a tiled world's tiles: build the recipe as one terrain",
+        tiled="per_tile",
+        tiled_note="each tile's plants, simulated with a halo (the same plants on both sides of a border); "
+        "animals are refused",
     ),
     Section(
         "scatter",

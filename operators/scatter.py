@@ -8,6 +8,7 @@ instances them.  Errors are reports; a failed run leaves the scene as it was.
 
 import bpy
 
+from .bridge import ecosystem as bridge_ecosystem
 from .bridge import scatter as bridge_scatter
 from .bridge import sections
 from .bridge import terrain as bridge_terrain
@@ -68,7 +69,14 @@ class WORLDSEED_OT_scatter_add(ModalBuild, FamilyOperator, bpy.types.Operator):
         specs, sources, seed = SCATTER.layer_specs(settings), SCATTER.layer_sources(settings), self.seed
 
         def scatter():
-            return bridge_scatter.scatter_onto(root, specs, sources, seed=seed, collection=context.collection)
+            return bridge_scatter.scatter_onto(
+                root,
+                specs,
+                sources,
+                seed=seed,
+                collection=context.collection,
+                clearing=bridge_ecosystem.trampled_of(root),  # no props on the ecosystem's trails
+            )
 
         steps = bridge_scatter.scatter_steps(root, scatter)
         return self.run_steps(context, steps, "scattering", modal=modal and bridge_scatter.layers_pending(root))

@@ -169,7 +169,7 @@ SPLAT_GROUPS = (
     ("color", "texture", "tile_size"),
     ("height_range", "height_fade", "slope_range", "slope_fade"),
     ("biomes", "biome_fade", "deposits", "deposit_depth", "flow", "flow_range"),
-    ("river", "bank", "road"),
+    ("river", "bank", "road", "trail"),
     ("patchiness", "noise_scale", "noise_fade", "strength"),
 )
 

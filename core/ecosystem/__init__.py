@@ -41,6 +41,7 @@ from ._plants import (
     plants_tile_steps,
 )
 from ._run import Ecosystem, ecosystem_files, ecosystem_steps
+from ._terrain import forest_at, terrain_ecosystem_steps, terrain_habitats, trail_layers, trail_vertices, trampled_mask
 from .spec import (
     ANIMAL_LIMITS,
     DISTURBANCE_KINDS,
@@ -118,4 +119,10 @@ __all__ = [
     "Ecosystem",
     "ecosystem_steps",
     "ecosystem_files",
+    "terrain_habitats",
+    "terrain_ecosystem_steps",
+    "trail_vertices",
+    "trampled_mask",
+    "trail_layers",
+    "forest_at",
 ]

@@ -310,6 +310,11 @@ LIMITS = {
     "trail_attraction": number(
         (0.0, 100.0), "Trail Attraction", "How strongly walkers prefer worn ground (0: not at all)"
     ),
+    "trampled": number(
+        (0.0, 1.0),
+        "Trampled",
+        "Trail wear (share of the most worn cell's) from which the ground is trampled: no props there (0: none)",
+    ),
     "species": custom(_check_species, "Species", "The plant species: [[ecosystem.species]] tables"),
     "animals": custom(_check_animals, "Animals", "The animals: [[ecosystem.animals]] tables"),
 }
@@ -324,7 +329,8 @@ class EcosystemSpec:
     spawn maps count from ``burn_in`` on).  ``disturbance`` patches of ``patch_radius`` metres per
     km^2 per year (``disturbance_kind``).  Grazed cells regrow by ``grass_regrowth`` of what is
     missing per step; trails gain ``trail_wear`` per animal step, lose ``trail_decay`` of their wear
-    per step and pull walkers with ``trail_attraction``.  Ranges: :data:`LIMITS`.
+    per step and pull walkers with ``trail_attraction``; ground worn to ``trampled`` of the most worn
+    cell's wear is kept free of props (the scatter's clearing).  Ranges: :data:`LIMITS`.
     """
 
     years: int = 100
@@ -339,6 +345,7 @@ class EcosystemSpec:
     trail_wear: float = 1.0
     trail_decay: float = 0.02
     trail_attraction: float = 1.0
+    trampled: float = 0.5
     species: tuple[PlantSpecies, ...] = ()
     animals: tuple[AnimalSpecies, ...] = ()
 
@@ -472,6 +479,7 @@ def load_preset(name: str) -> EcosystemSpec:
     data = read_toml(path, name="ecosystem preset", limit=MAX_PRESET_BYTES)
     check_keys(data, ["ecosystem"], where=f"ecosystem preset {name!r}")
     return from_dict(data.get("ecosystem", {}))
+
 
 #: The lists of tables inside ``[ecosystem]`` (``[[ecosystem.species]]``, ``[[ecosystem.animals]]``): their
 #: spec and limits table, for the generated recipe reference (``tools/recipe_reference.py``).

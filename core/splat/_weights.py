@@ -165,6 +165,7 @@ def splat_weights(
     river: npt.ArrayLike | None = None,
     bank: npt.ArrayLike | None = None,
     road: npt.ArrayLike | None = None,
+    trail: npt.ArrayLike | None = None,
     seed: int = 0,
     offset: tuple[float, float] = (0.0, 0.0),
     margin: int = 0,
@@ -194,6 +195,10 @@ def splat_weights(
     river, bank, road : (rows, cols) array_like of float in [0, 1] or None
         The networks' maps (``core.rivers.RiverMaps.river`` and ``.bank``, ``core.roads.RoadMaps.road``),
         for layers with a ``river``, ``bank`` or ``road`` rule.
+    trail : (rows, cols) array_like of float in [0, 1] or None
+        Trail wear (``core.ecosystem.trail_map`` at the vertices), for layers with a ``trail``
+        rule; None: no trails anywhere (the terrain's layers are worked out before its ecosystem
+        runs: the ecosystem paints them again with its wear).
     seed : int >= 0
         Seeds the patch noise (layer ``i`` draws from ``SeedSequence([seed, SPLAT_STREAM, i])``).
     offset : (float, float)
@@ -223,6 +228,7 @@ def splat_weights(
       ``flow_range``;
     * river, bank, road ``w``: the same with ``d`` the network's map (water cover, bank
       preference, road cover, each in [0, 1]);
+    * trail ``w``: the same with ``d`` the trail wear in [0, 1] (0 without a trail map);
     * patches: the layer's fBm (world coordinates, fixed curve :func:`core.biomes.noise_uniform`)
       above ``patchiness``, rising over ``noise_fade``.
 
@@ -328,6 +334,13 @@ def splat_weights(
                     d = _map(given, key, shape, f"{where} has a {key} rule").astype(np.float32, copy=False)
                     maps[key] = np.clip(d, 0.0, 1.0)
                 times(_follow(maps[key], weight))
+        if layer.trail != 0.0:
+            if "trail" not in maps:
+                wear = (
+                    np.zeros(shape, np.float32) if trail is None else _map(trail, "trail", shape, "").astype(np.float32)
+                )
+                maps["trail"] = np.clip(wear, 0.0, 1.0)
+            times(_follow(maps["trail"], layer.trail))
         if layer.patchiness > 0.0:
             rng = np.random.default_rng(np.random.SeedSequence([seed, SPLAT_STREAM, i]))
             n = fbm(

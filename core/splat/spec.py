@@ -88,6 +88,9 @@ LIMITS = {
     "river": number(RULE_WEIGHT, "River", "Follow the rivers' water: 1 only in it, -1 never in it, 0 ignore"),
     "bank": number(RULE_WEIGHT, "Bank", "Follow the river banks: 1 only on them, -1 never on them, 0 ignore"),
     "road": number(RULE_WEIGHT, "Road", "Follow the roads: 1 only on them, -1 never on them, 0 ignore"),
+    "trail": number(
+        RULE_WEIGHT, "Trail", "Follow the game trails (the ecosystem's wear): 1 only on them, -1 never, 0 ignore"
+    ),
     "patchiness": number(UNIT, "Patchiness", "Share of the allowed ground left to the layers below by noise"),
     "noise_scale": number(NOISE_SCALE, "Patch Size", "Size of the patches", unit="m", soft=(1.0, 4096.0)),
     "noise_fade": number(UNIT, "Patch Fade", "Blend width at the patch edges (share of the noise range)"),
@@ -124,6 +127,7 @@ class SplatSpec:
     river: float = 0.0
     bank: float = 0.0
     road: float = 0.0
+    trail: float = 0.0
     patchiness: float = 0.0
     noise_scale: float = 32.0
     noise_fade: float = 0.1

@@ -17,6 +17,7 @@ or off changes nothing else, and with erosion off the heights are the very array
 ``heights_steps`` made (bit for bit).
 """
 
+import dataclasses
 from collections.abc import Callable, Generator, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
@@ -44,6 +45,7 @@ __all__ = [
     "erosion_droplets",
     "erosion_steps",
     "LAYER_STEPS",
+    "repaint_splats",
 ]
 
 #: Progress units of each stage (the erosion reports its 100 over its batches, thermal its 10 over
@@ -484,4 +486,43 @@ def terrain_layers(
             flow=flow,
             base=base,
         )
+    )
+
+
+def repaint_splats(
+    layers: TerrainLayers,
+    *,
+    terrain_spec: TerrainSpec,
+    biomes_spec: BiomesSpec | None,
+    splats: Iterable[SplatSpec],
+    seed: int,
+    trail: npt.NDArray[np.float32] | None = None,
+    base: str | None = None,
+) -> TerrainLayers:
+    """``layers`` with the texture layers' weights and splat images worked out again from the maps
+    they hold (biomes, deposits, flow) and ``trail`` (the ecosystem's wear at the vertices, in
+    [0, 1]: the ``trail`` rule), as :func:`terrain_layers_steps` made them; the same layers
+    when ``splats`` is empty.  The other maps are kept as they are."""
+    splats = tuple(splats)
+    if not splats:
+        return layers
+    table = None
+    if biomes_spec is not None and biomes_spec.enabled:
+        table = core_biomes.load_table(biomes_spec.table, base=base)
+    metres = layers.heights.metres
+    weights = core_splat.splat_weights(
+        splats,
+        heights=metres,
+        cell_size=layers.heights.cell_size,
+        biomes=layers.biomes,
+        table=table,
+        deposited=layers.deposited if layers.deposited is not None else np.zeros(metres.shape, np.float32),
+        flow=layers.flow,
+        trail=trail,
+        seed=seed,
+        offset=terrain_spec.offset,
+    )
+    side = alphamap_side(layers.heights.values.shape[0])
+    return dataclasses.replace(
+        layers, weights=weights, splats=tuple(core_splat.pack_splats(texel_weights(weights, side=side)))
     )

@@ -4,7 +4,9 @@ The tile's heights are its base heights (``_base``) plus the blended erosion win
 (``_stitch``) over the tile and a one-cell ring (the normals' margin); its layers (flow, moisture,
 biomes, texture-layer weights) come from ``core.terrain.terrain_layers_steps`` with the blended
 erosion and flow given; its props from ``_scatter``.  The files (``<base>.raw``, the Unity terrain
-package ``<base>_*``, ``<base>_placements.json``) are written atomically; the result is small.
+package ``<base>_*``, ``<base>_placements.json``; with ``[ecosystem]`` species the tile's plants,
+``_ecosystem``: ``<base>_plants.csv``, ``_ecosystem.json``, ``_population.png`` and the plants in the
+placement file) are written atomically; the result is small.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from ..steps import drive
 from ..terrain import TerrainLayers, terrain_layers_steps
 from ..unity import write_bytes_atomic
 from ._base import base_heights, tile_heights, tile_spec
+from ._ecosystem import plant_entry, plant_files, tile_plants
 from ._grid import WorldGrid, tile_base
 from ._scatter import border_points, detail_maps, placement_content, reach, scatter_tile
 from ._stitch import blend_windows
@@ -33,6 +36,7 @@ from ._window import load_window, needs_windows, wants_flow, window_path
 from ._world_json import recipe_digest
 
 if TYPE_CHECKING:
+    from ..ecosystem import Habitat, PlantRun
     from ..recipe import Recipe  # the recipe reads this package's spec
 
 __all__ = ["run_tile", "tile_layers", "border_path", "load_border"]
@@ -161,10 +165,17 @@ def tile_layers(
 
 
 def _files(
-    recipe: Recipe, grid: WorldGrid, x: int, z: int, layers: TerrainLayers, placements: Sequence[Placement], name: str
+    recipe: Recipe,
+    grid: WorldGrid,
+    x: int,
+    z: int,
+    layers: TerrainLayers,
+    placements: Sequence[Placement],
+    name: str,
+    plants: tuple[PlantRun, Habitat] | None = None,
 ) -> dict[str, bytes]:
     base = tile_base(name, x, z)
-    placements_name = f"{base}_placements.json" if recipe.scatter else None
+    placements_name = f"{base}_placements.json" if recipe.scatter or plants is not None else None
     files = core_package.package_files(
         base,
         layers,
@@ -180,6 +191,11 @@ def _files(
     out = {f"{base}.raw": raw, **files}
     if placements_name:
         data = placement_content(recipe, grid, x, z, placements, base)
+        if not recipe.scatter:
+            data["scatters"] = []
+        if plants is not None:  # the tile's plants, as one more scatter of its placement file
+            data["scatters"].append(plant_entry(recipe, grid, x, z, *plants, tile=grid.object_name(x, z)))
+            out.update(plant_files(base, *plants))
         out[placements_name] = (json.dumps(data, separators=(",", ":")) + "\n").encode()
     out[f"{base}_terrain.json"] = core_package.json_bytes(content)
     return out
@@ -213,6 +229,10 @@ def run_tile(
             neighbours.append(dep.get("border"))
     layers = tile_layers(recipe, grid, x, z, cache_dir=cache_dir, window_paths=window_paths)
     placements = scatter_tile(recipe, grid, x, z, layers, neighbours) if recipe.scatter else ()
+    plants = None
+    if write and recipe.ecosystem.species:  # the tile's plants, simulated with a halo (tiles agree)
+        load = _loader(cache_dir, window_paths, recipe_digest(recipe)) if needs_windows(recipe) else None
+        plants = tile_plants(recipe, grid, x, z, _shaper(recipe, grid, x, z, load))
     border = border_points(placements, grid, x, z, reach(recipe.scatter))
     metres = layers.heights.values
     relief = [float(metres.min()) * grid.height, float(metres.max()) * grid.height]
@@ -226,7 +246,7 @@ def run_tile(
     files = []
     if write:
         os.makedirs(out_dir, exist_ok=True)
-        for file_name, data in _files(recipe, grid, x, z, layers, placements, name).items():
+        for file_name, data in _files(recipe, grid, x, z, layers, placements, name, plants).items():
             write_bytes_atomic(os.path.join(out_dir, file_name), data)
             files.append({"name": file_name, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()})
     if cache_dir:

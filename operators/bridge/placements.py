@@ -39,10 +39,14 @@ def placement_data(scatter: bpy.types.Object) -> dict[str, Any]:
     bulk(mesh_of(scatter).attributes["ws_layer"]).foreach_get("value", layer)
     layers = bridge_scatter.stored_layers(scatter)
     mats = bridge_scatter.instance_matrices(scatter)
+    width = bridge_scatter.width_scales(scatter)  # a forest's canopies (None: uniform scales)
+    unscaled = mats[:, :3, :3] / np.asarray(scale, np.float64)[:, None, None]
+    if width is not None:
+        unscaled[:, :, :2] /= (width / np.maximum(np.asarray(scale, np.float64), 1e-12))[:, None, None]
     entry = core_placement.scatter_entry(
         mats[:, :3, 3],
         # rotation of each instance in world space, scale removed
-        core_placement.matrix_quaternions(mats[:, :3, :3] / np.asarray(scale, np.float64)[:, None, None]),
+        core_placement.matrix_quaternions(unscaled),
         scale,
         which,
         [p.name for p in props],
@@ -57,6 +61,13 @@ def placement_data(scatter: bpy.types.Object) -> dict[str, Any]:
         size=recipe.terrain.size,
         height=recipe.terrain.height,
     )
+    if width is not None:  # trees sized by height (scale, height_scale) and canopy (width_scale)
+        widths = np.round(width, 4).tolist()
+        for rec, w in zip(entry["instances"], widths):
+            rec["width_scale"] = w
+        trees = [w for w, k in zip(widths, layer.tolist()) if k in set(range(len(layers))) and layers[k].unity_tree]
+        for rec, w in zip(entry["terrain_trees"]["instances"], trees):
+            rec["width_scale"] = w
     coordinates = "Unity: left-handed, Y up, metres; rotation quaternions as [x, y, z, w]"
     return {"format": FORMAT, "version": VERSION, "coordinates": coordinates, **entry}
 

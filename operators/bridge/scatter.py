@@ -60,6 +60,11 @@ ROTATION, SCALE, PROP = instancing.ROTATION, instancing.SCALE, instancing.INDEX
 PROPS_KEY = "worldseed_props"  # on the scatter object: prop object names in index order
 LAYERS_KEY = "worldseed_scatter_layers"  # on the scatter object: the layers' TOML, for re-scatter and export
 SEED_KEY = "worldseed_scatter_seed"
+#: On a point object of props that is not a scatter but exports as one (the ecosystem's forest).
+PLACED_KEY = "worldseed_placed"
+#: Point attribute of such an object: each instance's width (X and Y) scale over its ``ws_scale``
+#: times ``ws_scale`` (a tree's canopy radius over its mesh's; the height scale is ``ws_scale``).
+WIDTH = "ws_width"
 NODE_GROUP = "Worldseed Scatter"
 
 
@@ -141,9 +146,23 @@ def instance_matrices(obj: bpy.types.Object) -> npt.NDArray[np.float64]:
     pos, rot, scale, _ = read_points(obj)
     local = np.zeros((len(pos), 4, 4))
     local[:, :3, :3] = core_placement.quaternion_matrices(rot) * scale[:, None, None]
+    width = width_scales(obj)
+    if width is not None:  # X and Y (the canopy) by the width scale, Z (the height) by ws_scale
+        local[:, :3, :2] *= (width / np.maximum(scale, 1e-12))[:, None, None]
     local[:, :3, 3] = pos
     local[:, 3, 3] = 1.0
     return np.asarray(obj.matrix_world, np.float64) @ local
+
+
+def width_scales(obj: bpy.types.Object) -> npt.NDArray[np.float64] | None:
+    """The width scale of each instance of a point object with :data:`WIDTH` (None without it)."""
+    me = mesh_of(obj)
+    attr = me.attributes.get(WIDTH)
+    if attr is None:
+        return None
+    width = np.empty(len(me.vertices), np.float32)
+    bulk(attr).foreach_get("value", width)
+    return width.astype(np.float64)
 
 
 #: The name of instance ``index`` of prop ``prop`` as an object (in the FBX, in Make Real, and the
@@ -403,11 +422,14 @@ def scatter_onto(
     seed: int,
     collection: bpy.types.Collection,
     replace: bpy.types.Object | None = None,
+    clearing: npt.NDArray[np.bool_] | None = None,
 ) -> bpy.types.Object:
     """Scatter ``specs`` (with ``sources``) over the terrain ``root``; returns the scatter object.
 
     With ``replace`` (an existing scatter object) its points and props are
-    replaced in place: same object, name, parent and modifiers.
+    replaced in place: same object, name, parent and modifiers.  ``clearing`` (a bool map of the
+    terrain's vertices: the ecosystem's trampled ground) is kept free of props, with the terrain
+    layers' own clearing.
     """
     core_scatter.check_prop_count(specs, size=bridge_terrain.stored_recipe(root).terrain.size)
     core_recipe.check_deposit_rules(bridge_terrain.stored_recipe(root).terrain, "scatter layer", specs)
@@ -419,7 +441,7 @@ def scatter_onto(
         size=size,
         seed=seed,
         layers=[core_scatter.layer_from_spec(s, sea_level_m=sea_m) for s in specs],
-        maps=None if layers is None else layers.scatter_maps,
+        maps=_with_clearing(None if layers is None else layers.scatter_maps, clearing),
     )
     positions, rotations, scales, which, layer_index = pick_props(
         placements, [len(p) for p in props_per_layer], seed=seed
@@ -439,6 +461,15 @@ def scatter_onto(
     obj[LAYERS_KEY] = [core_scatter.dumps_layer(s) for s in specs]
     obj[SEED_KEY] = seed
     return obj
+
+
+def _with_clearing(maps: dict[str, Any] | None, clearing: npt.NDArray[np.bool_] | None) -> dict[str, Any] | None:
+    """The scatter's maps with ``clearing`` joined to theirs."""
+    if clearing is None:
+        return maps
+    out = dict(maps or {})
+    out["clearing"] = clearing if out.get("clearing") is None else out["clearing"] | clearing
+    return out
 
 
 def stored_layers(obj: bpy.types.Object) -> list[LayerSpec]:
@@ -488,8 +519,9 @@ def terrain_detail_layers(
 
 
 def is_scatter(obj: bpy.types.Object | None) -> bool:
-    """True for a Worldseed scatter (the point object whose instances are the props)."""
-    return is_kind(obj, SCATTER_KIND)
+    """True for a Worldseed scatter (the point object whose instances are the props), or a point
+    object of props that exports as one (:data:`PLACED_KEY`: the ecosystem's forest)."""
+    return is_kind(obj, SCATTER_KIND) or bool(obj is not None and obj.get(PLACED_KEY))
 
 
 def layers_pending(root: bpy.types.Object) -> bool:
@@ -513,18 +545,21 @@ def scatter_steps(root: bpy.types.Object, scatter: Callable[[], T]) -> Steps[T]:
 def build_section(
     recipe: Recipe, world: World, *, scene: bpy.types.Scene, progress: Callable[[int, int, str], object] | None = None
 ) -> None:
-    """``[[scatter]]`` of a world build (see :mod:`.world`): the layers on the terrain built before them."""
-    if world.terrain is None or not recipe.scatter:
+    """``[[scatter]]`` of a world build (see :mod:`.world`): the layers on the terrain built before them,
+    off the ground earlier sections cleared (``world.clearing``: the ecosystem's trampled trails)."""
+    terrain = world.terrain
+    if terrain is None or not recipe.scatter:
         return
     if progress is not None:
         progress(0, 1, "scatter")
     world.scatters.append(
         scatter_onto(
-            world.terrain,
+            terrain,
             list(recipe.scatter),
             [("BUILTIN", None)] * len(recipe.scatter),
             seed=recipe.world.seed,
             collection=scene.collection,
+            clearing=world.clearing.get(terrain.name),
         )
     )
     if progress is not None:

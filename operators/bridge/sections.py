@@ -32,6 +32,7 @@ from ...core import trees as core_trees
 from ...core import world as core_world
 from ...core.errors import ParameterError
 from . import curve
+from . import ecosystem as bridge_ecosystem
 from . import levels as bridge_levels
 from . import scatter as bridge_scatter
 from . import terrain as bridge_terrain
@@ -786,6 +787,7 @@ class ScatterAdapter(Adapter):
             seed=settings.seed,
             collection=scene.collection,
             replace=obj,
+            clearing=bridge_ecosystem.trampled_of(obj.parent),  # no props on the trails
         )
 
     def rebuild_plan(self, root: bpy.types.Object, scene: bpy.types.Scene) -> Plan:
@@ -815,13 +817,14 @@ ADAPTERS = (
     WorldAdapter(),
     TerrainAdapter(),
     TreesAdapter(),
+    bridge_ecosystem.EcosystemAdapter(),
     ScatterAdapter(),
     bridge_levels.LevelAdapter(),
     ExportAdapter(),
 )
 ADAPTERS_BY_KEY = {a.key: a for a in ADAPTERS}
 #: Sections another adapter holds (the terrain's layers).
-HELD = {"rivers": "terrain", "roads": "terrain", "ecosystem": "terrain", "biomes": "terrain", "splat": "terrain"}
+HELD = {"rivers": "terrain", "roads": "terrain", "biomes": "terrain", "splat": "terrain"}
 
 
 @overload
@@ -832,6 +835,8 @@ def adapter(key: Literal["trees"]) -> TreesAdapter: ...
 def adapter(key: Literal["scatter"]) -> ScatterAdapter: ...
 @overload
 def adapter(key: Literal["level"]) -> bridge_levels.LevelAdapter: ...
+@overload
+def adapter(key: Literal["ecosystem"]) -> bridge_ecosystem.EcosystemAdapter: ...
 @overload
 def adapter(key: str) -> Adapter: ...
 def adapter(key: str) -> Adapter:

@@ -41,6 +41,7 @@ __all__ = [
     "is_kept",
     "worker_steps",
     "forget",
+    "keep",
     "Relay",
     "Cancelled",
     "package_names",
@@ -135,6 +136,16 @@ def forget() -> None:
     """Drop the kept layers (the next build works them out again)."""
     with _CACHE_LOCK:
         _CACHE.clear()
+
+
+def keep(recipe: Recipe, layers: TerrainLayers) -> None:
+    """Keep ``layers`` as the layers of ``recipe``'s terrain (a later section changed them: the
+    ecosystem's trampled ground and trail-painted splats), so the scatter and the export read them."""
+    with _CACHE_LOCK:
+        _CACHE[_key(recipe)] = layers
+        _CACHE.move_to_end(_key(recipe))
+        while len(_CACHE) > CACHE_SIZE:
+            _CACHE.popitem(last=False)
 
 
 def layers_for(recipe: Recipe, *, progress: Callable[[int, int, str], object] | None = None) -> TerrainLayers | None:

@@ -27,11 +27,13 @@ from typing import TYPE_CHECKING, Any, cast
 
 import bpy
 
+from ...core import ecosystem as core_ecosystem
 from ...core import preview as core_preview
 from ...core import recipe as core_recipe
 from ...core import terrain as core_terrain
 from ...core import unity as core_unity
 from ...core.errors import ParameterError
+from . import ecosystem as bridge_ecosystem
 from . import export, placements, render, sections, terrain_export
 from . import levels as bridge_levels
 from . import scatter as bridge_scatter
@@ -89,7 +91,8 @@ class World:
 
     ``ground``: ``(centre_x, centre_y, half_y)`` in Blender metres of the ground the sections stand
     on when it is not the single terrain centred at the origin (a tiled world's tiles): the trees
-    stand in front of its -Y edge."""
+    stand in front of its -Y edge.  ``clearing``: per terrain name, ground a section keeps free of
+    the props of later ones (the ecosystem's trampled trails: a bool map of its vertices)."""
 
     roots: list[bpy.types.Object] = field(default_factory=list)
     terrain: bpy.types.Object | None = None
@@ -97,6 +100,7 @@ class World:
     scatters: list[bpy.types.Object] = field(default_factory=list)
     layers: dict[str, TerrainLayers] = field(default_factory=dict)
     ground: tuple[float, float, float] | None = None
+    clearing: dict[str, Any] = field(default_factory=dict)
 
 
 #: Steps each built section counts for in a world build's progress (one line, rising from 0 to 100 %).
@@ -104,8 +108,11 @@ SECTION_STEPS = 1000
 
 
 def _present(recipe: Recipe, section: Section) -> bool:
-    """Whether ``recipe`` asks section ``section`` for something to build."""
+    """Whether ``recipe`` asks section ``section`` for something to build (a section left out of
+    recipes at its defaults, ``omit_default``, builds nothing then)."""
     value = getattr(recipe, section.key)
+    if section.omit_default and value == section.spec():
+        return False
     return bool(value) if section.many else getattr(value, "enabled", True)
 
 
@@ -178,13 +185,15 @@ def export_paths(
     render_file: str = RENDER_FILE,
     levels: Iterable[str | Sequence[Any]] = (),
     package: Iterable[str] = (),
+    ecosystem: Iterable[str] = (),
 ) -> list[str]:
     """Every file :func:`write_exports` may write for ``spec`` (an :class:`core.export.ExportSpec`)
     into ``folder`` with base name ``name`` (FBX/GLB per object are named after the objects); ``levels``
     are the file stems of the levels (their names), or ``(stem, tileset)`` pairs, or ``(stem, tileset,
     wfc)`` triples (``wfc``: the level is a WFC level, see :func:`level_file_names`); ``package``: the
     Unity terrain package's files of the (single) terrain (:func:`.terrain_layers.package_names`),
-    written with the RAW heightmap."""
+    written with the RAW heightmap; ``ecosystem``: the roles of the ecosystem's files
+    (``core.ecosystem.file_names``: ``plants``, ``ecosystem`` ...) it writes."""
     levels = [(lv, "blob", None) if isinstance(lv, str) else (*lv, None)[:3] for lv in levels]
     paths = [
         p
@@ -203,6 +212,8 @@ def export_paths(
         stems = [name] if terrains == 1 else [f"{name}_{i}" for i in range(terrains)]
         paths += [p for s in stems for p in (f"{s}_heightmap.raw", f"{s}_heightmap.json")]
         paths += list(package) if terrains == 1 else []
+    names = core_ecosystem.file_names(name)
+    paths += [names[role] for role in ecosystem]
     return [os.path.join(folder, p) for p in paths]
 
 
@@ -373,6 +384,16 @@ def write_exports(
             path = os.path.join(folder, file_name)
             if path in written:
                 raise ExportError(f"level {root.name!r} would overwrite {file_name}; rename the level")
+            with writing(path):
+                core_unity.write_bytes_atomic(path, data)
+            written.append(path)
+    for root in bridge_ecosystem.ecosystems_among(objects):  # its files (names fixed: one ecosystem a folder)
+        for file_name, data in bridge_ecosystem.ecosystem_files(root, name).items():
+            path = os.path.join(folder, file_name)
+            if path in written:
+                raise ExportError(
+                    f"ecosystem {root.name!r} would overwrite {file_name}: export one ecosystem at a time"
+                )
             with writing(path):
                 core_unity.write_bytes_atomic(path, data)
             written.append(path)

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, cast
 import bpy
 
 from ...core import recipe as core_recipe
+from ...core import scatter as core_scatter
 from ...core.errors import ParameterError
 from ...core.steps import drive
 from ...core.unity import write_bytes_atomic
@@ -319,9 +320,11 @@ def scene_once(scene: bpy.types.Scene) -> dict[str, list[bpy.types.Object]]:
 
 
 def _recipe_props(recipe: Recipe) -> list[bpy.types.Object]:
-    """The built-in props ``recipe``'s scatter layers make (the ones its placement files name), each
-    once, in name order (made in this file's Blender data: remove them again)."""
+    """The built-in props ``recipe``'s scatter layers and ecosystem species make (the ones its placement
+    files name), each once, in name order (made in this file's Blender data: remove them again)."""
     specs = list(getattr(recipe, "scatter", ()))
+    ecosystem = getattr(recipe, "ecosystem", None)
+    specs += [core_scatter.LayerSpec(name=s.name, prop=s.tree, variants=1) for s in getattr(ecosystem, "species", ())]
     props = bridge_scatter.layer_props(specs, [("BUILTIN", None)] * len(specs)) if specs else []
     return sorted({p.name: p for layer in props for p in layer}.values(), key=lambda p: p.name)
 

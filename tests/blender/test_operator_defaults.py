@@ -53,6 +53,17 @@ def _scatter():
     assert bpy.ops.worldseed.scatter_add() == {"FINISHED"}
 
 
+def _ecosystem_panel():
+    _terrain()
+    bpy.ops.worldseed.ecosystem_species_add()
+    bpy.ops.worldseed.ecosystem_animal_add()
+
+
+def _ecosystem():
+    _ecosystem_panel()
+    assert bpy.ops.worldseed.ecosystem_add() == {"FINISHED"}
+
+
 def _kit_level():
     settings = bpy.context.scene.worldseed.level
     settings.geometry, settings.kit = "KIT", kit_collection()
@@ -69,6 +80,8 @@ STATES = {
     "terrain": _terrain,
     "texture layers": _texture_layers,
     "scatter": _scatter,
+    "ecosystem panel": _ecosystem_panel,
+    "ecosystem": _ecosystem,
     "tree": lambda: bpy.ops.worldseed.tree_add(from_settings=True),
     "level": lambda: bpy.ops.worldseed.level_add(from_settings=True),
     "kit level": _kit_level,
@@ -155,7 +168,11 @@ def _add_operators(family):
 
 #: Before a family's Add operators run: what its panel needs first (a terrain to scatter on, a list item
 #: so its enums are drawn too).
-PREPARE = {"terrain": lambda: bpy.ops.worldseed.splat_layer_add(), "scatter": _scatter_layer}
+PREPARE = {
+    "terrain": lambda: bpy.ops.worldseed.splat_layer_add(),
+    "scatter": _scatter_layer,
+    "ecosystem": _ecosystem_panel,
+}
 
 
 def _set_up(family, assignment):

@@ -484,7 +484,7 @@ GOLDEN = {
     "maze[33x25]": "61639840992d4144",
     "level_files": "d8543a498cca4417",
     "wfc": "a67a6af3453e43c3",
-    "world": "66591c7da60ffa0d",
+    "world": "87a4ade54ff1f0a9",
     "networks": "5f6872509212f75e",
     "ecosystem_plants": "a776bab24ac099e6",
     "ecosystem_animals": "353a340e418d5013",

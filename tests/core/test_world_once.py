@@ -86,7 +86,7 @@ def test_trees_and_levels_are_built_once_and_the_rest_per_tile():
         "biomes": "per_tile",
         "splat": "per_tile",
         "trees": "once",
-        "ecosystem": "refuse",
+        "ecosystem": "per_tile",
         "scatter": "per_tile",
         "level": "once",
         "export": "per_tile",
