@@ -471,6 +471,7 @@ def _all_outputs(out_dir, name):
     every = core_export.ExportSpec(fbx=True, glb=True, heightmap_raw=True, preview=True, render=True, placements=True)
     roles = core_ecosystem.file_names(name)
     paths = set(world.export_paths(every, out_dir, name, terrains=1, scatters=True, trees=True, ecosystem=roles))
+    paths.add(os.path.join(out_dir, f"{name}_props.fbx"))  # the prop library of a large scatter
     numbered = re.compile(rf"^{re.escape(name)}_\d+_heightmap\.(?:raw|json)$")
     package = re.compile(terrain_layers.PACKAGE_FILE.format(name=re.escape(name)))
     paths.update(os.path.join(out_dir, f) for f in os.listdir(out_dir) if numbered.match(f) or package.match(f))

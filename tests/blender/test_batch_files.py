@@ -238,11 +238,14 @@ def test_a_rerun_removes_the_files_it_no_longer_writes(tmp_path, old_build):
     out, before = old_build
     export = EVERY_FILE.replace("placements = true", "placements = false").replace("glb = true", "glb = false")
     (out / "notes.txt").write_text("mine")
+    # an earlier run's prop library (a large scatter writes <name>_props.fbx; found from outside: it stayed)
+    (out / "world_props.fbx").write_bytes(b"Kaydara FBX Binary  \x00")
     proc = run("--recipe", recipe(tmp_path, seed=5, export=export), "--out", str(out))
     assert proc.returncode == 0, proc.stderr
     files = set(os.listdir(out))
     assert "world_placements.json" not in files and "world.glb" not in files
     assert f"removed {out / 'world_placements.json'}" in proc.stdout and f"removed {out / 'world.glb'}" in proc.stdout
+    assert f"removed {out / 'world_props.fbx'}" in proc.stdout
     assert files == set(before) - {"world_placements.json", "world.glb"} | {"notes.txt"}
     assert (out / "world.fbx").read_bytes() != before["world.fbx"]  # the new build
 
