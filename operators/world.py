@@ -27,6 +27,7 @@ from .common import ModalBuild, select_only
 __all__ = [
     "world_recipe",
     "world_folder",
+    "session_folder",
     "file_name",
     "chosen_tiles",
     "check_scene_vertices",
@@ -54,12 +55,23 @@ def file_name(settings):
     return name
 
 
+_SESSION_FOLDER: list[str] = []  # this Blender session's own temporary folder, made when first asked for
+
+
+def session_folder():
+    """A temporary folder of this Blender session's own (``<tmp>/worldseed-XXXX``, made once): an
+    unsaved file's world tiles go there, never into a folder another process builds in."""
+    if not _SESSION_FOLDER or not os.path.isdir(_SESSION_FOLDER[0]):
+        _SESSION_FOLDER[:] = [tempfile.mkdtemp(prefix="worldseed-")]
+    return _SESSION_FOLDER[0]
+
+
 def world_folder(settings):
-    """The world folder of the World panel's settings, absolute: ``//`` is the .blend's folder, or a
-    temporary folder (``<tmp>/worldseed``) while the file is unsaved."""
+    """The world folder of the World panel's settings, absolute: ``//`` is the .blend's folder, or
+    this session's temporary folder (:func:`session_folder`) while the file is unsaved."""
     folder = settings.folder.strip() or "//world/"
     if folder.startswith("//") and not bpy.data.filepath:
-        return os.path.join(tempfile.gettempdir(), "worldseed", folder[2:].strip("/\\") or "world")
+        return os.path.join(session_folder(), folder[2:].strip("/\\") or "world")
     return os.path.abspath(bpy.path.abspath(folder))
 
 

@@ -109,7 +109,12 @@ def test_chosen_tiles_and_the_world_folder(addon, empty_scene):
     with pytest.raises(ParameterError, match=r"tile range x: 1\.\.3 must lie within 0\.\.2"):
         world_ops.chosen_tiles(world)
     assert not bpy.data.filepath  # unsaved: '//world/' is a temporary folder
-    assert world_ops.world_folder(world) == os.path.join(tempfile.gettempdir(), "worldseed", "world")
+    # an unsaved file: this session's own temporary folder (found from outside: a shared <tmp>/worldseed
+    # made Build Tiles adopt tiles another process had built there)
+    session = world_ops.session_folder()
+    assert os.path.isdir(session) and os.path.dirname(session) == tempfile.gettempdir()
+    assert os.path.basename(session).startswith("worldseed-") and world_ops.session_folder() == session
+    assert world_ops.world_folder(world) == os.path.join(session, "world")
     world.folder = "/somewhere/tiles"
     assert world_ops.world_folder(world) == "/somewhere/tiles"
 
