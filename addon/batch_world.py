@@ -145,12 +145,14 @@ def _build_tiled_locked(recipe, out_dir, name, executor, chosen, progress, write
     stage = outputs.Staging(out_dir)  # under the folder's lock (build_tiled_world); discarded unless switched
     try:
         with outputs.explaining(stage):
-            once, made = _once_files(recipe, out_dir, name, earlier, progress, stage)
+            once_share = ONCE_SHARE if core_world.once_sections(recipe) else 0
+            once, made = _once_files(recipe, out_dir, name, earlier, phase(progress, 0, once_share), stage)
         with executor:
             if getattr(executor, "start_seconds", None) is not None:
                 where = f"{executor.workers} workers" if executor.workers is not None else executor.scheduler
                 print(f"worldseed: Dask cluster ({where}) ready in {executor.start_seconds:.1f} s", file=sys.stderr)
-            run = core_world.run_world(recipe, out_dir, name=name, executor=executor, tiles=chosen, progress=progress)
+            tell = phase(progress, once_share, TILES_END)
+            run = core_world.run_world(recipe, out_dir, name=name, executor=executor, tiles=chosen, progress=tell)
         written = [os.path.join(out_dir, f["name"]) for tile in run.built for f in run.results[tile]["files"]]
         props_name = f"{name}_props.fbx"
         listed = {f["name"] for f in run.document.get("files", ())}  # verified by run_world: the same recipe's
@@ -168,6 +170,8 @@ def _build_tiled_locked(recipe, out_dir, name, executor, chosen, progress, write
         stale.add(os.path.join(out_dir, f"{name}.blend"))
         if not props and props_name not in listed:
             stale.add(os.path.join(out_dir, props_name))
+        else:  # this world's prop library (a single run's of the same name would be stale)
+            stale.discard(os.path.join(out_dir, props_name))
         if overview not in listed and not any(n == overview for n, _ in extra):  # another recipe's, or none asked
             stale.add(os.path.join(out_dir, overview))
         stale.update(os.path.join(out_dir, world_export.once_file_name(name, s.key)) for s in ONCE)
@@ -194,12 +198,42 @@ def _build_tiled_locked(recipe, out_dir, name, executor, chosen, progress, write
                     remove=remove,
                     removed=removed,
                     stage=stage,
+                    progress=phase(progress, TILES_END, PHASE_STEPS),
                 )
     finally:
         stage.discard()
+    if progress is not None:
+        progress(PHASE_STEPS, PHASE_STEPS, "done")
     if run.path not in written:
         written.append(run.path)
     return run, written, list(run.removed) + removed
+
+
+#: The steps of a tiled run's one rising progress line: the sections built once (trees, levels) take
+#: the first ONCE_SHARE, the tiles up to TILES_END, the tiles' FBX and the world's files the rest.
+PHASE_STEPS, ONCE_SHARE, TILES_END = 1000, 150, 850
+
+
+def phase(progress, start, end):
+    """``progress(done, total, stage)`` of one phase of a run, mapped into steps ``start`` .. ``end`` of
+    :data:`PHASE_STEPS`, so the run's line only rises (found from outside: the trees and levels ended at
+    100 %, then the tiles began at 12 %); a phase's own ``"done"`` is not said (the run says it at its end).
+
+    >>> said = []
+    >>> tell = phase(lambda *a: said.append(a), 0, 150)
+    >>> tell(1, 2, "trees"); tell(2, 2, "done")
+    >>> phase(lambda *a: said.append(a), 150, 850)(4, 4, "tile_1_1"); said
+    [(75, 1000, 'trees'), (850, 1000, 'tile_1_1')]
+    """
+    if progress is None:
+        return None
+
+    def tell(done, total, stage):
+        if stage == "done":
+            return
+        progress(start + (end - start) * min(done, total) // max(total, 1), PHASE_STEPS, stage)
+
+    return tell
 
 
 def _wants_overview(recipe, run, listed, overview):

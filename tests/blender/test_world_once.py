@@ -13,6 +13,7 @@ The sidebar's Export World writes the scene's trees and levels once too, where t
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -119,6 +120,16 @@ def test_trees_and_levels_are_written_once_and_listed_in_the_world_json(serial):
         assert record["bytes"] == os.path.getsize(out / name) and record["sha256"] == files[name]
     for tile in doc["tiles"]:  # not per tile: no tile lists them
         assert not ONCE & {f["name"] for f in tile["files"]}
+
+
+def test_the_run_has_one_rising_progress_line(serial):
+    """Found from outside: the sections built once ended at 100 % (and "done") before the tiles began at
+    12 %; a run's progress only rises, and says "done" once, at 100 %."""
+    out, proc, files = serial
+    shown = [(int(m.group(1)), m.group(2)) for m in re.finditer(r"^worldseed \w+: +(\d+)% (.*)$", proc.stderr, re.M)]
+    assert len(shown) >= 3 and any(stage.startswith(("trees", "level", "tree")) for _, stage in shown), shown
+    assert [p for p, _ in shown] == sorted(p for p, _ in shown), shown
+    assert [stage for _, stage in shown].count("done") == 1 and shown[-1] == (100, "done"), shown
 
 
 def test_the_level_stands_at_its_origin_in_the_world(serial):
