@@ -3,7 +3,7 @@ and, from the terrain's layers, biomes, erosion deposits and water flow).
 
 `ScatterRules` holds the rules; `rule_mask` turns them into a density in [0, 1] per heightmap
 cell.  The map rules read ``maps``: ``{"biomes": uint8 ids, "biome_names": names of the ids,
-"deposited": metres, "flow": upstream square metres}``, each (rows, cols) like the heights
+"deposited": metres, "flow": upstream square metres, "clearing": bool}``, each (rows, cols) like the heights
 (``core.terrain.TerrainLayers.scatter_maps`` gives them); without ``deposited`` nothing is
 deposited, without ``flow`` it is worked out from the heights.  Public through :mod:`core.scatter`.
 """
@@ -41,7 +41,7 @@ DEPOSITS = (0.0, 100_000.0)
 #: Upstream area draining through a cell (flow accumulation), square metres.
 FLOW = (0.0, 1.0e12)
 #: The maps a rule may read, and the rule that needs each.
-MAP_KEYS = ("biomes", "biome_names", "deposited", "flow")
+MAP_KEYS = ("biomes", "biome_names", "deposited", "flow", "clearing")
 #: A tiled world's patches: ``((ox, oy), seed)`` (:func:`rule_mask`).
 Patches: TypeAlias = tuple[tuple[float, float], int]
 
@@ -213,10 +213,11 @@ def check_maps(
         arr = np.asarray(value)
         if arr.dtype.kind == "f" and not np.isfinite(arr).all():
             raise ParameterError(f"maps[{key!r}] must contain only finite values (found NaN or inf)")
-        if arr.dtype.kind not in ("iu" if key == "biomes" else "f") or arr.shape != tuple(shape):
+        kinds, what = {"biomes": ("iu", "integer"), "clearing": ("b", "bool")}.get(key, ("f", "float"))
+        if arr.dtype.kind not in kinds or arr.shape != tuple(shape):
             raise ParameterError(
-                f"maps[{key!r}] must be a {'integer' if key == 'biomes' else 'float'} array of the heights' shape "
-                f"{tuple(shape)}, got {arr.dtype} {arr.shape}"
+                f"maps[{key!r}] must be a {what} array of the heights' shape {tuple(shape)}, "
+                f"got {arr.dtype} {arr.shape}"
             )
         out[key] = arr
     needed = {k for rules in rules_list for k in rules.maps_needed}
@@ -328,6 +329,8 @@ def density_mask(
     if rules.flow is not None:
         assert maps is not None
         mask *= _ramp(_widened(maps["flow"]), *rules.flow, 0.0)
+    if maps is not None and maps.get("clearing") is not None:
+        mask[maps["clearing"]] = 0.0  # cleared ground (water, roads, trails): no prop, whatever the rules
     return mask
 
 

@@ -22,6 +22,7 @@ from ._layers import (
     TerrainLayers,
     erosion_droplets,
     erosion_steps,
+    networks_origin,
     terrain_layers,
     terrain_layers_steps,
 )
@@ -48,4 +49,5 @@ __all__ = [
     "erosion_droplets",
     "erosion_steps",
     "LAYER_STEPS",
+    "networks_origin",
 ]

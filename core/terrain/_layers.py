@@ -8,9 +8,14 @@ runs them in order, in metres, with the tile's seed and offset:
 
 1. hydraulic erosion (droplets per square kilometre of the tile), then thermal erosion if asked;
 2. flow accumulation of the (eroded) heights, when anything reads it;
-3. moisture (noise, closeness to the sea and to flow lines) and the biome ids of the table (a
+3. the networks, when ``[rivers]`` / ``[roads]`` are on: rivers traced on the eroded heights and
+   carved into them, then roads planned on them (bridging the rivers) and cut and filled; every
+   later stage (and the mesh, the RAW heightmap, the FBX) reads the carved heights, the texture
+   layers' ``river``, ``bank`` and ``road`` rules read their maps, and ``water`` / ``clearing`` say
+   where open water is and where no prop stands;
+4. moisture (noise, closeness to the sea and to flow lines) and the biome ids of the table (a
    tile reads its neighbours' heights within the sea's reach, so the moisture joins at its edges);
-4. the texture layers' weights, resampled to the alphamap's texels and packed four to an image.
+5. the texture layers' weights, resampled to the alphamap's texels and packed four to an image.
 
 Each engine has its own random stream (``SeedSequence([seed, tag])``), so turning erosion on
 or off changes nothing else, and with erosion off the heights are the very array
@@ -26,11 +31,15 @@ import numpy.typing as npt
 
 from .. import biomes as core_biomes
 from .. import erosion as core_erosion
+from .. import rivers as core_rivers
+from .. import roads as core_roads
 from .. import splat as core_splat
 from ..biomes import BiomesSpec
 from ..erosion import ErosionSpec, HydraulicResult
 from ..erosion.spec import droplet_count
 from ..errors import ParameterError
+from ..rivers import RiversSpec
+from ..roads import RoadsSpec
 from ..splat import SplatSpec
 from ..steps import Steps, drive
 from ..unity_package import alphamap_side, texel_weights
@@ -44,11 +53,12 @@ __all__ = [
     "erosion_droplets",
     "erosion_steps",
     "LAYER_STEPS",
+    "networks_origin",
 ]
 
 #: Progress units of each stage (the erosion reports its 100 over its batches, thermal its 10 over
 #: chunks of its iterations).
-LAYER_STEPS = {"erosion": 100, "thermal": 10, "flow": 10, "biomes": 10, "splats": 10}
+LAYER_STEPS = {"erosion": 100, "thermal": 10, "flow": 10, "rivers": 10, "roads": 20, "biomes": 10, "splats": 10}
 #: ``shaper(margin) -> (heights, flow)`` of :func:`terrain_layers_steps`.
 Shaper: TypeAlias = Callable[[int], tuple[npt.NDArray[np.float32], npt.NDArray[np.float64] | None]]
 #: What the erosion stage returns: ``(heights, clipped, eroded, deposited, ledger)``.
@@ -300,6 +310,74 @@ def _moisture_window(
     return window, flow, margin
 
 
+def networks_origin(shape: tuple[int, ...], terrain_spec: TerrainSpec) -> tuple[float, float]:
+    """Blender ``(x0, y0)`` metres of cell (0, 0) of a terrain of ``shape`` (rows, cols): the grid the
+    rivers and roads are planned on, centred on the terrain's ``offset`` as the terrain object is
+    (``[roads] points`` are scene metres on it; their files' points are too).
+
+    >>> networks_origin((5, 5), TerrainSpec(size=8.0, resolution=5))
+    (-4.0, -4.0)
+    """
+    rows, cols = shape[0], shape[1]
+    cell = terrain_spec.size / max(terrain_spec.resolution - 1, 1)
+    cx, cy = float(terrain_spec.offset[0]), float(terrain_spec.offset[1])
+    return (cx - 0.5 * (cols - 1) * cell, cy - 0.5 * (rows - 1) * cell)
+
+
+def _networks(
+    heights: TerrainHeights,
+    terrain_spec: TerrainSpec,
+    rivers_spec: RiversSpec | None,
+    roads_spec: RoadsSpec | None,
+) -> Generator[tuple[int, str], None, dict[str, Any]]:
+    """The rivers, then the roads of ``heights`` (steps yielding ``(units, label)``); returns the
+    :class:`TerrainLayers` fields they make: the carved ``heights`` (clipped to the terrain's range
+    as the erosion's), ``rivers``, ``roads``, ``water`` (the sea, lakes and river water) and
+    ``clearing`` (water, and a road's width plus its margin), and their splat maps under
+    ``"splat_maps"`` (``river``, ``bank``, ``road``)."""
+    cell, top = heights.cell_size, heights.height
+    h = heights.values.astype(np.float64) * top
+    sea_level_m = float(np.float32(terrain_spec.sea_level) * np.float32(top))
+    sea = sea_level_m if terrain_spec.sea_level > 0.0 else None
+    out: dict[str, Any] = {"splat_maps": {}}
+    water = core_biomes.sea_mask(heights.metres, sea_level=sea_level_m)
+    clearing = np.zeros(h.shape, bool)
+    ground = h
+    rivers = None
+    units = 0
+    if rivers_spec is not None and rivers_spec.enabled:
+        rivers = core_rivers.build_rivers(h, rivers_spec, cell_size=cell, sea_level=sea)
+        ground = rivers.maps.heights
+        water |= rivers.maps.water
+        clearing |= rivers.maps.exclusion
+        out["rivers"] = rivers
+        out["splat_maps"].update(rivers.maps.splat_maps)
+        units += LAYER_STEPS["rivers"]
+        yield units, "rivers"
+    if roads_spec is not None and roads_spec.enabled:
+        roads = core_roads.build_roads(
+            h,
+            roads_spec,
+            cell_size=cell,
+            origin=networks_origin(h.shape, terrain_spec),
+            sea_level=sea,
+            rivers=rivers,
+        )
+        ground = roads.maps.heights
+        clearing |= roads.maps.clearing
+        out["roads"] = roads
+        out["splat_maps"]["road"] = roads.maps.road
+        units += LAYER_STEPS["roads"]
+        yield units, "roads"
+    values = np.clip(ground / top, 0.0, 1.0).astype(np.float32)
+    margin = None
+    if heights.margin is not None:
+        margin = heights.margin.copy()
+        margin[1:-1, 1:-1] = values
+    out.update(heights=TerrainHeights(values, cell, top, margin), water=water, clearing=clearing | water)
+    return out
+
+
 def _wants_flow(
     terrain_spec: TerrainSpec, biomes_spec: BiomesSpec | None, splats: Iterable[SplatSpec], flow: bool
 ) -> bool:
@@ -323,6 +401,8 @@ def terrain_layers_steps(
     given: Mapping[str, Any] | None = None,
     shaper: Shaper | None = None,
     slope: npt.NDArray[np.float32] | None = None,
+    rivers_spec: RiversSpec | None = None,
+    roads_spec: RoadsSpec | None = None,
 ) -> Steps[TerrainLayers]:
     """The terrain's layers as a step generator (see :mod:`core.steps`).
 
@@ -355,6 +435,14 @@ def terrain_layers_steps(
     slope : (rows, cols) ndarray or None
         Slope in degrees the texture layers read (a tiled world's, from heights that see past the
         tile's edges); None: worked out from the tile's heights.
+    rivers_spec, roads_spec : core.rivers.RiversSpec, core.roads.RoadsSpec or None
+        ``[rivers]`` and ``[roads]``; on: the networks are planned on the eroded heights and
+        carved into them (:func:`core.rivers.build_rivers`, then :func:`core.roads.build_roads`
+        on the carved ground, bridging the rivers) before the biomes and the texture layers,
+        which read the carved heights (and the ``river``, ``bank`` and ``road`` maps); the
+        result's ``heights`` are the carved ones, with ``rivers``, ``roads``, ``water`` and
+        ``clearing`` filled.  ``[roads] points`` are scene metres on the terrain
+        (:func:`networks_origin`).
 
     Yields ``(done, total, label)``; returns a :class:`TerrainLayers`.
     """
@@ -364,12 +452,18 @@ def terrain_layers_steps(
     biomes_on = biomes_spec is not None and biomes_spec.enabled
     wants_flow = _wants_flow(terrain_spec, biomes_spec, splats, flow)
     erosion_on = terrain_spec.erosion.enabled
+    rivers_on = rivers_spec is not None and rivers_spec.enabled
+    roads_on = roads_spec is not None and roads_spec.enabled
+    if (rivers_on or roads_on) and heights.height <= 0.0:
+        raise ParameterError("rivers and roads need terrain.height > 0 (a flat terrain has no water to follow)")
     stages = [
         s
         for s, on in (
             ("erosion", erosion_on),
             ("thermal", erosion_on and terrain_spec.erosion.thermal),
             ("flow", wants_flow),
+            ("rivers", rivers_on),
+            ("roads", roads_on),
             ("biomes", biomes_on),
             ("splats", bool(splats)),
         )
@@ -408,6 +502,21 @@ def terrain_layers_steps(
         out["flow"] = upstream
         done += LAYER_STEPS["flow"]
         yield done, total, "flow"
+    network_maps: dict[str, Any] = {}
+    if rivers_on or roads_on:
+        steps = _networks(heights, terrain_spec, rivers_spec, roads_spec)
+        start = done
+        while True:
+            try:
+                units, label = next(steps)
+            except StopIteration as stop:
+                networks = stop.value
+                break
+            done = start + units
+            yield done, total, label
+        network_maps = networks.pop("splat_maps")
+        heights = networks.pop("heights")
+        out.update(networks)
     table = None
     # float32 metres and sea level, as TerrainHeights.metres: a flat sea (values exactly the sea
     # level's float32) is exactly at the sea level, so it is water
@@ -453,7 +562,8 @@ def terrain_layers_steps(
             flow=out.get("flow"),
             seed=seed,
             offset=terrain_spec.offset,
-            slope=slope,
+            slope=slope if not network_maps else None,
+            **network_maps,
         )
         side = alphamap_side(heights.values.shape[0])
         out["weights"] = weights
@@ -472,6 +582,8 @@ def terrain_layers(
     seed: int,
     flow: bool = False,
     base: str | None = None,
+    rivers_spec: RiversSpec | None = None,
+    roads_spec: RoadsSpec | None = None,
 ) -> TerrainLayers:
     """:func:`terrain_layers_steps` run to the end."""
     return drive(
@@ -483,5 +595,7 @@ def terrain_layers(
             seed=seed,
             flow=flow,
             base=base,
+            rivers_spec=rivers_spec,
+            roads_spec=roads_spec,
         )
     )
