@@ -22,10 +22,10 @@ from ._layers import (
     TerrainLayers,
     erosion_droplets,
     erosion_steps,
-    networks_origin,
     terrain_layers,
     terrain_layers_steps,
 )
+from ._networks import NETWORK_STEPS, network_file_names, network_files, networks_origin
 from .spec import LIMITS, TerrainSpec, check_spec, from_dict, to_dict
 
 __all__ = [
@@ -50,4 +50,7 @@ __all__ = [
     "erosion_steps",
     "LAYER_STEPS",
     "networks_origin",
+    "network_files",
+    "network_file_names",
+    "NETWORK_STEPS",
 ]

@@ -31,8 +31,6 @@ import numpy.typing as npt
 
 from .. import biomes as core_biomes
 from .. import erosion as core_erosion
-from .. import rivers as core_rivers
-from .. import roads as core_roads
 from .. import splat as core_splat
 from ..biomes import BiomesSpec
 from ..erosion import ErosionSpec, HydraulicResult
@@ -44,6 +42,7 @@ from ..splat import SplatSpec
 from ..steps import Steps, drive
 from ..unity_package import alphamap_side, texel_weights
 from ._heights import TerrainHeights, raw_noise, shape_heights
+from ._networks import NETWORK_STEPS, network_steps
 from .spec import TerrainSpec
 
 __all__ = [
@@ -53,12 +52,11 @@ __all__ = [
     "erosion_droplets",
     "erosion_steps",
     "LAYER_STEPS",
-    "networks_origin",
 ]
 
 #: Progress units of each stage (the erosion reports its 100 over its batches, thermal its 10 over
 #: chunks of its iterations).
-LAYER_STEPS = {"erosion": 100, "thermal": 10, "flow": 10, "rivers": 10, "roads": 20, "biomes": 10, "splats": 10}
+LAYER_STEPS = {"erosion": 100, "thermal": 10, "flow": 10, **NETWORK_STEPS, "biomes": 10, "splats": 10}
 #: ``shaper(margin) -> (heights, flow)`` of :func:`terrain_layers_steps`.
 Shaper: TypeAlias = Callable[[int], tuple[npt.NDArray[np.float32], npt.NDArray[np.float64] | None]]
 #: What the erosion stage returns: ``(heights, clipped, eroded, deposited, ledger)``.
@@ -310,74 +308,6 @@ def _moisture_window(
     return window, flow, margin
 
 
-def networks_origin(shape: tuple[int, ...], terrain_spec: TerrainSpec) -> tuple[float, float]:
-    """Blender ``(x0, y0)`` metres of cell (0, 0) of a terrain of ``shape`` (rows, cols): the grid the
-    rivers and roads are planned on, centred on the terrain's ``offset`` as the terrain object is
-    (``[roads] points`` are scene metres on it; their files' points are too).
-
-    >>> networks_origin((5, 5), TerrainSpec(size=8.0, resolution=5))
-    (-4.0, -4.0)
-    """
-    rows, cols = shape[0], shape[1]
-    cell = terrain_spec.size / max(terrain_spec.resolution - 1, 1)
-    cx, cy = float(terrain_spec.offset[0]), float(terrain_spec.offset[1])
-    return (cx - 0.5 * (cols - 1) * cell, cy - 0.5 * (rows - 1) * cell)
-
-
-def _networks(
-    heights: TerrainHeights,
-    terrain_spec: TerrainSpec,
-    rivers_spec: RiversSpec | None,
-    roads_spec: RoadsSpec | None,
-) -> Generator[tuple[int, str], None, dict[str, Any]]:
-    """The rivers, then the roads of ``heights`` (steps yielding ``(units, label)``); returns the
-    :class:`TerrainLayers` fields they make: the carved ``heights`` (clipped to the terrain's range
-    as the erosion's), ``rivers``, ``roads``, ``water`` (the sea, lakes and river water) and
-    ``clearing`` (water, and a road's width plus its margin), and their splat maps under
-    ``"splat_maps"`` (``river``, ``bank``, ``road``)."""
-    cell, top = heights.cell_size, heights.height
-    h = heights.values.astype(np.float64) * top
-    sea_level_m = float(np.float32(terrain_spec.sea_level) * np.float32(top))
-    sea = sea_level_m if terrain_spec.sea_level > 0.0 else None
-    out: dict[str, Any] = {"splat_maps": {}}
-    water = core_biomes.sea_mask(heights.metres, sea_level=sea_level_m)
-    clearing = np.zeros(h.shape, bool)
-    ground = h
-    rivers = None
-    units = 0
-    if rivers_spec is not None and rivers_spec.enabled:
-        rivers = core_rivers.build_rivers(h, rivers_spec, cell_size=cell, sea_level=sea)
-        ground = rivers.maps.heights
-        water |= rivers.maps.water
-        clearing |= rivers.maps.exclusion
-        out["rivers"] = rivers
-        out["splat_maps"].update(rivers.maps.splat_maps)
-        units += LAYER_STEPS["rivers"]
-        yield units, "rivers"
-    if roads_spec is not None and roads_spec.enabled:
-        roads = core_roads.build_roads(
-            h,
-            roads_spec,
-            cell_size=cell,
-            origin=networks_origin(h.shape, terrain_spec),
-            sea_level=sea,
-            rivers=rivers,
-        )
-        ground = roads.maps.heights
-        clearing |= roads.maps.clearing
-        out["roads"] = roads
-        out["splat_maps"]["road"] = roads.maps.road
-        units += LAYER_STEPS["roads"]
-        yield units, "roads"
-    values = np.clip(ground / top, 0.0, 1.0).astype(np.float32)
-    margin = None
-    if heights.margin is not None:
-        margin = heights.margin.copy()
-        margin[1:-1, 1:-1] = values
-    out.update(heights=TerrainHeights(values, cell, top, margin), water=water, clearing=clearing | water)
-    return out
-
-
 def _wants_flow(
     terrain_spec: TerrainSpec, biomes_spec: BiomesSpec | None, splats: Iterable[SplatSpec], flow: bool
 ) -> bool:
@@ -442,7 +372,7 @@ def terrain_layers_steps(
         which read the carved heights (and the ``river``, ``bank`` and ``road`` maps); the
         result's ``heights`` are the carved ones, with ``rivers``, ``roads``, ``water`` and
         ``clearing`` filled.  ``[roads] points`` are scene metres on the terrain
-        (:func:`networks_origin`).
+        (:func:`core.terrain.networks_origin`).
 
     Yields ``(done, total, label)``; returns a :class:`TerrainLayers`.
     """
@@ -504,7 +434,7 @@ def terrain_layers_steps(
         yield done, total, "flow"
     network_maps: dict[str, Any] = {}
     if rivers_on or roads_on:
-        steps = _networks(heights, terrain_spec, rivers_spec, roads_spec)
+        steps = network_steps(heights, terrain_spec, rivers_spec, roads_spec)
         start = done
         while True:
             try:

@@ -178,13 +178,15 @@ def export_paths(
     render_file: str = RENDER_FILE,
     levels: Iterable[str | Sequence[Any]] = (),
     package: Iterable[str] = (),
+    networks: Iterable[str] = (),
 ) -> list[str]:
     """Every file :func:`write_exports` may write for ``spec`` (an :class:`core.export.ExportSpec`)
     into ``folder`` with base name ``name`` (FBX/GLB per object are named after the objects); ``levels``
     are the file stems of the levels (their names), or ``(stem, tileset)`` pairs, or ``(stem, tileset,
     wfc)`` triples (``wfc``: the level is a WFC level, see :func:`level_file_names`); ``package``: the
     Unity terrain package's files of the (single) terrain (:func:`.terrain_layers.package_names`),
-    written with the RAW heightmap."""
+    written with the RAW heightmap; ``networks``: the rivers' and roads' files of the (single) terrain
+    (``core.terrain.network_file_names``), written with any export of it."""
     levels = [(lv, "blob", None) if isinstance(lv, str) else (*lv, None)[:3] for lv in levels]
     paths = [p for stem, tileset, wfc in levels for p in level_file_names(stem, tileset, wfc)]
     if not spec.per_object:
@@ -199,6 +201,8 @@ def export_paths(
         stems = [name] if terrains == 1 else [f"{name}_{i}" for i in range(terrains)]
         paths += [p for s in stems for p in (f"{s}_heightmap.raw", f"{s}_heightmap.json")]
         paths += list(package) if terrains == 1 else []
+    if terrains == 1:
+        paths += list(networks)
     return [os.path.join(folder, p) for p in paths]
 
 
@@ -299,8 +303,9 @@ def write_exports(
     (erosion, biomes, texture layers), the Unity terrain package beside it
     (``<name>_splat<k>.png``, ``_biomes.png``, ``_flow.png``, a copy of each
     texture layer's image ``_texture<k>.png`` / ``.jpg`` and ``_terrain.json``
-    naming it: :func:`.terrain_layers.package_files`), and a preview
-    render.  ``heights`` and ``layers`` map terrain names to heights and
+    naming it: :func:`.terrain_layers.package_files`), the rivers' and roads' files of a terrain
+    with networks (``<name>_rivers.json``, ``<name>_roads.json``: ``core.terrain.network_files``,
+    whatever else is asked), and a preview render.  ``heights`` and ``layers`` map terrain names to heights and
     layers already computed.  A render
     that cannot run (no OpenGL) is a warning; the other files are written.
 
@@ -416,6 +421,15 @@ def write_exports(
                     with writing(path):
                         core_unity.write_bytes_atomic(path, data)
                     written.append(path)
+        if bridge_layers.has_networks(recipe):  # the rivers' and roads' files, whatever else is written
+            stem = name if len(terrains) == 1 else f"{name}_{i}"
+            network_layers = (layers or {}).get(root.name) or bridge_layers.layers_for(recipe)
+            centre = tuple(root.matrix_world.translation)[:2]
+            for file_name, data in core_terrain.network_files(network_layers, stem, centre=centre).items():
+                path = os.path.join(folder, file_name)
+                with writing(path):
+                    core_unity.write_bytes_atomic(path, data)
+                written.append(path)
     if spec.render and objects:
         share("render")(0, 1, f"rendering {render_file}")
         scene = scene or bpy.context.scene
