@@ -9,8 +9,8 @@ import sys
 import bpy
 import numpy as np
 
-#: The Networks test world: 129 x 129 vertices over 512 m, rivers with lakes, roads joining three points.
-TERRAIN = {"name": "Vale", "seed": 5, "resolution": 129, "size": 512.0, "height": 60.0, "scale": 300.0}
+#: The Networks test world: 129 x 129 vertices over 512 m (40 m high: every road class joins the points), rivers with lakes, roads joining three points.
+TERRAIN = {"name": "Vale", "seed": 5, "resolution": 129, "size": 512.0, "height": 40.0, "scale": 300.0}
 TERRAIN_MORE = {"octaves": 5, "sea_level": 0.05}
 RIVERS = {"enabled": True, "threshold": 4000.0, "width_scale": 20.0, "bank_width": 12.0}
 POINTS = [[-200.0, -180.0], [190.0, -150.0], [0.0, 200.0]]
@@ -23,7 +23,7 @@ seed = 5
 [terrain]
 resolution = 129
 size = 512.0
-height = 60.0
+height = 40.0
 scale = 300.0
 octaves = 5
 sea_level = 0.05
