@@ -434,11 +434,11 @@ def terrain_layers_steps(
         yield done, total, "flow"
     network_maps: dict[str, Any] = {}
     if rivers_on or roads_on:
-        steps = network_steps(heights, terrain_spec, rivers_spec, roads_spec)
+        planned = network_steps(heights, terrain_spec, rivers_spec, roads_spec)
         start = done
         while True:
             try:
-                units, label = next(steps)
+                units, label = next(planned)
             except StopIteration as stop:
                 networks = stop.value
                 break

@@ -22,7 +22,7 @@ roads' points come from text (``x, y; x, y``), the empties of a collection (by n
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import bpy
 import numpy as np
@@ -255,10 +255,10 @@ def _curves(name: str, network: Any, origin: Sequence[float], root: bpy.types.Ob
 def detach(root: bpy.types.Object) -> None:
     """Remove the networks' objects of the terrain ``root`` (and their curves' data)."""
     objs = network_objects(root)
-    curves = [o.data for o in objs if o.type == "CURVE"]
+    curves = [cast("bpy.types.Curve", o.data) for o in objs if o.type == "CURVE"]
     remove_objects(objs)
     for data in curves:
-        if data is not None and data.users == 0:
+        if data.users == 0:
             bpy.data.curves.remove(data)
 
 
