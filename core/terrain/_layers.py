@@ -31,6 +31,7 @@ import numpy.typing as npt
 
 from .. import biomes as core_biomes
 from .. import erosion as core_erosion
+from .. import heightmap
 from .. import splat as core_splat
 from ..biomes import BiomesSpec
 from ..erosion import ErosionSpec, HydraulicResult
@@ -333,6 +334,7 @@ def terrain_layers_steps(
     slope: npt.NDArray[np.float32] | None = None,
     rivers_spec: RiversSpec | None = None,
     roads_spec: RoadsSpec | None = None,
+    planned: Mapping[str, Any] | None = None,
 ) -> Steps[TerrainLayers]:
     """The terrain's layers as a step generator (see :mod:`core.steps`).
 
@@ -373,6 +375,9 @@ def terrain_layers_steps(
         result's ``heights`` are the carved ones, with ``rivers``, ``roads``, ``water`` and
         ``clearing`` filled.  ``[roads] points`` are scene metres on the terrain
         (:func:`core.terrain.networks_origin`).
+    planned : dict or None
+        Networks planned over a bigger grid (a tiled world's: ``{"rivers", "roads", "offset"}``,
+        ``core.world``): this tile carves its part of them instead of planning its own.
 
     Yields ``(done, total, label)``; returns a :class:`TerrainLayers`.
     """
@@ -434,11 +439,11 @@ def terrain_layers_steps(
         yield done, total, "flow"
     network_maps: dict[str, Any] = {}
     if rivers_on or roads_on:
-        planned = network_steps(heights, terrain_spec, rivers_spec, roads_spec)
+        carving = network_steps(heights, terrain_spec, rivers_spec, roads_spec, planned)
         start = done
         while True:
             try:
-                units, label = next(planned)
+                units, label = next(carving)
             except StopIteration as stop:
                 networks = stop.value
                 break
@@ -447,6 +452,10 @@ def terrain_layers_steps(
         network_maps = networks.pop("splat_maps")
         heights = networks.pop("heights")
         out.update(networks)
+        if slope is not None and heights.margin is not None:  # the carved ground's slope, past the edges too
+            slope = heightmap.slope_degrees(heights.margin, cell_size=cell, height_scale=top)[1:-1, 1:-1]
+        else:
+            slope = None  # worked out from the carved heights
     table = None
     # float32 metres and sea level, as TerrainHeights.metres: a flat sea (values exactly the sea
     # level's float32) is exactly at the sea level, so it is water
@@ -492,7 +501,7 @@ def terrain_layers_steps(
             flow=out.get("flow"),
             seed=seed,
             offset=terrain_spec.offset,
-            slope=slope if not network_maps else None,
+            slope=slope,
             **network_maps,
         )
         side = alphamap_side(heights.values.shape[0])

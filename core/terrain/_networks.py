@@ -8,7 +8,8 @@ object is (:func:`networks_origin`): ``[roads] points`` are scene metres on it. 
 in Unity's frame around the terrain's centre in the scene (:func:`network_files`).
 """
 
-from collections.abc import Generator, Sequence
+import dataclasses
+from collections.abc import Generator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -41,30 +42,58 @@ def networks_origin(shape: tuple[int, ...], terrain_spec: TerrainSpec) -> tuple[
     return (cx - 0.5 * (cols - 1) * cell, cy - 0.5 * (rows - 1) * cell)
 
 
+def _inner(maps: Any, ring: bool) -> Any:
+    """``maps`` (a ``RiverMaps`` / ``RoadMaps`` of the tile with its one-cell ring) without the ring."""
+    if not ring:
+        return maps
+    cut = {f.name: getattr(maps, f.name)[1:-1, 1:-1] for f in dataclasses.fields(maps)}
+    return dataclasses.replace(maps, **cut)
+
+
 def network_steps(
     heights: TerrainHeights,
     terrain_spec: TerrainSpec,
     rivers_spec: RiversSpec | None,
     roads_spec: RoadsSpec | None,
+    planned: Mapping[str, Any] | None = None,
 ) -> Generator[tuple[int, str], None, dict[str, Any]]:
     """The rivers, then the roads of ``heights`` (steps yielding ``(units, label)``); returns the
     :class:`TerrainLayers` fields they make: the carved ``heights`` (clipped to the terrain's range
     as the erosion's), ``rivers``, ``roads``, ``water`` (the sea, lakes and river water) and
     ``clearing`` (water, and a road's width plus its margin), and their splat maps under
-    ``"splat_maps"`` (``river``, ``bank``, ``road``)."""
+    ``"splat_maps"`` (``river``, ``bank``, ``road``).
+
+    ``planned``: networks planned elsewhere, ``{"rivers": RiverNetwork or None, "roads": RoadNetwork
+    or None, "offset": (row, col)}`` (a tiled world's plan and the tile's first cell in its grid):
+    the tile carves its part of them (its one-cell ring too, so its edge normals see the carving its
+    neighbours hold) instead of planning its own."""
     cell, top = heights.cell_size, heights.height
-    h = heights.values.astype(np.float64) * top
+    ring = planned is not None and heights.margin is not None
+    h = (heights.margin if ring else heights.values).astype(np.float64) * top
     sea_level_m = float(np.float32(terrain_spec.sea_level) * np.float32(top))
     sea = sea_level_m if terrain_spec.sea_level > 0.0 else None
     out: dict[str, Any] = {"splat_maps": {}}
     water = core_biomes.sea_mask(heights.metres, sea_level=sea_level_m)
-    clearing = np.zeros(h.shape, bool)
+    clearing = np.zeros(water.shape, bool)
     ground = h
     rivers = None
     units = 0
+    offset = (0, 0)
+    if planned is not None:
+        offset = tuple(planned["offset"])
+        if ring:
+            offset = (offset[0] - 1, offset[1] - 1)
     if rivers_spec is not None and rivers_spec.enabled:
-        rivers = core_rivers.build_rivers(h, rivers_spec, cell_size=cell, sea_level=sea)
-        ground = rivers.maps.heights
+        if planned is not None:
+            network = planned["rivers"]
+            maps = core_rivers.carve_rivers(
+                h, network, offset=offset, carve=rivers_spec.carve, reach=rivers_spec.water_reach
+            )
+            ground = maps.heights
+            rivers = core_rivers.Rivers(network, _inner(maps, ring))
+        else:
+            rivers = core_rivers.build_rivers(h, rivers_spec, cell_size=cell, sea_level=sea)
+            ground = rivers.maps.heights
         water |= rivers.maps.water
         clearing |= rivers.maps.exclusion
         out["rivers"] = rivers
@@ -72,25 +101,34 @@ def network_steps(
         units += NETWORK_STEPS["rivers"]
         yield units, "rivers"
     if roads_spec is not None and roads_spec.enabled:
-        roads = core_roads.build_roads(
-            h,
-            roads_spec,
-            cell_size=cell,
-            origin=networks_origin(h.shape, terrain_spec),
-            sea_level=sea,
-            rivers=rivers,
-        )
-        ground = roads.maps.heights
+        if planned is not None:
+            road_maps = core_roads.carve_roads(ground, planned["roads"], offset=offset)
+            ground = road_maps.heights
+            roads = core_roads.Roads(planned["roads"], _inner(road_maps, ring))
+        else:
+            roads = core_roads.build_roads(
+                h,
+                roads_spec,
+                cell_size=cell,
+                origin=networks_origin(h.shape, terrain_spec),
+                sea_level=sea,
+                rivers=rivers,
+            )
+            ground = roads.maps.heights
         clearing |= roads.maps.clearing
         out["roads"] = roads
         out["splat_maps"]["road"] = roads.maps.road
         units += NETWORK_STEPS["roads"]
         yield units, "roads"
-    values = np.clip(ground / top, 0.0, 1.0).astype(np.float32)
+    carved = np.clip(ground / top, 0.0, 1.0).astype(np.float32)
     margin = None
-    if heights.margin is not None:
-        margin = heights.margin.copy()
-        margin[1:-1, 1:-1] = values
+    if ring:
+        margin, values = carved, np.ascontiguousarray(carved[1:-1, 1:-1])
+    else:
+        values = carved
+        if heights.margin is not None:
+            margin = heights.margin.copy()
+            margin[1:-1, 1:-1] = values
     out.update(heights=TerrainHeights(values, cell, top, margin), water=water, clearing=clearing | water)
     return out
 
