@@ -93,10 +93,13 @@ DIGEST_KEY = "worldseed_world_recipe_sha256"
 
 def tile_recipe(recipe: Recipe, x: int, z: int) -> Recipe:
     """The recipe of tile ``(x, z)`` alone: one terrain at the tile's noise offset (stored on the
-    tile's root, as a terrain keeps its own; what the placement file and exports read)."""
+    tile's root, as a terrain keeps its own; what the placement file and exports read), without the
+    world's rivers and roads (planned over the whole world, carved into the tile's files)."""
     data = core_recipe.to_dict(recipe)
     data["world"].pop("tiles", None)
     data["world"].pop("halo", None)
+    for key in ("rivers", "roads"):  # planned over the world: the tile's files hold its part, carved in
+        data.pop(key, None)
     corner = world_grid(recipe).blender_corner(x, z)
     data["terrain"]["offset"] = [o + c for o, c in zip(recipe.terrain.offset, corner)]
     return core_recipe.from_dict(data, source=f"tile {x}_{z}")

@@ -9,7 +9,8 @@ import sys
 import bpy
 import numpy as np
 
-#: The Networks test world: 129 x 129 vertices over 512 m (40 m high: every road class joins the points), rivers with lakes, roads joining three points.
+#: The Networks test world: 129 x 129 vertices over 512 m (40 m high: every road class joins the points),
+#: rivers with lakes, roads joining three points.
 TERRAIN = {"name": "Vale", "seed": 5, "resolution": 129, "size": 512.0, "height": 40.0, "scale": 300.0}
 TERRAIN_MORE = {"octaves": 5, "sea_level": 0.05}
 RIVERS = {"enabled": True, "threshold": 4000.0, "width_scale": 20.0, "bank_width": 12.0}
@@ -92,3 +93,28 @@ def read_fbx(path):
             m = np.array(node.pop("matrix"))
             node["vertices"] = (np.array(node["vertices"]).reshape(-1, 3) @ m[:3] + m[3]) * UNITY
     return nodes
+
+
+#: A 2 x 2 world with rivers and roads (erosion off: the networks are planned over the world's heights).
+TILED = """
+[world]
+name = "Delta"
+seed = 11
+tiles = [2, 2]
+[terrain]
+resolution = 65
+size = 128.0
+height = 30.0
+scale = 160.0
+octaves = 5
+persistence = 0.5
+normalize = "fixed"
+[rivers]
+enabled = true
+threshold = 300.0
+lake_min_area = 50.0
+[roads]
+enabled = true
+road_class = "trail"
+points = [[-236.0, -236.0], [-216.0, -20.0], [-56.0, -68.0], [-36.0, -216.0]]
+"""

@@ -3,13 +3,15 @@
 Build Networks made (the carved RAW, the FBX with its rivers and roads, the two JSON files); a later run
 without networks removes their files in the same switch."""
 
+import json
 import os
 
 import bpy
+import numpy as np
 
 from worldseed.core import recipe as core_recipe
 
-from ._network_cases import POINTS, RECIPE, networks_sidebar
+from ._network_cases import POINTS, RECIPE, TILED, networks_sidebar
 
 
 def _files(folder):
@@ -59,3 +61,28 @@ def test_a_run_without_networks_removes_their_files_and_lists_them_when_on(empty
     left = set(os.listdir(out))
     assert not {"vale_rivers.json", "vale_roads.json"} & left
     assert "vale.fbx" in left
+
+
+def test_a_tiled_world_headless_writes_each_tiles_part_of_the_networks(empty_scene, tmp_path):
+    from worldseed.addon import batch
+    from worldseed.core import unity as core_unity
+
+    path = tmp_path / "delta.toml"
+    path.write_text(TILED)
+    out = tmp_path / "out"
+    assert batch.main(["--recipe", str(path), "--out", str(out), "--name", "delta"]) == 0
+    doc = json.loads((out / "delta_world.json").read_text())
+    for tile in doc["tiles"]:
+        x, z = tile["x"], tile["z"]
+        names = {f["name"] for f in tile["files"]}
+        assert {f"delta_{x}_{z}_rivers.json", f"delta_{x}_{z}_roads.json", f"delta_{x}_{z}.fbx"} <= names
+        for kind in ("rivers", "roads"):
+            data = json.loads((out / f"delta_{x}_{z}_{kind}.json").read_text())
+            assert data["format"] == f"worldseed.{kind}" and data["name"] == f"delta_{x}_{z}"
+    # the carved tiles join: tile (1, 0) stands at Unity +X of tile (0, 0), their RAW heightmaps share that edge
+    side = 65
+    raw = {
+        t: core_unity.read_raw16((out / f"delta_{t[0]}_{t[1]}.raw").read_bytes(), side=side) for t in [(0, 0), (1, 0)]
+    }
+    assert np.array_equal(raw[0, 0][:, -1], raw[1, 0][:, 0])
+    assert not np.array_equal(raw[0, 0], raw[1, 0])
