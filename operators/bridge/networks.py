@@ -124,16 +124,22 @@ class RoadsAdapter(Adapter):
             "One picked object of the Networks panel's road points.",
             {"object": bpy.props.PointerProperty(type=bpy.types.Object, name="Object", description="A road point")},
         )
+        kw: dict[str, Any] = {"update": update} if update is not None else {}
         props: dict[str, PropertyDef] = {
-            **self.props(),
+            **self.props(update=update),
             "points_source": bpy.props.EnumProperty(
-                name="Points", items=POINT_SOURCES, default="TEXT", description="Where the road points come from"
+                name="Points",
+                items=POINT_SOURCES,
+                default="TEXT",
+                description="Where the road points come from",
+                **kw,
             ),
             "points_text": bpy.props.StringProperty(
                 name="Points",
                 default="",
                 description="Points to join, 'x, y; x, y' in metres (the scene's X and Y; the terrain is centred "
                 "on its offset)",
+                **kw,
             ),
             "points_collection": bpy.props.PointerProperty(
                 type=bpy.types.Collection, name="Collection", description="Objects (empties) marking the points"

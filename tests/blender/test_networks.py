@@ -205,3 +205,15 @@ def test_the_points_come_from_a_collection_or_picked_objects(empty_scene):
     recipe = sections.recipe_from_sidebar(bpy.context.scene)
     assert recipe.roads.points == tuple(map(tuple, POINTS))
     assert core_recipe.loads(core_recipe.dumps(recipe)) == recipe
+
+
+def test_auto_update_of_the_terrain_follows_a_change_on_the_networks_panel(empty_scene):
+    root = _build()
+    ws = bpy.context.scene.worldseed
+    ws.terrain.auto_update = True
+    ws.roads.road_class = "trail"  # background: the rebuild runs at once
+    root = bpy.data.objects["Vale"]
+    assert bridge_terrain.stored_recipe(root).roads.road_class == "trail"
+    ws.rivers.enabled = False
+    left = {o.name for o in bridge_networks.network_objects(bpy.data.objects["Vale"])}
+    assert left == {"Vale_RoadCurves", "Vale_Roads"}
