@@ -148,7 +148,7 @@ def check_trees(recipe: Recipe) -> None:
             raise RecipeError(f"trees[{i}]: {error}")
 
 
-def _tiled_networks(recipe, key):
+def _tiled_networks(recipe: Recipe, key: str) -> None:
     """A tiled world plans its networks once over the whole world's un-eroded heights (what its tiles
     then carve): erosion, which each tile works out in windows, must be off."""
     if tuple(recipe.world.tiles) != (1, 1) and recipe.terrain.erosion.enabled:

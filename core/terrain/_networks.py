@@ -69,7 +69,8 @@ def network_steps(
     neighbours hold) instead of planning its own."""
     cell, top = heights.cell_size, heights.height
     ring = planned is not None and heights.margin is not None
-    h = (heights.margin if ring else heights.values).astype(np.float64) * top
+    window = heights.margin if ring and heights.margin is not None else heights.values
+    h = window.astype(np.float64) * top
     sea_level_m = float(np.float32(terrain_spec.sea_level) * np.float32(top))
     sea = sea_level_m if terrain_spec.sea_level > 0.0 else None
     out: dict[str, Any] = {"splat_maps": {}}
