@@ -41,6 +41,17 @@ def test_sidebar_to_recipe_to_headless_equals_build_networks_and_export_byte_for
     assert set(theirs) - set(ours) == {"world.blend"}
     differ = [name for name in ours if ours[name] != theirs[name]]
     assert not differ, differ
+    # the RAW heightmap is the carved terrain's (not the noise's)
+    from worldseed.core import terrain as core_terrain
+    from worldseed.core import unity as core_unity
+
+    plain = core_terrain.terrain_heights(recipe.terrain, seed=recipe.world.seed)
+    layers = core_terrain.terrain_layers(
+        plain, terrain_spec=recipe.terrain, seed=recipe.world.seed, rivers_spec=recipe.rivers, roads_spec=recipe.roads
+    )
+    for values, same in ((layers.heights.values, True), (plain.values, False)):
+        raw = core_unity.heightmap_raw16(core_unity.unity_heights(values), byte_order="little")
+        assert (raw == theirs["world_heightmap.raw"]) is same
 
 
 def test_a_run_without_networks_removes_their_files_and_lists_them_when_on(empty_scene, tmp_path):
