@@ -46,6 +46,7 @@ __all__ = [
     "RiversAdapter",
     "RoadsAdapter",
     "attach",
+    "attach_planned",
     "detach",
     "network_objects",
     "is_network",
@@ -278,24 +279,43 @@ def attach(root: bpy.types.Object, layers: TerrainLayers | None) -> list[bpy.typ
     rows, cols = layers.heights.values.shape
     cell = layers.heights.cell_size
     origin = (-0.5 * (cols - 1) * cell, -0.5 * (rows - 1) * cell)
+    rivers = layers.rivers.network if layers.rivers is not None else None
+    roads = layers.roads.network if layers.roads is not None else None
+    return attach_planned(root, rivers, roads, origin=origin)
+
+
+def attach_planned(
+    root: bpy.types.Object,
+    rivers: Any,
+    roads: Any,
+    *,
+    origin: Sequence[float],
+    centre: Sequence[float] = (0.0, 0.0),
+    box: tuple[int, int, int, int] | None = None,
+) -> list[bpy.types.Object]:
+    """The networks ``rivers`` / ``roads`` (``RiverNetwork`` / ``RoadNetwork`` or None) as children of
+    ``root``: Blender ``origin`` is the planned grid's cell (0, 0), ``centre`` ``(x, y)`` the root's
+    place in that frame.  ``box`` (a tiled world's tile in the world's grid): only its part, without
+    the bridge decks and curves (whole in the tile that holds them: not cut at the seams).  Returns
+    the objects made."""
     made = []
-    if layers.rivers is not None:
-        water = core_rivers.water_mesh(layers.rivers.network, origin=origin)
+    mesh_origin = (float(centre[0]), float(centre[1]), 0.0)
+    if rivers is not None:
+        water = core_rivers.water_mesh(rivers, origin=origin, mesh_origin=mesh_origin, box=box)
         if water is not None:
             mats = [_material("River Water", WATER_RGB, 0.05), _material("Lake Water", LAKE_RGB, 0.05)]
             made.append(_mesh_object(root.name + RIVERS_SUFFIX, water, mats, root))
-    if layers.roads is not None:
-        network = layers.roads.network
-        names = sorted(network.classes)
-        ribbons = core_roads.road_mesh(network, origin=origin)
-        decks = core_roads.bridge_mesh(network, origin=origin)
+    if roads is not None:
+        names = sorted(roads.classes)
+        ribbons = core_roads.road_mesh(roads, origin=origin, mesh_origin=mesh_origin, box=box)
+        decks = core_roads.bridge_mesh(roads, origin=origin, mesh_origin=mesh_origin) if box is None else None
         joined = _joined([ribbons, decks], [0, len(names)])
         if joined is not None:
             mats = [_material(f"Road {n}", ROAD_RGB.get(n, ROAD_RGB["road"]), 0.9) for n in names]
             mats.append(_material("Bridge Deck", DECK_RGB, 0.8))
             made.append(_mesh_object(root.name + ROADS_SUFFIX, joined, mats, root))
-        if network.edges:
-            made.append(_curves(root.name + CURVES_SUFFIX, network, origin, root))
+        if roads.edges and box is None:
+            made.append(_curves(root.name + CURVES_SUFFIX, roads, origin, root))
     for obj in made:
         if obj.type == "MESH":
             mesh_of(obj).validate()

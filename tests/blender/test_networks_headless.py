@@ -11,7 +11,7 @@ import numpy as np
 
 from worldseed.core import recipe as core_recipe
 
-from ._network_cases import POINTS, RECIPE, TILED, networks_sidebar
+from ._network_cases import POINTS, RECIPE, TILED, networks_sidebar, read_fbx
 
 
 def _files(folder):
@@ -90,6 +90,17 @@ def test_a_tiled_world_headless_writes_each_tiles_part_of_the_networks(empty_sce
         for kind in ("rivers", "roads"):
             data = json.loads((out / f"delta_{x}_{z}_{kind}.json").read_text())
             assert data["format"] == f"worldseed.{kind}" and data["name"] == f"delta_{x}_{z}"
+    # each tile's FBX holds its part of the rivers and roads, where its JSON says (Unity frame, metres)
+    for x, z in [(0, 0), (1, 0)]:
+        nodes = read_fbx(out / f"delta_{x}_{z}.fbx")
+        assert nodes[f"Delta_{x}_{z}_Rivers"]["parent"] == f"Delta_{x}_{z}"
+        ribbon = nodes[f"Delta_{x}_{z}_Roads"]["vertices"]
+        roads = json.loads((out / f"delta_{x}_{z}_roads.json").read_text())
+        half = roads["classes"]["trail"]["width"] / 2 + 0.1
+        pts = np.array([p for e in roads["edges"] for p in e["points"]])
+        d = np.hypot(pts[:, None, 0] - ribbon[None, :, 0], pts[:, None, 2] - ribbon[None, :, 2])
+        assert len(pts) > 10 and d.min(1).max() <= half
+        assert np.abs(ribbon[d.argmin(1), 1] - pts[:, 1]).max() < 1.0
     # the carved tiles join: tile (1, 0) stands at Unity +X of tile (0, 0), their RAW heightmaps share that edge
     side = 65
     raw = {
