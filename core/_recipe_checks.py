@@ -159,7 +159,7 @@ def _tiled_networks(recipe: Recipe, key: str) -> None:
         )
 
 
-def check_rivers(recipe):
+def check_rivers(recipe: Recipe) -> None:
     """``[rivers]`` on needs the terrain on, and a threshold of at least 4 cells' area."""
     spec = recipe.rivers
     if not spec.enabled:
@@ -175,7 +175,7 @@ def check_rivers(recipe):
         )
 
 
-def check_roads(recipe):
+def check_roads(recipe: Recipe) -> None:
     """``[roads]`` on needs the terrain on and at least 2 points, each on the terrain (a tiled
     world's: anywhere on its tiles, Blender x in [-nx size, 0] and y in [-nz size, 0])."""
     spec = recipe.roads
