@@ -89,11 +89,17 @@ def _sea_level(recipe: Recipe) -> float | None:
 
 
 def world_networks(recipe: Recipe, grid: WorldGrid, digest: str) -> WorldNetworks:
-    """The networks of the whole world (planned once per process for the recipe of ``digest``)."""
+    """The networks of the whole world (planned once per process for the recipe of ``digest``; the
+    threads of a thread executor wait for the first one's plan)."""
     with _LOCK:
         kept = _KEPT.get(digest)
-    if kept is not None:
+        if kept is None:
+            kept = _KEPT[digest] = _plan(recipe, grid)
         return kept
+
+
+def _plan(recipe: Recipe, grid: WorldGrid) -> WorldNetworks:
+    _KEPT.clear()  # the last world's plan only
     h = world_heights(recipe, grid)
     origin = (-grid.nx * grid.size, -grid.nz * grid.size)
     sea = _sea_level(recipe)
@@ -104,8 +110,4 @@ def world_networks(recipe: Recipe, grid: WorldGrid, digest: str) -> WorldNetwork
         roads = core_roads.build_roads(
             h, recipe.roads, cell_size=grid.cell_size, origin=origin, sea_level=sea, rivers=rivers
         ).network
-    out = WorldNetworks(rivers.network if rivers is not None else None, roads, origin)
-    with _LOCK:
-        _KEPT.clear()  # the last world's plan only
-        _KEPT[digest] = out
-    return out
+    return WorldNetworks(rivers.network if rivers is not None else None, roads, origin)
