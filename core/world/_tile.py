@@ -247,9 +247,14 @@ def run_tile(
     files = []
     if write:
         os.makedirs(out_dir, exist_ok=True)
-        for file_name, data in _files(recipe, grid, x, z, layers, placements, name).items():
+        made = _files(recipe, grid, x, z, layers, placements, name)
+        for file_name, data in made.items():
             write_bytes_atomic(os.path.join(out_dir, file_name), data)
             files.append({"name": file_name, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()})
+        for kind in ("rivers", "roads"):  # an earlier build's networks this one no longer has
+            path = os.path.join(out_dir, f"{tile_base(name, x, z)}_{kind}.json")
+            if os.path.basename(path) not in made and os.path.isfile(path) and not os.path.islink(path):
+                os.remove(path)
     if cache_dir:
         buf = io.BytesIO()
         np.savez(buf, digest=np.array(digest), **border)

@@ -83,6 +83,10 @@ def test_a_tiled_world_headless_writes_each_tiles_part_of_the_networks(empty_sce
     out = tmp_path / "out"
     assert batch.main(["--recipe", str(path), "--out", str(out), "--name", "delta"]) == 0
     doc = json.loads((out / "delta_world.json").read_text())
+    # the whole world's graphs, listed with the world's own files
+    assert {"delta_rivers.json", "delta_roads.json"} <= {f["name"] for f in doc["files"]}
+    whole = json.loads((out / "delta_roads.json").read_text())
+    assert [n["kind"] for n in whole["nodes"]].count("point") == 4
     for tile in doc["tiles"]:
         x, z = tile["x"], tile["z"]
         names = {f["name"] for f in tile["files"]}
@@ -108,3 +112,9 @@ def test_a_tiled_world_headless_writes_each_tiles_part_of_the_networks(empty_sce
     }
     assert np.array_equal(raw[0, 0][:, -1], raw[1, 0][:, 0])
     assert not np.array_equal(raw[0, 0], raw[1, 0])
+    # the same world without networks: their files go in the run's switch
+    path.write_text(TILED.replace("enabled = true", "enabled = false"))
+    assert batch.main(["--recipe", str(path), "--out", str(out), "--name", "delta"]) == 0
+    left = set(os.listdir(out))
+    assert not {n for n in left if n.endswith(("_rivers.json", "_roads.json"))}
+    assert "delta_0_0.raw" in left
