@@ -19,7 +19,8 @@ up to ``--wait`` seconds for the first to finish writing).  Files of the
 fixed set a run may write (``world.fbx``, ``world.glb``, ``relief.png``,
 ``preview.png``, ``world_placements.json``, ``world_heightmap.raw/.json`` and the terrain package
 ``world_splat<k>.png``, ``_biomes.png``, ``_flow.png``, ``_terrain.json`` and the texture
-layers' images copied as ``world_texture<k>.png`` / ``.jpg``)
+layers' images copied as ``world_texture<k>.png`` / ``.jpg``, the networks' ``world_rivers.json``
+and ``world_roads.json``)
 that an earlier run left and this run does not write are removed, and the
 run says so, so the folder always holds one build.  So are the files of a
 level an earlier run wrote (recognised by its ``<stem>_level.json`` record:
@@ -44,6 +45,7 @@ from ..core import ecosystem as core_ecosystem
 from ..core import export as core_export
 from ..core import levels as core_levels
 from ..core import recipe as core_recipe
+from ..core import terrain as core_terrain
 from ..core import unity as core_unity
 from ..core import unity_package as core_package
 from ..core import world as core_world
@@ -449,6 +451,9 @@ def output_paths(recipe, out_dir, *, name="world"):
         levels=[(spec.name, spec.autotile, spec.generator in core_levels.WFC_GENERATORS) for spec in recipe.level],
         package=terrain_layers.package_names(recipe, name) if has_terrain else (),
         ecosystem=bridge_ecosystem.file_roles(recipe.ecosystem) if has_terrain else (),
+        networks=core_terrain.network_file_names(name, rivers=recipe.rivers.enabled, roads=recipe.roads.enabled)
+        if has_terrain
+        else (),
     )
 
 
@@ -475,6 +480,7 @@ def _all_outputs(out_dir, name):
     numbered = re.compile(rf"^{re.escape(name)}_\d+_heightmap\.(?:raw|json)$")
     package = re.compile(terrain_layers.PACKAGE_FILE.format(name=re.escape(name)))
     paths.update(os.path.join(out_dir, f) for f in os.listdir(out_dir) if numbered.match(f) or package.match(f))
+    paths.update(os.path.join(out_dir, f) for f in core_terrain.network_file_names(name, rivers=True, roads=True))
     paths.update(world.earlier_level_files(out_dir))  # every level an earlier run wrote, by its _level.json
     return paths
 

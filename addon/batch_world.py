@@ -18,6 +18,9 @@ import sys
 import bpy
 
 from ..core import recipe as core_recipe
+from ..core import rivers as core_rivers
+from ..core import roads as core_roads
+from ..core import terrain as core_terrain
 from ..core import world as core_world
 from ..core.errors import short
 from ..operators.bridge import outputs
@@ -160,6 +163,8 @@ def _build_tiled_locked(recipe, out_dir, name, executor, chosen, progress, write
         scatters = recipe.scatter or recipe.ecosystem.species  # the plants are placed as props too
         props = bool(recipe.export.fbx and scatters) and props_name not in listed
         extra = [("recipe.toml", core_recipe.dumps(recipe).encode())] if write_recipe else []
+        networks = network_files(recipe, run.grid, name)  # the whole world's graphs, beside the tiles' parts
+        extra += [(n, data) for n, data in networks.items() if n not in listed]
         overview = core_world.overview_name(name)
         if _wants_overview(recipe, run, listed, overview):
             extra.append((overview, core_world.overview_png(recipe, run.grid, out_dir, name)))
@@ -174,6 +179,9 @@ def _build_tiled_locked(recipe, out_dir, name, executor, chosen, progress, write
             stale.discard(os.path.join(out_dir, props_name))
         if overview not in listed and not any(n == overview for n, _ in extra):  # another recipe's, or none asked
             stale.add(os.path.join(out_dir, overview))
+        for file_name in core_terrain.network_file_names(name, rivers=True, roads=True):
+            if file_name not in networks:  # an earlier world's networks, none now
+                stale.add(os.path.join(out_dir, file_name))
         stale.update(os.path.join(out_dir, world_export.once_file_name(name, s.key)) for s in ONCE)
         keep = {os.path.basename(p) for paths in once.values() for p in paths}
         stale = {p for p in stale if os.path.basename(p) not in keep}
@@ -234,6 +242,22 @@ def phase(progress, start, end):
         progress(start + (end - start) * min(done, total) // max(total, 1), PHASE_STEPS, stage)
 
     return tell
+
+
+def network_files(recipe, grid, name):
+    """``{file name: bytes}`` of a tiled world's whole networks: ``<name>_rivers.json`` and
+    ``<name>_roads.json`` of the plan its tiles carved (``core.world.world_networks``; each tile's file
+    holds its part), empty without ``[rivers]`` / ``[roads]``."""
+    if not core_world.wants_networks(recipe):
+        return {}
+    bare = core_world.without_once(recipe)  # the tiles' recipe: the plan they carved, kept in this process
+    nets = core_world.world_networks(bare, grid, core_world.recipe_digest(bare))
+    files = {}
+    if nets.rivers is not None:
+        files[f"{name}_rivers.json"] = core_rivers.rivers_json_bytes(nets.rivers, name=name, origin=nets.origin)
+    if nets.roads is not None:
+        files[f"{name}_roads.json"] = core_roads.roads_json_bytes(nets.roads, name=name, origin=nets.origin)
+    return files
 
 
 def _wants_overview(recipe, run, listed, overview):

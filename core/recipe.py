@@ -178,8 +178,9 @@ SECTIONS = (
         check=check_rivers,
         label="Rivers",
         build=False,
-        tiled="refuse",
-        tiled_note="rivers are not yet planned across a tiled world's tiles: build the recipe as one terrain",
+        tiled="per_tile",
+        tiled_note="planned once over the whole world's heights (erosion off), each tile carves its part: "
+        "<name>_<x>_<z>_rivers.json, seams agree",
     ),
     Section(
         "roads",
@@ -190,8 +191,9 @@ SECTIONS = (
         check=check_roads,
         label="Roads",
         build=False,
-        tiled="refuse",
-        tiled_note="roads are not yet planned across a tiled world's tiles: build the recipe as one terrain",
+        tiled="per_tile",
+        tiled_note="planned once over the whole world's heights (erosion off), each tile cuts and fills its part: "
+        "<name>_<x>_<z>_roads.json, seams agree",
     ),
     # the terrain's layers: built with the terrain (core.terrain.terrain_layers_steps), not on their own
     Section(

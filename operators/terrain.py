@@ -65,7 +65,10 @@ class WORLDSEED_OT_terrain_add(ModalBuild, FamilyOperator, bpy.types.Operator):
     }
 
     def _recipe(self):
-        return TERRAIN.recipe(self, curve_points=curve.curve_from_text(self.curve), source="Add Terrain")
+        networks = sections.follower_tables(bpy.context.scene, TERRAIN.key)  # the Networks panel's
+        return TERRAIN.recipe(
+            self, curve_points=curve.curve_from_text(self.curve), networks=networks, source="Add Terrain"
+        )
 
     def _load_settings(self, context):
         """Copy the sidebar settings into this operator's properties (once; redo keeps the edits)."""

@@ -4,7 +4,8 @@ one group per section (``scene.worldseed.terrain``, ``.trees``, ``.scatter``, ``
 ``.export``).
 
 Nothing here is written per family: a new section's settings appear with its adapter.  Changing a
-setting of a family with Auto Update calls :func:`..live.updater` of its key.
+setting of a family with Auto Update calls :func:`..live.updater` of its key (of the family a section
+follows, for a section built with another's objects).
 """
 
 __all__ = ["GROUPS", "WorldseedSettings", "classes"]
@@ -16,7 +17,10 @@ from ...operators.bridge.sections import ADAPTERS
 from .. import live
 
 #: ``{section key: (property group classes, children first)}`` in the order of the recipe registry.
-GROUPS = {a.key: a.settings_classes(update=live.updater(a.key) if a.kind else None) for a in ADAPTERS}
+GROUPS = {
+    a.key: a.settings_classes(update=live.updater(a.key) if a.kind else live.updater(a.follows) if a.follows else None)
+    for a in ADAPTERS
+}
 
 WorldseedSettings = type(
     "WorldseedSettings",

@@ -3,7 +3,7 @@ and, from the terrain's layers, biomes, erosion deposits and water flow).
 
 `ScatterRules` holds the rules; `rule_mask` turns them into a density in [0, 1] per heightmap
 cell.  The map rules read ``maps``: ``{"biomes": uint8 ids, "biome_names": names of the ids,
-"deposited": metres, "flow": upstream square metres}``, each (rows, cols) like the heights
+"deposited": metres, "flow": upstream square metres, "clearing": bool}``, each (rows, cols) like the heights
 (``core.terrain.TerrainLayers.scatter_maps`` gives them); without ``deposited`` nothing is
 deposited, without ``flow`` it is worked out from the heights.  Public through :mod:`core.scatter`.
 """
@@ -330,7 +330,7 @@ def density_mask(
         assert maps is not None
         mask *= _ramp(_widened(maps["flow"]), *rules.flow, 0.0)
     if maps is not None and maps.get("clearing") is not None:
-        mask *= ~maps["clearing"]  # cleared ground (water, roads, trampled trails): no prop
+        mask[maps["clearing"]] = 0.0  # cleared ground (water, roads, trampled trails): no prop, whatever the rules
     return mask
 
 

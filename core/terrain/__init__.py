@@ -26,6 +26,7 @@ from ._layers import (
     terrain_layers,
     terrain_layers_steps,
 )
+from ._networks import NETWORK_STEPS, network_file_names, network_files, networks_origin
 from .spec import LIMITS, TerrainSpec, check_spec, from_dict, to_dict
 
 __all__ = [
@@ -50,4 +51,8 @@ __all__ = [
     "erosion_steps",
     "LAYER_STEPS",
     "repaint_splats",
+    "networks_origin",
+    "network_files",
+    "network_file_names",
+    "NETWORK_STEPS",
 ]

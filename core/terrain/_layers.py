@@ -8,9 +8,14 @@ runs them in order, in metres, with the tile's seed and offset:
 
 1. hydraulic erosion (droplets per square kilometre of the tile), then thermal erosion if asked;
 2. flow accumulation of the (eroded) heights, when anything reads it;
-3. moisture (noise, closeness to the sea and to flow lines) and the biome ids of the table (a
+3. the networks, when ``[rivers]`` / ``[roads]`` are on: rivers traced on the eroded heights and
+   carved into them, then roads planned on them (bridging the rivers) and cut and filled; every
+   later stage (and the mesh, the RAW heightmap, the FBX) reads the carved heights, the texture
+   layers' ``river``, ``bank`` and ``road`` rules read their maps, and ``water`` / ``clearing`` say
+   where open water is and where no prop stands;
+4. moisture (noise, closeness to the sea and to flow lines) and the biome ids of the table (a
    tile reads its neighbours' heights within the sea's reach, so the moisture joins at its edges);
-4. the texture layers' weights, resampled to the alphamap's texels and packed four to an image.
+5. the texture layers' weights, resampled to the alphamap's texels and packed four to an image.
 
 Each engine has its own random stream (``SeedSequence([seed, tag])``), so turning erosion on
 or off changes nothing else, and with erosion off the heights are the very array
@@ -27,15 +32,19 @@ import numpy.typing as npt
 
 from .. import biomes as core_biomes
 from .. import erosion as core_erosion
+from .. import heightmap
 from .. import splat as core_splat
 from ..biomes import BiomesSpec
 from ..erosion import ErosionSpec, HydraulicResult
 from ..erosion.spec import droplet_count
 from ..errors import ParameterError
+from ..rivers import RiversSpec
+from ..roads import RoadsSpec
 from ..splat import SplatSpec
 from ..steps import Steps, drive
 from ..unity_package import alphamap_side, texel_weights
 from ._heights import TerrainHeights, raw_noise, shape_heights
+from ._networks import NETWORK_STEPS, network_steps
 from .spec import TerrainSpec
 
 __all__ = [
@@ -50,7 +59,7 @@ __all__ = [
 
 #: Progress units of each stage (the erosion reports its 100 over its batches, thermal its 10 over
 #: chunks of its iterations).
-LAYER_STEPS = {"erosion": 100, "thermal": 10, "flow": 10, "biomes": 10, "splats": 10}
+LAYER_STEPS = {"erosion": 100, "thermal": 10, "flow": 10, **NETWORK_STEPS, "biomes": 10, "splats": 10}
 #: ``shaper(margin) -> (heights, flow)`` of :func:`terrain_layers_steps`.
 Shaper: TypeAlias = Callable[[int], tuple[npt.NDArray[np.float32], npt.NDArray[np.float64] | None]]
 #: What the erosion stage returns: ``(heights, clipped, eroded, deposited, ledger)``.
@@ -325,6 +334,9 @@ def terrain_layers_steps(
     given: Mapping[str, Any] | None = None,
     shaper: Shaper | None = None,
     slope: npt.NDArray[np.float32] | None = None,
+    rivers_spec: RiversSpec | None = None,
+    roads_spec: RoadsSpec | None = None,
+    planned: Mapping[str, Any] | None = None,
 ) -> Steps[TerrainLayers]:
     """The terrain's layers as a step generator (see :mod:`core.steps`).
 
@@ -357,6 +369,17 @@ def terrain_layers_steps(
     slope : (rows, cols) ndarray or None
         Slope in degrees the texture layers read (a tiled world's, from heights that see past the
         tile's edges); None: worked out from the tile's heights.
+    rivers_spec, roads_spec : core.rivers.RiversSpec, core.roads.RoadsSpec or None
+        ``[rivers]`` and ``[roads]``; on: the networks are planned on the eroded heights and
+        carved into them (:func:`core.rivers.build_rivers`, then :func:`core.roads.build_roads`
+        on the carved ground, bridging the rivers) before the biomes and the texture layers,
+        which read the carved heights (and the ``river``, ``bank`` and ``road`` maps); the
+        result's ``heights`` are the carved ones, with ``rivers``, ``roads``, ``water`` and
+        ``clearing`` filled.  ``[roads] points`` are scene metres on the terrain
+        (:func:`core.terrain.networks_origin`).
+    planned : dict or None
+        Networks planned over a bigger grid (a tiled world's: ``{"rivers", "roads", "offset"}``,
+        ``core.world``): this tile carves its part of them instead of planning its own.
 
     Yields ``(done, total, label)``; returns a :class:`TerrainLayers`.
     """
@@ -366,12 +389,18 @@ def terrain_layers_steps(
     biomes_on = biomes_spec is not None and biomes_spec.enabled
     wants_flow = _wants_flow(terrain_spec, biomes_spec, splats, flow)
     erosion_on = terrain_spec.erosion.enabled
+    rivers_on = rivers_spec is not None and rivers_spec.enabled
+    roads_on = roads_spec is not None and roads_spec.enabled
+    if (rivers_on or roads_on) and heights.height <= 0.0:
+        raise ParameterError("rivers and roads need terrain.height > 0 (a flat terrain has no water to follow)")
     stages = [
         s
         for s, on in (
             ("erosion", erosion_on),
             ("thermal", erosion_on and terrain_spec.erosion.thermal),
             ("flow", wants_flow),
+            ("rivers", rivers_on),
+            ("roads", roads_on),
             ("biomes", biomes_on),
             ("splats", bool(splats)),
         )
@@ -410,6 +439,25 @@ def terrain_layers_steps(
         out["flow"] = upstream
         done += LAYER_STEPS["flow"]
         yield done, total, "flow"
+    network_maps: dict[str, Any] = {}
+    if rivers_on or roads_on:
+        carving = network_steps(heights, terrain_spec, rivers_spec, roads_spec, planned)
+        start = done
+        while True:
+            try:
+                units, label = next(carving)
+            except StopIteration as stop:
+                networks = stop.value
+                break
+            done = start + units
+            yield done, total, label
+        network_maps = networks.pop("splat_maps")
+        heights = networks.pop("heights")
+        out.update(networks)
+        if slope is not None and heights.margin is not None:  # the carved ground's slope, past the edges too
+            slope = heightmap.slope_degrees(heights.margin, cell_size=cell, height_scale=top)[1:-1, 1:-1]
+        else:
+            slope = None  # worked out from the carved heights
     table = None
     # float32 metres and sea level, as TerrainHeights.metres: a flat sea (values exactly the sea
     # level's float32) is exactly at the sea level, so it is water
@@ -456,6 +504,7 @@ def terrain_layers_steps(
             seed=seed,
             offset=terrain_spec.offset,
             slope=slope,
+            **network_maps,
         )
         side = alphamap_side(heights.values.shape[0])
         out["weights"] = weights
@@ -474,6 +523,8 @@ def terrain_layers(
     seed: int,
     flow: bool = False,
     base: str | None = None,
+    rivers_spec: RiversSpec | None = None,
+    roads_spec: RoadsSpec | None = None,
 ) -> TerrainLayers:
     """:func:`terrain_layers_steps` run to the end."""
     return drive(
@@ -485,8 +536,21 @@ def terrain_layers(
             seed=seed,
             flow=flow,
             base=base,
+            rivers_spec=rivers_spec,
+            roads_spec=roads_spec,
         )
     )
+
+
+def _network_splat_maps(layers: TerrainLayers) -> dict[str, Any]:
+    """The ``river``, ``bank`` and ``road`` maps the texture rules read, from the networks ``layers``
+    hold (as :func:`terrain_layers_steps` passed them on)."""
+    maps: dict[str, Any] = {}
+    if layers.rivers is not None:
+        maps.update(layers.rivers.maps.splat_maps)
+    if layers.roads is not None:
+        maps["road"] = layers.roads.maps.road
+    return maps
 
 
 def repaint_splats(
@@ -521,6 +585,7 @@ def repaint_splats(
         trail=trail,
         seed=seed,
         offset=terrain_spec.offset,
+        **_network_splat_maps(layers),
     )
     side = alphamap_side(layers.heights.values.shape[0])
     return dataclasses.replace(

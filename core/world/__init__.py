@@ -17,6 +17,7 @@ record in ``_once``.
 from ._driver import WorldRun, WorldTaskFn, cache_folder, run_world
 from ._executors import MAX_WORKERS, Cancelled, SerialExecutor, ThreadExecutor, check_tasks, check_workers
 from ._grid import MIN_HALO_CELLS, WorldGrid, halo_cells, parse_tile_range, tile_base, world_grid
+from ._networks import MAX_NETWORK_CELLS, WorldNetworks, wants_networks, world_heights, world_networks
 from ._once import once_names, once_sections, verify_once, with_once, without_once
 from ._overview import OVERVIEW_SIDE, overview_name, overview_png
 from ._plan import Task, plan_world, run_task, tile_deps
@@ -49,6 +50,11 @@ from .spec import (
 )
 
 __all__ = [
+    "WorldNetworks",
+    "world_networks",
+    "world_heights",
+    "wants_networks",
+    "MAX_NETWORK_CELLS",
     "WorldSpec",
     "LIMITS",
     "from_dict",

@@ -3,7 +3,8 @@
 The tile's heights are its base heights (``_base``) plus the blended erosion windows
 (``_stitch``) over the tile and a one-cell ring (the normals' margin); its layers (flow, moisture,
 biomes, texture-layer weights) come from ``core.terrain.terrain_layers_steps`` with the blended
-erosion and flow given; its props from ``_scatter``.  The files (``<base>.raw``, the Unity terrain
+erosion and flow given, and the world's rivers and roads (``_networks``: planned once over the whole
+world) carved into it; its props from ``_scatter``.  The files (``<base>.raw``, the Unity terrain
 package ``<base>_*``, ``<base>_placements.json``; with ``[ecosystem]`` species the tile's plants,
 ``_ecosystem``: ``<base>_plants.csv``, ``_ecosystem.json``, ``_population.png`` and the plants in the
 placement file) are written atomically; the result is small.
@@ -23,6 +24,8 @@ import numpy.typing as npt
 
 from .. import heightmap
 from .. import unity_package as core_package
+from ..rivers import rivers_json_bytes
+from ..roads import roads_json_bytes
 from ..scatter import Placement
 from ..steps import drive
 from ..terrain import TerrainLayers, terrain_layers_steps
@@ -30,6 +33,7 @@ from ..unity import write_bytes_atomic
 from ._base import base_heights, tile_heights, tile_spec
 from ._ecosystem import plant_entry, plant_files, tile_plants
 from ._grid import WorldGrid, tile_base
+from ._networks import wants_networks, world_networks
 from ._scatter import border_points, detail_maps, placement_content, reach, scatter_tile
 from ._stitch import blend_windows
 from ._window import load_window, needs_windows, wants_flow, window_path
@@ -159,9 +163,19 @@ def tile_layers(
             given=given,
             shaper=_shaper(recipe, grid, x, z, load),
             slope=slope,
+            rivers_spec=recipe.rivers,
+            roads_spec=recipe.roads,
+            planned=_planned(recipe, grid, x, z),
         )
     )
     return layers
+
+
+def _planned(recipe: Recipe, grid: WorldGrid, x: int, z: int) -> dict[str, Any] | None:
+    """The world's networks as tile ``(x, z)`` carves them (None without rivers and roads)."""
+    if not wants_networks(recipe):
+        return None
+    return world_networks(recipe, grid, recipe_digest(recipe)).planned(grid, x, z)
 
 
 def _files(
@@ -198,6 +212,13 @@ def _files(
             out.update(plant_files(base, *plants))
         out[placements_name] = (json.dumps(data, separators=(",", ":")) + "\n").encode()
     out[f"{base}_terrain.json"] = core_package.json_bytes(content)
+    if wants_networks(recipe):  # the tile's part of the world's rivers and roads, the world's ids
+        nets = world_networks(recipe, grid, recipe_digest(recipe))
+        box = nets.box(grid, x, z)
+        if nets.rivers is not None:
+            out[f"{base}_rivers.json"] = rivers_json_bytes(nets.rivers, name=base, origin=nets.origin, box=box)
+        if nets.roads is not None:
+            out[f"{base}_roads.json"] = roads_json_bytes(nets.roads, name=base, origin=nets.origin, box=box)
     return out
 
 
@@ -246,9 +267,14 @@ def run_tile(
     files = []
     if write:
         os.makedirs(out_dir, exist_ok=True)
-        for file_name, data in _files(recipe, grid, x, z, layers, placements, name, plants).items():
+        made = _files(recipe, grid, x, z, layers, placements, name, plants)
+        for file_name, data in made.items():
             write_bytes_atomic(os.path.join(out_dir, file_name), data)
             files.append({"name": file_name, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()})
+        for kind in ("rivers", "roads"):  # an earlier build's networks this one no longer has
+            path = os.path.join(out_dir, f"{tile_base(name, x, z)}_{kind}.json")
+            if os.path.basename(path) not in made and os.path.isfile(path) and not os.path.islink(path):
+                os.remove(path)
     if cache_dir:
         buf = io.BytesIO()
         np.savez(buf, digest=np.array(digest), **border)

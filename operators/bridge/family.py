@@ -105,7 +105,8 @@ class Adapter:
     operator's ``bl_idname`` (Auto Update starts it where a rebuild shows progress); ``prefix`` how
     errors name a field; ``skip`` limits fields the family draws its own way; ``auto_modal`` whether Auto
     Update may rebuild through the Update operator's modal run (False: at once, or not at all, see
-    :meth:`live`).
+    :meth:`live`); ``follows`` the family whose build makes this section's objects (its recipe tables
+    go with that family's).
     """
 
     key: str = ""
@@ -116,6 +117,9 @@ class Adapter:
     prefix: str = ""
     skip: tuple[str, ...] = ()
     auto_modal: bool = True
+    #: The family whose objects this section is built with (``"terrain"`` for the networks: worked out
+    #: in its layers); its tables go into a recipe with that family's.
+    follows: str = ""
 
     # ---------------------------------------------------------------- the section and its properties
 

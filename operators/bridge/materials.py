@@ -218,6 +218,11 @@ def leaf_material(name: str, rgb: Sequence[float]) -> bpy.types.Material:
     return _node_material(name, build)
 
 
+def plain_material(name: str, rgb: Sequence[float], *, roughness: float = 0.8) -> bpy.types.Material:
+    """A plain material of colour ``rgb`` (sRGB), made once (the networks' water, roads and decks)."""
+    return _node_material(name, lambda mat, bsdf: _plain(mat, bsdf, rgb, roughness=roughness))
+
+
 def billboard_material(name: str, rgb: Sequence[float]) -> bpy.types.Material:
     """The far-LOD billboard: the leaf colour, two-sided."""
     return _node_material(name, lambda mat, bsdf: _plain(mat, bsdf, rgb, roughness=0.8, two_sided=True))

@@ -34,6 +34,7 @@ from ...core.errors import ParameterError
 from . import curve
 from . import ecosystem as bridge_ecosystem
 from . import levels as bridge_levels
+from . import networks as bridge_networks
 from . import scatter as bridge_scatter
 from . import terrain as bridge_terrain
 from . import trees as bridge_trees
@@ -65,6 +66,7 @@ __all__ = [
     "adapter",
     "families",
     "recipe_from_sidebar",
+    "follower_tables",
     "world_recipe",
     "TerrainAdapter",
     "TreesAdapter",
@@ -362,11 +364,14 @@ class TerrainAdapter(Adapter):
         *,
         curve_points: Iterable[Iterable[float]],
         export: Settings | None = None,
+        networks: Mapping[str, Any] | None = None,
         source: str = "Terrain panel",
     ) -> Recipe:
-        """The validated recipe ``props`` (settings or operator) describe, with ``export``'s settings;
+        """The validated recipe ``props`` (settings or operator) describe, with ``export``'s settings and
+        the ``networks`` tables (``{"rivers": ..., "roads": ...}``: :func:`follower_tables`);
         an error about a texture layer names it as the panel does (``texture layer 2 ('Rock')``)."""
         data = self.props_tables(props, curve_points=curve_points)
+        data.update(networks or {})
         if export is not None:
             data["export"] = ADAPTERS_BY_KEY["export"].table(export)
         names = [layer.name for layer in props.splats] if hasattr(props, "splats") else []
@@ -378,7 +383,12 @@ class TerrainAdapter(Adapter):
     def scene_recipe(self, scene: bpy.types.Scene) -> Recipe:
         """The recipe the scene's Terrain panel (and Export settings) describe."""
         settings = scene_settings(scene)
-        return self.recipe(settings.terrain, curve_points=curve.curve_points(settings.terrain), export=settings.export)
+        return self.recipe(
+            settings.terrain,
+            curve_points=curve.curve_points(settings.terrain),
+            export=settings.export,
+            networks=follower_tables(scene, self.key),
+        )
 
     # ---------------------------------------------------------------- recipe -> sidebar
 
@@ -417,10 +427,12 @@ class TerrainAdapter(Adapter):
         return bridge_terrain.stored_recipe(root)
 
     def runs_modal(self, recipe: Recipe) -> bool:
-        """Whether a build of ``recipe`` is worth showing progress (and Esc): erosion, or many vertices."""
+        """Whether a build of ``recipe`` is worth showing progress (and Esc): erosion, rivers or roads, or
+        many vertices."""
         n = recipe.terrain.resolution
         vertices = sum(len(core_mesh.lod_indices(n, 2**k)) ** 2 for k in range(recipe.terrain.lods))
-        return recipe.terrain.erosion.enabled or vertices > modal_vertices()
+        networks = recipe.rivers.enabled or recipe.roads.enabled
+        return recipe.terrain.erosion.enabled or networks or vertices > modal_vertices()
 
     def rebuild_plan(self, root: bpy.types.Object, scene: bpy.types.Scene) -> Plan:
         recipe = self.scene_recipe(scene)
@@ -816,6 +828,8 @@ class ScatterAdapter(Adapter):
 ADAPTERS = (
     WorldAdapter(),
     TerrainAdapter(),
+    bridge_networks.RiversAdapter(),
+    bridge_networks.RoadsAdapter(),
     TreesAdapter(),
     bridge_ecosystem.EcosystemAdapter(),
     ScatterAdapter(),
@@ -824,7 +838,7 @@ ADAPTERS = (
 )
 ADAPTERS_BY_KEY = {a.key: a for a in ADAPTERS}
 #: Sections another adapter holds (the terrain's layers).
-HELD = {"rivers": "terrain", "roads": "terrain", "biomes": "terrain", "splat": "terrain"}
+HELD = {"biomes": "terrain", "splat": "terrain"}
 
 
 @overload
@@ -849,6 +863,16 @@ def families() -> list[Adapter]:
     return [a for a in ADAPTERS if a.kind]
 
 
+def follower_tables(scene: bpy.types.Scene, key: str) -> dict[str, Any]:
+    """The recipe tables of the sections built with family ``key`` (their adapters' ``follows``: the
+    networks with the terrain), as the sidebar holds them."""
+    data: dict[str, Any] = {}
+    for item in ADAPTERS:
+        if item.follows == key:
+            _merge(data, item.tables(scene))
+    return data
+
+
 def _merge(data: dict[str, Any], tables: Mapping[str, Any]) -> None:
     for key, value in tables.items():
         if isinstance(value, list):
@@ -865,7 +889,8 @@ def recipe_from_sidebar(
     ``core.recipe.from_dict``."""
     data: dict[str, Any] = {}
     for item in ADAPTERS:
-        if sections is None or item.key in sections or not item.kind:
+        key = item.follows or item.key
+        if sections is None or key in sections or not (item.kind or item.follows):
             _merge(data, item.tables(scene))
         elif item.key == "terrain":  # the world's name and seed are the Terrain panel's
             _merge(data, {"world": item.tables(scene)["world"], "terrain": {"enabled": False}})

@@ -34,6 +34,8 @@ from .materials import (
     terrain_material,
 )
 from .mesh import descendants, free_base_name, mesh_of, mesh_topology, remove_objects, set_corners, set_positions
+from .networks import attach as attach_networks
+from .networks import is_network
 from .query import KIND_KEY, is_kind, root_of
 
 if TYPE_CHECKING:
@@ -375,6 +377,7 @@ def terrain_steps(
             replace=replace,
             created_objects=created_objects,
         )
+        attach_networks(root, layers)  # rivers, roads and their curves below the root (the old ones gone)
         yield total, total, "done"
         return root
     except BaseException:
@@ -447,10 +450,9 @@ def _commit_terrain(
         old = stored_recipe(replace)
         recipe = core_recipe.replace(recipe, world_name=old.world.name)  # the objects keep their names
         shift = Vector((spec.offset[0] - old.terrain.offset[0], spec.offset[1] - old.terrain.offset[1], 0.0))
+        own = [c for c in replace.children if not is_network(c)]  # the networks are made again after
         old_meshes = (
-            [replace]
-            if replace.type == "MESH"
-            else sorted((c for c in replace.children if c.type == "MESH"), key=lambda o: o.name)
+            [replace] if replace.type == "MESH" else sorted((c for c in own if c.type == "MESH"), key=lambda o: o.name)
         )
         artist_materials = [list(mesh_of(o).materials) for o in old_meshes if len(mesh_of(o).materials)]
         artist_materials = [m for m in artist_materials if not all(is_terrain_material(x) for x in m)]
@@ -459,7 +461,7 @@ def _commit_terrain(
                 me.materials.clear()
                 for mat in artist_materials[0]:
                     me.materials.append(mat)
-        same_layout = (lods == 1 and replace.type == "MESH" and not replace.children) or (
+        same_layout = (lods == 1 and replace.type == "MESH" and not own) or (
             lods > 1 and replace.type == "EMPTY" and len(old_meshes) == lods
         )
         if same_layout:

@@ -36,6 +36,7 @@ U = TypeVar("U")
 
 __all__ = [
     "has_layers",
+    "has_networks",
     "layers_steps",
     "layers_for",
     "is_kept",
@@ -60,20 +61,39 @@ PACKAGE_FILE = r"^{name}_(?:splat\d+\.png|biomes\.png|flow\.png|terrain\.json|de
 
 
 def has_layers(recipe: Recipe) -> bool:
-    """Whether the terrain of ``recipe`` has layers to work out: erosion, biomes or texture layers.
-    Without them its heights are core's terrain heights, bit for bit."""
+    """Whether the terrain of ``recipe`` has layers to work out: erosion, rivers, roads, biomes or
+    texture layers.  Without them its heights are core's terrain heights, bit for bit."""
     erosion = getattr(recipe.terrain, "erosion", None)
     biomes = getattr(recipe, "biomes", None)
-    return bool(getattr(erosion, "enabled", False) or getattr(biomes, "enabled", False) or getattr(recipe, "splat", ()))
+    return bool(
+        getattr(erosion, "enabled", False)
+        or getattr(biomes, "enabled", False)
+        or getattr(recipe, "splat", ())
+        or has_networks(recipe)
+    )
+
+
+def has_networks(recipe: Recipe) -> bool:
+    """Whether ``recipe``'s terrain has rivers or roads (``[rivers]`` / ``[roads]`` on)."""
+    return bool(
+        getattr(getattr(recipe, "rivers", None), "enabled", False)
+        or getattr(getattr(recipe, "roads", None), "enabled", False)
+    )
 
 
 def _key(recipe: Recipe) -> tuple[Any, ...]:
-    """What the layers depend on: the seed, the terrain, the biomes (and their table file's time) and
-    the texture layers."""
+    """What the layers depend on: the seed, the terrain, the rivers and roads, the biomes (and their
+    table file's time) and the texture layers."""
     biomes = getattr(recipe, "biomes", None)
     table = getattr(biomes, "table", "")
     stamp = os.path.getmtime(table) if table and os.path.isfile(table) else None
-    return (recipe.world.seed, recipe.terrain, biomes, stamp, tuple(getattr(recipe, "splat", ())))
+    networks = (_on(getattr(recipe, "rivers", None)), _on(getattr(recipe, "roads", None)))
+    return (recipe.world.seed, recipe.terrain, *networks, biomes, stamp, tuple(getattr(recipe, "splat", ())))
+
+
+def _on(spec: Any) -> Any:
+    """A network's spec when it is on, else None (an off section's settings change nothing)."""
+    return spec if getattr(spec, "enabled", False) else None
 
 
 def layers_steps(recipe: Recipe, heights: TerrainHeights) -> Steps[TerrainLayers]:
@@ -92,6 +112,8 @@ def layers_steps(recipe: Recipe, heights: TerrainHeights) -> Steps[TerrainLayers
         splats=tuple(getattr(recipe, "splat", ())),
         seed=recipe.world.seed,
         flow=True,  # the flow map is part of the package whenever the terrain has layers
+        rivers_spec=_on(getattr(recipe, "rivers", None)),
+        roads_spec=_on(getattr(recipe, "roads", None)),
     )
     with _CACHE_LOCK:
         _CACHE[key] = layers

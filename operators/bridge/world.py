@@ -186,6 +186,7 @@ def export_paths(
     levels: Iterable[str | Sequence[Any]] = (),
     package: Iterable[str] = (),
     ecosystem: Iterable[str] = (),
+    networks: Iterable[str] = (),
 ) -> list[str]:
     """Every file :func:`write_exports` may write for ``spec`` (an :class:`core.export.ExportSpec`)
     into ``folder`` with base name ``name`` (FBX/GLB per object are named after the objects); ``levels``
@@ -193,7 +194,9 @@ def export_paths(
     wfc)`` triples (``wfc``: the level is a WFC level, see :func:`level_file_names`); ``package``: the
     Unity terrain package's files of the (single) terrain (:func:`.terrain_layers.package_names`),
     written with the RAW heightmap; ``ecosystem``: the roles of the ecosystem's files
-    (``core.ecosystem.file_names``: ``plants``, ``ecosystem`` ...) it writes."""
+    (``core.ecosystem.file_names``: ``plants``, ``ecosystem`` ...) it writes; ``networks``: the rivers'
+    and roads' files of the (single) terrain (``core.terrain.network_file_names``), written with any
+    export of it."""
     levels = [(lv, "blob", None) if isinstance(lv, str) else (*lv, None)[:3] for lv in levels]
     paths = [
         p
@@ -214,6 +217,8 @@ def export_paths(
         paths += list(package) if terrains == 1 else []
     names = core_ecosystem.file_names(name)
     paths += [names[role] for role in ecosystem]
+    if terrains == 1:
+        paths += list(networks)
     return [os.path.join(folder, p) for p in paths]
 
 
@@ -314,8 +319,9 @@ def write_exports(
     (erosion, biomes, texture layers), the Unity terrain package beside it
     (``<name>_splat<k>.png``, ``_biomes.png``, ``_flow.png``, a copy of each
     texture layer's image ``_texture<k>.png`` / ``.jpg`` and ``_terrain.json``
-    naming it: :func:`.terrain_layers.package_files`), and a preview
-    render.  ``heights`` and ``layers`` map terrain names to heights and
+    naming it: :func:`.terrain_layers.package_files`), the rivers' and roads' files of a terrain
+    with networks (``<name>_rivers.json``, ``<name>_roads.json``: ``core.terrain.network_files``,
+    whatever else is asked), and a preview render.  ``heights`` and ``layers`` map terrain names to heights and
     layers already computed.  A render
     that cannot run (no OpenGL) is a warning; the other files are written.
 
@@ -442,6 +448,16 @@ def write_exports(
                     with writing(path):
                         core_unity.write_bytes_atomic(path, data)
                     written.append(path)
+        if bridge_layers.has_networks(recipe):  # the rivers' and roads' files, whatever else is written
+            stem = name if len(terrains) == 1 else f"{name}_{i}"
+            network_layers = (layers or {}).get(root.name) or bridge_layers.layers_for(recipe)
+            t = root.matrix_world.translation
+            centre = (float(t.x), float(t.y))
+            for file_name, data in core_terrain.network_files(network_layers, stem, centre=centre).items():
+                path = os.path.join(folder, file_name)
+                with writing(path):
+                    core_unity.write_bytes_atomic(path, data)
+                written.append(path)
     if spec.render and objects:
         share("render")(0, 1, f"rendering {render_file}")
         scene = scene or cast(bpy.types.Scene, bpy.context.scene)

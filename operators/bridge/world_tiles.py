@@ -38,7 +38,7 @@ from ...core import scatter as core_scatter
 from ...core import terrain as core_terrain
 from ...core import unity as core_unity
 from ...core.errors import ParameterError
-from ...core.world import recipe_digest, tile_base, without_once, world_grid
+from ...core.world import recipe_digest, tile_base, wants_networks, without_once, world_grid, world_networks
 from . import scatter as bridge_scatter
 from .materials import (
     SPLAT_IMAGE_KEY,
@@ -49,6 +49,7 @@ from .materials import (
     terrain_material,
 )
 from .mesh import bulk, descendants, free_base_name, mesh_of, mesh_topology, remove_objects, set_corners
+from .networks import attach_planned
 from .query import KIND_KEY
 from .terrain import RECIPE_KEY, grid_topology_and_uvs, set_terrain_positions
 
@@ -93,10 +94,13 @@ DIGEST_KEY = "worldseed_world_recipe_sha256"
 
 def tile_recipe(recipe: Recipe, x: int, z: int) -> Recipe:
     """The recipe of tile ``(x, z)`` alone: one terrain at the tile's noise offset (stored on the
-    tile's root, as a terrain keeps its own; what the placement file and exports read)."""
+    tile's root, as a terrain keeps its own; what the placement file and exports read), without the
+    world's rivers and roads (planned over the whole world, carved into the tile's files)."""
     data = core_recipe.to_dict(recipe)
     data["world"].pop("tiles", None)
     data["world"].pop("halo", None)
+    for key in ("rivers", "roads"):  # planned over the world: the tile's files hold its part, carved in
+        data.pop(key, None)
     corner = world_grid(recipe).blender_corner(x, z)
     data["terrain"]["offset"] = [o + c for o, c in zip(recipe.terrain.offset, corner)]
     return core_recipe.from_dict(data, source=f"tile {x}_{z}")
@@ -340,6 +344,12 @@ def tile_steps(
         root[WORLD_FILE_KEY] = name
         root[RECIPE_KEY] = core_recipe.dumps(tile_recipe(recipe, x, z))
         root[DIGEST_KEY] = recipe_digest(without_once(recipe))  # as the world JSON has it
+        if wants_networks(recipe):  # the tile's part of the world's rivers and roads (planned once)
+            nets = world_networks(recipe, grid, recipe_digest(recipe))
+            centre = grid.blender_centre(x, z)[:2]  # the root's place
+            made_objects += attach_planned(
+                root, nets.rivers, nets.roads, origin=nets.origin, centre=centre, box=nets.box(grid, x, z)
+            )
         yield spec.lods + 2, total, f"tile {x}, {z}: material"
         # the root's matrix_world, for the props' local positions
         cast(bpy.types.ViewLayer, bpy.context.view_layer).update()

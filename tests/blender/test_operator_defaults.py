@@ -23,6 +23,7 @@ from worldseed.addon import PANELS
 from worldseed.operators.bridge import presets, sections
 
 from ._level_cases import kit_collection
+from ._network_cases import networks_sidebar
 from ._panel_cases import DataRecorder, draw
 
 OPERATORS = sorted(cls.bl_idname for cls in operators.classes)
@@ -108,6 +109,8 @@ NEEDS = {
     ("sample_source", "FILE"): "choose the sample file",
     ("sample_source", "IMAGE"): "choose the sample image",
     ("geometry", "KIT"): "choose the collection of the kit",
+    ("points_source", "COLLECTION"): "choose a collection",
+    ("points_source", "OBJECTS"): "pick the objects",
 }
 
 
@@ -172,6 +175,7 @@ PREPARE = {
     "terrain": lambda: bpy.ops.worldseed.splat_layer_add(),
     "scatter": _scatter_layer,
     "ecosystem": _ecosystem_panel,
+    "roads": networks_sidebar,  # the roads on, between points its terrain can join
 }
 
 
@@ -219,7 +223,16 @@ def enum_cases(family):
     return cases
 
 
-@pytest.mark.parametrize("key", [family.key for family in sections.families()])
+#: The families that build objects, and the sections built with one of them whose panel has enums and an
+#: Add operator of its own (the networks' Build Networks).
+ENUM_FAMILIES = [family.key for family in sections.families()] + [
+    a.key
+    for a in sections.ADAPTERS
+    if a.follows and _add_operators(a) and any(limit.kind == "choice" for limit in a.section.limits.values())
+]
+
+
+@pytest.mark.parametrize("key", ENUM_FAMILIES)
 def test_every_add_operator_builds_for_every_value_of_every_enum_of_its_panel(empty_scene, key):
     family = sections.adapter(key)
     adds = _add_operators(family)

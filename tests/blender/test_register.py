@@ -60,6 +60,8 @@ def _property_groups(scene):
     return {
         "world": settings.world,
         "terrain": settings.terrain,
+        "rivers": settings.rivers,
+        "roads": settings.roads,
         "trees": settings.trees,
         "scatter": layer,
         "export": settings.export,
@@ -100,6 +102,8 @@ def test_the_recipe_registry_drives_registration_and_the_sidebar_order(addon):
     assert [k for k in recipe.SECTION_KEYS if k in settings.bl_rna.properties] == [
         "world",
         "terrain",
+        "rivers",
+        "roads",
         "trees",
         "ecosystem",
         "scatter",
@@ -110,4 +114,4 @@ def test_the_recipe_registry_drives_registration_and_the_sidebar_order(addon):
         cls for cls in addon.all_classes() if issubclass(cls, bpy.types.Panel) and not getattr(cls, "bl_parent_id", "")
     ]
     ordered = [p.bl_label for p in sorted(panels, key=lambda p: p.bl_order)]
-    assert ordered == ["World", "Terrain", "Trees", "Ecosystem", "Scatter", "Levels", "Export"]
+    assert ordered == ["World", "Terrain", "Networks", "Trees", "Ecosystem", "Scatter", "Levels", "Export"]

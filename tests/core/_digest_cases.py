@@ -314,6 +314,23 @@ def networks():
     )
 
 
+def networks_layers():
+    """The networks in the terrain's layers (``terrain_layers_steps`` with [rivers] and [roads]): the
+    carved heights, the clearing and water maps, the splat images of the river, bank and road rules,
+    and both files as a build writes them (``core.terrain.network_files``)."""
+    text = NETWORKS + '[[splat]]\nname = "Grass"\n[[splat]]\nname = "Water"\nriver = 1.0\n'
+    text += '[[splat]]\nname = "Reeds"\nbank = 1.0\n[[splat]]\nname = "Road"\nroad = 1.0\n'
+    r = recipe.loads(text)
+    h0 = terrain.terrain_heights(r.terrain, seed=r.world.seed)
+    layers = drive(
+        terrain.terrain_layers_steps(
+            h0, terrain_spec=r.terrain, splats=r.splat, seed=r.world.seed, rivers_spec=r.rivers, roads_spec=r.roads
+        )
+    )
+    parts = [layers.heights.values, layers.clearing, layers.water, *layers.splats]
+    return b"".join(np.ascontiguousarray(a).tobytes() for a in parts) + _files(terrain.network_files(layers, "N"))
+
+
 # -- ecosystem ---------------------------------------------------------------------------------------
 
 
@@ -434,6 +451,7 @@ CASES = {
     "wfc": wfc_runs,
     "world": world_files,
     "networks": networks,
+    "networks_layers": networks_layers,
     "ecosystem_plants": ecosystem_plants,
     "ecosystem_animals": ecosystem_animals,
     "pictures": pictures,
@@ -486,6 +504,7 @@ GOLDEN = {
     "wfc": "a67a6af3453e43c3",
     "world": "87a4ade54ff1f0a9",
     "networks": "5f6872509212f75e",
+    "networks_layers": "337a62bafae90a85",
     "ecosystem_plants": "a776bab24ac099e6",
     "ecosystem_animals": "353a340e418d5013",
     "pictures": "319dd02e9bde1518",

@@ -81,8 +81,8 @@ def test_trees_and_levels_are_built_once_and_the_rest_per_tile():
     assert decided == {
         "world": "per_tile",
         "terrain": "per_tile",
-        "rivers": "refuse",
-        "roads": "refuse",
+        "rivers": "per_tile",
+        "roads": "per_tile",
         "biomes": "per_tile",
         "splat": "per_tile",
         "trees": "once",

@@ -1,0 +1,139 @@
+"""Rivers and roads in a tiled world (core.world): planned once over the whole world's heights, each tile
+carves its part; every tile's layers equal the world carved whole on its window, neighbouring tiles
+hold the same heights along their seam, and a river or road crossing a seam has the same points in both
+tiles' files; the world JSON lists the files.  A tiled world with erosion and networks is refused."""
+
+import json
+
+import numpy as np
+import pytest
+
+from core import recipe as core_recipe
+from core import rivers, roads
+from core import world as core_world
+from core.errors import ParameterError
+
+TILED = """
+[world]
+name = "Delta"
+seed = 11
+tiles = [2, 2]
+[terrain]
+resolution = 65
+size = 128.0
+height = 30.0
+scale = 160.0
+octaves = 5
+persistence = 0.5
+normalize = "fixed"
+[rivers]
+enabled = true
+threshold = 300.0
+lake_min_area = 50.0
+[roads]
+enabled = true
+road_class = "trail"
+points = [[-236.0, -236.0], [-216.0, -20.0], [-56.0, -68.0], [-36.0, -216.0]]
+"""
+
+
+@pytest.fixture(scope="module")
+def built():
+    recipe = core_recipe.loads(TILED)
+    grid = core_world.world_grid(recipe)
+    h = core_world.world_heights(recipe, grid)
+    nets = core_world.world_networks(recipe, grid, core_world.recipe_digest(recipe))
+    whole = rivers.carve_rivers(h, nets.rivers, carve=recipe.rivers.carve, reach=recipe.rivers.water_reach)
+    road_whole = roads.carve_roads(whole.heights, nets.roads)
+    layers = {t: core_world.tile_layers(recipe, grid, *t) for t in grid.tiles()}
+    return recipe, grid, nets, whole, road_whole, layers
+
+
+def test_the_networks_cross_the_seams(built):
+    _recipe, grid, nets, whole, road_whole, _layers = built
+    n = grid.resolution - 1
+    assert nets.rivers.segment_count > 3 and len(nets.roads.edges) >= 3
+    assert whole.water[:, n].any() or whole.water[n, :].any()
+    assert (road_whole.road[:, n] > 0).any() and (road_whole.road[n, :] > 0).any()
+
+
+def test_every_tile_is_the_world_carved_whole_on_its_window(built):
+    recipe, grid, _nets, whole, road_whole, layers = built
+    top = recipe.terrain.height
+    want = np.clip(road_whole.heights / top, 0.0, 1.0).astype(np.float32)
+    n = grid.resolution
+    for (x, z), tile in layers.items():
+        r0, c0 = grid.origin(x, z)
+        win = (slice(r0, r0 + n), slice(c0, c0 + n))
+        assert np.array_equal(tile.heights.values, want[win]), (x, z)
+        assert np.array_equal(tile.roads.maps.road, road_whole.road[win]), (x, z)
+        assert np.array_equal(tile.rivers.maps.water, whole.water[win]), (x, z)
+        assert tile.clearing.shape == (n, n) and tile.heights.margin.shape == (n + 2, n + 2)
+        assert np.array_equal(tile.heights.margin[1:-1, 1:-1], tile.heights.values)
+
+
+def test_neighbouring_tiles_hold_the_same_carved_heights_along_their_seams(built):
+    _recipe, grid, _nets, _whole, _road_whole, layers = built
+    h = {t: tile.heights.values for t, tile in layers.items()}
+    # tile (0, 0) is the world's +X / +Y corner (Blender [-size, 0]): (1, 0) lies at smaller X
+    assert np.array_equal(h[0, 0][:, 0], h[1, 0][:, -1])
+    assert np.array_equal(h[0, 0][0, :], h[0, 1][-1, :])
+    assert np.array_equal(h[1, 1][:, -1], h[0, 1][:, 0])
+
+
+def test_the_tiles_files_agree_at_the_seams_and_the_world_json_lists_them(built, tmp_path):
+    recipe, grid, nets, _whole, _road_whole, _layers = built
+    run = core_world.run_world(recipe, str(tmp_path), name="delta")
+    doc = json.loads((tmp_path / "delta_world.json").read_text())
+    listed = {f["name"] for t in doc["tiles"] for f in t["files"]}
+    for x, z in grid.tiles():
+        assert {f"delta_{x}_{z}_rivers.json", f"delta_{x}_{z}_roads.json"} <= listed
+    assert run.complete
+
+    def seam_points(kind, tiles, seam_x):
+        """``{id: set of points on the seam}`` of the features (segments, edges) in ``tiles``' files."""
+        out = {}
+        for x, z in tiles:
+            data = json.loads((tmp_path / f"delta_{x}_{z}_{kind}.json").read_text())
+            for item in data["segments"] if kind == "rivers" else data["edges"]:
+                on = {tuple(p) for p in item["points"] if abs(p[0] - seam_x) < 1e-9}
+                out.setdefault(item["id"], set()).update(on)
+        return out
+
+    # the Unity X of the seam between tiles (0, z) and (1, z): Blender x = -size, Unity x = +size
+    seam_x = recipe.terrain.size
+    crossing = 0
+    for kind in ("rivers", "roads"):
+        a = seam_points(kind, [(0, 0), (0, 1)], seam_x)
+        b = seam_points(kind, [(1, 0), (1, 1)], seam_x)
+        for ident in set(a) & set(b):  # a feature in both halves crosses the seam at the same points
+            at_a = {(p[0], p[2]): p[1] for p in a[ident]}
+            at_b = {(p[0], p[2]): p[1] for p in b[ident]}
+            common = set(at_a) & set(at_b)
+            assert all(at_a[k] == at_b[k] for k in common), (kind, ident)
+            crossing += len(common)
+    assert crossing >= 2  # something does cross that seam (a river only touching it at its end is not listed twice)
+    # the world's ids: a road edge cut by a seam keeps its id in both tiles
+    ids = [
+        {e["id"] for e in json.loads((tmp_path / f"delta_{x}_{z}_roads.json").read_text())["edges"]}
+        for x, z in grid.tiles()
+    ]
+    assert len(set().union(*ids)) == len(nets.roads.edges)
+
+
+def test_a_tiled_world_with_erosion_and_networks_is_refused_in_one_line():
+    text = TILED.replace("[rivers]", "[terrain.erosion]\nenabled = true\n[rivers]")
+    with pytest.raises(
+        ParameterError, match=r"^recipe: rivers\.enabled in a tiled world .* needs \[terrain\.erosion\] enabled = false"
+    ) as err:
+        core_recipe.loads(text)
+    assert "\n" not in str(err.value)
+
+
+def test_a_world_too_big_to_plan_whole_is_refused_before_any_work(monkeypatch):
+    from core.world import _networks
+
+    recipe = core_recipe.loads(TILED)
+    monkeypatch.setattr(_networks, "MAX_NETWORK_CELLS", 100)
+    with pytest.raises(ParameterError, match="planned over the whole world: 129 x 129 samples"):
+        core_world.world_heights(recipe, core_world.world_grid(recipe))
