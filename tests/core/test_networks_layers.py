@@ -154,3 +154,19 @@ def test_a_road_point_in_the_sea_is_refused_in_one_line():
     with pytest.raises(ParameterError, match=r"roads\.points\[\d\] .* lies in the sea") as err:
         _layers(r)
     assert "\n" not in str(err.value)
+
+
+def test_repainting_the_splats_for_trails_keeps_the_networks_rules(built):
+    """The ecosystem repaints the splat maps with its trails (core.terrain.repaint_splats): the river,
+    bank and road rules still read the networks' maps, so no wear gives the same weights and images."""
+    r, layers, _ = built
+    again = terrain.repaint_splats(
+        layers,
+        terrain_spec=r.terrain,
+        biomes_spec=None,
+        splats=r.splat,
+        seed=r.world.seed,
+        trail=np.zeros(layers.heights.values.shape, np.float32),
+    )
+    assert np.array_equal(again.weights, layers.weights)
+    assert all(np.array_equal(a, b) for a, b in zip(again.splats, layers.splats, strict=True))
