@@ -58,6 +58,19 @@ class Settlements:
     origin: tuple[float, float]
     road_points: tuple[int | None, ...]
 
+    def clearing(self) -> npt.NDArray[np.bool_]:
+        """Cells kept free of props and plants: every pad and the roads' clearing."""
+        rows, cols = self.heights.shape
+        x0, y0 = self.origin
+        cells = [
+            ((s.centre[1] - y0) / self.cell_size, (s.centre[0] - x0) / self.cell_size, s.radius / self.cell_size)
+            for s in self.sites
+        ]
+        out = _disc_mask((rows, cols), cells)
+        if self.roads is not None:
+            out |= self.roads.maps.clearing
+        return out
+
 
 def _disc_mask(shape: tuple[int, ...], centres: Iterable[tuple[float, float, float]]) -> npt.NDArray[np.bool_]:
     """Cells within ``radius`` cells of (row, col): ``centres`` of ``(row, col, radius)``."""

@@ -18,6 +18,7 @@ or off changes nothing else, and with erosion off the heights are the very array
 """
 
 from collections.abc import Callable, Generator, Iterable, Mapping
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
@@ -27,10 +28,13 @@ import numpy.typing as npt
 from .. import biomes as core_biomes
 from .. import erosion as core_erosion
 from .. import splat as core_splat
+from .._polyline import grid_origin
 from ..biomes import BiomesSpec
 from ..erosion import ErosionSpec, HydraulicResult
 from ..erosion.spec import droplet_count
 from ..errors import ParameterError
+from ..roads import RoadsSpec
+from ..settlements import Settlements, SettlementsSpec, build_settlements_steps
 from ..splat import SplatSpec
 from ..steps import Steps, drive
 from ..unity_package import alphamap_side, texel_weights
@@ -48,7 +52,9 @@ __all__ = [
 
 #: Progress units of each stage (the erosion reports its 100 over its batches, thermal its 10 over
 #: chunks of its iterations).
-LAYER_STEPS = {"erosion": 100, "thermal": 10, "flow": 10, "biomes": 10, "splats": 10}
+LAYER_STEPS = {"erosion": 100, "thermal": 10, "flow": 10, "biomes": 10, "settlements": 10, "splats": 10}
+#: Upstream area (m²) from which the flow counts as a stream that draws a settlement (without rivers).
+STREAM_AREA = 50_000.0
 #: ``shaper(margin) -> (heights, flow)`` of :func:`terrain_layers_steps`.
 Shaper: TypeAlias = Callable[[int], tuple[npt.NDArray[np.float32], npt.NDArray[np.float64] | None]]
 #: What the erosion stage returns: ``(heights, clipped, eroded, deposited, ledger)``.
@@ -123,6 +129,7 @@ class TerrainLayers:
     roads: Any = None
     water: npt.NDArray[np.bool_] | None = None
     clearing: npt.NDArray[np.bool_] | None = None
+    settlements: Settlements | None = None
 
     @property
     def metres(self) -> npt.NDArray[np.float64]:
@@ -323,6 +330,8 @@ def terrain_layers_steps(
     given: Mapping[str, Any] | None = None,
     shaper: Shaper | None = None,
     slope: npt.NDArray[np.float32] | None = None,
+    settlements_spec: SettlementsSpec | None = None,
+    roads_spec: RoadsSpec | None = None,
 ) -> Steps[TerrainLayers]:
     """The terrain's layers as a step generator (see :mod:`core.steps`).
 
@@ -355,6 +364,9 @@ def terrain_layers_steps(
     slope : (rows, cols) ndarray or None
         Slope in degrees the texture layers read (a tiled world's, from heights that see past the
         tile's edges); None: worked out from the tile's heights.
+    settlements_spec, roads_spec : or None
+        ``[settlements]`` (on: sites chosen on the biome map, their pads levelled into the heights
+        before the texture layers read them) and ``[roads]`` (on: its roads join the settlements).
 
     Yields ``(done, total, label)``; returns a :class:`TerrainLayers`.
     """
@@ -362,7 +374,8 @@ def terrain_layers_steps(
         raise ParameterError(f"heights must be a TerrainHeights, got {type(heights).__name__}")
     splats = tuple(splats)
     biomes_on = biomes_spec is not None and biomes_spec.enabled
-    wants_flow = _wants_flow(terrain_spec, biomes_spec, splats, flow)
+    settle_on = settlements_spec is not None and settlements_spec.enabled
+    wants_flow = _wants_flow(terrain_spec, biomes_spec, splats, flow or settle_on)
     erosion_on = terrain_spec.erosion.enabled
     stages = [
         s
@@ -371,6 +384,7 @@ def terrain_layers_steps(
             ("thermal", erosion_on and terrain_spec.erosion.thermal),
             ("flow", wants_flow),
             ("biomes", biomes_on),
+            ("settlements", settle_on),
             ("splats", bool(splats)),
         )
         if on
@@ -442,6 +456,35 @@ def terrain_layers_steps(
         )
         done += LAYER_STEPS["biomes"]
         yield done, total, "biomes"
+    if settle_on:  # the pads edit the heights: before the texture layers and the scatter read them
+        assert settlements_spec is not None
+        steps = build_settlements_steps(
+            heights.values.astype(np.float64) * top,
+            settlements_spec,
+            cell_size=cell,
+            origin=grid_origin(heights.values.shape, cell),
+            seed=seed,
+            sea_level=sea_level_m,
+            water=out["flow"] >= STREAM_AREA if "flow" in out else None,
+            biomes=out.get("biomes"),
+            biome_names=out.get("biome_names", ()),
+            roads_spec=roads_spec,
+        )
+        while True:
+            try:
+                part, whole, label = next(steps)
+            except StopIteration as stop:
+                built = stop.value
+                break
+            yield done + LAYER_STEPS["settlements"] * part // max(whole, 1), total, label
+        heights = dataclasses.replace(heights, values=(built.heights / top).astype(np.float32))
+        metres = heights.metres
+        out["settlements"] = built
+        if built.roads is not None and out.get("roads") is None:
+            out["roads"] = built.roads
+        kept = built.clearing()
+        out["clearing"] = kept if out.get("clearing") is None else (out["clearing"] | kept)
+        done += LAYER_STEPS["settlements"]
     if splats:
         weights = core_splat.splat_weights(
             splats,
@@ -472,6 +515,8 @@ def terrain_layers(
     seed: int,
     flow: bool = False,
     base: str | None = None,
+    settlements_spec: SettlementsSpec | None = None,
+    roads_spec: RoadsSpec | None = None,
 ) -> TerrainLayers:
     """:func:`terrain_layers_steps` run to the end."""
     return drive(
@@ -483,5 +528,7 @@ def terrain_layers(
             seed=seed,
             flow=flow,
             base=base,
+            settlements_spec=settlements_spec,
+            roads_spec=roads_spec,
         )
     )

@@ -63,7 +63,10 @@ def has_layers(recipe: Recipe) -> bool:
     Without them its heights are core's terrain heights, bit for bit."""
     erosion = getattr(recipe.terrain, "erosion", None)
     biomes = getattr(recipe, "biomes", None)
-    return bool(getattr(erosion, "enabled", False) or getattr(biomes, "enabled", False) or getattr(recipe, "splat", ()))
+    settled = getattr(getattr(recipe, "settlements", None), "enabled", False)
+    return bool(
+        getattr(erosion, "enabled", False) or getattr(biomes, "enabled", False) or getattr(recipe, "splat", ()) or settled
+    )
 
 
 def _key(recipe: Recipe) -> tuple[Any, ...]:
@@ -72,7 +75,8 @@ def _key(recipe: Recipe) -> tuple[Any, ...]:
     biomes = getattr(recipe, "biomes", None)
     table = getattr(biomes, "table", "")
     stamp = os.path.getmtime(table) if table and os.path.isfile(table) else None
-    return (recipe.world.seed, recipe.terrain, biomes, stamp, tuple(getattr(recipe, "splat", ())))
+    settled = getattr(recipe, "settlements", None)
+    return (recipe.world.seed, recipe.terrain, biomes, stamp, tuple(getattr(recipe, "splat", ())), settled, recipe.roads)
 
 
 def layers_steps(recipe: Recipe, heights: TerrainHeights) -> Steps[TerrainLayers]:
@@ -91,6 +95,8 @@ def layers_steps(recipe: Recipe, heights: TerrainHeights) -> Steps[TerrainLayers
         splats=tuple(getattr(recipe, "splat", ())),
         seed=recipe.world.seed,
         flow=True,  # the flow map is part of the package whenever the terrain has layers
+        settlements_spec=getattr(recipe, "settlements", None),
+        roads_spec=recipe.roads,  # [settlements] on: its roads join the settlements
     )
     with _CACHE_LOCK:
         _CACHE[key] = layers
