@@ -51,13 +51,19 @@ class _Faces:
         )
 
 
+def _length(d: F64) -> float:
+    """Length of a 2D vector (``sqrt`` of the sum of squares: the same bits on every machine, where
+    the C library's ``hypot`` need not be)."""
+    return float(np.sqrt(d[0] * d[0] + d[1] * d[1]))
+
+
 def _at(p: F64, z: float) -> F64:
     return np.array([p[0], p[1], z], np.float64)
 
 
 def _house(f: _Faces, b: Building) -> None:
     p = b.footprint
-    if np.hypot(*(p[2] - p[1])) > np.hypot(*(p[1] - p[0])):  # the ridge along the longer side
+    if _length(p[2] - p[1]) > _length(p[1] - p[0]):  # the ridge along the longer side
         p = p[[1, 2, 3, 0]]
     eaves = b.floor + b.height
     for i in range(4):
@@ -68,8 +74,8 @@ def _house(f: _Faces, b: Building) -> None:
     top = eaves + b.roof_height
     if b.roof == "hip":
         along = m12 - m30
-        length = float(np.hypot(*along))
-        inset = min(0.5 * float(np.hypot(*(p[2] - p[1]))), 0.45 * length)
+        length = _length(along)
+        inset = min(0.5 * _length(p[2] - p[1]), 0.45 * length)
         step = along / length * inset
         ra, rb = _at(m30 + step, top), _at(m12 - step, top)
     else:
@@ -88,8 +94,8 @@ def house_mesh(building: Building, origin: tuple[float, float, float] = (0.0, 0.
     return f.mesh(origin)
 
 
-def _disc(f: _Faces, outline: F64, z: float, mat: int) -> None:
-    centre = _at(outline.mean(axis=0), z)
+def _disc(f: _Faces, centre_xy: tuple[float, float], outline: F64, z: float, mat: int) -> None:
+    centre = np.array([centre_xy[0], centre_xy[1], z], np.float64)
     n = len(outline)
     for i in range(n):
         f.tri(centre, _at(outline[i], z), _at(outline[(i + 1) % n], z), mat)
@@ -101,7 +107,7 @@ def site_meshes(site: Site) -> dict[str, IndexedMesh]:
     origin = (site.centre[0], site.centre[1], site.z)
     out: dict[str, IndexedMesh] = {}
     pad = _Faces()
-    _disc(pad, site.outline, site.z + PAD_LIFT, 3)
+    _disc(pad, site.centre, site.outline, site.z + PAD_LIFT, 3)
     out["Pad"] = pad.mesh(origin)
     streets = _Faces()
     for rect in site.streets:
@@ -116,7 +122,7 @@ def site_meshes(site: Site) -> dict[str, IndexedMesh]:
         low, high = site.z - 0.5, site.z + WALL_HEIGHT
         for a, c in site.wall:
             d = c - a
-            n = np.array([d[1], -d[0]]) / np.hypot(*d) * (WALL_THICKNESS / 2.0)
+            n = np.array([d[1], -d[0]]) / _length(d) * (WALL_THICKNESS / 2.0)
             q = [a + n, c + n, c - n, a - n]  # outer side first (the ring runs counter-clockwise)
             for i in range(4):
                 u, w = q[i], q[(i + 1) % 4]

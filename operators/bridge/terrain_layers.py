@@ -65,7 +65,10 @@ def has_layers(recipe: Recipe) -> bool:
     biomes = getattr(recipe, "biomes", None)
     settled = getattr(getattr(recipe, "settlements", None), "enabled", False)
     return bool(
-        getattr(erosion, "enabled", False) or getattr(biomes, "enabled", False) or getattr(recipe, "splat", ()) or settled
+        getattr(erosion, "enabled", False)
+        or getattr(biomes, "enabled", False)
+        or getattr(recipe, "splat", ())
+        or settled
     )
 
 
@@ -76,7 +79,15 @@ def _key(recipe: Recipe) -> tuple[Any, ...]:
     table = getattr(biomes, "table", "")
     stamp = os.path.getmtime(table) if table and os.path.isfile(table) else None
     settled = getattr(recipe, "settlements", None)
-    return (recipe.world.seed, recipe.terrain, biomes, stamp, tuple(getattr(recipe, "splat", ())), settled, recipe.roads)
+    return (
+        recipe.world.seed,
+        recipe.terrain,
+        biomes,
+        stamp,
+        tuple(getattr(recipe, "splat", ())),
+        settled,
+        recipe.roads,
+    )
 
 
 def layers_steps(recipe: Recipe, heights: TerrainHeights) -> Steps[TerrainLayers]:

@@ -1,0 +1,354 @@
+"""Settlements (issue 25): sites, pads, streets, lots, houses, walls, roads between them, files.
+
+The terrains are built once (``_settlement_cases``); each test measures the result in the plane
+with its own geometry (separating axes, distances), not the engine's."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ._settlement_cases import (
+    HILLS,
+    cases,
+    cell_centres,
+    hills,
+    inside,
+    penetration,
+    point_segment,
+    polygon_distance,
+    river_land,
+)
+from worldseed.core import exact, recipe, settlements, unity
+from worldseed.core.errors import ParameterError, RecipeError
+from worldseed.core.settlements import SettlementsSpec, allowed_biomes, build_settlements, radius_of
+
+CASES = ["hills", "rivers"]
+
+
+def _case(name):
+    return cases()[name]
+
+
+def _sites(name):
+    return _case(name).built.sites
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_the_cases_hold_settlements_with_houses(name):
+    sites = _sites(name)
+    assert len(sites) >= 3
+    assert all(len(s.buildings) >= 2 for s in sites)
+    assert {s.kind for s in _sites("hills")} == {"hamlet", "village", "walled_town"}
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_every_lot_touches_its_street_and_overlaps_none(name):
+    for s in _sites(name):
+        for lot, k in zip(s.lots, s.lot_streets):
+            # touches its street: a corner of the lot on the street's rectangle
+            assert polygon_distance(lot, s.streets[k]) < 1e-6, (s.name, k)
+            assert (
+                min(point_segment(v, s.streets[k][i], s.streets[k][(i + 1) % 4]) for v in lot for i in range(4)) < 1e-6
+            )
+            for street in s.streets:
+                assert penetration(lot, street) < 1e-6
+        for i in range(len(s.lots)):
+            for j in range(i + 1, len(s.lots)):
+                assert penetration(s.lots[i], s.lots[j]) < 1e-6
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_no_building_overlaps_a_street_another_building_a_river_or_a_road(name):
+    case = _case(name)
+    built = case.built
+    blocked = np.zeros(built.heights.shape, bool)
+    if built.roads is not None:
+        blocked |= built.roads.maps.clearing
+    if case.rivers is not None:
+        blocked |= case.rivers.maps.water | case.rivers.maps.lake
+    points = cell_centres(blocked, built)
+    assert len(points) > 100  # there are roads (and rivers) to miss
+    feet = [b.footprint for s in built.sites for b in s.buildings]
+    for s in built.sites:
+        for b in s.buildings:
+            for street in s.streets:
+                assert penetration(b.footprint, street) < 1e-6
+            assert not inside(points, b.footprint).any(), s.name
+    for i in range(len(feet)):
+        for j in range(i + 1, len(feet)):
+            assert penetration(feet[i], feet[j]) < 1e-6
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_every_door_faces_a_street_within_reach(name):
+    reach = 3.5  # metres from the door to its street's side
+    for s in _sites(name):
+        for b in s.buildings:
+            door = np.array(b.door[:2])
+            look = np.array(b.facing)
+            assert abs(np.hypot(*look) - 1.0) < 1e-9
+            # the door is on the house's outline and looks out of it
+            assert min(point_segment(door, b.footprint[i], b.footprint[(i + 1) % 4]) for i in range(4)) < 1e-6
+            assert not inside((door + 0.1 * look)[None], b.footprint)[0]
+            ahead = door + look * np.arange(0.05, reach, 0.05)[:, None]
+            assert any(inside(ahead, street).any() for street in s.streets), (s.name, b.lot)
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_pads_are_level_and_the_terrain_meets_them_without_a_step(name):
+    case = _case(name)
+    built = case.built
+    h = built.heights
+    cell = built.cell_size
+    tan = exact.tan(case.recipe.settlements.pad_slope * math.pi / 180.0)
+    rows, cols = np.mgrid[0 : h.shape[0], 0 : h.shape[1]]
+    x = built.origin[0] + cols * cell
+    y = built.origin[1] + rows * cell
+    for s in built.sites:
+        d = np.hypot(x - s.centre[0], y - s.centre[1])
+        pad = d <= s.radius - cell
+        assert pad.sum() > 50
+        assert np.all(h[pad] == s.z), s.name
+        ring = (d > s.radius) & (d < s.radius + 6 * cell)
+        assert np.all(np.abs(h[ring] - s.z) <= (d[ring] - s.radius) * tan + 1e-9), s.name
+        # no step, and no steeper than the slope or the ground's own: clipping the ground into the
+        # cone keeps neighbours within max(their own difference, a cell of the slope) -- away from the
+        # roads' cut and fill
+        road = built.roads.maps.distance < 30.0 if built.roads is not None else np.zeros(h.shape, bool)
+        for dr, dc in ((0, 1), (1, 0)):
+            n0, n1 = h.shape[0] - dr, h.shape[1] - dc
+            a, b = h[:n0, :n1], h[dr:, dc:]
+            was = np.abs(case.before[:n0, :n1] - case.before[dr:, dc:])
+            near = (d[:n0, :n1] < s.radius + 6 * cell) & (d[:n0, :n1] > s.radius - 3 * cell)
+            near &= ~(road[:n0, :n1] | road[dr:, dc:])
+            assert near.sum() > 50
+            assert np.all(np.abs(a - b)[near] <= np.maximum(was[near], cell * tan) + 1e-9), s.name
+        # the houses stand on their foundations: the ground under each corner between base and floor
+        for b in s.buildings:
+            assert b.base < b.floor
+    # the pads moved ground (the case is hilly) and the far ground is the case's own
+    far = np.ones(h.shape, bool)
+    for s in built.sites:
+        far &= np.hypot(x - s.centre[0], y - s.centre[1]) > s.radius + 60.0
+    if built.roads is not None:
+        far &= ~built.roads.maps.clearing & (built.roads.maps.distance > 40.0)
+    assert np.array_equal(h[far], case.before[far])
+    assert not np.array_equal(h, case.before)
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_sites_keep_their_spacing_and_stand_in_their_biomes(name):
+    case = _case(name)
+    spec = case.recipe.settlements
+    sites = case.built.sites
+    for i in range(len(sites)):
+        for j in range(i + 1, len(sites)):
+            d = math.dist(sites[i].centre, sites[j].centre)
+            assert d >= spec.spacing
+            assert d >= sites[i].radius + sites[j].radius
+    if case.biomes is not None:
+        x0, y0 = case.built.origin
+        for s in sites:
+            r = round((s.centre[1] - y0) / case.built.cell_size)
+            c = round((s.centre[0] - x0) / case.built.cell_size)
+            assert allowed_biomes(s.kind, case.biome_names)[case.biomes[r, c]], (
+                s.name,
+                case.biome_names[case.biomes[r, c]],
+            )
+
+
+def test_a_biome_refused_by_a_type_takes_no_site_of_it():
+    h = np.zeros((90, 90))
+    spec = SettlementsSpec(enabled=True, count=1, types="walled_town", spacing=50.0)
+    ids = np.zeros(h.shape, np.uint8)
+    names = ("taiga", "grassland")
+    s = build_settlements(h, spec, cell_size=2.0, origin=(0.0, 0.0), seed=1, biomes=ids, biome_names=names)
+    assert s.sites == ()
+    ids[:, 45:] = 1
+    s = build_settlements(h, spec, cell_size=2.0, origin=(0.0, 0.0), seed=1, biomes=ids, biome_names=names)
+    assert len(s.sites) == 1 and s.sites[0].centre[0] >= 90.0
+
+
+def test_steep_ground_and_flooded_ground_take_no_site():
+    rows, cols = np.mgrid[0:80, 0:80]
+    steep = cols * 2.0 * 0.5  # a 50 % slope everywhere
+    spec = SettlementsSpec(enabled=True, count=2, types="hamlet", spacing=40.0, max_slope=10.0)
+    assert build_settlements(steep, spec, cell_size=2.0, origin=(0.0, 0.0), seed=0).sites == ()
+    gentle = cols * 2.0 * 0.05 + 0.5  # 5 %, but the low ground lies within 2 m of the sea
+    s = build_settlements(gentle, spec, cell_size=2.0, origin=(0.0, 0.0), seed=0, sea_level=0.0)
+    assert len(s.sites) == 2
+    for site in s.sites:
+        assert site.z >= spec.flood_height
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_settlements_reach_each_other_by_the_road_graph(name):
+    built = _case(name).built
+    net = built.roads.network
+    assert all(p is not None for p in built.road_points)
+    parent = list(range(len(net.nodes)))
+
+    def root(i):
+        while parent[i] != i:
+            i = parent[i]
+        return i
+
+    for e in net.edges:
+        parent[root(e.a)] = root(e.b)
+    node_of = {p: i for i, (kind, p) in enumerate(zip(net.node_kind, net.node_point)) if kind == "point"}
+    roots = {root(node_of[p]) for p in built.road_points}
+    assert len(roots) == 1
+    # each road reaches its settlement at the main street's end, just outside the pad
+    for s in built.sites:
+        assert s.radius < math.dist(s.entry, s.centre) <= s.radius + 3 * built.cell_size
+
+
+def test_walled_towns_have_a_wall_with_gates_where_the_road_enters():
+    town = [s for s in _sites("hills") if s.kind == "walled_town"][0]
+    assert len(town.wall) > 20 and len(town.gates) >= 1
+    # a gate faces the road's entry, and no wall segment stands in a gate
+    assert min(math.dist(g, town.entry) for g in town.gates) <= (town.radius - (town.radius - 1.2)) + 6.0
+    for g in town.gates:
+        for a, b in town.wall:
+            assert point_segment(g, a, b) > settlements.GATE_WIDTH / 2 - 1.0
+    # houses stay inside the wall
+    for b in town.buildings:
+        assert np.hypot(*(b.footprint - town.centre).T).max() < town.radius - settlements.WALL_THICKNESS
+
+
+def test_house_meshes_face_outward_and_index_compactly():
+    town = [s for s in _sites("hills") if s.kind == "walled_town"][0]
+    roofs = set()
+    for b in town.buildings[:10] + tuple(s.buildings[0] for s in _sites("hills")):
+        m = settlements.house_mesh(b)
+        v = m.vertices.astype(np.float64)
+        tri = v[m.indices.astype(np.int64)]
+        normal = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
+        centre = np.array([*b.footprint.mean(axis=0), (b.base + b.floor + b.height) / 2.0])
+        out = np.einsum("ij,ij->i", normal, tri.mean(axis=1) - centre)
+        assert (out > -1e-6).all()  # a convex house: every face looks away from its middle
+        assert m.indices.dtype == np.uint16 and set(np.unique(m.materials)) <= {0, 1, 2}
+        assert abs(v[:, 2].max() - (b.floor + b.height + b.roof_height)) < 1e-3
+        roofs.add(b.roof)
+    assert roofs == {"gable", "hip"}
+    parts = settlements.site_meshes(town)
+    assert set(parts) == {"Pad", "Streets", "Buildings", "Wall"}
+    assert all(p.n_triangles > 0 for p in parts.values())
+
+
+def test_the_file_holds_the_issues_fields_in_unitys_frame():
+    built = hills().built
+    raw = settlements.settlements_json_bytes(built, name="Hills")
+    doc = json.loads(raw)
+    assert doc["format"] == "worldseed.settlements" and doc["version"] == 1
+    assert len(doc["sites"]) == len(built.sites)
+    for site, s in zip(doc["sites"], built.sites):
+        assert site["type"] == s.kind
+        want = unity.unity_position([s.centre[0], s.centre[1], s.z]).tolist()
+        assert np.allclose(site["position"], want, atol=1e-4)
+        assert set(site["pad"]) == {"outline", "height"} and len(site["pad"]["outline"]) == len(s.outline)
+        assert len(site["lots"]) == len(s.lots) and all(len(lot["outline"]) == 4 for lot in site["lots"])
+        for b, got in zip(s.buildings, site["buildings"]):
+            assert {"footprint", "height", "roof", "door"} <= set(got)
+            assert np.allclose(got["door"], unity.unity_position(list(b.door)).tolist(), atol=1e-4)
+            assert got["roof"] in ("gable", "hip") and got["height"] > 0
+        assert (len(site["gates"]) > 0) == (s.kind == "walled_town")
+
+
+def test_same_seed_same_bytes_and_another_seed_other_settlements():
+    r = recipe.loads(HILLS)
+    from worldseed.core import terrain
+
+    h = terrain.terrain_heights(r.terrain, seed=7).metres.astype(np.float64)
+
+    def run(seed):
+        s = build_settlements(h, r.settlements, cell_size=r.terrain.cell_size, origin=(-256.0, -256.0), seed=seed)
+        meshes = b"".join(
+            m.vertices.tobytes() + m.indices.tobytes() for x in s.sites for m in settlements.site_meshes(x).values()
+        )
+        return settlements.settlements_json_bytes(s, name="T") + s.heights.tobytes() + meshes
+
+    a, b, c = run(5), run(5), run(6)
+    assert a == b
+    assert a != c
+
+
+@pytest.mark.parametrize(
+    ("text", "match"),
+    [
+        ("[settlements]\ncount = 1000\n", r"settlements\.count must be an integer in \[0, 64\], got 1000"),
+        ("[settlements]\ntypes = 'city'\n", r"settlements\.types"),
+        ("[settlements]\nspacing = -3\n", r"settlements\.spacing"),
+        ("[settlements]\ncuont = 3\n", r"did you mean 'cuont' -> 'count'"),
+        ("[settlements]\nenabled = true\ncount = 0\n", r"no site"),
+        ("[terrain]\nenabled = false\n[settlements]\nenabled = true\n", r"settlements\.enabled needs \[terrain\]"),
+        ("[world]\ntiles = [2, 2]\n[settlements]\nenabled = true\n", r"not built in a tiled world"),
+    ],
+)
+def test_bad_recipes_are_refused_in_one_line(text, match):
+    with pytest.raises(RecipeError, match=match) as err:
+        recipe.loads(text)
+    assert "\n" not in str(err.value)
+
+
+def test_bad_arguments_are_refused_in_one_line():
+    spec = SettlementsSpec(enabled=True, count=1)
+    for kwargs, match in (
+        ({"heights": np.zeros(5)}, "heights"),
+        ({"cell_size": 0.0}, "cell_size"),
+        ({"seed": -1}, "seed"),
+        ({"spec": "village"}, "spec must be a SettlementsSpec"),
+    ):
+        args = {
+            "heights": np.zeros((40, 40)),
+            "spec": spec,
+            "cell_size": 2.0,
+            "origin": (0.0, 0.0),
+            "seed": 0,
+            **kwargs,
+        }
+        with pytest.raises(ParameterError, match=match) as err:
+            build_settlements(args.pop("heights"), args.pop("spec"), **args)
+        assert "\n" not in str(err.value)
+
+
+def test_recipes_read_and_write_the_section():
+    r = recipe.loads("[settlements]\nenabled = true\ntypes = 'walled_town'\ndensity = 2.5\n")
+    assert recipe.loads(recipe.dumps(r)) == r
+    assert "[settlements]" not in recipe.dumps(recipe.loads("[world]\nseed = 1\n"))  # left out at its defaults
+    assert settlements.site_types(r.settlements, 3) == ("walled_town",) * 3
+
+
+@settings(max_examples=12, deadline=None)
+@given(
+    seed=st.integers(0, 2**31),
+    kind=st.sampled_from(settlements.TYPES),
+    scale=st.floats(0.6, 1.6),
+    width=st.floats(2.0, 8.0),
+    ponds=st.lists(st.tuples(st.integers(0, 99), st.integers(0, 99), st.integers(1, 6)), max_size=6),
+)
+def test_layouts_keep_their_rules_on_any_ground(seed, kind, scale, width, ponds):
+    """Random ponds (water) near the site, any type, scale and street width: lots inside the pad,
+    touching a street, apart from each other and the water; houses inside their lots."""
+    rows, cols = np.mgrid[0:100, 0:100]
+    h = 0.02 * cols + 0.01 * rows + 5.0
+    water = np.zeros(h.shape, bool)
+    for r, c, k in ponds:
+        water |= (rows - r) ** 2 + (cols - c) ** 2 <= k * k
+    spec = SettlementsSpec(enabled=True, count=1, types=kind, scale=scale, street_width=width, flood_height=0.0)
+    s = build_settlements(h, spec, cell_size=2.0, origin=(0.0, 0.0), seed=seed, water=water)
+    wet = cell_centres(water, s)
+    for site in s.sites:
+        assert np.all(np.hypot(*(site.lots.reshape(-1, 2) - site.centre).T) <= site.radius + 1e-9)
+        for lot, k in zip(site.lots, site.lot_streets):
+            assert polygon_distance(lot, site.streets[k]) < 1e-6
+            assert not inside(wet, lot).any()
+        for b in site.buildings:
+            lot = site.lots[b.lot]
+            assert inside(b.footprint, np.vstack([lot])).all() or np.all([polygon_distance(b.footprint, lot) == 0.0])
+            assert penetration(b.footprint, lot) > 2.0  # well inside
+    assert radius_of(kind, scale) == pytest.approx(settlements.TYPE_TABLE[kind].radius * scale)
