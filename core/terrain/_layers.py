@@ -17,8 +17,8 @@ or off changes nothing else, and with erosion off the heights are the very array
 ``heights_steps`` made (bit for bit).
 """
 
-from collections.abc import Callable, Generator, Iterable, Mapping
 import dataclasses
+from collections.abc import Callable, Generator, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 

@@ -11,6 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from worldseed.core import exact, recipe, settlements, unity
+from worldseed.core.errors import ParameterError, RecipeError
+from worldseed.core.settlements import SettlementsSpec, allowed_biomes, build_settlements, radius_of
+
 from ._settlement_cases import (
     HILLS,
     cases,
@@ -20,11 +24,7 @@ from ._settlement_cases import (
     penetration,
     point_segment,
     polygon_distance,
-    river_land,
 )
-from worldseed.core import exact, recipe, settlements, unity
-from worldseed.core.errors import ParameterError, RecipeError
-from worldseed.core.settlements import SettlementsSpec, allowed_biomes, build_settlements, radius_of
 
 CASES = ["hills", "rivers"]
 
