@@ -7,7 +7,8 @@ fails with one message naming the file, the key, the value and what is allowed.
 
 The sections are listed once, in :data:`SECTIONS`, in the order a world is
 built: ``[world]``, ``[terrain]`` (with ``[terrain.erosion]``), ``[rivers]``, ``[roads]``, ``[biomes]``,
-``[settlements]``, ``[[splat]]``, ``[[trees]]``, ``[ecosystem]``, ``[[scatter]]``, ``[[level]]``, ``[export]``.  That registry drives parsing, the
+``[settlements]``, ``[[splat]]``, ``[[trees]]``, ``[ecosystem]``, ``[[scatter]]``, ``[[level]]``, ``[export]``.
+That registry drives parsing, the
 error messages, :func:`to_dict`, :func:`dumps`, the headless build order and the sidebar; a new generator
 family is one more entry.  Every key is optional and defaults to the values
 of its spec. Unknown keys are refused (a typo would otherwise be silently
