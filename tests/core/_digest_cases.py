@@ -40,6 +40,7 @@ from worldseed.core import (
     rivers,
     roads,
     scatter,
+    settlements,
     terrain,
     trees,
     unity_package,
@@ -314,6 +315,36 @@ def networks():
     )
 
 
+SETTLEMENTS = """
+[world]
+seed = 11
+[terrain]
+resolution = 129
+size = 384.0
+height = 40.0
+[roads]
+enabled = true
+[settlements]
+enabled = true
+count = 2
+spacing = 120.0
+"""
+
+
+def settlement_files():
+    """Settlements (interest map, pads, roads between them, streets, lots, houses, a wall: exact.tan,
+    exact.sincos, exact.atan2) through the terrain's layers: the edited heights, the JSON file and
+    every site's meshes."""
+    r = recipe.loads(SETTLEMENTS)
+    h0 = terrain.terrain_heights(r.terrain, seed=r.world.seed)
+    layers = terrain.terrain_layers(
+        h0, terrain_spec=r.terrain, seed=r.world.seed, settlements_spec=r.settlements, roads_spec=r.roads
+    )
+    built = layers.settlements
+    meshes = b"".join(_mesh(m) for s in built.sites for m in settlements.site_meshes(s).values())
+    return layers.heights.values.tobytes() + settlements.settlements_json_bytes(built, name="S") + meshes
+
+
 # -- ecosystem ---------------------------------------------------------------------------------------
 
 
@@ -434,6 +465,7 @@ CASES = {
     "wfc": wfc_runs,
     "world": world_files,
     "networks": networks,
+    "settlements": settlement_files,
     "ecosystem_plants": ecosystem_plants,
     "ecosystem_animals": ecosystem_animals,
     "pictures": pictures,
@@ -486,6 +518,7 @@ GOLDEN = {
     "wfc": "a67a6af3453e43c3",
     "world": "66591c7da60ffa0d",
     "networks": "5f6872509212f75e",
+    "settlements": "58e5c3d3e6b03525",
     "ecosystem_plants": "a776bab24ac099e6",
     "ecosystem_animals": "353a340e418d5013",
     "pictures": "319dd02e9bde1518",
