@@ -147,9 +147,7 @@ def _site_objects(site: Site, *, prefix: str, parent: bpy.types.Object) -> list[
     return objs
 
 
-def settlement_objects(
-    built: Settlements, terrain: bpy.types.Object, *, spec: SettlementsSpec
-) -> bpy.types.Object:
+def settlement_objects(built: Settlements, terrain: bpy.types.Object, *, spec: SettlementsSpec) -> bpy.types.Object:
     """The settlements as objects under ``terrain`` (in its collections); an earlier settlements' root
     under it is removed first.  Returns the new root."""
     old = settlements_of(terrain)

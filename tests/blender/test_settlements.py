@@ -1,0 +1,171 @@
+"""Settlements in Blender: Add Settlements on the panel's terrain, the objects under the terrain
+(names, markers, transforms, valid meshes), the pads in the terrain's mesh, the FBX read back with
+ufbx, Update, Load Settings, Esc leaving the scene as it was, and a headless world build.
+
+Real Blender (the bpy module)."""
+
+import json
+import subprocess
+import sys
+
+import bpy
+import numpy as np
+
+from worldseed.core import export as core_export
+from worldseed.core import recipe as core_recipe
+from worldseed.operators.bridge import settlements as bridge_settlements
+from worldseed.operators.bridge import world
+
+from ._modal_cases import drive_modal
+
+# ufbx's Python objects can crash the garbage collector with bpy in the process: read the FBX in a
+# Python of its own that prints plain values
+_READ_FBX = """
+import json, os, sys, ufbx
+scene = ufbx.load_file(sys.argv[1], target_unit_meters=1.0)
+out = {}
+for node in list(scene.nodes):
+    if not node.is_root:
+        parent = node.parent.name if node.parent is not None and not node.parent.is_root else None
+        verts = len(node.mesh.vertices) if node.mesh is not None else 0
+        r = node.local_transform.rotation
+        out[node.name] = [parent, list(node.node_to_world.c3), verts, [r.x, r.y, r.z, r.w]]
+print(json.dumps(out), flush=True)
+os._exit(0)
+"""
+
+
+def _settle():
+    assert bpy.ops.worldseed.terrain_add(from_settings=True) == {"FINISHED"}
+    terrain = bpy.context.active_object
+    settings = bpy.context.scene.worldseed.settlements
+    settings.count, settings.spacing, settings.max_slope = 2, 120.0, 20.0
+    assert bpy.ops.worldseed.settlements_add(from_settings=True) == {"FINISHED"}
+    return terrain, bpy.context.active_object
+
+
+def _lod0(terrain):
+    return (
+        next(c for c in terrain.children if c.type == "MESH" and c.name.endswith("_LOD0"))
+        if terrain.type == "EMPTY"
+        else terrain
+    )
+
+
+def test_add_settlements_builds_sites_under_the_terrain_and_levels_their_pads(empty_scene):
+    terrain, root = _settle()
+    assert root.name == f"{terrain.name}_Settlements" and root.parent == terrain
+    sites = list(root.children)
+    assert len(sites) >= 1
+    for site in sites:
+        assert site.name.startswith(f"{terrain.name}_") and site["worldseed_site_type"] in (
+            "hamlet",
+            "village",
+            "walled_town",
+        )
+        parts = {c.name[len(site.name) + 1 :]: c for c in site.children}
+        assert {"Pad", "Streets", "Buildings"} <= set(parts)
+        doors = [n for n in parts if n.startswith("Door")]
+        assert len(doors) >= 1
+        me = parts["Buildings"].data
+        assert not me.validate() and len(me.polygons) > 0 and len(me.materials) == 3
+        for obj in [site, *site.children]:
+            assert tuple(obj.rotation_euler) == (0.0, 0.0, 0.0) and tuple(obj.scale) == (1.0, 1.0, 1.0)
+        # the pad is in the terrain's mesh: the ground at the site's centre is the pad's height
+        lod0 = _lod0(terrain)
+        co = np.empty(len(lod0.data.vertices) * 3, np.float32)
+        lod0.data.vertices.foreach_get("co", co)
+        co = co.reshape(-1, 3)
+        x, y, z = site.matrix_world.translation
+        near = np.hypot(co[:, 0] - x, co[:, 1] - y) < 8.0
+        assert near.sum() > 4 and np.allclose(co[near, 2], z, atol=1e-3)
+    # the recipe on the terrain holds the settlements; Load Settings brings the panel's back
+    assert bridge_settlements.stored_spec(root).count == 2
+    settings = bpy.context.scene.worldseed.settlements
+    settings.count = 5
+    assert bpy.ops.worldseed.settlements_load_settings() == {"FINISHED"}
+    assert settings.count == 2
+
+
+def test_update_rebuilds_in_place_and_the_fbx_holds_the_sites_and_markers(empty_scene, tmp_path):
+    terrain, root = _settle()
+    name = terrain.name
+    settings = bpy.context.scene.worldseed.settlements
+    settings.types = "hamlet"
+    assert bpy.ops.worldseed.settlements_update() == {"FINISHED"}
+    terrain = bpy.data.objects[name]  # rebuilt with the new pads (a terrain of one mesh is a new object)
+    root = bridge_settlements.settlements_of(terrain)
+    assert all(s["worldseed_site_type"] == "hamlet" for s in root.children)
+    assert len([o for o in bpy.data.objects if o.name.endswith("_Settlements")]) == 1
+    world.write_exports([terrain], str(tmp_path), "town", core_export.ExportSpec(fbx=True, preview=False))
+    done = subprocess.run(
+        [sys.executable, "-c", _READ_FBX, str(tmp_path / "town.fbx")], capture_output=True, text=True, check=True
+    )
+    nodes = json.loads(done.stdout)
+    for site in root.children:
+        assert nodes[site.name][0] == root.name
+        buildings = nodes[f"{site.name}_Buildings"]
+        assert buildings[0] == site.name and buildings[2] == len(
+            bpy.data.objects[f"{site.name}_Buildings"].data.vertices
+        )
+        doors = [n for n, v in nodes.items() if v[0] == site.name and "_Door" in n]
+        assert len(doors) == len([c for c in site.children if "_Door" in c.name])
+        # metres at scale 1: every door lies as far from its site in the file as in Blender
+        for door in doors:
+            far = np.linalg.norm(np.subtract(nodes[door][1], nodes[site.name][1]))
+            assert (
+                abs(far - (bpy.data.objects[door].matrix_world.translation - site.matrix_world.translation).length)
+                < 1e-3
+            )
+
+
+def test_esc_leaves_the_scene_as_it_was(empty_scene):
+    assert bpy.ops.worldseed.terrain_add(from_settings=True) == {"FINISHED"}
+    terrain = bpy.context.active_object
+    names = sorted(o.name for o in bpy.data.objects)
+    spec = bridge_settlements.SettlementsAdapter().spec(bpy.context.scene.worldseed.settlements, enabled=True)
+
+    class Op:
+        cancel_after = 1
+        reports = []
+
+        def report(self, kind, text):
+            self.reports.append(text)
+
+        def cancelled(self, context):
+            pass
+
+    from worldseed.operators.common import ModalBuild
+
+    op = type("Op", (ModalBuild,), dict(vars(Op)))()
+    result = {}
+    drive_modal(op, bpy.context, bridge_settlements.build_steps(terrain, spec), "settlements", result)
+    assert result["state"] == {"CANCELLED"}
+    assert sorted(o.name for o in bpy.data.objects) == names
+
+
+def test_a_headless_world_build_adds_the_settlements_and_their_file(empty_scene):
+    r = core_recipe.loads(
+        """
+[world]
+name = "Vale"
+seed = 4
+[terrain]
+resolution = 129
+size = 384.0
+height = 40.0
+[roads]
+enabled = true
+[settlements]
+enabled = true
+count = 2
+spacing = 120.0
+"""
+    )
+    w = world.build_world(r, scene=bpy.context.scene)
+    root = bridge_settlements.settlements_of(w.terrain)
+    assert root is not None and len(root.children) == 2
+    files = bridge_settlements.settlements_files(w.layers[w.terrain.name], name="Vale")
+    doc = json.loads(files["Vale_settlements.json"])
+    assert doc["format"] == "worldseed.settlements"
+    assert sorted(s["name"] for s in doc["sites"]) == sorted(c.name.split("_", 1)[1] for c in root.children)
