@@ -7,7 +7,7 @@
     count = 3                # sites (or density > 0: sites per square kilometre)
     types = "mixed"          # the best site a walled town, the next two villages, the rest hamlets
     spacing = 150.0          # metres between two sites' centres, at least
-    max_slope = 10.0         # steepest ground a site takes (degrees, over its pad)
+    max_slope = 15.0         # steepest ground a site takes (degrees, over its pad)
 
 One table, not a list of them: the sites are chosen together on one interest map (after Emilien et
 al. 2012: flat, near water and roads, sunny, above the floods, in the biomes a type allows), each
@@ -87,7 +87,7 @@ class SettlementsSpec:
     types: str = "mixed"
     spacing: float = 150.0
     scale: float = 1.0
-    max_slope: float = 10.0
+    max_slope: float = 15.0
     pad_slope: float = 25.0
     flood_height: float = 2.0
     water_reach: float = 200.0

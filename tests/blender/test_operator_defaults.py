@@ -59,6 +59,11 @@ def _kit_level():
     assert bpy.ops.worldseed.level_add(from_settings=True) == {"FINISHED"}
 
 
+def _settlements():
+    _terrain()
+    assert bpy.ops.worldseed.settlements_add(from_settings=True) == {"FINISHED"}
+
+
 def _user_preset():
     assert bpy.ops.worldseed.terrain_preset_save(preset_name="Mine") == {"FINISHED"}
 
@@ -69,6 +74,7 @@ STATES = {
     "terrain": _terrain,
     "texture layers": _texture_layers,
     "scatter": _scatter,
+    "settlements": _settlements,
     "tree": lambda: bpy.ops.worldseed.tree_add(from_settings=True),
     "level": lambda: bpy.ops.worldseed.level_add(from_settings=True),
     "kit level": _kit_level,
@@ -155,7 +161,7 @@ def _add_operators(family):
 
 #: Before a family's Add operators run: what its panel needs first (a terrain to scatter on, a list item
 #: so its enums are drawn too).
-PREPARE = {"terrain": lambda: bpy.ops.worldseed.splat_layer_add(), "scatter": _scatter_layer}
+PREPARE = {"terrain": lambda: bpy.ops.worldseed.splat_layer_add(), "scatter": _scatter_layer, "settlements": _terrain}
 
 
 def _set_up(family, assignment):
