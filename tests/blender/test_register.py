@@ -100,6 +100,7 @@ def test_the_recipe_registry_drives_registration_and_the_sidebar_order(addon):
     assert [k for k in recipe.SECTION_KEYS if k in settings.bl_rna.properties] == [
         "world",
         "terrain",
+        "settlements",
         "trees",
         "scatter",
         "level",
@@ -109,4 +110,4 @@ def test_the_recipe_registry_drives_registration_and_the_sidebar_order(addon):
         cls for cls in addon.all_classes() if issubclass(cls, bpy.types.Panel) and not getattr(cls, "bl_parent_id", "")
     ]
     ordered = [p.bl_label for p in sorted(panels, key=lambda p: p.bl_order)]
-    assert ordered == ["World", "Terrain", "Trees", "Scatter", "Levels", "Export"]
+    assert ordered == ["World", "Terrain", "Settlements", "Trees", "Scatter", "Levels", "Export"]
