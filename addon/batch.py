@@ -279,6 +279,7 @@ def output_paths(recipe, out_dir, *, name="world"):
         trees=bool(recipe.trees),
         levels=[(spec.name, spec.autotile, spec.generator in core_levels.WFC_GENERATORS) for spec in recipe.level],
         package=terrain_layers.package_names(recipe, name) if has_terrain else (),
+        settlements=recipe.settlements.enabled,
     )
 
 
@@ -299,7 +300,7 @@ def _all_outputs(out_dir, name):
     """Every file of the fixed set a run named ``name`` may write into ``out_dir``, but the .blend
     (always written) and recipe.toml (which may be the recipe being read)."""
     every = core_export.ExportSpec(fbx=True, glb=True, heightmap_raw=True, preview=True, render=True, placements=True)
-    paths = set(world.export_paths(every, out_dir, name, terrains=1, scatters=True, trees=True))
+    paths = set(world.export_paths(every, out_dir, name, terrains=1, scatters=True, trees=True, settlements=True))
     numbered = re.compile(rf"^{re.escape(name)}_\d+_heightmap\.(?:raw|json)$")
     package = re.compile(terrain_layers.PACKAGE_FILE.format(name=re.escape(name)))
     paths.update(os.path.join(out_dir, f) for f in os.listdir(out_dir) if numbered.match(f) or package.match(f))

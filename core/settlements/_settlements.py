@@ -39,6 +39,8 @@ F64 = npt.NDArray[np.float64]
 SALT = 0x5E771E
 #: Site names by type: ``Village2``.
 TITLES = {"hamlet": "Hamlet", "village": "Village", "walled_town": "WalledTown"}
+#: A ramp's grade as a share of the road class's steepest (room for the road's own bends).
+RAMP_SHARE = 0.8
 #: Most cells a settlement build takes (the interest maps hold several of the terrain's size).
 MAX_CELLS = 4097 * 4097
 
@@ -83,13 +85,18 @@ def _disc_mask(shape: tuple[int, ...], centres: Iterable[tuple[float, float, flo
 
 
 def settle_heights(
-    heights: F64, pads: Iterable[tuple[float, float, float, float]], *, tan_slope: float, cell_size: float
+    heights: F64,
+    pads: Iterable[tuple[float, float, float, float, tuple[float, float, float, float, float] | None]],
+    *,
+    tan_slope: float,
+    cell_size: float,
 ) -> F64:
-    """``heights`` (metres) with every pad ``(row, col, radius m, z)`` levelled and blended in: the
-    terrain edit of the settlements, as a function of the heights (a new array)."""
+    """``heights`` (metres) with every pad ``(row, col, radius m, z, ramp or None)`` levelled and
+    blended in (``ramp``: see :func:`._pad.apply_pad`): the terrain edit of the settlements, as a
+    function of the heights (a new array)."""
     out = np.asarray(heights, np.float64)
-    for row, col, radius, z in pads:
-        out = apply_pad(out, row=row, col=col, radius=radius, z=z, tan_slope=tan_slope, cell_size=cell_size)
+    for row, col, radius, z, ramp in pads:
+        out = apply_pad(out, row=row, col=col, radius=radius, z=z, tan_slope=tan_slope, cell_size=cell_size, ramp=ramp)
     return out
 
 
@@ -151,6 +158,7 @@ def build_settlements_steps(
     rng = np.random.default_rng(base_rng)
     wet = np.zeros(h.shape, bool) if water is None else np.asarray(water, bool)
     level = h.copy()
+    sea = np.zeros(h.shape, bool)
     if sea_level is not None:
         sea = sea_mask(h, sea_level=sea_level)
         level[sea] = sea_level
@@ -186,18 +194,18 @@ def build_settlements_steps(
             angles.append(float(rng.random()) * 2.0 * math.pi)
     tan_slope = exact.tan(spec.pad_slope * (math.pi / 180.0))
     radii = [radius_of(kind, spec.scale) for _, _, kind in found]
-    pads = []
-    for (r, c, _), radius in zip(found, radii):
-        z = pad_height(h, row=float(r), col=float(c), radius=radius, cell_size=cell_size)
-        pads.append((float(r), float(c), radius, z))
-    ground = settle_heights(h, pads, tan_slope=tan_slope, cell_size=cell_size)
     done = 2
     network_roads = None
     road_points: list[int | None] = [None] * len(found)
     entries: list[tuple[float, float] | None] = [None] * len(found)
-    if joined:
+    ramps: list[tuple[float, float, float, float, float] | None] = [None] * len(found)
+    points: list[tuple[float, float]] = []
+    # no road through the sea, a lake or a pad (a stream of ``water`` or a river is crossed or bridged)
+    blocked = sea.copy() if rivers is None else sea | rivers.maps.lake
+    if joined:  # each road comes in at a main street's end, down a ramp at its grade
         assert roads_spec is not None
-        blocked = wet.copy() if rivers is None else (wet & ~rivers.maps.water) | rivers.maps.lake
+        grade = RAMP_SHARE * float(getattr(roads_spec, f"{roads_spec.road_class}_max_grade"))
+        half = 0.5 * float(getattr(roads_spec, f"{roads_spec.road_class}_width")) + roads_spec.margin + cell_size
         blocked |= _disc_mask(h.shape, [(r, c, radius / cell_size + 1.0) for (r, c, _), radius in zip(found, radii)])
         points = list(roads_spec.points)
         for i, ((r, c, _), radius) in enumerate(zip(found, radii)):
@@ -210,12 +218,30 @@ def build_settlements_steps(
                     angles[i] = float(math.fmod(a, 2.0 * math.pi))
                     road_points[i] = len(points)
                     entries[i] = (float(x), float(y))
+                    ramps[i] = (float(co), float(s), grade, half, radius)  # its end: below
                     points.append((float(x), float(y)))
                     break
         for i, (x, y) in enumerate(roads_spec.points):
             rr, cc = int(round((y - y0) / cell_size)), int(round((x - x0) / cell_size))
             if 0 <= rr < rows and 0 <= cc < cols and blocked[rr, cc]:
-                raise ParameterError(f"roads.points[{i}] ({x:g}, {y:g}) lies in water or on a settlement's pad")
+                raise ParameterError(f"roads.points[{i}] ({x:g}, {y:g}) lies in the sea, a lake or a settlement's pad")
+    pads = []
+    for i, ((r, c, _), radius, ramp) in enumerate(zip(found, radii, ramps)):
+        z = pad_height(h, row=float(r), col=float(c), radius=radius, cell_size=cell_size)
+        if ramp is not None:  # as long as the climb to the ground at the entry asks, short of the other pads
+            co, s, grade, half, _ = ramp
+            x, y = c + (radius + 4.0 * cell_size) * co / cell_size, r + (radius + 4.0 * cell_size) * s / cell_size
+            below = abs(z - float(bilinear(h, np.array([y]), np.array([x]))[0]))
+            end = radius + below / grade + 4.0 * cell_size
+            for j, ((r2, c2, _), radius2) in enumerate(zip(found, radii)):
+                if j != i:
+                    gap = math.sqrt(float((r2 - r) ** 2 + (c2 - c) ** 2)) * cell_size - radius2 - 2.0 * cell_size
+                    end = min(end, gap)
+            ramp = (co, s, grade, half, max(end, radius))
+        pads.append((float(r), float(c), radius, z, ramp))
+    ground = settle_heights(h, pads, tan_slope=tan_slope, cell_size=cell_size)
+    if joined:
+        assert roads_spec is not None
         if len(points) >= 2:
             pts = grid_points(points, shape=h.shape, cell_size=cell_size, origin=(x0, y0))
             water_ok = width = None

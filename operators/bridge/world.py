@@ -35,6 +35,7 @@ from ...core.errors import ParameterError
 from . import export, placements, render, sections, terrain_export
 from . import levels as bridge_levels
 from . import scatter as bridge_scatter
+from . import settlements as bridge_settlements
 from . import terrain as bridge_terrain
 from . import terrain_layers as bridge_layers
 from .export import ExportError
@@ -178,13 +179,14 @@ def export_paths(
     render_file: str = RENDER_FILE,
     levels: Iterable[str | Sequence[Any]] = (),
     package: Iterable[str] = (),
+    settlements: bool = False,
 ) -> list[str]:
     """Every file :func:`write_exports` may write for ``spec`` (an :class:`core.export.ExportSpec`)
     into ``folder`` with base name ``name`` (FBX/GLB per object are named after the objects); ``levels``
     are the file stems of the levels (their names), or ``(stem, tileset)`` pairs, or ``(stem, tileset,
     wfc)`` triples (``wfc``: the level is a WFC level, see :func:`level_file_names`); ``package``: the
     Unity terrain package's files of the (single) terrain (:func:`.terrain_layers.package_names`),
-    written with the RAW heightmap."""
+    written with the RAW heightmap; ``settlements``: the terrain has settlements (``<name>_settlements.json``)."""
     levels = [(lv, "blob", None) if isinstance(lv, str) else (*lv, None)[:3] for lv in levels]
     paths = [p for stem, tileset, wfc in levels for p in level_file_names(stem, tileset, wfc)]
     if not spec.per_object:
@@ -199,6 +201,10 @@ def export_paths(
         stems = [name] if terrains == 1 else [f"{name}_{i}" for i in range(terrains)]
         paths += [p for s in stems for p in (f"{s}_heightmap.raw", f"{s}_heightmap.json")]
         paths += list(package) if terrains == 1 else []
+    if settlements and terrains:
+        paths += (
+            [f"{name}_settlements.json"] if terrains == 1 else [f"{name}_{i}_settlements.json" for i in range(terrains)]
+        )
     return [os.path.join(folder, p) for p in paths]
 
 
@@ -377,6 +383,16 @@ def write_exports(
     if spec.placements and scatters and path not in written:  # a prop-library export wrote it already
         with writing(path):
             written.append(placements.write_placement_file(scatters, path))
+    for i, root in enumerate(terrains):  # <name>_settlements.json of each settled terrain
+        if bridge_settlements.settlements_of(root) is None:
+            continue
+        found = (layers or {}).get(root.name) or bridge_layers.layers_for(bridge_terrain.stored_recipe(root))
+        stem = name if len(terrains) == 1 else f"{name}_{i}"
+        for file_name, data in (bridge_settlements.settlements_files(found, name=stem) if found else {}).items():
+            path = os.path.join(folder, file_name)
+            with writing(path):
+                core_unity.write_bytes_atomic(path, data)
+            written.append(path)
     # the terrain JSON lists the placement file (tree instances) when one goes beside it
     placements_name = os.path.basename(path) if path in written or os.path.isfile(path) else None
     for i, root in enumerate(terrains):

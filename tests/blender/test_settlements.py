@@ -4,6 +4,7 @@ ufbx, Update, Load Settings, Esc leaving the scene as it was, and a headless wor
 
 Real Blender (the bpy module)."""
 
+import os
 import json
 import subprocess
 import sys
@@ -169,3 +170,56 @@ spacing = 120.0
     doc = json.loads(files["Vale_settlements.json"])
     assert doc["format"] == "worldseed.settlements"
     assert sorted(s["name"] for s in doc["sites"]) == sorted(c.name.split("_", 1)[1] for c in root.children)
+
+
+HEADLESS = """
+[world]
+name = "Vale"
+seed = 4
+[terrain]
+resolution = 129
+size = 384.0
+height = 40.0
+lods = 1
+[roads]
+enabled = true
+[settlements]
+enabled = true
+count = 2
+spacing = 120.0
+[export]
+fbx = true
+preview = false
+"""
+
+
+def test_worldseed_run_writes_the_settlements_file_and_fbx_objects(tmp_path):
+    """The headless entry as a user runs it: <name>_settlements.json beside the FBX, whose
+    <Terrain>_<Site> objects hold the sites the file lists; a second run writes the same bytes."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    recipe = tmp_path / "vale.toml"
+    recipe.write_text(HEADLESS)
+    outs = []
+    for k in range(2):
+        out = tmp_path / f"out{k}"
+        proc = subprocess.run(
+            [sys.executable, os.path.join(root, "worldseed_run.py"), "--recipe", str(recipe), "--out", str(out)],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        outs.append(out)
+    first = (outs[0] / "world_settlements.json").read_bytes()
+    assert first == (outs[1] / "world_settlements.json").read_bytes()
+    doc = json.loads(first)
+    done = subprocess.run(
+        [sys.executable, "-c", _READ_FBX, str(outs[0] / "world.fbx")], capture_output=True, text=True, check=True
+    )
+    nodes = json.loads(done.stdout)
+    for site in doc["sites"]:
+        name = f"Vale_{site['name']}"
+        assert nodes[name][0] == "Vale_Settlements"
+        assert nodes[f"{name}_Buildings"][2] > 0 and nodes[f"{name}_Pad"][2] > 0
+        doors = [n for n, v in nodes.items() if v[0] == name and "_Door" in n]
+        assert len(doors) == len(site["buildings"])

@@ -134,6 +134,10 @@ def test_pads_are_level_and_the_terrain_meets_them_without_a_step(name):
     far = np.ones(h.shape, bool)
     for s in built.sites:
         far &= np.hypot(x - s.centre[0], y - s.centre[1]) > s.radius + 60.0
+        if s.entry is not None:  # the ramp the road comes in on
+            ux, uy = np.subtract(s.entry, s.centre) / math.dist(s.entry, s.centre)
+            along = (x - s.centre[0]) * ux + (y - s.centre[1]) * uy
+            far &= ~((along > 0.0) & (np.abs((y - s.centre[1]) * ux - (x - s.centre[0]) * uy) < 30.0))
     if built.roads is not None:
         far &= ~built.roads.maps.clearing & (built.roads.maps.distance > 40.0)
     assert np.array_equal(h[far], case.before[far])
