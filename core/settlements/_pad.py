@@ -8,8 +8,9 @@ A road coming in gets a ramp: along the ray from the centre through its entry th
 ``grade clip(a - R, 0, L - R) + tan(slope) (max(0, a - L) + max(0, |p| - W))`` instead (``a`` the
 distance along the ray, ``p`` across it, ``W`` the ramp's half width, ``L`` where it ends), and
 the ground takes the lower of the two bounds: a corridor that leaves the pad at the road's grade,
-continuous with the cone on both sides (both bounds are continuous, and so is their minimum).  Distances are exact (``sqrt`` of sums of
-squares), so the cells that change are the same on every machine.
+continuous with the cone on both sides (both bounds are continuous, and so is their minimum).
+Distances are exact (``sqrt`` of sums of squares), so the cells that change are the same on every
+machine.
 """
 
 from __future__ import annotations

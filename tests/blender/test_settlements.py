@@ -4,8 +4,8 @@ ufbx, Update, Load Settings, Esc leaving the scene as it was, and a headless wor
 
 Real Blender (the bpy module)."""
 
-import os
 import json
+import os
 import subprocess
 import sys
 
