@@ -36,8 +36,8 @@ class _Faces:
         self.tri(a, c, d, mat)
 
     def mesh(self, origin: tuple[float, float, float]) -> IndexedMesh:
-        v = np.concatenate(self.verts) if self.verts else np.zeros((0, 3))
-        v = (v - np.asarray(origin, np.float64)).astype(np.float32)
+        corners = np.concatenate(self.verts) if self.verts else np.zeros((0, 3))
+        v = (corners - np.asarray(origin, np.float64)).astype(np.float32)
         n = v.shape[0]
         tris = np.arange(n, dtype=np.int64).reshape(-1, 3)
         normals = vertex_normals(v, tris) if n else np.zeros((0, 3), np.float32)
@@ -111,7 +111,8 @@ def site_meshes(site: Site) -> dict[str, IndexedMesh]:
     out["Pad"] = pad.mesh(origin)
     streets = _Faces()
     for rect in site.streets:
-        streets.quad(*(_at(q, site.z + STREET_LIFT) for q in rect), 2)
+        p0, p1, p2, p3 = (_at(q, site.z + STREET_LIFT) for q in rect)
+        streets.quad(p0, p1, p2, p3, 2)
     out["Streets"] = streets.mesh(origin)
     houses = _Faces()
     for b in site.buildings:
@@ -127,6 +128,7 @@ def site_meshes(site: Site) -> dict[str, IndexedMesh]:
             for i in range(4):
                 u, w = q[i], q[(i + 1) % 4]
                 wall.quad(_at(u, low), _at(w, low), _at(w, high), _at(u, high), 4)
-            wall.quad(*(_at(x, high) for x in q), 4)
+            t0, t1, t2, t3 = (_at(x, high) for x in q)
+            wall.quad(t0, t1, t2, t3, 4)
         out["Wall"] = wall.mesh(origin)
     return out

@@ -458,7 +458,7 @@ def terrain_layers_steps(
         yield done, total, "biomes"
     if settle_on:  # the pads edit the heights: before the texture layers and the scatter read them
         assert settlements_spec is not None
-        steps = build_settlements_steps(
+        settling = build_settlements_steps(
             heights.values.astype(np.float64) * top,
             settlements_spec,
             cell_size=cell,
@@ -472,7 +472,7 @@ def terrain_layers_steps(
         )
         while True:
             try:
-                part, whole, label = next(steps)
+                part, whole, label = next(settling)
             except StopIteration as stop:
                 built = stop.value
                 break

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import bpy
 import numpy as np
@@ -111,6 +111,13 @@ def _object(
     return obj
 
 
+def _scene_collection() -> bpy.types.Collection:
+    scene = bpy.context.scene
+    if scene is None:
+        raise ParameterError("there is no scene to build the settlements in")
+    return scene.collection
+
+
 def settlements_of(terrain: bpy.types.Object) -> bpy.types.Object | None:
     """The settlements' root under ``terrain``, or None."""
     return child_of(terrain, SETTLEMENTS_KIND)
@@ -162,7 +169,7 @@ def settlement_objects(built: Settlements, terrain: bpy.types.Object, *, spec: S
     except BaseException:
         remove_objects(objs)
         raise
-    collections = list(terrain.users_collection) or [bpy.context.scene.collection]
+    collections = list(terrain.users_collection) or [_scene_collection()]
     for obj in objs:
         for coll in collections:
             coll.objects.link(obj)
@@ -178,7 +185,7 @@ def build_steps(terrain: bpy.types.Object, spec: SettlementsSpec) -> Steps[bpy.t
         spec = core_settlements.from_dict({**core_settlements.to_dict(spec), "enabled": True})
     recipe = core_recipe.replace(stored_recipe(terrain), settlements=spec)
     layers_out: list[TerrainLayers] = []
-    collection = terrain.users_collection[0] if terrain.users_collection else bpy.context.scene.collection
+    collection = terrain.users_collection[0] if terrain.users_collection else _scene_collection()
     new_terrain = yield from terrain_steps(recipe, collection=collection, replace=terrain, layers_out=layers_out)
     built = layers_out[0].settlements if layers_out else None
     if built is None:
@@ -203,7 +210,7 @@ def build_section(
 ) -> None:
     """``[settlements]`` of a world build (see :mod:`.world`): the objects of the settlements the terrain's
     layers placed (the terrain, built before, holds their pads)."""
-    terrain = world.terrain
+    terrain = cast("bpy.types.Object | None", world.terrain)
     if terrain is None or not recipe.settlements.enabled:
         return
     layers = world.layers.get(terrain.name)
