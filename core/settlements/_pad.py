@@ -65,6 +65,7 @@ def apply_pad(
     rise = np.maximum(metres - radius, 0.0) * tan_slope
     if ramp is not None:
         co, si, grade, half, end = ramp
+        half = min(half, radius)  # wider than the pad, the ramp would start below its edge: a step
         dy = (np.arange(rs.start, rs.stop, dtype=np.float64)[:, None] - row) * cell_size
         dx = (np.arange(cs.start, cs.stop, dtype=np.float64)[None, :] - col) * cell_size
         along = dx * co + dy * si

@@ -356,3 +356,40 @@ def test_layouts_keep_their_rules_on_any_ground(seed, kind, scale, width, ponds)
             assert inside(b.footprint, np.vstack([lot])).all() or np.all([polygon_distance(b.footprint, lot) == 0.0])
             assert penetration(b.footprint, lot) > 2.0  # well inside
     assert radius_of(kind, scale) == pytest.approx(settlements.TYPE_TABLE[kind].radius * scale)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    seed=st.integers(0, 2**31),
+    radius=st.floats(6.0, 30.0),
+    slope=st.floats(5.0, 60.0),
+    ramp=st.one_of(st.none(), st.tuples(st.floats(0.0, 6.2831), st.floats(0.02, 0.3), st.floats(1.0, 6.0))),
+    rough=st.floats(0.0, 4.0),
+)
+def test_a_pad_is_level_and_its_blend_bounded_on_any_ground(seed, radius, slope, ramp, rough):
+    """Any ground, any pad and ramp: level inside, within the cone (no step) outside, and neighbours never
+    further apart than the ground's own difference or a cell of the steeper of the two slopes."""
+    from worldseed.core.settlements import settle_heights
+
+    rng = np.random.default_rng(seed)
+    h = rng.random((60, 60)) * rough * 4.0 + np.linspace(0.0, 20.0 * rough, 60)[None, :]
+    cell, z = 2.0, float(h[30, 30])
+    tan = exact.tan(slope * math.pi / 180.0)
+    ramp_t = None
+    grade = tan
+    if ramp is not None:
+        s, c = exact.sincos(ramp[0])
+        grade = ramp[1]
+        ramp_t = (float(c), float(s), ramp[1], ramp[2], radius + 20.0)
+    out = settle_heights(h, [(30.0, 30.0, radius, z, ramp_t)], tan_slope=tan, cell_size=cell)
+    rows, cols = np.mgrid[0:60, 0:60]
+    d = np.hypot(rows - 30.0, cols - 30.0) * cell
+    assert np.all(out[d <= radius] == z)
+    assert np.all(np.abs(out - z) <= np.maximum(d - radius, 0.0) * tan + 1e-9)
+    # one cell's step: the cone's slope, or the ramp's (its grade along, the cone's slope across and past its end)
+    steep = cell * tan if ramp is None else cell * (math.sqrt(2.0) * tan + grade)
+    for a, b, was in (
+        (out[:, 1:], out[:, :-1], np.abs(h[:, 1:] - h[:, :-1])),
+        (out[1:], out[:-1], np.abs(h[1:] - h[:-1])),
+    ):
+        assert np.all(np.abs(a - b) <= np.maximum(was, steep) + 1e-9)
