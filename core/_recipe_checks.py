@@ -205,12 +205,19 @@ def check_ecosystem(recipe):
 
 def check_settlements(recipe: Recipe) -> None:
     """``[settlements]`` on needs the terrain on; their spacing keeps two sites apart on a terrain
-    that can hold more than one."""
+    that can hold more than one; a ``level`` names one of the recipe's ``[[level]]`` entries (when
+    it has any: a sidebar's recipe names the Levels panel's)."""
     spec = recipe.settlements
     if not spec.enabled:
         return
     if not recipe.terrain.enabled:
         raise RecipeError("settlements.enabled needs [terrain] enabled = true (settlements stand on the terrain)")
+    names = [level.name for level in recipe.level]
+    if spec.level and names and spec.level not in names:
+        raise RecipeError(
+            f"settlements.level {spec.level!r} names no [[level]] of the recipe{did_you_mean(spec.level, names)}; "
+            f"levels: {', '.join(names)}"
+        )
     if spec.spacing >= recipe.terrain.size * 1.5 and (spec.count > 1 or spec.density > 0.0):
         raise RecipeError(
             f"settlements.spacing {spec.spacing:g} m leaves room for one site on a terrain of "

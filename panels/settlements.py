@@ -23,7 +23,7 @@ class WORLDSEED_PT_settlements(SidebarPanel, bpy.types.Panel):
         for name in ("water_reach", "water_weight", "road_reach", "road_weight", "sun_weight"):
             col.prop(settings, name)
         col = layout.column(align=True)
-        for name in ("street_width", "storey_height", "roofs"):
+        for name in ("street_width", "storey_height", "roofs", "level"):
             col.prop(settings, name)
         layout.operator("worldseed.settlements_add", icon="HOME")
         root = settings.active_root(context.active_object)

@@ -10,13 +10,15 @@
                                "roof_height": 2.1, "door": [x, y, z], "facing": [x, y, z],
                                "kind": "townhouse", "storeys": 2, "lot": 0, "base": z}, ...],
                 "wall": [[[x, y, z], [x, y, z]], ...], "gates": [[x, y, z], ...],
-                "entry": [x, y, z] or null, "road_point": 3 or null}]}
+                "entry": [x, y, z] or null, "road_point": 3 or null,
+                "level": {"name": "Crypt", "entrance": [x, y, z]} or null}]}
 
 Positions are Unity's frame as every Worldseed file writes them (``core.unity.unity_position``:
 ``(-x, z, -y)`` of Blender's metres, y up), rounded to 4 decimals.  ``position`` is the pad's
 centre at its height; a footprint lies at its house's floor (the foundation goes down to ``base``);
 ``facing`` is the unit direction the door looks along (to its street); ``road_point`` the site's
-index among the road graph's points (``<name>_roads.json``) or null when no road reaches it.
+index among the road graph's points (``<name>_roads.json``) or null when no road reaches it;
+``level`` the level (``[[level]]`` name) entered from the site and its entrance marker.
 """
 
 from __future__ import annotations
@@ -84,6 +86,9 @@ def settlements_json(settlements: Settlements, *, name: str) -> dict[str, Any]:
                 "gates": _rows(site.gates, z) if len(site.gates) else [],
                 "entry": None if site.entry is None else _rows([site.entry], z)[0],
                 "road_point": point,
+                "level": None
+                if site.entrance is None
+                else {"name": site.level, "entrance": _rows([site.entrance[:2]], site.entrance[2])[0]},
             }
         )
     return {

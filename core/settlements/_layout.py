@@ -73,7 +73,8 @@ class Site:
     line's ends, ``street_widths`` (k,); ``lots`` (m, 4, 2) and ``lot_streets`` (m,) the street
     each lot faces; ``buildings``; ``wall`` (s, 2, 2) segments (empty without a wall) and
     ``gates`` (g, 2); ``entry`` (x, y): where the roads reach the settlement (the main street's
-    end), or None."""
+    end), or None; ``level`` the level entered here ("" none) and ``entrance`` (x, y, z) its marker
+    (the main street's other end, at the pad's edge), or None."""
 
     name: str
     kind: str
@@ -91,6 +92,8 @@ class Site:
     wall: F64
     gates: F64
     entry: tuple[float, float] | None
+    level: str = ""
+    entrance: tuple[float, float, float] | None = None
 
 
 def circle(cx: float, cy: float, radius: float, sides: int) -> F64:
@@ -178,13 +181,15 @@ def lay_out(
     entries: list[float],
     cell_size: float,
     ground: Any,
+    level: str = "",
 ) -> Site:
     """The plan of one site.
 
     ``blocked`` (b, 2): Blender x, y of blocked cell centres near the site (water, roads);
     ``main_width`` the main street's width (the road's when a road comes in); ``entries`` angles
     (radians) where roads cross the pad's edge; ``ground(x, y) -> z`` the ground (metres) at arrays
-    of points (the foundations follow it)."""
+    of points (the foundations follow it); ``level``: a level entered from this site (its entrance
+    at the main street's far end, inside the pad's edge)."""
     t = TYPE_TABLE[kind]
     width = spec.street_width
     s, c = exact.sincos(angle)
@@ -291,6 +296,10 @@ def lay_out(
             if all(abs(math.remainder(mid - g, 2.0 * math.pi)) > half_gap for g in gate_angles):
                 segs.append((ring[k], ring[(k + 1) % WALL_SIDES]))
         wall = np.array(segs, np.float64).reshape(-1, 2, 2)
+    entrance = None
+    if level:
+        far = -(inner - 1.0)  # the main street's end away from the road
+        entrance = (cx + far * float(c), cy + far * float(s), z)
     return Site(
         name=name,
         kind=kind,
@@ -310,4 +319,6 @@ def lay_out(
         wall=wall,
         gates=gates,
         entry=entry,
+        level=level,
+        entrance=entrance,
     )

@@ -299,6 +299,7 @@ def build_settlements_steps(
                 entries=[angles[i]] if entries[i] is not None else [],
                 cell_size=cell_size,
                 ground=ground_at,
+                level=spec.level if i == 0 else "",
             )
         )
         done += 1

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ParameterError
-from ..spec import Limit, check_keys, choice, flag, from_table, integer, number, to_table
+from ..spec import Limit, check_keys, choice, flag, from_table, integer, number, text, to_table
 
 __all__ = ["SettlementsSpec", "LIMITS", "from_dict", "to_dict", "MAX_SITES", "TYPES", "TYPE_CHOICES", "site_types"]
 
@@ -74,6 +74,9 @@ LIMITS: dict[str, Limit] = {
         "Roofs",
         "Roof shape of the houses",
     ),
+    "level": text(
+        48, "Level", "Name of a level (dungeon, cave) entered from the best site: its entrance marker at the pad's edge"
+    ),
 }
 
 
@@ -98,6 +101,7 @@ class SettlementsSpec:
     street_width: float = 4.0
     storey_height: float = 3.0
     roofs: str = "mixed"
+    level: str = ""
 
 
 def site_types(spec: SettlementsSpec, count: int) -> tuple[str, ...]:

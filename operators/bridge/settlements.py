@@ -8,7 +8,7 @@ scene under the terrain::
       <Terrain>_Settlements        the family's root (tag "settlements", the spec stored on it)
         <Terrain>_<Site>           an empty at the site's centre, on its pad (Village2, WalledTown1 ...)
           <Terrain>_<Site>_Pad / _Streets / _Buildings / _Wall    meshes (bulk: foreach_set)
-          <Terrain>_<Site>_Door<k> / _Gate<k> / _Entry            markers (empties)
+          <Terrain>_<Site>_Door<k> / _Gate<k> / _Entry / _LevelEntrance   markers (empties)
 
 Rotation 0 and scale 1 everywhere (Unity-ready); a door's facing is a custom property
 (``worldseed_facing``).  ``<name>_settlements.json`` is :func:`settlements_files`' bytes (core's).
@@ -151,6 +151,13 @@ def _site_objects(site: Site, *, prefix: str, parent: bpy.types.Object) -> list[
     if site.entry is not None:
         x, y = site.entry
         objs.append(_object(f"{name}_Entry", None, head, (x - origin[0], y - origin[1], 0.0), MARKER_KIND))
+    if site.entrance is not None:
+        x, y, z = site.entrance
+        marker = _object(
+            f"{name}_LevelEntrance", None, head, (x - origin[0], y - origin[1], z - origin[2]), MARKER_KIND
+        )
+        marker["worldseed_level"] = site.level
+        objs.append(marker)
     return objs
 
 

@@ -36,11 +36,11 @@ os._exit(0)
 """
 
 
-def _settle():
+def _settle(level=""):
     assert bpy.ops.worldseed.terrain_add(from_settings=True) == {"FINISHED"}
     terrain = bpy.context.active_object
     settings = bpy.context.scene.worldseed.settlements
-    settings.count, settings.spacing, settings.max_slope = 2, 120.0, 20.0
+    settings.count, settings.spacing, settings.max_slope, settings.level = 2, 120.0, 20.0, level
     assert bpy.ops.worldseed.settlements_add(from_settings=True) == {"FINISHED"}
     return terrain, bpy.context.active_object
 
@@ -54,7 +54,7 @@ def _lod0(terrain):
 
 
 def test_add_settlements_builds_sites_under_the_terrain_and_levels_their_pads(empty_scene):
-    terrain, root = _settle()
+    terrain, root = _settle(level="Crypt")
     assert root.name == f"{terrain.name}_Settlements" and root.parent == terrain
     sites = list(root.children)
     assert len(sites) >= 1
@@ -80,6 +80,9 @@ def test_add_settlements_builds_sites_under_the_terrain_and_levels_their_pads(em
         x, y, z = site.matrix_world.translation
         near = np.hypot(co[:, 0] - x, co[:, 1] - y) < 8.0
         assert near.sum() > 4 and np.allclose(co[near, 2], z, atol=1e-3)
+    # the level's entrance: one marker, at the best site
+    entrances = [o for o in bpy.data.objects if o.name.endswith("_LevelEntrance")]
+    assert len(entrances) == 1 and entrances[0]["worldseed_level"] == "Crypt"
     # the recipe on the terrain holds the settlements; Load Settings brings the panel's back
     assert bridge_settlements.stored_spec(root).count == 2
     settings = bpy.context.scene.worldseed.settlements

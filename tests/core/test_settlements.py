@@ -393,3 +393,22 @@ def test_a_pad_is_level_and_its_blend_bounded_on_any_ground(seed, radius, slope,
         (out[1:], out[:-1], np.abs(h[1:] - h[:-1])),
     ):
         assert np.all(np.abs(a - b) <= np.maximum(was, steep) + 1e-9)
+
+
+def test_a_level_is_entered_at_the_edge_of_the_best_site():
+    r = recipe.loads(HILLS + '\n[[level]]\nname = "Crypt"\ngenerator = "bsp"\n')
+    r = recipe.replace(r, settlements_level="Crypt")
+    from worldseed.core import terrain
+
+    h = terrain.terrain_heights(r.terrain, seed=7).metres.astype(np.float64)
+    s = build_settlements(h, r.settlements, cell_size=r.terrain.cell_size, origin=(-256.0, -256.0), seed=7)
+    best, *others = s.sites
+    assert best.level == "Crypt" and all(o.entrance is None for o in others)
+    x, y, z = best.entrance
+    assert z == best.z and best.radius - 6.0 < math.dist((x, y), best.centre) < best.radius
+    assert any(inside(np.array([[x, y]]), street)[0] for street in best.streets)  # on a street, free of houses
+    doc = json.loads(settlements.settlements_json_bytes(s, name="T"))
+    assert doc["sites"][0]["level"]["name"] == "Crypt" and doc["sites"][1]["level"] is None
+    with pytest.raises(RecipeError, match=r"settlements\.level 'Cript' names no \[\[level\]\].*did you mean") as err:
+        recipe.replace(r, settlements_level="Cript")
+    assert "\n" not in str(err.value)
