@@ -468,7 +468,10 @@ def terrain_layers_steps(
             water=out["flow"] >= STREAM_AREA if "flow" in out else None,
             biomes=out.get("biomes"),
             biome_names=out.get("biome_names", ()),
-            roads_spec=roads_spec,
+            # roads already on the ground (the networks' stage) draw sites; otherwise [roads] joins them
+            roads=out["roads"].maps.clearing if out.get("roads") is not None else None,
+            roads_spec=roads_spec if out.get("roads") is None else None,
+            rivers=out.get("rivers"),
         )
         while True:
             try:
