@@ -7,7 +7,7 @@ scene under the terrain::
     <Terrain>                      the terrain root (its heights now hold the pads)
       <Terrain>_Settlements        the family's root (tag "settlements", the spec stored on it)
         <Terrain>_<Site>           an empty at the site's centre, on its pad (Village2, WalledTown1 ...)
-          <Terrain>_<Site>_Pad / _Streets / _Buildings / _Wall    meshes (bulk: foreach_set)
+          <Terrain>_<Site>_Pad / _Streets / _Wall / _House<k>      meshes (bulk: foreach_set)
           <Terrain>_<Site>_Door<k> / _Gate<k> / _Entry / _LevelEntrance   markers (empties)
 
 Rotation 0 and scale 1 everywhere (Unity-ready); a door's facing is a custom property
@@ -139,10 +139,21 @@ def _site_objects(site: Site, *, prefix: str, parent: bpy.types.Object) -> list[
     head["worldseed_site_type"] = site.kind
     objs = [head]
     for part, indexed in core_settlements.site_meshes(site).items():
-        if indexed.n_triangles:
+        if indexed.n_triangles and part != "Buildings":  # the houses: one object each, below
             objs.append(_object(f"{name}_{part}", _mesh(f"{name}_{part}", indexed), head, (0.0, 0.0, 0.0), ""))
     origin = (site.centre[0], site.centre[1], site.z)
-    for k, b in enumerate(site.buildings):
+    for k, b in enumerate(site.buildings):  # each house its own object, its pivot at its floor's middle
+        pivot = (float(b.footprint[:, 0].mean()), float(b.footprint[:, 1].mean()), b.floor)
+        house = _object(
+            f"{name}_House{k}",
+            _mesh(f"{name}_House{k}", core_settlements.house_mesh(b, pivot)),
+            head,
+            [pivot[i] - origin[i] for i in range(3)],
+            "",
+        )
+        house["worldseed_house"] = b.kind
+        house["worldseed_roof"] = b.roof
+        objs.append(house)
         door = _object(f"{name}_Door{k}", None, head, [b.door[i] - origin[i] for i in range(3)], MARKER_KIND)
         door["worldseed_facing"] = [float(b.facing[0]), float(b.facing[1]), 0.0]
         objs.append(door)

@@ -65,11 +65,17 @@ def test_add_settlements_builds_sites_under_the_terrain_and_levels_their_pads(em
             "walled_town",
         )
         parts = {c.name[len(site.name) + 1 :]: c for c in site.children}
-        assert {"Pad", "Streets", "Buildings"} <= set(parts)
+        assert {"Pad", "Streets"} <= set(parts)
         doors = [n for n in parts if n.startswith("Door")]
-        assert len(doors) >= 1
-        me = parts["Buildings"].data
-        assert not me.validate() and len(me.polygons) > 0 and len(me.materials) == 3
+        houses = [n for n in parts if n.startswith("House")]
+        assert len(doors) >= 1 and len(houses) == len(doors)
+        for n in houses:
+            me = parts[n].data
+            assert not me.validate() and len(me.polygons) > 0 and len(me.materials) == 3
+            # the pivot at the floor's middle: the house's vertices around it, the door on its outline
+            co = np.empty(len(me.vertices) * 3, np.float32)
+            me.vertices.foreach_get("co", co)
+            assert np.allclose(co.reshape(-1, 3)[:, :2].min(axis=0), -co.reshape(-1, 3)[:, :2].max(axis=0), atol=1e-3)
         for obj in [site, *site.children]:
             assert tuple(obj.rotation_euler) == (0.0, 0.0, 0.0) and tuple(obj.scale) == (1.0, 1.0, 1.0)
         # the pad is in the terrain's mesh: the ground at the site's centre is the pad's height
@@ -108,10 +114,10 @@ def test_update_rebuilds_in_place_and_the_fbx_holds_the_sites_and_markers(empty_
     nodes = json.loads(done.stdout)
     for site in root.children:
         assert nodes[site.name][0] == root.name
-        buildings = nodes[f"{site.name}_Buildings"]
-        assert buildings[0] == site.name and buildings[2] == len(
-            bpy.data.objects[f"{site.name}_Buildings"].data.vertices
-        )
+        houses = [c for c in site.children if "_House" in c.name]
+        assert houses
+        for house in houses:
+            assert nodes[house.name][0] == site.name and nodes[house.name][2] == len(house.data.vertices)
         doors = [n for n, v in nodes.items() if v[0] == site.name and "_Door" in n]
         assert len(doors) == len([c for c in site.children if "_Door" in c.name])
         # metres at scale 1: every door lies as far from its site in the file as in Blender
@@ -223,6 +229,7 @@ def test_worldseed_run_writes_the_settlements_file_and_fbx_objects(tmp_path):
     for site in doc["sites"]:
         name = f"Vale_{site['name']}"
         assert nodes[name][0] == "Vale_Settlements"
-        assert nodes[f"{name}_Buildings"][2] > 0 and nodes[f"{name}_Pad"][2] > 0
+        assert nodes[f"{name}_Pad"][2] > 0
+        assert all(nodes[f"{name}_House{k}"][2] > 0 for k in range(len(site["buildings"])))
         doors = [n for n, v in nodes.items() if v[0] == name and "_Door" in n]
         assert len(doors) == len(site["buildings"])
