@@ -298,8 +298,8 @@ def lay_out(
         wall = np.array(segs, np.float64).reshape(-1, 2, 2)
     entrance = None
     if level:
-        far = -(inner - 1.0)  # the main street's end away from the road
-        entrance = (cx + far * float(c), cy + far * float(s), z)
+        back = -(inner - 1.0)  # the main street's end away from the road
+        entrance = (cx + back * frame[2], cy + back * frame[3], z)
     return Site(
         name=name,
         kind=kind,
