@@ -17,7 +17,7 @@ from ._files import FORMAT, VERSION, settlements_json, settlements_json_bytes
 from ._layout import GATE_WIDTH, ROOFS, WALL_HEIGHT, WALL_THICKNESS, Building, Site
 from ._mesh import MATERIALS, house_mesh, site_meshes
 from ._settlements import SALT, TITLES, Settlements, build_settlements, build_settlements_steps, settle_heights
-from ._sites import interest_map
+from ._sites import interest_map, window_max
 from ._types import TYPE_TABLE, SiteType, allowed_biomes, radius_of
 from .spec import LIMITS, MAX_SITES, TYPE_CHOICES, TYPES, SettlementsSpec, from_dict, site_types, to_dict
 
@@ -35,6 +35,7 @@ __all__ = [
     "allowed_biomes",
     "radius_of",
     "interest_map",
+    "window_max",
     "Building",
     "Site",
     "ROOFS",

@@ -28,24 +28,30 @@ Bool = npt.NDArray[np.bool_]
 FLOOD_CELLS = 48
 
 
+def _running_max(a: npt.NDArray[Any], k: int, fill: Any) -> npt.NDArray[Any]:
+    """The maximum over ``2k + 1`` values along the last axis, centred (outside: ``fill``), in O(1) a
+    value whatever ``k`` (van Herk / Gil-Werman: blocks of the window's length, their running
+    maxima from the left and from the right; a window spans at most two blocks)."""
+    n, w = a.shape[-1], 2 * k + 1
+    blocks = -(-(n + 2 * k) // w)
+    padded = np.full(a.shape[:-1] + (blocks * w,), fill, dtype=a.dtype)
+    padded[..., k : k + n] = a
+    cut = padded.reshape(a.shape[:-1] + (blocks, w))
+    left = np.maximum.accumulate(cut, axis=-1).reshape(padded.shape)
+    right = np.maximum.accumulate(cut[..., ::-1], axis=-1)[..., ::-1].reshape(padded.shape)
+    out: npt.NDArray[Any] = np.maximum(right[..., :n], left[..., w - 1 : w - 1 + n])
+    return out
+
+
 def window_max(a: npt.NDArray[Any], k: int, fill: Any) -> npt.NDArray[Any]:
-    """The maximum of ``a`` over the (2k + 1)² window around every cell (outside: ``fill``).
+    """The maximum of ``a`` over the (2k + 1)² window around every cell (outside: ``fill``); exact
+    (maxima only), as ``scipy.ndimage.maximum_filter(a, 2k + 1, mode="constant", cval=fill)``.
 
     >>> window_max(np.array([[0, 0, 5, 0, 0]]), 1, 0).tolist()
     [[0, 5, 5, 5, 0]]
     """
-    out = a
-    for axis in (0, 1):
-        n = out.shape[axis]
-        pad = [(0, 0), (0, 0)]
-        pad[axis] = (k, k)
-        p = np.pad(out, pad, constant_values=fill)
-        acc = out.copy()
-        for s in range(2 * k + 1):
-            part = p[s : s + n] if axis == 0 else p[:, s : s + n]
-            np.maximum(acc, part, out=acc)
-        out = acc
-    return out
+    rows = _running_max(np.asarray(a), k, fill)
+    return _running_max(rows.T, k, fill).T
 
 
 def site_count(spec: SettlementsSpec, *, area_m2: float) -> int:

@@ -412,3 +412,26 @@ def test_a_level_is_entered_at_the_edge_of_the_best_site():
     with pytest.raises(RecipeError, match=r"settlements\.level 'Cript' names no \[\[level\]\].*did you mean") as err:
         recipe.replace(r, settlements_level="Cript")
     assert "\n" not in str(err.value)
+
+
+@settings(max_examples=30, deadline=None)
+@given(rows=st.integers(1, 12), cols=st.integers(1, 12), k=st.integers(0, 7), seed=st.integers(0, 2**31))
+def test_the_window_maximum_is_the_brute_force_one(rows, cols, k, seed):
+    a = np.random.default_rng(seed).integers(-50, 50, (rows, cols)).astype(np.float64)
+    got = settlements.window_max(a, k, -np.inf)
+    want = np.array(
+        [[a[max(0, r - k) : r + k + 1, max(0, c - k) : c + k + 1].max() for c in range(cols)] for r in range(rows)]
+    )
+    assert np.array_equal(got, want)
+    wet = a > 30
+    assert np.array_equal(
+        settlements.window_max(wet, k, True)[k : -k or None, k : -k or None],
+        (
+            np.array(
+                [
+                    [wet[max(0, r - k) : r + k + 1, max(0, c - k) : c + k + 1].any() for c in range(cols)]
+                    for r in range(rows)
+                ]
+            )
+        )[k : -k or None, k : -k or None],
+    )
