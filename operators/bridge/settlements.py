@@ -30,6 +30,7 @@ from ...core.mesh import IndexedMesh
 from ...core.settlements import Settlements, SettlementsSpec, Site
 from ...core.steps import Steps, drive
 from ...core.terrain import TerrainLayers
+from . import terrain_layers
 from .family import Adapter, Plan
 from .mesh import bulk, descendants, mesh_from_indexed, remove_objects
 from .query import KIND_KEY, child_of, root_of
@@ -202,17 +203,17 @@ def build_steps(terrain: bpy.types.Object, spec: SettlementsSpec) -> Steps[bpy.t
     if not spec.enabled:
         spec = core_settlements.from_dict({**core_settlements.to_dict(spec), "enabled": True})
     recipe = core_recipe.replace(stored_recipe(terrain), settlements=spec)
-    layers_out: list[TerrainLayers] = []
-    collection = terrain.users_collection[0] if terrain.users_collection else _scene_collection()
-    new_terrain = yield from terrain_steps(recipe, collection=collection, replace=terrain, layers_out=layers_out)
-    built = layers_out[0].settlements if layers_out else None
-    if built is None:
-        raise ParameterError("the terrain's layers hold no settlements")
-    if not built.sites:
+    # the layers first (on a worker, kept): a terrain with no place for a settlement is refused before
+    # anything in the scene changes; the terrain's rebuild then reuses them
+    layers = yield from terrain_layers.worker_steps(recipe)
+    built = layers.settlements
+    if built is None or not built.sites:
         raise ParameterError(
             "no place on this terrain takes a settlement (too steep, too wet or too close to each other): "
             "raise settlements.max_slope or lower settlements.spacing"
         )
+    collection = terrain.users_collection[0] if terrain.users_collection else _scene_collection()
+    new_terrain = yield from terrain_steps(recipe, collection=collection, replace=terrain)
     return settlement_objects(built, new_terrain, spec=spec)
 
 

@@ -11,6 +11,7 @@ import sys
 
 import bpy
 import numpy as np
+import pytest
 
 from worldseed.core import export as core_export
 from worldseed.core import recipe as core_recipe
@@ -233,3 +234,16 @@ def test_worldseed_run_writes_the_settlements_file_and_fbx_objects(tmp_path):
         assert all(nodes[f"{name}_House{k}"][2] > 0 for k in range(len(site["buildings"])))
         doors = [n for n, v in nodes.items() if v[0] == name and "_Door" in n]
         assert len(doors) == len(site["buildings"])
+
+
+def test_a_terrain_with_no_place_for_a_settlement_is_refused_and_left_as_it_was(empty_scene):
+    assert bpy.ops.worldseed.terrain_add(from_settings=True) == {"FINISHED"}
+    terrain = bpy.context.active_object
+    recipe_before = terrain["worldseed_recipe"]
+    names = sorted(o.name for o in bpy.data.objects)
+    settings = bpy.context.scene.worldseed.settlements
+    settings.max_slope = 0.5  # nothing on the rolling default terrain is this flat
+    with pytest.raises(RuntimeError, match="no place on this terrain takes a settlement"):
+        bpy.ops.worldseed.settlements_add(from_settings=True)
+    assert sorted(o.name for o in bpy.data.objects) == names
+    assert bpy.data.objects[terrain.name]["worldseed_recipe"] == recipe_before
