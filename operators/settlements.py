@@ -70,6 +70,8 @@ class WORLDSEED_OT_settlements_add(ModalBuild, FamilyOperator, bpy.types.Operato
         select_only(context, root)
         sites = len(root.children)
         self.report({"INFO"}, f"Worldseed: {sites} settlement{'s' if sites != 1 else ''} on {root.parent.name!r}")
+        for line in root.get(bridge_settlements.WARNINGS_KEY, ()):
+            self.report({"WARNING"}, f"Worldseed: {line}")
 
 
 class WORLDSEED_OT_settlements_update(Rebuild, bpy.types.Operator):

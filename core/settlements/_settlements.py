@@ -28,7 +28,7 @@ from ..roads import Roads, RoadsSpec, carve_roads, grid_points, plan_kwargs, pla
 from ..steps import Steps, drive
 from ._layout import Site, lay_out
 from ._pad import apply_pad, pad_height
-from ._sites import choose_sites
+from ._sites import choose_sites, site_count
 from ._types import radius_of
 from .spec import SettlementsSpec
 
@@ -50,7 +50,8 @@ class Settlements:
     """A terrain's settlements: ``sites`` (best first), the ground after the pads and the roads
     (``heights``, metres), ``roads`` (a ``core.roads.Roads`` joining them, or None), the
     ``interest`` map of every type used, and the grid (``cell_size``, ``origin`` Blender x, y of
-    cell (0, 0)); ``road_points`` the ``[roads]`` point index of every site (None: not joined)."""
+    cell (0, 0)); ``road_points`` the ``[roads]`` point index of every site (None: not joined);
+    ``asked`` how many sites the spec asked for (``count``, or ``density`` over the terrain)."""
 
     sites: tuple[Site, ...]
     heights: F64
@@ -59,6 +60,23 @@ class Settlements:
     cell_size: float
     origin: tuple[float, float]
     road_points: tuple[int | None, ...]
+    asked: int = 0
+
+    def warnings(self) -> list[str]:
+        """What the artist should hear: fewer sites than asked, a site no road reaches."""
+        out = []
+        if len(self.sites) < self.asked:
+            out.append(
+                f"{len(self.sites)} of the {self.asked} settlements asked for found a place (the others: too steep, "
+                "too wet or too close to each other; raise settlements.max_slope or lower settlements.spacing)"
+            )
+        if self.roads is not None:
+            cut = [s.name for s, p in zip(self.sites, self.road_points) if p is None]
+            if cut:
+                out.append(
+                    f"no road reaches {', '.join(cut)} (both ends of its main street are in water or off the map)"
+                )
+        return out
 
     def clearing(self) -> npt.NDArray[np.bool_]:
         """Cells kept free of props and plants: every pad and the roads' clearing."""
@@ -265,7 +283,6 @@ def build_settlements_steps(
         done += 1
         yield done, total, "settlement roads"
     stop = wet | (road_cells if road_cells is not None else np.zeros(h.shape, bool))
-    counts = {k: 0 for k in ("hamlet", "village", "walled_town")}
 
     def ground_at(x: F64, y: F64) -> F64:
         out: F64 = bilinear(ground, (np.asarray(y) - y0) / cell_size, (np.asarray(x) - x0) / cell_size)
@@ -276,7 +293,6 @@ def build_settlements_steps(
     if roads_spec is not None and network_roads is not None:
         main = max(main, float(getattr(roads_spec, f"{roads_spec.road_class}_width")))
     for i, ((r, c, kind), radius) in enumerate(zip(found, radii)):
-        counts[kind] += 1
         k = radius / cell_size + 2.0
         r0, r1 = max(0, int(r - k)), min(rows, int(r + k) + 1)
         c0, c1 = max(0, int(c - k)), min(cols, int(c + k) + 1)
@@ -312,6 +328,7 @@ def build_settlements_steps(
         cell_size=cell_size,
         origin=(x0, y0),
         road_points=tuple(road_points),
+        asked=site_count(spec, area_m2=(rows - 1) * (cols - 1) * cell_size * cell_size),
     )
 
 

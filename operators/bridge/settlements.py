@@ -17,6 +17,7 @@ Rotation 0 and scale 1 everywhere (Unity-ready); a door's facing is a custom pro
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
@@ -46,6 +47,7 @@ __all__ = [
     "SITE_KIND",
     "MARKER_KIND",
     "SPEC_KEY",
+    "WARNINGS_KEY",
     "COLOURS",
     "SettlementsAdapter",
     "settlements_of",
@@ -62,6 +64,8 @@ SITE_KIND = "settlement_site"
 MARKER_KIND = "settlement_marker"
 #: On the family's root: the ``[settlements]`` table it was built from (JSON).
 SPEC_KEY = "worldseed_settlements"
+#: On the family's root: what the build warns of (``Settlements.warnings``), for the operator's report.
+WARNINGS_KEY = "worldseed_warnings"
 #: sRGB colours of the material slots (``core.settlements.MATERIALS``: walls, roof, foundation, ground, stone).
 COLOURS = ((0.85, 0.80, 0.68), (0.55, 0.22, 0.16), (0.45, 0.43, 0.40), (0.62, 0.55, 0.42), (0.60, 0.58, 0.54))
 
@@ -181,6 +185,7 @@ def settlement_objects(built: Settlements, terrain: bpy.types.Object, *, spec: S
         remove_objects([old] + descendants(old))
     root = _object(f"{terrain.name}_Settlements", None, terrain, (0.0, 0.0, 0.0), SETTLEMENTS_KIND)
     root[SPEC_KEY] = json.dumps(core_settlements.to_dict(spec), sort_keys=True)
+    root[WARNINGS_KEY] = built.warnings()
     objs = [root]
     try:
         for site in built.sites:
@@ -237,6 +242,8 @@ def build_section(
         return
     if progress is not None:
         progress(0, 1, "settlements")
+    for line in layers.settlements.warnings():
+        print(f"worldseed: warning: {line}", file=sys.stderr)
     settlement_objects(layers.settlements, terrain, spec=recipe.settlements)
     if progress is not None:
         progress(1, 1, "settlements")

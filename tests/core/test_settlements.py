@@ -435,3 +435,18 @@ def test_the_window_maximum_is_the_brute_force_one(rows, cols, k, seed):
             )
         )[k : -k or None, k : -k or None],
     )
+
+
+def test_fewer_sites_than_asked_are_said():
+    h = np.zeros((90, 90))
+    spec = SettlementsSpec(enabled=True, count=5, types="village", spacing=100.0)
+    s = build_settlements(h, spec, cell_size=2.0, origin=(0.0, 0.0), seed=1)
+    assert s.asked == 5 and 1 <= len(s.sites) < 5  # 180 m square: two villages 100 m apart at most
+    assert len(s.warnings()) == 1 and s.warnings()[0].startswith(f"{len(s.sites)} of the 5 settlements")
+    assert build_settlements(h, replace_count(spec, 1), cell_size=2.0, origin=(0.0, 0.0), seed=1).warnings() == []
+
+
+def replace_count(spec, count):
+    import dataclasses
+
+    return dataclasses.replace(spec, count=count)
