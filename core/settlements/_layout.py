@@ -117,17 +117,19 @@ def _rect_world(r: tuple[float, ...], frame: tuple[float, float, float, float]) 
 
 def _streets(t: SiteType, radius: float, width: float, main_width: float) -> list[tuple[str, float, float, float]]:
     """Streets ``(axis, offset, half length, width)``: ``"u"`` along the main street at ``v =
-    offset``, ``"v"`` across it at ``u = offset``; each reaches the pad's (or wall's) circle."""
-    block = 2.0 * t.depth + width
+    offset``, ``"v"`` across it at ``u = offset``; each reaches the pad's (or wall's) circle.
+    Parallel streets stand two lots' depth from the main street (back to back); cross streets
+    through the centre and, for a town, a block further on each side."""
     out = [("u", 0.0, radius, main_width)]
     for k in range(1, t.streets + 1):
         for sign in (1.0, -1.0):
-            off = sign * k * block
+            off = sign * (main_width / 2.0 + k * 2.0 * t.depth + (2 * k - 1) * width / 2.0)
             if abs(off) + width < radius:
                 out.append(("u", off, math.sqrt(radius * radius - off * off), width))
     cross = [0.0] if t.cross >= 1 else []
     if t.cross >= 2:
-        cross += [block + t.frontage, -(block + t.frontage)]
+        step = width + 3.0 * t.frontage  # three lots between two cross streets
+        cross += [step, -step]
     for off in cross:
         if abs(off) + width < radius:
             out.append(("v", off, math.sqrt(radius * radius - off * off), width))
@@ -135,22 +137,35 @@ def _streets(t: SiteType, radius: float, width: float, main_width: float) -> lis
 
 
 def _lot_rects(
-    street: tuple[str, float, float, float], t: SiteType, rng: np.random.Generator
+    street: tuple[str, float, float, float],
+    t: SiteType,
+    rng: np.random.Generator,
+    crossing: list[tuple[float, float]],
 ) -> list[tuple[tuple[float, float, float, float], float]]:
     """Candidate lots along both sides of ``street``: ``((u0, u1, v0, v1), side)``, side +1 or -1
-    (the lot lies on the street's + or - side across it)."""
+    (the lot lies on the street's + or - side across it).  They run in the free stretches between
+    the streets ``crossing`` it (``(low, high)`` along this street), from each stretch's start (a
+    hamlet's from a seeded offset: its houses straggle)."""
     axis, off, half, width = street
     out = []
+    cuts = sorted((lo, hi) for lo, hi in crossing if hi > -half and lo < half)
+    stretches, at = [], -half
+    for lo, hi in cuts:
+        if lo > at:
+            stretches.append((at, lo))
+        at = max(at, hi)
+    if at < half:
+        stretches.append((at, half))
     for side in (1.0, -1.0):
-        start = -half + float(rng.random()) * t.frontage * 0.5
         front = off + side * width / 2.0
         back = off + side * (width / 2.0 + t.depth)
-        a = start
-        while a + t.frontage <= half:
-            lo, hi = (front, back) if side > 0 else (back, front)
-            rect = (a, a + t.frontage, lo, hi) if axis == "u" else (lo, hi, a, a + t.frontage)
-            out.append((rect, side))
-            a += t.frontage
+        lo_v, hi_v = (front, back) if side > 0 else (back, front)
+        for start, end in stretches:
+            a = start + (float(rng.random()) * t.frontage * 0.5 if t.skip >= 0.3 else 0.0)
+            while a + t.frontage <= end + _EPS:
+                rect = (a, a + t.frontage, lo_v, hi_v) if axis == "u" else (lo_v, hi_v, a, a + t.frontage)
+                out.append((rect, side))
+                a += t.frontage
     return out
 
 
@@ -210,7 +225,8 @@ def lay_out(
     lot_streets: list[int] = []
     facing: list[tuple[str, float]] = []
     for k, street in enumerate(streets):
-        for rect, side in _lot_rects(street, t, rng):
+        crossing = [(o - w / 2.0, o + w / 2.0) for a, o, _, w in streets if a != street[0]]
+        for rect, side in _lot_rects(street, t, rng, crossing):
             keep = float(rng.random()) >= t.skip
             corners_u = np.array([rect[0], rect[1]])
             corners_v = np.array([rect[2], rect[3]])

@@ -38,13 +38,13 @@ FORBIDDEN = ("ocean", "snow", "bare rock", "beach")
 
 TYPE_TABLE = {
     "hamlet": SiteType(
-        radius=26.0,
-        frontage=15.0,
-        depth=15.0,
+        radius=30.0,
+        frontage=13.0,
+        depth=12.0,
         house_depth=(6.0, 8.0),
         storeys=(1, 1),
-        setback=3.0,
-        side_gap=3.0,
+        setback=2.5,
+        side_gap=2.5,
         streets=0,
         cross=0,
         wall=False,

@@ -518,7 +518,7 @@ GOLDEN = {
     "wfc": "a67a6af3453e43c3",
     "world": "66591c7da60ffa0d",
     "networks": "5f6872509212f75e",
-    "settlements": "2d428384ccad7a5b",
+    "settlements": "79b816ba881ec421",
     "ecosystem_plants": "a776bab24ac099e6",
     "ecosystem_animals": "353a340e418d5013",
     "pictures": "319dd02e9bde1518",
