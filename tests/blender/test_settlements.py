@@ -247,3 +247,16 @@ def test_a_terrain_with_no_place_for_a_settlement_is_refused_and_left_as_it_was(
         bpy.ops.worldseed.settlements_add(from_settings=True)
     assert sorted(o.name for o in bpy.data.objects) == names
     assert bpy.data.objects[terrain.name]["worldseed_recipe"] == recipe_before
+
+
+def test_export_for_unity_writes_the_settlements_file_beside_the_fbx(empty_scene, tmp_path):
+    terrain, root = _settle()
+    assert bpy.ops.worldseed.export_unity(filepath=str(tmp_path / "game.fbx")) == {"FINISHED"}
+    doc = json.loads((tmp_path / "game_settlements.json").read_text())
+    assert doc["format"] == "worldseed.settlements" and doc["version"] == 1
+    names = sorted(f"{terrain.name}_{s['name']}" for s in doc["sites"])
+    assert names == sorted(c.name for c in root.children)
+    for site in doc["sites"]:
+        head = bpy.data.objects[f"{terrain.name}_{site['name']}"]
+        x, y, z = head.matrix_world.translation
+        assert np.allclose(site["position"], (-x, z, -y), atol=1e-3)  # Unity's frame, as every Worldseed file
