@@ -5,6 +5,7 @@ with its own geometry (separating axes, distances), not the engine's."""
 
 import json
 import math
+import pathlib
 
 import numpy as np
 import pytest
@@ -450,3 +451,30 @@ def replace_count(spec, count):
     import dataclasses
 
     return dataclasses.replace(spec, count=count)
+
+
+PRESETS = sorted((pathlib.Path(__file__).resolve().parents[2] / "presets" / "settlements").glob("*.toml"))
+
+
+@pytest.mark.parametrize("path", PRESETS, ids=[p.stem for p in PRESETS])
+def test_every_settlement_preset_builds_its_sites_joined_by_roads(path):
+    from worldseed.core import terrain
+
+    r = recipe.load(path)
+    h0 = terrain.terrain_heights(r.terrain, seed=r.world.seed)
+    layers = terrain.terrain_layers(
+        h0,
+        terrain_spec=r.terrain,
+        biomes_spec=r.biomes,
+        seed=r.world.seed,
+        settlements_spec=r.settlements,
+        roads_spec=r.roads,
+    )
+    built = layers.settlements
+    assert len(built.sites) == built.asked >= 3 and built.warnings() == []
+    assert all(p is not None for p in built.road_points) and len(built.roads.network.edges) >= len(built.sites) - 1
+    plan = settlements.draw_settlements(np.zeros((256, 256, 3), np.uint8), built)
+    flipped = settlements.draw_settlements(np.zeros((256, 256, 3), np.uint8), built, south_first=True)
+    assert np.array_equal(plan[::-1], flipped)
+    for part in ("pad", "street", "lot", "gable"):
+        assert (plan == settlements.PLAN_COLOURS[part]).all(axis=2).any(), part
