@@ -454,6 +454,7 @@ def output_paths(recipe, out_dir, *, name="world"):
         networks=core_terrain.network_file_names(name, rivers=recipe.rivers.enabled, roads=recipe.roads.enabled)
         if has_terrain
         else (),
+        settlements=recipe.settlements.enabled,
     )
 
 
@@ -475,7 +476,11 @@ def _all_outputs(out_dir, name):
     (always written) and recipe.toml (which may be the recipe being read)."""
     every = core_export.ExportSpec(fbx=True, glb=True, heightmap_raw=True, preview=True, render=True, placements=True)
     roles = core_ecosystem.file_names(name)
-    paths = set(world.export_paths(every, out_dir, name, terrains=1, scatters=True, trees=True, ecosystem=roles))
+    paths = set(
+        world.export_paths(
+            every, out_dir, name, terrains=1, scatters=True, trees=True, ecosystem=roles, settlements=True
+        )
+    )
     paths.add(os.path.join(out_dir, f"{name}_props.fbx"))  # the prop library of a large scatter
     numbered = re.compile(rf"^{re.escape(name)}_\d+_heightmap\.(?:raw|json)$")
     package = re.compile(terrain_layers.PACKAGE_FILE.format(name=re.escape(name)))

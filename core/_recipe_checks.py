@@ -33,6 +33,7 @@ __all__ = [
     "check_rivers",
     "check_roads",
     "check_ecosystem",
+    "check_settlements",
 ]
 
 
@@ -183,7 +184,7 @@ def check_roads(recipe: Recipe) -> None:
         return
     if not recipe.terrain.enabled:
         raise RecipeError("roads.enabled needs [terrain] enabled = true (roads are laid on the terrain)")
-    if len(spec.points) < 2:
+    if len(spec.points) < 2 and not recipe.settlements.enabled:  # settlements bring their own points
         raise RecipeError(f"roads.points has {len(spec.points)} point(s); a road needs at least 2")
     _tiled_networks(recipe, "roads")
     size = recipe.terrain.size
@@ -218,3 +219,25 @@ def check_ecosystem(recipe: Recipe) -> None:
     if tuple(recipe.world.tiles) != (1, 1):
         side += 4.0 * ecosystem.interaction_reach(spec.species)  # the default halo: two reaches a side
     ecosystem.estimate_plants(spec, side * side)
+
+
+def check_settlements(recipe: Recipe) -> None:
+    """``[settlements]`` on needs the terrain on; their spacing keeps two sites apart on a terrain
+    that can hold more than one; a ``level`` names one of the recipe's ``[[level]]`` entries (when
+    it has any: a sidebar's recipe names the Levels panel's)."""
+    spec = recipe.settlements
+    if not spec.enabled:
+        return
+    if not recipe.terrain.enabled:
+        raise RecipeError("settlements.enabled needs [terrain] enabled = true (settlements stand on the terrain)")
+    names = [level.name for level in recipe.level]
+    if spec.level and names and spec.level not in names:
+        raise RecipeError(
+            f"settlements.level {spec.level!r} names no [[level]] of the recipe{did_you_mean(spec.level, names)}; "
+            f"levels: {', '.join(names)}"
+        )
+    if spec.spacing >= recipe.terrain.size * 1.5 and (spec.count > 1 or spec.density > 0.0):
+        raise RecipeError(
+            f"settlements.spacing {spec.spacing:g} m leaves room for one site on a terrain of "
+            f"{recipe.terrain.size:g} m; lower it or ask for count = 1"
+        )

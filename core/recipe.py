@@ -6,8 +6,9 @@ dataclasses and validated here, with no Blender in sight, so a malformed file
 fails with one message naming the file, the key, the value and what is allowed.
 
 The sections are listed once, in :data:`SECTIONS`, in the order a world is
-built: ``[world]``, ``[terrain]`` (with ``[terrain.erosion]``), ``[rivers]``, ``[roads]``, ``[biomes]``, ``[[splat]]``,
-``[[trees]]``, ``[ecosystem]``, ``[[scatter]]``, ``[[level]]``, ``[export]``.  That registry drives parsing, the
+built: ``[world]``, ``[terrain]`` (with ``[terrain.erosion]``), ``[rivers]``, ``[roads]``, ``[biomes]``,
+``[settlements]``, ``[[splat]]``, ``[[trees]]``, ``[ecosystem]``, ``[[scatter]]``, ``[[level]]``, ``[export]``.
+That registry drives parsing, the
 error messages, :func:`to_dict`, :func:`dumps`, the headless build order and the sidebar; a new generator
 family is one more entry.  Every key is optional and defaults to the values
 of its spec. Unknown keys are refused (a typo would otherwise be silently
@@ -38,7 +39,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import biomes, ecosystem, export, levels, rivers, roads, scatter, splat, terrain, trees
+from . import biomes, ecosystem, export, levels, rivers, roads, scatter, settlements, splat, terrain, trees
 from ._recipe_checks import (
     check_biomes,
     check_deposit_rules,
@@ -47,6 +48,7 @@ from ._recipe_checks import (
     check_rivers,
     check_roads,
     check_scatter,
+    check_settlements,
     check_splats,
     check_trees,
 )
@@ -209,6 +211,20 @@ SECTIONS = (
         tiled="per_tile",
         tiled_note="each tile's biome map, from the world's moisture and temperature",
     ),
+    # settlements: sites on the biomes' map, their pads levelled into the terrain (before the texture
+    # layers and the scatter read it) and, with [roads] on, the roads between them
+    Section(
+        "settlements",
+        settlements.SettlementsSpec,
+        settlements.LIMITS,
+        settlements.from_dict,
+        settlements.to_dict,
+        check=check_settlements,
+        label="Settlements",
+        omit_default=True,
+        tiled="refuse",
+        tiled_note="settlements are not yet placed across a tiled world's tiles: build the recipe as one terrain",
+    ),
     Section(
         "splat",
         splat.SplatSpec,
@@ -306,6 +322,7 @@ class Recipe:
     rivers: rivers.RiversSpec = field(default_factory=rivers.RiversSpec)
     roads: roads.RoadsSpec = field(default_factory=roads.RoadsSpec)
     biomes: biomes.BiomesSpec = field(default_factory=biomes.BiomesSpec)
+    settlements: settlements.SettlementsSpec = field(default_factory=settlements.SettlementsSpec)
     splat: tuple[splat.SplatSpec, ...] = ()
     trees: tuple[trees.TreeSpec, ...] = ()
     ecosystem: ecosystem.EcosystemSpec = field(default_factory=ecosystem.EcosystemSpec)

@@ -93,7 +93,7 @@ def package() -> Any:
 
 
 package()
-from worldseed.core import biomes, ecosystem, levels, preview, recipe, rivers, roads, scatter, terrain, wfc  # noqa: E402
+from worldseed.core import biomes, ecosystem, levels, preview, recipe, scatter, settlements, terrain, wfc  # noqa: E402
 from worldseed.core import palette as core_palette  # noqa: E402
 from worldseed.core import unity as core_unity  # noqa: E402
 from worldseed.core import world as core_world  # noqa: E402
@@ -185,30 +185,47 @@ def _paint(image: npt.NDArray[np.uint8], mask: npt.NDArray[Any], colour, amount:
 
 
 def build_recipe(r: Any) -> dict[str, Any]:
-    """A recipe's single terrain built in core: the layers (erosion, biomes, texture layers), then the
-    rivers and roads on the eroded ground. ``{"layers", "metres" (final), "rivers", "roads", "sea"}``."""
+    """A recipe's single terrain built in core as a world build makes it: the layers (erosion, the rivers
+    and roads carved in, biomes, settlements, texture layers). ``{"layers", "metres" (final), "rivers",
+    "roads", "settlements", "sea"}``."""
     seed = r.world.seed
     h0 = terrain.terrain_heights(r.terrain, seed=seed)
+    on = {k: getattr(r, k) if getattr(r, k).enabled else None for k in ("rivers", "roads", "settlements")}
     layers = drive(
-        terrain.terrain_layers_steps(h0, terrain_spec=r.terrain, biomes_spec=r.biomes, splats=r.splat, seed=seed)
+        terrain.terrain_layers_steps(
+            h0,
+            terrain_spec=r.terrain,
+            biomes_spec=r.biomes,
+            splats=r.splat,
+            seed=seed,
+            rivers_spec=on["rivers"],
+            roads_spec=on["roads"],
+            settlements_spec=on["settlements"],
+        )
     )
-    metres = layers.metres
-    cell, top = r.terrain.cell_size, r.terrain.height
+    top = r.terrain.height
     sea = float(np.float32(r.terrain.sea_level) * np.float32(top)) if r.terrain.sea_level > 0 else None
-    riv = rivers.build_rivers(metres, r.rivers, cell_size=cell, sea_level=sea) if r.rivers.enabled else None
-    rd = None
-    if r.roads.enabled:
-        origin = (-0.5 * r.terrain.size, -0.5 * r.terrain.size)
-        rd = roads.build_roads(metres, r.roads, cell_size=cell, origin=origin, sea_level=sea, rivers=riv)
-    final = rd.maps.heights if rd is not None else riv.maps.heights if riv is not None else metres
-    return {"layers": layers, "metres": final, "rivers": riv, "roads": rd, "sea": sea}
+    return {
+        "layers": layers,
+        "metres": layers.metres,
+        "rivers": layers.rivers,
+        "roads": layers.roads,
+        "settlements": layers.settlements,
+        "sea": sea,
+    }
 
 
 #: More drawing steps of a recipe's relief map, after the water and the roads: ``overlay(recipe, built,
 #: ground, pixels)`` paints on ``ground`` (sRGB bytes, (pixels, pixels, 3), row 0 south, pixel ``(i, j)``
 #: at Blender ``(-size / 2 + j * size / (pixels - 1), -size / 2 + i * size / (pixels - 1))``) in place;
 #: ``built`` is :func:`build_recipe`'s.  A new family (settlements: pads, lots, buildings) adds its own.
-OVERLAYS: list[Callable[[Any, dict[str, Any], npt.NDArray[np.uint8], int], None]] = []
+def _settlement_plans(r: Any, built: dict[str, Any], ground: npt.NDArray[np.uint8], pixels: int) -> None:
+    """The settlements' pads, lots, streets, houses and walls (``core.settlements.draw_settlements``)."""
+    if built["settlements"] is not None:
+        ground[:] = settlements.draw_settlements(ground, built["settlements"], south_first=True)
+
+
+OVERLAYS: list[Callable[[Any, dict[str, Any], npt.NDArray[np.uint8], int], None]] = [_settlement_plans]
 
 
 def recipe_png(r: Any) -> bytes:

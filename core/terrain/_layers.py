@@ -34,12 +34,14 @@ from .. import biomes as core_biomes
 from .. import erosion as core_erosion
 from .. import heightmap
 from .. import splat as core_splat
+from .._polyline import grid_origin
 from ..biomes import BiomesSpec
 from ..erosion import ErosionSpec, HydraulicResult
 from ..erosion.spec import droplet_count
 from ..errors import ParameterError
 from ..rivers import RiversSpec
 from ..roads import RoadsSpec
+from ..settlements import Settlements, SettlementsSpec, build_settlements_steps
 from ..splat import SplatSpec
 from ..steps import Steps, drive
 from ..unity_package import alphamap_side, texel_weights
@@ -59,7 +61,17 @@ __all__ = [
 
 #: Progress units of each stage (the erosion reports its 100 over its batches, thermal its 10 over
 #: chunks of its iterations).
-LAYER_STEPS = {"erosion": 100, "thermal": 10, "flow": 10, **NETWORK_STEPS, "biomes": 10, "splats": 10}
+LAYER_STEPS = {
+    "erosion": 100,
+    "thermal": 10,
+    "flow": 10,
+    **NETWORK_STEPS,
+    "biomes": 10,
+    "settlements": 10,
+    "splats": 10,
+}
+#: Upstream area (m²) from which the flow counts as a stream that draws a settlement (without rivers).
+STREAM_AREA = 50_000.0
 #: ``shaper(margin) -> (heights, flow)`` of :func:`terrain_layers_steps`.
 Shaper: TypeAlias = Callable[[int], tuple[npt.NDArray[np.float32], npt.NDArray[np.float64] | None]]
 #: What the erosion stage returns: ``(heights, clipped, eroded, deposited, ledger)``.
@@ -134,6 +146,7 @@ class TerrainLayers:
     roads: Any = None
     water: npt.NDArray[np.bool_] | None = None
     clearing: npt.NDArray[np.bool_] | None = None
+    settlements: Settlements | None = None
 
     @property
     def metres(self) -> npt.NDArray[np.float64]:
@@ -337,6 +350,7 @@ def terrain_layers_steps(
     rivers_spec: RiversSpec | None = None,
     roads_spec: RoadsSpec | None = None,
     planned: Mapping[str, Any] | None = None,
+    settlements_spec: SettlementsSpec | None = None,
 ) -> Steps[TerrainLayers]:
     """The terrain's layers as a step generator (see :mod:`core.steps`).
 
@@ -376,10 +390,14 @@ def terrain_layers_steps(
         which read the carved heights (and the ``river``, ``bank`` and ``road`` maps); the
         result's ``heights`` are the carved ones, with ``rivers``, ``roads``, ``water`` and
         ``clearing`` filled.  ``[roads] points`` are scene metres on the terrain
-        (:func:`core.terrain.networks_origin`).
+        (:func:`core.terrain.networks_origin`).  With ``[settlements]`` on, the roads are laid
+        by the settlements' stage instead (joining the sites and the points), after the biomes.
     planned : dict or None
         Networks planned over a bigger grid (a tiled world's: ``{"rivers", "roads", "offset"}``,
         ``core.world``): this tile carves its part of them instead of planning its own.
+    settlements_spec : core.settlements.SettlementsSpec or None
+        ``[settlements]`` (on: sites chosen on the biome map, their pads levelled into the heights
+        before the texture layers read them; ``[roads]`` on: its roads join the settlements).
 
     Yields ``(done, total, label)``; returns a :class:`TerrainLayers`.
     """
@@ -387,7 +405,8 @@ def terrain_layers_steps(
         raise ParameterError(f"heights must be a TerrainHeights, got {type(heights).__name__}")
     splats = tuple(splats)
     biomes_on = biomes_spec is not None and biomes_spec.enabled
-    wants_flow = _wants_flow(terrain_spec, biomes_spec, splats, flow)
+    settle_on = settlements_spec is not None and settlements_spec.enabled
+    wants_flow = _wants_flow(terrain_spec, biomes_spec, splats, flow or settle_on)
     erosion_on = terrain_spec.erosion.enabled
     rivers_on = rivers_spec is not None and rivers_spec.enabled
     roads_on = roads_spec is not None and roads_spec.enabled
@@ -400,8 +419,9 @@ def terrain_layers_steps(
             ("thermal", erosion_on and terrain_spec.erosion.thermal),
             ("flow", wants_flow),
             ("rivers", rivers_on),
-            ("roads", roads_on),
+            ("roads", roads_on and not settle_on),  # with settlements, their stage lays the roads
             ("biomes", biomes_on),
+            ("settlements", settle_on),
             ("splats", bool(splats)),
         )
         if on
@@ -440,8 +460,8 @@ def terrain_layers_steps(
         done += LAYER_STEPS["flow"]
         yield done, total, "flow"
     network_maps: dict[str, Any] = {}
-    if rivers_on or roads_on:
-        carving = network_steps(heights, terrain_spec, rivers_spec, roads_spec, planned)
+    if rivers_on or (roads_on and not settle_on):
+        carving = network_steps(heights, terrain_spec, rivers_spec, None if settle_on else roads_spec, planned)
         start = done
         while True:
             try:
@@ -492,6 +512,44 @@ def terrain_layers_steps(
         )
         done += LAYER_STEPS["biomes"]
         yield done, total, "biomes"
+    if settle_on:  # the pads edit the heights: before the texture layers and the scatter read them
+        assert settlements_spec is not None
+        settling = build_settlements_steps(
+            heights.values.astype(np.float64) * top,
+            settlements_spec,
+            cell_size=cell,
+            origin=grid_origin(heights.values.shape, cell),
+            seed=seed,
+            sea_level=sea_level_m,
+            water=out["water"]
+            if out.get("water") is not None
+            else out["flow"] >= STREAM_AREA
+            if "flow" in out
+            else None,
+            biomes=out.get("biomes"),
+            biome_names=out.get("biome_names", ()),
+            # roads already on the ground (the networks' stage) draw sites; otherwise [roads] joins them
+            roads=out["roads"].maps.clearing if out.get("roads") is not None else None,
+            roads_spec=roads_spec if out.get("roads") is None else None,
+            rivers=out.get("rivers"),
+        )
+        while True:
+            try:
+                part, whole, label = next(settling)
+            except StopIteration as stop:
+                built = stop.value
+                break
+            yield done + LAYER_STEPS["settlements"] * part // max(whole, 1), total, label
+        heights = dataclasses.replace(heights, values=(built.heights / top).astype(np.float32))
+        metres = heights.metres
+        out["settlements"] = built
+        if built.roads is not None and out.get("roads") is None:
+            out["roads"] = built.roads
+            network_maps["road"] = built.roads.maps.road
+        slope = None  # worked out from the levelled heights
+        kept = built.clearing()
+        out["clearing"] = kept if out.get("clearing") is None else (out["clearing"] | kept)
+        done += LAYER_STEPS["settlements"]
     if splats:
         weights = core_splat.splat_weights(
             splats,
@@ -524,6 +582,7 @@ def terrain_layers(
     flow: bool = False,
     base: str | None = None,
     rivers_spec: RiversSpec | None = None,
+    settlements_spec: SettlementsSpec | None = None,
     roads_spec: RoadsSpec | None = None,
 ) -> TerrainLayers:
     """:func:`terrain_layers_steps` run to the end."""
@@ -537,6 +596,7 @@ def terrain_layers(
             flow=flow,
             base=base,
             rivers_spec=rivers_spec,
+            settlements_spec=settlements_spec,
             roads_spec=roads_spec,
         )
     )
@@ -551,6 +611,16 @@ def _network_splat_maps(layers: TerrainLayers) -> dict[str, Any]:
     if layers.roads is not None:
         maps["road"] = layers.roads.maps.road
     return maps
+
+
+def _settlement_water(out: Mapping[str, Any]) -> npt.NDArray[np.bool_] | None:
+    """Open water for the settlements' sites: the rivers and lakes when the networks are worked out,
+    else the streams of the flow (upstream area of at least :data:`STREAM_AREA`)."""
+    if out.get("water") is not None:
+        return np.asarray(out["water"], bool)
+    if "flow" in out:
+        return np.asarray(out["flow"] >= STREAM_AREA)
+    return None
 
 
 def repaint_splats(

@@ -36,6 +36,7 @@ from . import ecosystem as bridge_ecosystem
 from . import levels as bridge_levels
 from . import networks as bridge_networks
 from . import scatter as bridge_scatter
+from . import settlements as bridge_settlements
 from . import terrain as bridge_terrain
 from . import trees as bridge_trees
 from .family import SECTION_BY_KEY, Adapter, Plan, auto_props, modal_vertices, settings_class
@@ -436,6 +437,8 @@ class TerrainAdapter(Adapter):
 
     def rebuild_plan(self, root: bpy.types.Object, scene: bpy.types.Scene) -> Plan:
         recipe = self.scene_recipe(scene)
+        if bridge_settlements.settlements_of(root) is not None:  # the terrain keeps its settlements' pads
+            recipe = core_recipe.replace(recipe, settlements=self.stored(root).settlements)
         steps = bridge_terrain.terrain_steps(recipe, collection=scene.collection, replace=root)
         return Plan(steps, modal=self.runs_modal(recipe), note=bridge_terrain.erosion_note(recipe))
 
@@ -830,6 +833,7 @@ ADAPTERS = (
     TerrainAdapter(),
     bridge_networks.RiversAdapter(),
     bridge_networks.RoadsAdapter(),
+    bridge_settlements.SettlementsAdapter(),
     TreesAdapter(),
     bridge_ecosystem.EcosystemAdapter(),
     ScatterAdapter(),

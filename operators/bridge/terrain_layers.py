@@ -65,11 +65,13 @@ def has_layers(recipe: Recipe) -> bool:
     texture layers.  Without them its heights are core's terrain heights, bit for bit."""
     erosion = getattr(recipe.terrain, "erosion", None)
     biomes = getattr(recipe, "biomes", None)
+    settled = getattr(getattr(recipe, "settlements", None), "enabled", False)
     return bool(
         getattr(erosion, "enabled", False)
         or getattr(biomes, "enabled", False)
         or getattr(recipe, "splat", ())
         or has_networks(recipe)
+        or settled
     )
 
 
@@ -88,11 +90,12 @@ def _key(recipe: Recipe) -> tuple[Any, ...]:
     table = getattr(biomes, "table", "")
     stamp = os.path.getmtime(table) if table and os.path.isfile(table) else None
     networks = (_on(getattr(recipe, "rivers", None)), _on(getattr(recipe, "roads", None)))
-    return (recipe.world.seed, recipe.terrain, *networks, biomes, stamp, tuple(getattr(recipe, "splat", ())))
+    settled = _on(getattr(recipe, "settlements", None))
+    return (recipe.world.seed, recipe.terrain, *networks, settled, biomes, stamp, tuple(getattr(recipe, "splat", ())))
 
 
 def _on(spec: Any) -> Any:
-    """A network's spec when it is on, else None (an off section's settings change nothing)."""
+    """A section's spec when it is on, else None (an off section's settings change nothing)."""
     return spec if getattr(spec, "enabled", False) else None
 
 
@@ -114,6 +117,7 @@ def layers_steps(recipe: Recipe, heights: TerrainHeights) -> Steps[TerrainLayers
         flow=True,  # the flow map is part of the package whenever the terrain has layers
         rivers_spec=_on(getattr(recipe, "rivers", None)),
         roads_spec=_on(getattr(recipe, "roads", None)),
+        settlements_spec=_on(getattr(recipe, "settlements", None)),
     )
     with _CACHE_LOCK:
         _CACHE[key] = layers

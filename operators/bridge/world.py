@@ -37,6 +37,7 @@ from . import ecosystem as bridge_ecosystem
 from . import export, placements, render, sections, terrain_export
 from . import levels as bridge_levels
 from . import scatter as bridge_scatter
+from . import settlements as bridge_settlements
 from . import terrain as bridge_terrain
 from . import terrain_layers as bridge_layers
 from .export import ExportError
@@ -187,6 +188,7 @@ def export_paths(
     package: Iterable[str] = (),
     ecosystem: Iterable[str] = (),
     networks: Iterable[str] = (),
+    settlements: bool = False,
 ) -> list[str]:
     """Every file :func:`write_exports` may write for ``spec`` (an :class:`core.export.ExportSpec`)
     into ``folder`` with base name ``name`` (FBX/GLB per object are named after the objects); ``levels``
@@ -196,7 +198,7 @@ def export_paths(
     written with the RAW heightmap; ``ecosystem``: the roles of the ecosystem's files
     (``core.ecosystem.file_names``: ``plants``, ``ecosystem`` ...) it writes; ``networks``: the rivers'
     and roads' files of the (single) terrain (``core.terrain.network_file_names``), written with any
-    export of it."""
+    export of it; ``settlements``: the terrain has settlements (``<name>_settlements.json``)."""
     levels = [(lv, "blob", None) if isinstance(lv, str) else (*lv, None)[:3] for lv in levels]
     paths = [
         p
@@ -219,6 +221,10 @@ def export_paths(
     paths += [names[role] for role in ecosystem]
     if terrains == 1:
         paths += list(networks)
+    if settlements and terrains:
+        paths += (
+            [f"{name}_settlements.json"] if terrains == 1 else [f"{name}_{i}_settlements.json" for i in range(terrains)]
+        )
     return [os.path.join(folder, p) for p in paths]
 
 
@@ -408,6 +414,16 @@ def write_exports(
     if spec.placements and scatters and path not in written:  # a prop-library export wrote it already
         with writing(path):
             written.append(placements.write_placement_file(scatters, path))
+    for i, root in enumerate(terrains):  # <name>_settlements.json of each settled terrain
+        if bridge_settlements.settlements_of(root) is None:
+            continue
+        found = (layers or {}).get(root.name) or bridge_layers.layers_for(bridge_terrain.stored_recipe(root))
+        stem = name if len(terrains) == 1 else f"{name}_{i}"
+        for file_name, data in (bridge_settlements.settlements_files(found, name=stem) if found else {}).items():
+            path = os.path.join(folder, file_name)
+            with writing(path):
+                core_unity.write_bytes_atomic(path, data)
+            written.append(path)
     # the terrain JSON lists the placement file (tree instances) when one goes beside it
     placements_name = os.path.basename(path) if path in written or os.path.isfile(path) else None
     for i, root in enumerate(terrains):

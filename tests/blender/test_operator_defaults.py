@@ -71,6 +71,11 @@ def _kit_level():
     assert bpy.ops.worldseed.level_add(from_settings=True) == {"FINISHED"}
 
 
+def _settlements():
+    _terrain()
+    assert bpy.ops.worldseed.settlements_add(from_settings=True) == {"FINISHED"}
+
+
 def _user_preset():
     assert bpy.ops.worldseed.terrain_preset_save(preset_name="Mine") == {"FINISHED"}
 
@@ -83,6 +88,7 @@ STATES = {
     "scatter": _scatter,
     "ecosystem panel": _ecosystem_panel,
     "ecosystem": _ecosystem,
+    "settlements": _settlements,
     "tree": lambda: bpy.ops.worldseed.tree_add(from_settings=True),
     "level": lambda: bpy.ops.worldseed.level_add(from_settings=True),
     "kit level": _kit_level,
@@ -176,6 +182,7 @@ PREPARE = {
     "scatter": _scatter_layer,
     "ecosystem": _ecosystem_panel,
     "roads": networks_sidebar,  # the roads on, between points its terrain can join
+    "settlements": _terrain,
 }
 
 

@@ -104,6 +104,7 @@ def test_the_recipe_registry_drives_registration_and_the_sidebar_order(addon):
         "terrain",
         "rivers",
         "roads",
+        "settlements",
         "trees",
         "ecosystem",
         "scatter",
@@ -114,4 +115,14 @@ def test_the_recipe_registry_drives_registration_and_the_sidebar_order(addon):
         cls for cls in addon.all_classes() if issubclass(cls, bpy.types.Panel) and not getattr(cls, "bl_parent_id", "")
     ]
     ordered = [p.bl_label for p in sorted(panels, key=lambda p: p.bl_order)]
-    assert ordered == ["World", "Terrain", "Networks", "Trees", "Ecosystem", "Scatter", "Levels", "Export"]
+    assert ordered == [
+        "World",
+        "Terrain",
+        "Networks",
+        "Settlements",
+        "Trees",
+        "Ecosystem",
+        "Scatter",
+        "Levels",
+        "Export",
+    ]

@@ -40,6 +40,7 @@ from worldseed.core import (
     rivers,
     roads,
     scatter,
+    settlements,
     terrain,
     trees,
     unity_package,
@@ -331,6 +332,36 @@ def networks_layers():
     return b"".join(np.ascontiguousarray(a).tobytes() for a in parts) + _files(terrain.network_files(layers, "N"))
 
 
+SETTLEMENTS = """
+[world]
+seed = 11
+[terrain]
+resolution = 129
+size = 384.0
+height = 40.0
+[roads]
+enabled = true
+[settlements]
+enabled = true
+count = 2
+spacing = 120.0
+"""
+
+
+def settlement_files():
+    """Settlements (interest map, pads, roads between them, streets, lots, houses, a wall: exact.tan,
+    exact.sincos, exact.atan2) through the terrain's layers: the edited heights, the JSON file and
+    every site's meshes."""
+    r = recipe.loads(SETTLEMENTS)
+    h0 = terrain.terrain_heights(r.terrain, seed=r.world.seed)
+    layers = terrain.terrain_layers(
+        h0, terrain_spec=r.terrain, seed=r.world.seed, settlements_spec=r.settlements, roads_spec=r.roads
+    )
+    built = layers.settlements
+    meshes = b"".join(_mesh(m) for s in built.sites for m in settlements.site_meshes(s).values())
+    return layers.heights.values.tobytes() + settlements.settlements_json_bytes(built, name="S") + meshes
+
+
 # -- ecosystem ---------------------------------------------------------------------------------------
 
 
@@ -452,6 +483,7 @@ CASES = {
     "world": world_files,
     "networks": networks,
     "networks_layers": networks_layers,
+    "settlements": settlement_files,
     "ecosystem_plants": ecosystem_plants,
     "ecosystem_animals": ecosystem_animals,
     "pictures": pictures,
@@ -505,6 +537,7 @@ GOLDEN = {
     "world": "87a4ade54ff1f0a9",
     "networks": "5f6872509212f75e",
     "networks_layers": "337a62bafae90a85",
+    "settlements": "79b816ba881ec421",
     "ecosystem_plants": "a776bab24ac099e6",
     "ecosystem_animals": "353a340e418d5013",
     "pictures": "319dd02e9bde1518",
