@@ -87,18 +87,29 @@ lods = 3
 enabled = true
 droplets_per_km2 = 60000.0
 
-# ---- built once the Networks panel's Blender side lands (issue 24); read and checked today.
+# Rivers from the eroded terrain's flow, a lake where a filled pit holds water.
 [rivers]
 enabled = true
-threshold = 6000.0
+threshold = 40000.0
 lake_min_area = 3000.0
 lake_min_depth = 1.0
 
-# Roads between the three settlement sites (south, east, west), Blender metres.
+# Roads between the settlements (the settlements' stage lays them: least-cost paths that keep to
+# the road class's grade, bridges where they cross a river).
 [roads]
 enabled = true
-points = [[-60.0, -296.0], [256.0, -52.0], [-268.0, -156.0]]
-# ----
+road_class = "trail"
+
+# Three settlements on the island's best sites (flat, sunny, near water, above the floods): a walled
+# town, then villages; the crypt's entrance at the town's edge.
+[settlements]
+enabled = true
+count = 3
+types = "mixed"
+spacing = 220.0
+scale = 0.7
+max_slope = 22.0
+level = "Crypt"
 
 [biomes]
 enabled = true
@@ -131,22 +142,27 @@ name = "Snow"
 color = [0.85, 0.87, 0.90]
 biomes = ["snow"]
 
-# ---- with [rivers] and [roads] built, add these layers (their rules read the networks' maps):
-# [[splat]]
-# name = "Riverbed"
-# color = [0.22, 0.20, 0.15]
-# river = 1.0
-# [[splat]]
-# name = "Bank"
-# color = [0.20, 0.26, 0.10]
-# bank = 1.0
-# [[splat]]
-# name = "Road"
-# color = [0.35, 0.29, 0.20]
-# road = 1.0
-# ----
+# The networks' layers: their rules read the rivers' and roads' maps.
+[[splat]]
+name = "Riverbed"
+color = [0.22, 0.20, 0.15]
+river = 1.0
 
-# ---- built once the Ecosystem panel's Blender side lands (issue 23); read and checked today.
+[[splat]]
+name = "Bank"
+color = [0.20, 0.26, 0.10]
+bank = 1.0
+
+[[splat]]
+name = "Road"
+color = [0.35, 0.29, 0.20]
+road = 1.0
+
+[[splat]]
+name = "Trail"
+color = [0.30, 0.24, 0.16]
+trail = 0.8
+
 # A forest grown over 50 years (birch pioneers, shade-tolerant oaks), then deer and wolves for 400
 # steps on the grass it leaves, wearing game trails.
 [ecosystem]
@@ -204,23 +220,10 @@ vision = 40.0
 max_age = 500
 drink_every = 40
 home_range = 120.0
-# ----
 
-# Oaks on the lower slopes (until [ecosystem] grows the forest), pines higher up, rocks where it is
-# steep, grass in patches: each layer keeps its distance from the ones before it; every prop arrives
-# in the FBX and in world_placements.json.
-[[scatter]]
-name = "Oaks"
-prop = "broadleaf"
-variants = 3
-radius = 22.0
-height_range = [24.0, 80.0]
-slope_range = [0.0, 22.0]
-patchiness = 0.35
-patch_scale = 120.0
-sink = 0.1
-unity_tree = true
-
+# Pines higher up (the grown forest holds the lower slopes), rocks where it is steep, grass in
+# patches: each layer keeps its distance from the ones before it; every prop arrives in the FBX and in
+# world_placements.json.
 [[scatter]]
 name = "Pines"
 prop = "conifer"

@@ -86,7 +86,9 @@ def interest_map(
     flat = 1.0 - relief / (2.0 * radius * tan_max)
     hard = flat >= 0.0
     hard &= ~window_max(water, k, True)  # no water on the pad (nor past the terrain's edge)
-    kf = max(1, min(FLOOD_CELLS, int(math.ceil(spec.water_reach / cell_size))))
+    # the flood line: the water beside the pad (a stream far up the hill within the water's reach
+    # draws a site, it does not flood it), a margin of four flood heights round the pad
+    kf = min(FLOOD_CELLS, k + max(2, int(math.ceil(4.0 * spec.flood_height / cell_size))))
     level = window_max(np.where(water, water_level, -np.inf), kf, -np.inf)
     hard &= h - level >= spec.flood_height
     if biome_ok is not None:

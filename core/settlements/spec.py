@@ -56,7 +56,7 @@ LIMITS: dict[str, Limit] = {
     "max_slope": number((0.5, 45.0), "Steepest Site", "Steepest mean ground a site's pad takes", unit="deg"),
     "pad_slope": number((5.0, 60.0), "Pad Blend Slope", "Steepest slope the ground takes around a pad", unit="deg"),
     "flood_height": number(
-        (0.0, 1000.0), "Flood Height", "Height above the nearest water a site keeps", unit="m", soft=(0.0, 20.0)
+        (0.0, 1000.0), "Flood Height", "Height a site keeps above the water beside its pad", unit="m", soft=(0.0, 20.0)
     ),
     "water_reach": number((1.0, 100_000.0), "Water Reach", "Distance within which water draws a site", unit="m"),
     "road_reach": number((1.0, 100_000.0), "Road Reach", "Distance within which a road draws a site", unit="m"),

@@ -9,7 +9,6 @@ import ast
 import functools
 import importlib.util
 import pathlib
-import re
 import sys
 
 import numpy as np
@@ -47,28 +46,28 @@ def test_the_showcase_has_every_family():
     r = recipe.loads(_text(), source="demo")
     assert r.terrain.erosion.enabled and r.terrain.falloff == "radial" and r.terrain.sea_level > 0
     assert r.biomes.enabled and len(r.splat) >= 4
-    assert r.rivers.enabled and r.rivers.lakes and r.roads.enabled and len(r.roads.points) >= 2
+    assert r.rivers.enabled and r.rivers.lakes and r.roads.enabled
+    assert r.settlements.enabled and r.settlements.count >= 2 and r.settlements.level in {lv.name for lv in r.level}
     assert [a.name for a in r.ecosystem.animals] == ["Deer", "Wolf"] and r.ecosystem.species
     assert {s.prop for s in r.scatter} >= {"rock", "grass"}
     assert {lv.generator for lv in r.level} >= {"bsp", "cave"} and any(lv.generator.startswith("wfc") for lv in r.level)
     assert r.export.fbx and r.export.heightmap_raw and r.export.render and r.export.placements
 
 
-def test_the_commented_network_layers_parse_once_uncommented():
-    text = _text()
-    block = re.search(r"# ---- with \[rivers\] and \[roads\] built.*?\n(.*?)# ----\n", text, re.S)
-    assert block, "the marked block of network texture layers is gone"
-    layers = "\n".join(line[2:] for line in block.group(1).splitlines())
-    r = recipe.loads(text.replace(block.group(1), layers), source="demo with network layers")
-    assert [s.name for s in r.splat][-3:] == ["Riverbed", "Bank", "Road"]
-    assert (r.splat[-3].river, r.splat[-2].bank, r.splat[-1].road) == (1.0, 1.0, 1.0)
+def test_the_networks_and_the_trails_paint_their_own_texture_layers():
+    r = recipe.loads(_text(), source="demo")
+    names = [s.name for s in r.splat]
+    assert names[-4:] == ["Riverbed", "Bank", "Road", "Trail"]
+    assert (r.splat[-4].river, r.splat[-3].bank, r.splat[-2].road) == (1.0, 1.0, 1.0) and r.splat[-1].trail > 0
 
 
 def test_the_rivers_a_lake_and_the_roads_fit_the_island():
     r, built = _built()
     rivers, roads = built["rivers"], built["roads"]
     assert rivers.network.segment_count >= 5 and rivers.maps.lake.any()  # rivers, and a lake
-    assert len(roads.network.edges) >= len(r.roads.points) - 1  # every settlement reached
+    sites = built["settlements"].sites
+    assert len(sites) == r.settlements.count  # every settlement asked for found a place
+    assert len(roads.network.edges) >= len(sites) - 1  # and the roads reach every one
     assert roads.maps.road.max() > 0.5
 
 
