@@ -507,7 +507,15 @@ def _named(steps: Steps[T], spec: LevelSpec) -> Steps[T]:
     try:
         return (yield from steps)
     except core_wfc.Contradiction as err:
-        raise core_wfc.Contradiction(f"{level_label(spec)}: {err}", cell=err.cell, attempts=err.attempts) from None
+        hint = ""
+        if spec.counts and spec.connected:  # found from outside: door=1-4 on a connected dungeon
+            hint = (
+                "; with connected on, counts far from what the tileset makes by itself may have no solution: "
+                "loosen counts or set connected = false"
+            )
+        raise core_wfc.Contradiction(
+            f"{level_label(spec)}: {err}{hint}", cell=err.cell, attempts=err.attempts
+        ) from None
 
 
 def _constraint_settings(spec: LevelSpec) -> dict[str, Any]:

@@ -363,3 +363,22 @@ def test_switching_a_level_to_wfc_keeps_its_auto_tiles():
     assert (wfc.autotile, wfc.wfc_tileset) == ("wang16", LevelSpec().wfc_tileset)
     level = generate(wfc)
     assert level.generator == "wfc_tiled" and level.settings["tileset"] == LevelSpec().wfc_tileset
+
+
+def test_a_contradiction_under_counts_and_connected_says_what_to_loosen():
+    """Found from outside: docs' counts example (door=1-4) on a connected dungeon failed naming only a
+    cell; the error says that counts with connected on may have no solution, and what to change."""
+    spec = from_dict(
+        {"name": "L", "generator": "wfc_tiled", "wfc_tileset": "dungeon", "width": 16, "height": 16}
+        | {"attempts": 1, "counts": {"door": [60]}}
+    )
+    with pytest.raises(core_wfc.Contradiction) as err:
+        generate(spec)
+    assert "loosen counts or set connected = false" in str(err.value)
+    plain = from_dict(
+        {"name": "L", "generator": "wfc_tiled", "wfc_tileset": "dungeon", "width": 16, "height": 16}
+        | {"attempts": 1, "counts": {"door": [60]}, "connected": False}
+    )
+    with pytest.raises(core_wfc.Contradiction) as err:
+        generate(plain)
+    assert "connected = false" not in str(err.value)

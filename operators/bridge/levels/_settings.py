@@ -150,7 +150,7 @@ def text_props(update: Update | None = None) -> dict[str, PropertyDef]:
             "counts",
             "Counts",
             "How many cells may show a tile (WFC tiles: its base name) or a sample value (12, #ff0000): "
-            "name=min-max, comma separated (door=1-4, junction=2- for at least 2, bridge=3 for exactly 3)",
+            "name=min-max, comma separated (dead end=0-6, junction=2- for at least 2, bridge=3 for exactly 3)",
             update,
         ),
     }
