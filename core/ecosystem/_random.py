@@ -50,7 +50,7 @@ _TWO_M53 = 1.0 / 9007199254740992.0  # 2**-53
 def stream_key(seed: int, stream: int, year: int, *extra: int) -> np.uint64:
     """The 64-bit key of one stream of draws in one year: ``SeedSequence([seed, stream, year, *extra])``.
 
-    >>> stream_key(0, SEEDS, 1) == stream_key(0, SEEDS, 1) != stream_key(0, SEEDS, 2)
+    >>> bool(stream_key(0, SEEDS, 1) == stream_key(0, SEEDS, 1) != stream_key(0, SEEDS, 2))
     True
     """
     state = np.random.SeedSequence([int(seed), int(stream), int(year), *map(int, extra)]).generate_state(1, np.uint64)
