@@ -101,10 +101,13 @@ def test_a_scheduler_address_where_an_ssh_server_speaks_is_one_line_fast(tmp_pat
     done = threading.Event()
 
     def serve():
-        server.settimeout(60)
+        server.settimeout(0.2)  # wakes to see `done`: a blocked accept held the test 60 s after the run
         try:
             while not done.is_set():
-                conn, _ = server.accept()
+                try:
+                    conn, _ = server.accept()
+                except TimeoutError:
+                    continue
                 conn.sendall(b"SSH-2.0-OpenSSH_9.6p1 Ubuntu-3ubuntu13\r\n")
                 conn.close()
         except OSError:
