@@ -159,7 +159,9 @@ def mesh_from_indexed(name: str, indexed: IndexedMesh, *, normals: bool = False)
 
 
 def free_base_name(base: str, lods: int) -> str:
-    """``base`` or ``base.001`` ... such that the root and ``base_LOD0 .. base_LOD{lods-1}`` are unused."""
+    """``base`` or ``base_001`` ... such that the root and ``base_LOD0 .. base_LOD{lods-1}`` are unused
+    (Unity's kind of name, as the levels' ``<name>_001``: never Blender's ``.001``, which the FBX and the
+    placement file would carry)."""
 
     def free(name: str) -> bool:
         return all(bpy.data.objects.get(n) is None for n in [name] + [f"{name}_LOD{i}" for i in range(lods)])
@@ -167,9 +169,9 @@ def free_base_name(base: str, lods: int) -> str:
     if free(base):
         return base
     k = 1
-    while not free(f"{base}.{k:03d}"):
+    while not free(f"{base}_{k:03d}"):
         k += 1
-    return f"{base}.{k:03d}"
+    return f"{base}_{k:03d}"
 
 
 def descendants(obj: bpy.types.Object) -> list[bpy.types.Object]:

@@ -82,7 +82,7 @@ def test_second_terrain_gets_unique_unity_names(empty_scene):
     bpy.ops.worldseed.terrain_add(resolution=9, lods=2, name="Tile")
     bpy.ops.worldseed.terrain_add(resolution=9, lods=2, name="Tile")
     names = sorted(o.name for o in bpy.data.objects)
-    assert names == ["Tile", "Tile.001", "Tile.001_LOD0", "Tile.001_LOD1", "Tile_LOD0", "Tile_LOD1"]
+    assert names == ["Tile", "Tile_001", "Tile_001_LOD0", "Tile_001_LOD1", "Tile_LOD0", "Tile_LOD1"]
 
 
 def test_same_seed_same_mesh_new_seed_different(empty_scene):

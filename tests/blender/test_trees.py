@@ -105,7 +105,7 @@ def test_second_tree_gets_free_names(empty_scene):
     bpy.ops.worldseed.tree_add(species="abop_1_24a", iterations=3, name="T")
     bpy.ops.worldseed.tree_add(species="abop_1_24a", iterations=3, name="T")
     names = {o.name for o in bpy.data.objects}
-    assert {"T", "T_LOD0", "T.001", "T.001_LOD0", "T.001_LOD2"} <= names
+    assert {"T", "T_LOD0", "T_001", "T_001_LOD0", "T_001_LOD2"} <= names
 
 
 def test_sidebar_settings_and_rules_text(empty_scene):
