@@ -907,10 +907,16 @@ def world_recipe(scene: bpy.types.Scene, *, scatter: bool = True, name: str | No
     scatters tiles without Blender).  ``normalize`` at the panel's default is ``fixed``, as in a tiled
     recipe that does not name it (the one mode whose tiles join; Build Tiles makes tiles even of a
     1 x 1 grid, with their halo).  ``name`` (the World panel's File Name) names the world, so its tiles
-    are ``<name>_<x>_<z>`` in the scene as in the files."""
+    are ``<name>_<x>_<z>`` in the scene as in the files.  The Networks panel's rivers and roads and the
+    Ecosystem panel's species and animals go with it (each tile carves its part of the world's plan and
+    grows its plants; a tiled world refuses what it does not build, in one line)."""
     data: dict[str, Any] = {}
     for key in ("world", "terrain", "export"):
         _merge(data, adapter(key).tables(scene))
+    _merge(data, follower_tables(scene, "terrain"))  # the Networks panel's rivers and roads
+    eco = adapter("ecosystem").tables(scene)
+    if any(eco.get("ecosystem", {}).get(k) for k in ("species", "animals")):  # the Ecosystem panel's
+        _merge(data, eco)
     if name is not None:
         data["world"]["name"] = name
     if data["terrain"].get("normalize") == SECTION_BY_KEY["terrain"].spec().normalize:

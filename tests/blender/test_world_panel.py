@@ -83,6 +83,22 @@ def test_world_recipe_has_the_grid_halo_and_builtin_scatter(addon, empty_scene):
         world_ops.world_recipe(bpy.context.scene)
 
 
+def test_build_tiles_carries_the_networks_and_the_ecosystem_panels(addon, empty_scene):
+    """Found from outside: Build Tiles read the World, Terrain, Scatter and Export panels only, so a
+    sidebar's rivers, roads and grown forest were left out of its tiles without a word."""
+    settings = _tiled(2, 1)
+    recipe = world_ops.world_recipe(bpy.context.scene)
+    assert not recipe.rivers.enabled and not recipe.roads.enabled and not recipe.ecosystem.species
+    settings.rivers.enabled = True
+    bpy.ops.worldseed.ecosystem_species_add()
+    recipe = world_ops.world_recipe(bpy.context.scene)
+    assert recipe.rivers.enabled and len(recipe.ecosystem.species) == 1
+    assert recipe.rivers.threshold == settings.rivers.threshold
+    bpy.ops.worldseed.ecosystem_animal_add()  # animals are not simulated per tile: one line, not dropped
+    with pytest.raises(ParameterError, match=r"animals.*tiled world"):
+        core_recipe.check_tiled(world_ops.world_recipe(bpy.context.scene))
+
+
 def test_a_tiled_world_takes_fixed_normalisation_as_a_headless_run_does(addon, empty_scene):
     """The Terrain panel's own default (stretch) is what a recipe that does not name ``normalize`` is:
     a tiled world makes it fixed (the one mode whose tiles join), as the headless run does."""
