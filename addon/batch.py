@@ -51,7 +51,7 @@ from ..core import unity_package as core_package
 from ..core import world as core_world
 from ..core.errors import ParameterError, short
 from ..operators.bridge import ecosystem as bridge_ecosystem
-from ..operators.bridge import outputs, terrain_layers, world
+from ..operators.bridge import outputs, render, terrain_layers, world
 from ..operators.bridge.export import ExportError
 from . import batch_world
 
@@ -426,7 +426,8 @@ def _joined_values(argv, flags):
 def _save_blend(path):
     """Save the open scene as a copy at ``path`` (a new name in a staging folder); refuse a short file."""
     try:
-        result = bpy.ops.wm.save_as_mainfile(filepath=path, copy=True, check_existing=False)
+        with render.quiet_stdio():  # Blender's "Info: Saved copy as ..." on the terminal
+            result = bpy.ops.wm.save_as_mainfile(filepath=path, copy=True, check_existing=False)
     except RuntimeError as err:
         reason = str(err).strip().splitlines()[-1] if str(err).strip() else "no reason given"
         raise ExportError(f"saving {os.path.basename(path)} failed: {reason}") from None
