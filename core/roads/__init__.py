@@ -32,7 +32,7 @@ from ._network import (
     plan_roads,
     plan_roads_steps,
 )
-from ._roads import Roads, build_roads, carve_roads, grid_points
+from ._roads import Roads, build_roads, build_roads_steps, carve_roads, grid_points
 from ._search import MOVES, CostGraph, search, trace
 from .spec import LIMITS, MAX_POINTS, RoadsSpec, check_points, from_dict, plan_kwargs, road_classes, to_dict
 
@@ -58,6 +58,7 @@ __all__ = [
     "plan_roads_steps",
     "carve_roads",
     "build_roads",
+    "build_roads_steps",
     "grid_points",
     "CostGraph",
     "MOVES",

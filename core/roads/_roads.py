@@ -12,8 +12,9 @@ import numpy.typing as npt
 from .._checks import check_array, check_float
 from ..biomes import sea_mask
 from ..errors import ParameterError
+from ..steps import Steps, drive
 from ._carve import RoadMaps, carve_network
-from ._network import RoadNetwork, plan_roads
+from ._network import RoadNetwork, plan_roads_steps
 from .spec import RoadsSpec, plan_kwargs
 
 if TYPE_CHECKING:
@@ -72,7 +73,28 @@ def build_roads(
     rivers: Rivers | None = None,
     forest: npt.ArrayLike | None = None,
 ) -> Roads:
-    """The roads of one terrain (or a world's whole grid) from its ``[roads]`` spec.
+    """:func:`build_roads_steps` run to the end: the :class:`Roads` (same arguments)."""
+    return drive(
+        build_roads_steps(
+            heights, spec, cell_size=cell_size, origin=origin, sea_level=sea_level, rivers=rivers, forest=forest
+        )
+    )
+
+
+def build_roads_steps(
+    heights: npt.ArrayLike,
+    spec: RoadsSpec,
+    *,
+    cell_size: float,
+    origin: tuple[float, float],
+    sea_level: float | None = None,
+    rivers: Rivers | None = None,
+    forest: npt.ArrayLike | None = None,
+) -> Steps[Roads]:
+    """The roads of one terrain (or a world's whole grid) from its ``[roads]`` spec, as a step
+    generator (:mod:`core.steps`): it yields ``(done, total, "roads")`` as
+    :func:`plan_roads_steps` plans the routes (a build's progress and Esc between them) and returns
+    the :class:`Roads`.
 
     Parameters
     ----------
@@ -114,7 +136,7 @@ def build_roads(
             )
         if blocked[r, c]:
             raise ParameterError(f"roads.points[{i}] ({x:g}, {y:g}) lies in a lake")
-    network = plan_roads(
+    network = yield from plan_roads_steps(
         h,
         pts,
         cell_size=cell_size,

@@ -107,7 +107,7 @@ def network_steps(
             ground = road_maps.heights
             roads = core_roads.Roads(planned["roads"], _inner(road_maps, ring))
         else:
-            roads = core_roads.build_roads(
+            laying = core_roads.build_roads_steps(
                 h,
                 roads_spec,
                 cell_size=cell,
@@ -115,6 +115,14 @@ def network_steps(
                 sea_level=sea,
                 rivers=rivers,
             )
+            while True:  # a step per route: a build's progress, and Esc between routes
+                try:
+                    done, whole, _label = next(laying)
+                except StopIteration as stop:
+                    roads = stop.value
+                    break
+                if done < whole:
+                    yield units + NETWORK_STEPS["roads"] * done // max(whole, 1), "roads"
             ground = roads.maps.heights
         clearing |= roads.maps.clearing
         out["roads"] = roads

@@ -105,6 +105,9 @@ def test_progress_counts_the_rivers_and_roads_and_rises_to_its_total(built):
     assert labels.index("rivers") < labels.index("roads") < labels.index("splats")
     done = [d for d, _, _ in seen]
     assert done == sorted(done) and done[-1] == seen[-1][1]
+    # the roads stage steps route by route (progress, and Esc between routes), not in one block
+    roads = [d for d, _, label in seen if label == "roads"]
+    assert len(roads) >= 3 and len(set(roads)) >= 3, roads
 
 
 def test_no_prop_stands_on_a_road_or_in_a_river(built):
