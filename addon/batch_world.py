@@ -163,7 +163,7 @@ def _build_tiled_locked(recipe, out_dir, name, executor, chosen, progress, write
         scatters = recipe.scatter or recipe.ecosystem.species  # the plants are placed as props too
         props = bool(recipe.export.fbx and scatters) and props_name not in listed
         extra = [("recipe.toml", core_recipe.dumps(recipe).encode())] if write_recipe else []
-        networks = network_files(recipe, run.grid, name)  # the whole world's graphs, beside the tiles' parts
+        networks = network_files(recipe, run.grid, name, out_dir)  # the whole world's graphs, beside the tiles' parts
         extra += [(n, data) for n, data in networks.items() if n not in listed]
         overview = core_world.overview_name(name)
         if _wants_overview(recipe, run, listed, overview):
@@ -244,14 +244,16 @@ def phase(progress, start, end):
     return tell
 
 
-def network_files(recipe, grid, name):
+def network_files(recipe, grid, name, out_dir):
     """``{file name: bytes}`` of a tiled world's whole networks: ``<name>_rivers.json`` and
     ``<name>_roads.json`` of the plan its tiles carved (``core.world.world_networks``; each tile's file
-    holds its part), empty without ``[rivers]`` / ``[roads]``."""
+    holds its part; an eroded world's plan reads the stitched heights in ``out_dir``'s world cache),
+    empty without ``[rivers]`` / ``[roads]``."""
     if not core_world.wants_networks(recipe):
         return {}
     bare = core_world.without_once(recipe)  # the tiles' recipe: the plan they carved, kept in this process
-    nets = core_world.world_networks(bare, grid, core_world.recipe_digest(bare))
+    cache = core_world.cache_folder(out_dir, name)
+    nets = core_world.world_networks(bare, grid, core_world.recipe_digest(bare), cache)
     files = {}
     if nets.rivers is not None:
         files[f"{name}_rivers.json"] = core_rivers.rivers_json_bytes(nets.rivers, name=name, origin=nets.origin)

@@ -149,17 +149,6 @@ def check_trees(recipe: Recipe) -> None:
             raise RecipeError(f"trees[{i}]: {error}")
 
 
-def _tiled_networks(recipe: Recipe, key: str) -> None:
-    """A tiled world plans its networks once over the whole world's un-eroded heights (what its tiles
-    then carve): erosion, which each tile works out in windows, must be off."""
-    if tuple(recipe.world.tiles) != (1, 1) and recipe.terrain.erosion.enabled:
-        raise RecipeError(
-            f"{key}.enabled in a tiled world (world.tiles {list(recipe.world.tiles)}) needs [terrain.erosion] "
-            "enabled = false: the networks are planned once over the whole world's heights, which erosion "
-            "changes tile by tile (or build the recipe as one terrain)"
-        )
-
-
 def check_rivers(recipe: Recipe) -> None:
     """``[rivers]`` on needs the terrain on, and a threshold of at least 4 cells' area."""
     spec = recipe.rivers
@@ -167,7 +156,6 @@ def check_rivers(recipe: Recipe) -> None:
         return
     if not recipe.terrain.enabled:
         raise RecipeError("rivers.enabled needs [terrain] enabled = true (rivers follow the terrain's water)")
-    _tiled_networks(recipe, "rivers")
     cell = recipe.terrain.cell_size
     if spec.threshold < 4.0 * cell * cell:
         raise RecipeError(
@@ -186,7 +174,6 @@ def check_roads(recipe: Recipe) -> None:
         raise RecipeError("roads.enabled needs [terrain] enabled = true (roads are laid on the terrain)")
     if len(spec.points) < 2 and not recipe.settlements.enabled:  # settlements bring their own points
         raise RecipeError(f"roads.points has {len(spec.points)} point(s); a road needs at least 2")
-    _tiled_networks(recipe, "roads")
     size = recipe.terrain.size
     nx, nz = recipe.world.tiles
     if (nx, nz) == (1, 1):

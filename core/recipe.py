@@ -181,7 +181,7 @@ SECTIONS = (
         label="Rivers",
         build=False,
         tiled="per_tile",
-        tiled_note="planned once over the whole world's heights (erosion off), each tile carves its part: "
+        tiled_note="planned once over the whole world's (eroded) heights, each tile carves its part: "
         "<name>_<x>_<z>_rivers.json, seams agree",
     ),
     Section(
@@ -194,7 +194,7 @@ SECTIONS = (
         label="Roads",
         build=False,
         tiled="per_tile",
-        tiled_note="planned once over the whole world's heights (erosion off), each tile cuts and fills its part: "
+        tiled_note="planned once over the whole world's (eroded) heights, each tile cuts and fills its part: "
         "<name>_<x>_<z>_roads.json, seams agree",
     ),
     # the terrain's layers: built with the terrain (core.terrain.terrain_layers_steps), not on their own

@@ -27,7 +27,13 @@
    tiles being built (a band a few rows deep), not the whole world's; a run
    stopped half-way keeps what the unfinished tiles need, and the next plan
    makes again whatever they need and is gone.  Once every tile of the world
-   is complete, the cache folder is removed.
+   is complete, the cache folder is removed; but for an eroded world with
+   rivers or roads (``_networks.stitched_world``), whose plan reads the world's
+   eroded heights stitched from every window (the ``world`` task, which runs
+   after every window and before every tile: no window is deleted before it
+   has run), the stitched heights (``world_heights.npz``) and the stamp stay in
+   it, so what reads the plan after the run (the world's network files,
+   Blender's tile objects) finds the same heights without eroding again.
 5. The files of tiles outside the grid that an earlier run left (a larger grid
    before) are removed (:func:`stale_tile_files`; ``WorldRun.removed``).
 
@@ -55,10 +61,11 @@ from ..errors import ParameterError, short
 from ..unity import write_bytes_atomic
 from ._executors import Executor, SerialExecutor, ThreadExecutor
 from ._grid import WorldGrid, parse_tile_range, world_grid
+from ._networks import HEIGHTS_FILE, heights_path, stitched_world
 from ._once import carry_once, without_once
 from ._plan import Task, neighbourhood, plan_world, run_task
 from ._tile import border_path, load_border
-from ._window import window_path
+from ._window import load_window, window_path
 from ._world_json import (
     read_world_json,
     recipe_digest,
@@ -325,6 +332,14 @@ class CacheRelease:
             self.release(tile)
 
 
+def _stitched_in(cache_dir: str, digest: str) -> bool:
+    """Whether the world's stitched heights of the recipe ``digest`` are in ``cache_dir`` (a regular file)."""
+    path = heights_path(cache_dir)
+    if not os.path.isfile(path) or os.path.islink(path):
+        return False
+    return load_window(path, digest, keys=("digest",)) is not None
+
+
 def cached_borders(
     cache_dir: str, grid: WorldGrid, digest: str, *, skip: Iterable[Sequence[int]] = ()
 ) -> tuple[tuple[int, int], ...]:
@@ -437,7 +452,8 @@ def run_world(
     if todo:
         _fresh_cache(cache_dir, digest)
         cached = cached_borders(cache_dir, grid, digest, skip=todo)
-        tasks = plan_world(grid, recipe, tiles=todo, done=tuple(files), cached=cached)
+        stitched = stitched_world(recipe) and _stitched_in(cache_dir, digest)
+        tasks = plan_world(grid, recipe, tiles=todo, done=tuple(files), cached=cached, stitched=stitched)
         # Serial and thread executors never run a finished task again; any other may (Dask)
         rerun = not isinstance(executor, (SerialExecutor, ThreadExecutor))
         release = CacheRelease(cache_dir, grid, tasks, files, rerun=rerun)
@@ -462,7 +478,11 @@ def run_world(
         write_world_json(path, document)
     complete = all(t in files for t in grid.tiles())
     if complete and os.path.isdir(cache_dir) and not os.path.islink(cache_dir):
-        shutil.rmtree(cache_dir, ignore_errors=True)
+        if stitched_world(recipe):  # the plan's heights stay (see the module docstring), the rest goes
+            keep = {CACHE_STAMP, HEIGHTS_FILE}
+            remove_cache_files(cache_dir, [n for n in os.listdir(cache_dir) if n not in keep])
+        else:
+            shutil.rmtree(cache_dir, ignore_errors=True)
     built = tuple(t for t in chosen if t in results)
     removed = _remove_stale_tiles(out_dir, name, grid, earlier)
     return WorldRun(

@@ -1,8 +1,11 @@
 """The plan of a tiled world: its tasks, their dependencies, a serial order; and running one task.
 
-Two kinds of :class:`Task`: ``window_<x>_<z>`` erodes tile ``(x, z)``'s window (only when erosion
-is on or the flow is needed) and ``tile_<x>_<z>`` builds the tile from the windows of its 3 x 3
-neighbourhood and the border props of its lower-coloured neighbours.  :func:`run_task` is a pure
+Three kinds of :class:`Task`: ``window_<x>_<z>`` erodes tile ``(x, z)``'s window (only when erosion
+is on or the flow is needed), ``tile_<x>_<z>`` builds the tile from the windows of its 3 x 3
+neighbourhood and the border props of its lower-coloured neighbours, and, in an eroded world with
+rivers or roads (``_networks.stitched_world``), one ``world`` task after every window: it stitches
+the world's eroded heights into the cache (``_networks.stitch_heights``) and plans the networks on
+them; every tile task that builds depends on it (the tiles carve that plan).  :func:`run_task` is a pure
 function of the recipe (its seed) and the task: any process, any valid order, the same bytes.
 """
 
@@ -15,15 +18,19 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ParameterError
 from ._grid import WorldGrid
+from ._networks import check_network_size, stitch_heights, stitched_world, wants_networks, world_networks
 from ._tile import run_tile
 from ._window import needs_windows, run_window
+from ._world_json import recipe_digest
 
 if TYPE_CHECKING:
     from ..recipe import Recipe  # the recipe reads this package's spec
 
 __all__ = ["Task", "neighbourhood", "plan_world", "run_task", "tile_deps"]
 
-KINDS = ("window", "tile")
+KINDS = ("window", "tile", "world")
+#: The key of the ``world`` task.
+WORLD_KEY = "world"
 
 
 @dataclass(frozen=True)
@@ -33,10 +40,10 @@ class Task:
     Attributes
     ----------
     key : str
-        ``"window_<x>_<z>"`` or ``"tile_<x>_<z>"``.
-    kind : {'window', 'tile'}
+        ``"window_<x>_<z>"``, ``"tile_<x>_<z>"`` or ``"world"``.
+    kind : {'window', 'tile', 'world'}
     tile : (int, int)
-        The tile ``(x, z)``.
+        The tile ``(x, z)`` (``(0, 0)`` for the world task).
     deps : tuple of str
         Keys of the tasks whose results this one reads.
     write : bool
@@ -73,6 +80,7 @@ def plan_world(
     tiles: Iterable[Sequence[int]] | None = None,
     done: Iterable[Sequence[int]] = (),
     cached: Iterable[Sequence[int]] = (),
+    stitched: bool = False,
 ) -> tuple[Task, ...]:
     """The tasks that build ``tiles`` (default: every tile) of the world, in a valid serial order.
 
@@ -90,6 +98,10 @@ def plan_world(
         Tiles whose border props are in the cache (``border_<x>_<z>.npz`` of this recipe): planned
         with ``write=False`` they have no dependencies (neither windows nor tiles), since
         :func:`run_task` then only reads the border back.  A tile to write is built whole anyway.
+    stitched : bool
+        In a world with the ``world`` task (``_networks.stitched_world``): whether the world's
+        stitched heights are in the cache already (then the world task needs no window; otherwise
+        it depends on every tile's window, planned first).
 
     Returns
     -------
@@ -98,7 +110,11 @@ def plan_world(
         column (x, then z) when the grid is at least twice as wide as tall, and each pulls in its
         windows and dependencies just before it, so few windows are alive at a time: the driver
         deletes a window once its 3 x 3 tiles are complete, which leaves a band of about 3 rows
-        (or 5 columns: the colours' dependencies reach further along x) of live windows.
+        (or 5 columns: the colours' dependencies reach further along x) of live windows.  With
+        the ``world`` task (not ``stitched``), every window comes first, then the world task.
+
+    Raises ParameterError before any work when the world's networks are too big to plan whole
+    (``_networks.check_network_size``).
     """
     chosen = [tuple(t) for t in (grid.tiles() if tiles is None else tiles)]
     for x, z in chosen:
@@ -110,6 +126,19 @@ def plan_world(
     cached = {tuple(t) for t in cached}
     windows = needs_windows(recipe)
     out, seen = [], set()
+    world: list[str] = []
+    if wants_networks(recipe):
+        check_network_size(grid)
+    if build and stitched_world(recipe):  # the world's eroded heights: every window, then the world task
+        deps = []
+        if not stitched:
+            for tx, tz in grid.tiles():
+                wkey = _key("window", tx, tz)
+                seen.add(wkey)
+                out.append(Task(wkey, "window", (tx, tz)))
+                deps.append(wkey)
+        out.append(Task(WORLD_KEY, "world", (0, 0), tuple(sorted(deps))))
+        world.append(WORLD_KEY)
 
     def tile_task(x: int, z: int) -> None:
         key = _key("tile", x, z)
@@ -119,7 +148,7 @@ def plan_world(
         if (x, z) in cached and (x, z) not in writes:
             out.append(Task(key, "tile", (x, z), (), False))
             return
-        deps = []
+        deps = list(world)
         for tx, tz in tile_deps(grid, x, z):
             tile_task(tx, tz)
             deps.append(_key("tile", tx, tz))
@@ -153,7 +182,9 @@ def run_task(
 
     ``window`` -> ``{"key", "kind", "tile", "path", "seconds"}``;
     ``tile`` -> ``{"key", "kind", "tile", "files": [{"name", "bytes", "sha256"}], "border",
-    "ledger", "relief": [min_m, max_m], "seconds"}``.  ``deps``: ``{key: result}`` of the task's
+    "ledger", "relief": [min_m, max_m], "seconds"}``; ``world`` -> ``{"key", "kind", "tile",
+    "relief": [min_m, max_m], "seconds"}`` (the stitched heights in the cache, the networks planned
+    and kept in this process).  ``deps``: ``{key: result}`` of the task's
     dependencies.  Everything it writes is written atomically.
     """
     start = time.perf_counter()
@@ -177,6 +208,11 @@ def run_task(
                 write=task.write,
             )
         )
+    elif task.kind == "world":
+        values = stitch_heights(recipe, grid, cache_dir)
+        result["relief"] = [float(values.min()) * grid.height, float(values.max()) * grid.height]
+        del values
+        world_networks(recipe, grid, recipe_digest(recipe), cache_dir)  # the tiles of this process share it
     else:
         raise ParameterError(f"task.kind must be one of {KINDS}, got {task.kind!r}")
     result["seconds"] = time.perf_counter() - start

@@ -4,7 +4,8 @@ The tile's heights are its base heights (``_base``) plus the blended erosion win
 (``_stitch``) over the tile and a one-cell ring (the normals' margin); its layers (flow, moisture,
 biomes, texture-layer weights) come from ``core.terrain.terrain_layers_steps`` with the blended
 erosion and flow given, and the world's rivers and roads (``_networks``: planned once over the whole
-world) carved into it; its props from ``_scatter``.  The files (``<base>.raw``, the Unity terrain
+world's heights, the eroded ones read from the cache when erosion is on) carved into it, after the
+erosion as on one terrain; its props from ``_scatter``.  The files (``<base>.raw``, the Unity terrain
 package ``<base>_*``, ``<base>_placements.json``; with ``[ecosystem]`` species the tile's plants,
 ``_ecosystem``: ``<base>_plants.csv``, ``_ecosystem.json``, ``_population.png`` and the plants in the
 placement file) are written atomically; the result is small.
@@ -165,17 +166,17 @@ def tile_layers(
             slope=slope,
             rivers_spec=recipe.rivers,
             roads_spec=recipe.roads,
-            planned=_planned(recipe, grid, x, z),
+            planned=_planned(recipe, grid, x, z, cache_dir),
         )
     )
     return layers
 
 
-def _planned(recipe: Recipe, grid: WorldGrid, x: int, z: int) -> dict[str, Any] | None:
+def _planned(recipe: Recipe, grid: WorldGrid, x: int, z: int, cache_dir: str | None) -> dict[str, Any] | None:
     """The world's networks as tile ``(x, z)`` carves them (None without rivers and roads)."""
     if not wants_networks(recipe):
         return None
-    return world_networks(recipe, grid, recipe_digest(recipe)).planned(grid, x, z)
+    return world_networks(recipe, grid, recipe_digest(recipe), cache_dir).planned(grid, x, z)
 
 
 def _files(
@@ -187,6 +188,7 @@ def _files(
     placements: Sequence[Placement],
     name: str,
     plants: tuple[PlantRun, Habitat] | None = None,
+    cache_dir: str | None = None,
 ) -> dict[str, bytes]:
     base = tile_base(name, x, z)
     placements_name = f"{base}_placements.json" if recipe.scatter or plants is not None else None
@@ -213,7 +215,7 @@ def _files(
         out[placements_name] = (json.dumps(data, separators=(",", ":")) + "\n").encode()
     out[f"{base}_terrain.json"] = core_package.json_bytes(content)
     if wants_networks(recipe):  # the tile's part of the world's rivers and roads, the world's ids
-        nets = world_networks(recipe, grid, recipe_digest(recipe))
+        nets = world_networks(recipe, grid, recipe_digest(recipe), cache_dir)
         box = nets.box(grid, x, z)
         if nets.rivers is not None:
             out[f"{base}_rivers.json"] = rivers_json_bytes(nets.rivers, name=base, origin=nets.origin, box=box)
@@ -267,7 +269,7 @@ def run_tile(
     files = []
     if write:
         os.makedirs(out_dir, exist_ok=True)
-        made = _files(recipe, grid, x, z, layers, placements, name, plants)
+        made = _files(recipe, grid, x, z, layers, placements, name, plants, cache_dir)
         for file_name, data in made.items():
             write_bytes_atomic(os.path.join(out_dir, file_name), data)
             files.append({"name": file_name, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()})

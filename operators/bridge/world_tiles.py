@@ -38,7 +38,15 @@ from ...core import scatter as core_scatter
 from ...core import terrain as core_terrain
 from ...core import unity as core_unity
 from ...core.errors import ParameterError
-from ...core.world import recipe_digest, tile_base, wants_networks, without_once, world_grid, world_networks
+from ...core.world import (
+    cache_folder,
+    recipe_digest,
+    tile_base,
+    wants_networks,
+    without_once,
+    world_grid,
+    world_networks,
+)
 from . import scatter as bridge_scatter
 from .materials import (
     SPLAT_IMAGE_KEY,
@@ -345,7 +353,8 @@ def tile_steps(
         root[RECIPE_KEY] = core_recipe.dumps(tile_recipe(recipe, x, z))
         root[DIGEST_KEY] = recipe_digest(without_once(recipe))  # as the world JSON has it
         if wants_networks(recipe):  # the tile's part of the world's rivers and roads (planned once)
-            nets = world_networks(recipe, grid, recipe_digest(recipe))
+            bare = without_once(recipe)  # the tiles' recipe: its plan (an eroded world's reads the cache's heights)
+            nets = world_networks(bare, grid, recipe_digest(bare), cache_folder(folder, name))
             centre = grid.blender_centre(x, z)[:2]  # the root's place
             made_objects += attach_planned(
                 root, nets.rivers, nets.roads, origin=nets.origin, centre=centre, box=nets.box(grid, x, z)
