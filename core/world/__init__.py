@@ -17,7 +17,15 @@ record in ``_once``.
 from ._driver import WorldRun, WorldTaskFn, cache_folder, run_world
 from ._executors import MAX_WORKERS, Cancelled, SerialExecutor, ThreadExecutor, check_tasks, check_workers
 from ._grid import MIN_HALO_CELLS, WorldGrid, halo_cells, parse_tile_range, tile_base, world_grid
-from ._networks import MAX_NETWORK_CELLS, WorldNetworks, wants_networks, world_heights, world_networks
+from ._networks import (
+    MAX_NETWORK_CELLS,
+    WorldNetworks,
+    check_network_size,
+    stitched_world,
+    wants_networks,
+    world_heights,
+    world_networks,
+)
 from ._once import once_names, once_sections, verify_once, with_once, without_once
 from ._overview import OVERVIEW_SIDE, overview_name, overview_png
 from ._plan import Task, plan_world, run_task, tile_deps
@@ -54,6 +62,8 @@ __all__ = [
     "world_networks",
     "world_heights",
     "wants_networks",
+    "stitched_world",
+    "check_network_size",
     "MAX_NETWORK_CELLS",
     "WorldSpec",
     "LIMITS",

@@ -9,6 +9,7 @@ process; run this module as a script to print its statistics::
 """
 
 import functools
+import json
 import os
 import pathlib
 import sys
@@ -177,3 +178,32 @@ if __name__ == "__main__":
     print(f"  worst grade / class max, every metre on the edited ground: {g:.3f} over {n} m")
     a, m = across_width(rn, v.final, v.cell)
     print(f"  worst |ground - road| across the width: {a:.3f} m over {m} points")
+
+
+def seam_points(folder, name, kind, tiles, seam_x):
+    """``{id: set of points on the seam}`` of the features (segments, edges) in the tiled world
+    ``name``'s ``<name>_<x>_<z>_<kind>.json`` files of ``tiles`` in ``folder``: the points whose Unity x
+    is ``seam_x``."""
+    out = {}
+    for x, z in tiles:
+        data = json.loads((pathlib.Path(folder) / f"{name}_{x}_{z}_{kind}.json").read_text())
+        for item in data["segments"] if kind == "rivers" else data["edges"]:
+            on = {tuple(p) for p in item["points"] if abs(p[0] - seam_x) < 1e-9}
+            out.setdefault(item["id"], set()).update(on)
+    return out
+
+
+def seam_crossings(folder, name, seam_x):
+    """How many points rivers and roads share on the seam between tiles ``(0, z)`` and ``(1, z)`` of a
+    2 x 2 world (Unity x ``seam_x``); asserts each such point has the same height in both tiles' files."""
+    crossing = 0
+    for kind in ("rivers", "roads"):
+        a = seam_points(folder, name, kind, [(0, 0), (0, 1)], seam_x)
+        b = seam_points(folder, name, kind, [(1, 0), (1, 1)], seam_x)
+        for ident in set(a) & set(b):  # a feature in both halves crosses the seam at the same points
+            at_a = {(p[0], p[2]): p[1] for p in a[ident]}
+            at_b = {(p[0], p[2]): p[1] for p in b[ident]}
+            common = set(at_a) & set(at_b)
+            assert all(at_a[k] == at_b[k] for k in common), (kind, ident)
+            crossing += len(common)
+    return crossing

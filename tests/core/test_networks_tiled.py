@@ -1,9 +1,10 @@
 """Rivers and roads in a tiled world (core.world): planned once over the whole world's heights, each tile
 carves its part; every tile's layers equal the world carved whole on its window, neighbouring tiles
 hold the same heights along their seam, and a river or road crossing a seam has the same points in both
-tiles' files; the world JSON lists the files.  A tiled world with erosion and networks is refused."""
+tiles' files; the world JSON lists the files.  With erosion, see test_networks_tiled_eroded.py."""
 
 import json
+import os
 
 import numpy as np
 import pytest
@@ -12,6 +13,8 @@ from core import recipe as core_recipe
 from core import rivers, roads
 from core import world as core_world
 from core.errors import ParameterError
+
+from ._network_cases import seam_crossings
 
 TILED = """
 [world]
@@ -90,28 +93,8 @@ def test_the_tiles_files_agree_at_the_seams_and_the_world_json_lists_them(built,
         assert {f"delta_{x}_{z}_rivers.json", f"delta_{x}_{z}_roads.json"} <= listed
     assert run.complete
 
-    def seam_points(kind, tiles, seam_x):
-        """``{id: set of points on the seam}`` of the features (segments, edges) in ``tiles``' files."""
-        out = {}
-        for x, z in tiles:
-            data = json.loads((tmp_path / f"delta_{x}_{z}_{kind}.json").read_text())
-            for item in data["segments"] if kind == "rivers" else data["edges"]:
-                on = {tuple(p) for p in item["points"] if abs(p[0] - seam_x) < 1e-9}
-                out.setdefault(item["id"], set()).update(on)
-        return out
-
     # the Unity X of the seam between tiles (0, z) and (1, z): Blender x = -size, Unity x = +size
-    seam_x = recipe.terrain.size
-    crossing = 0
-    for kind in ("rivers", "roads"):
-        a = seam_points(kind, [(0, 0), (0, 1)], seam_x)
-        b = seam_points(kind, [(1, 0), (1, 1)], seam_x)
-        for ident in set(a) & set(b):  # a feature in both halves crosses the seam at the same points
-            at_a = {(p[0], p[2]): p[1] for p in a[ident]}
-            at_b = {(p[0], p[2]): p[1] for p in b[ident]}
-            common = set(at_a) & set(at_b)
-            assert all(at_a[k] == at_b[k] for k in common), (kind, ident)
-            crossing += len(common)
+    crossing = seam_crossings(tmp_path, "delta", recipe.terrain.size)
     assert crossing >= 2  # something does cross that seam (a river only touching it at its end is not listed twice)
     # the world's ids: a road edge cut by a seam keeps its id in both tiles
     ids = [
@@ -121,19 +104,35 @@ def test_the_tiles_files_agree_at_the_seams_and_the_world_json_lists_them(built,
     assert len(set().union(*ids)) == len(nets.roads.edges)
 
 
-def test_a_tiled_world_with_erosion_and_networks_is_refused_in_one_line():
+def test_a_tiled_world_with_erosion_and_networks_is_planned_on_the_stitched_heights():
+    """Once refused: erosion on with rivers and roads in a tiled world loads, and its run has a world
+    task (the eroded heights stitched, the plan made) after every window and before every tile."""
     text = TILED.replace("[rivers]", "[terrain.erosion]\nenabled = true\n[rivers]")
-    with pytest.raises(
-        ParameterError, match=r"^recipe: rivers\.enabled in a tiled world .* needs \[terrain\.erosion\] enabled = false"
-    ) as err:
-        core_recipe.loads(text)
-    assert "\n" not in str(err.value)
+    recipe = core_recipe.loads(text)
+    assert core_world.stitched_world(recipe) and not core_world.stitched_world(core_recipe.loads(TILED))
+    grid = core_world.world_grid(recipe)
+    tasks = core_world.plan_world(grid, recipe)
+    keys = [t.key for t in tasks]
+    world = keys.index("world")
+    assert all(keys.index(f"window_{x}_{z}") < world < keys.index(f"tile_{x}_{z}") for x, z in grid.tiles())
+    assert sorted(tasks[world].deps) == sorted(f"window_{x}_{z}" for x, z in grid.tiles())
+    assert all("world" in t.deps for t in tasks if t.kind == "tile")
+    again = core_world.plan_world(grid, recipe, tiles=[(1, 1)], stitched=True)  # the heights in the cache
+    assert [t.key for t in again][0] == "world" and again[0].deps == ()
+    assert [t.kind for t in core_world.plan_world(grid, core_recipe.loads(TILED))].count("world") == 0
 
 
-def test_a_world_too_big_to_plan_whole_is_refused_before_any_work(monkeypatch):
+@pytest.mark.parametrize("erosion", [False, True])
+def test_a_world_too_big_to_plan_whole_is_refused_before_any_work(monkeypatch, tmp_path, erosion):
     from core.world import _networks
 
-    recipe = core_recipe.loads(TILED)
+    text = TILED.replace("[rivers]", "[terrain.erosion]\nenabled = true\n[rivers]") if erosion else TILED
+    recipe = core_recipe.loads(text)
     monkeypatch.setattr(_networks, "MAX_NETWORK_CELLS", 100)
     with pytest.raises(ParameterError, match="planned over the whole world: 129 x 129 samples"):
-        core_world.world_heights(recipe, core_world.world_grid(recipe))
+        core_world.world_heights(recipe, core_world.world_grid(recipe), str(tmp_path))
+    with pytest.raises(ParameterError, match="planned over the whole world: 129 x 129 samples"):
+        core_world.run_world(recipe, str(tmp_path / "out"))  # when the run is planned: no window eroded
+    cache = core_world.cache_folder(str(tmp_path / "out"), "world")
+    assert not [n for n in os.listdir(cache) if n.endswith(".npz")]
+    assert not [n for n in os.listdir(tmp_path / "out") if n.startswith("world_") and n != "world_world.json"]
