@@ -118,3 +118,41 @@ def test_a_tiled_world_headless_writes_each_tiles_part_of_the_networks(empty_sce
     left = set(os.listdir(out))
     assert not {n for n in left if n.endswith(("_rivers.json", "_roads.json"))}
     assert "delta_0_0.raw" in left
+
+
+def test_an_eroded_tiled_world_headless_plans_its_networks_on_the_eroded_heights(empty_scene, tmp_path):
+    """Erosion with rivers and roads in a tiled world (once refused): the headless run erodes every
+    window, plans the networks once on the stitched eroded heights and every tile carves its part; the
+    whole graphs it writes are the plan the tiles carved, and the RAW tiles still join."""
+    from worldseed.addon import batch
+    from worldseed.core import rivers as core_rivers
+    from worldseed.core import unity as core_unity
+    from worldseed.core import world as core_world
+
+    text = TILED.replace("[rivers]", "[terrain.erosion]\nenabled = true\n[rivers]")
+    path = tmp_path / "delta.toml"
+    path.write_text(text)
+    out = tmp_path / "out"
+    assert batch.main(["--recipe", str(path), "--out", str(out), "--name", "delta"]) == 0
+    doc = json.loads((out / "delta_world.json").read_text())
+    assert {"delta_rivers.json", "delta_roads.json"} <= {f["name"] for f in doc["files"]}
+    assert all(t["complete"] for t in doc["tiles"]) and len(doc["tiles"]) == 4
+    # the world's graphs are the plan made on the eroded heights the cache keeps
+    recipe = core_recipe.loads(text)
+    grid = core_world.world_grid(recipe)
+    cache = core_world.cache_folder(str(out), "delta")
+    assert sorted(os.listdir(cache)) == ["recipe.sha256", "world_heights.npz"]
+    nets = core_world.world_networks(recipe, grid, core_world.recipe_digest(recipe), cache)
+    want = core_rivers.rivers_json_bytes(nets.rivers, name="delta", origin=nets.origin)
+    assert (out / "delta_rivers.json").read_bytes() == want
+    ids = {
+        s["id"]
+        for x, z in grid.tiles()
+        for s in json.loads((out / f"delta_{x}_{z}_rivers.json").read_text())["segments"]
+    }
+    # every segment of two points or more is in some tile, with the world's ids (a one-point segment at
+    # the world's edge is in none, as without erosion)
+    assert {s["id"] for s in json.loads(want)["segments"] if len(s["points"]) > 1} <= ids
+    side = 65
+    raw = {t: core_unity.read_raw16((out / f"delta_{t[0]}_{t[1]}.raw").read_bytes(), side=side) for t in grid.tiles()}
+    assert np.array_equal(raw[0, 0][:, -1], raw[1, 0][:, 0]) and np.array_equal(raw[0, 0][-1], raw[0, 1][0])
