@@ -138,6 +138,42 @@ def test_esc_leaves_the_scene_as_it_was_and_keeps_the_finished_tiles(empty_scene
     assert sorted(o.name for o in bpy.data.objects) == ["world_0_0", "world_0_1", "world_1_0", "world_1_1"]
 
 
+def test_build_tiles_of_an_eroded_world_with_rivers_plans_them_once_and_esc_stops_between_tasks(
+    empty_scene, driven, tmp_path
+):
+    """Erosion and rivers in a tiled world (once refused): Build Tiles erodes every window, then the
+    world task plans the rivers on the stitched eroded heights, then the tiles carve them; the status
+    line names each task as it rises, Esc after the world task leaves the scene as it was, and the next
+    build reuses the stitched heights (its world task needs no window) and gives every tile its rivers."""
+    settings = panel_world(tmp_path, erosion=True)
+    settings.rivers.enabled = True
+    before = snapshot()
+    RESULT["cancel_at"] = "building tiles: world"
+    bpy.ops.worldseed.test_world_build()
+    assert RESULT["state"] == {"CANCELLED"} and snapshot() == before
+    assert world_build.wait_for_runs(timeout=60)
+    keys = [label.split(": ", 1)[1] for label in RESULT["labels"] if label.startswith("building tiles: ")]
+    world = keys.index("world")
+    assert {k for k in keys[:world] if k.startswith(("window_", "tile_"))} == {
+        "window_0_0",
+        "window_0_1",
+        "window_1_0",
+        "window_1_1",
+    }
+    assert not any(k.startswith("tile_") for k in keys[:world])  # the tiles carve the plan: after it
+    cache = core_world.cache_folder(str(tmp_path), "world")
+    assert os.path.isfile(os.path.join(cache, "world_heights.npz"))
+    RESULT.clear()
+    bpy.ops.worldseed.test_world_build()  # the tiles finished before the Esc landed are kept
+    run = RESULT["run"]
+    assert RESULT["state"] == {"FINISHED"} and sorted(run.built + run.skipped) == [(0, 0), (0, 1), (1, 0), (1, 1)]
+    rivers = sorted(o.name for o in bpy.data.objects if o.name.endswith("_Rivers"))
+    assert rivers and all(bpy.data.objects[n].parent.name == n[: -len("_Rivers")] for n in rivers)
+    # the tiles' carved RAW heights still join along their seams
+    a, b = (world_tiles.read_tile_heights(str(tmp_path / f"world_{x}_0.raw"), side=SIDE) for x in (0, 1))
+    assert np.array_equal(a[:, 0], b[:, -1])  # Blender order: tile (1, 0) lies at -X
+
+
 def test_building_again_replaces_the_tiles_and_builds_a_range(empty_scene, driven, tmp_path):
     settings = panel_world(tmp_path, lods=2)
     assert bpy.ops.worldseed.world_build() == {"FINISHED"}  # background: at once
