@@ -28,6 +28,32 @@ from worldseed.core.steps import drive
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 VALLEY = ROOT / "presets" / "worlds" / "river_valley.toml"
 
+#: A 2 x 2 world of 65² tiles with erosion, rivers and roads (the networks planned on its eroded heights).
+ERODED_WORLD = """
+[world]
+name = "Delta"
+seed = 11
+tiles = [2, 2]
+[terrain]
+resolution = 65
+size = 128.0
+height = 30.0
+scale = 160.0
+octaves = 5
+persistence = 0.5
+normalize = "fixed"
+[terrain.erosion]
+enabled = true
+[rivers]
+enabled = true
+threshold = 300.0
+lake_min_area = 50.0
+[roads]
+enabled = true
+road_class = "trail"
+points = [[-236.0, -236.0], [-216.0, -20.0], [-56.0, -68.0], [-36.0, -216.0]]
+"""
+
 
 @dataclass(frozen=True, eq=False)
 class Built:

@@ -19,6 +19,7 @@ from worldseed.core.errors import ParameterError
 from worldseed.scaleout import dask_executor
 from worldseed.scaleout.dask_executor import DaskExecutor
 
+from ._network_cases import ERODED_WORLD
 from ._world_cases import digests, isle
 
 # the fake task functions below travel by value: workers cannot import this test module
@@ -161,6 +162,18 @@ def test_serial_threads_and_the_cluster_write_the_same_bytes(cluster, serial_wor
     assert digests(str(tmp_path / "threads")) == serial_world
     assert digests(str(tmp_path / "dask")) == serial_world
     assert not os.path.exists(core_world.cache_folder(str(tmp_path / "dask"), "world"))
+
+
+def test_an_eroded_world_with_rivers_and_roads_on_the_cluster_writes_the_serial_bytes(cluster, tmp_path):
+    """Every worker process carves the plan made on the stitched eroded heights the world task wrote
+    into the cache: the same bytes as a serial build."""
+    recipe = core_recipe.loads(ERODED_WORLD)
+    serial = core_world.run_world(recipe, str(tmp_path / "serial"))
+    dask = core_world.run_world(recipe, str(tmp_path / "dask"), executor=cluster)
+    assert serial.complete and dask.complete
+    want = {k: v for k, v in digests(str(tmp_path / "serial")).items() if not k.endswith("_world.json")}
+    assert sum(k.endswith("_rivers.json") for k in want) == 4
+    assert {k: v for k, v in digests(str(tmp_path / "dask")).items() if not k.endswith("_world.json")} == want
 
 
 def test_a_scheduler_by_address_runs_the_world_too(cluster, serial_world, tmp_path):
