@@ -277,6 +277,30 @@ def world_files():
     return _files(files)
 
 
+WORLD_NETWORKS = (
+    '[world]\nname = "Vale"\nseed = 11\ntiles = [2, 2]\n'
+    '[terrain]\nresolution = 33\nsize = 128.0\nheight = 30.0\nscale = 160.0\nnormalize = "fixed"\n'
+    "[terrain.erosion]\nenabled = true\ndroplets_per_km2 = 20000.0\n"
+    "[rivers]\nenabled = true\nthreshold = 300.0\nlake_min_area = 50.0\n"
+    '[roads]\nenabled = true\nroad_class = "trail"\n'
+    "points = [[-236.0, -236.0], [-216.0, -20.0], [-56.0, -68.0], [-36.0, -216.0]]\n"
+)
+
+
+def world_network_files():
+    """Every file of a 2 x 2 tiled world with erosion, rivers and roads: the windows eroded, the world's
+    eroded heights stitched, the networks planned on them once and carved by every tile."""
+    with tempfile.TemporaryDirectory() as out:
+        core_world.run_world(recipe.loads(WORLD_NETWORKS), out)
+        files = {}
+        for name in sorted(os.listdir(out)):
+            path = os.path.join(out, name)
+            if os.path.isfile(path) and not name.startswith("."):
+                with open(path, "rb") as fh:
+                    files[name] = fh.read()
+    return _files(files)
+
+
 # -- rivers and roads ----------------------------------------------------------------------------------
 
 NETWORKS = (
@@ -481,6 +505,7 @@ CASES = {
     "level_files": level_files,
     "wfc": wfc_runs,
     "world": world_files,
+    "world_networks": world_network_files,
     "networks": networks,
     "networks_layers": networks_layers,
     "settlements": settlement_files,
@@ -535,6 +560,7 @@ GOLDEN = {
     "level_files": "d8543a498cca4417",
     "wfc": "a67a6af3453e43c3",
     "world": "87a4ade54ff1f0a9",
+    "world_networks": "03d06d828189c047",
     "networks": "5f6872509212f75e",
     "networks_layers": "337a62bafae90a85",
     "settlements": "79b816ba881ec421",
