@@ -2,7 +2,8 @@
 
 A recipe with ``[world] tiles = [nx, nz]`` describes ``nx * nz`` terrain tiles of ``[terrain]``'s
 size side by side.  :func:`world_grid` gives its :class:`WorldGrid`; :func:`plan_world` lists the
-:class:`Task` s that build it (erosion windows, then tiles) and :func:`run_task` runs one, as a pure
+:class:`Task` s that build it (erosion windows, then tiles; with erosion and rivers or roads a
+``world`` task between them plans the networks on the stitched eroded heights) and :func:`run_task` runs one, as a pure
 function of the recipe, the seed and the task (numpy only: any process, any order the
 dependencies allow, the same bytes).  :func:`seam_report` measures how well the erosion windows
 agree at the borders before they are blended.

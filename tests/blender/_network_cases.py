@@ -95,7 +95,8 @@ def read_fbx(path):
     return nodes
 
 
-#: A 2 x 2 world with rivers and roads (erosion off: the networks are planned over the world's heights).
+#: A 2 x 2 world with rivers and roads (erosion off: the networks are planned over its base heights;
+#: test_networks_headless also builds it with erosion, planned over its stitched eroded heights).
 TILED = """
 [world]
 name = "Delta"
