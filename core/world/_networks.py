@@ -134,7 +134,7 @@ def stitch_heights(recipe: Recipe, grid: WorldGrid, cache_dir: str) -> npt.NDArr
 
     The file ``<cache>/world_heights.npz`` of this recipe is read when there; otherwise every window
     missing from the cache is made (``run_window``: the same bytes as the window tasks'), the heights
-    are stitched and the file written (atomically).  Raises ParameterError if two neighbouring tiles
+    are stitched and the file written (atomically).  Raises RuntimeError if two neighbouring tiles
     disagree on a shared border sample (they never should: ``_stitch`` blends them in the same order).
     """
     check_network_size(grid)
@@ -167,7 +167,7 @@ def stitch_heights(recipe: Recipe, grid: WorldGrid, cache_dir: str) -> npt.NDArr
             win = (slice(r0, r0 + n), slice(c0, c0 + n))
             shared = written[win]
             if not np.array_equal(out[win][shared], values[shared]):
-                raise ParameterError(f"tile ({x}, {z})'s eroded heights differ from its neighbours' on their border")
+                raise RuntimeError(f"tile ({x}, {z})'s eroded heights differ from its neighbours' on their border")
             out[win] = values
             written[win] = True
         buf = io.BytesIO()
