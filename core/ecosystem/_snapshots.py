@@ -135,8 +135,8 @@ def forest_snapshots(run: PlantRun, hab: Habitat, *, every: int = 1) -> ForestSn
     born, died = np.asarray(life["born"], np.int32), np.asarray(life["died"], np.int32)
     kept_years = tuple(run.snapshot_years[k] for k in keep_years)
     standing = np.zeros(len(born), bool)
-    for y in kept_years:
-        standing |= (born <= y) & (died > y)
+    for year in kept_years:
+        standing |= (born <= year) & (died > year)
     uid_all = np.asarray(life["uid"], np.uint64)
     order = np.argsort(uid_all, kind="stable")
     n_all = len(uid_all)
@@ -151,7 +151,7 @@ def forest_snapshots(run: PlantRun, hab: Habitat, *, every: int = 1) -> ForestSn
     z = ground_heights(hab, x.astype(np.float64), y.astype(np.float64)) if len(rows) else np.zeros(0)
     final_z = ground_heights(hab, run.x, run.y) if len(run.x) else np.zeros(0)
     sizes = [np.column_stack(run.snapshot_sizes[k]) for k in keep_years]
-    arrays = {
+    arrays: dict[str, npt.NDArray[Any]] = {
         "uid": uid_all[rows],
         "kind": np.asarray(life["kind"], np.int16)[rows],
         "x": x,

@@ -220,7 +220,7 @@ def store_snapshots(root: bpy.types.Object, eco: Ecosystem) -> int:
     the one asked for; measured: 150 years of the temperate preset on 512 m, a snapshot every year,
     37,695 plants at the end, 540,000 that lived, is 15.5 MB whole)."""
     if eco.plants is None:
-        if SNAPSHOTS_KEY in root:
+        if root.get(SNAPSHOTS_KEY) is not None:
             del root[SNAPSHOTS_KEY]
         return 0
     for every in (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000):
@@ -228,7 +228,7 @@ def store_snapshots(root: bpy.types.Object, eco: Ecosystem) -> int:
         data = core_eco.snapshots_bytes(snap)
         if len(data) <= STORE_BUDGET or every >= eco.plants.years:
             break
-    if SNAPSHOTS_KEY in root:  # Blender sets bytes over bytes as a C string (cut at the first NUL byte)
+    if root.get(SNAPSHOTS_KEY) is not None:  # Blender sets bytes over bytes as a C string (cut at the first NUL byte)
         del root[SNAPSHOTS_KEY]
     root[SNAPSHOTS_KEY] = data
     if root[SNAPSHOTS_KEY] != data:
