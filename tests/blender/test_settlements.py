@@ -275,12 +275,16 @@ def _scene_state():
     return state
 
 
-def test_a_terrain_update_rebuilds_the_settlement_objects_on_the_new_ground(empty_scene):
-    """Issue 25: the Terrain panel's Update kept the pads in the heights but not the settlement objects."""
+@pytest.mark.parametrize("lods", [1, 2])
+def test_a_terrain_update_rebuilds_the_settlement_objects_on_the_new_ground(empty_scene, lods):
+    """Issue 25: the Terrain panel's Update kept the pads in the heights but not the settlement objects
+    (one mesh: removed with the old terrain; LODs: left on the old ground)."""
     from worldseed.operators.bridge import terrain_layers
     from worldseed.operators.bridge.terrain import stored_recipe
 
+    bpy.context.scene.worldseed.terrain.lods = lods
     terrain, root = _settle()
+    assert (terrain.type == "EMPTY") == (lods > 1)
     name = terrain.name
     before = {s.name: tuple(s.matrix_world.translation) for s in root.children}
     ws = bpy.context.scene.worldseed
