@@ -22,6 +22,7 @@ __all__ = [
     "to_blender",
     "unity_rows",
     "clip_polyline",
+    "owned",
     "ribbon",
     "cell_patches",
     "join_meshes",
@@ -118,6 +119,27 @@ def clip_polyline(
     return out
 
 
+def owned(
+    rows: npt.ArrayLike, cols: npt.ArrayLike, box: tuple[int, int, int, int], shape: tuple[int, int]
+) -> npt.NDArray[np.bool_]:
+    """Whether points ``(rows, cols)`` belong to the tile ``box = (row0, col0, row1, col1)`` of a
+    grid of ``shape``: its half-open box ``[row0, row1) x [col0, col1)``, closed at the grid's last
+    row and column, so a point on a seam belongs to exactly one of the tiles sharing it (the one
+    after the seam) and every point of the grid to one tile.
+
+    >>> owned([0.0, 4.0, 4.0, 8.0], [2.0, 2.0, 8.0, 8.0], (0, 0, 4, 4), (9, 9)).tolist()
+    [True, False, False, False]
+    >>> owned([0.0, 4.0, 4.0, 8.0], [2.0, 2.0, 8.0, 8.0], (4, 4, 8, 8), (9, 9)).tolist()
+    [False, False, True, True]
+    """
+    r = np.asarray(rows, np.float64)
+    c = np.asarray(cols, np.float64)
+    r0, c0, r1, c1 = box
+    in_r = (r >= r0) & ((r < r1) | ((r == r1) & (r1 >= shape[0] - 1)))
+    in_c = (c >= c0) & ((c < c1) | ((c == c1) & (c1 >= shape[1] - 1)))
+    return np.asarray(in_r & in_c, np.bool_)
+
+
 def _cross(
     piece: _Growing,
     r: npt.NDArray[np.float64],
@@ -154,8 +176,10 @@ def _cross(
                 piece[1].append(hc)
                 piece[2].append(hv)
         return
+    # the part of a -> b inside the (convex) box is one stretch: entering, its start is the first hit
+    # (a later one is b itself on a side); leaving, its end is the last (an earlier one is a on a side)
     entering = not piece[0]
-    hr, hc, hv = hits[-1] if entering else hits[0]
+    hr, hc, hv = hits[0] if entering else hits[-1]
     if entering:
         if (hr, hc) != (r[b], c[b]):
             piece[0].append(hr)

@@ -41,6 +41,7 @@ from ._plants import (
     plants_tile_steps,
 )
 from ._run import Ecosystem, ecosystem_files, ecosystem_steps
+from ._snapshots import ForestSnapshots, forest_snapshots, plant_rotations, read_snapshots, snapshots_bytes
 from ._terrain import forest_at, terrain_ecosystem_steps, terrain_habitats, trail_layers, trail_vertices, trampled_mask
 from .spec import (
     ANIMAL_LIMITS,
@@ -125,4 +126,9 @@ __all__ = [
     "trampled_mask",
     "trail_layers",
     "forest_at",
+    "ForestSnapshots",
+    "forest_snapshots",
+    "snapshots_bytes",
+    "read_snapshots",
+    "plant_rotations",
 ]

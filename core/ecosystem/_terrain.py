@@ -10,23 +10,21 @@ are worked out, else the sea) and walk on roads.
 from __future__ import annotations
 
 import dataclasses
-import math
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from .. import exact
 from ..errors import ParameterError
 from ..splat import SplatSpec
 from ..steps import Steps
 from ..terrain import TerrainLayers, TerrainSpec, repaint_splats
-from . import _random as rnd
 from ._animals import AnimalRun, animals_steps
 from ._files import grass_capacity, ground_heights, trail_map
 from ._habitat import Habitat, terrain_habitat
 from ._plants import PlantRun, plants_steps
 from ._run import Ecosystem
+from ._snapshots import plant_rotations
 from .spec import EcosystemSpec
 
 __all__ = [
@@ -197,12 +195,9 @@ def forest_at(run: PlantRun, hab: Habitat, *, year: int | None = None, seed: int
         rows = np.flatnonzero((life["born"] <= year) & (life["died"] > year))
         x, y, kind, uid = snap["x"], snap["y"], snap["kind"], life["uid"][rows]
         radius, height = snap["radius"], snap["height"]
-    turn = rnd.uniform(uid, rnd.stream_key(seed, rnd.BIRTH, 1), 0) * math.pi  # half the yaw angle
-    s, c = exact.sincos(turn)
-    zeros = np.zeros(len(uid))
     return {
         "positions": np.column_stack([x, y, ground_heights(hab, x, y)]) if len(uid) else np.zeros((0, 3)),
-        "rotations": np.column_stack([c, zeros, zeros, s]) if len(uid) else np.zeros((0, 4)),
+        "rotations": plant_rotations(uid, seed),
         "kind": np.asarray(kind, np.int64),
         "radius": np.asarray(radius, np.float64),
         "height": np.asarray(height, np.float64),

@@ -20,7 +20,18 @@ same points and heights on both sides.
 
 from ._carve import RoadMaps
 from ._cost import build_graph, coarse_graph
-from ._files import DECK, FORMAT, LIFT, VERSION, bridge_mesh, road_mesh, roads_json, roads_json_bytes
+from ._files import (
+    DECK,
+    FORMAT,
+    LIFT,
+    VERSION,
+    bridge_mesh,
+    bridge_spans,
+    road_lines,
+    road_mesh,
+    roads_json,
+    roads_json_bytes,
+)
 from ._network import (
     CLASS_RANK,
     DEFAULT_CLASSES,
@@ -69,6 +80,8 @@ __all__ = [
     "roads_json",
     "roads_json_bytes",
     "road_mesh",
+    "road_lines",
+    "bridge_spans",
     "bridge_mesh",
     "FORMAT",
     "VERSION",

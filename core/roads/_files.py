@@ -26,11 +26,22 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .._polyline import DIGITS, Piece, clip_polyline, join_meshes, ribbon, to_blender, unity_rows
+from .._polyline import DIGITS, Piece, clip_polyline, join_meshes, owned, ribbon, to_blender, unity_rows
 from ..mesh import IndexedMesh, index_dtype, vertex_normals
 from ._network import RoadEdge, RoadNetwork
 
-__all__ = ["roads_json", "roads_json_bytes", "road_mesh", "bridge_mesh", "FORMAT", "VERSION", "LIFT", "DECK"]
+__all__ = [
+    "roads_json",
+    "roads_json_bytes",
+    "road_mesh",
+    "road_lines",
+    "bridge_spans",
+    "bridge_mesh",
+    "FORMAT",
+    "VERSION",
+    "LIFT",
+    "DECK",
+]
 
 FORMAT = "worldseed.roads"
 VERSION = 1
@@ -158,24 +169,81 @@ def road_mesh(
     return join_meshes(meshes, origin=mesh_origin)
 
 
+def road_lines(
+    network: RoadNetwork,
+    *,
+    origin: tuple[float, float],
+    mesh_origin: tuple[float, float, float] = (0.0, 0.0, 0.0),
+    box: tuple[int, int, int, int] | None = None,
+) -> list[npt.NDArray[np.float64]]:
+    """The roads' centre lines: ``(m, 3)`` float64 arrays of Blender ``(x, y, z)`` metres minus
+    ``mesh_origin`` at the road surface, one per edge in the edges' order, or (``box``, a tiled
+    world's tile ``(row0, col0, row1, col1)`` in the planned grid) one per piece of an edge inside
+    the tile, cut where it crosses the tile's sides (``core._polyline.clip_polyline``: the crossing
+    point and its height interpolated from the two points around it, so the pieces of two tiles
+    sharing a side end at the very same point).
+
+    >>> edge = RoadEdge(a=0, b=1, rows=np.array([2.0, 2.0]), cols=np.array([0.0, 8.0]), z=np.array([1.0, 3.0]),
+    ...                 bridge=np.zeros(2, bool), road_class="road")
+    >>> net = RoadNetwork(shape=(5, 9), cell_size=2.0, nodes=np.array([[2.0, 0.0], [2.0, 8.0]]),
+    ...                   node_z=np.array([1.0, 3.0]), node_kind=("point", "point"), node_point=np.array([0, 1]),
+    ...                   edges=(edge,), classes={}, carve={})
+    >>> [p.tolist() for p in road_lines(net, origin=(0.0, 0.0), box=(0, 0, 4, 4))]
+    [[[0.0, 4.0, 1.0], [8.0, 4.0, 2.0]]]
+    >>> [p.tolist() for p in road_lines(net, origin=(0.0, 0.0), box=(0, 4, 4, 8))]
+    [[[8.0, 4.0, 2.0], [16.0, 4.0, 3.0]]]
+    """
+    cell = network.cell_size
+    out = []
+    for edge in network.edges:
+        for qr, qc, qv, _ in _pieces(edge, box):
+            x, y = to_blender(qr, qc, cell_size=cell, origin=origin)
+            p = np.stack([x, y, qv[:, 0]], 1) - np.asarray(mesh_origin, np.float64)[None, :]
+            out.append(p)
+    return out
+
+
+def bridge_spans(network: RoadNetwork, box: tuple[int, int, int, int] | None = None) -> list[tuple[int, int, int]]:
+    """``[(edge index, start, end), ...]``: the bridge spans (inclusive index ranges of an edge's
+    points, at least two points) of the whole network, or those a tiled world's tile ``box`` owns.
+
+    A deck is whole in one tile, never cut at a seam as the road ribbons are: a bridge is one rigid
+    piece (one object and collider in Unity, swapped for a bridge prefab as a whole), and a tile's
+    decks then number the bridges it owns, so the tiles together hold each bridge of the plan
+    exactly once.  The owner is the tile holding the midpoint of the span's chord (its first and
+    last points), seams going to one side only (``core._polyline.owned``); a deck may reach past
+    its tile's side by up to half its length, above the neighbour's ribbon (the deck's top)."""
+    spans = [(e, a, b) for e, edge in enumerate(network.edges) for a, b in edge.spans() if b > a]
+    if box is None or not spans:
+        return spans
+    edges = network.edges
+    mid_r = [0.5 * (edges[e].rows[a] + edges[e].rows[b]) for e, a, b in spans]
+    mid_c = [0.5 * (edges[e].cols[a] + edges[e].cols[b]) for e, a, b in spans]
+    mine = owned(mid_r, mid_c, box, network.shape)
+    return [s for s, keep in zip(spans, mine.tolist()) if keep]
+
+
 def bridge_mesh(
-    network: RoadNetwork, *, origin: tuple[float, float], mesh_origin: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    network: RoadNetwork,
+    *,
+    origin: tuple[float, float],
+    mesh_origin: tuple[float, float, float] = (0.0, 0.0, 0.0),
+    box: tuple[int, int, int, int] | None = None,
 ) -> IndexedMesh | None:
     """Bridge decks: under every bridge span a slab ``DECK`` metres thick (its sides and its
-    underside; the top is the road ribbon), material 0; None without bridges."""
+    underside; the top is the road ribbon), material 0; None without bridges.  ``box`` (a tiled
+    world's tile): the decks the tile owns, each whole (:func:`bridge_spans`)."""
     cell = network.cell_size
     meshes = []
-    for edge in network.edges:
+    for e, a, b in bridge_spans(network, box):
+        edge = network.edges[e]
         half = 0.5 * network.classes[edge.road_class].width + 0.3
-        for a, b in edge.spans():
-            if b <= a:
-                continue
-            sl = slice(a, b + 1)
-            x, y = to_blender(edge.rows[sl], edge.cols[sl], cell_size=cell, origin=origin)
-            z = edge.z[sl]
-            top = ribbon(x, y, z, half)
-            low = ribbon(x, y, z - DECK, half)
-            meshes.append(_slab(top, low))
+        sl = slice(a, b + 1)
+        x, y = to_blender(edge.rows[sl], edge.cols[sl], cell_size=cell, origin=origin)
+        z = edge.z[sl]
+        top = ribbon(x, y, z, half)
+        low = ribbon(x, y, z - DECK, half)
+        meshes.append(_slab(top, low))
     return join_meshes(meshes, origin=mesh_origin)
 
 

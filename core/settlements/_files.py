@@ -24,6 +24,7 @@ index among the road graph's points (``<name>_roads.json``) or null when no road
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -38,19 +39,24 @@ FORMAT = "worldseed.settlements"
 VERSION = 1
 
 
-def _rows(xy: npt.ArrayLike, z: float | npt.ArrayLike) -> list[list[float]]:
-    p = np.asarray(xy, np.float64).reshape(-1, 2)
-    zs = np.broadcast_to(np.asarray(z, np.float64), (p.shape[0],))
-    rows: list[list[float]] = unity_rows(p[:, 0], p[:, 1], zs)
-    return rows
-
-
 def _r(value: float) -> float:
     return round(float(value), DIGITS) + 0.0
 
 
-def settlements_json(settlements: Settlements, *, name: str) -> dict[str, Any]:
-    """The ``<name>_settlements.json`` document (a dict)."""
+def settlements_json(
+    settlements: Settlements, *, name: str, blender_offset: Sequence[float] = (0.0, 0.0, 0.0)
+) -> dict[str, Any]:
+    """The ``<name>_settlements.json`` document (a dict).  ``blender_offset`` is added to the sites'
+    terrain-local Blender metres: where the terrain object stands (its location), so the file's
+    positions are where the objects are, as the placement file's and the heightmap's."""
+    ox, oy, oz = (float(v) for v in blender_offset)
+
+    def _rows(xy: npt.ArrayLike, z: float | npt.ArrayLike) -> list[list[float]]:
+        p = np.asarray(xy, np.float64).reshape(-1, 2)
+        zs = np.broadcast_to(np.asarray(z, np.float64), (p.shape[0],))
+        rows: list[list[float]] = unity_rows(p[:, 0] + ox, p[:, 1] + oy, zs + oz)
+        return rows
+
     sites = []
     for site, point in zip(settlements.sites, settlements.road_points):
         z = site.z
@@ -65,7 +71,7 @@ def settlements_json(settlements: Settlements, *, name: str) -> dict[str, Any]:
                 "kind": b.kind,
                 "storeys": b.storeys,
                 "lot": b.lot,
-                "base": _r(b.base),
+                "base": _r(b.base + oz),
             }
             for b in site.buildings
         ]
@@ -76,7 +82,7 @@ def settlements_json(settlements: Settlements, *, name: str) -> dict[str, Any]:
                 "position": _rows([site.centre], z)[0],
                 "radius": _r(site.radius),
                 "street_angle": _r(site.angle),
-                "pad": {"outline": _rows(site.outline, z), "height": _r(z)},
+                "pad": {"outline": _rows(site.outline, z), "height": _r(z + oz)},
                 "streets": [
                     {"outline": _rows(rect, z), "width": _r(w)} for rect, w in zip(site.streets, site.street_widths)
                 ],
@@ -100,9 +106,11 @@ def settlements_json(settlements: Settlements, *, name: str) -> dict[str, Any]:
     }
 
 
-def settlements_json_bytes(settlements: Settlements, *, name: str) -> bytes:
+def settlements_json_bytes(
+    settlements: Settlements, *, name: str, blender_offset: Sequence[float] = (0.0, 0.0, 0.0)
+) -> bytes:
     """:func:`settlements_json` as the file's bytes (UTF-8, one line per site, sorted keys)."""
-    doc = settlements_json(settlements, name=name)
+    doc = settlements_json(settlements, name=name, blender_offset=blender_offset)
     head = {k: v for k, v in doc.items() if k != "sites"}
     items = [json.dumps(s, sort_keys=True, separators=(",", ":")) for s in doc["sites"]]
     body = ",\n  ".join(items)

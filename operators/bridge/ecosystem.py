@@ -12,8 +12,13 @@ object of props (``PLACED_KEY``).
 The simulation (``core.ecosystem.terrain_ecosystem_steps``, on the terrain's layers: moisture,
 temperature, water, clearing) is kept in memory, like the terrain's layers: the year slider
 (:func:`show_year`) shows the forest at any snapshot year from it, and the files
-(:func:`ecosystem_files`) are written from it; when it is not kept (after a reload) it is simulated
-again (the same seed gives the same forest).  Trails: the trampled ground (``core.ecosystem.
+(:func:`ecosystem_files`) are written from it; when it is not kept (after a reload) the files are
+simulated again (the same seed gives the same forest).  The year slider needs no simulation after a
+reload: the forest's snapshots are stored in the .blend, on the root (``SNAPSHOTS_KEY``: the bytes of
+``core.ecosystem.snapshots_bytes``, compact and compressed: per plant that lived its identity,
+species, place, ground height, birth and death years; per snapshot year the plants' 16-bit sizes),
+read back when the slider first moves (:func:`stored_snapshots`) and give the very instances the
+kept simulation gives.  Trails: the trampled ground (``core.ecosystem.
 trail_layers``) becomes part of the terrain's clearing for the scatter (:func:`trampled_of`), the
 ``trail`` texture rule paints the terrain package's splat maps with the wear, and the terrain mesh
 gets the wear as a vertex group (``Worldseed Trails``: a mask to paint or select with).
@@ -23,6 +28,7 @@ from __future__ import annotations
 
 import collections
 import dataclasses
+import hashlib
 import json
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, cast
@@ -48,7 +54,7 @@ from .properties import Settings, Update, apply_spec, attrs_table, props_from_li
 from .query import KIND_KEY, child_of, is_kind
 
 if TYPE_CHECKING:
-    from ...core.ecosystem import Ecosystem, EcosystemSpec
+    from ...core.ecosystem import Ecosystem, EcosystemSpec, ForestSnapshots, PlantRun
     from ...core.recipe import Recipe
     from ...core.terrain import TerrainLayers
     from .world import World
@@ -69,6 +75,10 @@ __all__ = [
     "show_year",
     "shown_year",
     "snapshot_years",
+    "store_snapshots",
+    "stored_snapshots",
+    "SNAPSHOTS_KEY",
+    "STORE_BUDGET",
     "chart_image",
     "trampled_of",
     "ecosystem_files",
@@ -85,6 +95,10 @@ ECOSYSTEM_KIND = "ecosystem"
 #: On the root: the ``[ecosystem]`` table (JSON) it was simulated from, and the year shown.
 SPEC_KEY = "worldseed_ecosystem"
 YEAR_KEY = "worldseed_ecosystem_year"
+#: On the root: the forest's snapshots for the year slider (bytes, ``core.ecosystem.snapshots_bytes``).
+SNAPSHOTS_KEY = "worldseed_ecosystem_snapshots"
+#: The most bytes of snapshots stored on a forest (:func:`store_snapshots` thins the years beyond).
+STORE_BUDGET = 32 * 1024 * 1024
 #: Point attribute: each plant's canopy radius over its mesh's (the width scale).
 WIDTH = "ws_width"
 #: The terrain's vertex group of the trail wear (0 .. 1).
@@ -94,6 +108,8 @@ CHART_IMAGE = "Worldseed Population"
 #: Simulations kept in memory (each holds its plants' life table and snapshots).
 KEEP = 2
 _KEPT: collections.OrderedDict[tuple[str, str], Ecosystem] = collections.OrderedDict()
+#: Stored snapshots read back (by the digest of their bytes), the last few.
+_READ: collections.OrderedDict[bytes, ForestSnapshots] = collections.OrderedDict()
 
 
 def is_ecosystem(obj: bpy.types.Object | None) -> bool:
@@ -138,8 +154,9 @@ def kept(terrain: bpy.types.Object, spec: EcosystemSpec) -> Ecosystem | None:
 
 
 def forget() -> None:
-    """Drop the kept simulations."""
+    """Drop the kept simulations (and the stored snapshots read back)."""
     _KEPT.clear()
+    _READ.clear()
 
 
 def _layers_steps(recipe: Recipe) -> Steps[TerrainLayers]:
@@ -194,25 +211,82 @@ def _mesh_sizes(props: Iterable[bpy.types.Object]) -> npt.NDArray[np.float64]:
     return np.array(sizes, np.float64).reshape(-1, 2)
 
 
+def store_snapshots(root: bpy.types.Object, eco: Ecosystem) -> int:
+    """Store the forest snapshots of ``eco`` on its root (``SNAPSHOTS_KEY``; removed without plants),
+    for the year slider after the .blend is saved and opened again; returns the bytes stored.
+
+    At most :data:`STORE_BUDGET` bytes: a longer run keeps every 2nd, 5th, 10th ... snapshot year
+    (and the last), the first of those that fits (the slider then shows the stored year at or below
+    the one asked for; measured: 150 years of the temperate preset on 512 m, a snapshot every year,
+    37,695 plants at the end, 540,000 that lived, is 15.5 MB whole)."""
+    if eco.plants is None:
+        if root.get(SNAPSHOTS_KEY) is not None:
+            del root[SNAPSHOTS_KEY]
+        return 0
+    for every in (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000):
+        snap = core_eco.forest_snapshots(eco.plants, eco.habitat, every=every)
+        data = core_eco.snapshots_bytes(snap)
+        if len(data) <= STORE_BUDGET or every >= eco.plants.years:
+            break
+    if root.get(SNAPSHOTS_KEY) is not None:  # Blender sets bytes over bytes as a C string (cut at the first NUL byte)
+        del root[SNAPSHOTS_KEY]
+    root[SNAPSHOTS_KEY] = data
+    if root[SNAPSHOTS_KEY] != data:
+        raise ParameterError(f"the forest snapshots of {root.name!r} could not be stored whole")
+    _remember(data, lambda: snap)
+    return len(data)
+
+
+def _remember(data: bytes, read: Callable[[], ForestSnapshots]) -> ForestSnapshots:
+    """The snapshots of ``data``: kept ones (by the bytes' digest), else ``read()`` kept."""
+    key = hashlib.blake2b(data, digest_size=16).digest()
+    if key in _READ:
+        _READ.move_to_end(key)
+        return _READ[key]
+    snap = _READ[key] = read()
+    while len(_READ) > KEEP:
+        _READ.popitem(last=False)
+    return snap
+
+
+def stored_snapshots(root: bpy.types.Object) -> ForestSnapshots | None:
+    """The forest snapshots stored on the ecosystem ``root`` (read on first use, then kept), or None
+    (a forest of an older file, or without plants)."""
+    data = root.get(SNAPSHOTS_KEY)
+    if not isinstance(data, bytes) or not data:
+        return None
+    return _remember(data, lambda: core_eco.read_snapshots(data, name=f"the forest snapshots of {root.name!r}"))
+
+
 def show_year(root: bpy.types.Object, year: int | None = None, *, eco: Ecosystem | None = None) -> int:
     """Show the forest of the ecosystem ``root`` at the end of ``year`` (the nearest snapshot year at
-    or below it; None: the last year), from its kept simulation (simulated again when not kept);
-    returns the year shown."""
+    or below it; None: the last year), from its kept simulation, else from the snapshots stored on it
+    (after a reload), else simulated again (a forest of an older file); returns the year shown."""
     spec = stored_spec(root)
+    snap = None
     if eco is None:
         if root.parent is None:
             raise ParameterError(f"the ecosystem {root.name!r} stands on no terrain")
-        eco = drive(simulate_steps(root.parent, spec))
+        eco = kept(root.parent, spec)
+        if eco is None:
+            snap = stored_snapshots(root)
+            if snap is None:
+                eco = drive(simulate_steps(root.parent, spec))
     me = mesh_of(root)
-    run = eco.plants
-    if run is None:
+    run = eco.plants if eco is not None else None
+    if run is None and snap is None:
         write_points(me, np.zeros((0, 3)), np.zeros((0, 4)), np.zeros(0), np.zeros(0, np.int32))
         _set_width(me, np.zeros(0), np.zeros(0, np.int32))
         root[YEAR_KEY] = 0
         return 0
-    years = run.snapshot_years
-    shown = run.years if year is None else max((y for y in years if y <= year), default=years[0])
-    forest = core_eco.forest_at(run, eco.habitat, year=shown, seed=spec.seed)
+    years = snap.snapshot_years if snap is not None else cast("PlantRun", run).snapshot_years
+    last = snap.years if snap is not None else cast("PlantRun", run).years
+    shown = last if year is None else max((y for y in years if y <= year), default=years[0])
+    if snap is not None:
+        forest = snap.forest(shown, seed=spec.seed)
+    else:
+        assert eco is not None and run is not None  # no snapshots: the simulation
+        forest = core_eco.forest_at(run, eco.habitat, year=shown, seed=spec.seed)
     sizes = _mesh_sizes(bridge_scatter.scatter_props(root))
     kind = forest["kind"]
     scale = forest["height"] / sizes[kind, 0]
@@ -236,10 +310,14 @@ def shown_year(root: bpy.types.Object) -> int:
 
 
 def snapshot_years(root: bpy.types.Object) -> tuple[int, ...]:
-    """The years the year slider can show (those of the kept simulation; () when not kept)."""
+    """The years the year slider can show (those of the kept simulation, else of the snapshots stored
+    on ``root``; () when neither)."""
     terrain = root.parent
     eco = kept(terrain, stored_spec(root)) if terrain is not None else None
-    return tuple(eco.plants.snapshot_years) if eco is not None and eco.plants is not None else ()
+    if eco is not None and eco.plants is not None:
+        return tuple(eco.plants.snapshot_years)
+    snap = stored_snapshots(root)
+    return snap.snapshot_years if snap is not None else ()
 
 
 def build_forest(
@@ -268,6 +346,7 @@ def build_forest(
         obj[bridge_scatter.SEED_KEY] = spec.seed
         obj[SPEC_KEY] = json.dumps(core_eco.to_dict(spec))
         show_year(obj, None, eco=eco)
+        store_snapshots(obj, eco)
         trails_group(terrain, eco)
         chart_image(eco)
     except BaseException:
@@ -546,8 +625,13 @@ class EcosystemAdapter(Adapter):
 
         def on_year(settings: Settings, context: bpy.types.Context) -> None:
             root = ecosystem_root(context.active_object) if context.active_object is not None else None
-            if root is not None and root.parent is not None and kept(root.parent, stored_spec(root)) is not None:
-                show_year(root, settings.year)
+            if root is None or root.parent is None:
+                return
+            try:
+                if snapshot_years(root):  # kept or stored
+                    show_year(root, settings.year)
+            except ParameterError as err:  # stored bytes that are no snapshots: said in the panel
+                settings.last_error = str(err)
 
         props = {
             **self.props(update=update),
@@ -565,7 +649,8 @@ class EcosystemAdapter(Adapter):
                 max=core_eco.LIMITS["years"].bounds[1],
                 update=on_year,
                 options={"SKIP_SAVE"},
-                description="Show the forest at the end of this year (from the kept snapshots of the last Simulate)",
+                description="Show the forest at the end of this year (from the snapshots of the last Simulate, "
+                "kept in the .blend)",
             ),
             **auto_props(self.label),
         }

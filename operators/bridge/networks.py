@@ -14,6 +14,10 @@ besides the ground, as children of the terrain root (:func:`attach`):
   artist (the Unity exports take meshes and empties only: the road graph goes to Unity as
   ``<name>_roads.json``).
 
+A tiled world's tile (``World_x_z``, :mod:`.world_tiles`) gets the same three (:func:`attach_planned`
+with its ``box``): the water and ribbons cut at its sides, its road curves cut there too (the crossing
+point on the seam, so neighbouring tiles' curves meet), and the bridge decks it owns, each whole.
+
 Each is tagged :data:`NETWORK_KIND`; a rebuild replaces them.  The adapters of the two sections hold the
 Networks panel's settings; their tables join the terrain's in a recipe (``follows = "terrain"``).  The
 roads' points come from text (``x, y; x, y``), the empties of a collection (by name) or picked objects.
@@ -238,23 +242,21 @@ def _child(name: str, data: bpy.types.ID, root: bpy.types.Object) -> bpy.types.O
     return obj
 
 
-def _curves(name: str, network: Any, origin: Sequence[float], root: bpy.types.Object) -> bpy.types.Object:
-    """The roads' centre lines as one curve object (a poly spline per edge, at the road surface)."""
+def _curves(
+    name: str, network: Any, origin: Sequence[float], root: bpy.types.Object, **kwargs: Any
+) -> bpy.types.Object | None:
+    """The roads' centre lines as one curve object (a poly spline per edge, or per piece of an edge
+    in a tile: ``core.roads.road_lines``, whose ``kwargs`` are ``mesh_origin`` and ``box``), at the
+    road surface; None when no line has two points."""
+    lines = [p for p in core_roads.road_lines(network, origin=(origin[0], origin[1]), **kwargs) if len(p) >= 2]
+    if not lines:
+        return None
     data = bpy.data.curves.new(name, "CURVE")
     data.dimensions = "3D"
-    cell = network.cell_size
-    for edge in network.edges:
+    for line in lines:
         spline = data.splines.new("POLY")
-        spline.points.add(edge.rows.size - 1)
-        co = np.stack(
-            [
-                edge.cols * cell + origin[0],
-                edge.rows * cell + origin[1],
-                edge.z,
-                np.ones(edge.rows.size),
-            ],
-            1,
-        )
+        spline.points.add(len(line) - 1)
+        co = np.concatenate([line, np.ones((len(line), 1))], 1)
         spline.points.foreach_set("co", co.astype(np.float32).ravel())
     return _child(name, data, root)
 
@@ -295,9 +297,11 @@ def attach_planned(
 ) -> list[bpy.types.Object]:
     """The networks ``rivers`` / ``roads`` (``RiverNetwork`` / ``RoadNetwork`` or None) as children of
     ``root``: Blender ``origin`` is the planned grid's cell (0, 0), ``centre`` ``(x, y)`` the root's
-    place in that frame.  ``box`` (a tiled world's tile in the world's grid): only its part, without
-    the bridge decks and curves (whole in the tile that holds them: not cut at the seams).  Returns
-    the objects made."""
+    place in that frame.  ``box`` (a tiled world's tile ``(row0, col0, row1, col1)`` in the world's
+    grid): only its part, the ribbons and water cut at the tile's sides, the road curves too (the
+    crossing point interpolated on the seam, so two tiles' curves meet exactly), and the bridge decks
+    the tile owns, each whole (the tile holding the span's midpoint: ``core.roads.bridge_spans`` says
+    why), so the tiles hold each bridge once.  Returns the objects made."""
     made = []
     mesh_origin = (float(centre[0]), float(centre[1]), 0.0)
     origin = (float(origin[0]), float(origin[1]))
@@ -309,14 +313,15 @@ def attach_planned(
     if roads is not None:
         names = sorted(roads.classes)
         ribbons = core_roads.road_mesh(roads, origin=origin, mesh_origin=mesh_origin, box=box)
-        decks = core_roads.bridge_mesh(roads, origin=origin, mesh_origin=mesh_origin) if box is None else None
+        decks = core_roads.bridge_mesh(roads, origin=origin, mesh_origin=mesh_origin, box=box)
         joined = _joined([ribbons, decks], [0, len(names)])
         if joined is not None:
             mats = [_material(f"Road {n}", ROAD_RGB.get(n, ROAD_RGB["road"]), 0.9) for n in names]
             mats.append(_material("Bridge Deck", DECK_RGB, 0.8))
             made.append(_mesh_object(root.name + ROADS_SUFFIX, joined, mats, root))
-        if roads.edges and box is None:
-            made.append(_curves(root.name + CURVES_SUFFIX, roads, origin, root))
+        curves = _curves(root.name + CURVES_SUFFIX, roads, origin, root, mesh_origin=mesh_origin, box=box)
+        if curves is not None:
+            made.append(curves)
     for obj in made:
         if obj.type == "MESH":
             mesh_of(obj).validate()

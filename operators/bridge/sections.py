@@ -437,8 +437,12 @@ class TerrainAdapter(Adapter):
 
     def rebuild_plan(self, root: bpy.types.Object, scene: bpy.types.Scene) -> Plan:
         recipe = self.scene_recipe(scene)
-        if bridge_settlements.settlements_of(root) is not None:  # the terrain keeps its settlements' pads
+        if bridge_settlements.settlements_of(root) is not None:  # the terrain keeps its settlements: their
+            # pads in its heights and their objects rebuilt on the new ground (refused before anything
+            # changes when the new ground has no place for them)
             recipe = core_recipe.replace(recipe, settlements=self.stored(root).settlements)
+            steps = bridge_settlements.resettle_steps(root, recipe)
+            return Plan(steps, modal=True, note=bridge_terrain.erosion_note(recipe))
         steps = bridge_terrain.terrain_steps(recipe, collection=scene.collection, replace=root)
         return Plan(steps, modal=self.runs_modal(recipe), note=bridge_terrain.erosion_note(recipe))
 

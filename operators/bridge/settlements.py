@@ -57,6 +57,7 @@ __all__ = [
     "settlements_files",
     "build_section",
     "settle",
+    "resettle_steps",
 ]
 
 SETTLEMENTS_KIND = "settlements"
@@ -178,21 +179,25 @@ def _site_objects(site: Site, *, prefix: str, parent: bpy.types.Object) -> list[
 
 
 def settlement_objects(built: Settlements, terrain: bpy.types.Object, *, spec: SettlementsSpec) -> bpy.types.Object:
-    """The settlements as objects under ``terrain`` (in its collections); an earlier settlements' root
-    under it is removed first.  Returns the new root."""
+    """The settlements as objects under ``terrain`` (in its collections), replacing an earlier
+    settlements' root under it: the old objects step aside (renamed), the new are made with the
+    names, then the old removed -- a failure removes the new ones and gives the old their names
+    back.  Returns the new root."""
     old = settlements_of(terrain)
-    if old is not None:
-        remove_objects([old] + descendants(old))
+    aside = _step_aside([old, *descendants(old)] if old is not None else [])
     root = _object(f"{terrain.name}_Settlements", None, terrain, (0.0, 0.0, 0.0), SETTLEMENTS_KIND)
-    root[SPEC_KEY] = json.dumps(core_settlements.to_dict(spec), sort_keys=True)
-    root[WARNINGS_KEY] = built.warnings()
     objs = [root]
     try:
+        root[SPEC_KEY] = json.dumps(core_settlements.to_dict(spec), sort_keys=True)
+        root[WARNINGS_KEY] = built.warnings()
         for site in built.sites:
             objs += _site_objects(site, prefix=terrain.name, parent=root)
     except BaseException:
         remove_objects(objs)
+        for item, name in aside:
+            item.name = name
         raise
+    remove_objects([obj for obj, _name in aside if isinstance(obj, bpy.types.Object)])
     collections = list(terrain.users_collection) or [_scene_collection()]
     for obj in objs:
         for coll in collections:
@@ -200,14 +205,33 @@ def settlement_objects(built: Settlements, terrain: bpy.types.Object, *, spec: S
     return root
 
 
-def build_steps(terrain: bpy.types.Object, spec: SettlementsSpec) -> Steps[bpy.types.Object]:
+def _step_aside(objs: Sequence[bpy.types.Object]) -> list[tuple[bpy.types.ID, str]]:
+    """Rename objects (and the meshes only they use) out of the way of new ones of their names;
+    returns ``[(item, old name)]`` to give them back."""
+    aside: list[tuple[bpy.types.ID, str]] = []
+    for obj in objs:
+        items: list[bpy.types.ID] = [obj]
+        if obj.data is not None and obj.data.users == 1:
+            items.append(obj.data)
+        for item in items:
+            aside.append((item, item.name))
+            item.name = f"worldseed_old_{len(aside)}"
+    return aside
+
+
+def build_steps(
+    terrain: bpy.types.Object, spec: SettlementsSpec, *, recipe: Recipe | None = None
+) -> Steps[bpy.types.Object]:
     """Settle ``terrain`` with ``spec`` (on): the terrain rebuilt with the pads (its layers on a worker:
-    progress, Esc), then the objects.  Closing early leaves the scene as it was.  Returns the root."""
+    progress, Esc), then the objects (the earlier ones replaced).  ``recipe``: the terrain's new
+    recipe (the Terrain panel's Update of a settled terrain), its own by default.  A terrain with no
+    place for a settlement is refused before anything changes; closing early leaves the scene as it
+    was.  Returns the settlements' root."""
     if root_of(terrain, TERRAIN_KIND) is not terrain:
         raise ParameterError("select a Worldseed terrain to settle")
     if not spec.enabled:
         spec = core_settlements.from_dict({**core_settlements.to_dict(spec), "enabled": True})
-    recipe = core_recipe.replace(stored_recipe(terrain), settlements=spec)
+    recipe = core_recipe.replace(recipe if recipe is not None else stored_recipe(terrain), settlements=spec)
     # the layers first (on a worker, kept): a terrain with no place for a settlement is refused before
     # anything in the scene changes; the terrain's rebuild then reuses them
     layers = yield from terrain_layers.worker_steps(recipe)
@@ -222,11 +246,25 @@ def build_steps(terrain: bpy.types.Object, spec: SettlementsSpec) -> Steps[bpy.t
     return settlement_objects(built, new_terrain, spec=spec)
 
 
-def settlements_files(layers: TerrainLayers, *, name: str) -> dict[str, bytes]:
-    """``{"<name>_settlements.json": bytes}`` of a terrain's layers (empty without settlements)."""
+def resettle_steps(terrain: bpy.types.Object, recipe: Recipe) -> Steps[bpy.types.Object]:
+    """The Terrain panel's Update of a settled ``terrain`` to ``recipe`` (its settlements on): the
+    terrain rebuilt with the pads and the settlement objects on the new ground (:func:`build_steps`);
+    returns the terrain's root."""
+    root = yield from build_steps(terrain, recipe.settlements, recipe=recipe)
+    new_terrain = root.parent
+    assert new_terrain is not None  # the settlements stand on the terrain
+    return new_terrain
+
+
+def settlements_files(
+    layers: TerrainLayers, *, name: str, blender_offset: Sequence[float] = (0.0, 0.0, 0.0)
+) -> dict[str, bytes]:
+    """``{"<name>_settlements.json": bytes}`` of a terrain's layers (empty without settlements), for
+    a terrain standing at ``blender_offset`` (its location: the file's positions follow it)."""
     if layers.settlements is None:
         return {}
-    return {f"{name}_settlements.json": core_settlements.settlements_json_bytes(layers.settlements, name=name)}
+    data = core_settlements.settlements_json_bytes(layers.settlements, name=name, blender_offset=blender_offset)
+    return {f"{name}_settlements.json": data}
 
 
 def build_section(

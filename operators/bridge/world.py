@@ -419,7 +419,10 @@ def write_exports(
             continue
         found = (layers or {}).get(root.name) or bridge_layers.layers_for(bridge_terrain.stored_recipe(root))
         stem = name if len(terrains) == 1 else f"{name}_{i}"
-        for file_name, data in (bridge_settlements.settlements_files(found, name=stem) if found else {}).items():
+        t = root.matrix_world.translation  # the file follows the terrain's place
+        offset = (float(t.x), float(t.y), float(t.z))
+        files = bridge_settlements.settlements_files(found, name=stem, blender_offset=offset) if found else {}
+        for file_name, data in files.items():
             path = os.path.join(folder, file_name)
             with writing(path):
                 core_unity.write_bytes_atomic(path, data)

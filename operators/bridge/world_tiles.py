@@ -371,7 +371,7 @@ def tile_steps(
         return root
     except BaseException:
         splats = [m for me in made_meshes for m in me.materials if m is not None and m.name.startswith(SPLAT_MATERIAL)]
-        remove_objects(made_objects)
+        _remove_with_curves(made_objects)
         for me in made_meshes:
             if me.users == 0:
                 bpy.data.meshes.remove(me)
@@ -383,6 +383,16 @@ def tile_steps(
                 if SPLAT_IMAGE_KEY in image and image.users == 0:
                     bpy.data.images.remove(image)
         raise
+
+
+def _remove_with_curves(objs: Iterable[bpy.types.Object]) -> None:
+    """``remove_objects``, and the curves' data (a tile's road curves) only they used."""
+    objs = list(objs)
+    curves = {cast("bpy.types.Curve", o.data) for o in objs if o.type == "CURVE"}
+    remove_objects(objs)
+    unused = [c for c in curves if c.users == 0]
+    if unused:
+        bpy.data.batch_remove(unused)
 
 
 def tile_roots(scene: bpy.types.Scene, world_name: str | None = None) -> dict[tuple[int, int], bpy.types.Object]:
@@ -424,7 +434,7 @@ def remove_tiles(roots: Iterable[bpy.types.Object]) -> None:
         root_materials, root_images = _splat_data(root)
         materials += root_materials
         images += root_images
-    remove_objects([o for root in roots for o in tile_objects(root)])
+    _remove_with_curves([o for root in roots for o in tile_objects(root)])
     for m in materials:
         if m.users == 0:
             bpy.data.materials.remove(m)
@@ -434,8 +444,8 @@ def remove_tiles(roots: Iterable[bpy.types.Object]) -> None:
 
 
 #: The kinds of data a tile build may make besides its own objects: built-in props (objects, meshes,
-#: materials, their collection, the scatter's node group), the terrain material.
-_DATA = ("objects", "meshes", "materials", "images", "node_groups", "collections")
+#: materials, their collection, the scatter's node group), the terrain material, the road curves.
+_DATA = ("objects", "meshes", "materials", "images", "node_groups", "collections", "curves")
 
 
 def data_names() -> dict[str, set[str]]:
@@ -466,5 +476,6 @@ def rename_tile(root: bpy.types.Object, wanted: str) -> None:
     materials, images = _splat_data(root)
     for item in [root, *descendants(root), *materials, *images]:
         item.name = item.name.replace(old, wanted, 1)
-        if isinstance(item, bpy.types.Object) and item.type == "MESH" and mesh_of(item).users == 1:
-            mesh_of(item).name = item.name
+        data = item.data if isinstance(item, bpy.types.Object) and item.type in {"MESH", "CURVE"} else None
+        if data is not None and data.users == 1:
+            data.name = item.name

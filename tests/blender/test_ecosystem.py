@@ -184,6 +184,73 @@ def test_simulate_shows_the_forest_and_the_year_slider_any_snapshot_year(addon, 
     assert bridge_ecosystem.stored_spec(root).species[0].initial_density == 30.0
 
 
+def _forest_points(root):
+    pos, rot, scale, which = (a.copy() for a in bridge_scatter.read_points(root))
+    return pos, rot, scale, which, np.asarray(bridge_scatter.width_scales(root)).copy()
+
+
+def test_the_year_slider_shows_the_stored_snapshots_after_the_blend_is_opened_again(addon, empty_scene, tmp_path):
+    """Issue 23: the snapshots lived in memory only, so after saving and opening the .blend the slider
+    did nothing until Simulate.  They are stored on the forest and the slider shows them again, the
+    very instances the simulation gave, without simulating."""
+    ws = _panel()
+    assert bpy.ops.worldseed.ecosystem_add() == {"FINISHED"}
+    root = bpy.context.active_object
+    name, terrain_name = root.name, root.parent.name
+    assert isinstance(root[bridge_ecosystem.SNAPSHOTS_KEY], bytes)
+    before = {}
+    for year in (2, 5, 8, 0):  # the last: the slider saved at year 0
+        ws.ecosystem.year = year
+        before[year] = _forest_points(root)
+    assert len(before[0][0]) != len(before[8][0])
+    path = tmp_path / "forest.blend"
+    assert bpy.ops.wm.save_as_mainfile(filepath=str(path)) == {"FINISHED"}
+    bridge_ecosystem.forget()  # a new session: nothing in memory
+    assert bpy.ops.wm.open_mainfile(filepath=str(path)) == {"FINISHED"}
+    root, terrain = bpy.data.objects[name], bpy.data.objects[terrain_name]
+    spec = bridge_ecosystem.stored_spec(root)
+    assert bridge_ecosystem.kept(terrain, spec) is None
+    assert len(root.data.vertices) == len(before[0][0])
+    bpy.context.view_layer.objects.active = root
+    ws = bpy.context.scene.worldseed
+    assert bridge_ecosystem.snapshot_years(root) == tuple(range(9))
+    for year in (5, 8, 2):
+        ws.ecosystem.year = year  # the slider
+        assert bridge_ecosystem.shown_year(root) == year
+        for mine, theirs in zip(_forest_points(root), before[year]):
+            assert np.array_equal(mine, theirs)
+    ws.ecosystem.year = 6
+    assert bpy.ops.worldseed.ecosystem_show_year() == {"FINISHED"}  # the button alike
+    assert bridge_ecosystem.shown_year(root) == 6
+    assert bridge_ecosystem.kept(terrain, spec) is None  # shown from the file, not simulated again
+    # bytes that are no snapshots: a report, the forest as it was
+    root[bridge_ecosystem.SNAPSHOTS_KEY] = b"not snapshots"
+    bridge_ecosystem.forget()
+    shown = _forest_points(root)
+    ws.ecosystem.year = 3  # the slider: the error in the panel, no traceback
+    assert "no snapshot header" in ws.ecosystem.last_error and bridge_ecosystem.shown_year(root) == 6
+    with pytest.raises(RuntimeError, match="no snapshot header"):
+        bpy.ops.worldseed.ecosystem_show_year()
+    for mine, theirs in zip(_forest_points(root), shown):
+        assert np.array_equal(mine, theirs)
+
+
+def test_a_forest_over_the_storage_budget_keeps_every_few_years(addon, empty_scene, monkeypatch):
+    ws = _panel()
+    assert bpy.ops.worldseed.ecosystem_add() == {"FINISHED"}
+    root = bpy.context.active_object
+    spec = bridge_ecosystem.stored_spec(root)
+    eco = bridge_ecosystem.kept(root.parent, spec)
+    whole = len(root[bridge_ecosystem.SNAPSHOTS_KEY])
+    monkeypatch.setattr(bridge_ecosystem, "STORE_BUDGET", whole - 1)  # a run just too long for it
+    assert bridge_ecosystem.store_snapshots(root, eco) < whole
+    bridge_ecosystem.forget()
+    assert bridge_ecosystem.snapshot_years(root) == (0, 2, 4, 6, 8)
+    ws.ecosystem.year = 5
+    assert bridge_ecosystem.shown_year(root) == 4  # the stored year at or below
+    assert len(root.data.vertices) == int(eco.plants.history["alive"][4].sum())
+
+
 def test_simulate_refuses_an_empty_panel_and_bad_values_with_a_report(addon, empty_scene):
     ws = bpy.context.scene.worldseed
     ws.terrain.resolution, ws.terrain.size = SIDE, 64.0

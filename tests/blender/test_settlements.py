@@ -260,3 +260,92 @@ def test_export_for_unity_writes_the_settlements_file_beside_the_fbx(empty_scene
         head = bpy.data.objects[f"{terrain.name}_{site['name']}"]
         x, y, z = head.matrix_world.translation
         assert np.allclose(site["position"], (-x, z, -y), atol=1e-3)  # Unity's frame, as every Worldseed file
+
+
+def _scene_state():
+    """Every object's name, parent and world place, and each mesh's vertex positions: the scene as it is."""
+    state = {}
+    for obj in bpy.data.objects:
+        co = None
+        if obj.type == "MESH":
+            co = np.empty(len(obj.data.vertices) * 3, np.float32)
+            obj.data.vertices.foreach_get("co", co)
+            co = co.tobytes()
+        state[obj.name] = (obj.parent.name if obj.parent else None, tuple(obj.matrix_world.translation), co)
+    return state
+
+
+@pytest.mark.parametrize("lods", [1, 2])
+def test_a_terrain_update_rebuilds_the_settlement_objects_on_the_new_ground(empty_scene, lods):
+    """Issue 25: the Terrain panel's Update kept the pads in the heights but not the settlement objects
+    (one mesh: removed with the old terrain; LODs: left on the old ground)."""
+    from worldseed.operators.bridge import terrain_layers
+    from worldseed.operators.bridge.terrain import stored_recipe
+
+    bpy.context.scene.worldseed.terrain.lods = lods
+    terrain, root = _settle()
+    assert (terrain.type == "EMPTY") == (lods > 1)
+    name = terrain.name
+    before = {s.name: tuple(s.matrix_world.translation) for s in root.children}
+    ws = bpy.context.scene.worldseed
+    ws.terrain.height *= 1.25  # new ground: the pads at other heights
+    assert bpy.ops.worldseed.terrain_update() == {"FINISHED"}
+    terrain = bpy.data.objects[name]
+    root = bridge_settlements.settlements_of(terrain)
+    assert root is not None and root.name == f"{name}_Settlements"
+    assert len([o for o in bpy.data.objects if o.name.endswith("_Settlements")]) == 1
+    assert not [o.name for o in bpy.data.objects if "." in o.name]  # no Blender .001 duplicates
+    built = terrain_layers.layers_for(stored_recipe(terrain)).settlements
+    assert sorted(c.name for c in root.children) == sorted(f"{name}_{s.name}" for s in built.sites)
+    lod0 = _lod0(terrain)
+    co = np.empty(len(lod0.data.vertices) * 3, np.float32)
+    lod0.data.vertices.foreach_get("co", co)
+    co = co.reshape(-1, 3)
+    moved = 0
+    for site in built.sites:
+        head = bpy.data.objects[f"{name}_{site.name}"]
+        x, y, z = head.matrix_world.translation
+        assert np.allclose((x, y, z), (*site.centre, site.z), atol=1e-4)
+        near = np.hypot(co[:, 0] - x, co[:, 1] - y) < 8.0
+        assert near.sum() > 4 and np.allclose(co[near, 2], z, atol=1e-3)  # on the new pad
+        moved += head.name not in before or abs(before[head.name][2] - z) > 0.1
+        assert any(c.name.startswith(f"{head.name}_House") for c in head.children)
+    assert moved  # the objects follow the new ground
+
+
+def test_a_terrain_update_with_no_place_left_for_the_settlements_leaves_the_scene_as_it_was(empty_scene):
+    _settle()
+    state = _scene_state()
+    ws = bpy.context.scene.worldseed
+    ws.terrain.height *= 40.0  # too steep for any pad now
+    with pytest.raises(RuntimeError, match="no place on this terrain takes a settlement"):
+        bpy.ops.worldseed.terrain_update()
+    assert _scene_state() == state
+
+
+def test_the_settlements_file_follows_a_moved_terrain(empty_scene, tmp_path):
+    """Issue 25: the file's positions assumed the terrain at the origin; they follow the terrain's place
+    (as the placements, the heightmap and the ecosystem's files do)."""
+    terrain, root = _settle()
+    assert bpy.ops.worldseed.export_unity(filepath=str(tmp_path / "home.fbx")) == {"FINISHED"}
+    home = json.loads((tmp_path / "home_settlements.json").read_text())
+    terrain.location = (120.0, -45.5, 7.25)
+    bpy.context.view_layer.update()
+    assert bpy.ops.worldseed.export_unity(filepath=str(tmp_path / "away.fbx")) == {"FINISHED"}
+    away = json.loads((tmp_path / "away_settlements.json").read_text())
+    shift = np.array([-120.0, 7.25, 45.5])  # Unity's frame of the move
+    assert len(away["sites"]) == len(home["sites"]) >= 1
+    for a, h in zip(away["sites"], home["sites"]):
+        head = bpy.data.objects[f"{terrain.name}_{a['name']}"]
+        x, y, z = head.matrix_world.translation
+        assert np.allclose(a["position"], (-x, z, -y), atol=1e-3)  # where the site's empty stands now
+        assert np.allclose(a["position"], np.array(h["position"]) + shift, atol=1e-3)
+        assert np.allclose(a["pad"]["outline"], np.array(h["pad"]["outline"]) + shift, atol=1e-3)
+        assert a["pad"]["height"] == pytest.approx(h["pad"]["height"] + 7.25, abs=1e-3)
+        for b_a, b_h in zip(a["buildings"], h["buildings"]):
+            assert np.allclose(b_a["door"], np.array(b_h["door"]) + shift, atol=1e-3)
+            assert b_a["base"] == pytest.approx(b_h["base"] + 7.25, abs=1e-3)
+            assert b_a["facing"] == b_h["facing"]  # a direction: not moved
+        for door in [c for c in head.children if "_Door" in c.name]:
+            dx, dy, dz = door.matrix_world.translation
+            assert any(np.allclose(b["door"], (-dx, dz, -dy), atol=1e-3) for b in a["buildings"])

@@ -119,3 +119,68 @@ def test_a_river_or_road_crossing_a_seam_has_the_same_points_on_both_sides(world
                 assert (x >= origin[0] + c0 * cell - 1e-9).all() and (
                     x <= origin[0] + (c0 + TILE - 1) * cell + 1e-9
                 ).all()
+
+
+def _boxes():
+    for tile, (r0, c0) in _tiles():
+        yield tile, (r0, c0, r0 + TILE - 1, c0 + TILE - 1)
+
+
+def test_the_road_centre_lines_of_neighbouring_tiles_meet_at_the_same_point_on_the_seam(world):
+    """A tile's road curves (``road_lines`` with its box) end where the road crosses its side; the
+    neighbour's piece starts at the very same point (bit for bit), height included; all pieces
+    together are the whole lines' length."""
+    h, cell, _river_net, _whole, road_net, _road_whole = world
+    origin = grid_origin(h.shape, cell)
+    lines = {tile: roads.road_lines(road_net, origin=origin, box=box) for tile, box in _boxes()}
+    seam_x = origin[0] + (TILE - 1) * cell
+    seam_y = origin[1] + (TILE - 1) * cell
+    met = 0
+    for a, b, axis, value in (
+        ((0, 0), (0, 1), 0, seam_x),
+        ((1, 0), (1, 1), 0, seam_x),
+        ((0, 0), (1, 0), 1, seam_y),
+        ((0, 1), (1, 1), 1, seam_y),
+    ):
+        ends = [sorted(tuple(p) for line in lines[t] for p in (line[0], line[-1]) if p[axis] == value) for t in (a, b)]
+        assert ends[0] == ends[1], (a, b)
+        met += len(ends[0])
+    assert met >= 2
+    whole = roads.road_lines(road_net, origin=origin)
+    assert len(whole) == len(road_net.edges)
+
+    def length(ls):
+        return sum(float(np.hypot(*np.diff(p[:, :2], axis=0).T).sum()) for p in ls)
+
+    assert sum(length(ls) for ls in lines.values()) == pytest.approx(length(whole), rel=1e-9)
+    # in a tile's frame (``mesh_origin``: its centre) the same points, moved
+    centre = (1.5, -2.0, 0.0)
+    moved = roads.road_lines(road_net, origin=origin, mesh_origin=centre, box=next(_boxes())[1])
+    assert all(np.array_equal(m + centre, p) for m, p in zip(moved, lines[0, 0]))
+
+
+def test_every_bridge_deck_is_in_exactly_one_tile(world):
+    h, cell, _river_net, _whole, road_net, _road_whole = world
+    origin = grid_origin(h.shape, cell)
+    spans = roads.bridge_spans(road_net)
+    assert len(spans) >= 2  # the roads cross rivers
+    owned = [s for _tile, box in _boxes() for s in roads.bridge_spans(road_net, box)]
+    assert sorted(owned) == sorted(spans)  # each once, none lost
+    decks = [roads.bridge_mesh(road_net, origin=origin, box=box) for _tile, box in _boxes()]
+    whole = roads.bridge_mesh(road_net, origin=origin)
+    assert sum(d.n_triangles for d in decks if d is not None) == whole.n_triangles
+    assert len({tile for tile, box in _boxes() if roads.bridge_spans(road_net, box)}) >= 1
+
+
+def test_a_piece_crossing_a_whole_tile_or_leaving_from_its_side_keeps_its_crossings():
+    """Found while cutting the road curves: a segment whose first point lies on one side of the box
+    and which leaves through the other lost its exit point (and a segment entering to a point on
+    a side its entry), so the piece was dropped."""
+    from worldseed.core._polyline import clip_polyline
+
+    (piece,) = clip_polyline(np.array([2.0, 2.0]), np.array([0.0, 8.0]), np.zeros((2, 1)), (0, 0, 4, 4))
+    assert piece[1].tolist() == [0.0, 4.0]
+    (piece,) = clip_polyline(np.array([2.0, 2.0]), np.array([-4.0, 4.0]), np.arange(2.0)[:, None], (0, 0, 4, 4))
+    assert piece[1].tolist() == [0.0, 4.0] and piece[2][:, 0].tolist() == [0.5, 1.0]
+    (piece,) = clip_polyline(np.array([2.0, 2.0]), np.array([-4.0, 8.0]), np.zeros((2, 1)), (0, 0, 4, 4))
+    assert piece[1].tolist() == [0.0, 4.0]

@@ -415,6 +415,35 @@ def test_a_level_is_entered_at_the_edge_of_the_best_site():
     assert "\n" not in str(err.value)
 
 
+def test_the_file_follows_a_terrain_standing_elsewhere():
+    """``blender_offset`` (the terrain object's location) moves every position and height of the file,
+    and nothing else (sizes, directions, names)."""
+    built = hills().built
+    home = json.loads(settlements.settlements_json_bytes(built, name="Hills"))
+    away = json.loads(settlements.settlements_json_bytes(built, name="Hills", blender_offset=(30.0, -12.5, 4.0)))
+    shift = np.array([-30.0, 4.0, 12.5])  # Unity's frame of the move
+
+    def walk(a, h, key=""):
+        if isinstance(a, dict):
+            assert a.keys() == h.keys()
+            for k in a:
+                walk(a[k], h[k], k)
+        elif isinstance(a, list) and a and isinstance(a[0], (int, float)) and len(a) == 3 and key != "facing":
+            assert np.allclose(a, np.array(h) + shift, atol=1e-4), key
+        elif isinstance(a, list):
+            assert len(a) == len(h)
+            for x, y in zip(a, h):
+                walk(x, y, key)
+        elif key not in ("height", "base"):  # heights: below
+            assert a == h, key
+
+    walk(away, home)
+    for a, h in zip(away["sites"], home["sites"]):
+        assert a["pad"]["height"] == pytest.approx(h["pad"]["height"] + 4.0, abs=1e-4)
+        for x, y in zip(a["buildings"], h["buildings"]):
+            assert x["height"] == y["height"] and x["base"] == pytest.approx(y["base"] + 4.0, abs=1e-4)
+
+
 @settings(max_examples=30, deadline=None)
 @given(rows=st.integers(1, 12), cols=st.integers(1, 12), k=st.integers(0, 7), seed=st.integers(0, 2**31))
 def test_the_window_maximum_is_the_brute_force_one(rows, cols, k, seed):
