@@ -42,12 +42,18 @@ def _r(value: float) -> float:
 
 
 def rivers_json(
-    network: RiverNetwork, *, name: str, origin: tuple[float, float], box: tuple[int, int, int, int] | None = None
+    network: RiverNetwork,
+    *,
+    name: str,
+    origin: tuple[float, float],
+    box: tuple[int, int, int, int] | None = None,
+    lift: float = 0.0,
 ) -> dict[str, Any]:
     """The ``<name>_rivers.json`` document (a dict) of ``network`` (see the module's notes).
 
     ``origin``: Blender ``(x0, y0)`` of the planned grid's cell (0, 0); ``box``: ``(row0, col0,
-    row1, col1)`` of a tile in the planned grid (None: everything)."""
+    row1, col1)`` of a tile in the planned grid (None: everything); ``lift``: Blender metres added to
+    every height (where the terrain object stands in z; 0 leaves the bytes as they were)."""
     if not isinstance(network, RiverNetwork):
         raise TypeError(f"network must be a RiverNetwork, got {type(network).__name__}")
     cell = network.cell_size
@@ -62,7 +68,7 @@ def rivers_json(
             down = int(network.downstream[s])
             record = {
                 "id": s,
-                "points": unity_rows(x, y, qv[:, 0]),
+                "points": unity_rows(x, y, qv[:, 0] + lift),
                 "order": int(network.order[s]),
                 "area_m2": _r(network.area[s]),
                 "width": _r(network.width[s]),
@@ -84,8 +90,8 @@ def rivers_json(
         lakes.append(
             {
                 "id": k,
-                "outline": unity_rows(x, y, np.full(x.size, lake.level)),
-                "water_height": _r(lake.level),
+                "outline": unity_rows(x, y, np.full(x.size, lake.level + lift)),
+                "water_height": _r(lake.level + lift),
                 "area_m2": _r(lake.cells.size * cell * cell),
             }
         )
@@ -100,10 +106,15 @@ def rivers_json(
 
 
 def rivers_json_bytes(
-    network: RiverNetwork, *, name: str, origin: tuple[float, float], box: tuple[int, int, int, int] | None = None
+    network: RiverNetwork,
+    *,
+    name: str,
+    origin: tuple[float, float],
+    box: tuple[int, int, int, int] | None = None,
+    lift: float = 0.0,
 ) -> bytes:
     """:func:`rivers_json` as the file's bytes (UTF-8, one line per segment and lake, sorted keys)."""
-    doc = rivers_json(network, name=name, origin=origin, box=box)
+    doc = rivers_json(network, name=name, origin=origin, box=box, lift=lift)
     head = {k: v for k, v in doc.items() if k not in ("segments", "lakes")}
     lines = ["{" + json.dumps(head, sort_keys=True)[1:-1] + ","]
     for key in ("segments", "lakes"):

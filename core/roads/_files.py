@@ -71,10 +71,16 @@ def _spans(flags: npt.NDArray[np.bool_]) -> list[list[int]]:
 
 
 def roads_json(
-    network: RoadNetwork, *, name: str, origin: tuple[float, float], box: tuple[int, int, int, int] | None = None
+    network: RoadNetwork,
+    *,
+    name: str,
+    origin: tuple[float, float],
+    box: tuple[int, int, int, int] | None = None,
+    lift: float = 0.0,
 ) -> dict[str, Any]:
     """The ``<name>_roads.json`` document (a dict) of ``network``; ``origin``: Blender ``(x0, y0)``
-    of the planned grid's cell (0, 0); ``box``: a tile's ``(row0, col0, row1, col1)`` (None: all)."""
+    of the planned grid's cell (0, 0); ``box``: a tile's ``(row0, col0, row1, col1)`` (None: all);
+    ``lift``: Blender metres added to every height (where the terrain object stands in z)."""
     if not isinstance(network, RoadNetwork):
         raise TypeError(f"network must be a RoadNetwork, got {type(network).__name__}")
     cell = network.cell_size
@@ -87,7 +93,11 @@ def roads_json(
         if box is not None and not (box[0] <= r <= box[2] and box[1] <= c <= box[3]):
             continue
         x, y = to_blender(r, c, cell_size=cell, origin=origin)
-        record = {"id": n, "position": unity_rows([x], [y], [network.node_z[n]])[0], "kind": network.node_kind[n]}
+        record = {
+            "id": n,
+            "position": unity_rows([x], [y], [network.node_z[n] + lift])[0],
+            "kind": network.node_kind[n],
+        }
         if network.node_point[n] >= 0:
             record["point"] = int(network.node_point[n])
         nodes.append(record)
@@ -103,7 +113,7 @@ def roads_json(
                     "a": int(edge.a),
                     "b": int(edge.b),
                     "class": edge.road_class,
-                    "points": unity_rows(x, y, qv[:, 0]),
+                    "points": unity_rows(x, y, qv[:, 0] + lift),
                     "bridges": _spans(flags),
                 }
             )
@@ -127,10 +137,15 @@ def _bridge_flags(edge: RoadEdge, index: npt.NDArray[np.float64]) -> npt.NDArray
 
 
 def roads_json_bytes(
-    network: RoadNetwork, *, name: str, origin: tuple[float, float], box: tuple[int, int, int, int] | None = None
+    network: RoadNetwork,
+    *,
+    name: str,
+    origin: tuple[float, float],
+    box: tuple[int, int, int, int] | None = None,
+    lift: float = 0.0,
 ) -> bytes:
     """:func:`roads_json` as the file's bytes (UTF-8, one line per node and edge, sorted keys)."""
-    doc = roads_json(network, name=name, origin=origin, box=box)
+    doc = roads_json(network, name=name, origin=origin, box=box, lift=lift)
     head = {k: v for k, v in doc.items() if k not in ("nodes", "edges")}
     lines = ["{" + json.dumps(head, sort_keys=True)[1:-1] + ","]
     for key in ("nodes", "edges"):

@@ -156,14 +156,20 @@ def network_files(layers: Any, name: str, *, centre: Sequence[float] = (0.0, 0.0
     """``{file name: bytes}`` of the networks of ``layers`` (a :class:`core.terrain.TerrainLayers`):
     ``<name>_rivers.json`` (format ``worldseed.rivers``) and ``<name>_roads.json``
     (``worldseed.roads``), their points in Unity's frame for a terrain centred at Blender ``centre``
-    (``(x, y)`` metres: where the terrain object stands); empty without networks."""
+    (``(x, y)`` or ``(x, y, z)`` metres: where the terrain object stands, as the placements and the
+    heightmap take it); empty without networks."""
     heights = layers.heights
     rows, cols = heights.values.shape
     cell = heights.cell_size
     origin = (float(centre[0]) - 0.5 * (cols - 1) * cell, float(centre[1]) - 0.5 * (rows - 1) * cell)
+    lift = float(centre[2]) if len(centre) > 2 else 0.0
     files: dict[str, bytes] = {}
     if layers.rivers is not None:
-        files[f"{name}_rivers.json"] = core_rivers.rivers_json_bytes(layers.rivers.network, name=name, origin=origin)
+        files[f"{name}_rivers.json"] = core_rivers.rivers_json_bytes(
+            layers.rivers.network, name=name, origin=origin, lift=lift
+        )
     if layers.roads is not None:
-        files[f"{name}_roads.json"] = core_roads.roads_json_bytes(layers.roads.network, name=name, origin=origin)
+        files[f"{name}_roads.json"] = core_roads.roads_json_bytes(
+            layers.roads.network, name=name, origin=origin, lift=lift
+        )
     return files

@@ -471,7 +471,7 @@ def write_exports(
             stem = name if len(terrains) == 1 else f"{name}_{i}"
             network_layers = (layers or {}).get(root.name) or bridge_layers.layers_for(recipe)
             t = root.matrix_world.translation
-            centre = (float(t.x), float(t.y))
+            centre = (float(t.x), float(t.y), float(t.z))  # as the placements and the heightmap: x, y and z
             for file_name, data in core_terrain.network_files(network_layers, stem, centre=centre).items():
                 path = os.path.join(folder, file_name)
                 with writing(path):

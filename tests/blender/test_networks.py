@@ -157,6 +157,32 @@ def test_export_for_unity_writes_the_networks_files_and_objects(empty_scene, tmp
     assert d.max() <= max(s["width"] for s in rivers["segments"]) / 2 + 0.5
 
 
+def test_the_networks_files_follow_a_moved_terrain(empty_scene, tmp_path):
+    """The rivers' and roads' files are in Unity's frame where the terrain stands, x, y and z (as the
+    placements, the heightmap and the settlements' file): a moved terrain moves every point and height."""
+    root = _build()
+    assert bpy.ops.worldseed.export_unity(filepath=str(tmp_path / "home.fbx"), formats="FBX") == {"FINISHED"}
+    root.location = (120.0, -45.5, 7.25)
+    bpy.context.view_layer.update()
+    assert bpy.ops.worldseed.export_unity(filepath=str(tmp_path / "away.fbx"), formats="FBX") == {"FINISHED"}
+    shift = np.array([-120.0, 7.25, 45.5])  # Unity's frame of the move
+    for kind in ("rivers", "roads"):
+        home = json.loads((tmp_path / f"home_{kind}.json").read_text())
+        away = json.loads((tmp_path / f"away_{kind}.json").read_text())
+        key = "segments" if kind == "rivers" else "edges"
+        assert len(away[key]) == len(home[key]) >= 1
+        for a, h in zip(away[key], home[key]):
+            np.testing.assert_allclose(a["points"], np.array(h["points"]) + shift, atol=2e-3)
+    lakes = [json.loads((tmp_path / f"{where}_rivers.json").read_text())["lakes"] for where in ("home", "away")]
+    for h, a in zip(*lakes):
+        assert a["water_height"] == pytest.approx(h["water_height"] + 7.25, abs=2e-3)
+    roads = json.loads((tmp_path / "away_roads.json").read_text())
+    curves = bpy.data.objects["Vale_RoadCurves"]
+    first = curves.data.splines[0].points[0].co
+    x, y, z = curves.matrix_world @ first.to_3d()
+    np.testing.assert_allclose(roads["edges"][0]["points"][0], (-x, z, -y), atol=2e-3)  # where the curve is
+
+
 def test_the_scatter_keeps_off_the_roads_and_the_water(empty_scene):
     root = _build()
     bpy.ops.worldseed.scatter_layer_add(builtin="rock")
