@@ -14,6 +14,16 @@ built once for the whole world (``[[trees]]``, ``[[level]]``: :func:`once_sectio
 record in ``_once``.
 """
 
+from ._animals import (
+    MAX_ANIMAL_BYTES,
+    MAX_ANIMAL_CELLS,
+    WorldAnimals,
+    animal_world_files,
+    animal_world_names,
+    estimate_world_animals,
+    wants_animals,
+    world_animals,
+)
 from ._driver import WorldRun, WorldTaskFn, cache_folder, run_world
 from ._executors import MAX_WORKERS, Cancelled, SerialExecutor, ThreadExecutor, check_tasks, check_workers
 from ._grid import MIN_HALO_CELLS, WorldGrid, halo_cells, parse_tile_range, tile_base, world_grid
@@ -50,6 +60,14 @@ from .spec import (
 )
 
 __all__ = [
+    "WorldAnimals",
+    "wants_animals",
+    "world_animals",
+    "animal_world_files",
+    "animal_world_names",
+    "estimate_world_animals",
+    "MAX_ANIMAL_CELLS",
+    "MAX_ANIMAL_BYTES",
     "WorldNetworks",
     "world_networks",
     "world_heights",

@@ -53,6 +53,7 @@ from typing import TYPE_CHECKING, Any
 from .. import recipe as core_recipe
 from ..errors import ParameterError, short
 from ..unity import write_bytes_atomic
+from ._animals import write_animal_world_files
 from ._executors import Executor, SerialExecutor, ThreadExecutor
 from ._grid import WorldGrid, parse_tile_range, world_grid
 from ._once import carry_once, without_once
@@ -424,6 +425,7 @@ def run_world(
     earlier = read_world_json(path)
     files = verify_tiles(out_dir, earlier, recipe_sha256=digest)
     world_files = verify_world_files(out_dir, earlier, recipe_sha256=digest)  # the prop library ...: kept
+    world_files = write_animal_world_files(recipe, grid, out_dir, name, world_files)  # the world's animals, once
     skipped = tuple(t for t in chosen if t in files)
     seed = recipe.world.seed
     document = world_json(grid, name=name, seed=seed, recipe_sha256=digest, files=files, world_files=world_files)
