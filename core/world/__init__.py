@@ -17,12 +17,14 @@ record in ``_once``.
 from ._animals import (
     MAX_ANIMAL_BYTES,
     MAX_ANIMAL_CELLS,
+    SHADE,
     WorldAnimals,
     animal_world_files,
     animal_world_names,
     estimate_world_animals,
     wants_animals,
     world_animals,
+    world_forage,
 )
 from ._driver import WorldRun, WorldTaskFn, cache_folder, run_world
 from ._executors import MAX_WORKERS, Cancelled, SerialExecutor, ThreadExecutor, check_tasks, check_workers
@@ -63,6 +65,8 @@ __all__ = [
     "WorldAnimals",
     "wants_animals",
     "world_animals",
+    "world_forage",
+    "SHADE",
     "animal_world_files",
     "animal_world_names",
     "estimate_world_animals",
