@@ -205,7 +205,7 @@ def check_ecosystem(recipe: Recipe) -> None:
     """An ecosystem with species or animals needs a terrain to stand on; its plants at year 0 on
     one terrain tile (the tiles of a world simulate one at a time, plus a halo) within the engine's
     bounds (``core.ecosystem.estimate_plants``: the figure, before any work); a tiled world's animals
-    roam the whole world (``core.world.estimate_world_animals``: its samples and memory)."""
+    roam the whole world (``core.ecosystem.estimate_world_animals``: its samples and memory)."""
     spec = recipe.ecosystem
     if not (spec.species or spec.animals):
         return
@@ -213,11 +213,9 @@ def check_ecosystem(recipe: Recipe) -> None:
         raise RecipeError("[ecosystem] needs a terrain to grow on, but terrain.enabled is false")
     side = recipe.terrain.size
     if tuple(recipe.world.tiles) != (1, 1) and spec.animals:  # one animal pass over the whole world
-        from .world import estimate_world_animals  # core.world reads the recipe: imported when used
-
         n = recipe.terrain.resolution - 1
         nx, nz = recipe.world.tiles
-        estimate_world_animals(spec, (nz * n + 1, nx * n + 1))
+        ecosystem.estimate_world_animals(spec, (nz * n + 1, nx * n + 1))
     if tuple(recipe.world.tiles) != (1, 1):
         side += 4.0 * ecosystem.interaction_reach(spec.species)  # the default halo: two reaches a side
     ecosystem.estimate_plants(spec, side * side)

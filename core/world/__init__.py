@@ -15,13 +15,10 @@ record in ``_once``.
 """
 
 from ._animals import (
-    MAX_ANIMAL_BYTES,
-    MAX_ANIMAL_CELLS,
     SHADE,
     WorldAnimals,
     animal_world_files,
     animal_world_names,
-    estimate_world_animals,
     wants_animals,
     world_animals,
     world_forage,
@@ -69,9 +66,6 @@ __all__ = [
     "SHADE",
     "animal_world_files",
     "animal_world_names",
-    "estimate_world_animals",
-    "MAX_ANIMAL_CELLS",
-    "MAX_ANIMAL_BYTES",
     "WorldNetworks",
     "world_networks",
     "world_heights",

@@ -27,7 +27,7 @@ once (:func:`animal_world_files`): ``<name>_spawns.json`` (spawn points, Unity's
 world: the tiles' Unity positions), ``<name>_ecosystem.json`` (the animals' history, the world's land
 area) and ``<name>_population.png`` (the animals over the steps).
 
-Sizes are refused before any work (:func:`estimate_world_animals`, from the recipe check).
+Sizes are refused before any work (``core.ecosystem.estimate_world_animals``, from the recipe check).
 """
 
 from __future__ import annotations
@@ -70,20 +70,9 @@ __all__ = [
     "animal_world_files",
     "animal_world_names",
     "write_animal_world_files",
-    "estimate_world_animals",
-    "MAX_ANIMAL_CELLS",
-    "MAX_ANIMAL_BYTES",
     "SHADE",
 ]
 
-#: Most samples of a world whose animals roam it whole (a 4097 x 4097 world: the engine's limit).
-MAX_ANIMAL_CELLS = 4097 * 4097
-#: Most memory the world's animal pass may take (estimated before it starts).
-MAX_ANIMAL_BYTES = 4 << 30
-#: Bytes a world sample costs the pass beside each animal's visit counts (8 B an animal) and each
-#: species' suitability (4 B a species): the world's heights and habitat (~45 B), the rivers' maps
-#: (~35 B), the engine's padded fields (~90 B), the trail maps (~12 B), with room for temporaries.
-BYTES_PER_CELL = 220
 #: How much of the grass a full canopy shades out (``core.ecosystem.grass_capacity``'s default).
 SHADE = 0.6
 _KEPT: dict[str, WorldAnimals] = {}
@@ -118,38 +107,6 @@ class WorldAnimals:
 def wants_animals(recipe: Recipe) -> bool:
     """Whether the recipe has ``[[ecosystem.animals]]``."""
     return bool(recipe.ecosystem.animals)
-
-
-def estimate_world_animals(spec: EcosystemSpec, shape: tuple[int, int], *, prefix: str = "ecosystem.") -> int:
-    """The bytes the animal pass over a world of ``shape`` samples takes (about); a one-line
-    ``ParameterError`` with the figure when it is more than :data:`MAX_ANIMAL_CELLS` samples or
-    :data:`MAX_ANIMAL_BYTES`.
-
-    >>> from core.ecosystem import AnimalSpecies, EcosystemSpec
-    >>> spec = EcosystemSpec(animals=(AnimalSpecies(name="Deer"),))
-    >>> estimate_world_animals(spec, (129, 129)) // 1000
-    3794
-    >>> try:
-    ...     estimate_world_animals(spec, (8193, 8193))
-    ... except ValueError as err:
-    ...     print(str(err)[:59])
-    ecosystem.animals roam the whole tiled world: 8,193 x 8,193
-    """
-    rows, cols = shape
-    cells = rows * cols
-    if cells > MAX_ANIMAL_CELLS:
-        raise ParameterError(
-            f"{prefix}animals roam the whole tiled world: {rows:,} x {cols:,} samples is more than "
-            f"{MAX_ANIMAL_CELLS:,}; use fewer or smaller tiles"
-        )
-    need = cells * (BYTES_PER_CELL + 8 * len(spec.animals) + 4 * len(spec.species))
-    if need > MAX_ANIMAL_BYTES:
-        raise ParameterError(
-            f"{prefix}animals roam the whole tiled world: {rows:,} x {cols:,} samples with "
-            f"{len(spec.animals)} animals and {len(spec.species)} species need about {need / 1e9:,.1f} GB; "
-            f"at most {MAX_ANIMAL_BYTES / 1e9:,.1f} GB: use fewer or smaller tiles"
-        )
-    return need
 
 
 def world_forage(spec: EcosystemSpec, hab: Habitat) -> npt.NDArray[np.float64] | None:
@@ -200,7 +157,7 @@ def _habitat(recipe: Recipe, grid: WorldGrid) -> Habitat:
 
 def _simulate(recipe: Recipe, grid: WorldGrid) -> WorldAnimals:
     spec = recipe.ecosystem
-    estimate_world_animals(spec, grid.shape)
+    core_eco.estimate_world_animals(spec, grid.shape)
     hab = _habitat(recipe, grid)
     run = drive(core_eco.animals_steps(spec, hab, vegetation=world_forage(spec, hab)))
     wear = core_eco.trail_vertices(run, hab.shape)
