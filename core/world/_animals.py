@@ -4,8 +4,9 @@ The animals of ``[[ecosystem.animals]]`` roam the whole world, not a tile: they 
 (``core.ecosystem.animals_steps``, the engine a single terrain runs) on the world's habitat --
 
 - the heights: the world's heights (``_networks.world_heights``: every tile's heights at its place),
-  with the world's rivers carved in when ``[rivers]`` is on (``core.rivers.carve_rivers`` of the
-  world's plan, ``_networks.world_networks``);
+  with the world's rivers and roads carved in when ``[rivers]`` / ``[roads]`` are on
+  (``core.rivers.carve_rivers``, ``core.roads.carve_roads`` of the world's plan,
+  ``_networks.world_networks``: what the tiles carve, part by part);
 - the water: the sea (``[terrain] sea_level``) and, with ``[rivers]``, the rivers' and lakes' water of
   the same plan;
 - the grass: in a tiled world the plants grow per tile (``_ecosystem``), so the animals do not graze
@@ -44,6 +45,7 @@ import numpy.typing as npt
 
 from .. import ecosystem as core_eco
 from .. import rivers as core_rivers
+from .. import roads as core_roads
 from ..biomes import temperature as biome_temperature
 from ..errors import ParameterError
 from ..preview import png_bytes
@@ -53,7 +55,7 @@ from ..unity import write_bytes_atomic
 from ..unity_package import unity_image
 from ._base import tile_spec
 from ._grid import WorldGrid, tile_base
-from ._networks import world_heights, world_networks
+from ._networks import wants_networks, world_heights, world_networks
 from ._world_json import recipe_digest
 
 if TYPE_CHECKING:
@@ -138,13 +140,15 @@ def _habitat(recipe: Recipe, grid: WorldGrid) -> Habitat:
     heights = world_heights(recipe, grid)
     sea = float(np.float32(recipe.terrain.sea_level) * np.float32(grid.height))
     water = heights <= sea
-    if recipe.rivers.enabled:
+    if wants_networks(recipe):  # the world's rivers and roads carved whole, as the tiles carve their parts
         nets = world_networks(recipe, grid, recipe_digest(recipe))
         if nets.rivers is not None:
-            kwargs = core_rivers.plan_kwargs(recipe.rivers)
-            maps = core_rivers.carve_rivers(heights, nets.rivers, carve=kwargs["carve"], reach=kwargs["reach"])
+            spec = recipe.rivers
+            maps = core_rivers.carve_rivers(heights, nets.rivers, carve=spec.carve, reach=spec.water_reach)
             heights = maps.heights
             water = water | maps.water
+        if nets.roads is not None:
+            heights = core_roads.carve_roads(heights, nets.roads).heights
     return core_eco.habitat(
         heights,
         cell_size=grid.cell_size,

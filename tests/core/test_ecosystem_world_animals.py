@@ -14,6 +14,7 @@ import pytest
 
 from worldseed.core import ecosystem as eco
 from worldseed.core import recipe as core_recipe
+from worldseed.core import rivers, roads
 from worldseed.core import world as core_world
 from worldseed.core.errors import ParameterError
 
@@ -45,6 +46,29 @@ dispersal = 5.0
 max_radius = 2.0
 """
 TILES = ((0, 0), (1, 0), (0, 1), (1, 1))
+#: test_networks_tiled's world: rivers and roads crossing the seams of 2 x 2 tiles of 65
+NETWORKS = """
+[world]
+name = "Delta"
+seed = 11
+tiles = [2, 2]
+[terrain]
+resolution = 65
+size = 128.0
+height = 30.0
+scale = 160.0
+octaves = 5
+persistence = 0.5
+normalize = "fixed"
+[rivers]
+enabled = true
+threshold = 300.0
+lake_min_area = 50.0
+[roads]
+enabled = true
+road_class = "trail"
+points = [[-236.0, -236.0], [-216.0, -20.0], [-56.0, -68.0], [-36.0, -216.0]]
+"""
 
 
 def _text(species=False, seed=4):
@@ -199,3 +223,24 @@ def test_a_world_too_large_for_the_animal_pass_is_refused_in_one_line_before_any
     ):
         core_recipe.loads(heavy)
     assert core_recipe.loads(isle(tiles=(8, 8), resolution=513, erosion=False, rocks=None) + ANIMALS).ecosystem.animals
+
+
+def test_with_rivers_and_roads_the_animals_drink_at_the_worlds_rivers_and_walk_its_carved_ground():
+    recipe = core_recipe.loads(NETWORKS + ANIMALS.replace("steps = 60", "steps = 40"))
+    grid = core_world.world_grid(recipe)
+    world = core_world.world_animals(recipe, grid, core_world.recipe_digest(recipe))
+    nets = core_world.world_networks(recipe, grid, core_world.recipe_digest(recipe))
+    whole = rivers.carve_rivers(
+        core_world.world_heights(recipe, grid), nets.rivers, carve=recipe.rivers.carve, reach=recipe.rivers.water_reach
+    )
+    assert whole.water.any() and (world.habitat.water >= whole.water).all()
+    carved = roads.carve_roads(whole.heights, nets.roads).heights
+    np.testing.assert_array_equal(world.habitat.heights, carved)
+    # every tile's carved heights are the world's at its place: the spawns stand on the tiles' ground
+    for x, z in grid.tiles():
+        r0, c0 = grid.origin(x, z)
+        metres = core_world.tile_layers(recipe, grid, x, z).heights.values.astype(np.float64) * grid.height
+        np.testing.assert_allclose(metres, carved[r0 : r0 + 65, c0 : c0 + 65], atol=0.01)
+    # no animal ever stood in the water: the cells it covers are off their map
+    _, wet = eco.cell_fields(world.habitat)
+    assert wet.any() and world.run.visits[:, wet].sum() == 0 and world.run.visits.sum() > 0
