@@ -215,7 +215,7 @@ def check_ecosystem(recipe: Recipe) -> None:
     if tuple(recipe.world.tiles) != (1, 1) and spec.animals:  # one animal pass over the whole world
         n = recipe.terrain.resolution - 1
         nx, nz = recipe.world.tiles
-        ecosystem.estimate_world_animals(spec, (nz * n + 1, nx * n + 1))
+        ecosystem.estimate_world_animals(spec, (nz * n + 1, nx * n + 1), cell_size=recipe.terrain.size / n)
     if tuple(recipe.world.tiles) != (1, 1):
         side += 4.0 * ecosystem.interaction_reach(spec.species)  # the default halo: two reaches a side
     ecosystem.estimate_plants(spec, side * side)

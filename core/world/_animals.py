@@ -161,7 +161,7 @@ def _habitat(recipe: Recipe, grid: WorldGrid) -> Habitat:
 
 def _simulate(recipe: Recipe, grid: WorldGrid) -> WorldAnimals:
     spec = recipe.ecosystem
-    core_eco.estimate_world_animals(spec, grid.shape)
+    core_eco.estimate_world_animals(spec, grid.shape, cell_size=grid.cell_size)
     hab = _habitat(recipe, grid)
     run = drive(core_eco.animals_steps(spec, hab, vegetation=world_forage(spec, hab)))
     wear = core_eco.trail_vertices(run, hab.shape)

@@ -244,3 +244,12 @@ def test_with_rivers_and_roads_the_animals_drink_at_the_worlds_rivers_and_walk_i
     # no animal ever stood in the water: the cells it covers are off their map
     _, wet = eco.cell_fields(world.habitat)
     assert wet.any() and world.run.visits[:, wet].sum() == 0 and world.run.visits.sum() > 0
+
+
+def test_too_many_agent_steps_for_the_world_are_refused_in_the_recipe_check():
+    slow = isle(tiles=(2, 2), resolution=65, erosion=False, rocks=None) + ANIMALS.replace(
+        "steps = 60", "steps = 1000000"
+    ).replace("count = 40", "count = 5000")
+    with pytest.raises(ParameterError, match=r"ecosystem.steps 1,000,000 with 5,004 animals .* agent-steps") as err:
+        core_recipe.loads(slow)
+    assert "\n" not in str(err.value)
