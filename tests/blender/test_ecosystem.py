@@ -281,14 +281,16 @@ def test_a_tiled_world_grows_plants_per_tile_and_puts_their_trees_in_the_prop_li
     assert any(n.startswith("Conifer_P01") for n in nodes)
 
 
-def test_a_tiled_world_headless_lets_its_animals_roam_the_whole_world(addon, tmp_path):
+def test_a_tiled_world_headless_lets_its_animals_roam_the_whole_world(addon, tmp_path, capsys):
     """Animals in a tiled world were refused; one animal pass over the world now: each tile its part of the
     trails (and its props off the trampled ground), the world's spawns, history and chart once, all listed
     and kept through the run's switch of files (a single run's names of the same world)."""
     from worldseed.core import world as core_world
 
     out = tmp_path / "out"
-    assert batch.main(["--recipe", write_recipe(tmp_path, TILED_ANIMALS), "--out", str(out), "--name", "Wold"]) == 0
+    recipe_path = write_recipe(tmp_path, TILED_ANIMALS)
+    assert batch.main(["--recipe", recipe_path, "--out", str(out), "--name", "Wold"]) == 0
+    assert f"wrote {out / 'Wold_spawns.json'}" in capsys.readouterr().out
     doc = read_json(out / "Wold_world.json")
     world_files = {f["name"]: f for f in doc["files"]}
     assert {"Wold_spawns.json", "Wold_ecosystem.json", "Wold_population.png"} <= set(world_files)
@@ -322,6 +324,12 @@ def test_a_tiled_world_headless_lets_its_animals_roam_the_whole_world(addon, tmp
     for ux, _uy, uz in rocks:  # Unity (x, z) is Blender (-x, -y); the tile's sample (0, 0) at Blender (-64, -64)
         col, row = round((64.0 - ux) / grid.cell_size), round((64.0 - uz) / grid.cell_size)
         assert wear[min(max(row, 0), SIDE - 1), min(max(col, 0), SIDE - 1)] < 0.3 + 1e-6
+    # a second run keeps the world's animal files (listed whole for this recipe): nothing written again
+    stamp = (out / "Wold_spawns.json").stat().st_ino
+    assert batch.main(["--recipe", recipe_path, "--out", str(out), "--name", "Wold"]) == 0
+    assert "Wold_spawns.json" not in capsys.readouterr().out
+    assert (out / "Wold_spawns.json").stat().st_ino == stamp
+    assert {f["name"] for f in read_json(out / "Wold_world.json")["files"]} >= set(world_files)
 
 
 def test_the_sidebar_and_its_recipe_headless_write_the_same_ecosystem_files(addon, tmp_path):
