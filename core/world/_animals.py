@@ -85,11 +85,13 @@ _LOCK = threading.Lock()
 class WorldAnimals:
     """The animals simulated over a whole world: ``run`` (``core.ecosystem.AnimalRun``), ``habitat``
     (the world's ``core.ecosystem.Habitat``, Blender's frame: vertex ``(0, 0)`` at the world grid's
-    cell (0, 0)) and ``wear`` (``(rows, cols)`` float32 in [0, 1]: the trail wear at the world's
-    vertices over the most worn cell's, ``core.ecosystem.trail_vertices``)."""
+    cell (0, 0)), ``trail`` (``(rows - 1, cols - 1)`` float32 in [0, 1]: the wear per cell over the
+    most worn cell's, ``core.ecosystem.trail_map``) and ``wear`` (``(rows, cols)``: at the vertices,
+    each the most worn of the cells around it, ``core.ecosystem.trail_vertices``)."""
 
     run: AnimalRun
     habitat: Habitat
+    trail: npt.NDArray[np.float32]
     wear: npt.NDArray[np.float32]
 
     def vertices(self, grid: WorldGrid, x: int, z: int) -> npt.NDArray[np.float32]:
@@ -103,7 +105,7 @@ class WorldAnimals:
         ``core.ecosystem.trail_map`` cut at the tile (the world's scale: tiles compare)."""
         r0, c0 = grid.origin(x, z)
         n = grid.resolution - 1
-        return core_eco.trail_map(self.run)[r0 : r0 + n, c0 : c0 + n].copy()
+        return self.trail[r0 : r0 + n, c0 : c0 + n].copy()
 
 
 def wants_animals(recipe: Recipe) -> bool:
@@ -164,8 +166,9 @@ def _simulate(recipe: Recipe, grid: WorldGrid) -> WorldAnimals:
     core_eco.estimate_world_animals(spec, grid.shape, cell_size=grid.cell_size)
     hab = _habitat(recipe, grid)
     run = drive(core_eco.animals_steps(spec, hab, vegetation=world_forage(spec, hab)))
-    wear = core_eco.trail_vertices(run, hab.shape)
-    return WorldAnimals(run=run, habitat=hab, wear=wear)
+    return WorldAnimals(
+        run=run, habitat=hab, trail=core_eco.trail_map(run), wear=core_eco.trail_vertices(run, hab.shape)
+    )
 
 
 def tile_trails(recipe: Recipe, grid: WorldGrid, x: int, z: int, layers: TerrainLayers) -> TerrainLayers:
