@@ -177,6 +177,16 @@ def test_a_tile_is_the_same_whichever_tiles_were_built_first(built, tmp_path):
     assert "Isle_0_0_trails.png" not in b
 
 
+def test_two_threads_write_the_same_bytes(built, tmp_path):
+    """The tiles of a thread executor share one animal pass (the first thread's; the others wait)."""
+    recipe, run, out = built
+    other = core_recipe.loads(_text(seed=5))  # the process keeps the last world's pass: this one's is gone
+    core_world.world_animals(other, run.grid, core_world.recipe_digest(other))
+    with core_world.ThreadExecutor(2) as ex:
+        core_world.run_world(core_recipe.loads(_text()), str(tmp_path), name="Isle", executor=ex)
+    assert digests(tmp_path) == digests(out)
+
+
 SCRIPT = """
 import sys
 sys.path.insert(0, {root!r})
