@@ -37,6 +37,7 @@ import dataclasses
 import hashlib
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -54,6 +55,7 @@ from ..terrain import TerrainLayers, repaint_splats
 from ..unity import write_bytes_atomic
 from ..unity_package import unity_image
 from ._base import tile_spec
+from ._executors import Cancelled
 from ._grid import WorldGrid, tile_base
 from ._networks import wants_networks, world_heights, world_networks
 from ._world_json import recipe_digest
@@ -127,14 +129,23 @@ def world_forage(spec: EcosystemSpec, hab: Habitat) -> npt.NDArray[np.float64] |
     return out
 
 
-def world_animals(recipe: Recipe, grid: WorldGrid, digest: str) -> WorldAnimals:
+def world_animals(
+    recipe: Recipe,
+    grid: WorldGrid,
+    digest: str,
+    *,
+    progress: Callable[[int, int, str], object] | None = None,
+    cancel: threading.Event | None = None,
+) -> WorldAnimals:
     """The animals of the whole world (simulated once per process for the recipe of ``digest``; the
-    threads of a thread executor wait for the first one's run)."""
+    threads of a thread executor wait for the first one's run).  While it simulates, ``progress(0, 1,
+    "animals")`` is said once and ``cancel`` (an Event) is checked every step: once set the pass raises
+    ``Cancelled`` and nothing is kept."""
     with _LOCK:
         kept = _KEPT.get(digest)
         if kept is None:
             _KEPT.clear()  # the last world's run only
-            kept = _KEPT[digest] = _simulate(recipe, grid)
+            kept = _KEPT[digest] = _simulate(recipe, grid, progress, cancel)
         return kept
 
 
@@ -161,11 +172,24 @@ def _habitat(recipe: Recipe, grid: WorldGrid) -> Habitat:
     )
 
 
-def _simulate(recipe: Recipe, grid: WorldGrid) -> WorldAnimals:
+def _simulate(
+    recipe: Recipe,
+    grid: WorldGrid,
+    progress: Callable[[int, int, str], object] | None,
+    cancel: threading.Event | None,
+) -> WorldAnimals:
     spec = recipe.ecosystem
     core_eco.estimate_world_animals(spec, grid.shape, cell_size=grid.cell_size)
+    if progress is not None:
+        progress(0, 1, "animals")  # the run's progress counts tasks: the pass says its stage, not a share
+
+    def step(done: int, total: int, label: str) -> None:
+        if cancel is not None and cancel.is_set():
+            raise Cancelled()
+
+    step(0, 0, "")
     hab = _habitat(recipe, grid)
-    run = drive(core_eco.animals_steps(spec, hab, vegetation=world_forage(spec, hab)))
+    run = drive(core_eco.animals_steps(spec, hab, vegetation=world_forage(spec, hab)), step)
     return WorldAnimals(
         run=run, habitat=hab, trail=core_eco.trail_map(run), wear=core_eco.trail_vertices(run, hab.shape)
     )
@@ -237,16 +261,25 @@ def animal_world_files(recipe: Recipe, grid: WorldGrid, name: str) -> dict[str, 
 
 
 def write_animal_world_files(
-    recipe: Recipe, grid: WorldGrid, out_dir: str, name: str, kept: list[dict[str, Any]]
+    recipe: Recipe,
+    grid: WorldGrid,
+    out_dir: str,
+    name: str,
+    kept: list[dict[str, Any]],
+    *,
+    progress: Callable[[int, int, str], object] | None = None,
+    cancel: threading.Event | None = None,
 ) -> list[dict[str, Any]]:
     """The world's own files ``kept`` (records verified in ``out_dir``) with the animal files
     (:func:`animal_world_files`) written into ``out_dir`` (each atomically) and recorded when one of
-    them is not among ``kept``; ``kept`` itself without animals or with all of them kept."""
+    them is not among ``kept``; ``kept`` itself without animals or with all of them kept.
+    ``progress`` and ``cancel`` as :func:`world_animals` takes them."""
     if not wants_animals(recipe):
         return kept
     have = {f.get("name") for f in kept}
     if all(n in have for n in animal_world_names(name)):
         return kept
+    world_animals(recipe, grid, recipe_digest(recipe), progress=progress, cancel=cancel)
     made = animal_world_files(recipe, grid, name)
     records = []
     for file_name, data in made.items():

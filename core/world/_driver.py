@@ -425,7 +425,8 @@ def run_world(
     earlier = read_world_json(path)
     files = verify_tiles(out_dir, earlier, recipe_sha256=digest)
     world_files = verify_world_files(out_dir, earlier, recipe_sha256=digest)  # the prop library ...: kept
-    world_files = write_animal_world_files(recipe, grid, out_dir, name, world_files)  # the world's animals, once
+    # the world's animals, once (Esc stops the pass between its steps)
+    world_files = write_animal_world_files(recipe, grid, out_dir, name, world_files, progress=progress, cancel=cancel)
     skipped = tuple(t for t in chosen if t in files)
     seed = recipe.world.seed
     document = world_json(grid, name=name, seed=seed, recipe_sha256=digest, files=files, world_files=world_files)

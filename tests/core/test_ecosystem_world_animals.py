@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 
 import numpy as np
 import pytest
@@ -263,3 +264,19 @@ def test_too_many_agent_steps_for_the_world_are_refused_in_the_recipe_check():
     with pytest.raises(ParameterError, match=r"ecosystem.steps 1,000,000 with 5,004 animals .* agent-steps") as err:
         core_recipe.loads(slow)
     assert "\n" not in str(err.value)
+
+
+def test_esc_stops_the_animal_pass_between_its_steps_and_the_next_run_finishes(tmp_path):
+    recipe = core_recipe.loads(_text(seed=7))  # a pass no earlier test kept
+    stop, said = threading.Event(), []
+
+    def progress(done, total, label):
+        said.append(label)
+        stop.set()  # Esc as the pass begins
+
+    with pytest.raises(core_world.Cancelled):
+        core_world.run_world(recipe, str(tmp_path), name="Isle", progress=progress, cancel=stop)
+    assert said == ["animals"]
+    assert not [n for n in os.listdir(tmp_path) if n.endswith(("_spawns.json", "_trails.png", ".raw"))]
+    run = core_world.run_world(recipe, str(tmp_path), name="Isle")
+    assert run.complete and (tmp_path / "Isle_spawns.json").is_file()
