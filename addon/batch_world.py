@@ -157,6 +157,7 @@ def _build_tiled_locked(recipe, out_dir, name, executor, chosen, progress, write
             tell = phase(progress, once_share, TILES_END)
             run = core_world.run_world(recipe, out_dir, name=name, executor=executor, tiles=chosen, progress=tell)
         written = [os.path.join(out_dir, f["name"]) for tile in run.built for f in run.results[tile]["files"]]
+        written += _animal_files_written(run, earlier, name, out_dir)
         props_name = f"{name}_props.fbx"
         listed = {f["name"] for f in run.document.get("files", ())}  # verified by run_world: the same recipe's
         tiles = _fbx_tiles(run, chosen, name) if recipe.export.fbx else []
@@ -184,6 +185,8 @@ def _build_tiled_locked(recipe, out_dir, name, executor, chosen, progress, write
                 stale.add(os.path.join(out_dir, file_name))
         stale.update(os.path.join(out_dir, world_export.once_file_name(name, s.key)) for s in ONCE)
         keep = {os.path.basename(p) for paths in once.values() for p in paths}
+        # the world's animal files (run_world wrote and listed them): a single run's names, this world's files
+        keep.update(n for n in core_world.animal_world_names(name) if n in listed)
         stale = {p for p in stale if os.path.basename(p) not in keep}
         remove = sorted(p for p in stale - set(written) if os.path.isfile(p) and not os.path.islink(p))
         # the world JSON lists under "once" what run_world carried over from the earlier one: list this run's
@@ -242,6 +245,19 @@ def phase(progress, start, end):
         progress(start + (end - start) * min(done, total) // max(total, 1), PHASE_STEPS, stage)
 
     return tell
+
+
+def _animal_files_written(run, earlier, name, out_dir):
+    """The paths of the world's animal files (``core.world.animal_world_names``) that ``core.world.run_world``
+    wrote in this run: listed now, not listed alike (name, size, SHA-256) by the ``earlier`` world JSON."""
+    before = {
+        (f.get("name"), f.get("bytes"), f.get("sha256"))
+        for f in (earlier or {}).get("files", ())
+        if isinstance(f, dict)
+    }
+    names = set(core_world.animal_world_names(name))
+    now = [f for f in run.document.get("files", ()) if f.get("name") in names]
+    return [os.path.join(out_dir, f["name"]) for f in now if (f["name"], f["bytes"], f["sha256"]) not in before]
 
 
 def network_files(recipe, grid, name, out_dir):

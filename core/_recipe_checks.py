@@ -191,18 +191,18 @@ def check_roads(recipe: Recipe) -> None:
 def check_ecosystem(recipe: Recipe) -> None:
     """An ecosystem with species or animals needs a terrain to stand on; its plants at year 0 on
     one terrain tile (the tiles of a world simulate one at a time, plus a halo) within the engine's
-    bounds (``core.ecosystem.estimate_plants``: the figure, before any work)."""
+    bounds (``core.ecosystem.estimate_plants``: the figure, before any work); a tiled world's animals
+    roam the whole world (``core.ecosystem.estimate_world_animals``: its samples and memory)."""
     spec = recipe.ecosystem
     if not (spec.species or spec.animals):
         return
     if not recipe.terrain.enabled:
         raise RecipeError("[ecosystem] needs a terrain to grow on, but terrain.enabled is false")
     side = recipe.terrain.size
-    if tuple(recipe.world.tiles) != (1, 1) and spec.animals:
-        raise RecipeError(
-            f"[[ecosystem.animals]] are not simulated in a tiled world (world.tiles {list(recipe.world.tiles)}): "
-            "leave them out (the plants grow per tile) or build the recipe as one terrain"
-        )
+    if tuple(recipe.world.tiles) != (1, 1) and spec.animals:  # one animal pass over the whole world
+        n = recipe.terrain.resolution - 1
+        nx, nz = recipe.world.tiles
+        ecosystem.estimate_world_animals(spec, (nz * n + 1, nx * n + 1), cell_size=recipe.terrain.size / n)
     if tuple(recipe.world.tiles) != (1, 1):
         side += 4.0 * ecosystem.interaction_reach(spec.species)  # the default halo: two reaches a side
     ecosystem.estimate_plants(spec, side * side)

@@ -266,7 +266,8 @@ SECTIONS = (
         omit_default=True,
         tiled="per_tile",
         tiled_note="each tile's plants, simulated with a halo (the same plants on both sides of a border); "
-        "animals are refused",
+        "the animals once over the whole world, each tile its part of the trails (<tile>_trails.png), "
+        "<name>_spawns.json once",
     ),
     Section(
         "scatter",

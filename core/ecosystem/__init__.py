@@ -4,7 +4,15 @@ hunt and wear trails over steps.
 Public names only; the engines live in private modules.
 """
 
-from ._animals import AnimalRun, animals_steps, cell_fields, nearest_within
+from ._animals import (
+    MAX_ANIMAL_BYTES,
+    MAX_ANIMAL_CELLS,
+    AnimalRun,
+    animals_steps,
+    cell_fields,
+    estimate_world_animals,
+    nearest_within,
+)
 from ._chart import chart_image
 from ._files import (
     CSV_HEADER,
@@ -63,6 +71,9 @@ from .spec import (
 )
 
 __all__ = [
+    "estimate_world_animals",
+    "MAX_ANIMAL_CELLS",
+    "MAX_ANIMAL_BYTES",
     "EcosystemSpec",
     "PlantSpecies",
     "AnimalSpecies",

@@ -15,6 +15,15 @@ built once for the whole world (``[[trees]]``, ``[[level]]``: :func:`once_sectio
 record in ``_once``.
 """
 
+from ._animals import (
+    SHADE,
+    WorldAnimals,
+    animal_world_files,
+    animal_world_names,
+    wants_animals,
+    world_animals,
+    world_forage,
+)
 from ._driver import WorldRun, WorldTaskFn, cache_folder, run_world
 from ._executors import MAX_WORKERS, Cancelled, SerialExecutor, ThreadExecutor, check_tasks, check_workers
 from ._grid import MIN_HALO_CELLS, WorldGrid, halo_cells, parse_tile_range, tile_base, world_grid
@@ -59,6 +68,13 @@ from .spec import (
 )
 
 __all__ = [
+    "WorldAnimals",
+    "wants_animals",
+    "world_animals",
+    "world_forage",
+    "SHADE",
+    "animal_world_files",
+    "animal_world_names",
     "WorldNetworks",
     "world_networks",
     "world_heights",

@@ -59,6 +59,7 @@ from typing import TYPE_CHECKING, Any
 from .. import recipe as core_recipe
 from ..errors import ParameterError, short
 from ..unity import write_bytes_atomic
+from ._animals import write_animal_world_files
 from ._executors import Executor, SerialExecutor, ThreadExecutor
 from ._grid import WorldGrid, parse_tile_range, world_grid
 from ._networks import HEIGHTS_FILE, heights_path, stitched_world
@@ -439,6 +440,14 @@ def run_world(
     earlier = read_world_json(path)
     files = verify_tiles(out_dir, earlier, recipe_sha256=digest)
     world_files = verify_world_files(out_dir, earlier, recipe_sha256=digest)  # the prop library ...: kept
+    cache_dir = cache_folder(out_dir, name)
+    # the world's animals, once (Esc stops the pass between its steps); on an eroded world's stitched
+    # heights after the world task, unless they are in the cache already
+    animals_first = not stitched_world(recipe) or _stitched_in(cache_dir, digest)
+    if animals_first:
+        world_files = write_animal_world_files(
+            recipe, grid, out_dir, name, world_files, cache_dir, progress=progress, cancel=cancel
+        )
     skipped = tuple(t for t in chosen if t in files)
     seed = recipe.world.seed
     document = world_json(grid, name=name, seed=seed, recipe_sha256=digest, files=files, world_files=world_files)
@@ -446,7 +455,6 @@ def run_world(
     written = earlier is None  # the earlier world JSON is kept until this run completes a tile (or ends)
     if written:
         write_world_json(path, document)
-    cache_dir = cache_folder(out_dir, name)
     todo = tuple(t for t in chosen if t not in files)
     results: dict[tuple[int, ...], dict[str, Any]] = {}
     if todo:
@@ -474,6 +482,19 @@ def run_world(
 
         fn = WorldTaskFn(recipe, out_dir=out_dir, name=name, cache_dir=cache_dir)
         executor.run(tasks, fn, progress=progress, cancel=cancel, on_result=on_result)
+    if not animals_first:  # the world's animals on the heights the world task stitched (the line stays up)
+        said = None if progress is None else (lambda done, total, stage: progress(1, 1, stage))
+        kept = world_files
+        world_files = write_animal_world_files(
+            recipe, grid, out_dir, name, world_files, cache_dir, progress=said, cancel=cancel
+        )
+        if world_files is not kept:
+            document = world_json(
+                grid, name=name, seed=seed, recipe_sha256=digest, files=files, world_files=world_files
+            )
+            document = carry_once(document, earlier)
+            write_world_json(path, document)
+            written = True
     if not written:  # nothing built (every chosen tile complete): the document of what was verified
         write_world_json(path, document)
     complete = all(t in files for t in grid.tiles())

@@ -107,8 +107,10 @@ def wants_networks(recipe: Recipe) -> bool:
 
 def stitched_world(recipe: Recipe) -> bool:
     """Whether the world's plan reads its eroded heights, stitched from the windows into the cache
-    (``[rivers]`` or ``[roads]`` on, and ``[terrain.erosion]``): the run has a ``world`` task."""
-    return wants_networks(recipe) and bool(recipe.terrain.erosion.enabled)
+    (``[rivers]`` or ``[roads]`` on or ``[[ecosystem.animals]]``, which roam the whole world, and
+    ``[terrain.erosion]``): the run has a ``world`` task."""
+    whole = wants_networks(recipe) or bool(recipe.ecosystem.animals)
+    return whole and bool(recipe.terrain.erosion.enabled)
 
 
 def check_network_size(grid: WorldGrid) -> None:

@@ -5,10 +5,11 @@ The tile's heights are its base heights (``_base``) plus the blended erosion win
 biomes, texture-layer weights) come from ``core.terrain.terrain_layers_steps`` with the blended
 erosion and flow given, and the world's rivers and roads (``_networks``: planned once over the whole
 world's heights, the eroded ones read from the cache when erosion is on) carved into it, after the
-erosion as on one terrain; its props from ``_scatter``.  The files (``<base>.raw``, the Unity terrain
+erosion as on one terrain, and the world's animals' trails (``_animals``: simulated once over the whole
+world) worn into it; its props from ``_scatter``.  The files (``<base>.raw``, the Unity terrain
 package ``<base>_*``, ``<base>_placements.json``; with ``[ecosystem]`` species the tile's plants,
 ``_ecosystem``: ``<base>_plants.csv``, ``_ecosystem.json``, ``_population.png`` and the plants in the
-placement file) are written atomically; the result is small.
+placement file; with ``[[ecosystem.animals]]`` ``<base>_trails.png``) are written atomically; the result is small.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from ..scatter import Placement
 from ..steps import drive
 from ..terrain import TerrainLayers, terrain_layers_steps
 from ..unity import write_bytes_atomic
+from ._animals import tile_trail_files, tile_trails
 from ._base import base_heights, tile_heights, tile_spec
 from ._ecosystem import plant_entry, plant_files, tile_plants
 from ._grid import WorldGrid, tile_base
@@ -169,7 +171,7 @@ def tile_layers(
             planned=_planned(recipe, grid, x, z, cache_dir),
         )
     )
-    return layers
+    return tile_trails(recipe, grid, x, z, layers, cache_dir)  # the world's animals' trampled ground and trails
 
 
 def _planned(recipe: Recipe, grid: WorldGrid, x: int, z: int, cache_dir: str | None) -> dict[str, Any] | None:
@@ -214,6 +216,7 @@ def _files(
             out.update(plant_files(base, *plants))
         out[placements_name] = (json.dumps(data, separators=(",", ":")) + "\n").encode()
     out[f"{base}_terrain.json"] = core_package.json_bytes(content)
+    out.update(tile_trail_files(recipe, grid, x, z, name, cache_dir))  # the tile's part of the world's trails
     if wants_networks(recipe):  # the tile's part of the world's rivers and roads, the world's ids
         nets = world_networks(recipe, grid, recipe_digest(recipe), cache_dir)
         box = nets.box(grid, x, z)
@@ -273,8 +276,8 @@ def run_tile(
         for file_name, data in made.items():
             write_bytes_atomic(os.path.join(out_dir, file_name), data)
             files.append({"name": file_name, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()})
-        for kind in ("rivers", "roads"):  # an earlier build's networks this one no longer has
-            path = os.path.join(out_dir, f"{tile_base(name, x, z)}_{kind}.json")
+        for kind in ("rivers.json", "roads.json", "trails.png"):  # an earlier build's networks, trails
+            path = os.path.join(out_dir, f"{tile_base(name, x, z)}_{kind}")
             if os.path.basename(path) not in made and os.path.isfile(path) and not os.path.islink(path):
                 os.remove(path)
     if cache_dir:

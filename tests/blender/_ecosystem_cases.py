@@ -105,3 +105,20 @@ max_radius = 2.0
 [export]
 fbx = true
 """
+#: TILED with animals roaming the whole world and a rock scatter keeping off their trampled trails
+TILED_ANIMALS = TILED.replace("years = 10\n", "years = 10\nsteps = 80\nburn_in = 10\ntrampled = 0.3\n").replace(
+    "[export]",
+    """[[ecosystem.animals]]
+name = "Deer"
+eats = "plants"
+count = 30
+[[ecosystem.animals]]
+name = "Wolf"
+eats = ["Deer"]
+count = 3
+[[scatter]]
+name = "Rocks"
+prop = "rock"
+radius = 3.0
+[export]""",
+)

@@ -18,7 +18,7 @@ from worldseed.operators.bridge import scatter as bridge_scatter
 from worldseed.operators.common import FamilyOperator, ModalBuild
 from worldseed.operators.ecosystem import WORLDSEED_OT_ecosystem_add
 
-from ._ecosystem_cases import RECIPE, SIDE, TILED, plants_csv, png_grey16, read_json, write_recipe
+from ._ecosystem_cases import RECIPE, SIDE, TILED, TILED_ANIMALS, plants_csv, png_grey16, read_json, write_recipe
 from ._modal_cases import drive_modal
 from ._world_cases import fbx_nodes
 
@@ -346,6 +346,57 @@ def test_a_tiled_world_grows_plants_per_tile_and_puts_their_trees_in_the_prop_li
     assert "Wold_props.fbx" in names
     nodes = fbx_nodes(out / "Wold_props.fbx")
     assert any(n.startswith("Conifer_P01") for n in nodes)
+
+
+def test_a_tiled_world_headless_lets_its_animals_roam_the_whole_world(addon, tmp_path, capsys):
+    """Animals in a tiled world were refused; one animal pass over the world now: each tile its part of the
+    trails (and its props off the trampled ground), the world's spawns, history and chart once, all listed
+    and kept through the run's switch of files (a single run's names of the same world)."""
+    from worldseed.core import world as core_world
+
+    out = tmp_path / "out"
+    recipe_path = write_recipe(tmp_path, TILED_ANIMALS)
+    assert batch.main(["--recipe", recipe_path, "--out", str(out), "--name", "Wold"]) == 0
+    assert f"wrote {out / 'Wold_spawns.json'}" in capsys.readouterr().out
+    doc = read_json(out / "Wold_world.json")
+    world_files = {f["name"]: f for f in doc["files"]}
+    assert {"Wold_spawns.json", "Wold_ecosystem.json", "Wold_population.png"} <= set(world_files)
+    for name, record in world_files.items():
+        assert (out / name).stat().st_size == record["bytes"], name
+    spawns = read_json(out / "Wold_spawns.json")
+    pts = np.array([p for a in spawns["animals"] for p in a["points"]])
+    assert len(pts) > 3 and (pts[:, 0] >= 0).all() and (pts[:, 0] <= 128.0).all()  # Unity x: 2 tiles of 64 m
+    history = read_json(out / "Wold_ecosystem.json")["animals"]["history"]
+    assert history[0]["population"] == [30, 3] and len(history) == 81
+    recipe = core_world.without_once(core_recipe.loads(TILED_ANIMALS))
+    grid = core_world.world_grid(recipe)
+    for tile in doc["tiles"]:
+        base = tile["name"]
+        assert f"{base}_trails.png" in {f["name"] for f in tile["files"]}
+        trails = png_grey16((out / f"{base}_trails.png").read_bytes())
+        assert trails.shape == (SIDE - 1, SIDE - 1)
+    left = png_grey16((out / "Wold_0_0_trails.png").read_bytes())
+    right = png_grey16((out / "Wold_1_0_trails.png").read_bytes())
+    assert max(left.max(), right.max()) == 65535  # one scale for the world: its most worn cell is in one tile
+    # the rocks keep off the trampled ground: no rock on a vertex whose wear is past the threshold
+    world = core_world.world_animals(recipe, grid, core_world.recipe_digest(recipe))
+    wear = world.vertices(grid, 0, 0)
+    rocks = [
+        r["position"]
+        for s in read_json(out / "Wold_0_0_placements.json")["scatters"]
+        for r in s["instances"]
+        if r["layer"] == "Rocks"
+    ]
+    assert rocks and (wear >= 0.3).any()
+    for ux, _uy, uz in rocks:  # Unity (x, z) is Blender (-x, -y); the tile's sample (0, 0) at Blender (-64, -64)
+        col, row = round((64.0 - ux) / grid.cell_size), round((64.0 - uz) / grid.cell_size)
+        assert wear[min(max(row, 0), SIDE - 1), min(max(col, 0), SIDE - 1)] < 0.3 + 1e-6
+    # a second run keeps the world's animal files (listed whole for this recipe): nothing written again
+    stamp = (out / "Wold_spawns.json").stat().st_ino
+    assert batch.main(["--recipe", recipe_path, "--out", str(out), "--name", "Wold"]) == 0
+    assert "Wold_spawns.json" not in capsys.readouterr().out
+    assert (out / "Wold_spawns.json").stat().st_ino == stamp
+    assert {f["name"] for f in read_json(out / "Wold_world.json")["files"]} >= set(world_files)
 
 
 def test_the_sidebar_and_its_recipe_headless_write_the_same_ecosystem_files(addon, tmp_path):

@@ -171,3 +171,23 @@ def test_tiles_get_their_splat_material_and_props(empty_scene, tmp_path):
         assert mine["prop"] == theirs["prop"]
         assert mine["position"] == pytest.approx(theirs["position"], abs=1e-3)
         assert abs(np.dot(mine["rotation"], theirs["rotation"])) == pytest.approx(1.0, abs=1e-5)  # q and -q alike
+
+
+def test_build_tiles_with_the_ecosystem_panels_animals_writes_their_trails_and_spawns(empty_scene, tmp_path):
+    """Build Tiles carried the Ecosystem panel's animals and refused them; they roam the whole world now:
+    each tile's part of the trails, the world's spawns, history and chart, listed in the world JSON."""
+    settings = panel_world(tmp_path)
+    bpy.ops.worldseed.ecosystem_animal_add()
+    settings.ecosystem.steps, settings.ecosystem.burn_in = 40, 5
+    assert bpy.ops.worldseed.world_build() == {"FINISHED"}
+    recipe = world_ops.world_recipe(bpy.context.scene)
+    assert recipe.ecosystem.animals
+    with open(tmp_path / "world_world.json") as f:
+        doc = json.load(f)
+    assert {"world_spawns.json", "world_ecosystem.json", "world_population.png"} <= {f["name"] for f in doc["files"]}
+    for tile in doc["tiles"]:
+        assert tile["complete"] and f"{tile['name']}_trails.png" in {f["name"] for f in tile["files"]}
+    with open(tmp_path / "world_ecosystem.json") as f:
+        history = json.load(f)["animals"]["history"]
+    assert len(history) == 41 and history[0]["population"] == [recipe.ecosystem.animals[0].count]
+    assert set(bpy.data.objects.keys()) >= {"world_0_0", "world_1_1"}

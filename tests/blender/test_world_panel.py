@@ -94,9 +94,10 @@ def test_build_tiles_carries_the_networks_and_the_ecosystem_panels(addon, empty_
     recipe = world_ops.world_recipe(bpy.context.scene)
     assert recipe.rivers.enabled and len(recipe.ecosystem.species) == 1
     assert recipe.rivers.threshold == settings.rivers.threshold
-    bpy.ops.worldseed.ecosystem_animal_add()  # animals are not simulated per tile: one line, not dropped
-    with pytest.raises(ParameterError, match=r"animals.*tiled world"):
-        core_recipe.check_tiled(world_ops.world_recipe(bpy.context.scene))
+    bpy.ops.worldseed.ecosystem_animal_add()  # the animals go with it: they roam the whole world
+    recipe = world_ops.world_recipe(bpy.context.scene)
+    core_recipe.check_tiled(recipe)
+    assert [a.name for a in recipe.ecosystem.animals] == [settings.ecosystem.animals[0].name]
 
 
 def test_a_tiled_world_takes_fixed_normalisation_as_a_headless_run_does(addon, empty_scene):

@@ -301,6 +301,33 @@ def world_network_files():
     return _files(files)
 
 
+WORLD_ANIMALS = (
+    '[world]\nname = "Isle"\nseed = 5\ntiles = [2, 2]\n'
+    '[terrain]\nresolution = 33\nsize = 128.0\nheight = 40.0\nnormalize = "fixed"\nsea_level = 0.1\n'
+    '[[splat]]\nname = "Grass"\ncolor = [0.1, 0.3, 0.1]\n'
+    '[[splat]]\nname = "Trail"\ncolor = [0.5, 0.4, 0.3]\ntrail = 1.0\n'
+    '[[scatter]]\nname = "Rocks"\nprop = "rock"\nradius = 6.0\n'
+    "[ecosystem]\nyears = 6\nseed = 3\nsteps = 40\nburn_in = 5\ntrampled = 0.3\n"
+    '[[ecosystem.species]]\nname = "Pine"\ntree = "conifer"\ninitial_density = 60.0\n'
+    '[[ecosystem.animals]]\nname = "Deer"\neats = "plants"\ncount = 30\n'
+    '[[ecosystem.animals]]\nname = "Wolf"\neats = ["Deer"]\ncount = 3\n'
+)
+
+
+def world_animals_files():
+    """Every file of a 2 x 2 tiled world whose animals roam it whole (their trails in the tiles' splat
+    maps, clearings and trails PNGs; the world's spawns, history and chart), plants per tile."""
+    with tempfile.TemporaryDirectory() as out:
+        core_world.run_world(recipe.loads(WORLD_ANIMALS), out)
+        files = {}
+        for name in sorted(os.listdir(out)):
+            path = os.path.join(out, name)
+            if os.path.isfile(path) and not name.startswith("."):
+                with open(path, "rb") as fh:
+                    files[name] = fh.read()
+    return _files(files)
+
+
 # -- rivers and roads ----------------------------------------------------------------------------------
 
 NETWORKS = (
@@ -506,6 +533,7 @@ CASES = {
     "wfc": wfc_runs,
     "world": world_files,
     "world_networks": world_network_files,
+    "world_animals": world_animals_files,
     "networks": networks,
     "networks_layers": networks_layers,
     "settlements": settlement_files,
@@ -561,6 +589,7 @@ GOLDEN = {
     "wfc": "a67a6af3453e43c3",
     "world": "87a4ade54ff1f0a9",
     "world_networks": "03d06d828189c047",
+    "world_animals": "b125a70373105c07",
     "networks": "5f6872509212f75e",
     "networks_layers": "337a62bafae90a85",
     "settlements": "79b816ba881ec421",

@@ -1,7 +1,7 @@
 """Plants in a tiled world: each tile simulates its own plants with a halo (``core.world``'s tiles write
 ``<tile>_plants.csv``, ``_ecosystem.json``, ``_population.png`` and the plants in their placement file,
-listed in the world JSON); a tile's files do not depend on which tiles were built before it; animals are
-refused in a tiled world in one line."""
+listed in the world JSON); a tile's files do not depend on which tiles were built before it; animals roam
+the whole world (test_ecosystem_world_animals)."""
 
 import csv
 import json
@@ -71,10 +71,12 @@ def test_a_tile_is_the_same_whichever_tiles_were_built_before(tmp_path):
     assert "Isle_0_0_plants.csv" not in b
 
 
-def test_animals_are_refused_in_a_tiled_world_in_one_line():
+def test_animals_are_taken_in_a_tiled_world_and_a_world_too_large_is_refused_in_one_line():
+    """Animals were refused in a tiled world; they roam it whole now (test_ecosystem_world_animals), and a
+    world too large for one animal pass is refused with the figure, before any work."""
     text = isle(tiles=(2, 1), erosion=False) + SPECIES + '[[ecosystem.animals]]\nname = "Deer"\n'
-    with pytest.raises(ParameterError, match=r"ecosystem.animals.*tiled world") as err:
-        core_recipe.loads(text)
+    assert core_recipe.loads(text).ecosystem.animals[0].name == "Deer"
+    huge = isle(tiles=(16, 16), resolution=513, erosion=False) + SPECIES + '[[ecosystem.animals]]\nname = "Deer"\n'
+    with pytest.raises(ParameterError, match=r"ecosystem.animals roam the whole tiled world: 8,193 x 8,193") as err:
+        core_recipe.loads(huge)
     assert "\n" not in str(err.value)
-    single = isle(tiles=(1, 1), erosion=False) + SPECIES + '[[ecosystem.animals]]\nname = "Deer"\n'
-    assert core_recipe.loads(single).ecosystem.animals[0].name == "Deer"
