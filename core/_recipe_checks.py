@@ -230,6 +230,7 @@ def check_settlements(recipe: Recipe) -> None:
         return
     if not recipe.terrain.enabled:
         raise RecipeError("settlements.enabled needs [terrain] enabled = true (settlements stand on the terrain)")
+    _tiled_networks(recipe, "settlements")  # planned once over the whole world, as the networks
     names = [level.name for level in recipe.level]
     if spec.level and names and spec.level not in names:
         raise RecipeError(

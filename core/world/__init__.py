@@ -21,6 +21,7 @@ from ._networks import MAX_NETWORK_CELLS, WorldNetworks, wants_networks, world_h
 from ._once import once_names, once_sections, verify_once, with_once, without_once
 from ._overview import OVERVIEW_SIDE, overview_name, overview_png
 from ._plan import Task, plan_world, run_task, tile_deps
+from ._settlements import WorldSettlements, planned_roads, world_settlements
 from ._stitch import seam_report
 from ._tile import tile_layers
 from ._world_json import (
@@ -50,6 +51,9 @@ from .spec import (
 )
 
 __all__ = [
+    "WorldSettlements",
+    "world_settlements",
+    "planned_roads",
     "WorldNetworks",
     "world_networks",
     "world_heights",

@@ -27,6 +27,7 @@ from .. import unity_package as core_package
 from ..rivers import rivers_json_bytes
 from ..roads import roads_json_bytes
 from ..scatter import Placement
+from ..settlements import settlements_json_bytes
 from ..steps import drive
 from ..terrain import TerrainLayers, terrain_layers_steps
 from ..unity import write_bytes_atomic
@@ -35,6 +36,7 @@ from ._ecosystem import plant_entry, plant_files, tile_plants
 from ._grid import WorldGrid, tile_base
 from ._networks import wants_networks, world_networks
 from ._scatter import border_points, detail_maps, placement_content, reach, scatter_tile
+from ._settlements import planned_roads, world_settlements
 from ._stitch import blend_windows
 from ._window import load_window, needs_windows, wants_flow, window_path
 from ._world_json import recipe_digest
@@ -112,19 +114,25 @@ def tile_layers(
     *,
     cache_dir: str | None = None,
     window_paths: Mapping[tuple[int, ...], str] | None = None,
+    settle: bool = True,
+    load: Callable[[int, int, Sequence[str]], Mapping[str, npt.NDArray[Any]] | None] | None = None,
 ) -> TerrainLayers:
     """The ``core.terrain.TerrainLayers`` of tile ``(x, z)``: base heights plus the blended windows
-    (read from ``window_paths`` ``{(tx, tz): path}`` or ``<cache_dir>/window_<x>_<z>.npz``)."""
+    (read from ``window_paths`` ``{(tx, tz): path}`` or ``<cache_dir>/window_<x>_<z>.npz``, or
+    from ``load(tx, tz, keys)`` when given).  ``settle=False``: the layers up to the settlements'
+    stage (no settlements, no texture layers): what the world's settlements are planned on
+    (``_settlements``)."""
     spec = tile_spec(recipe, grid, x, z)
     top = grid.height
     ring = base_heights(recipe, grid, x, z, 1)
     given: dict[str, Any] = {}
-    load = None
-    if needs_windows(recipe):
-        digest = recipe_digest(recipe)
+    if not needs_windows(recipe):
+        load = None
+    else:
         keys = ("delta", "eroded", "deposited", "flow")
-        assert cache_dir is not None, "a world with windows has its cache"
-        load = _loader(cache_dir, dict(window_paths or {}), digest)
+        if load is None:
+            assert cache_dir is not None, "a world with windows has its cache"
+            load = _loader(cache_dir, dict(window_paths or {}), recipe_digest(recipe))
         acc = blend_windows(grid, x, z, 1, load, keys)
         if "delta" in acc:
             metres = _eroded(ring, acc.pop("delta"), top)
@@ -157,25 +165,36 @@ def tile_layers(
             heights,
             terrain_spec=spec,
             biomes_spec=recipe.biomes,
-            splats=recipe.splat,
+            splats=recipe.splat if settle else (),
             seed=recipe.world.seed,
-            flow=wants_flow(recipe),
+            flow=wants_flow(recipe) or bool(recipe.settlements.enabled),  # a settled tile works out its flow
             given=given,
             shaper=_shaper(recipe, grid, x, z, load),
             slope=slope,
             rivers_spec=recipe.rivers,
-            roads_spec=recipe.roads,
-            planned=_planned(recipe, grid, x, z),
+            # the settlements lay the roads: none before their stage
+            roads_spec=None if recipe.settlements.enabled and not settle else recipe.roads,
+            planned=_planned(recipe, grid, x, z, settle),
+            settlements_spec=recipe.settlements if settle else None,
         )
     )
     return layers
 
 
-def _planned(recipe: Recipe, grid: WorldGrid, x: int, z: int) -> dict[str, Any] | None:
-    """The world's networks as tile ``(x, z)`` carves them (None without rivers and roads)."""
-    if not wants_networks(recipe):
+def _planned(recipe: Recipe, grid: WorldGrid, x: int, z: int, settle: bool = True) -> dict[str, Any] | None:
+    """The world's networks as tile ``(x, z)`` carves them and, with ``[settlements]`` (``settle``),
+    the world's settlements as it levels them (None without any)."""
+    settled = settle and recipe.settlements.enabled
+    if not wants_networks(recipe) and not settled:
         return None
-    return world_networks(recipe, grid, recipe_digest(recipe)).planned(grid, x, z)
+    digest = recipe_digest(recipe)
+    if wants_networks(recipe):
+        out = world_networks(recipe, grid, digest).planned(grid, x, z)
+    else:
+        out = {"rivers": None, "roads": None, "offset": grid.origin(x, z)}
+    if settled:
+        out["settlements"] = world_settlements(recipe, grid, digest).planned(grid, x, z)
+    return out
 
 
 def _files(
@@ -213,12 +232,16 @@ def _files(
         out[placements_name] = (json.dumps(data, separators=(",", ":")) + "\n").encode()
     out[f"{base}_terrain.json"] = core_package.json_bytes(content)
     if wants_networks(recipe):  # the tile's part of the world's rivers and roads, the world's ids
-        nets = world_networks(recipe, grid, recipe_digest(recipe))
+        digest = recipe_digest(recipe)
+        nets = world_networks(recipe, grid, digest)
         box = nets.box(grid, x, z)
+        roads = planned_roads(recipe, grid, digest)
         if nets.rivers is not None:
             out[f"{base}_rivers.json"] = rivers_json_bytes(nets.rivers, name=base, origin=nets.origin, box=box)
-        if nets.roads is not None:
-            out[f"{base}_roads.json"] = roads_json_bytes(nets.roads, name=base, origin=nets.origin, box=box)
+        if roads is not None:
+            out[f"{base}_roads.json"] = roads_json_bytes(roads, name=base, origin=nets.origin, box=box)
+    if layers.settlements is not None:  # the sites whose centre stands in the tile, the world's frame
+        out[f"{base}_settlements.json"] = settlements_json_bytes(layers.settlements, name=base)
     return out
 
 
@@ -271,7 +294,7 @@ def run_tile(
         for file_name, data in made.items():
             write_bytes_atomic(os.path.join(out_dir, file_name), data)
             files.append({"name": file_name, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()})
-        for kind in ("rivers", "roads"):  # an earlier build's networks this one no longer has
+        for kind in ("rivers", "roads", "settlements"):  # an earlier build's networks this one no longer has
             path = os.path.join(out_dir, f"{tile_base(name, x, z)}_{kind}.json")
             if os.path.basename(path) not in made and os.path.isfile(path) and not os.path.islink(path):
                 os.remove(path)

@@ -31,7 +31,7 @@ from ._world_json import recipe_digest
 if TYPE_CHECKING:
     from ..recipe import Recipe  # the recipe reads this package's spec
 
-__all__ = ["window_path", "run_window", "load_window", "task_seed", "wants_flow", "needs_windows"]
+__all__ = ["window_path", "run_window", "window_arrays", "load_window", "task_seed", "wants_flow", "needs_windows"]
 
 #: Tags mixed into the world seed with the tile index: one random stream per job.
 TAG_EROSION = 0x45524F44  # "EROD"
@@ -90,11 +90,33 @@ def run_window(recipe: Recipe, grid: WorldGrid, x: int, z: int, cache_dir: str) 
     kept = load_window(path, digest, keys=("halo", "relief", "ledger"))
     if kept is not None and int(kept["halo"]) == h:
         return path, {"ledger": json.loads(str(kept["ledger"])), "relief": kept["relief"].tolist()}
+    arrays, ledger, relief = window_arrays(recipe, grid, x, z)
+    buf = io.BytesIO()
+    np.savez(
+        buf,
+        digest=np.array(digest),
+        halo=np.array(h),
+        relief=relief,
+        ledger=np.array(json.dumps(ledger, sort_keys=True)),
+        **arrays,
+    )
+    os.makedirs(cache_dir, exist_ok=True)
+    write_bytes_atomic(path, buf.getbuffer())
+    return path, {"ledger": ledger, "relief": relief.tolist()}
+
+
+def window_arrays(
+    recipe: Recipe, grid: WorldGrid, x: int, z: int
+) -> tuple[dict[str, npt.NDArray[Any]], dict[str, Any], npt.NDArray[np.float64]]:
+    """Tile ``(x, z)``'s window worked out in memory: ``(arrays, ledger, relief)`` as
+    :func:`run_window` saves them (``delta``, ``eroded``, ``deposited`` with erosion, ``flow``
+    when the flow is wanted; the erosion's ledger; ``[min_m, max_m]``)."""
+    h = grid.halo_cells
     spec = tile_spec(recipe, grid, x, z)
     top, cell = grid.height, grid.cell_size
     base = base_heights(recipe, grid, x, z, h)
-    arrays = {}
-    ledger = {}
+    arrays: dict[str, npt.NDArray[Any]] = {}
+    ledger: dict[str, Any] = {}
     values = base
     if spec.erosion.enabled:
         heights = TerrainHeights(base, cell, top)
@@ -120,15 +142,4 @@ def run_window(recipe: Recipe, grid: WorldGrid, x: int, z: int, cache_dir: str) 
         arrays["flow"] = flow.astype(np.float32)
         del metres, flow
     relief = np.array([float(values.min()) * top, float(values.max()) * top])
-    buf = io.BytesIO()
-    np.savez(
-        buf,
-        digest=np.array(digest),
-        halo=np.array(h),
-        relief=relief,
-        ledger=np.array(json.dumps(ledger, sort_keys=True)),
-        **arrays,
-    )
-    os.makedirs(cache_dir, exist_ok=True)
-    write_bytes_atomic(path, buf.getbuffer())
-    return path, {"ledger": ledger, "relief": relief.tolist()}
+    return arrays, ledger, relief
