@@ -24,6 +24,7 @@ from ._plan import Task, plan_world, run_task, tile_deps
 from ._settlements import WorldSettlements, planned_roads, world_settlements
 from ._stitch import seam_report
 from ._tile import tile_layers
+from ._window import window_loader
 from ._world_json import (
     file_record,
     read_world_json,
@@ -51,6 +52,7 @@ from .spec import (
 )
 
 __all__ = [
+    "window_loader",
     "WorldSettlements",
     "world_settlements",
     "planned_roads",

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -37,7 +36,7 @@ from ..settlements import Settlements, build_settlements_steps
 from ..steps import drive
 from ._grid import WorldGrid
 from ._networks import MAX_NETWORK_CELLS, world_networks
-from ._window import needs_windows, window_arrays
+from ._window import needs_windows, window_loader
 
 if TYPE_CHECKING:
     from ..recipe import Recipe  # the recipe reads this package's spec
@@ -136,24 +135,6 @@ def planned_roads(recipe: Recipe, grid: WorldGrid, digest: str) -> Any:
     return None
 
 
-def _window_loader(recipe: Recipe, grid: WorldGrid) -> Any:
-    """``load(tx, tz, keys)`` of the tiles' erosion windows, worked out in memory (each once)."""
-    kept: dict[tuple[int, int], dict[str, npt.NDArray[Any]]] = {}
-
-    def load(tx: int, tz: int, keys: Sequence[str]) -> Mapping[str, npt.NDArray[Any]] | None:
-        if (tx, tz) not in kept:
-            kept[(tx, tz)] = window_arrays(recipe, grid, tx, tz)[0]
-        arrays = kept[(tx, tz)]
-        return {k: arrays[k] for k in keys if k in arrays}
-
-    def drop_below(z: int) -> None:  # tiles are taken row by row: windows of rows < z - 1 are done
-        for key in [k for k in kept if k[1] < z - 1]:
-            del kept[key]
-
-    load.drop_below = drop_below  # type: ignore[attr-defined]
-    return load
-
-
 def _plan(recipe: Recipe, grid: WorldGrid, digest: str) -> WorldSettlements:
     from ._tile import tile_layers  # the tiles' own layers (the tile module reads this one)
 
@@ -172,7 +153,7 @@ def _plan(recipe: Recipe, grid: WorldGrid, digest: str) -> WorldSettlements:
     names: tuple[str, ...] = ()
     river_maps: dict[str, npt.NDArray[Any]] = {}
     rivers_network = world_networks(recipe, grid, digest).rivers if recipe.rivers.enabled else None
-    load = _window_loader(recipe, grid) if needs_windows(recipe) else None
+    load = window_loader(recipe, grid) if needs_windows(recipe) else None
     for x, z in sorted(grid.tiles(), key=lambda t: (t[1], t[0])):
         if load is not None:
             load.drop_below(z)

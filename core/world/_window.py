@@ -13,7 +13,7 @@ from __future__ import annotations
 import io
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -31,7 +31,16 @@ from ._world_json import recipe_digest
 if TYPE_CHECKING:
     from ..recipe import Recipe  # the recipe reads this package's spec
 
-__all__ = ["window_path", "run_window", "window_arrays", "load_window", "task_seed", "wants_flow", "needs_windows"]
+__all__ = [
+    "window_path",
+    "run_window",
+    "window_arrays",
+    "window_loader",
+    "load_window",
+    "task_seed",
+    "wants_flow",
+    "needs_windows",
+]
 
 #: Tags mixed into the world seed with the tile index: one random stream per job.
 TAG_EROSION = 0x45524F44  # "EROD"
@@ -143,3 +152,25 @@ def window_arrays(
         del metres, flow
     relief = np.array([float(values.min()) * top, float(values.max()) * top])
     return arrays, ledger, relief
+
+
+def window_loader(
+    recipe: Recipe, grid: WorldGrid
+) -> Callable[[int, int, Sequence[str]], Mapping[str, npt.NDArray[Any]] | None]:
+    """``load(tx, tz, keys)`` of the tiles' windows worked out in memory (:func:`window_arrays`, each
+    once): ``load=`` of ``tile_layers`` without a cache.  ``load.drop_below(z)`` forgets the windows
+    of rows below ``z - 1`` (tiles taken row by row no longer read them)."""
+    kept: dict[tuple[int, int], dict[str, npt.NDArray[Any]]] = {}
+
+    def load(tx: int, tz: int, keys: Sequence[str]) -> Mapping[str, npt.NDArray[Any]] | None:
+        if (tx, tz) not in kept:
+            kept[(tx, tz)] = window_arrays(recipe, grid, tx, tz)[0]
+        arrays = kept[(tx, tz)]
+        return {k: arrays[k] for k in keys if k in arrays}
+
+    def drop_below(z: int) -> None:
+        for key in [k for k in kept if k[1] < z - 1]:
+            del kept[key]
+
+    load.drop_below = drop_below  # type: ignore[attr-defined]
+    return load

@@ -177,13 +177,21 @@ def _site_objects(site: Site, *, prefix: str, parent: bpy.types.Object) -> list[
     return objs
 
 
-def settlement_objects(built: Settlements, terrain: bpy.types.Object, *, spec: SettlementsSpec) -> bpy.types.Object:
+def settlement_objects(
+    built: Settlements,
+    terrain: bpy.types.Object,
+    *,
+    spec: SettlementsSpec,
+    offset: Sequence[float] = (0.0, 0.0, 0.0),
+) -> bpy.types.Object:
     """The settlements as objects under ``terrain`` (in its collections); an earlier settlements' root
-    under it is removed first.  Returns the new root."""
+    under it is removed first.  Returns the new root.  ``offset``: the root's place under ``terrain``
+    (a tiled world's tile: minus the tile's centre, so the sites' world positions land where they
+    stand)."""
     old = settlements_of(terrain)
     if old is not None:
         remove_objects([old] + descendants(old))
-    root = _object(f"{terrain.name}_Settlements", None, terrain, (0.0, 0.0, 0.0), SETTLEMENTS_KIND)
+    root = _object(f"{terrain.name}_Settlements", None, terrain, tuple(float(v) for v in offset), SETTLEMENTS_KIND)
     root[SPEC_KEY] = json.dumps(core_settlements.to_dict(spec), sort_keys=True)
     root[WARNINGS_KEY] = built.warnings()
     objs = [root]
