@@ -10,8 +10,8 @@ and the roads' cut and fill) and keeps its own elsewhere (:func:`tile_settlement
 ``core.terrain.terrain_layers_steps``' settlements stage): a pad or a road crossing a seam has the
 same heights on both sides, and the sites stand in the biomes the tiles show.
 
-A site belongs to the one tile its centre stands in (a centre on a seam: the tile of the larger
-row and column of the world grid, the last tile at the world's far edge, :meth:`WorldSettlements.owner`);
+A site belongs to the one tile its centre stands in (a centre on a seam: the tile of the smaller index
+``x`` / ``z``, whose cells have the larger row and column of the world grid, :meth:`WorldSettlements.owner`);
 the tile's ``<name>_<x>_<z>_settlements.json`` lists its own sites, their positions in the world's
 Unity frame (as the tiles' rivers and roads files), and its Blender tile holds their objects.
 
@@ -105,7 +105,13 @@ class WorldSettlements:
     @staticmethod
     def owner(grid: WorldGrid, row: int, col: int) -> tuple[int, int]:
         """The tile ``(x, z)`` a world cell ``(row, col)`` belongs to (a seam's cell: the tile of the
-        larger row and column, the last one at the world's far edge)."""
+        smaller index, whose cells have the larger rows and columns).
+
+        >>> from core.world import WorldGrid
+        >>> g = WorldGrid(nx=2, nz=2, resolution=5, size=8.0, height=1.0, halo_cells=0, world_name="W")
+        >>> WorldSettlements.owner(g, 0, 0), WorldSettlements.owner(g, 4, 4), WorldSettlements.owner(g, 8, 3)
+        ((1, 1), (0, 0), (1, 0))
+        """
         n = grid.resolution - 1
         kr = min(int(row) // n, grid.nz - 1)
         kc = min(int(col) // n, grid.nx - 1)
