@@ -21,9 +21,9 @@ from ._networks import MAX_NETWORK_CELLS, WorldNetworks, wants_networks, world_h
 from ._once import once_names, once_sections, verify_once, with_once, without_once
 from ._overview import OVERVIEW_SIDE, overview_name, overview_png
 from ._plan import Task, plan_world, run_task, tile_deps
-from ._settlements import WorldSettlements, planned_roads, world_settlements
+from ._settlements import WorldSettlements
 from ._stitch import seam_report
-from ._tile import tile_layers
+from ._tile import planned_roads, tile_layers, world_settlements
 from ._window import window_loader
 from ._world_json import (
     file_record,

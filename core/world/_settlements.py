@@ -16,16 +16,16 @@ the tile's ``<name>_<x>_<z>_settlements.json`` lists its own sites, their positi
 Unity frame (as the tiles' rivers and roads files), and its Blender tile holds their objects.
 
 The plan is a pure function of the recipe; a process works it out once and keeps it
-(:func:`world_settlements`), as the networks' plan.  It builds every tile's layers (without the
+(``core.world.world_settlements``), as the networks' plan.  It builds every tile's layers (without the
 texture layers) once more, and their erosion windows in memory when the world has them.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import threading
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
 import numpy.typing as npt
@@ -41,12 +41,12 @@ from ._window import needs_windows, window_loader
 if TYPE_CHECKING:
     from ..recipe import Recipe  # the recipe reads this package's spec
 
-__all__ = ["WorldSettlements", "world_settlements", "planned_roads"]
+__all__ = ["WorldSettlements", "plan_settlements", "TileLayers"]
 
 #: Upstream area (m²) from which the flow counts as a stream that draws a settlement (as a single terrain's).
 STREAM_AREA = 50_000.0
-_KEPT: dict[str, WorldSettlements] = {}
-_LOCK = threading.Lock()
+#: ``tile_layers`` of ``core.world``: ``layers(recipe, grid, x, z, settle=False, load=...)``.
+TileLayers: TypeAlias = Callable[..., Any]
 
 
 @dataclass(frozen=True, eq=False)
@@ -118,32 +118,10 @@ class WorldSettlements:
         return (grid.nx - 1 - kc, grid.nz - 1 - kr)
 
 
-def world_settlements(recipe: Recipe, grid: WorldGrid, digest: str) -> WorldSettlements:
-    """The settlements of the whole world (planned once per process for the recipe of ``digest``;
-    the threads of a thread executor wait for the first one's plan)."""
-    with _LOCK:
-        kept = _KEPT.get(digest)
-        if kept is None:
-            _KEPT.clear()  # the last world's plan only
-            kept = _KEPT[digest] = _plan(recipe, grid, digest)
-        return kept
-
-
-def planned_roads(recipe: Recipe, grid: WorldGrid, digest: str) -> Any:
-    """The world's road network (``core.roads.RoadNetwork``) or None: the settlements' when they
-    lay the roads, else the networks' plan's."""
-    if recipe.settlements.enabled:
-        if not recipe.roads.enabled:
-            return None
-        return world_settlements(recipe, grid, digest).settlements.roads.network
-    if recipe.roads.enabled:
-        return world_networks(recipe, grid, digest).roads
-    return None
-
-
-def _plan(recipe: Recipe, grid: WorldGrid, digest: str) -> WorldSettlements:
-    from ._tile import tile_layers  # the tiles' own layers (the tile module reads this one)
-
+def plan_settlements(recipe: Recipe, grid: WorldGrid, digest: str, *, layers: TileLayers) -> WorldSettlements:
+    """The world's settlements planned on ``layers(recipe, grid, x, z, settle=False, load=...)``
+    (``tile_layers``: every tile's layers up to its settlements' stage); see the module's notes.
+    ``core.world.world_settlements`` keeps the plan of a process."""
     rows, cols = grid.shape
     if rows * cols > MAX_NETWORK_CELLS:
         raise ParameterError(
@@ -163,28 +141,28 @@ def _plan(recipe: Recipe, grid: WorldGrid, digest: str) -> WorldSettlements:
     for x, z in sorted(grid.tiles(), key=lambda t: (t[1], t[0])):
         if load is not None:
             load.drop_below(z)
-        layers = tile_layers(recipe, grid, x, z, settle=False, load=load)
+        tile = layers(recipe, grid, x, z, settle=False, load=load)
         r0, c0 = grid.origin(x, z)
         box = (slice(r0, r0 + n), slice(c0, c0 + n))
-        heights[box] = layers.heights.values.astype(np.float64) * top
-        if layers.water is not None:
-            water[box] = layers.water
-        if layers.flow is not None:
+        heights[box] = tile.heights.values.astype(np.float64) * top
+        if tile.water is not None:
+            water[box] = tile.water
+        if tile.flow is not None:
             if flow is None:
                 flow = np.zeros((rows, cols), np.float64)
-            flow[box] = layers.flow
-        if layers.biomes is not None:
+            flow[box] = tile.flow
+        if tile.biomes is not None:
             if biomes is None:
-                biomes = np.zeros((rows, cols), layers.biomes.dtype)
-            biomes[box] = layers.biomes
-            names = layers.biome_names
-        if layers.rivers is not None:
-            for f in dataclasses.fields(layers.rivers.maps):
-                part = getattr(layers.rivers.maps, f.name)
+                biomes = np.zeros((rows, cols), tile.biomes.dtype)
+            biomes[box] = tile.biomes
+            names = tile.biome_names
+        if tile.rivers is not None:
+            for f in dataclasses.fields(tile.rivers.maps):
+                part = getattr(tile.rivers.maps, f.name)
                 if f.name not in river_maps:
                     river_maps[f.name] = np.zeros((rows, cols), part.dtype)
                 river_maps[f.name][box] = part
-        del layers
+        del tile
     rivers = None
     if rivers_network is not None and river_maps:
         rivers = Rivers(rivers_network, RiverMaps(**river_maps))

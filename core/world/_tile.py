@@ -16,6 +16,7 @@ import hashlib
 import io
 import json
 import os
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -36,7 +37,7 @@ from ._ecosystem import plant_entry, plant_files, tile_plants
 from ._grid import WorldGrid, tile_base
 from ._networks import wants_networks, world_networks
 from ._scatter import border_points, detail_maps, placement_content, reach, scatter_tile
-from ._settlements import planned_roads, world_settlements
+from ._settlements import WorldSettlements, plan_settlements
 from ._stitch import blend_windows
 from ._window import load_window, needs_windows, wants_flow, window_path
 from ._world_json import recipe_digest
@@ -45,7 +46,10 @@ if TYPE_CHECKING:
     from ..ecosystem import Habitat, PlantRun
     from ..recipe import Recipe  # the recipe reads this package's spec
 
-__all__ = ["run_tile", "tile_layers", "border_path", "load_border"]
+__all__ = ["run_tile", "tile_layers", "border_path", "load_border", "world_settlements", "planned_roads"]
+
+_KEPT: dict[str, WorldSettlements] = {}
+_LOCK = threading.Lock()
 
 
 def border_path(cache_dir: str, x: int, z: int) -> str:
@@ -195,6 +199,30 @@ def _planned(recipe: Recipe, grid: WorldGrid, x: int, z: int, settle: bool = Tru
     if settled:
         out["settlements"] = world_settlements(recipe, grid, digest).planned(grid, x, z)
     return out
+
+
+def world_settlements(recipe: Recipe, grid: WorldGrid, digest: str) -> WorldSettlements:
+    """The settlements of the whole world (``_settlements``: planned on every tile's layers up to its
+    settlements' stage), once per process for the recipe of ``digest``; the threads of a thread
+    executor wait for the first one's plan."""
+    with _LOCK:
+        kept = _KEPT.get(digest)
+        if kept is None:
+            _KEPT.clear()  # the last world's plan only
+            kept = _KEPT[digest] = plan_settlements(recipe, grid, digest, layers=tile_layers)
+        return kept
+
+
+def planned_roads(recipe: Recipe, grid: WorldGrid, digest: str) -> Any:
+    """The world's road network (``core.roads.RoadNetwork``) or None: the settlements' when they
+    lay the roads, else the networks' plan's."""
+    if recipe.settlements.enabled:
+        if not recipe.roads.enabled:
+            return None
+        return world_settlements(recipe, grid, digest).settlements.roads.network
+    if recipe.roads.enabled:
+        return world_networks(recipe, grid, digest).roads
+    return None
 
 
 def _files(
