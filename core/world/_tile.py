@@ -219,7 +219,8 @@ def planned_roads(recipe: Recipe, grid: WorldGrid, digest: str) -> Any:
     if recipe.settlements.enabled:
         if not recipe.roads.enabled:
             return None
-        return world_settlements(recipe, grid, digest).settlements.roads.network
+        roads = world_settlements(recipe, grid, digest).settlements.roads
+        return None if roads is None else roads.network
     if recipe.roads.enabled:
         return world_networks(recipe, grid, digest).roads
     return None

@@ -13,7 +13,7 @@ from __future__ import annotations
 import io
 import json
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -154,23 +154,28 @@ def window_arrays(
     return arrays, ledger, relief
 
 
-def window_loader(
-    recipe: Recipe, grid: WorldGrid
-) -> Callable[[int, int, Sequence[str]], Mapping[str, npt.NDArray[Any]] | None]:
+class WindowLoader:
     """``load(tx, tz, keys)`` of the tiles' windows worked out in memory (:func:`window_arrays`, each
-    once): ``load=`` of ``tile_layers`` without a cache.  ``load.drop_below(z)`` forgets the windows
-    of rows below ``z - 1`` (tiles taken row by row no longer read them)."""
-    kept: dict[tuple[int, int], dict[str, npt.NDArray[Any]]] = {}
+    once): ``load=`` of ``tile_layers`` without a cache (:func:`window_loader`)."""
 
-    def load(tx: int, tz: int, keys: Sequence[str]) -> Mapping[str, npt.NDArray[Any]] | None:
-        if (tx, tz) not in kept:
-            kept[(tx, tz)] = window_arrays(recipe, grid, tx, tz)[0]
-        arrays = kept[(tx, tz)]
+    def __init__(self, recipe: Recipe, grid: WorldGrid) -> None:
+        self.recipe, self.grid = recipe, grid
+        self.kept: dict[tuple[int, int], dict[str, npt.NDArray[Any]]] = {}
+
+    def __call__(self, tx: int, tz: int, keys: Sequence[str]) -> Mapping[str, npt.NDArray[Any]] | None:
+        if (tx, tz) not in self.kept:
+            self.kept[(tx, tz)] = window_arrays(self.recipe, self.grid, tx, tz)[0]
+        arrays = self.kept[(tx, tz)]
         return {k: arrays[k] for k in keys if k in arrays}
 
-    def drop_below(z: int) -> None:
-        for key in [k for k in kept if k[1] < z - 1]:
-            del kept[key]
+    def drop_below(self, z: int) -> None:
+        """Forget the windows of rows below ``z - 1`` (tiles taken row by row no longer read them)."""
+        for key in [k for k in self.kept if k[1] < z - 1]:
+            del self.kept[key]
 
-    load.drop_below = drop_below  # type: ignore[attr-defined]
-    return load
+
+def window_loader(recipe: Recipe, grid: WorldGrid) -> WindowLoader:
+    """A :class:`WindowLoader`: ``load(tx, tz, keys)`` of the tiles' windows worked out in memory,
+    each once (``load=`` of ``tile_layers`` without a cache; ``load.drop_below(z)`` forgets the
+    windows of rows below ``z - 1``)."""
+    return WindowLoader(recipe, grid)
