@@ -77,7 +77,7 @@ def test_pads_are_level_on_both_sides_of_a_seam_and_the_borders_agree(world):
         assert np.array_equal(h[a][0, :], h[b][-1, :])
     s = plan.settlements
     n = grid.resolution - 1
-    top = np.float32(recipe.terrain.height)
+    top = float(recipe.terrain.height)  # metres to [0, 1] in float64, then float32: as the tiles
     level = 0
     for site in s.sites:
         r, c = _cell(plan, site.centre)
