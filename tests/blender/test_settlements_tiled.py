@@ -90,17 +90,29 @@ def test_build_tiles_gives_the_owning_tile_its_settlements_and_its_fbx_holds_the
         assert not any("Hamlet" in o.name for o in made[t].children_recursive)
 
 
-def test_build_tiles_carries_the_scenes_settlements(addon, empty_scene):
-    """The World panel's recipe holds the Settlements panel's settings while the scene has settlements."""
+def test_build_tiles_carries_the_scenes_settlements(addon, empty_scene, tmp_path):
+    """The World panel's recipe holds the Settlements panel's settings while the scene has settlements,
+    and Build Tiles (the operator) then gives the owning tiles their sites."""
     settings = bpy.context.scene.worldseed
+    terrain = settings.terrain
+    terrain.name, terrain.seed, terrain.resolution, terrain.size = "Shire", 2, 129, 256.0
+    terrain.height, terrain.scale, terrain.normalize = 30.0, 200.0, "fixed"
     settings.world.tiles_x, settings.world.tiles_z = 2, 2
+    settings.world.folder = str(tmp_path / "tiles")
     assert not world_ops.world_recipe(bpy.context.scene).settlements.enabled
-    marker = bpy.data.objects.new("Shire_0_0_Settlements", None)
+    marker = bpy.data.objects.new("Earlier_Settlements", None)  # settlements the scene has already
     marker["worldseed_kind"] = "settlements"
     bpy.context.scene.collection.objects.link(marker)
-    settings.settlements.count = 2
+    settings.settlements.count, settings.settlements.types, settings.settlements.spacing = 2, "hamlet", 100.0
     recipe = world_ops.world_recipe(bpy.context.scene)
     assert recipe.settlements.enabled and recipe.settlements.count == 2
+    assert bpy.ops.worldseed.world_build() == {"FINISHED"}
+    grid, plan = _plan(recipe)
+    assert plan.settlements.sites
+    for site, (x, z) in zip(plan.settlements.sites, plan.owners):
+        head = bpy.data.objects[f"{grid.object_name(x, z)}_{site.name}"]
+        assert head.parent.parent == bpy.data.objects[grid.object_name(x, z)]
+        np.testing.assert_allclose(head.matrix_world.translation, (*site.centre, site.z), atol=1e-4)
 
 
 def test_a_tiled_world_headless_writes_and_lists_the_settlements(empty_scene, tmp_path):
