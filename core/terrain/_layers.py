@@ -56,6 +56,7 @@ __all__ = [
     "erosion_droplets",
     "erosion_steps",
     "LAYER_STEPS",
+    "STREAM_AREA",
     "repaint_splats",
 ]
 

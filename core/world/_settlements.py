@@ -34,6 +34,7 @@ from ..errors import ParameterError
 from ..rivers import RiverMaps, Rivers
 from ..settlements import Settlements, build_settlements_steps
 from ..steps import drive
+from ..terrain import STREAM_AREA
 from ._grid import WorldGrid
 from ._networks import MAX_NETWORK_CELLS, world_networks
 from ._window import needs_windows, window_loader
@@ -43,8 +44,8 @@ if TYPE_CHECKING:
 
 __all__ = ["WorldSettlements", "plan_settlements", "TileLayers"]
 
-#: Upstream area (m²) from which the flow counts as a stream that draws a settlement (as a single terrain's).
-STREAM_AREA = 50_000.0
+#: The river maps the settlements read (``build_settlements_steps``: water, lakes, bridge widths).
+RIVER_MAPS = ("water", "lake", "width")
 #: ``tile_layers`` of ``core.world``: ``layers(recipe, grid, x, z, settle=False, load=...)``.
 TileLayers: TypeAlias = Callable[..., Any]
 
@@ -131,8 +132,7 @@ def plan_settlements(recipe: Recipe, grid: WorldGrid, digest: str, *, layers: Ti
     top = grid.height
     n = grid.resolution
     heights = np.empty((rows, cols), np.float64)
-    water = np.zeros((rows, cols), bool)
-    flow: npt.NDArray[np.float64] | None = None
+    wet: npt.NDArray[np.bool_] | None = None  # what the settlements' stage of each tile calls water
     biomes: npt.NDArray[Any] | None = None
     names: tuple[str, ...] = ()
     river_maps: dict[str, npt.NDArray[Any]] = {}
@@ -145,36 +145,34 @@ def plan_settlements(recipe: Recipe, grid: WorldGrid, digest: str, *, layers: Ti
         r0, c0 = grid.origin(x, z)
         box = (slice(r0, r0 + n), slice(c0, c0 + n))
         heights[box] = tile.heights.values.astype(np.float64) * top
-        if tile.water is not None:
-            water[box] = tile.water
-        if tile.flow is not None:
-            if flow is None:
-                flow = np.zeros((rows, cols), np.float64)
-            flow[box] = tile.flow
+        # as a single terrain's stage: the rivers' and the sea's water, else the streams of the flow
+        here = tile.water if tile.water is not None else tile.flow >= STREAM_AREA if tile.flow is not None else None
+        if here is not None:
+            if wet is None:
+                wet = np.zeros((rows, cols), bool)
+            wet[box] = here
         if tile.biomes is not None:
             if biomes is None:
                 biomes = np.zeros((rows, cols), tile.biomes.dtype)
             biomes[box] = tile.biomes
             names = tile.biome_names
         if tile.rivers is not None:
-            for f in dataclasses.fields(tile.rivers.maps):
-                part = getattr(tile.rivers.maps, f.name)
-                if f.name not in river_maps:
-                    river_maps[f.name] = np.zeros((rows, cols), part.dtype)
-                river_maps[f.name][box] = part
-        del tile
+            for key in RIVER_MAPS:
+                part = getattr(tile.rivers.maps, key)
+                if key not in river_maps:
+                    river_maps[key] = np.zeros((rows, cols), part.dtype)
+                river_maps[key][box] = part
+        del tile, here
     rivers = None
     if rivers_network is not None and river_maps:
+        # the maps the settlements read (their water, lakes and widths); the others zeros, no memory
+        for f in dataclasses.fields(RiverMaps):
+            if f.name not in river_maps:
+                river_maps[f.name] = np.broadcast_to(np.zeros((), np.float32), (rows, cols))
         rivers = Rivers(rivers_network, RiverMaps(**river_maps))
     origin = (-grid.nx * grid.size, -grid.nz * grid.size)
     spec = recipe.terrain
     sea = float(np.float32(spec.sea_level) * np.float32(top))
-    if rivers is not None:
-        wet = water
-    elif flow is not None:
-        wet = flow >= STREAM_AREA
-    else:
-        wet = None
     built = drive(
         build_settlements_steps(
             heights,

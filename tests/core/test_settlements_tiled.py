@@ -181,3 +181,25 @@ def test_a_tiled_world_with_erosion_and_settlements_is_refused():
         core_recipe.loads(text + "[terrain.erosion]\nenabled = true\n")
     assert "\n" not in str(err.value)
     assert core_recipe.loads(text).settlements.enabled
+
+
+def test_without_rivers_and_roads_the_tiles_still_agree(tmp_path):
+    text = TILED.replace("[rivers]\nenabled = true", "[rivers]\nenabled = false").replace(
+        "[roads]\nenabled = true", "[roads]\nenabled = false"
+    )
+    recipe = core_recipe.loads(text)
+    grid = core_world.world_grid(recipe)
+    plan = core_world.world_settlements(recipe, grid, core_world.recipe_digest(recipe))
+    assert plan.settlements.sites and plan.settlements.roads is None  # the streams of the flow draw them
+    load = core_world.window_loader(recipe, grid)
+    h = {t: core_world.tile_layers(recipe, grid, *t, load=load).heights.values for t in grid.tiles()}
+    assert np.array_equal(h[0, 0][:, 0], h[1, 0][:, -1]) and np.array_equal(h[0, 0][0, :], h[0, 1][-1, :])
+    assert np.array_equal(h[0, 1][:, 0], h[1, 1][:, -1]) and np.array_equal(h[1, 0][0, :], h[1, 1][-1, :])
+    core_world.run_world(recipe, str(tmp_path), name="Shire")
+    listed = [
+        s["name"]
+        for x, z in grid.tiles()
+        for s in json.loads((tmp_path / f"Shire_{x}_{z}_settlements.json").read_text())["sites"]
+    ]
+    assert sorted(listed) == sorted(s.name for s in plan.settlements.sites)
+    assert not list(tmp_path.glob("*_roads.json"))
