@@ -368,10 +368,11 @@ def tile_steps(
         root[RECIPE_KEY] = core_recipe.dumps(tile_recipe(recipe, x, z))
         root[DIGEST_KEY] = recipe_digest(without_once(recipe))  # as the world JSON has it
         if wants_networks(recipe):  # the tile's part of the world's rivers and roads (planned once)
-            digest = recipe_digest(recipe)
-            nets = world_networks(recipe, grid, digest)
+            bare = without_once(recipe)  # the tiles' recipe: the plans they carved, kept in this process
+            digest = recipe_digest(bare)
+            nets = world_networks(bare, grid, digest)
             centre = grid.blender_centre(x, z)[:2]  # the root's place
-            roads = planned_roads(recipe, grid, digest)
+            roads = planned_roads(bare, grid, digest)
             made_objects += attach_planned(
                 root, nets.rivers, roads, origin=nets.origin, centre=centre, box=nets.box(grid, x, z)
             )
