@@ -149,6 +149,10 @@ def check_trees(recipe: Recipe) -> None:
             raise RecipeError(f"trees[{i}]: {error}")
 
 
+#: Most samples of a tiled world whose settlements are planned whole (``core.world.MAX_NETWORK_CELLS``).
+MAX_PLAN_CELLS = 4097 * 4097
+
+
 def _tiled_networks(recipe: Recipe, key: str) -> None:
     """A tiled world plans its networks once over the whole world's un-eroded heights (what its tiles
     then carve): erosion, which each tile works out in windows, must be off."""
@@ -231,6 +235,16 @@ def check_settlements(recipe: Recipe) -> None:
     if not recipe.terrain.enabled:
         raise RecipeError("settlements.enabled needs [terrain] enabled = true (settlements stand on the terrain)")
     _tiled_networks(recipe, "settlements")  # planned once over the whole world, as the networks
+    nx, nz = recipe.world.tiles
+    if (nx, nz) != (1, 1):  # the whole world's plan: refused before any tile is built
+        n = recipe.terrain.resolution - 1
+        rows, cols = nz * n + 1, nx * n + 1
+        if rows * cols > MAX_PLAN_CELLS:
+            raise RecipeError(
+                f"settlements.enabled in a tiled world plans the whole world at once: {rows:,} x {cols:,} samples "
+                f"(world.tiles {[nx, nz]}, terrain.resolution {recipe.terrain.resolution}) is more than "
+                f"{MAX_PLAN_CELLS:,}; use fewer or smaller tiles"
+            )
     names = [level.name for level in recipe.level]
     if spec.level and names and spec.level not in names:
         raise RecipeError(

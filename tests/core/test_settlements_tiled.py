@@ -203,3 +203,11 @@ def test_without_rivers_and_roads_the_tiles_still_agree(tmp_path):
     ]
     assert sorted(listed) == sorted(s.name for s in plan.settlements.sites)
     assert not list(tmp_path.glob("*_roads.json"))
+
+
+def test_a_world_too_big_to_plan_whole_is_refused_before_any_tile():
+    text = TILED.replace("tiles = [2, 2]", "tiles = [5, 4]").replace("resolution = 129", "resolution = 1025")
+    with pytest.raises(RecipeError, match=r"settlements\.enabled in a tiled world plans the whole world at once: "):
+        core_recipe.loads(text)
+    assert core_recipe.loads(text.replace("tiles = [5, 4]", "tiles = [4, 4]")).settlements.enabled
+    assert core_world.MAX_NETWORK_CELLS == 4097 * 4097  # the limit the recipe check states
