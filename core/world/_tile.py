@@ -4,10 +4,13 @@ The tile's heights are its base heights (``_base``) plus the blended erosion win
 (``_stitch``) over the tile and a one-cell ring (the normals' margin); its layers (flow, moisture,
 biomes, texture-layer weights) come from ``core.terrain.terrain_layers_steps`` with the blended
 erosion and flow given, and the world's rivers and roads (``_networks``: planned once over the whole
-world) carved into it; its props from ``_scatter``.  The files (``<base>.raw``, the Unity terrain
+world) carved into it, and with ``[settlements]`` its part of the world's settlements
+(``_settlements``: planned once on every tile's layers up to its biomes, :func:`world_settlements`)
+levelled into it; its props from ``_scatter``.  The files (``<base>.raw``, the Unity terrain
 package ``<base>_*``, ``<base>_placements.json``; with ``[ecosystem]`` species the tile's plants,
 ``_ecosystem``: ``<base>_plants.csv``, ``_ecosystem.json``, ``_population.png`` and the plants in the
-placement file) are written atomically; the result is small.
+placement file; with ``[settlements]`` ``<base>_settlements.json``, the sites whose centre stands in
+the tile) are written atomically; the result is small.
 """
 
 from __future__ import annotations
