@@ -20,6 +20,7 @@ import bpy
 from ..core import recipe as core_recipe
 from ..core import rivers as core_rivers
 from ..core import roads as core_roads
+from ..core import settlements as core_settlements
 from ..core import terrain as core_terrain
 from ..core import world as core_world
 from ..core.errors import short
@@ -180,7 +181,7 @@ def _build_tiled_locked(recipe, out_dir, name, executor, chosen, progress, write
             stale.discard(os.path.join(out_dir, props_name))
         if overview not in listed and not any(n == overview for n, _ in extra):  # another recipe's, or none asked
             stale.add(os.path.join(out_dir, overview))
-        for file_name in core_terrain.network_file_names(name, rivers=True, roads=True):
+        for file_name in [*core_terrain.network_file_names(name, rivers=True, roads=True), f"{name}_settlements.json"]:
             if file_name not in networks:  # an earlier world's networks, none now
                 stale.add(os.path.join(out_dir, file_name))
         stale.update(os.path.join(out_dir, world_export.once_file_name(name, s.key)) for s in ONCE)
@@ -261,20 +262,27 @@ def _animal_files_written(run, earlier, name, out_dir):
 
 
 def network_files(recipe, grid, name, out_dir):
-    """``{file name: bytes}`` of a tiled world's whole networks: ``<name>_rivers.json`` and
-    ``<name>_roads.json`` of the plan its tiles carved (``core.world.world_networks``; each tile's file
-    holds its part; an eroded world's plan reads the stitched heights in ``out_dir``'s world cache),
-    empty without ``[rivers]`` / ``[roads]``."""
-    if not core_world.wants_networks(recipe):
+    """``{file name: bytes}`` of a tiled world's whole networks and settlements: ``<name>_rivers.json``,
+    ``<name>_roads.json`` and ``<name>_settlements.json`` of the plans its tiles carved and levelled
+    (``core.world.world_networks``, ``core.world.world_settlements``; each tile's file holds its
+    part; an eroded world's plans read the stitched heights in ``out_dir``'s world cache), empty without
+    ``[rivers]`` / ``[roads]`` / ``[settlements]``."""
+    settled = bool(recipe.settlements.enabled)
+    if not core_world.wants_networks(recipe) and not settled:
         return {}
     bare = core_world.without_once(recipe)  # the tiles' recipe: the plan they carved, kept in this process
+    digest = core_world.recipe_digest(bare)
     cache = core_world.cache_folder(out_dir, name)
-    nets = core_world.world_networks(bare, grid, core_world.recipe_digest(bare), cache)
+    nets = core_world.world_networks(bare, grid, digest, cache)
+    roads = core_world.planned_roads(bare, grid, digest, cache)
     files = {}
     if nets.rivers is not None:
         files[f"{name}_rivers.json"] = core_rivers.rivers_json_bytes(nets.rivers, name=name, origin=nets.origin)
-    if nets.roads is not None:
-        files[f"{name}_roads.json"] = core_roads.roads_json_bytes(nets.roads, name=name, origin=nets.origin)
+    if roads is not None:
+        files[f"{name}_roads.json"] = core_roads.roads_json_bytes(roads, name=name, origin=nets.origin)
+    if settled:
+        plan = core_world.world_settlements(bare, grid, digest, cache).settlements
+        files[f"{name}_settlements.json"] = core_settlements.settlements_json_bytes(plan, name=name)
     return files
 
 

@@ -208,6 +208,10 @@ def check_ecosystem(recipe: Recipe) -> None:
     ecosystem.estimate_plants(spec, side * side)
 
 
+#: Most samples of a tiled world whose settlements are planned whole (``core.world.MAX_NETWORK_CELLS``).
+MAX_PLAN_CELLS = 4097 * 4097
+
+
 def check_settlements(recipe: Recipe) -> None:
     """``[settlements]`` on needs the terrain on; their spacing keeps two sites apart on a terrain
     that can hold more than one; a ``level`` names one of the recipe's ``[[level]]`` entries (when
@@ -217,6 +221,16 @@ def check_settlements(recipe: Recipe) -> None:
         return
     if not recipe.terrain.enabled:
         raise RecipeError("settlements.enabled needs [terrain] enabled = true (settlements stand on the terrain)")
+    nx, nz = recipe.world.tiles
+    if (nx, nz) != (1, 1):  # the whole world's plan: refused before any tile is built
+        n = recipe.terrain.resolution - 1
+        rows, cols = nz * n + 1, nx * n + 1
+        if rows * cols > MAX_PLAN_CELLS:
+            raise RecipeError(
+                f"settlements.enabled in a tiled world plans the whole world at once: {rows:,} x {cols:,} samples "
+                f"(world.tiles {[nx, nz]}, terrain.resolution {recipe.terrain.resolution}) is more than "
+                f"{MAX_PLAN_CELLS:,}; use fewer or smaller tiles"
+            )
     names = [level.name for level in recipe.level]
     if spec.level and names and spec.level not in names:
         raise RecipeError(

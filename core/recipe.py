@@ -222,8 +222,9 @@ SECTIONS = (
         check=check_settlements,
         label="Settlements",
         omit_default=True,
-        tiled="refuse",
-        tiled_note="settlements are not yet placed across a tiled world's tiles: build the recipe as one terrain",
+        tiled="per_tile",
+        tiled_note="planned once over the whole world, each tile levels its part of the pads and "
+        "roads: <name>_<x>_<z>_settlements.json lists the sites whose centre stands in the tile, seams agree",
     ),
     Section(
         "splat",

@@ -19,6 +19,7 @@ from ._heights import (
 )
 from ._layers import (
     LAYER_STEPS,
+    STREAM_AREA,
     TerrainLayers,
     erosion_droplets,
     erosion_steps,
@@ -50,6 +51,7 @@ __all__ = [
     "erosion_droplets",
     "erosion_steps",
     "LAYER_STEPS",
+    "STREAM_AREA",
     "repaint_splats",
     "networks_origin",
     "network_files",

@@ -56,6 +56,7 @@ __all__ = [
     "erosion_droplets",
     "erosion_steps",
     "LAYER_STEPS",
+    "STREAM_AREA",
     "repaint_splats",
 ]
 
@@ -394,7 +395,11 @@ def terrain_layers_steps(
         by the settlements' stage instead (joining the sites and the points), after the biomes.
     planned : dict or None
         Networks planned over a bigger grid (a tiled world's: ``{"rivers", "roads", "offset"}``,
-        ``core.world``): this tile carves its part of them instead of planning its own.
+        ``core.world``): this tile carves its part of them instead of planning its own.  With
+        ``"settlements"`` (a tiled world's settlements, ``{"ground", "settled", "clearing", "roads",
+        "sites", "offset"}``) and ``settlements_spec`` on: the tile takes the plan's ground where it
+        levelled a pad or cut a road, its part of the plan's roads, and ``sites`` (its own) as its
+        settlements.
     settlements_spec : core.settlements.SettlementsSpec or None
         ``[settlements]`` (on: sites chosen on the biome map, their pads levelled into the heights
         before the texture layers read them; ``[roads]`` on: its roads join the settlements).
@@ -512,7 +517,19 @@ def terrain_layers_steps(
         )
         done += LAYER_STEPS["biomes"]
         yield done, total, "biomes"
-    if settle_on:  # the pads edit the heights: before the texture layers and the scatter read them
+    if settle_on and planned is not None and planned.get("settlements") is not None:
+        # a tiled world's: the plan's ground where it levelled a pad or cut a road, the tile's own elsewhere
+        heights, tile_roads, kept = _planned_settlements(heights, planned["settlements"])
+        out["settlements"] = planned["settlements"]["sites"]
+        if tile_roads is not None and out.get("roads") is None:
+            out["roads"] = tile_roads
+            network_maps["road"] = tile_roads.maps.road
+        metres = heights.metres
+        slope = None  # worked out from the levelled heights
+        out["clearing"] = kept if out.get("clearing") is None else (out["clearing"] | kept)
+        done += LAYER_STEPS["settlements"]
+        yield done, total, "settlements"
+    elif settle_on:  # the pads edit the heights: before the texture layers and the scatter read them
         assert settlements_spec is not None
         settling = build_settlements_steps(
             heights.values.astype(np.float64) * top,
@@ -600,6 +617,44 @@ def terrain_layers(
             roads_spec=roads_spec,
         )
     )
+
+
+def _planned_settlements(
+    heights: TerrainHeights, plan: Mapping[str, Any]
+) -> tuple[TerrainHeights, Any, npt.NDArray[np.bool_]]:
+    """A tile's part of a world's settlements (``planned["settlements"]``: ``ground`` metres,
+    ``settled`` and ``clearing`` masks over the world grid, ``roads``, ``offset`` the tile's first
+    cell): ``(heights, roads, clearing)``, the heights the plan's ground on the cells it settled (and
+    on the ring around the tile, for the edge normals), the roads with their maps cut to the tile."""
+    ground = np.asarray(plan["ground"], np.float64)
+    settled = np.asarray(plan["settled"], bool)
+    r0, c0 = (int(v) for v in plan["offset"])
+    rows, cols = heights.values.shape
+    top = heights.height
+
+    def take(target: npt.NDArray[np.float32], ra: int, ca: int) -> npt.NDArray[np.float32]:
+        """``target`` (its cell (0, 0) at world (ra, ca)) with the settled cells of the world inside it."""
+        out = target.copy()
+        wr0, wc0 = max(ra, 0), max(ca, 0)
+        wr1, wc1 = min(ra + target.shape[0], ground.shape[0]), min(ca + target.shape[1], ground.shape[1])
+        if wr1 <= wr0 or wc1 <= wc0:
+            return out
+        m = settled[wr0:wr1, wc0:wc1]
+        part = out[wr0 - ra : wr1 - ra, wc0 - ca : wc1 - ca]
+        part[m] = (ground[wr0:wr1, wc0:wc1][m] / top).astype(np.float32)
+        return out
+
+    values = take(heights.values, r0, c0)
+    margin = take(heights.margin, r0 - 1, c0 - 1) if heights.margin is not None else None
+    if margin is not None:
+        margin[1:-1, 1:-1] = values
+    box = (slice(r0, r0 + rows), slice(c0, c0 + cols))
+    roads = plan.get("roads")
+    if roads is not None:
+        cut = {f.name: getattr(roads.maps, f.name)[box] for f in dataclasses.fields(roads.maps)}
+        roads = dataclasses.replace(roads, maps=dataclasses.replace(roads.maps, **cut))
+    clearing = np.asarray(plan["clearing"], bool)[box].copy()
+    return dataclasses.replace(heights, values=values, margin=margin), roads, clearing
 
 
 def _network_splat_maps(layers: TerrainLayers) -> dict[str, Any]:

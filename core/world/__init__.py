@@ -39,8 +39,10 @@ from ._networks import (
 from ._once import once_names, once_sections, verify_once, with_once, without_once
 from ._overview import OVERVIEW_SIDE, overview_name, overview_png
 from ._plan import Task, plan_world, run_task, tile_deps
+from ._settlements import WorldSettlements
 from ._stitch import seam_report
-from ._tile import tile_layers
+from ._tile import planned_roads, tile_layers, world_settlements
+from ._window import window_loader
 from ._world_json import (
     file_record,
     read_world_json,
@@ -75,6 +77,10 @@ __all__ = [
     "SHADE",
     "animal_world_files",
     "animal_world_names",
+    "window_loader",
+    "WorldSettlements",
+    "world_settlements",
+    "planned_roads",
     "WorldNetworks",
     "world_networks",
     "world_heights",

@@ -82,7 +82,8 @@ _STITCH_LOCK = threading.Lock()
 @dataclass(frozen=True, eq=False)
 class WorldNetworks:
     """The networks planned over a whole world: ``rivers`` (``core.rivers.RiverNetwork`` or None),
-    ``roads`` (``core.roads.RoadNetwork`` or None), and ``origin``, Blender ``(x0, y0)`` metres of the
+    ``roads`` (``core.roads.RoadNetwork`` or None: with ``[settlements]`` their plan lays the roads,
+    ``core.world._settlements``), and ``origin``, Blender ``(x0, y0)`` metres of the
     world grid's cell (0, 0)."""
 
     rivers: Any
@@ -228,7 +229,7 @@ def _plan(recipe: Recipe, grid: WorldGrid, cache_dir: str | None = None) -> Worl
     rivers = roads = None
     if recipe.rivers.enabled:
         rivers = core_rivers.build_rivers(h, recipe.rivers, cell_size=grid.cell_size, sea_level=sea)
-    if recipe.roads.enabled:
+    if recipe.roads.enabled and not recipe.settlements.enabled:  # with settlements, their plan lays the roads
         roads = core_roads.build_roads(
             h, recipe.roads, cell_size=grid.cell_size, origin=origin, sea_level=sea, rivers=rivers
         ).network

@@ -5,11 +5,14 @@ The tile's heights are its base heights (``_base``) plus the blended erosion win
 biomes, texture-layer weights) come from ``core.terrain.terrain_layers_steps`` with the blended
 erosion and flow given, and the world's rivers and roads (``_networks``: planned once over the whole
 world's heights, the eroded ones read from the cache when erosion is on) carved into it, after the
-erosion as on one terrain, and the world's animals' trails (``_animals``: simulated once over the whole
-world) worn into it; its props from ``_scatter``.  The files (``<base>.raw``, the Unity terrain
-package ``<base>_*``, ``<base>_placements.json``; with ``[ecosystem]`` species the tile's plants,
-``_ecosystem``: ``<base>_plants.csv``, ``_ecosystem.json``, ``_population.png`` and the plants in the
-placement file; with ``[[ecosystem.animals]]`` ``<base>_trails.png``) are written atomically; the result is small.
+erosion as on one terrain; with ``[settlements]`` its part of the world's settlements (``_settlements``:
+planned once on every tile's layers up to its biomes, :func:`world_settlements`) levelled into it; the
+world's animals' trails (``_animals``: simulated once over the whole world) worn into it; its props
+from ``_scatter``.  The files (``<base>.raw``, the Unity terrain package ``<base>_*``,
+``<base>_placements.json``; with ``[ecosystem]`` species the tile's plants, ``_ecosystem``:
+``<base>_plants.csv``, ``_ecosystem.json``, ``_population.png`` and the plants in the placement file;
+with ``[[ecosystem.animals]]`` ``<base>_trails.png``; with ``[settlements]`` ``<base>_settlements.json``,
+the sites whose centre stands in the tile) are written atomically; the result is small.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import hashlib
 import io
 import json
 import os
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +33,7 @@ from .. import unity_package as core_package
 from ..rivers import rivers_json_bytes
 from ..roads import roads_json_bytes
 from ..scatter import Placement
+from ..settlements import settlements_json_bytes
 from ..steps import drive
 from ..terrain import TerrainLayers, terrain_layers_steps
 from ..unity import write_bytes_atomic
@@ -38,6 +43,7 @@ from ._ecosystem import plant_entry, plant_files, tile_plants
 from ._grid import WorldGrid, tile_base
 from ._networks import wants_networks, world_networks
 from ._scatter import border_points, detail_maps, placement_content, reach, scatter_tile
+from ._settlements import WorldSettlements, plan_settlements
 from ._stitch import blend_windows
 from ._window import load_window, needs_windows, wants_flow, window_path
 from ._world_json import recipe_digest
@@ -46,7 +52,10 @@ if TYPE_CHECKING:
     from ..ecosystem import Habitat, PlantRun
     from ..recipe import Recipe  # the recipe reads this package's spec
 
-__all__ = ["run_tile", "tile_layers", "border_path", "load_border"]
+__all__ = ["run_tile", "tile_layers", "border_path", "load_border", "world_settlements", "planned_roads"]
+
+_KEPT: dict[str, WorldSettlements] = {}
+_LOCK = threading.Lock()
 
 
 def border_path(cache_dir: str, x: int, z: int) -> str:
@@ -115,19 +124,25 @@ def tile_layers(
     *,
     cache_dir: str | None = None,
     window_paths: Mapping[tuple[int, ...], str] | None = None,
+    settle: bool = True,
+    load: Callable[[int, int, Sequence[str]], Mapping[str, npt.NDArray[Any]] | None] | None = None,
 ) -> TerrainLayers:
     """The ``core.terrain.TerrainLayers`` of tile ``(x, z)``: base heights plus the blended windows
-    (read from ``window_paths`` ``{(tx, tz): path}`` or ``<cache_dir>/window_<x>_<z>.npz``)."""
+    (read from ``window_paths`` ``{(tx, tz): path}`` or ``<cache_dir>/window_<x>_<z>.npz``, or
+    from ``load(tx, tz, keys)`` when given).  ``settle=False``: the layers up to the settlements'
+    stage (no settlements, no texture layers): what the world's settlements are planned on
+    (``_settlements``)."""
     spec = tile_spec(recipe, grid, x, z)
     top = grid.height
     ring = base_heights(recipe, grid, x, z, 1)
     given: dict[str, Any] = {}
-    load = None
-    if needs_windows(recipe):
-        digest = recipe_digest(recipe)
+    if not needs_windows(recipe):
+        load = None
+    else:
         keys = ("delta", "eroded", "deposited", "flow")
-        assert cache_dir is not None, "a world with windows has its cache"
-        load = _loader(cache_dir, dict(window_paths or {}), digest)
+        if load is None:
+            assert cache_dir is not None, "a world with windows has its cache"
+            load = _loader(cache_dir, dict(window_paths or {}), recipe_digest(recipe))
         acc = blend_windows(grid, x, z, 1, load, keys)
         if "delta" in acc:
             metres = _eroded(ring, acc.pop("delta"), top)
@@ -160,25 +175,66 @@ def tile_layers(
             heights,
             terrain_spec=spec,
             biomes_spec=recipe.biomes,
-            splats=recipe.splat,
+            splats=recipe.splat if settle else (),
             seed=recipe.world.seed,
-            flow=wants_flow(recipe),
+            flow=wants_flow(recipe) or bool(recipe.settlements.enabled),  # a settled tile works out its flow
             given=given,
             shaper=_shaper(recipe, grid, x, z, load),
             slope=slope,
             rivers_spec=recipe.rivers,
-            roads_spec=recipe.roads,
-            planned=_planned(recipe, grid, x, z, cache_dir),
+            # the settlements lay the roads: none before their stage
+            roads_spec=None if recipe.settlements.enabled and not settle else recipe.roads,
+            planned=_planned(recipe, grid, x, z, cache_dir, settle),
+            settlements_spec=recipe.settlements if settle else None,
         )
     )
+    if not settle:  # the settlements' plan reads the layers before their stage: no trails yet
+        return layers
     return tile_trails(recipe, grid, x, z, layers, cache_dir)  # the world's animals' trampled ground and trails
 
 
-def _planned(recipe: Recipe, grid: WorldGrid, x: int, z: int, cache_dir: str | None) -> dict[str, Any] | None:
-    """The world's networks as tile ``(x, z)`` carves them (None without rivers and roads)."""
-    if not wants_networks(recipe):
+def _planned(
+    recipe: Recipe, grid: WorldGrid, x: int, z: int, cache_dir: str | None, settle: bool = True
+) -> dict[str, Any] | None:
+    """The world's networks as tile ``(x, z)`` carves them and, with ``[settlements]`` (``settle``),
+    the world's settlements as it levels them (None without any)."""
+    settled = settle and recipe.settlements.enabled
+    if not wants_networks(recipe) and not settled:
         return None
-    return world_networks(recipe, grid, recipe_digest(recipe), cache_dir).planned(grid, x, z)
+    digest = recipe_digest(recipe)
+    if wants_networks(recipe):
+        out = world_networks(recipe, grid, digest, cache_dir).planned(grid, x, z)
+    else:
+        out = {"rivers": None, "roads": None, "offset": grid.origin(x, z)}
+    if settled:
+        out["settlements"] = world_settlements(recipe, grid, digest, cache_dir).planned(grid, x, z)
+    return out
+
+
+def world_settlements(recipe: Recipe, grid: WorldGrid, digest: str, cache_dir: str | None = None) -> WorldSettlements:
+    """The settlements of the whole world (``_settlements``: planned on every tile's layers up to its
+    settlements' stage), once per process for the recipe of ``digest``; the threads of a thread
+    executor wait for the first one's plan.  ``cache_dir``: the world's cache folder (an eroded
+    world's stitched heights, which its networks' plan reads)."""
+    with _LOCK:
+        kept = _KEPT.get(digest)
+        if kept is None:
+            _KEPT.clear()  # the last world's plan only
+            kept = _KEPT[digest] = plan_settlements(recipe, grid, digest, layers=tile_layers, cache_dir=cache_dir)
+        return kept
+
+
+def planned_roads(recipe: Recipe, grid: WorldGrid, digest: str, cache_dir: str | None = None) -> Any:
+    """The world's road network (``core.roads.RoadNetwork``) or None: the settlements' when they
+    lay the roads, else the networks' plan's."""
+    if recipe.settlements.enabled:
+        if not recipe.roads.enabled:
+            return None
+        roads = world_settlements(recipe, grid, digest, cache_dir).settlements.roads
+        return None if roads is None else roads.network
+    if recipe.roads.enabled:
+        return world_networks(recipe, grid, digest, cache_dir).roads
+    return None
 
 
 def _files(
@@ -218,12 +274,16 @@ def _files(
     out[f"{base}_terrain.json"] = core_package.json_bytes(content)
     out.update(tile_trail_files(recipe, grid, x, z, name, cache_dir))  # the tile's part of the world's trails
     if wants_networks(recipe):  # the tile's part of the world's rivers and roads, the world's ids
-        nets = world_networks(recipe, grid, recipe_digest(recipe), cache_dir)
+        digest = recipe_digest(recipe)
+        nets = world_networks(recipe, grid, digest, cache_dir)
         box = nets.box(grid, x, z)
+        roads = planned_roads(recipe, grid, digest, cache_dir)
         if nets.rivers is not None:
             out[f"{base}_rivers.json"] = rivers_json_bytes(nets.rivers, name=base, origin=nets.origin, box=box)
-        if nets.roads is not None:
-            out[f"{base}_roads.json"] = roads_json_bytes(nets.roads, name=base, origin=nets.origin, box=box)
+        if roads is not None:
+            out[f"{base}_roads.json"] = roads_json_bytes(roads, name=base, origin=nets.origin, box=box)
+    if layers.settlements is not None:  # the sites whose centre stands in the tile, the world's frame
+        out[f"{base}_settlements.json"] = settlements_json_bytes(layers.settlements, name=base)
     return out
 
 
@@ -276,7 +336,7 @@ def run_tile(
         for file_name, data in made.items():
             write_bytes_atomic(os.path.join(out_dir, file_name), data)
             files.append({"name": file_name, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()})
-        for kind in ("rivers.json", "roads.json", "trails.png"):  # an earlier build's networks, trails
+        for kind in ("rivers.json", "roads.json", "settlements.json", "trails.png"):  # an earlier build's
             path = os.path.join(out_dir, f"{tile_base(name, x, z)}_{kind}")
             if os.path.basename(path) not in made and os.path.isfile(path) and not os.path.islink(path):
                 os.remove(path)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import io
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -31,7 +31,16 @@ from ._world_json import recipe_digest
 if TYPE_CHECKING:
     from ..recipe import Recipe  # the recipe reads this package's spec
 
-__all__ = ["window_path", "run_window", "load_window", "task_seed", "wants_flow", "needs_windows"]
+__all__ = [
+    "window_path",
+    "run_window",
+    "window_arrays",
+    "window_loader",
+    "load_window",
+    "task_seed",
+    "wants_flow",
+    "needs_windows",
+]
 
 #: Tags mixed into the world seed with the tile index: one random stream per job.
 TAG_EROSION = 0x45524F44  # "EROD"
@@ -90,11 +99,33 @@ def run_window(recipe: Recipe, grid: WorldGrid, x: int, z: int, cache_dir: str) 
     kept = load_window(path, digest, keys=("halo", "relief", "ledger"))
     if kept is not None and int(kept["halo"]) == h:
         return path, {"ledger": json.loads(str(kept["ledger"])), "relief": kept["relief"].tolist()}
+    arrays, ledger, relief = window_arrays(recipe, grid, x, z)
+    buf = io.BytesIO()
+    np.savez(
+        buf,
+        digest=np.array(digest),
+        halo=np.array(h),
+        relief=relief,
+        ledger=np.array(json.dumps(ledger, sort_keys=True)),
+        **arrays,
+    )
+    os.makedirs(cache_dir, exist_ok=True)
+    write_bytes_atomic(path, buf.getbuffer())
+    return path, {"ledger": ledger, "relief": relief.tolist()}
+
+
+def window_arrays(
+    recipe: Recipe, grid: WorldGrid, x: int, z: int
+) -> tuple[dict[str, npt.NDArray[Any]], dict[str, Any], npt.NDArray[np.float64]]:
+    """Tile ``(x, z)``'s window worked out in memory: ``(arrays, ledger, relief)`` as
+    :func:`run_window` saves them (``delta``, ``eroded``, ``deposited`` with erosion, ``flow``
+    when the flow is wanted; the erosion's ledger; ``[min_m, max_m]``)."""
+    h = grid.halo_cells
     spec = tile_spec(recipe, grid, x, z)
     top, cell = grid.height, grid.cell_size
     base = base_heights(recipe, grid, x, z, h)
-    arrays = {}
-    ledger = {}
+    arrays: dict[str, npt.NDArray[Any]] = {}
+    ledger: dict[str, Any] = {}
     values = base
     if spec.erosion.enabled:
         heights = TerrainHeights(base, cell, top)
@@ -120,15 +151,31 @@ def run_window(recipe: Recipe, grid: WorldGrid, x: int, z: int, cache_dir: str) 
         arrays["flow"] = flow.astype(np.float32)
         del metres, flow
     relief = np.array([float(values.min()) * top, float(values.max()) * top])
-    buf = io.BytesIO()
-    np.savez(
-        buf,
-        digest=np.array(digest),
-        halo=np.array(h),
-        relief=relief,
-        ledger=np.array(json.dumps(ledger, sort_keys=True)),
-        **arrays,
-    )
-    os.makedirs(cache_dir, exist_ok=True)
-    write_bytes_atomic(path, buf.getbuffer())
-    return path, {"ledger": ledger, "relief": relief.tolist()}
+    return arrays, ledger, relief
+
+
+class WindowLoader:
+    """``load(tx, tz, keys)`` of the tiles' windows worked out in memory (:func:`window_arrays`, each
+    once): ``load=`` of ``tile_layers`` without a cache (:func:`window_loader`)."""
+
+    def __init__(self, recipe: Recipe, grid: WorldGrid) -> None:
+        self.recipe, self.grid = recipe, grid
+        self.kept: dict[tuple[int, int], dict[str, npt.NDArray[Any]]] = {}
+
+    def __call__(self, tx: int, tz: int, keys: Sequence[str]) -> Mapping[str, npt.NDArray[Any]] | None:
+        if (tx, tz) not in self.kept:
+            self.kept[(tx, tz)] = window_arrays(self.recipe, self.grid, tx, tz)[0]
+        arrays = self.kept[(tx, tz)]
+        return {k: arrays[k] for k in keys if k in arrays}
+
+    def drop_below(self, z: int) -> None:
+        """Forget the windows of rows below ``z - 1`` (tiles taken row by row no longer read them)."""
+        for key in [k for k in self.kept if k[1] < z - 1]:
+            del self.kept[key]
+
+
+def window_loader(recipe: Recipe, grid: WorldGrid) -> WindowLoader:
+    """A :class:`WindowLoader`: ``load(tx, tz, keys)`` of the tiles' windows worked out in memory,
+    each once (``load=`` of ``tile_layers`` without a cache; ``load.drop_below(z)`` forgets the
+    windows of rows below ``z - 1``)."""
+    return WindowLoader(recipe, grid)

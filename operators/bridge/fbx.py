@@ -217,16 +217,20 @@ class Standins:
 
 @contextlib.contextmanager
 def _exact_child_transforms(standins: Standins) -> Iterator[None]:
-    """Two changes to Blender's FBX writer for the duration: the local transform of a child whose
-    parent is at the top of the file is written from the child's own Blender transform, so an
-    identity child (a tree's ``_LOD0``..) is exactly identity; and ``standins`` give bare objects
-    their transforms and parents.
+    """Two changes to Blender's FBX writer for the duration: the local transform of a child (of any
+    depth) is written from the child's own Blender transform, so an identity child (a tree's
+    ``_LOD0``..) is exactly identity and a grandchild lands where Blender has it; and ``standins``
+    give bare objects their transforms and parents.
 
     The writer (with ``bake_space_transform``) works a child's local matrix out of world
     matrices, ``(P G⁻¹)⁻¹ · P · C · G⁻¹`` with single-precision ``mathutils`` matrices: under a
     rotated, scaled parent hundreds of metres from the origin, ``P⁻¹ · P`` leaves offsets of
     1e-4 m and scales of 1.0000002. The same product is ``G · C · G⁻¹`` with ``C`` the child's
-    ``matrix_parent_inverse @ matrix_basis``, which is exact (``G`` is an axis swap).
+    ``matrix_parent_inverse @ matrix_basis``, which is exact (``G`` is an axis swap).  Below the
+    first level the writer is wrong outright (it leaves out the parent's ``G``: a grandchild under
+    a moved parent, a settlement's site under its terrain, landed at Blender's axes, turned 90
+    degrees about X); ``G · C · G⁻¹`` holds at every depth, each parent's file frame being
+    ``G · P · G⁻¹`` in turn.
     """
     from io_scene_fbx import fbx_utils
 
@@ -282,7 +286,6 @@ def _exact_child_transforms(standins: Standins) -> Iterator[None]:
             and parent is not None
             and parent._tag == "OB"
             and self.has_valid_parent(scene_data.objects)
-            and not parent.has_valid_parent(scene_data.objects)
             and not self.parented_to_armature
             and self.use_bake_space_transform(scene_data)
             and parent.use_bake_space_transform(scene_data)

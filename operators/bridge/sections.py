@@ -913,7 +913,8 @@ def world_recipe(scene: bpy.types.Scene, *, scatter: bool = True, name: str | No
     1 x 1 grid, with their halo).  ``name`` (the World panel's File Name) names the world, so its tiles
     are ``<name>_<x>_<z>`` in the scene as in the files.  The Networks panel's rivers and roads and the
     Ecosystem panel's species and animals go with it (each tile carves its part of the world's plan and
-    grows its plants; a tiled world refuses what it does not build, in one line)."""
+    grows its plants; a tiled world refuses what it does not build, in one line), and the Settlements
+    panel's settings while the scene has settlements (the panel's recipe holds them on then)."""
     data: dict[str, Any] = {}
     for key in ("world", "terrain", "export"):
         _merge(data, adapter(key).tables(scene))
@@ -921,6 +922,9 @@ def world_recipe(scene: bpy.types.Scene, *, scatter: bool = True, name: str | No
     eco = adapter("ecosystem").tables(scene)
     if any(eco.get("ecosystem", {}).get(k) for k in ("species", "animals")):  # the Ecosystem panel's
         _merge(data, eco)
+    settle = adapter("settlements").tables(scene)
+    if settle["settlements"]["enabled"]:  # the scene has settlements: the world's tiles get theirs
+        _merge(data, settle)
     if name is not None:
         data["world"]["name"] = name
     if data["terrain"].get("normalize") == SECTION_BY_KEY["terrain"].spec().normalize:

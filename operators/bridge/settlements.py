@@ -178,14 +178,21 @@ def _site_objects(site: Site, *, prefix: str, parent: bpy.types.Object) -> list[
     return objs
 
 
-def settlement_objects(built: Settlements, terrain: bpy.types.Object, *, spec: SettlementsSpec) -> bpy.types.Object:
+def settlement_objects(
+    built: Settlements,
+    terrain: bpy.types.Object,
+    *,
+    spec: SettlementsSpec,
+    offset: Sequence[float] = (0.0, 0.0, 0.0),
+) -> bpy.types.Object:
     """The settlements as objects under ``terrain`` (in its collections), replacing an earlier
     settlements' root under it: the old objects step aside (renamed), the new are made with the
     names, then the old removed -- a failure removes the new ones and gives the old their names
-    back.  Returns the new root."""
+    back.  Returns the new root.  ``offset``: the root's place under ``terrain`` (a tiled world's
+    tile: minus the tile's centre, so the sites' world positions land where they stand)."""
     old = settlements_of(terrain)
     aside = _step_aside([old, *descendants(old)] if old is not None else [])
-    root = _object(f"{terrain.name}_Settlements", None, terrain, (0.0, 0.0, 0.0), SETTLEMENTS_KIND)
+    root = _object(f"{terrain.name}_Settlements", None, terrain, tuple(float(v) for v in offset), SETTLEMENTS_KIND)
     objs = [root]
     try:
         root[SPEC_KEY] = json.dumps(core_settlements.to_dict(spec), sort_keys=True)

@@ -40,14 +40,17 @@ from ...core import unity as core_unity
 from ...core.errors import ParameterError
 from ...core.world import (
     cache_folder,
+    planned_roads,
     recipe_digest,
     tile_base,
     wants_networks,
     without_once,
     world_grid,
     world_networks,
+    world_settlements,
 )
 from . import scatter as bridge_scatter
+from . import settlements as bridge_settlements
 from .materials import (
     SPLAT_IMAGE_KEY,
     SPLAT_MATERIAL,
@@ -100,14 +103,29 @@ WORLD_FILE_KEY = "worldseed_world_file"
 DIGEST_KEY = "worldseed_world_recipe_sha256"
 
 
+def _tile_settlements(
+    recipe: Recipe, grid: Any, x: int, z: int, root: bpy.types.Object, cache: str
+) -> list[bpy.types.Object]:
+    """The objects of the world's settlements that tile ``(x, z)`` owns, under ``root`` (the
+    settlements' root placed at minus the tile's centre: the sites keep their world positions);
+    none when the tile owns no site."""
+    bare = without_once(recipe)  # the tiles' recipe: the plan they levelled, kept in this process
+    own = world_settlements(bare, grid, recipe_digest(bare), cache).tile_sites(grid, x, z)
+    if not own.sites:
+        return []
+    cx, cy, _ = grid.blender_centre(x, z)
+    made = bridge_settlements.settlement_objects(own, root, spec=recipe.settlements, offset=(-cx, -cy, 0.0))
+    return [made, *descendants(made)]
+
+
 def tile_recipe(recipe: Recipe, x: int, z: int) -> Recipe:
     """The recipe of tile ``(x, z)`` alone: one terrain at the tile's noise offset (stored on the
     tile's root, as a terrain keeps its own; what the placement file and exports read), without the
-    world's rivers and roads (planned over the whole world, carved into the tile's files)."""
+    world's rivers, roads and settlements (planned over the whole world, carved into the tile's files)."""
     data = core_recipe.to_dict(recipe)
     data["world"].pop("tiles", None)
     data["world"].pop("halo", None)
-    for key in ("rivers", "roads"):  # planned over the world: the tile's files hold its part, carved in
+    for key in ("rivers", "roads", "settlements"):  # planned over the world: the tile's files hold its part
         data.pop(key, None)
     corner = world_grid(recipe).blender_corner(x, z)
     data["terrain"]["offset"] = [o + c for o, c in zip(recipe.terrain.offset, corner)]
@@ -353,12 +371,17 @@ def tile_steps(
         root[RECIPE_KEY] = core_recipe.dumps(tile_recipe(recipe, x, z))
         root[DIGEST_KEY] = recipe_digest(without_once(recipe))  # as the world JSON has it
         if wants_networks(recipe):  # the tile's part of the world's rivers and roads (planned once)
-            bare = without_once(recipe)  # the tiles' recipe: its plan (an eroded world's reads the cache's heights)
-            nets = world_networks(bare, grid, recipe_digest(bare), cache_folder(folder, name))
+            bare = without_once(recipe)  # the tiles' recipe: its plans (an eroded world's read the cache's heights)
+            digest = recipe_digest(bare)
+            cache = cache_folder(folder, name)
+            nets = world_networks(bare, grid, digest, cache)
             centre = grid.blender_centre(x, z)[:2]  # the root's place
+            roads = planned_roads(bare, grid, digest, cache)
             made_objects += attach_planned(
-                root, nets.rivers, nets.roads, origin=nets.origin, centre=centre, box=nets.box(grid, x, z)
+                root, nets.rivers, roads, origin=nets.origin, centre=centre, box=nets.box(grid, x, z)
             )
+        if recipe.settlements.enabled:  # the sites whose centre stands in the tile (planned once)
+            made_objects += _tile_settlements(recipe, grid, x, z, root, cache_folder(folder, name))
         yield spec.lods + 2, total, f"tile {x}, {z}: material"
         # the root's matrix_world, for the props' local positions
         cast(bpy.types.ViewLayer, bpy.context.view_layer).update()

@@ -160,3 +160,27 @@ def panel_world(folder, *, erosion=False, lods=1):
     settings.world.tiles_x, settings.world.tiles_z = 2, 2
     settings.world.folder = str(folder)
     return settings
+
+
+_READ_FBX_WORLD = """
+import json, os, sys, ufbx
+scene = ufbx.load_file(sys.argv[1], target_unit_meters=1.0)
+out = {}
+for node in list(scene.nodes):
+    if not node.is_root:
+        parent = node.parent.name if node.parent is not None and not node.parent.is_root else None
+        verts = len(node.mesh.vertices) if node.mesh is not None else 0
+        c = node.node_to_world.c3
+        out[node.name] = [parent, [c.x, c.y, c.z], verts]
+print(json.dumps(out), flush=True)
+os._exit(0)
+"""
+
+
+def fbx_world(path):
+    """``{name: (parent name or None, world position in the file's frame, mesh vertex count)}`` as ufbx
+    reads them (the file's frame is Blender's ``(x, z, -y)``; Unity's flips x)."""
+    done = subprocess.run(
+        [sys.executable, "-c", _READ_FBX_WORLD, str(path)], capture_output=True, text=True, check=True
+    )
+    return json.loads(done.stdout)

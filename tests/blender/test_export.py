@@ -191,3 +191,39 @@ def test_export_to_a_folder_path_is_refused(empty_scene, tmp_path):
     with pytest.raises(RuntimeError, match="is a folder"):
         bpy.ops.worldseed.export_unity(filepath=str(tmp_path))
     assert list(tmp_path.parent.glob(tmp_path.name + ".fbx")) == []
+
+
+def test_a_grandchild_lands_in_the_fbx_where_blender_has_it(empty_scene, tmp_path):
+    """Found with the tiled settlements: below the first level Blender's writer left out the parent's
+    axis swap, so a site's empty under its terrain's settlements root came out at Blender's axes, turned
+    90 degrees about X.  ufbx reads every node at Blender's place in the file's frame ``(x, z, -y)``."""
+    from worldseed.operators.bridge.fbx import write_fbx
+
+    from ._world_cases import fbx_nodes, fbx_world
+
+    def tri(name):
+        me = bpy.data.meshes.new(name)
+        me.from_pydata([(0, 0, 0), (1, 0, 0), (0, 1, 0)], [], [(0, 1, 2)])
+        return me
+
+    root = bpy.data.objects.new("Root", tri("Root"))
+    mid = bpy.data.objects.new("Mid", None)
+    leaf = bpy.data.objects.new("Leaf", None)
+    part = bpy.data.objects.new("Part", tri("Part"))
+    for obj, parent, loc in (
+        (root, None, (-128, -64, 0)),
+        (mid, root, (128, 64, 0)),
+        (leaf, mid, (10, 20, 5)),
+        (part, leaf, (1, 2, 3)),
+    ):
+        obj.parent, obj.location = parent, loc
+        empty_scene.collection.objects.link(obj)
+    bpy.context.view_layer.update()
+    path = str(tmp_path / "nested.fbx")
+    write_fbx(path, [root, mid, leaf, part])
+    world, local = fbx_world(path), fbx_nodes(path)
+    for obj in (root, mid, leaf, part):
+        x, y, z = obj.matrix_world.translation
+        assert world[obj.name][1] == pytest.approx([x, z, -y], abs=1e-4), obj.name
+        assert local[obj.name][1] == pytest.approx([0.0, 0.0, 0.0, 1.0], abs=1e-7), obj.name
+        assert local[obj.name][2] == pytest.approx([1.0, 1.0, 1.0], abs=1e-7), obj.name

@@ -61,6 +61,36 @@ max_slope = 14.0
 """
 
 
+#: A 2 x 2 world of 129-sample tiles with biomes, rivers, roads and four hamlets, planned over the
+#: whole world: Hamlet3's pad crosses the seam at x = -256 m, the roads cross both seams.
+TILED = """
+[world]
+name = "Shire"
+seed = 2
+tiles = [2, 2]
+[terrain]
+resolution = 129
+size = 256.0
+height = 30.0
+scale = 200.0
+normalize = "fixed"
+[biomes]
+enabled = true
+[rivers]
+enabled = true
+threshold = 3000.0
+[roads]
+enabled = true
+road_class = "trail"
+trail_max_grade = 0.25
+[settlements]
+enabled = true
+count = 4
+types = "hamlet"
+spacing = 100.0
+"""
+
+
 @dataclass(frozen=True, eq=False)
 class Case:
     recipe: object

@@ -291,7 +291,6 @@ def test_same_seed_same_bytes_and_another_seed_other_settlements():
         ("[settlements]\ncuont = 3\n", r"did you mean 'cuont' -> 'count'"),
         ("[settlements]\nenabled = true\ncount = 0\n", r"no site"),
         ("[terrain]\nenabled = false\n[settlements]\nenabled = true\n", r"settlements\.enabled needs \[terrain\]"),
-        ("[world]\ntiles = [2, 2]\n[settlements]\nenabled = true\n", r"not built in a tiled world"),
     ],
 )
 def test_bad_recipes_are_refused_in_one_line(text, match):

@@ -84,7 +84,7 @@ def test_trees_and_levels_are_built_once_and_the_rest_per_tile():
         "rivers": "per_tile",
         "roads": "per_tile",
         "biomes": "per_tile",
-        "settlements": "refuse",
+        "settlements": "per_tile",
         "splat": "per_tile",
         "trees": "once",
         "ecosystem": "per_tile",
