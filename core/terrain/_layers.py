@@ -520,7 +520,9 @@ def terrain_layers_steps(
             cell_size=cell,
             origin=grid_origin(heights.values.shape, cell),
             seed=seed,
-            sea_level=sea_level_m,
+            # in the float64 heights' own arithmetic, where the flat sea floor is exactly at it (the
+            # float32 product may round below it: core.terrain._networks.network_steps)
+            sea_level=float(np.float32(terrain_spec.sea_level)) * top if terrain_spec.sea_level > 0.0 else None,
             water=out["water"]
             if out.get("water") is not None
             else out["flow"] >= STREAM_AREA
