@@ -548,6 +548,10 @@ def terrain_layers_steps(
         if built.roads is not None and out.get("roads") is None:
             out["roads"] = built.roads
             network_maps["road"] = built.roads.maps.road
+        elif out.get("roads") is None and roads_spec is not None and roads_spec.enabled:
+            # roads on, but fewer than two sites (and points) to join: no road, so a texture layer's
+            # ``road`` rule paints nothing (the settlements' warnings say why)
+            network_maps["road"] = np.zeros(metres.shape, np.float32)
         slope = None  # worked out from the levelled heights
         kept = built.clearing()
         out["clearing"] = kept if out.get("clearing") is None else (out["clearing"] | kept)
@@ -612,6 +616,8 @@ def _network_splat_maps(layers: TerrainLayers) -> dict[str, Any]:
         maps.update(layers.rivers.maps.splat_maps)
     if layers.roads is not None:
         maps["road"] = layers.roads.maps.road
+    elif layers.settlements is not None:  # the settlements' roads, none laid (one site): as the build had it
+        maps["road"] = np.zeros(layers.heights.values.shape, np.float32)
     return maps
 
 
