@@ -537,7 +537,9 @@ def terrain_layers_steps(
             cell_size=cell,
             origin=grid_origin(heights.values.shape, cell),
             seed=seed,
-            sea_level=sea_level_m,
+            # in the float64 heights' own arithmetic, where the flat sea floor is exactly at it (the
+            # float32 product may round below it: core.terrain._networks.network_steps)
+            sea_level=float(np.float32(terrain_spec.sea_level)) * top if terrain_spec.sea_level > 0.0 else None,
             water=out["water"]
             if out.get("water") is not None
             else out["flow"] >= STREAM_AREA
@@ -563,6 +565,10 @@ def terrain_layers_steps(
         if built.roads is not None and out.get("roads") is None:
             out["roads"] = built.roads
             network_maps["road"] = built.roads.maps.road
+        elif out.get("roads") is None and roads_spec is not None and roads_spec.enabled:
+            # roads on, but fewer than two sites (and points) to join: no road, so a texture layer's
+            # ``road`` rule paints nothing (the settlements' warnings say why)
+            network_maps["road"] = np.zeros(metres.shape, np.float32)
         slope = None  # worked out from the levelled heights
         kept = built.clearing()
         out["clearing"] = kept if out.get("clearing") is None else (out["clearing"] | kept)
@@ -665,6 +671,8 @@ def _network_splat_maps(layers: TerrainLayers) -> dict[str, Any]:
         maps.update(layers.rivers.maps.splat_maps)
     if layers.roads is not None:
         maps["road"] = layers.roads.maps.road
+    elif layers.settlements is not None:  # the settlements' roads, none laid (one site): as the build had it
+        maps["road"] = np.zeros(layers.heights.values.shape, np.float32)
     return maps
 
 

@@ -72,7 +72,10 @@ def network_steps(
     window = heights.margin if ring and heights.margin is not None else heights.values
     h = window.astype(np.float64) * top
     sea_level_m = float(np.float32(terrain_spec.sea_level) * np.float32(top))
-    sea = sea_level_m if terrain_spec.sea_level > 0.0 else None
+    # the level in ``h``'s own arithmetic (float64 of the float32 values, times the height): the flat
+    # sea floor is exactly float32(sea_level) there, and the float32 product above may round below
+    # it (0.12 of 160 m does), which would leave the rivers and roads no sea at all
+    sea = float(np.float32(terrain_spec.sea_level)) * top if terrain_spec.sea_level > 0.0 else None
     out: dict[str, Any] = {"splat_maps": {}}
     water = core_biomes.sea_mask(heights.metres, sea_level=sea_level_m)
     clearing = np.zeros(water.shape, bool)

@@ -207,7 +207,9 @@ def world_heights(recipe: Recipe, grid: WorldGrid, cache_dir: str | None = None)
 
 def _sea_level(recipe: Recipe) -> float | None:
     spec = recipe.terrain
-    return float(np.float32(spec.sea_level) * np.float32(spec.height)) if spec.sea_level > 0.0 else None
+    # in the world heights' own arithmetic (float64 of the float32 values, times the height), where a
+    # flat sea floor is exactly at this level (core.terrain's network_steps says why not float32's)
+    return float(np.float32(spec.sea_level)) * float(spec.height) if spec.sea_level > 0.0 else None
 
 
 def world_networks(recipe: Recipe, grid: WorldGrid, digest: str, cache_dir: str | None = None) -> WorldNetworks:

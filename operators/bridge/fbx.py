@@ -277,19 +277,25 @@ def _exact_child_transforms(standins: Standins) -> Iterator[None]:
                 return world[entry[0].name] @ own_local(self)
         return saved["matrix_global"].fget(self)
 
-    def fbx_object_matrix(self, scene_data, rest=False, local_space=False, global_space=False):
+    def baked_child(self, scene_data):  # a baked object under baked parents all the way to the top
         parent = self.parent
-        if (
-            not local_space
-            and not global_space
-            and self._tag == "OB"
+        return (
+            self._tag == "OB"
             and parent is not None
             and parent._tag == "OB"
             and self.has_valid_parent(scene_data.objects)
             and not self.parented_to_armature
             and self.use_bake_space_transform(scene_data)
             and parent.use_bake_space_transform(scene_data)
-        ):
+            and (not parent.has_valid_parent(scene_data.objects) or baked_child(parent, scene_data))
+        )
+
+    def fbx_object_matrix(self, scene_data, rest=False, local_space=False, global_space=False):
+        # at any depth: the writer's own product for a grandchild (``par_mat⁻¹ · P · C · G⁻¹`` with
+        # the parent's FBX local as ``par_mat``) leaves out the axis swap ``G`` on the left, so an
+        # empty two levels down (a settlement's site under ``<Terrain>_Settlements``) came out
+        # rotated 90 degrees about X at its Z-up Blender position
+        if not local_space and not global_space and baked_child(self, scene_data):
             settings = scene_data.settings
             return settings.global_matrix @ own_local(self) @ settings.global_matrix_inv
         return original(self, scene_data, rest=rest, local_space=local_space, global_space=global_space)

@@ -121,6 +121,12 @@ def test_update_rebuilds_in_place_and_the_fbx_holds_the_sites_and_markers(empty_
             assert nodes[house.name][0] == site.name and nodes[house.name][2] == len(house.data.vertices)
         doors = [n for n, v in nodes.items() if v[0] == site.name and "_Door" in n]
         assert len(doors) == len([c for c in site.children if "_Door" in c.name])
+        # Unity's rules: the site (an empty two levels under the terrain's root) and everything under
+        # it has rotation 0 and sits where Blender has it, in the file's Y-up frame: (x, z, -y)
+        for obj in (site, *site.children):
+            assert np.allclose(nodes[obj.name][3], [0.0, 0.0, 0.0, 1.0], atol=1e-6), obj.name
+            x, y, z = obj.matrix_world.translation
+            assert np.allclose(nodes[obj.name][1], [x, z, -y], atol=1e-3), obj.name
         # metres at scale 1: every door lies as far from its site in the file as in Blender
         for door in doors:
             far = np.linalg.norm(np.subtract(nodes[door][1], nodes[site.name][1]))

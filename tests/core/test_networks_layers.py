@@ -173,3 +173,42 @@ def test_repainting_the_splats_for_trails_keeps_the_networks_rules(built):
     )
     assert np.array_equal(again.weights, layers.weights)
     assert all(np.array_equal(a, b) for a, b in zip(again.splats, layers.splats, strict=True))
+
+
+# The demo's sea: 0.12 of 160 m.  The flat sea floor is float32(0.12) of the height; its float64
+# metres (what the rivers and roads are planned on) lie a hair above the float32-rounded level, so a
+# level taken as that float32 product lost the whole sea: the rivers ran on along the coast and
+# straight across the sea floor to the map's edge, carving channels into it.
+ROUNDED_SEA = """
+[world]
+seed = 20261202
+[terrain]
+resolution = 65
+size = 256.0
+height = 160.0
+scale = 120.0
+octaves = 4
+falloff = "radial"
+sea_level = 0.12
+[rivers]
+enabled = true
+threshold = 2000.0
+"""
+
+
+def test_rivers_end_at_a_sea_whose_level_rounds_down_in_float32():
+    r = recipe.loads(ROUNDED_SEA)
+    h = terrain.terrain_heights(r.terrain, seed=r.world.seed)
+    sea = h.metres <= np.float32(r.terrain.sea_level) * np.float32(h.height)
+    assert sea.mean() > 0.2  # a flat sea round the island
+    assert np.float64(np.float32(r.terrain.sea_level)) * h.height > float(
+        np.float32(r.terrain.sea_level) * np.float32(h.height)
+    )  # the rounding this case is about
+    layers = terrain.terrain_layers(h, terrain_spec=r.terrain, seed=r.world.seed, rivers_spec=r.rivers)
+    net = layers.rivers.network
+    assert net.segment_count > 0
+    wet = sea.reshape(-1)[net.cells]
+    wet[net.starts[1:] - 1] = False  # a segment's last point may be its mouth's sea cell
+    assert not wet.any()  # no channel runs over the sea
+    mouths = [m for m in net.mouth if m]
+    assert "sea" in mouths and "edge" not in mouths

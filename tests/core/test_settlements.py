@@ -475,6 +475,58 @@ def test_fewer_sites_than_asked_are_said():
     assert build_settlements(h, replace_count(spec, 1), cell_size=2.0, origin=(0.0, 0.0), seed=1).warnings() == []
 
 
+ONE_SITE_WITH_A_ROAD_LAYER = """
+[world]
+seed = 3
+[terrain]
+resolution = 65
+size = 256.0
+height = 60.0
+scale = 300.0
+octaves = 3
+[roads]
+enabled = true
+road_class = "trail"
+[settlements]
+enabled = true
+count = 3
+types = "village"
+spacing = 180.0
+[[splat]]
+name = "Grass"
+[[splat]]
+name = "Road"
+road = 1.0
+"""
+
+
+def test_one_site_and_so_no_road_leaves_a_road_layer_empty_and_says_why():
+    """The settlements lay the roads between the sites; when one site alone finds a place there is no
+    road, and the texture layer with a ``road`` rule paints nothing (it stopped the build with 'road is
+    needed', before the settlements' own warning was heard)."""
+    from worldseed.core import terrain as core_terrain
+
+    r = recipe.loads(ONE_SITE_WITH_A_ROAD_LAYER)
+    h = core_terrain.terrain_heights(r.terrain, seed=r.world.seed)
+    layers = core_terrain.terrain_layers(
+        h,
+        terrain_spec=r.terrain,
+        splats=r.splat,
+        seed=r.world.seed,
+        roads_spec=r.roads,
+        settlements_spec=r.settlements,
+    )
+    assert len(layers.settlements.sites) == 1 and layers.settlements.roads is None
+    assert layers.settlements.warnings()[0].startswith("1 of the 3 settlements")
+    assert layers.weights is not None and not layers.weights[1].any() and layers.weights[0].all()
+    # and again when the ecosystem's trails repaint the layers
+    trail = np.ones(layers.heights.values.shape, np.float32)
+    again = core_terrain.repaint_splats(
+        layers, terrain_spec=r.terrain, biomes_spec=None, splats=r.splat, seed=r.world.seed, trail=trail
+    )
+    assert not again.weights[1].any()
+
+
 def replace_count(spec, count):
     import dataclasses
 

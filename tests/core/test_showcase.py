@@ -74,9 +74,10 @@ def test_the_rivers_a_lake_and_the_roads_fit_the_island():
 def test_the_forest_grows_and_deer_and_wolves_live_on_the_island():
     r, built = _built()
     layers = built["layers"]
-    # the sea level in metres as core.ecosystem.terrain_habitat documents it (sea_level times height)
-    hab = ecosystem.terrain_habitat(layers, sea_level=r.terrain.sea_level * r.terrain.height)
-    run = drive(ecosystem.ecosystem_steps(r.ecosystem, hab))
+    # as the headless run grows it (operators.bridge.ecosystem): the plants' habitat keeps off the water
+    # and the roads, the animals drink at the rivers and lakes; the sea level as the layers' water
+    sea = float(np.float32(r.terrain.sea_level) * np.float32(r.terrain.height))
+    run = drive(ecosystem.terrain_ecosystem_steps(r.ecosystem, layers, sea_level=sea, lapse=r.biomes.lapse))
     alive = run.plants.history["alive"][-1]
     assert (alive > 0).all() and alive.sum() >= 1000  # a forest of both species
     assert (run.animals.history["population"][-1] > 0).all()  # deer and wolves both alive
