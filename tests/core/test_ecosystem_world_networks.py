@@ -15,6 +15,7 @@ from worldseed.core.world._tile import _shaper  # the tile's view of the world's
 
 from ._network_cases import ERODED_WORLD
 from ._settlement_cases import TILED as SETTLED
+from ._world_cases import isle
 
 SPECIES = """
 [ecosystem]
@@ -196,3 +197,29 @@ def test_a_settled_tiled_world_keeps_its_plants_off_the_pads_and_roads(tmp_path)
         either, _mesh = _on_raw(p, _raw(tmp_path, base, grid), grid, x, z)
         assert either.max() <= quantum + 0.0006
     assert total > 500
+
+
+ANIMALS = """
+[[ecosystem.animals]]
+name = "Deer"
+eats = "plants"
+count = 60
+"""
+
+
+def test_no_plant_on_the_world_animals_trampled_ground(tmp_path):
+    eco = SPECIES.replace("seed = 4\n", "seed = 4\nsteps = 80\nburn_in = 10\ntrampled = 0.2\n")
+    text = isle(tiles=(2, 1), resolution=33, erosion=False, rocks=None) + eco + ANIMALS
+    recipe, grid, cache = _build(text, tmp_path, "Isle")
+    wear = core_world.world_animals(recipe, grid, core_world.recipe_digest(recipe), cache).wear
+    trampled = wear >= np.float32(recipe.ecosystem.trampled)
+    assert trampled.sum() > 20
+    ground = core_world.plant_ground(recipe, grid, cache)
+    assert ground.heights is None and (ground.clearing == trampled).all()  # no networks: the heights alone
+    total = 0
+    for x, z in grid.tiles():
+        p = _plants(tmp_path, f"Isle_{x}_{z}")
+        total += len(p)
+        r, c = _cells(grid, p)
+        assert not trampled[r, c].any()
+    assert total > 300
