@@ -390,7 +390,8 @@ def food_web(animals: Sequence[AnimalSpecies], *, prefix: str = "ecosystem.") ->
             if prey == a.name:
                 raise ParameterError(f"{key} names {prey!r} itself: an animal may not eat its own kind")
             if prey not in names:
-                listed = ", ".join(n for n in names if n != a.name) or "none"
+                # every animal of the table (the one that hunts too: a one-animal table is not "none")
+                listed = ", ".join(f"{n} (itself)" if n == a.name else n for n in names)
                 raise ParameterError(
                     f"{key} names {short(prey)}, which is not an animal of [[ecosystem.animals]]"
                     f"{did_you_mean(prey, names)}; animals: {listed}"

@@ -25,6 +25,7 @@ from ._animals import (
     world_forage,
 )
 from ._driver import WorldRun, WorldTaskFn, cache_folder, run_world
+from ._ecosystem import PlantGround, plant_ground, tile_plants
 from ._executors import MAX_WORKERS, Cancelled, SerialExecutor, ThreadExecutor, check_tasks, check_workers
 from ._grid import MIN_HALO_CELLS, WorldGrid, halo_cells, parse_tile_range, tile_base, world_grid
 from ._networks import (
@@ -78,6 +79,9 @@ __all__ = [
     "animal_world_files",
     "animal_world_names",
     "window_loader",
+    "PlantGround",
+    "plant_ground",
+    "tile_plants",
     "WorldSettlements",
     "world_settlements",
     "planned_roads",

@@ -39,7 +39,7 @@ from ..terrain import TerrainLayers, terrain_layers_steps
 from ..unity import write_bytes_atomic
 from ._animals import tile_trail_files, tile_trails
 from ._base import base_heights, tile_heights, tile_spec
-from ._ecosystem import plant_entry, plant_files, tile_plants
+from ._ecosystem import plant_entry, plant_files, plant_ground, tile_plants
 from ._grid import WorldGrid, tile_base
 from ._networks import wants_networks, world_networks
 from ._scatter import border_points, detail_maps, placement_content, reach, scatter_tile
@@ -318,7 +318,9 @@ def run_tile(
     plants = None
     if write and recipe.ecosystem.species:  # the tile's plants, simulated with a halo (tiles agree)
         load = _loader(cache_dir, window_paths, recipe_digest(recipe)) if needs_windows(recipe) else None
-        plants = tile_plants(recipe, grid, x, z, _shaper(recipe, grid, x, z, load))
+        settled = world_settlements(recipe, grid, digest, cache_dir) if recipe.settlements.enabled else None
+        ground = plant_ground(recipe, grid, cache_dir, settlements=settled)  # the world's: tiles agree
+        plants = tile_plants(recipe, grid, x, z, _shaper(recipe, grid, x, z, load), ground=ground, layers=layers)
     border = border_points(placements, grid, x, z, reach(recipe.scatter))
     metres = layers.heights.values
     relief = [float(metres.min()) * grid.height, float(metres.max()) * grid.height]

@@ -589,7 +589,7 @@ GOLDEN = {
     "wfc": "a67a6af3453e43c3",
     "world": "87a4ade54ff1f0a9",
     "world_networks": "03d06d828189c047",
-    "world_animals": "b125a70373105c07",
+    "world_animals": "6477bdd5b0bc793e",
     "networks": "5f6872509212f75e",
     "networks_layers": "337a62bafae90a85",
     "settlements": "79b816ba881ec421",

@@ -110,6 +110,19 @@ def test_bad_input_is_one_line_naming_the_key(fragment, match):
     assert "\n" not in str(err.value)
 
 
+def test_an_unknown_eats_lists_the_animals_the_table_has():
+    """The listing ends with every animal of the table, the hunter itself too (a one-animal table
+    listed "none")."""
+    one = "[terrain]\nresolution = 65\n[ecosystem]\n[[ecosystem.animals]]\nname = 'Wolf'\neats = ['Deer']\n"
+    with pytest.raises(RecipeError) as err:
+        recipe.loads(one)
+    assert str(err.value).endswith("animals: Wolf (itself)") and "none" not in str(err.value)
+    two = one + "[[ecosystem.animals]]\nname = 'Hare'\neats = 'plants'\n"
+    with pytest.raises(RecipeError) as err:
+        recipe.loads(two)
+    assert str(err.value).endswith("animals: Wolf (itself), Hare")
+
+
 def test_a_billion_plants_are_refused_with_the_figure_before_any_allocation():
     dense = "".join(f"[[ecosystem.species]]\nname = 'S{i}'\ninitial_density = 10000.0\n" for i in range(10))
     with pytest.raises(RecipeError, match=r"initial_density 10000 per hectare .* 1,000,\d+,\d+ plants .* GB") as err:
