@@ -188,6 +188,9 @@ def _build_tiled_locked(recipe, out_dir, name, executor, chosen, progress, write
         keep = {os.path.basename(p) for paths in once.values() for p in paths}
         # the world's animal files (run_world wrote and listed them): a single run's names, this world's files
         keep.update(n for n in core_world.animal_world_names(name) if n in listed)
+        # the world's graphs an earlier run of this recipe wrote and run_world verified (a single run's
+        # names too): kept, not rewritten
+        keep.update(n for n in networks if n in listed)
         stale = {p for p in stale if os.path.basename(p) not in keep}
         remove = sorted(p for p in stale - set(written) if os.path.isfile(p) and not os.path.islink(p))
         # the world JSON lists under "once" what run_world carried over from the earlier one: list this run's

@@ -156,3 +156,22 @@ def test_an_eroded_tiled_world_headless_plans_its_networks_on_the_eroded_heights
     side = 65
     raw = {t: core_unity.read_raw16((out / f"delta_{t[0]}_{t[1]}.raw").read_bytes(), side=side) for t in grid.tiles()}
     assert np.array_equal(raw[0, 0][:, -1], raw[1, 0][:, 0]) and np.array_equal(raw[0, 0][-1], raw[0, 1][0])
+
+
+def test_a_tiled_world_built_in_two_runs_keeps_the_whole_graphs_the_first_run_wrote(empty_scene, tmp_path):
+    """Found trying the product: ``--tiles`` for half the world, then the rest; the second run removed the
+    whole world's ``<name>_rivers.json`` / ``_roads.json`` as a single run's names while the world JSON
+    still listed them.  They stay, the same bytes as one run's."""
+    from worldseed.addon import batch
+
+    path = tmp_path / "delta.toml"
+    path.write_text(TILED)
+    whole, split = tmp_path / "whole", tmp_path / "split"
+    assert batch.main(["--recipe", str(path), "--out", str(whole), "--name", "delta"]) == 0
+    args = ["--recipe", str(path), "--out", str(split), "--name", "delta"]
+    assert batch.main([*args, "--tiles", "0:1,0:2"]) == 0
+    assert batch.main(args) == 0
+    doc = json.loads((split / "delta_world.json").read_text())
+    for name in ("delta_rivers.json", "delta_roads.json"):
+        assert name in {f["name"] for f in doc["files"]}
+        assert (split / name).read_bytes() == (whole / name).read_bytes()
