@@ -158,10 +158,12 @@ def test_settlements_add_and_update_carry_the_scatter_and_the_forest(empty_scene
     before = _before()
     assert bpy.ops.worldseed.settlements_add(from_settings=True) == {"FINISHED"}
     assert _check_followed(before) == 2  # the pads changed the ground under both
-    bpy.context.view_layer.objects.active = bpy.data.objects[NAME]
-    settings.spacing = 150.0
+    bpy.context.view_layer.objects.active = bpy.data.objects[f"{NAME}_Settlements"]
+    settings.types = "hamlet"
+    before = _before()
     assert bpy.ops.worldseed.settlements_update() == {"FINISHED"}
     _check_followed(before)
+    assert all(s["worldseed_site_type"] == "hamlet" for s in bpy.data.objects[f"{NAME}_Settlements"].children)
 
 
 def test_esc_at_any_stage_and_a_failure_leave_the_scene_as_it_was(empty_scene):
@@ -190,7 +192,7 @@ def test_esc_at_any_stage_and_a_failure_leave_the_scene_as_it_was(empty_scene):
     bad = [text.replace("radius = 6.0", "radius = 0.05") for text in good]
     assert bad != good
     scatter[bridge_scatter.LAYERS_KEY] = bad
-    with pytest.raises(RuntimeError):
+    with pytest.raises(RuntimeError, match="scatter layer 'Rocks': radius 0.05 m would place"):
         bpy.ops.worldseed.terrain_update()
     scatter[bridge_scatter.LAYERS_KEY] = good
     assert _state() == state
