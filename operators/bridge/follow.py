@@ -18,9 +18,11 @@ it was) and written into the same objects after the terrain is in.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 import bpy
+import numpy as np
+import numpy.typing as npt
 
 from ...core import terrain as core_terrain
 from . import ecosystem as bridge_ecosystem
@@ -29,11 +31,15 @@ from . import terrain as bridge_terrain
 from .query import is_kind
 
 if TYPE_CHECKING:
+    from ...core.ecosystem import Ecosystem, EcosystemSpec
     from ...core.recipe import Recipe
+    from ...core.scatter import LayerSpec
     from ...core.steps import Steps
     from ...core.terrain import TerrainHeights, TerrainLayers
 
 __all__ = ["follow_steps"]
+
+T = TypeVar("T")
 
 
 def follow_steps(
@@ -44,21 +50,17 @@ def follow_steps(
     objects below the new root (see the module's docstring).  Nothing in the scene changes here."""
     forest = bridge_ecosystem.forest_of(terrain)
     scatters = sorted((c for c in terrain.children if is_kind(c, bridge_scatter.SCATTER_KIND)), key=lambda o: o.name)
-    spec = eco = trampled = None
+    spec: EcosystemSpec | None = None
+    eco: Ecosystem | None = None
+    trampled: npt.NDArray[np.bool_] | None = None
     if forest is not None:
         spec = bridge_ecosystem.stored_spec(forest)
         ground = layers if layers is not None else core_terrain.TerrainLayers(heights)
         label = f"growing {forest.name}"
-        steps = bridge_ecosystem.grow_steps(recipe, spec, ground)
-        while True:
-            try:
-                at, of, _stage = next(steps)
-            except StopIteration as stop:
-                eco = stop.value
-                break
-            yield at, of + 1, label
-        trampled = bridge_ecosystem.trampled(spec, eco)
-    placed = []
+        grown = yield from _labelled(bridge_ecosystem.grow_steps(recipe, spec, ground), label)
+        trampled = bridge_ecosystem.trampled(spec, grown)
+        eco = grown
+    placed: list[tuple[bpy.types.Object, list[LayerSpec], list[int], int, bridge_scatter.Points]] = []
     for obj in scatters:
         specs = bridge_scatter.stored_layers(obj)
         counts = bridge_scatter.stored_counts(obj, len(specs))
@@ -71,10 +73,20 @@ def follow_steps(
 
     def place(root: bpy.types.Object) -> None:
         if forest is not None and spec is not None and eco is not None:
-            collection = forest.users_collection[0] if forest.users_collection else bpy.context.scene.collection
+            collection = forest.users_collection[0] if forest.users_collection else root.users_collection[0]
             bridge_ecosystem.remember(bridge_terrain.stored_recipe(root), spec, eco)
             bridge_ecosystem.build_forest(root, spec, eco, collection=collection, replace=forest)
         for obj, specs, counts, seed, points in placed:
             bridge_scatter.write_scatter(obj, specs, counts, seed=seed, points=points)
 
     return place
+
+
+def _labelled(steps: Steps[T], label: str) -> Steps[T]:
+    """``steps`` with their stage named ``label`` and one step to spare (the scatter's, after them)."""
+    while True:
+        try:
+            at, of, _stage = next(steps)
+        except StopIteration as stop:
+            return stop.value
+        yield at, of + 1, label

@@ -32,6 +32,8 @@ def _points(obj):
 
 
 def _lod0(terrain):
+    if terrain.type == "MESH":  # one LOD: the root is the mesh
+        return terrain
     return next(c for c in terrain.children if c.type == "MESH" and c.name.endswith("_LOD0"))
 
 
@@ -127,7 +129,7 @@ def _before():
     return {n: _points(bpy.data.objects[n]) for n in (f"{NAME}_Scatter", f"{NAME}_Ecosystem")}
 
 
-@pytest.mark.parametrize("how", ["terrain_update", "networks_build", "auto_update"])
+@pytest.mark.parametrize("how", ["terrain_update", "networks_build", "auto_update", "lods_3", "lods_1"])
 def test_a_rebuild_of_the_ground_carries_the_scatter_and_the_forest(empty_scene, how):
     ws, terrain = _world()
     before = _before()
@@ -138,7 +140,9 @@ def test_a_rebuild_of_the_ground_carries_the_scatter_and_the_forest(empty_scene,
         assert bpy.ops.worldseed.networks_build() == {"FINISHED"}
     else:
         ws.terrain.height *= 1.3  # new ground
-        if how == "terrain_update":
+        if how.startswith("lods"):  # another layout: the root (and its LODs) made anew
+            ws.terrain.lods = int(how[-1])
+        if how != "auto_update":
             assert bpy.ops.worldseed.terrain_update() == {"FINISHED"}
         else:
             from worldseed.addon import live
