@@ -434,6 +434,8 @@ def scatter_onto(
     layers' own clearing.
     """
     recipe = bridge_terrain.stored_recipe(root)
+    core_scatter.check_prop_count(specs, size=recipe.terrain.size)  # before any prop is made
+    core_recipe.check_deposit_rules(recipe.terrain, "scatter layer", specs)
     heights, _size, _sea_m = bridge_terrain.terrain_heights_of(root)
     layers = bridge_terrain.terrain_layers_of(root)  # kept from the build: the maps the rules read
     props_per_layer = layer_props(specs, sources)
