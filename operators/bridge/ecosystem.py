@@ -78,6 +78,9 @@ __all__ = [
     "store_snapshots",
     "stored_snapshots",
     "SNAPSHOTS_KEY",
+    "grow_steps",
+    "remember",
+    "trampled",
     "STORE_BUDGET",
     "chart_image",
     "trampled_of",
@@ -185,13 +188,34 @@ def simulate_steps(
         return _KEPT[key]
     if layers is None:
         layers = yield from _layers_steps(recipe)
+    eco = yield from grow_steps(recipe, spec, layers)
+    remember(recipe, spec, eco)
+    return eco
+
+
+def grow_steps(recipe: Recipe, spec: EcosystemSpec, layers: TerrainLayers) -> Steps[Ecosystem]:
+    """The ecosystem of ``spec`` on the terrain of ``recipe`` (its ``layers``), as steps; nothing is
+    kept and nothing in the scene changes (see :func:`simulate_steps`)."""
     t = recipe.terrain
     sea_level = float(np.float32(t.sea_level) * np.float32(t.height))  # as the terrain's layers' water
-    eco = yield from core_eco.terrain_ecosystem_steps(spec, layers, sea_level=sea_level, lapse=recipe.biomes.lapse)
+    return (yield from core_eco.terrain_ecosystem_steps(spec, layers, sea_level=sea_level, lapse=recipe.biomes.lapse))
+
+
+def remember(recipe: Recipe, spec: EcosystemSpec, eco: Ecosystem) -> None:
+    """Keep ``eco`` as the simulation of ``spec`` on the terrain of ``recipe`` (:func:`kept`)."""
+    key = _key(recipe, spec)
     _KEPT[key] = eco
+    _KEPT.move_to_end(key)
     while len(_KEPT) > KEEP:
         _KEPT.popitem(last=False)
-    return eco
+
+
+def trampled(spec: EcosystemSpec, eco: Ecosystem) -> npt.NDArray[np.bool_] | None:
+    """The ground the animals of ``eco`` trampled (a bool map of the terrain's vertices), or None."""
+    if eco.animals is None:
+        return None
+    mask = core_eco.trampled_mask(eco.animals, eco.habitat.shape, threshold=spec.trampled)
+    return mask if mask.any() else None
 
 
 # --------------------------------------------------------------------------- the forest
@@ -429,12 +453,9 @@ def trampled_of(terrain: bpy.types.Object | None) -> npt.NDArray[np.bool_] | Non
     root = forest_of(terrain)
     if root is None or terrain is None:
         return None
-    eco = kept(terrain, stored_spec(root))
-    if eco is None or eco.animals is None:
-        return None
     spec = stored_spec(root)
-    mask = core_eco.trampled_mask(eco.animals, eco.habitat.shape, threshold=spec.trampled)
-    return mask if mask.any() else None
+    eco = kept(terrain, spec)
+    return None if eco is None else trampled(spec, eco)
 
 
 def forest_steps(

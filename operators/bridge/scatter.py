@@ -28,6 +28,7 @@ from ...core import placement as core_placement
 from ...core import recipe as core_recipe
 from ...core import scatter as core_scatter
 from ...core import trees as core_trees
+from ...core.errors import ParameterError
 from ...core.scatter import props as core_props
 from ...core.unity_package import alphamap_side
 from . import instancing
@@ -60,6 +61,7 @@ ROTATION, SCALE, PROP = instancing.ROTATION, instancing.SCALE, instancing.INDEX
 PROPS_KEY = "worldseed_props"  # on the scatter object: prop object names in index order
 LAYERS_KEY = "worldseed_scatter_layers"  # on the scatter object: the layers' TOML, for re-scatter and export
 SEED_KEY = "worldseed_scatter_seed"
+COUNTS_KEY = "worldseed_scatter_counts"  # on the scatter object: props per layer (its props in layer order)
 #: On a point object of props that is not a scatter but exports as one (the ecosystem's forest).
 PLACED_KEY = "worldseed_placed"
 #: Point attribute of such an object: each instance's width (X and Y) scale over its ``ws_scale``
@@ -431,36 +433,101 @@ def scatter_onto(
     terrain's vertices: the ecosystem's trampled ground) is kept free of props, with the terrain
     layers' own clearing.
     """
-    core_scatter.check_prop_count(specs, size=bridge_terrain.stored_recipe(root).terrain.size)
-    core_recipe.check_deposit_rules(bridge_terrain.stored_recipe(root).terrain, "scatter layer", specs)
-    heights, size, sea_m = bridge_terrain.terrain_heights_of(root)
+    recipe = bridge_terrain.stored_recipe(root)
+    core_scatter.check_prop_count(specs, size=recipe.terrain.size)  # before any prop is made
+    core_recipe.check_deposit_rules(recipe.terrain, "scatter layer", specs)
+    heights, _size, _sea_m = bridge_terrain.terrain_heights_of(root)
     layers = bridge_terrain.terrain_layers_of(root)  # kept from the build: the maps the rules read
     props_per_layer = layer_props(specs, sources)
-    placements = core_scatter.scatter_layers(
-        heights,
-        size=size,
+    points = scatter_points(
+        specs,
+        [len(p) for p in props_per_layer],
+        recipe=recipe,
+        heights_m=heights,
+        layers=layers,
         seed=seed,
-        layers=[core_scatter.layer_from_spec(s, sea_level_m=sea_m) for s in specs],
-        maps=_with_clearing(None if layers is None else layers.scatter_maps, clearing),
+        clearing=clearing,
     )
-    positions, rotations, scales, which, layer_index = pick_props(
-        placements, [len(p) for p in props_per_layer], seed=seed
-    )
-    offsets = np.cumsum([0] + [len(p) for p in props_per_layer])[:-1]
     all_props = [p for props in props_per_layer for p in props]
-    prop_index = (which + offsets[layer_index]).astype(np.int32)
     obj = replace
     if obj is None:
         obj = scatter_object(f"{root.name}_Scatter", all_props, collection=collection, parent=root)
     else:
         set_props(obj, all_props)
+    write_scatter(obj, specs, [len(p) for p in props_per_layer], seed=seed, points=points)
+    return obj
+
+
+#: The arrays of a scatter's points: positions, rotations, scales, prop index, layer index.
+Points = tuple[npt.NDArray[Any], npt.NDArray[Any], npt.NDArray[Any], npt.NDArray[np.int32], npt.NDArray[np.int32]]
+
+
+def scatter_points(
+    specs: Sequence[LayerSpec],
+    counts: Sequence[int],
+    *,
+    recipe: Recipe,
+    heights_m: npt.NDArray[np.floating[Any]],
+    layers: TerrainLayers | None,
+    seed: int,
+    clearing: npt.NDArray[np.bool_] | None = None,
+) -> Points:
+    """The points of a scatter of ``specs`` (``counts`` props per layer) on the terrain of ``recipe``
+    (its heights in metres ``heights_m`` and ``layers``, None without): nothing in the scene changes.
+    Bad layers for this terrain (too many props, deposit rules without erosion) raise here."""
+    spec = recipe.terrain
+    core_scatter.check_prop_count(specs, size=spec.size)
+    core_recipe.check_deposit_rules(spec, "scatter layer", specs)
+    placements = core_scatter.scatter_layers(
+        heights_m,
+        size=spec.size,
+        seed=seed,
+        layers=[core_scatter.layer_from_spec(s, sea_level_m=spec.sea_level * spec.height) for s in specs],
+        maps=_with_clearing(None if layers is None else layers.scatter_maps, clearing),
+    )
+    positions, rotations, scales, which, layer_index = pick_props(placements, list(counts), seed=seed)
+    offsets = np.cumsum([0, *counts])[:-1]
+    prop_index = (which + offsets[layer_index]).astype(np.int32)
+    return positions, rotations, scales, prop_index, layer_index.astype(np.int32)
+
+
+def write_scatter(
+    obj: bpy.types.Object, specs: Sequence[LayerSpec], counts: Sequence[int], *, seed: int, points: Points
+) -> None:
+    """Write ``points`` (:func:`scatter_points`) into the scatter ``obj`` with what it was made from."""
+    positions, rotations, scales, prop_index, layer_index = points
     me = mesh_of(obj)
     write_points(me, positions, rotations, scales, prop_index)
     attr = me.attributes.get("ws_layer") or me.attributes.new("ws_layer", "INT", "POINT")
-    bulk(attr).foreach_set("value", layer_index.astype(np.int32))
+    bulk(attr).foreach_set("value", layer_index)
     obj[LAYERS_KEY] = [core_scatter.dumps_layer(s) for s in specs]
+    obj[COUNTS_KEY] = [int(n) for n in counts]
     obj[SEED_KEY] = seed
-    return obj
+
+
+def stored_counts(obj: bpy.types.Object, n_layers: int) -> list[int]:
+    """The props per layer of the scatter ``obj`` (stored; for a scatter of an older file, read from
+    its points: a layer's props are the run of indices its points use)."""
+    stored = obj.get(COUNTS_KEY)
+    if stored is not None and len(stored) == n_layers:
+        return [int(n) for n in stored]
+    total = len(obj.get(PROPS_KEY, []))
+    if n_layers == 1:
+        return [total]
+    specs = stored_layers(obj)
+    if sum(s.variants for s in specs) == total:  # built-in props: one per variant
+        return [s.variants for s in specs]
+    me = mesh_of(obj)
+    n = len(me.vertices)
+    index, layer = np.empty(n, np.int32), np.full(n, -1, np.int32)
+    if n and me.attributes.get("ws_layer") is not None:
+        bulk(me.attributes[instancing.INDEX]).foreach_get("value", index)
+        bulk(me.attributes["ws_layer"]).foreach_get("value", layer)
+    if not all((layer == k).any() for k in range(n_layers)):
+        raise ParameterError(f"scatter {obj.name!r} keeps no props per layer: scatter it again from the Scatter panel")
+    starts = [int(index[layer == k].min()) for k in range(n_layers)]
+    counts = [e - b for b, e in zip(starts, [*starts[1:], total])]
+    return counts
 
 
 def _with_clearing(maps: dict[str, Any] | None, clearing: npt.NDArray[np.bool_] | None) -> dict[str, Any] | None:

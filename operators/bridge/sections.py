@@ -33,6 +33,7 @@ from ...core import world as core_world
 from ...core.errors import ParameterError
 from . import curve
 from . import ecosystem as bridge_ecosystem
+from . import follow as bridge_follow
 from . import levels as bridge_levels
 from . import networks as bridge_networks
 from . import scatter as bridge_scatter
@@ -443,8 +444,12 @@ class TerrainAdapter(Adapter):
             recipe = core_recipe.replace(recipe, settlements=self.stored(root).settlements)
             steps = bridge_settlements.resettle_steps(root, recipe)
             return Plan(steps, modal=True, note=bridge_terrain.erosion_note(recipe))
-        steps = bridge_terrain.terrain_steps(recipe, collection=scene.collection, replace=root)
-        return Plan(steps, modal=self.runs_modal(recipe), note=bridge_terrain.erosion_note(recipe))
+        steps = bridge_terrain.terrain_steps(
+            recipe, collection=scene.collection, replace=root, follow=bridge_follow.follow_steps
+        )
+        # a forest grows again on the new ground: worth showing progress (and Esc)
+        modal = self.runs_modal(recipe) or bridge_ecosystem.forest_of(root) is not None
+        return Plan(steps, modal=modal, note=bridge_terrain.erosion_note(recipe))
 
     def build(
         self,

@@ -33,6 +33,7 @@ from ...core.steps import Steps, drive
 from ...core.terrain import TerrainLayers
 from . import terrain_layers
 from .family import Adapter, Plan
+from .follow import follow_steps
 from .mesh import bulk, descendants, mesh_from_indexed, remove_objects
 from .query import KIND_KEY, child_of, root_of
 from .terrain import TERRAIN_KIND, stored_recipe, terrain_steps
@@ -249,7 +250,8 @@ def build_steps(
             "raise settlements.max_slope or lower settlements.spacing"
         )
     collection = terrain.users_collection[0] if terrain.users_collection else _scene_collection()
-    new_terrain = yield from terrain_steps(recipe, collection=collection, replace=terrain)
+    # its scatter and forest on the new ground (:mod:`.follow`)
+    new_terrain = yield from terrain_steps(recipe, collection=collection, replace=terrain, follow=follow_steps)
     return settlement_objects(built, new_terrain, spec=spec)
 
 

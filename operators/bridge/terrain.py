@@ -63,6 +63,17 @@ F32 = npt.NDArray[np.float32]
 RECIPE_KEY = "worldseed_recipe"
 #: The tag of a terrain's root.
 TERRAIN_KIND = "terrain"
+#: Progress steps of a rebuild's followers (:data:`Follow`: the scatter and the forest on the new ground).
+FOLLOW_PROGRESS = 20
+
+#: What follows a terrain through a rebuild in place (its scatter, its forest: :mod:`.follow`): called
+#: with the old root, the new recipe, its heights and layers (None without) before anything in the scene
+#: changes, its steps yield ``(done, total, label)`` (Esc lands between them) and return the function
+#: that puts the followers on the new ground, called with the new root once it is in the scene.
+Follow = Callable[
+    [bpy.types.Object, "Recipe", "TerrainHeights", "TerrainLayers | None"],
+    "Steps[Callable[[bpy.types.Object], None]]",
+]
 
 
 def is_terrain(obj: bpy.types.Object | None) -> bool:
@@ -77,6 +88,9 @@ def terrain_root(obj: bpy.types.Object | None) -> bpy.types.Object | None:
 
 __all__ = [
     "RECIPE_KEY",
+    "FOLLOW_PROGRESS",
+    "Follow",
+    "followers",
     "terrain_steps",
     "build_terrain",
     "stored_recipe",
@@ -267,6 +281,7 @@ def terrain_steps(
     replace: bpy.types.Object | None = None,
     heights_out: list[TerrainHeights] | None = None,
     layers_out: list[TerrainLayers] | None = None,
+    follow: Follow | None = None,
 ) -> Steps[bpy.types.Object]:
     """Build a terrain, yielding ``(done, total, label)``; returns the root object.
 
@@ -287,7 +302,10 @@ def terrain_steps(
     splat material (:func:`.materials.splat_material`); ``layers_out``, a
     list, receives them.
     ``replace`` (a terrain root) is rebuilt in place: it keeps its transform,
-    parent and collections, and its mesh objects keep their names.
+    parent and collections, and its mesh objects keep their names; what stands
+    on it (scatter, forest, settlements: :func:`followers`) stays below it, and
+    ``follow`` (:data:`Follow`) puts the scatter and the forest on the new
+    ground: worked out before the scene changes (progress, Esc), written after.
     Everything created is removed again if the build fails or is closed early.
     """
     spec = recipe.terrain
@@ -295,7 +313,8 @@ def terrain_steps(
     with_layers = terrain_layers.has_layers(recipe)
     # the splat images, one a step (Esc lands between them), for a terrain with texture layers
     images = -(-len(getattr(recipe, "splat", ())) // 4) if with_layers and spec.material else 0
-    total = 2 * spec.lods + 2 + (LAYER_PROGRESS if with_layers else 0) + images
+    follow = follow if replace is not None else None
+    total = 2 * spec.lods + 2 + (LAYER_PROGRESS if with_layers else 0) + images + (FOLLOW_PROGRESS if follow else 0)
     created_meshes: list[bpy.types.Mesh] = []
     created_objects: list[bpy.types.Object] = []
     staged_images: list[bpy.types.Image] = []
@@ -327,7 +346,7 @@ def terrain_steps(
         yield done, total, "noise"
         layers = None
         if relay is not None:
-            layers = yield from _relayed(relay, done, total)
+            layers = yield from _relayed(relay.steps(), done, total, LAYER_PROGRESS)
             heights = layers.heights
             done += LAYER_PROGRESS
             yield done, total, "layers"
@@ -353,6 +372,13 @@ def terrain_steps(
             set_terrain_positions(me, heights, stride=strides[level])
             done += 1
             yield done, total, f"mesh LOD{level}"
+        place_followers = None
+        if follow is not None and replace is not None:  # worked out now: the scene is still as it was
+            place_followers = yield from _relayed(
+                follow(replace, recipe, heights, layers), done, total, FOLLOW_PROGRESS
+            )
+            done += FOLLOW_PROGRESS
+            yield done, total, "followers"
         material = terrain_material(spec.palette) if spec.material else None
         if material is not None and layers is not None and layers.splats:
             name = (
@@ -378,6 +404,8 @@ def terrain_steps(
             created_objects=created_objects,
         )
         attach_networks(root, layers)  # rivers, roads and their curves below the root (the old ones gone)
+        if place_followers is not None:
+            place_followers(root)
         yield total, total, "done"
         return root
     except BaseException:
@@ -395,21 +423,23 @@ def terrain_steps(
 
 
 def _relayed(
-    relay: terrain_layers.Relay[TerrainLayers], done: int, total: int
-) -> Generator[tuple[int, int, str], None, TerrainLayers]:
-    """Yield the layers' own progress (as :data:`LAYER_PROGRESS` steps after ``done``) while they are
-    worked out; return them."""
+    steps: Generator[tuple[int, int, str] | None, None, T], done: int, total: int, band: int
+) -> Generator[tuple[int, int, str], None, T]:
+    """Yield the progress of ``steps`` (the layers' on their worker, the followers') as ``band`` steps
+    after ``done`` while they run; return their result (closed early, they are closed)."""
     last = (done, total, "layers")
-    steps = relay.steps()
-    while True:
-        try:
-            step = next(steps)
-        except StopIteration as stop:
-            return stop.value
-        if step is not None:
-            at, of, label = step
-            last = (done + min(LAYER_PROGRESS, LAYER_PROGRESS * at // max(of, 1)), total, label or "layers")
-        yield last
+    try:
+        while True:
+            try:
+                step = next(steps)
+            except StopIteration as stop:
+                return stop.value
+            if step is not None:
+                at, of, label = step
+                last = (done + min(band, band * at // max(of, 1)), total, label or "layers")
+            yield last
+    finally:
+        steps.close()
 
 
 def _steps(
@@ -422,6 +452,13 @@ def _steps(
         except StopIteration as stop:
             return stop.value
         yield done, total, label
+
+
+def followers(root: bpy.types.Object) -> list[bpy.types.Object]:
+    """What stands on the terrain ``root`` and stays through a rebuild in place: every child but its
+    LOD meshes (untagged meshes) and its networks (made again) -- its scatter, forest, settlements,
+    the artist's own objects."""
+    return [c for c in root.children if not is_network(c) and (c.type != "MESH" or c.get(KIND_KEY) is not None)]
 
 
 def _own_keys(obj: bpy.types.Object) -> dict[str, Any]:
@@ -450,7 +487,9 @@ def _commit_terrain(
         old = stored_recipe(replace)
         recipe = core_recipe.replace(recipe, world_name=old.world.name)  # the objects keep their names
         shift = Vector((spec.offset[0] - old.terrain.offset[0], spec.offset[1] - old.terrain.offset[1], 0.0))
-        own = [c for c in replace.children if not is_network(c)]  # the networks are made again after
+        # its own meshes (the LODs); the networks are made again after; what stands on it stays
+        stay = followers(replace)
+        own = [c for c in replace.children if not is_network(c) and c not in stay]
         old_meshes = (
             [replace] if replace.type == "MESH" else sorted((c for c in own if c.type == "MESH"), key=lambda o: o.name)
         )
@@ -489,11 +528,17 @@ def _commit_terrain(
         collections = list(replace.users_collection)
         keep = _own_keys(replace)
         old_name = replace.name
-        remove_objects([replace] + descendants(replace))
+        staying = set(stay).union(*(descendants(c) for c in stay))
+        for child in stay:  # kept out of the removal, below the new root at the end
+            inverse, basis = child.matrix_parent_inverse.copy(), child.matrix_basis.copy()
+            child.parent = None
+            child.matrix_parent_inverse, child.matrix_basis = inverse, basis
+        remove_objects([replace] + [d for d in descendants(replace) if d not in staying])
         base = free_base_name(old_name, lods if lods > 1 else 0)
     else:
         base = free_base_name(recipe.world.name, lods if lods > 1 else 0)
         base_matrix, parent, collections, keep = None, None, [collection], {}
+        stay = []
     if lods == 1:
         root = bpy.data.objects.new(base, meshes[0])
         meshes[0].name = base
@@ -521,6 +566,10 @@ def _commit_terrain(
     if base_matrix is not None:
         root.parent = parent
         root.matrix_world = base_matrix
+        for child in stay:  # where they stood on the old root (moved by any change of offset)
+            inverse, basis = child.matrix_parent_inverse.copy(), child.matrix_basis.copy()
+            child.parent = root
+            child.matrix_parent_inverse, child.matrix_basis = inverse, basis
     else:
         root.location = (location[0] + spec.offset[0], location[1] + spec.offset[1], location[2])
     return root
