@@ -27,7 +27,7 @@ from ..errors import ParameterError
 from ..roads import Roads, RoadsSpec, carve_roads, grid_points, plan_kwargs, plan_roads
 from ..steps import Steps, drive
 from ._layout import Site, lay_out
-from ._pad import apply_pad, pad_height
+from ._pad import apply_pad, pad_height, water_hold
 from ._sites import choose_sites, site_count
 from ._types import radius_of
 from .spec import SettlementsSpec
@@ -108,13 +108,17 @@ def settle_heights(
     *,
     tan_slope: float,
     cell_size: float,
+    hold: F64 | None = None,
 ) -> F64:
     """``heights`` (metres) with every pad ``(row, col, radius m, z, ramp or None)`` levelled and
     blended in (``ramp``: see :func:`._pad.apply_pad`): the terrain edit of the settlements, as a
-    function of the heights (a new array)."""
+    function of the heights (a new array).  ``hold``: the most each cell may move
+    (:func:`._pad.water_hold`: the rivers and lakes keep their ground), or None."""
     out = np.asarray(heights, np.float64)
     for row, col, radius, z, ramp in pads:
-        out = apply_pad(out, row=row, col=col, radius=radius, z=z, tan_slope=tan_slope, cell_size=cell_size, ramp=ramp)
+        out = apply_pad(
+            out, row=row, col=col, radius=radius, z=z, tan_slope=tan_slope, cell_size=cell_size, ramp=ramp, hold=hold
+        )
     return out
 
 
@@ -257,7 +261,13 @@ def build_settlements_steps(
                     end = min(end, gap)
             ramp = (co, s, grade, half, max(end, radius))
         pads.append((float(r), float(c), radius, z, ramp))
-    ground = settle_heights(h, pads, tan_slope=tan_slope, cell_size=cell_size)
+    hold = None
+    if rivers is not None:  # the blends leave the rivers' beds, their banks and the lakes where they are
+        kept = (rivers.maps.river > 0.0) | rivers.maps.lake | (rivers.maps.bank > 0.0)
+        if kept.any():
+            reach = min((float(h.max()) - float(h.min())) / tan_slope, float(rows + cols) * cell_size) + 2.0 * cell_size
+            hold = water_hold(kept, tan_slope=tan_slope, cell_size=cell_size, reach=reach)
+    ground = settle_heights(h, pads, tan_slope=tan_slope, cell_size=cell_size, hold=hold)
     if joined:
         assert roads_spec is not None
         if len(points) >= 2:
@@ -277,7 +287,11 @@ def build_settlements_steps(
                 **plan_kwargs(roads_spec),
             )
             maps = carve_roads(ground, network)
-            ground = settle_heights(maps.heights, pads, tan_slope=tan_slope, cell_size=cell_size)
+            cut = maps.heights
+            if hold is not None:  # the embankments, as the blends, leave the water where it is (not the road)
+                limit = np.where(maps.clearing, np.inf, hold)
+                cut = ground + np.clip(maps.heights - ground, -limit, limit)
+            ground = settle_heights(cut, pads, tan_slope=tan_slope, cell_size=cell_size, hold=hold)
             network_roads = Roads(network, replace(maps, heights=ground))
             road_cells = maps.clearing if road_cells is None else (road_cells | maps.clearing)
         done += 1

@@ -13,7 +13,8 @@ import sys
 
 import numpy as np
 
-from worldseed.core import ecosystem, recipe
+from worldseed.core import ecosystem, recipe, settlements
+from worldseed.core._polyline import grid_origin
 from worldseed.core.steps import drive
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -64,11 +65,58 @@ def test_the_networks_and_the_trails_paint_their_own_texture_layers():
 def test_the_rivers_a_lake_and_the_roads_fit_the_island():
     r, built = _built()
     rivers, roads = built["rivers"], built["roads"]
-    assert rivers.network.segment_count >= 5 and rivers.maps.lake.any()  # rivers, and a lake
+    net = rivers.network
+    assert net.segment_count >= 8 and rivers.maps.lake.any()  # rivers, and a lake
+    assert int(np.max(net.order)) >= 2  # streams that join
+    rows, cols = net.rows_cols()
+    for s in range(net.segment_count):  # every river ends at the sea or in a lake, not on the land
+        if net.downstream[s] < 0:
+            end = net.segment(s).stop - 1
+            r0, c0 = int(rows[end]), int(cols[end])
+            near = (slice(max(r0 - 1, 0), r0 + 2), slice(max(c0 - 1, 0), c0 + 2))
+            assert rivers.maps.lake[near].any() or (rivers.maps.heights[near] <= built["sea"] + 1e-3).any(), s
     sites = built["settlements"].sites
     assert len(sites) == r.settlements.count  # every settlement asked for found a place
+    assert [s.kind for s in sites] == ["walled_town", "village", "village"]
     assert len(roads.network.edges) >= len(sites) - 1  # and the roads reach every one
     assert roads.maps.road.max() > 0.5
+
+
+def test_the_pads_leave_the_rivers_in_their_beds():
+    """A pad's blend clips the ground into a cone round the pad; a river in that cone keeps its bed,
+    its banks and their ring where the rivers carved them (the blend fades in from the water)."""
+    r, built = _built()
+    layers, rv = built["layers"], built["rivers"]
+    carved = rv.maps.heights
+    top, cell = r.terrain.height, r.terrain.cell_size
+    s = settlements.build_settlements(
+        carved,
+        r.settlements,
+        cell_size=cell,
+        origin=grid_origin(carved.shape, cell),
+        seed=r.world.seed,
+        sea_level=float(np.float32(r.terrain.sea_level)) * top,
+        biomes=layers.biomes,
+        biome_names=layers.biome_names,
+        rivers=rv,
+    )
+    rows, cols = rv.network.rows_cols()
+    bed = (rows.astype(int), cols.astype(int))
+    tan = np.tan(np.radians(r.settlements.pad_slope))
+    x0, y0 = grid_origin(carved.shape, cell)
+    in_cone = np.zeros(rows.size, bool)  # river cells the pads' cones would clip (the case is real)
+    for site in s.sites:
+        d = np.hypot(x0 + cols * cell - site.centre[0], y0 + rows * cell - site.centre[1])
+        in_cone |= np.abs(carved[bed] - site.z) > np.maximum(d - site.radius, 0.0) * tan + 1e-6
+    assert in_cone.sum() >= 3
+    np.testing.assert_array_equal(s.heights[bed], carved[bed])  # the beds where the rivers carved them
+    water = (rv.maps.river > 0) | rv.maps.lake | (rv.maps.bank > 0)
+    ring = water.copy()
+    ring[1:] |= water[:-1]
+    ring[:-1] |= water[1:]
+    ring[:, 1:] |= ring[:, :-1].copy()
+    ring[:, :-1] |= ring[:, 1:].copy()
+    np.testing.assert_array_equal(s.heights[ring], carved[ring])  # and their banks
 
 
 def test_the_forest_grows_and_deer_and_wolves_live_on_the_island():
