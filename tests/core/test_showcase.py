@@ -80,6 +80,10 @@ def test_the_rivers_a_lake_and_the_roads_fit_the_island():
     assert [s.kind for s in sites] == ["walled_town", "village", "village"]
     assert len(roads.network.edges) >= len(sites) - 1  # and the roads reach every one
     assert roads.maps.road.max() > 0.5
+    # after the pads and the roads' cut and fill, the rivers' points (the rivers JSON's heights,
+    # network.z) still lie on the final heightmap (float32 metres)
+    bed = (rows.astype(int), cols.astype(int))
+    np.testing.assert_allclose(built["metres"][bed], net.z, atol=1e-4)
 
 
 def test_the_pads_leave_the_rivers_in_their_beds():
