@@ -87,10 +87,14 @@ lods = 3
 enabled = true
 droplets_per_km2 = 60000.0
 
-# Rivers from the eroded terrain's flow, a lake where a filled pit holds water.
+# Rivers from the eroded terrain's flow (wide enough to see from above), a lake where a filled pit
+# holds water.
 [rivers]
 enabled = true
 threshold = 6000.0
+width_scale = 30.0
+min_width = 3.0
+depth_scale = 2.0
 lake_min_area = 3000.0
 lake_min_depth = 1.0
 
