@@ -12,8 +12,8 @@ continuous with the cone on both sides (both bounds are continuous, and so is th
 Distances are exact (``sqrt`` of sums of squares), so the cells that change are the same on every
 machine.
 
-Water holds its ground: given ``hold`` (metres per cell, :func:`water_hold`), the pad moves a cell by
-at most ``hold`` there -- 0 on a river's bed, its banks and a lake, growing at ``tan(slope)`` with the
+Water holds its ground: given ``hold`` (metres per cell, :func:`water_hold`), the blend moves a cell
+beyond the pad by at most ``hold`` there -- 0 on a river's bed, its banks and a lake, growing at ``tan(slope)`` with the
 distance from them --, so a blend never buries a river nor lifts it out of its bed, and the ground
 leaves the water no steeper than it leaves the pad (the edit stays continuous: a clip of a continuous
 edit by a continuous bound).
@@ -94,8 +94,8 @@ def apply_pad(
         rise = np.where(along > 0.0, np.minimum(rise, slope), rise)
     part = out[rs, cs]
     levelled = np.clip(part, z - rise, z + rise)
-    if hold is not None:
-        limit = hold[rs, cs]
+    if hold is not None:  # (the pad itself is level whatever: its site holds no water)
+        limit = np.where(metres <= radius, np.inf, hold[rs, cs])
         levelled = part + np.clip(levelled - part, -limit, limit)
     out[rs, cs] = levelled
     return out

@@ -12,7 +12,7 @@ final ground.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -122,6 +122,27 @@ def settle_heights(
     return out
 
 
+def _clear_of(
+    h: F64, kept: npt.NDArray[np.bool_], *, spec: SettlementsSpec, tan_slope: float, cell_size: float
+) -> Callable[[int, int, str], bool]:
+    """``accept(row, col, kind)`` for :func:`._sites.choose_sites`: whether the pad there (at the
+    median ground under it) and its blend cone ``|h - z| <= (d - R) tan(pad_slope)`` leave every
+    ``kept`` cell (a river's water or bed, a lake) as it is, so the terrain can meet the pad without a
+    step while the rivers keep their beds (the blend's ``hold``)."""
+    kr, kc = np.nonzero(kept)
+    kz = h[kr, kc]
+    kr_f, kc_f = kr.astype(np.float64), kc.astype(np.float64)
+
+    def accept(row: int, col: int, kind: str) -> bool:
+        radius = radius_of(kind, spec.scale)
+        z = pad_height(h, row=float(row), col=float(col), radius=radius, cell_size=cell_size)
+        dr, dc = kr_f - row, kc_f - col
+        d = np.sqrt(dr * dr + dc * dc) * cell_size
+        return bool(np.all(np.abs(kz - z) <= np.maximum(d - radius, 0.0) * tan_slope))
+
+    return accept
+
+
 def build_settlements_steps(
     heights: npt.ArrayLike,
     spec: SettlementsSpec,
@@ -191,6 +212,17 @@ def build_settlements_steps(
     joined = roads_spec is not None and roads_spec.enabled
     total = 2 + (1 if joined else 0)
     yield 0, total, "settlement sites"
+    tan_slope = exact.tan(spec.pad_slope * (math.pi / 180.0))
+    hold = accept = None
+    if rivers is not None:  # the blends leave the rivers' beds, their banks and the lakes where they are
+        kept = rivers.maps.water | rivers.maps.lake  # open water: no site's pad holds any (choose_sites)
+        if tuple(rivers.network.shape) == h.shape:  # and every bed cell, however narrow
+            bed_r, bed_c = rivers.network.rows_cols()
+            kept[bed_r.astype(np.int64), bed_c.astype(np.int64)] = True
+        if kept.any():
+            reach = min((float(h.max()) - float(h.min())) / tan_slope, float(rows + cols) * cell_size) + 2.0 * cell_size
+            hold = water_hold(kept, tan_slope=tan_slope, cell_size=cell_size, reach=reach)
+            accept = _clear_of(h, kept, spec=spec, tan_slope=tan_slope, cell_size=cell_size)
     found, interest = choose_sites(
         h,
         spec,
@@ -201,6 +233,7 @@ def build_settlements_steps(
         roads=road_cells,
         biomes=biomes,
         biome_names=biome_names,
+        accept=accept,
     )
     total += len(found)
     yield 1, total, "settlement sites"
@@ -214,7 +247,6 @@ def build_settlements_steps(
             angles.append(float(exact.atan2(float(r2 - r), float(c2 - c))))
         else:
             angles.append(float(rng.random()) * 2.0 * math.pi)
-    tan_slope = exact.tan(spec.pad_slope * (math.pi / 180.0))
     radii = [radius_of(kind, spec.scale) for _, _, kind in found]
     done = 2
     network_roads = None
@@ -261,12 +293,6 @@ def build_settlements_steps(
                     end = min(end, gap)
             ramp = (co, s, grade, half, max(end, radius))
         pads.append((float(r), float(c), radius, z, ramp))
-    hold = None
-    if rivers is not None:  # the blends leave the rivers' beds, their banks and the lakes where they are
-        kept = (rivers.maps.river > 0.0) | rivers.maps.lake | (rivers.maps.bank > 0.0)
-        if kept.any():
-            reach = min((float(h.max()) - float(h.min())) / tan_slope, float(rows + cols) * cell_size) + 2.0 * cell_size
-            hold = water_hold(kept, tan_slope=tan_slope, cell_size=cell_size, reach=reach)
     ground = settle_heights(h, pads, tan_slope=tan_slope, cell_size=cell_size, hold=hold)
     if joined:
         assert roads_spec is not None
