@@ -13,10 +13,11 @@ Distances are exact (``sqrt`` of sums of squares), so the cells that change are 
 machine.
 
 Water holds its ground: given ``hold`` (metres per cell, :func:`water_hold`), the blend moves a cell
-beyond the pad by at most ``hold`` there -- 0 on a river's bed, its banks and a lake, growing at ``tan(slope)`` with the
-distance from them --, so a blend never buries a river nor lifts it out of its bed, and the ground
-leaves the water no steeper than it leaves the pad (the edit stays continuous: a clip of a continuous
-edit by a continuous bound).
+beyond the pad by at most ``hold`` there -- 0 on a river's water and bed, a lake and the ring of cells
+round them (the banks), growing at ``tan(slope)`` with the distance beyond --, so a blend never
+buries a river nor lifts it out of its bed (the edit stays continuous beyond the pad: a clip of a
+continuous edit by a continuous bound).  The settlements choose sites whose cone holds no water
+(``_settlements``), so the hold only ever trims the ramps and the roads' cut and fill.
 """
 
 from __future__ import annotations
@@ -102,7 +103,7 @@ def apply_pad(
 
 
 def water_hold(water: npt.NDArray[np.bool_], *, tan_slope: float, cell_size: float, reach: float) -> F64:
-    """How far a pad may move each cell near ``water`` (a river's bed, its banks, a lake: True),
+    """How far a pad may move each cell near ``water`` (a river's water and bed cells, a lake: True),
     metres: 0 on the water and the eight cells round each of its cells (the banks a bed lies below),
     then ``tan_slope`` times the distance beyond 1.5 cells; ``inf`` past ``reach`` metres (free).
     Exact (integer squared distances, one ``sqrt``)."""
