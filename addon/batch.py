@@ -87,10 +87,14 @@ lods = 3
 enabled = true
 droplets_per_km2 = 60000.0
 
-# Rivers from the eroded terrain's flow, a lake where a filled pit holds water.
+# Rivers from the eroded terrain's flow (wide enough to see from above), a lake where a filled pit
+# holds water.
 [rivers]
 enabled = true
-threshold = 40000.0
+threshold = 6000.0
+width_scale = 30.0
+min_width = 3.0
+depth_scale = 2.0
 lake_min_area = 3000.0
 lake_min_depth = 1.0
 
@@ -107,8 +111,8 @@ enabled = true
 count = 3
 types = "mixed"
 spacing = 220.0
-scale = 0.7
-max_slope = 22.0
+scale = 0.6
+max_slope = 28.0
 level = "Crypt"
 
 [biomes]
@@ -259,14 +263,14 @@ patch_scale = 60.0
 keep_away = 3.0
 unity_detail = 0.5
 
-# Levels, each also a Tiled map, a JSON record and a picture: a BSP crypt under the west settlement,
-# a cave in the hills, a WFC town square (the town sample: streets and gardens walkable) at the south one.
+# Levels, each also a Tiled map, a JSON record and a picture: a BSP crypt under the walled town (south),
+# a cave in the hills, a WFC town square (the town sample: streets and gardens walkable) by the west village.
 [[level]]
 name = "Crypt"
 generator = "bsp"
 width = 32
 height = 32
-origin = [-300.0, -188.0, 4.0]
+origin = [-144.0, -336.0, 16.0]
 seed = 3
 
 [[level]]
@@ -284,7 +288,7 @@ sample = "town"
 classes = [["0", "floor"], ["1", "floor"], ["2", "wall"], ["3", "wall"], ["4", "wall"]]
 width = 16
 height = 16
-origin = [-76.0, -312.0, 38.5]
+origin = [-333.0, -83.0, 30.0]
 seed = 2
 
 [export]

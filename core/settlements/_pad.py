@@ -11,6 +11,13 @@ the ground takes the lower of the two bounds: a corridor that leaves the pad at 
 continuous with the cone on both sides (both bounds are continuous, and so is their minimum).
 Distances are exact (``sqrt`` of sums of squares), so the cells that change are the same on every
 machine.
+
+Water holds its ground: given ``hold`` (metres per cell, :func:`water_hold`), the blend moves a cell
+beyond the pad by at most ``hold`` there -- 0 on a river's water and bed, a lake and the ring of cells
+round them (the banks), growing at ``tan(slope)`` with the distance beyond --, so a blend never
+buries a river nor lifts it out of its bed (the edit stays continuous beyond the pad: a clip of a
+continuous edit by a continuous bound).  The settlements choose sites whose cone holds no water
+(``_settlements``), so the hold only ever trims the ramps and the roads' cut and fill.
 """
 
 from __future__ import annotations
@@ -20,7 +27,9 @@ import math
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["pad_height", "apply_pad"]
+from ..biomes import bounded_distance
+
+__all__ = ["pad_height", "apply_pad", "water_hold"]
 
 F64 = npt.NDArray[np.float64]
 
@@ -52,10 +61,18 @@ def apply_pad(
     tan_slope: float,
     cell_size: float,
     ramp: tuple[float, float, float, float, float] | None = None,
+    hold: F64 | None = None,
 ) -> F64:
     """``heights`` (metres) with the pad of ``radius`` metres at height ``z`` around cell (row, col)
     and its blend: a new array.  ``ramp``: ``(cos, sin, grade, half width m, end m)`` of a road's
-    way in (the direction in Blender's x, y; ``end`` from the centre)."""
+    way in (the direction in Blender's x, y; ``end`` from the centre).  ``hold``: (rows, cols) the
+    most each cell may move (metres, ``inf``: free; :func:`water_hold`), or None: no limit.
+
+    >>> h = np.zeros((1, 9)); h[0, 6] = -10.0  # a river bed 24 m from the pad's centre
+    >>> hold = water_hold(h < -5.0, tan_slope=1.0, cell_size=4.0, reach=40.0)
+    >>> apply_pad(h, row=0.0, col=0.0, radius=8.0, z=5.0, tan_slope=1.0, cell_size=4.0, hold=hold).tolist()
+    [[5.0, 5.0, 5.0, 1.0, 0.0, 0.0, -10.0, 0.0, 0.0]]
+    """
     out = np.array(heights, np.float64, copy=True)
     relief = max(float(out.max()) - z, z - float(out.min()), 0.0)
     gentlest = tan_slope if ramp is None else min(tan_slope, ramp[2])
@@ -77,5 +94,19 @@ def apply_pad(
         # ahead of the centre only (behind it the cone is the lower bound where they meet: no seam)
         rise = np.where(along > 0.0, np.minimum(rise, slope), rise)
     part = out[rs, cs]
-    out[rs, cs] = np.clip(part, z - rise, z + rise)
+    levelled = np.clip(part, z - rise, z + rise)
+    if hold is not None:  # (the pad itself is level whatever: its site holds no water)
+        limit = np.where(metres <= radius, np.inf, hold[rs, cs])
+        levelled = part + np.clip(levelled - part, -limit, limit)
+    out[rs, cs] = levelled
+    return out
+
+
+def water_hold(water: npt.NDArray[np.bool_], *, tan_slope: float, cell_size: float, reach: float) -> F64:
+    """How far a pad may move each cell near ``water`` (a river's water and bed cells, a lake: True),
+    metres: 0 on the water and the eight cells round each of its cells (the banks a bed lies below),
+    then ``tan_slope`` times the distance beyond 1.5 cells; ``inf`` past ``reach`` metres (free).
+    Exact (integer squared distances, one ``sqrt``)."""
+    dist = bounded_distance(np.asarray(water, bool), reach=reach, cell_size=cell_size)
+    out: F64 = np.maximum(dist - 1.5 * cell_size, 0.0) * tan_slope  # the eight cells round the water held
     return out

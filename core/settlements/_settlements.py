@@ -12,7 +12,7 @@ final ground.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -27,7 +27,7 @@ from ..errors import ParameterError
 from ..roads import Roads, RoadsSpec, carve_roads, grid_points, plan_kwargs, plan_roads
 from ..steps import Steps, drive
 from ._layout import Site, lay_out
-from ._pad import apply_pad, pad_height
+from ._pad import apply_pad, pad_height, water_hold
 from ._sites import choose_sites, site_count
 from ._types import radius_of
 from .spec import SettlementsSpec
@@ -108,14 +108,39 @@ def settle_heights(
     *,
     tan_slope: float,
     cell_size: float,
+    hold: F64 | None = None,
 ) -> F64:
     """``heights`` (metres) with every pad ``(row, col, radius m, z, ramp or None)`` levelled and
     blended in (``ramp``: see :func:`._pad.apply_pad`): the terrain edit of the settlements, as a
-    function of the heights (a new array)."""
+    function of the heights (a new array).  ``hold``: the most each cell may move
+    (:func:`._pad.water_hold`: the rivers and lakes keep their ground), or None."""
     out = np.asarray(heights, np.float64)
     for row, col, radius, z, ramp in pads:
-        out = apply_pad(out, row=row, col=col, radius=radius, z=z, tan_slope=tan_slope, cell_size=cell_size, ramp=ramp)
+        out = apply_pad(
+            out, row=row, col=col, radius=radius, z=z, tan_slope=tan_slope, cell_size=cell_size, ramp=ramp, hold=hold
+        )
     return out
+
+
+def _clear_of(
+    h: F64, kept: npt.NDArray[np.bool_], *, spec: SettlementsSpec, tan_slope: float, cell_size: float
+) -> Callable[[int, int, str], bool]:
+    """``accept(row, col, kind)`` for :func:`._sites.choose_sites`: whether the pad there (at the
+    median ground under it) and its blend cone ``|h - z| <= (d - R) tan(pad_slope)`` leave every
+    ``kept`` cell (a river's water or bed, a lake) as it is, so the terrain can meet the pad without a
+    step while the rivers keep their beds (the blend's ``hold``)."""
+    kr, kc = np.nonzero(kept)
+    kz = h[kr, kc]
+    kr_f, kc_f = kr.astype(np.float64), kc.astype(np.float64)
+
+    def accept(row: int, col: int, kind: str) -> bool:
+        radius = radius_of(kind, spec.scale)
+        z = pad_height(h, row=float(row), col=float(col), radius=radius, cell_size=cell_size)
+        dr, dc = kr_f - row, kc_f - col
+        d = np.sqrt(dr * dr + dc * dc) * cell_size
+        return bool(np.all(np.abs(kz - z) <= np.maximum(d - radius, 0.0) * tan_slope))
+
+    return accept
 
 
 def build_settlements_steps(
@@ -187,6 +212,17 @@ def build_settlements_steps(
     joined = roads_spec is not None and roads_spec.enabled
     total = 2 + (1 if joined else 0)
     yield 0, total, "settlement sites"
+    tan_slope = exact.tan(spec.pad_slope * (math.pi / 180.0))
+    hold = accept = None
+    if rivers is not None:  # the blends leave the rivers' beds, their banks and the lakes where they are
+        kept = rivers.maps.water | rivers.maps.lake  # open water: no site's pad holds any (choose_sites)
+        if tuple(rivers.network.shape) == h.shape:  # and every bed cell, however narrow
+            bed_r, bed_c = rivers.network.rows_cols()
+            kept[bed_r.astype(np.int64), bed_c.astype(np.int64)] = True
+        if kept.any():
+            reach = min((float(h.max()) - float(h.min())) / tan_slope, float(rows + cols) * cell_size) + 2.0 * cell_size
+            hold = water_hold(kept, tan_slope=tan_slope, cell_size=cell_size, reach=reach)
+            accept = _clear_of(h, kept, spec=spec, tan_slope=tan_slope, cell_size=cell_size)
     found, interest = choose_sites(
         h,
         spec,
@@ -197,6 +233,7 @@ def build_settlements_steps(
         roads=road_cells,
         biomes=biomes,
         biome_names=biome_names,
+        accept=accept,
     )
     total += len(found)
     yield 1, total, "settlement sites"
@@ -210,7 +247,6 @@ def build_settlements_steps(
             angles.append(float(exact.atan2(float(r2 - r), float(c2 - c))))
         else:
             angles.append(float(rng.random()) * 2.0 * math.pi)
-    tan_slope = exact.tan(spec.pad_slope * (math.pi / 180.0))
     radii = [radius_of(kind, spec.scale) for _, _, kind in found]
     done = 2
     network_roads = None
@@ -257,7 +293,7 @@ def build_settlements_steps(
                     end = min(end, gap)
             ramp = (co, s, grade, half, max(end, radius))
         pads.append((float(r), float(c), radius, z, ramp))
-    ground = settle_heights(h, pads, tan_slope=tan_slope, cell_size=cell_size)
+    ground = settle_heights(h, pads, tan_slope=tan_slope, cell_size=cell_size, hold=hold)
     if joined:
         assert roads_spec is not None
         if len(points) >= 2:
@@ -277,7 +313,11 @@ def build_settlements_steps(
                 **plan_kwargs(roads_spec),
             )
             maps = carve_roads(ground, network)
-            ground = settle_heights(maps.heights, pads, tan_slope=tan_slope, cell_size=cell_size)
+            cut = maps.heights
+            if hold is not None:  # the embankments, as the blends, leave the water where it is (not the road)
+                limit = np.where(maps.clearing, np.inf, hold)
+                cut = ground + np.clip(maps.heights - ground, -limit, limit)
+            ground = settle_heights(cut, pads, tan_slope=tan_slope, cell_size=cell_size, hold=hold)
             network_roads = Roads(network, replace(maps, heights=ground))
             road_cells = maps.clearing if road_cells is None else (road_cells | maps.clearing)
         done += 1

@@ -10,6 +10,7 @@ jitter of 1e-6 breaks ties.  Only exact operations (min, max, + - * /, sqrt, com
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -26,6 +27,8 @@ F64 = npt.NDArray[np.float64]
 Bool = npt.NDArray[np.bool_]
 #: Most cells a flood window reaches each way (bounds the work of the window maximum).
 FLOOD_CELLS = 48
+#: Most of the best cells ``choose_sites``' ``accept`` may refuse for one site before it gives up on it.
+MAX_REFUSED = 4096
 
 
 def _running_max(a: npt.NDArray[Any], k: int, fill: Any) -> npt.NDArray[Any]:
@@ -126,10 +129,14 @@ def choose_sites(
     roads: Bool | None = None,
     biomes: npt.NDArray[np.integer[Any]] | None = None,
     biome_names: tuple[str, ...] = (),
+    accept: Callable[[int, int, str], bool] | None = None,
 ) -> tuple[list[tuple[int, int, str]], dict[str, F64]]:
     """The sites ``[(row, col, type), ...]``, best first, and the interest map of every type used.
 
-    Fewer sites than asked when no cell is left that takes one (too steep, too wet, too close)."""
+    ``accept(row, col, kind)``: a last check of the best cell left (the settlements': its pad's blend
+    would move no river); a refused cell is passed over for the next best, at most
+    :data:`MAX_REFUSED` times a site.  Fewer sites than asked when no cell is left that takes one
+    (too steep, too wet, too close)."""
     rows, cols = heights.shape
     n = site_count(spec, area_m2=(rows - 1) * (cols - 1) * cell_size * cell_size)
     kinds = site_types(spec, n)
@@ -159,9 +166,14 @@ def choose_sites(
             dr, dc = rr - r0, cc - c0
             d2 = (dr * dr + dc * dc).astype(np.float64) * (cell_size * cell_size)
             score = np.where(d2 < reach * reach, 0.0, score)
-        if not (score > 0.0).any():
-            continue
-        best = int(np.argmax(score + np.where(score > 0.0, jitter, 0.0)))
-        r, c = divmod(best, cols)
-        sites.append((r, c, kind))
+        ranked = score + np.where(score > 0.0, jitter, 0.0)
+        for _ in range(MAX_REFUSED):
+            if not (ranked > 0.0).any():
+                break
+            best = int(np.argmax(ranked))
+            r, c = divmod(best, cols)
+            if accept is None or accept(r, c, kind):
+                sites.append((r, c, kind))
+                break
+            ranked[r, c] = 0.0
     return sites, maps

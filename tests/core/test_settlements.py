@@ -558,3 +558,28 @@ def test_every_settlement_preset_builds_its_sites_joined_by_roads(path):
     assert np.array_equal(plan[::-1], flipped)
     for part in ("pad", "street", "lot", "gable"):
         assert (plan == settlements.PLAN_COLOURS[part]).all(axis=2).any(), part
+
+
+def test_the_pads_and_their_roads_leave_the_rivers_in_their_beds():
+    """No site's blend cone holds a river's water or bed (such a site is passed over), and the blends,
+    the ramps and the roads' cut and fill leave the water and its ring of cells (the banks the bed lies
+    below) where the rivers carved them; only a road's own clearing (its fords) may change them."""
+    case = _case("rivers")
+    built, riv = case.built, case.rivers
+    rows, cols = riv.network.rows_cols()
+    water = riv.maps.water | riv.maps.lake
+    water[rows.astype(int), cols.astype(int)] = True
+    tan = exact.tan(case.recipe.settlements.pad_slope * math.pi / 180.0)
+    wr, wc = np.nonzero(water)
+    cell = built.cell_size
+    for s in built.sites:
+        d = np.hypot(built.origin[0] + wc * cell - s.centre[0], built.origin[1] + wr * cell - s.centre[1])
+        assert np.all(np.abs(case.before[wr, wc] - s.z) <= np.maximum(d - s.radius, 0.0) * tan + 1e-9), s.name
+    ring = water.copy()
+    ring[1:] |= water[:-1]
+    ring[:-1] |= water[1:]
+    ring[:, 1:] |= ring[:, :-1].copy()
+    ring[:, :-1] |= ring[:, 1:].copy()
+    free = ring & ~built.roads.maps.clearing
+    assert free.sum() > 500
+    np.testing.assert_array_equal(built.heights[free], case.before[free])

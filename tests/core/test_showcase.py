@@ -14,6 +14,7 @@ import sys
 import numpy as np
 
 from worldseed.core import ecosystem, recipe
+from worldseed.core._polyline import grid_origin
 from worldseed.core.steps import drive
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -64,11 +65,52 @@ def test_the_networks_and_the_trails_paint_their_own_texture_layers():
 def test_the_rivers_a_lake_and_the_roads_fit_the_island():
     r, built = _built()
     rivers, roads = built["rivers"], built["roads"]
-    assert rivers.network.segment_count >= 5 and rivers.maps.lake.any()  # rivers, and a lake
+    net = rivers.network
+    assert net.segment_count >= 8 and rivers.maps.lake.any()  # rivers, and a lake
+    assert int(np.max(net.order)) >= 2  # streams that join
+    rows, cols = net.rows_cols()
+    for s in range(net.segment_count):  # every river ends at the sea or in a lake, not on the land
+        if net.downstream[s] < 0:
+            end = net.segment(s).stop - 1
+            r0, c0 = int(rows[end]), int(cols[end])
+            near = (slice(max(r0 - 1, 0), r0 + 2), slice(max(c0 - 1, 0), c0 + 2))
+            assert rivers.maps.lake[near].any() or (rivers.maps.heights[near] <= built["sea"] + 1e-3).any(), s
     sites = built["settlements"].sites
     assert len(sites) == r.settlements.count  # every settlement asked for found a place
+    assert [s.kind for s in sites] == ["walled_town", "village", "village"]
     assert len(roads.network.edges) >= len(sites) - 1  # and the roads reach every one
     assert roads.maps.road.max() > 0.5
+    # after the pads and the roads' cut and fill, the rivers' points (the rivers JSON's heights,
+    # network.z) still lie on the final heightmap (float32 metres)
+    bed = (rows.astype(int), cols.astype(int))
+    np.testing.assert_allclose(built["metres"][bed], net.z, atol=1e-4)
+
+
+def test_the_pads_leave_the_rivers_in_their_beds():
+    """A pad's blend clips the ground into a cone round the pad: the sites are chosen where that cone
+    holds no river, and the blends and the roads' cut and fill leave every river's bed, its banks and
+    their ring of cells where the rivers carved them (the final heightmap, float32 metres)."""
+    r, built = _built()
+    rv = built["rivers"]
+    carved = rv.maps.heights
+    cell = r.terrain.cell_size
+    rows, cols = rv.network.rows_cols()
+    bed = (rows.astype(int), cols.astype(int))
+    water = rv.maps.water | rv.maps.lake
+    water[bed] = True
+    tan = np.tan(np.radians(r.settlements.pad_slope))
+    x0, y0 = grid_origin(carved.shape, cell)
+    wr, wc = np.nonzero(water)
+    for site in built["settlements"].sites:
+        d = np.hypot(x0 + wc * cell - site.centre[0], y0 + wr * cell - site.centre[1])
+        assert np.all(np.abs(carved[wr, wc] - site.z) <= np.maximum(d - site.radius, 0.0) * tan + 1e-6), site.name
+    ring = water.copy()
+    ring[1:] |= water[:-1]
+    ring[:-1] |= water[1:]
+    ring[:, 1:] |= ring[:, :-1].copy()
+    ring[:, :-1] |= ring[:, 1:].copy()
+    roads = built["roads"].maps.clearing  # (where a road crosses on a bridge or a ford, the road's own)
+    np.testing.assert_allclose(built["metres"][ring & ~roads], carved[ring & ~roads], atol=1e-4)
 
 
 def test_the_forest_grows_and_deer_and_wolves_live_on_the_island():
