@@ -1,6 +1,6 @@
 """The showcase (``make demo``'s embedded recipe, ``addon/batch.py`` ``DEFAULT_RECIPE``) shows every family,
-and the sections whose Blender side has not landed yet ([rivers], [roads], [ecosystem], and the texture
-layers that read the networks, left commented) fit its terrain: built here in core, as their bridge will.
+and its rivers, roads, settlements and ecosystem fit its terrain: built here in core, as the headless run
+builds them (tests/blender/test_showcase_headless.py checks both give the same showcase).
 
 Read from the source (no bpy: these tests also run on numpy 2); about a second.
 """
