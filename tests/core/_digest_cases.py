@@ -264,10 +264,10 @@ WORLD = (
 )
 
 
-def world_files():
-    """Every file of a 2 x 2 tiled world with erosion, biomes, splats and a tilted rock scatter."""
+def _world_run(text):
+    """The digest of every file (not the dot folders) a tiled world of recipe ``text`` writes."""
     with tempfile.TemporaryDirectory() as out:
-        core_world.run_world(recipe.loads(WORLD), out)
+        core_world.run_world(recipe.loads(text), out)
         files = {}
         for name in sorted(os.listdir(out)):
             path = os.path.join(out, name)
@@ -275,6 +275,11 @@ def world_files():
                 with open(path, "rb") as fh:
                     files[name] = fh.read()
     return _files(files)
+
+
+def world_files():
+    """Every file of a 2 x 2 tiled world with erosion, biomes, splats and a tilted rock scatter."""
+    return _world_run(WORLD)
 
 
 WORLD_NETWORKS = (
@@ -290,15 +295,7 @@ WORLD_NETWORKS = (
 def world_network_files():
     """Every file of a 2 x 2 tiled world with erosion, rivers and roads: the windows eroded, the world's
     eroded heights stitched, the networks planned on them once and carved by every tile."""
-    with tempfile.TemporaryDirectory() as out:
-        core_world.run_world(recipe.loads(WORLD_NETWORKS), out)
-        files = {}
-        for name in sorted(os.listdir(out)):
-            path = os.path.join(out, name)
-            if os.path.isfile(path) and not name.startswith("."):
-                with open(path, "rb") as fh:
-                    files[name] = fh.read()
-    return _files(files)
+    return _world_run(WORLD_NETWORKS)
 
 
 WORLD_ANIMALS = (
@@ -317,15 +314,7 @@ WORLD_ANIMALS = (
 def world_animals_files():
     """Every file of a 2 x 2 tiled world whose animals roam it whole (their trails in the tiles' splat
     maps, clearings and trails PNGs; the world's spawns, history and chart), plants per tile."""
-    with tempfile.TemporaryDirectory() as out:
-        core_world.run_world(recipe.loads(WORLD_ANIMALS), out)
-        files = {}
-        for name in sorted(os.listdir(out)):
-            path = os.path.join(out, name)
-            if os.path.isfile(path) and not name.startswith("."):
-                with open(path, "rb") as fh:
-                    files[name] = fh.read()
-    return _files(files)
+    return _world_run(WORLD_ANIMALS)
 
 
 # -- rivers and roads ----------------------------------------------------------------------------------

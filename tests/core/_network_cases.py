@@ -28,8 +28,9 @@ from worldseed.core.steps import drive
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 VALLEY = ROOT / "presets" / "worlds" / "river_valley.toml"
 
-#: A 2 x 2 world of 65² tiles with erosion, rivers and roads (the networks planned on its eroded heights).
-ERODED_WORLD = """
+#: A 2 x 2 world of 65² tiles with rivers and roads crossing its seams (erosion off: the networks are
+#: planned over its base heights).
+TILED = """
 [world]
 name = "Delta"
 seed = 11
@@ -42,8 +43,6 @@ scale = 160.0
 octaves = 5
 persistence = 0.5
 normalize = "fixed"
-[terrain.erosion]
-enabled = true
 [rivers]
 enabled = true
 threshold = 300.0
@@ -53,6 +52,8 @@ enabled = true
 road_class = "trail"
 points = [[-236.0, -236.0], [-216.0, -20.0], [-56.0, -68.0], [-36.0, -216.0]]
 """
+#: :data:`TILED` with erosion (the networks planned on its stitched eroded heights).
+ERODED_WORLD = TILED.replace("[rivers]", "[terrain.erosion]\nenabled = true\n[rivers]", 1)
 
 
 @dataclass(frozen=True, eq=False)

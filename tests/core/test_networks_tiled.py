@@ -14,30 +14,7 @@ from core import rivers, roads
 from core import world as core_world
 from core.errors import ParameterError
 
-from ._network_cases import seam_crossings
-
-TILED = """
-[world]
-name = "Delta"
-seed = 11
-tiles = [2, 2]
-[terrain]
-resolution = 65
-size = 128.0
-height = 30.0
-scale = 160.0
-octaves = 5
-persistence = 0.5
-normalize = "fixed"
-[rivers]
-enabled = true
-threshold = 300.0
-lake_min_area = 50.0
-[roads]
-enabled = true
-road_class = "trail"
-points = [[-236.0, -236.0], [-216.0, -20.0], [-56.0, -68.0], [-36.0, -216.0]]
-"""
+from ._network_cases import TILED, seam_crossings
 
 
 @pytest.fixture(scope="module")
