@@ -33,10 +33,14 @@ class Ecosystem:
     habitat: Habitat
 
 
-def ecosystem_steps(spec: EcosystemSpec, hab: Habitat, *, prefix: str = "ecosystem.") -> Steps[Ecosystem]:
+def ecosystem_steps(
+    spec: EcosystemSpec, hab: Habitat, *, animal_habitat: Habitat | None = None, prefix: str = "ecosystem."
+) -> Steps[Ecosystem]:
     """The plants of ``spec`` for its years, then its animals for its steps (grazing the grass the
     plants' canopies leave: :func:`grass_capacity`), as steps: yields ``(done, years + steps,
-    "plants" | "animals")``, returns an :class:`Ecosystem`."""
+    "plants" | "animals")``, returns an :class:`Ecosystem`.  ``animal_habitat``: where the animals
+    roam when it is not the plants' ``hab`` (the result's ``habitat``)."""
+    plant_hab, hab = hab, hab if animal_habitat is None else animal_habitat
     total = (spec.years + 1 if spec.species else 0) + (spec.steps + 1 if spec.animals else 0)
     plants: PlantRun | None
     animals: AnimalRun | None
@@ -44,7 +48,7 @@ def ecosystem_steps(spec: EcosystemSpec, hab: Habitat, *, prefix: str = "ecosyst
     plants = animals = None
     done = 0
     if spec.species:
-        steps = plants_steps(spec, hab, prefix=prefix)
+        steps = plants_steps(spec, plant_hab, prefix=prefix)
         while True:
             try:
                 year, _, label = next(steps)

@@ -19,11 +19,11 @@ from ..errors import ParameterError
 from ..splat import SplatSpec
 from ..steps import Steps
 from ..terrain import TerrainLayers, TerrainSpec, repaint_splats
-from ._animals import AnimalRun, animals_steps
-from ._files import grass_capacity, ground_heights, trail_map
+from ._animals import AnimalRun
+from ._files import ground_heights, trail_map
 from ._habitat import Habitat, terrain_habitat
-from ._plants import PlantRun, plants_steps
-from ._run import Ecosystem
+from ._plants import PlantRun
+from ._run import Ecosystem, ecosystem_steps
 from ._snapshots import plant_rotations
 from .spec import EcosystemSpec
 
@@ -85,31 +85,7 @@ def terrain_ecosystem_steps(
     ``lapse`` the biomes' lapse rate (degrees C per km).  Yields ``(done, total, "plants" |
     "animals")``; returns a :class:`Ecosystem` (its ``habitat`` the animals')."""
     plant_hab, animal_hab = terrain_habitats(layers, sea_level=sea_level, lapse=lapse, origin=origin)
-    total = (spec.years + 1 if spec.species else 0) + (spec.steps + 1 if spec.animals else 0)
-    plants: PlantRun | None = None
-    animals: AnimalRun | None = None
-    done = 0
-    if spec.species:
-        steps = plants_steps(spec, plant_hab, prefix=prefix)
-        while True:
-            try:
-                year, _, label = next(steps)
-            except StopIteration as stop:
-                plants = stop.value
-                break
-            yield year + 1, total, label
-        done = spec.years + 1
-    if spec.animals:
-        vegetation = grass_capacity(plants, animal_hab) if plants is not None else None
-        walk = animals_steps(spec, animal_hab, vegetation=vegetation, prefix=prefix)
-        while True:
-            try:
-                step, _, label = next(walk)
-            except StopIteration as stop:
-                animals = stop.value
-                break
-            yield done + step + 1, total, label
-    return Ecosystem(plants=plants, animals=animals, habitat=animal_hab)
+    return (yield from ecosystem_steps(spec, plant_hab, animal_habitat=animal_hab, prefix=prefix))
 
 
 def trail_vertices(animals: AnimalRun | None, shape: tuple[int, ...]) -> npt.NDArray[np.float32]:
