@@ -290,7 +290,7 @@ def _percentages(text):
 
 @pytest.mark.parametrize("stream", [io.StringIO, _Tty])
 def test_progress_of_a_long_search_is_calm_and_never_goes_back(stream):
-    from worldseed.addon.batch import TerminalProgress
+    from worldseed.addon.progress import TerminalProgress
 
     out, clock = stream(), _Clock()
     progress = TerminalProgress("worldseed T", stream=out, clock=clock)
