@@ -11,7 +11,6 @@ from ._animals import (
     animals_steps,
     cell_fields,
     estimate_world_animals,
-    nearest_within,
 )
 from ._chart import chart_image
 from ._files import (
@@ -49,6 +48,7 @@ from ._plants import (
     plants_tile_steps,
 )
 from ._run import Ecosystem, ecosystem_files, ecosystem_steps
+from ._sight import nearest_within
 from ._snapshots import ForestSnapshots, forest_snapshots, plant_rotations, read_snapshots, snapshots_bytes
 from ._terrain import forest_at, terrain_ecosystem_steps, terrain_habitats, trail_layers, trail_vertices, trampled_mask
 from .spec import (
